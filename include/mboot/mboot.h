@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_MBOOT_H
+#define MBOOT_MBOOT_H
+
+#include <mboot/error.h>
+#include <mboot/digest.h>
+#include <mboot/eventlog.h>
+#include <mboot/events.h>
+#include <mboot/replay.h>
+#include <mboot/diff.h>
+
+#endif

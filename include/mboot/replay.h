@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_REPLAY_H
+#define MBOOT_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/digest.h>
+#include <mboot/eventlog.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One bank of PCR values. present has bit n set for every PCR n that has a value. */
+typedef struct mb_pcr_bank {
+	uint16_t alg;
+	uint16_t size;
+	uint32_t present;
+	uint8_t value[MB_PCR_COUNT][MB_DIGEST_MAX];
+} mb_pcr_bank;
+
+typedef struct mb_pcr_values {
+	size_t n_banks;
+	mb_pcr_bank banks[MB_MAX_BANKS];
+} mb_pcr_values;
+
+MB_EXPORT mb_pcr_bank *mb_pcr_values_bank(mb_pcr_values *v, uint16_t alg);
+MB_EXPORT const mb_pcr_bank *mb_pcr_values_bank_const(const mb_pcr_values *v, uint16_t alg);
+
+/*
+ * Read PCR values from text: the PCR-values JSON of DESIGN.md
+ * ({"banks": {"sha256": {"0": "<hex>", ...}}}), or tpm2_pcrread's YAML
+ * ("sha256:\n  0 : 0x..."). Unknown top-level keys are ignored.
+ */
+MB_EXPORT int mb_pcr_values_parse(const char *text, size_t size, mb_pcr_values *ret, mb_error *err) MB_WUR;
+/* The JSON form; caller frees. */
+MB_EXPORT char *mb_pcr_values_to_json(const mb_pcr_values *v, bool pretty);
+
+typedef struct mb_replay_info {
+	bool startup_locality_seen;
+	uint8_t startup_locality;      /* from the StartupLocality EV_NO_ACTION event */
+	bool hcrtm;                    /* an EV_EFI_HCRTM_EVENT set PCR 0's start to 0...04 */
+	uint32_t events_extended;
+	uint32_t events_no_action;     /* EV_NO_ACTION: never extended */
+	uint32_t events_out_of_range;  /* PCR index >= 24: shown, never extended */
+	size_t n_unknown_algs;         /* banks carried but not replayed */
+	uint16_t unknown_algs[MB_MAX_BANKS];
+} mb_replay_info;
+
+/* The value a PCR holds after reset, before any extend (PFP §3.3.4, DRTM PCRs 17-22 are all 0xFF). */
+MB_EXPORT void mb_pcr_initial(uint16_t alg, uint32_t pcr, uint8_t locality, bool hcrtm, uint8_t *out);
+
+/*
+ * Replay every event up to (not including) event number `until` (SIZE_MAX for all)
+ * into every bank mboot can compute. ret->banks[i].present marks the PCRs the log
+ * extends. info may be NULL.
+ */
+MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values *ret,
+			    mb_replay_info *info, mb_error *err) MB_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

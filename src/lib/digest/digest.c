@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include <mboot/digest.h>
+
+static const mb_digest_info digests[] = {
+	{ MB_ALG_SHA1, 20, "sha1" },
+	{ MB_ALG_SHA256, 32, "sha256" },
+	{ MB_ALG_SHA384, 48, "sha384" },
+	{ MB_ALG_SHA512, 64, "sha512" },
+	{ MB_ALG_SM3_256, 32, "sm3_256" },
+};
+
+#define N_DIGESTS (sizeof(digests) / sizeof(digests[0]))
+
+/* Fetched once per algorithm: EVP_MD_fetch is costly next to hashing 32 bytes. */
+static const EVP_MD *md_for(uint16_t alg)
+{
+	static EVP_MD *cache[N_DIGESTS];
+	static const char *const names[N_DIGESTS] = { "SHA1", "SHA256", "SHA384", "SHA512", "SM3" };
+	size_t i;
+
+	for (i = 0; i < N_DIGESTS; i++) {
+		if (digests[i].alg != alg)
+			continue;
+		if (!cache[i]) {
+			EVP_MD *md = EVP_MD_fetch(NULL, names[i], NULL);
+			EVP_MD *expected = NULL;
+
+			if (!md)
+				return NULL;
+			if (!__atomic_compare_exchange_n(&cache[i], &expected, md, false,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				EVP_MD_free(md);
+		}
+		return cache[i];
+	}
+	return NULL;
+}
+
+MB_EXPORT const mb_digest_info *mb_digest_by_alg(uint16_t alg)
+{
+	size_t i;
+
+	for (i = 0; i < N_DIGESTS; i++)
+		if (digests[i].alg == alg)
+			return &digests[i];
+	return NULL;
+}
+
+MB_EXPORT const mb_digest_info *mb_digest_by_name(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < N_DIGESTS; i++)
+		if (strcasecmp(digests[i].name, name) == 0)
+			return &digests[i];
+	if (strcasecmp(name, "sm3") == 0 || strcasecmp(name, "sm3-256") == 0)
+		return mb_digest_by_alg(MB_ALG_SM3_256);
+	return NULL;
+}
+
+MB_EXPORT size_t mb_digest_count(void)
+{
+	return N_DIGESTS;
+}
+
+MB_EXPORT const mb_digest_info *mb_digest_at(size_t i)
+{
+	return i < N_DIGESTS ? &digests[i] : NULL;
+}
+
+MB_EXPORT int mb_digest(uint16_t alg, const void *data, size_t size, uint8_t *out)
+{
+	const EVP_MD *md = md_for(alg);
+	unsigned int len = 0;
+
+	if (!md)
+		return -EOPNOTSUPP;
+	if (!EVP_Digest(data, size, out, &len, md, NULL))
+		return -EIO;
+	return 0;
+}
+
+MB_EXPORT int mb_digest_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest)
+{
+	const mb_digest_info *info = mb_digest_by_alg(alg);
+	uint8_t buf[2 * MB_DIGEST_MAX];
+
+	if (!info)
+		return -EOPNOTSUPP;
+	memcpy(buf, pcr, info->size);
+	memcpy(buf + info->size, digest, info->size);
+	return mb_digest(alg, buf, 2u * info->size, pcr);
+}
+
+struct mb_digest_ctx {
+	EVP_MD_CTX *md;
+};
+
+MB_EXPORT int mb_digest_ctx_new(uint16_t alg, mb_digest_ctx **ret)
+{
+	const EVP_MD *md = md_for(alg);
+	mb_digest_ctx *ctx;
+
+	if (!md)
+		return -EOPNOTSUPP;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->md = EVP_MD_CTX_new();
+	if (!ctx->md || !EVP_DigestInit_ex(ctx->md, md, NULL)) {
+		mb_digest_ctx_free(ctx);
+		return -ENOMEM;
+	}
+	*ret = ctx;
+	return 0;
+}
+
+MB_EXPORT int mb_digest_ctx_update(mb_digest_ctx *ctx, const void *data, size_t size)
+{
+	return EVP_DigestUpdate(ctx->md, data, size) ? 0 : -EIO;
+}
+
+MB_EXPORT int mb_digest_ctx_final(mb_digest_ctx *ctx, uint8_t *out)
+{
+	unsigned int len = 0;
+
+	return EVP_DigestFinal_ex(ctx->md, out, &len) ? 0 : -EIO;
+}
+
+MB_EXPORT void mb_digest_ctx_free(mb_digest_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	EVP_MD_CTX_free(ctx->md);
+	free(ctx);
+}

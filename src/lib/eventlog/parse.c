@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Decoding of TCG PC Client event logs (TCG PC Client Platform Firmware Profile
+ * 1.05, §10.2 TCG_PCR_EVENT, §10.2.2 TCG_PCR_EVENT2, §10.4.5.1 TCG_EfiSpecIDEvent).
+ * Decoding only: replay, payload checks and printing are separate consumers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/digest.h>
+#include "eventlog-internal.h"
+#include "shared/fail.h"
+#include "shared/reader.h"
+
+#define SHA1_SIZE 20
+
+static int push_event(mb_event_log *log, mb_event **ret, mb_error *err, uint64_t offset)
+{
+	if (log->n_events >= MB_LOG_MAX_EVENTS)
+		return mb_fail_at(err, -E2BIG, offset, "more than %u events", MB_LOG_MAX_EVENTS);
+	if (log->n_events == log->cap_events) {
+		size_t ncap = log->cap_events ? log->cap_events * 2 : 256;
+		mb_event *n = realloc(log->events, ncap * sizeof(*n));
+
+		if (!n)
+			return mb_fail(err, -ENOMEM, "out of memory");
+		log->events = n;
+		log->cap_events = ncap;
+	}
+	*ret = &log->events[log->n_events];
+	memset(*ret, 0, sizeof(**ret));
+	(*ret)->number = (uint32_t) log->n_events;
+	(*ret)->offset = offset;
+	return 0;
+}
+
+static int read_event_data(mb_reader *r, mb_event *ev, mb_error *err)
+{
+	uint64_t at = mb_reader_offset(r);
+
+	if (mb_read_u32le(r, &ev->data_size) < 0)
+		return mb_fail_at(err, -EBADMSG, at, "event %u: truncated before its data size", ev->number);
+	if (ev->data_size > MB_EVENT_MAX_DATA)
+		return mb_fail_at(err, -E2BIG, at, "event %u: data size %u is over the %u-byte limit",
+				  ev->number, ev->data_size, MB_EVENT_MAX_DATA);
+	if (mb_read_bytes(r, ev->data_size, &ev->data) < 0)
+		return mb_fail_at(err, -EBADMSG, at, "event %u: data size %u runs past the end of the log (%zu bytes left)",
+				  ev->number, ev->data_size, mb_reader_left(r));
+	return 0;
+}
+
+/* TCG_PCR_EVENT: the TPM 1.2 record, also the header of a crypto-agile log. */
+static int parse_sha1_record(mb_event_log *log, mb_reader *r, mb_error *err)
+{
+	uint64_t start = mb_reader_offset(r);
+	mb_event *ev;
+	int rc = push_event(log, &ev, err, start);
+
+	if (rc < 0)
+		return rc;
+	ev->sha1_format = true;
+	if (mb_read_u32le(r, &ev->pcr) < 0 || mb_read_u32le(r, &ev->type) < 0)
+		return mb_fail_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
+	ev->n_digests = 1;
+	ev->digests[0].alg = MB_ALG_SHA1;
+	ev->digests[0].size = SHA1_SIZE;
+	if (mb_read_bytes(r, SHA1_SIZE, &ev->digests[0].bytes) < 0)
+		return mb_fail_at(err, -EBADMSG, start, "event %u: truncated SHA-1 digest", ev->number);
+	rc = read_event_data(r, ev, err);
+	if (rc < 0)
+		return rc;
+	ev->record_size = (uint32_t) (mb_reader_offset(r) - start);
+	log->n_events++;
+	return 0;
+}
+
+static int find_bank(const mb_event_log *log, uint16_t alg)
+{
+	size_t i;
+
+	for (i = 0; i < log->n_banks; i++)
+		if (log->banks[i].alg == alg)
+			return (int) i;
+	return -1;
+}
+
+/* TCG_PCR_EVENT2 (PFP §10.2.2); digest sizes come from the Spec ID table only. */
+static int parse_agile_record(mb_event_log *log, mb_reader *r, mb_error *err)
+{
+	uint64_t start = mb_reader_offset(r);
+	uint32_t count, i;
+	mb_event *ev;
+	int rc = push_event(log, &ev, err, start);
+
+	if (rc < 0)
+		return rc;
+	if (mb_read_u32le(r, &ev->pcr) < 0 || mb_read_u32le(r, &ev->type) < 0 ||
+	    mb_read_u32le(r, &count) < 0)
+		return mb_fail_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
+	if (count != log->n_banks)
+		return mb_fail_at(err, -EBADMSG, start + 8,
+				  "event %u: %u digests, but the Spec ID event declares %zu banks",
+				  ev->number, count, log->n_banks);
+	ev->n_digests = count;
+	for (i = 0; i < count; i++) {
+		uint64_t at = mb_reader_offset(r);
+		uint16_t alg;
+		int bank;
+		uint32_t j;
+
+		if (mb_read_u16le(r, &alg) < 0)
+			return mb_fail_at(err, -EBADMSG, at, "event %u: truncated digest list", ev->number);
+		bank = find_bank(log, alg);
+		if (bank < 0)
+			return mb_fail_at(err, -EBADMSG, at,
+					  "event %u: digest algorithm 0x%04x is not declared in the Spec ID event",
+					  ev->number, alg);
+		for (j = 0; j < i; j++)
+			if (ev->digests[j].alg == alg)
+				return mb_fail_at(err, -EBADMSG, at, "event %u: two digests for algorithm 0x%04x",
+						  ev->number, alg);
+		ev->digests[i].alg = alg;
+		ev->digests[i].size = log->banks[bank].size;
+		if (mb_read_bytes(r, ev->digests[i].size, &ev->digests[i].bytes) < 0)
+			return mb_fail_at(err, -EBADMSG, at, "event %u: truncated digest (algorithm 0x%04x)",
+					  ev->number, alg);
+	}
+	rc = read_event_data(r, ev, err);
+	if (rc < 0)
+		return rc;
+	ev->record_size = (uint32_t) (mb_reader_offset(r) - start);
+	log->n_events++;
+	return 0;
+}
+
+/* TCG_EfiSpecIDEventStruct (PFP §10.4.5.1), from the header record's data. */
+static int parse_spec_id(mb_event_log *log, const mb_event *hdr, mb_error *err)
+{
+	mb_spec_id *s = &log->spec_id;
+	uint64_t base = hdr->offset + 32; /* pcr, type, sha1[20], size */
+	mb_reader r;
+	size_t i, j;
+
+	mb_reader_init(&r, hdr->data, hdr->data_size, base);
+	memset(s, 0, sizeof(*s));
+	if (mb_read_copy(&r, s->signature, 16) < 0 ||
+	    mb_read_u32le(&r, &s->platform_class) < 0 ||
+	    mb_read_u8(&r, &s->version_minor) < 0 ||
+	    mb_read_u8(&r, &s->version_major) < 0 ||
+	    mb_read_u8(&r, &s->errata) < 0 ||
+	    mb_read_u8(&r, &s->uintn_size) < 0 ||
+	    mb_read_u32le(&r, &s->n_algs) < 0)
+		return mb_fail_at(err, -EBADMSG, mb_reader_offset(&r), "Spec ID event: truncated header");
+	s->signature[15] = 0;
+	if (s->n_algs == 0)
+		return mb_fail_at(err, -EBADMSG, base + 24, "Spec ID event: declares no digest algorithms");
+	if (s->n_algs > MB_MAX_BANKS)
+		return mb_fail_at(err, -E2BIG, base + 24, "Spec ID event: %u digest algorithms (at most %d supported)",
+				  s->n_algs, MB_MAX_BANKS);
+	for (i = 0; i < s->n_algs; i++) {
+		uint64_t at = mb_reader_offset(&r);
+		const mb_digest_info *info;
+
+		if (mb_read_u16le(&r, &s->algs[i].alg) < 0 || mb_read_u16le(&r, &s->algs[i].size) < 0)
+			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: truncated algorithm table");
+		info = mb_digest_by_alg(s->algs[i].alg);
+		if (info && info->size != s->algs[i].size)
+			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: %s declared with digest size %u (it is %u)",
+					  info->name, s->algs[i].size, info->size);
+		if (!info && (s->algs[i].size == 0 || s->algs[i].size > MB_UNKNOWN_DIGEST_MAX))
+			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x with digest size %u",
+					  s->algs[i].alg, s->algs[i].size);
+		for (j = 0; j < i; j++)
+			if (s->algs[j].alg == s->algs[i].alg)
+				return mb_fail_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x declared twice",
+						  s->algs[i].alg);
+	}
+	{
+		uint64_t at = mb_reader_offset(&r);
+		if (mb_read_u8(&r, &s->vendor_info_size) < 0 ||
+		    mb_read_bytes(&r, s->vendor_info_size, &s->vendor_info) < 0)
+			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: vendor info runs past the event data");
+	}
+	/* Bytes after vendorInfo are tolerated: some firmware pads the event. */
+	memcpy(log->banks, s->algs, s->n_algs * sizeof(s->algs[0]));
+	log->n_banks = s->n_algs;
+	log->has_spec_id = true;
+	return 0;
+}
+
+static bool is_spec_id03(const mb_event *ev)
+{
+	static const char sig[16] = MB_SPEC_ID_SIGNATURE_03;
+
+	return ev->type == MB_EV_NO_ACTION && ev->data_size >= 16 && memcmp(ev->data, sig, 16) == 0;
+}
+
+MB_EXPORT int mb_event_log_parse(const void *data, size_t size, mb_event_log **ret, mb_error *err)
+{
+	mb_event_log *log;
+	mb_reader r;
+	int rc;
+
+	if (size == 0)
+		return mb_fail_at(err, -EBADMSG, 0, "empty event log");
+	if (size > MB_LOG_MAX_SIZE)
+		return mb_fail(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
+	log = calloc(1, sizeof(*log));
+	if (!log)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	log->bytes = malloc(size);
+	if (!log->bytes) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	memcpy(log->bytes, data, size);
+	log->size = size;
+	mb_reader_init(&r, log->bytes, size, 0);
+
+	/* The first record is always TCG_PCR_EVENT; its data says which format follows. */
+	rc = parse_sha1_record(log, &r, err);
+	if (rc < 0)
+		goto fail;
+	if (is_spec_id03(&log->events[0])) {
+		rc = parse_spec_id(log, &log->events[0], err);
+		if (rc < 0)
+			goto fail;
+		log->format = MB_LOG_FORMAT_CRYPTO_AGILE;
+	} else {
+		log->format = MB_LOG_FORMAT_SHA1;
+		log->banks[0].alg = MB_ALG_SHA1;
+		log->banks[0].size = SHA1_SIZE;
+		log->n_banks = 1;
+	}
+
+	while (mb_reader_left(&r) > 0) {
+		/* Padding after the last record: CC event logs fill the table with 0xFF. */
+		if (mb_reader_rest_is(&r, 0x00) || mb_reader_rest_is(&r, 0xFF)) {
+			log->trailer = mb_reader_cur(&r)[0] ? MB_TRAILER_FF_PADDING : MB_TRAILER_ZERO_PADDING;
+			log->trailer_offset = mb_reader_offset(&r);
+			log->trailer_size = mb_reader_left(&r);
+			break;
+		}
+		if (log->format == MB_LOG_FORMAT_SHA1)
+			rc = parse_sha1_record(log, &r, err);
+		else
+			rc = parse_agile_record(log, &r, err);
+		if (rc < 0)
+			goto fail;
+	}
+	*ret = log;
+	return 0;
+fail:
+	mb_event_log_free(log);
+	return rc;
+}
+
+MB_EXPORT void mb_event_log_free(mb_event_log *log)
+{
+	if (!log)
+		return;
+	free(log->bytes);
+	free(log->events);
+	free(log);
+}
+
+MB_EXPORT mb_log_format mb_event_log_format(const mb_event_log *log)
+{
+	return log->format;
+}
+
+MB_EXPORT const mb_spec_id *mb_event_log_spec_id(const mb_event_log *log)
+{
+	return log->has_spec_id ? &log->spec_id : NULL;
+}
+
+MB_EXPORT size_t mb_event_log_count(const mb_event_log *log)
+{
+	return log->n_events;
+}
+
+MB_EXPORT const mb_event *mb_event_log_event(const mb_event_log *log, size_t i)
+{
+	return i < log->n_events ? &log->events[i] : NULL;
+}
+
+MB_EXPORT size_t mb_event_log_banks(const mb_event_log *log, const mb_spec_id_alg **ret)
+{
+	*ret = log->banks;
+	return log->n_banks;
+}
+
+MB_EXPORT mb_trailer_kind mb_event_log_trailer(const mb_event_log *log, uint64_t *ret_offset, uint64_t *ret_size)
+{
+	if (ret_offset)
+		*ret_offset = log->trailer_offset;
+	if (ret_size)
+		*ret_size = log->trailer_size;
+	return log->trailer;
+}
+
+MB_EXPORT const uint8_t *mb_event_log_bytes(const mb_event_log *log, size_t *ret_size)
+{
+	*ret_size = log->size;
+	return log->bytes;
+}
+
+MB_EXPORT const mb_event_digest *mb_event_digest_for(const mb_event *ev, uint16_t alg)
+{
+	uint32_t i;
+
+	for (i = 0; i < ev->n_digests; i++)
+		if (ev->digests[i].alg == alg)
+			return &ev->digests[i];
+	return NULL;
+}

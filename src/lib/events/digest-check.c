@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Which digests can be recomputed from the log (MEASUREMENTS.md §0, after systemd's
+ * event_log_record_validate_hash_firmware): H(event data) for the strict list,
+ * H(VariableData) for EV_EFI_VARIABLE_BOOT, and GRUB's PCR 8 strings hashed
+ * without their prefix and NUL.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <mboot/digest.h>
+#include <mboot/events.h>
+#include "shared/reader.h"
+
+/* Does every known bank of ev equal H(p, n)? Sets *mismatched to the failing digests. */
+static bool digests_equal(const mb_event *ev, const uint8_t *p, size_t n, uint32_t *mismatched, bool *any)
+{
+	uint32_t i, bad = 0;
+
+	*any = false;
+	for (i = 0; i < ev->n_digests; i++) {
+		uint8_t md[MB_DIGEST_MAX];
+		const mb_digest_info *info = mb_digest_by_alg(ev->digests[i].alg);
+
+		if (!info || info->size != ev->digests[i].size || mb_digest(info->alg, p, n, md) < 0)
+			continue;
+		*any = true;
+		if (memcmp(md, ev->digests[i].bytes, info->size) != 0)
+			bad |= 1u << i;
+	}
+	*mismatched = bad;
+	return *any && bad == 0;
+}
+
+/* UEFI_VARIABLE_DATA (PFP §10.4.3.1): the VariableData part, if the header parses. */
+static bool variable_data(const mb_event *ev, const uint8_t **ret, size_t *ret_size)
+{
+	mb_reader r;
+	uint64_t name_len, data_len;
+
+	mb_reader_init(&r, ev->data, ev->data_size, 0);
+	if (mb_read_skip(&r, 16) < 0 || mb_read_u64le(&r, &name_len) < 0 || mb_read_u64le(&r, &data_len) < 0)
+		return false;
+	if (name_len > mb_reader_left(&r) / 2 || mb_read_skip(&r, (size_t) name_len * 2) < 0)
+		return false;
+	if (data_len > mb_reader_left(&r))
+		return false;
+	return mb_read_bytes(&r, (size_t) data_len, ret) == 0 && (*ret_size = (size_t) data_len, true);
+}
+
+static const char *const grub_prefixes[] = { "grub_cmd: ", "kernel_cmdline: ", "module_cmdline: " };
+
+/* GRUB's PCR 8 EV_IPL strings: the text after the prefix, without the NUL. */
+static bool grub_string(const mb_event *ev, const uint8_t **ret, size_t *ret_size)
+{
+	size_t i;
+
+	if (ev->type != MB_EV_IPL || ev->pcr != 8 || ev->data_size == 0 || ev->data[ev->data_size - 1] != 0)
+		return false;
+	for (i = 0; i < sizeof(grub_prefixes) / sizeof(grub_prefixes[0]); i++) {
+		size_t n = strlen(grub_prefixes[i]);
+
+		if (ev->data_size - 1 >= n && memcmp(ev->data, grub_prefixes[i], n) == 0) {
+			*ret = ev->data + n;
+			*ret_size = ev->data_size - 1 - n;
+			return true;
+		}
+	}
+	return false;
+}
+
+MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
+{
+	const uint8_t *p;
+	size_t n;
+	uint32_t bad = 0, bad2 = 0;
+	bool any;
+
+	memset(ret, 0, sizeof(*ret));
+	if (ev->type == MB_EV_NO_ACTION) {
+		ret->status = MB_DIGEST_NOT_EXTENDED;
+		return 0;
+	}
+	switch (ev->type) {
+	case MB_EV_EFI_ACTION:
+	case MB_EV_EFI_GPT_EVENT:
+	case MB_EV_EFI_VARIABLE_BOOT2:
+	case MB_EV_EFI_VARIABLE_AUTHORITY:
+	case MB_EV_SEPARATOR:
+	case MB_EV_S_CRTM_VERSION:
+		ret->rule = "H(event data)";
+		ret->status = digests_equal(ev, ev->data, ev->data_size, &bad, &any) ? MB_DIGEST_MATCH :
+			any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
+		ret->mismatched_digests = bad;
+		return 0;
+	case MB_EV_EFI_VARIABLE_DRIVER_CONFIG:
+		/* By the spec H(whole UEFI_VARIABLE_DATA); some firmware hashes VariableData only. */
+		ret->rule = "H(event data)";
+		if (digests_equal(ev, ev->data, ev->data_size, &bad, &any)) {
+			ret->status = MB_DIGEST_MATCH;
+			return 0;
+		}
+		if (variable_data(ev, &p, &n) && digests_equal(ev, p, n, &bad2, &any)) {
+			ret->status = MB_DIGEST_MATCH_ALTERNATE;
+			ret->rule = "H(VariableData)";
+			return 0;
+		}
+		ret->status = any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
+		ret->mismatched_digests = bad;
+		return 0;
+	case MB_EV_EFI_VARIABLE_BOOT:
+		/* By the spec H(VariableData); some Dell firmware hashes the whole event (pcr-oracle). */
+		ret->rule = "H(VariableData)";
+		if (variable_data(ev, &p, &n) && digests_equal(ev, p, n, &bad, &any)) {
+			ret->status = MB_DIGEST_MATCH;
+			return 0;
+		}
+		if (digests_equal(ev, ev->data, ev->data_size, &bad2, &any)) {
+			ret->status = MB_DIGEST_MATCH_ALTERNATE;
+			ret->rule = "H(event data)";
+			return 0;
+		}
+		ret->status = any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
+		ret->mismatched_digests = bad2;
+		return 0;
+	case MB_EV_IPL:
+		if (!grub_string(ev, &p, &n))
+			return 0; /* files, shim's MokList, sd-boot sections: H(something not in the log) */
+		ret->rule = "H(text after prefix, without NUL)";
+		if (digests_equal(ev, p, n, &bad, &any)) {
+			ret->status = MB_DIGEST_MATCH;
+			return 0;
+		}
+		/* Older distribution patches hashed the trailing NUL too (tpm2-tools verify_digests). */
+		if (digests_equal(ev, p, n + 1, &bad2, &any)) {
+			ret->status = MB_DIGEST_MATCH_ALTERNATE;
+			ret->rule = "H(text after prefix, with NUL)";
+			return 0;
+		}
+		ret->status = any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
+		ret->mismatched_digests = bad;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+MB_EXPORT const char *mb_digest_status_name(mb_digest_status s)
+{
+	switch (s) {
+	case MB_DIGEST_UNCHECKABLE: return "uncheckable";
+	case MB_DIGEST_MATCH: return "match";
+	case MB_DIGEST_MATCH_ALTERNATE: return "match-alternate";
+	case MB_DIGEST_MISMATCH: return "mismatch";
+	case MB_DIGEST_NOT_EXTENDED: return "not-extended";
+	}
+	return "unknown";
+}

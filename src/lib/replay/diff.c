@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/diff.h>
+#include "shared/fail.h"
+
+/* Above this many cells the middle of a PCR's two event lists is not aligned
+ * (every event there counts as removed and added): no real boot gets near it. */
+#define DIFF_MAX_CELLS (16u << 20)
+
+static bool same_event(const mb_event *x, const mb_event *y)
+{
+	uint32_t i;
+	bool common = false;
+
+	if (x->type != y->type || x->data_size != y->data_size)
+		return false;
+	if (x->data_size && memcmp(x->data, y->data, x->data_size) != 0)
+		return false;
+	for (i = 0; i < x->n_digests; i++) {
+		const mb_event_digest *d = mb_event_digest_for(y, x->digests[i].alg);
+
+		if (!d)
+			continue;
+		common = true;
+		if (d->size != x->digests[i].size || memcmp(d->bytes, x->digests[i].bytes, d->size) != 0)
+			return false;
+	}
+	return common;
+}
+
+typedef struct seq {
+	const mb_event **ev;
+	size_t n;
+} seq;
+
+static int collect(const mb_event_log *log, uint32_t pcr, seq *s)
+{
+	size_t i, n = mb_event_log_count(log);
+
+	s->n = 0;
+	s->ev = malloc((n ? n : 1) * sizeof(*s->ev));
+	if (!s->ev)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		/* The crypto-agile header describes the log, not the boot. */
+		if (i == 0 && ev->sha1_format && mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
+			continue;
+		if (ev->pcr == pcr)
+			s->ev[s->n++] = ev;
+	}
+	return 0;
+}
+
+static int push(mb_diff *d, size_t *cap, mb_diff_kind kind, uint32_t pcr, const mb_event *a, const mb_event *b)
+{
+	if (d->n_entries == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 32;
+		mb_diff_entry *n = realloc(d->entries, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		d->entries = n;
+		*cap = ncap;
+	}
+	d->entries[d->n_entries++] = (mb_diff_entry) { kind, pcr, a, b };
+	return 0;
+}
+
+/* A run of removed A events next to a run of added B events: pair same-typed ones as changes. */
+static int flush_run(mb_diff *d, size_t *cap, uint32_t pcr, const mb_event **ra, size_t na,
+		     const mb_event **rb, size_t nb)
+{
+	size_t i = 0, j = 0;
+	int rc;
+
+	while (i < na || j < nb) {
+		if (i < na && j < nb && ra[i]->type == rb[j]->type) {
+			rc = push(d, cap, MB_DIFF_CHANGED, pcr, ra[i++], rb[j++]);
+		} else if (i < na && (j >= nb || na - i >= nb - j)) {
+			rc = push(d, cap, MB_DIFF_REMOVED, pcr, ra[i++], NULL);
+		} else {
+			rc = push(d, cap, MB_DIFF_ADDED, pcr, NULL, rb[j++]);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int diff_pcr(mb_diff *d, size_t *cap, uint32_t pcr, const seq *a, const seq *b)
+{
+	size_t pre = 0, suf = 0, na, nb, i, j;
+	const mb_event **ma, **mb;
+	uint32_t *lcs = NULL;
+	const mb_event **ra = NULL, **rb = NULL;
+	size_t nra = 0, nrb = 0;
+	int rc = 0;
+
+	while (pre < a->n && pre < b->n && same_event(a->ev[pre], b->ev[pre]))
+		pre++;
+	while (suf < a->n - pre && suf < b->n - pre &&
+	       same_event(a->ev[a->n - 1 - suf], b->ev[b->n - 1 - suf]))
+		suf++;
+	ma = a->ev + pre;
+	mb = b->ev + pre;
+	na = a->n - pre - suf;
+	nb = b->n - pre - suf;
+	if (na == 0 && nb == 0)
+		return 0;
+
+	ra = malloc((na + 1) * sizeof(*ra));
+	rb = malloc((nb + 1) * sizeof(*rb));
+	if (!ra || !rb) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (na && nb && (na + 1) <= DIFF_MAX_CELLS / (nb + 1)) {
+		/* lcs[i][j]: longest common subsequence of ma[i..] and mb[j..]. */
+		lcs = calloc((na + 1) * (nb + 1), sizeof(*lcs));
+		if (!lcs) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (i = na; i-- > 0;)
+			for (j = nb; j-- > 0;)
+				lcs[i * (nb + 1) + j] = same_event(ma[i], mb[j]) ?
+					lcs[(i + 1) * (nb + 1) + j + 1] + 1 :
+					(lcs[(i + 1) * (nb + 1) + j] > lcs[i * (nb + 1) + j + 1] ?
+					 lcs[(i + 1) * (nb + 1) + j] : lcs[i * (nb + 1) + j + 1]);
+	}
+	i = j = 0;
+	while (i < na || j < nb) {
+		if (lcs && i < na && j < nb && same_event(ma[i], mb[j]) &&
+		    lcs[i * (nb + 1) + j] == lcs[(i + 1) * (nb + 1) + j + 1] + 1) {
+			rc = flush_run(d, cap, pcr, ra, nra, rb, nrb);
+			if (rc < 0)
+				goto out;
+			nra = nrb = 0;
+			i++;
+			j++;
+		} else if (i < na && (j >= nb || !lcs || lcs[(i + 1) * (nb + 1) + j] >= lcs[i * (nb + 1) + j + 1])) {
+			ra[nra++] = ma[i++];
+		} else {
+			rb[nrb++] = mb[j++];
+		}
+	}
+	rc = flush_run(d, cap, pcr, ra, nra, rb, nrb);
+out:
+	free(lcs);
+	free(ra);
+	free(rb);
+	return rc;
+}
+
+static void pcrs_used(const mb_event_log *log, uint32_t **list, size_t *n, size_t *cap)
+{
+	size_t i, k, count = mb_event_log_count(log);
+
+	for (i = 0; i < count; i++) {
+		uint32_t pcr = mb_event_log_event(log, i)->pcr;
+
+		for (k = 0; k < *n; k++)
+			if ((*list)[k] == pcr)
+				break;
+		if (k < *n)
+			continue;
+		if (*n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 32;
+			uint32_t *nl = realloc(*list, ncap * sizeof(**list));
+
+			if (!nl)
+				return;
+			*list = nl;
+			*cap = ncap;
+		}
+		(*list)[(*n)++] = pcr;
+	}
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *) x, b = *(const uint32_t *) y;
+
+	return a < b ? -1 : a > b;
+}
+
+MB_EXPORT int mb_log_diff(const mb_event_log *a, const mb_event_log *b, mb_diff *ret, mb_error *err)
+{
+	uint32_t *pcrs = NULL;
+	size_t n_pcrs = 0, cap_pcrs = 0, cap = 0, k, bi;
+	seq sa = { 0 }, sb = { 0 };
+	int rc;
+
+	memset(ret, 0, sizeof(*ret));
+	pcrs_used(a, &pcrs, &n_pcrs, &cap_pcrs);
+	pcrs_used(b, &pcrs, &n_pcrs, &cap_pcrs);
+	if (n_pcrs)
+		qsort(pcrs, n_pcrs, sizeof(*pcrs), cmp_u32);
+	for (k = 0; k < n_pcrs; k++) {
+		rc = collect(a, pcrs[k], &sa);
+		if (rc == 0)
+			rc = collect(b, pcrs[k], &sb);
+		if (rc == 0)
+			rc = diff_pcr(ret, &cap, pcrs[k], &sa, &sb);
+		free(sa.ev);
+		free(sb.ev);
+		sa.ev = sb.ev = NULL;
+		if (rc < 0) {
+			free(pcrs);
+			mb_diff_done(ret);
+			return mb_fail(err, rc, "out of memory comparing logs");
+		}
+	}
+	free(pcrs);
+
+	rc = mb_replay_log(a, SIZE_MAX, &ret->a_values, NULL, err);
+	if (rc == 0)
+		rc = mb_replay_log(b, SIZE_MAX, &ret->b_values, NULL, err);
+	if (rc < 0) {
+		mb_diff_done(ret);
+		return rc;
+	}
+	for (bi = 0; bi < ret->a_values.n_banks; bi++) {
+		const mb_pcr_bank *x = &ret->a_values.banks[bi];
+		const mb_pcr_bank *y = mb_pcr_values_bank_const(&ret->b_values, x->alg);
+		uint32_t p;
+
+		if (!y)
+			continue;
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			bool px = x->present & (1u << p), py = y->present & (1u << p);
+
+			if (px != py || (px && memcmp(x->value[p], y->value[p], x->size) != 0))
+				ret->pcrs_moved |= 1u << p;
+		}
+	}
+	return 0;
+}
+
+MB_EXPORT void mb_diff_done(mb_diff *d)
+{
+	free(d->entries);
+	d->entries = NULL;
+	d->n_entries = 0;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* PCR values as text: our JSON, and tpm2_pcrread's YAML. */
+#include <ctype.h>
+#include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <mboot/replay.h>
+#include "shared/fail.h"
+#include "shared/hex.h"
+
+#define PCR_TEXT_MAX (1u << 20)
+
+static int parse_pcr_index(const char *s, size_t len, uint32_t *ret)
+{
+	uint32_t v = 0;
+	size_t i;
+
+	if (len == 0 || len > 2)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (uint32_t) (s[i] - '0');
+	}
+	if (v >= MB_PCR_COUNT)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int add_value(mb_pcr_values *v, const char *bank_name, uint32_t pcr, const char *hex, size_t hex_len,
+		     mb_error *err, unsigned line)
+{
+	const mb_digest_info *d = mb_digest_by_name(bank_name);
+	mb_pcr_bank *bank;
+
+	if (!d)
+		return mb_fail(err, -EOPNOTSUPP, "line %u: unknown PCR bank \"%s\"", line, bank_name);
+	bank = mb_pcr_values_bank(v, d->alg);
+	if (!bank) {
+		if (v->n_banks >= MB_MAX_BANKS)
+			return mb_fail(err, -E2BIG, "too many banks");
+		bank = &v->banks[v->n_banks++];
+		bank->alg = d->alg;
+		bank->size = d->size;
+	}
+	if (hex_len >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) {
+		hex += 2;
+		hex_len -= 2;
+	}
+	if (mb_unhex(hex, hex_len, bank->value[pcr], d->size) < 0)
+		return mb_fail(err, -EBADMSG, "line %u: %s PCR %u: not %u bytes of hex", line, d->name, pcr, d->size);
+	if (bank->present & (1u << pcr))
+		return mb_fail(err, -EBADMSG, "line %u: %s PCR %u given twice", line, d->name, pcr);
+	bank->present |= 1u << pcr;
+	return 0;
+}
+
+static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_error *err)
+{
+	json_tokener *tok = json_tokener_new_ex(16);
+	json_object *root = NULL, *banks;
+	int rc = 0;
+
+	if (!tok)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	root = json_tokener_parse_ex(tok, text, (int) size);
+	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+		rc = mb_fail_at(err, -EBADMSG, json_tokener_get_parse_end(tok), "invalid JSON: %s",
+				json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	if (!json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "banks", &banks) ||
+	    !json_object_is_type(banks, json_type_object)) {
+		rc = mb_fail(err, -EBADMSG, "PCR values JSON needs an object \"banks\"");
+		goto out;
+	}
+	json_object_object_foreach(banks, bank_name, pcrs) {
+		if (!json_object_is_type(pcrs, json_type_object)) {
+			rc = mb_fail(err, -EBADMSG, "banks.%s: not an object", bank_name);
+			goto out;
+		}
+		if (!mb_digest_by_name(bank_name)) {
+			rc = mb_fail(err, -EOPNOTSUPP, "banks.%s: unknown PCR bank", bank_name);
+			goto out;
+		}
+		json_object_object_foreach(pcrs, key, val) {
+			uint32_t pcr;
+			const char *hex;
+
+			if (parse_pcr_index(key, strlen(key), &pcr) < 0 || !json_object_is_type(val, json_type_string)) {
+				rc = mb_fail(err, -EBADMSG, "banks.%s.%s: expected a PCR index 0-23 and a hex string",
+					     bank_name, key);
+				goto out;
+			}
+			hex = json_object_get_string(val);
+			rc = add_value(ret, bank_name, pcr, hex, strlen(hex), err, 0);
+			if (rc < 0) {
+				mb_fail(err, rc, "banks.%s.%s: %s", bank_name, key,
+					rc == -EBADMSG ? "not a digest of the bank's size in hex" : mb_strerror(rc));
+				goto out;
+			}
+		}
+	}
+out:
+	json_object_put(root);
+	json_tokener_free(tok);
+	return rc;
+}
+
+/* tpm2_pcrread: "  sha256:\n    0 : 0xABC...\n". */
+static int parse_yaml(const char *text, size_t size, mb_pcr_values *ret, mb_error *err)
+{
+	char bank[16] = "";
+	const char *p = text, *end = text + size;
+	unsigned line = 0;
+	int rc;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t) (end - p));
+		const char *s, *e, *colon;
+
+		if (!eol)
+			eol = end;
+		line++;
+		s = p;
+		e = eol;
+		p = eol < end ? eol + 1 : end;
+		while (s < e && isspace((unsigned char) *s))
+			s++;
+		while (e > s && isspace((unsigned char) e[-1]))
+			e--;
+		if (s == e || *s == '#')
+			continue;
+		colon = memchr(s, ':', (size_t) (e - s));
+		if (!colon)
+			return mb_fail(err, -EBADMSG, "line %u: expected \"bank:\" or \"N : value\"", line);
+		if (colon + 1 == e) {
+			size_t n = (size_t) (colon - s);
+
+			if (n == 0 || n >= sizeof(bank))
+				return mb_fail(err, -EBADMSG, "line %u: bad bank name", line);
+			memcpy(bank, s, n);
+			bank[n] = 0;
+			continue;
+		} else {
+			const char *k = s, *ke = colon, *v = colon + 1;
+			uint32_t pcr;
+
+			while (ke > k && isspace((unsigned char) ke[-1]))
+				ke--;
+			while (v < e && isspace((unsigned char) *v))
+				v++;
+			if (!bank[0] || parse_pcr_index(k, (size_t) (ke - k), &pcr) < 0)
+				return mb_fail(err, -EBADMSG, "line %u: expected \"N : value\" under a bank", line);
+			rc = add_value(ret, bank, pcr, v, (size_t) (e - v), err, line);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (ret->n_banks == 0)
+		return mb_fail(err, -EBADMSG, "no PCR values found");
+	return 0;
+}
+
+MB_EXPORT int mb_pcr_values_parse(const char *text, size_t size, mb_pcr_values *ret, mb_error *err)
+{
+	size_t i = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (size > PCR_TEXT_MAX)
+		return mb_fail(err, -E2BIG, "PCR values file over %u bytes", PCR_TEXT_MAX);
+	if (memchr(text, 0, size))
+		return mb_fail(err, -EBADMSG, "PCR values file contains a NUL byte");
+	while (i < size && isspace((unsigned char) text[i]))
+		i++;
+	if (i < size && text[i] == '{')
+		return parse_json(text, size, ret, err);
+	return parse_yaml(text, size, ret, err);
+}
+
+MB_EXPORT char *mb_pcr_values_to_json(const mb_pcr_values *v, bool pretty)
+{
+	json_object *root = json_object_new_object(), *banks = json_object_new_object();
+	char *out = NULL;
+	size_t b;
+
+	if (!root || !banks)
+		goto out;
+	json_object_object_add(root, "banks", banks);
+	for (b = 0; b < v->n_banks; b++) {
+		const mb_pcr_bank *bank = &v->banks[b];
+		const mb_digest_info *d = mb_digest_by_alg(bank->alg);
+		json_object *o = json_object_new_object();
+		uint32_t p;
+
+		if (!o || !d)
+			goto out;
+		json_object_object_add(banks, d->name, o);
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			char key[4], hex[2 * MB_DIGEST_MAX + 1];
+
+			if (!(bank->present & (1u << p)))
+				continue;
+			snprintf(key, sizeof(key), "%u", p);
+			json_object_object_add(o, key, json_object_new_string(mb_hex(bank->value[p], bank->size, hex)));
+		}
+	}
+	{
+		const char *s = json_object_to_json_string_ext(root,
+			(pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN) |
+			JSON_C_TO_STRING_NOSLASHESCAPE);
+		out = s ? strdup(s) : NULL;
+	}
+out:
+	json_object_put(root);
+	return out;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shared/fail.h"
+
+MB_EXPORT void mb_error_clear(mb_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+}
+
+static void fill(mb_error *err, int code, const char *fmt, va_list ap)
+{
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+}
+
+int mb_fail(mb_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->has_offset = false;
+	err->offset = 0;
+	va_start(ap, fmt);
+	fill(err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int mb_fail_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->has_offset = true;
+	err->offset = offset;
+	va_start(ap, fmt);
+	fill(err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+MB_EXPORT const char *mb_strerror(int code)
+{
+	switch (code) {
+	case 0: return "success";
+	case -EBADMSG: return "malformed input";
+	case -E2BIG: return "input over a size limit";
+	case -EOPNOTSUPP: return "not supported";
+	case -ENOMEM: return "out of memory";
+	case -EINVAL: return "invalid argument";
+	default: return strerror(code < 0 ? -code : code);
+	}
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "shared/hex.h"
+
+char *mb_hex(const uint8_t *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = 0;
+	return out;
+}
+
+char *mb_hex_dup(const uint8_t *in, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+
+	return s ? mb_hex(in, n, s) : NULL;
+}
+
+static int nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int mb_unhex(const char *s, size_t len, uint8_t *out, size_t out_size)
+{
+	size_t i;
+
+	if (len != 2 * out_size)
+		return -EINVAL;
+	for (i = 0; i < out_size; i++) {
+		int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		out[i] = (uint8_t) (hi << 4 | lo);
+	}
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MB_SHARED_HEX_H
+#define MB_SHARED_HEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Lowercase hex of n bytes into out, which must hold 2n+1 bytes. Returns out. */
+char *mb_hex(const uint8_t *in, size_t n, char *out);
+/* Malloc'd lowercase hex; NULL on OOM. */
+char *mb_hex_dup(const uint8_t *in, size_t n);
+/* Parse exactly out_size bytes of hex (either case); 0 or -EINVAL. */
+int mb_unhex(const char *s, size_t len, uint8_t *out, size_t out_size);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "mb-config.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} verbs[] = {
+	{ "log", verb_log, "show, replay, diff a firmware event log" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: mboot COMMAND [ARGS...]\n\n"
+		   "Measured boot for Linux: read and replay TPM event logs, check them against\n"
+		   "the TPM and a policy, seal secrets to a good boot.\n\nCommands:\n");
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n'mboot COMMAND --help' describes each command.\n"
+		   "Exit codes: 0 success, 1 verification failed, 2 usage or input error, 3 TPM error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("mboot %s\n", MB_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(argv[1], verbs[i].name) == 0)
+			return verbs[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "mboot: unknown command '%s' (see 'mboot --help')\n", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MB_TOOL_H
+#define MB_TOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mboot/mboot.h>
+
+/* Exit codes: the command-line contract of DESIGN.md. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,  /* verification failed, or (log diff) the logs differ */
+	EXIT_USAGE = 2,   /* usage or input error */
+	EXIT_TPM = 3,     /* TPM error */
+};
+
+#define MB_DEFAULT_LOG "/sys/kernel/security/tpm0/binary_bios_measurements"
+
+/* Print "mboot: <what>: [at byte N: ]<message>" to stderr. */
+void tool_report(const char *what, const mb_error *err);
+void tool_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A one-line usage error: "mboot VERB: msg (see 'mboot VERB --help')"; returns EXIT_USAGE. */
+int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Read and parse an event log; on failure reports and returns EXIT_USAGE. */
+int tool_load_log(const char *path, mb_event_log **ret);
+
+/* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
+int tool_parse_pcr_list(const char *s, uint32_t *ret);
+
+/* Name for a bank: "sha256", or "0x1234" for an algorithm mboot does not know. */
+const char *tool_alg_name(uint16_t alg, char buf[8]);
+
+/* Event type name, or "0x%08x". */
+const char *tool_type_name(uint32_t type, char buf[16]);
+
+#endif

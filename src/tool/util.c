@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/fileio.h"
+#include "tool/tool.h"
+
+void tool_report(const char *what, const mb_error *err)
+{
+	if (err->has_offset)
+		fprintf(stderr, "mboot: %s: at byte %llu (0x%llx): %s\n", what,
+			(unsigned long long) err->offset, (unsigned long long) err->offset, err->message);
+	else
+		fprintf(stderr, "mboot: %s: %s\n", what, err->message[0] ? err->message : mb_strerror(err->code));
+}
+
+void tool_errorf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mboot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int tool_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mboot %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'mboot %s --help')\n", verb);
+	return EXIT_USAGE;
+}
+
+int tool_load_log(const char *path, mb_event_log **ret)
+{
+	mb_error err = { 0 };
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int rc;
+
+	rc = mb_read_file(path, MB_LOG_MAX_SIZE, &buf, &size, &err);
+	if (rc < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	rc = mb_event_log_parse(buf, size, ret, &err);
+	free(buf);
+	if (rc < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int tool_parse_pcr_list(const char *s, uint32_t *ret)
+{
+	uint32_t mask = 0;
+	const char *p = s;
+
+	if (strcmp(s, "all") == 0) {
+		*ret = (1u << MB_PCR_COUNT) - 1;
+		return 0;
+	}
+	while (*p) {
+		unsigned long lo, hi;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			hi = strtoul(p, &end, 10);
+		}
+		if (lo > hi || hi >= MB_PCR_COUNT)
+			return -EINVAL;
+		for (; lo <= hi; lo++)
+			mask |= 1u << lo;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	if (!mask)
+		return -EINVAL;
+	*ret = mask;
+	return 0;
+}
+
+const char *tool_alg_name(uint16_t alg, char buf[8])
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+
+	if (d)
+		return d->name;
+	snprintf(buf, 8, "0x%04x", alg);
+	return buf;
+}
+
+const char *tool_type_name(uint32_t type, char buf[16])
+{
+	const char *n = mb_event_type_name(type);
+
+	if (n)
+		return n;
+	snprintf(buf, 16, "0x%08x", type);
+	return buf;
+}

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char log_help[] =
+	"Usage: mboot log COMMAND [OPTIONS]\n\n"
+	"  show [LOG] [--json] [--pcr LIST]   every event: number, PCR, type, digests, decoded data\n"
+	"  replay [LOG] [--json] [--bank NAME] PCR values per bank computed from the log\n"
+	"  diff LOG_A LOG_B [--json]           events added, removed or changed, and the PCRs moved\n\n"
+	"LOG defaults to " MB_DEFAULT_LOG ".\n"
+	"Both TPM 1.2 (SHA-1) and TPM 2.0 crypto-agile logs are read.\n";
+
+static const char show_help[] =
+	"Usage: mboot log show [LOG] [--json] [--pcr LIST]\n\n"
+	"Print every event of a firmware event log: its number, PCR, type, the digest of each\n"
+	"bank, the decoded event data, and whether the digest matches the data where the data\n"
+	"is what was hashed (a mismatch means the data must not be trusted).\n\n"
+	"  --json        one JSON document: {\"events\": [{\"index\", \"pcr\", \"type\", \"digests\", ...}]}\n"
+	"  --pcr LIST    only events of these PCRs, e.g. 0,2,4-7\n\n"
+	"LOG defaults to " MB_DEFAULT_LOG "; '-' reads stdin.\n"
+	"Exit: 0 shown, 2 unreadable or malformed log (the message names the byte offset).\n";
+
+static const char replay_help[] =
+	"Usage: mboot log replay [LOG] [--json] [--bank NAME]\n\n"
+	"Replay the log: compute, for every bank the log carries, the value each PCR holds after\n"
+	"the events it records. EV_NO_ACTION events are not extended; a StartupLocality event sets\n"
+	"PCR 0's start to 0...0L and an H-CRTM event to 0...04; PCRs 17-22 start at all 0xFF;\n"
+	"events for PCR indices above 23 are skipped; banks mboot cannot compute are named and\n"
+	"skipped.\n\n"
+	"  --json        {\"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}, \"info\": {...}}\n"
+	"  --bank NAME   only this bank (sha1, sha256, sha384, sha512, sm3_256)\n\n"
+	"Exit: 0 replayed, 2 unreadable or malformed log.\n";
+
+static const char diff_help[] =
+	"Usage: mboot log diff LOG_A LOG_B [--json]\n\n"
+	"Compare two boots: align the events of each PCR, list those removed (in A only), added\n"
+	"(in B only) or changed (same place and type, different digest or data), and name the PCRs\n"
+	"whose replayed values differ. The crypto-agile header is not compared.\n\n"
+	"  --json        {\"entries\": [{\"change\", \"pcr\", \"a\", \"b\"}], \"pcrs_moved\": [...]}\n\n"
+	"Exit: 0 the logs record the same boot, 1 they differ, 2 unreadable or malformed log.\n";
+
+enum { OPT_JSON = 0x100, OPT_PCR, OPT_BANK, OPT_HELP };
+
+static const struct option log_options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "pcr", required_argument, NULL, OPT_PCR },
+	{ "bank", required_argument, NULL, OPT_BANK },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+typedef struct log_args {
+	bool json;
+	uint32_t pcr_mask;
+	const mb_digest_info *bank;
+	int n_paths;
+	const char *paths[2];
+} log_args;
+
+/* Common option parsing; allowed says which options this subcommand takes. */
+static int parse_args(const char *verb, const char *help, int argc, char **argv, const char *allowed,
+		      int max_paths, log_args *a)
+{
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->pcr_mask = UINT32_MAX;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", log_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case OPT_JSON:
+			if (!strchr(allowed, 'j'))
+				return tool_usage_error(verb, "--json is not an option here");
+			a->json = true;
+			break;
+		case OPT_PCR:
+			if (!strchr(allowed, 'p'))
+				return tool_usage_error(verb, "--pcr is not an option here");
+			if (tool_parse_pcr_list(optarg, &a->pcr_mask) < 0)
+				return tool_usage_error(verb, "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
+			break;
+		case OPT_BANK:
+			if (!strchr(allowed, 'b'))
+				return tool_usage_error(verb, "--bank is not an option here");
+			a->bank = mb_digest_by_name(optarg);
+			if (!a->bank)
+				return tool_usage_error(verb, "unknown bank '%s'", optarg);
+			break;
+		default:
+			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (a->n_paths >= max_paths)
+			return tool_usage_error(verb, "unexpected argument '%s'", argv[optind]);
+		a->paths[a->n_paths++] = argv[optind];
+	}
+	return 0;
+}
+
+static void add_digests(json_object *o, const mb_event *ev)
+{
+	json_object *d = json_object_new_object();
+	uint32_t i;
+
+	for (i = 0; i < ev->n_digests; i++) {
+		char name[8], *hex = mb_hex_dup(ev->digests[i].bytes, ev->digests[i].size);
+
+		if (hex)
+			json_object_object_add(d, tool_alg_name(ev->digests[i].alg, name), json_object_new_string(hex));
+		free(hex);
+	}
+	json_object_object_add(o, "digests", d);
+}
+
+static json_object *event_json(const mb_event_log *log, const mb_event *ev)
+{
+	json_object *o = json_object_new_object();
+	char tbuf[16], *hex;
+	mb_digest_check check;
+
+	json_object_object_add(o, "index", json_object_new_int64(ev->number));
+	json_object_object_add(o, "offset", json_object_new_int64((int64_t) ev->offset));
+	json_object_object_add(o, "pcr", json_object_new_int64(ev->pcr));
+	json_object_object_add(o, "type", json_object_new_string(tool_type_name(ev->type, tbuf)));
+	json_object_object_add(o, "type_value", json_object_new_int64(ev->type));
+	add_digests(o, ev);
+	hex = mb_hex_dup(ev->data, ev->data_size);
+	json_object_object_add(o, "data", json_object_new_string(hex ? hex : ""));
+	free(hex);
+	json_object_object_add(o, "decoded", mb_event_decode(log, ev));
+	if (mb_event_check_digest(ev, &check) == 0) {
+		json_object_object_add(o, "digest_check", json_object_new_string(mb_digest_status_name(check.status)));
+		if (check.rule)
+			json_object_object_add(o, "digest_rule", json_object_new_string(check.rule));
+	}
+	if (ev->pcr >= MB_PCR_COUNT)
+		json_object_object_add(o, "pcr_out_of_range", json_object_new_boolean(true));
+	return o;
+}
+
+static void print_event_text(const mb_event_log *log, const mb_event *ev)
+{
+	char tbuf[16], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
+	mb_digest_check check;
+	json_object *dec = mb_event_decode(log, ev), *desc;
+	uint32_t i;
+
+	printf("#%-5u PCR %-3u %s", ev->number, ev->pcr, tool_type_name(ev->type, tbuf));
+	if (ev->pcr >= MB_PCR_COUNT)
+		printf("  (PCR index out of range: not extended)");
+	if (mb_event_check_digest(ev, &check) == 0) {
+		if (check.status == MB_DIGEST_MISMATCH)
+			printf("  [DIGEST MISMATCH: data does not hash to the digest, not trusted]");
+		else if (check.status == MB_DIGEST_MATCH_ALTERNATE)
+			printf("  [digest matches %s]", check.rule);
+	}
+	putchar('\n');
+	for (i = 0; i < ev->n_digests; i++) {
+		char name[8];
+
+		printf("       %-7s %s\n", tool_alg_name(ev->digests[i].alg, name),
+		       mb_hex(ev->digests[i].bytes, ev->digests[i].size, hex));
+	}
+	if (dec && json_object_object_get_ex(dec, "description", &desc))
+		printf("       %s\n", json_object_get_string(desc));
+	json_object_put(dec);
+}
+
+static int log_show(int argc, char **argv)
+{
+	log_args a;
+	mb_event_log *log = NULL;
+	size_t i, n;
+	int rc = parse_args("log show", show_help, argc, argv, "jp", 1, &a);
+
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
+	if (rc)
+		return rc;
+	n = mb_event_log_count(log);
+	if (a.json) {
+		const mb_spec_id *spec = mb_event_log_spec_id(log);
+		bool first = true;
+
+		printf("{\"format\":\"%s\",", mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE ?
+		       "crypto-agile" : "sha1");
+		if (spec)
+			printf("\"spec_id\":\"%s\",", spec->signature);
+		fputs("\"events\":[", stdout);
+		/* One event at a time: a 100,000-event log never becomes one JSON tree. */
+		for (i = 0; i < n; i++) {
+			const mb_event *ev = mb_event_log_event(log, i);
+			json_object *o;
+
+			if (ev->pcr < MB_PCR_COUNT ? !(a.pcr_mask & (1u << ev->pcr)) : a.pcr_mask != UINT32_MAX)
+				continue;
+			o = event_json(log, ev);
+			if (!first)
+				putchar(',');
+			first = false;
+			fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			      stdout);
+			json_object_put(o);
+		}
+		fputs("]}\n", stdout);
+	} else {
+		uint64_t toff, tsize;
+		mb_trailer_kind t;
+
+		for (i = 0; i < n; i++) {
+			const mb_event *ev = mb_event_log_event(log, i);
+
+			if (ev->pcr < MB_PCR_COUNT ? !(a.pcr_mask & (1u << ev->pcr)) : a.pcr_mask != UINT32_MAX)
+				continue;
+			print_event_text(log, ev);
+		}
+		t = mb_event_log_trailer(log, &toff, &tsize);
+		if (t != MB_TRAILER_NONE)
+			printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
+			       (unsigned long long) tsize, t == MB_TRAILER_FF_PADDING ? "ff" : "00",
+			       (unsigned long long) toff);
+	}
+	mb_event_log_free(log);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
+static json_object *replay_info_json(const mb_replay_info *info)
+{
+	json_object *o = json_object_new_object();
+
+	if (info->startup_locality_seen)
+		json_object_object_add(o, "startup_locality", json_object_new_int(info->startup_locality));
+	json_object_object_add(o, "hcrtm", json_object_new_boolean(info->hcrtm));
+	json_object_object_add(o, "events_extended", json_object_new_int64(info->events_extended));
+	json_object_object_add(o, "events_not_extended_no_action", json_object_new_int64(info->events_no_action));
+	json_object_object_add(o, "events_pcr_out_of_range", json_object_new_int64(info->events_out_of_range));
+	if (info->n_unknown_algs) {
+		json_object *u = json_object_new_array();
+		size_t i;
+
+		for (i = 0; i < info->n_unknown_algs; i++) {
+			char name[8];
+			json_object_array_add(u, json_object_new_string(tool_alg_name(info->unknown_algs[i], name)));
+		}
+		json_object_object_add(o, "banks_not_replayed", u);
+	}
+	return o;
+}
+
+static int log_replay(int argc, char **argv)
+{
+	log_args a;
+	mb_event_log *log = NULL;
+	mb_pcr_values *v = NULL;
+	mb_replay_info info;
+	mb_error err = { 0 };
+	int rc = parse_args("log replay", replay_help, argc, argv, "jb", 1, &a);
+	size_t b;
+
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
+	if (rc)
+		return rc;
+	v = malloc(sizeof(*v));
+	if (!v) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (mb_replay_log(log, SIZE_MAX, v, &info, &err) < 0) {
+		tool_report(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (a.bank) {
+		mb_pcr_bank *keep = mb_pcr_values_bank(v, a.bank->alg);
+
+		if (!keep) {
+			tool_errorf("%s: the log has no %s bank", a.n_paths ? a.paths[0] : MB_DEFAULT_LOG,
+				    a.bank->name);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (keep != &v->banks[0])
+			memcpy(&v->banks[0], keep, sizeof(*keep));
+		v->n_banks = 1;
+	}
+	if (a.json) {
+		char *s = mb_pcr_values_to_json(v, true);
+		json_object *root = s ? json_tokener_parse(s) : NULL;
+
+		free(s);
+		if (!root) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		json_object_object_add(root, "info", replay_info_json(&info));
+		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	} else {
+		for (b = 0; b < v->n_banks; b++) {
+			const mb_pcr_bank *bank = &v->banks[b];
+			char name[8], hex[2 * MB_DIGEST_MAX + 1];
+			uint32_t p;
+
+			printf("%s:\n", tool_alg_name(bank->alg, name));
+			for (p = 0; p < MB_PCR_COUNT; p++)
+				if (bank->present & (1u << p))
+					printf("  %2u: %s\n", p, mb_hex(bank->value[p], bank->size, hex));
+		}
+		if (info.startup_locality_seen)
+			printf("note: StartupLocality %u: PCR 0 started at 0...%02x\n", info.startup_locality,
+			       info.startup_locality);
+		if (info.hcrtm)
+			printf("note: H-CRTM event: PCR 0 started at 0...04\n");
+		if (info.events_out_of_range)
+			printf("note: %u events for PCR indices above 23 were not extended\n", info.events_out_of_range);
+		for (b = 0; b < info.n_unknown_algs; b++)
+			printf("note: bank 0x%04x is carried by the log but mboot cannot compute it: not replayed\n",
+			       info.unknown_algs[b]);
+	}
+	rc = EXIT_OK;
+out:
+	free(v);
+	mb_event_log_free(log);
+	return rc;
+}
+
+static json_object *diff_side(const mb_event_log *log, const mb_event *ev)
+{
+	return ev ? event_json(log, ev) : NULL;
+}
+
+static const char *change_name(mb_diff_kind k)
+{
+	return k == MB_DIFF_ADDED ? "added" : k == MB_DIFF_REMOVED ? "removed" : "changed";
+}
+
+static void print_side(const char *tag, const mb_event_log *log, const mb_event *ev)
+{
+	char tbuf[16];
+	json_object *dec = mb_event_decode(log, ev), *desc = NULL;
+
+	json_object_object_get_ex(dec, "description", &desc);
+	printf("    %s #%u %s: %s\n", tag, ev->number, tool_type_name(ev->type, tbuf),
+	       desc ? json_object_get_string(desc) : "");
+	json_object_put(dec);
+}
+
+static int log_diff(int argc, char **argv)
+{
+	log_args a;
+	mb_event_log *la = NULL, *lb = NULL;
+	mb_diff *d = NULL;
+	mb_error err = { 0 };
+	int rc = parse_args("log diff", diff_help, argc, argv, "j", 2, &a);
+	size_t i;
+	uint32_t p;
+
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (a.n_paths != 2)
+		return tool_usage_error("log diff", "needs two logs");
+	rc = tool_load_log(a.paths[0], &la);
+	if (rc == 0)
+		rc = tool_load_log(a.paths[1], &lb);
+	if (rc)
+		goto out;
+	d = calloc(1, sizeof(*d));
+	if (!d || mb_log_diff(la, lb, d, &err) < 0) {
+		tool_report("diff", &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (a.json) {
+		json_object *root = json_object_new_object(), *arr = json_object_new_array(),
+			    *moved = json_object_new_array();
+
+		for (i = 0; i < d->n_entries; i++) {
+			const mb_diff_entry *e = &d->entries[i];
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "change", json_object_new_string(change_name(e->kind)));
+			json_object_object_add(o, "pcr", json_object_new_int64(e->pcr));
+			json_object_object_add(o, "a", diff_side(la, e->a));
+			json_object_object_add(o, "b", diff_side(lb, e->b));
+			json_object_array_add(arr, o);
+		}
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if (d->pcrs_moved & (1u << p))
+				json_object_array_add(moved, json_object_new_int(p));
+		json_object_object_add(root, "entries", arr);
+		json_object_object_add(root, "pcrs_moved", moved);
+		json_object_object_add(root, "identical", json_object_new_boolean(d->n_entries == 0));
+		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	} else {
+		if (d->n_entries == 0)
+			printf("The logs record the same events.\n");
+		for (i = 0; i < d->n_entries; i++) {
+			const mb_diff_entry *e = &d->entries[i];
+
+			printf("PCR %u: %s\n", e->pcr, change_name(e->kind));
+			if (e->a)
+				print_side("-", la, e->a);
+			if (e->b)
+				print_side("+", lb, e->b);
+		}
+		if (d->pcrs_moved) {
+			bool first = true;
+
+			printf("PCRs moved:");
+			for (p = 0; p < MB_PCR_COUNT; p++)
+				if (d->pcrs_moved & (1u << p)) {
+					printf("%s %u", first ? "" : ",", p);
+					first = false;
+				}
+			putchar('\n');
+		}
+	}
+	rc = d->n_entries ? EXIT_FAILED : EXIT_OK;
+out:
+	if (d)
+		mb_diff_done(d);
+	free(d);
+	mb_event_log_free(la);
+	mb_event_log_free(lb);
+	return rc;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} log_verbs[] = {
+	{ "show", log_show },
+	{ "replay", log_replay },
+	{ "diff", log_diff },
+};
+
+int verb_log(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fputs(log_help, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(log_help, stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(log_verbs) / sizeof(log_verbs[0]); i++)
+		if (strcmp(argv[1], log_verbs[i].name) == 0)
+			return log_verbs[i].run(argc - 1, argv + 1);
+	return tool_usage_error("log", "unknown command '%s'", argv[1]);
+}
