@@ -74,7 +74,7 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 	a->pcr_mask = UINT32_MAX;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", log_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", log_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(help, stdout);
@@ -331,6 +331,10 @@ static int log_replay(int argc, char **argv)
 			printf("note: H-CRTM event: PCR 0 started at 0...04\n");
 		if (info.events_out_of_range)
 			printf("note: %u events for PCR indices above 23 were not extended\n", info.events_out_of_range);
+		for (b = 0; b < v->n_banks; b++)
+			if (info.incomplete[b])
+				printf("note: %s: some events carry no digest for this bank; PCRs 0x%06x are incomplete\n",
+				       mb_digest_by_alg(v->banks[b].alg)->name, info.incomplete[b]);
 		for (b = 0; b < info.n_unknown_algs; b++)
 			printf("note: bank 0x%04x is carried by the log but mboot cannot compute it: not replayed\n",
 			       info.unknown_algs[b]);

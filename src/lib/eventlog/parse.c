@@ -98,7 +98,9 @@ static int parse_agile_record(mb_event_log *log, mb_reader *r, mb_error *err)
 	if (mb_read_u32le(r, &ev->pcr) < 0 || mb_read_u32le(r, &ev->type) < 0 ||
 	    mb_read_u32le(r, &count) < 0)
 		return mb_fail_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
-	if (count != log->n_banks)
+	/* Fewer digests than banks occurs in real test logs (tpm2-tools fixtures); replay then
+	 * marks the missing banks' PCRs incomplete. More, or none, cannot be right. */
+	if (count == 0 || count > log->n_banks)
 		return mb_fail_at(err, -EBADMSG, start + 8,
 				  "event %u: %u digests, but the Spec ID event declares %zu banks",
 				  ev->number, count, log->n_banks);
