@@ -132,6 +132,7 @@ static json_object *event_json(const mb_event_log *log, const mb_event *ev)
 
 	json_object_object_add(o, "index", json_object_new_int64(ev->number));
 	json_object_object_add(o, "offset", json_object_new_int64((int64_t) ev->offset));
+	json_object_object_add(o, "record_size", json_object_new_int64(ev->record_size));
 	json_object_object_add(o, "pcr", json_object_new_int64(ev->pcr));
 	json_object_object_add(o, "type", json_object_new_string(tool_type_name(ev->type, tbuf)));
 	json_object_object_add(o, "type_value", json_object_new_int64(ev->type));
@@ -361,9 +362,13 @@ static void print_side(const char *tag, const mb_event_log *log, const mb_event 
 	char tbuf[16];
 	json_object *dec = mb_event_decode(log, ev), *desc = NULL;
 
+	mb_digest_check check;
+
 	json_object_object_get_ex(dec, "description", &desc);
-	printf("    %s #%u %s: %s\n", tag, ev->number, tool_type_name(ev->type, tbuf),
-	       desc ? json_object_get_string(desc) : "");
+	printf("    %s #%u %s: %s%s\n", tag, ev->number, tool_type_name(ev->type, tbuf),
+	       desc ? json_object_get_string(desc) : "",
+	       mb_event_check_digest(ev, &check) == 0 && check.status == MB_DIGEST_MISMATCH ?
+	       "  [DIGEST MISMATCH: data not trusted]" : "");
 	json_object_put(dec);
 }
 
