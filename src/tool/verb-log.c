@@ -238,9 +238,27 @@ static int log_show(int argc, char **argv)
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
 }
 
-static json_object *replay_info_json(const mb_replay_info *info)
+static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_values *v)
 {
 	json_object *o = json_object_new_object();
+	size_t b;
+
+	for (b = 0; b < v->n_banks; b++) {
+		json_object *list;
+		uint32_t p;
+
+		if (!info->incomplete[b])
+			continue;
+		/* PCRs some event extended without a digest for this bank: the value is not the TPM's. */
+		list = json_object_new_array();
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if (info->incomplete[b] & (1u << p))
+				json_object_array_add(list, json_object_new_int((int) p));
+		if (!json_object_object_get_ex(o, "incomplete", NULL))
+			json_object_object_add(o, "incomplete", json_object_new_object());
+		json_object_object_add(json_object_object_get(o, "incomplete"),
+				       mb_digest_by_alg(v->banks[b].alg)->name, list);
+	}
 
 	if (info->startup_locality_seen)
 		json_object_object_add(o, "startup_locality", json_object_new_int(info->startup_locality));
@@ -296,6 +314,7 @@ static int log_replay(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
+		info.incomplete[0] = info.incomplete[keep - v->banks];
 		if (keep != &v->banks[0])
 			memcpy(&v->banks[0], keep, sizeof(*keep));
 		v->n_banks = 1;
@@ -310,7 +329,7 @@ static int log_replay(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		json_object_object_add(root, "info", replay_info_json(&info));
+		json_object_object_add(root, "info", replay_info_json(&info, v));
 		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
