@@ -75,6 +75,40 @@ MB_EXPORT char *mb_event_text(const mb_event *ev);
 MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs, uint32_t firmware_pcrs,
 					  char **ret_json, mb_error *err) MB_WUR;
 
+/*
+ * Generate a policy from release artifacts (docs/policy.md, "From release artifacts"):
+ * PCR 9 digest rules for the files GRUB reads (kernel, initrd, grub.cfg) and the Linux EFI
+ * stub's initrd tag; PCR 8 text rules for the kernel-loading commands and the
+ * kernel_cmdline; optional extra text rules (allow_text). With a known-good log, the
+ * firmware PCRs' values come from it, and the GRUB commands and files that do not load the
+ * kernel or initrd are carried over from it (GRUB measures commands after variable
+ * expansion, which no config file can tell). EFI binaries for PCR 4 are passed as
+ * precomputed Authenticode digests (efi_digests).
+ */
+typedef struct mb_policy_efi_digest {
+	const char *description;          /* "shimx64.efi" */
+	size_t n;
+	uint16_t algs[MB_MAX_BANKS];
+	uint8_t digests[MB_MAX_BANKS][MB_DIGEST_MAX];
+} mb_policy_efi_digest;
+
+typedef struct mb_policy_artifacts {
+	const char *kernel;               /* host path of the kernel image GRUB will read */
+	const char *initrd;               /* host path of the initrd */
+	const char *cmdline;              /* kernel arguments as the boot entry gives them, without the path */
+	const char *grub_cfg;             /* host path of grub.cfg: its digest, and the linux/initrd lines */
+	const char *kernel_path;          /* the kernel's path as GRUB names it (else from grub_cfg, else any) */
+	const char *initrd_path;          /* likewise for the initrd */
+	const mb_policy_efi_digest *efi;  /* PCR 4 applications */
+	size_t n_efi;
+	const char *const *allow_text;    /* extra PCR 8 EV_IPL text rules (regular expressions) */
+	size_t n_allow_text;
+	const mb_event_log *log;          /* known-good log, or NULL */
+	uint32_t firmware_pcrs;           /* exact values from log (default: 0-7, less 4 with efi) */
+} mb_policy_artifacts;
+
+MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err) MB_WUR;
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,13 +16,25 @@ static const char policy_help[] =
 	"A policy is checked with 'mboot verify --policy POLICY'. Its format is in docs/policy.md.\n";
 
 static const char generate_help[] =
-	"Usage: mboot policy generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n\n"
-	"Write a policy from the event log of a machine known to be good: the exact values of the\n"
-	"firmware PCRs (--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15)\n"
-	"a rule for every event seen there: a text rule (the exact text, as an anchored regular\n"
-	"expression) where the event's text hashes to its digest, a digest rule otherwise. Each rule\n"
-	"is required and limited to the number of times it was seen. Edit it to loosen what may vary.\n\n"
+	"Usage: mboot policy generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n"
+	"       mboot policy generate --kernel K --initrd I (--cmdline S | --grub-cfg F) [--from-log LOG]\n"
+	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...] [-o FILE]\n\n"
+	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
+	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
+	"every event seen there: a text rule (the exact text, as an anchored regular expression) where\n"
+	"the event's text hashes to its digest, a digest rule otherwise. Each rule is required and\n"
+	"limited to the number of times it was seen.\n\n"
+	"From release artifacts (--kernel ...): PCR 9 digest rules for the kernel, initrd and\n"
+	"grub.cfg as GRUB reads them (and the EFI stub's initrd tag), PCR 8 text rules for the\n"
+	"command that loads the kernel, the kernel_cmdline and the initrd command. --cmdline is the\n"
+	"kernel's arguments as the boot entry gives them, without the kernel path; with --grub-cfg\n"
+	"the path and commands come from its first entry ($variables match any text). With\n"
+	"--from-log, the firmware PCRs come from the log, and GRUB's other commands and files are\n"
+	"carried over from it (GRUB measures commands after variable expansion). --allow-text adds\n"
+	"a PCR 8 text rule for what legitimately varies.\n\n"
 	"  -o, --output FILE    write there (default: stdout)\n";
+
+#define MAX_ALLOW 64
 
 static int policy_generate(int argc, char **argv)
 {
@@ -31,11 +43,20 @@ static int policy_generate(int argc, char **argv)
 		{ "pcrs", required_argument, NULL, 'p' },
 		{ "firmware-pcrs", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "grub-cfg", required_argument, NULL, 'g' },
+		{ "kernel-path", required_argument, NULL, 'K' },
+		{ "initrd-path", required_argument, NULL, 'I' },
+		{ "allow-text", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *log_path = NULL, *out = "-";
+	const char *log_path = NULL, *out = "-", *allow[MAX_ALLOW];
+	mb_policy_artifacts art = { 0 };
 	uint32_t pcrs = 0xffff, firmware = 0xff;
+	bool firmware_given = false;
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
 	char *json = NULL;
@@ -56,6 +77,7 @@ static int policy_generate(int argc, char **argv)
 				return tool_usage_error("policy generate", "bad PCR list '%s'", optarg);
 			break;
 		case 'f':
+			firmware_given = true;
 			if (strcmp(optarg, "none") == 0)
 				firmware = 0;
 			else if (tool_parse_pcr_list(optarg, &firmware) < 0)
@@ -64,24 +86,62 @@ static int policy_generate(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'k':
+			art.kernel = optarg;
+			break;
+		case 'i':
+			art.initrd = optarg;
+			break;
+		case 'c':
+			art.cmdline = optarg;
+			break;
+		case 'g':
+			art.grub_cfg = optarg;
+			break;
+		case 'K':
+			art.kernel_path = optarg;
+			break;
+		case 'I':
+			art.initrd_path = optarg;
+			break;
+		case 'a':
+			if (art.n_allow_text >= MAX_ALLOW)
+				return tool_usage_error("policy generate", "at most %d --allow-text", MAX_ALLOW);
+			allow[art.n_allow_text++] = optarg;
+			break;
 		default:
 			return tool_usage_error("policy generate", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return tool_usage_error("policy generate", "unexpected argument '%s'", argv[optind]);
-	if (!log_path)
-		return tool_usage_error("policy generate", "needs --from-log LOG");
-	rc = tool_load_log(log_path, &log);
-	if (rc)
-		return rc;
-	if (mb_policy_generate_from_log(log, pcrs | firmware, firmware, &json, &err) < 0) {
-		tool_report(log_path, &err);
+	if (!log_path && !art.kernel)
+		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ...");
+	if (art.kernel && (!art.initrd || (!art.cmdline && !art.grub_cfg)))
+		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
+	if (!art.kernel && (art.initrd || art.cmdline || art.grub_cfg || art.n_allow_text))
+		return tool_usage_error("policy generate", "--initrd, --cmdline, --grub-cfg, --allow-text go with --kernel");
+	if (log_path) {
+		rc = tool_load_log(log_path, &log);
+		if (rc)
+			return rc;
+	}
+	if (art.kernel) {
+		art.log = log;
+		art.allow_text = allow;
+		art.firmware_pcrs = firmware_given ? firmware : 0;
+		rc = mb_policy_generate_from_artifacts(&art, &json, &err);
+	} else {
+		rc = mb_policy_generate_from_log(log, pcrs | firmware, firmware, &json, &err);
+	}
+	if (rc < 0) {
+		tool_report("policy generate", &err);
 		rc = EXIT_USAGE;
 	} else {
 		size_t len = strlen(json);
 
 		json[len] = '\n';
+		rc = EXIT_OK;
 		if (mb_write_file(out, json, len + 1, 0644, &err) < 0) {
 			tool_report(out, &err);
 			rc = EXIT_USAGE;
