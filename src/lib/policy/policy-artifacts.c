@@ -14,64 +14,11 @@
 #include <string.h>
 
 #include <mboot/policy.h>
+#include "lib/grub/grub.h"
 #include "policy-build.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
-
-#define GRUB_CFG_MAX (4u << 20)
-#define MAX_WORDS 256
-
-typedef struct words {
-	size_t n;
-	char *w[MAX_WORDS];
-} words;
-
-static void words_done(words *ws)
-{
-	size_t i;
-
-	for (i = 0; i < ws->n; i++)
-		free(ws->w[i]);
-	ws->n = 0;
-}
-
-/* GRUB's own word splitting, as far as a linux/initrd line needs it: blanks separate words,
- * quotes group and disappear, a backslash escapes. Variables are left as $name. */
-static int split_words(const char *s, const char *end, words *ws)
-{
-	while (s < end) {
-		char *w;
-		size_t o = 0;
-		char quote = 0;
-
-		while (s < end && (*s == ' ' || *s == '\t'))
-			s++;
-		if (s >= end || *s == '#')
-			break;
-		if (ws->n >= MAX_WORDS)
-			return -E2BIG;
-		w = malloc((size_t) (end - s) + 1);
-		if (!w)
-			return -ENOMEM;
-		while (s < end && (quote || (*s != ' ' && *s != '\t'))) {
-			if (!quote && (*s == '\'' || *s == '"')) {
-				quote = *s++;
-			} else if (quote && *s == quote) {
-				quote = 0;
-				s++;
-			} else if (*s == '\\' && quote != '\'' && s + 1 < end) {
-				w[o++] = s[1];
-				s += 2;
-			} else {
-				w[o++] = *s++;
-			}
-		}
-		w[o] = 0;
-		ws->w[ws->n++] = w;
-	}
-	return 0;
-}
 
 /* A word as a regular expression: literal text, with $name and ${name} matching any word part. */
 static char *word_regex(const char *w)
@@ -103,7 +50,7 @@ static char *word_regex(const char *w)
 }
 
 /* Words [from, n) as regular expressions joined by single spaces (GRUB joins argv so). */
-static char *join_regex(const words *ws, size_t from)
+static char *join_regex(const grub_words *ws, size_t from)
 {
 	size_t i, len = 1;
 	char *out, **parts = calloc(ws->n + 1, sizeof(*parts));
@@ -134,56 +81,6 @@ fail:
 		free(parts[i]);
 	free(parts);
 	return NULL;
-}
-
-typedef struct boot_entry {
-	words linux_line;  /* linux[efi|16] PATH ARGS... */
-	words initrd_line; /* initrd[efi|16] PATH... */
-} boot_entry;
-
-static bool is_cmd(const char *w, const char *base)
-{
-	size_t n = strlen(base);
-
-	return strncmp(w, base, n) == 0 && (w[n] == 0 || strcmp(w + n, "efi") == 0 || strcmp(w + n, "16") == 0);
-}
-
-/* The first linux and initrd lines of grub.cfg: those of the default (first) entry. */
-static int read_grub_cfg(const char *path, boot_entry *e, mb_error *err)
-{
-	uint8_t *text;
-	size_t size;
-	const char *p, *end;
-	int rc = mb_read_file(path, GRUB_CFG_MAX, &text, &size, err);
-
-	if (rc < 0)
-		return rc;
-	p = (const char *) text;
-	end = p + size;
-	while (p < end && (!e->linux_line.n || !e->initrd_line.n)) {
-		const char *eol = memchr(p, '\n', (size_t) (end - p));
-		words ws = { 0 };
-
-		if (!eol)
-			eol = end;
-		rc = split_words(p, eol, &ws);
-		if (rc < 0) {
-			words_done(&ws);
-			free(text);
-			return mb_fail(err, rc, "%s: a line with too many words", path);
-		}
-		if (ws.n >= 2 && !e->linux_line.n && is_cmd(ws.w[0], "linux"))
-			e->linux_line = ws;
-		else if (ws.n >= 2 && !e->initrd_line.n && is_cmd(ws.w[0], "initrd"))
-			e->initrd_line = ws;
-		else
-			words_done(&ws);
-		p = eol < end ? eol + 1 : end;
-	}
-	free(text);
-	if (!e->linux_line.n)
-		return mb_fail(err, -EBADMSG, "%s: no linux command found", path);
-	return 0;
 }
 
 /* Banks the policy speaks for: the log's known banks, or all four a TPM 2.0 may have. */
@@ -231,35 +128,13 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 
 /* Which log events the artifacts replace. */
 typedef struct carry_ctx {
-	words log_paths; /* files the log's own linux/initrd commands loaded */
+	grub_words log_paths; /* files the log's own linux/initrd commands loaded */
 } carry_ctx;
-
-static bool grub_loader_text(const mb_event *ev)
-{
-	static const char *const prefixes[] = { "grub_cmd: linux", "grub_cmd: initrd", "kernel_cmdline: " };
-	size_t i;
-
-	if (ev->type != MB_EV_IPL)
-		return false;
-	for (i = 0; i < 3; i++) {
-		size_t n = strlen(prefixes[i]);
-
-		if (ev->data_size >= n && memcmp(ev->data, prefixes[i], n) == 0) {
-			/* "grub_cmd: linux" also starts "grub_cmd: linuxefi ..."; not "linux_gfx_mode". */
-			char next = ev->data_size > n ? (char) ev->data[n] : 0;
-
-			if (i == 2 || next == ' ' || next == 0 || (ev->data_size > n + 2 && memcmp(ev->data + n, "efi", 3) == 0) ||
-			    (ev->data_size > n + 1 && memcmp(ev->data + n, "16", 2) == 0))
-				return true;
-		}
-	}
-	return false;
-}
 
 static bool skip_pcr8(const mb_event *ev, void *ud)
 {
 	(void) ud;
-	return grub_loader_text(ev);
+	return grub_event_kind_of(ev) != GRUB_EVENT_NONE;
 }
 
 static bool ends_with(const uint8_t *data, size_t n, const char *suffix)
@@ -301,22 +176,22 @@ static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 		const char *start = (const char *) ev->data + 10;
-		words ws = { 0 };
+		grub_words ws = { 0 };
 		size_t k;
 
-		if (ev->pcr != 8 || !grub_loader_text(ev) || ev->data_size < 10 || memcmp(ev->data, "grub_cmd: ", 10) != 0)
+		if (ev->pcr != 8 || !grub_event_kind_of(ev) != GRUB_EVENT_NONE || ev->data_size < 10 || memcmp(ev->data, "grub_cmd: ", 10) != 0)
 			continue;
-		if (split_words(start, (const char *) ev->data + ev->data_size - (ev->data[ev->data_size - 1] == 0), &ws) < 0) {
-			words_done(&ws);
+		if (grub_split_words(start, (const char *) ev->data + ev->data_size - (ev->data[ev->data_size - 1] == 0), &ws) < 0) {
+			grub_words_done(&ws);
 			continue;
 		}
 		/* linux: the path only; initrd: every path. */
-		for (k = 1; k < ws.n && c->log_paths.n < MAX_WORDS; k++) {
-			if (is_cmd(ws.w[0], "linux") && k > 1)
+		for (k = 1; k < ws.n && c->log_paths.n < GRUB_MAX_WORDS; k++) {
+			if (grub_is_cmd(ws.w[0], "linux") && k > 1)
 				break;
 			c->log_paths.w[c->log_paths.n++] = strdup(ws.w[k]);
 		}
-		words_done(&ws);
+		grub_words_done(&ws);
 	}
 	return 0;
 }
@@ -337,8 +212,8 @@ static int add_text_rule(json_object *rules, const char *fmt_prefix, const char 
 MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
 {
 	json_object *root = json_object_new_object(), *jp = json_object_new_object(), *r8, *r9;
-	boot_entry entry = { 0 };
-	words args = { 0 };
+	grub_entry entry = { 0 };
+	grub_words args = { 0 };
 	carry_ctx carry = { 0 };
 	uint16_t algs[MB_MAX_BANKS];
 	size_t n_algs = policy_banks(a->log, algs), i;
@@ -367,12 +242,12 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		goto out;
 	}
 	if (a->grub_cfg) {
-		rc = read_grub_cfg(a->grub_cfg, &entry, err);
+		rc = grub_read_cfg_entry(a->grub_cfg, &entry, err);
 		if (rc < 0)
 			goto out;
 	}
 	if (a->cmdline) {
-		rc = split_words(a->cmdline, a->cmdline + strlen(a->cmdline), &args);
+		rc = grub_split_words(a->cmdline, a->cmdline + strlen(a->cmdline), &args);
 		if (rc < 0) {
 			rc = mb_fail(err, rc, "the command line has too many words");
 			goto out;
@@ -517,10 +392,9 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	*ret_json = policy_to_string(root);
 	rc = *ret_json ? 0 : mb_fail(err, -ENOMEM, "out of memory");
 out:
-	words_done(&entry.linux_line);
-	words_done(&entry.initrd_line);
-	words_done(&args);
-	words_done(&carry.log_paths);
+	grub_entry_done(&entry);
+	grub_words_done(&args);
+	grub_words_done(&carry.log_paths);
 	free(kpath);
 	free(kargs);
 	free(ipaths);
