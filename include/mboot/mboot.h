@@ -9,5 +9,6 @@
 #include <mboot/replay.h>
 #include <mboot/diff.h>
 #include <mboot/policy.h>
+#include <mboot/predict.h>
 
 #endif

@@ -13,6 +13,7 @@ static const struct {
 } verbs[] = {
 	{ "log", verb_log, "show, replay, diff a firmware event log" },
 	{ "policy", verb_policy, "generate and check policies: what a good boot is" },
+	{ "predict", verb_predict, "the PCR values of the next boot after an update" },
 };
 
 static void usage(FILE *f)
