@@ -145,6 +145,8 @@ static int signature_lists(const uint8_t *data, size_t size, json_object *o, mb_
 		mb_dec_add_guid(l, "type_guid", type);
 		if (tname)
 			mb_dec_add_str(l, "type", tname);
+		mb_dec_add_u64(l, "list_size", list_size);
+		mb_dec_add_u64(l, "header_size", header_size);
 		mb_dec_add_u64(l, "signature_size", sig_size);
 		mb_dec_add_u64(l, "count", count);
 		json_object_object_add(l, "signatures", sigs);
@@ -347,7 +349,13 @@ int mb_dec_efi_variable(const mb_event *ev, json_object *o, mb_dec_why *why)
 	/* A default line, replaced below where the contents say more. */
 	mb_dec_set_desc(o, "%s (%s), %" PRIu64 " bytes", name, gname ? gname : gtext, data_len);
 
-	if (ev->type == MB_EV_EFI_VARIABLE_AUTHORITY) {
+	if (ev->type == MB_EV_EFI_VARIABLE_AUTHORITY && shim && data_len == 1 &&
+	    (strcmp(name, "MokListTrusted") == 0 || strcmp(name, "MokSBState") == 0 || strcmp(name, "MokPolicy") == 0)) {
+		/* shim's one-byte state variables (mok.c), measured into PCR 7. */
+		mb_dec_add_u64(o, "value", vdata[0]);
+		mb_dec_add_bool(o, "enabled", vdata[0] != 0);
+		mb_dec_set_desc(o, "%s = %u", name, vdata[0]);
+	} else if (ev->type == MB_EV_EFI_VARIABLE_AUTHORITY) {
 		authority_data(vdata, (size_t) data_len, o, name);
 	} else if (global && strcmp(name, "SecureBoot") == 0) {
 		if (data_len == 1) {
@@ -356,7 +364,9 @@ int mb_dec_efi_variable(const mb_event *ev, json_object *o, mb_dec_why *why)
 			if (vdata[0] > 1)
 				mb_dec_add_u64(o, "secure_boot_value", vdata[0]);
 		} else if (data_len == 0) {
-			mb_dec_set_desc(o, "SecureBoot (empty)");
+			/* Firmware without Secure Boot support logs the absent variable empty. */
+			mb_dec_add_bool(o, "secure_boot", false);
+			mb_dec_set_desc(o, "SecureBoot = disabled (variable absent)");
 		} else {
 			rc = mb_dec_fail(why, "SecureBoot: %" PRIu64 " bytes of data, 1 expected", data_len);
 		}
