@@ -127,6 +127,8 @@ typedef struct mb_event_log mb_event_log;
  * or -ENOMEM; an empty input is -EBADMSG ("empty event log").
  */
 MB_EXPORT int mb_event_log_parse(const void *data, size_t size, mb_event_log **ret, mb_error *err) MB_WUR;
+/* The same, taking ownership of data (a malloc'd buffer): no copy. data is freed on failure too. */
+MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log **ret, mb_error *err) MB_WUR;
 MB_EXPORT void mb_event_log_free(mb_event_log *log);
 
 MB_EXPORT mb_log_format mb_event_log_format(const mb_event_log *log);

@@ -44,6 +44,9 @@ typedef struct mb_replay_info {
 	uint32_t events_extended;
 	uint32_t events_no_action;     /* EV_NO_ACTION: never extended */
 	uint32_t events_out_of_range;  /* PCR index >= 24: shown, never extended */
+	/* incomplete[b] bit n: some event extended PCR n without a digest for ret->banks[b]:
+	 * that bank's value for PCR n is not what the TPM holds. */
+	uint32_t incomplete[MB_MAX_BANKS];
 	size_t n_unknown_algs;         /* banks carried but not replayed */
 	uint16_t unknown_algs[MB_MAX_BANKS];
 } mb_replay_info;

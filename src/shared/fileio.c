@@ -28,6 +28,12 @@ int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, 
 
 		if (cap - size < 4096 + 1) {
 			size_t ncap = cap ? cap * 2 : 65536;
+			struct stat st;
+
+			/* st_size is only a hint for the first buffer (sysfs says 0); reads go to EOF. */
+			if (!cap && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+			    (uint64_t) st.st_size < max)
+				ncap = (size_t) st.st_size + 4096 + 2;
 			uint8_t *nbuf;
 
 			if (ncap > max + 4096 + 1)

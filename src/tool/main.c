@@ -12,6 +12,7 @@ static const struct {
 	const char *summary;
 } verbs[] = {
 	{ "log", verb_log, "show, replay, diff a firmware event log" },
+	{ "policy", verb_policy, "generate and check policies: what a good boot is" },
 };
 
 static void usage(FILE *f)

@@ -27,6 +27,10 @@ int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((form
 /* Read and parse an event log; on failure reports and returns EXIT_USAGE. */
 int tool_load_log(const char *path, mb_event_log **ret);
 
+struct mb_policy;
+/* Read and load a policy; on failure reports (line and field) and returns EXIT_USAGE. */
+int tool_load_policy(const char *path, struct mb_policy **ret);
+
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
 

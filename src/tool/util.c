@@ -51,8 +51,7 @@ int tool_load_log(const char *path, mb_event_log **ret)
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	rc = mb_event_log_parse(buf, size, ret, &err);
-	free(buf);
+	rc = mb_event_log_parse_take(buf, size, ret, &err);
 	if (rc < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;

@@ -74,7 +74,7 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 	a->pcr_mask = UINT32_MAX;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", log_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", log_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(help, stdout);
@@ -132,6 +132,7 @@ static json_object *event_json(const mb_event_log *log, const mb_event *ev)
 
 	json_object_object_add(o, "index", json_object_new_int64(ev->number));
 	json_object_object_add(o, "offset", json_object_new_int64((int64_t) ev->offset));
+	json_object_object_add(o, "record_size", json_object_new_int64(ev->record_size));
 	json_object_object_add(o, "pcr", json_object_new_int64(ev->pcr));
 	json_object_object_add(o, "type", json_object_new_string(tool_type_name(ev->type, tbuf)));
 	json_object_object_add(o, "type_value", json_object_new_int64(ev->type));
@@ -237,9 +238,27 @@ static int log_show(int argc, char **argv)
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
 }
 
-static json_object *replay_info_json(const mb_replay_info *info)
+static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_values *v)
 {
 	json_object *o = json_object_new_object();
+	size_t b;
+
+	for (b = 0; b < v->n_banks; b++) {
+		json_object *list;
+		uint32_t p;
+
+		if (!info->incomplete[b])
+			continue;
+		/* PCRs some event extended without a digest for this bank: the value is not the TPM's. */
+		list = json_object_new_array();
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if (info->incomplete[b] & (1u << p))
+				json_object_array_add(list, json_object_new_int((int) p));
+		if (!json_object_object_get_ex(o, "incomplete", NULL))
+			json_object_object_add(o, "incomplete", json_object_new_object());
+		json_object_object_add(json_object_object_get(o, "incomplete"),
+				       mb_digest_by_alg(v->banks[b].alg)->name, list);
+	}
 
 	if (info->startup_locality_seen)
 		json_object_object_add(o, "startup_locality", json_object_new_int(info->startup_locality));
@@ -295,6 +314,7 @@ static int log_replay(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
+		info.incomplete[0] = info.incomplete[keep - v->banks];
 		if (keep != &v->banks[0])
 			memcpy(&v->banks[0], keep, sizeof(*keep));
 		v->n_banks = 1;
@@ -309,7 +329,7 @@ static int log_replay(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		json_object_object_add(root, "info", replay_info_json(&info));
+		json_object_object_add(root, "info", replay_info_json(&info, v));
 		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
@@ -331,6 +351,10 @@ static int log_replay(int argc, char **argv)
 			printf("note: H-CRTM event: PCR 0 started at 0...04\n");
 		if (info.events_out_of_range)
 			printf("note: %u events for PCR indices above 23 were not extended\n", info.events_out_of_range);
+		for (b = 0; b < v->n_banks; b++)
+			if (info.incomplete[b])
+				printf("note: %s: some events carry no digest for this bank; PCRs 0x%06x are incomplete\n",
+				       mb_digest_by_alg(v->banks[b].alg)->name, info.incomplete[b]);
 		for (b = 0; b < info.n_unknown_algs; b++)
 			printf("note: bank 0x%04x is carried by the log but mboot cannot compute it: not replayed\n",
 			       info.unknown_algs[b]);
@@ -357,9 +381,13 @@ static void print_side(const char *tag, const mb_event_log *log, const mb_event 
 	char tbuf[16];
 	json_object *dec = mb_event_decode(log, ev), *desc = NULL;
 
+	mb_digest_check check;
+
 	json_object_object_get_ex(dec, "description", &desc);
-	printf("    %s #%u %s: %s\n", tag, ev->number, tool_type_name(ev->type, tbuf),
-	       desc ? json_object_get_string(desc) : "");
+	printf("    %s #%u %s: %s%s\n", tag, ev->number, tool_type_name(ev->type, tbuf),
+	       desc ? json_object_get_string(desc) : "",
+	       mb_event_check_digest(ev, &check) == 0 && check.status == MB_DIGEST_MISMATCH ?
+	       "  [DIGEST MISMATCH: data not trusted]" : "");
 	json_object_put(dec);
 }
 

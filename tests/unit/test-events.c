@@ -47,6 +47,7 @@ static mb_event_log *load_log(const char *rel)
 	snprintf(path, sizeof(path), "%s/corpus/%s", testdata(), rel);
 	if (mb_read_file(path, MB_LOG_MAX_SIZE, &buf, &n, &err) < 0) {
 		print_error("cannot read %s\n", path);
+		free(buf);
 		return NULL;
 	}
 	if (mb_event_log_parse(buf, n, &log, &err) < 0)
@@ -516,6 +517,13 @@ static bool is_known_malformed(const char *log, uint32_t event)
 	return false;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
 static unsigned sweep_dir(const char *root, const char *rel, unsigned *ret_events, unsigned *ret_logs)
 {
 	char path[1024];
@@ -528,7 +536,6 @@ static unsigned sweep_dir(const char *root, const char *rel, unsigned *ret_event
 	assert_non_null(d);
 	while ((e = readdir(d))) {
 		char sub[1024];
-		size_t len = strlen(e->d_name);
 		mb_event_log *log;
 		size_t i;
 
@@ -539,14 +546,13 @@ static unsigned sweep_dir(const char *root, const char *rel, unsigned *ret_event
 			bad += sweep_dir(root, sub, ret_events, ret_logs);
 			continue;
 		}
-		if ((len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0) || (len > 3 && strcmp(e->d_name + len - 3, ".md") == 0))
+		if (ends_with(e->d_name, ".yaml") || ends_with(e->d_name, ".md") || ends_with(e->d_name, ".json") ||
+		    ends_with(e->d_name, ".txt") || ends_with(e->d_name, ".b64") || ends_with(e->d_name, ".warn"))
 			continue;
+		/* Junk, IMA logs and logs the parser rejects are test-eventlog's and test-corpus's business. */
 		log = load_log(sub);
-		if (!log) {
-			print_error("%s does not parse\n", sub);
-			bad++;
+		if (!log)
 			continue;
-		}
 		(*ret_logs)++;
 		for (i = 0; i < mb_event_log_count(log); i++) {
 			const mb_event *ev = mb_event_log_event(log, i);
@@ -582,7 +588,7 @@ static void test_sweep_corpus(void **state)
 	bad = sweep_dir(root, "", &events, &logs);
 	print_message("decoded %u events of %u logs\n", events, logs);
 	assert_int_equal(bad, 0);
-	assert_true(logs >= 16);
+	assert_true(logs >= 40);
 	/* The listed malformed events are still malformed (the list does not rot). */
 	for (i = 0; i < sizeof(known_malformed) / sizeof(known_malformed[0]); i++) {
 		mb_event_log *log = load_log(known_malformed[i].log);

@@ -105,6 +105,10 @@ MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values
 			info->events_out_of_range++;
 			continue;
 		}
+		if (ev->n_digests < n_banks)
+			for (b = 0; b < ret->n_banks; b++)
+				if (!mb_event_digest_for(ev, ret->banks[b].alg))
+					info->incomplete[b] |= 1u << ev->pcr;
 		for (k = 0; k < ev->n_digests; k++) {
 			mb_pcr_bank *bank = NULL;
 
