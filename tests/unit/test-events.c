@@ -977,6 +977,11 @@ static void test_known_values(void **state)
 	assert_string_equal(jstr(o, "tag_name"), "Linux initrd");
 	assert_string_equal(jstr(o, "text"), "Linux initrd");
 	json_object_put(o);
+	/* Bytes that are not UTF-8 never reach the JSON as such. */
+	o = decode_buf(8, MB_EV_IPL, "grub_cmd: echo \xff\xc3\0", 18);
+	assert_string_equal(jstr(o, "kind"), "grub_command");
+	assert_string_equal(jstr(o, "text"), "echo ??");
+	json_object_put(o);
 	/* Unknown type: raw, no error. */
 	o = decode_buf(0, 0x12345678, "ab", 2);
 	assert_string_equal(jstr(o, "kind"), "raw");

@@ -23,18 +23,70 @@ int mb_dec_fail(mb_dec_why *why, const char *fmt, ...)
 	return -EBADMSG;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629), 0 when it is not one. */
+static size_t utf8_seq(const uint8_t *p, size_t n)
+{
+	size_t more, k;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		more = 1, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		more = 2, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		more = 3, c = p[0] & 0x07;
+	else
+		return 0;
+	if (more > n - 1)
+		return 0;
+	for (k = 1; k <= more; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[k] & 0x3f);
+	}
+	if ((more == 2 && (c < 0x800 || (c >= 0xd800 && c < 0xe000))) || (more == 3 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return more + 1;
+}
+
+/* JSON output must be UTF-8: a byte that starts no well-formed sequence becomes '?'. */
+static void utf8_sanitize(char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k = utf8_seq((const uint8_t *) s + i, n - i);
+
+		if (k == 0) {
+			s[i++] = '?';
+			continue;
+		}
+		i += k;
+	}
+}
+
 void mb_dec_add_str(json_object *o, const char *key, const char *s)
 {
-	json_object *v = json_object_new_string(s ? s : "");
-
-	if (v)
-		json_object_object_add(o, key, v);
+	mb_dec_add_strn(o, key, s ? s : "", s ? strlen(s) : 0);
 }
 
 void mb_dec_add_strn(json_object *o, const char *key, const char *s, size_t n)
 {
-	json_object *v = json_object_new_string_len(s, (int) (n > MB_DEC_MAX_STRING ? MB_DEC_MAX_STRING : n));
+	json_object *v;
+	char *copy;
 
+	if (n > MB_DEC_MAX_STRING)
+		n = MB_DEC_MAX_STRING;
+	copy = malloc(n + 1);
+	if (!copy)
+		return;
+	memcpy(copy, s, n);
+	copy[n] = 0;
+	utf8_sanitize(copy, n);
+	v = json_object_new_string_len(copy, (int) n);
+	free(copy);
 	if (v)
 		json_object_object_add(o, key, v);
 }
@@ -103,6 +155,7 @@ void mb_dec_set_desc(json_object *o, const char *fmt, ...)
 	for (i = 0; buf[i]; i++)
 		if ((unsigned char) buf[i] < 0x20 || buf[i] == 0x7f)
 			buf[i] = ' ';
+	utf8_sanitize(buf, i);
 	mb_dec_add_str(o, "description", buf);
 }
 
@@ -291,7 +344,7 @@ bool mb_looks_text(const uint8_t *p, size_t n)
 		return false;
 	while (i < n) {
 		uint8_t b = p[i];
-		size_t k, more;
+		size_t k;
 		uint32_t c;
 
 		if (b < 0x80) {
@@ -301,26 +354,13 @@ bool mb_looks_text(const uint8_t *p, size_t n)
 			continue;
 		}
 		/* Well-formed UTF-8 only (RFC 3629): no overlongs, no surrogates. */
-		if (b >= 0xc2 && b <= 0xdf)
-			more = 1, c = b & 0x1f;
-		else if (b >= 0xe0 && b <= 0xef)
-			more = 2, c = b & 0x0f;
-		else if (b >= 0xf0 && b <= 0xf4)
-			more = 3, c = b & 0x07;
-		else
+		k = utf8_seq(p + i, n - i);
+		if (k == 0)
 			return false;
-		if (more > n - i - 1)
-			return false;
-		for (k = 1; k <= more; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return false;
-			c = c << 6 | (p[i + k] & 0x3f);
-		}
-		if ((more == 2 && (c < 0x800 || (c >= 0xd800 && c < 0xe000))) || (more == 3 && (c < 0x10000 || c > 0x10ffff)))
-			return false;
+		c = k == 2 ? (uint32_t) (b & 0x1f) << 6 | (p[i + 1] & 0x3f) : 0xa0;
 		if (!printable_unit(c))
 			return false;
-		i += more + 1;
+		i += k;
 	}
 	return true;
 }
