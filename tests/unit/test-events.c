@@ -863,6 +863,8 @@ static void test_devpath_nodes(void **state)
 		0x04, 0x08, 0x18, 0x00, 0, 0, 0, 0, 0x00, 0x10, 0, 0, 0, 0, 0, 0, 0xff, 0x1f, 0, 0, 0, 0, 0, 0,
 		0x7f, 0x01, 0x04, 0x00,                                                 /* next instance */
 		0x03, 0x18, 0x0b, 0x00, 'h', 't', 't', 'p', ':', '/', '/',              /* Uri */
+		0x01, 0x03, 0x18, 0x00, 0x0b, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0xff, 0xff, 0, 0x80, 0, 0, 0, 0, /* MemoryMapped */
+		0x03, 0x1d, 0x05, 0x00, 0x01,                                           /* eMMC(0x1) */
 		0x09, 0x09, 0x06, 0x00, 0xaa, 0xbb,                                     /* unknown */
 		0x7f, 0xff, 0x04, 0x00,
 	};
@@ -871,7 +873,7 @@ static void test_devpath_nodes(void **state)
 	assert_string_equal(jstr(o, "kind"), "efi_image_load");
 	assert_string_equal(jstr(o, "device_path"),
 			    "PciRoot(0x0)/Pci(0x1d,0x2)/USB(0x3,0x0)/NVMe(0x1,08-07-06-05-04-03-02-01)/Offset(0x1000,0x1fff),"
-			    "Uri(http://)/Path(9,9,aabb)");
+			    "Uri(http://)/MemoryMapped(0xb,0x80000000,0x8000ffff)/eMMC(0x1)/Path(9,9,aabb)");
 	assert_string_equal(jstr(o, "image_location"), "0x1000");
 	assert_int_equal(json_object_get_int(jget(o, "image_length")), 0x2000);
 	json_object_put(o);

@@ -85,6 +85,14 @@ static int hardware_node(text *t, uint8_t sub, mb_reader *r)
 			return -EBADMSG;
 		put(t, "Pci(0x%x,0x%x)", dev, fn);
 		return 0;
+	case 3: { /* Memory mapped: memory type, start, end */
+		uint64_t start, end;
+
+		if (mb_read_u32le(r, &u32) < 0 || mb_read_u64le(r, &start) < 0 || mb_read_u64le(r, &end) < 0)
+			return -EBADMSG;
+		put(t, "MemoryMapped(0x%x,0x%" PRIx64 ",0x%" PRIx64 ")", u32, start, end);
+		return 0;
+	}
 	case 4:
 		return vendor(t, "VenHw", r);
 	case 5: /* Controller */
@@ -186,6 +194,36 @@ static int messaging_node(text *t, uint8_t sub, mb_reader *r)
 		inet_ntop(AF_INET6, p, a2, sizeof(a2));
 		put(t, "IPv6(%s,%s,%s,%s)", a1, ip_protocol(w2, proto),
 		    b0 == 0 ? "Static" : b0 == 1 ? "StatelessAutoConfigure" : "StatefulAutoConfigure", a2);
+		return 0;
+	case 1: /* ATAPI: primary/secondary, master/slave, LUN */
+		if (mb_read_u8(r, &b0) < 0 || mb_read_u8(r, &b1) < 0 || mb_read_u16le(r, &w0) < 0)
+			return -EBADMSG;
+		put(t, "Ata(%s,%s,0x%x)", b0 ? "Secondary" : "Primary", b1 ? "Slave" : "Master", w0);
+		return 0;
+	case 15: { /* USB class: vendor, product, class, subclass, protocol */
+		uint8_t cls, subcls, proto8;
+
+		if (mb_read_u16le(r, &w0) < 0 || mb_read_u16le(r, &w1) < 0 || mb_read_u8(r, &cls) < 0 ||
+		    mb_read_u8(r, &subcls) < 0 || mb_read_u8(r, &proto8) < 0)
+			return -EBADMSG;
+		put(t, "UsbClass(0x%x,0x%x,0x%x,0x%x,0x%x)", w0, w1, cls, subcls, proto8);
+		return 0;
+	}
+	case 20: /* VLAN */
+		if (mb_read_u16le(r, &w0) < 0)
+			return -EBADMSG;
+		put(t, "Vlan(%u)", w0);
+		return 0;
+	case 25: /* UFS: target id, LUN */
+		if (mb_read_u8(r, &b0) < 0 || mb_read_u8(r, &b1) < 0)
+			return -EBADMSG;
+		put(t, "UFS(0x%x,0x%x)", b0, b1);
+		return 0;
+	case 26: /* SD: slot */
+	case 29: /* eMMC: slot */
+		if (mb_read_u8(r, &b0) < 0)
+			return -EBADMSG;
+		put(t, "%s(0x%x)", sub == 26 ? "SD" : "eMMC", b0);
 		return 0;
 	case 17: /* Device logical unit */
 		if (mb_read_u8(r, &b0) < 0)
