@@ -11,7 +11,8 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } verbs[] = {
-	{ "log", verb_log, "show, replay, diff a firmware event log" },
+	{ "log", verb_log, "show, replay, diff a firmware event log; extend it into a TPM" },
+	{ "pcrs", verb_pcrs, "PCR values the TPM holds now" },
 };
 
 static void usage(FILE *f)

@@ -4,5 +4,10 @@
 
 /* Each verb gets argv from its own name on (argv[0] = "log", ...) and returns the exit code. */
 int verb_log(int argc, char **argv);
+int verb_pcrs(int argc, char **argv);
+int verb_verify(int argc, char **argv);
+
+/* mboot log extend: in verb-log-extend.c, dispatched from verb-log.c. */
+int log_extend(int argc, char **argv);
 
 #endif
