@@ -9,5 +9,6 @@
 #include <mboot/replay.h>
 #include <mboot/diff.h>
 #include <mboot/tpm.h>
+#include <mboot/verify.h>
 
 #endif

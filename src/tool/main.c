@@ -13,6 +13,7 @@ static const struct {
 } verbs[] = {
 	{ "log", verb_log, "show, replay, diff a firmware event log; extend it into a TPM" },
 	{ "pcrs", verb_pcrs, "PCR values the TPM holds now" },
+	{ "verify", verb_verify, "check the event log against the TPM's PCRs (or given values)" },
 };
 
 static void usage(FILE *f)

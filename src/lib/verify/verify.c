@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Event log against PCR values: verdicts and, for a mismatch, what may explain it. */
+#include <errno.h>
+#include <string.h>
+
+#include <mboot/events.h>
+#include <mboot/verify.h>
+#include "shared/fail.h"
+
+/* PFP §10.4.4 / §3.3.4.5: the EV_EFI_ACTION strings measured into PCR 5 at ExitBootServices. */
+static const char ebs_invocation[] = "Exit Boot Services Invocation";
+static const char ebs_success[] = "Exit Boot Services Returned with Success";
+
+MB_EXPORT const char *mb_pcr_verdict_name(mb_pcr_verdict v)
+{
+	switch (v) {
+	case MB_PCR_VERIFIED: return "verified";
+	case MB_PCR_MISMATCH: return "mismatch";
+	case MB_PCR_NOT_COVERED: return "not-covered";
+	case MB_PCR_BANK_NOT_IN_LOG: return "bank-not-in-log";
+	case MB_PCR_UNVERIFIED: return "unverified";
+	case MB_PCR_NO_VALUE: return "no-value";
+	default: return "invalid";
+	}
+}
+
+static bool in_list(uint16_t alg, const uint16_t *algs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (algs[i] == alg)
+			return true;
+	return false;
+}
+
+static bool extends(const mb_event *ev)
+{
+	return ev->type != MB_EV_NO_ACTION && ev->pcr < MB_PCR_COUNT;
+}
+
+static bool is_action(const mb_event *ev, const char *s)
+{
+	size_t n = strlen(s);
+
+	return ev->type == MB_EV_EFI_ACTION && ev->data_size == n && memcmp(ev->data, s, n) == 0;
+}
+
+/* Replay every event of one PCR of one bank onto value (a start value). 0 or -EIO. */
+static int replay_one(const mb_event_log *log, uint16_t alg, uint32_t pcr, uint8_t *value)
+{
+	size_t i, n = mb_event_log_count(log);
+
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const mb_event_digest *d;
+
+		if (!extends(ev) || ev->pcr != pcr)
+			continue;
+		d = mb_event_digest_for(ev, alg);
+		if (d && mb_digest_extend(alg, value, d->bytes) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int explain(const mb_event_log *log, const mb_replay_info *info, mb_verify_pcr *r)
+{
+	size_t i, n = mb_event_log_count(log);
+	uint8_t v[MB_DIGEST_MAX];
+	bool have_inv = false, have_ok = false;
+
+	/* Events whose data does not hash to their digest, and the longest agreeing prefix. */
+	mb_pcr_initial(r->alg, r->pcr, info->startup_locality, info->hcrtm, v);
+	if (memcmp(v, r->actual, r->size) == 0) {
+		r->prefix_match = true;
+		r->last_good_event = -1;
+	}
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const mb_event_digest *d;
+		mb_digest_check check;
+
+		if (!extends(ev) || ev->pcr != r->pcr)
+			continue;
+		if (is_action(ev, ebs_invocation))
+			have_inv = true;
+		if (is_action(ev, ebs_success))
+			have_ok = true;
+		if (mb_event_check_digest(ev, &check) == 0 && check.status == MB_DIGEST_MISMATCH) {
+			if (r->n_bad_digest < MB_VERIFY_MAX_BAD_EVENTS)
+				r->bad_digest_events[r->n_bad_digest] = ev->number;
+			r->n_bad_digest++;
+		}
+		d = mb_event_digest_for(ev, r->alg);
+		if (!d)
+			continue;
+		if (mb_digest_extend(r->alg, v, d->bytes) < 0)
+			return -EIO;
+		/* Not the full log (that is the mismatch itself): a strict prefix that matches. */
+		if (memcmp(v, r->actual, r->size) == 0 && memcmp(v, r->expected, r->size) != 0) {
+			r->prefix_match = true;
+			r->last_good_event = ev->number;
+		}
+	}
+
+	/* Firmware that extended the ExitBootServices actions but did not log them. */
+	if (r->pcr == 5 && (!have_inv || !have_ok)) {
+		uint8_t w[MB_DIGEST_MAX], d[MB_DIGEST_MAX];
+
+		memcpy(w, r->expected, r->size);
+		if (!have_inv) {
+			if (mb_digest(r->alg, ebs_invocation, strlen(ebs_invocation), d) < 0 ||
+			    mb_digest_extend(r->alg, w, d) < 0)
+				return -EIO;
+			r->quirk_events |= 1;
+		}
+		if (!have_ok) {
+			if (mb_digest(r->alg, ebs_success, strlen(ebs_success), d) < 0 ||
+			    mb_digest_extend(r->alg, w, d) < 0)
+				return -EIO;
+			r->quirk_events |= 2;
+		}
+		if (memcmp(w, r->actual, r->size) == 0)
+			r->quirk = MB_QUIRK_EXIT_BOOT_SERVICES;
+		else
+			r->quirk_events = 0;
+	}
+
+	/* PCR 0 from another start value: locality 0-4 (4 also being the H-CRTM start). */
+	if (r->pcr == 0 && r->quirk == MB_QUIRK_NONE) {
+		uint8_t loc;
+
+		for (loc = 0; loc <= 4; loc++) {
+			uint8_t w[MB_DIGEST_MAX];
+			int k;
+
+			mb_pcr_initial(r->alg, 0, loc, false, w);
+			k = replay_one(log, r->alg, 0, w);
+			if (k < 0)
+				return k;
+			if (memcmp(w, r->actual, r->size) == 0 && memcmp(w, r->expected, r->size) != 0) {
+				r->quirk = MB_QUIRK_STARTUP_LOCALITY;
+				r->quirk_locality = loc;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual, const uint16_t *only_banks,
+			    size_t n_only, mb_verify_result *ret, mb_error *err)
+{
+	mb_pcr_values replay;
+	size_t b, i, n = mb_event_log_count(log);
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = mb_replay_log(log, SIZE_MAX, &replay, &ret->info, err);
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		if (extends(ev))
+			ret->log_pcrs |= 1u << ev->pcr;
+	}
+
+	for (b = 0; b < actual->n_banks; b++) {
+		const mb_pcr_bank *a = &actual->banks[b];
+		const mb_pcr_bank *e = mb_pcr_values_bank_const(&replay, a->alg);
+		bool limited_out = n_only > 0 && !in_list(a->alg, only_banks, n_only);
+		uint32_t p;
+
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			mb_verify_pcr *v;
+			bool covered = ret->log_pcrs & (1u << p), have = a->present & (1u << p);
+
+			if (!covered && !have)
+				continue;
+			if (ret->n >= sizeof(ret->pcrs) / sizeof(ret->pcrs[0]))
+				return mb_fail(err, -E2BIG, "too many PCR values");
+			v = &ret->pcrs[ret->n++];
+			v->alg = a->alg;
+			v->size = a->size;
+			v->pcr = p;
+			if (have)
+				memcpy(v->actual, a->value[p], a->size);
+			for (i = 0; i < n; i++) {
+				const mb_event *ev = mb_event_log_event(log, i);
+
+				if (extends(ev) && ev->pcr == p)
+					v->n_events++;
+			}
+
+			if (limited_out) {
+				v->verdict = MB_PCR_UNVERIFIED;
+				continue;
+			}
+			if (!covered) {
+				uint8_t reset[MB_DIGEST_MAX];
+
+				/*
+				 * Only firmware measures PCRs 0-7 (PFP §3.3.4): a value there that the
+				 * log does not account for means measurements missing from the log.
+				 */
+				mb_pcr_initial(a->alg, p, ret->info.startup_locality, ret->info.hcrtm, reset);
+				memcpy(v->expected, reset, a->size);
+				if (p <= 7 && memcmp(reset, a->value[p], a->size) != 0) {
+					v->verdict = MB_PCR_MISMATCH;
+					r = explain(log, &ret->info, v);
+					if (r < 0)
+						return mb_fail(err, r, "hashing failed");
+				} else
+					v->verdict = MB_PCR_NOT_COVERED;
+				continue;
+			}
+			if (!e) {
+				v->verdict = MB_PCR_BANK_NOT_IN_LOG;
+				continue;
+			}
+			memcpy(v->expected, e->value[p], a->size);
+			if (!have) {
+				v->verdict = MB_PCR_NO_VALUE;
+				continue;
+			}
+			if (memcmp(e->value[p], a->value[p], a->size) == 0) {
+				v->verdict = MB_PCR_VERIFIED;
+				continue;
+			}
+			v->verdict = MB_PCR_MISMATCH;
+			r = explain(log, &ret->info, v);
+			if (r < 0)
+				return mb_fail(err, r, "hashing failed");
+		}
+	}
+
+	for (i = 0; i < ret->n; i++) {
+		if (ret->pcrs[i].verdict == MB_PCR_VERIFIED)
+			ret->n_verified++;
+		else if (ret->pcrs[i].verdict == MB_PCR_MISMATCH || ret->pcrs[i].verdict == MB_PCR_BANK_NOT_IN_LOG)
+			ret->n_failed++;
+	}
+	ret->ok = ret->n_failed == 0 && ret->n_verified > 0;
+	return 0;
+}
