@@ -29,6 +29,8 @@ typedef enum mb_pcr_verdict {
 	MB_PCR_BANK_NOT_IN_LOG,  /* the log extends this PCR but does not carry this bank: cannot verify */
 	MB_PCR_UNVERIFIED,       /* bank left out by the caller's bank limit: not checked */
 	MB_PCR_NO_VALUE,         /* the log extends this PCR but the values given do not include it */
+	MB_PCR_DATA_MISMATCH,    /* the value matches, but an event's data does not hash to its digest:
+				  * the data was changed (what the log says happened is not what was measured) */
 	_MB_PCR_VERDICT_MAX,
 } mb_pcr_verdict;
 
@@ -52,9 +54,16 @@ typedef struct mb_verify_pcr {
 	uint8_t expected[MB_DIGEST_MAX]; /* from the log (valid unless NOT_COVERED/BANK_NOT_IN_LOG/UNVERIFIED) */
 	uint8_t actual[MB_DIGEST_MAX];   /* from the TPM or file (valid unless NO_VALUE) */
 	uint32_t n_events;               /* events the log extends into this PCR */
-	/* MISMATCH explanations. */
-	uint32_t n_bad_digest;           /* events of this PCR whose data does not hash to their digest */
+	/*
+	 * Events of this PCR whose data does not hash to their digest (mb_event_check_digest
+	 * says MB_DIGEST_MISMATCH). Types some real firmware hashes differently from the
+	 * spec (EV_EFI_VARIABLE_AUTHORITY, EV_S_CRTM_VERSION) are counted apart, in
+	 * n_untrusted_data: their data must not be trusted, but they do not fail the PCR.
+	 */
+	uint32_t n_bad_digest;
 	uint32_t bad_digest_events[MB_VERIFY_MAX_BAD_EVENTS];
+	uint32_t n_untrusted_data;
+	/* MISMATCH explanations. */
 	bool prefix_match;               /* the value equals the log replayed up to and including... */
 	int64_t last_good_event;         /* ...this event (-1: the value is the PCR's start value) */
 	mb_verify_quirk quirk;
@@ -79,7 +88,7 @@ typedef struct mb_verify_result {
 MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual, const uint16_t *only_banks,
 			    size_t n_only, mb_verify_result *ret, mb_error *err) MB_WUR;
 
-/* "verified", "mismatch", "not-covered", "bank-not-in-log", "unverified", "no-value". */
+/* "verified", "mismatch", "not-covered", "bank-not-in-log", "unverified", "no-value", "data-mismatch". */
 MB_EXPORT const char *mb_pcr_verdict_name(mb_pcr_verdict v);
 
 #ifdef __cplusplus

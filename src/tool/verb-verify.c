@@ -23,6 +23,8 @@ static const char verify_help[] =
 	"  not-covered      the log extends nothing into this PCR (8-23): no claim either way\n"
 	"  unverified       bank left out with --bank: not checked, never counted as verified\n"
 	"  no-value         FILE does not give this PCR\n"
+	"  data-mismatch    the value matches, but an event's data does not hash to its digest\n"
+	"                   (the log was edited: what it says is not what was measured)\n"
 	"Fail closed: every bank of the TPM must verify for every PCR the log touches; a bank\n"
 	"the log lacks fails unless --bank limits the check. A mismatch is explained where the\n"
 	"evidence allows: events whose data does not hash to their digest, a known firmware\n"
@@ -111,6 +113,15 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		switch (r->verdict) {
 		case MB_PCR_VERIFIED:
 			printf(" %u event%s\n", r->n_events, r->n_events == 1 ? "" : "s");
+			if (r->n_untrusted_data)
+				printf("      note: %u event%s (%s) whose data does not hash to the digest, as some "
+				       "firmware does: the value verifies, that data must not be trusted\n",
+				       r->n_untrusted_data, r->n_untrusted_data == 1 ? "" : "s",
+				       "EV_EFI_VARIABLE_AUTHORITY or EV_S_CRTM_VERSION");
+			break;
+		case MB_PCR_DATA_MISMATCH:
+			printf(" the value matches the log, but the log's data was changed:\n");
+			explain_text(log, r, res);
 			break;
 		case MB_PCR_MISMATCH:
 			printf("\n      log replay %s\n", mb_hex(r->expected, r->size, hex));
@@ -174,11 +185,13 @@ static void print_json(const mb_verify_result *res, const char *source)
 		json_object_object_add(o, "verdict", json_object_new_string(mb_pcr_verdict_name(r->verdict)));
 		json_object_object_add(o, "events", json_object_new_int64(r->n_events));
 		if (r->verdict == MB_PCR_VERIFIED || r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_NO_VALUE ||
-		    r->verdict == MB_PCR_NOT_COVERED)
+		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH)
 			json_object_object_add(o, "expected", hex_json(r->expected, r->size));
 		if (r->verdict != MB_PCR_NO_VALUE)
 			json_object_object_add(o, "actual", hex_json(r->actual, r->size));
-		if (r->verdict == MB_PCR_MISMATCH) {
+		if (r->n_untrusted_data)
+			json_object_object_add(o, "events_untrusted_data", json_object_new_int64(r->n_untrusted_data));
+		if (r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_DATA_MISMATCH) {
 			json_object *bad = json_object_new_array();
 			uint32_t k;
 
