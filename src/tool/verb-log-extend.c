@@ -110,7 +110,7 @@ int log_extend(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", extend_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", extend_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(extend_help, stdout);
@@ -170,8 +170,9 @@ int log_extend(int argc, char **argv)
 		/* The TPM waits for TPM2_Startup: start it the way the logged boot did. */
 		uint8_t loc = info.startup_locality_seen ? info.startup_locality : 0;
 
-		if (mb_tpm_set_locality(tpm, loc, &err) < 0 || mb_tpm_startup_clear(tpm, &err) < 0 ||
-		    mb_tpm_set_locality(tpm, 0, &err) < 0 ||
+		/* Commands go at locality 0 unless told otherwise: only a non-zero start needs the TCTI's help. */
+		if ((loc != 0 && mb_tpm_set_locality(tpm, loc, &err) < 0) || mb_tpm_startup_clear(tpm, &err) < 0 ||
+		    (loc != 0 && mb_tpm_set_locality(tpm, 0, &err) < 0) ||
 		    mb_tpm_banks(tpm, tpm_banks, MB_MAX_BANKS, &n_tpm, &err) < 0) {
 			rc = tool_tpm_exit(&err);
 			goto out;

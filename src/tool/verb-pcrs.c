@@ -70,7 +70,7 @@ int verb_pcrs(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", pcrs_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", pcrs_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(pcrs_help, stdout);

@@ -250,7 +250,7 @@ int verb_verify(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", verify_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", verify_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(verify_help, stdout);

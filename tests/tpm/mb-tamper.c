@@ -5,7 +5,8 @@
  *
  *   mb-tamper IN OUT edit-data N        flip the last data byte of event N (digests kept)
  *   mb-tamper IN OUT remove N           drop event N
- *   mb-tamper IN OUT swap A B           exchange events A and B
+ *   mb-tamper IN OUT swap A B           exchange events A and B (their order)
+ *   mb-tamper IN OUT swap-pcr A B       exchange the PCR indices of events A and B
  *   mb-tamper IN OUT add N PCR TEXT     insert before event N an EV_IPL event measuring TEXT
  *   mb-tamper IN OUT digest N           replace event N's digests with H("mboot tamper")
  *   mb-tamper IN OUT cut N              keep events 0..N-1 only
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
 		if (!d)
 			return die("drop-bank NAME");
 		drop = d->alg;
-	} else if (strcmp(op, "swap") == 0 || strcmp(op, "add") == 0) {
+	} else if (strcmp(op, "swap") == 0 || strcmp(op, "swap-pcr") == 0 || strcmp(op, "add") == 0) {
 		if (argc < 6)
 			return die("swap A B | add N PCR TEXT");
 		a = num(argv[4]);
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
 		return die("unknown operation or missing argument");
 	if (strcmp(op, "add") == 0 && argc != 7)
 		return die("add N PCR TEXT");
-	if (a > n || b > n)
+	if (a > n || b > n || ((strcmp(op, "swap") == 0 || strcmp(op, "swap-pcr") == 0) && (a >= n || b >= n)))
 		return die("event number out of range");
 
 	if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE) {
@@ -128,6 +129,10 @@ int main(int argc, char **argv)
 		else if (strcmp(op, "swap") == 0 && i == b)
 			src = mb_event_log_event(log, a);
 		ev = *src;
+		if (strcmp(op, "swap-pcr") == 0 && i == a)
+			ev.pcr = mb_event_log_event(log, b)->pcr;
+		else if (strcmp(op, "swap-pcr") == 0 && i == b)
+			ev.pcr = mb_event_log_event(log, a)->pcr;
 		if (strcmp(op, "edit-data") == 0 && i == a) {
 			if (ev.data_size == 0)
 				return die("event has no data to edit");

@@ -48,12 +48,14 @@ swtpm_run() {
 	rm -rf "$state"
 	mkdir -p "$state"
 	rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
-	swtpm socket --tpm2 \
+	# In a subshell, so that the test's shell does not report a killed job.
+	( swtpm socket --tpm2 \
 		--server type=unixio,path="$SWTPM_DIR/sock" \
 		--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
 		--tpmstate dir="$state" --flags "$flags" \
-		--log file="$SWTPM_DIR/swtpm.log" &
-	SWTPM_PID=$!
+		--log file="$SWTPM_DIR/swtpm.log" </dev/null &
+	  echo $! > "$SWTPM_DIR/pid" )
+	SWTPM_PID=$(cat "$SWTPM_DIR/pid")
 	for _ in $(seq 50); do
 		[ -S "$SWTPM_DIR/sock" ] && [ -S "$SWTPM_DIR/sock.ctrl" ] && break
 		sleep 0.1

@@ -32,6 +32,9 @@ static int tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
 {
 	if (t)
 		t->last_rc = rc;
+	if ((rc & TSS2_RC_LAYER_MASK) == TSS2_TCTI_RC_LAYER)
+		return mb_fail(err, MB_ERR_TPM, "%s: lost the connection to the TPM: %s (TSS response code 0x%08x)",
+			       what, Tss2_RC_Decode(rc), rc);
 	return mb_fail(err, MB_ERR_TPM, "%s: %s (TPM/TSS response code 0x%08x)", what, Tss2_RC_Decode(rc), rc);
 }
 
