@@ -107,7 +107,7 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		char buf[8], hex[2 * MB_DIGEST_MAX + 1];
 		const char *name = tool_alg_name(r->alg, buf);
 
-		if (r->verdict == MB_PCR_NOT_COVERED)
+		if (r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_UNVERIFIED)
 			continue;
 		printf("PCR %2u %-7s %-16s", r->pcr, name, mb_pcr_verdict_name(r->verdict));
 		switch (r->verdict) {
@@ -132,9 +132,6 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 			printf(" the log extends PCR %u but carries no %s digests (limit with --bank to check the "
 			       "other banks)\n", r->pcr, name);
 			break;
-		case MB_PCR_UNVERIFIED:
-			printf(" left out by --bank\n");
-			break;
 		case MB_PCR_NO_VALUE:
 			printf(" the values given have no %s PCR %u\n", name, r->pcr);
 			break;
@@ -143,11 +140,30 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		}
 	}
 	{
-		uint32_t nc = 0;
+		uint32_t nc = 0, nu[MB_MAX_BANKS] = { 0 };
+		uint16_t ua[MB_MAX_BANKS];
+		size_t n_ua = 0, k;
 
-		for (i = 0; i < res->n; i++)
+		/* Banks left out by --bank: one line each, never a PCR-by-PCR list that looks checked. */
+		for (i = 0; i < res->n; i++) {
 			if (res->pcrs[i].verdict == MB_PCR_NOT_COVERED)
 				nc++;
+			if (res->pcrs[i].verdict != MB_PCR_UNVERIFIED)
+				continue;
+			for (k = 0; k < n_ua; k++)
+				if (ua[k] == res->pcrs[i].alg)
+					break;
+			if (k == n_ua && n_ua < MB_MAX_BANKS)
+				ua[n_ua++] = res->pcrs[i].alg;
+			if (k < MB_MAX_BANKS && (res->pcrs[i].n_events || (res->log_pcrs & (1u << res->pcrs[i].pcr))))
+				nu[k]++;
+		}
+		for (k = 0; k < n_ua; k++) {
+			char buf[8];
+
+			printf("bank %s UNVERIFIED (left out by --bank): %u PCR%s the log extends not checked\n",
+			       tool_alg_name(ua[k], buf), nu[k], nu[k] == 1 ? "" : "s");
+		}
 		if (nc)
 			printf("(%u PCR values not covered by the log, not shown: no claim about them)\n", nc);
 	}
