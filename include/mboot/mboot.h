@@ -10,5 +10,6 @@
 #include <mboot/diff.h>
 #include <mboot/tpm.h>
 #include <mboot/verify.h>
+#include <mboot/cel.h>
 
 #endif

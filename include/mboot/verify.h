@@ -8,6 +8,7 @@
 #include <mboot/digest.h>
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>
+#include <mboot/cel.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,7 +54,8 @@ typedef struct mb_verify_pcr {
 	mb_pcr_verdict verdict;
 	uint8_t expected[MB_DIGEST_MAX]; /* from the log (valid unless NOT_COVERED/BANK_NOT_IN_LOG/UNVERIFIED) */
 	uint8_t actual[MB_DIGEST_MAX];   /* from the TPM or file (valid unless NO_VALUE) */
-	uint32_t n_events;               /* events the log extends into this PCR */
+	uint32_t n_events;               /* firmware log events extended into this PCR */
+	uint32_t n_userspace;            /* userspace log records extended into this PCR */
 	/*
 	 * Events of this PCR whose data does not hash to their digest (mb_event_check_digest
 	 * says MB_DIGEST_MISMATCH). Types some real firmware hashes differently from the
@@ -66,6 +68,7 @@ typedef struct mb_verify_pcr {
 	/* MISMATCH explanations. */
 	bool prefix_match;               /* the value equals the log replayed up to and including... */
 	int64_t last_good_event;         /* ...this event (-1: the value is the PCR's start value) */
+	bool last_good_userspace;        /* last_good_event numbers a userspace record, from 0 */
 	mb_verify_quirk quirk;
 	uint8_t quirk_locality;
 	uint32_t quirk_events;           /* EXIT_BOOT_SERVICES: 1 invocation, 2 success, 3 both appended */
@@ -73,7 +76,8 @@ typedef struct mb_verify_pcr {
 
 typedef struct mb_verify_result {
 	bool ok;             /* nothing failed and at least one PCR verified */
-	uint32_t log_pcrs;   /* bit n: the log extends PCR n (in some bank) */
+	uint32_t log_pcrs;   /* bit n: the logs extend PCR n (in some bank) */
+	uint32_t userspace_pcrs; /* bit n: the userspace log extends PCR n */
 	uint32_t n_verified, n_failed;
 	size_t n;
 	mb_verify_pcr pcrs[MB_MAX_BANKS * MB_PCR_COUNT];
@@ -81,12 +85,15 @@ typedef struct mb_verify_result {
 } mb_verify_result;
 
 /*
- * Verify log against actual. only_banks/n_only: limit to these banks (n_only 0: all of
- * actual's banks must verify). Returns 0 whatever the verdict (read ret->ok), or a
- * negative errno when the replay itself fails. ret is large: allocate it.
+ * Verify the firmware log, followed by the userspace measurement log (may be NULL;
+ * its records are extended after every firmware event), against actual.
+ * only_banks/n_only: limit to these banks (n_only 0: all of actual's banks must
+ * verify). A PCR one of whose extends lacks a digest of a bank is BANK_NOT_IN_LOG in
+ * that bank. Returns 0 whatever the verdict (read ret->ok), or a negative errno when
+ * the replay itself fails. ret is large: allocate it.
  */
-MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual, const uint16_t *only_banks,
-			    size_t n_only, mb_verify_result *ret, mb_error *err) MB_WUR;
+MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
+			    const uint16_t *only_banks, size_t n_only, mb_verify_result *ret, mb_error *err) MB_WUR;
 
 /* "verified", "mismatch", "not-covered", "bank-not-in-log", "unverified", "no-value", "data-mismatch". */
 MB_EXPORT const char *mb_pcr_verdict_name(mb_pcr_verdict v);

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -13,10 +18,11 @@
 #define PCR_FILE_MAX (1u << 20)
 
 static const char verify_help[] =
-	"Usage: mboot verify [--log LOG] [--pcrs FILE] [--bank NAME]... [--json] [--tcti TCTI]\n\n"
-	"Replay the firmware event log and compare it with the PCRs the TPM holds now (or with\n"
-	"PCR values from FILE: mboot's PCR-values JSON or tpm2_pcrread's YAML). For every PCR\n"
-	"and bank the verdict is one of:\n"
+	"Usage: mboot verify [--log LOG] [--userspace-log FILE | --no-userspace-log] [--pcrs FILE]\n"
+	"                    [--bank NAME]... [--json] [--tcti TCTI]\n\n"
+	"Replay the firmware event log, then the userspace measurement log ('mboot measure'),\n"
+	"and compare with the PCRs the TPM holds now (or with PCR values from FILE: mboot's\n"
+	"PCR-values JSON or tpm2_pcrread's YAML). For every PCR and bank the verdict is one of:\n"
 	"  verified         the log, replayed, gives exactly this value\n"
 	"  mismatch         it does not; for PCRs 0-7 also a non-reset value the log has no event for\n"
 	"  bank-not-in-log  the log extends this PCR but does not carry this bank of the TPM\n"
@@ -30,6 +36,11 @@ static const char verify_help[] =
 	"evidence allows: events whose data does not hash to their digest, a known firmware\n"
 	"quirk that would make it match (reported, never accepted), the last event that agreed.\n\n"
 	"  --log LOG     the event log (default " MB_DEFAULT_LOG ")\n"
+	"  --userspace-log FILE  the userspace measurement log (CEL-JSON records in a JSON text\n"
+	"                sequence, as 'mboot measure' and systemd-pcrextend write); default\n"
+	"                " MB_CEL_DEFAULT_PATH " when it exists. It is read under a shared\n"
+	"                lock (flock), with the PCRs, so no measurement slips in between.\n"
+	"  --no-userspace-log  the firmware log only\n"
 	"  --pcrs FILE   compare with these values instead of the TPM's\n"
 	"  --bank NAME   check only this bank (may be repeated); the others are 'unverified'\n"
 	"  --json        {\"verified\": bool, \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", ...}]}\n"
@@ -37,7 +48,7 @@ static const char verify_help[] =
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 verified, 1 verification failed, 2 usage or input error, 3 TPM error.\n";
 
-enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI };
+enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG };
 
 static const struct option verify_options[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
@@ -45,6 +56,8 @@ static const struct option verify_options[] = {
 	{ "bank", required_argument, NULL, OPT_BANK },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "tcti", required_argument, NULL, OPT_TCTI },
+	{ "userspace-log", required_argument, NULL, OPT_USLOG },
+	{ "no-userspace-log", no_argument, NULL, OPT_NO_USLOG },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -77,6 +90,10 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 		if (r->last_good_event < 0)
 			printf("      the TPM's value is this PCR's start value: none of the log's %u events for it "
 			       "reached the TPM\n", r->n_events);
+		else if (r->last_good_userspace)
+			printf("      the TPM's value equals the logs replayed up to userspace record %lld: the later "
+			       "records of PCR %u never reached the TPM (added to the log?)\n",
+			       (long long) r->last_good_event, r->pcr);
 		else
 			printf("      the TPM's value equals the log replayed up to event %lld: the later events of "
 			       "PCR %u in the log never reached the TPM (added to the log?)\n",
@@ -112,7 +129,10 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		printf("PCR %2u %-7s %-16s", r->pcr, name, mb_pcr_verdict_name(r->verdict));
 		switch (r->verdict) {
 		case MB_PCR_VERIFIED:
-			printf(" %u event%s\n", r->n_events, r->n_events == 1 ? "" : "s");
+			printf(" %u event%s", r->n_events, r->n_events == 1 ? "" : "s");
+			if (r->n_userspace)
+				printf(" + %u userspace record%s", r->n_userspace, r->n_userspace == 1 ? "" : "s");
+			printf("\n");
 			if (r->n_untrusted_data)
 				printf("      note: %u event%s (%s) whose data does not hash to the digest, as some "
 				       "firmware does: the value verifies, that data must not be trusted\n",
@@ -200,6 +220,8 @@ static void print_json(const mb_verify_result *res, const char *source)
 		json_object_object_add(o, "bank", json_object_new_string(tool_alg_name(r->alg, name)));
 		json_object_object_add(o, "verdict", json_object_new_string(mb_pcr_verdict_name(r->verdict)));
 		json_object_object_add(o, "events", json_object_new_int64(r->n_events));
+		if (r->n_userspace)
+			json_object_object_add(o, "userspace_records", json_object_new_int64(r->n_userspace));
 		if (r->verdict == MB_PCR_VERIFIED || r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_NO_VALUE ||
 		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH)
 			json_object_object_add(o, "expected", hex_json(r->expected, r->size));
@@ -215,7 +237,8 @@ static void print_json(const mb_verify_result *res, const char *source)
 				json_object_array_add(bad, json_object_new_int64(r->bad_digest_events[k]));
 			json_object_object_add(o, "events_digest_mismatch", bad);
 			if (r->prefix_match)
-				json_object_object_add(o, "last_agreeing_event", json_object_new_int64(r->last_good_event));
+				json_object_object_add(o, r->last_good_userspace ? "last_agreeing_userspace_record" :
+						       "last_agreeing_event", json_object_new_int64(r->last_good_event));
 			if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
 				json_object_object_add(o, "quirk", json_object_new_string("missing-exit-boot-services-events"));
 			else if (r->quirk == MB_QUIRK_STARTUP_LOCALITY) {
@@ -252,9 +275,55 @@ static int load_pcrs(const char *path, mb_pcr_values *v)
 	return EXIT_OK;
 }
 
+/*
+ * Open, lock (shared) and parse the userspace log. *ret_fd keeps the lock until the
+ * PCRs are read. A missing default log is no log; a missing named one is an error.
+ */
+static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log **ret)
+{
+	mb_error err = { 0 };
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	struct stat st;
+	int fd, r;
+
+	*ret = NULL;
+	*ret_fd = -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && !named)
+			return EXIT_OK;
+		tool_errorf("%s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (flock(fd, LOCK_SH) < 0 || fstat(fd, &st) < 0) {
+		tool_errorf("%s: %s", path, strerror(errno));
+		close(fd);
+		return EXIT_USAGE;
+	}
+	/* 'mboot measure' (like systemd-pcrextend) sets the sticky bit while it extends and appends. */
+	if (st.st_mode & S_ISVTX)
+		tool_errorf("warning: %s is marked incomplete: a writer died between extending a PCR and logging "
+			    "it; the PCR it extended cannot verify", path);
+	r = mb_read_file(path, MB_CEL_MAX_SIZE, &buf, &size, &err);
+	if (r >= 0)
+		r = mb_cel_log_parse(buf, size, ret, &err);
+	free(buf);
+	if (r < 0) {
+		tool_report(path, &err);
+		close(fd);
+		return EXIT_USAGE;
+	}
+	*ret_fd = fd;
+	return EXIT_OK;
+}
+
 int verb_verify(int argc, char **argv)
 {
-	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL;
+	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = MB_CEL_DEFAULT_PATH;
+	bool us_named = false, us_off = false;
+	mb_cel_log *us = NULL;
+	int us_fd = -1;
 	uint16_t only[MB_MAX_BANKS];
 	size_t n_only = 0, i;
 	bool json = false;
@@ -298,6 +367,13 @@ int verb_verify(int argc, char **argv)
 		case OPT_TCTI:
 			tcti = optarg;
 			break;
+		case OPT_USLOG:
+			us_path = optarg;
+			us_named = true;
+			break;
+		case OPT_NO_USLOG:
+			us_off = true;
+			break;
 		default:
 			return tool_usage_error("verify", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -307,9 +383,16 @@ int verb_verify(int argc, char **argv)
 	if (pcrs_path && tcti)
 		return tool_usage_error("verify", "--pcrs and --tcti exclude each other");
 
+	if (us_off && us_named)
+		return tool_usage_error("verify", "--userspace-log and --no-userspace-log exclude each other");
 	rc = tool_load_log(log_path, &log);
 	if (rc != EXIT_OK)
 		return rc;
+	if (!us_off) {
+		rc = load_userspace(us_path, us_named, &us_fd, &us);
+		if (rc != EXIT_OK)
+			goto out;
+	}
 
 	if (pcrs_path) {
 		rc = load_pcrs(pcrs_path, &actual);
@@ -328,6 +411,10 @@ int verb_verify(int argc, char **argv)
 		}
 		mb_tpm_free(tpm);
 	}
+	if (us_fd >= 0) {
+		close(us_fd); /* drops the lock: the log and the PCRs were read together */
+		us_fd = -1;
+	}
 	for (i = 0; i < n_only; i++)
 		if (!mb_pcr_values_bank_const(&actual, only[i])) {
 			char name[8];
@@ -344,7 +431,7 @@ int verb_verify(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (mb_verify_log(log, &actual, only, n_only, res, &err) < 0) {
+	if (mb_verify_log(log, us, &actual, only, n_only, res, &err) < 0) {
 		tool_report(log_path, &err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -355,6 +442,9 @@ int verb_verify(int argc, char **argv)
 		print_text(log, res, pcrs_path ? "values" : "TPM");
 	rc = res->ok ? EXIT_OK : EXIT_FAILED;
 out:
+	if (us_fd >= 0)
+		close(us_fd);
+	mb_cel_log_free(us);
 	free(res);
 	mb_event_log_free(log);
 	return rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <mboot/events.h>
+#include <mboot/cel.h>
 #include <mboot/verify.h>
 #include "shared/fail.h"
 
@@ -93,7 +94,8 @@ static void check_data(const mb_event_log *log, mb_verify_pcr *r)
 	}
 }
 
-static int explain(const mb_event_log *log, const mb_replay_info *info, mb_verify_pcr *r)
+static int explain(const mb_event_log *log, const mb_cel_log *userspace, const mb_replay_info *info,
+		   mb_verify_pcr *r)
 {
 	size_t i, n = mb_event_log_count(log);
 	uint8_t v[MB_DIGEST_MAX];
@@ -124,6 +126,27 @@ static int explain(const mb_event_log *log, const mb_replay_info *info, mb_verif
 		if (memcmp(v, r->actual, r->size) == 0 && memcmp(v, r->expected, r->size) != 0) {
 			r->prefix_match = true;
 			r->last_good_event = ev->number;
+		}
+	}
+
+	/* The prefix goes on through the userspace records of this PCR. */
+	for (i = 0; userspace && i < mb_cel_log_count(userspace); i++) {
+		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
+		uint32_t k;
+
+		if (rec->pcr != r->pcr)
+			continue;
+		for (k = 0; k < rec->n_digests; k++)
+			if (rec->digests[k].alg == r->alg)
+				break;
+		if (k == rec->n_digests)
+			continue;
+		if (mb_digest_extend(r->alg, v, rec->digests[k].bytes) < 0)
+			return -EIO;
+		if (memcmp(v, r->actual, r->size) == 0 && memcmp(v, r->expected, r->size) != 0) {
+			r->prefix_match = true;
+			r->last_good_event = (int64_t) i;
+			r->last_good_userspace = true;
 		}
 	}
 
@@ -172,11 +195,31 @@ static int explain(const mb_event_log *log, const mb_replay_info *info, mb_verif
 	return 0;
 }
 
-MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual, const uint16_t *only_banks,
-			    size_t n_only, mb_verify_result *ret, mb_error *err)
+/* One bank of the combined replay: values, and the PCRs every extend of which had a digest here. */
+typedef struct combined_bank {
+	uint16_t alg;
+	uint16_t size;
+	uint32_t complete;
+	uint8_t value[MB_PCR_COUNT][MB_DIGEST_MAX];
+} combined_bank;
+
+static combined_bank *find_bank(combined_bank *banks, size_t n, uint16_t alg)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (banks[i].alg == alg)
+			return &banks[i];
+	return NULL;
+}
+
+MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
+			    const uint16_t *only_banks, size_t n_only, mb_verify_result *ret, mb_error *err)
 {
 	mb_pcr_values replay;
-	size_t b, i, n = mb_event_log_count(log);
+	combined_bank banks[2 * MB_MAX_BANKS];
+	size_t n_banks = 0, b, i, n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0;
+	uint32_t fw_pcrs = 0;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -187,12 +230,56 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual
 		const mb_event *ev = mb_event_log_event(log, i);
 
 		if (extends(ev))
-			ret->log_pcrs |= 1u << ev->pcr;
+			fw_pcrs |= 1u << ev->pcr;
+	}
+
+	/* The firmware log's banks, then banks only `actual` has (the log cannot have covered them). */
+	for (b = 0; b < replay.n_banks; b++) {
+		banks[n_banks].alg = replay.banks[b].alg;
+		banks[n_banks].size = replay.banks[b].size;
+		banks[n_banks].complete = (1u << MB_PCR_COUNT) - 1;
+		memcpy(banks[n_banks].value, replay.banks[b].value, sizeof(banks[n_banks].value));
+		n_banks++;
+	}
+	for (b = 0; b < actual->n_banks; b++) {
+		uint32_t p;
+
+		if (find_bank(banks, n_banks, actual->banks[b].alg) || n_banks >= sizeof(banks) / sizeof(banks[0]))
+			continue;
+		banks[n_banks].alg = actual->banks[b].alg;
+		banks[n_banks].size = actual->banks[b].size;
+		banks[n_banks].complete = ~fw_pcrs & ((1u << MB_PCR_COUNT) - 1);
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			mb_pcr_initial(actual->banks[b].alg, p, ret->info.startup_locality, ret->info.hcrtm,
+				       banks[n_banks].value[p]);
+		n_banks++;
+	}
+	ret->log_pcrs = fw_pcrs;
+
+	/* Userspace measurements come after every firmware event: extend them on top. */
+	for (i = 0; i < n_us; i++) {
+		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
+
+		ret->log_pcrs |= 1u << rec->pcr;
+		ret->userspace_pcrs |= 1u << rec->pcr;
+		for (b = 0; b < n_banks; b++) {
+			uint32_t k;
+
+			for (k = 0; k < rec->n_digests; k++)
+				if (rec->digests[k].alg == banks[b].alg)
+					break;
+			if (k == rec->n_digests) {
+				banks[b].complete &= ~(1u << rec->pcr);
+				continue;
+			}
+			if (mb_digest_extend(banks[b].alg, banks[b].value[rec->pcr], rec->digests[k].bytes) < 0)
+				return mb_fail(err, -EIO, "hashing failed");
+		}
 	}
 
 	for (b = 0; b < actual->n_banks; b++) {
 		const mb_pcr_bank *a = &actual->banks[b];
-		const mb_pcr_bank *e = mb_pcr_values_bank_const(&replay, a->alg);
+		const combined_bank *e = find_bank(banks, n_banks, a->alg);
 		bool limited_out = n_only > 0 && !in_list(a->alg, only_banks, n_only);
 		uint32_t p;
 
@@ -216,6 +303,9 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual
 				if (extends(ev) && ev->pcr == p)
 					v->n_events++;
 			}
+			for (i = 0; i < n_us; i++)
+				if (mb_cel_log_record(userspace, i)->pcr == p)
+					v->n_userspace++;
 
 			if (limited_out) {
 				v->verdict = MB_PCR_UNVERIFIED;
@@ -233,14 +323,14 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual
 				if (p <= 7 && memcmp(reset, a->value[p], a->size) != 0) {
 					check_data(log, v);
 					v->verdict = MB_PCR_MISMATCH;
-					r = explain(log, &ret->info, v);
+					r = explain(log, userspace, &ret->info, v);
 					if (r < 0)
 						return mb_fail(err, r, "hashing failed");
 				} else
 					v->verdict = MB_PCR_NOT_COVERED;
 				continue;
 			}
-			if (!e) {
+			if (!e || !(e->complete & (1u << p))) {
 				v->verdict = MB_PCR_BANK_NOT_IN_LOG;
 				continue;
 			}
@@ -255,7 +345,7 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_pcr_values *actual
 				continue;
 			}
 			v->verdict = MB_PCR_MISMATCH;
-			r = explain(log, &ret->info, v);
+			r = explain(log, userspace, &ret->info, v);
 			if (r < 0)
 				return mb_fail(err, r, "hashing failed");
 		}
