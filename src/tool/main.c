@@ -13,6 +13,7 @@ static const struct {
 } verbs[] = {
 	{ "log", verb_log, "show, replay, diff a firmware event log; extend it into a TPM" },
 	{ "pcrs", verb_pcrs, "PCR values the TPM holds now" },
+	{ "measure", verb_measure, "extend a PCR with a file or text and log it (userspace log)" },
 	{ "verify", verb_verify, "check the event log against the TPM's PCRs (or given values)" },
 };
 
