@@ -25,6 +25,7 @@ norm_pcrread < "$WORK/pcrread.yaml" > "$WORK/a"
 norm_json < "$WORK/pcrs.json" > "$WORK/b"
 [ "$(wc -l < "$WORK/a")" -eq 96 ] || fail "tpm2_pcrread gave $(wc -l < "$WORK/a") values, expected 4 banks x 24"
 diff -u "$WORK/a" "$WORK/b" || fail "mboot pcrs --json differs from tpm2_pcrread"
+cp "$WORK/a" "$WORK/a.all"
 echo "ok: mboot pcrs --json == tpm2_pcrread (4 banks x 24 PCRs)"
 
 # Text output uses tpm2_pcrread's layout.
@@ -46,6 +47,20 @@ want=$( { head -c 32 /dev/zero; printf mboot | openssl dgst -sha256 -binary; } |
 got=$("$M" pcrs --bank sha256 --pcr 16 --json | jq -r '.banks.sha256["16"]')
 [ "$got" = "$want" ] || fail "PCR 16: mboot $got, openssl $want"
 echo "ok: PCR 16 sha256 equals openssl's extend ($want)"
+
+# As few TPM2_PCR_Read calls as the TPM allows: it returns at most 8 digests a call, so
+# 96 values take 12 calls and sha256 PCRs 0-7 one. Counted by a proxy on the command
+# stream (TPM_CC_PCR_Read = 0x0000017e).
+PROXY=${MB_TPM_TESTS:-$(dirname "$0")}/tpm-proxy.py
+"$M" pcrs --json --tcti "cmd:python3 $PROXY $SWTPM_DIR/sock 0 0 $WORK/trace" > "$WORK/b2.json" || fail "pcrs through the proxy"
+norm_json < "$WORK/b2.json" | diff -u "$WORK/a.all" - || fail "pcrs through the proxy differ"
+n=$(grep -c '^0000017e$' "$WORK/trace")
+[ "$n" -eq 12 ] || fail "$n TPM2_PCR_Read calls for 96 values, expected 12"
+: > "$WORK/trace"
+"$M" pcrs --bank sha256 --pcr 0-7 --tcti "cmd:python3 $PROXY $SWTPM_DIR/sock 0 0 $WORK/trace" > /dev/null || fail "pcrs through the proxy"
+n=$(grep -c '^0000017e$' "$WORK/trace")
+[ "$n" -eq 1 ] || fail "$n TPM2_PCR_Read calls for sha256 PCRs 0-7, expected 1"
+echo "ok: 12 TPM2_PCR_Read calls for 4 banks x 24 PCRs, 1 for 8 values"
 
 # The TCTI comes from $TPM2TOOLS_TCTI when --tcti is not given, and --tcti wins over it.
 TPM2TOOLS_TCTI="swtpm:path=$SWTPM_DIR/nonexistent" "$M" pcrs --tcti "$TCTI" --pcr 0 >/dev/null ||
