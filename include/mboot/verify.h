@@ -46,6 +46,7 @@ typedef enum mb_verify_quirk {
 } mb_verify_quirk;
 
 #define MB_VERIFY_MAX_BAD_EVENTS 16
+#define MB_VERIFY_MAX_EDIT_EVENTS 1024
 
 typedef struct mb_verify_pcr {
 	uint16_t alg;
@@ -72,6 +73,14 @@ typedef struct mb_verify_pcr {
 	mb_verify_quirk quirk;
 	uint8_t quirk_locality;
 	uint32_t quirk_events;           /* EXIT_BOOT_SERVICES: 1 invocation, 2 success, 3 both appended */
+	/*
+	 * Single edits of the log that would make it match (tried for PCRs with at most
+	 * MB_VERIFY_MAX_EDIT_EVENTS events): an event that never reached the TPM (added
+	 * to the log), or two neighbouring events of this PCR in the other order.
+	 */
+	int64_t extra_event;             /* -1: none found */
+	int64_t swapped_event;           /* -1: none found; else this event and the next of this PCR */
+	int64_t swapped_next;
 } mb_verify_pcr;
 
 typedef struct mb_verify_result {

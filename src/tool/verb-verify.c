@@ -99,6 +99,12 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 			       "PCR %u in the log never reached the TPM (added to the log?)\n",
 			       (long long) r->last_good_event, r->pcr);
 	}
+	if (r->extra_event >= 0)
+		printf("      the value matches without event %lld: that event never reached the TPM (added to the "
+		       "log, or measured elsewhere)\n", (long long) r->extra_event);
+	if (r->swapped_event >= 0)
+		printf("      the value matches with events %lld and %lld in the other order: the log was reordered\n",
+		       (long long) r->swapped_event, (long long) r->swapped_next);
 	if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
 		printf("      known firmware quirk: the value matches if EV_EFI_ACTION %s %s appended: the "
 		       "firmware measured but did not log %s (not accepted: verify the firmware)\n",
@@ -110,7 +116,7 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 		       r->quirk_locality,
 		       res->info.startup_locality_seen ? "says another locality" : "has no StartupLocality event");
 	if (r->verdict == MB_PCR_MISMATCH && !r->prefix_match && r->quirk == MB_QUIRK_NONE && !r->n_bad_digest &&
-	    r->n_events)
+	    r->n_events && r->extra_event < 0 && r->swapped_event < 0)
 		printf("      no prefix of the log's events for this PCR gives the TPM's value: an event is "
 		       "missing, changed, reordered or forged\n");
 }
@@ -239,6 +245,15 @@ static void print_json(const mb_verify_result *res, const char *source)
 			if (r->prefix_match)
 				json_object_object_add(o, r->last_good_userspace ? "last_agreeing_userspace_record" :
 						       "last_agreeing_event", json_object_new_int64(r->last_good_event));
+			if (r->extra_event >= 0)
+				json_object_object_add(o, "matches_without_event", json_object_new_int64(r->extra_event));
+			if (r->swapped_event >= 0) {
+				json_object *sw = json_object_new_array();
+
+				json_object_array_add(sw, json_object_new_int64(r->swapped_event));
+				json_object_array_add(sw, json_object_new_int64(r->swapped_next));
+				json_object_object_add(o, "matches_with_events_swapped", sw);
+			}
 			if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
 				json_object_object_add(o, "quirk", json_object_new_string("missing-exit-boot-services-events"));
 			else if (r->quirk == MB_QUIRK_STARTUP_LOCALITY) {

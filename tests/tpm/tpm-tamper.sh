@@ -55,10 +55,20 @@ expect "events $a and $b swapped across PCRs" "$(printf '%s\n' "$(pcr_of "$a")" 
 # 3b. Two events of one PCR in the other order (Boot#### variables, PCR 1).
 a=$(awk '$3 == "EV_EFI_VARIABLE_BOOT" { print $1; exit }' "$WORK/events")
 expect "events $a and $((a + 1)) reordered" "$(pcr_of "$a")" mismatch -- swap "$a" "$((a + 1))"
+[ "$(jq -c --argjson p "$(pcr_of "$a")" '.pcrs[] | select(.bank == "sha256" and .pcr == $p) | .matches_with_events_swapped' "$WORK/v.json")" = "[$a,$((a + 1))]" ] ||
+	fail "the reordering is not named"
+grep -q "matches with events $a and $((a + 1)) in the other order" "$WORK/v.txt" || fail "reordering not explained"
 
 # 4. An added event: a boot loader line that never reached the TPM, before the last event.
 last=$(tail -n 1 "$WORK/events" | cut -d' ' -f1)
 expect "added event" 8 mismatch -- add "$last" 8 "linux /vmlinuz init=/bin/sh"
+[ "$(jq -r '.pcrs[] | select(.bank == "sha256" and .pcr == 8) | .matches_without_event' "$WORK/v.json")" = "$last" ] ||
+	fail "the added event ($last) is not named"
+grep -q "matches without event $last" "$WORK/v.txt" || fail "added event not explained"
+# ... and appended after the last event: the TPM value is a prefix of the log.
+expect "event appended" 8 mismatch -- add "$((last + 1))" 8 "linux /vmlinuz init=/bin/sh"
+[ "$(jq -r '.pcrs[] | select(.bank == "sha256" and .pcr == 8) | .last_agreeing_event' "$WORK/v.json")" = "$last" ] ||
+	fail "the last agreeing event ($last) is not named"
 
 # 5. A digest replaced (the second boot application's).
 e=$(awk '$3 == "EV_EFI_BOOT_SERVICES_APPLICATION" { n++; if (n == 2) { print $1; exit } }' "$WORK/events")

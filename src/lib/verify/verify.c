@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Event log against PCR values: verdicts and, for a mismatch, what may explain it. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mboot/events.h>
@@ -94,6 +95,95 @@ static void check_data(const mb_event_log *log, mb_verify_pcr *r)
 	}
 }
 
+/* One extend of the PCR being explained: a firmware event or a userspace record. */
+typedef struct step {
+	const uint8_t *digest;
+	int64_t number;
+} step;
+
+static int replay_steps(const mb_verify_pcr *r, const uint8_t *start, const step *steps, size_t n, size_t skip,
+			size_t swap, uint8_t *out)
+{
+	size_t i;
+
+	memcpy(out, start, r->size);
+	for (i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (i == skip)
+			continue;
+		if (swap != SIZE_MAX && i == swap)
+			j = swap + 1;
+		else if (swap != SIZE_MAX && i == swap + 1)
+			j = swap;
+		if (mb_digest_extend(r->alg, out, steps[j].digest) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* Would dropping one event, or exchanging two neighbours, give the TPM's value? */
+static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace, const mb_replay_info *info,
+			    mb_verify_pcr *r)
+{
+	size_t n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0, m = 0, i;
+	uint8_t start[MB_DIGEST_MAX], v[MB_DIGEST_MAX];
+	step *steps;
+	int rc = 0;
+
+	steps = calloc(MB_VERIFY_MAX_EDIT_EVENTS, sizeof(*steps));
+	if (!steps)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const mb_event_digest *d;
+
+		if (!extends(ev) || ev->pcr != r->pcr || !(d = mb_event_digest_for(ev, r->alg)))
+			continue;
+		if (m == MB_VERIFY_MAX_EDIT_EVENTS)
+			goto out;
+		steps[m].digest = d->bytes;
+		steps[m++].number = ev->number;
+	}
+	for (i = 0; i < n_us; i++) {
+		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
+		uint32_t k;
+
+		if (rec->pcr != r->pcr)
+			continue;
+		for (k = 0; k < rec->n_digests; k++)
+			if (rec->digests[k].alg == r->alg)
+				break;
+		if (k == rec->n_digests)
+			continue;
+		if (m == MB_VERIFY_MAX_EDIT_EVENTS)
+			goto out;
+		steps[m].digest = rec->digests[k].bytes;
+		steps[m++].number = -2 - (int64_t) i; /* userspace records: not reported as events */
+	}
+
+	mb_pcr_initial(r->alg, r->pcr, info->startup_locality, info->hcrtm, start);
+	for (i = 0; i < m && r->extra_event < 0; i++) {
+		rc = replay_steps(r, start, steps, m, i, SIZE_MAX, v);
+		if (rc < 0)
+			goto out;
+		if (memcmp(v, r->actual, r->size) == 0 && steps[i].number >= 0)
+			r->extra_event = steps[i].number;
+	}
+	for (i = 0; i + 1 < m && r->swapped_event < 0; i++) {
+		rc = replay_steps(r, start, steps, m, SIZE_MAX, i, v);
+		if (rc < 0)
+			goto out;
+		if (memcmp(v, r->actual, r->size) == 0 && steps[i].number >= 0 && steps[i + 1].number >= 0) {
+			r->swapped_event = steps[i].number;
+			r->swapped_next = steps[i + 1].number;
+		}
+	}
+out:
+	free(steps);
+	return rc;
+}
+
 static int explain(const mb_event_log *log, const mb_cel_log *userspace, const mb_replay_info *info,
 		   mb_verify_pcr *r)
 {
@@ -148,6 +238,14 @@ static int explain(const mb_event_log *log, const mb_cel_log *userspace, const m
 			r->last_good_event = (int64_t) i;
 			r->last_good_userspace = true;
 		}
+	}
+
+	r->extra_event = r->swapped_event = r->swapped_next = -1;
+	{
+		int rc = try_single_edits(log, userspace, info, r);
+
+		if (rc < 0)
+			return rc;
 	}
 
 	/* Firmware that extended the ExitBootServices actions but did not log them. */
