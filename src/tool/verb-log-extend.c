@@ -217,6 +217,25 @@ int log_extend(int argc, char **argv)
 		goto out;
 	}
 
+	/* Every event must carry every bank being extended: check before the first extend. */
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		if (ev->type == MB_EV_NO_ACTION || ev->pcr >= MB_PCR_COUNT)
+			continue;
+		for (b = 0; b < n_use; b++)
+			if (!mb_event_digest_for(ev, use[b]))
+				break;
+		if (b < n_use) {
+			char name[8];
+
+			tool_errorf("log extend: %s: event %u (PCR %u) has no %s digest; nothing extended", path,
+				    ev->number, ev->pcr, tool_alg_name(use[b], name));
+			rc = EXIT_FAILED;
+			goto out;
+		}
+	}
+
 	if (!force) {
 		mb_pcr_values now;
 
@@ -243,13 +262,6 @@ int log_extend(int argc, char **argv)
 				d[n++] = ev->digests[k];
 			else
 				skipped_banks++;
-		}
-		if (n != n_use) {
-			tool_errorf("log extend: %s: event %u (PCR %u) lacks a digest for a bank being extended; "
-				    "stopped after %u events: the TPM now holds a partial boot",
-				    path, ev->number, ev->pcr, extended);
-			rc = EXIT_FAILED;
-			goto out;
 		}
 		if (mb_tpm_extend(tpm, ev->pcr, d, n, &err) < 0) {
 			tool_errorf("log extend: event %u (PCR %u): stopped after %u events", ev->number, ev->pcr,

@@ -269,6 +269,16 @@ static void print_json(const mb_verify_result *res, const char *source)
 	json_object_put(root);
 }
 
+static bool in_only(uint16_t alg, const uint16_t *only, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (only[i] == alg)
+			return true;
+	return false;
+}
+
 static int load_pcrs(const char *path, mb_pcr_values *v)
 {
 	mb_error err = { 0 };
@@ -415,16 +425,30 @@ int verb_verify(int argc, char **argv)
 			goto out;
 	} else {
 		mb_tpm *tpm = NULL;
+		mb_tpm_bank banks[MB_MAX_BANKS];
+		size_t n_banks = 0;
 
 		rc = tool_tpm_open(tcti, &tpm);
 		if (rc != EXIT_OK)
 			goto out;
-		if (mb_tpm_read_pcrs(tpm, NULL, 0, (1u << MB_PCR_COUNT) - 1, &actual, NULL, &err) < 0) {
+		if (mb_tpm_banks(tpm, banks, MB_MAX_BANKS, &n_banks, &err) < 0 ||
+		    mb_tpm_read_pcrs(tpm, NULL, 0, (1u << MB_PCR_COUNT) - 1, &actual, NULL, &err) < 0) {
 			rc = tool_tpm_exit(&err);
 			mb_tpm_free(tpm);
 			goto out;
 		}
 		mb_tpm_free(tpm);
+		/* Fail closed: an active bank mboot cannot compute is a bank nobody verified. */
+		for (i = 0; i < n_banks; i++) {
+			char name[8];
+
+			if (mb_digest_by_alg(banks[i].alg) || (n_only && !in_only(banks[i].alg, only, n_only)))
+				continue;
+			tool_errorf("verify: the TPM has an active bank %s that mboot cannot compute: it cannot be "
+				    "verified (limit the check with --bank)", tool_alg_name(banks[i].alg, name));
+			rc = EXIT_FAILED;
+			goto out;
+		}
 	}
 	if (us_fd >= 0) {
 		close(us_fd); /* drops the lock: the log and the PCRs were read together */
