@@ -10,5 +10,8 @@
 #include <mboot/diff.h>
 #include <mboot/policy.h>
 #include <mboot/predict.h>
+#include <mboot/tpm.h>
+#include <mboot/verify.h>
+#include <mboot/cel.h>
 
 #endif

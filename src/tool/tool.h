@@ -40,4 +40,12 @@ const char *tool_alg_name(uint16_t alg, char buf[8]);
 /* Event type name, or "0x%08x". */
 const char *tool_type_name(uint32_t type, char buf[16]);
 
+/*
+ * Open the TPM named by --tcti (NULL: $TPM2TOOLS_TCTI, else device:/dev/tpmrm0).
+ * On failure reports and returns EXIT_TPM.
+ */
+int tool_tpm_open(const char *tcti, mb_tpm **ret);
+/* Report a failed mb_tpm_* call and return its exit code (EXIT_TPM, or EXIT_USAGE for -EINVAL). */
+int tool_tpm_exit(const mb_error *err);
+
 #endif
