@@ -19,9 +19,9 @@ MB_VM_TIMEOUT=${MB_VM_TIMEOUT:-300}
 # Fixed inputs. PCR 0 depends on the VM shape, PCR 5 on the GPT (disk GUID, partition GUID and
 # geometry), PCR 1 on the boot variables OVMF writes into a fresh copy of its variable store.
 VM_MACHINE=q35
-VM_CPU=qemu64
-VM_MEM=512
-VM_SMP=1
+VM_CPU=${MB_VM_CPU:-qemu64}
+VM_MEM=${MB_VM_MEM:-512}
+VM_SMP=${MB_VM_SMP:-1}
 VM_RTC=2024-01-01T00:00:00
 VM_DISK_GUID=6D626F6F-7400-4000-8000-0000000000D1
 VM_ESP_GUID=6D626F6F-7400-4000-8000-0000000000E5
@@ -76,7 +76,7 @@ vm_kernel() {
 		if ! ls "$dir"/boot/vmlinuz-* >/dev/null 2>&1; then
 			vm_say "downloading $pkg into $MB_VM_CACHE"
 			mkdir -p "$MB_VM_CACHE/deb"
-			(cd "$MB_VM_CACHE/deb" && apt-get download "$pkg" >&2) ||
+			(cd "$MB_VM_CACHE/deb" && apt-get -o APT::Sandbox::User=root download "$pkg" >&2) ||
 				vm_die "apt-get download $pkg failed"
 			deb=$(ls "$MB_VM_CACHE/deb/${pkg}"_*.deb | tail -n 1)
 			rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
