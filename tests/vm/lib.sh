@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Real measured boot under QEMU: OVMF (PCRs 0-7) -> GRUB 2 with its tpm module (PCRs 8, 9)
 # -> a Debian kernel whose initramfs prints the firmware event log and the PCRs of every bank
 # to the serial console. Everything comes from Debian packages; nothing here needs root.
@@ -196,7 +196,7 @@ vm_cleanup() {
 	[ -z "$VM_SWTPM_PID" ] || kill "$VM_SWTPM_PID" 2>/dev/null || true
 	[ -z "$VM_QEMU_PID" ] || wait "$VM_QEMU_PID" 2>/dev/null || true
 	[ -z "$VM_SWTPM_PID" ] || wait "$VM_SWTPM_PID" 2>/dev/null || true
-	VM_QEMU_PID= VM_SWTPM_PID=
+	VM_QEMU_PID='' VM_SWTPM_PID=''
 }
 trap vm_cleanup EXIT
 trap 'vm_cleanup; exit 130' INT TERM

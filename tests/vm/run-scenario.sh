@@ -5,7 +5,7 @@
 # asserts on what the guest printed. Exit 0 = all assertions held; anything else fails,
 # including a QEMU that cannot start (never a skip).
 set -euo pipefail
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 scenario=${1:-}
