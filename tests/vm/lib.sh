@@ -201,11 +201,12 @@ vm_cleanup() {
 trap vm_cleanup EXIT
 trap 'vm_cleanup; exit 130' INT TERM
 
-# vm_qemu DIR ACCEL LIMIT: boot DIR/disk.img once with a fresh TPM and variable store.
-# Returns 0 when the guest printed its end marker, 1 otherwise; 2 when KVM hit an emulation
-# failure (the guest is then stuck, so it is killed at once instead of waiting for LIMIT).
+# vm_qemu DIR ACCEL LIMIT [FIRST_OUTPUT_LIMIT]: boot DIR/disk.img once with a fresh TPM and
+# variable store. Returns 0 when the guest printed its end marker, 1 otherwise; 2 when KVM hit
+# an emulation failure (the guest is then stuck, so it is killed at once instead of waiting
+# for LIMIT); 3 when nothing reached the serial console within FIRST_OUTPUT_LIMIT seconds.
 vm_qemu() {
-	local dir=$1 accel=$2 limit=$3 tpm t0 rc=1 waited=0
+	local dir=$1 accel=$2 limit=$3 first=${4:-0} tpm t0 rc=1 waited=0
 	tpm=$(mktemp -d /tmp/mb-vm-tpm.XXXXXX)
 	cp "$OVMF_VARS" "$dir/vars.fd"
 	rm -f "$dir/serial.raw" "$dir/qemu.err"
@@ -239,10 +240,14 @@ vm_qemu() {
 			rc=2
 			break
 		fi
+		if [ "$first" -gt 0 ] && [ $((waited / 2)) -ge "$first" ] && [ ! -s "$dir/serial.raw" ]; then
+			rc=3
+			break
+		fi
 		sleep 0.5
 		waited=$((waited + 1))
 	done
-	if [ $rc -eq 2 ]; then
+	if [ $rc -ge 2 ]; then
 		kill "$VM_QEMU_PID" 2>/dev/null || true
 	fi
 	wait "$VM_QEMU_PID" 2>/dev/null || true
@@ -253,32 +258,46 @@ vm_qemu() {
 	rm -rf "$tpm"
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$dir/seconds"
 	tr -d '\r' <"$dir/serial.raw" >"$dir/serial.log" 2>/dev/null || : >"$dir/serial.log"
-	[ $rc -eq 2 ] && return 2
+	[ $rc -ge 2 ] && return $rc
 	grep -q '^MBVM-DONE$' "$dir/serial.log" && return 0
 	return 1
 }
 
-# Decide once per process whether KVM works: a full boot with KVM must reach the end marker.
-# The first real boot doubles as the probe, so a working KVM costs nothing extra.
+# Decide once per process whether KVM works: a full boot with KVM must reach the end marker
+# (and print something within 20 s). The first real boot doubles as the probe, so a working KVM
+# costs nothing extra. A failed probe is remembered for this host boot (keyed by the kernel's
+# boot_id and the QEMU version) so later test processes do not pay for it again.
 VM_ACCEL_USED=
+vm_kvm_verdict_file() {
+	local id
+	id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	printf '%s/kvm-broken.%s.%s\n' "$MB_VM_CACHE" "$id" \
+		"$(qemu-system-x86_64 --version | head -n 1 | tr -c 'A-Za-z0-9.\n' _)"
+}
 vm_boot_dir() {
-	local dir=$1 rc
+	local dir=$1 rc verdict
 	if [ -z "$VM_ACCEL_USED" ]; then
 		case "$MB_VM_ACCEL" in
 		tcg) VM_ACCEL_USED=tcg ;;
 		kvm) VM_ACCEL_USED=kvm ;;
 		auto)
-			if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
+			mkdir -p "$MB_VM_CACHE"
+			verdict=$(vm_kvm_verdict_file)
+			if ! { [ -w /dev/kvm ] && [ -r /dev/kvm ]; }; then
+				vm_say "no usable /dev/kvm"
+			elif [ -f "$verdict" ]; then
+				vm_say "KVM failed its probe earlier in this host boot: $(cat "$verdict")"
+			else
 				rc=0
-				vm_qemu "$dir" kvm 60 || rc=$?
+				vm_qemu "$dir" kvm 90 20 || rc=$?
 				if [ $rc -eq 0 ]; then
 					VM_ACCEL_USED=kvm
 					vm_say "accelerator: kvm (probe boot reached the end marker in $(cat "$dir/seconds") s)"
 					return 0
 				fi
-				vm_say "KVM does not work here (rc $rc: $(head -c 200 "$dir/qemu.err" | tr '\n' ' ')); falling back to TCG"
-			else
-				vm_say "no usable /dev/kvm"
+				printf 'rc %s after %s s: %s\n' "$rc" "$(cat "$dir/seconds")" \
+					"$(head -c 200 "$dir/qemu.err" | tr '\n' ' ')" >"$verdict"
+				vm_say "KVM does not work here ($(cat "$verdict")); falling back to TCG"
 			fi
 			VM_ACCEL_USED=tcg
 			;;
