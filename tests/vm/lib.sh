@@ -114,8 +114,9 @@ vm_initramfs() {
 		done
 	fi
 	for f in "$@"; do cp "$f" "$root/extra/"; done
-	# Reproducible archive: fixed mtimes, sorted names, root owner, --reproducible for the
-	# inode and device numbers.
+	# Reproducible archive: modes independent of the umask, fixed mtimes, sorted names, root
+	# owner, --reproducible for the inode and device numbers.
+	chmod -R u=rwX,go=rX "$root"
 	find "$root" -exec touch -h -d "@$VM_EPOCH" {} +
 	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc --reproducible -R 0:0 --quiet) >"$out"
