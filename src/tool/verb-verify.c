@@ -10,6 +10,8 @@
 
 #include <json-c/json.h>
 
+#include <mboot/policy.h>
+
 #include "shared/fileio.h"
 #include "shared/hex.h"
 #include "tool/tool.h"
@@ -19,7 +21,7 @@
 
 static const char verify_help[] =
 	"Usage: mboot verify [--log LOG] [--userspace-log FILE | --no-userspace-log] [--pcrs FILE]\n"
-	"                    [--bank NAME]... [--json] [--tcti TCTI]\n\n"
+	"                    [--bank NAME]... [--policy POLICY] [--json] [--tcti TCTI]\n\n"
 	"Replay the firmware event log, then the userspace measurement log ('mboot measure'),\n"
 	"and compare with the PCRs the TPM holds now (or with PCR values from FILE: mboot's\n"
 	"PCR-values JSON or tpm2_pcrread's YAML). For every PCR and bank the verdict is one of:\n"
@@ -43,12 +45,14 @@ static const char verify_help[] =
 	"  --no-userspace-log  the firmware log only\n"
 	"  --pcrs FILE   compare with these values instead of the TPM's\n"
 	"  --bank NAME   check only this bank (may be repeated); the others are 'unverified'\n"
+	"  --policy POLICY  then judge the events against a policy (docs/policy.md), with the\n"
+	"                digests of a bank that verified (sha256 first); exit 0 only when both hold\n"
 	"  --json        {\"verified\": bool, \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", ...}]}\n"
 	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 verified, 1 verification failed, 2 usage or input error, 3 TPM error.\n";
 
-enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG };
+enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG, OPT_POLICY };
 
 static const struct option verify_options[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
@@ -58,6 +62,7 @@ static const struct option verify_options[] = {
 	{ "tcti", required_argument, NULL, OPT_TCTI },
 	{ "userspace-log", required_argument, NULL, OPT_USLOG },
 	{ "no-userspace-log", no_argument, NULL, OPT_NO_USLOG },
+	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -208,7 +213,7 @@ static json_object *hex_json(const uint8_t *b, size_t n)
 	return json_object_new_string(mb_hex(b, n, hex));
 }
 
-static void print_json(const mb_verify_result *res, const char *source)
+static void print_json(const mb_verify_result *res, const char *source, json_object *policy)
 {
 	json_object *root = json_object_new_object(), *arr = json_object_new_array();
 	size_t i;
@@ -264,6 +269,8 @@ static void print_json(const mb_verify_result *res, const char *source)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "pcrs", arr);
+	if (policy)
+		json_object_object_add(root, "policy", policy);
 	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 								  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
@@ -343,9 +350,150 @@ static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log 
 	return EXIT_OK;
 }
 
+/* A bank that verified every PCR it was checked for, sha256 first: the policy uses its digests. */
+static uint16_t policy_bank(const mb_verify_result *res)
+{
+	static const uint16_t prefer[] = { MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512, MB_ALG_SHA1, MB_ALG_SM3_256 };
+	size_t i, k;
+
+	for (i = 0; i < sizeof(prefer) / sizeof(prefer[0]); i++) {
+		bool seen = false, bad = false;
+
+		for (k = 0; k < res->n; k++) {
+			if (res->pcrs[k].alg != prefer[i])
+				continue;
+			if (res->pcrs[k].verdict == MB_PCR_VERIFIED)
+				seen = true;
+			else if (res->pcrs[k].verdict != MB_PCR_NOT_COVERED)
+				bad = true;
+		}
+		if (seen && !bad)
+			return prefer[i];
+	}
+	return 0;
+}
+
+static const char *policy_verdict_name(mb_policy_verdict v)
+{
+	return v == MB_POLICY_PCR_OK ? "ok" : v == MB_POLICY_PCR_VIOLATED ? "violated" : "not-governed";
+}
+
+/* One violating event, as a person reads it: number, type, text or decoded description, digest. */
+static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_t bank)
+{
+	const mb_event_digest *d = mb_event_digest_for(ev, bank);
+	char *text = mb_event_text(ev), *out = NULL, hex[2 * MB_DIGEST_MAX + 1] = "";
+	json_object *dec = NULL, *desc = NULL;
+	char tbuf[16];
+
+	if (!text) {
+		dec = mb_event_decode(log, ev);
+		if (dec && json_object_object_get_ex(dec, "description", &desc))
+			text = strdup(json_object_get_string(desc));
+	}
+	if (d)
+		mb_hex(d->bytes, d->size, hex);
+	if (asprintf(&out, "#%u %s \"%.300s\" %s:%s", ev->number, tool_type_name(ev->type, tbuf), text ? text : "",
+		     mb_digest_by_alg(bank)->name, d ? hex : "(none)") < 0)
+		out = NULL;
+	free(text);
+	json_object_put(dec);
+	return out;
+}
+
+/* Judge the verified log; prints (text) or returns the JSON object (json); false when violated. */
+static bool check_policy(const mb_policy *policy, const char *policy_path, const mb_event_log *log,
+			 const mb_pcr_values *actual, const mb_verify_result *res, bool json, json_object **ret_json)
+{
+	uint16_t bank = res->ok ? policy_bank(res) : 0;
+	mb_policy_result pr;
+	mb_error err = { 0 };
+	json_object *o = json ? json_object_new_object() : NULL;
+	bool ok = false;
+	size_t i;
+	uint32_t p;
+
+	if (!bank) {
+		if (o) {
+			json_object_object_add(o, "checked", json_object_new_boolean(false));
+			json_object_object_add(o, "reason", json_object_new_string("the log did not verify"));
+			*ret_json = o;
+		} else {
+			printf("Policy %s: not checked: the log did not verify, so its events prove nothing.\n", policy_path);
+		}
+		return false;
+	}
+	if (mb_policy_check(policy, log, actual, bank, &pr, &err) < 0) {
+		tool_report(policy_path, &err);
+		json_object_put(o);
+		return false;
+	}
+	ok = mb_policy_result_ok(&pr);
+	if (o) {
+		json_object *pcrs = json_object_new_object(), *viol = json_object_new_array();
+
+		json_object_object_add(o, "checked", json_object_new_boolean(true));
+		json_object_object_add(o, "ok", json_object_new_boolean(ok));
+		json_object_object_add(o, "bank", json_object_new_string(mb_digest_by_alg(bank)->name));
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			char key[4];
+
+			snprintf(key, sizeof(key), "%u", p);
+			if (pr.pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
+				json_object_object_add(pcrs, key, json_object_new_string(policy_verdict_name(pr.pcr[p])));
+		}
+		for (i = 0; i < pr.n_violations; i++) {
+			const mb_policy_violation *v = &pr.violations[i];
+			json_object *vo = json_object_new_object();
+
+			json_object_object_add(vo, "pcr", json_object_new_int64(v->pcr));
+			if (v->event) {
+				char *text = mb_event_text(v->event), tbuf[16];
+				const mb_event_digest *d = mb_event_digest_for(v->event, bank);
+
+				json_object_object_add(vo, "event", json_object_new_int64(v->event->number));
+				json_object_object_add(vo, "type", json_object_new_string(tool_type_name(v->event->type, tbuf)));
+				if (text)
+					json_object_object_add(vo, "text", json_object_new_string(text));
+				if (d)
+					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
+				free(text);
+			}
+			json_object_object_add(vo, "reason", json_object_new_string(v->reason));
+			if (v->closest)
+				json_object_object_add(vo, "closest_rules", json_object_new_string(v->closest));
+			json_object_array_add(viol, vo);
+		}
+		json_object_object_add(o, "pcrs", pcrs);
+		json_object_object_add(o, "violations", viol);
+		*ret_json = o;
+	} else {
+		printf("\nPolicy %s, judged with the %s digests:\n", policy_path, mb_digest_by_alg(bank)->name);
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if (pr.pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
+				printf("  PCR %2u: %s\n", p, policy_verdict_name(pr.pcr[p]));
+		for (i = 0; i < pr.n_violations; i++) {
+			const mb_policy_violation *v = &pr.violations[i];
+			char *what = v->event ? describe_event(log, v->event, bank) : NULL;
+
+			printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "", v->reason);
+			if (v->closest)
+				printf("      closest rules: %s\n", v->closest);
+			free(what);
+		}
+		printf(ok ? "The boot meets the policy.\n" : "The boot does NOT meet the policy.\n");
+	}
+	mb_policy_result_done(&pr);
+	return ok;
+}
+
 int verb_verify(int argc, char **argv)
 {
 	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = MB_CEL_DEFAULT_PATH;
+	const char *policy_path = NULL;
+	mb_policy *policy = NULL;
+	json_object *policy_json = NULL;
+	bool policy_ok = true;
 	bool us_named = false, us_off = false;
 	mb_cel_log *us = NULL;
 	int us_fd = -1;
@@ -399,6 +547,9 @@ int verb_verify(int argc, char **argv)
 		case OPT_NO_USLOG:
 			us_off = true;
 			break;
+		case OPT_POLICY:
+			policy_path = optarg;
+			break;
 		default:
 			return tool_usage_error("verify", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -410,9 +561,14 @@ int verb_verify(int argc, char **argv)
 
 	if (us_off && us_named)
 		return tool_usage_error("verify", "--userspace-log and --no-userspace-log exclude each other");
+	if (policy_path) {
+		rc = tool_load_policy(policy_path, &policy);
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	rc = tool_load_log(log_path, &log);
 	if (rc != EXIT_OK)
-		return rc;
+		goto out;
 	if (!us_off) {
 		rc = load_userspace(us_path, us_named, &us_fd, &us);
 		if (rc != EXIT_OK)
@@ -475,16 +631,19 @@ int verb_verify(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (json)
-		print_json(res, pcrs_path ? pcrs_path : "tpm");
-	else
+	if (!json)
 		print_text(log, res, pcrs_path ? "values" : "TPM");
-	rc = res->ok ? EXIT_OK : EXIT_FAILED;
+	if (policy)
+		policy_ok = check_policy(policy, policy_path, log, &actual, res, json, &policy_json);
+	if (json)
+		print_json(res, pcrs_path ? pcrs_path : "tpm", policy_json);
+	rc = res->ok && policy_ok ? EXIT_OK : EXIT_FAILED;
 out:
 	if (us_fd >= 0)
 		close(us_fd);
 	mb_cel_log_free(us);
 	free(res);
 	mb_event_log_free(log);
+	mb_policy_free(policy);
 	return rc;
 }

@@ -525,7 +525,8 @@ static void test_bit_flips(void **state)
 					mb_digest_check c;
 					const mb_event *ev = mb_event_log_event(m, e);
 
-					if (off < ev->offset || off >= ev->offset + ev->record_size)
+					/* Decoding builds JSON (signature lists hold hundreds of entries): sample it. */
+					if (off < ev->offset || off >= ev->offset + ev->record_size || off % 8 != 0)
 						continue;
 
 					assert_int_equal(mb_event_check_digest(ev, &c), 0);

@@ -50,19 +50,22 @@ static bool variable_data(const mb_event *ev, const uint8_t **ret, size_t *ret_s
 
 static const char *const grub_prefixes[] = { "grub_cmd: ", "kernel_cmdline: ", "module_cmdline: " };
 
-/* GRUB's PCR 8 EV_IPL strings: the text after the prefix, without the NUL. */
+/* GRUB's PCR 8 EV_IPL strings: the text after the prefix, without the NUL. A string without
+ * its NUL is still judged as GRUB's (GRUB always writes one): an edited terminator must not
+ * turn a checkable event into an uncheckable one. */
 static bool grub_string(const mb_event *ev, const uint8_t **ret, size_t *ret_size)
 {
-	size_t i;
+	size_t i, len;
 
-	if (ev->type != MB_EV_IPL || ev->pcr != 8 || ev->data_size == 0 || ev->data[ev->data_size - 1] != 0)
+	if (ev->type != MB_EV_IPL || ev->pcr != 8 || ev->data_size == 0)
 		return false;
+	len = ev->data_size - (ev->data[ev->data_size - 1] == 0);
 	for (i = 0; i < sizeof(grub_prefixes) / sizeof(grub_prefixes[0]); i++) {
 		size_t n = strlen(grub_prefixes[i]);
 
-		if (ev->data_size - 1 >= n && memcmp(ev->data, grub_prefixes[i], n) == 0) {
+		if (len >= n && memcmp(ev->data, grub_prefixes[i], n) == 0) {
 			*ret = ev->data + n;
-			*ret_size = ev->data_size - 1 - n;
+			*ret_size = len - n;
 			return true;
 		}
 	}
@@ -132,7 +135,7 @@ MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
 			return 0;
 		}
 		/* Older distribution patches hashed the trailing NUL too (tpm2-tools verify_digests). */
-		if (digests_equal(ev, p, n + 1, &bad2, &any)) {
+		if (p + n < ev->data + ev->data_size && digests_equal(ev, p, n + 1, &bad2, &any)) {
 			ret->status = MB_DIGEST_MATCH_ALTERNATE;
 			ret->rule = "H(text after prefix, with NUL)";
 			return 0;
