@@ -246,6 +246,40 @@ EOF
 	moved=$(tpm_moved base initrd)
 	printf 'info initrd: PCRs that differ in the TPM (sha256): %s\n' "$moved"
 	check "initrd: the TPM moved exactly PCR 9, and PCR 10 (IMA)" test "$moved" = "[9,10]"
+
+	# Prediction: from the base boot's log and the inputs of the next boot, mboot predict must
+	# give the PCRs that boot's TPM really held (every bank, every PCR the log touches).
+	rc=0
+	"$MBOOT" predict --log "$out/base/log.bin" --grub-cfg "$out/cmdline/grub.cfg" \
+		--cmdline "$VM_CMDLINE_DEFAULT mboot.test=changed" --json >"$out/predict-cmdline.json" || rc=$?
+	check "predict cmdline: exits 0, nothing unpredictable ($(jq -c .unpredictable "$out/predict-cmdline.json"))" test $rc -eq 0
+	check_replay predict-cmdline "$out/cmdline" "$out/predict-cmdline.json"
+	rc=0
+	"$MBOOT" predict --log "$out/base/log.bin" --initrd "$out/initrd/initrd.img" --json >"$out/predict-initrd.json" || rc=$?
+	check "predict initrd: exits 0" test $rc -eq 0
+	check_replay predict-initrd "$out/initrd" "$out/predict-initrd.json"
+
+	# Policy from the release artifacts (the kernel, initrd and grub.cfg the base boot used) and
+	# the base boot's log: the base boot meets it; the other two boots verify against their TPM
+	# but break it, each at the event that changed.
+	kernel=$(vm_kernel)
+	"$MBOOT" policy generate --kernel "$kernel" --initrd "$out/base/initrd.img" --grub-cfg "$out/base/grub.cfg" \
+		--from-log "$out/base/log.bin" -o "$out/policy.json" || bad "policy generate from artifacts exited $?"
+	for b in base cmdline initrd; do
+		jq '{banks: .}' "$out/$b/pcrs.json" >"$out/$b/pcrs-banks.json"
+		rc=0
+		"$MBOOT" verify --log "$out/$b/log.bin" --pcrs "$out/$b/pcrs-banks.json" --no-userspace-log \
+			--policy "$out/policy.json" --json >"$out/$b/verify-policy.json" || rc=$?
+		printf 'info %s: policy violations: %s\n' "$b" "$(jq -c '[.policy.violations[]? | {pcr, text, reason}]' "$out/$b/verify-policy.json")"
+		case $b in
+		base) check "policy: the base boot verifies and meets the artifacts' policy (exit 0)" \
+			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
+		cmdline) check "policy: the changed command line verifies but breaks the policy at kernel_cmdline (exit 1)" \
+			test "$rc:$(jq -c '[.verified, .policy.ok, ([.policy.violations[] | select(.pcr == 8 and ((.text // "") | startswith("kernel_cmdline:")))] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
+		initrd) check "policy: the changed initrd verifies but breaks the policy in PCR 9 (exit 1)" \
+			test "$rc:$(jq -c '[.verified, .policy.ok, ([.policy.violations[] | select(.pcr == 9)] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
+		esac
+	done
 	;;
 
 inguest)
