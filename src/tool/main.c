@@ -12,6 +12,7 @@ static const struct {
 	const char *summary;
 } verbs[] = {
 	{ "log", verb_log, "show, replay, diff a firmware event log" },
+	{ "initramfs", verb_initramfs, "pack, list, verify a deterministic initramfs" },
 };
 
 static void usage(FILE *f)
