@@ -240,6 +240,11 @@ static int add_segment(mb_initramfs *a, const mb_cpio_segment *s, mb_error *err)
 
 MB_EXPORT int mb_initramfs_parse(const void *data, size_t size, mb_initramfs **ret, mb_error *err)
 {
+	return mb_initramfs_parse_capped(data, size, MB_CPIO_TOTAL_MAX, ret, err);
+}
+
+int mb_initramfs_parse_capped(const void *data, size_t size, size_t max_total, mb_initramfs **ret, mb_error *err)
+{
 	mb_initramfs *a = calloc(1, sizeof(*a));
 	size_t total = 0;
 	mb_reader r;
@@ -277,7 +282,7 @@ MB_EXPORT int mb_initramfs_parse(const void *data, size_t size, mb_initramfs **r
 			size_t blen = 0, used = 0;
 			mb_reader dr;
 
-			rc = mb_decompress_one(comp, mb_reader_cur(&r), mb_reader_left(&r), MB_CPIO_TOTAL_MAX - total,
+			rc = mb_decompress_one(comp, mb_reader_cur(&r), mb_reader_left(&r), max_total - total,
 					       &buf, &blen, &used, err);
 			if (rc < 0) {
 				if (err && err->has_offset)

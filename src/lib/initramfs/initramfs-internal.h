@@ -25,4 +25,7 @@ mb_compress mb_compress_detect(const uint8_t *p, size_t n);
 int mb_decompress_one(mb_compress c, const uint8_t *in, size_t in_size, size_t max, uint8_t **ret,
 		      size_t *ret_size, size_t *ret_used, mb_error *err);
 
+/* mb_initramfs_parse with a smaller cap on all decompressed data (tests, fuzzing). */
+int mb_initramfs_parse_capped(const void *data, size_t size, size_t max_total, mb_initramfs **ret, mb_error *err);
+
 #endif
