@@ -136,8 +136,12 @@ static int parse_archive(ctx *c, mb_reader *r)
 		size_t pad;
 		int i, rc;
 
-		if (mb_read_bytes(r, 6, &magic) < 0)
+		if (mb_reader_left(r) == 0)
 			return bad(c, -EBADMSG, hoff, "truncated: no 'TRAILER!!!' entry");
+		if (mb_reader_left(r) < 6 && memcmp(mb_reader_cur(r), "070701", mb_reader_left(r)) == 0)
+			return bad(c, -EBADMSG, hoff, "truncated header (magic)");
+		if (mb_read_bytes(r, 6, &magic) < 0)
+			return bad(c, -EBADMSG, hoff, "bad magic (want 070701, the newc format)");
 		if (memcmp(magic, "070701", 6) != 0)
 			return bad(c, memcmp(magic, "070702", 6) == 0 ? -EOPNOTSUPP : -EBADMSG, hoff, "%s",
 				   memcmp(magic, "070702", 6) == 0 ? "cpio 'crc' format (070702) is not handled"

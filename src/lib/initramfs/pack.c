@@ -112,8 +112,8 @@ static int add_entry(packer *p, const char *dir, size_t dlen, const char *name, 
 	pentry *e;
 
 	if (len + 1 > MB_CPIO_NAME_MAX)
-		return mb_fail(p->err, -ENAMETOOLONG, "%.*s/%s: path longer than %u bytes", (int) dlen, dir, name,
-			       MB_CPIO_NAME_MAX - 1);
+		return mb_fail(p->err, -ENAMETOOLONG, "path longer than %u bytes: '%.80s...' (%zu bytes)",
+			       MB_CPIO_NAME_MAX - 1, dir, len);
 	if (p->n >= MB_CPIO_ENTRIES_MAX)
 		return mb_fail(p->err, -E2BIG, "more than %u entries", MB_CPIO_ENTRIES_MAX);
 	if (S_ISSOCK(st->st_mode))
