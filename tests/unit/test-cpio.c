@@ -30,7 +30,8 @@ static void put(buf *b, const void *d, size_t n)
 		b->p = realloc(b->p, b->cap);
 		assert_non_null(b->p);
 	}
-	memcpy(b->p + b->n, d, n);
+	if (n)
+		memcpy(b->p + b->n, d, n);
 	b->n += n;
 }
 
