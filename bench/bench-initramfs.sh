@@ -1,0 +1,101 @@
+#!/bin/bash
+# mboot initramfs pack against the classic reproducible pipeline
+#   find . | LC_ALL=C sort | cpio -o -H newc --reproducible -R 0:0 [| gzip -n | zstd -q]
+# on a generated tree of 5,000 files / 100 MiB (deterministic content: half AES-CTR
+# pseudo-random bytes, half compressible text; 50 directories, some symlinks and hard links).
+# Prints the best of R runs (default 3) for each, the ratio (pipeline time / mboot time, > 1
+# means mboot is faster), and checks mboot's output is byte-identical across runs.
+# Usage: bench/bench-initramfs.sh [BUILD_DIR]   (default: build); R=5 for more runs.
+set -eu
+cd "$(dirname "$0")/.."
+B=${1:-build}
+MBOOT=$(realpath "$B/mboot")
+[ -x "$MBOOT" ] || { echo "build first: meson setup $B && ninja -C $B"; exit 2; }
+for t in cpio gzip zstd openssl perl bc; do
+	command -v $t > /dev/null || { echo "$t is needed"; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C
+R=${R:-3}
+
+# The tree: file i (0..4999) in d$((i % 50)), size 1024 + (i * 7919) % 39895 bytes (mean
+# about 20.5 KiB, total about 100 MiB); even files take bytes from an AES-128-CTR stream of
+# zeros (fixed key), odd files from a text generator.
+tree=$tmp/tree
+mkdir "$tree"
+openssl enc -aes-128-ctr -nosalt -K 000102030405060708090a0b0c0d0e0f -iv 00000000000000000000000000000000 \
+	-in /dev/zero 2>/dev/null | head -c 64M > "$tmp/stream"
+perl -e '
+	my ($tree, $stream) = @ARGV;
+	open(my $in, "<:raw", $stream) or die;
+	my $line = 0;
+	for my $i (0 .. 4999) {
+		my $d = "$tree/d" . ($i % 50);
+		mkdir $d unless -d $d;
+		my $size = 1024 + ($i * 7919) % 39895;
+		my $data = "";
+		if ($i % 2 == 0) {
+			read($in, $data, $size) == $size or die "stream too short";
+		} else {
+			while (length($data) < $size) {
+				$data .= sprintf("%08d key_%d=value_%d /usr/lib/modules/%d/kernel/drivers/%d.ko\n",
+					$line, $line % 97, ($line * 31) % 1013, $line % 7, $line % 541);
+				$line++;
+			}
+			$data = substr($data, 0, $size);
+		}
+		open(my $out, ">:raw", sprintf("%s/f%04d", $d, $i)) or die;
+		print $out $data;
+		close($out);
+	}
+' "$tree" "$tmp/stream"
+for i in $(seq 0 9); do
+	ln -s ../d$i/f000$i "$tree/d$((i + 10))/link$i"
+	ln "$tree/d$i/f000$i" "$tree/d$((i + 20))/hard$i"
+done
+rm "$tmp/stream"
+files=$(find "$tree" -type f | wc -l)
+bytes=$(du -sb "$tree" | cut -f1)
+echo "tree: $files files, $(find "$tree" -type d | wc -l) directories, $((bytes / 1048576)) MiB"
+cat "$tree"/d*/* > /dev/null # page cache warm
+
+best() {
+	local i s e t b=
+	for ((i = 0; i < R; i++)); do
+		s=$(date +%s.%N); "$@"; e=$(date +%s.%N)
+		t=$(echo "$e - $s" | bc -l)
+		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+	done
+	echo "$b"
+}
+pipeline() { # $1 = none|gzip|zstd, output $2
+	case $1 in
+	none) (cd "$tree" && find . | sort | cpio -o -H newc --reproducible -R 0:0 --quiet) > "$2" ;;
+	gzip) (cd "$tree" && find . | sort | cpio -o -H newc --reproducible -R 0:0 --quiet | gzip -n) > "$2" ;;
+	zstd) (cd "$tree" && find . | sort | cpio -o -H newc --reproducible -R 0:0 --quiet | zstd -q -3) > "$2" ;;
+	esac
+}
+n=0
+mboot_pack() {
+	n=$((n + 1))
+	"$MBOOT" initramfs pack "$tree" -o "$tmp/mboot.$1.$n" --compress "$1" --mtime 0 > /dev/null
+}
+
+printf '%-6s %10s %10s %12s %12s %8s\n' comp "mboot s" "cpio s" "mboot MiB" "cpio MiB" ratio
+status=0
+for c in none gzip zstd; do
+	n=0
+	tm=$(best mboot_pack $c)
+	tp=$(best pipeline $c "$tmp/cpio.$c")
+	if [ "$(sha256sum "$tmp"/mboot.$c.* | cut -d' ' -f1 | sort -u | wc -l)" != 1 ]; then
+		echo "FAIL: mboot's $c output differs between runs"; status=1
+	fi
+	printf '%-6s %10.3f %10.3f %12.1f %12.1f %8.2f\n' $c "$tm" "$tp" \
+		"$(echo "$(stat -c %s "$tmp/mboot.$c.1") / 1048576" | bc -l)" \
+		"$(echo "$(stat -c %s "$tmp/cpio.$c") / 1048576" | bc -l)" "$(echo "$tp / $tm" | bc -l)"
+	rm -f "$tmp"/mboot.$c.[2-9]*
+done
+echo "ratio = pipeline time / mboot time (> 1: mboot faster); best of $R runs each"
+echo "mboot identical across runs: $([ $status = 0 ] && echo yes || echo NO)"
+exit $status
