@@ -43,6 +43,8 @@ typedef struct mb_initramfs_stats {
 	size_t entries;   /* not counting the trailer */
 	size_t cpio_size; /* uncompressed archive size */
 	uint8_t cpio_sha256[32];
+	/* of the bytes returned (what a boot loader measures) */
+	uint8_t sha1[20], sha256[32], sha384[48];
 } mb_initramfs_stats;
 
 /*

@@ -235,7 +235,7 @@ static int cmd_pack(int argc, char **argv)
 	uint8_t *out = NULL;
 	size_t size = 0;
 	json_object *digests, *o;
-	char hex[65];
+	char hex[65], hex384[97];
 	args a;
 	int rc;
 
@@ -255,7 +255,11 @@ static int cmd_pack(int argc, char **argv)
 		tool_report(a.output, &err);
 		return EXIT_USAGE;
 	}
-	digests = digests_json(out, size);
+	/* the library hashed the result while it was being made */
+	digests = json_object_new_object();
+	json_object_object_add(digests, "sha1", json_object_new_string(mb_hex(st.sha1, sizeof(st.sha1), hex384)));
+	json_object_object_add(digests, "sha256", json_object_new_string(mb_hex(st.sha256, sizeof(st.sha256), hex384)));
+	json_object_object_add(digests, "sha384", json_object_new_string(mb_hex(st.sha384, sizeof(st.sha384), hex384)));
 	free(out);
 	mb_hex(st.cpio_sha256, sizeof(st.cpio_sha256), hex);
 	if (a.json) {

@@ -139,6 +139,119 @@ out:
 	return rc;
 }
 
+void mb_follow_init(mb_follow *f)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+}
+
+void mb_follow_destroy(mb_follow *f)
+{
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+}
+
+void mb_follow_publish(mb_follow *f, size_t avail, bool done, bool failed)
+{
+	pthread_mutex_lock(&f->lock);
+	f->avail = avail;
+	f->done = done;
+	f->failed = failed;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+int mb_follow_wait(mb_follow *f, size_t have, size_t *ret_avail, bool *ret_done)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&f->lock);
+	while (f->avail <= have && !f->done && !f->failed)
+		pthread_cond_wait(&f->cond, &f->lock);
+	if (f->failed)
+		rc = -ECANCELED;
+	*ret_avail = f->avail;
+	*ret_done = f->done;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+size_t mb_gzip_bound(size_t n)
+{
+	z_stream zs = { 0 };
+	size_t b;
+
+	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return n + n / 8 + 1024; /* not reached in practice; generous anyway */
+	b = deflateBound(&zs, n) + 64;
+	deflateEnd(&zs);
+	return b;
+}
+
+int mb_gzip_follow(const uint8_t *in, mb_follow *fin, uint8_t *out, size_t out_cap, mb_follow *fout,
+		   mb_error *err)
+{
+	z_stream zs = { 0 };
+	gz_header hdr = { 0 };
+	size_t fed = 0, avail = 0;
+	bool done = false;
+	int zr, rc;
+
+	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		mb_follow_publish(fout, 0, true, true);
+		return mb_fail(err, -ENOMEM, "zlib: cannot initialise deflate");
+	}
+	hdr.os = MB_GZIP_OS;
+	if (deflateSetHeader(&zs, &hdr) != Z_OK) {
+		rc = mb_fail(err, -EIO, "zlib: cannot set the gzip header");
+		goto out;
+	}
+	zs.next_out = out;
+	for (;;) {
+		rc = mb_follow_wait(fin, fed, &avail, &done);
+		if (rc < 0) {
+			mb_fail(err, rc, "packing failed");
+			goto out;
+		}
+		/* Feed what is there; Z_FINISH only once everything is. */
+		for (;;) {
+			size_t in_left = avail - fed;
+			size_t out_left = out_cap - (size_t) (zs.next_out - out);
+			int flush;
+
+			zs.next_in = (Bytef *) (in + fed);
+			zs.avail_in = in_left > (1u << 30) ? 1u << 30 : (uInt) in_left;
+			zs.avail_out = out_left > (1u << 30) ? 1u << 30 : (uInt) out_left;
+			flush = done && zs.avail_in == in_left ? Z_FINISH : Z_NO_FLUSH;
+			zr = deflate(&zs, flush);
+			fed = (size_t) ((const uint8_t *) zs.next_in - in);
+			if (zr == Z_STREAM_END)
+				break;
+			if (zr != Z_OK && zr != Z_BUF_ERROR) {
+				rc = mb_fail(err, -EIO, "zlib: deflate failed (%d)", zr);
+				goto out;
+			}
+			if ((size_t) (zs.next_out - out) >= out_cap) {
+				rc = mb_fail(err, -EIO, "zlib: output over deflateBound");
+				goto out;
+			}
+			if (flush == Z_NO_FLUSH && fed == avail)
+				break;
+		}
+		if (zr == Z_STREAM_END)
+			break;
+		mb_follow_publish(fout, (size_t) (zs.next_out - out), false, false);
+	}
+	mb_follow_publish(fout, (size_t) (zs.next_out - out), true, false);
+	rc = 0;
+out:
+	if (rc < 0)
+		mb_follow_publish(fout, (size_t) (zs.next_out - out), true, true);
+	deflateEnd(&zs);
+	return rc;
+}
+
 int mb_compress_buffer(mb_compress c, const uint8_t *in, size_t in_size, uint8_t **ret, size_t *ret_size,
 		       mb_error *err)
 {

@@ -19,6 +19,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -54,6 +55,8 @@ typedef struct packer {
 	uint8_t *out;
 	size_t olen, ocap;
 	mb_error *err;
+	mb_follow *progress; /* readers of out, when there are */
+	size_t published;
 } packer;
 
 static bool same_inode(const struct stat *a, const struct stat *b)
@@ -286,23 +289,40 @@ static int number_entries(packer *p)
 	return 0;
 }
 
+/*
+ * The buffer is allocated once, at the exact size the walk predicts, because other threads
+ * read it while it fills: needing more means a file or link changed since the walk.
+ */
 static int out_reserve(packer *p, size_t n)
 {
-	size_t ncap;
-	uint8_t *no;
+	if (p->ocap - p->olen < n)
+		return mb_fail(p->err, -ESTALE, "the tree changed while packing (archive outgrew its size)");
+	return 0;
+}
 
-	if (n > MB_CPIO_TOTAL_MAX - p->olen)
+static size_t align4(size_t n)
+{
+	return (n + 3) & ~(size_t) 3;
+}
+
+/* Exact archive size from the walk: headers, names, data, trailer, 512-byte end padding. */
+static int predict_size(packer *p, size_t *ret)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const pentry *e = &p->e[i];
+
+		total += align4(110 + e->len + 1);
+		if (e->has_data)
+			total += align4((size_t) e->st.st_size);
+	}
+	total += align4(110 + sizeof("TRAILER!!!"));
+	total = (total + 511) / 512 * 512;
+	if (total > MB_CPIO_TOTAL_MAX)
 		return mb_fail(p->err, -E2BIG, "archive larger than %zu bytes", MB_CPIO_TOTAL_MAX);
-	if (p->ocap - p->olen >= n)
-		return 0;
-	ncap = p->ocap ? p->ocap : 1u << 20;
-	while (ncap - p->olen < n)
-		ncap *= 2;
-	no = realloc(p->out, ncap);
-	if (!no)
-		return mb_fail(p->err, -ENOMEM, "out of memory");
-	p->out = no;
-	p->ocap = ncap;
+	*ret = (size_t) total;
 	return 0;
 }
 
@@ -467,6 +487,14 @@ static int put_entry(packer *p, const pentry *e, uint32_t mtime)
 	return put_file_data(p, e, pfd, base);
 }
 
+static void publish(packer *p, bool done)
+{
+	if (p->progress && (done || p->olen - p->published >= (1u << 20))) {
+		mb_follow_publish(p->progress, p->olen, done, false);
+		p->published = p->olen;
+	}
+}
+
 static int put_trailer(packer *p)
 {
 	/* As GNU cpio writes it: everything 0 except nlink 1 and the name size. */
@@ -480,7 +508,7 @@ static int put_trailer(packer *p)
 	if (rc < 0)
 		return rc;
 	/* Pad to 512-byte blocks like GNU cpio; the kernel skips the zeros. */
-	rc = out_reserve(p, 512);
+	rc = out_reserve(p, (512 - p->olen % 512) % 512);
 	if (rc < 0)
 		return rc;
 	while (p->olen % 512)
@@ -488,10 +516,96 @@ static int put_trailer(packer *p)
 	return 0;
 }
 
+/* Digests computed beside the packing, by a thread following a stream. */
+typedef struct hash_job {
+	const uint8_t *data;
+	mb_follow *src;
+	const uint16_t *algs;
+	size_t n_algs;
+	uint8_t (*md)[MB_DIGEST_MAX];
+	int rc;
+} hash_job;
+
+typedef struct hasher {
+	hash_job jobs[2];
+	size_t n_jobs;
+	int rc;
+} hasher;
+
+static int run_hash_job(hash_job *j)
+{
+	mb_digest_ctx *ctx[3] = { NULL, NULL, NULL };
+	size_t have = 0, avail = 0, i;
+	bool done = false;
+	int rc = 0;
+
+	for (i = 0; i < j->n_algs && rc >= 0; i++)
+		rc = mb_digest_ctx_new(j->algs[i], &ctx[i]);
+	while (rc >= 0) {
+		rc = mb_follow_wait(j->src, have, &avail, &done);
+		for (i = 0; rc >= 0 && i < j->n_algs; i++)
+			rc = mb_digest_ctx_update(ctx[i], j->data + have, avail - have);
+		have = avail;
+		if (done)
+			break;
+	}
+	for (i = 0; i < j->n_algs; i++) {
+		if (rc >= 0)
+			rc = mb_digest_ctx_final(ctx[i], j->md[i]);
+		mb_digest_ctx_free(ctx[i]);
+	}
+	return rc;
+}
+
+static void *hasher_main(void *arg)
+{
+	hasher *h = arg;
+	size_t i;
+
+	h->rc = 0;
+	for (i = 0; i < h->n_jobs && h->rc >= 0; i++)
+		h->rc = run_hash_job(&h->jobs[i]);
+	return NULL;
+}
+
+typedef struct gzipper {
+	const uint8_t *in;
+	mb_follow *fin, *fout;
+	uint8_t *out;
+	size_t out_cap;
+	mb_error err;
+	int rc;
+} gzipper;
+
+static void *gzipper_main(void *arg)
+{
+	gzipper *g = arg;
+
+	g->rc = mb_gzip_follow(g->in, g->fin, g->out, g->out_cap, g->fout, &g->err);
+	return NULL;
+}
+
+static const uint16_t file_algs[3] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384 };
+static const uint16_t cpio_algs[1] = { MB_ALG_SHA256 };
+
+/*
+ * The bytes are produced on this thread, in archive order. Beside it, on other cores: the
+ * hasher (the archive's SHA-256, and the three digests of the result) and, for gzip, the
+ * compressor, each following the bytes as they are published. zstd compresses in one shot
+ * once the archive is complete (its one-shot frame is the documented one).
+ */
 MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, uint8_t **ret, size_t *ret_size,
 				mb_initramfs_stats *stats, mb_error *err)
 {
 	packer p = { .rootfd = -1, .pfd = -1, .err = err };
+	mb_follow fcpio, fgz;
+	uint8_t md_cpio[1][MB_DIGEST_MAX], md_file[3][MB_DIGEST_MAX];
+	hasher h = { 0 };
+	gzipper g = { 0 };
+	pthread_t th_hash, th_gz;
+	bool hash_started = false, gz_started = false;
+	uint8_t *result = NULL;
+	size_t result_size = 0, total = 0;
 	struct stat root;
 	size_t i;
 	int rc;
@@ -500,9 +614,13 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		return mb_fail(err, -EINVAL, "invalid arguments");
 	if (!mb_compress_name(opts->compress))
 		return mb_fail(err, -EINVAL, "unknown compression %d", (int) opts->compress);
+	mb_follow_init(&fcpio);
+	mb_follow_init(&fgz);
 	p.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p.rootfd < 0)
-		return mb_fail(err, -errno, "%s: cannot open directory: %s", dir, strerror(errno));
+	if (p.rootfd < 0) {
+		rc = mb_fail(err, -errno, "%s: cannot open directory: %s", dir, strerror(errno));
+		goto out;
+	}
 	p.ppath = malloc(MB_CPIO_NAME_MAX);
 	if (!p.ppath || fstat(p.rootfd, &root) < 0) {
 		rc = mb_fail(err, p.ppath ? -errno : -ENOMEM, "%s: cannot stat", dir);
@@ -517,44 +635,129 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		goto out;
 	qsort(p.e, p.n, sizeof(*p.e), cmp_path);
 	rc = number_entries(&p);
+	if (rc >= 0)
+		rc = predict_size(&p, &total);
 	if (rc < 0)
 		goto out;
-	for (i = 0; i < p.n; i++) {
+	p.out = malloc(total);
+	if (!p.out) {
+		rc = mb_fail(err, -ENOMEM, "out of memory (%zu bytes)", total);
+		goto out;
+	}
+	p.ocap = total;
+	p.progress = &fcpio;
+
+	if (opts->compress == MB_COMPRESS_GZIP) {
+		g.in = p.out;
+		g.fin = &fcpio;
+		g.fout = &fgz;
+		g.out_cap = mb_gzip_bound(total);
+		g.out = malloc(g.out_cap);
+		if (!g.out) {
+			rc = mb_fail(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		if (pthread_create(&th_gz, NULL, gzipper_main, &g) != 0) {
+			rc = mb_fail(err, -EAGAIN, "cannot start a thread");
+			goto out;
+		}
+		gz_started = true;
+	}
+	/* The archive's own digest(s); for none it is the file, so all three. */
+	h.jobs[0] = (hash_job) { p.out, &fcpio, opts->compress == MB_COMPRESS_NONE ? file_algs : cpio_algs,
+				 opts->compress == MB_COMPRESS_NONE ? 3 : 1,
+				 opts->compress == MB_COMPRESS_NONE ? md_file : md_cpio, 0 };
+	h.n_jobs = 1;
+	if (opts->compress == MB_COMPRESS_GZIP) {
+		h.jobs[1] = (hash_job) { g.out, &fgz, file_algs, 3, md_file, 0 };
+		h.n_jobs = 2;
+	}
+	if (pthread_create(&th_hash, NULL, hasher_main, &h) != 0) {
+		rc = mb_fail(err, -EAGAIN, "cannot start a thread");
+		goto out;
+	}
+	hash_started = true;
+
+	for (i = 0; i < p.n && rc >= 0; i++) {
 		rc = put_entry(&p, &p.e[i], opts->mtime);
+		publish(&p, false);
+	}
+	if (rc >= 0)
+		rc = put_trailer(&p);
+	if (rc >= 0 && p.olen != total)
+		rc = mb_fail(err, -ESTALE, "the tree changed while packing (archive size %zu, expected %zu)", p.olen,
+			     total);
+	if (rc < 0) {
+		mb_follow_publish(&fcpio, p.olen, true, true);
+		goto out;
+	}
+	publish(&p, true);
+
+	if (gz_started) {
+		pthread_join(th_gz, NULL);
+		gz_started = false;
+		if (g.rc < 0) {
+			if (err)
+				*err = g.err;
+			rc = g.rc;
+			goto out;
+		}
+		result = g.out;
+		g.out = NULL;
+		result_size = fgz.avail;
+	} else if (opts->compress == MB_COMPRESS_ZSTD) {
+		rc = mb_compress_buffer(MB_COMPRESS_ZSTD, p.out, p.olen, &result, &result_size, err);
 		if (rc < 0)
 			goto out;
+		for (i = 0; i < 3 && rc >= 0; i++)
+			rc = mb_digest(file_algs[i], result, result_size, md_file[i]);
+	} else {
+		result = p.out;
+		result_size = p.olen;
 	}
-	rc = put_trailer(&p);
-	if (rc < 0)
+	pthread_join(th_hash, NULL);
+	hash_started = false;
+	if (rc >= 0)
+		rc = h.rc;
+	if (rc < 0) {
+		mb_fail(err, rc, "cannot hash the archive");
 		goto out;
+	}
 	if (stats) {
 		stats->entries = p.n;
 		stats->cpio_size = p.olen;
-		rc = mb_digest(MB_ALG_SHA256, p.out, p.olen, stats->cpio_sha256);
-		if (rc < 0) {
-			mb_fail(err, rc, "cannot hash the archive");
-			goto out;
-		}
+		memcpy(stats->cpio_sha256, opts->compress == MB_COMPRESS_NONE ? md_file[1] : md_cpio[0], 32);
+		memcpy(stats->sha1, md_file[0], sizeof(stats->sha1));
+		memcpy(stats->sha256, md_file[1], sizeof(stats->sha256));
+		memcpy(stats->sha384, md_file[2], sizeof(stats->sha384));
 	}
-	if (opts->compress == MB_COMPRESS_NONE) {
-		*ret = p.out;
-		*ret_size = p.olen;
+	if (result == p.out)
 		p.out = NULL;
-	} else {
-		rc = mb_compress_buffer(opts->compress, p.out, p.olen, ret, ret_size, err);
-		if (rc < 0)
-			goto out;
-	}
+	*ret = result;
+	*ret_size = result_size;
+	result = NULL;
 	rc = 0;
 out:
+	if (gz_started || hash_started)
+		mb_follow_publish(&fcpio, p.olen, true, true);
+	if (gz_started)
+		pthread_join(th_gz, NULL);
+	if (hash_started) {
+		/* a hasher of gzip output waits on fgz: the gzipper has published its end (failed) */
+		pthread_join(th_hash, NULL);
+	}
 	for (i = 0; i < p.n; i++)
 		free(p.e[i].path);
 	free(p.e);
 	free(p.out);
+	free(g.out);
+	free(result);
 	free(p.ppath);
 	if (p.pfd >= 0)
 		close(p.pfd);
 	if (p.rootfd >= 0)
 		close(p.rootfd);
+	mb_follow_destroy(&fcpio);
+	mb_follow_destroy(&fgz);
 	return rc;
 }
