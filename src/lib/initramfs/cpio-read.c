@@ -59,6 +59,22 @@ static int bad(ctx *c, int code, uint64_t off, const char *fmt, ...)
 	return mb_fail_at(c->err, code, off, "%s%s", msg, c->where);
 }
 
+/* Names from the input go into messages printed on terminals: only printable ASCII. */
+static const char *safe(const char *in, size_t n, char out[128])
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n && j < 124; i++)
+		out[j++] = in[i] >= 0x20 && in[i] < 0x7f ? in[i] : '?';
+	if (i < n) {
+		out[j++] = '.';
+		out[j++] = '.';
+		out[j++] = '.';
+	}
+	out[j] = 0;
+	return out;
+}
+
 static int read_hex8(ctx *c, mb_reader *r, int field, uint32_t *ret)
 {
 	const uint8_t *p;
@@ -88,19 +104,20 @@ static int read_hex8(ctx *c, mb_reader *r, int field, uint32_t *ret)
 /* Absolute names and ".." components could put files outside the target of an extractor. */
 static int check_name(ctx *c, const char *name, size_t len, uint64_t off)
 {
+	char sn[128];
 	size_t i = 0;
 
 	if (len == 0)
 		return bad(c, -EBADMSG, off, "empty name");
 	if (name[0] == '/')
-		return bad(c, -EBADMSG, off, "absolute name '%.200s'", name);
+		return bad(c, -EBADMSG, off, "absolute name '%s'", safe(name, len, sn));
 	while (i < len) {
 		size_t j = i;
 
 		while (j < len && name[j] != '/')
 			j++;
 		if (j - i == 2 && name[i] == '.' && name[i + 1] == '.')
-			return bad(c, -EBADMSG, off, "name '%.200s' has a '..' component", name);
+			return bad(c, -EBADMSG, off, "name '%s' has a '..' component", safe(name, len, sn));
 		i = j + 1;
 	}
 	return 0;
@@ -132,6 +149,7 @@ static int parse_archive(ctx *c, mb_reader *r)
 		uint64_t hoff = mb_reader_offset(r), noff;
 		uint32_t f[F_COUNT];
 		mb_cpio_entry e = { 0 };
+		char sn[128];
 		const uint8_t *magic, *name, *data;
 		size_t pad;
 		int i, rc;
@@ -171,7 +189,8 @@ static int parse_archive(ctx *c, mb_reader *r)
 			return 0;
 		}
 		if (mb_read_skip(r, pad) < 0)
-			return bad(c, -EBADMSG, mb_reader_offset(r), "truncated padding after '%.200s'", e.name);
+			return bad(c, -EBADMSG, mb_reader_offset(r), "truncated padding after '%s'",
+				   safe(e.name, e.name_len, sn));
 		if (f[F_FILESIZE] > MB_CPIO_FILE_MAX)
 			return bad(c, -E2BIG, hoff + 54, "file size %u over the cap of 2 GiB", f[F_FILESIZE]);
 		rc = check_name(c, e.name, e.name_len, noff);
@@ -182,8 +201,8 @@ static int parse_archive(ctx *c, mb_reader *r)
 			break;
 		case S_IFLNK:
 			if (f[F_FILESIZE] == 0 || f[F_FILESIZE] >= MB_CPIO_NAME_MAX)
-				return bad(c, -EBADMSG, hoff + 54, "symlink '%.200s' with a target of %u bytes",
-					   e.name, f[F_FILESIZE]);
+				return bad(c, -EBADMSG, hoff + 54, "symlink '%s' with a target of %u bytes",
+					   safe(e.name, e.name_len, sn), f[F_FILESIZE]);
 			break;
 		case S_IFDIR:
 		case S_IFCHR:
@@ -191,20 +210,20 @@ static int parse_archive(ctx *c, mb_reader *r)
 		case S_IFIFO:
 		case S_IFSOCK:
 			if (f[F_FILESIZE] != 0)
-				return bad(c, -EBADMSG, hoff + 54, "'%.200s' is not a file but has %u bytes of data",
-					   e.name, f[F_FILESIZE]);
+				return bad(c, -EBADMSG, hoff + 54, "'%s' is not a file but has %u bytes of data",
+					   safe(e.name, e.name_len, sn), f[F_FILESIZE]);
 			break;
 		default:
-			return bad(c, -EBADMSG, hoff + 14, "'%.200s': unknown file type 0%o", e.name,
+			return bad(c, -EBADMSG, hoff + 14, "'%s': unknown file type 0%o", safe(e.name, e.name_len, sn),
 				   f[F_MODE] & S_IFMT);
 		}
 		if (mb_read_bytes(r, f[F_FILESIZE], &data) < 0)
-			return bad(c, -EBADMSG, mb_reader_offset(r), "truncated data of '%.200s' (declares %u bytes)",
-				   e.name, f[F_FILESIZE]);
+			return bad(c, -EBADMSG, mb_reader_offset(r), "truncated data of '%s' (declares %u bytes)",
+				   safe(e.name, e.name_len, sn), f[F_FILESIZE]);
 		pad = (4 - f[F_FILESIZE] % 4) % 4;
 		if (mb_read_skip(r, pad) < 0)
-			return bad(c, -EBADMSG, mb_reader_offset(r), "truncated padding after the data of '%.200s'",
-				   e.name);
+			return bad(c, -EBADMSG, mb_reader_offset(r), "truncated padding after the data of '%s'",
+				   safe(e.name, e.name_len, sn));
 		e.offset = hoff;
 		e.segment = c->segment;
 		e.ino = f[F_INO];
@@ -390,7 +409,7 @@ MB_EXPORT int mb_initramfs_compare(const mb_initramfs *a, const mb_initramfs *b,
 
 		*ret_index = i;
 		if (x->name_len != y->name_len || memcmp(x->name, y->name, x->name_len) != 0)
-			snprintf(what, what_size, "name '%.200s' vs '%.200s'", x->name, y->name);
+			snprintf(what, what_size, "name");
 #define FIELD(f, fmt) \
 		else if (x->f != y->f) \
 			snprintf(what, what_size, #f " " fmt " vs " fmt, x->f, y->f)

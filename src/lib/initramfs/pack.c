@@ -226,11 +226,10 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(((const pentry *) a)->path, ((const pentry *) b)->path);
 }
 
-static const pentry *link_base;
-
-static int cmp_link(const void *a, const void *b)
+static int cmp_link(const void *a, const void *b, void *base)
 {
-	const pentry *x = &link_base[*(const size_t *) a], *y = &link_base[*(const size_t *) b];
+	const pentry *x = &((const pentry *) base)[*(const size_t *) a];
+	const pentry *y = &((const pentry *) base)[*(const size_t *) b];
 
 	if (x->st.st_dev != y->st.st_dev)
 		return x->st.st_dev < y->st.st_dev ? -1 : 1;
@@ -261,10 +260,7 @@ static int number_entries(packer *p)
 		for (i = 0, j = 0; i < p->n; i++)
 			if (S_ISREG(p->e[i].st.st_mode) && p->e[i].st.st_nlink > 1)
 				idx[j++] = i;
-		/* qsort has no context argument in C11: the base is set for this call only. */
-		link_base = p->e;
-		qsort(idx, k, sizeof(*idx), cmp_link);
-		link_base = NULL;
+		qsort_r(idx, k, sizeof(*idx), cmp_link, p->e);
 		for (i = 0; i < k; i = j) {
 			size_t g;
 
