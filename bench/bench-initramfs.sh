@@ -61,14 +61,18 @@ bytes=$(du -sb "$tree" | cut -f1)
 echo "tree: $files files, $(find "$tree" -type d | wc -l) directories, $((bytes / 1048576)) MiB"
 cat "$tree"/d*/* > /dev/null # page cache warm
 
+# best of R runs: "wall cpu" in seconds (cpu = user + system of the command and its children,
+# which does not depend on how busy the other cores are)
 best() {
-	local i s e t b=
+	local i w c bw= bc=
 	for ((i = 0; i < R; i++)); do
-		s=$(date +%s.%N); "$@"; e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+		/usr/bin/time -f '%e %U %S' -o "$tmp/time" bash -c "$*" > /dev/null
+		read -r w u s < "$tmp/time"
+		c=$(echo "$u + $s" | bc -l)
+		if [ -z "$bw" ] || [ "$(echo "$w < $bw" | bc -l)" = 1 ]; then bw=$w; fi
+		if [ -z "$bc" ] || [ "$(echo "$c < $bc" | bc -l)" = 1 ]; then bc=$c; fi
 	done
-	echo "$b"
+	echo "$bw $bc"
 }
 pipeline() { # $1 = none|gzip|zstd, output $2
 	case $1 in
@@ -83,30 +87,35 @@ pipeline_digest() {
 	pipeline "$1" "$2"
 	sha256sum "$2" > /dev/null
 }
-n=0
 mboot_pack() {
-	n=$((n + 1))
-	"$MBOOT" initramfs pack "$tree" -o "$tmp/mboot.$1.$n" --compress "$1" --mtime 0 > /dev/null
+	"$MBOOT" initramfs pack "$tree" -o "$tmp/mboot.$1.$(date +%s%N)" --compress "$1" --mtime 0 > /dev/null
 }
+export -f pipeline pipeline_digest mboot_pack
+export tree tmp MBOOT
+command -v /usr/bin/time > /dev/null || { echo "/usr/bin/time (package time) is needed"; exit 2; }
 
-printf '%-6s %9s %9s %9s %10s %10s %8s %8s\n' comp "mboot s" "cpio s" "cpio+sum" "mboot MiB" "cpio MiB" ratio ratio+sum
+printf '%-5s | %7s %7s %7s | %7s %7s %7s | %6s %6s %6s %6s | %6s\n' comp "mboot" "cpio" "+sum" \
+	"mboot" "cpio" "+sum" wall wall+ cpu cpu+ MiB
+printf '%-5s | %23s | %23s | %27s |\n' "" "wall seconds (best)" "cpu seconds (best)" "ratio pipeline/mboot"
 status=0
 for c in none gzip zstd; do
-	n=0
-	tm=$(best mboot_pack $c)
-	tp=$(best pipeline $c "$tmp/cpio.$c")
-	ts=$(best pipeline_digest $c "$tmp/cpio.$c")
+	read -r wm cm <<< "$(best mboot_pack $c)"
+	read -r wp cp <<< "$(best pipeline $c "$tmp/cpio.$c")"
+	read -r ws cs <<< "$(best pipeline_digest $c "$tmp/cpio.$c")"
 	if [ "$(sha256sum "$tmp"/mboot.$c.* | cut -d' ' -f1 | sort -u | wc -l)" != 1 ]; then
 		echo "FAIL: mboot's $c output differs between runs"; status=1
 	fi
-	printf '%-6s %9.3f %9.3f %9.3f %10.1f %10.1f %8.2f %8.2f\n' $c "$tm" "$tp" "$ts" \
-		"$(echo "$(stat -c %s "$tmp/mboot.$c.1") / 1048576" | bc -l)" \
-		"$(echo "$(stat -c %s "$tmp/cpio.$c") / 1048576" | bc -l)" "$(echo "$tp / $tm" | bc -l)" \
-		"$(echo "$ts / $tm" | bc -l)"
-	rm -f "$tmp"/mboot.$c.[2-9]*
+	one=$(ls "$tmp"/mboot.$c.* | head -1)
+	printf '%-5s | %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f | %6.2f %6.2f %6.2f %6.2f | %6.1f\n' $c \
+		"$wm" "$wp" "$ws" "$cm" "$cp" "$cs" \
+		"$(echo "$wp / $wm" | bc -l)" "$(echo "$ws / $wm" | bc -l)" \
+		"$(echo "$cp / $cm" | bc -l)" "$(echo "$cs / $cm" | bc -l)" \
+		"$(echo "$(stat -c %s "$one") / 1048576" | bc -l)"
+	cmp -s "$one" "$tmp/cpio.$c" && echo "      (mboot's $c output is byte-identical to the pipeline's)"
+	rm -f "$tmp"/mboot.$c.*
 done
-echo "ratio = pipeline time / mboot time (> 1: mboot faster); ratio+sum: the pipeline followed by"
-echo "sha256sum of its output (pack prints SHA-1, SHA-256, SHA-384); best of $R runs each."
+echo "ratio = pipeline / mboot (> 1: mboot faster); '+' = the pipeline followed by sha256sum of its"
+echo "output (pack prints SHA-1, SHA-256 and SHA-384); best of $R runs each."
 echo "mboot also fsyncs its output (atomic replace); the pipeline does not. Load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "mboot identical across runs: $([ $status = 0 ] && echo yes || echo NO)"
 exit $status
