@@ -26,8 +26,9 @@ static const char pack_help[] =
 	"                            [--json] [--policy-rule]\n\n"
 	"Write a cpio \"newc\" archive of the tree under DIR whose bytes depend only on the names,\n"
 	"types, permission bits, contents, symlink targets, device numbers and hard links of the\n"
-	"files: entries sorted bytewise by path (DIR itself is not an entry), owner and group 0,\n"
-	"one mtime, inode numbers from 0 in archive order, normalised link counts, padded to 512\n"
+	"files: DIR itself as \".\" (its mode becomes that of / when unpacked), then every entry\n"
+	"sorted bytewise by path, owner and group 0, one mtime, inode numbers from 0 in archive\n"
+	"order, normalised link counts, padded to 512\n"
 	"bytes. Symlinks are stored, never followed. Sockets are refused; so is a file that changes\n"
 	"while it is read. Then print the SHA-1, SHA-256 and SHA-384 digests of FILE.\n\n"
 	"  -o, --output FILE   where to write (replaced atomically)\n"
@@ -236,6 +237,7 @@ static int cmd_pack(int argc, char **argv)
 	size_t size = 0;
 	json_object *digests, *o;
 	char hex[65], hex384[97];
+	struct stat dst;
 	args a;
 	int rc;
 
@@ -249,6 +251,10 @@ static int cmd_pack(int argc, char **argv)
 		tool_report(a.paths[0], &err);
 		return EXIT_USAGE;
 	}
+	/* DIR's own mode becomes the mode of / in the booted system; mktemp -d makes 0700. */
+	if (stat(a.paths[0], &dst) == 0 && (dst.st_mode & 0005) != 0005)
+		fprintf(stderr, "mboot: warning: %s has mode %04o: the root directory of the unpacked "
+			"initramfs gets this mode (chmod 755 it?)\n", a.paths[0], (unsigned) (dst.st_mode & 07777));
 	rc = mb_write_file(a.output, out, size, 0644, &err);
 	if (rc < 0) {
 		free(out);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # mboot against GNU cpio. For a tree without hard links, the rule of docs/initramfs.md is
-#   touch every entry to EPOCH; find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+#   touch DIR and every entry to EPOCH; cd DIR; find . -print0 | LC_ALL=C sort -z |
 #   cpio -o -0 -H newc --reproducible -R 0:0
+# (the pipeline of the issue, with -0 for names holding newlines)
 # and must give the same bytes as 'mboot initramfs pack --mtime EPOCH'. With hard links GNU
 # cpio emits a file's earlier names next to its last one, out of sorted order: then the
 # entries (names, inode numbers, modes, link counts) must still agree.
@@ -9,12 +10,12 @@
 EPOCH=1600000000
 
 gnu_pack() {
-	(cd "$1" && find . -mindepth 1 -print0 | sort -z | cpio -o -0 -H newc --reproducible -R 0:0 --quiet)
+	(cd "$1" && find . -print0 | sort -z | cpio -o -0 -H newc --reproducible -R 0:0 --quiet)
 }
 
 make_tree "$TMP/t" rev
 rm "$TMP/t/bin/ash" "$TMP/t/usr/sh-link"
-find "$TMP/t" -mindepth 1 -exec touch -h -d @$EPOCH {} +
+find "$TMP/t" -exec touch -h -d @$EPOCH {} +
 gnu_pack "$TMP/t" > "$TMP/gnu.cpio"
 "$MBOOT" initramfs pack "$TMP/t" -o "$TMP/mboot.cpio" --mtime $EPOCH > /dev/null
 cmp "$TMP/gnu.cpio" "$TMP/mboot.cpio" || fail "not byte-identical to GNU cpio for a tree without hard links"
@@ -34,7 +35,7 @@ ok "without the touch, only the mtimes differ"
 
 # With hard links (bin/sh, bin/ash, usr/sh-link are one file).
 make_tree "$TMP/h" fwd
-find "$TMP/h" -mindepth 1 -exec touch -h -d @$EPOCH {} +
+find "$TMP/h" -exec touch -h -d @$EPOCH {} +
 gnu_pack "$TMP/h" > "$TMP/gnu-h.cpio"
 "$MBOOT" initramfs pack "$TMP/h" -o "$TMP/mboot-h.cpio" --mtime $EPOCH > /dev/null
 cmp -s "$TMP/gnu-h.cpio" "$TMP/mboot-h.cpio" && fail "hard links: byte-identical (docs say they are not: update them)"
@@ -49,3 +50,14 @@ diff "$TMP/g.j" "$TMP/m.j" || fail "hard links: header fields differ"
 [ "$(cpio -tv --quiet < "$TMP/mboot-h.cpio" | awk '$NF ~ /^(bin\/ash|bin\/sh|usr\/sh-link)$/ { printf "%s ", $5 }')" = "0 0 18 " ] ||
 	fail "hard links: data is not on the last name (usr/sh-link)"
 ok "hard links: same entries and inode numbers as GNU cpio, data on the last name, order differs"
+
+# DIR's own mode is the "." entry's (GNU cpio stores it the same way); pack warns when the
+# unpacked root would not be readable by everyone.
+chmod 0700 "$TMP/t"
+touch -d @$EPOCH "$TMP/t"
+gnu_pack "$TMP/t" > "$TMP/gnu-700.cpio"
+"$MBOOT" initramfs pack "$TMP/t" -o "$TMP/mboot-700.cpio" --mtime $EPOCH > /dev/null 2> "$TMP/err"
+cmp "$TMP/gnu-700.cpio" "$TMP/mboot-700.cpio" || fail "DIR mode 0700: not byte-identical"
+grep -q "warning: .* has mode 0700" "$TMP/err" || fail "no warning for a 0700 DIR"
+[ "$(cpio -tv --quiet < "$TMP/mboot-700.cpio" | head -1 | cut -c1-10)" = drwx------ ] || fail "'.' entry mode"
+ok "DIR itself is the first entry '.', with its mode; 0700 is warned about"

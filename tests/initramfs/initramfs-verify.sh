@@ -17,8 +17,8 @@ ok "verify: fresh packs (none, gzip, zstd; compression detected) are identical"
 
 # A GNU cpio archive of the same tree (no hard links, touched to EPOCH) verifies.
 rm "$TMP/t/bin/ash" "$TMP/t/usr/sh-link"
-find "$TMP/t" -mindepth 1 -exec touch -h -d @$EPOCH {} +
-(cd "$TMP/t" && find . -mindepth 1 -print0 | sort -z | cpio -o -0 -H newc --reproducible -R 0:0 --quiet) > "$TMP/gnu.cpio"
+find "$TMP/t" -exec touch -h -d @$EPOCH {} +
+(cd "$TMP/t" && find . -print0 | sort -z | cpio -o -0 -H newc --reproducible -R 0:0 --quiet) > "$TMP/gnu.cpio"
 run verify "$TMP/gnu.cpio" "$TMP/t" --mtime $EPOCH --json
 [ $rc = 0 ] && [ "$(jq -r .result "$TMP/out")" = identical ] || fail "GNU cpio archive does not verify: $(cat "$TMP/out" "$TMP/err")"
 [ "$(jq -r .digests.sha256 "$TMP/out")" = "$(sha256 "$TMP/gnu.cpio")" ] || fail "verify --json digest"
@@ -35,7 +35,7 @@ ok "verify: GNU cpio's archive of the same tree is identical; its gzip -n form h
 "$MBOOT" initramfs pack "$TMP/t" -o "$TMP/ref" --mtime $EPOCH > /dev/null
 # wrong mtime
 run verify "$TMP/ref" "$TMP/t"
-[ $rc = 1 ] && grep -q "at entry 0 'a': mtime $EPOCH vs 0" "$TMP/out" || fail "mtime: exit $rc $(cat "$TMP/out" "$TMP/err")"
+[ $rc = 1 ] && grep -q "at entry 0 '.': mtime $EPOCH vs 0" "$TMP/out" || fail "mtime: exit $rc $(cat "$TMP/out" "$TMP/err")"
 # changed content of one file
 printf 'tampered\n' > "$TMP/t/etc/passwd"
 run verify "$TMP/ref" "$TMP/t" --mtime $EPOCH

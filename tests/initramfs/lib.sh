@@ -55,6 +55,7 @@ make_tree() {
 	chmod 0660 "$d/dev/sda"
 	chmod 1777 "$d/tmp"
 	chmod 0700 "$d/etc/sub"
+	chmod 0755 "$d"   # DIR itself is the archive's "." entry
 }
 
 # Vary what must not matter: another owner, random mtimes and atimes. (chown clears the

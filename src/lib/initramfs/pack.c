@@ -7,7 +7,7 @@
  *    component at a time with O_NOFOLLOW, so nothing outside DIR is ever reached, and only
  *    one directory is open at a time whatever the depth.
  * 2. Sort all paths bytewise (strcmp compares as unsigned char): a directory's path is a
- *    prefix of its contents' paths, so it always comes first.
+ *    prefix of its contents' paths, so it always comes first. DIR itself, ".", goes first.
  * 3. Normalise: uid/gid 0, one mtime, inode numbers from 0 in archive order (hard links
  *    share the number of their first name), nlink = 2 + subdirectories for directories and
  *    the number of names in the archive for regular files, 1 otherwise; dev 0; rdev kept for
@@ -57,6 +57,7 @@ typedef struct packer {
 	mb_error *err;
 	mb_follow *progress; /* readers of out, when there are */
 	size_t published;
+	uint32_t root_subdirs;
 } packer;
 
 static bool same_inode(const struct stat *a, const struct stat *b)
@@ -214,11 +215,39 @@ static int list_dir(packer *p, size_t di, const struct stat *want)
 	}
 	if (di != SIZE_MAX)
 		p->e[di].subdirs = subdirs;
+	else
+		p->root_subdirs = subdirs;
 	rc = 0;
 out:
 	free(dcopy);
 	closedir(d);
 	return rc;
+}
+
+/*
+ * DIR itself is the first entry, named ".", as `find . | sort | cpio` stores it: without it
+ * the kernel leaves the root of rootfs at its own default (1777), with it the root gets DIR's
+ * permission bits. It sorts first whatever the other names start with ("." is a prefix of
+ * every "./name" find prints), so it goes in after the sort.
+ */
+static int add_root(packer *p, const struct stat *root)
+{
+	pentry *ne = realloc(p->e, (p->n + 1) * sizeof(*ne));
+
+	if (!ne)
+		return mb_fail(p->err, -ENOMEM, "out of memory");
+	p->e = ne;
+	p->cap = p->n + 1;
+	memmove(&p->e[1], &p->e[0], p->n * sizeof(*ne));
+	p->n++;
+	memset(&p->e[0], 0, sizeof(*ne));
+	p->e[0].path = strdup(".");
+	if (!p->e[0].path)
+		return mb_fail(p->err, -ENOMEM, "out of memory");
+	p->e[0].len = 1;
+	p->e[0].st = *root;
+	p->e[0].subdirs = p->root_subdirs;
+	return 0;
 }
 
 static int cmp_path(const void *a, const void *b)
@@ -630,6 +659,9 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 	if (rc < 0)
 		goto out;
 	qsort(p.e, p.n, sizeof(*p.e), cmp_path);
+	rc = add_root(&p, &root);
+	if (rc < 0)
+		goto out;
 	rc = number_entries(&p);
 	if (rc >= 0)
 		rc = predict_size(&p, &total);
@@ -720,7 +752,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		goto out;
 	}
 	if (stats) {
-		stats->entries = p.n;
+		stats->entries = p.n; /* "." included */
 		stats->cpio_size = p.olen;
 		memcpy(stats->cpio_sha256, opts->compress == MB_COMPRESS_NONE ? md_file[1] : md_cpio[0], 32);
 		memcpy(stats->sha1, md_file[0], sizeof(stats->sha1));
