@@ -40,7 +40,7 @@ typedef struct mb_initramfs_opts {
 } mb_initramfs_opts;
 
 typedef struct mb_initramfs_stats {
-	size_t entries;   /* not counting the trailer */
+	size_t entries;   /* "." included, the trailer not */
 	size_t cpio_size; /* uncompressed archive size */
 	uint8_t cpio_sha256[32];
 	/* of the bytes returned (what a boot loader measures) */
@@ -48,10 +48,11 @@ typedef struct mb_initramfs_stats {
 } mb_initramfs_stats;
 
 /*
- * Pack the tree under dir. *ret (malloc'd, *ret_size bytes) receives the archive, compressed
- * as asked. Symlinks are never followed. Sockets, files over MB_CPIO_FILE_MAX, and files that
+ * Pack the tree under dir: dir itself first as ".", then its entries in bytewise path order.
+ * *ret (malloc'd, *ret_size bytes) receives the archive, compressed as asked, and stats (may
+ * be NULL) its digests. Uses up to two helper threads; the bytes do not depend on them.
+ * Symlinks are never followed. Sockets, files over MB_CPIO_FILE_MAX, and files that
  * change size or identity while being read are refused (-EINVAL / -E2BIG / -ESTALE).
- * stats may be NULL.
  */
 MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, uint8_t **ret, size_t *ret_size,
 				mb_initramfs_stats *stats, mb_error *err) MB_WUR;
