@@ -569,6 +569,9 @@ static int cmd_verify(int argc, char **argv)
 		printf("%s: differs from %s at entry %zu '%s': %s%s\n", a.paths[0], a.paths[1], idx, n ? n : "?",
 		       what, strcmp(what, "missing") == 0 ? " (in FILE, present in DIR)"
 		       : strcmp(what, "extra") == 0 ? " (in FILE, absent from DIR)" : " (FILE vs DIR)");
+		if (strncmp(what, "mtime ", 6) == 0 && e && !a.has_mtime)
+			printf("hint: FILE was packed with mtime %u: pass --mtime %u or set SOURCE_DATE_EPOCH\n",
+			       e->mtime, e->mtime);
 		free(n);
 	}
 out:
