@@ -13,5 +13,6 @@
 #include <mboot/tpm.h>
 #include <mboot/verify.h>
 #include <mboot/cel.h>
+#include <mboot/initramfs.h>
 
 #endif

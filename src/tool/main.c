@@ -17,6 +17,7 @@ static const struct {
 	{ "verify", verb_verify, "check the event log against the TPM's PCRs (or given values)" },
 	{ "policy", verb_policy, "generate and check policies: what a good boot is" },
 	{ "predict", verb_predict, "the PCR values of the next boot after an update" },
+	{ "initramfs", verb_initramfs, "pack, list, verify a deterministic initramfs" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_INITRAMFS_H
+#define MBOOT_INITRAMFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Deterministic initramfs: a cpio "newc" archive of a directory whose bytes depend only on
+ * the names, types, permission bits, contents, symlink targets, device numbers and hard-link
+ * structure of the files in it, plus one chosen mtime. docs/initramfs.md states the rules.
+ * Reading (list/verify) treats the archive as untrusted input.
+ */
+
+/* Caps on what an archive may declare (reading) or hold (packing). */
+#define MB_CPIO_NAME_MAX      4096u                 /* name size, NUL included */
+#define MB_CPIO_FILE_MAX      (2u * 1024 * 1024 * 1024 - 1) /* one entry's data */
+#define MB_CPIO_ENTRIES_MAX   1000000u
+#define MB_CPIO_TOTAL_MAX     ((size_t) 2 * 1024 * 1024 * 1024) /* all decompressed data */
+
+typedef enum mb_compress {
+	MB_COMPRESS_NONE = 0,
+	MB_COMPRESS_GZIP,
+	MB_COMPRESS_ZSTD,
+} mb_compress;
+
+/* "none", "gzip", "zstd"; NULL for other values. */
+MB_EXPORT const char *mb_compress_name(mb_compress c);
+/* 0 and *ret set, or -EINVAL. */
+MB_EXPORT int mb_compress_from_name(const char *name, mb_compress *ret) MB_WUR;
+
+typedef struct mb_initramfs_opts {
+	mb_compress compress;
+	uint32_t mtime; /* stored in every entry (SOURCE_DATE_EPOCH handling is the caller's) */
+} mb_initramfs_opts;
+
+typedef struct mb_initramfs_stats {
+	size_t entries;   /* "." included, the trailer not */
+	size_t cpio_size; /* uncompressed archive size */
+	uint8_t cpio_sha256[32];
+	/* of the bytes returned (what a boot loader measures) */
+	uint8_t sha1[20], sha256[32], sha384[48];
+} mb_initramfs_stats;
+
+/*
+ * Pack the tree under dir: dir itself first as ".", then its entries in bytewise path order.
+ * *ret (malloc'd, *ret_size bytes) receives the archive, compressed as asked, and stats (may
+ * be NULL) its digests. Uses up to two helper threads; the bytes do not depend on them.
+ * Symlinks are never followed. Sockets, files over MB_CPIO_FILE_MAX, and files that
+ * change size or identity while being read are refused (-EINVAL / -E2BIG / -ESTALE).
+ */
+MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, uint8_t **ret, size_t *ret_size,
+				mb_initramfs_stats *stats, mb_error *err) MB_WUR;
+
+/* One entry of a parsed archive. name and data point into memory owned by the mb_initramfs
+ * or by the input buffer, which must outlive it. */
+typedef struct mb_cpio_entry {
+	uint64_t offset;   /* of the header, in the cpio data of its segment */
+	unsigned segment;  /* index into the segments */
+	uint32_t ino, mode, uid, gid, nlink, mtime;
+	uint32_t devmajor, devminor, rdevmajor, rdevminor;
+	const char *name;  /* NUL-terminated, as stored */
+	size_t name_len;
+	const uint8_t *data;
+	uint32_t size;
+} mb_cpio_entry;
+
+/* A file holds one or more concatenated archives (segments), each plain or compressed, as
+ * the kernel accepts (e.g. an uncompressed microcode cpio followed by a compressed one). */
+typedef struct mb_cpio_segment {
+	mb_compress compress;
+	uint64_t file_offset; /* where the segment starts in the file */
+	uint64_t file_size;   /* bytes of the file it spans */
+	size_t cpio_size;     /* decompressed size */
+} mb_cpio_segment;
+
+typedef struct mb_initramfs mb_initramfs;
+
+/*
+ * Parse (and decompress, within MB_CPIO_TOTAL_MAX) an archive. Malformed input is -EBADMSG,
+ * with err->offset the byte in the segment's decompressed cpio data (the message says which
+ * segment and whether it was compressed). Names that are absolute or contain a ".."
+ * component are refused. data must outlive *ret.
+ */
+MB_EXPORT int mb_initramfs_parse(const void *data, size_t size, mb_initramfs **ret, mb_error *err) MB_WUR;
+MB_EXPORT size_t mb_initramfs_entry_count(const mb_initramfs *a);
+MB_EXPORT const mb_cpio_entry *mb_initramfs_entry_at(const mb_initramfs *a, size_t i);
+MB_EXPORT size_t mb_initramfs_segment_count(const mb_initramfs *a);
+MB_EXPORT const mb_cpio_segment *mb_initramfs_segment_at(const mb_initramfs *a, size_t i);
+MB_EXPORT mb_initramfs *mb_initramfs_free(mb_initramfs *a);
+
+/*
+ * Where two archives first differ: 0 when their entries (headers, names and data) are equal
+ * and in the same order; otherwise 1, *ret_index the entry index of the first difference
+ * (== the shorter count when one is a prefix of the other) and what (may be NULL) a short
+ * description ("mode 0100644 vs 0100755", "data", "name", "missing", "extra").
+ */
+MB_EXPORT int mb_initramfs_compare(const mb_initramfs *a, const mb_initramfs *b, size_t *ret_index,
+				   char *what, size_t what_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reproducible compression of a finished cpio archive, and bounded decompression of
+ * untrusted ones. The gzip header carries no name and mtime 0, and its OS byte is fixed
+ * (RFC 1952 §2.3.1); zstd frames are made single-threaded, without dictionary, with the
+ * content size and a checksum (RFC 8878 §3.1.1.1). Output equality across machines holds
+ * for the same zlib / libzstd versions: docs/initramfs.md says what is stable and what not.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include "shared/fail.h"
+#include "lib/initramfs/initramfs-internal.h"
+
+MB_EXPORT const char *mb_compress_name(mb_compress c)
+{
+	switch (c) {
+	case MB_COMPRESS_NONE: return "none";
+	case MB_COMPRESS_GZIP: return "gzip";
+	case MB_COMPRESS_ZSTD: return "zstd";
+	}
+	return NULL;
+}
+
+MB_EXPORT int mb_compress_from_name(const char *name, mb_compress *ret)
+{
+	if (strcmp(name, "none") == 0)
+		*ret = MB_COMPRESS_NONE;
+	else if (strcmp(name, "gzip") == 0)
+		*ret = MB_COMPRESS_GZIP;
+	else if (strcmp(name, "zstd") == 0)
+		*ret = MB_COMPRESS_ZSTD;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+mb_compress mb_compress_detect(const uint8_t *p, size_t n)
+{
+	/* RFC 1952 §2.3.1 ID1 ID2 CM(deflate); RFC 8878 §3.1.1 magic 0xFD2FB528 (LE). */
+	if (n >= 3 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8)
+		return MB_COMPRESS_GZIP;
+	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd)
+		return MB_COMPRESS_ZSTD;
+	return MB_COMPRESS_NONE;
+}
+
+static int gzip_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_t *ret_size, mb_error *err)
+{
+	z_stream zs = { 0 };
+	gz_header hdr = { 0 };
+	uint8_t *out = NULL;
+	size_t cap;
+	int zr, rc;
+
+	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return mb_fail(err, -ENOMEM, "zlib: cannot initialise deflate");
+	/* time 0, no name, no comment, no extra, no header CRC; OS fixed. */
+	hdr.os = MB_GZIP_OS;
+	if (deflateSetHeader(&zs, &hdr) != Z_OK) {
+		rc = mb_fail(err, -EIO, "zlib: cannot set the gzip header");
+		goto out;
+	}
+	cap = deflateBound(&zs, in_size) + 64;
+	out = malloc(cap);
+	if (!out) {
+		rc = mb_fail(err, -ENOMEM, "out of memory compressing");
+		goto out;
+	}
+	zs.next_out = out;
+	zs.next_in = (Bytef *) in;
+	/* Feed in pieces that fit uInt; the output buffer holds the whole bound. */
+	for (;;) {
+		size_t in_left = in_size - (size_t) ((const uint8_t *) zs.next_in - in);
+		size_t out_left = cap - (size_t) (zs.next_out - out);
+
+		zs.avail_in = in_left > (1u << 30) ? 1u << 30 : (uInt) in_left;
+		zs.avail_out = out_left > (1u << 30) ? 1u << 30 : (uInt) out_left;
+		zr = deflate(&zs, zs.avail_in == in_left ? Z_FINISH : Z_NO_FLUSH);
+		if (zr == Z_STREAM_END)
+			break;
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			rc = mb_fail(err, -EIO, "zlib: deflate failed (%d)", zr);
+			goto out;
+		}
+		if ((size_t) (zs.next_out - out) >= cap) {
+			rc = mb_fail(err, -EIO, "zlib: output over deflateBound");
+			goto out;
+		}
+	}
+	*ret_size = (size_t) (zs.next_out - out);
+	*ret = out;
+	out = NULL;
+	rc = 0;
+out:
+	deflateEnd(&zs);
+	free(out);
+	return rc;
+}
+
+static int zstd_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_t *ret_size, mb_error *err)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	size_t cap = ZSTD_compressBound(in_size), n;
+	uint8_t *out = NULL;
+	int rc;
+
+	if (!cctx)
+		return mb_fail(err, -ENOMEM, "zstd: cannot create a context");
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, MB_ZSTD_LEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0))) {
+		rc = mb_fail(err, -EIO, "zstd: cannot set parameters");
+		goto out;
+	}
+	out = malloc(cap ? cap : 1);
+	if (!out) {
+		rc = mb_fail(err, -ENOMEM, "out of memory compressing");
+		goto out;
+	}
+	/* One shot: one frame, content size known, no worker threads. */
+	n = ZSTD_compress2(cctx, out, cap, in, in_size);
+	if (ZSTD_isError(n)) {
+		rc = mb_fail(err, -EIO, "zstd: %s", ZSTD_getErrorName(n));
+		goto out;
+	}
+	*ret = out;
+	*ret_size = n;
+	out = NULL;
+	rc = 0;
+out:
+	ZSTD_freeCCtx(cctx);
+	free(out);
+	return rc;
+}
+
+void mb_follow_init(mb_follow *f)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+}
+
+void mb_follow_destroy(mb_follow *f)
+{
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+}
+
+void mb_follow_publish(mb_follow *f, size_t avail, bool done, bool failed)
+{
+	pthread_mutex_lock(&f->lock);
+	f->avail = avail;
+	f->done = done;
+	f->failed = failed;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+int mb_follow_wait(mb_follow *f, size_t have, size_t *ret_avail, bool *ret_done)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&f->lock);
+	while (f->avail <= have && !f->done && !f->failed)
+		pthread_cond_wait(&f->cond, &f->lock);
+	if (f->failed)
+		rc = -ECANCELED;
+	*ret_avail = f->avail;
+	*ret_done = f->done;
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+size_t mb_gzip_bound(size_t n)
+{
+	z_stream zs = { 0 };
+	size_t b;
+
+	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return n + n / 8 + 1024; /* not reached in practice; generous anyway */
+	b = deflateBound(&zs, n) + 64;
+	deflateEnd(&zs);
+	return b;
+}
+
+int mb_gzip_follow(const uint8_t *in, mb_follow *fin, uint8_t *out, size_t out_cap, mb_follow *fout,
+		   mb_error *err)
+{
+	z_stream zs = { 0 };
+	gz_header hdr = { 0 };
+	size_t fed = 0, avail = 0;
+	bool done = false;
+	int zr, rc;
+
+	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		mb_follow_publish(fout, 0, true, true);
+		return mb_fail(err, -ENOMEM, "zlib: cannot initialise deflate");
+	}
+	hdr.os = MB_GZIP_OS;
+	if (deflateSetHeader(&zs, &hdr) != Z_OK) {
+		rc = mb_fail(err, -EIO, "zlib: cannot set the gzip header");
+		goto out;
+	}
+	zs.next_out = out;
+	for (;;) {
+		rc = mb_follow_wait(fin, fed, &avail, &done);
+		if (rc < 0) {
+			mb_fail(err, rc, "packing failed");
+			goto out;
+		}
+		/* Feed what is there; Z_FINISH only once everything is. */
+		for (;;) {
+			size_t in_left = avail - fed;
+			size_t out_left = out_cap - (size_t) (zs.next_out - out);
+			int flush;
+
+			zs.next_in = (Bytef *) (in + fed);
+			zs.avail_in = in_left > (1u << 30) ? 1u << 30 : (uInt) in_left;
+			zs.avail_out = out_left > (1u << 30) ? 1u << 30 : (uInt) out_left;
+			flush = done && zs.avail_in == in_left ? Z_FINISH : Z_NO_FLUSH;
+			zr = deflate(&zs, flush);
+			fed = (size_t) ((const uint8_t *) zs.next_in - in);
+			if (zr == Z_STREAM_END)
+				break;
+			if (zr != Z_OK && zr != Z_BUF_ERROR) {
+				rc = mb_fail(err, -EIO, "zlib: deflate failed (%d)", zr);
+				goto out;
+			}
+			if ((size_t) (zs.next_out - out) >= out_cap) {
+				rc = mb_fail(err, -EIO, "zlib: output over deflateBound");
+				goto out;
+			}
+			if (flush == Z_NO_FLUSH && fed == avail)
+				break;
+		}
+		if (zr == Z_STREAM_END)
+			break;
+		mb_follow_publish(fout, (size_t) (zs.next_out - out), false, false);
+	}
+	mb_follow_publish(fout, (size_t) (zs.next_out - out), true, false);
+	rc = 0;
+out:
+	if (rc < 0)
+		mb_follow_publish(fout, (size_t) (zs.next_out - out), true, true);
+	deflateEnd(&zs);
+	return rc;
+}
+
+int mb_compress_buffer(mb_compress c, const uint8_t *in, size_t in_size, uint8_t **ret, size_t *ret_size,
+		       mb_error *err)
+{
+	switch (c) {
+	case MB_COMPRESS_GZIP:
+		return gzip_compress(in, in_size, ret, ret_size, err);
+	case MB_COMPRESS_ZSTD:
+		return zstd_compress(in, in_size, ret, ret_size, err);
+	case MB_COMPRESS_NONE:
+		break;
+	}
+	return mb_fail(err, -EOPNOTSUPP, "no such compression");
+}
+
+/* Grow an output buffer, never beyond max + 1 bytes (one over the cap detects "too big"). */
+static int grow(uint8_t **buf, size_t *cap, size_t max, mb_error *err)
+{
+	size_t ncap;
+	uint8_t *nbuf;
+
+	if (*cap > max)
+		return mb_fail(err, -E2BIG, "decompressed data over %zu bytes", max);
+	ncap = *cap ? *cap * 2 : 1u << 16;
+	if (ncap > max + 1 || ncap < *cap)
+		ncap = max + 1;
+	nbuf = realloc(*buf, ncap);
+	if (!nbuf)
+		return mb_fail(err, -ENOMEM, "out of memory decompressing");
+	*buf = nbuf;
+	*cap = ncap;
+	return 0;
+}
+
+static int gzip_decompress(const uint8_t *in, size_t in_size, size_t max, uint8_t **ret, size_t *ret_size,
+			   size_t *ret_used, mb_error *err)
+{
+	z_stream zs = { 0 };
+	uint8_t *out = NULL;
+	size_t cap = 0, len = 0;
+	int zr, rc;
+
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return mb_fail(err, -ENOMEM, "zlib: cannot initialise inflate");
+	zs.next_in = (Bytef *) in;
+	for (;;) {
+		size_t in_left = in_size - (size_t) ((const uint8_t *) zs.next_in - in);
+
+		if (len == cap) {
+			rc = grow(&out, &cap, max, err);
+			if (rc < 0)
+				goto out;
+		}
+		zs.next_out = out + len;
+		zs.avail_out = cap - len > (1u << 30) ? 1u << 30 : (uInt) (cap - len);
+		zs.avail_in = in_left > (1u << 30) ? 1u << 30 : (uInt) in_left;
+		zr = inflate(&zs, Z_NO_FLUSH);
+		len = (size_t) (zs.next_out - out);
+		if (len > max) {
+			rc = mb_fail(err, -E2BIG, "decompressed data over %zu bytes", max);
+			goto out;
+		}
+		if (zr == Z_STREAM_END)
+			break;
+		if (zr == Z_BUF_ERROR && zs.avail_in == 0 && in_left <= (1u << 30)) {
+			rc = mb_fail_at(err, -EBADMSG, (uint64_t) ((const uint8_t *) zs.next_in - in),
+					"gzip data truncated");
+			goto out;
+		}
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			rc = mb_fail_at(err, -EBADMSG, (uint64_t) ((const uint8_t *) zs.next_in - in),
+					"gzip data corrupt: %s", zs.msg ? zs.msg : "inflate error");
+			goto out;
+		}
+	}
+	*ret_used = (size_t) ((const uint8_t *) zs.next_in - in);
+	*ret_size = len;
+	*ret = out;
+	out = NULL;
+	rc = 0;
+out:
+	inflateEnd(&zs);
+	free(out);
+	return rc;
+}
+
+static int zstd_decompress(const uint8_t *in, size_t in_size, size_t max, uint8_t **ret, size_t *ret_size,
+			   size_t *ret_used, mb_error *err)
+{
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	ZSTD_inBuffer ib = { in, in_size, 0 };
+	uint8_t *out = NULL;
+	size_t cap = 0, len = 0, zr;
+	int rc;
+
+	if (!dctx)
+		return mb_fail(err, -ENOMEM, "zstd: cannot create a context");
+	/* The default window limit (2^27) bounds the decoder's memory whatever the frame says. */
+	for (;;) {
+		ZSTD_outBuffer ob;
+
+		if (len == cap) {
+			rc = grow(&out, &cap, max, err);
+			if (rc < 0)
+				goto out;
+		}
+		ob.dst = out;
+		ob.size = cap;
+		ob.pos = len;
+		zr = ZSTD_decompressStream(dctx, &ob, &ib);
+		len = ob.pos;
+		if (ZSTD_isError(zr)) {
+			rc = mb_fail_at(err, -EBADMSG, ib.pos, "zstd data corrupt: %s", ZSTD_getErrorName(zr));
+			goto out;
+		}
+		if (len > max) {
+			rc = mb_fail(err, -E2BIG, "decompressed data over %zu bytes", max);
+			goto out;
+		}
+		if (zr == 0)
+			break;
+		if (ib.pos == ib.size && ob.pos < ob.size) {
+			rc = mb_fail_at(err, -EBADMSG, ib.pos, "zstd data truncated");
+			goto out;
+		}
+	}
+	*ret_used = ib.pos;
+	*ret_size = len;
+	*ret = out;
+	out = NULL;
+	rc = 0;
+out:
+	ZSTD_freeDCtx(dctx);
+	free(out);
+	return rc;
+}
+
+int mb_decompress_one(mb_compress c, const uint8_t *in, size_t in_size, size_t max, uint8_t **ret,
+		      size_t *ret_size, size_t *ret_used, mb_error *err)
+{
+	switch (c) {
+	case MB_COMPRESS_GZIP:
+		return gzip_decompress(in, in_size, max, ret, ret_size, ret_used, err);
+	case MB_COMPRESS_ZSTD:
+		return zstd_decompress(in, in_size, max, ret, ret_size, ret_used, err);
+	case MB_COMPRESS_NONE:
+		break;
+	}
+	return mb_fail(err, -EOPNOTSUPP, "no such compression");
+}

@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "shared/fileio.h"
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char initramfs_help[] =
+	"Usage: mboot initramfs COMMAND [OPTIONS]\n\n"
+	"  pack DIR -o FILE [--compress none|gzip|zstd] [--mtime EPOCH] [--json] [--policy-rule]\n"
+	"                    a deterministic cpio (newc) archive of DIR, and its digests\n"
+	"  list FILE [--json]        the entries of an initramfs (plain, gzip or zstd, concatenated)\n"
+	"  verify FILE DIR [--compress C] [--mtime EPOCH] [--json]\n"
+	"                    whether FILE is exactly what 'pack' makes from DIR\n\n"
+	"The format rules are in docs/initramfs.md.\n";
+
+static const char pack_help[] =
+	"Usage: mboot initramfs pack DIR -o FILE [--compress none|gzip|zstd] [--mtime EPOCH]\n"
+	"                            [--json] [--policy-rule]\n\n"
+	"Write a cpio \"newc\" archive of the tree under DIR whose bytes depend only on the names,\n"
+	"types, permission bits, contents, symlink targets, device numbers and hard links of the\n"
+	"files: DIR itself as \".\" (its mode becomes that of / when unpacked), then every entry\n"
+	"sorted bytewise by path, owner and group 0, one mtime, inode numbers from 0 in archive\n"
+	"order, normalised link counts, padded to 512\n"
+	"bytes. Symlinks are stored, never followed. Sockets are refused; so is a file that changes\n"
+	"while it is read. Then print the SHA-1, SHA-256 and SHA-384 digests of FILE.\n\n"
+	"  -o, --output FILE   where to write (replaced atomically)\n"
+	"  --compress C        none (default), gzip (zlib level 6, no name, mtime 0, OS 3) or\n"
+	"                      zstd (level 3, checksum, content size, one thread)\n"
+	"  --mtime EPOCH       mtime of every entry; default $SOURCE_DATE_EPOCH, else 0\n"
+	"  --json              {\"file\", \"size\", \"compress\", \"entries\", \"mtime\", \"cpio_size\",\n"
+	"                       \"cpio_sha256\", \"digests\": {\"sha256\": ...}}\n"
+	"  --policy-rule       print the PCR 9 rules a policy needs for this initrd\n"
+	"                      ({\"rules\": [...]}, or \"policy_rules\" inside --json)\n\n"
+	"Exit: 0 written, 2 usage or input error (unreadable tree, socket, file changed).\n";
+
+static const char list_help[] =
+	"Usage: mboot initramfs list FILE [--json]\n\n"
+	"Print the entries of an initramfs: mode, links, owner, size, mtime, name (symlink target,\n"
+	"device numbers). FILE may hold several concatenated archives, each plain cpio (newc) or\n"
+	"gzip or zstd compressed, as the kernel accepts. The file is untrusted: sizes are checked\n"
+	"and capped (name 4096 bytes, file 2 GiB, 1,000,000 entries, 2 GiB decompressed); names\n"
+	"that are absolute or contain '..' are refused. Nothing is written.\n\n"
+	"  --json   {\"file\", \"size\", \"digests\", \"segments\": [...], \"entries\": [...]}\n\n"
+	"Exit: 0 listed, 2 unreadable or malformed (the message names the byte offset).\n";
+
+static const char verify_help[] =
+	"Usage: mboot initramfs verify FILE DIR [--compress none|gzip|zstd] [--mtime EPOCH] [--json]\n\n"
+	"Pack DIR as 'mboot initramfs pack' would (same options; --compress defaults to the\n"
+	"compression FILE uses) and compare with FILE byte for byte. When they differ, name the\n"
+	"first entry that differs and how.\n\n"
+	"Exit: 0 identical, 1 different, 2 usage or input error (malformed FILE, unreadable DIR).\n";
+
+enum { OPT_JSON = 0x100, OPT_COMPRESS, OPT_MTIME, OPT_POLICY };
+
+static const struct option options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "compress", required_argument, NULL, OPT_COMPRESS },
+	{ "mtime", required_argument, NULL, OPT_MTIME },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "policy-rule", no_argument, NULL, OPT_POLICY },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+typedef struct args {
+	const char *output;
+	bool json, policy, has_compress, has_mtime;
+	mb_initramfs_opts opts;
+	int n_paths;
+	const char *paths[2];
+} args;
+
+static int parse_epoch(const char *s, uint32_t *ret)
+{
+	unsigned long long v = 0;
+	const char *p;
+
+	if (!*s)
+		return -EINVAL;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned) (*p - '0');
+		if (v > UINT32_MAX)
+			return -ERANGE;
+	}
+	*ret = (uint32_t) v;
+	return 0;
+}
+
+/* allowed: o output, c compress, m mtime, j json, p policy-rule. Returns -1 after --help. */
+static int parse_args(const char *verb, const char *help, int argc, char **argv, const char *allowed,
+		      int want_paths, args *a)
+{
+	const char *sde;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case 'o':
+			if (!strchr(allowed, 'o'))
+				return tool_usage_error(verb, "-o is not an option here");
+			a->output = optarg;
+			break;
+		case OPT_COMPRESS:
+			if (!strchr(allowed, 'c'))
+				return tool_usage_error(verb, "--compress is not an option here");
+			if (mb_compress_from_name(optarg, &a->opts.compress) < 0)
+				return tool_usage_error(verb, "unknown compression '%s' (none, gzip, zstd)", optarg);
+			a->has_compress = true;
+			break;
+		case OPT_MTIME:
+			if (!strchr(allowed, 'm'))
+				return tool_usage_error(verb, "--mtime is not an option here");
+			if (parse_epoch(optarg, &a->opts.mtime) < 0)
+				return tool_usage_error(verb, "bad --mtime '%s' (seconds since 1970, 0..4294967295)",
+							optarg);
+			a->has_mtime = true;
+			break;
+		case OPT_JSON:
+			if (!strchr(allowed, 'j'))
+				return tool_usage_error(verb, "--json is not an option here");
+			a->json = true;
+			break;
+		case OPT_POLICY:
+			if (!strchr(allowed, 'p'))
+				return tool_usage_error(verb, "--policy-rule is not an option here");
+			a->policy = true;
+			break;
+		case ':':
+			return tool_usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (a->n_paths >= want_paths)
+			return tool_usage_error(verb, "unexpected argument '%s'", argv[optind]);
+		a->paths[a->n_paths++] = argv[optind];
+	}
+	if (a->n_paths < want_paths)
+		return tool_usage_error(verb, "missing %s", a->n_paths == 0 && want_paths == 2 ? "FILE and DIR"
+							     : strcmp(verb, "initramfs pack") == 0 ? "DIR"
+							     : a->n_paths == 0 ? "FILE" : "DIR");
+	if (strchr(allowed, 'm') && !a->has_mtime) {
+		sde = getenv("SOURCE_DATE_EPOCH");
+		if (sde && *sde && parse_epoch(sde, &a->opts.mtime) < 0)
+			return tool_usage_error(verb, "bad SOURCE_DATE_EPOCH '%s'", sde);
+	}
+	return 0;
+}
+
+/* Digests of the banks mboot prints for files: sha1, sha256, sha384. */
+static const uint16_t file_algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384 };
+
+static json_object *digests_json(const uint8_t *data, size_t size)
+{
+	json_object *d = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < sizeof(file_algs) / sizeof(file_algs[0]); i++) {
+		const mb_digest_info *info = mb_digest_by_alg(file_algs[i]);
+		uint8_t md[MB_DIGEST_MAX];
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		if (!info || mb_digest(file_algs[i], data, size, md) < 0)
+			continue;
+		json_object_object_add(d, info->name, json_object_new_string(mb_hex(md, info->size, hex)));
+	}
+	return d;
+}
+
+static void print_digests(json_object *d)
+{
+	json_object_object_foreach(d, k, v)
+		printf("%-7s %s\n", k, json_object_get_string(v));
+}
+
+static void print_json(json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/*
+ * The PCR 9 rules for this initrd. The policy issue defines the final shape; for now one
+ * rule per way the bytes reach PCR 9: GRUB's EV_IPL of the file it read, and the EFI stub's
+ * EV_EVENT_TAG "Linux initrd" (LoadFile2). Both hash the file exactly as stored.
+ */
+static json_object *policy_rules(json_object *digests, const char *file)
+{
+	json_object *rules = json_object_new_array(), *r;
+	char desc[512];
+
+	r = json_object_new_object();
+	json_object_object_add(r, "pcr", json_object_new_int(9));
+	json_object_object_add(r, "type", json_object_new_string("EV_IPL"));
+	json_object_object_add(r, "digests", json_object_get(digests));
+	snprintf(desc, sizeof(desc), "initrd %s", base_name(file));
+	json_object_object_add(r, "description", json_object_new_string(desc));
+	json_object_array_add(rules, r);
+	r = json_object_new_object();
+	json_object_object_add(r, "pcr", json_object_new_int(9));
+	json_object_object_add(r, "type", json_object_new_string("EV_EVENT_TAG"));
+	json_object_object_add(r, "digests", json_object_get(digests));
+	json_object_object_add(r, "description", json_object_new_string("Linux initrd"));
+	json_object_array_add(rules, r);
+	return rules;
+}
+
+static int cmd_pack(int argc, char **argv)
+{
+	const char *verb = "initramfs pack";
+	mb_initramfs_stats st = { 0 };
+	mb_error err = { 0 };
+	uint8_t *out = NULL;
+	size_t size = 0;
+	json_object *digests, *o;
+	char hex[65], hex384[97];
+	struct stat dst;
+	args a;
+	int rc;
+
+	rc = parse_args(verb, pack_help, argc, argv, "ocmjp", 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (!a.output)
+		return tool_usage_error(verb, "missing -o FILE");
+	rc = mb_initramfs_pack(a.paths[0], &a.opts, &out, &size, &st, &err);
+	if (rc < 0) {
+		tool_report(a.paths[0], &err);
+		return EXIT_USAGE;
+	}
+	/* DIR's own mode becomes the mode of / in the booted system; mktemp -d makes 0700. */
+	if (stat(a.paths[0], &dst) == 0 && (dst.st_mode & 0005) != 0005)
+		fprintf(stderr, "mboot: warning: %s has mode %04o: the root directory of the unpacked "
+			"initramfs gets this mode (chmod 755 it?)\n", a.paths[0], (unsigned) (dst.st_mode & 07777));
+	rc = mb_write_file(a.output, out, size, 0644, &err);
+	if (rc < 0) {
+		free(out);
+		tool_report(a.output, &err);
+		return EXIT_USAGE;
+	}
+	/* the library hashed the result while it was being made */
+	digests = json_object_new_object();
+	json_object_object_add(digests, "sha1", json_object_new_string(mb_hex(st.sha1, sizeof(st.sha1), hex384)));
+	json_object_object_add(digests, "sha256", json_object_new_string(mb_hex(st.sha256, sizeof(st.sha256), hex384)));
+	json_object_object_add(digests, "sha384", json_object_new_string(mb_hex(st.sha384, sizeof(st.sha384), hex384)));
+	free(out);
+	mb_hex(st.cpio_sha256, sizeof(st.cpio_sha256), hex);
+	if (a.json) {
+		o = json_object_new_object();
+		json_object_object_add(o, "file", json_object_new_string(a.output));
+		json_object_object_add(o, "size", json_object_new_int64((int64_t) size));
+		json_object_object_add(o, "compress", json_object_new_string(mb_compress_name(a.opts.compress)));
+		json_object_object_add(o, "entries", json_object_new_int64((int64_t) st.entries));
+		json_object_object_add(o, "mtime", json_object_new_int64(a.opts.mtime));
+		json_object_object_add(o, "cpio_size", json_object_new_int64((int64_t) st.cpio_size));
+		json_object_object_add(o, "cpio_sha256", json_object_new_string(hex));
+		json_object_object_add(o, "digests", json_object_get(digests));
+		if (a.policy)
+			json_object_object_add(o, "policy_rules", policy_rules(digests, a.output));
+		print_json(o);
+		json_object_put(o);
+	} else if (a.policy) {
+		o = json_object_new_object();
+		json_object_object_add(o, "rules", policy_rules(digests, a.output));
+		print_json(o);
+		json_object_put(o);
+	} else {
+		printf("%s: %zu bytes (%s), %zu entries, mtime %u, cpio %zu bytes sha256 %s\n", a.output, size,
+		       mb_compress_name(a.opts.compress), st.entries, a.opts.mtime, st.cpio_size, hex);
+		print_digests(digests);
+	}
+	json_object_put(digests);
+	return EXIT_OK;
+}
+
+/* Names are stored as whatever bytes they hold: show them printable (\xNN for the rest). */
+static char *escape_name(const char *s, size_t n)
+{
+	char *out = malloc(4 * n + 1), *p = out;
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char) s[i];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			p += sprintf(p, "\\x%02x", ch);
+		else
+			*p++ = (char) ch;
+	}
+	*p = 0;
+	return out;
+}
+
+static const char *type_name(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "file";
+	case S_IFDIR: return "dir";
+	case S_IFLNK: return "symlink";
+	case S_IFCHR: return "char";
+	case S_IFBLK: return "block";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	}
+	return "unknown";
+}
+
+static void mode_string(uint32_t mode, char out[11])
+{
+	static const char types[] = "?pc?d?b?-?l?s???";
+	int i;
+
+	out[0] = types[(mode >> 12) & 15];
+	for (i = 0; i < 9; i++)
+		out[1 + i] = mode & (0400u >> i) ? "rwxrwxrwx"[i] : '-';
+	if (mode & S_ISUID)
+		out[3] = out[3] == 'x' ? 's' : 'S';
+	if (mode & S_ISGID)
+		out[6] = out[6] == 'x' ? 's' : 'S';
+	if (mode & S_ISVTX)
+		out[9] = out[9] == 'x' ? 't' : 'T';
+	out[10] = 0;
+}
+
+static json_object *entry_json(const mb_cpio_entry *e)
+{
+	json_object *o = json_object_new_object();
+	char *name = escape_name(e->name, e->name_len), buf[32];
+
+	json_object_object_add(o, "name", json_object_new_string(name ? name : ""));
+	if (name && (strlen(name) != e->name_len)) {
+		char *hx = mb_hex_dup((const uint8_t *) e->name, e->name_len);
+
+		json_object_object_add(o, "name_hex", json_object_new_string(hx ? hx : ""));
+		free(hx);
+	}
+	free(name);
+	json_object_object_add(o, "type", json_object_new_string(type_name(e->mode)));
+	snprintf(buf, sizeof(buf), "%04o", e->mode & 07777);
+	json_object_object_add(o, "mode", json_object_new_string(buf));
+	json_object_object_add(o, "uid", json_object_new_int64(e->uid));
+	json_object_object_add(o, "gid", json_object_new_int64(e->gid));
+	json_object_object_add(o, "nlink", json_object_new_int64(e->nlink));
+	json_object_object_add(o, "mtime", json_object_new_int64(e->mtime));
+	json_object_object_add(o, "ino", json_object_new_int64(e->ino));
+	json_object_object_add(o, "size", json_object_new_int64(e->size));
+	json_object_object_add(o, "segment", json_object_new_int64(e->segment));
+	json_object_object_add(o, "offset", json_object_new_int64((int64_t) e->offset));
+	if ((e->mode & S_IFMT) == S_IFLNK) {
+		char *t = escape_name((const char *) e->data, e->size);
+
+		json_object_object_add(o, "target", json_object_new_string(t ? t : ""));
+		free(t);
+	}
+	if ((e->mode & S_IFMT) == S_IFCHR || (e->mode & S_IFMT) == S_IFBLK) {
+		snprintf(buf, sizeof(buf), "%u:%u", e->rdevmajor, e->rdevminor);
+		json_object_object_add(o, "rdev", json_object_new_string(buf));
+	}
+	if ((e->mode & S_IFMT) == S_IFREG && e->size) {
+		uint8_t md[32];
+		char hex[65];
+
+		if (mb_digest(MB_ALG_SHA256, e->data, e->size, md) == 0)
+			json_object_object_add(o, "sha256", json_object_new_string(mb_hex(md, 32, hex)));
+	}
+	return o;
+}
+
+static void print_entry(const mb_cpio_entry *e)
+{
+	char mode[11], *name = escape_name(e->name, e->name_len);
+
+	mode_string(e->mode, mode);
+	printf("%s %3u %u/%u %10u %10u %s", mode, e->nlink, e->uid, e->gid, e->size, e->mtime, name ? name : "?");
+	if ((e->mode & S_IFMT) == S_IFLNK) {
+		char *t = escape_name((const char *) e->data, e->size);
+
+		printf(" -> %s", t ? t : "?");
+		free(t);
+	} else if ((e->mode & S_IFMT) == S_IFCHR || (e->mode & S_IFMT) == S_IFBLK)
+		printf(" [%u:%u]", e->rdevmajor, e->rdevminor);
+	putchar('\n');
+	free(name);
+}
+
+static int load(const char *path, uint8_t **buf, size_t *size, mb_initramfs **ret)
+{
+	mb_error err = { 0 };
+
+	if (mb_read_file(path, MB_CPIO_TOTAL_MAX, buf, size, &err) < 0 ||
+	    mb_initramfs_parse(*buf, *size, ret, &err) < 0) {
+		tool_report(path, &err);
+		free(*buf);
+		*buf = NULL;
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	mb_initramfs *ar = NULL;
+	uint8_t *buf = NULL;
+	size_t size = 0, i;
+	json_object *digests;
+	args a;
+	int rc;
+
+	rc = parse_args("initramfs list", list_help, argc, argv, "j", 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	rc = load(a.paths[0], &buf, &size, &ar);
+	if (rc)
+		return rc;
+	digests = digests_json(buf, size);
+	if (a.json) {
+		json_object *o = json_object_new_object(), *segs = json_object_new_array(),
+			    *ents = json_object_new_array();
+
+		json_object_object_add(o, "file", json_object_new_string(a.paths[0]));
+		json_object_object_add(o, "size", json_object_new_int64((int64_t) size));
+		json_object_object_add(o, "digests", json_object_get(digests));
+		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
+			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
+			json_object *so = json_object_new_object();
+
+			json_object_object_add(so, "compress", json_object_new_string(mb_compress_name(s->compress)));
+			json_object_object_add(so, "offset", json_object_new_int64((int64_t) s->file_offset));
+			json_object_object_add(so, "size", json_object_new_int64((int64_t) s->file_size));
+			json_object_object_add(so, "cpio_size", json_object_new_int64((int64_t) s->cpio_size));
+			json_object_array_add(segs, so);
+		}
+		json_object_object_add(o, "segments", segs);
+		for (i = 0; i < mb_initramfs_entry_count(ar); i++)
+			json_object_array_add(ents, entry_json(mb_initramfs_entry_at(ar, i)));
+		json_object_object_add(o, "entries", ents);
+		print_json(o);
+		json_object_put(o);
+	} else {
+		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
+			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
+
+			printf("# archive %zu at byte %llu: %s, %llu bytes, cpio %zu bytes\n", i,
+			       (unsigned long long) s->file_offset, mb_compress_name(s->compress),
+			       (unsigned long long) s->file_size, s->cpio_size);
+		}
+		for (i = 0; i < mb_initramfs_entry_count(ar); i++)
+			print_entry(mb_initramfs_entry_at(ar, i));
+		printf("# %zu entries\n", mb_initramfs_entry_count(ar));
+		print_digests(digests);
+	}
+	json_object_put(digests);
+	mb_initramfs_free(ar);
+	free(buf);
+	return EXIT_OK;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	const char *verb = "initramfs verify";
+	mb_initramfs *ar = NULL, *mine = NULL;
+	uint8_t *buf = NULL, *out = NULL;
+	size_t size = 0, osize = 0, idx = 0;
+	mb_error err = { 0 };
+	char what[512] = "";
+	const char *result;
+	args a;
+	int rc, ret = EXIT_USAGE;
+
+	rc = parse_args(verb, verify_help, argc, argv, "cmj", 2, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	rc = load(a.paths[0], &buf, &size, &ar);
+	if (rc)
+		return rc;
+	if (!a.has_compress)
+		a.opts.compress = mb_initramfs_segment_at(ar, 0)->compress;
+	if (mb_initramfs_pack(a.paths[1], &a.opts, &out, &osize, NULL, &err) < 0) {
+		tool_report(a.paths[1], &err);
+		goto out;
+	}
+	if (size == osize && memcmp(buf, out, size) == 0) {
+		result = "identical";
+		ret = EXIT_OK;
+	} else {
+		if (mb_initramfs_parse(out, osize, &mine, &err) < 0) {
+			tool_report("packed archive", &err);
+			goto out;
+		}
+		result = "different";
+		ret = EXIT_FAILED;
+		if (mb_initramfs_compare(ar, mine, &idx, what, sizeof(what)) == 0) {
+			size_t k = 0;
+
+			while (k < size && k < osize && buf[k] == out[k])
+				k++;
+			snprintf(what, sizeof(what), "same entries, different bytes from byte %zu "
+				 "(compression or padding)", k);
+			idx = SIZE_MAX;
+		}
+	}
+	if (a.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", json_object_new_string(a.paths[0]));
+		json_object_object_add(o, "dir", json_object_new_string(a.paths[1]));
+		json_object_object_add(o, "result", json_object_new_string(result));
+		json_object_object_add(o, "compress", json_object_new_string(mb_compress_name(a.opts.compress)));
+		json_object_object_add(o, "mtime", json_object_new_int64(a.opts.mtime));
+		json_object_object_add(o, "digests", digests_json(buf, size));
+		if (ret == EXIT_FAILED) {
+			json_object *d = json_object_new_object();
+
+			if (idx != SIZE_MAX) {
+				const mb_cpio_entry *e = mb_initramfs_entry_at(ar, idx);
+
+				if (!e)
+					e = mb_initramfs_entry_at(mine, idx);
+				json_object_object_add(d, "entry", json_object_new_int64((int64_t) idx));
+				if (e) {
+					char *n = escape_name(e->name, e->name_len);
+
+					json_object_object_add(d, "name", json_object_new_string(n ? n : ""));
+					free(n);
+				}
+			}
+			json_object_object_add(d, "what", json_object_new_string(what));
+			json_object_object_add(o, "first_difference", d);
+		}
+		print_json(o);
+		json_object_put(o);
+	} else if (ret == EXIT_OK) {
+		printf("%s: identical to what 'pack' makes from %s (%s, mtime %u)\n", a.paths[0], a.paths[1],
+		       mb_compress_name(a.opts.compress), a.opts.mtime);
+	} else if (idx == SIZE_MAX) {
+		printf("%s: differs from %s: %s\n", a.paths[0], a.paths[1], what);
+	} else {
+		const mb_cpio_entry *e = mb_initramfs_entry_at(ar, idx);
+		char *n;
+
+		if (!e)
+			e = mb_initramfs_entry_at(mine, idx);
+		n = e ? escape_name(e->name, e->name_len) : NULL;
+		printf("%s: differs from %s at entry %zu '%s': %s%s\n", a.paths[0], a.paths[1], idx, n ? n : "?",
+		       what, strcmp(what, "missing") == 0 ? " (in FILE, present in DIR)"
+		       : strcmp(what, "extra") == 0 ? " (in FILE, absent from DIR)" : " (FILE vs DIR)");
+		if (strncmp(what, "mtime ", 6) == 0 && e && !a.has_mtime)
+			printf("hint: FILE was packed with mtime %u: pass --mtime %u or set SOURCE_DATE_EPOCH\n",
+			       e->mtime, e->mtime);
+		free(n);
+	}
+out:
+	mb_initramfs_free(ar);
+	mb_initramfs_free(mine);
+	free(buf);
+	free(out);
+	return ret;
+}
+
+int verb_initramfs(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(initramfs_help, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(initramfs_help, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "pack") == 0)
+		return cmd_pack(argc - 1, argv + 1);
+	if (strcmp(argv[1], "list") == 0)
+		return cmd_list(argc - 1, argv + 1);
+	if (strcmp(argv[1], "verify") == 0)
+		return cmd_verify(argc - 1, argv + 1);
+	return tool_usage_error("initramfs", "unknown command '%s'", argv[1]);
+}
