@@ -8,5 +8,6 @@
 #include <mboot/events.h>
 #include <mboot/replay.h>
 #include <mboot/diff.h>
+#include <mboot/pe.h>
 
 #endif

@@ -12,6 +12,7 @@ static const struct {
 	const char *summary;
 } verbs[] = {
 	{ "log", verb_log, "show, replay, diff a firmware event log" },
+	{ "hash", verb_hash, "digest of a file as a measuring stage computes it (--authenticode for EFI binaries)" },
 };
 
 static void usage(FILE *f)

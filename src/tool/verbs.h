@@ -4,5 +4,6 @@
 
 /* Each verb gets argv from its own name on (argv[0] = "log", ...) and returns the exit code. */
 int verb_log(int argc, char **argv);
+int verb_hash(int argc, char **argv);
 
 #endif
