@@ -128,6 +128,12 @@ unsigned=$(sha sha256 "$T/grub-mkimage.efi" --pad)
 [ "$(sha sha256 "$T/grub-signed.efi")" = "$unsigned" ] || fail "signed digest differs from the padded unsigned one"
 [ "$(sha sha256 "$T/grub-signed2.efi")" = "$unsigned" ] || fail "second signature changed the digest"
 sbverify --cert "$T/c.pem" "$T/grub-signed2.efi" >/dev/null 2>&1 || fail "sbverify rejects the signed image"
+if [ -f /usr/lib/shim/shimx64.efi ] && [ -f /usr/lib/shim/shimx64.efi.signed ]; then
+	# Debian's unsigned shim is not 8-aligned; Microsoft signed the padded image
+	[ "$(sha sha256 /usr/lib/shim/shimx64.efi --pad)" = "$(sha sha256 /usr/lib/shim/shimx64.efi.signed)" ] &&
+		[ "$(sha sha256 /usr/lib/shim/shimx64.efi)" != "$(sha sha256 /usr/lib/shim/shimx64.efi.signed)" ] ||
+		fail "shimx64.efi --pad differs from shimx64.efi.signed"
+fi
 ok "signed and doubly signed images hash as the padded unsigned image; sbverify agrees"
 
 # A gap between sections (pesign refuses such an image): firmware (EDK2) hashes each
