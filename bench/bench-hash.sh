@@ -3,7 +3,7 @@
 # mboot hash --authenticode against pesign -h (and osslsigncode verify, which recomputes the
 # digest of a signed image) on the Debian kernel, GRUB and shim images; and the plain
 # 'mboot hash' against sha256sum and 'openssl dgst -sha256' on a large file. Best of R runs,
-# wall time; ratio = reference time / mboot time (> 1: mboot is faster).
+# wall and CPU time; ratio = reference time / mboot time (> 1: mboot is faster).
 # Usage: bench/bench-hash.sh [BUILD_DIR [KERNEL]]   (default: build, /boot/vmlinuz-* or
 #        $MB_BENCH_KERNEL). Environment: R (runs, 5), MB_BENCH_MIB (plain file size, 256).
 set -eu
@@ -16,22 +16,28 @@ kernel=${2:-${MB_BENCH_KERNEL:-$(ls /boot/vmlinuz-* 2>/dev/null | head -1)}}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-best() { # best of R runs, in seconds
-	local r=${R:-5} i t best=
+# best of R runs: "WALL CPU" seconds (CPU = user + system, steadier on a loaded machine)
+best() {
+	local r=${R:-5} i bw= bc= w u s c TIMEFORMAT='%3R %3U %3S'
 	for ((i = 0; i < r; i++)); do
-		local s e
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+		{ time "$@" >/dev/null 2>&1; } 2>"$tmp/t" || true
+		read -r w u s <"$tmp/t"
+		c=$(echo "$u + $s" | bc -l)
+		if [ -z "$bw" ] || [ "$(echo "$w < $bw" | bc -l)" = 1 ]; then bw=$w; fi
+		if [ -z "$bc" ] || [ "$(echo "$c < $bc" | bc -l)" = 1 ]; then bc=$c; fi
 	done
-	echo "$best"
+	echo "$bw $bc"
 }
-row() { # row LABEL BYTES MBOOT_T REF_NAME REF_T
-	printf '%-34s %9.1f MiB %9.4f s %-20s %9.4f s %7.2fx\n' "$1" "$(echo "$2 / 1048576" | bc -l)" "$3" "$4" "$5" \
-		"$(echo "$5 / $3" | bc -l)"
+row() { # row LABEL BYTES "MBOOT_WALL MBOOT_CPU" REF_NAME "REF_WALL REF_CPU"
+	local mw mc rw rc
+	read -r mw mc <<<"$3"
+	read -r rw rc <<<"$5"
+	printf '%-40s %7.1f MiB  mboot %7.3f s (cpu %6.3f)  %-20s %7.3f s (cpu %6.3f)  wall %5.2fx  cpu %5.2fx\n' \
+		"$1" "$(echo "$2 / 1048576" | bc -l)" "$mw" "$mc" "$4" "$rw" "$rc" \
+		"$(echo "$rw / ($mw + 0.0005)" | bc -l)" "$(echo "$rc / ($mc + 0.0005)" | bc -l)"
 }
 
-printf '%-34s %13s %11s %-20s %11s %8s\n' image size mboot reference "ref time" ratio
+echo "ratio = reference time / mboot time (> 1: mboot faster); best of ${R:-5} runs"
 images=()
 [ -n "$kernel" ] && [ -f "$kernel" ] && images+=("$kernel")
 for f in /usr/lib/grub/x86_64-efi/monolithic/grubx64.efi /usr/lib/shim/shimx64.efi.signed \
