@@ -58,6 +58,23 @@ for f in /usr/lib/grub/x86_64-efi/monolithic/*.efi /usr/lib/grub/i386-efi/monoli
 	[ -f "$f" ] && [ "$(head -c 2 "$f")" = MZ ] && images+=("$f")
 done
 
+# A unified kernel image made the way ukify/objcopy make one, from systemd's EFI stub.
+stub=/usr/lib/systemd/boot/efi/linuxx64.efi.stub
+if [ -f "$stub" ]; then
+	echo "root=/dev/vda1 quiet" >"$T/cmdline"
+	objcopy --add-section .osrel=/etc/os-release --change-section-vma .osrel=0x30000 \
+		--add-section .cmdline="$T/cmdline" --change-section-vma .cmdline=0x40000 \
+		--add-section .linux="$T/tiny64.efi" --change-section-vma .linux=0x2000000 \
+		--add-section .initrd="$T/cmdline" --change-section-vma .initrd=0x3000000 "$stub" "$T/uki.efi"
+	"$M" hash --authenticode --info --json "$T/uki.efi" |
+		jq -e '.files[0].pe | .uki and .sbat and ([.sections[].name] | index(".initrd") != null)' >/dev/null ||
+		fail "UKI not recognised"
+	"$M" hash --authenticode --info --json "$stub" | jq -e '.files[0].pe.uki == false' >/dev/null ||
+		fail "the bare stub is not a UKI"
+	images+=("$T/uki.efi")
+	ok "UKI built from systemd's stub recognised (.linux, .sbat, .osrel, .cmdline, .initrd)"
+fi
+
 # A throwaway signing key; signed images are made here so that a signed image is
 # always tested, with or without a signed package installed.
 openssl req -new -x509 -newkey rsa:2048 -nodes -keyout "$T/k.pem" -out "$T/c.pem" -days 1 \
