@@ -8,6 +8,11 @@
 #include <mboot/events.h>
 #include <mboot/replay.h>
 #include <mboot/diff.h>
+#include <mboot/policy.h>
+#include <mboot/predict.h>
+#include <mboot/tpm.h>
+#include <mboot/verify.h>
+#include <mboot/cel.h>
 #include <mboot/pe.h>
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mboot/tpm.h>
 #include "shared/fail.h"
 
 MB_EXPORT void mb_error_clear(mb_error *err)
@@ -55,6 +56,7 @@ MB_EXPORT const char *mb_strerror(int code)
 	case -EOPNOTSUPP: return "not supported";
 	case -ENOMEM: return "out of memory";
 	case -EINVAL: return "invalid argument";
+	case MB_ERR_TPM: return "TPM error";
 	default: return strerror(code < 0 ? -code : code);
 	}
 }

@@ -11,7 +11,12 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } verbs[] = {
-	{ "log", verb_log, "show, replay, diff a firmware event log" },
+	{ "log", verb_log, "show, replay, diff a firmware event log; extend it into a TPM" },
+	{ "pcrs", verb_pcrs, "PCR values the TPM holds now" },
+	{ "measure", verb_measure, "extend a PCR with a file or text and log it (userspace log)" },
+	{ "verify", verb_verify, "check the event log against the TPM's PCRs (or given values)" },
+	{ "policy", verb_policy, "generate and check policies: what a good boot is" },
+	{ "predict", verb_predict, "the PCR values of the next boot after an update" },
 	{ "hash", verb_hash, "digest of a file as a measuring stage computes it (--authenticode for EFI binaries)" },
 };
 

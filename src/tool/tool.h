@@ -27,6 +27,10 @@ int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((form
 /* Read and parse an event log; on failure reports and returns EXIT_USAGE. */
 int tool_load_log(const char *path, mb_event_log **ret);
 
+struct mb_policy;
+/* Read and load a policy; on failure reports (line and field) and returns EXIT_USAGE. */
+int tool_load_policy(const char *path, struct mb_policy **ret);
+
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
 
@@ -35,5 +39,13 @@ const char *tool_alg_name(uint16_t alg, char buf[8]);
 
 /* Event type name, or "0x%08x". */
 const char *tool_type_name(uint32_t type, char buf[16]);
+
+/*
+ * Open the TPM named by --tcti (NULL: $TPM2TOOLS_TCTI, else device:/dev/tpmrm0).
+ * On failure reports and returns EXIT_TPM.
+ */
+int tool_tpm_open(const char *tcti, mb_tpm **ret);
+/* Report a failed mb_tpm_* call and return its exit code (EXIT_TPM, or EXIT_USAGE for -EINVAL). */
+int tool_tpm_exit(const mb_error *err);
 
 #endif

@@ -117,3 +117,22 @@ const char *tool_type_name(uint32_t type, char buf[16])
 	snprintf(buf, 16, "0x%08x", type);
 	return buf;
 }
+
+int tool_tpm_open(const char *tcti, mb_tpm **ret)
+{
+	mb_error err = { 0 };
+
+	/* tpm2-tss logs warnings to stderr by default; mboot reports errors itself, once. */
+	setenv("TSS2_LOG", "all+none", 0);
+	if (mb_tpm_open(tcti, ret, &err) < 0) {
+		tool_report("TPM", &err);
+		return err.code == MB_ERR_TPM ? EXIT_TPM : EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int tool_tpm_exit(const mb_error *err)
+{
+	tool_report("TPM", err);
+	return err->code == -EINVAL ? EXIT_USAGE : EXIT_TPM;
+}

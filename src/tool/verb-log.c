@@ -13,7 +13,8 @@ static const char log_help[] =
 	"Usage: mboot log COMMAND [OPTIONS]\n\n"
 	"  show [LOG] [--json] [--pcr LIST]   every event: number, PCR, type, digests, decoded data\n"
 	"  replay [LOG] [--json] [--bank NAME] PCR values per bank computed from the log\n"
-	"  diff LOG_A LOG_B [--json]           events added, removed or changed, and the PCRs moved\n\n"
+	"  diff LOG_A LOG_B [--json]           events added, removed or changed, and the PCRs moved\n"
+	"  extend LOG [--bank NAME] [--tcti T] replay the log into a TPM, event by event\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG ".\n"
 	"Both TPM 1.2 (SHA-1) and TPM 2.0 crypto-agile logs are read.\n";
 
@@ -480,6 +481,7 @@ static const struct {
 	{ "show", log_show },
 	{ "replay", log_replay },
 	{ "diff", log_diff },
+	{ "extend", log_extend },
 };
 
 int verb_log(int argc, char **argv)

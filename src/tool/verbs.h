@@ -4,6 +4,14 @@
 
 /* Each verb gets argv from its own name on (argv[0] = "log", ...) and returns the exit code. */
 int verb_log(int argc, char **argv);
+int verb_policy(int argc, char **argv);
+int verb_predict(int argc, char **argv);
+int verb_pcrs(int argc, char **argv);
+int verb_verify(int argc, char **argv);
+int verb_measure(int argc, char **argv);
 int verb_hash(int argc, char **argv);
+
+/* mboot log extend: in verb-log-extend.c, dispatched from verb-log.c. */
+int log_extend(int argc, char **argv);
 
 #endif

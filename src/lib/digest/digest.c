@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
 #include <mboot/digest.h>
+#include "shared/fail.h"
 
 static const mb_digest_info digests[] = {
 	{ MB_ALG_SHA1, 20, "sha1" },
@@ -16,6 +19,7 @@ static const mb_digest_info digests[] = {
 };
 
 #define N_DIGESTS (sizeof(digests) / sizeof(digests[0]))
+#define MB_DIGEST_COUNT_MAX 8
 
 /* Fetched once per algorithm: EVP_MD_fetch is costly next to hashing 32 bytes. */
 static const EVP_MD *md_for(uint16_t alg)
@@ -152,4 +156,55 @@ MB_EXPORT void mb_digest_ctx_free(mb_digest_ctx *ctx)
 		return;
 	EVP_MD_CTX_free(ctx->md);
 	free(ctx);
+}
+
+MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n, uint8_t (*out)[MB_DIGEST_MAX],
+			     mb_error *err)
+{
+	mb_digest_ctx *ctx[MB_DIGEST_COUNT_MAX] = { 0 };
+	uint8_t *buf = NULL;
+	size_t i;
+	int fd, rc = 0;
+
+	if (n > MB_DIGEST_COUNT_MAX)
+		return mb_fail(err, -EINVAL, "too many algorithms");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return mb_fail(err, -errno, "%s: cannot open: %s", path, strerror(errno));
+	buf = malloc(1u << 20);
+	if (!buf) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		rc = mb_digest_ctx_new(algs[i], &ctx[i]);
+		if (rc < 0) {
+			mb_fail(err, rc, "algorithm 0x%04x: %s", algs[i], mb_strerror(rc));
+			goto out;
+		}
+	}
+	for (;;) {
+		ssize_t got = read(fd, buf, 1u << 20);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = mb_fail(err, -errno, "%s: read error: %s", path, strerror(errno));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		for (i = 0; i < n; i++)
+			if ((rc = mb_digest_ctx_update(ctx[i], buf, (size_t) got)) < 0)
+				goto out;
+	}
+	for (i = 0; i < n; i++)
+		if ((rc = mb_digest_ctx_final(ctx[i], out[i])) < 0)
+			goto out;
+out:
+	for (i = 0; i < n; i++)
+		mb_digest_ctx_free(ctx[i]);
+	free(buf);
+	close(fd);
+	return rc;
 }

@@ -203,7 +203,22 @@ MB_EXPORT int mb_log_writer_add_event(mb_log_writer *w, const mb_event *ev)
 	if (ev->sha1_format) {
 		if (ev->n_digests != 1 || ev->digests[0].size != 20)
 			return -EINVAL;
-		return write_sha1_record(w, ev->pcr, ev->type, ev->digests[0].bytes, ev->data, ev->data_size);
+		rc = write_sha1_record(w, ev->pcr, ev->type, ev->digests[0].bytes, ev->data, ev->data_size);
+		if (rc < 0 || w->agile || w->size != ev->record_size)
+			return rc;
+		/* A copied crypto-agile header: later records follow its algorithm table. */
+		{
+			mb_event_log *hdr = NULL;
+			const mb_spec_id *spec;
+
+			if (mb_event_log_parse(w->buf, w->size, &hdr, NULL) == 0 && (spec = mb_event_log_spec_id(hdr))) {
+				memcpy(w->algs, spec->algs, spec->n_algs * sizeof(spec->algs[0]));
+				w->n_algs = spec->n_algs;
+				w->agile = true;
+			}
+			mb_event_log_free(hdr);
+		}
+		return 0;
 	}
 	for (i = 0; i < ev->n_digests; i++)
 		need += 2 + ev->digests[i].size;

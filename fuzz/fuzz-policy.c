@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Input: any bytes, taken as a policy file. Loads it and, when it loads, judges a small
+ * crypto-agile log (GRUB strings, a separator, an application) against it in both banks.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/mboot.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static mb_event_log *sample_log(void)
+{
+	static const mb_spec_id_alg algs[] = { { MB_ALG_SHA1, 20 }, { MB_ALG_SHA256, 32 } };
+	static const char cmd[] = "grub_cmd: linux /vmlinuz root=/dev/sda1 ro";
+	static const char cmdline[] = "kernel_cmdline: /vmlinuz root=/dev/sda1 ro";
+	mb_log_writer *w = NULL;
+	mb_event_log *log = NULL;
+	const uint8_t *bytes;
+	size_t n;
+
+	if (mb_log_writer_new(&w) < 0 || mb_log_writer_add_spec_id(w, algs, 2) < 0 ||
+	    mb_log_writer_add_hashed(w, 4, MB_EV_SEPARATOR, "\0\0\0\0", 4, "\0\0\0\0", 4) < 0 ||
+	    mb_log_writer_add_hashed(w, 4, MB_EV_EFI_BOOT_SERVICES_APPLICATION, "app", 3, "app", 3) < 0 ||
+	    mb_log_writer_add_hashed(w, 8, MB_EV_IPL, cmd + 10, strlen(cmd) - 10, cmd, sizeof(cmd)) < 0 ||
+	    mb_log_writer_add_hashed(w, 8, MB_EV_IPL, cmdline + 16, strlen(cmdline) - 16, cmdline, sizeof(cmdline)) < 0)
+		abort();
+	bytes = mb_log_writer_data(w, &n);
+	if (mb_event_log_parse(bytes, n, &log, NULL) < 0)
+		abort();
+	mb_log_writer_free(w);
+	return log;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static mb_event_log *log;
+	static mb_pcr_values values;
+	mb_policy *p = NULL;
+	mb_policy_result res;
+
+	if (!log) {
+		log = sample_log();
+		if (mb_replay_log(log, SIZE_MAX, &values, NULL, NULL) < 0)
+			abort();
+	}
+	if (size > (1u << 20) || mb_policy_parse((const char *) data, size, &p, NULL) < 0)
+		return 0;
+	if (mb_policy_check(p, log, &values, MB_ALG_SHA256, &res, NULL) == 0)
+		mb_policy_result_done(&res);
+	if (mb_policy_check(p, log, &values, MB_ALG_SHA1, &res, NULL) == 0)
+		mb_policy_result_done(&res);
+	mb_policy_free(p);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Input: any bytes, taken as a firmware event log. When it parses, verify it against
+ * its own replay with one PCR value disturbed (the first input byte picks which), so
+ * that every mismatch explanation (bad digests, prefixes, single edits, quirks) runs on
+ * hostile logs. The undisturbed replay must verify unless the log holds edited data.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/mboot.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	mb_pcr_values v;
+	mb_verify_result *r;
+	size_t b;
+
+	if (size > (1u << 18) || size == 0)
+		return 0;
+	if (mb_event_log_parse(data, size, &log, &err) < 0)
+		return 0;
+	r = malloc(sizeof(*r));
+	if (!r || mb_replay_log(log, SIZE_MAX, &v, NULL, &err) < 0)
+		goto out;
+	for (b = 0; b < v.n_banks; b++)
+		v.banks[b].present = (1u << MB_PCR_COUNT) - 1;
+	if (mb_verify_log(log, NULL, &v, NULL, 0, r, &err) == 0 && r->n_verified > 0) {
+		size_t i;
+
+		for (i = 0; i < r->n; i++)
+			if (r->pcrs[i].verdict == MB_PCR_MISMATCH)
+				abort(); /* a log must verify against its own replay */
+	}
+	if (v.n_banks > 0) {
+		mb_pcr_bank *bank = &v.banks[data[0] % v.n_banks];
+
+		bank->value[data[0] % MB_PCR_COUNT][0] ^= 0x5a;
+		(void) !mb_verify_log(log, NULL, &v, &bank->alg, 1, r, &err);
+	}
+out:
+	free(r);
+	mb_event_log_free(log);
+	return 0;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_POLICY_H
+#define MBOOT_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/eventlog.h>
+#include <mboot/replay.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A policy says what a good boot is (docs/policy.md): per PCR, either exact values per bank
+ * (firmware PCRs, taken from a known-good machine) or event rules. A rule matches an event by
+ * type and either a set of allowed digests or an anchored PCRE2 regular expression over the
+ * event's text, which must also hash to the logged digest. Every event of a governed PCR must
+ * match a rule; PCRs the policy does not mention are reported, not judged.
+ */
+typedef struct mb_policy mb_policy;
+
+#define MB_POLICY_MAX_SIZE (16u << 20)   /* policy file */
+#define MB_POLICY_MAX_RULES 4096         /* rules in one PCR */
+#define MB_POLICY_MAX_DIGESTS 65536      /* allowed digests in one rule */
+#define MB_POLICY_MAX_REGEX 65536        /* bytes of one pattern */
+
+/* Parse a policy from JSON text; errors name the line and the field (err->message). */
+MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err) MB_WUR;
+MB_EXPORT void mb_policy_free(mb_policy *p);
+/* PCRs the policy governs (bit n for PCR n). */
+MB_EXPORT uint32_t mb_policy_pcrs(const mb_policy *p);
+
+typedef enum mb_policy_verdict {
+	MB_POLICY_PCR_OK = 0,
+	MB_POLICY_PCR_VIOLATED,
+	MB_POLICY_PCR_NOT_GOVERNED,
+} mb_policy_verdict;
+
+typedef struct mb_policy_violation {
+	uint32_t pcr;
+	const mb_event *event;     /* NULL for a PCR-level violation (value, missing required event) */
+	char *reason;              /* what was wrong, one line */
+	char *closest;             /* the rules it came closest to, or NULL */
+} mb_policy_violation;
+
+typedef struct mb_policy_result {
+	uint16_t bank;                       /* the bank whose digests were judged */
+	mb_policy_verdict pcr[MB_PCR_COUNT];
+	size_t n_violations;
+	mb_policy_violation *violations;
+	uint32_t events_matched;
+} mb_policy_result;
+
+/*
+ * Judge a log whose integrity was already verified for `bank` (replayed values equal the
+ * TPM's): only that bank's digests are used, never another bank's (PITFALLS #7). replayed are
+ * the log's replayed values (for "values" PCRs). Returns 0 (see result for the verdict) or a
+ * negative errno on an internal failure.
+ */
+MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const mb_pcr_values *replayed,
+			      uint16_t bank, mb_policy_result *ret, mb_error *err) MB_WUR;
+MB_EXPORT bool mb_policy_result_ok(const mb_policy_result *r);
+MB_EXPORT void mb_policy_result_done(mb_policy_result *r);
+
+/* The event's text for text rules: its data as UTF-8 (UTF-16 converted, trailing NULs dropped);
+ * NULL when the data is not text. Caller frees. */
+MB_EXPORT char *mb_event_text(const mb_event *ev);
+
+/*
+ * Generate a policy (JSON text, caller frees) from a log known to be good: exact values for
+ * firmware_pcrs, event rules for the other PCRs of `pcrs` the log touches.
+ */
+MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs, uint32_t firmware_pcrs,
+					  char **ret_json, mb_error *err) MB_WUR;
+
+/*
+ * Generate a policy from release artifacts (docs/policy.md, "From release artifacts"):
+ * PCR 9 digest rules for the files GRUB reads (kernel, initrd, grub.cfg) and the Linux EFI
+ * stub's initrd tag; PCR 8 text rules for the kernel-loading commands and the
+ * kernel_cmdline; optional extra text rules (allow_text). With a known-good log, the
+ * firmware PCRs' values come from it, and the GRUB commands and files that do not load the
+ * kernel or initrd are carried over from it (GRUB measures commands after variable
+ * expansion, which no config file can tell). EFI binaries for PCR 4 are passed as
+ * precomputed Authenticode digests (efi_digests).
+ */
+typedef struct mb_policy_efi_digest {
+	const char *description;          /* "shimx64.efi" */
+	size_t n;
+	uint16_t algs[MB_MAX_BANKS];
+	uint8_t digests[MB_MAX_BANKS][MB_DIGEST_MAX];
+} mb_policy_efi_digest;
+
+typedef struct mb_policy_artifacts {
+	const char *kernel;               /* host path of the kernel image GRUB will read */
+	const char *initrd;               /* host path of the initrd */
+	const char *cmdline;              /* kernel arguments as the boot entry gives them, without the path */
+	const char *grub_cfg;             /* host path of grub.cfg: its digest, and the linux/initrd lines */
+	const char *kernel_path;          /* the kernel's path as GRUB names it (else from grub_cfg, else any) */
+	const char *initrd_path;          /* likewise for the initrd */
+	const mb_policy_efi_digest *efi;  /* PCR 4 applications */
+	size_t n_efi;
+	const char *const *allow_text;    /* extra PCR 8 EV_IPL text rules (regular expressions) */
+	size_t n_allow_text;
+	const mb_event_log *log;          /* known-good log, or NULL */
+	uint32_t firmware_pcrs;           /* exact values from log (default: 0-7, less 4 with efi) */
+} mb_policy_artifacts;
+
+MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err) MB_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

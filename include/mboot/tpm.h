@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_TPM_H
+#define MBOOT_TPM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/error.h>
+#include <mboot/eventlog.h>
+#include <mboot/replay.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A connection to a TPM 2.0 through tpm2-tss (ESAPI over a TCTI). Only this part
+ * of mboot talks to the TPM; everything else works on mb_pcr_values.
+ *
+ * Every function here returns 0 or a negative code. A failure reported by the TPM
+ * or by the TSS (including "cannot reach the TPM") is MB_ERR_TPM, and err->message
+ * holds Tss2_RC_Decode's words and the response code, so a caller can tell a TPM
+ * failure (exit 3 in the tool) from bad arguments (-EINVAL) or -ENOMEM.
+ */
+#define MB_ERR_TPM (-4000)
+
+/* TPM_RC_INITIALIZE: the TPM has been reset (_TPM_Init) and waits for TPM2_Startup. */
+#define MB_TPM_RC_INITIALIZE 0x100u
+
+#define MB_TPM_DEFAULT_TCTI "device:/dev/tpmrm0"
+
+typedef struct mb_tpm mb_tpm;
+
+/*
+ * Connect. tcti is a tpm2-tools style TCTI string ("swtpm:path=/run/sock",
+ * "device:/dev/tpm0", "mssim:host=localhost,port=2321"); NULL means
+ * $TPM2TOOLS_TCTI, else MB_TPM_DEFAULT_TCTI. Sends no command to the TPM.
+ */
+MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err) MB_WUR;
+MB_EXPORT void mb_tpm_free(mb_tpm *t);
+/* The TCTI string in use (owned by t). */
+MB_EXPORT const char *mb_tpm_tcti(const mb_tpm *t);
+/* The TPM response code of the last failed TPM command (0 if none, or a TSS-layer code). */
+MB_EXPORT uint32_t mb_tpm_last_rc(const mb_tpm *t);
+
+/* A PCR bank the TPM has allocated: its algorithm and which PCRs it holds. */
+typedef struct mb_tpm_bank {
+	uint16_t alg;
+	uint32_t pcrs; /* bit n: PCR n allocated in this bank */
+} mb_tpm_bank;
+
+/*
+ * The active PCR banks (TPM2_GetCapability(TPM2_CAP_PCRS)): banks with at least one
+ * PCR allocated, in the TPM's order. *ret_n <= max; -E2BIG if the TPM has more.
+ */
+MB_EXPORT int mb_tpm_banks(mb_tpm *t, mb_tpm_bank *ret, size_t max, size_t *ret_n, mb_error *err) MB_WUR;
+
+/*
+ * Read PCRs: for each of the n_algs banks (all active banks when algs is NULL), the
+ * PCRs in pcr_mask that the bank has. A TPM2_PCR_Read returns at most 8 digests, so
+ * this asks again for what was not returned; if the PCR update counter moves between
+ * calls the read starts over (a consistent snapshot). ret->banks[i].present marks
+ * what was read. ret_calls (may be NULL) gets the number of TPM2_PCR_Read calls.
+ */
+MB_EXPORT int mb_tpm_read_pcrs(mb_tpm *t, const uint16_t *algs, size_t n_algs, uint32_t pcr_mask,
+			       mb_pcr_values *ret, unsigned *ret_calls, mb_error *err) MB_WUR;
+
+/*
+ * TPM2_PCR_Extend of one PCR with one digest per bank (TPML_DIGEST_VALUES). Every
+ * digest must be of an algorithm mboot knows and of that algorithm's size. Uses an
+ * empty password authorisation (PCR authValue is empty unless set).
+ */
+MB_EXPORT int mb_tpm_extend(mb_tpm *t, uint32_t pcr, const mb_event_digest *digests, size_t n_digests,
+			    mb_error *err) MB_WUR;
+
+/*
+ * Locality of the following commands (0-4). Only TCTIs that carry a locality
+ * (swtpm, mssim) support this; a kernel device does not (-EOPNOTSUPP).
+ */
+MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err) MB_WUR;
+
+/* TPM2_Startup(TPM_SU_CLEAR): for a TPM that was just reset (a swtpm after `swtpm_ioctl -i`). */
+MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err) MB_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

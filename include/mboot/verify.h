@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_VERIFY_H
+#define MBOOT_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/digest.h>
+#include <mboot/eventlog.h>
+#include <mboot/replay.h>
+#include <mboot/cel.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Check an event log against PCR values (read from a TPM, or from a file): replay the
+ * log and compare, PCR by PCR and bank by bank. Pure: no TPM, no I/O.
+ *
+ * Fail closed: every bank of `actual` must verify for every PCR the log extends.
+ * A bank `actual` has but the log does not carry is a failure (MB_PCR_BANK_NOT_IN_LOG),
+ * unless the caller limits the check to some banks; the other banks are then
+ * MB_PCR_UNVERIFIED, which never counts as verified.
+ */
+typedef enum mb_pcr_verdict {
+	MB_PCR_VERIFIED = 0,     /* the replayed log gives exactly the PCR's value */
+	MB_PCR_MISMATCH,         /* it does not (or, PCR 0-7: the log has no event but the value is not reset) */
+	MB_PCR_NOT_COVERED,      /* the log extends nothing into this PCR (PCR 8-23): no claim either way */
+	MB_PCR_BANK_NOT_IN_LOG,  /* the log extends this PCR but does not carry this bank: cannot verify */
+	MB_PCR_UNVERIFIED,       /* bank left out by the caller's bank limit: not checked */
+	MB_PCR_NO_VALUE,         /* the log extends this PCR but the values given do not include it */
+	MB_PCR_DATA_MISMATCH,    /* the value matches, but an event's data does not hash to its digest:
+				  * the data was changed (what the log says happened is not what was measured) */
+	_MB_PCR_VERDICT_MAX,
+} mb_pcr_verdict;
+
+typedef enum mb_verify_quirk {
+	MB_QUIRK_NONE = 0,
+	/* PCR 5 matches once "Exit Boot Services Invocation" / "... Returned with Success"
+	 * EV_EFI_ACTION events are appended: firmware that measured them but did not log them. */
+	MB_QUIRK_EXIT_BOOT_SERVICES,
+	/* PCR 0 matches with another start value (quirk_locality: 0-4, or 4 for H-CRTM):
+	 * the StartupLocality event is missing, wrong, or the TPM was started differently. */
+	MB_QUIRK_STARTUP_LOCALITY,
+} mb_verify_quirk;
+
+#define MB_VERIFY_MAX_BAD_EVENTS 16
+#define MB_VERIFY_MAX_EDIT_EVENTS 1024
+
+typedef struct mb_verify_pcr {
+	uint16_t alg;
+	uint16_t size;
+	uint32_t pcr;
+	mb_pcr_verdict verdict;
+	uint8_t expected[MB_DIGEST_MAX]; /* from the log (valid unless NOT_COVERED/BANK_NOT_IN_LOG/UNVERIFIED) */
+	uint8_t actual[MB_DIGEST_MAX];   /* from the TPM or file (valid unless NO_VALUE) */
+	uint32_t n_events;               /* firmware log events extended into this PCR */
+	uint32_t n_userspace;            /* userspace log records extended into this PCR */
+	/*
+	 * Events of this PCR whose data does not hash to their digest (mb_event_check_digest
+	 * says MB_DIGEST_MISMATCH). Types some real firmware hashes differently from the
+	 * spec (EV_EFI_VARIABLE_AUTHORITY, EV_S_CRTM_VERSION) are counted apart, in
+	 * n_untrusted_data: their data must not be trusted, but they do not fail the PCR.
+	 */
+	uint32_t n_bad_digest;
+	uint32_t bad_digest_events[MB_VERIFY_MAX_BAD_EVENTS];
+	uint32_t n_untrusted_data;
+	/* MISMATCH explanations. */
+	bool prefix_match;               /* the value equals the log replayed up to and including... */
+	int64_t last_good_event;         /* ...this event (-1: the value is the PCR's start value) */
+	bool last_good_userspace;        /* last_good_event numbers a userspace record, from 0 */
+	mb_verify_quirk quirk;
+	uint8_t quirk_locality;
+	uint32_t quirk_events;           /* EXIT_BOOT_SERVICES: 1 invocation, 2 success, 3 both appended */
+	/*
+	 * Single edits of the log that would make it match (tried for PCRs with at most
+	 * MB_VERIFY_MAX_EDIT_EVENTS events): an event that never reached the TPM (added
+	 * to the log), or two neighbouring events of this PCR in the other order.
+	 */
+	int64_t extra_event;             /* -1: none found */
+	int64_t swapped_event;           /* -1: none found; else this event and the next of this PCR */
+	int64_t swapped_next;
+} mb_verify_pcr;
+
+typedef struct mb_verify_result {
+	bool ok;             /* nothing failed and at least one PCR verified */
+	uint32_t log_pcrs;   /* bit n: the logs extend PCR n (in some bank) */
+	uint32_t userspace_pcrs; /* bit n: the userspace log extends PCR n */
+	uint32_t n_verified, n_failed;
+	size_t n;
+	mb_verify_pcr pcrs[MB_MAX_BANKS * MB_PCR_COUNT];
+	mb_replay_info info;
+} mb_verify_result;
+
+/*
+ * Verify the firmware log, followed by the userspace measurement log (may be NULL;
+ * its records are extended after every firmware event), against actual.
+ * only_banks/n_only: limit to these banks (n_only 0: all of actual's banks must
+ * verify). A PCR one of whose extends lacks a digest of a bank is BANK_NOT_IN_LOG in
+ * that bank. Returns 0 whatever the verdict (read ret->ok), or a negative errno when
+ * the replay itself fails. ret is large: allocate it.
+ */
+MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
+			    const uint16_t *only_banks, size_t n_only, mb_verify_result *ret, mb_error *err) MB_WUR;
+
+/* "verified", "mismatch", "not-covered", "bank-not-in-log", "unverified", "no-value", "data-mismatch". */
+MB_EXPORT const char *mb_pcr_verdict_name(mb_pcr_verdict v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

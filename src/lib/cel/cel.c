@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The userspace measurement log: RFC 7464 JSON text sequences of TCG CEL-JSON
+ * records (TCG Canonical Event Log Format, §5.2 "JSON encoding"), as systemd writes
+ * /run/log/systemd/tpm2-measure.log.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <mboot/cel.h>
+#include <mboot/digest.h>
+#include "shared/fail.h"
+#include "shared/hex.h"
+
+#define RS 0x1e
+#define JSON_DEPTH 8
+
+struct mb_cel_log {
+	size_t n, cap, skipped;
+	mb_cel_record *records;
+	uint8_t *digest_bytes; /* n * MB_MAX_BANKS * MB_DIGEST_MAX, records point in here */
+};
+
+MB_EXPORT void mb_cel_log_free(mb_cel_log *log)
+{
+	if (!log)
+		return;
+	free(log->records);
+	free(log->digest_bytes);
+	free(log);
+}
+
+MB_EXPORT size_t mb_cel_log_count(const mb_cel_log *log)
+{
+	return log->n;
+}
+
+MB_EXPORT const mb_cel_record *mb_cel_log_record(const mb_cel_log *log, size_t i)
+{
+	return i < log->n ? &log->records[i] : NULL;
+}
+
+MB_EXPORT size_t mb_cel_log_skipped(const mb_cel_log *log)
+{
+	return log->skipped;
+}
+
+static int parse_digests(json_object *arr, mb_cel_record *rec, uint8_t *store, mb_error *err)
+{
+	size_t i, n;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return mb_fail_at(err, -EBADMSG, rec->offset, "record: \"digests\" is not an array");
+	n = json_object_array_length(arr);
+	if (n == 0)
+		return mb_fail_at(err, -EBADMSG, rec->offset, "record: no digests");
+	if (n > MB_MAX_BANKS)
+		return mb_fail_at(err, -E2BIG, rec->offset, "record: %zu digests (at most %u)", n, MB_MAX_BANKS);
+	for (i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(arr, i), *alg, *hex;
+		const mb_digest_info *info;
+		const char *s;
+		uint32_t k;
+
+		if (!json_object_is_type(d, json_type_object) || !json_object_object_get_ex(d, "hashAlg", &alg) ||
+		    !json_object_object_get_ex(d, "digest", &hex) || !json_object_is_type(alg, json_type_string) ||
+		    !json_object_is_type(hex, json_type_string))
+			return mb_fail_at(err, -EBADMSG, rec->offset,
+					  "record: a digest needs string fields \"hashAlg\" and \"digest\"");
+		info = mb_digest_by_name(json_object_get_string(alg));
+		if (!info)
+			continue; /* a bank mboot does not compute, like replay does */
+		for (k = 0; k < rec->n_digests; k++)
+			if (rec->digests[k].alg == info->alg)
+				return mb_fail_at(err, -EBADMSG, rec->offset, "record: two %s digests", info->name);
+		s = json_object_get_string(hex);
+		if (mb_unhex(s, strlen(s), store + rec->n_digests * MB_DIGEST_MAX, info->size) < 0)
+			return mb_fail_at(err, -EBADMSG, rec->offset, "record: %s digest is not %u bytes of hex",
+					  info->name, info->size);
+		rec->digests[rec->n_digests].alg = info->alg;
+		rec->digests[rec->n_digests].size = info->size;
+		rec->digests[rec->n_digests].bytes = store + rec->n_digests * MB_DIGEST_MAX;
+		rec->n_digests++;
+	}
+	return 0;
+}
+
+/* One record's JSON text (between its 0x1E and its newline). Returns 1 if it was skipped. */
+static int parse_record(const char *text, size_t len, mb_cel_record *rec, uint8_t *store, mb_error *err)
+{
+	json_tokener *tok;
+	json_object *root, *pcr, *digests;
+	int rc = 0;
+	int64_t v;
+
+	if (len > MB_CEL_MAX_RECORD)
+		return mb_fail_at(err, -E2BIG, rec->offset, "record of %zu bytes (at most %u)", len, MB_CEL_MAX_RECORD);
+	tok = json_tokener_new_ex(JSON_DEPTH);
+	if (!tok)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	root = json_tokener_parse_ex(tok, text, (int) len);
+	if (root && json_tokener_get_error(tok) == json_tokener_success) {
+		size_t k;
+
+		/* Only whitespace (the newline) may follow the object. */
+		for (k = json_tokener_get_parse_end(tok); k < len; k++)
+			if (text[k] != '\n' && text[k] != ' ' && text[k] != '\t' && text[k] != '\r') {
+				json_object_put(root);
+				root = NULL;
+				break;
+			}
+	}
+	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record is not one whole JSON object%s",
+				json_tokener_get_error(tok) == json_tokener_continue ? " (cut short)" : "");
+		goto out;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record is not a JSON object");
+		goto out;
+	}
+	if (!json_object_object_get_ex(root, "pcr", &pcr)) {
+		if (json_object_object_get_ex(root, "nv_index", &pcr)) {
+			rc = 1;
+			goto out;
+		}
+		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record has no \"pcr\"");
+		goto out;
+	}
+	v = json_object_get_int64(pcr);
+	if (!json_object_is_type(pcr, json_type_int) || v < 0 || v >= MB_PCR_COUNT) {
+		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record: \"pcr\" is not a PCR index 0-23");
+		goto out;
+	}
+	rec->pcr = (uint32_t) v;
+	if (!json_object_object_get_ex(root, "digests", &digests)) {
+		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record has no \"digests\"");
+		goto out;
+	}
+	rc = parse_digests(digests, rec, store, err);
+out:
+	json_object_put(root);
+	json_tokener_free(tok);
+	return rc;
+}
+
+static int grow(mb_cel_log *log, mb_error *err)
+{
+	size_t ncap = log->cap ? log->cap * 2 : 64, i;
+	mb_cel_record *nr;
+	uint8_t *nd;
+
+	if (ncap > MB_CEL_MAX_RECORDS)
+		ncap = MB_CEL_MAX_RECORDS;
+	nr = realloc(log->records, ncap * sizeof(*nr));
+	if (!nr)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	log->records = nr;
+	nd = realloc(log->digest_bytes, ncap * MB_MAX_BANKS * MB_DIGEST_MAX);
+	if (!nd)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	/* Records point into the digest store: re-point them after a move. */
+	for (i = 0; i < log->n; i++) {
+		uint32_t k;
+
+		for (k = 0; k < nr[i].n_digests; k++)
+			nr[i].digests[k].bytes = nd + (i * MB_MAX_BANKS + k) * MB_DIGEST_MAX;
+	}
+	log->digest_bytes = nd;
+	log->cap = ncap;
+	return 0;
+}
+
+MB_EXPORT int mb_cel_log_parse(const void *data, size_t size, mb_cel_log **ret, mb_error *err)
+{
+	const char *p = data;
+	mb_cel_log *log;
+	size_t off = 0;
+	int r;
+
+	if (size > MB_CEL_MAX_SIZE)
+		return mb_fail(err, -E2BIG, "measurement log of %zu bytes (at most %u)", size, MB_CEL_MAX_SIZE);
+	log = calloc(1, sizeof(*log));
+	if (!log)
+		return mb_fail(err, -ENOMEM, "out of memory");
+
+	while (off < size) {
+		const char *next;
+		size_t start, end, len;
+		mb_cel_record rec = { 0 };
+
+		/* RFC 7464 §2: every text starts with RS; whitespace-only gaps are tolerated. */
+		if (p[off] != RS) {
+			if (p[off] == '\n' || p[off] == ' ' || p[off] == '\t' || p[off] == '\r') {
+				off++;
+				continue;
+			}
+			r = mb_fail_at(err, -EBADMSG, off, "expected a record separator (0x1E), found 0x%02x",
+				       (unsigned char) p[off]);
+			goto fail;
+		}
+		start = off + 1;
+		next = memchr(p + start, RS, size - start);
+		end = next ? (size_t) (next - p) : size;
+		len = end - start;
+		/* RFC 7464 §2.2: a text not ended by a newline may have been cut short. */
+		if (len == 0 || p[end - 1] != '\n') {
+			r = mb_fail_at(err, -EBADMSG, off, "record %zu is truncated (no final newline): the log was cut "
+				       "short or a writer died while appending", log->n + log->skipped);
+			goto fail;
+		}
+		if (log->n >= MB_CEL_MAX_RECORDS) {
+			r = mb_fail_at(err, -E2BIG, off, "more than %u records", MB_CEL_MAX_RECORDS);
+			goto fail;
+		}
+		if (log->n == log->cap) {
+			r = grow(log, err);
+			if (r < 0)
+				goto fail;
+		}
+		rec.offset = off;
+		r = parse_record(p + start, len, &rec, log->digest_bytes + log->n * MB_MAX_BANKS * MB_DIGEST_MAX, err);
+		if (r < 0)
+			goto fail;
+		if (r == 1)
+			log->skipped++;
+		else
+			log->records[log->n++] = rec;
+		off = end;
+	}
+	*ret = log;
+	return 0;
+fail:
+	mb_cel_log_free(log);
+	return r;
+}
+
+MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests, size_t n_digests,
+				   const char *content_type, json_object *content, char **ret, size_t *ret_size)
+{
+	json_object *root, *arr;
+	const char *s;
+	char *out;
+	size_t i, len;
+
+	if (pcr >= MB_PCR_COUNT || n_digests == 0 || n_digests > MB_MAX_BANKS)
+		return -EINVAL;
+	root = json_object_new_object();
+	arr = json_object_new_array();
+	if (!root || !arr) {
+		json_object_put(root);
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "pcr", json_object_new_int64(pcr));
+	json_object_object_add(root, "digests", arr);
+	for (i = 0; i < n_digests; i++) {
+		const mb_digest_info *info = mb_digest_by_alg(digests[i].alg);
+		json_object *d = json_object_new_object();
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		if (!info || info->size != digests[i].size || !d) {
+			json_object_put(d);
+			json_object_put(root);
+			return d ? -EINVAL : -ENOMEM;
+		}
+		json_object_object_add(d, "hashAlg", json_object_new_string(info->name));
+		json_object_object_add(d, "digest", json_object_new_string(mb_hex(digests[i].bytes, info->size, hex)));
+		json_object_array_add(arr, d);
+	}
+	if (content_type)
+		json_object_object_add(root, "content_type", json_object_new_string(content_type));
+	if (content)
+		json_object_object_add(root, "content", json_object_get(content));
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s) {
+		json_object_put(root);
+		return -ENOMEM;
+	}
+	len = strlen(s);
+	out = malloc(len + 3);
+	if (!out) {
+		json_object_put(root);
+		return -ENOMEM;
+	}
+	out[0] = RS;
+	memcpy(out + 1, s, len);
+	out[len + 1] = '\n';
+	out[len + 2] = '\0';
+	json_object_put(root);
+	*ret = out;
+	*ret_size = len + 2;
+	return 0;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * EV_EVENT_TAG: TCG_PCClientTaggedEvent (TCG PFP §10.4.2.1 / PC Client spec:
+ * u32 taggedEventID; u32 taggedEventDataSize; u8 taggedEventData[]), with the
+ * tags Linux's EFI stub and systemd use (systemd docs/TPM2_PCR_MEASUREMENTS.md).
+ *
+ * EV_IPL: no structure in the spec; what boot loaders put there (GRUB's strings
+ * in PCR 8 and file paths in PCR 9, shim's MokList names in PCR 14, systemd's
+ * UTF-16 strings) is recognised from the bytes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode-internal.h"
+
+static const struct {
+	uint32_t id;
+	const char *name;
+} tags[] = {
+	{ 0x8F3B22ECu, "Linux initrd" },     /* Linux EFI stub, LINUX_EFI_INITRD_MEDIA measurement */
+	{ 0x8F3B22EDu, "LoadOptions" },      /* Linux EFI stub, command line */
+	{ 0xf5bc582au, "loader.conf" },      /* systemd-boot */
+	{ 0x6c46f751u, "devicetree addon" }, /* systemd-stub */
+	{ 0x49dffe0fu, "initrd addon" },
+	{ 0xdac08e1au, "ucode addon" },
+	{ 0x13aed6dbu, "UKI profile" },
+	{ 0xd5cb7cbcu, "SMBIOS type 1" },
+	{ 0xe0d47bc8u, "SMBIOS type 2" },
+	{ 0xc0b3bd23u, "SMBIOS type 11" },
+};
+
+int mb_dec_event_tag(const mb_event *ev, json_object *o, mb_dec_why *why)
+{
+	mb_reader r;
+	uint32_t id, size;
+	const uint8_t *p;
+	const char *name = NULL, *text;
+	size_t i;
+
+	mb_reader_init(&r, ev->data, ev->data_size, 0);
+	if (mb_read_u32le(&r, &id) < 0 || mb_read_u32le(&r, &size) < 0)
+		return mb_dec_fail(why, "TCG_PCClientTaggedEvent: %u bytes, shorter than its 8-byte header", ev->data_size);
+	if (mb_read_bytes(&r, size, &p) < 0)
+		return mb_dec_fail(why, "TCG_PCClientTaggedEvent: taggedEventDataSize %" PRIu32 " overruns the event (%zu bytes left)",
+				   size, mb_reader_left(&r));
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (tags[i].id == id)
+			name = tags[i].name;
+	mb_dec_set_kind(o, "event_tag");
+	mb_dec_add_u64(o, "tag_id", id);
+	if (name)
+		mb_dec_add_str(o, "tag_name", name);
+	mb_dec_add_u64(o, "tag_data_size", size);
+	if (mb_reader_left(&r) > 0)
+		mb_dec_add_u64(o, "trailing_bytes", mb_reader_left(&r));
+	if (size && mb_dec_add_text_or_hex(o, p, size, &text))
+		mb_dec_set_desc(o, "%s (tag 0x%08" PRIx32 "): \"%.80s\"", name ? name : "tagged event", id, text);
+	else
+		mb_dec_set_desc(o, "%s (tag 0x%08" PRIx32 "), %" PRIu32 " bytes", name ? name : "tagged event", id, size);
+	return 0;
+}
+
+static const char *const mok_names[] = { "MokList", "MokListX", "MokSBState", "MokListTrusted", "MokPolicy" };
+
+static const struct {
+	const char *prefix;
+	const char *kind;
+} grub_prefixes[] = {
+	{ "grub_cmd: ", "grub_command" },
+	{ "kernel_cmdline: ", "grub_kernel_cmdline" },
+	{ "module_cmdline: ", "grub_module_cmdline" },
+	/* GRUB 2.02 with the Fedora/RHEL TPM patches (no colon). */
+	{ "grub_cmd ", "grub_command" },
+	{ "grub_kernel_cmdline ", "grub_kernel_cmdline" },
+};
+
+int mb_dec_ipl(const mb_event *ev, json_object *o, mb_dec_why *why)
+{
+	const uint8_t *p = ev->data;
+	size_t n = ev->data_size, len = mb_strip_nuls(p, n), i;
+
+	if (n == 0) {
+		mb_dec_set_kind(o, "raw");
+		mb_dec_add_str(o, "hex", "");
+		mb_dec_set_desc(o, "empty");
+		return 0;
+	}
+	/* GRUB (grub-core/commands/tpm.c): "<prefix><text>\0"; the digest covers <text>. */
+	for (i = 0; i < sizeof(grub_prefixes) / sizeof(grub_prefixes[0]); i++) {
+		size_t pl = strlen(grub_prefixes[i].prefix);
+
+		if (n >= pl && memcmp(p, grub_prefixes[i].prefix, pl) == 0) {
+			size_t tl = n - pl;
+
+			/* Exactly one NUL at the end, as GRUB writes it; the text itself may hold any byte. */
+			if (tl > 0 && p[n - 1] == 0)
+				tl--;
+			mb_dec_set_kind(o, grub_prefixes[i].kind);
+			mb_dec_add_strn(o, "text", (const char *) p + pl, tl);
+			mb_dec_set_desc(o, "%.*s%.*s%s", (int) pl, (const char *) p, (int) (tl > 200 ? 200 : tl),
+					(const char *) p + pl, tl > 200 ? "..." : "");
+			return 0;
+		}
+	}
+	/* shim (mok.c): the variable name and a NUL, in PCR 14. */
+	for (i = 0; i < sizeof(mok_names) / sizeof(mok_names[0]); i++) {
+		size_t ml = strlen(mok_names[i]);
+
+		/* Some shim builds logged one byte more than the name and its NUL. */
+		if (n > ml && n <= ml + 2 && memcmp(p, mok_names[i], ml) == 0 && p[ml] == 0) {
+			mb_dec_set_kind(o, "shim_mok_variable");
+			mb_dec_add_str(o, "name", mok_names[i]);
+			if (n > ml + 1)
+				mb_dec_add_u64(o, "trailing_bytes", n - ml - 1);
+			mb_dec_set_desc(o, "shim: %s", mok_names[i]);
+			return 0;
+		}
+	}
+	if (mb_looks_text(p, n)) {
+		/* GRUB measures every file it opens into PCR 9 under its path, e.g. "(hd0,gpt1)/boot/grub/grub.cfg". */
+		bool path = ev->pcr == 9 && (p[0] == '(' || p[0] == '/');
+
+		mb_dec_set_kind(o, path ? "grub_file" : "string");
+		mb_dec_add_strn(o, path ? "path" : "text", (const char *) p, len);
+		mb_dec_set_desc(o, "%s%.*s%s", path ? "file " : "", (int) (len > 200 ? 200 : len), (const char *) p,
+				len > 200 ? "..." : "");
+		return 0;
+	}
+	if (mb_looks_utf16(p, n)) {
+		/* systemd-boot / systemd-stub (PCR 8, 11, 12): UTF-16 command lines and section names. */
+		char *s = mb_utf16_to_utf8(p, n);
+
+		if (!s)
+			return -ENOMEM;
+		mb_dec_set_kind(o, "utf16_string");
+		mb_dec_add_str(o, "text", s);
+		mb_dec_set_desc(o, "%.200s%s", s, strlen(s) > 200 ? "..." : "");
+		free(s);
+		return 0;
+	}
+	(void) why;
+	mb_dec_set_kind(o, "raw");
+	mb_dec_add_hex(o, "hex", p, n);
+	mb_dec_set_desc(o, "%zu bytes of binary data", n);
+	return 0;
+}

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A policy from release artifacts (the kernel, initrd and GRUB config a release ships), with
+ * the firmware part and GRUB's other commands carried over from a known-good log.
+ * What GRUB 2's tpm module measures (MEASUREMENTS.md §2): every command into PCR 8 as
+ * "grub_cmd: " + argv joined by spaces, the kernel command line as "kernel_cmdline: " + path +
+ * arguments, and every file it reads into PCR 9 (H(file)); the EFI stub tags the initrd it
+ * loads through LoadFile2 (EV_EVENT_TAG, H(initrd)).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/policy.h>
+#include "lib/grub/grub.h"
+#include "policy-build.h"
+#include "shared/fail.h"
+#include "shared/fileio.h"
+#include "shared/hex.h"
+
+/* A word as a regular expression: literal text, with $name and ${name} matching any word part. */
+static char *word_regex(const char *w)
+{
+	size_t n = strlen(w), i, o = 0;
+	char *out = malloc(6 * n + 1);
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (w[i] == '$' && i + 1 < n && (w[i + 1] == '{' || isalnum((unsigned char) w[i + 1]) || w[i + 1] == '_')) {
+			if (w[i + 1] == '{') {
+				const char *close = strchr(w + i, '}');
+				i = close ? (size_t) (close - w) : n - 1;
+			} else {
+				while (i + 1 < n && (isalnum((unsigned char) w[i + 1]) || w[i + 1] == '_'))
+					i++;
+			}
+			memcpy(out + o, "[^ ]*", 5);
+			o += 5;
+			continue;
+		}
+		if (strchr("\\^$.|?*+()[]{}", w[i]))
+			out[o++] = '\\';
+		out[o++] = w[i];
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* Words [from, n) as regular expressions joined by single spaces (GRUB joins argv so). */
+static char *join_regex(const grub_words *ws, size_t from)
+{
+	size_t i, len = 1;
+	char *out, **parts = calloc(ws->n + 1, sizeof(*parts));
+
+	if (!parts)
+		return NULL;
+	for (i = from; i < ws->n; i++) {
+		parts[i] = word_regex(ws->w[i]);
+		if (!parts[i])
+			goto fail;
+		len += strlen(parts[i]) + 1;
+	}
+	out = malloc(len);
+	if (!out)
+		goto fail;
+	out[0] = 0;
+	for (i = from; i < ws->n; i++) {
+		if (i > from)
+			strcat(out, " ");
+		strcat(out, parts[i]);
+	}
+	for (i = from; i < ws->n; i++)
+		free(parts[i]);
+	free(parts);
+	return out;
+fail:
+	for (i = from; i < ws->n; i++)
+		free(parts[i]);
+	free(parts);
+	return NULL;
+}
+
+/* Banks the policy speaks for: the log's known banks, or all four a TPM 2.0 may have. */
+static size_t policy_banks(const mb_event_log *log, uint16_t *algs)
+{
+	static const uint16_t all[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
+	size_t n = 0, i;
+
+	if (log) {
+		const mb_spec_id_alg *banks;
+		size_t nb = mb_event_log_banks(log, &banks);
+
+		for (i = 0; i < nb; i++)
+			if (mb_digest_by_alg(banks[i].alg))
+				algs[n++] = banks[i].alg;
+		if (n)
+			return n;
+	}
+	memcpy(algs, all, sizeof(all));
+	return 4;
+}
+
+static int file_rule(json_object *rules, const char *type, const char *path, const uint16_t *algs, size_t n,
+		     const char *what, bool required, mb_error *err)
+{
+	uint8_t d[MB_MAX_BANKS][MB_DIGEST_MAX];
+	json_object *ds;
+	char desc[512];
+	const char *base = strrchr(path, '/');
+	size_t i;
+	int rc = mb_digest_file(path, algs, n, d, err);
+
+	if (rc < 0)
+		return rc;
+	ds = json_object_new_object();
+	for (i = 0; i < n; i++) {
+		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		json_object_object_add(ds, info->name, json_object_new_string(mb_hex(d[i], info->size, hex)));
+	}
+	snprintf(desc, sizeof(desc), "%s %s", what, base ? base + 1 : path);
+	return policy_add_rule(rules, type, NULL, ds, desc, required);
+}
+
+/* Which log events the artifacts replace. */
+typedef struct carry_ctx {
+	grub_words log_paths; /* files the log's own linux/initrd commands loaded */
+} carry_ctx;
+
+static bool skip_pcr8(const mb_event *ev, void *ud)
+{
+	(void) ud;
+	return grub_event_kind_of(ev) != GRUB_EVENT_NONE;
+}
+
+static bool ends_with(const uint8_t *data, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	while (n > 0 && data[n - 1] == 0)
+		n--;
+	return n >= k && memcmp(data + n - k, suffix, k) == 0;
+}
+
+static bool skip_pcr9(const mb_event *ev, void *ud)
+{
+	const carry_ctx *c = ud;
+	size_t i;
+
+	if (ev->type == MB_EV_EVENT_TAG)
+		return true; /* the stub's initrd tag: replaced by the artifact's */
+	if (ev->type != MB_EV_IPL)
+		return false;
+	if (ends_with(ev->data, ev->data_size, "/grub.cfg"))
+		return true;
+	for (i = 0; i < c->log_paths.n; i++) {
+		const char *p = c->log_paths.w[i];
+		const char *slash = strchr(p, ')');
+
+		/* GRUB logs "(hd0,gpt1)/vmlinuz" or "/vmlinuz": compare the path after the device. */
+		if (ends_with(ev->data, ev->data_size, slash ? slash + 1 : p))
+			return true;
+	}
+	return false;
+}
+
+/* Paths the log's linux/initrd commands loaded: they are the old kernel and initrd. */
+static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
+{
+	size_t i, n = mb_event_log_count(log);
+
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const char *start = (const char *) ev->data + 10;
+		grub_words ws = { 0 };
+		size_t k;
+
+		if (ev->pcr != 8 || !grub_event_kind_of(ev) != GRUB_EVENT_NONE || ev->data_size < 10 || memcmp(ev->data, "grub_cmd: ", 10) != 0)
+			continue;
+		if (grub_split_words(start, (const char *) ev->data + ev->data_size - (ev->data[ev->data_size - 1] == 0), &ws) < 0) {
+			grub_words_done(&ws);
+			continue;
+		}
+		/* linux: the path only; initrd: every path. */
+		for (k = 1; k < ws.n && c->log_paths.n < GRUB_MAX_WORDS; k++) {
+			if (grub_is_cmd(ws.w[0], "linux") && k > 1)
+				break;
+			c->log_paths.w[c->log_paths.n++] = strdup(ws.w[k]);
+		}
+		grub_words_done(&ws);
+	}
+	return 0;
+}
+
+static int add_text_rule(json_object *rules, const char *fmt_prefix, const char *a, const char *b,
+			 const char *description, bool required)
+{
+	char *pattern = NULL;
+	int rc;
+
+	if (asprintf(&pattern, "%s%s%s%s", fmt_prefix, a, b && *b ? " " : "", b ? b : "") < 0)
+		return -ENOMEM;
+	rc = policy_add_rule(rules, "EV_IPL", pattern, NULL, description, required);
+	free(pattern);
+	return rc;
+}
+
+MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
+{
+	json_object *root = json_object_new_object(), *jp = json_object_new_object(), *r8, *r9;
+	grub_entry entry = { 0 };
+	grub_words args = { 0 };
+	carry_ctx carry = { 0 };
+	uint16_t algs[MB_MAX_BANKS];
+	size_t n_algs = policy_banks(a->log, algs), i;
+	mb_pcr_values *v = NULL;
+	uint32_t firmware = a->firmware_pcrs, pcr;
+	char *kpath = NULL, *kargs = NULL, *ipaths = NULL, *lcmd = NULL, *icmd = NULL;
+	int rc;
+
+	if (!root || !jp) {
+		json_object_put(jp);
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "description", json_object_new_string(
+		"generated from release artifacts (kernel, initrd, GRUB config, command line)"
+		" and a known-good log (firmware PCRs, GRUB's other commands and files)"));
+	json_object_object_add(root, "generator", json_object_new_string("mboot policy generate --kernel ..."));
+	json_object_object_add(root, "pcrs", jp);
+	if (!a->kernel || !a->initrd) {
+		rc = mb_fail(err, -EINVAL, "a kernel and an initrd are needed");
+		goto out;
+	}
+	if (!a->cmdline && !a->grub_cfg) {
+		rc = mb_fail(err, -EINVAL, "the kernel command line is needed: --cmdline or --grub-cfg");
+		goto out;
+	}
+	if (a->grub_cfg) {
+		rc = grub_read_cfg_entry(a->grub_cfg, &entry, err);
+		if (rc < 0)
+			goto out;
+	}
+	if (a->cmdline) {
+		rc = grub_split_words(a->cmdline, a->cmdline + strlen(a->cmdline), &args);
+		if (rc < 0) {
+			rc = mb_fail(err, rc, "the command line has too many words");
+			goto out;
+		}
+	} else {
+		for (i = 2; i < entry.linux_line.n; i++)
+			args.w[args.n++] = strdup(entry.linux_line.w[i]);
+	}
+
+	/* The strings GRUB will measure into PCR 8. */
+	kargs = join_regex(&args, 0);
+	lcmd = entry.linux_line.n ? policy_regex_literal(entry.linux_line.w[0]) : strdup("linux(?:efi|16)?");
+	icmd = entry.initrd_line.n ? policy_regex_literal(entry.initrd_line.w[0]) : strdup("initrd(?:efi|16)?");
+	if (a->kernel_path)
+		kpath = policy_regex_literal(a->kernel_path);
+	else if (entry.linux_line.n)
+		kpath = word_regex(entry.linux_line.w[1]);
+	else
+		kpath = strdup("[^ ]+");
+	if (a->initrd_path) {
+		ipaths = policy_regex_literal(a->initrd_path);
+	} else if (entry.initrd_line.n) {
+		ipaths = join_regex(&entry.initrd_line, 1);
+	} else {
+		ipaths = strdup("[^ ]+");
+	}
+	if (!kargs || !lcmd || !icmd || !kpath || !ipaths) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r8 = policy_pcr_entry(jp, 8, "rules");
+	{
+		char *cmd = NULL;
+
+		if (asprintf(&cmd, "grub_cmd: %s %s", lcmd, kpath) < 0 ||
+		    add_text_rule(r8, cmd, "", kargs, "the command that loads the kernel", true) < 0 ||
+		    add_text_rule(r8, "kernel_cmdline: ", kpath, kargs, "the kernel command line", true) < 0) {
+			free(cmd);
+			rc = mb_fail(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		free(cmd);
+		if (asprintf(&cmd, "grub_cmd: %s ", icmd) < 0 ||
+		    add_text_rule(r8, cmd, ipaths, NULL, "the command that loads the initrd", true) < 0) {
+			free(cmd);
+			rc = mb_fail(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		free(cmd);
+	}
+	for (i = 0; i < a->n_allow_text; i++)
+		if (policy_add_rule(r8, "EV_IPL", a->allow_text[i], NULL, "allowed by --allow-text", false) < 0) {
+			rc = mb_fail(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+
+	/* The files GRUB will read into PCR 9, and the stub's initrd tag. */
+	r9 = policy_pcr_entry(jp, 9, "rules");
+	if ((rc = file_rule(r9, "EV_IPL", a->kernel, algs, n_algs, "kernel", true, err)) < 0 ||
+	    (rc = file_rule(r9, "EV_IPL", a->initrd, algs, n_algs, "initrd", true, err)) < 0 ||
+	    (rc = file_rule(r9, "EV_EVENT_TAG", a->initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0 ||
+	    (a->grub_cfg && (rc = file_rule(r9, "EV_IPL", a->grub_cfg, algs, n_algs, "GRUB config", true, err)) < 0))
+		goto out;
+	/* PCR 4: the EFI applications given. */
+	if (a->n_efi) {
+		json_object *r4 = policy_pcr_entry(jp, 4, "rules");
+		static const uint8_t sep[4];
+
+		if (a->firmware_pcrs == 0)
+			firmware = 0xff & ~(1u << 4);
+		if (policy_add_rule(r4, "EV_EFI_ACTION", "Calling EFI Application from Boot Option", NULL,
+				    "the firmware's boot-manager action", false) < 0) {
+			rc = mb_fail(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		{
+			json_object *ds = json_object_new_object();
+
+			for (i = 0; i < n_algs; i++) {
+				uint8_t d[MB_DIGEST_MAX];
+				char hex[2 * MB_DIGEST_MAX + 1];
+				const mb_digest_info *info = mb_digest_by_alg(algs[i]);
+
+				if (mb_digest(algs[i], sep, 4, d) == 0)
+					json_object_object_add(ds, info->name, json_object_new_string(mb_hex(d, info->size, hex)));
+			}
+			policy_add_rule(r4, "EV_SEPARATOR", NULL, ds, "separator 00000000 (success)", true);
+		}
+		for (i = 0; i < a->n_efi; i++) {
+			json_object *ds = json_object_new_object();
+			size_t k;
+
+			for (k = 0; k < a->efi[i].n; k++) {
+				const mb_digest_info *info = mb_digest_by_alg(a->efi[i].algs[k]);
+				char hex[2 * MB_DIGEST_MAX + 1];
+
+				if (info)
+					json_object_object_add(ds, info->name,
+							       json_object_new_string(mb_hex(a->efi[i].digests[k], info->size, hex)));
+			}
+			policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->efi[i].description, true);
+		}
+	} else if (a->firmware_pcrs == 0) {
+		firmware = 0xff;
+	}
+
+	/* From the known-good log: firmware values, and what the artifacts do not replace. */
+	if (a->log) {
+		v = malloc(sizeof(*v));
+		if (!v) {
+			rc = mb_fail(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = mb_replay_log(a->log, SIZE_MAX, v, NULL, err);
+		if (rc < 0)
+			goto out;
+		log_loader_paths(a->log, &carry);
+		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
+			size_t b;
+			bool touched = false;
+
+			for (b = 0; b < v->n_banks; b++)
+				touched |= !!(v->banks[b].present & (1u << pcr));
+			if (!touched || (pcr == 4 && a->n_efi))
+				continue;
+			if (firmware & (1u << pcr)) {
+				policy_add_values(jp, v, pcr);
+				continue;
+			}
+			if (pcr == 8)
+				rc = policy_rules_from_log(r8, a->log, 8, skip_pcr8, NULL, false);
+			else if (pcr == 9)
+				rc = policy_rules_from_log(r9, a->log, 9, skip_pcr9, &carry, false);
+			else
+				rc = policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), a->log, pcr, NULL, NULL, true);
+			if (rc < 0) {
+				rc = mb_fail(err, rc, "out of memory");
+				goto out;
+			}
+		}
+	}
+	*ret_json = policy_to_string(root);
+	rc = *ret_json ? 0 : mb_fail(err, -ENOMEM, "out of memory");
+out:
+	grub_entry_done(&entry);
+	grub_words_done(&args);
+	grub_words_done(&carry.log_paths);
+	free(kpath);
+	free(kargs);
+	free(ipaths);
+	free(lcmd);
+	free(icmd);
+	free(v);
+	json_object_put(root);
+	return rc;
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/events.h>
+#include <mboot/policy.h>
+#include "policy-build.h"
+#include "shared/hex.h"
+
+char *policy_regex_literal(const char *s)
+{
+	size_t n = strlen(s), i, o = 0;
+	char *out = malloc(2 * n + 1);
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (strchr("\\^$.|?*+()[]{}", s[i]))
+			out[o++] = '\\';
+		out[o++] = s[i];
+	}
+	out[o] = 0;
+	return out;
+}
+
+json_object *policy_event_digests(const mb_event *ev)
+{
+	json_object *o = json_object_new_object();
+	uint32_t i;
+
+	for (i = 0; o && i < ev->n_digests; i++) {
+		const mb_digest_info *d = mb_digest_by_alg(ev->digests[i].alg);
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		if (d && d->size == ev->digests[i].size)
+			json_object_object_add(o, d->name, json_object_new_string(mb_hex(ev->digests[i].bytes, d->size, hex)));
+	}
+	return o;
+}
+
+const char *policy_string_field(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
+		json_object_get_string(v) : NULL;
+}
+
+/* Two digest sets name the same binary when they agree on every bank both give. */
+static bool same_digests(json_object *a, json_object *b)
+{
+	bool common = false;
+
+	json_object_object_foreach(a, k, va) {
+		json_object *vb;
+
+		if (strcmp(k, "description") == 0 || !json_object_object_get_ex(b, k, &vb))
+			continue;
+		if (strcmp(json_object_get_string(va), json_object_get_string(vb)) != 0)
+			return false;
+		common = true;
+	}
+	return common;
+}
+
+json_object *policy_find_rule(json_object *rules, const char *type, const char *pattern, json_object *digests)
+{
+	size_t i, n = json_object_array_length(rules);
+
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rules, i), *ds;
+		const char *t = policy_string_field(r, "type");
+
+		if (!t || strcmp(t, type) != 0)
+			continue;
+		if (pattern) {
+			const char *rt = policy_string_field(r, "text");
+			if (rt && strcmp(rt, pattern) == 0)
+				return r;
+		} else if (digests && json_object_object_get_ex(r, "digests", &ds) && json_object_array_length(ds) == 1 &&
+			   same_digests(json_object_array_get_idx(ds, 0), digests)) {
+			return r;
+		}
+	}
+	return NULL;
+}
+
+int policy_add_rule(json_object *rules, const char *type, const char *pattern, json_object *digests,
+		    const char *description, bool required)
+{
+	json_object *rule = policy_find_rule(rules, type, pattern, digests), *max;
+
+	if (rule) {
+		if (json_object_object_get_ex(rule, "max", &max))
+			json_object_set_int64(max, json_object_get_int64(max) + 1);
+		json_object_put(digests);
+		return 0;
+	}
+	rule = json_object_new_object();
+	if (!rule) {
+		json_object_put(digests);
+		return -ENOMEM;
+	}
+	json_object_object_add(rule, "type", json_object_new_string(type));
+	if (pattern) {
+		json_object_object_add(rule, "text", json_object_new_string(pattern));
+		json_object_put(digests);
+	} else {
+		json_object *arr = json_object_new_array();
+
+		if (description)
+			json_object_object_add(digests, "description", json_object_new_string(description));
+		json_object_array_add(arr, digests);
+		json_object_object_add(rule, "digests", arr);
+	}
+	if (description && pattern)
+		json_object_object_add(rule, "description", json_object_new_string(description));
+	json_object_object_add(rule, "required", json_object_new_boolean(required));
+	json_object_object_add(rule, "max", json_object_new_int64(1));
+	json_object_array_add(rules, rule);
+	return 0;
+}
+
+json_object *policy_pcr_entry(json_object *pcrs, uint32_t pcr, const char *kind)
+{
+	char key[4];
+	json_object *entry, *inner;
+
+	snprintf(key, sizeof(key), "%u", pcr);
+	if (!json_object_object_get_ex(pcrs, key, &entry)) {
+		entry = json_object_new_object();
+		json_object_object_add(pcrs, key, entry);
+	}
+	if (!json_object_object_get_ex(entry, kind, &inner)) {
+		inner = strcmp(kind, "rules") == 0 ? json_object_new_array() : json_object_new_object();
+		json_object_object_add(entry, kind, inner);
+	}
+	return inner;
+}
+
+bool policy_add_values(json_object *pcrs, const mb_pcr_values *v, uint32_t pcr)
+{
+	json_object *vals = NULL;
+	size_t b;
+
+	for (b = 0; b < v->n_banks; b++) {
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		if (!(v->banks[b].present & (1u << pcr)))
+			continue;
+		if (!vals)
+			vals = policy_pcr_entry(pcrs, pcr, "values");
+		json_object_object_add(vals, mb_digest_by_alg(v->banks[b].alg)->name,
+				       json_object_new_string(mb_hex(v->banks[b].value[pcr], v->banks[b].size, hex)));
+	}
+	return vals != NULL;
+}
+
+int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t pcr,
+			  bool (*skip)(const mb_event *ev, void *ud), void *ud, bool required)
+{
+	size_t n = mb_event_log_count(log), i;
+
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const char *type = mb_event_type_name(ev->type);
+		mb_digest_check check;
+		char *text = NULL, *pattern = NULL, tbuf[16];
+		int rc;
+
+		if (ev->pcr != pcr || ev->type == MB_EV_NO_ACTION || (skip && skip(ev, ud)))
+			continue;
+		if (!type) {
+			snprintf(tbuf, sizeof(tbuf), "0x%08x", ev->type);
+			type = tbuf;
+		}
+		if (mb_event_check_digest(ev, &check) == 0 &&
+		    (check.status == MB_DIGEST_MATCH || check.status == MB_DIGEST_MATCH_ALTERNATE))
+			text = mb_event_text(ev);
+		if (text && !(pattern = policy_regex_literal(text))) {
+			free(text);
+			return -ENOMEM;
+		}
+		if (pattern) {
+			rc = policy_add_rule(rules, type, pattern, NULL, NULL, required);
+		} else {
+			json_object *dec = mb_event_decode(log, ev);
+			rc = policy_add_rule(rules, type, NULL, policy_event_digests(ev),
+					     policy_string_field(dec, "description"), required);
+			json_object_put(dec);
+		}
+		free(text);
+		free(pattern);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+char *policy_to_string(json_object *root)
+{
+	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							     JSON_C_TO_STRING_NOSLASHESCAPE);
+	return s ? strdup(s) : NULL;
+}

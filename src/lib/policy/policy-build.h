@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Building policy JSON: shared by the generators. */
+#ifndef MB_POLICY_BUILD_H
+#define MB_POLICY_BUILD_H
+
+#include <json-c/json.h>
+
+#include <mboot/eventlog.h>
+#include <mboot/replay.h>
+
+/* Every character that means something to PCRE2 escaped: the pattern says exactly s. */
+char *policy_regex_literal(const char *s);
+/* {"sha1": "<hex>", ...} of an event's known banks. */
+json_object *policy_event_digests(const mb_event *ev);
+const char *policy_string_field(json_object *o, const char *key);
+/* A rule already in rules with this type and the same text, or the same digests. */
+json_object *policy_find_rule(json_object *rules, const char *type, const char *pattern, json_object *digests);
+/* Append a rule, or count one more for an equal one (max + 1). Takes ownership of digests. */
+int policy_add_rule(json_object *rules, const char *type, const char *pattern, json_object *digests,
+		    const char *description, bool required);
+/* The "pcrs" entry for a PCR, created on first use with the given kind ("rules"/"values"). */
+json_object *policy_pcr_entry(json_object *pcrs, uint32_t pcr, const char *kind);
+/* {"values": {...}} from replayed values for one PCR; false if the log does not touch it. */
+bool policy_add_values(json_object *pcrs, const mb_pcr_values *v, uint32_t pcr);
+/* Rules for every event of one PCR of a log (text where it hashes, digests otherwise);
+ * skip(ev) may leave events out. */
+int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t pcr,
+			  bool (*skip)(const mb_event *ev, void *ud), void *ud, bool required);
+char *policy_to_string(json_object *root);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MB_POLICY_INTERNAL_H
+#define MB_POLICY_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <mboot/digest.h>
+#include <mboot/policy.h>
+
+typedef struct policy_digest {
+	uint16_t alg;
+	uint16_t size;
+	uint8_t bytes[MB_DIGEST_MAX];
+} policy_digest;
+
+/* One allowed binary: its digests in one or more banks, and what it is. */
+typedef struct policy_allowed {
+	char *description;
+	size_t n;
+	policy_digest d[MB_MAX_BANKS];
+} policy_allowed;
+
+typedef enum rule_kind { RULE_DIGESTS, RULE_TEXT } rule_kind;
+
+typedef struct policy_rule {
+	char *name;        /* for messages: the "description" or "type[#n]" */
+	uint32_t type;
+	rule_kind kind;
+	policy_allowed *allowed;
+	size_t n_allowed;
+	char *pattern;
+	pcre2_code *re;
+	bool required;
+	uint32_t max;      /* 0: no limit */
+} policy_rule;
+
+typedef struct policy_pcr {
+	bool governed;
+	bool by_values;
+	size_t n_values;
+	policy_digest values[MB_MAX_BANKS];
+	bool ordered;
+	size_t n_rules;
+	policy_rule *rules;
+} policy_pcr;
+
+struct mb_policy {
+	policy_pcr pcr[MB_PCR_COUNT];
+	pcre2_match_context *mctx;
+};
+
+/* Match limits: a pattern that needs more is refused at load (catastrophic backtracking). */
+#define POLICY_MATCH_LIMIT 200000
+#define POLICY_DEPTH_LIMIT 2000
+
+int policy_regex_match(const struct mb_policy *p, const policy_rule *r, const char *text, size_t len);
+
+#endif

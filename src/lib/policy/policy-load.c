@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Loading a policy (docs/policy.md). The file is untrusted: every count is capped, every
+ * field type checked, unknown keys refused (a typo must not quietly weaken a policy). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "policy-internal.h"
+#include "shared/fail.h"
+#include "shared/hex.h"
+
+typedef struct load_ctx {
+	const char *text;
+	size_t size;
+	mb_error *err;
+} load_ctx;
+
+/* The line of the first occurrence of needle in the policy text, or 0. Good enough to point a
+ * person at a field: json-c keeps no positions. */
+static unsigned line_of(const load_ctx *c, const char *needle)
+{
+	const char *hit;
+	unsigned line = 1;
+	const char *p;
+	size_t n = 0;
+
+	if (!needle || !*needle)
+		return 0;
+	/* The value as written in the file: up to the first character JSON would escape. */
+	while (needle[n] && n < 64 && needle[n] != '\\' && needle[n] != '"' && (unsigned char) needle[n] >= 0x20)
+		n++;
+	if (n == 0)
+		return 0;
+	hit = memmem(c->text, c->size, needle, n);
+	if (!hit)
+		return 0;
+	for (p = c->text; p < hit; p++)
+		if (*p == '\n')
+			line++;
+	return line;
+}
+
+static int fail_field(const load_ctx *c, const char *needle, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_field(const load_ctx *c, const char *needle, const char *field, const char *fmt, ...)
+{
+	char what[400];
+	unsigned line = line_of(c, needle);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (line)
+		return mb_fail(c->err, -EBADMSG, "line %u: %s: %s", line, field, what);
+	return mb_fail(c->err, -EBADMSG, "%s: %s", field, what);
+}
+
+static bool only_keys(json_object *o, const char *const *keys, const char **bad)
+{
+	json_object_object_foreach(o, k, v) {
+		const char *const *q;
+
+		(void) v;
+		for (q = keys; *q; q++)
+			if (strcmp(*q, k) == 0)
+				break;
+		if (!*q) {
+			*bad = k;
+			return false;
+		}
+	}
+	return true;
+}
+
+static int parse_digest(const load_ctx *c, const char *field, const char *bank, json_object *v, policy_digest *d)
+{
+	const mb_digest_info *info = mb_digest_by_name(bank);
+	const char *hex;
+
+	if (!info)
+		return fail_field(c, bank, field, "unknown bank \"%s\"", bank);
+	if (!json_object_is_type(v, json_type_string))
+		return fail_field(c, bank, field, "%s: expected a hex string", bank);
+	hex = json_object_get_string(v);
+	if (mb_unhex(hex, strlen(hex), d->bytes, info->size) < 0)
+		return fail_field(c, hex, field, "%s: not %u bytes of hex", bank, info->size);
+	d->alg = info->alg;
+	d->size = info->size;
+	return 0;
+}
+
+/* A long run of one character, a character that breaks it, then every character the pattern
+ * names (so PCRE2's "required character" shortcut does not end the match early). */
+static size_t probe_subject(char *buf, size_t n, char ch, const char *tail, size_t tail_len)
+{
+	size_t run = n - 2 - tail_len;
+
+	memset(buf, ch, run);
+	buf[run] = '\x01';
+	memcpy(buf + run + 1, tail, tail_len);
+	return run + 1 + tail_len;
+}
+
+/* A pattern that needs more than the match limits on simple long subjects backtracks
+ * catastrophically on some input: refuse it when the policy loads, not at boot. */
+static bool regex_is_catastrophic(const mb_policy *p, pcre2_code *re, const char *pattern)
+{
+	static char subject[2200];
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	char probes[64];
+	size_t n = 0, i;
+	bool bad = false;
+
+	if (!md)
+		return true;
+	probes[n++] = 'a';
+	probes[n++] = '0';
+	probes[n++] = ' ';
+	for (i = 0; pattern[i] && n < sizeof(probes); i++) {
+		char ch = pattern[i];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == ' ' || ch == '=' || ch == '/' || ch == '-' || ch == '_' || ch == '.' || ch == ',' || ch == ':') {
+			if (!memchr(probes, ch, n))
+				probes[n++] = ch;
+		}
+	}
+	for (i = 0; i < n && !bad; i++) {
+		int rc;
+
+		size_t len = probe_subject(subject, sizeof(subject), probes[i], probes, n);
+
+		rc = pcre2_match(re, (PCRE2_SPTR) subject, len, 0, 0, md, p->mctx);
+		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+			bad = true;
+	}
+	pcre2_match_data_free(md);
+	return bad;
+}
+
+static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx, json_object *o, policy_rule *r)
+{
+	static const char *const keys[] = { "type", "digests", "text", "required", "max", "description", NULL };
+	char field[64];
+	json_object *v;
+	const char *bad;
+	int rc;
+
+	snprintf(field, sizeof(field), "pcrs.%u.rules[%zu]", pcr, idx);
+	if (!json_object_is_type(o, json_type_object))
+		return fail_field(c, NULL, field, "expected an object");
+	if (!only_keys(o, keys, &bad))
+		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
+	if (!json_object_object_get_ex(o, "type", &v) || !json_object_is_type(v, json_type_string))
+		return fail_field(c, NULL, field, "needs \"type\": an event type name such as \"EV_IPL\"");
+	if (mb_event_type_from_name(json_object_get_string(v), &r->type) < 0)
+		return fail_field(c, json_object_get_string(v), field, "unknown event type \"%s\"",
+				  json_object_get_string(v));
+	if (json_object_object_get_ex(o, "description", &v)) {
+		if (!json_object_is_type(v, json_type_string))
+			return fail_field(c, "description", field, "\"description\" must be a string");
+		r->name = strdup(json_object_get_string(v));
+	} else {
+		char name[64];
+		snprintf(name, sizeof(name), "PCR %u rule %zu (%s)", pcr, idx, mb_event_type_name(r->type) ?
+			 mb_event_type_name(r->type) : "event");
+		r->name = strdup(name);
+	}
+	if (!r->name)
+		return mb_fail(c->err, -ENOMEM, "out of memory");
+	if (json_object_object_get_ex(o, "required", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail_field(c, "required", field, "\"required\" must be true or false");
+		r->required = json_object_get_boolean(v);
+	}
+	if (json_object_object_get_ex(o, "max", &v)) {
+		int64_t m = json_object_get_int64(v);
+
+		if (!json_object_is_type(v, json_type_int) || m < 1 || m > 1000000)
+			return fail_field(c, "max", field, "\"max\" must be a count from 1 to 1000000");
+		r->max = (uint32_t) m;
+	}
+	{
+		json_object *digests = NULL, *text = NULL;
+
+		json_object_object_get_ex(o, "digests", &digests);
+		json_object_object_get_ex(o, "text", &text);
+		if (!!digests == !!text)
+			return fail_field(c, NULL, field, "needs exactly one of \"digests\" or \"text\"");
+		if (text) {
+			int errcode;
+			PCRE2_SIZE erroff;
+			const char *pat;
+
+			if (!json_object_is_type(text, json_type_string))
+				return fail_field(c, "text", field, "\"text\" must be a regular expression string");
+			pat = json_object_get_string(text);
+			if (strlen(pat) > MB_POLICY_MAX_REGEX)
+				return fail_field(c, pat, field, "regular expression over %u bytes", MB_POLICY_MAX_REGEX);
+			r->kind = RULE_TEXT;
+			r->pattern = strdup(pat);
+			if (!r->pattern)
+				return mb_fail(c->err, -ENOMEM, "out of memory");
+			/* Anchored at both ends: a rule says what the whole text is. */
+			r->re = pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED,
+					      PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
+					      PCRE2_NEVER_BACKSLASH_C, &errcode, &erroff, NULL);
+			if (!r->re) {
+				PCRE2_UCHAR msg[200];
+
+				pcre2_get_error_message(errcode, msg, sizeof(msg));
+				return fail_field(c, pat, field, "regular expression does not compile at offset %zu: %s",
+						  (size_t) erroff, (const char *) msg);
+			}
+			if (regex_is_catastrophic(p, r->re, pat))
+				return fail_field(c, pat, field, "regular expression backtracks catastrophically "
+						  "(it exceeds the match limit on a simple long text); simplify it");
+		} else {
+			size_t n, i;
+
+			if (!json_object_is_type(digests, json_type_array))
+				return fail_field(c, "digests", field, "\"digests\" must be an array");
+			n = json_object_array_length(digests);
+			if (n == 0 || n > MB_POLICY_MAX_DIGESTS)
+				return fail_field(c, "digests", field, "\"digests\" must hold 1 to %u entries", MB_POLICY_MAX_DIGESTS);
+			r->kind = RULE_DIGESTS;
+			r->allowed = calloc(n, sizeof(*r->allowed));
+			if (!r->allowed)
+				return mb_fail(c->err, -ENOMEM, "out of memory");
+			r->n_allowed = n;
+			for (i = 0; i < n; i++) {
+				json_object *e = json_object_array_get_idx(digests, i);
+				policy_allowed *a = &r->allowed[i];
+				char efield[96];
+
+				snprintf(efield, sizeof(efield), "%s.digests[%zu]", field, i);
+				if (!json_object_is_type(e, json_type_object))
+					return fail_field(c, NULL, efield, "expected {\"sha256\": \"<hex>\", \"description\": ...}");
+				json_object_object_foreach(e, k, val) {
+					if (strcmp(k, "description") == 0) {
+						if (!json_object_is_type(val, json_type_string))
+							return fail_field(c, "description", efield, "\"description\" must be a string");
+						free(a->description);
+						a->description = strdup(json_object_get_string(val));
+						continue;
+					}
+					if (a->n >= MB_MAX_BANKS)
+						return fail_field(c, k, efield, "too many banks");
+					rc = parse_digest(c, efield, k, val, &a->d[a->n]);
+					if (rc < 0)
+						return rc;
+					a->n++;
+				}
+				if (a->n == 0)
+					return fail_field(c, NULL, efield, "no digest given");
+			}
+		}
+	}
+	return 0;
+}
+
+static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_object *o)
+{
+	static const char *const keys[] = { "values", "rules", "ordered", "description", NULL };
+	policy_pcr *pp;
+	json_object *values = NULL, *rules = NULL, *v;
+	const char *bad;
+	char field[32];
+	unsigned pcr = 0;
+	size_t i, k, n;
+	int rc;
+
+	snprintf(field, sizeof(field), "pcrs.%.8s", key);
+	for (i = 0; key[i]; i++) {
+		if (key[i] < '0' || key[i] > '9' || i > 1)
+			return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
+		pcr = pcr * 10 + (unsigned) (key[i] - '0');
+	}
+	if (i == 0 || pcr >= MB_PCR_COUNT)
+		return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
+	pp = &p->pcr[pcr];
+	if (!json_object_is_type(o, json_type_object))
+		return fail_field(c, NULL, field, "expected an object with \"values\" or \"rules\"");
+	if (!only_keys(o, keys, &bad))
+		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
+	json_object_object_get_ex(o, "values", &values);
+	json_object_object_get_ex(o, "rules", &rules);
+	if (!!values == !!rules)
+		return fail_field(c, NULL, field, "needs exactly one of \"values\" or \"rules\"");
+	pp->governed = true;
+	if (json_object_object_get_ex(o, "ordered", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail_field(c, "ordered", field, "\"ordered\" must be true or false");
+		pp->ordered = json_object_get_boolean(v);
+	}
+	if (values) {
+		if (!json_object_is_type(values, json_type_object) || json_object_object_length(values) == 0)
+			return fail_field(c, "values", field, "\"values\" must map bank names to hex values");
+		pp->by_values = true;
+		json_object_object_foreach(values, bank, val) {
+			if (pp->n_values >= MB_MAX_BANKS)
+				return fail_field(c, bank, field, "too many banks");
+			rc = parse_digest(c, field, bank, val, &pp->values[pp->n_values]);
+			if (rc < 0)
+				return rc;
+			for (k = 0; k < pp->n_values; k++)
+				if (pp->values[k].alg == pp->values[pp->n_values].alg)
+					return fail_field(c, bank, field, "bank %s given twice", bank);
+			pp->n_values++;
+		}
+		return 0;
+	}
+	if (!json_object_is_type(rules, json_type_array))
+		return fail_field(c, "rules", field, "\"rules\" must be an array");
+	n = json_object_array_length(rules);
+	if (n > MB_POLICY_MAX_RULES)
+		return fail_field(c, "rules", field, "more than %u rules", MB_POLICY_MAX_RULES);
+	pp->rules = calloc(n ? n : 1, sizeof(*pp->rules));
+	if (!pp->rules)
+		return mb_fail(c->err, -ENOMEM, "out of memory");
+	pp->n_rules = n;
+	for (i = 0; i < pp->n_rules; i++) {
+		rc = parse_rule(c, p, pcr, i, json_object_array_get_idx(rules, i), &pp->rules[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err)
+{
+	static const char *const keys[] = { "version", "description", "pcrs", "generator", NULL };
+	load_ctx c = { text, size, err };
+	json_tokener *tok = NULL;
+	json_object *root = NULL, *v, *pcrs;
+	mb_policy *p = NULL;
+	const char *bad;
+	int rc;
+
+	if (size > MB_POLICY_MAX_SIZE)
+		return mb_fail(err, -E2BIG, "policy over %u bytes", MB_POLICY_MAX_SIZE);
+	if (memchr(text, 0, size))
+		return mb_fail(err, -EBADMSG, "policy contains a NUL byte");
+	p = calloc(1, sizeof(*p));
+	tok = json_tokener_new_ex(16); /* nesting: policy, pcrs, pcr, rules, rule, digests, entry */
+	if (!p || !tok || !(p->mctx = pcre2_match_context_create(NULL))) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	pcre2_set_match_limit(p->mctx, POLICY_MATCH_LIMIT);
+	pcre2_set_depth_limit(p->mctx, POLICY_DEPTH_LIMIT);
+	pcre2_set_heap_limit(p->mctx, 8192); /* KiB */
+	root = json_tokener_parse_ex(tok, text, (int) size);
+	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+		size_t at = json_tokener_get_parse_end(tok), i;
+		unsigned line = 1;
+
+		for (i = 0; i < at && i < size; i++)
+			if (text[i] == '\n')
+				line++;
+		rc = mb_fail_at(err, -EBADMSG, at, "line %u: not valid JSON: %s", line,
+				json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	if (json_tokener_get_parse_end(tok) < size) {
+		size_t i = json_tokener_get_parse_end(tok);
+		while (i < size && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r'))
+			i++;
+		if (i < size) {
+			rc = mb_fail_at(err, -EBADMSG, i, "trailing data after the policy object");
+			goto out;
+		}
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		rc = mb_fail(err, -EBADMSG, "a policy is a JSON object");
+		goto out;
+	}
+	if (!only_keys(root, keys, &bad)) {
+		rc = fail_field(&c, bad, "policy", "unknown key \"%s\"", bad);
+		goto out;
+	}
+	if (!json_object_object_get_ex(root, "version", &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) != 1) {
+		rc = fail_field(&c, "version", "version", "this mboot reads policy version 1");
+		goto out;
+	}
+	if (!json_object_object_get_ex(root, "pcrs", &pcrs) || !json_object_is_type(pcrs, json_type_object)) {
+		rc = fail_field(&c, "pcrs", "pcrs", "needs an object \"pcrs\" keyed by PCR number");
+		goto out;
+	}
+	{
+		json_object_object_foreach(pcrs, key, val) {
+			rc = parse_pcr(&c, p, key, val);
+			if (rc < 0)
+				goto out;
+		}
+	}
+	*ret = p;
+	p = NULL;
+	rc = 0;
+out:
+	json_object_put(root);
+	json_tokener_free(tok);
+	mb_policy_free(p);
+	return rc;
+}
+
+MB_EXPORT void mb_policy_free(mb_policy *p)
+{
+	size_t i, k, a;
+
+	if (!p)
+		return;
+	for (i = 0; i < MB_PCR_COUNT; i++) {
+		for (k = 0; k < p->pcr[i].n_rules; k++) {
+			policy_rule *r = &p->pcr[i].rules[k];
+
+			free(r->name);
+			free(r->pattern);
+			pcre2_code_free(r->re);
+			for (a = 0; a < r->n_allowed; a++)
+				free(r->allowed[a].description);
+			free(r->allowed);
+		}
+		free(p->pcr[i].rules);
+	}
+	pcre2_match_context_free(p->mctx);
+	free(p);
+}
+
+MB_EXPORT uint32_t mb_policy_pcrs(const mb_policy *p)
+{
+	uint32_t m = 0;
+	unsigned i;
+
+	for (i = 0; i < MB_PCR_COUNT; i++)
+		if (p->pcr[i].governed)
+			m |= 1u << i;
+	return m;
+}

@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Predicting the next boot's PCRs (MEASUREMENTS.md §2 and §4): GRUB measures the files it reads
+ * into PCR 9 (H(file)), each command into PCR 8 (H(text after "grub_cmd: ")), the kernel command
+ * line (H(text after "kernel_cmdline: ")); the Linux EFI stub tags the initrd in PCR 9;
+ * firmware or shim measure EFI applications into PCR 4 (Authenticode). Every other event of
+ * today's log is carried over as it is.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/digest.h>
+#include <mboot/events.h>
+#include <mboot/predict.h>
+#include "lib/grub/grub.h"
+#include "shared/fail.h"
+#include "shared/fileio.h"
+
+#define LINUX_INITRD_TAG 0x8F3B22ECu
+
+typedef struct file_digests {
+	bool have;
+	uint8_t d[MB_MAX_BANKS][MB_DIGEST_MAX]; /* indexed like the log's banks */
+} file_digests;
+
+typedef struct predict_ctx {
+	const mb_predict_input *in;
+	mb_predict_result *res;
+	const mb_spec_id_alg *banks;
+	size_t n_banks;
+	file_digests kernel, initrd, cfg;
+	char *cfg_text;
+	grub_entry entry;
+	/* Today's loader commands, read from the log. */
+	grub_words old_linux, old_initrd;
+	/* The next boot's. */
+	char *linux_cmd, *initrd_cmd, *kernel_path;
+	grub_words args, initrd_paths;
+	bool loader_changed;
+} predict_ctx;
+
+static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
+{
+	char *add = NULL, *joined = NULL;
+	va_list ap;
+
+	if (pcr >= MB_PCR_COUNT)
+		return;
+	if (unpredictable)
+		c->res->unpredictable |= 1u << pcr;
+	va_start(ap, fmt);
+	if (vasprintf(&add, fmt, ap) < 0)
+		add = NULL;
+	va_end(ap);
+	if (!add)
+		return;
+	if (c->res->why[pcr] && strstr(c->res->why[pcr], add)) {
+		free(add);
+		return;
+	}
+	if (!c->res->why[pcr]) {
+		c->res->why[pcr] = add;
+		return;
+	}
+	if (asprintf(&joined, "%s; %s", c->res->why[pcr], add) >= 0) {
+		free(c->res->why[pcr]);
+		c->res->why[pcr] = joined;
+	}
+	free(add);
+}
+
+static int digest_file(predict_ctx *c, const char *path, file_digests *fd, mb_error *err)
+{
+	uint16_t algs[MB_MAX_BANKS];
+	uint8_t out[MB_MAX_BANKS][MB_DIGEST_MAX];
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < c->n_banks; i++)
+		if (mb_digest_by_alg(c->banks[i].alg))
+			algs[n++] = c->banks[i].alg;
+	rc = mb_digest_file(path, algs, n, out, err);
+	if (rc < 0)
+		return rc;
+	for (i = 0, n = 0; i < c->n_banks; i++)
+		if (mb_digest_by_alg(c->banks[i].alg))
+			memcpy(fd->d[i], out[n++], MB_DIGEST_MAX);
+	fd->have = true;
+	return 0;
+}
+
+static int bank_index(const predict_ctx *c, uint16_t alg)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_banks; i++)
+		if (c->banks[i].alg == alg)
+			return (int) i;
+	return -1;
+}
+
+/* Write ev with new digests from per-bank values (NULL entries: computed from hashed/len). */
+static int write_event(predict_ctx *c, mb_log_writer *w, const mb_event *ev, const file_digests *fd,
+		       const void *hashed, size_t hashed_len, const void *data, size_t data_size)
+{
+	uint8_t bytes[MB_MAX_BANKS][MB_DIGEST_MAX];
+	mb_event_digest d[MB_MAX_BANKS];
+	uint32_t i;
+
+	for (i = 0; i < ev->n_digests; i++) {
+		int b = bank_index(c, ev->digests[i].alg);
+
+		d[i] = ev->digests[i];
+		if (!mb_digest_by_alg(ev->digests[i].alg) || b < 0) {
+			/* A bank mboot cannot compute: the old digest stays, and the PCR is unknown. */
+			note(c, ev->pcr, true, "bank 0x%04x cannot be computed", ev->digests[i].alg);
+			continue;
+		}
+		if (fd)
+			memcpy(bytes[i], fd->d[b], ev->digests[i].size);
+		else if (mb_digest(ev->digests[i].alg, hashed, hashed_len, bytes[i]) < 0)
+			return -EIO;
+		d[i].bytes = bytes[i];
+	}
+	c->res->events_rewritten++;
+	return mb_log_writer_add(w, ev->pcr, ev->type, d, ev->n_digests, data ? data : ev->data,
+				 data ? data_size : ev->data_size);
+}
+
+/* The event's text without trailing NULs, as a new string. */
+static char *event_string(const mb_event *ev)
+{
+	size_t n = ev->data_size;
+	char *s;
+
+	while (n > 0 && ev->data[n - 1] == 0)
+		n--;
+	s = malloc(n + 1);
+	if (s) {
+		memcpy(s, ev->data, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+/* The path of a file event, without GRUB's "(device)" prefix. */
+static const char *strip_device(const char *p)
+{
+	if (p[0] == '(') {
+		const char *close = strchr(p, ')');
+		if (close)
+			return close + 1;
+	}
+	return p;
+}
+
+static bool same_path(const char *logged, const char *cmd_path)
+{
+	return strcmp(strip_device(logged), strip_device(cmd_path)) == 0;
+}
+
+/* GRUB's grub_create_loader_cmdline: `\`, `'` and `"` escaped, words with blanks quoted. */
+static char *loader_cmdline(const char *path, const grub_words *args)
+{
+	size_t len = 1, i;
+	char *out, *o;
+
+	len += 2 * strlen(path) + 3;
+	for (i = 0; i < args->n; i++)
+		len += 2 * strlen(args->w[i]) + 4;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	o = out;
+	for (i = 0; i <= args->n; i++) {
+		const char *w = i == 0 ? path : args->w[i - 1];
+		bool space = strpbrk(w, " \t") != NULL;
+
+		if (i)
+			*o++ = ' ';
+		if (space)
+			*o++ = '"';
+		for (; *w; w++) {
+			if (*w == '\\' || *w == '\'' || *w == '"')
+				*o++ = '\\';
+			*o++ = *w;
+		}
+		if (space)
+			*o++ = '"';
+	}
+	*o = 0;
+	return out;
+}
+
+/* Rewrite a GRUB PCR 8 string: the same hashing convention as today's event (with or without NUL). */
+static int write_grub_string(predict_ctx *c, mb_log_writer *w, const mb_event *ev, const char *prefix,
+			     const char *text)
+{
+	mb_digest_check check;
+	char *data = NULL;
+	size_t tlen = strlen(text);
+	int rc;
+
+	if (mb_event_check_digest(ev, &check) < 0 ||
+	    (check.status != MB_DIGEST_MATCH && check.status != MB_DIGEST_MATCH_ALTERNATE)) {
+		note(c, ev->pcr, true, "event %u: today's text does not hash to its digest, so how GRUB hashes it is unknown",
+		     ev->number);
+		return mb_log_writer_add_event(w, ev);
+	}
+	if (asprintf(&data, "%s%s", prefix, text) < 0)
+		return -ENOMEM;
+	/* MATCH_ALTERNATE: this GRUB hashed the trailing NUL too. */
+	rc = write_event(c, w, ev, NULL, text, tlen + (check.status == MB_DIGEST_MATCH_ALTERNATE),
+			 data, strlen(data) + 1);
+	free(data);
+	return rc;
+}
+
+/* Does a line of grub.cfg, split into words and re-joined as GRUB measures argv, equal line? */
+static bool config_has_command(const char *cfg, const char *line)
+{
+	const char *p = cfg;
+	bool found = false;
+
+	while (*p && !found) {
+		const char *eol = strchr(p, '\n');
+		grub_words ws = { 0 };
+		char *joined;
+
+		if (!eol)
+			eol = p + strlen(p);
+		if (grub_split_words(p, eol, &ws) == 0 && ws.n && (joined = grub_join(&ws, 0))) {
+			found = strcmp(joined, line) == 0;
+			free(joined);
+		}
+		grub_words_done(&ws);
+		p = *eol ? eol + 1 : eol;
+	}
+	return found;
+}
+
+/*
+ * A command GRUB ran after reading grub.cfg: would the new grub.cfg run it again? Its first line
+ * must be a line of the config (as argv re-joined) and, for a block (menuentry), every other line
+ * must appear in the config as written. Commands whose arguments GRUB expanded ($root, ...) do
+ * not match: they are reported, never guessed.
+ */
+static bool command_in_config(const predict_ctx *c, const mb_event *ev)
+{
+	char *text = event_string(ev), *line, *save = NULL;
+	bool found = true, first = true;
+
+	if (!text || !c->cfg_text) {
+		free(text);
+		return false;
+	}
+	if (strncmp(text, "grub_cmd: ", 10) != 0) {
+		free(text);
+		return true;
+	}
+	for (line = strtok_r(text + 10, "\n", &save); line && found; line = strtok_r(NULL, "\n", &save)) {
+		if (first) {
+			found = config_has_command(c->cfg_text, line);
+			first = false;
+			continue;
+		}
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line)
+			found = strstr(c->cfg_text, line) != NULL;
+	}
+	free(text);
+	return found;
+}
+
+static int read_today(predict_ctx *c)
+{
+	size_t i, n = mb_event_log_count(c->in->log);
+
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(c->in->log, i);
+		grub_event_kind k = grub_event_kind_of(ev);
+		grub_words *into = k == GRUB_EVENT_LINUX ? &c->old_linux : k == GRUB_EVENT_INITRD ? &c->old_initrd : NULL;
+		char *text;
+		int rc;
+
+		if (!into || into->n)
+			continue;
+		text = event_string(ev);
+		if (!text)
+			return -ENOMEM;
+		rc = grub_split_words(text + 10, text + strlen(text), into);
+		free(text);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static char *dup_or(const char *a, const char *b)
+{
+	return strdup(a ? a : b ? b : "");
+}
+
+static int plan(predict_ctx *c, mb_error *err)
+{
+	const mb_predict_input *in = c->in;
+	size_t i;
+	int rc;
+
+	rc = read_today(c);
+	if (rc < 0)
+		return mb_fail(err, rc, "reading today's GRUB commands: %s", mb_strerror(rc));
+	if (in->grub_cfg) {
+		size_t size;
+
+		rc = grub_read_cfg_entry(in->grub_cfg, &c->entry, err);
+		if (rc < 0)
+			return rc;
+		rc = mb_read_file(in->grub_cfg, GRUB_CFG_MAX, (uint8_t **) &c->cfg_text, &size, err);
+		if (rc < 0)
+			return rc;
+		rc = digest_file(c, in->grub_cfg, &c->cfg, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (in->kernel && (rc = digest_file(c, in->kernel, &c->kernel, err)) < 0)
+		return rc;
+	if (in->initrd && (rc = digest_file(c, in->initrd, &c->initrd, err)) < 0)
+		return rc;
+
+	c->linux_cmd = dup_or(c->entry.linux_line.n ? c->entry.linux_line.w[0] : NULL,
+			      c->old_linux.n ? c->old_linux.w[0] : "linux");
+	c->initrd_cmd = dup_or(c->entry.initrd_line.n ? c->entry.initrd_line.w[0] : NULL,
+			       c->old_initrd.n ? c->old_initrd.w[0] : "initrd");
+	c->kernel_path = dup_or(in->kernel_path ? in->kernel_path : c->entry.linux_line.n > 1 ? c->entry.linux_line.w[1] : NULL,
+				c->old_linux.n > 1 ? c->old_linux.w[1] : NULL);
+	if (!c->linux_cmd || !c->initrd_cmd || !c->kernel_path)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	if (in->cmdline) {
+		rc = grub_split_words(in->cmdline, in->cmdline + strlen(in->cmdline), &c->args);
+	} else {
+		const grub_words *from = c->entry.linux_line.n ? &c->entry.linux_line : &c->old_linux;
+
+		for (i = 2; i < from->n && rc == 0; i++)
+			if (!(c->args.w[c->args.n++] = strdup(from->w[i])))
+				rc = -ENOMEM;
+	}
+	if (rc < 0)
+		return mb_fail(err, rc, "the command line: %s", mb_strerror(rc));
+	if (in->initrd_path) {
+		c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->initrd_path);
+	} else {
+		const grub_words *from = c->entry.initrd_line.n ? &c->entry.initrd_line : &c->old_initrd;
+
+		for (i = 1; i < from->n; i++)
+			c->initrd_paths.w[c->initrd_paths.n++] = strdup(from->w[i]);
+	}
+	for (i = 0; i < c->args.n; i++)
+		if (!in->cmdline && strchr(c->args.w[i], '$'))
+			note(c, 8, true, "the config's kernel arguments use a variable (%s): give the expanded --cmdline",
+			     c->args.w[i]);
+	c->loader_changed = in->cmdline || in->grub_cfg || in->kernel_path || in->initrd_path;
+	return 0;
+}
+
+static int walk(predict_ctx *c, mb_log_writer *w)
+{
+	const mb_predict_input *in = c->in;
+	size_t i, n = mb_event_log_count(in->log), k;
+	bool after_cfg = false, cfg_changed = false;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		const mb_event *ev = mb_event_log_event(in->log, i);
+		grub_event_kind kind = grub_event_kind_of(ev);
+
+		if (i == 0 && ev->sha1_format && mb_event_log_format(in->log) == MB_LOG_FORMAT_CRYPTO_AGILE) {
+			rc = mb_log_writer_add_event(w, ev);
+			continue;
+		}
+		if (ev->pcr == 9 && ev->type == MB_EV_IPL) {
+			char *path = event_string(ev);
+			const file_digests *fd = NULL;
+			const char *what = NULL;
+
+			if (!path)
+				return -ENOMEM;
+			if (strlen(path) >= 9 && strcmp(path + strlen(path) - 9, "/grub.cfg") == 0) {
+				after_cfg = true;
+				if (c->cfg.have) {
+					const mb_event_digest *d = ev->n_digests ? &ev->digests[0] : NULL;
+					int b = d ? bank_index(c, d->alg) : -1;
+
+					cfg_changed = b >= 0 && memcmp(c->cfg.d[b], d->bytes, d->size) != 0;
+					fd = &c->cfg;
+					what = "grub.cfg";
+				}
+			} else if (c->kernel.have && c->old_linux.n > 1 && same_path(path, c->old_linux.w[1])) {
+				fd = &c->kernel;
+				what = "the kernel";
+			} else if (c->initrd.have) {
+				for (k = 1; k < c->old_initrd.n; k++)
+					if (same_path(path, c->old_initrd.w[k]))
+						break;
+				if (k < c->old_initrd.n) {
+					if (c->old_initrd.n > 2)
+						note(c, 9, true, "today's boot loads %zu initrds; one new initrd was given",
+						     c->old_initrd.n - 1);
+					fd = &c->initrd;
+					what = "the initrd";
+				}
+			}
+			free(path);
+			if (fd) {
+				note(c, 9, false, "%s", what);
+				rc = write_event(c, w, ev, fd, NULL, 0, NULL, 0);
+			} else {
+				rc = mb_log_writer_add_event(w, ev);
+			}
+			continue;
+		}
+		if (ev->pcr == 9 && ev->type == MB_EV_EVENT_TAG && c->initrd.have && ev->data_size >= 4 &&
+		    (ev->data[0] | ev->data[1] << 8 | ev->data[2] << 16 | (uint32_t) ev->data[3] << 24) == LINUX_INITRD_TAG) {
+			note(c, 9, false, "the EFI stub's initrd tag");
+			rc = write_event(c, w, ev, &c->initrd, NULL, 0, NULL, 0);
+			continue;
+		}
+		if (kind != GRUB_EVENT_NONE && c->loader_changed) {
+			char *text = NULL;
+
+			if (kind == GRUB_EVENT_LINUX) {
+				char *args = grub_join(&c->args, 0);
+				if (args && asprintf(&text, "%s %s%s%s", c->linux_cmd, c->kernel_path, c->args.n ? " " : "", args) < 0)
+					text = NULL;
+				free(args);
+				note(c, 8, false, "the linux command");
+			} else if (kind == GRUB_EVENT_INITRD) {
+				char *paths = grub_join(&c->initrd_paths, 0);
+				if (paths && asprintf(&text, "%s %s", c->initrd_cmd, paths) < 0)
+					text = NULL;
+				free(paths);
+				note(c, 8, false, "the initrd command");
+			} else {
+				text = loader_cmdline(c->kernel_path, &c->args);
+				note(c, 8, false, "the kernel command line");
+			}
+			if (!text)
+				return -ENOMEM;
+			rc = write_grub_string(c, w, ev, kind == GRUB_EVENT_KERNEL_CMDLINE ? "kernel_cmdline: " : "grub_cmd: ", text);
+			free(text);
+			continue;
+		}
+		if (ev->pcr == 8 && ev->type == MB_EV_IPL && after_cfg && cfg_changed && kind == GRUB_EVENT_NONE &&
+		    !command_in_config(c, ev)) {
+			char *text = event_string(ev);
+
+			note(c, 8, true, "grub.cfg changed and today's command \"%.60s\" is not in it: GRUB measures the "
+			     "commands it runs, after expansion", text ? text + 10 : "?");
+			free(text);
+		}
+		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && in->n_efi) {
+			size_t e;
+			bool done = false;
+
+			for (e = 0; e < in->n_efi && !done; e++) {
+				const mb_predict_efi *r = &in->efi[e];
+				size_t a;
+
+				for (a = 0; a < r->n; a++) {
+					const mb_event_digest *d = mb_event_digest_for(ev, r->algs[a]);
+
+					if (d && memcmp(d->bytes, r->old_digest[a], d->size) == 0)
+						break;
+				}
+				if (a == r->n)
+					continue;
+				{
+					file_digests fd = { .have = true };
+					uint32_t j;
+
+					for (j = 0; j < ev->n_digests; j++) {
+						int b = bank_index(c, ev->digests[j].alg);
+
+						for (a = 0; a < r->n && r->algs[a] != ev->digests[j].alg; a++)
+							;
+						if (b < 0)
+							continue;
+						if (a == r->n) {
+							note(c, 4, true, "no new %s digest for %s", mb_digest_by_alg(ev->digests[j].alg) ?
+							     mb_digest_by_alg(ev->digests[j].alg)->name : "?",
+							     r->description ? r->description : "an EFI application");
+							memcpy(fd.d[b], ev->digests[j].bytes, ev->digests[j].size);
+						} else {
+							memcpy(fd.d[b], r->new_digest[a], ev->digests[j].size);
+						}
+					}
+					note(c, 4, false, "%s", r->description ? r->description : "an EFI application");
+					rc = write_event(c, w, ev, &fd, NULL, 0, NULL, 0);
+					done = true;
+				}
+			}
+			if (done)
+				continue;
+		}
+		rc = mb_log_writer_add_event(w, ev);
+	}
+	return rc;
+}
+
+MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_error *err)
+{
+	predict_ctx c = { 0 };
+	mb_log_writer *w = NULL;
+	mb_pcr_values *today = NULL;
+	const uint8_t *bytes;
+	size_t size, b;
+	int rc;
+
+	memset(ret, 0, sizeof(*ret));
+	c.in = in;
+	c.res = ret;
+	c.n_banks = mb_event_log_banks(in->log, &c.banks);
+	rc = plan(&c, err);
+	if (rc < 0)
+		goto out;
+	rc = mb_log_writer_new(&w);
+	if (rc == 0)
+		rc = walk(&c, w);
+	if (rc < 0) {
+		rc = mb_fail(err, rc, "predicting the log: %s", mb_strerror(rc));
+		goto out;
+	}
+	bytes = mb_log_writer_data(w, &size);
+	rc = mb_event_log_parse(bytes, size, &ret->next_log, err);
+	if (rc < 0)
+		goto out;
+	today = malloc(sizeof(*today));
+	if (!today) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = mb_replay_log(in->log, SIZE_MAX, today, NULL, err);
+	if (rc == 0)
+		rc = mb_replay_log(ret->next_log, SIZE_MAX, &ret->values, NULL, err);
+	if (rc < 0)
+		goto out;
+	for (b = 0; b < ret->values.n_banks; b++) {
+		const mb_pcr_bank *p = &ret->values.banks[b];
+		const mb_pcr_bank *t = mb_pcr_values_bank_const(today, p->alg);
+		uint32_t pcr;
+
+		ret->touched |= p->present;
+		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++)
+			if (t && (p->present & (1u << pcr)) && memcmp(p->value[pcr], t->value[pcr], p->size) != 0)
+				ret->changed |= 1u << pcr;
+	}
+out:
+	if (rc < 0)
+		mb_predict_result_done(ret);
+	free(today);
+	mb_log_writer_free(w);
+	grub_entry_done(&c.entry);
+	grub_words_done(&c.old_linux);
+	grub_words_done(&c.old_initrd);
+	grub_words_done(&c.args);
+	grub_words_done(&c.initrd_paths);
+	free(c.linux_cmd);
+	free(c.initrd_cmd);
+	free(c.kernel_path);
+	free(c.cfg_text);
+	return rc;
+}
+
+MB_EXPORT void mb_predict_result_done(mb_predict_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < MB_PCR_COUNT; i++) {
+		free(r->why[i]);
+		r->why[i] = NULL;
+	}
+	mb_event_log_free(r->next_log);
+	r->next_log = NULL;
+}

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mboot measure: extend every active bank and append the record to the userspace log. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+#define TEXT_MAX (1u << 20)
+
+static const char measure_help[] =
+	"Usage: mboot measure --pcr N (--file FILE | --text STRING | --stdin) [--description D]\n"
+	"                     [--log FILE] [--json] [--tcti TCTI]\n\n"
+	"Measure like a boot stage does: hash the input with every active PCR bank's algorithm,\n"
+	"extend PCR N in all of them with one TPM2_PCR_Extend, and append a record to the\n"
+	"userspace measurement log, which 'mboot verify' replays after the firmware log.\n\n"
+	"The log is a JSON text sequence (RFC 7464: 0x1E, one JSON object, newline) of TCG\n"
+	"CEL-JSON records, the layout of systemd's /run/log/systemd/tpm2-measure.log:\n"
+	"  {\"pcr\": N, \"digests\": [{\"hashAlg\": \"sha256\", \"digest\": \"<hex>\"}, ...],\n"
+	"   \"content_type\": \"mboot\", \"content\": {\"description\": ..., \"file\"|\"text\"|\"stdin\": ...}}\n"
+	"The writer holds an exclusive flock on the log from before the extend until the record\n"
+	"is written, so concurrent measurements never interleave or get lost, and sets the\n"
+	"file's sticky bit meanwhile: a writer that dies in between leaves the log marked\n"
+	"incomplete.\n\n"
+	"  --pcr N           the PCR (0-23)\n"
+	"  --file FILE       measure the file's contents\n"
+	"  --text STRING     measure the string's bytes (no terminating NUL)\n"
+	"  --stdin           measure what stdin holds\n"
+	"  --description D   a note kept in the record\n"
+	"  --log FILE        the log (default " MB_CEL_DEFAULT_PATH "; its directory is created)\n"
+	"  --json            print the record\n"
+	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 measured and logged, 2 usage or input error, 3 TPM error (nothing logged).\n";
+
+enum { OPT_PCR = 0x100, OPT_FILE, OPT_TEXT, OPT_STDIN, OPT_DESC, OPT_LOG, OPT_JSON, OPT_TCTI };
+
+static const struct option measure_options[] = {
+	{ "pcr", required_argument, NULL, OPT_PCR },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "text", required_argument, NULL, OPT_TEXT },
+	{ "stdin", no_argument, NULL, OPT_STDIN },
+	{ "description", required_argument, NULL, OPT_DESC },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "tcti", required_argument, NULL, OPT_TCTI },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+typedef struct digests {
+	size_t n;
+	mb_event_digest d[MB_MAX_BANKS];
+	uint8_t bytes[MB_MAX_BANKS][MB_DIGEST_MAX];
+} digests;
+
+/* Hash with every algorithm mboot can compute, before any lock is taken. */
+static int hash_input(int fd, const char *text, digests *out)
+{
+	mb_digest_ctx *ctx[MB_MAX_BANKS] = { 0 };
+	size_t i, n = 0;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < mb_digest_count() && n < MB_MAX_BANKS; i++) {
+		const mb_digest_info *d = mb_digest_at(i);
+
+		if (mb_digest_ctx_new(d->alg, &ctx[n]) < 0)
+			continue; /* e.g. sm3_256 without OpenSSL support */
+		out->d[n].alg = d->alg;
+		out->d[n].size = d->size;
+		out->d[n].bytes = out->bytes[n];
+		n++;
+	}
+	if (text) {
+		for (i = 0; i < n; i++)
+			if (mb_digest_ctx_update(ctx[i], text, strlen(text)) < 0)
+				goto out;
+	} else {
+		uint8_t buf[65536];
+
+		for (;;) {
+			ssize_t k = read(fd, buf, sizeof(buf));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				goto out;
+			if (k == 0)
+				break;
+			for (i = 0; i < n; i++)
+				if (mb_digest_ctx_update(ctx[i], buf, (size_t) k) < 0)
+					goto out;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (mb_digest_ctx_final(ctx[i], out->bytes[i]) < 0)
+			goto out;
+	out->n = n;
+	rc = 0;
+out:
+	for (i = 0; i < MB_MAX_BANKS; i++)
+		mb_digest_ctx_free(ctx[i]);
+	return rc;
+}
+
+static int mkdir_parents(const char *path)
+{
+	char *dir = strdup(path), *p;
+
+	if (!dir)
+		return -ENOMEM;
+	for (p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			int r = -errno;
+
+			free(dir);
+			return r;
+		}
+		*p = '/';
+	}
+	free(dir);
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t size)
+{
+	while (size > 0) {
+		ssize_t k = write(fd, buf, size);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		buf += k;
+		size -= (size_t) k;
+	}
+	return 0;
+}
+
+int verb_measure(int argc, char **argv)
+{
+	const char *file = NULL, *text = NULL, *desc = NULL, *log_path = MB_CEL_DEFAULT_PATH, *tcti = NULL;
+	bool use_stdin = false, json = false;
+	long pcr = -1;
+	digests all, use = { 0 };
+	mb_tpm_bank banks[MB_MAX_BANKS];
+	size_t n_banks = 0, i, k, size = 0;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	json_object *content = NULL;
+	char *record = NULL;
+	struct stat st;
+	int c, rc, fd = -1, in_fd = -1;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", measure_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(measure_help, stdout);
+			return EXIT_OK;
+		case OPT_PCR: {
+			char *end;
+
+			errno = 0;
+			pcr = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || pcr < 0 || pcr >= MB_PCR_COUNT)
+				return tool_usage_error("measure", "bad PCR '%s' (0-23)", optarg);
+			break;
+		}
+		case OPT_FILE:
+			file = optarg;
+			break;
+		case OPT_TEXT:
+			text = optarg;
+			break;
+		case OPT_STDIN:
+			use_stdin = true;
+			break;
+		case OPT_DESC:
+			desc = optarg;
+			break;
+		case OPT_LOG:
+			log_path = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		default:
+			return tool_usage_error("measure", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("measure", "unexpected argument '%s'", argv[optind]);
+	if (pcr < 0)
+		return tool_usage_error("measure", "--pcr is required");
+	if (!!file + !!text + use_stdin != 1)
+		return tool_usage_error("measure", "give exactly one of --file, --text, --stdin");
+	if (text && strlen(text) > TEXT_MAX)
+		return tool_usage_error("measure", "--text longer than %u bytes", TEXT_MAX);
+
+	if (file) {
+		in_fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (in_fd < 0) {
+			tool_errorf("%s: %s", file, strerror(errno));
+			return EXIT_USAGE;
+		}
+	} else if (use_stdin)
+		in_fd = STDIN_FILENO;
+	rc = hash_input(in_fd, text, &all);
+	if (file)
+		close(in_fd);
+	if (rc < 0) {
+		tool_errorf("%s: cannot read or hash: %s", file ? file : text ? "--text" : "stdin", strerror(errno));
+		return EXIT_USAGE;
+	}
+
+	content = json_object_new_object();
+	if (!content) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
+	if (desc)
+		json_object_object_add(content, "description", json_object_new_string(desc));
+	if (file)
+		json_object_object_add(content, "file", json_object_new_string(file));
+	else if (text)
+		json_object_object_add(content, "text", json_object_new_string(text));
+	else
+		json_object_object_add(content, "stdin", json_object_new_boolean(true));
+
+	/*
+	 * Lock before talking to the TPM: a TPM that serves one connection at a time (swtpm)
+	 * would otherwise deadlock two writers, each holding what the other waits for.
+	 */
+	if (mkdir_parents(log_path) < 0) {
+		tool_errorf("%s: cannot create its directory: %s", log_path, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
+		tool_errorf("%s: %s", log_path, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+
+	rc = tool_tpm_open(tcti, &tpm);
+	if (rc != EXIT_OK)
+		goto out;
+	if (mb_tpm_banks(tpm, banks, MB_MAX_BANKS, &n_banks, &err) < 0) {
+		rc = tool_tpm_exit(&err);
+		goto out;
+	}
+	/* Every active bank gets its digest: a bank left out would be a PCR nobody can verify. */
+	for (i = 0; i < n_banks; i++) {
+		for (k = 0; k < all.n; k++)
+			if (all.d[k].alg == banks[i].alg)
+				break;
+		if (k == all.n) {
+			char name[8];
+
+			tool_errorf("measure: the TPM has an active %s bank that mboot cannot hash; refusing to leave "
+				    "it unextended", tool_alg_name(banks[i].alg, name));
+			rc = EXIT_TPM;
+			goto out;
+		}
+		if (!(banks[i].pcrs & (1u << pcr)))
+			continue;
+		use.d[use.n++] = all.d[k];
+	}
+	if (use.n == 0) {
+		tool_errorf("measure: no active bank holds PCR %ld", pcr);
+		rc = EXIT_TPM;
+		goto out;
+	}
+	if (mb_cel_format_record((uint32_t) pcr, use.d, use.n, "mboot", content, &record, &size) < 0) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+
+	/* Sticky bit: "extended, not yet logged" (systemd-pcrextend's convention). */
+	if (fchmod(fd, (st.st_mode & 07777) | S_ISVTX) < 0) {
+		tool_errorf("%s: %s", log_path, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (mb_tpm_extend(tpm, (uint32_t) pcr, use.d, use.n, &err) < 0) {
+		(void) fchmod(fd, st.st_mode & 07777 & ~S_ISVTX); /* nothing extended: nothing to log */
+		rc = tool_tpm_exit(&err);
+		goto out;
+	}
+	if (write_all(fd, record, size) < 0) {
+		tool_errorf("%s: PCR %ld was extended but the record could not be written (%s): the log stays "
+			    "marked incomplete", log_path, pcr, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	(void) fchmod(fd, st.st_mode & 07777 & ~S_ISVTX);
+	if (json)
+		fwrite(record + 1, 1, size - 1, stdout);
+	rc = EXIT_OK;
+out:
+	mb_tpm_free(tpm);
+	if (fd >= 0)
+		close(fd);
+	free(record);
+	json_object_put(content);
+	return rc;
+}

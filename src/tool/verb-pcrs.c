@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char pcrs_help[] =
+	"Usage: mboot pcrs [--bank NAME] [--pcr LIST] [--json] [--tcti TCTI]\n\n"
+	"Print the PCR values the TPM holds now: every PCR of every active bank (found with\n"
+	"TPM2_GetCapability), read in as few TPM2_PCR_Read calls as the TPM allows.\n\n"
+	"  --bank NAME   only this bank (sha1, sha256, sha384, sha512, sm3_256); may be repeated\n"
+	"  --pcr LIST    only these PCRs, e.g. 0,2,4-7\n"
+	"  --json        {\"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}} (the PCR-values format that\n"
+	"                'mboot verify --pcrs' reads); otherwise the tpm2_pcrread layout\n"
+	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
+	"                " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 read, 2 usage error, 3 TPM error.\n";
+
+enum { OPT_JSON = 0x100, OPT_PCR, OPT_BANK, OPT_TCTI };
+
+static const struct option pcrs_options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "pcr", required_argument, NULL, OPT_PCR },
+	{ "bank", required_argument, NULL, OPT_BANK },
+	{ "tcti", required_argument, NULL, OPT_TCTI },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+/* tpm2_pcrread's layout, so either tool's output can be read by the other's users. */
+static void print_text(const mb_pcr_values *v)
+{
+	size_t b;
+
+	for (b = 0; b < v->n_banks; b++) {
+		const mb_pcr_bank *bank = &v->banks[b];
+		char name[8];
+		uint32_t p;
+
+		printf("%s:\n", tool_alg_name(bank->alg, name));
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			char hex[2 * MB_DIGEST_MAX + 1];
+			size_t i;
+
+			if (!(bank->present & (1u << p)))
+				continue;
+			mb_hex(bank->value[p], bank->size, hex);
+			for (i = 0; hex[i]; i++)
+				hex[i] = (char) toupper((unsigned char) hex[i]);
+			printf("  %-2u: 0x%s\n", p, hex);
+		}
+	}
+}
+
+int verb_pcrs(int argc, char **argv)
+{
+	const char *tcti = NULL;
+	uint16_t algs[MB_MAX_BANKS];
+	size_t n_algs = 0;
+	uint32_t mask = (1u << MB_PCR_COUNT) - 1;
+	bool json = false;
+	mb_pcr_values v;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", pcrs_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(pcrs_help, stdout);
+			return EXIT_OK;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_PCR:
+			if (tool_parse_pcr_list(optarg, &mask) < 0)
+				return tool_usage_error("pcrs", "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
+			break;
+		case OPT_BANK: {
+			const mb_digest_info *d = mb_digest_by_name(optarg);
+			size_t i;
+
+			if (!d)
+				return tool_usage_error("pcrs", "unknown bank '%s'", optarg);
+			for (i = 0; i < n_algs; i++)
+				if (algs[i] == d->alg)
+					break;
+			if (i == n_algs) {
+				if (n_algs >= MB_MAX_BANKS)
+					return tool_usage_error("pcrs", "too many --bank options");
+				algs[n_algs++] = d->alg;
+			}
+			break;
+		}
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		default:
+			return tool_usage_error("pcrs", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("pcrs", "unexpected argument '%s'", argv[optind]);
+
+	rc = tool_tpm_open(tcti, &tpm);
+	if (rc != EXIT_OK)
+		return rc;
+	if (mb_tpm_read_pcrs(tpm, n_algs ? algs : NULL, n_algs, mask, &v, NULL, &err) < 0) {
+		rc = tool_tpm_exit(&err);
+		goto out;
+	}
+	if (json) {
+		char *s = mb_pcr_values_to_json(&v, true);
+
+		if (!s) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		printf("%s\n", s);
+		free(s);
+	} else
+		print_text(&v);
+	rc = EXIT_OK;
+out:
+	mb_tpm_free(tpm);
+	return rc;
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/policy.h>
+#include "shared/fileio.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char policy_help[] =
+	"Usage: mboot policy COMMAND [OPTIONS]\n\n"
+	"  generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n"
+	"                       write a policy from a boot known to be good\n"
+	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2)\n\n"
+	"A policy is checked with 'mboot verify --policy POLICY'. Its format is in docs/policy.md.\n";
+
+static const char generate_help[] =
+	"Usage: mboot policy generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n"
+	"       mboot policy generate --kernel K --initrd I (--cmdline S | --grub-cfg F) [--from-log LOG]\n"
+	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...] [-o FILE]\n\n"
+	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
+	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
+	"every event seen there: a text rule (the exact text, as an anchored regular expression) where\n"
+	"the event's text hashes to its digest, a digest rule otherwise. Each rule is required and\n"
+	"limited to the number of times it was seen.\n\n"
+	"From release artifacts (--kernel ...): PCR 9 digest rules for the kernel, initrd and\n"
+	"grub.cfg as GRUB reads them (and the EFI stub's initrd tag), PCR 8 text rules for the\n"
+	"command that loads the kernel, the kernel_cmdline and the initrd command. --cmdline is the\n"
+	"kernel's arguments as the boot entry gives them, without the kernel path; with --grub-cfg\n"
+	"the path and commands come from its first entry ($variables match any text). With\n"
+	"--from-log, the firmware PCRs come from the log, and GRUB's other commands and files are\n"
+	"carried over from it (GRUB measures commands after variable expansion). --allow-text adds\n"
+	"a PCR 8 text rule for what legitimately varies.\n\n"
+	"  -o, --output FILE    write there (default: stdout)\n";
+
+#define MAX_ALLOW 64
+
+static int policy_generate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "from-log", required_argument, NULL, 'l' },
+		{ "pcrs", required_argument, NULL, 'p' },
+		{ "firmware-pcrs", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "grub-cfg", required_argument, NULL, 'g' },
+		{ "kernel-path", required_argument, NULL, 'K' },
+		{ "initrd-path", required_argument, NULL, 'I' },
+		{ "allow-text", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *log_path = NULL, *out = "-", *allow[MAX_ALLOW];
+	mb_policy_artifacts art = { 0 };
+	uint32_t pcrs = 0xffff, firmware = 0xff;
+	bool firmware_given = false;
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	char *json = NULL;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(generate_help, stdout);
+			return EXIT_OK;
+		case 'l':
+			log_path = optarg;
+			break;
+		case 'p':
+			if (tool_parse_pcr_list(optarg, &pcrs) < 0)
+				return tool_usage_error("policy generate", "bad PCR list '%s'", optarg);
+			break;
+		case 'f':
+			firmware_given = true;
+			if (strcmp(optarg, "none") == 0)
+				firmware = 0;
+			else if (tool_parse_pcr_list(optarg, &firmware) < 0)
+				return tool_usage_error("policy generate", "bad PCR list '%s'", optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'k':
+			art.kernel = optarg;
+			break;
+		case 'i':
+			art.initrd = optarg;
+			break;
+		case 'c':
+			art.cmdline = optarg;
+			break;
+		case 'g':
+			art.grub_cfg = optarg;
+			break;
+		case 'K':
+			art.kernel_path = optarg;
+			break;
+		case 'I':
+			art.initrd_path = optarg;
+			break;
+		case 'a':
+			if (art.n_allow_text >= MAX_ALLOW)
+				return tool_usage_error("policy generate", "at most %d --allow-text", MAX_ALLOW);
+			allow[art.n_allow_text++] = optarg;
+			break;
+		default:
+			return tool_usage_error("policy generate", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("policy generate", "unexpected argument '%s'", argv[optind]);
+	if (!log_path && !art.kernel)
+		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ...");
+	if (art.kernel && (!art.initrd || (!art.cmdline && !art.grub_cfg)))
+		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
+	if (!art.kernel && (art.initrd || art.cmdline || art.grub_cfg || art.n_allow_text))
+		return tool_usage_error("policy generate", "--initrd, --cmdline, --grub-cfg, --allow-text go with --kernel");
+	if (log_path) {
+		rc = tool_load_log(log_path, &log);
+		if (rc)
+			return rc;
+	}
+	if (art.kernel) {
+		art.log = log;
+		art.allow_text = allow;
+		art.firmware_pcrs = firmware_given ? firmware : 0;
+		rc = mb_policy_generate_from_artifacts(&art, &json, &err);
+	} else {
+		rc = mb_policy_generate_from_log(log, pcrs | firmware, firmware, &json, &err);
+	}
+	if (rc < 0) {
+		tool_report("policy generate", &err);
+		rc = EXIT_USAGE;
+	} else {
+		size_t len = strlen(json);
+
+		json[len] = '\n';
+		rc = EXIT_OK;
+		if (mb_write_file(out, json, len + 1, 0644, &err) < 0) {
+			tool_report(out, &err);
+			rc = EXIT_USAGE;
+		}
+	}
+	free(json);
+	mb_event_log_free(log);
+	return rc;
+}
+
+int tool_load_policy(const char *path, mb_policy **ret)
+{
+	mb_error err = { 0 };
+	uint8_t *text = NULL;
+	size_t size;
+
+	if (mb_read_file(path, MB_POLICY_MAX_SIZE, &text, &size, &err) < 0 ||
+	    mb_policy_parse((const char *) text, size, ret, &err) < 0) {
+		tool_report(path, &err);
+		free(text);
+		return EXIT_USAGE;
+	}
+	free(text);
+	return EXIT_OK;
+}
+
+static int policy_lint(int argc, char **argv)
+{
+	mb_policy *p = NULL;
+	uint32_t m, i;
+	int rc;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("Usage: mboot policy lint POLICY\n\nLoad a policy as verify would: exit 0 when it loads, "
+		       "2 with the line and field that is wrong.\n");
+		return EXIT_OK;
+	}
+	if (argc != 2)
+		return tool_usage_error("policy lint", "needs one POLICY file");
+	rc = tool_load_policy(argv[1], &p);
+	if (rc)
+		return rc;
+	m = mb_policy_pcrs(p);
+	printf("%s: policy version 1, governs PCRs", argv[1]);
+	for (i = 0; i < MB_PCR_COUNT; i++)
+		if (m & (1u << i))
+			printf(" %u", i);
+	putchar('\n');
+	mb_policy_free(p);
+	return EXIT_OK;
+}
+
+int verb_policy(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(policy_help, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(policy_help, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "generate") == 0)
+		return policy_generate(argc - 1, argv + 1);
+	if (strcmp(argv[1], "lint") == 0)
+		return policy_lint(argc - 1, argv + 1);
+	return tool_usage_error("policy", "unknown command '%s'", argv[1]);
+}

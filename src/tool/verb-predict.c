@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <mboot/predict.h>
+#include "shared/fileio.h"
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char predict_help[] =
+	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S] [--grub-cfg F]\n"
+	"                     [--kernel-path P] [--initrd-path P] [--json] [--write-log FILE]\n\n"
+	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
+	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
+	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8);\n"
+	"everything else is carried over. What cannot be predicted is said per PCR.\n\n"
+	"  --kernel K, --initrd I   the files that will boot (host paths)\n"
+	"  --cmdline S              the kernel arguments, without the kernel path\n"
+	"  --grub-cfg F             the grub.cfg that will boot (its digest; the linux/initrd lines)\n"
+	"  --kernel-path P          the kernel's path as GRUB will name it (default: from grub.cfg, else today's)\n"
+	"  --initrd-path P          likewise for the initrd\n"
+	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"}, \"notes\": {...}}\n"
+	"  --write-log FILE         also write the predicted event log\n\n"
+	"LOG defaults to " MB_DEFAULT_LOG ".\n"
+	"Exit: 0 every PCR predicted, 1 some PCR could not be predicted (named), 2 usage or input error.\n";
+
+int verb_predict(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "log", required_argument, NULL, 'l' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "grub-cfg", required_argument, NULL, 'g' },
+		{ "kernel-path", required_argument, NULL, 'K' },
+		{ "initrd-path", required_argument, NULL, 'I' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "write-log", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	mb_predict_input in = { 0 };
+	mb_predict_result *res = NULL;
+	const char *log_path = MB_DEFAULT_LOG, *write_log = NULL;
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	bool json = false;
+	int c, rc;
+	uint32_t p;
+	size_t b;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(predict_help, stdout);
+			return EXIT_OK;
+		case 'l': log_path = optarg; break;
+		case 'k': in.kernel = optarg; break;
+		case 'i': in.initrd = optarg; break;
+		case 'c': in.cmdline = optarg; break;
+		case 'g': in.grub_cfg = optarg; break;
+		case 'K': in.kernel_path = optarg; break;
+		case 'I': in.initrd_path = optarg; break;
+		case 'j': json = true; break;
+		case 'w': write_log = optarg; break;
+		default:
+			return tool_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("predict", "unexpected argument '%s'", argv[optind]);
+	rc = tool_load_log(log_path, &log);
+	if (rc)
+		return rc;
+	in.log = log;
+	res = calloc(1, sizeof(*res));
+	if (!res || mb_predict(&in, res, &err) < 0) {
+		tool_report("predict", &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (write_log) {
+		size_t size;
+		const uint8_t *bytes = mb_event_log_bytes(res->next_log, &size);
+
+		if (mb_write_file(write_log, bytes, size, 0644, &err) < 0) {
+			tool_report(write_log, &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (json) {
+		char *s = mb_pcr_values_to_json(&res->values, false);
+		json_object *root = s ? json_tokener_parse(s) : NULL, *changed = json_object_new_array(),
+			    *unpred = json_object_new_object(), *notes = json_object_new_object();
+
+		free(s);
+		if (!root) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			char key[4];
+
+			snprintf(key, sizeof(key), "%u", p);
+			if (res->changed & (1u << p))
+				json_object_array_add(changed, json_object_new_int((int) p));
+			if (res->unpredictable & (1u << p))
+				json_object_object_add(unpred, key, json_object_new_string(res->why[p] ? res->why[p] : "unknown"));
+			else if (res->why[p])
+				json_object_object_add(notes, key, json_object_new_string(res->why[p]));
+		}
+		json_object_object_add(root, "changed", changed);
+		json_object_object_add(root, "unpredictable", unpred);
+		json_object_object_add(root, "notes", notes);
+		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	} else {
+		for (b = 0; b < res->values.n_banks; b++) {
+			const mb_pcr_bank *bank = &res->values.banks[b];
+			char hex[2 * MB_DIGEST_MAX + 1];
+
+			printf("%s:\n", mb_digest_by_alg(bank->alg)->name);
+			for (p = 0; p < MB_PCR_COUNT; p++)
+				if (bank->present & (1u << p))
+					printf("  %2u: %s%s\n", p, mb_hex(bank->value[p], bank->size, hex),
+					       res->unpredictable & (1u << p) ? "  (NOT PREDICTABLE)" :
+					       res->changed & (1u << p) ? "  (changes)" : "");
+		}
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			if (res->unpredictable & (1u << p))
+				printf("PCR %u cannot be predicted: %s\n", p, res->why[p] ? res->why[p] : "unknown");
+			else if (res->why[p])
+				printf("PCR %u: recomputed %s\n", p, res->why[p]);
+		}
+	}
+	rc = res->unpredictable ? EXIT_FAILED : EXIT_OK;
+out:
+	if (res)
+		mb_predict_result_done(res);
+	free(res);
+	mb_event_log_free(log);
+	return rc;
+}

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "shared/fileio.h"
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+#define PCR_FILE_MAX (1u << 20)
+
+static const char verify_help[] =
+	"Usage: mboot verify [--log LOG] [--userspace-log FILE | --no-userspace-log] [--pcrs FILE]\n"
+	"                    [--bank NAME]... [--json] [--tcti TCTI]\n\n"
+	"Replay the firmware event log, then the userspace measurement log ('mboot measure'),\n"
+	"and compare with the PCRs the TPM holds now (or with PCR values from FILE: mboot's\n"
+	"PCR-values JSON or tpm2_pcrread's YAML). For every PCR and bank the verdict is one of:\n"
+	"  verified         the log, replayed, gives exactly this value\n"
+	"  mismatch         it does not; for PCRs 0-7 also a non-reset value the log has no event for\n"
+	"  bank-not-in-log  the log extends this PCR but does not carry this bank of the TPM\n"
+	"  not-covered      the log extends nothing into this PCR (8-23): no claim either way\n"
+	"  unverified       bank left out with --bank: not checked, never counted as verified\n"
+	"  no-value         FILE does not give this PCR\n"
+	"  data-mismatch    the value matches, but an event's data does not hash to its digest\n"
+	"                   (the log was edited: what it says is not what was measured)\n"
+	"Fail closed: every bank of the TPM must verify for every PCR the log touches; a bank\n"
+	"the log lacks fails unless --bank limits the check. A mismatch is explained where the\n"
+	"evidence allows: events whose data does not hash to their digest, a known firmware\n"
+	"quirk that would make it match (reported, never accepted), the last event that agreed.\n\n"
+	"  --log LOG     the event log (default " MB_DEFAULT_LOG ")\n"
+	"  --userspace-log FILE  the userspace measurement log (CEL-JSON records in a JSON text\n"
+	"                sequence, as 'mboot measure' and systemd-pcrextend write); default\n"
+	"                " MB_CEL_DEFAULT_PATH " when it exists. It is read under a shared\n"
+	"                lock (flock), with the PCRs, so no measurement slips in between.\n"
+	"  --no-userspace-log  the firmware log only\n"
+	"  --pcrs FILE   compare with these values instead of the TPM's\n"
+	"  --bank NAME   check only this bank (may be repeated); the others are 'unverified'\n"
+	"  --json        {\"verified\": bool, \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", ...}]}\n"
+	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
+	"                " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 verified, 1 verification failed, 2 usage or input error, 3 TPM error.\n";
+
+enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG };
+
+static const struct option verify_options[] = {
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "pcrs", required_argument, NULL, OPT_PCRS },
+	{ "bank", required_argument, NULL, OPT_BANK },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "tcti", required_argument, NULL, OPT_TCTI },
+	{ "userspace-log", required_argument, NULL, OPT_USLOG },
+	{ "no-userspace-log", no_argument, NULL, OPT_NO_USLOG },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static const char ebs_names[4][96] = {
+	"",
+	"\"Exit Boot Services Invocation\"",
+	"\"Exit Boot Services Returned with Success\"",
+	"\"Exit Boot Services Invocation\" and \"Exit Boot Services Returned with Success\"",
+};
+
+static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const mb_verify_result *res)
+{
+	uint32_t i;
+
+	if (r->n_events == 0 && r->pcr <= 7)
+		printf("      the log has no event for PCR %u, but the value is not its reset value: "
+		       "measurements are missing from the log\n", r->pcr);
+	for (i = 0; i < r->n_bad_digest && i < MB_VERIFY_MAX_BAD_EVENTS; i++) {
+		const mb_event *ev = mb_event_log_event(log, r->bad_digest_events[i]);
+		char tbuf[16];
+
+		printf("      event %u (%s): its data does not hash to its digest: the data was changed or the "
+		       "firmware hashed something else\n", r->bad_digest_events[i],
+		       ev ? tool_type_name(ev->type, tbuf) : "?");
+	}
+	if (r->n_bad_digest > MB_VERIFY_MAX_BAD_EVENTS)
+		printf("      ... and %u more such events\n", r->n_bad_digest - MB_VERIFY_MAX_BAD_EVENTS);
+	if (r->prefix_match) {
+		if (r->last_good_event < 0)
+			printf("      the TPM's value is this PCR's start value: none of the log's %u events for it "
+			       "reached the TPM\n", r->n_events);
+		else if (r->last_good_userspace)
+			printf("      the TPM's value equals the logs replayed up to userspace record %lld: the later "
+			       "records of PCR %u never reached the TPM (added to the log?)\n",
+			       (long long) r->last_good_event, r->pcr);
+		else
+			printf("      the TPM's value equals the log replayed up to event %lld: the later events of "
+			       "PCR %u in the log never reached the TPM (added to the log?)\n",
+			       (long long) r->last_good_event, r->pcr);
+	}
+	if (r->extra_event >= 0)
+		printf("      the value matches without event %lld: that event never reached the TPM (added to the "
+		       "log, or measured elsewhere)\n", (long long) r->extra_event);
+	if (r->swapped_event >= 0)
+		printf("      the value matches with events %lld and %lld in the other order: the log was reordered\n",
+		       (long long) r->swapped_event, (long long) r->swapped_next);
+	if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
+		printf("      known firmware quirk: the value matches if EV_EFI_ACTION %s %s appended: the "
+		       "firmware measured but did not log %s (not accepted: verify the firmware)\n",
+		       ebs_names[r->quirk_events & 3], r->quirk_events == 3 ? "are" : "is",
+		       r->quirk_events == 3 ? "them" : "it");
+	if (r->quirk == MB_QUIRK_STARTUP_LOCALITY)
+		printf("      the value matches if PCR 0 started at locality %u (the log %s): a missing or wrong "
+		       "StartupLocality event, or a TPM started differently (not accepted)\n",
+		       r->quirk_locality,
+		       res->info.startup_locality_seen ? "says another locality" : "has no StartupLocality event");
+	if (r->verdict == MB_PCR_MISMATCH && !r->prefix_match && r->quirk == MB_QUIRK_NONE && !r->n_bad_digest &&
+	    r->n_events && r->extra_event < 0 && r->swapped_event < 0)
+		printf("      no prefix of the log's events for this PCR gives the TPM's value: an event is "
+		       "missing, changed, reordered or forged\n");
+}
+
+static void print_text(const mb_event_log *log, const mb_verify_result *res, const char *source)
+{
+	size_t i;
+
+	for (i = 0; i < res->n; i++) {
+		const mb_verify_pcr *r = &res->pcrs[i];
+		char buf[8], hex[2 * MB_DIGEST_MAX + 1];
+		const char *name = tool_alg_name(r->alg, buf);
+
+		if (r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_UNVERIFIED)
+			continue;
+		printf("PCR %2u %-7s %-16s", r->pcr, name, mb_pcr_verdict_name(r->verdict));
+		switch (r->verdict) {
+		case MB_PCR_VERIFIED:
+			printf(" %u event%s", r->n_events, r->n_events == 1 ? "" : "s");
+			if (r->n_userspace)
+				printf(" + %u userspace record%s", r->n_userspace, r->n_userspace == 1 ? "" : "s");
+			printf("\n");
+			if (r->n_untrusted_data)
+				printf("      note: %u event%s (%s) whose data does not hash to the digest, as some "
+				       "firmware does: the value verifies, that data must not be trusted\n",
+				       r->n_untrusted_data, r->n_untrusted_data == 1 ? "" : "s",
+				       "EV_EFI_VARIABLE_AUTHORITY or EV_S_CRTM_VERSION");
+			break;
+		case MB_PCR_DATA_MISMATCH:
+			printf(" the value matches the log, but the log's data was changed:\n");
+			explain_text(log, r, res);
+			break;
+		case MB_PCR_MISMATCH:
+			printf("\n      log replay %s\n", mb_hex(r->expected, r->size, hex));
+			printf("      %-10s %s\n", source, mb_hex(r->actual, r->size, hex));
+			explain_text(log, r, res);
+			break;
+		case MB_PCR_BANK_NOT_IN_LOG:
+			printf(" the log extends PCR %u but carries no %s digests (limit with --bank to check the "
+			       "other banks)\n", r->pcr, name);
+			break;
+		case MB_PCR_NO_VALUE:
+			printf(" the values given have no %s PCR %u\n", name, r->pcr);
+			break;
+		default:
+			printf("\n");
+		}
+	}
+	{
+		uint32_t nc = 0, nu[MB_MAX_BANKS] = { 0 };
+		uint16_t ua[MB_MAX_BANKS];
+		size_t n_ua = 0, k;
+
+		/* Banks left out by --bank: one line each, never a PCR-by-PCR list that looks checked. */
+		for (i = 0; i < res->n; i++) {
+			if (res->pcrs[i].verdict == MB_PCR_NOT_COVERED)
+				nc++;
+			if (res->pcrs[i].verdict != MB_PCR_UNVERIFIED)
+				continue;
+			for (k = 0; k < n_ua; k++)
+				if (ua[k] == res->pcrs[i].alg)
+					break;
+			if (k == n_ua && n_ua < MB_MAX_BANKS)
+				ua[n_ua++] = res->pcrs[i].alg;
+			if (k < MB_MAX_BANKS && (res->pcrs[i].n_events || (res->log_pcrs & (1u << res->pcrs[i].pcr))))
+				nu[k]++;
+		}
+		for (k = 0; k < n_ua; k++) {
+			char buf[8];
+
+			printf("bank %s UNVERIFIED (left out by --bank): %u PCR%s the log extends not checked\n",
+			       tool_alg_name(ua[k], buf), nu[k], nu[k] == 1 ? "" : "s");
+		}
+		if (nc)
+			printf("(%u PCR values not covered by the log, not shown: no claim about them)\n", nc);
+	}
+	if (res->ok)
+		printf("verified: %u PCR values match the log\n", res->n_verified);
+	else if (res->n_failed)
+		printf("FAILED: %u PCR value%s not verify\n", res->n_failed, res->n_failed == 1 ? " does" : "s do");
+	else
+		printf("FAILED: nothing was verified\n");
+}
+
+static json_object *hex_json(const uint8_t *b, size_t n)
+{
+	char hex[2 * MB_DIGEST_MAX + 1];
+
+	return json_object_new_string(mb_hex(b, n, hex));
+}
+
+static void print_json(const mb_verify_result *res, const char *source)
+{
+	json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(root, "verified", json_object_new_boolean(res->ok));
+	json_object_object_add(root, "source", json_object_new_string(source));
+	json_object_object_add(root, "pcrs_verified", json_object_new_int64(res->n_verified));
+	json_object_object_add(root, "pcrs_failed", json_object_new_int64(res->n_failed));
+	for (i = 0; i < res->n; i++) {
+		const mb_verify_pcr *r = &res->pcrs[i];
+		json_object *o = json_object_new_object();
+		char name[8];
+
+		json_object_object_add(o, "pcr", json_object_new_int64(r->pcr));
+		json_object_object_add(o, "bank", json_object_new_string(tool_alg_name(r->alg, name)));
+		json_object_object_add(o, "verdict", json_object_new_string(mb_pcr_verdict_name(r->verdict)));
+		json_object_object_add(o, "events", json_object_new_int64(r->n_events));
+		if (r->n_userspace)
+			json_object_object_add(o, "userspace_records", json_object_new_int64(r->n_userspace));
+		if (r->verdict == MB_PCR_VERIFIED || r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_NO_VALUE ||
+		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH)
+			json_object_object_add(o, "expected", hex_json(r->expected, r->size));
+		if (r->verdict != MB_PCR_NO_VALUE)
+			json_object_object_add(o, "actual", hex_json(r->actual, r->size));
+		if (r->n_untrusted_data)
+			json_object_object_add(o, "events_untrusted_data", json_object_new_int64(r->n_untrusted_data));
+		if (r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_DATA_MISMATCH) {
+			json_object *bad = json_object_new_array();
+			uint32_t k;
+
+			for (k = 0; k < r->n_bad_digest && k < MB_VERIFY_MAX_BAD_EVENTS; k++)
+				json_object_array_add(bad, json_object_new_int64(r->bad_digest_events[k]));
+			json_object_object_add(o, "events_digest_mismatch", bad);
+			if (r->prefix_match)
+				json_object_object_add(o, r->last_good_userspace ? "last_agreeing_userspace_record" :
+						       "last_agreeing_event", json_object_new_int64(r->last_good_event));
+			if (r->extra_event >= 0)
+				json_object_object_add(o, "matches_without_event", json_object_new_int64(r->extra_event));
+			if (r->swapped_event >= 0) {
+				json_object *sw = json_object_new_array();
+
+				json_object_array_add(sw, json_object_new_int64(r->swapped_event));
+				json_object_array_add(sw, json_object_new_int64(r->swapped_next));
+				json_object_object_add(o, "matches_with_events_swapped", sw);
+			}
+			if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
+				json_object_object_add(o, "quirk", json_object_new_string("missing-exit-boot-services-events"));
+			else if (r->quirk == MB_QUIRK_STARTUP_LOCALITY) {
+				json_object_object_add(o, "quirk", json_object_new_string("startup-locality"));
+				json_object_object_add(o, "quirk_locality", json_object_new_int64(r->quirk_locality));
+			}
+		}
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "pcrs", arr);
+	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+}
+
+static bool in_only(uint16_t alg, const uint16_t *only, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (only[i] == alg)
+			return true;
+	return false;
+}
+
+static int load_pcrs(const char *path, mb_pcr_values *v)
+{
+	mb_error err = { 0 };
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int r;
+
+	r = mb_read_file(path, PCR_FILE_MAX, &buf, &size, &err);
+	if (r < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	r = mb_pcr_values_parse((const char *) buf, size, v, &err);
+	free(buf);
+	if (r < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Open, lock (shared) and parse the userspace log. *ret_fd keeps the lock until the
+ * PCRs are read. A missing default log is no log; a missing named one is an error.
+ */
+static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log **ret)
+{
+	mb_error err = { 0 };
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	struct stat st;
+	int fd, r;
+
+	*ret = NULL;
+	*ret_fd = -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && !named)
+			return EXIT_OK;
+		tool_errorf("%s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (flock(fd, LOCK_SH) < 0 || fstat(fd, &st) < 0) {
+		tool_errorf("%s: %s", path, strerror(errno));
+		close(fd);
+		return EXIT_USAGE;
+	}
+	/* 'mboot measure' (like systemd-pcrextend) sets the sticky bit while it extends and appends. */
+	if (st.st_mode & S_ISVTX)
+		tool_errorf("warning: %s is marked incomplete: a writer died between extending a PCR and logging "
+			    "it; the PCR it extended cannot verify", path);
+	r = mb_read_file(path, MB_CEL_MAX_SIZE, &buf, &size, &err);
+	if (r >= 0)
+		r = mb_cel_log_parse(buf, size, ret, &err);
+	free(buf);
+	if (r < 0) {
+		tool_report(path, &err);
+		close(fd);
+		return EXIT_USAGE;
+	}
+	*ret_fd = fd;
+	return EXIT_OK;
+}
+
+int verb_verify(int argc, char **argv)
+{
+	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = MB_CEL_DEFAULT_PATH;
+	bool us_named = false, us_off = false;
+	mb_cel_log *us = NULL;
+	int us_fd = -1;
+	uint16_t only[MB_MAX_BANKS];
+	size_t n_only = 0, i;
+	bool json = false;
+	mb_event_log *log = NULL;
+	mb_pcr_values actual;
+	mb_verify_result *res = NULL;
+	mb_error err = { 0 };
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", verify_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(verify_help, stdout);
+			return EXIT_OK;
+		case OPT_LOG:
+			log_path = optarg;
+			break;
+		case OPT_PCRS:
+			pcrs_path = optarg;
+			break;
+		case OPT_BANK: {
+			const mb_digest_info *d = mb_digest_by_name(optarg);
+
+			if (!d)
+				return tool_usage_error("verify", "unknown bank '%s'", optarg);
+			for (i = 0; i < n_only; i++)
+				if (only[i] == d->alg)
+					break;
+			if (i == n_only) {
+				if (n_only >= MB_MAX_BANKS)
+					return tool_usage_error("verify", "too many --bank options");
+				only[n_only++] = d->alg;
+			}
+			break;
+		}
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		case OPT_USLOG:
+			us_path = optarg;
+			us_named = true;
+			break;
+		case OPT_NO_USLOG:
+			us_off = true;
+			break;
+		default:
+			return tool_usage_error("verify", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("verify", "unexpected argument '%s'", argv[optind]);
+	if (pcrs_path && tcti)
+		return tool_usage_error("verify", "--pcrs and --tcti exclude each other");
+
+	if (us_off && us_named)
+		return tool_usage_error("verify", "--userspace-log and --no-userspace-log exclude each other");
+	rc = tool_load_log(log_path, &log);
+	if (rc != EXIT_OK)
+		return rc;
+	if (!us_off) {
+		rc = load_userspace(us_path, us_named, &us_fd, &us);
+		if (rc != EXIT_OK)
+			goto out;
+	}
+
+	if (pcrs_path) {
+		rc = load_pcrs(pcrs_path, &actual);
+		if (rc != EXIT_OK)
+			goto out;
+	} else {
+		mb_tpm *tpm = NULL;
+		mb_tpm_bank banks[MB_MAX_BANKS];
+		size_t n_banks = 0;
+
+		rc = tool_tpm_open(tcti, &tpm);
+		if (rc != EXIT_OK)
+			goto out;
+		if (mb_tpm_banks(tpm, banks, MB_MAX_BANKS, &n_banks, &err) < 0 ||
+		    mb_tpm_read_pcrs(tpm, NULL, 0, (1u << MB_PCR_COUNT) - 1, &actual, NULL, &err) < 0) {
+			rc = tool_tpm_exit(&err);
+			mb_tpm_free(tpm);
+			goto out;
+		}
+		mb_tpm_free(tpm);
+		/* Fail closed: an active bank mboot cannot compute is a bank nobody verified. */
+		for (i = 0; i < n_banks; i++) {
+			char name[8];
+
+			if (mb_digest_by_alg(banks[i].alg) || (n_only && !in_only(banks[i].alg, only, n_only)))
+				continue;
+			tool_errorf("verify: the TPM has an active bank %s that mboot cannot compute: it cannot be "
+				    "verified (limit the check with --bank)", tool_alg_name(banks[i].alg, name));
+			rc = EXIT_FAILED;
+			goto out;
+		}
+	}
+	if (us_fd >= 0) {
+		close(us_fd); /* drops the lock: the log and the PCRs were read together */
+		us_fd = -1;
+	}
+	for (i = 0; i < n_only; i++)
+		if (!mb_pcr_values_bank_const(&actual, only[i])) {
+			char name[8];
+
+			tool_errorf("verify: --bank %s: %s has no such bank", tool_alg_name(only[i], name),
+				    pcrs_path ? pcrs_path : "the TPM");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (mb_verify_log(log, us, &actual, only, n_only, res, &err) < 0) {
+		tool_report(log_path, &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (json)
+		print_json(res, pcrs_path ? pcrs_path : "tpm");
+	else
+		print_text(log, res, pcrs_path ? "values" : "TPM");
+	rc = res->ok ? EXIT_OK : EXIT_FAILED;
+out:
+	if (us_fd >= 0)
+		close(us_fd);
+	mb_cel_log_free(us);
+	free(res);
+	mb_event_log_free(log);
+	return rc;
+}

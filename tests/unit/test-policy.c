@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Policies against a real GRUB boot (ima-evm-utils' sample machine): the hand-written example
+ * of docs/policy.md holds; tampered copies of the log break exactly the rules they should;
+ * hostile policy files are refused with the line and field.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <mboot/mboot.h>
+#include "corpus-util.h"
+#include "shared/fileio.h"
+
+#define SAMPLE "ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9"
+
+static mb_event_log *load(const char *rel)
+{
+	size_t size;
+	uint8_t *b = corpus_load(rel, &size);
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+
+	assert_non_null(b);
+	assert_int_equal(mb_event_log_parse(b, size, &log, &err), 0);
+	free(b);
+	return log;
+}
+
+static mb_policy *example_policy(void)
+{
+	char path[4096];
+	const char *root = getenv("MB_SOURCE_ROOT");
+	uint8_t *text;
+	size_t size;
+	mb_policy *p = NULL;
+	mb_error err = { 0 };
+
+	snprintf(path, sizeof(path), "%s/docs/policy-example.json", root ? root : ".");
+	assert_int_equal(mb_read_file(path, 1 << 20, &text, &size, &err), 0);
+	if (mb_policy_parse((char *) text, size, &p, &err) < 0)
+		fprintf(stderr, "%s\n", err.message);
+	assert_non_null(p);
+	free(text);
+	return p;
+}
+
+static void check(const mb_policy *p, const mb_event_log *log, uint16_t bank, mb_policy_result *res)
+{
+	mb_pcr_values v;
+	mb_error err = { 0 };
+
+	assert_int_equal(mb_replay_log(log, SIZE_MAX, &v, NULL, &err), 0);
+	assert_int_equal(mb_policy_check(p, log, &v, bank, res, &err), 0);
+}
+
+static void test_example_holds_on_real_boot(void **state)
+{
+	mb_event_log *log = load(SAMPLE);
+	mb_policy *p = example_policy();
+	mb_policy_result res;
+	size_t i;
+
+	check(p, log, MB_ALG_SHA256, &res);
+	for (i = 0; i < res.n_violations; i++)
+		fprintf(stderr, "PCR %u #%d: %s\n", res.violations[i].pcr,
+			res.violations[i].event ? (int) res.violations[i].event->number : -1, res.violations[i].reason);
+	assert_true(mb_policy_result_ok(&res));
+	assert_int_equal(res.pcr[4], MB_POLICY_PCR_OK);
+	assert_int_equal(res.pcr[8], MB_POLICY_PCR_OK);
+	assert_int_equal(res.pcr[9], MB_POLICY_PCR_NOT_GOVERNED);
+	assert_true(res.events_matched > 50);
+	mb_policy_result_done(&res);
+
+	/* The example's PCR 4 binaries are given in SHA-256 only: judged in the SHA-1 bank, none matches. */
+	check(p, log, MB_ALG_SHA1, &res);
+	assert_false(mb_policy_result_ok(&res));
+	assert_int_equal(res.pcr[4], MB_POLICY_PCR_VIOLATED);
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+	mb_event_log_free(log);
+}
+
+/* A copy of the log with event `victim`'s data replaced; digests recomputed when rehash. */
+static mb_event_log *tamper(const mb_event_log *log, size_t victim, const char *new_data, bool rehash)
+{
+	mb_log_writer *w;
+	mb_event_log *out = NULL;
+	mb_error err = { 0 };
+	const uint8_t *bytes;
+	size_t size, i;
+
+	assert_int_equal(mb_log_writer_new(&w), 0);
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		if (i != victim) {
+			assert_int_equal(mb_log_writer_add_event(w, ev), 0);
+		} else if (!rehash) {
+			mb_event copy = *ev;
+			copy.data = (const uint8_t *) new_data;
+			copy.data_size = (uint32_t) strlen(new_data) + 1;
+			assert_int_equal(mb_log_writer_add_event(w, &copy), 0);
+		} else {
+			const char *text = strchr(new_data, ' ') + 1; /* GRUB hashes the text after "prefix: " */
+			assert_int_equal(mb_log_writer_add_hashed(w, ev->pcr, ev->type, text, strlen(text),
+								  new_data, strlen(new_data) + 1), 0);
+		}
+	}
+	bytes = mb_log_writer_data(w, &size);
+	assert_int_equal(mb_event_log_parse(bytes, size, &out, &err), 0);
+	mb_log_writer_free(w);
+	return out;
+}
+
+static size_t find_event(const mb_event_log *log, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		if (ev->data_size > strlen(prefix) && memcmp(ev->data, prefix, strlen(prefix)) == 0)
+			return i;
+	}
+	fail();
+	return 0;
+}
+
+static void test_tampered_command_line(void **state)
+{
+	mb_event_log *log = load(SAMPLE), *bad;
+	mb_policy *p = example_policy();
+	mb_policy_result res;
+	size_t victim = find_event(log, "kernel_cmdline: ");
+	static const char evil[] = "kernel_cmdline: /boot/vmlinuz-5.7.0-rc2+.signed root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb init=/bin/sh";
+
+	/* Text edited, digest left: the text no longer proves anything; the rule cannot match. */
+	bad = tamper(log, victim, evil, false);
+	check(p, bad, MB_ALG_SHA256, &res);
+	assert_int_equal(res.pcr[8], MB_POLICY_PCR_VIOLATED);
+	assert_int_equal(res.pcr[4], MB_POLICY_PCR_OK);
+	assert_true(res.n_violations >= 1);
+	assert_ptr_equal(res.violations[0].event, mb_event_log_event(bad, victim));
+	assert_non_null(strstr(res.violations[0].reason, "does not hash"));
+	mb_policy_result_done(&res);
+	mb_event_log_free(bad);
+
+	/* Text and digest both changed (a different boot): the regular expression refuses init=. */
+	bad = tamper(log, victim, evil, true);
+	check(p, bad, MB_ALG_SHA256, &res);
+	assert_int_equal(res.pcr[8], MB_POLICY_PCR_VIOLATED);
+	assert_ptr_equal(res.violations[0].event, mb_event_log_event(bad, victim));
+	assert_non_null(strstr(res.violations[0].reason, "no rule"));
+	assert_non_null(res.violations[0].closest); /* names the kernel_cmdline rule it came closest to */
+	/* The required kernel_cmdline rule is then missing too. */
+	assert_non_null(strstr(res.violations[res.n_violations - 1].reason, "required"));
+	mb_policy_result_done(&res);
+	mb_event_log_free(bad);
+	mb_policy_free(p);
+	mb_event_log_free(log);
+}
+
+static mb_policy *parse_text(const char *text, int expect_rc, const char *words)
+{
+	mb_policy *p = NULL;
+	mb_error err = { 0 };
+	int rc = mb_policy_parse(text, strlen(text), &p, &err);
+
+	if (rc != expect_rc || (words && !strstr(err.message, words))) {
+		fprintf(stderr, "policy %.60s...: rc %d, message \"%s\" (wanted \"%s\")\n", text, rc, err.message,
+			words ? words : "");
+		fail();
+	}
+	return p;
+}
+
+static void test_values_and_counts(void **state)
+{
+	mb_event_log *log = load(SAMPLE);
+	mb_policy *p;
+	mb_policy_result res;
+	mb_pcr_values truth;
+	char text[1024], hex[41];
+	const mb_pcr_bank *b;
+	size_t i, over = 0, required = 0, unknown = 0;
+
+	/* PCR 0's true SHA-1 value, from the machine's own PCR dump (sample-tpm-2.0-pcrs-8-9). */
+	assert_true(truth_load("ima-evm-utils/sample-tpm-2.0-pcrs-8-9", "tss", &truth));
+	b = mb_pcr_values_bank_const(&truth, MB_ALG_SHA1);
+	assert_non_null(b);
+	for (i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", b->value[0][i]);
+	snprintf(text, sizeof(text), "{\"version\": 1, \"pcrs\": {\"0\": {\"values\": {\"sha1\": \"%s\"}},"
+		 " \"5\": {\"values\": {\"sha1\": \"%040d\"}}}}", hex, 0);
+	p = parse_text(text, 0, NULL);
+	check(p, log, MB_ALG_SHA1, &res);
+	assert_int_equal(res.pcr[0], MB_POLICY_PCR_OK);       /* equals the real TPM's PCR 0 */
+	assert_int_equal(res.pcr[5], MB_POLICY_PCR_VIOLATED); /* zero is not PCR 5 */
+	mb_policy_result_done(&res);
+	/* No value for the bank being judged: fail closed. */
+	check(p, log, MB_ALG_SHA256, &res);
+	assert_int_equal(res.pcr[0], MB_POLICY_PCR_VIOLATED);
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+
+	p = parse_text("{\"version\": 1, \"pcrs\": {"
+		       " \"4\": {\"rules\": [{\"type\": \"EV_SEPARATOR\", \"max\": 1, \"digests\": [{\"sha256\": "
+		       "\"df3f619804a92fdb4057192dc43dd748ea778adc52bc498ce80524c014b81119\"}]},"
+		       " {\"type\": \"EV_EFI_BOOT_SERVICES_APPLICATION\", \"max\": 1, \"digests\": [{\"sha256\": "
+		       "\"bc9b04bca6179f985f13e6c8e62221d3b98e94001af72715e8546c48104242fb\"}]},"
+		       " {\"type\": \"EV_POST_CODE\", \"required\": true, \"digests\": [{\"sha1\": "
+		       "\"0000000000000000000000000000000000000000\"}]}]}}}", 0, NULL);
+	check(p, log, MB_ALG_SHA256, &res);
+	assert_int_equal(res.pcr[4], MB_POLICY_PCR_VIOLATED);
+	for (i = 0; i < res.n_violations; i++) {
+		over += !!strstr(res.violations[i].reason, "maximum");
+		required += !!strstr(res.violations[i].reason, "required");
+		unknown += !!strstr(res.violations[i].reason, "no rule");
+	}
+	assert_int_equal(over, 1);     /* that application appears twice, max 1 */
+	assert_int_equal(required, 1); /* no EV_POST_CODE in PCR 4 */
+	assert_int_equal(unknown, 4);  /* the four other applications */
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+	mb_event_log_free(log);
+}
+
+static void test_hostile_policies(void **state)
+{
+	char *big;
+	size_t i, n;
+
+	parse_text("{\"version\": 1,\n\"pcrs\": {\n\"8\": [}", -EBADMSG, "line 3");
+	parse_text("{\"version\": 2, \"pcrs\": {}}", -EBADMSG, "version 1");
+	parse_text("{\"version\": 1, \"pcrs\": {}, \"polcy\": 1}", -EBADMSG, "unknown key \"polcy\"");
+	parse_text("{\"version\": 1, \"pcrs\": {\"24\": {\"values\": {}}}}", -EBADMSG, "0 to 23");
+	parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"(a\"}]}}}",
+		   -EBADMSG, "pcrs.8.rules[0]: regular expression does not compile");
+	parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"(a+)+$\"}]}}}",
+		   -EBADMSG, "catastrophically");
+	parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"(x|x)*y\"}]}}}",
+		   -EBADMSG, "catastrophically");
+	parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [{\"type\": \"EV_BOGUS\", \"text\": \"a\"}]}}}",
+		   -EBADMSG, "unknown event type");
+	parse_text("{\"version\": 1, \"pcrs\": {\"4\": {\"rules\": [{\"type\": \"EV_IPL\", \"digests\": [{\"sha256\": \"abcd\"}]}]}}}",
+		   -EBADMSG, "not 32 bytes of hex");
+	parse_text("{\"version\": 1, \"pcrs\": {\"4\": {\"rules\": [{\"type\": \"EV_IPL\", \"digests\": [], \"text\": \"a\"}]}}}",
+		   -EBADMSG, "exactly one of");
+	parse_text("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", -EBADMSG, "JSON");
+
+	/* 5,000 rules in one PCR: over the cap. */
+	n = 5000;
+	big = malloc(n * 48 + 100);
+	assert_non_null(big);
+	strcpy(big, "{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [");
+	for (i = 0; i < n; i++)
+		strcat(big, i ? ",{\"type\": \"EV_IPL\", \"text\": \"a\"}" : "{\"type\": \"EV_IPL\", \"text\": \"a\"}");
+	strcat(big, "]}}}");
+	parse_text(big, -EBADMSG, "more than 4096 rules");
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example_holds_on_real_boot),
+		cmocka_unit_test(test_tampered_command_line),
+		cmocka_unit_test(test_values_and_counts),
+		cmocka_unit_test(test_hostile_policies),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,64 @@
+#!/bin/busybox sh
+# /init of the test initramfs (runs in the guest, busybox only). Prints, between markers that
+# the host parses (tests/vm/lib.sh vm_extract):
+#   LOG          base64 of /sys/kernel/security/tpm0/binary_bios_measurements
+#   LOG-SHA256   its SHA-256, so the host can prove the serial transfer was exact
+#   PCRS         "<bank> <index> <hex>" for every PCR of every bank in /sys/class/tpm/tpm0
+#   MBOOT-REPLAY `mboot log replay --json` of the kernel's log, when /bin/mboot is present
+# then powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin:/sbin:/usr/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t securityfs securityfs /sys/kernel/security
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+dmesg -n 1
+
+echo "MBVM-BEGIN-INFO"
+uname -r
+cat /proc/cmdline
+echo "MBVM-END-INFO"
+
+log=/sys/kernel/security/tpm0/binary_bios_measurements
+# Copy first: securityfs gives short reads, and every consumer below reads the same bytes.
+if cat "$log" >/tmp/log.bin; then
+	echo "MBVM-BEGIN-LOG"
+	base64 /tmp/log.bin
+	echo "MBVM-END-LOG"
+	echo "MBVM-BEGIN-LOG-SHA256"
+	sha256sum /tmp/log.bin
+	echo "MBVM-END-LOG-SHA256"
+else
+	echo "MBVM-NO-LOG"
+fi
+
+echo "MBVM-BEGIN-PCRS"
+for bankdir in /sys/class/tpm/tpm0/pcr-*; do
+	[ -d "$bankdir" ] || continue
+	bank=${bankdir##*/pcr-}
+	i=0
+	while [ $i -lt 24 ]; do
+		[ -r "$bankdir/$i" ] && echo "$bank $i $(cat "$bankdir/$i")"
+		i=$((i + 1))
+	done
+done
+echo "MBVM-END-PCRS"
+
+if [ -x /bin/mboot ]; then
+	/bin/mboot log replay --json "$log" >/tmp/replay.json 2>/tmp/replay.err
+	rc=$?
+	echo "MBVM-BEGIN-MBOOT-REPLAY"
+	cat /tmp/replay.json
+	echo "MBVM-END-MBOOT-REPLAY"
+	echo "MBVM-BEGIN-MBOOT-REPLAY-RC"
+	echo "$rc"
+	echo "MBVM-END-MBOOT-REPLAY-RC"
+	echo "MBVM-BEGIN-MBOOT-REPLAY-ERR"
+	cat /tmp/replay.err
+	echo "MBVM-END-MBOOT-REPLAY-ERR"
+fi
+
+echo "MBVM-DONE"
+sync
+poweroff -f

@@ -1,0 +1,351 @@
+# shellcheck shell=bash disable=SC2034
+# Real measured boot under QEMU: OVMF (PCRs 0-7) -> GRUB 2 with its tpm module (PCRs 8, 9)
+# -> a Debian kernel whose initramfs prints the firmware event log and the PCRs of every bank
+# to the serial console. Everything comes from Debian packages; nothing here needs root.
+#
+# Sourced by run-scenario.sh. Public functions start with vm_; the caller sets:
+#   MBOOT         the mboot binary (required by the scenarios, optional for a plain boot)
+#   MB_VM_CACHE   cache folder for the downloaded kernel (default tests/vm/cache)
+#   MB_VM_ACCEL   kvm | tcg | auto (default auto: KVM when a probe boot proves it works)
+#   MB_VM_TIMEOUT hard limit of one boot in seconds (default 300)
+
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MB_VM_CACHE=${MB_VM_CACHE:-$VM_DIR/cache}
+MB_VM_ACCEL=${MB_VM_ACCEL:-auto}
+MB_VM_TIMEOUT=${MB_VM_TIMEOUT:-300}
+
+# Fixed inputs. PCR 0 depends on the VM shape, PCR 5 on the GPT (disk GUID, partition GUID and
+# geometry), PCR 1 on the boot variables OVMF writes into a fresh copy of its variable store.
+VM_MACHINE=q35
+VM_CPU=${MB_VM_CPU:-qemu64}
+VM_MEM=${MB_VM_MEM:-512}
+VM_SMP=${MB_VM_SMP:-1}
+VM_RTC=2024-01-01T00:00:00
+VM_DISK_GUID=6D626F6F-7400-4000-8000-0000000000D1
+VM_ESP_GUID=6D626F6F-7400-4000-8000-0000000000E5
+VM_ESP_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC93B
+VM_FAT_SERIAL=6d620001
+VM_ESP_MIB=64
+# Every file in the ESP and the initramfs gets this timestamp (mtools reads SOURCE_DATE_EPOCH).
+VM_EPOCH=1704067200
+VM_CMDLINE_DEFAULT="console=ttyS0,115200 quiet loglevel=1 panic=-1 rdinit=/init"
+VM_GRUB_MODULES="normal configfile echo boot fat part_gpt tpm linuxefi linux"
+OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
+OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+
+vm_say() { printf 'vm: %s\n' "$*" >&2; }
+vm_die() { printf 'vm: FAIL: %s\n' "$*" >&2; exit 1; }
+
+vm_need_tools() {
+	local t missing=()
+	for t in qemu-system-x86_64 swtpm grub-mkimage mformat mcopy mmd sfdisk cpio busybox \
+		timeout jq base64 apt-get apt-cache dpkg-deb flock ldd sha256sum; do
+		command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+	done
+	[ -r "$OVMF_CODE" ] || missing+=("$OVMF_CODE")
+	[ -r "$OVMF_VARS" ] || missing+=("$OVMF_VARS")
+	[ -d /usr/lib/grub/x86_64-efi ] || missing+=(/usr/lib/grub/x86_64-efi)
+	[ ${#missing[@]} -eq 0 ] || vm_die "missing: ${missing[*]}"
+}
+
+# --- kernel -----------------------------------------------------------------------------------
+
+# The linux-image package apt resolves linux-image-amd64 to, e.g. linux-image-6.1.0-57-amd64.
+vm_kernel_package() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n 1
+}
+
+# Prints the path of a cached vmlinuz, downloading the package once (apt-get download, the only
+# network access) and unpacking only its /boot with dpkg-deb.
+vm_kernel() {
+	local pkg dir deb
+	mkdir -p "$MB_VM_CACHE"
+	pkg=$(vm_kernel_package)
+	if [ -z "$pkg" ]; then
+		# No package index: use what an earlier run cached.
+		dir=$(ls -d "$MB_VM_CACHE"/linux-image-*/ 2>/dev/null | sort | tail -n 1)
+		[ -n "$dir" ] || vm_die "apt-cache knows no linux-image-amd64 and the cache is empty"
+		pkg=$(basename "$dir")
+	fi
+	dir=$MB_VM_CACHE/$pkg
+	(
+		flock 9
+		if ! ls "$dir"/boot/vmlinuz-* >/dev/null 2>&1; then
+			vm_say "downloading $pkg into $MB_VM_CACHE"
+			mkdir -p "$MB_VM_CACHE/deb"
+			(cd "$MB_VM_CACHE/deb" && apt-get -o APT::Sandbox::User=root download "$pkg" >&2) ||
+				vm_die "apt-get download $pkg failed"
+			deb=$(ls "$MB_VM_CACHE/deb/${pkg}"_*.deb | tail -n 1)
+			rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.tmp" --wildcards './boot/*' ||
+				vm_die "unpacking $deb failed"
+			rm -rf "$dir" && mv "$dir.tmp" "$dir"
+		fi
+	) 9>"$MB_VM_CACHE/.lock"
+	ls "$dir"/boot/vmlinuz-* | head -n 1
+}
+
+# --- initramfs --------------------------------------------------------------------------------
+
+# vm_initramfs OUT [with-mboot] [extra-file...]
+# A busybox initramfs whose /init reports the firmware log and the PCRs and powers off.
+# With "with-mboot" it also carries $MBOOT and every library ldd names, and runs
+# `mboot log replay --json` on the kernel's log. Extra files land in /extra/ (used to change
+# the initrd bytes without changing its behaviour).
+vm_initramfs() {
+	local out=$1 mode=${2:-plain} root lib
+	shift 2 || shift $#
+	root=$(mktemp -d "${out}.root.XXXXXX")
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,extra}
+	cp /bin/busybox "$root/bin/busybox"
+	cp "$VM_DIR/guest-init.sh" "$root/init"
+	chmod 0755 "$root/init" "$root/bin/busybox"
+	if [ "$mode" = with-mboot ]; then
+		[ -x "${MBOOT:-}" ] || vm_die "MBOOT is not set to an executable"
+		cp "$MBOOT" "$root/bin/mboot"
+		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
+		# included), so the guest's loader finds them with its default search path.
+		for lib in $(ldd "$MBOOT" | grep -o '/[^ )]*' | sort -u); do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	fi
+	for f in "$@"; do cp "$f" "$root/extra/"; done
+	# Reproducible archive: modes independent of the umask, fixed mtimes, sorted names, root
+	# owner, --reproducible for the inode and device numbers.
+	chmod -R u=rwX,go=rX "$root"
+	find "$root" -exec touch -h -d "@$VM_EPOCH" {} +
+	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio -o -H newc --reproducible -R 0:0 --quiet) >"$out"
+	rm -rf "$root"
+}
+
+# --- GRUB and the disk ------------------------------------------------------------------------
+
+vm_grub_image() {
+	local out=$1
+	# No embedded config: the prefix makes GRUB read /EFI/BOOT/grub.cfg from the partition it
+	# was started from, so the config is a file GRUB measures into PCR 9 like any other.
+	# shellcheck disable=SC2086
+	grub-mkimage -O x86_64-efi -p /EFI/BOOT -o "$out" $VM_GRUB_MODULES
+}
+
+# vm_grub_cfg OUT CMDLINE
+vm_grub_cfg() {
+	# Debian's plain linux/initrd take a legacy path that leaves the kernel without the event
+	# log; linuxefi/initrdefi hand over through the EFI stub, which passes the log on.
+	cat >"$1" <<EOF
+set timeout=0
+echo mboot-vm: loading kernel
+linuxefi /vmlinuz $2
+initrdefi /initrd.img
+boot
+EOF
+}
+
+# vm_disk OUT GRUB_EFI GRUB_CFG VMLINUZ INITRD
+# A GPT disk with one EFI system partition, built as a regular file: sfdisk writes the table
+# with fixed GUIDs, mtools formats and fills the FAT at the partition's offset.
+vm_disk() {
+	local out=$1 grub=$2 cfg=$3 kernel=$4 initrd=$5 esp start=2048 sectors
+	sectors=$((VM_ESP_MIB * 2048))
+	esp=$out.esp
+	rm -f "$out" "$esp"
+	truncate -s $(((start + sectors + 2048) * 512)) "$out"
+	sfdisk --quiet --no-reread --no-tell-kernel "$out" <<EOF >/dev/null
+label: gpt
+label-id: $VM_DISK_GUID
+first-lba: 34
+start=$start, size=$sectors, type=$VM_ESP_TYPE, uuid=$VM_ESP_GUID, name="EFI System"
+EOF
+	truncate -s $((sectors * 512)) "$esp"
+	export SOURCE_DATE_EPOCH=$VM_EPOCH
+	mformat -i "$esp" -N "$VM_FAT_SERIAL" -v MBOOTESP -T "$sectors" -h 64 -s 32 -H "$start" :: ||
+		vm_die "mformat failed"
+	mmd -i "$esp" ::/EFI ::/EFI/BOOT
+	mcopy -i "$esp" "$grub" ::/EFI/BOOT/BOOTX64.EFI
+	mcopy -i "$esp" "$cfg" ::/EFI/BOOT/grub.cfg
+	mcopy -i "$esp" "$kernel" ::/vmlinuz
+	mcopy -i "$esp" "$initrd" ::/initrd.img
+	unset SOURCE_DATE_EPOCH
+	dd if="$esp" of="$out" bs=512 seek=$start conv=notrunc status=none
+	rm -f "$esp"
+}
+
+# vm_prepare DIR CMDLINE INITRD: GRUB image, grub.cfg and disk image in DIR.
+vm_prepare() {
+	local dir=$1 cmdline=$2 initrd=$3 kernel
+	mkdir -p "$dir"
+	kernel=$(vm_kernel)
+	vm_grub_image "$dir/BOOTX64.EFI"
+	vm_grub_cfg "$dir/grub.cfg" "$cmdline"
+	vm_disk "$dir/disk.img" "$dir/BOOTX64.EFI" "$dir/grub.cfg" "$kernel" "$initrd"
+	cp "$initrd" "$dir/initrd.img"
+	printf '%s\n' "$cmdline" >"$dir/cmdline"
+	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
+}
+
+# --- one boot ---------------------------------------------------------------------------------
+
+VM_SWTPM_PID=
+VM_QEMU_PID=
+vm_cleanup() {
+	[ -z "$VM_QEMU_PID" ] || kill "$VM_QEMU_PID" 2>/dev/null || true
+	[ -z "$VM_SWTPM_PID" ] || kill "$VM_SWTPM_PID" 2>/dev/null || true
+	[ -z "$VM_QEMU_PID" ] || wait "$VM_QEMU_PID" 2>/dev/null || true
+	[ -z "$VM_SWTPM_PID" ] || wait "$VM_SWTPM_PID" 2>/dev/null || true
+	VM_QEMU_PID='' VM_SWTPM_PID=''
+}
+trap vm_cleanup EXIT
+trap 'vm_cleanup; exit 130' INT TERM
+
+# vm_qemu DIR ACCEL LIMIT [FIRST_OUTPUT_LIMIT]: boot DIR/disk.img once with a fresh TPM and
+# variable store. Returns 0 when the guest printed its end marker, 1 otherwise; 2 when KVM hit
+# an emulation failure (the guest is then stuck, so it is killed at once instead of waiting
+# for LIMIT); 3 when nothing reached the serial console within FIRST_OUTPUT_LIMIT seconds.
+vm_qemu() {
+	local dir=$1 accel=$2 limit=$3 first=${4:-0} tpm t0 rc=1 waited=0
+	tpm=$(mktemp -d /tmp/mb-vm-tpm.XXXXXX)
+	cp "$OVMF_VARS" "$dir/vars.fd"
+	rm -f "$dir/serial.raw" "$dir/qemu.err"
+	swtpm socket --tpm2 --tpmstate dir="$tpm" --ctrl type=unixio,path="$tpm/ctrl.sock" \
+		--flags not-need-init,startup-clear --log file="$dir/swtpm.log" &
+	VM_SWTPM_PID=$!
+	while [ ! -S "$tpm/ctrl.sock" ]; do
+		kill -0 "$VM_SWTPM_PID" 2>/dev/null || { vm_cleanup; vm_die "swtpm did not start"; }
+		sleep 0.1
+	done
+	local -a accel_args
+	if [ "$accel" = kvm ]; then accel_args=(-accel kvm); else accel_args=(-accel tcg); fi
+	t0=$(date +%s.%N)
+	timeout -k 5 "$limit" qemu-system-x86_64 \
+		-machine "$VM_MACHINE" "${accel_args[@]}" -cpu "$VM_CPU" -m "$VM_MEM" -smp "$VM_SMP" \
+		-rtc base="$VM_RTC",clock=vm \
+		-drive if=pflash,format=raw,unit=0,readonly=on,file="$OVMF_CODE" \
+		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
+		-drive if=none,id=disk0,format=raw,file="$dir/disk.img",snapshot=on \
+		-device virtio-blk-pci,drive=disk0,bootindex=1 \
+		-chardev socket,id=chrtpm,path="$tpm/ctrl.sock" \
+		-tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0 \
+		-nic none -vga none -display none -monitor none -nodefaults \
+		-serial file:"$dir/serial.raw" -no-reboot \
+		2>"$dir/qemu.err" &
+	VM_QEMU_PID=$!
+	# Poll: stop early on the end marker or on a KVM emulation failure (QEMU does not exit
+	# on its own then).
+	while kill -0 "$VM_QEMU_PID" 2>/dev/null; do
+		if grep -q 'KVM internal error\|emulation failure' "$dir/qemu.err" 2>/dev/null; then
+			rc=2
+			break
+		fi
+		if [ "$first" -gt 0 ] && [ $((waited / 2)) -ge "$first" ] && [ ! -s "$dir/serial.raw" ]; then
+			rc=3
+			break
+		fi
+		sleep 0.5
+		waited=$((waited + 1))
+	done
+	if [ $rc -ge 2 ]; then
+		kill "$VM_QEMU_PID" 2>/dev/null || true
+	fi
+	wait "$VM_QEMU_PID" 2>/dev/null || true
+	VM_QEMU_PID=
+	kill "$VM_SWTPM_PID" 2>/dev/null || true
+	wait "$VM_SWTPM_PID" 2>/dev/null || true
+	VM_SWTPM_PID=
+	rm -rf "$tpm"
+	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$dir/seconds"
+	tr -d '\r' <"$dir/serial.raw" >"$dir/serial.log" 2>/dev/null || : >"$dir/serial.log"
+	[ $rc -ge 2 ] && return $rc
+	grep -q '^MBVM-DONE$' "$dir/serial.log" && return 0
+	return 1
+}
+
+# Decide once per process whether KVM works: a full boot with KVM must reach the end marker
+# (and print something within 20 s). The first real boot doubles as the probe, so a working KVM
+# costs nothing extra. A failed probe is remembered for this host boot (keyed by the kernel's
+# boot_id and the QEMU version) so later test processes do not pay for it again.
+VM_ACCEL_USED=
+vm_kvm_verdict_file() {
+	local id
+	id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	printf '%s/kvm-broken.%s.%s\n' "$MB_VM_CACHE" "$id" \
+		"$(qemu-system-x86_64 --version | head -n 1 | tr -c 'A-Za-z0-9.\n' _)"
+}
+vm_boot_dir() {
+	local dir=$1 rc verdict
+	if [ -z "$VM_ACCEL_USED" ]; then
+		case "$MB_VM_ACCEL" in
+		tcg) VM_ACCEL_USED=tcg ;;
+		kvm) VM_ACCEL_USED=kvm ;;
+		auto)
+			mkdir -p "$MB_VM_CACHE"
+			verdict=$(vm_kvm_verdict_file)
+			if ! { [ -w /dev/kvm ] && [ -r /dev/kvm ]; }; then
+				vm_say "no usable /dev/kvm"
+			elif [ -f "$verdict" ]; then
+				vm_say "KVM failed its probe earlier in this host boot: $(cat "$verdict")"
+			else
+				rc=0
+				vm_qemu "$dir" kvm 90 20 || rc=$?
+				if [ $rc -eq 0 ]; then
+					VM_ACCEL_USED=kvm
+					vm_say "accelerator: kvm (probe boot reached the end marker in $(cat "$dir/seconds") s)"
+					return 0
+				fi
+				printf 'rc %s after %s s: %s\n' "$rc" "$(cat "$dir/seconds")" \
+					"$(head -c 200 "$dir/qemu.err" | tr '\n' ' ')" >"$verdict"
+				vm_say "KVM does not work here ($(cat "$verdict")); falling back to TCG"
+			fi
+			VM_ACCEL_USED=tcg
+			;;
+		*) vm_die "MB_VM_ACCEL must be kvm, tcg or auto" ;;
+		esac
+		vm_say "accelerator: $VM_ACCEL_USED"
+	fi
+	rc=0
+	vm_qemu "$dir" "$VM_ACCEL_USED" "$MB_VM_TIMEOUT" || rc=$?
+	[ $rc -eq 0 ] || {
+		tail -n 30 "$dir/serial.log" >&2 || true
+		cat "$dir/qemu.err" >&2 || true
+		vm_die "boot in $dir did not finish (rc $rc, accel $VM_ACCEL_USED, $(cat "$dir/seconds") s)"
+	}
+}
+
+# vm_section FILE NAME: the lines between MBVM-BEGIN-NAME and MBVM-END-NAME.
+vm_section() {
+	awk -v b="MBVM-BEGIN-$2" -v e="MBVM-END-$2" '$0 == e { on = 0 } on { print } $0 == b { on = 1 }' "$1"
+}
+
+# Turns what the guest printed into files: log.bin (the firmware log, checked against the
+# SHA-256 the guest computed), pcrs.json ({"sha256": {"0": "hex", ...}, ...}), banks, and
+# guest-replay.json / guest-replay.rc when the guest ran mboot.
+vm_extract() {
+	local dir=$1 want got
+	vm_section "$dir/serial.log" LOG | base64 -d >"$dir/log.bin" || vm_die "$dir: log section is not base64"
+	want=$(vm_section "$dir/serial.log" LOG-SHA256 | awk '{ print $1 }')
+	got=$(sha256sum "$dir/log.bin" | awk '{ print $1 }')
+	[ -n "$want" ] && [ "$want" = "$got" ] ||
+		vm_die "$dir: log transfer corrupted (guest sha256 '$want', host '$got')"
+	vm_section "$dir/serial.log" PCRS |
+		jq -R -n '[inputs | select(length > 0) | split(" ")] |
+			reduce .[] as $p ({}; .[$p[0]][$p[1]] = ($p[2] | ascii_downcase))' >"$dir/pcrs.json" ||
+		vm_die "$dir: cannot read the PCR section"
+	[ "$(jq 'length' "$dir/pcrs.json")" -gt 0 ] || vm_die "$dir: the guest printed no PCR"
+	if grep -q '^MBVM-BEGIN-MBOOT-REPLAY$' "$dir/serial.log"; then
+		vm_section "$dir/serial.log" MBOOT-REPLAY >"$dir/guest-replay.json"
+		vm_section "$dir/serial.log" MBOOT-REPLAY-RC >"$dir/guest-replay.rc"
+	fi
+}
+
+# vm_boot DIR CMDLINE INITRD: prepare, boot, extract. Prints one summary line.
+vm_boot() {
+	local dir=$1
+	vm_prepare "$@"
+	vm_boot_dir "$dir"
+	vm_extract "$dir"
+	vm_say "boot $(basename "$dir"): $VM_ACCEL_USED, $(cat "$dir/seconds") s, log $(stat -c %s "$dir/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$dir/pcrs.json")"
+}
