@@ -118,6 +118,10 @@ MB_EXPORT int mb_pe_parse(const void *data, size_t size, unsigned flags, mb_pe_i
 MB_EXPORT int mb_pe_hash(const mb_pe_info *pe, const void *data, size_t size, uint16_t alg,
 			 uint8_t *out) MB_WUR;
 
+/* Read an image file ("-": stdin) into a malloc'd buffer; larger than MB_PE_MAX_FILE is
+ * -E2BIG (a regular file is refused before it is read). */
+MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size, mb_error *err) MB_WUR;
+
 /* Both steps on a file: read (at most MB_PE_MAX_FILE), parse, hash with each of algs. */
 MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs,
 				      size_t n_algs, uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;

@@ -8,7 +8,6 @@
 #include <json-c/json.h>
 #include <mboot/pe.h>
 
-#include "shared/fileio.h"
 #include "shared/hex.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -152,7 +151,7 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 		uint8_t *buf = NULL;
 		size_t size = 0;
 
-		rc = mb_read_file(path, MB_PE_MAX_FILE, &buf, &size, &err);
+		rc = mb_pe_read_file(path, &buf, &size, &err);
 		if (rc >= 0) {
 			pe = malloc(sizeof(*pe));
 			rc = pe ? mb_pe_parse(buf, size, a->pad ? MB_PE_PAD_TO_8 : 0, pe, &err) : -ENOMEM;

@@ -240,6 +240,11 @@ expect_bad "certificate table offset+size overflows 32 bits" "$T/h"
 cp "$base" "$T/h"; poke32 "$T/h" "$sd" 0; poke32 "$T/h" $((sd + 4)) $((s - 64))
 expect_bad "certificate table larger than the data after the sections" "$T/h"
 : >"$T/h"; expect_bad "empty file" "$T/h"
+truncate -s 600M "$T/huge"   # sparse: refused from its size, before it is read
+rc=0; err=$("$M" hash --authenticode "$T/huge" 2>&1 >/dev/null) || rc=$?
+[ "$rc" = 2 ] && grep -q "limit" <<<"$err" || fail "600 MiB image: exit $rc: $err"
+echo "  600 MiB image: $err"
+rm -f "$T/huge"
 ok "hostile headers: exit 2 with the byte offset"
 
 # Truncated at many lengths: never a crash; below SizeOfHeaders always exit 2.

@@ -5,12 +5,25 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mboot/pe.h>
 
 #include "shared/fail.h"
 #include "shared/fileio.h"
+
+MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size, mb_error *err)
+{
+	struct stat st;
+
+	/* mb_read_file would read up to the cap before it knows; a regular file says its size. */
+	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t) st.st_size > MB_PE_MAX_FILE)
+		return mb_fail(err, -E2BIG, "image of %llu bytes is over the %u MiB limit",
+			       (unsigned long long) st.st_size, MB_PE_MAX_FILE >> 20);
+	return mb_read_file(path, MB_PE_MAX_FILE, ret, ret_size, err);
+}
 
 MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs, size_t n_algs,
 				      uint8_t (*out)[MB_DIGEST_MAX], mb_error *err)
@@ -20,7 +33,7 @@ MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const ui
 	size_t size = 0;
 	int rc;
 
-	rc = mb_read_file(path, MB_PE_MAX_FILE, &buf, &size, err);
+	rc = mb_pe_read_file(path, &buf, &size, err);
 	if (rc < 0)
 		return rc;
 	pe = malloc(sizeof(*pe));
