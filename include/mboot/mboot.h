@@ -14,5 +14,6 @@
 #include <mboot/verify.h>
 #include <mboot/cel.h>
 #include <mboot/initramfs.h>
+#include <mboot/pe.h>
 
 #endif

@@ -18,6 +18,7 @@ static const struct {
 	{ "policy", verb_policy, "generate and check policies: what a good boot is" },
 	{ "predict", verb_predict, "the PCR values of the next boot after an update" },
 	{ "initramfs", verb_initramfs, "pack, list, verify a deterministic initramfs" },
+	{ "hash", verb_hash, "digest of a file as a measuring stage computes it (--authenticode for EFI binaries)" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_PE_H
+#define MBOOT_PE_H
+
+/*
+ * PE/COFF images (EFI applications, the Linux EFI stub, UKIs): the Authenticode
+ * digest that UEFI firmware extends into PCR 4 for EV_EFI_BOOT_SERVICES_APPLICATION,
+ * and the plain file digest a boot loader (GRUB: PCR 9) logs for a file it reads.
+ * docs/pe.md says which bytes are hashed and why, and where tools disagree.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/error.h>
+#include <mboot/digest.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MB_PE_MAX_FILE      (512u * 1024 * 1024) /* larger images are -E2BIG */
+#define MB_PE_MAX_SECTIONS  96                   /* the PE/COFF specification's loader limit */
+#define MB_PE_MAX_CERTS     64                   /* WIN_CERTIFICATE entries we list */
+#define MB_PE_MAX_RANGES    (MB_PE_MAX_SECTIONS + 5)
+
+#define MB_PE_MACHINE_I386   0x014c
+#define MB_PE_MACHINE_X64    0x8664
+#define MB_PE_MACHINE_ARM    0x01c2
+#define MB_PE_MACHINE_ARM64  0xaa64
+#define MB_PE_MACHINE_RISCV64 0x5064
+#define MB_PE_MACHINE_LOONGARCH64 0x6264
+
+#define MB_PE_SUBSYSTEM_EFI_APPLICATION         10
+#define MB_PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER 11
+#define MB_PE_SUBSYSTEM_EFI_RUNTIME_DRIVER      12
+
+/* Flags for mb_pe_parse(). */
+enum {
+	/*
+	 * Hash an image without a certificate table as if zero-padded to a multiple
+	 * of 8 bytes, as sbsign, osslsigncode and `pesign -P` do when they sign it
+	 * (the signature then carries this digest). Firmware does NOT pad what it
+	 * measures, so the default is off.
+	 */
+	MB_PE_PAD_TO_8 = 1u << 0,
+};
+
+typedef struct mb_pe_section {
+	char name[9];              /* the 8-byte short name, NUL-terminated ("/4" = string-table name) */
+	uint32_t virtual_size;
+	uint32_t virtual_address;
+	uint32_t raw_size;         /* SizeOfRawData */
+	uint32_t raw_offset;       /* PointerToRawData */
+	uint32_t characteristics;
+} mb_pe_section;
+
+/* One run of file bytes fed to the hash; zero_fill means zeros, not file bytes. */
+typedef struct mb_pe_range {
+	uint64_t offset;
+	uint64_t size;
+	bool zero_fill;
+} mb_pe_range;
+
+typedef struct mb_pe_cert {
+	uint64_t offset;   /* of the WIN_CERTIFICATE in the file */
+	uint32_t length;   /* dwLength */
+	uint16_t revision; /* 0x0200 */
+	uint16_t type;     /* 0x0002 = WIN_CERT_TYPE_PKCS_SIGNED_DATA */
+} mb_pe_cert;
+
+typedef struct mb_pe_info {
+	uint64_t file_size;
+	uint64_t pe_offset;         /* e_lfanew: "PE\0\0" */
+	bool pe32_plus;             /* optional header magic 0x20b (else 0x10b) */
+	uint16_t machine;
+	uint16_t subsystem;
+	uint16_t characteristics;
+	uint32_t size_of_headers;
+	uint32_t number_of_rva_and_sizes;
+
+	size_t n_sections;
+	mb_pe_section sections[MB_PE_MAX_SECTIONS];
+
+	/* The Certificate Table data directory (index 4): a file offset and size. */
+	bool has_cert_table;        /* directory present and size != 0 */
+	uint32_t cert_offset;
+	uint32_t cert_size;
+	bool cert_at_end;           /* offset + size == file size (what the spec requires) */
+	size_t n_certs;             /* WIN_CERTIFICATE entries found in the table */
+	mb_pe_cert certs[MB_PE_MAX_CERTS];
+
+	/* Data after the sections that is hashed (0 when none): [offset, offset+size). */
+	uint64_t extra_offset;
+	uint64_t extra_size;
+	uint32_t pad_bytes;         /* zeros appended with MB_PE_PAD_TO_8 */
+
+	/* What the Authenticode digest covers, in order. */
+	size_t n_ranges;
+	mb_pe_range ranges[MB_PE_MAX_RANGES];
+
+	/* Hints for a reader of the result; none changes the digest. */
+	bool sections_overlap;      /* two sections share file bytes (hashed twice, as firmware does) */
+	bool uki;                   /* a .linux section: a unified kernel image */
+	bool has_sbat, has_osrel, has_cmdline, has_initrd;
+} mb_pe_info;
+
+/*
+ * Parse a PE/COFF image held in memory and work out the byte ranges its
+ * Authenticode digest covers. Reads only within data[0..size); every offset
+ * and size the image declares is checked. -EBADMSG (err has the byte offset)
+ * for a malformed image, -E2BIG over a cap.
+ */
+MB_EXPORT int mb_pe_parse(const void *data, size_t size, unsigned flags, mb_pe_info *ret,
+			  mb_error *err) MB_WUR;
+
+/* Hash the ranges of a parsed image (same data and size) with one algorithm. */
+MB_EXPORT int mb_pe_hash(const mb_pe_info *pe, const void *data, size_t size, uint16_t alg,
+			 uint8_t *out) MB_WUR;
+
+/* Read an image file ("-": stdin) into a malloc'd buffer; larger than MB_PE_MAX_FILE is
+ * -E2BIG (a regular file is refused before it is read). */
+MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size, mb_error *err) MB_WUR;
+
+/* Both steps on a file: read (at most MB_PE_MAX_FILE), parse, hash with each of algs. */
+MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs,
+				      size_t n_algs, uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;
+
+/*
+ * The plain digest of a whole file ("-" for stdin), streamed, with each of algs:
+ * what GRUB extends into PCR 9 for a kernel, initrd or config file it reads.
+ */
+MB_EXPORT int mb_file_digest(const char *path, const uint16_t *algs, size_t n_algs,
+			     uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;
+
+/* "x64", "aa64", "ia32", ... (as EFI names the boot file), or NULL. */
+MB_EXPORT const char *mb_pe_machine_name(uint16_t machine);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

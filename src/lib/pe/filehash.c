@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Digests of files: the Authenticode digest of a PE image on disk, and the plain
+ * streamed digest a boot loader logs for a file it reads (GRUB, PCR 9). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mboot/pe.h>
+
+#include "shared/fail.h"
+#include "shared/fileio.h"
+
+MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size, mb_error *err)
+{
+	struct stat st;
+
+	/* mb_read_file would read up to the cap before it knows; a regular file says its size. */
+	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t) st.st_size > MB_PE_MAX_FILE)
+		return mb_fail(err, -E2BIG, "image of %llu bytes is over the %u MiB limit",
+			       (unsigned long long) st.st_size, MB_PE_MAX_FILE >> 20);
+	return mb_read_file(path, MB_PE_MAX_FILE, ret, ret_size, err);
+}
+
+MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs, size_t n_algs,
+				      uint8_t (*out)[MB_DIGEST_MAX], mb_error *err)
+{
+	mb_pe_info *pe;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int rc;
+
+	rc = mb_pe_read_file(path, &buf, &size, err);
+	if (rc < 0)
+		return rc;
+	pe = malloc(sizeof(*pe));
+	if (!pe) {
+		free(buf);
+		return mb_fail(err, -ENOMEM, "out of memory");
+	}
+	rc = mb_pe_parse(buf, size, flags, pe, err);
+	for (size_t i = 0; rc >= 0 && i < n_algs; i++) {
+		rc = mb_pe_hash(pe, buf, size, algs[i], out[i]);
+		if (rc < 0)
+			mb_fail(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
+	}
+	free(pe);
+	free(buf);
+	return rc;
+}
+
+#define CHUNK (1024 * 1024)
+
+MB_EXPORT int mb_file_digest(const char *path, const uint16_t *algs, size_t n_algs,
+			     uint8_t (*out)[MB_DIGEST_MAX], mb_error *err)
+{
+	mb_digest_ctx *ctx[8] = { 0 };
+	uint8_t *buf = NULL;
+	int fd = -1, rc = 0;
+	size_t i;
+
+	if (n_algs > sizeof(ctx) / sizeof(ctx[0]))
+		return mb_fail(err, -EINVAL, "too many algorithms");
+	for (i = 0; i < n_algs; i++) {
+		rc = mb_digest_ctx_new(algs[i], &ctx[i]);
+		if (rc < 0) {
+			mb_fail(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
+			goto out;
+		}
+	}
+	buf = malloc(CHUNK);
+	if (!buf) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			rc = mb_fail(err, -errno, "cannot open: %s", strerror(errno));
+			goto out;
+		}
+		(void) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, CHUNK);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = mb_fail(err, -errno, "read error: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		for (i = 0; i < n_algs; i++) {
+			rc = mb_digest_ctx_update(ctx[i], buf, (size_t) n);
+			if (rc < 0) {
+				mb_fail(err, rc, "hashing failed");
+				goto out;
+			}
+		}
+	}
+	for (i = 0; i < n_algs; i++) {
+		rc = mb_digest_ctx_final(ctx[i], out[i]);
+		if (rc < 0) {
+			mb_fail(err, rc, "hashing failed");
+			goto out;
+		}
+	}
+out:
+	if (fd > STDIN_FILENO)
+		close(fd);
+	free(buf);
+	for (i = 0; i < n_algs; i++)
+		mb_digest_ctx_free(ctx[i]);
+	return rc;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mboot hash: a file's digest as a measuring stage computes it. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <mboot/pe.h>
+
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char hash_help[] =
+	"Usage: mboot hash [--authenticode [--pad]] [--alg NAME ...] [--info] [--json] FILE...\n\n"
+	"Print the digest of each FILE as a measuring stage computes it.\n\n"
+	"Without --authenticode: the digest of the whole file, as GRUB extends it into PCR 9\n"
+	"for the kernel, initrd and configuration files it reads ('-' reads stdin).\n\n"
+	"With --authenticode: the PE/COFF Authenticode digest of an EFI binary, as UEFI firmware\n"
+	"extends it into PCR 4 (EV_EFI_BOOT_SERVICES_APPLICATION) for shim, GRUB, systemd-boot,\n"
+	"a kernel's EFI stub or a UKI: the image without its CheckSum, its Certificate Table\n"
+	"entry and its attribute certificate table, sections in file order (see docs/pe.md).\n\n"
+	"  --authenticode  PE/COFF Authenticode digest instead of the plain file digest\n"
+	"  --pad           with --authenticode: hash an unsigned image zero-padded to a multiple\n"
+	"                  of 8 bytes, as sbsign, osslsigncode and 'pesign -P' do when signing\n"
+	"                  (the digest inside its future signature); firmware does not pad\n"
+	"  --alg NAME      only this bank (sha1, sha256, sha384, sha512); repeatable;\n"
+	"                  --bank is the same. Default: all four\n"
+	"  --info          with --authenticode: also machine, subsystem, sections, signatures\n"
+	"  --json          {\"files\": [{\"path\", \"authenticode\", \"digests\": {\"sha256\": \"...\"}}]}\n\n"
+	"Exit: 0 hashed, 2 usage error, unreadable file, or malformed PE image (the message\n"
+	"names the byte offset).\n";
+
+enum { OPT_JSON = 0x100, OPT_AUTH, OPT_ALG, OPT_PAD, OPT_INFO };
+
+static const struct option hash_options[] = {
+	{ "authenticode", no_argument, NULL, OPT_AUTH },
+	{ "alg", required_argument, NULL, OPT_ALG },
+	{ "bank", required_argument, NULL, OPT_ALG },
+	{ "pad", no_argument, NULL, OPT_PAD },
+	{ "info", no_argument, NULL, OPT_INFO },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+#define MAX_ALGS 4
+
+typedef struct hash_args {
+	bool json, authenticode, pad, info;
+	size_t n_algs;
+	uint16_t algs[MAX_ALGS];
+} hash_args;
+
+static const char *subsystem_name(uint16_t s)
+{
+	switch (s) {
+	case MB_PE_SUBSYSTEM_EFI_APPLICATION:
+		return "efi-application";
+	case MB_PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER:
+		return "efi-boot-service-driver";
+	case MB_PE_SUBSYSTEM_EFI_RUNTIME_DRIVER:
+		return "efi-runtime-driver";
+	default:
+		return NULL;
+	}
+}
+
+static json_object *info_json(const mb_pe_info *pe)
+{
+	json_object *o = json_object_new_object(), *secs = json_object_new_array(), *certs = json_object_new_array();
+	const char *m = mb_pe_machine_name(pe->machine), *s = subsystem_name(pe->subsystem);
+	char buf[16];
+
+	json_object_object_add(o, "format", json_object_new_string(pe->pe32_plus ? "PE32+" : "PE32"));
+	snprintf(buf, sizeof(buf), "0x%04x", pe->machine);
+	json_object_object_add(o, "machine", json_object_new_string(m ? m : buf));
+	json_object_object_add(o, "machine_value", json_object_new_int(pe->machine));
+	json_object_object_add(o, "subsystem", json_object_new_int(pe->subsystem));
+	if (s)
+		json_object_object_add(o, "subsystem_name", json_object_new_string(s));
+	for (size_t i = 0; i < pe->n_sections; i++) {
+		json_object *so = json_object_new_object();
+
+		json_object_object_add(so, "name", json_object_new_string(pe->sections[i].name));
+		json_object_object_add(so, "raw_offset", json_object_new_int64(pe->sections[i].raw_offset));
+		json_object_object_add(so, "raw_size", json_object_new_int64(pe->sections[i].raw_size));
+		json_object_object_add(so, "virtual_address", json_object_new_int64(pe->sections[i].virtual_address));
+		json_object_object_add(so, "virtual_size", json_object_new_int64(pe->sections[i].virtual_size));
+		json_object_array_add(secs, so);
+	}
+	json_object_object_add(o, "sections", secs);
+	json_object_object_add(o, "uki", json_object_new_boolean(pe->uki));
+	json_object_object_add(o, "sbat", json_object_new_boolean(pe->has_sbat));
+	json_object_object_add(o, "signed", json_object_new_boolean(pe->has_cert_table));
+	if (pe->has_cert_table) {
+		json_object_object_add(o, "cert_table_offset", json_object_new_int64(pe->cert_offset));
+		json_object_object_add(o, "cert_table_size", json_object_new_int64(pe->cert_size));
+		json_object_object_add(o, "cert_table_at_end", json_object_new_boolean(pe->cert_at_end));
+		for (size_t i = 0; i < pe->n_certs; i++) {
+			json_object *c = json_object_new_object();
+
+			json_object_object_add(c, "offset", json_object_new_int64((int64_t) pe->certs[i].offset));
+			json_object_object_add(c, "length", json_object_new_int64(pe->certs[i].length));
+			json_object_object_add(c, "type", json_object_new_int(pe->certs[i].type));
+			json_object_array_add(certs, c);
+		}
+	}
+	json_object_object_add(o, "certificates", certs);
+	json_object_object_add(o, "extra_data_size", json_object_new_int64((int64_t) pe->extra_size));
+	json_object_object_add(o, "pad_bytes", json_object_new_int64(pe->pad_bytes));
+	json_object_object_add(o, "sections_overlap", json_object_new_boolean(pe->sections_overlap));
+	return o;
+}
+
+static void print_info(const mb_pe_info *pe)
+{
+	const char *m = mb_pe_machine_name(pe->machine), *s = subsystem_name(pe->subsystem);
+
+	printf("  format    %s, machine %s (0x%04x), subsystem %u%s%s%s\n", pe->pe32_plus ? "PE32+" : "PE32",
+	       m ? m : "?", pe->machine, pe->subsystem, s ? " (" : "", s ? s : "", s ? ")" : "");
+	printf("  sections ");
+	for (size_t i = 0; i < pe->n_sections; i++)
+		printf(" %s", pe->sections[i].name);
+	printf("%s\n", pe->uki ? "  (unified kernel image)" : "");
+	if (pe->has_cert_table)
+		printf("  signed    %zu certificate entr%s in %u bytes at %u%s\n", pe->n_certs,
+		       pe->n_certs == 1 ? "y" : "ies", pe->cert_size, pe->cert_offset,
+		       pe->cert_at_end ? "" : " (NOT at the end of the file)");
+	else
+		printf("  signed    no\n");
+	if (pe->extra_size)
+		printf("  extra     %llu bytes after the sections hashed\n", (unsigned long long) pe->extra_size);
+	if (pe->pad_bytes)
+		printf("  padding   %u zero bytes hashed\n", pe->pad_bytes);
+	if (pe->sections_overlap)
+		printf("  note      sections overlap in the file (shared bytes hashed twice)\n");
+}
+
+/* One file: 0 or an exit code; with --json adds to files. */
+static int hash_one(const hash_args *a, const char *path, json_object *files)
+{
+	uint8_t out[MAX_ALGS][MB_DIGEST_MAX];
+	char hex[2 * MB_DIGEST_MAX + 1];
+	mb_error err = { 0 };
+	mb_pe_info *pe = NULL;
+	int rc;
+
+	if (a->authenticode) {
+		uint8_t *buf = NULL;
+		size_t size = 0;
+
+		rc = mb_pe_read_file(path, &buf, &size, &err);
+		if (rc >= 0) {
+			pe = malloc(sizeof(*pe));
+			rc = pe ? mb_pe_parse(buf, size, a->pad ? MB_PE_PAD_TO_8 : 0, pe, &err) : -ENOMEM;
+		}
+		for (size_t i = 0; rc >= 0 && i < a->n_algs; i++)
+			rc = mb_pe_hash(pe, buf, size, a->algs[i], out[i]);
+		free(buf);
+		if (rc < 0 && !err.code) {
+			err.code = rc;
+			snprintf(err.message, sizeof(err.message), "%s", mb_strerror(rc));
+		}
+	} else {
+		rc = mb_file_digest(path, a->algs, a->n_algs, out, &err);
+	}
+	if (rc < 0) {
+		tool_report(path, &err);
+		free(pe);
+		return EXIT_USAGE;
+	}
+	if (files) {
+		json_object *f = json_object_new_object(), *d = json_object_new_object();
+
+		json_object_object_add(f, "path", json_object_new_string(path));
+		json_object_object_add(f, "authenticode", json_object_new_boolean(a->authenticode));
+		for (size_t i = 0; i < a->n_algs; i++) {
+			const mb_digest_info *di = mb_digest_by_alg(a->algs[i]);
+
+			json_object_object_add(d, di->name, json_object_new_string(mb_hex(out[i], di->size, hex)));
+		}
+		json_object_object_add(f, "digests", d);
+		if (pe && a->info)
+			json_object_object_add(f, "pe", info_json(pe));
+		json_object_array_add(files, f);
+	} else {
+		printf("%s%s\n", path, a->authenticode ? " (authenticode)" : "");
+		for (size_t i = 0; i < a->n_algs; i++) {
+			const mb_digest_info *di = mb_digest_by_alg(a->algs[i]);
+
+			printf("  %-7s %s\n", di->name, mb_hex(out[i], di->size, hex));
+		}
+		if (pe && a->info)
+			print_info(pe);
+	}
+	free(pe);
+	return EXIT_OK;
+}
+
+int verb_hash(int argc, char **argv)
+{
+	hash_args a = { 0 };
+	json_object *root = NULL, *files = NULL;
+	int c, ret = EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", hash_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(hash_help, stdout);
+			return EXIT_OK;
+		case OPT_JSON:
+			a.json = true;
+			break;
+		case OPT_AUTH:
+			a.authenticode = true;
+			break;
+		case OPT_PAD:
+			a.pad = true;
+			break;
+		case OPT_INFO:
+			a.info = true;
+			break;
+		case OPT_ALG: {
+			const mb_digest_info *d = mb_digest_by_name(optarg);
+			bool dup = false;
+
+			if (!d || (d->alg != MB_ALG_SHA1 && d->alg != MB_ALG_SHA256 && d->alg != MB_ALG_SHA384 &&
+				   d->alg != MB_ALG_SHA512))
+				return tool_usage_error("hash", "unknown algorithm '%s' (sha1, sha256, sha384, sha512)",
+							optarg);
+			for (size_t i = 0; i < a.n_algs; i++)
+				dup |= a.algs[i] == d->alg;
+			if (!dup)
+				a.algs[a.n_algs++] = d->alg;
+			break;
+		}
+		default:
+			return tool_usage_error("hash", "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return tool_usage_error("hash", "needs at least one FILE");
+	if (a.pad && !a.authenticode)
+		return tool_usage_error("hash", "--pad only applies with --authenticode");
+	if (a.info && !a.authenticode)
+		return tool_usage_error("hash", "--info only applies with --authenticode");
+	if (!a.n_algs) {
+		a.algs[a.n_algs++] = MB_ALG_SHA1;
+		a.algs[a.n_algs++] = MB_ALG_SHA256;
+		a.algs[a.n_algs++] = MB_ALG_SHA384;
+		a.algs[a.n_algs++] = MB_ALG_SHA512;
+	}
+	if (a.json) {
+		root = json_object_new_object();
+		files = json_object_new_array();
+		json_object_object_add(root, "files", files);
+	}
+	/* Every file is tried; one bad file makes the exit code 2 but others still print. */
+	for (int i = optind; i < argc; i++)
+		if (hash_one(&a, argv[i], files) != EXIT_OK)
+			ret = EXIT_USAGE;
+	if (root) {
+		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	}
+	if (fflush(stdout) != 0)
+		return EXIT_USAGE;
+	return ret;
+}
