@@ -64,6 +64,11 @@ echo "  ..."
 step "Verify the log against the TPM"
 run "$M" verify --log "$LOG" --no-userspace-log
 
+step "A policy from this known-good boot (firmware PCR values, GRUB's commands), and the boot judged against it"
+run "$M" policy generate --from-log "$LOG" -o "$WORK/policy.json"
+printf '$ %s\n' "$M verify --log $LOG --no-userspace-log --policy $WORK/policy.json"
+"$M" verify --log "$LOG" --no-userspace-log --policy "$WORK/policy.json" | sed -n '/^Policy/,$p'
+
 step "Tamper 1: the kernel command line in a copy of the log gets 'init=/bin/sh' (same length)"
 python3 - "$LOG" "$WORK/cmdline.log" <<'PY'
 import sys

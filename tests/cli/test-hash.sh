@@ -3,7 +3,7 @@
 # 'mboot hash': Authenticode digests of real EFI binaries against pesign (sha1, sha256,
 # padded), osslsigncode and sbverify, computed now; plain digests against sha*sum;
 # signed, doubly signed, trailing-data and data-after-certificate images; hostile images.
-# More images (a Debian kernel: tests/pe/get-kernel.sh) via MB_TEST_EFI="FILE ...".
+# More images via MB_TEST_EFI="FILE ..."; the Debian kernel comes from the real-boot suite's cache.
 set -eu -o pipefail
 
 M=${MBOOT:?}
@@ -57,6 +57,10 @@ for f in /usr/lib/grub/x86_64-efi/monolithic/*.efi /usr/lib/grub/i386-efi/monoli
 	/usr/lib/systemd/boot/efi/*.efi.stub /boot/vmlinuz-* ${MB_TEST_EFI:-}; do
 	[ -f "$f" ] && [ "$(head -c 2 "$f")" = MZ ] && images+=("$f")
 done
+# Debian's signed kernel (an EFI-stub PE with a real Authenticode signature), from the real-boot
+# suite's cache: apt-get download, the package registry only.
+kernel=$( (. "${MB_SOURCE_ROOT:?}/tests/vm/lib.sh" && vm_kernel) ) || { echo "FAIL: no Debian kernel could be had"; exit 1; }
+images+=("$kernel")
 
 # A unified kernel image made the way ukify/objcopy make one, from systemd's EFI stub.
 stub=/usr/lib/systemd/boot/efi/linuxx64.efi.stub

@@ -390,6 +390,8 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 			if (ret->n >= sizeof(ret->pcrs) / sizeof(ret->pcrs[0]))
 				return mb_fail(err, -E2BIG, "too many PCR values");
 			v = &ret->pcrs[ret->n++];
+			/* Explanations only exist for a mismatch: "none found" until one is. */
+			v->extra_event = v->swapped_event = v->swapped_next = v->last_good_event = -1;
 			v->alg = a->alg;
 			v->size = a->size;
 			v->pcr = p;
