@@ -46,9 +46,9 @@ MB_EXPORT int mb_digest_ctx_update(mb_digest_ctx *ctx, const void *data, size_t 
 MB_EXPORT int mb_digest_ctx_final(mb_digest_ctx *ctx, uint8_t *out) MB_WUR;
 MB_EXPORT void mb_digest_ctx_free(mb_digest_ctx *ctx);
 
-/* Digests of a whole file in each of algs (as GRUB and the EFI stub measure files). Reads in
- * chunks; out[i] receives algs[i]'s digest. */
-MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n, uint8_t (*out)[MB_DIGEST_MAX],
+/* Digests of a whole file ("-": stdin) in each of algs, streamed: what GRUB extends into PCR 9
+ * for a kernel, initrd or config file it reads. out[i] receives algs[i]'s digest. */
+MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_algs, uint8_t (*out)[MB_DIGEST_MAX],
 			     mb_error *err) MB_WUR;
 
 #ifdef __cplusplus

@@ -126,13 +126,6 @@ MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size,
 MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs,
 				      size_t n_algs, uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;
 
-/*
- * The plain digest of a whole file ("-" for stdin), streamed, with each of algs:
- * what GRUB extends into PCR 9 for a kernel, initrd or config file it reads.
- */
-MB_EXPORT int mb_file_digest(const char *path, const uint16_t *algs, size_t n_algs,
-			     uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;
-
 /* "x64", "aa64", "ia32", ... (as EFI names the boot file), or NULL. */
 MB_EXPORT const char *mb_pe_machine_name(uint16_t machine);
 

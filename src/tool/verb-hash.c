@@ -164,7 +164,7 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 			snprintf(err.message, sizeof(err.message), "%s", mb_strerror(rc));
 		}
 	} else {
-		rc = mb_file_digest(path, a->algs, a->n_algs, out, &err);
+		rc = mb_digest_file(path, a->algs, a->n_algs, out, &err);
 	}
 	if (rc < 0) {
 		tool_report(path, &err);

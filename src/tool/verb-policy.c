@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mboot/pe.h>
 #include <mboot/policy.h>
 #include "shared/fileio.h"
 #include "tool/tool.h"
@@ -18,7 +19,8 @@ static const char policy_help[] =
 static const char generate_help[] =
 	"Usage: mboot policy generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n"
 	"       mboot policy generate --kernel K --initrd I (--cmdline S | --grub-cfg F) [--from-log LOG]\n"
-	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...] [-o FILE]\n\n"
+	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...]\n"
+	"                             [--efi FILE ...] [-o FILE]\n\n"
 	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
 	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
 	"every event seen there: a text rule (the exact text, as an anchored regular expression) where\n"
@@ -31,7 +33,9 @@ static const char generate_help[] =
 	"the path and commands come from its first entry ($variables match any text). With\n"
 	"--from-log, the firmware PCRs come from the log, and GRUB's other commands and files are\n"
 	"carried over from it (GRUB measures commands after variable expansion). --allow-text adds\n"
-	"a PCR 8 text rule for what legitimately varies.\n\n"
+	"a PCR 8 text rule for what legitimately varies. --efi FILE (shim, GRUB, systemd-boot, a\n"
+	"kernel with an EFI stub) adds a PCR 4 rule with its PE/COFF Authenticode digest; PCR 4 then\n"
+	"comes from the artifacts, not from the log.\n\n"
 	"  -o, --output FILE    write there (default: stdout)\n";
 
 #define MAX_ALLOW 64
@@ -50,10 +54,12 @@ static int policy_generate(int argc, char **argv)
 		{ "kernel-path", required_argument, NULL, 'K' },
 		{ "initrd-path", required_argument, NULL, 'I' },
 		{ "allow-text", required_argument, NULL, 'a' },
+		{ "efi", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *log_path = NULL, *out = "-", *allow[MAX_ALLOW];
+	static mb_policy_efi_digest efi[MAX_ALLOW];
 	mb_policy_artifacts art = { 0 };
 	uint32_t pcrs = 0xffff, firmware = 0xff;
 	bool firmware_given = false;
@@ -109,12 +115,30 @@ static int policy_generate(int argc, char **argv)
 				return tool_usage_error("policy generate", "at most %d --allow-text", MAX_ALLOW);
 			allow[art.n_allow_text++] = optarg;
 			break;
+		case 'e': {
+			static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
+			mb_policy_efi_digest *e = &efi[art.n_efi];
+			const char *base = strrchr(optarg, '/');
+
+			if (art.n_efi >= MAX_ALLOW)
+				return tool_usage_error("policy generate", "at most %d --efi", MAX_ALLOW);
+			if (mb_pe_authenticode_file(optarg, 0, algs, 4, e->digests, &err) < 0) {
+				tool_report(optarg, &err);
+				return EXIT_USAGE;
+			}
+			memcpy(e->algs, algs, sizeof(algs));
+			e->n = 4;
+			e->description = base ? base + 1 : optarg;
+			art.n_efi++;
+			break;
+		}
 		default:
 			return tool_usage_error("policy generate", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return tool_usage_error("policy generate", "unexpected argument '%s'", argv[optind]);
+	art.efi = efi;
 	if (!log_path && !art.kernel)
 		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ...");
 	if (art.kernel && (!art.initrd || (!art.cmdline && !art.grub_cfg)))

@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 
+#include <mboot/pe.h>
 #include <mboot/predict.h>
 #include "shared/fileio.h"
 #include "shared/hex.h"
@@ -13,7 +14,8 @@
 
 static const char predict_help[] =
 	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S] [--grub-cfg F]\n"
-	"                     [--kernel-path P] [--initrd-path P] [--json] [--write-log FILE]\n\n"
+	"                     [--kernel-path P] [--initrd-path P] [--efi OLD=NEW ...] [--json]\n"
+	"                     [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
 	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8);\n"
@@ -23,6 +25,8 @@ static const char predict_help[] =
 	"  --grub-cfg F             the grub.cfg that will boot (its digest; the linux/initrd lines)\n"
 	"  --kernel-path P          the kernel's path as GRUB will name it (default: from grub.cfg, else today's)\n"
 	"  --initrd-path P          likewise for the initrd\n"
+	"  --efi OLD=NEW            an EFI application (shim, GRUB, ...) replaced: the PCR 4 event whose\n"
+	"                           digest is OLD's PE/COFF Authenticode digest gets NEW's\n"
 	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"}, \"notes\": {...}}\n"
 	"  --write-log FILE         also write the predicted event log\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG ".\n"
@@ -40,10 +44,12 @@ int verb_predict(int argc, char **argv)
 		{ "initrd-path", required_argument, NULL, 'I' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "write-log", required_argument, NULL, 'w' },
+		{ "efi", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	mb_predict_input in = { 0 };
+	static mb_predict_efi efi[16];
 	mb_predict_result *res = NULL;
 	const char *log_path = MB_DEFAULT_LOG, *write_log = NULL;
 	mb_event_log *log = NULL;
@@ -69,12 +75,37 @@ int verb_predict(int argc, char **argv)
 		case 'I': in.initrd_path = optarg; break;
 		case 'j': json = true; break;
 		case 'w': write_log = optarg; break;
+		case 'e': {
+			static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
+			char *eq = strchr(optarg, '=');
+			mb_predict_efi *e = &efi[in.n_efi];
+
+			if (!eq || eq == optarg || !eq[1])
+				return tool_usage_error("predict", "--efi takes OLD=NEW, two EFI binaries");
+			if (in.n_efi >= 16)
+				return tool_usage_error("predict", "at most 16 --efi");
+			*eq = 0;
+			if (mb_pe_authenticode_file(optarg, 0, algs, 4, e->old_digest, &err) < 0) {
+				tool_report(optarg, &err);
+				return EXIT_USAGE;
+			}
+			if (mb_pe_authenticode_file(eq + 1, 0, algs, 4, e->new_digest, &err) < 0) {
+				tool_report(eq + 1, &err);
+				return EXIT_USAGE;
+			}
+			memcpy(e->algs, algs, sizeof(algs));
+			e->n = 4;
+			e->description = strrchr(eq + 1, '/') ? strrchr(eq + 1, '/') + 1 : eq + 1;
+			in.n_efi++;
+			break;
+		}
 		default:
 			return tool_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return tool_usage_error("predict", "unexpected argument '%s'", argv[optind]);
+	in.efi = efi;
 	rc = tool_load_log(log_path, &log);
 	if (rc)
 		return rc;

@@ -418,7 +418,7 @@ static void test_files(void **state)
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "abc", 3), 3);
-	assert_int_equal(mb_file_digest(path, algs, 2, out, &err), 0);
+	assert_int_equal(mb_digest_file(path, algs, 2, out, &err), 0);
 	assert_memory_equal(out[0], want256, 32);
 	assert_memory_equal(out[1], want1, 20);
 
@@ -431,7 +431,7 @@ static void test_files(void **state)
 	assert_int_equal(mb_pe_hash(&pe, m->b, m->size, MB_ALG_SHA256, mem), 0);
 	assert_memory_equal(out[0], mem, 32);
 	unlink(path);
-	assert_int_equal(mb_file_digest(path, algs, 1, out, &err), -ENOENT);
+	assert_int_equal(mb_digest_file(path, algs, 1, out, &err), -ENOENT);
 	assert_int_equal(mb_pe_authenticode_file(path, 0, algs, 1, out, &err), -ENOENT);
 	free(m);
 }

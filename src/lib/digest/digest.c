@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,7 +20,6 @@ static const mb_digest_info digests[] = {
 };
 
 #define N_DIGESTS (sizeof(digests) / sizeof(digests[0]))
-#define MB_DIGEST_COUNT_MAX 8
 
 /* Fetched once per algorithm: EVP_MD_fetch is costly next to hashing 32 bytes. */
 static const EVP_MD *md_for(uint16_t alg)
@@ -158,53 +158,71 @@ MB_EXPORT void mb_digest_ctx_free(mb_digest_ctx *ctx)
 	free(ctx);
 }
 
-MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n, uint8_t (*out)[MB_DIGEST_MAX],
-			     mb_error *err)
-{
-	mb_digest_ctx *ctx[MB_DIGEST_COUNT_MAX] = { 0 };
-	uint8_t *buf = NULL;
-	size_t i;
-	int fd, rc = 0;
+#define CHUNK (1024 * 1024)
 
-	if (n > MB_DIGEST_COUNT_MAX)
+MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_algs,
+			     uint8_t (*out)[MB_DIGEST_MAX], mb_error *err)
+{
+	mb_digest_ctx *ctx[8] = { 0 };
+	uint8_t *buf = NULL;
+	int fd = -1, rc = 0;
+	size_t i;
+
+	if (n_algs > sizeof(ctx) / sizeof(ctx[0]))
 		return mb_fail(err, -EINVAL, "too many algorithms");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return mb_fail(err, -errno, "%s: cannot open: %s", path, strerror(errno));
-	buf = malloc(1u << 20);
+	for (i = 0; i < n_algs; i++) {
+		rc = mb_digest_ctx_new(algs[i], &ctx[i]);
+		if (rc < 0) {
+			mb_fail(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
+			goto out;
+		}
+	}
+	buf = malloc(CHUNK);
 	if (!buf) {
 		rc = mb_fail(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		rc = mb_digest_ctx_new(algs[i], &ctx[i]);
-		if (rc < 0) {
-			mb_fail(err, rc, "algorithm 0x%04x: %s", algs[i], mb_strerror(rc));
+	if (strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			rc = mb_fail(err, -errno, "cannot open: %s", strerror(errno));
 			goto out;
 		}
+		(void) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
 	for (;;) {
-		ssize_t got = read(fd, buf, 1u << 20);
+		ssize_t n = read(fd, buf, CHUNK);
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			rc = mb_fail(err, -errno, "%s: read error: %s", path, strerror(errno));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = mb_fail(err, -errno, "read error: %s", strerror(errno));
 			goto out;
 		}
-		if (got == 0)
+		if (n == 0)
 			break;
-		for (i = 0; i < n; i++)
-			if ((rc = mb_digest_ctx_update(ctx[i], buf, (size_t) got)) < 0)
+		for (i = 0; i < n_algs; i++) {
+			rc = mb_digest_ctx_update(ctx[i], buf, (size_t) n);
+			if (rc < 0) {
+				mb_fail(err, rc, "hashing failed");
 				goto out;
+			}
+		}
 	}
-	for (i = 0; i < n; i++)
-		if ((rc = mb_digest_ctx_final(ctx[i], out[i])) < 0)
+	for (i = 0; i < n_algs; i++) {
+		rc = mb_digest_ctx_final(ctx[i], out[i]);
+		if (rc < 0) {
+			mb_fail(err, rc, "hashing failed");
 			goto out;
+		}
+	}
 out:
-	for (i = 0; i < n; i++)
-		mb_digest_ctx_free(ctx[i]);
+	if (fd > STDIN_FILENO)
+		close(fd);
 	free(buf);
-	close(fd);
+	for (i = 0; i < n_algs; i++)
+		mb_digest_ctx_free(ctx[i]);
 	return rc;
 }
