@@ -278,12 +278,9 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 		r = mb_fail(err, -EBADMSG, "field \"policy.digest\" is not 32 bytes of hex");
 		goto fail;
 	}
-	if (s.mask) {
-		r = mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, want, err);
-		if (r < 0)
-			goto fail;
-	} else
-		memset(want, 0, sizeof(want));
+	r = mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, want, err);
+	if (r < 0)
+		goto fail;
 	if (memcmp(want, s.policy, sizeof(want)) != 0) {
 		r = mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the PolicyPCR digest of \"pcrs\"");
 		goto fail;
