@@ -37,6 +37,16 @@ extern "C" {
 MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, uint32_t mask,
 				   uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
 
+/* TPM2_PolicyOR's branches: 2 to 8 (Part 3 §23.6, TPML_DIGEST of the command). */
+#define MB_POLICY_OR_MAX 8
+
+/*
+ * TPM2_PolicyOR over n branch digests, Part 3 §23.6: the policy is reset, then
+ * policyDigest = H(0^32 || TPM_CC_PolicyOR || branch_1 || ... || branch_n).
+ */
+MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZE], size_t n,
+				  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
+
 /* A sealed secret, as kept in the sealed file (DESIGN.md, docs/seal.md). */
 typedef struct mb_sealed {
 	unsigned version;                 /* 1 */
@@ -47,6 +57,15 @@ typedef struct mb_sealed {
 	mb_pcr_bank pcrs;                 /* bank, and value[] of every PCR in mask */
 	uint32_t mask;
 	uint8_t policy[MB_POLICY_DIGEST_SIZE];
+	/*
+	 * policy.kind "or" (mboot reseal): the secret unseals under any of n_branches PCR
+	 * states (PolicyPCR then PolicyOR); pcrs/mask above are then the boot of sealing.
+	 * n_branches == 0: policy.kind "pcr", a single PolicyPCR over pcrs/mask.
+	 */
+	size_t n_branches;
+	mb_pcr_bank branch[MB_POLICY_OR_MAX];
+	uint32_t branch_mask[MB_POLICY_OR_MAX];
+	uint8_t branch_digest[MB_POLICY_OR_MAX][MB_POLICY_DIGEST_SIZE];
 	bool parent_persistent;           /* true: parent_handle; false: the ECC P-256 SRK template */
 	uint32_t parent_handle;
 	uint8_t *eventlog;                /* the firmware event log at sealing, or NULL */

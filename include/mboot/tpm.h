@@ -113,12 +113,15 @@ MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, 
 /*
  * Load the object under its parent (persistent handle, or the SRK template), run a
  * policy session with TPM2_PolicyPCR(bank alg, mask) and TPM2_Unseal. out must hold
- * MB_SEAL_MAX_SECRET bytes. A TPM_RC_PCR_CHANGED race is retried. -> MB_ERR_TPM_POLICY
+ * MB_SEAL_MAX_SECRET bytes. When n_or > 0, TPM2_PolicyOR(or_digests) follows the
+ * PolicyPCR (the object's policy is an OR of PolicyPCR branches; bank_alg and mask are
+ * the branch to satisfy). A TPM_RC_PCR_CHANGED race is retried. -> MB_ERR_TPM_POLICY
  * when the PCRs do not match the policy, MB_ERR_TPM_LOCKOUT, MB_ERR_TPM.
  */
 MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-			    uint8_t *out, size_t *out_size, mb_error *err) MB_WUR;
+			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
+			    mb_error *err) MB_WUR;
 
 /*
  * No TPM: check that pub and priv are exactly one marshalled TPM2B_PUBLIC (a

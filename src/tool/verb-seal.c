@@ -147,6 +147,44 @@ static int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size)
 	return EXIT_OK;
 }
 
+/* Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out (0600). */
+static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, const char *out)
+{
+	mb_tpm_sealed_blob blob = { 0 };
+	mb_error err = { 0 };
+	char *json;
+
+	if (mb_tpm_seal(tpm, secret->p, secret->size, s->policy, &blob, &err) < 0) {
+		secret_free(secret);
+		if (err.code == MB_ERR_TPM_LOCKOUT) {
+			tool_errorf("TPM: in dictionary-attack lockout: %s", err.message);
+			return EXIT_TPM;
+		}
+		return tool_tpm_exit(&err);
+	}
+	secret_free(secret);
+	free(s->pub);
+	free(s->priv);
+	s->pub = blob.pub;
+	s->pub_size = blob.pub_size;
+	s->priv = blob.priv;
+	s->priv_size = blob.priv_size;
+	s->parent_persistent = blob.parent_persistent;
+	s->parent_handle = blob.parent_handle;
+	json = mb_sealed_to_json(s);
+	if (!json) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
+	if (mb_write_file(out, json, strlen(json), 0600, &err) < 0) {
+		free(json);
+		tool_report(out, &err);
+		return EXIT_USAGE;
+	}
+	free(json);
+	return EXIT_OK;
+}
+
 int verb_seal(int argc, char **argv)
 {
 	const char *tcti = NULL, *values = "current", *in = NULL, *out = NULL, *log_path = NULL;
@@ -155,12 +193,10 @@ int verb_seal(int argc, char **argv)
 	uint32_t mask = 0;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
-	mb_tpm_sealed_blob blob = { 0 };
 	mb_pcr_values v;
 	const mb_pcr_bank *b;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	char *json = NULL;
 	int c, rc;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -286,35 +322,10 @@ int verb_seal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (mb_tpm_seal(tpm, secret.p, secret.size, s.policy, &blob, &err) < 0) {
-		secret_free(&secret);
-		rc = err.code == MB_ERR_TPM_LOCKOUT ? EXIT_TPM : tool_tpm_exit(&err);
-		if (err.code == MB_ERR_TPM_LOCKOUT)
-			tool_errorf("TPM: in dictionary-attack lockout: %s", err.message);
-		goto out;
-	}
-	secret_free(&secret);
-	s.pub = blob.pub;
-	s.pub_size = blob.pub_size;
-	s.priv = blob.priv;
-	s.priv_size = blob.priv_size;
-	s.parent_persistent = blob.parent_persistent;
-	s.parent_handle = blob.parent_handle;
-	json = mb_sealed_to_json(&s);
-	if (!json) {
-		tool_errorf("out of memory");
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (mb_write_file(out, json, strlen(json), 0600, &err) < 0) {
-		tool_report(out, &err);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	rc = EXIT_OK;
+	rc = seal_write(tpm, &secret, &s, out);
+	goto out;
 out:
 	secret_free(&secret);
-	free(json);
 	mb_sealed_done(&s);
 	mb_tpm_free(tpm);
 	return rc;
@@ -435,6 +446,57 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/*
+ * Unseal s into secret. For a PolicyOR object, the branch whose PCR values the TPM
+ * holds now is the one to satisfy; when none does, the failure is explained against
+ * the boot of sealing (s->pcrs).
+ */
+static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, secret_buf *secret)
+{
+	const mb_pcr_bank *bank = &s->pcrs;
+	uint32_t mask = s->mask;
+	mb_error err = { 0 };
+	size_t i;
+
+	for (i = 0; i < s->n_branches; i++) {
+		const mb_pcr_bank *b = &s->branch[i], *now;
+		mb_pcr_values v;
+		unsigned p;
+
+		if (mb_tpm_read_pcrs(tpm, &b->alg, 1, s->branch_mask[i], &v, NULL, &err) < 0)
+			return tool_tpm_exit(&err);
+		now = mb_pcr_values_bank_const(&v, b->alg);
+		if (!now || (now->present & s->branch_mask[i]) != s->branch_mask[i])
+			continue;
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if ((s->branch_mask[i] & (1u << p)) && memcmp(now->value[p], b->value[p], b->size) != 0)
+				break;
+		if (p == MB_PCR_COUNT)
+			break;
+	}
+	if (s->n_branches && i == s->n_branches) {
+		printf("None of the %zu PCR states the secret is sealed to holds now.\n", s->n_branches);
+		return explain_failure(tpm, s, log_path);
+	}
+	if (s->n_branches) {
+		bank = &s->branch[i];
+		mask = s->branch_mask[i];
+	}
+	if (mb_tpm_unseal(tpm, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent, s->parent_handle,
+			  bank->alg, mask, s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL,
+			  s->n_branches, secret->p, &secret->size, &err) < 0) {
+		if (err.code == MB_ERR_TPM_POLICY)
+			return explain_failure(tpm, s, log_path);
+		if (err.code == MB_ERR_TPM_LOCKOUT) {
+			tool_errorf("TPM: the TPM is in dictionary-attack lockout; wait for it to recover or "
+				    "reset it with the lockout authorisation (%s)", err.message);
+			return EXIT_TPM;
+		}
+		return tool_tpm_exit(&err);
+	}
+	return EXIT_OK;
+}
+
 int verb_unseal(int argc, char **argv)
 {
 	const char *tcti = NULL, *in = NULL, *out = NULL, *log_path = MB_DEFAULT_LOG;
@@ -492,18 +554,9 @@ int verb_unseal(int argc, char **argv)
 	rc = tool_tpm_open(tcti, &tpm);
 	if (rc)
 		goto out;
-	if (mb_tpm_unseal(tpm, s.pub, s.pub_size, s.priv, s.priv_size, s.parent_persistent, s.parent_handle, s.pcrs.alg,
-			  s.mask, secret.p, &secret.size, &err) < 0) {
-		if (err.code == MB_ERR_TPM_POLICY)
-			rc = explain_failure(tpm, &s, log_path);
-		else if (err.code == MB_ERR_TPM_LOCKOUT) {
-			tool_errorf("TPM: the TPM is in dictionary-attack lockout; wait for it to recover or "
-				    "reset it with the lockout authorisation (%s)", err.message);
-			rc = EXIT_TPM;
-		} else
-			rc = tool_tpm_exit(&err);
+	rc = unseal_secret(tpm, &s, log_path, &secret);
+	if (rc)
 		goto out;
-	}
 	if (out) {
 		fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
@@ -523,6 +576,185 @@ int verb_unseal(int argc, char **argv)
 		goto out;
 	}
 	rc = EXIT_OK;
+out:
+	secret_free(&secret);
+	mb_sealed_done(&s);
+	mb_tpm_free(tpm);
+	return rc;
+}
+
+static const char reseal_help[] =
+	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT] [--log LOG] [--tcti TCTI]\n\n"
+	"Unseal under the current boot, then seal the same secret again, to the same bank and\n"
+	"PCRs: to the values the TPM holds now and, with --values, also to the predicted values\n"
+	"of FILE (a TPM2_PolicyOR of both, so that the next boot and a fallback to this one both\n"
+	"unseal). Without --values, the stale branch of an earlier reseal is dropped. The secret is\n"
+	"never shown.\n\n"
+	"  --values FILE  predicted PCR values ('mboot predict --json' or tpm2_pcrread YAML)\n"
+	"  -o OUT         where to write (default: replace SEALED, atomically)\n"
+	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
+	"                 when readable, else the one SEALED keeps)\n"
+	"  --tcti TCTI    the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 resealed, 1 the current boot cannot unseal SEALED, 2 usage or input error,\n"
+	"3 TPM error.\n";
+
+static bool same_values(const mb_pcr_bank *a, const mb_pcr_bank *b, uint32_t mask)
+{
+	unsigned p;
+
+	for (p = 0; p < MB_PCR_COUNT; p++)
+		if ((mask & (1u << p)) && memcmp(a->value[p], b->value[p], a->size) != 0)
+			return false;
+	return true;
+}
+
+int verb_reseal(int argc, char **argv)
+{
+	const char *tcti = NULL, *in = NULL, *out = NULL, *values = NULL, *log_path = NULL;
+	secret_buf secret = { 0 };
+	mb_sealed s = { 0 };
+	mb_pcr_values v, pv;
+	const mb_pcr_bank *cur, *pred = NULL;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	uint8_t *text = NULL;
+	size_t size = 0;
+	int c, rc;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(reseal_help, stdout);
+			return EXIT_OK;
+		case OPT_VALUES:
+			values = optarg;
+			break;
+		case OPT_LOG:
+			log_path = optarg;
+			break;
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		case 'i':
+			in = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return tool_usage_error("reseal", "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("reseal", "unexpected argument '%s'", argv[optind]);
+	if (!in)
+		return tool_usage_error("reseal", "needs -i SEALED");
+	if (!out)
+		out = in;
+
+	rc = read_whole(in, MB_SEALED_MAX_FILE, &text, &size);
+	if (rc)
+		return rc;
+	if (mb_sealed_parse((const char *) text, size, &s, &err) < 0) {
+		free(text);
+		tool_report(in, &err);
+		return EXIT_USAGE;
+	}
+	free(text);
+	if (values) {
+		rc = read_whole(values, 1u << 20, &text, &size);
+		if (rc)
+			goto out;
+		if (mb_pcr_values_parse((const char *) text, size, &pv, &err) < 0) {
+			free(text);
+			tool_report(values, &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		free(text);
+		pred = mb_pcr_values_bank_const(&pv, s.pcrs.alg);
+		if (!pred || (pred->present & s.mask) != s.mask) {
+			tool_errorf("%s: has no %s value for some of the sealed PCRs", values,
+				    mb_digest_by_alg(s.pcrs.alg)->name);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (log_path || access(MB_DEFAULT_LOG, R_OK) == 0) {
+		uint8_t *log = NULL;
+		size_t log_size = 0;
+		mb_event_log *parsed = NULL;
+		const char *p = log_path ? log_path : MB_DEFAULT_LOG;
+
+		rc = read_whole(p, MB_SEALED_MAX_LOG, &log, &log_size);
+		if (rc == EXIT_OK && mb_event_log_parse(log, log_size, &parsed, &err) < 0) {
+			tool_report(p, &err);
+			rc = EXIT_USAGE;
+		}
+		mb_event_log_free(parsed);
+		if (rc && log_path) {
+			free(log);
+			goto out;
+		}
+		if (rc == EXIT_OK) {
+			free(s.eventlog);
+			s.eventlog = log;
+			s.eventlog_size = log_size;
+		} else
+			free(log);
+	}
+
+	if (secret_alloc(&secret) < 0) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = tool_tpm_open(tcti, &tpm);
+	if (rc)
+		goto out;
+	rc = unseal_secret(tpm, &s, log_path ? log_path : MB_DEFAULT_LOG, &secret);
+	if (rc)
+		goto out;
+
+	/* The new policy: the current values, and the predicted ones when they differ. */
+	if (mb_tpm_read_pcrs(tpm, &s.pcrs.alg, 1, s.mask, &v, NULL, &err) < 0) {
+		rc = tool_tpm_exit(&err);
+		goto out;
+	}
+	cur = mb_pcr_values_bank_const(&v, s.pcrs.alg);
+	if (!cur || (cur->present & s.mask) != s.mask) {
+		tool_errorf("TPM: cannot read all of the sealed PCRs");
+		rc = EXIT_TPM;
+		goto out;
+	}
+	s.pcrs = *cur;
+	s.pcrs.present &= s.mask;
+	s.n_branches = 0;
+	if (pred && !same_values(pred, cur, s.mask)) {
+		s.branch[0] = s.pcrs;
+		s.branch[1] = *pred;
+		s.branch[1].present &= s.mask;
+		s.branch_mask[0] = s.branch_mask[1] = s.mask;
+		s.n_branches = 2;
+		if (mb_policy_pcr_digest(NULL, &s.branch[0], s.mask, s.branch_digest[0], &err) < 0 ||
+		    mb_policy_pcr_digest(NULL, &s.branch[1], s.mask, s.branch_digest[1], &err) < 0 ||
+		    mb_policy_or_digest((const uint8_t (*)[MB_POLICY_DIGEST_SIZE]) s.branch_digest, 2, s.policy, &err) < 0) {
+			tool_report("policy", &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	} else if (mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, s.policy, &err) < 0) {
+		tool_report("policy", &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = seal_write(tpm, &secret, &s, out);
+	if (rc == EXIT_OK)
+		printf("Resealed to %s: %s.\n", out,
+		       s.n_branches ? "the current values or the predicted ones (PolicyOR)" : "the current values");
 out:
 	secret_free(&secret);
 	mb_sealed_done(&s);

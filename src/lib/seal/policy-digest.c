@@ -69,3 +69,28 @@ MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, 
 		return mb_fail(err, r, "cannot hash");
 	return 0;
 }
+
+#define TPM_CC_POLICY_OR 0x00000171u
+
+MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZE], size_t n,
+				  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err)
+{
+	/* Part 3 §23.6: H(0^32 || TPM_CC_PolicyOR || digest_1 || ... || digest_n), 2 <= n <= 8. */
+	uint8_t buf[MB_POLICY_DIGEST_SIZE + 4 + MB_POLICY_OR_MAX * MB_POLICY_DIGEST_SIZE];
+	size_t off = MB_POLICY_DIGEST_SIZE;
+	int r;
+
+	if (n < 2 || n > MB_POLICY_OR_MAX)
+		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to %u branches, not %zu", MB_POLICY_OR_MAX, n);
+	memset(buf, 0, MB_POLICY_DIGEST_SIZE);
+	buf[off++] = TPM_CC_POLICY_OR >> 24;
+	buf[off++] = (TPM_CC_POLICY_OR >> 16) & 0xff;
+	buf[off++] = (TPM_CC_POLICY_OR >> 8) & 0xff;
+	buf[off++] = TPM_CC_POLICY_OR & 0xff;
+	memcpy(buf + off, branches, n * MB_POLICY_DIGEST_SIZE);
+	off += n * MB_POLICY_DIGEST_SIZE;
+	r = mb_digest(MB_ALG_SHA256, buf, off, out);
+	if (r < 0)
+		return mb_fail(err, r, "cannot hash");
+	return 0;
+}

@@ -152,57 +152,117 @@ static int get_b64(json_object *root, const char *key, size_t max, bool optional
 	return 0;
 }
 
-static int parse_pcrs(json_object *root, mb_sealed *s, mb_error *err)
+/* A PCR-state object {"bank", "selection", "values"}; name is its place, for messages. */
+static int parse_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_out, uint32_t *mask_out,
+			   mb_error *err)
 {
-	json_object *pcrs = get(root, "pcrs", json_type_object), *bank, *sel, *vals;
+	json_object *bank, *sel, *vals;
 	const mb_digest_info *d;
+	uint32_t mask = 0;
 	size_t i, n;
 
-	if (!pcrs)
-		return mb_fail(err, -EBADMSG, "field \"pcrs\" is missing or not an object");
+	memset(bank_out, 0, sizeof(*bank_out));
+	if (!pcrs || !json_object_is_type(pcrs, json_type_object))
+		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not an object", name);
 	bank = get(pcrs, "bank", json_type_string);
 	if (!bank || !(d = mb_digest_by_name(json_object_get_string(bank))))
-		return mb_fail(err, -EBADMSG, "field \"pcrs.bank\" is missing or names no known bank");
-	s->pcrs.alg = d->alg;
-	s->pcrs.size = d->size;
+		return mb_fail(err, -EBADMSG, "field \"%s.bank\" is missing or names no known bank", name);
+	bank_out->alg = d->alg;
+	bank_out->size = d->size;
 	sel = get(pcrs, "selection", json_type_array);
 	if (!sel)
-		return mb_fail(err, -EBADMSG, "field \"pcrs.selection\" is missing or not an array");
+		return mb_fail(err, -EBADMSG, "field \"%s.selection\" is missing or not an array", name);
 	n = json_object_array_length(sel);
 	if (n > MB_PCR_COUNT)
-		return mb_fail(err, -EBADMSG, "field \"pcrs.selection\" has more than %u PCRs", MB_PCR_COUNT);
+		return mb_fail(err, -EBADMSG, "field \"%s.selection\" has more than %u PCRs", name, MB_PCR_COUNT);
 	for (i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(sel, i);
 		int64_t p;
 
 		if (!json_object_is_type(e, json_type_int))
-			return mb_fail(err, -EBADMSG, "field \"pcrs.selection\" holds a non-integer");
+			return mb_fail(err, -EBADMSG, "field \"%s.selection\" holds a non-integer", name);
 		p = json_object_get_int64(e);
-		if (p < 0 || p >= MB_PCR_COUNT || (s->mask & (1u << p)))
-			return mb_fail(err, -EBADMSG, "field \"pcrs.selection\": PCR %lld out of range or repeated",
+		if (p < 0 || p >= MB_PCR_COUNT || (mask & (1u << p)))
+			return mb_fail(err, -EBADMSG, "field \"%s.selection\": PCR %lld out of range or repeated", name,
 				       (long long) p);
-		s->mask |= 1u << p;
+		mask |= 1u << p;
 	}
 	vals = get(pcrs, "values", json_type_object);
 	if (!vals)
-		return mb_fail(err, -EBADMSG, "field \"pcrs.values\" is missing or not an object");
+		return mb_fail(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
 	json_object_object_foreach(vals, key, val) {
 		char *end;
 		unsigned long p = strtoul(key, &end, 10);
 		const char *hex;
 
-		if (!*key || *end || p >= MB_PCR_COUNT || !(s->mask & (1u << p)))
-			return mb_fail(err, -EBADMSG, "field \"pcrs.values\": key \"%.8s\" is not a selected PCR", key);
+		if (!*key || *end || p >= MB_PCR_COUNT || !(mask & (1u << p)))
+			return mb_fail(err, -EBADMSG, "field \"%s.values\": key \"%.8s\" is not a selected PCR", name,
+				       key);
 		if (!json_object_is_type(val, json_type_string))
-			return mb_fail(err, -EBADMSG, "field \"pcrs.values.%lu\" is not a string", p);
+			return mb_fail(err, -EBADMSG, "field \"%s.values.%lu\" is not a string", name, p);
 		hex = json_object_get_string(val);
 		if ((size_t) json_object_get_string_len(val) != 2u * d->size ||
-		    mb_unhex(hex, 2u * d->size, s->pcrs.value[p], d->size) < 0)
-			return mb_fail(err, -EBADMSG, "field \"pcrs.values.%lu\" is not %u bytes of hex", p, d->size);
-		s->pcrs.present |= 1u << p;
+		    mb_unhex(hex, 2u * d->size, bank_out->value[p], d->size) < 0)
+			return mb_fail(err, -EBADMSG, "field \"%s.values.%lu\" is not %u bytes of hex", name, p, d->size);
+		bank_out->present |= 1u << p;
 	}
-	if (s->pcrs.present != s->mask)
-		return mb_fail(err, -EBADMSG, "field \"pcrs.values\" lacks a value for a selected PCR");
+	if (bank_out->present != mask)
+		return mb_fail(err, -EBADMSG, "field \"%s.values\" lacks a value for a selected PCR", name);
+	*mask_out = mask;
+	return 0;
+}
+
+static int parse_pcrs(json_object *root, mb_sealed *s, mb_error *err)
+{
+	return parse_pcr_state(get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
+}
+
+/* policy: {"kind": "pcr", "digest"} or {"kind": "or", "digest", "branches": [PCR state, ...]}. */
+static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
+{
+	json_object *o = get(root, "policy", json_type_object), *v, *br;
+	uint8_t want[MB_POLICY_DIGEST_SIZE];
+	bool is_or;
+	size_t i, n;
+	int r;
+
+	v = o ? get(o, "kind", json_type_string) : NULL;
+	if (!v || (strcmp(json_object_get_string(v), "pcr") != 0 && strcmp(json_object_get_string(v), "or") != 0))
+		return mb_fail(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\" or \"or\"");
+	is_or = strcmp(json_object_get_string(v), "or") == 0;
+	v = get(o, "digest", json_type_string);
+	if (!v || json_object_get_string_len(v) != 2 * MB_POLICY_DIGEST_SIZE ||
+	    mb_unhex(json_object_get_string(v), 2 * MB_POLICY_DIGEST_SIZE, s->policy, MB_POLICY_DIGEST_SIZE) < 0)
+		return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not 32 bytes of hex");
+	if (!is_or) {
+		r = mb_policy_pcr_digest(NULL, &s->pcrs, s->mask, want, err);
+		if (r < 0)
+			return r;
+	} else {
+		br = get(o, "branches", json_type_array);
+		n = br ? json_object_array_length(br) : 0;
+		if (n < 2 || n > MB_POLICY_OR_MAX)
+			return mb_fail(err, -EBADMSG, "field \"policy.branches\" is not an array of 2 to %u PCR states",
+				       MB_POLICY_OR_MAX);
+		for (i = 0; i < n; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "policy.branches.%zu", i);
+			r = parse_pcr_state(json_object_array_get_idx(br, i), name, &s->branch[i], &s->branch_mask[i], err);
+			if (r < 0)
+				return r;
+			r = mb_policy_pcr_digest(NULL, &s->branch[i], s->branch_mask[i], s->branch_digest[i], err);
+			if (r < 0)
+				return r;
+		}
+		s->n_branches = n;
+		r = mb_policy_or_digest((const uint8_t (*)[MB_POLICY_DIGEST_SIZE]) s->branch_digest, n, want, err);
+		if (r < 0)
+			return r;
+	}
+	if (memcmp(want, s->policy, sizeof(want)) != 0)
+		return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the %s digest of %s",
+			       is_or ? "PolicyOR" : "PolicyPCR", is_or ? "\"policy.branches\"" : "\"pcrs\"");
 	return 0;
 }
 
@@ -212,7 +272,6 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 	json_object *root = NULL, *o, *v;
 	enum json_tokener_error jerr;
 	mb_sealed s = { 0 };
-	uint8_t want[MB_POLICY_DIGEST_SIZE];
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -266,25 +325,9 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 	if (r < 0)
 		goto fail;
 
-	o = get(root, "policy", json_type_object);
-	v = o ? get(o, "kind", json_type_string) : NULL;
-	if (!v || strcmp(json_object_get_string(v), "pcr") != 0) {
-		r = mb_fail(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\"");
-		goto fail;
-	}
-	v = get(o, "digest", json_type_string);
-	if (!v || json_object_get_string_len(v) != 2 * MB_POLICY_DIGEST_SIZE ||
-	    mb_unhex(json_object_get_string(v), 2 * MB_POLICY_DIGEST_SIZE, s.policy, MB_POLICY_DIGEST_SIZE) < 0) {
-		r = mb_fail(err, -EBADMSG, "field \"policy.digest\" is not 32 bytes of hex");
-		goto fail;
-	}
-	r = mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, want, err);
+	r = parse_policy(root, &s, err);
 	if (r < 0)
 		goto fail;
-	if (memcmp(want, s.policy, sizeof(want)) != 0) {
-		r = mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the PolicyPCR digest of \"pcrs\"");
-		goto fail;
-	}
 
 	o = get(root, "parent", json_type_object);
 	if (!o) {
@@ -332,21 +375,42 @@ static json_object *b64_obj(const uint8_t *p, size_t n)
 	return o;
 }
 
-MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
+static json_object *pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 {
-	json_object *root = json_object_new_object(), *pcrs = json_object_new_object(),
-		    *sel = json_object_new_array(), *vals = json_object_new_object(), *pol = json_object_new_object(),
-		    *parent = json_object_new_object();
-	const mb_digest_info *d = mb_digest_by_alg(s->pcrs.alg);
-	char hex[2 * MB_DIGEST_MAX + 1], key[8], *out = NULL;
-	const char *text;
+	const mb_digest_info *d = mb_digest_by_alg(b->alg);
+	json_object *o = json_object_new_object(), *sel = json_object_new_array(), *vals = json_object_new_object();
+	char hex[2 * MB_DIGEST_MAX + 1], key[8];
 	unsigned p;
 
-	if (!root || !pcrs || !sel || !vals || !pol || !parent || !d) {
-		json_object_put(root);
-		json_object_put(pcrs);
+	if (!o || !sel || !vals || !d) {
+		json_object_put(o);
 		json_object_put(sel);
 		json_object_put(vals);
+		return NULL;
+	}
+	json_object_object_add(o, "bank", json_object_new_string(d->name));
+	for (p = 0; p < MB_PCR_COUNT; p++) {
+		if (!(mask & (1u << p)))
+			continue;
+		json_object_array_add(sel, json_object_new_int((int) p));
+		snprintf(key, sizeof(key), "%u", p);
+		json_object_object_add(vals, key, json_object_new_string(mb_hex(b->value[p], d->size, hex)));
+	}
+	json_object_object_add(o, "selection", sel);
+	json_object_object_add(o, "values", vals);
+	return o;
+}
+
+MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
+{
+	json_object *root = json_object_new_object(), *pol = json_object_new_object(),
+		    *parent = json_object_new_object();
+	char hex[2 * MB_DIGEST_MAX + 1], *out = NULL;
+	const char *text;
+	size_t i;
+
+	if (!root || !pol || !parent || !mb_digest_by_alg(s->pcrs.alg)) {
+		json_object_put(root);
 		json_object_put(pol);
 		json_object_put(parent);
 		return NULL;
@@ -355,22 +419,18 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 	json_object_object_add(root, "kind", json_object_new_string("mboot-sealed"));
 	json_object_object_add(root, "public", b64_obj(s->pub, s->pub_size));
 	json_object_object_add(root, "private", b64_obj(s->priv, s->priv_size));
-	json_object_object_add(pcrs, "bank", json_object_new_string(d->name));
-	for (p = 0; p < MB_PCR_COUNT; p++) {
-		if (!(s->mask & (1u << p)))
-			continue;
-		json_object_array_add(sel, json_object_new_int((int) p));
-		snprintf(key, sizeof(key), "%u", p);
-		json_object_object_add(vals, key, json_object_new_string(mb_hex(s->pcrs.value[p], d->size, hex)));
-	}
-	json_object_object_add(pcrs, "selection", sel);
-	json_object_object_add(pcrs, "values", vals);
-	json_object_object_add(root, "pcrs", pcrs);
-	json_object_object_add(pol, "kind", json_object_new_string("pcr"));
+	json_object_object_add(root, "pcrs", pcr_state_obj(&s->pcrs, s->mask));
+	json_object_object_add(pol, "kind", json_object_new_string(s->n_branches ? "or" : "pcr"));
 	json_object_object_add(pol, "digest", json_object_new_string(mb_hex(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
+	if (s->n_branches) {
+		json_object *br = json_object_new_array();
+
+		for (i = 0; i < s->n_branches; i++)
+			json_object_array_add(br, pcr_state_obj(&s->branch[i], s->branch_mask[i]));
+		json_object_object_add(pol, "branches", br);
+	}
 	json_object_object_add(root, "policy", pol);
 	if (s->parent_persistent) {
-		snprintf(key, sizeof(key), "%x", s->parent_handle);
 		snprintf(hex, sizeof(hex), "0x%08x", s->parent_handle);
 		json_object_object_add(parent, "handle", json_object_new_string(hex));
 	} else

@@ -255,8 +255,10 @@ MB_EXPORT int mb_tpm_check_sealed_blobs(const uint8_t *pub, size_t pub_size, con
 
 MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-			    uint8_t *out, size_t *out_size, mb_error *err)
+			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
+			    mb_error *err)
 {
+	TPML_DIGEST or_list = { 0 };
 	TPM2B_PUBLIC p;
 	TPM2B_PRIVATE q;
 	TPML_PCR_SELECTION sel = { 0 };
@@ -268,6 +270,13 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 	int r;
 
 	*out_size = 0;
+	if (n_or == 1 || n_or > 8)
+		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to 8 branches, not %zu", n_or);
+	for (size_t i = 0; i < n_or; i++) {
+		or_list.digests[i].size = 32;
+		memcpy(or_list.digests[i].buffer, or_digests[i], 32);
+	}
+	or_list.count = (UINT32) n_or;
 	r = unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
 	if (r < 0)
 		return r;
@@ -299,6 +308,12 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 		if (r < 0)
 			goto out;
 		rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
+		if (rc == TSS2_RC_SUCCESS && n_or) {
+			rc = Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &or_list);
+			/* the PCRs gave a digest that is none of the branches */
+			if (rc_is(rc, TPM2_RC_VALUE))
+				rc = TPM2_RC_POLICY_FAIL;
+		}
 		if (rc == TSS2_RC_SUCCESS)
 			rc = Esys_Unseal(t->esys, obj, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
 		Esys_FlushContext(t->esys, session);
