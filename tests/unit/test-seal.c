@@ -91,11 +91,44 @@ static void test_policy_pcr_trial_vector(void **state)
 	assert_int_equal(mb_policy_pcr_digest(NULL, &b, 1u << 5, other, NULL), -EINVAL);
 }
 
+/*
+ * tpm-reseal.sh's states: PCR 0 = 0, PCR 7 = extend(0, A) (this boot) and
+ * extend(PCR 7, E) (the next), A = SHA256("this boot"), E = SHA256("the update").
+ * The PolicyOR of both PolicyPCR(sha256:0,7) branches, as tpm2_policypcr (twice, the
+ * second with -f) and tpm2_policyor printed it on a swtpm.
+ */
+static void test_policy_or_trial_vector(void **state)
+{
+	mb_pcr_bank b0 = { .alg = MB_ALG_SHA256, .size = 32, .present = 0x81 }, b1;
+	uint8_t a[32], e[32], br[2][32], got[32], want[32];
+
+	(void) state;
+	assert_int_equal(mb_digest(MB_ALG_SHA256, "this boot", 9, a), 0);
+	assert_int_equal(mb_digest(MB_ALG_SHA256, "the update", 10, e), 0);
+	assert_int_equal(mb_digest_extend(MB_ALG_SHA256, b0.value[7], a), 0);
+	b1 = b0;
+	assert_int_equal(mb_digest_extend(MB_ALG_SHA256, b1.value[7], e), 0);
+	assert_int_equal(mb_policy_pcr_digest(NULL, &b0, 0x81, br[0], NULL), 0);
+	assert_int_equal(mb_policy_pcr_digest(NULL, &b1, 0x81, br[1], NULL), 0);
+	assert_int_equal(mb_policy_or_digest((const uint8_t (*)[32]) br, 2, got, NULL), 0);
+	assert_int_equal(mb_unhex("46a0320e919e8f53507761ad307c0980e79ea6c0171c9bb3a422c2998f0cf073", 64, want, 32), 0);
+	assert_memory_equal(got, want, 32);
+	/* The order of the branches is part of the digest; 1 or 9 branches are refused. */
+	memcpy(got, br[0], 32);
+	memcpy(br[0], br[1], 32);
+	memcpy(br[1], got, 32);
+	assert_int_equal(mb_policy_or_digest((const uint8_t (*)[32]) br, 2, got, NULL), 0);
+	assert_memory_not_equal(got, want, 32);
+	assert_int_equal(mb_policy_or_digest((const uint8_t (*)[32]) br, 1, got, NULL), -EINVAL);
+	assert_int_equal(mb_policy_or_digest((const uint8_t (*)[32]) br, 9, got, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base64_rfc4648),
 		cmocka_unit_test(test_policy_pcr_trial_vector),
+		cmocka_unit_test(test_policy_or_trial_vector),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
