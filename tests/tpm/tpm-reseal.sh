@@ -91,3 +91,23 @@ jq '.policy.branches |= .[0:1]' "$WORK/or.json" > "$WORK/bad.json"
 "$M" unseal -i "$WORK/bad.json" >/dev/null 2>"$WORK/err"; rc=$?
 [ $rc -eq 2 ] || fail "one-branch OR exited $rc"
 echo "ok: malformed or edited PolicyOR branches exit 2 naming the field"
+
+# The real use: a corpus GRUB boot replayed into the TPM, sealed to PCRs 4,8,9; `mboot predict`
+# gives the values of a boot with another kernel command line; reseal to them; the predicted
+# boot (its log replayed after a reset) unseals, and so does the old one.
+C=${MB_TESTDATA:?}/corpus
+LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
+swtpm_banks "sha1 sha256"
+boot() { swtpm_reset; "$M" log extend --tcti "$TCTI" "$1" >"$WORK/extend" 2>&1 || fail "log extend $1: $(cat "$WORK/extend")"; }
+boot "$LOG"
+"$M" seal --pcrs 4,8,9 --log "$LOG" -i "$WORK/secret" -o "$WORK/grub.sealed" || fail "seal on the corpus boot"
+CMD="root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb nomodeset"
+"$M" predict --log "$LOG" --cmdline "$CMD" --json > "$WORK/next.json" || fail "predict --json"
+"$M" predict --log "$LOG" --cmdline "$CMD" --write-log "$WORK/next.bin" > /dev/null || fail "predict --write-log"
+"$M" reseal -i "$WORK/grub.sealed" --values "$WORK/next.json" --log "$LOG" > /dev/null || fail "reseal to the prediction"
+[ "$(jq -r .policy.kind "$WORK/grub.sealed")" = or ] || fail "the prediction did not move PCR 8"
+boot "$WORK/next.bin"
+"$M" unseal -i "$WORK/grub.sealed" | cmp - "$WORK/secret" || fail "the predicted boot does not unseal"
+boot "$LOG"
+"$M" unseal -i "$WORK/grub.sealed" | cmp - "$WORK/secret" || fail "the old boot does not unseal after reseal"
+echo "ok: corpus GRUB boot: reseal to 'mboot predict --cmdline' values; the predicted boot and the old one unseal"
