@@ -242,8 +242,9 @@ int verb_seal(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return tool_usage_error("seal", "unexpected argument '%s' (the secret is read with -i FILE or -i -)",
-					argv[optind]);
+		/* not echoed: it may be a secret typed where it does not belong */
+		return tool_usage_error("seal", "unexpected argument (the secret is read with -i FILE or -i -, "
+					"never from the command line)");
 	if (!in || !out)
 		return tool_usage_error("seal", "needs -i SECRET (or -i - for stdin) and -o SEALED");
 	if (!have_pcrs || (mask == 0 && !force))
