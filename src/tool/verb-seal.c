@@ -359,20 +359,20 @@ static void explain_events(const mb_sealed *s, const char *log_path, uint32_t di
 	size_t i, shown = 0;
 
 	if (!s->eventlog) {
-		printf("The sealed file keeps no event log: cannot say which events changed.\n");
+		fprintf(stderr, "The sealed file keeps no event log: cannot say which events changed.\n");
 		return;
 	}
 	if (mb_event_log_parse(s->eventlog, s->eventlog_size, &then, &err) < 0) {
-		printf("The event log kept in the sealed file does not parse: %s\n", err.message);
+		fprintf(stderr, "The event log kept in the sealed file does not parse: %s\n", err.message);
 		return;
 	}
 	if (access(log_path, R_OK) != 0 || tool_load_log(log_path, &now) != EXIT_OK) {
-		printf("Today's event log (%s) is not readable: cannot say which events changed.\n", log_path);
+		fprintf(stderr, "Today's event log (%s) is not readable: cannot say which events changed.\n", log_path);
 		mb_event_log_free(then);
 		return;
 	}
 	if (mb_log_diff(then, now, &d, &err) < 0) {
-		printf("Cannot compare the event logs: %s\n", err.message);
+		fprintf(stderr, "Cannot compare the event logs: %s\n", err.message);
 		goto out;
 	}
 	for (i = 0; i < d.n_entries; i++) {
@@ -381,9 +381,9 @@ static void explain_events(const mb_sealed *s, const char *log_path, uint32_t di
 
 		if (e->pcr < MB_PCR_COUNT && (differ & (1u << e->pcr))) {
 			if (e->kind == MB_DIFF_CHANGED)
-				printf("PCR %u: changed: %s → %s\n", e->pcr, a ? a : "?", b ? b : "?");
+				fprintf(stderr, "PCR %u: changed: %s → %s\n", e->pcr, a ? a : "?", b ? b : "?");
 			else
-				printf("PCR %u: %s: %s\n", e->pcr, kind_name(e->kind),
+				fprintf(stderr, "PCR %u: %s: %s\n", e->pcr, kind_name(e->kind),
 				       e->kind == MB_DIFF_ADDED ? (b ? b : "?") : (a ? a : "?"));
 			shown++;
 		}
@@ -391,14 +391,18 @@ static void explain_events(const mb_sealed *s, const char *log_path, uint32_t di
 		free(b);
 	}
 	if (!shown)
-		printf("The event logs show no change in these PCRs (extended outside the logged boot?).\n");
+		fprintf(stderr, "The event logs show no change in these PCRs (extended outside the logged boot?).\n");
 out:
 	mb_diff_done(&d);
 	mb_event_log_free(then);
 	mb_event_log_free(now);
 }
 
-/* The PCRs that moved since sealing, read from the TPM; then the events that moved them. */
+/*
+ * The PCRs that moved since sealing, read from the TPM; then the events that moved them.
+ * On stderr: stdout is where the secret goes, often into a pipe that must not mistake
+ * an explanation for a key.
+ */
 static int explain_failure(mb_tpm *tpm, const mb_sealed *s, const char *log_path)
 {
 	const mb_digest_info *d = mb_digest_by_alg(s->pcrs.alg);
@@ -408,7 +412,7 @@ static int explain_failure(mb_tpm *tpm, const mb_sealed *s, const char *log_path
 	uint32_t differ = 0;
 	unsigned p;
 
-	printf("Not unsealed: the PCRs do not hold the values the secret is sealed to.\n");
+	fprintf(stderr, "Not unsealed: the PCRs do not hold the values the secret is sealed to.\n");
 	if (mb_tpm_read_pcrs(tpm, &s->pcrs.alg, 1, s->mask, &v, NULL, &err) < 0 ||
 	    !(b = mb_pcr_values_bank_const(&v, s->pcrs.alg))) {
 		tool_report("TPM", &err);
@@ -422,11 +426,11 @@ static int explain_failure(mb_tpm *tpm, const mb_sealed *s, const char *log_path
 		if ((b->present & (1u << p)) && memcmp(b->value[p], s->pcrs.value[p], d->size) == 0)
 			continue;
 		differ |= 1u << p;
-		printf("PCR %u (%s) differs: sealed to %s, now %s\n", p, d->name, mb_hex(s->pcrs.value[p], d->size, h1),
+		fprintf(stderr, "PCR %u (%s) differs: sealed to %s, now %s\n", p, d->name, mb_hex(s->pcrs.value[p], d->size, h1),
 		       (b->present & (1u << p)) ? mb_hex(b->value[p], d->size, h2) : "(not readable)");
 	}
 	if (!differ)
-		printf("All sealed PCRs hold their sealed values now (they changed during the unseal?).\n");
+		fprintf(stderr, "All sealed PCRs hold their sealed values now (they changed during the unseal?).\n");
 	else
 		explain_events(s, log_path, differ);
 	return EXIT_FAILED;
@@ -476,7 +480,7 @@ static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, 
 			break;
 	}
 	if (s->n_branches && i == s->n_branches) {
-		printf("None of the %zu PCR states the secret is sealed to holds now.\n", s->n_branches);
+		fprintf(stderr, "None of the %zu PCR states the secret is sealed to holds now.\n", s->n_branches);
 		return explain_failure(tpm, s, log_path);
 	}
 	if (s->n_branches) {

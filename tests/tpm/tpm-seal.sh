@@ -82,9 +82,10 @@ echo "ok: the secret is not in the sealed file nor in ps argv"
 
 # 3. Extend a sealed PCR: unseal fails with exit 1 and names PCR 7 (only), and the digest follows.
 tpm2_pcrextend 7:sha256=$(printf '%064x' 8) || fail "tpm2_pcrextend"
-"$M" unseal -i "$WORK/sealed" > "$WORK/out" 2>"$WORK/err"; rc=$?
+"$M" unseal -i "$WORK/sealed" > "$WORK/stdout" 2>"$WORK/out"; rc=$?
 expect_rc 1 "unseal after extending PCR 7"
 [ -s "$WORK/out" ] || fail "no explanation"
+[ -s "$WORK/stdout" ] && fail "a failed unseal wrote to stdout (where the secret goes)"
 grep -q "^PCR 7 (sha256) differs: sealed to $(jq -r '.pcrs.values["7"]' "$WORK/sealed"), now $(pcr_hex 7)" "$WORK/out" ||
 	fail "PCR 7 not named with tpm2_pcrread's value: $(cat "$WORK/out")"
 grep -q "^PCR 0 " "$WORK/out" && fail "PCR 0 named though unchanged"
@@ -160,7 +161,8 @@ boot "$LOG"
 "$M" predict --log "$LOG" --cmdline "root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb init=/bin/sh" \
 	--write-log "$WORK/evil.bin" >/dev/null || fail "predict for the other boot"
 boot "$WORK/evil.bin"
-"$M" unseal -i "$WORK/sealedlog" --log "$WORK/evil.bin" > "$WORK/out" 2>"$WORK/err"; rc=$?
+"$M" unseal -i "$WORK/sealedlog" --log "$WORK/evil.bin" > "$WORK/stdout" 2>"$WORK/out"; rc=$?
+[ -s "$WORK/stdout" ] && fail "a failed unseal wrote to stdout"
 expect_rc 1 "unseal on the init=/bin/sh boot"
 grep -q "^PCR 8 (sha256) differs" "$WORK/out" || fail "PCR 8 not named: $(cat "$WORK/out")"
 grep -Eq "^PCR (0|4|7|9) " "$WORK/out" && fail "an unchanged PCR is named: $(cat "$WORK/out")"
