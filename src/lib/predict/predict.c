@@ -77,17 +77,6 @@ static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *f
 	free(add);
 }
 
-/* "PATH: what went wrong": the digest functions leave the path to the caller. */
-static int prefix_path(mb_error *err, int rc, const char *path)
-{
-	char msg[sizeof(err->message)];
-
-	if (!err)
-		return rc;
-	snprintf(msg, sizeof(msg), "%s", err->message[0] ? err->message : mb_strerror(rc));
-	return mb_fail(err, rc, "%s: %s", path, msg);
-}
-
 static int digest_file(predict_ctx *c, const char *path, file_digests *fd, mb_error *err)
 {
 	uint16_t algs[MB_MAX_BANKS];
@@ -100,7 +89,7 @@ static int digest_file(predict_ctx *c, const char *path, file_digests *fd, mb_er
 			algs[n++] = c->banks[i].alg;
 	rc = mb_digest_file(path, algs, n, out, err);
 	if (rc < 0)
-		return prefix_path(err, rc, path);
+		return mb_fail_prefix(err, rc, path);
 	for (i = 0, n = 0; i < c->n_banks; i++)
 		if (mb_digest_by_alg(c->banks[i].alg))
 			memcpy(fd->d[i], out[n++], MB_DIGEST_MAX);
