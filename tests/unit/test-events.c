@@ -984,6 +984,14 @@ static void test_known_values(void **state)
 	assert_string_equal(jstr(o, "kind"), "grub_command");
 	assert_string_equal(jstr(o, "text"), "echo ??");
 	json_object_put(o);
+	/* A signature that fills less than its 16-byte field. */
+	o = decode_buf(0, MB_EV_NO_ACTION, "NvIndexDynamic", 15);
+	assert_string_equal(jstr(o, "kind"), "no_action");
+	json_object_put(o);
+	o = decode_buf(0, MB_EV_NO_ACTION, "NvIndexDynamic\0\0\x01", 17);
+	assert_string_equal(jstr(o, "kind"), "nv_index_dynamic");
+	assert_string_equal(jstr(o, "hex"), "01");
+	json_object_put(o);
 	/* Unknown type: raw, no error. */
 	o = decode_buf(0, 0x12345678, "ab", 2);
 	assert_string_equal(jstr(o, "kind"), "raw");
