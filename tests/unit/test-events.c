@@ -722,6 +722,29 @@ static void test_sp800_155(void **state)
 	mb_event_log_free(log);
 }
 
+/* The Spec ID header parsed by the decoder itself equals the log parser's view of it. */
+static void test_spec_id_both_ways(void **state)
+{
+	mb_event_log *log = load_log("tpm2-tss/binary_measurements_hcrtm.bin");
+	const mb_event *ev;
+	json_object *a, *b;
+
+	assert_non_null(log);
+	ev = mb_event_log_event(log, 0);
+	a = mb_event_decode(log, ev);
+	b = mb_event_decode(NULL, ev);
+	assert_string_equal(jstr(a, "kind"), "spec_id");
+	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
+	/* tpm2-tss test/unit/fapi-eventlog.c: this machine logs sha1, sha256 and sm3_256. */
+	assert_string_equal(jstr(a, "algorithms[0].algorithm"), "sha1");
+	assert_string_equal(jstr(a, "algorithms[1].algorithm"), "sha256");
+	assert_string_equal(jstr(a, "algorithms[2].algorithm"), "sm3_256");
+	assert_int_equal(json_object_get_int(jget(a, "algorithms[2].digest_size")), 32);
+	json_object_put(a);
+	json_object_put(b);
+	mb_event_log_free(log);
+}
+
 /* ---- hostile buffers ---- */
 
 static json_object *decode_buf(uint32_t pcr, uint32_t type, const void *data, size_t n)
@@ -1046,6 +1069,15 @@ static void test_known_values(void **state)
 	assert_string_equal(jstr(o, "kind"), "nv_index_dynamic");
 	assert_string_equal(jstr(o, "hex"), "01");
 	json_object_put(o);
+	/* TPM 1.2 EFI "Spec ID Event00": no algorithm table. */
+	o = decode_buf(0, MB_EV_NO_ACTION, "Spec ID Event00\0\0\0\0\0\x02\x01\x00\x02\x00", 25);
+	assert_string_equal(jstr(o, "kind"), "spec_id");
+	assert_string_equal(jstr(o, "signature"), "Spec ID Event00");
+	assert_int_equal(json_object_get_int(jget(o, "spec_version_major")), 1);
+	assert_int_equal(json_object_get_int(jget(o, "spec_version_minor")), 2);
+	assert_int_equal(json_object_get_int(jget(o, "uintn_size")), 2);
+	assert_null(jget(o, "algorithms"));
+	json_object_put(o);
 	/* Unknown type: raw, no error. */
 	o = decode_buf(0, 0x12345678, "ab", 2);
 	assert_string_equal(jstr(o, "kind"), "raw");
@@ -1118,6 +1150,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_corpus),
 		cmocka_unit_test(test_sb_cert_authorities),
 		cmocka_unit_test(test_sp800_155),
+		cmocka_unit_test(test_spec_id_both_ways),
 		cmocka_unit_test(test_signature_lists_strict),
 		cmocka_unit_test(test_variable_hostile),
 		cmocka_unit_test(test_devpath_hostile),
