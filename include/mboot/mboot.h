@@ -12,6 +12,7 @@
 #include <mboot/predict.h>
 #include <mboot/tpm.h>
 #include <mboot/verify.h>
+#include <mboot/seal.h>
 #include <mboot/cel.h>
 #include <mboot/initramfs.h>
 #include <mboot/pe.h>

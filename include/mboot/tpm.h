@@ -82,6 +82,54 @@ MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err) MB
 /* TPM2_Startup(TPM_SU_CLEAR): for a TPM that was just reset (a swtpm after `swtpm_ioctl -i`). */
 MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err) MB_WUR;
 
+/*
+ * Sealing (src/lib/tpm/seal.c). The sealed object is a KEYEDHASH object holding the
+ * secret (at most MB_SEAL_MAX_SECRET bytes), with authPolicy = policy (a SHA-256
+ * policy digest, mb_policy_pcr_digest) and userWithAuth clear, so only a policy
+ * session satisfying the policy can unseal it. Its parent is the persistent SRK at
+ * MB_TPM_SRK_HANDLE when the TPM has one, else the TCG ECC P-256 SRK created from
+ * its template in the owner hierarchy (TCG TPM v2.0 Provisioning Guidance §7.5.1).
+ * Sessions are salted with the parent, and the secret crosses the TPM interface
+ * encrypted (AES-128-CFB parameter encryption) both ways.
+ */
+#define MB_TPM_SRK_HANDLE 0x81000001u
+/* The policy session did not satisfy the object's policy: TPM_RC_POLICY_FAIL. */
+#define MB_ERR_TPM_POLICY (-4001)
+/* The TPM is in dictionary-attack lockout: TPM_RC_LOCKOUT. */
+#define MB_ERR_TPM_LOCKOUT (-4002)
+
+typedef struct mb_tpm_sealed_blob {
+	uint8_t *pub;      /* TPM2B_PUBLIC, marshalled; caller frees */
+	size_t pub_size;
+	uint8_t *priv;     /* TPM2B_PRIVATE, marshalled; caller frees */
+	size_t priv_size;
+	bool parent_persistent;
+	uint32_t parent_handle;
+} mb_tpm_sealed_blob;
+
+MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+			  mb_tpm_sealed_blob *ret, mb_error *err) MB_WUR;
+
+/*
+ * Load the object under its parent (persistent handle, or the SRK template), run a
+ * policy session with TPM2_PolicyPCR(bank alg, mask) and TPM2_Unseal. out must hold
+ * MB_SEAL_MAX_SECRET bytes. When n_or > 0, TPM2_PolicyOR(or_digests) follows the
+ * PolicyPCR (the object's policy is an OR of PolicyPCR branches; bank_alg and mask are
+ * the branch to satisfy). A TPM_RC_PCR_CHANGED race is retried. -> MB_ERR_TPM_POLICY
+ * when the PCRs do not match the policy, MB_ERR_TPM_LOCKOUT, MB_ERR_TPM.
+ */
+MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
+			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
+			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
+			    mb_error *err) MB_WUR;
+
+/*
+ * No TPM: check that pub and priv are exactly one marshalled TPM2B_PUBLIC (a
+ * KEYEDHASH object with a SHA-256 name and a policy) and one TPM2B_PRIVATE.
+ */
+MB_EXPORT int mb_tpm_check_sealed_blobs(const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
+					mb_error *err) MB_WUR;
+
 #ifdef __cplusplus
 }
 #endif

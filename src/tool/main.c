@@ -18,6 +18,9 @@ static const struct {
 	{ "policy", verb_policy, "generate and check policies: what a good boot is" },
 	{ "predict", verb_predict, "the PCR values of the next boot after an update" },
 	{ "initramfs", verb_initramfs, "pack, list, verify a deterministic initramfs" },
+	{ "seal", verb_seal, "seal a secret to PCR values with the TPM" },
+	{ "unseal", verb_unseal, "unseal it, or say which PCRs and events changed" },
+	{ "reseal", verb_reseal, "seal again to the current and the predicted PCR values (PolicyOR)" },
 	{ "hash", verb_hash, "digest of a file as a measuring stage computes it (--authenticode for EFI binaries)" },
 };
 

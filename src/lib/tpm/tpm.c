@@ -16,19 +16,13 @@
 #include <mboot/digest.h>
 #include <mboot/tpm.h>
 #include "shared/fail.h"
+#include "tpm-internal.h"
 
 /* A PCR_Read returns at most 8 digests; a whole read of 4 banks x 24 PCRs takes 12 calls. */
 #define PCR_READ_MAX_CALLS 64
 #define PCR_READ_MAX_RESTARTS 4
 
-struct mb_tpm {
-	char *tcti_conf;
-	TSS2_TCTI_CONTEXT *tcti;
-	ESYS_CONTEXT *esys;
-	uint32_t last_rc;
-};
-
-static int tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
+int mb_tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
 {
 	if (t)
 		t->last_rc = rc;
@@ -129,7 +123,7 @@ MB_EXPORT int mb_tpm_banks(mb_tpm *t, mb_tpm_bank *ret, size_t max, size_t *ret_
 
 	rc = Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1, &more, &cap);
 	if (rc != TSS2_RC_SUCCESS)
-		return tpm_fail(t, err, rc, "TPM2_GetCapability(PCRS) failed");
+		return mb_tpm_fail(t, err, rc, "TPM2_GetCapability(PCRS) failed");
 	if (cap->capability != TPM2_CAP_PCRS) {
 		Esys_Free(cap);
 		return mb_fail(err, MB_ERR_TPM, "TPM2_GetCapability(PCRS) answered with capability 0x%x",
@@ -181,7 +175,7 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 		(*calls)++;
 		rc = Esys_PCR_Read(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &in, &upd, &out, &values);
 		if (rc != TSS2_RC_SUCCESS)
-			return tpm_fail(t, err, rc, "TPM2_PCR_Read failed");
+			return mb_tpm_fail(t, err, rc, "TPM2_PCR_Read failed");
 		if (have_counter && upd != counter) {
 			Esys_Free(out);
 			Esys_Free(values);
@@ -317,7 +311,7 @@ MB_EXPORT int mb_tpm_extend(mb_tpm *t, uint32_t pcr, const mb_event_digest *dige
 		char what[64];
 
 		snprintf(what, sizeof(what), "TPM2_PCR_Extend of PCR %u failed", pcr);
-		return tpm_fail(t, err, rc, what);
+		return mb_tpm_fail(t, err, rc, what);
 	}
 	return 0;
 }
@@ -333,7 +327,7 @@ MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err)
 		return mb_fail(err, -EOPNOTSUPP, "TCTI \"%s\" cannot set the locality: %s", t->tcti_conf,
 			       Tss2_RC_Decode(rc));
 	if (rc != TSS2_RC_SUCCESS)
-		return tpm_fail(t, err, rc, "setting the locality failed");
+		return mb_tpm_fail(t, err, rc, "setting the locality failed");
 	return 0;
 }
 
@@ -342,6 +336,6 @@ MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err)
 	TSS2_RC rc = Esys_Startup(t->esys, TPM2_SU_CLEAR);
 
 	if (rc != TSS2_RC_SUCCESS)
-		return tpm_fail(t, err, rc, "TPM2_Startup(CLEAR) failed");
+		return mb_tpm_fail(t, err, rc, "TPM2_Startup(CLEAR) failed");
 	return 0;
 }

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_SEAL_H
+#define MBOOT_SEAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/error.h>
+#include <mboot/replay.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Sealing secrets to PCR values. The policy math here is pure (no TPM); the TPM
+ * commands are in mboot/tpm.h (mb_tpm_seal, mb_tpm_unseal).
+ */
+
+/* The TPM limit on sealed data: MAX_SYM_DATA (TPM 2.0 Part 2 §10.4.5 TPM2B_SENSITIVE_DATA). */
+#define MB_SEAL_MAX_SECRET 128
+/* Caps on the sealed file (untrusted input). */
+#define MB_SEALED_MAX_FILE (64u << 20)
+#define MB_SEALED_MAX_BLOB 4096       /* TPM2B_PUBLIC / TPM2B_PRIVATE marshalled */
+#define MB_SEALED_MAX_LOG (32u << 20) /* the event log kept in the file */
+
+/* The session hash of every policy mboot computes: SHA-256 (the sealed object's nameAlg). */
+#define MB_POLICY_DIGEST_SIZE 32
+
+/*
+ * TPM2_PolicyPCR's effect on a fresh (all-zero) SHA-256 policy digest, TPM 2.0 Part 3
+ * §23.7: policyDigest = H(0^32 || TPM_CC_PolicyPCR || TPML_PCR_SELECTION || H(values)),
+ * where the selection is one bank (sizeofSelect 3, as mboot sends it) and values are
+ * bank->value[p] of the PCRs in mask, in ascending order. Every PCR in mask must be
+ * present in bank. old may be NULL (a fresh session) or the previous 32-byte digest.
+ */
+MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, uint32_t mask,
+				   uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
+
+/* TPM2_PolicyOR's branches: 2 to 8 (Part 3 §23.6, TPML_DIGEST of the command). */
+#define MB_POLICY_OR_MAX 8
+
+/*
+ * TPM2_PolicyOR over n branch digests, Part 3 §23.6: the policy is reset, then
+ * policyDigest = H(0^32 || TPM_CC_PolicyOR || branch_1 || ... || branch_n).
+ */
+MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZE], size_t n,
+				  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
+
+/* A sealed secret, as kept in the sealed file (DESIGN.md, docs/seal.md). */
+typedef struct mb_sealed {
+	unsigned version;                 /* 1 */
+	uint8_t *pub;                     /* TPM2B_PUBLIC, marshalled (size field included) */
+	size_t pub_size;
+	uint8_t *priv;                    /* TPM2B_PRIVATE, marshalled */
+	size_t priv_size;
+	mb_pcr_bank pcrs;                 /* bank, and value[] of every PCR in mask */
+	uint32_t mask;
+	uint8_t policy[MB_POLICY_DIGEST_SIZE];
+	/*
+	 * policy.kind "or" (mboot reseal): the secret unseals under any of n_branches PCR
+	 * states (PolicyPCR then PolicyOR); pcrs/mask above are then the boot of sealing.
+	 * n_branches == 0: policy.kind "pcr", a single PolicyPCR over pcrs/mask.
+	 */
+	size_t n_branches;
+	mb_pcr_bank branch[MB_POLICY_OR_MAX];
+	uint32_t branch_mask[MB_POLICY_OR_MAX];
+	uint8_t branch_digest[MB_POLICY_OR_MAX][MB_POLICY_DIGEST_SIZE];
+	bool parent_persistent;           /* true: parent_handle; false: the ECC P-256 SRK template */
+	uint32_t parent_handle;
+	uint8_t *eventlog;                /* the firmware event log at sealing, or NULL */
+	size_t eventlog_size;
+} mb_sealed;
+
+/*
+ * Parse a sealed file. Checks every field (JSON types, caps, base64, hex sizes, that
+ * public and private unmarshal as TPM2B_PUBLIC / TPM2B_PRIVATE, and that the stored
+ * policy digest is the PolicyPCR digest of the stored values); -EBADMSG names the field.
+ */
+MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_error *err) MB_WUR;
+/* The JSON text (pretty, newline-terminated); NULL on ENOMEM. Caller frees. */
+MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s);
+MB_EXPORT void mb_sealed_done(mb_sealed *s);
+
+/* Base64 (RFC 4648 §4, padded). Decode rejects anything but canonical padded input. */
+MB_EXPORT char *mb_base64_encode(const uint8_t *in, size_t n);
+MB_EXPORT int mb_base64_decode(const char *s, size_t len, size_t max, uint8_t **ret, size_t *ret_size) MB_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Policy digests computed in software, without a TPM: what a trial session would
+ * give. TPM 2.0 Library Part 3 §23.7 (TPM2_PolicyPCR), Part 2 §10.6.2 (TPMS_PCR_SELECTION),
+ * §10.9.7 (TPML_PCR_SELECTION). All integers are big-endian on the TPM's wire.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <mboot/digest.h>
+#include <mboot/seal.h>
+#include "shared/fail.h"
+
+#define TPM_CC_POLICY_PCR 0x0000017Fu
+
+MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, uint32_t mask,
+				   uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err)
+{
+	/* old || CC || TPML_PCR_SELECTION(count 1, hash, sizeofSelect 3, 3 bytes) || H(values) */
+	uint8_t buf[MB_POLICY_DIGEST_SIZE + 4 + 4 + 2 + 1 + 3 + MB_POLICY_DIGEST_SIZE];
+	uint8_t *p = buf;
+	mb_digest_ctx *ctx = NULL;
+	unsigned i;
+	int r;
+
+	if (!bank || !mb_digest_by_alg(bank->alg) || mb_digest_by_alg(bank->alg)->size != bank->size)
+		return mb_fail(err, -EINVAL, "unknown PCR bank");
+	if (mask >> MB_PCR_COUNT)
+		return mb_fail(err, -EINVAL, "PCR selection beyond PCR %u", MB_PCR_COUNT - 1);
+	if ((bank->present & mask) != mask)
+		return mb_fail(err, -EINVAL, "a selected PCR has no value");
+
+	if (old)
+		memcpy(p, old, MB_POLICY_DIGEST_SIZE);
+	else
+		memset(p, 0, MB_POLICY_DIGEST_SIZE);
+	p += MB_POLICY_DIGEST_SIZE;
+	*p++ = TPM_CC_POLICY_PCR >> 24;
+	*p++ = (TPM_CC_POLICY_PCR >> 16) & 0xff;
+	*p++ = (TPM_CC_POLICY_PCR >> 8) & 0xff;
+	*p++ = TPM_CC_POLICY_PCR & 0xff;
+	*p++ = 0; /* count = 1 */
+	*p++ = 0;
+	*p++ = 0;
+	*p++ = 1;
+	*p++ = bank->alg >> 8;
+	*p++ = bank->alg & 0xff;
+	*p++ = 3; /* sizeofSelect: PCR_SELECT_MIN for 24 PCRs */
+	*p++ = mask & 0xff;          /* pcrSelect[0] bit n = PCR n (§10.6.1) */
+	*p++ = (mask >> 8) & 0xff;
+	*p++ = (mask >> 16) & 0xff;
+
+	/* pcrDigest: the session's hash (SHA-256) over the selected values, in selection order. */
+	r = mb_digest_ctx_new(MB_ALG_SHA256, &ctx);
+	if (r < 0)
+		return mb_fail(err, r, "cannot hash");
+	for (i = 0; i < MB_PCR_COUNT && r >= 0; i++)
+		if (mask & (1u << i))
+			r = mb_digest_ctx_update(ctx, bank->value[i], bank->size);
+	if (r >= 0)
+		r = mb_digest_ctx_final(ctx, p);
+	mb_digest_ctx_free(ctx);
+	if (r < 0)
+		return mb_fail(err, r, "cannot hash");
+	p += MB_POLICY_DIGEST_SIZE;
+
+	r = mb_digest(MB_ALG_SHA256, buf, (size_t) (p - buf), out);
+	if (r < 0)
+		return mb_fail(err, r, "cannot hash");
+	return 0;
+}
+
+#define TPM_CC_POLICY_OR 0x00000171u
+
+MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZE], size_t n,
+				  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err)
+{
+	/* Part 3 §23.6: H(0^32 || TPM_CC_PolicyOR || digest_1 || ... || digest_n), 2 <= n <= 8. */
+	uint8_t buf[MB_POLICY_DIGEST_SIZE + 4 + MB_POLICY_OR_MAX * MB_POLICY_DIGEST_SIZE];
+	size_t off = MB_POLICY_DIGEST_SIZE;
+	int r;
+
+	if (n < 2 || n > MB_POLICY_OR_MAX)
+		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to %u branches, not %zu", MB_POLICY_OR_MAX, n);
+	memset(buf, 0, MB_POLICY_DIGEST_SIZE);
+	buf[off++] = TPM_CC_POLICY_OR >> 24;
+	buf[off++] = (TPM_CC_POLICY_OR >> 16) & 0xff;
+	buf[off++] = (TPM_CC_POLICY_OR >> 8) & 0xff;
+	buf[off++] = TPM_CC_POLICY_OR & 0xff;
+	memcpy(buf + off, branches, n * MB_POLICY_DIGEST_SIZE);
+	off += n * MB_POLICY_DIGEST_SIZE;
+	r = mb_digest(MB_ALG_SHA256, buf, off, out);
+	if (r < 0)
+		return mb_fail(err, r, "cannot hash");
+	return 0;
+}

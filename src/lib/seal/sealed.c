@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sealed file (docs/seal.md): versioned JSON holding the TPM's TPM2B_PUBLIC and
+ * TPM2B_PRIVATE of the sealed object, the PCR selection and values it is sealed to,
+ * the policy digest, the parent, and the event log at sealing. It is untrusted input:
+ * every field is type-checked and capped, and a bad field is named.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <mboot/digest.h>
+#include <mboot/seal.h>
+#include <mboot/tpm.h>
+#include "shared/fail.h"
+#include "shared/hex.h"
+
+static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+MB_EXPORT char *mb_base64_encode(const uint8_t *in, size_t n)
+{
+	char *out, *o;
+	size_t i;
+
+	if (n > (SIZE_MAX / 4) * 3 - 3)
+		return NULL;
+	out = malloc((n + 2) / 3 * 4 + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (i = 0; i + 2 < n; i += 3) {
+		uint32_t v = (uint32_t) in[i] << 16 | (uint32_t) in[i + 1] << 8 | in[i + 2];
+
+		*o++ = b64_chars[v >> 18];
+		*o++ = b64_chars[(v >> 12) & 63];
+		*o++ = b64_chars[(v >> 6) & 63];
+		*o++ = b64_chars[v & 63];
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t) in[i] << 16 | (i + 1 < n ? (uint32_t) in[i + 1] << 8 : 0);
+
+		*o++ = b64_chars[v >> 18];
+		*o++ = b64_chars[(v >> 12) & 63];
+		*o++ = i + 1 < n ? b64_chars[(v >> 6) & 63] : '=';
+		*o++ = '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+static int b64_val(char c)
+{
+	const char *p = c ? strchr(b64_chars, c) : NULL;
+
+	return p ? (int) (p - b64_chars) : -1;
+}
+
+MB_EXPORT int mb_base64_decode(const char *s, size_t len, size_t max, uint8_t **ret, size_t *ret_size)
+{
+	uint8_t *out;
+	size_t i, n = 0, pad = 0;
+
+	if (len % 4)
+		return -EBADMSG;
+	if (len / 4 * 3 > max + 2)
+		return -E2BIG;
+	if (len >= 1 && s[len - 1] == '=')
+		pad++;
+	if (len >= 2 && s[len - 2] == '=')
+		pad++;
+	out = malloc(len / 4 * 3 + 1);
+	if (!out)
+		return -ENOMEM;
+	for (i = 0; i < len; i += 4) {
+		int v[4], k;
+		bool last = i + 4 == len;
+
+		for (k = 0; k < 4; k++) {
+			if (last && k >= 4 - (int) pad) {
+				v[k] = 0;
+				continue;
+			}
+			v[k] = b64_val(s[i + k]);
+			if (v[k] < 0) {
+				free(out);
+				return -EBADMSG;
+			}
+		}
+		out[n++] = (uint8_t) (v[0] << 2 | v[1] >> 4);
+		if (!(last && pad == 2))
+			out[n++] = (uint8_t) ((v[1] & 15) << 4 | v[2] >> 2);
+		if (!(last && pad >= 1))
+			out[n++] = (uint8_t) ((v[2] & 3) << 6 | v[3]);
+		/* canonical: the bits padding drops must be zero */
+		if (last && ((pad == 2 && (v[1] & 15)) || (pad == 1 && (v[2] & 3)))) {
+			free(out);
+			return -EBADMSG;
+		}
+	}
+	if (n > max) {
+		free(out);
+		return -E2BIG;
+	}
+	*ret = out;
+	*ret_size = n;
+	return 0;
+}
+
+MB_EXPORT void mb_sealed_done(mb_sealed *s)
+{
+	if (!s)
+		return;
+	free(s->pub);
+	free(s->priv);
+	free(s->eventlog);
+	memset(s, 0, sizeof(*s));
+}
+
+static json_object *get(json_object *o, const char *key, json_type type)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+static int get_b64(json_object *root, const char *key, size_t max, bool optional, uint8_t **ret, size_t *ret_size,
+		   mb_error *err)
+{
+	json_object *v = NULL;
+	int r;
+
+	if (!json_object_object_get_ex(root, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (optional)
+			return 0;
+		return mb_fail(err, -EBADMSG, "field \"%s\" is missing", key);
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return mb_fail(err, -EBADMSG, "field \"%s\" is not a string", key);
+	r = mb_base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), max, ret, ret_size);
+	if (r == -E2BIG)
+		return mb_fail(err, -E2BIG, "field \"%s\" is larger than %zu bytes", key, max);
+	if (r == -ENOMEM)
+		return mb_fail(err, r, "out of memory");
+	if (r < 0)
+		return mb_fail(err, -EBADMSG, "field \"%s\" is not valid base64", key);
+	return 0;
+}
+
+/* A PCR-state object {"bank", "selection", "values"}; name is its place, for messages. */
+static int parse_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_out, uint32_t *mask_out,
+			   mb_error *err)
+{
+	json_object *bank, *sel, *vals;
+	const mb_digest_info *d;
+	uint32_t mask = 0;
+	size_t i, n;
+
+	memset(bank_out, 0, sizeof(*bank_out));
+	if (!pcrs || !json_object_is_type(pcrs, json_type_object))
+		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not an object", name);
+	bank = get(pcrs, "bank", json_type_string);
+	if (!bank || !(d = mb_digest_by_name(json_object_get_string(bank))))
+		return mb_fail(err, -EBADMSG, "field \"%s.bank\" is missing or names no known bank", name);
+	bank_out->alg = d->alg;
+	bank_out->size = d->size;
+	sel = get(pcrs, "selection", json_type_array);
+	if (!sel)
+		return mb_fail(err, -EBADMSG, "field \"%s.selection\" is missing or not an array", name);
+	n = json_object_array_length(sel);
+	if (n > MB_PCR_COUNT)
+		return mb_fail(err, -EBADMSG, "field \"%s.selection\" has more than %u PCRs", name, MB_PCR_COUNT);
+	for (i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(sel, i);
+		int64_t p;
+
+		if (!json_object_is_type(e, json_type_int))
+			return mb_fail(err, -EBADMSG, "field \"%s.selection\" holds a non-integer", name);
+		p = json_object_get_int64(e);
+		if (p < 0 || p >= MB_PCR_COUNT || (mask & (1u << p)))
+			return mb_fail(err, -EBADMSG, "field \"%s.selection\": PCR %lld out of range or repeated", name,
+				       (long long) p);
+		mask |= 1u << p;
+	}
+	vals = get(pcrs, "values", json_type_object);
+	if (!vals)
+		return mb_fail(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
+	json_object_object_foreach(vals, key, val) {
+		char *end;
+		unsigned long p = strtoul(key, &end, 10);
+		const char *hex;
+
+		if (!*key || *end || p >= MB_PCR_COUNT || !(mask & (1u << p)))
+			return mb_fail(err, -EBADMSG, "field \"%s.values\": key \"%.8s\" is not a selected PCR", name,
+				       key);
+		if (!json_object_is_type(val, json_type_string))
+			return mb_fail(err, -EBADMSG, "field \"%s.values.%lu\" is not a string", name, p);
+		hex = json_object_get_string(val);
+		if ((size_t) json_object_get_string_len(val) != 2u * d->size ||
+		    mb_unhex(hex, 2u * d->size, bank_out->value[p], d->size) < 0)
+			return mb_fail(err, -EBADMSG, "field \"%s.values.%lu\" is not %u bytes of hex", name, p, d->size);
+		bank_out->present |= 1u << p;
+	}
+	if (bank_out->present != mask)
+		return mb_fail(err, -EBADMSG, "field \"%s.values\" lacks a value for a selected PCR", name);
+	*mask_out = mask;
+	return 0;
+}
+
+static int parse_pcrs(json_object *root, mb_sealed *s, mb_error *err)
+{
+	return parse_pcr_state(get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
+}
+
+/* policy: {"kind": "pcr", "digest"} or {"kind": "or", "digest", "branches": [PCR state, ...]}. */
+static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
+{
+	json_object *o = get(root, "policy", json_type_object), *v, *br;
+	uint8_t want[MB_POLICY_DIGEST_SIZE];
+	bool is_or;
+	size_t i, n;
+	int r;
+
+	v = o ? get(o, "kind", json_type_string) : NULL;
+	if (!v || (strcmp(json_object_get_string(v), "pcr") != 0 && strcmp(json_object_get_string(v), "or") != 0))
+		return mb_fail(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\" or \"or\"");
+	is_or = strcmp(json_object_get_string(v), "or") == 0;
+	v = get(o, "digest", json_type_string);
+	if (!v || json_object_get_string_len(v) != 2 * MB_POLICY_DIGEST_SIZE ||
+	    mb_unhex(json_object_get_string(v), 2 * MB_POLICY_DIGEST_SIZE, s->policy, MB_POLICY_DIGEST_SIZE) < 0)
+		return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not 32 bytes of hex");
+	if (!is_or) {
+		r = mb_policy_pcr_digest(NULL, &s->pcrs, s->mask, want, err);
+		if (r < 0)
+			return r;
+	} else {
+		br = get(o, "branches", json_type_array);
+		n = br ? json_object_array_length(br) : 0;
+		if (n < 2 || n > MB_POLICY_OR_MAX)
+			return mb_fail(err, -EBADMSG, "field \"policy.branches\" is not an array of 2 to %u PCR states",
+				       MB_POLICY_OR_MAX);
+		for (i = 0; i < n; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "policy.branches.%zu", i);
+			r = parse_pcr_state(json_object_array_get_idx(br, i), name, &s->branch[i], &s->branch_mask[i], err);
+			if (r < 0)
+				return r;
+			r = mb_policy_pcr_digest(NULL, &s->branch[i], s->branch_mask[i], s->branch_digest[i], err);
+			if (r < 0)
+				return r;
+		}
+		s->n_branches = n;
+		r = mb_policy_or_digest((const uint8_t (*)[MB_POLICY_DIGEST_SIZE]) s->branch_digest, n, want, err);
+		if (r < 0)
+			return r;
+	}
+	if (memcmp(want, s->policy, sizeof(want)) != 0)
+		return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the %s digest of %s",
+			       is_or ? "PolicyOR" : "PolicyPCR", is_or ? "\"policy.branches\"" : "\"pcrs\"");
+	return 0;
+}
+
+MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_error *err)
+{
+	json_tokener *tok;
+	json_object *root = NULL, *o, *v;
+	enum json_tokener_error jerr;
+	mb_sealed s = { 0 };
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (size > MB_SEALED_MAX_FILE || size > INT_MAX)
+		return mb_fail(err, -E2BIG, "sealed file larger than %u bytes", MB_SEALED_MAX_FILE);
+	tok = json_tokener_new_ex(8);
+	if (!tok)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	root = json_tokener_parse_ex(tok, text, (int) size);
+	jerr = json_tokener_get_error(tok);
+	if (root && jerr == json_tokener_success && json_tokener_get_parse_end(tok) < size) {
+		/* only white space may follow the object */
+		size_t i;
+
+		for (i = json_tokener_get_parse_end(tok); i < size; i++)
+			if (!strchr(" \t\r\n", text[i]) || !text[i]) {
+				jerr = json_tokener_error_parse_unexpected;
+				break;
+			}
+	}
+	json_tokener_free(tok);
+	if (!root || jerr != json_tokener_success) {
+		json_object_put(root);
+		return mb_fail(err, -EBADMSG, "not JSON: %s",
+			       jerr == json_tokener_continue ? "truncated" : json_tokener_error_desc(jerr));
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		r = mb_fail(err, -EBADMSG, "not a JSON object");
+		goto fail;
+	}
+	o = get(root, "kind", json_type_string);
+	if (!o || strcmp(json_object_get_string(o), "mboot-sealed") != 0) {
+		r = mb_fail(err, -EBADMSG, "field \"kind\" is not \"mboot-sealed\"");
+		goto fail;
+	}
+	o = get(root, "version", json_type_int);
+	if (!o || json_object_get_int64(o) != 1) {
+		r = mb_fail(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
+		goto fail;
+	}
+	s.version = 1;
+	r = get_b64(root, "public", MB_SEALED_MAX_BLOB, false, &s.pub, &s.pub_size, err);
+	if (r == 0)
+		r = get_b64(root, "private", MB_SEALED_MAX_BLOB, false, &s.priv, &s.priv_size, err);
+	if (r == 0)
+		r = get_b64(root, "eventlog", MB_SEALED_MAX_LOG, true, &s.eventlog, &s.eventlog_size, err);
+	if (r == 0)
+		r = mb_tpm_check_sealed_blobs(s.pub, s.pub_size, s.priv, s.priv_size, err);
+	if (r == 0)
+		r = parse_pcrs(root, &s, err);
+	if (r < 0)
+		goto fail;
+
+	r = parse_policy(root, &s, err);
+	if (r < 0)
+		goto fail;
+
+	o = get(root, "parent", json_type_object);
+	if (!o) {
+		r = mb_fail(err, -EBADMSG, "field \"parent\" is missing or not an object");
+		goto fail;
+	}
+	if ((v = get(o, "handle", json_type_string))) {
+		const char *h = json_object_get_string(v);
+		char *end;
+		unsigned long x = strtoul(h, &end, 16);
+
+		if (strncmp(h, "0x", 2) != 0 || *end || (x >> 24) != 0x81) {
+			r = mb_fail(err, -EBADMSG, "field \"parent.handle\" is not a persistent handle (0x81xxxxxx)");
+			goto fail;
+		}
+		s.parent_persistent = true;
+		s.parent_handle = (uint32_t) x;
+	} else if ((v = get(o, "template", json_type_string))) {
+		if (strcmp(json_object_get_string(v), "ecc-p256-srk") != 0) {
+			r = mb_fail(err, -EBADMSG, "field \"parent.template\" is not \"ecc-p256-srk\"");
+			goto fail;
+		}
+	} else {
+		r = mb_fail(err, -EBADMSG, "field \"parent\" has neither \"handle\" nor \"template\"");
+		goto fail;
+	}
+	json_object_put(root);
+	*ret = s;
+	return 0;
+fail:
+	json_object_put(root);
+	mb_sealed_done(&s);
+	return r;
+}
+
+static json_object *b64_obj(const uint8_t *p, size_t n)
+{
+	char *s = mb_base64_encode(p, n);
+	json_object *o;
+
+	if (!s)
+		return NULL;
+	o = json_object_new_string(s);
+	free(s);
+	return o;
+}
+
+static json_object *pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
+{
+	const mb_digest_info *d = mb_digest_by_alg(b->alg);
+	json_object *o = json_object_new_object(), *sel = json_object_new_array(), *vals = json_object_new_object();
+	char hex[2 * MB_DIGEST_MAX + 1], key[8];
+	unsigned p;
+
+	if (!o || !sel || !vals || !d) {
+		json_object_put(o);
+		json_object_put(sel);
+		json_object_put(vals);
+		return NULL;
+	}
+	json_object_object_add(o, "bank", json_object_new_string(d->name));
+	for (p = 0; p < MB_PCR_COUNT; p++) {
+		if (!(mask & (1u << p)))
+			continue;
+		json_object_array_add(sel, json_object_new_int((int) p));
+		snprintf(key, sizeof(key), "%u", p);
+		json_object_object_add(vals, key, json_object_new_string(mb_hex(b->value[p], d->size, hex)));
+	}
+	json_object_object_add(o, "selection", sel);
+	json_object_object_add(o, "values", vals);
+	return o;
+}
+
+MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
+{
+	json_object *root = json_object_new_object(), *pol = json_object_new_object(),
+		    *parent = json_object_new_object();
+	char hex[2 * MB_DIGEST_MAX + 1], *out = NULL;
+	const char *text;
+	size_t i;
+
+	if (!root || !pol || !parent || !mb_digest_by_alg(s->pcrs.alg)) {
+		json_object_put(root);
+		json_object_put(pol);
+		json_object_put(parent);
+		return NULL;
+	}
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "kind", json_object_new_string("mboot-sealed"));
+	json_object_object_add(root, "public", b64_obj(s->pub, s->pub_size));
+	json_object_object_add(root, "private", b64_obj(s->priv, s->priv_size));
+	json_object_object_add(root, "pcrs", pcr_state_obj(&s->pcrs, s->mask));
+	json_object_object_add(pol, "kind", json_object_new_string(s->n_branches ? "or" : "pcr"));
+	json_object_object_add(pol, "digest", json_object_new_string(mb_hex(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
+	if (s->n_branches) {
+		json_object *br = json_object_new_array();
+
+		for (i = 0; i < s->n_branches; i++)
+			json_object_array_add(br, pcr_state_obj(&s->branch[i], s->branch_mask[i]));
+		json_object_object_add(pol, "branches", br);
+	}
+	json_object_object_add(root, "policy", pol);
+	if (s->parent_persistent) {
+		snprintf(hex, sizeof(hex), "0x%08x", s->parent_handle);
+		json_object_object_add(parent, "handle", json_object_new_string(hex));
+	} else
+		json_object_object_add(parent, "template", json_object_new_string("ecc-p256-srk"));
+	json_object_object_add(root, "parent", parent);
+	if (s->eventlog)
+		json_object_object_add(root, "eventlog", b64_obj(s->eventlog, s->eventlog_size));
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text && (out = malloc(strlen(text) + 2)))
+		sprintf(out, "%s\n", text);
+	json_object_put(root);
+	return out;
+}

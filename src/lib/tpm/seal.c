@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Seal and unseal with ESAPI. TPM 2.0 Library Part 3: §11.1 StartAuthSession,
+ * §12.1 Create, §12.2 Load, §12.7 Unseal, §23.7 PolicyPCR, §24.1 CreatePrimary;
+ * Part 2 §12.2 TPMT_PUBLIC. The SRK template is the TCG "TPM v2.0 Provisioning
+ * Guidance" storage key: ECC NIST P-256, AES-128-CFB, SHA-256 name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tss2/tss2_esys.h>
+#include <tss2/tss2_mu.h>
+#include <tss2/tss2_rc.h>
+
+#include <mboot/seal.h>
+#include <mboot/tpm.h>
+#include "shared/fail.h"
+#include "tpm-internal.h"
+
+#define UNSEAL_MAX_TRIES 5
+
+static const TPMT_SYM_DEF session_sym = {
+	.algorithm = TPM2_ALG_AES,
+	.keyBits = { .aes = 128 },
+	.mode = { .aes = TPM2_ALG_CFB },
+};
+
+static void srk_template(TPM2B_PUBLIC *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->publicArea.type = TPM2_ALG_ECC;
+	p->publicArea.nameAlg = TPM2_ALG_SHA256;
+	p->publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
+					 TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+					 TPMA_OBJECT_NODA | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
+	p->publicArea.parameters.eccDetail.symmetric.algorithm = TPM2_ALG_AES;
+	p->publicArea.parameters.eccDetail.symmetric.keyBits.aes = 128;
+	p->publicArea.parameters.eccDetail.symmetric.mode.aes = TPM2_ALG_CFB;
+	p->publicArea.parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
+	p->publicArea.parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
+	p->publicArea.parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
+	/* Provisioning Guidance: unique is two 32-byte zero coordinates. */
+	p->publicArea.unique.ecc.x.size = 32;
+	p->publicArea.unique.ecc.y.size = 32;
+}
+
+static bool rc_is(TSS2_RC rc, uint32_t code)
+{
+	if ((rc & TSS2_RC_LAYER_MASK) != TSS2_TPM_RC_LAYER && (rc & TSS2_RC_LAYER_MASK) != TSS2_RESMGR_TPM_RC_LAYER)
+		return false;
+	/* Format 1 (bit 7): the handle/session/parameter number in bits 6 and 8-11 is not part of the code. */
+	if (rc & TPM2_RC_FMT1)
+		return (rc & 0xbf) == code;
+	return (rc & 0xfff) == code;
+}
+
+static int classify(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
+{
+	int r = mb_tpm_fail(t, err, rc, what);
+
+	if (rc_is(rc, TPM2_RC_LOCKOUT) && err)
+		err->code = MB_ERR_TPM_LOCKOUT;
+	if (rc_is(rc, TPM2_RC_LOCKOUT))
+		r = MB_ERR_TPM_LOCKOUT;
+	return r;
+}
+
+/* The parent: the persistent SRK, or a transient primary from the template (*flush set). */
+static int load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret, bool *flush, mb_error *err)
+{
+	TPM2B_SENSITIVE_CREATE sens = { 0 };
+	TPM2B_DATA outside = { 0 };
+	TPML_PCR_SELECTION creation = { 0 };
+	TPM2B_PUBLIC tmpl;
+	TSS2_RC rc;
+
+	*flush = false;
+	if (persistent) {
+		TPM2B_PUBLIC *pub = NULL;
+		TPMA_OBJECT want = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
+
+		rc = Esys_TR_FromTPMPublic(t->esys, handle, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ret);
+		if (rc != TSS2_RC_SUCCESS) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "no parent key at persistent handle 0x%08x", handle);
+			return classify(t, err, rc, what);
+		}
+		rc = Esys_ReadPublic(t->esys, *ret, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL, NULL);
+		if (rc != TSS2_RC_SUCCESS) {
+			Esys_TR_Close(t->esys, ret);
+			return classify(t, err, rc, "TPM2_ReadPublic of the parent failed");
+		}
+		if ((pub->publicArea.objectAttributes & want) != want) {
+			Esys_Free(pub);
+			Esys_TR_Close(t->esys, ret);
+			return mb_fail(err, MB_ERR_TPM, "persistent handle 0x%08x is not a storage key", handle);
+		}
+		Esys_Free(pub);
+		return 0;
+	}
+	srk_template(&tmpl);
+	rc = Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl,
+				&outside, &creation, ret, NULL, NULL, NULL, NULL);
+	if (rc != TSS2_RC_SUCCESS)
+		return classify(t, err, rc, "TPM2_CreatePrimary of the ECC P-256 SRK failed");
+	*flush = true;
+	return 0;
+}
+
+static void drop_parent(mb_tpm *t, ESYS_TR *h, bool flush)
+{
+	if (*h == ESYS_TR_NONE)
+		return;
+	if (flush)
+		Esys_FlushContext(t->esys, *h);
+	else
+		Esys_TR_Close(t->esys, h);
+	*h = ESYS_TR_NONE;
+}
+
+/* A session salted with the parent, that encrypts command (decrypt) or response (encrypt) parameter 1. */
+static int start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION attrs, ESYS_TR *ret, mb_error *err)
+{
+	TSS2_RC rc = Esys_StartAuthSession(t->esys, parent, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+					   NULL, type, &session_sym, TPM2_ALG_SHA256, ret);
+
+	if (rc != TSS2_RC_SUCCESS)
+		return classify(t, err, rc, "TPM2_StartAuthSession failed");
+	rc = Esys_TRSess_SetAttributes(t->esys, *ret, attrs | TPMA_SESSION_CONTINUESESSION, 0xff);
+	if (rc != TSS2_RC_SUCCESS) {
+		Esys_FlushContext(t->esys, *ret);
+		*ret = ESYS_TR_NONE;
+		return mb_tpm_fail(t, err, rc, "cannot set session attributes");
+	}
+	return 0;
+}
+
+MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+			  mb_tpm_sealed_blob *ret, mb_error *err)
+{
+	TPM2B_SENSITIVE_CREATE sens;
+	TPM2B_PUBLIC tmpl;
+	TPM2B_DATA outside = { 0 };
+	TPML_PCR_SELECTION creation = { 0 };
+	TPM2B_PUBLIC *out_pub = NULL;
+	TPM2B_PRIVATE *out_priv = NULL;
+	ESYS_TR parent = ESYS_TR_NONE, session = ESYS_TR_NONE;
+	bool flush = false, persistent = true;
+	size_t off;
+	TSS2_RC rc;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (secret_size == 0 || secret_size > MB_SEAL_MAX_SECRET)
+		return mb_fail(err, -EINVAL, "a secret of 1 to %u bytes can be sealed, not %zu", MB_SEAL_MAX_SECRET,
+			       secret_size);
+
+	/* The persistent SRK when there is one; else the template's primary. */
+	r = load_parent(t, true, MB_TPM_SRK_HANDLE, &parent, &flush, NULL);
+	if (r < 0) {
+		persistent = false;
+		r = load_parent(t, false, 0, &parent, &flush, err);
+		if (r < 0)
+			return r;
+	}
+	r = start_session(t, parent, TPM2_SE_HMAC, TPMA_SESSION_DECRYPT, &session, err);
+	if (r < 0)
+		goto out;
+
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.publicArea.type = TPM2_ALG_KEYEDHASH;
+	tmpl.publicArea.nameAlg = TPM2_ALG_SHA256;
+	/* no userWithAuth: only the policy authorises; no sensitiveDataOrigin: we give the data */
+	tmpl.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT;
+	tmpl.publicArea.authPolicy.size = 32;
+	memcpy(tmpl.publicArea.authPolicy.buffer, policy, 32);
+	tmpl.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL;
+
+	memset(&sens, 0, sizeof(sens));
+	sens.sensitive.data.size = (UINT16) secret_size;
+	memcpy(sens.sensitive.data.buffer, secret, secret_size);
+	rc = Esys_Create(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside, &creation,
+			 &out_priv, &out_pub, NULL, NULL, NULL);
+	explicit_bzero(&sens, sizeof(sens));
+	if (rc != TSS2_RC_SUCCESS) {
+		r = classify(t, err, rc, "TPM2_Create of the sealed object failed");
+		goto out;
+	}
+
+	ret->pub = malloc(sizeof(TPM2B_PUBLIC));
+	ret->priv = malloc(sizeof(TPM2B_PRIVATE));
+	if (!ret->pub || !ret->priv) {
+		r = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	off = 0;
+	rc = Tss2_MU_TPM2B_PUBLIC_Marshal(out_pub, ret->pub, sizeof(TPM2B_PUBLIC), &off);
+	ret->pub_size = off;
+	off = 0;
+	if (rc == TSS2_RC_SUCCESS)
+		rc = Tss2_MU_TPM2B_PRIVATE_Marshal(out_priv, ret->priv, sizeof(TPM2B_PRIVATE), &off);
+	ret->priv_size = off;
+	if (rc != TSS2_RC_SUCCESS) {
+		r = mb_tpm_fail(t, err, rc, "cannot marshal the sealed object");
+		goto out;
+	}
+	ret->parent_persistent = persistent;
+	ret->parent_handle = persistent ? MB_TPM_SRK_HANDLE : 0;
+	r = 0;
+out:
+	Esys_Free(out_pub);
+	Esys_Free(out_priv);
+	if (session != ESYS_TR_NONE)
+		Esys_FlushContext(t->esys, session);
+	drop_parent(t, &parent, flush);
+	if (r < 0) {
+		free(ret->pub);
+		free(ret->priv);
+		memset(ret, 0, sizeof(*ret));
+	}
+	return r;
+}
+
+static int unmarshal(const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size, TPM2B_PUBLIC *p,
+		     TPM2B_PRIVATE *q, mb_error *err)
+{
+	size_t off = 0;
+
+	memset(p, 0, sizeof(*p));
+	memset(q, 0, sizeof(*q));
+	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, p) != TSS2_RC_SUCCESS || off != pub_size)
+		return mb_fail(err, -EBADMSG, "field \"public\" is not one TPM2B_PUBLIC");
+	if (p->publicArea.type != TPM2_ALG_KEYEDHASH || p->publicArea.nameAlg != TPM2_ALG_SHA256 ||
+	    p->publicArea.authPolicy.size != 32 || (p->publicArea.objectAttributes & TPMA_OBJECT_USERWITHAUTH))
+		return mb_fail(err, -EBADMSG,
+			       "field \"public\" is not a sealed object (KEYEDHASH, SHA-256 name, policy only)");
+	off = 0;
+	if (Tss2_MU_TPM2B_PRIVATE_Unmarshal(priv, priv_size, &off, q) != TSS2_RC_SUCCESS || off != priv_size ||
+	    q->size == 0)
+		return mb_fail(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
+	return 0;
+}
+
+MB_EXPORT int mb_tpm_check_sealed_blobs(const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
+					mb_error *err)
+{
+	TPM2B_PUBLIC p;
+	TPM2B_PRIVATE q;
+
+	return unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
+}
+
+MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
+			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
+			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
+			    mb_error *err)
+{
+	TPML_DIGEST or_list = { 0 };
+	TPM2B_PUBLIC p;
+	TPM2B_PRIVATE q;
+	TPML_PCR_SELECTION sel = { 0 };
+	TPM2B_DIGEST empty = { 0 };
+	ESYS_TR parent = ESYS_TR_NONE, obj = ESYS_TR_NONE, session = ESYS_TR_NONE;
+	bool flush = false;
+	unsigned tries;
+	TSS2_RC rc;
+	int r;
+
+	*out_size = 0;
+	if (n_or == 1 || n_or > 8)
+		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to 8 branches, not %zu", n_or);
+	for (size_t i = 0; i < n_or; i++) {
+		or_list.digests[i].size = 32;
+		memcpy(or_list.digests[i].buffer, or_digests[i], 32);
+	}
+	or_list.count = (UINT32) n_or;
+	r = unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
+	if (r < 0)
+		return r;
+	sel.count = 1;
+	sel.pcrSelections[0].hash = bank_alg;
+	sel.pcrSelections[0].sizeofSelect = 3;
+	sel.pcrSelections[0].pcrSelect[0] = mask & 0xff;
+	sel.pcrSelections[0].pcrSelect[1] = (mask >> 8) & 0xff;
+	sel.pcrSelections[0].pcrSelect[2] = (mask >> 16) & 0xff;
+
+	r = load_parent(t, parent_persistent, parent_handle, &parent, &flush, err);
+	if (r < 0)
+		return r;
+	r = start_session(t, parent, TPM2_SE_HMAC, 0, &session, err);
+	if (r < 0)
+		goto out;
+	rc = Esys_Load(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &q, &p, &obj);
+	Esys_FlushContext(t->esys, session);
+	session = ESYS_TR_NONE;
+	if (rc != TSS2_RC_SUCCESS) {
+		r = classify(t, err, rc, "TPM2_Load of the sealed object failed (another TPM, or another parent key?)");
+		goto out;
+	}
+
+	for (tries = 0;; tries++) {
+		TPM2B_SENSITIVE_DATA *data = NULL;
+
+		r = start_session(t, parent, TPM2_SE_POLICY, TPMA_SESSION_ENCRYPT, &session, err);
+		if (r < 0)
+			goto out;
+		rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
+		if (rc == TSS2_RC_SUCCESS && n_or) {
+			rc = Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &or_list);
+			/* the PCRs gave a digest that is none of the branches */
+			if (rc_is(rc, TPM2_RC_VALUE))
+				rc = TPM2_RC_POLICY_FAIL;
+		}
+		if (rc == TSS2_RC_SUCCESS)
+			rc = Esys_Unseal(t->esys, obj, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+		Esys_FlushContext(t->esys, session);
+		session = ESYS_TR_NONE;
+		if (rc == TSS2_RC_SUCCESS) {
+			if (data->size > MB_SEAL_MAX_SECRET) {
+				r = mb_fail(err, MB_ERR_TPM, "TPM2_Unseal returned %u bytes", data->size);
+				explicit_bzero(data, sizeof(*data));
+				Esys_Free(data);
+				goto out;
+			}
+			memcpy(out, data->buffer, data->size);
+			*out_size = data->size;
+			explicit_bzero(data, sizeof(*data));
+			Esys_Free(data);
+			r = 0;
+			goto out;
+		}
+		/* PCRs extended between PolicyPCR and Unseal: the session is stale, start again. */
+		if (rc_is(rc, TPM2_RC_PCR_CHANGED) && tries + 1 < UNSEAL_MAX_TRIES)
+			continue;
+		if (rc_is(rc, TPM2_RC_POLICY_FAIL)) {
+			mb_tpm_fail(t, err, rc, "TPM2_Unseal refused");
+			r = mb_fail(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
+			goto out;
+		}
+		r = classify(t, err, rc, "TPM2_PolicyPCR/TPM2_Unseal failed");
+		goto out;
+	}
+out:
+	if (session != ESYS_TR_NONE)
+		Esys_FlushContext(t->esys, session);
+	if (obj != ESYS_TR_NONE)
+		Esys_FlushContext(t->esys, obj);
+	drop_parent(t, &parent, flush);
+	return r;
+}

@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot seal / mboot unseal: a secret released only when the chosen PCRs hold the
+ * chosen values (docs/seal.md). The secret lives only in one locked buffer of ours
+ * (and, unavoidably, in tpm2-tss's command buffers): never in argv, a temp file or a
+ * core dump, and it is wiped on every path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "shared/fileio.h"
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char seal_help[] =
+	"Usage: mboot seal --pcrs LIST [--bank NAME] [--values current|FILE] -i SECRET|- -o SEALED\n"
+	"                  [--log LOG] [--tcti TCTI] [--force]\n\n"
+	"Seal a secret (1-128 bytes) with the TPM so that it is released only when the PCRs in\n"
+	"LIST of bank NAME hold the given values (a TPM2_PolicyPCR policy). The parent key is the\n"
+	"persistent SRK at 0x81000001 when the TPM has one, else the TCG ECC P-256 SRK, created\n"
+	"from its template in the owner hierarchy each time.\n\n"
+	"  --pcrs LIST       e.g. 0,2,4,7 (required; sealing to no PCRs needs --force)\n"
+	"  --bank NAME       the PCR bank (default sha256)\n"
+	"  --values current  the values the TPM holds now (default)\n"
+	"  --values FILE     predicted values: PCR-values JSON or tpm2_pcrread YAML\n"
+	"  -i SECRET|-       the secret, from a file or stdin (never from the command line)\n"
+	"  -o SEALED         the sealed file (JSON, written 0600)\n"
+	"  --log LOG         keep this event log in the sealed file, to explain a failed unseal\n"
+	"                    (default " MB_DEFAULT_LOG " when readable)\n"
+	"  --force           seal to no PCRs (--pcrs none)\n"
+	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 sealed, 2 usage or input error, 3 TPM error.\n";
+
+static const char unseal_help[] =
+	"Usage: mboot unseal -i SEALED [-o FILE] [--log LOG] [--tcti TCTI]\n\n"
+	"Unseal a secret sealed by 'mboot seal': to stdout, or to FILE (created 0600, must not\n"
+	"exist). When the PCRs do not hold the sealed values, say which differ and, when the\n"
+	"sealed file keeps the event log of sealing and today's log is readable, which events\n"
+	"made them differ.\n\n"
+	"  --log LOG     today's event log (default " MB_DEFAULT_LOG ")\n"
+	"  --tcti TCTI   the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones, 2 usage or input error\n"
+	"(malformed sealed file), 3 TPM error (including dictionary-attack lockout).\n";
+
+enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE };
+
+static const struct option seal_options[] = {
+	{ "pcrs", required_argument, NULL, OPT_PCRS },
+	{ "bank", required_argument, NULL, OPT_BANK },
+	{ "values", required_argument, NULL, OPT_VALUES },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "tcti", required_argument, NULL, OPT_TCTI },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+/* One page, locked when the system lets us: the only place the secret is kept. */
+typedef struct secret_buf {
+	uint8_t *p;
+	size_t size, cap;
+	bool locked;
+} secret_buf;
+
+static int secret_alloc(secret_buf *s)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	s->cap = page > 0 ? (size_t) page : 4096;
+	s->size = 0;
+	s->p = aligned_alloc(s->cap, s->cap);
+	if (!s->p)
+		return -ENOMEM;
+	s->locked = mlock(s->p, s->cap) == 0;
+	(void) madvise(s->p, s->cap, MADV_DONTDUMP);
+	return 0;
+}
+
+static void secret_free(secret_buf *s)
+{
+	if (!s->p)
+		return;
+	explicit_bzero(s->p, s->cap);
+	if (s->locked)
+		munlock(s->p, s->cap);
+	free(s->p);
+	s->p = NULL;
+}
+
+/* Read at most MB_SEAL_MAX_SECRET + 1 bytes (to see an oversized secret) with read(2): no stdio buffer. */
+static int secret_read(const char *path, secret_buf *s)
+{
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		tool_errorf("%s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	for (;;) {
+		ssize_t n = read(fd, s->p + s->size, s->cap - s->size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			tool_errorf("%s: %s", path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		s->size += (size_t) n;
+		if (s->size > MB_SEAL_MAX_SECRET)
+			break;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (s->size > MB_SEAL_MAX_SECRET) {
+		tool_errorf("%s: the secret is larger than %u bytes, the most a TPM seals (MAX_SYM_DATA); "
+			    "seal a key to the secret instead", path, MB_SEAL_MAX_SECRET);
+		return EXIT_USAGE;
+	}
+	if (s->size == 0) {
+		tool_errorf("%s: the secret is empty", path);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size)
+{
+	mb_error err = { 0 };
+
+	if (mb_read_file(path, max, buf, size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out (0600). */
+static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, const char *out)
+{
+	mb_tpm_sealed_blob blob = { 0 };
+	mb_error err = { 0 };
+	char *json;
+
+	if (mb_tpm_seal(tpm, secret->p, secret->size, s->policy, &blob, &err) < 0) {
+		secret_free(secret);
+		if (err.code == MB_ERR_TPM_LOCKOUT) {
+			tool_errorf("TPM: in dictionary-attack lockout: %s", err.message);
+			return EXIT_TPM;
+		}
+		return tool_tpm_exit(&err);
+	}
+	secret_free(secret);
+	free(s->pub);
+	free(s->priv);
+	s->pub = blob.pub;
+	s->pub_size = blob.pub_size;
+	s->priv = blob.priv;
+	s->priv_size = blob.priv_size;
+	s->parent_persistent = blob.parent_persistent;
+	s->parent_handle = blob.parent_handle;
+	json = mb_sealed_to_json(s);
+	if (!json) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
+	if (mb_write_file(out, json, strlen(json), 0600, &err) < 0) {
+		free(json);
+		tool_report(out, &err);
+		return EXIT_USAGE;
+	}
+	free(json);
+	return EXIT_OK;
+}
+
+int verb_seal(int argc, char **argv)
+{
+	const char *tcti = NULL, *values = "current", *in = NULL, *out = NULL, *log_path = NULL;
+	const mb_digest_info *bank = mb_digest_by_alg(MB_ALG_SHA256);
+	bool have_pcrs = false, force = false;
+	uint32_t mask = 0;
+	secret_buf secret = { 0 };
+	mb_sealed s = { 0 };
+	mb_pcr_values v;
+	const mb_pcr_bank *b;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	int c, rc;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(seal_help, stdout);
+			return EXIT_OK;
+		case OPT_PCRS:
+			have_pcrs = true;
+			if (strcmp(optarg, "none") == 0)
+				mask = 0;
+			else if (tool_parse_pcr_list(optarg, &mask) < 0)
+				return tool_usage_error("seal", "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
+			break;
+		case OPT_BANK:
+			bank = mb_digest_by_name(optarg);
+			if (!bank)
+				return tool_usage_error("seal", "unknown bank '%s'", optarg);
+			break;
+		case OPT_VALUES:
+			values = optarg;
+			break;
+		case OPT_LOG:
+			log_path = optarg;
+			break;
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		case OPT_FORCE:
+			force = true;
+			break;
+		case 'i':
+			in = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return tool_usage_error("seal", "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		/* not echoed: it may be a secret typed where it does not belong */
+		return tool_usage_error("seal", "unexpected argument (the secret is read with -i FILE or -i -, "
+					"never from the command line)");
+	if (!in || !out)
+		return tool_usage_error("seal", "needs -i SECRET (or -i - for stdin) and -o SEALED");
+	if (!have_pcrs || (mask == 0 && !force))
+		return tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
+
+	s.version = 1;
+	/* The values first: a bad values file or log is an input error before any TPM work. */
+	if (strcmp(values, "current") != 0) {
+		uint8_t *buf = NULL;
+		size_t size = 0;
+
+		rc = read_whole(values, 1u << 20, &buf, &size);
+		if (rc)
+			return rc;
+		if (mb_pcr_values_parse((const char *) buf, size, &v, &err) < 0) {
+			free(buf);
+			tool_report(values, &err);
+			return EXIT_USAGE;
+		}
+		free(buf);
+		b = mb_pcr_values_bank_const(&v, bank->alg);
+		if (!b || (b->present & mask) != mask) {
+			tool_errorf("%s: has no %s value for some of the PCRs to seal to", values, bank->name);
+			return EXIT_USAGE;
+		}
+		s.pcrs = *b;
+	}
+	if (log_path || access(MB_DEFAULT_LOG, R_OK) == 0) {
+		mb_event_log *log = NULL;
+		const char *p = log_path ? log_path : MB_DEFAULT_LOG;
+
+		rc = read_whole(p, MB_SEALED_MAX_LOG, &s.eventlog, &s.eventlog_size);
+		if (rc == EXIT_OK && mb_event_log_parse(s.eventlog, s.eventlog_size, &log, &err) < 0) {
+			tool_report(p, &err);
+			rc = EXIT_USAGE;
+		}
+		mb_event_log_free(log);
+		if (rc && log_path)
+			goto out;
+		if (rc) { /* the system log is an extra; sealing works without it */
+			free(s.eventlog);
+			s.eventlog = NULL;
+			s.eventlog_size = 0;
+		}
+	}
+
+	if (secret_alloc(&secret) < 0) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = secret_read(in, &secret);
+	if (rc)
+		goto out;
+
+	rc = tool_tpm_open(tcti, &tpm);
+	if (rc)
+		goto out;
+	if (strcmp(values, "current") == 0) {
+		if (mb_tpm_read_pcrs(tpm, &bank->alg, 1, mask, &v, NULL, &err) < 0) {
+			rc = tool_tpm_exit(&err);
+			goto out;
+		}
+		b = mb_pcr_values_bank_const(&v, bank->alg);
+		if (!b || (b->present & mask) != mask) {
+			tool_errorf("TPM: the %s bank does not have all of the PCRs to seal to", bank->name);
+			rc = EXIT_TPM;
+			goto out;
+		}
+		s.pcrs = *b;
+	}
+	s.pcrs.present &= mask;
+	s.mask = mask;
+	if (mb_policy_pcr_digest(NULL, &s.pcrs, mask, s.policy, &err) < 0) {
+		tool_report("policy", &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = seal_write(tpm, &secret, &s, out);
+	goto out;
+out:
+	secret_free(&secret);
+	mb_sealed_done(&s);
+	mb_tpm_free(tpm);
+	return rc;
+}
+
+static const char *kind_name(mb_diff_kind k)
+{
+	return k == MB_DIFF_ADDED ? "added" : k == MB_DIFF_REMOVED ? "removed" : "changed";
+}
+
+static char *event_words(const mb_event_log *log, const mb_event *ev)
+{
+	json_object *dec = mb_event_decode(log, ev), *desc = NULL;
+	char tbuf[16], *s = NULL;
+
+	json_object_object_get_ex(dec, "description", &desc);
+	if (asprintf(&s, "#%u %s%s%s", ev->number, tool_type_name(ev->type, tbuf), desc ? ": " : "",
+		     desc ? json_object_get_string(desc) : "") < 0)
+		s = NULL;
+	json_object_put(dec);
+	return s;
+}
+
+/* Which events of today's log made the differing PCRs differ from the log of sealing. */
+static void explain_events(const mb_sealed *s, const char *log_path, uint32_t differ)
+{
+	mb_event_log *then = NULL, *now = NULL;
+	mb_diff d = { 0 };
+	mb_error err = { 0 };
+	size_t i, shown = 0;
+
+	if (!s->eventlog) {
+		printf("The sealed file keeps no event log: cannot say which events changed.\n");
+		return;
+	}
+	if (mb_event_log_parse(s->eventlog, s->eventlog_size, &then, &err) < 0) {
+		printf("The event log kept in the sealed file does not parse: %s\n", err.message);
+		return;
+	}
+	if (access(log_path, R_OK) != 0 || tool_load_log(log_path, &now) != EXIT_OK) {
+		printf("Today's event log (%s) is not readable: cannot say which events changed.\n", log_path);
+		mb_event_log_free(then);
+		return;
+	}
+	if (mb_log_diff(then, now, &d, &err) < 0) {
+		printf("Cannot compare the event logs: %s\n", err.message);
+		goto out;
+	}
+	for (i = 0; i < d.n_entries; i++) {
+		const mb_diff_entry *e = &d.entries[i];
+		char *a = e->a ? event_words(then, e->a) : NULL, *b = e->b ? event_words(now, e->b) : NULL;
+
+		if (e->pcr < MB_PCR_COUNT && (differ & (1u << e->pcr))) {
+			if (e->kind == MB_DIFF_CHANGED)
+				printf("PCR %u: changed: %s → %s\n", e->pcr, a ? a : "?", b ? b : "?");
+			else
+				printf("PCR %u: %s: %s\n", e->pcr, kind_name(e->kind),
+				       e->kind == MB_DIFF_ADDED ? (b ? b : "?") : (a ? a : "?"));
+			shown++;
+		}
+		free(a);
+		free(b);
+	}
+	if (!shown)
+		printf("The event logs show no change in these PCRs (extended outside the logged boot?).\n");
+out:
+	mb_diff_done(&d);
+	mb_event_log_free(then);
+	mb_event_log_free(now);
+}
+
+/* The PCRs that moved since sealing, read from the TPM; then the events that moved them. */
+static int explain_failure(mb_tpm *tpm, const mb_sealed *s, const char *log_path)
+{
+	const mb_digest_info *d = mb_digest_by_alg(s->pcrs.alg);
+	mb_error err = { 0 };
+	mb_pcr_values v;
+	const mb_pcr_bank *b;
+	uint32_t differ = 0;
+	unsigned p;
+
+	printf("Not unsealed: the PCRs do not hold the values the secret is sealed to.\n");
+	if (mb_tpm_read_pcrs(tpm, &s->pcrs.alg, 1, s->mask, &v, NULL, &err) < 0 ||
+	    !(b = mb_pcr_values_bank_const(&v, s->pcrs.alg))) {
+		tool_report("TPM", &err);
+		return EXIT_FAILED;
+	}
+	for (p = 0; p < MB_PCR_COUNT; p++) {
+		char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
+
+		if (!(s->mask & (1u << p)))
+			continue;
+		if ((b->present & (1u << p)) && memcmp(b->value[p], s->pcrs.value[p], d->size) == 0)
+			continue;
+		differ |= 1u << p;
+		printf("PCR %u (%s) differs: sealed to %s, now %s\n", p, d->name, mb_hex(s->pcrs.value[p], d->size, h1),
+		       (b->present & (1u << p)) ? mb_hex(b->value[p], d->size, h2) : "(not readable)");
+	}
+	if (!differ)
+		printf("All sealed PCRs hold their sealed values now (they changed during the unseal?).\n");
+	else
+		explain_events(s, log_path, differ);
+	return EXIT_FAILED;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -errno;
+		p += w;
+		n -= (size_t) w;
+	}
+	return 0;
+}
+
+/*
+ * Unseal s into secret. For a PolicyOR object, the branch whose PCR values the TPM
+ * holds now is the one to satisfy; when none does, the failure is explained against
+ * the boot of sealing (s->pcrs).
+ */
+static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, secret_buf *secret)
+{
+	const mb_pcr_bank *bank = &s->pcrs;
+	uint32_t mask = s->mask;
+	mb_error err = { 0 };
+	size_t i;
+
+	for (i = 0; i < s->n_branches; i++) {
+		const mb_pcr_bank *b = &s->branch[i], *now;
+		mb_pcr_values v;
+		unsigned p;
+
+		if (mb_tpm_read_pcrs(tpm, &b->alg, 1, s->branch_mask[i], &v, NULL, &err) < 0)
+			return tool_tpm_exit(&err);
+		now = mb_pcr_values_bank_const(&v, b->alg);
+		if (!now || (now->present & s->branch_mask[i]) != s->branch_mask[i])
+			continue;
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if ((s->branch_mask[i] & (1u << p)) && memcmp(now->value[p], b->value[p], b->size) != 0)
+				break;
+		if (p == MB_PCR_COUNT)
+			break;
+	}
+	if (s->n_branches && i == s->n_branches) {
+		printf("None of the %zu PCR states the secret is sealed to holds now.\n", s->n_branches);
+		return explain_failure(tpm, s, log_path);
+	}
+	if (s->n_branches) {
+		bank = &s->branch[i];
+		mask = s->branch_mask[i];
+	}
+	if (mb_tpm_unseal(tpm, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent, s->parent_handle,
+			  bank->alg, mask, s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL,
+			  s->n_branches, secret->p, &secret->size, &err) < 0) {
+		if (err.code == MB_ERR_TPM_POLICY)
+			return explain_failure(tpm, s, log_path);
+		if (err.code == MB_ERR_TPM_LOCKOUT) {
+			tool_errorf("TPM: the TPM is in dictionary-attack lockout; wait for it to recover or "
+				    "reset it with the lockout authorisation (%s)", err.message);
+			return EXIT_TPM;
+		}
+		return tool_tpm_exit(&err);
+	}
+	return EXIT_OK;
+}
+
+int verb_unseal(int argc, char **argv)
+{
+	const char *tcti = NULL, *in = NULL, *out = NULL, *log_path = MB_DEFAULT_LOG;
+	secret_buf secret = { 0 };
+	mb_sealed s = { 0 };
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	uint8_t *text = NULL;
+	size_t size = 0;
+	int c, rc, fd;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(unseal_help, stdout);
+			return EXIT_OK;
+		case OPT_LOG:
+			log_path = optarg;
+			break;
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		case 'i':
+			in = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return tool_usage_error("unseal", "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("unseal", "unexpected argument '%s'", argv[optind]);
+	if (!in)
+		return tool_usage_error("unseal", "needs -i SEALED");
+
+	rc = read_whole(in, MB_SEALED_MAX_FILE, &text, &size);
+	if (rc)
+		return rc;
+	if (mb_sealed_parse((const char *) text, size, &s, &err) < 0) {
+		free(text);
+		tool_report(in, &err);
+		return EXIT_USAGE;
+	}
+	free(text);
+	if (secret_alloc(&secret) < 0) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = tool_tpm_open(tcti, &tpm);
+	if (rc)
+		goto out;
+	rc = unseal_secret(tpm, &s, log_path, &secret);
+	if (rc)
+		goto out;
+	if (out) {
+		fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			tool_errorf("%s: %s", out, strerror(errno));
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (write_all(fd, secret.p, secret.size) < 0 || close(fd) < 0) {
+			tool_errorf("%s: write failed", out);
+			unlink(out);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	} else if (write_all(STDOUT_FILENO, secret.p, secret.size) < 0) {
+		tool_errorf("stdout: write failed");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	secret_free(&secret);
+	mb_sealed_done(&s);
+	mb_tpm_free(tpm);
+	return rc;
+}
+
+static const char reseal_help[] =
+	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT] [--log LOG] [--tcti TCTI]\n\n"
+	"Unseal under the current boot, then seal the same secret again, to the same bank and\n"
+	"PCRs: to the values the TPM holds now and, with --values, also to the predicted values\n"
+	"of FILE (a TPM2_PolicyOR of both, so that the next boot and a fallback to this one both\n"
+	"unseal). Without --values, the stale branch of an earlier reseal is dropped. The secret is\n"
+	"never shown.\n\n"
+	"  --values FILE  predicted PCR values ('mboot predict --json' or tpm2_pcrread YAML)\n"
+	"  -o OUT         where to write (default: replace SEALED, atomically)\n"
+	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
+	"                 when readable, else the one SEALED keeps)\n"
+	"  --tcti TCTI    the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 resealed, 1 the current boot cannot unseal SEALED, 2 usage or input error,\n"
+	"3 TPM error.\n";
+
+static bool same_values(const mb_pcr_bank *a, const mb_pcr_bank *b, uint32_t mask)
+{
+	unsigned p;
+
+	for (p = 0; p < MB_PCR_COUNT; p++)
+		if ((mask & (1u << p)) && memcmp(a->value[p], b->value[p], a->size) != 0)
+			return false;
+	return true;
+}
+
+int verb_reseal(int argc, char **argv)
+{
+	const char *tcti = NULL, *in = NULL, *out = NULL, *values = NULL, *log_path = NULL;
+	secret_buf secret = { 0 };
+	mb_sealed s = { 0 };
+	mb_pcr_values v, pv;
+	const mb_pcr_bank *cur, *pred = NULL;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	uint8_t *text = NULL;
+	size_t size = 0;
+	int c, rc;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(reseal_help, stdout);
+			return EXIT_OK;
+		case OPT_VALUES:
+			values = optarg;
+			break;
+		case OPT_LOG:
+			log_path = optarg;
+			break;
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		case 'i':
+			in = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return tool_usage_error("reseal", "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("reseal", "unexpected argument '%s'", argv[optind]);
+	if (!in)
+		return tool_usage_error("reseal", "needs -i SEALED");
+	if (!out)
+		out = in;
+
+	rc = read_whole(in, MB_SEALED_MAX_FILE, &text, &size);
+	if (rc)
+		return rc;
+	if (mb_sealed_parse((const char *) text, size, &s, &err) < 0) {
+		free(text);
+		tool_report(in, &err);
+		return EXIT_USAGE;
+	}
+	free(text);
+	if (values) {
+		rc = read_whole(values, 1u << 20, &text, &size);
+		if (rc)
+			goto out;
+		if (mb_pcr_values_parse((const char *) text, size, &pv, &err) < 0) {
+			free(text);
+			tool_report(values, &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		free(text);
+		pred = mb_pcr_values_bank_const(&pv, s.pcrs.alg);
+		if (!pred || (pred->present & s.mask) != s.mask) {
+			tool_errorf("%s: has no %s value for some of the sealed PCRs", values,
+				    mb_digest_by_alg(s.pcrs.alg)->name);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (log_path || access(MB_DEFAULT_LOG, R_OK) == 0) {
+		uint8_t *log = NULL;
+		size_t log_size = 0;
+		mb_event_log *parsed = NULL;
+		const char *p = log_path ? log_path : MB_DEFAULT_LOG;
+
+		rc = read_whole(p, MB_SEALED_MAX_LOG, &log, &log_size);
+		if (rc == EXIT_OK && mb_event_log_parse(log, log_size, &parsed, &err) < 0) {
+			tool_report(p, &err);
+			rc = EXIT_USAGE;
+		}
+		mb_event_log_free(parsed);
+		if (rc && log_path) {
+			free(log);
+			goto out;
+		}
+		if (rc == EXIT_OK) {
+			free(s.eventlog);
+			s.eventlog = log;
+			s.eventlog_size = log_size;
+		} else
+			free(log);
+	}
+
+	if (secret_alloc(&secret) < 0) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = tool_tpm_open(tcti, &tpm);
+	if (rc)
+		goto out;
+	rc = unseal_secret(tpm, &s, log_path ? log_path : MB_DEFAULT_LOG, &secret);
+	if (rc)
+		goto out;
+
+	/* The new policy: the current values, and the predicted ones when they differ. */
+	if (mb_tpm_read_pcrs(tpm, &s.pcrs.alg, 1, s.mask, &v, NULL, &err) < 0) {
+		rc = tool_tpm_exit(&err);
+		goto out;
+	}
+	cur = mb_pcr_values_bank_const(&v, s.pcrs.alg);
+	if (!cur || (cur->present & s.mask) != s.mask) {
+		tool_errorf("TPM: cannot read all of the sealed PCRs");
+		rc = EXIT_TPM;
+		goto out;
+	}
+	s.pcrs = *cur;
+	s.pcrs.present &= s.mask;
+	s.n_branches = 0;
+	if (pred && !same_values(pred, cur, s.mask)) {
+		s.branch[0] = s.pcrs;
+		s.branch[1] = *pred;
+		s.branch[1].present &= s.mask;
+		s.branch_mask[0] = s.branch_mask[1] = s.mask;
+		s.n_branches = 2;
+		if (mb_policy_pcr_digest(NULL, &s.branch[0], s.mask, s.branch_digest[0], &err) < 0 ||
+		    mb_policy_pcr_digest(NULL, &s.branch[1], s.mask, s.branch_digest[1], &err) < 0 ||
+		    mb_policy_or_digest((const uint8_t (*)[MB_POLICY_DIGEST_SIZE]) s.branch_digest, 2, s.policy, &err) < 0) {
+			tool_report("policy", &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	} else if (mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, s.policy, &err) < 0) {
+		tool_report("policy", &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = seal_write(tpm, &secret, &s, out);
+	if (rc == EXIT_OK)
+		printf("Resealed to %s: %s.\n", out,
+		       s.n_branches ? "the current values or the predicted ones (PolicyOR)" : "the current values");
+out:
+	secret_free(&secret);
+	mb_sealed_done(&s);
+	mb_tpm_free(tpm);
+	return rc;
+}

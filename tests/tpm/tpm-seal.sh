@@ -1,0 +1,189 @@
+#!/bin/bash
+# mboot seal / unseal against a swtpm, checked with tpm2-tools and openssl: the PolicyPCR
+# digest equals a tpm2-tools trial session's; secrets (binary, 128 bytes) come back exactly;
+# an extended PCR is named on failure; sealing to predicted values works; with the event log
+# of sealing, a boot with another kernel command line is explained event by event; malformed
+# sealed files are input errors; the secret is in no sealed file and in no argv.
+. "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
+M=${MBOOT:?}
+C=${MB_TESTDATA:?}/corpus
+
+trial_digest() { # trial_digest SEL: tpm2-tools' PolicyPCR digest of the current PCRs
+	tpm2_startauthsession -S "$WORK/s.ctx" >/dev/null || fail "tpm2_startauthsession"
+	tpm2_policypcr -S "$WORK/s.ctx" -l "$1" -L "$WORK/pol.dig" >/dev/null || fail "tpm2_policypcr"
+	tpm2_flushcontext "$WORK/s.ctx" >/dev/null
+	xxd -p -c 64 "$WORK/pol.dig"
+}
+pcr_hex() { tpm2_pcrread "sha256:$1" | sed -n "s/^ *$1 *: 0x//p" | tr 'A-F' 'a-f'; }
+expect_rc() { # expect_rc WANT WHAT: checks $rc
+	[ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1: $(cat "$WORK/err" 2>/dev/null)"
+}
+
+swtpm_start
+tpm2_pcrextend 0:sha256=$(printf '%064x' 1) 7:sha256=$(printf '%064x' 7) || fail "tpm2_pcrextend"
+
+# 1. The policy digest is what a TPM computes in a trial session, and follows every PCR.
+printf 'k\0e\377y\n' > "$WORK/secret"
+"$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed" 2>"$WORK/err" || fail "seal: $(cat "$WORK/err")"
+want=$(trial_digest sha256:0,7)
+got=$(jq -r .policy.digest "$WORK/sealed")
+[ "$got" = "$want" ] || fail "policy digest $got, tpm2_policypcr trial $want"
+for p in 0 7; do
+	[ "$(jq -r ".pcrs.values[\"$p\"]" "$WORK/sealed")" = "$(pcr_hex $p)" ] || fail "sealed value of PCR $p is not tpm2_pcrread's"
+done
+[ "$(stat -c %a "$WORK/sealed")" = 600 ] || fail "sealed file mode $(stat -c %a "$WORK/sealed")"
+echo "ok: policy digest == tpm2_policypcr trial ($want); values == tpm2_pcrread; file 0600"
+
+"$M" unseal -i "$WORK/sealed" > "$WORK/out" 2>"$WORK/err" || fail "unseal: $(cat "$WORK/err")"
+cmp "$WORK/out" "$WORK/secret" || fail "unsealed bytes differ"
+"$M" unseal -i "$WORK/sealed" -o "$WORK/out2" || fail "unseal -o"
+cmp "$WORK/out2" "$WORK/secret" || fail "unseal -o bytes differ"
+[ "$(stat -c %a "$WORK/out2")" = 600 ] || fail "unseal -o mode"
+"$M" unseal -i "$WORK/sealed" -o "$WORK/out2" 2>"$WORK/err"; rc=$?
+expect_rc 2 "unseal -o over an existing file"
+ln -s "$WORK/nowhere" "$WORK/link"
+"$M" unseal -i "$WORK/sealed" -o "$WORK/link" 2>/dev/null; rc=$?
+expect_rc 2 "unseal -o through a symlink"
+[ -e "$WORK/nowhere" ] && fail "unseal followed a symlink"
+echo "ok: binary secret unsealed exactly (stdout, -o 0600); -o refuses existing files and symlinks"
+
+head -c 128 /dev/urandom > "$WORK/s128"
+"$M" seal --pcrs 7 -i - -o "$WORK/sealed128" < "$WORK/s128" || fail "seal 128 bytes"
+"$M" unseal -i "$WORK/sealed128" | cmp - "$WORK/s128" || fail "128-byte secret differs"
+head -c 129 /dev/urandom > "$WORK/s129"
+"$M" seal --pcrs 7 -i "$WORK/s129" -o "$WORK/sealed129" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal of 129 bytes"
+grep -q "larger than 128 bytes" "$WORK/err" || fail "no size message: $(cat "$WORK/err")"
+[ -e "$WORK/sealed129" ] && fail "a sealed file was written for 129 bytes"
+echo "ok: 128-byte secret round-trips (stdin); 129 bytes refused, exit 2"
+
+"$M" seal -i "$WORK/secret" -o "$WORK/x" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal without --pcrs"
+"$M" seal --pcrs none -i "$WORK/secret" -o "$WORK/x" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal --pcrs none without --force"
+grep -q "refusing to seal to no PCRs" "$WORK/err" || fail "no refusal message"
+"$M" seal --pcrs none --force -i "$WORK/secret" -o "$WORK/none" || fail "seal --pcrs none --force"
+"$M" unseal -i "$WORK/none" | cmp - "$WORK/secret" || fail "unseal of a PCR-less seal"
+echo "ok: no PCRs refused without --force (exit 2); with --force it seals and unseals"
+
+# 2. The secret is in no sealed file and in no argv (seal reads it from a pipe while ps looks).
+printf 'TOPSECRET-%s' "$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" > "$WORK/secret2"
+( sleep 1; cat "$WORK/secret2" ) | "$M" seal --pcrs 0,7 -i - -o "$WORK/sealed2" &
+spid=$!
+sleep 0.5
+ps -eo args > "$WORK/ps"
+wait $spid || fail "seal from a pipe"
+grep -q TOPSECRET "$WORK/ps" && fail "the secret appears in ps"
+grep -q mboot "$WORK/ps" || fail "ps did not see mboot running"
+grep -q TOPSECRET "$WORK/sealed2" && fail "the secret appears in the sealed file"
+grep -qF "$(base64 < "$WORK/secret2" | head -c 12)" "$WORK/sealed2" && fail "the secret's base64 appears in the sealed file"
+"$M" unseal -i "$WORK/sealed2" | cmp - "$WORK/secret2" || fail "unseal secret2"
+echo "ok: the secret is not in the sealed file nor in ps argv"
+
+# 3. Extend a sealed PCR: unseal fails with exit 1 and names PCR 7 (only), and the digest follows.
+tpm2_pcrextend 7:sha256=$(printf '%064x' 8) || fail "tpm2_pcrextend"
+"$M" unseal -i "$WORK/sealed" > "$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 1 "unseal after extending PCR 7"
+[ -s "$WORK/out" ] || fail "no explanation"
+grep -q "^PCR 7 (sha256) differs: sealed to $(jq -r '.pcrs.values["7"]' "$WORK/sealed"), now $(pcr_hex 7)" "$WORK/out" ||
+	fail "PCR 7 not named with tpm2_pcrread's value: $(cat "$WORK/out")"
+grep -q "^PCR 0 " "$WORK/out" && fail "PCR 0 named though unchanged"
+"$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed3" || fail "seal after extend"
+[ "$(jq -r .policy.digest "$WORK/sealed3")" = "$(trial_digest sha256:0,7)" ] || fail "digest after extend != trial"
+[ "$(jq -r .policy.digest "$WORK/sealed3")" != "$got" ] || fail "digest did not change with PCR 7"
+tpm2_pcrextend 0:sha256=$(printf '%064x' 9) || fail "tpm2_pcrextend"
+"$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed4" || fail "seal after extend"
+[ "$(jq -r .policy.digest "$WORK/sealed4")" = "$(trial_digest sha256:0,7)" ] || fail "digest after PCR 0 extend != trial"
+[ "$(jq -r .policy.digest "$WORK/sealed4")" != "$(jq -r .policy.digest "$WORK/sealed3")" ] || fail "digest did not change with PCR 0"
+echo "ok: after extending PCR 7 unseal exits 1 naming PCR 7 alone; digest follows PCR 0 and 7 (== trial)"
+
+# 4. Sealing to predicted values: PCR 7 after an extend with E, computed by openssl.
+E=$(printf 'next boot' | openssl dgst -sha256 -r | cut -d' ' -f1)
+p7=$( { pcr_hex 7 | xxd -r -p; echo "$E" | xxd -r -p; } | openssl dgst -sha256 -r | cut -d' ' -f1)
+printf '{"banks": {"sha256": {"0": "%s", "7": "%s"}}}\n' "$(pcr_hex 0)" "$p7" > "$WORK/predicted.json"
+"$M" seal --pcrs 0,7 --values "$WORK/predicted.json" -i "$WORK/secret" -o "$WORK/sealedp" || fail "seal --values"
+"$M" unseal -i "$WORK/sealedp" >/dev/null 2>&1; rc=$?
+expect_rc 1 "unseal before the predicted extend"
+tpm2_pcrextend 7:sha256=$E || fail "tpm2_pcrextend"
+[ "$(pcr_hex 7)" = "$p7" ] || fail "openssl's prediction $p7 != tpm2_pcrread $(pcr_hex 7)"
+"$M" unseal -i "$WORK/sealedp" | cmp - "$WORK/secret" || fail "unseal after reaching the predicted values"
+echo "ok: sealed to predicted values (openssl), unseals only once PCR 7 reaches them"
+
+# 5. Malformed sealed files: exit 2, the field named, no crash.
+bad() { # bad NAME JQ-FILTER EXPECTED-TEXT
+	jq "$2" "$WORK/sealed" > "$WORK/bad.json" || fail "jq $2"
+	"$M" unseal -i "$WORK/bad.json" > /dev/null 2>"$WORK/err"; rc=$?
+	expect_rc 2 "$1"
+	grep -q "$3" "$WORK/err" || fail "$1: message does not name $3: $(cat "$WORK/err")"
+}
+bad "wrong version" '.version = 2' '"version"'
+bad "wrong kind" '.kind = "x"' '"kind"'
+bad "truncated base64" '.public |= .[0:-3]' '"public"'
+bad "bad base64" '.private |= "!!!!" + .[4:]' '"private"'
+bad "cut public" '.public |= .[0:-4]' '"public"'
+bad "huge public" ".public = \"$(head -c 30000 /dev/zero | base64 -w0)\"" '"public"'
+bad "huge eventlog" ".eventlog = \"$(head -c 100 /dev/zero | base64 -w0)\" | .eventlog |= .[0:-1]" '"eventlog"'
+bad "public swapped with private" '.public as $p | .public = .private | .private = $p' '"public"'
+bad "unknown bank" '.pcrs.bank = "md5"' '"pcrs.bank"'
+bad "PCR 24" '.pcrs.selection = [0, 24]' '"pcrs.selection"'
+bad "value missing" 'del(.pcrs.values["7"])' '"pcrs.values"'
+bad "short value" '.pcrs.values["7"] = "abcd"' '"pcrs.values.7"'
+bad "value edited" ".pcrs.values[\"7\"] = \"$(printf '%064x' 5)\"" '"policy.digest"'
+bad "selection edited" '.pcrs.selection = [0]' '"pcrs.values"'
+bad "parent" '.parent = {"handle": "0x40000001"}' '"parent.handle"'
+bad "no parent" 'del(.parent)' '"parent"'
+head -c 200 "$WORK/sealed" > "$WORK/bad.json"
+"$M" unseal -i "$WORK/bad.json" > /dev/null 2>"$WORK/err"; rc=$?
+expect_rc 2 "truncated file"
+grep -q "truncated" "$WORK/err" || fail "truncated file: $(cat "$WORK/err")"
+head -c $((70 << 20)) /dev/zero > "$WORK/bad.json"
+"$M" unseal -i "$WORK/bad.json" > /dev/null 2>"$WORK/err"; rc=$?
+expect_rc 2 "70 MiB file"
+rm -f "$WORK/bad.json"
+echo "ok: malformed sealed files (version, base64, sizes, values, policy, parent, truncation) exit 2 naming the field"
+
+# 6. A real boot (ima-evm-utils' GRUB machine) rebuilt by `log extend`; seal with its log; another
+#    boot with init=/bin/sh on the kernel command line: unseal names PCR 8 and the event.
+LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
+# One TPM (its seeds, hence its SRK, must stay): each boot is a reset (_TPM_Init) + replay.
+swtpm_start
+swtpm_banks "sha1 sha256"
+boot() {
+	swtpm_reset
+	"$M" log extend --tcti "$TCTI" "$1" >"$WORK/extend" 2>&1 || fail "log extend $1: $(cat "$WORK/extend")"
+}
+boot "$LOG"
+"$M" seal --pcrs 0,4,7,8,9 --log "$LOG" -i "$WORK/secret" -o "$WORK/sealedlog" || fail "seal --log"
+[ "$(jq -r .eventlog "$WORK/sealedlog" | base64 -d | sha256sum | cut -d' ' -f1)" = "$(sha256sum < "$LOG" | cut -d' ' -f1)" ] ||
+	fail "the sealed file does not keep the log byte for byte"
+"$M" unseal -i "$WORK/sealedlog" --log "$LOG" | cmp - "$WORK/secret" || fail "unseal on the sealing boot"
+"$M" predict --log "$LOG" --cmdline "root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb init=/bin/sh" \
+	--write-log "$WORK/evil.bin" >/dev/null || fail "predict for the other boot"
+boot "$WORK/evil.bin"
+"$M" unseal -i "$WORK/sealedlog" --log "$WORK/evil.bin" > "$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 1 "unseal on the init=/bin/sh boot"
+grep -q "^PCR 8 (sha256) differs" "$WORK/out" || fail "PCR 8 not named: $(cat "$WORK/out")"
+grep -Eq "^PCR (0|4|7|9) " "$WORK/out" && fail "an unchanged PCR is named: $(cat "$WORK/out")"
+grep -q "^PCR 8: changed: #[0-9]* EV_IPL: kernel_cmdline: .*vt.handoff=7 → #[0-9]* EV_IPL: kernel_cmdline: .*init=/bin/sh$" "$WORK/out" ||
+	fail "the kernel_cmdline event is not named: $(cat "$WORK/out")"
+"$M" unseal -i "$WORK/sealedlog" --log /nonexistent > "$WORK/out" 2>&1; rc=$?
+expect_rc 1 "unseal without today's log"
+grep -q "not readable" "$WORK/out" || fail "missing log not said: $(cat "$WORK/out")"
+boot "$LOG"
+"$M" unseal -i "$WORK/sealedlog" | cmp - "$WORK/secret" || fail "unseal back on the sealing boot"
+echo "ok: corpus boot: sealed with its log; init=/bin/sh boot exits 1 naming PCR 8 and the kernel_cmdline change"
+
+# 7. A persistent SRK at 0x81000001 (made by tpm2-tools) is used as the parent when present.
+tpm2_createprimary -C o -G ecc256:aes128cfb -c "$WORK/srk.ctx" >/dev/null || fail "tpm2_createprimary"
+tpm2_evictcontrol -C o -c "$WORK/srk.ctx" 0x81000001 >/dev/null || fail "tpm2_evictcontrol"
+tpm2_flushcontext -t >/dev/null || fail "tpm2_flushcontext"  # no resource manager: drop the transient copy
+"$M" seal --pcrs 7 -i "$WORK/secret" -o "$WORK/sealedsrk" || fail "seal under the persistent SRK"
+[ "$(jq -r .parent.handle "$WORK/sealedsrk")" = 0x81000001 ] || fail "parent: $(jq -c .parent "$WORK/sealedsrk")"
+"$M" unseal -i "$WORK/sealedsrk" | cmp - "$WORK/secret" || fail "unseal under the persistent SRK"
+# the template-parent file still unseals (its parent is recreated from the template)
+"$M" unseal -i "$WORK/sealedlog" | cmp - "$WORK/secret" || fail "unseal of a template-parent file"
+tpm2_evictcontrol -C o -c 0x81000001 >/dev/null || fail "evict"
+"$M" unseal -i "$WORK/sealedsrk" >/dev/null 2>"$WORK/err"; rc=$?
+expect_rc 3 "unseal with the persistent parent gone"
+grep -q "0x81000001" "$WORK/err" || fail "missing parent not named: $(cat "$WORK/err")"
+echo "ok: persistent SRK 0x81000001 used and recorded; its absence is a TPM error naming the handle"
