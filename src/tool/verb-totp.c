@@ -56,6 +56,8 @@ static int run_piped(int (*verb)(int, char **), int argc, char **argv, const uin
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
+	/* Nobody reads while the verb runs: room for everything it may write (explanations). */
+	(void) fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
 	if (in) {
 		if (write(pfd[1], in, in_size) != (ssize_t) in_size) {
 			close(pfd[0]);
