@@ -16,5 +16,6 @@
 #include <mboot/cel.h>
 #include <mboot/initramfs.h>
 #include <mboot/pe.h>
+#include <mboot/totp.h>
 
 #endif

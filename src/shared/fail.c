@@ -47,6 +47,16 @@ int mb_fail_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
 	return code;
 }
 
+int mb_fail_prefix(mb_error *err, int code, const char *what)
+{
+	char msg[sizeof(err->message)];
+
+	if (!err)
+		return code;
+	snprintf(msg, sizeof(msg), "%s", err->message[0] ? err->message : mb_strerror(code));
+	return mb_fail(err, code, "%s: %s", what, msg);
+}
+
 MB_EXPORT const char *mb_strerror(int code)
 {
 	switch (code) {

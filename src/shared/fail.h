@@ -10,4 +10,7 @@ int mb_fail(mb_error *err, int code, const char *fmt, ...) __attribute__((format
 int mb_fail_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Prefix err's message with "what: " (a path the callee did not know); returns code. */
+int mb_fail_prefix(mb_error *err, int code, const char *what);
+
 #endif

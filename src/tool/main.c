@@ -16,6 +16,7 @@ static const struct {
 	{ "measure", verb_measure, "extend a PCR with a file or text and log it (userspace log)" },
 	{ "verify", verb_verify, "check the event log against the TPM's PCRs (or given values)" },
 	{ "policy", verb_policy, "generate and check policies: what a good boot is" },
+	{ "totp", verb_totp, "a TOTP code only a good boot can show (tpmtotp on TPM 2.0)" },
 	{ "predict", verb_predict, "the PCR values of the next boot after an update" },
 	{ "initramfs", verb_initramfs, "pack, list, verify a deterministic initramfs" },
 	{ "seal", verb_seal, "seal a secret to PCR values with the TPM" },

@@ -48,4 +48,7 @@ int tool_tpm_open(const char *tcti, mb_tpm **ret);
 /* Report a failed mb_tpm_* call and return its exit code (EXIT_TPM, or EXIT_USAGE for -EINVAL). */
 int tool_tpm_exit(const mb_error *err);
 
+/* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. */
+int tool_print_qr(FILE *f, const char *text);
+
 #endif

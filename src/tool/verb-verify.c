@@ -465,6 +465,15 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 			json_object_array_add(viol, vo);
 		}
 		json_object_object_add(o, "pcrs", pcrs);
+		{
+			/* PCRs the log extends that the policy does not mention: reported, not judged. */
+			json_object *ng = json_object_new_array();
+
+			for (p = 0; p < MB_PCR_COUNT; p++)
+				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (res->log_pcrs & (1u << p)))
+					json_object_array_add(ng, json_object_new_int((int) p));
+			json_object_object_add(o, "not_governed", ng);
+		}
 		json_object_object_add(o, "violations", viol);
 		*ret_json = o;
 	} else {
@@ -472,6 +481,17 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 		for (p = 0; p < MB_PCR_COUNT; p++)
 			if (pr.pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
 				printf("  PCR %2u: %s\n", p, policy_verdict_name(pr.pcr[p]));
+		{
+			bool any = false;
+
+			for (p = 0; p < MB_PCR_COUNT; p++)
+				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (res->log_pcrs & (1u << p))) {
+					printf("%s%u", any ? ", " : "  not governed by the policy (reported, not judged): PCR ", p);
+					any = true;
+				}
+			if (any)
+				putchar('\n');
+		}
 		for (i = 0; i < pr.n_violations; i++) {
 			const mb_policy_violation *v = &pr.violations[i];
 			char *what = v->event ? describe_event(log, v->event, bank) : NULL;

@@ -5,6 +5,7 @@
 /* Each verb gets argv from its own name on (argv[0] = "log", ...) and returns the exit code. */
 int verb_log(int argc, char **argv);
 int verb_initramfs(int argc, char **argv);
+int verb_totp(int argc, char **argv);
 int verb_policy(int argc, char **argv);
 int verb_predict(int argc, char **argv);
 int verb_pcrs(int argc, char **argv);

@@ -11,6 +11,9 @@
  *   mb-tamper IN OUT digest N           replace event N's digests with H("mboot tamper")
  *   mb-tamper IN OUT cut N              keep events 0..N-1 only
  *   mb-tamper IN OUT drop-bank NAME     rewrite the log without bank NAME
+ *   mb-tamper IN OUT add-grub N TEXT    insert before event N a PCR 8 event as GRUB writes one:
+ *                                       data "grub_cmd: TEXT" + NUL, digest H(TEXT)
+ *   mb-tamper IN OUT swap-digests A B   exchange the digests of events A and B (data kept)
  *
  * Event numbers are mboot's (a crypto-agile header is event 0). A crypto-agile log is
  * rewritten with a fresh Spec ID header of its (remaining) banks.
@@ -79,7 +82,12 @@ int main(int argc, char **argv)
 		if (!d)
 			return die("drop-bank NAME");
 		drop = d->alg;
-	} else if (strcmp(op, "swap") == 0 || strcmp(op, "swap-pcr") == 0 || strcmp(op, "add") == 0) {
+	} else if (strcmp(op, "add-grub") == 0) {
+		if (argc != 6)
+			return die("add-grub N TEXT");
+		a = num(argv[4]);
+	} else if (strcmp(op, "swap") == 0 || strcmp(op, "swap-pcr") == 0 || strcmp(op, "add") == 0 ||
+		   strcmp(op, "swap-digests") == 0) {
 		if (argc < 6)
 			return die("swap A B | add N PCR TEXT");
 		a = num(argv[4]);
@@ -90,7 +98,8 @@ int main(int argc, char **argv)
 		return die("unknown operation or missing argument");
 	if (strcmp(op, "add") == 0 && argc != 7)
 		return die("add N PCR TEXT");
-	if (a > n || b > n || ((strcmp(op, "swap") == 0 || strcmp(op, "swap-pcr") == 0) && (a >= n || b >= n)))
+	if (a > n || b > n || ((strcmp(op, "swap") == 0 || strcmp(op, "swap-pcr") == 0 ||
+				strcmp(op, "swap-digests") == 0) && (a >= n || b >= n)))
 		return die("event number out of range");
 
 	if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE) {
@@ -117,6 +126,16 @@ int main(int argc, char **argv)
 			if (r < 0)
 				return die("adding the event failed");
 		}
+		if (strcmp(op, "add-grub") == 0 && i == a) {
+			char *line = NULL;
+
+			if (asprintf(&line, "grub_cmd: %s", argv[5]) < 0)
+				return die("out of memory");
+			r = mb_log_writer_add_hashed(w, 8, MB_EV_IPL, argv[5], strlen(argv[5]), line, strlen(line) + 1);
+			free(line);
+			if (r < 0)
+				return die("adding the event failed");
+		}
 		if (i == n)
 			break;
 		if (strcmp(op, "cut") == 0 && i >= a)
@@ -133,6 +152,15 @@ int main(int argc, char **argv)
 			ev.pcr = mb_event_log_event(log, b)->pcr;
 		else if (strcmp(op, "swap-pcr") == 0 && i == b)
 			ev.pcr = mb_event_log_event(log, a)->pcr;
+		if (strcmp(op, "swap-digests") == 0 && (i == a || i == b)) {
+			const mb_event *other = mb_event_log_event(log, i == a ? b : a);
+			uint32_t k;
+
+			if (other->n_digests != ev.n_digests)
+				return die("the two events carry different banks");
+			for (k = 0; k < ev.n_digests; k++)
+				ev.digests[k] = other->digests[k];
+		}
 		if (strcmp(op, "edit-data") == 0 && i == a) {
 			if (ev.data_size == 0)
 				return die("event has no data to edit");

@@ -5,6 +5,7 @@
 #   LOG-SHA256   its SHA-256, so the host can prove the serial transfer was exact
 #   PCRS         "<bank> <index> <hex>" for every PCR of every bank in /sys/class/tpm/tpm0
 #   MBOOT-REPLAY `mboot log replay --json` of the kernel's log, when /bin/mboot is present
+#   MBOOT-PCRS, MBOOT-VERIFY  `mboot pcrs --json` and `mboot verify --json` on the guest's own TPM
 # then powers off.
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/sbin:/usr/sbin
@@ -57,6 +58,22 @@ if [ -x /bin/mboot ]; then
 	echo "MBVM-BEGIN-MBOOT-REPLAY-ERR"
 	cat /tmp/replay.err
 	echo "MBVM-END-MBOOT-REPLAY-ERR"
+
+	# The path a real user takes: the guest reads its own TPM and verifies its own boot.
+	/bin/mboot pcrs --json --tcti device:/dev/tpmrm0 >/tmp/pcrs.json 2>/tmp/pcrs.err
+	echo "MBVM-BEGIN-MBOOT-PCRS-RC"
+	echo "$?"
+	echo "MBVM-END-MBOOT-PCRS-RC"
+	echo "MBVM-BEGIN-MBOOT-PCRS"
+	cat /tmp/pcrs.json /tmp/pcrs.err
+	echo "MBVM-END-MBOOT-PCRS"
+	/bin/mboot verify --json --tcti device:/dev/tpmrm0 --no-userspace-log >/tmp/verify.json 2>/tmp/verify.err
+	echo "MBVM-BEGIN-MBOOT-VERIFY-RC"
+	echo "$?"
+	echo "MBVM-END-MBOOT-VERIFY-RC"
+	echo "MBVM-BEGIN-MBOOT-VERIFY"
+	cat /tmp/verify.json /tmp/verify.err
+	echo "MBVM-END-MBOOT-VERIFY"
 fi
 
 echo "MBVM-DONE"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034
 # Real measured boot under QEMU: OVMF (PCRs 0-7) -> GRUB 2 with its tpm module (PCRs 8, 9)
-# -> a Debian kernel whose initramfs prints the firmware event log and the PCRs of every bank
+# -> a Debian kernel whose initramfs (packed by mboot initramfs pack) prints the firmware event log and the PCRs of every bank
 # to the serial console. Everything comes from Debian packages; nothing here needs root.
 #
 # Sourced by run-scenario.sh. Public functions start with vm_; the caller sets:
@@ -108,18 +108,20 @@ vm_initramfs() {
 		cp "$MBOOT" "$root/bin/mboot"
 		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
 		# included), so the guest's loader finds them with its default search path.
-		for lib in $(ldd "$MBOOT" | grep -o '/[^ )]*' | sort -u); do
+		# tpm2-tss's TCTI loader opens the device TCTI with dlopen: ldd does not name it.
+		tcti=$(ldconfig -p | sed -n 's/.*libtss2-tcti-device.so.0 .*=> //p' | head -n 1)
+		[ -n "$tcti" ] || vm_die "libtss2-tcti-device.so.0 not found (libtss2-tcti-device0)"
+		for lib in $( (ldd "$MBOOT"; echo "$tcti"; ldd "$tcti") | grep -o '/[^ )]*' | sort -u); do
 			mkdir -p "$root$(dirname "$lib")"
 			cp -L "$lib" "$root$lib"
 		done
 	fi
 	for f in "$@"; do cp "$f" "$root/extra/"; done
-	# Reproducible archive: modes independent of the umask, fixed mtimes, sorted names, root
-	# owner, --reproducible for the inode and device numbers.
+	# Packed by mboot itself (deterministic: sorted, owner 0, fixed mtime and inode numbers);
+	# modes made independent of the umask.
 	chmod -R u=rwX,go=rX "$root"
-	find "$root" -exec touch -h -d "@$VM_EPOCH" {} +
-	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
-		cpio -o -H newc --reproducible -R 0:0 --quiet) >"$out"
+	"$MBOOT" initramfs pack "$root" -o "$out" --compress none --mtime "$VM_EPOCH" >/dev/null ||
+		vm_die "mboot initramfs pack failed"
 	rm -rf "$root"
 }
 

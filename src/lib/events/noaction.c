@@ -246,7 +246,7 @@ int mb_dec_no_action(const mb_event_log *log, const mb_event *ev, json_object *o
 		return sp800_155(ev, o, false, why);
 	if (signature_is(ev, "SP800-155 Event3"))
 		return sp800_155(ev, o, true, why);
-	if (signature_is(ev, "NvIndexInstance") || signature_is(ev, "NvIndexDynamic")) {
+	if ((signature_is(ev, "NvIndexInstance") || signature_is(ev, "NvIndexDynamic")) && ev->data_size >= 16) {
 		bool inst = ev->data[7] == 'I';
 
 		mb_dec_set_kind(o, inst ? "nv_index_instance" : "nv_index_dynamic");

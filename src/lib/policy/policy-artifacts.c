@@ -103,17 +103,6 @@ static size_t policy_banks(const mb_event_log *log, uint16_t *algs)
 	return 4;
 }
 
-/* "PATH: what went wrong": the digest functions leave the path to the caller. */
-static int prefix_path(mb_error *err, int rc, const char *path)
-{
-	char msg[sizeof(err->message)];
-
-	if (!err)
-		return rc;
-	snprintf(msg, sizeof(msg), "%s", err->message[0] ? err->message : mb_strerror(rc));
-	return mb_fail(err, rc, "%s: %s", path, msg);
-}
-
 static int file_rule(json_object *rules, const char *type, const char *path, const uint16_t *algs, size_t n,
 		     const char *what, bool required, mb_error *err)
 {
@@ -125,7 +114,7 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 	int rc = mb_digest_file(path, algs, n, d, err);
 
 	if (rc < 0)
-		return prefix_path(err, rc, path);
+		return mb_fail_prefix(err, rc, path);
 	ds = json_object_new_object();
 	for (i = 0; i < n; i++) {
 		const mb_digest_info *info = mb_digest_by_alg(algs[i]);

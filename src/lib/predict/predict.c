@@ -34,8 +34,10 @@ typedef struct predict_ctx {
 	file_digests kernel, initrd, cfg;
 	char *cfg_text;
 	grub_entry entry;
-	/* Today's loader commands, read from the log. */
-	grub_words old_linux, old_initrd;
+	/* Today's loader commands, read from the log (the first of each), and every kernel path
+	 * a linux command loaded (GRUB may run several). */
+	grub_words old_linux, old_initrd, old_kernel_paths;
+	bool kernel_path_given;
 	/* The next boot's. */
 	char *linux_cmd, *initrd_cmd, *kernel_path;
 	grub_words args, initrd_paths;
@@ -75,17 +77,6 @@ static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *f
 	free(add);
 }
 
-/* "PATH: what went wrong": the digest functions leave the path to the caller. */
-static int prefix_path(mb_error *err, int rc, const char *path)
-{
-	char msg[sizeof(err->message)];
-
-	if (!err)
-		return rc;
-	snprintf(msg, sizeof(msg), "%s", err->message[0] ? err->message : mb_strerror(rc));
-	return mb_fail(err, rc, "%s: %s", path, msg);
-}
-
 static int digest_file(predict_ctx *c, const char *path, file_digests *fd, mb_error *err)
 {
 	uint16_t algs[MB_MAX_BANKS];
@@ -98,7 +89,7 @@ static int digest_file(predict_ctx *c, const char *path, file_digests *fd, mb_er
 			algs[n++] = c->banks[i].alg;
 	rc = mb_digest_file(path, algs, n, out, err);
 	if (rc < 0)
-		return prefix_path(err, rc, path);
+		return mb_fail_prefix(err, rc, path);
 	for (i = 0, n = 0; i < c->n_banks; i++)
 		if (mb_digest_by_alg(c->banks[i].alg))
 			memcpy(fd->d[i], out[n++], MB_DIGEST_MAX);
@@ -301,12 +292,21 @@ static int read_today(predict_ctx *c)
 		char *text;
 		int rc;
 
-		if (!into || into->n)
+		if (!into)
 			continue;
 		text = event_string(ev);
 		if (!text)
 			return -ENOMEM;
-		rc = grub_split_words(text + 10, text + strlen(text), into);
+		if (k == GRUB_EVENT_LINUX && c->old_kernel_paths.n < GRUB_MAX_WORDS) {
+			grub_words ws = { 0 };
+
+			if (grub_split_words(text + 10, text + strlen(text), &ws) == 0 && ws.n > 1) {
+				c->old_kernel_paths.w[c->old_kernel_paths.n++] = ws.w[1];
+				ws.w[1] = strdup("");
+			}
+			grub_words_done(&ws);
+		}
+		rc = into->n ? 0 : grub_split_words(text + 10, text + strlen(text), into);
 		free(text);
 		if (rc < 0)
 			return rc;
@@ -378,6 +378,7 @@ static int plan(predict_ctx *c, mb_error *err)
 			note(c, 8, true, "the config's kernel arguments use a variable (%s): give the expanded --cmdline",
 			     c->args.w[i]);
 	c->loader_changed = in->cmdline || in->grub_cfg || in->kernel_path || in->initrd_path;
+	c->kernel_path_given = in->kernel_path || c->entry.linux_line.n > 1;
 	return 0;
 }
 
@@ -413,10 +414,16 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 					fd = &c->cfg;
 					what = "grub.cfg";
 				}
-			} else if (c->kernel.have && c->old_linux.n > 1 && same_path(path, c->old_linux.w[1])) {
-				fd = &c->kernel;
-				what = "the kernel";
-			} else if (c->initrd.have) {
+			} else if (c->kernel.have) {
+				for (k = 0; k < c->old_kernel_paths.n; k++)
+					if (same_path(path, c->old_kernel_paths.w[k]))
+						break;
+				if (k < c->old_kernel_paths.n) {
+					fd = &c->kernel;
+					what = "the kernel";
+				}
+			}
+			if (!fd && c->initrd.have) {
 				for (k = 1; k < c->old_initrd.n; k++)
 					if (same_path(path, c->old_initrd.w[k]))
 						break;
@@ -446,9 +453,22 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 		if (kind != GRUB_EVENT_NONE && c->loader_changed) {
 			char *text = NULL;
 
+			const char *kpath = c->kernel_path;
+			grub_words own = { 0 };
+			char *own_text = NULL;
+
+			/* GRUB may load more than one kernel (a fallback, a .signed copy): each keeps its own
+			 * path unless the next boot's path was given. */
+			if (!c->kernel_path_given && kind != GRUB_EVENT_INITRD && (own_text = event_string(ev))) {
+				const char *start = own_text + (kind == GRUB_EVENT_LINUX ? 10 : 16);
+
+				if (grub_split_words(start, own_text + strlen(own_text), &own) == 0 &&
+				    own.n > (kind == GRUB_EVENT_LINUX ? 1u : 0u))
+					kpath = own.w[kind == GRUB_EVENT_LINUX ? 1 : 0];
+			}
 			if (kind == GRUB_EVENT_LINUX) {
 				char *args = grub_join(&c->args, 0);
-				if (args && asprintf(&text, "%s %s%s%s", c->linux_cmd, c->kernel_path, c->args.n ? " " : "", args) < 0)
+				if (args && asprintf(&text, "%s %s%s%s", c->linux_cmd, kpath, c->args.n ? " " : "", args) < 0)
 					text = NULL;
 				free(args);
 				note(c, 8, false, "the linux command");
@@ -459,9 +479,11 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 				free(paths);
 				note(c, 8, false, "the initrd command");
 			} else {
-				text = loader_cmdline(c->kernel_path, &c->args);
+				text = loader_cmdline(kpath, &c->args);
 				note(c, 8, false, "the kernel command line");
 			}
+			grub_words_done(&own);
+			free(own_text);
 			if (!text)
 				return -ENOMEM;
 			rc = write_grub_string(c, w, ev, kind == GRUB_EVENT_KERNEL_CMDLINE ? "kernel_cmdline: " : "grub_cmd: ", text);
@@ -580,6 +602,7 @@ out:
 	grub_entry_done(&c.entry);
 	grub_words_done(&c.old_linux);
 	grub_words_done(&c.old_initrd);
+	grub_words_done(&c.old_kernel_paths);
 	grub_words_done(&c.args);
 	grub_words_done(&c.initrd_paths);
 	free(c.linux_cmd);

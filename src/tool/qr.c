@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A QR code in the terminal (libqrencode), two modules a character with half blocks. */
+#include <stdio.h>
+#include <string.h>
+
+#include <qrencode.h>
+
+#include "tool/tool.h"
+
+#define QUIET 2 /* modules of white border: phones need some */
+
+static bool dark(const QRcode *q, int x, int y)
+{
+	if (x < 0 || y < 0 || x >= q->width || y >= q->width)
+		return false;
+	return q->data[y * q->width + x] & 1;
+}
+
+int tool_print_qr(FILE *f, const char *text)
+{
+	QRcode *q = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1);
+	int x, y;
+
+	if (!q)
+		return -1;
+	/* Light modules are drawn (the terminal background is usually dark): an inverted code
+	 * scans on most phones, a light-on-dark one on all. */
+	for (y = -QUIET; y < q->width + QUIET; y += 2) {
+		for (x = -QUIET; x < q->width + QUIET; x++) {
+			bool top = !dark(q, x, y), bottom = !dark(q, x, y + 1);
+
+			fputs(top && bottom ? "\xe2\x96\x88" : top ? "\xe2\x96\x80" : bottom ? "\xe2\x96\x84" : " ", f);
+		}
+		fputc('\n', f);
+	}
+	QRcode_free(q);
+	return 0;
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tpmtotp on TPM 2.0: a random seed sealed to the PCRs of a good boot; the code it gives is the
+ * code the user's phone shows only when the machine booted as it should. Sealing and unsealing
+ * are `mboot seal` and `mboot unseal` themselves, fed through a pipe so that the seed never
+ * reaches argv, a file or a stdio buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include <mboot/seal.h>
+#include <mboot/totp.h>
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+#define TOTP_DEFAULT_FILE "/var/lib/mboot/totp.sealed"
+#define MAX_ARGS 24
+
+static const char totp_help[] =
+	"Usage: mboot totp init --pcrs LIST [--bank NAME] [-o SEALED] [--account NAME] [--issuer NAME]\n"
+	"                       [--digits N] [--log LOG] [--tcti TCTI]\n"
+	"       mboot totp show [-i SEALED] [--digits N] [--watch] [--log LOG] [--tcti TCTI]\n\n"
+	"init: a random 160-bit seed is sealed to the current values of the PCRs in LIST (as\n"
+	"'mboot seal' does), and shown once, as an otpauth:// URI and a QR code, for a phone's\n"
+	"authenticator. show: the seed is unsealed (only on a boot with the same PCR values) and the\n"
+	"current RFC 6238 code printed (HMAC-SHA-1, 30 s); compare it with the phone's before typing\n"
+	"a password into this machine. --watch prints a new code every step until interrupted.\n"
+	"The seed reseals with 'mboot reseal' like any sealed secret. SEALED defaults to\n"
+	TOTP_DEFAULT_FILE ".\n\n"
+	"Exit: 0 shown, 1 the seed does not unseal (the boot differs: the PCRs and events are named),\n"
+	"2 usage or input error, 3 TPM error.\n";
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void) sig;
+	stop = 1;
+}
+
+/* Run verb(args) with fd 0 reading `in` (or fd 1 writing into *out, up to out_max bytes). */
+static int run_piped(int (*verb)(int, char **), int argc, char **argv, const uint8_t *in, size_t in_size,
+		     uint8_t *out, size_t out_max, size_t *out_size)
+{
+	int pfd[2], saved, target = in ? STDIN_FILENO : STDOUT_FILENO, rc;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	/* Nobody reads while the verb runs: room for everything it may write (explanations). */
+	(void) fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
+	if (in) {
+		if (write(pfd[1], in, in_size) != (ssize_t) in_size) {
+			close(pfd[0]);
+			close(pfd[1]);
+			return -EIO;
+		}
+		close(pfd[1]);
+		pfd[1] = -1;
+	} else {
+		fflush(stdout);
+	}
+	saved = dup(target);
+	if (saved < 0 || dup2(in ? pfd[0] : pfd[1], target) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = verb(argc, argv);
+	if (!in)
+		fflush(stdout);
+	dup2(saved, target);
+	if (!in) {
+		ssize_t n;
+
+		close(pfd[1]);
+		pfd[1] = -1;
+		*out_size = 0;
+		while ((n = read(pfd[0], out + *out_size, out_max - *out_size)) > 0 && *out_size < out_max)
+			*out_size += (size_t) n;
+	}
+out:
+	if (saved >= 0)
+		close(saved);
+	close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	return rc;
+}
+
+static int totp_init(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pcrs", required_argument, NULL, 'p' }, { "bank", required_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' }, { "account", required_argument, NULL, 'a' },
+		{ "issuer", required_argument, NULL, 'I' }, { "digits", required_argument, NULL, 'd' },
+		{ "log", required_argument, NULL, 'l' }, { "tcti", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	const char *pcrs = NULL, *bank = NULL, *out = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL;
+	const char *issuer = "mboot";
+	char host[256] = "", *uri = NULL, *sargv[MAX_ARGS];
+	unsigned digits = 6;
+	uint8_t seed[MB_TOTP_SEED_SIZE];
+	int c, n = 0, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(totp_help, stdout); return EXIT_OK;
+		case 'p': pcrs = optarg; break;
+		case 'b': bank = optarg; break;
+		case 'o': out = optarg; break;
+		case 'a': snprintf(host, sizeof(host), "%s", optarg); break;
+		case 'I': issuer = optarg; break;
+		case 'd':
+			digits = (unsigned) atoi(optarg);
+			if (digits < 6 || digits > 8)
+				return tool_usage_error("totp init", "--digits takes 6, 7 or 8");
+			break;
+		case 'l': log = optarg; break;
+		case 't': tcti = optarg; break;
+		default: return tool_usage_error("totp init", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("totp init", "unexpected argument '%s'", argv[optind]);
+	if (!pcrs)
+		return tool_usage_error("totp init", "needs --pcrs LIST (the PCRs of a good boot, e.g. 0,2,4,7)");
+	if (!host[0] && gethostname(host, sizeof(host) - 1) < 0)
+		snprintf(host, sizeof(host), "this machine");
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	(void) mlock(seed, sizeof(seed));
+	if (RAND_priv_bytes(seed, sizeof(seed)) != 1) {
+		tool_errorf("totp init: no random bytes");
+		return EXIT_USAGE;
+	}
+	sargv[n++] = "seal";
+	sargv[n++] = "--pcrs";
+	sargv[n++] = (char *) pcrs;
+	if (bank) {
+		sargv[n++] = "--bank";
+		sargv[n++] = (char *) bank;
+	}
+	if (log) {
+		sargv[n++] = "--log";
+		sargv[n++] = (char *) log;
+	}
+	if (tcti) {
+		sargv[n++] = "--tcti";
+		sargv[n++] = (char *) tcti;
+	}
+	sargv[n++] = "-i";
+	sargv[n++] = "-";
+	sargv[n++] = "-o";
+	sargv[n++] = (char *) out;
+	sargv[n] = NULL;
+	rc = run_piped(verb_seal, n, sargv, seed, sizeof(seed), NULL, 0, NULL);
+	if (rc != EXIT_OK) {
+		explicit_bzero(seed, sizeof(seed));
+		return rc < 0 ? EXIT_USAGE : rc;
+	}
+	uri = mb_totp_uri(seed, sizeof(seed), issuer, host, digits, 30, MB_ALG_SHA1);
+	explicit_bzero(seed, sizeof(seed));
+	if (!uri) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
+	printf("The TOTP seed is sealed in %s to PCRs %s.\n"
+	       "Add it to an authenticator now; it is shown this once:\n\n%s\n\n", out, pcrs, uri);
+	if (tool_print_qr(stdout, uri) < 0)
+		printf("(the URI is too long for a QR code)\n");
+	printf("\nOn each boot, 'mboot totp show' must give the code the phone shows.\n");
+	fflush(stdout);
+	explicit_bzero(uri, strlen(uri));
+	free(uri);
+	return EXIT_OK;
+}
+
+static int totp_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' }, { "digits", required_argument, NULL, 'd' },
+		{ "watch", no_argument, NULL, 'w' }, { "log", required_argument, NULL, 'l' },
+		{ "tcti", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	const char *in = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL;
+	char *uargv[MAX_ARGS];
+	/* The pipe's size: on failure it holds unseal's explanation, which must not block it. */
+	uint8_t seed[65536];
+	size_t seed_size = 0;
+	unsigned digits = 6;
+	bool watch = false;
+	int c, n = 0, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(totp_help, stdout); return EXIT_OK;
+		case 'i': in = optarg; break;
+		case 'd':
+			digits = (unsigned) atoi(optarg);
+			if (digits < 6 || digits > 8)
+				return tool_usage_error("totp show", "--digits takes 6, 7 or 8");
+			break;
+		case 'w': watch = true; break;
+		case 'l': log = optarg; break;
+		case 't': tcti = optarg; break;
+		default: return tool_usage_error("totp show", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("totp show", "unexpected argument '%s'", argv[optind]);
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	(void) mlock(seed, sizeof(seed));
+	uargv[n++] = "unseal";
+	uargv[n++] = "-i";
+	uargv[n++] = (char *) in;
+	if (log) {
+		uargv[n++] = "--log";
+		uargv[n++] = (char *) log;
+	}
+	if (tcti) {
+		uargv[n++] = "--tcti";
+		uargv[n++] = (char *) tcti;
+	}
+	uargv[n] = NULL;
+	rc = run_piped(verb_unseal, n, uargv, NULL, 0, seed, sizeof(seed), &seed_size);
+	if (rc == EXIT_OK && seed_size > MB_SEAL_MAX_SECRET)
+		rc = EXIT_USAGE;
+	if (rc != EXIT_OK || seed_size == 0) {
+		/* No secret came out: what did is unseal's explanation (which PCRs, which events). */
+		if (rc != EXIT_OK && seed_size)
+			fwrite(seed, 1, seed_size, stderr);
+		explicit_bzero(seed, sizeof(seed));
+		return rc < 0 ? EXIT_USAGE : rc ? rc : EXIT_FAILED;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	do {
+		time_t now = time(NULL);
+		uint32_t code;
+
+		if (mb_totp(seed, seed_size, (uint64_t) now, 30, 0, digits, MB_ALG_SHA1, &code) < 0) {
+			rc = EXIT_USAGE;
+			break;
+		}
+		printf("%0*u  (valid for %d s)\n", (int) digits, code, (int) (30 - now % 30));
+		fflush(stdout);
+		if (watch)
+			while (!stop && time(NULL) / 30 == now / 30)
+				sleep(1);
+	} while (watch && !stop);
+	explicit_bzero(seed, sizeof(seed));
+	return rc;
+}
+
+int verb_totp(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(totp_help, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(totp_help, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "init") == 0)
+		return totp_init(argc - 1, argv + 1);
+	if (strcmp(argv[1], "show") == 0)
+		return totp_show(argc - 1, argv + 1);
+	return tool_usage_error("totp", "unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# Prediction against a TPM (issue 6's proof): a real GRUB boot (ima-evm-utils' sample machine) is
+# the state today; the next boot replaces the kernel, the initrd and the command line. mboot
+# predict's values must equal what a second, fresh swtpm holds after that next boot's log is
+# extended into it, read back with tpm2_pcrread (tpm2-tools), every bank, every PCR the log
+# touches. The kernel and initrd events of the next boot carry sha256sum's digests of the files.
+. "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
+M=${MBOOT:?}
+C=${MB_TESTDATA:?}/corpus
+LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
+
+head -c 200000 /dev/urandom >"$WORK/vmlinuz-new"
+head -c 100000 /dev/urandom >"$WORK/initrd-new"
+"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-new" --initrd "$WORK/initrd-new" \
+	--cmdline "root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb mitigations=auto" \
+	--json --write-log "$WORK/next.bin" >"$WORK/predicted.json" || fail "predict exited $?"
+[ "$(jq -c .changed "$WORK/predicted.json")" = "[8,9]" ] || fail "changed PCRs: $(jq -c .changed "$WORK/predicted.json")"
+
+k=$(sha256sum <"$WORK/vmlinuz-new" | cut -d' ' -f1)
+i=$(sha256sum <"$WORK/initrd-new" | cut -d' ' -f1)
+"$M" log show --json --pcr 9 "$WORK/next.bin" >"$WORK/next9.json"
+jq -e --arg k "$k" '[.events[] | select(.digests.sha256 == $k)] | length >= 1' "$WORK/next9.json" >/dev/null ||
+	fail "no PCR 9 event carries the new kernel's sha256sum"
+jq -e --arg i "$i" '[.events[] | select(.digests.sha256 == $i)] | length == 1' "$WORK/next9.json" >/dev/null ||
+	fail "no PCR 9 event carries the new initrd's sha256sum"
+echo "ok: the next boot's kernel and initrd events carry sha256sum's digests of the new files"
+
+# The next boot, in a fresh swtpm.
+swtpm_start
+swtpm_banks "sha1 sha256"
+"$M" log extend --tcti "$TCTI" "$WORK/next.bin" >"$WORK/extend" 2>&1 || fail "log extend: $(cat "$WORK/extend")"
+tpm2_pcrread sha1:all+sha256:all -o "$WORK/raw" >"$WORK/pcrread.yaml" || fail "tpm2_pcrread"
+for bank in sha1 sha256; do
+	for pcr in $(jq -r ".banks.$bank | keys[]" "$WORK/predicted.json"); do
+		want=$(jq -r ".banks.$bank[\"$pcr\"]" "$WORK/predicted.json")
+		# tpm2_pcrread: "  sha1:" then "    0 : 0x..." / "    14: 0x..." lines.
+		got=$(awk -v b="$bank:" -v p="$pcr" '
+			$1 == b { on = 1; next } /^ *[a-z0-9_]+:$/ { on = 0 }
+			on { line = $0; gsub(/[ \t]/, "", line); split(line, f, ":");
+			     if (f[1] == p) print tolower(substr(f[2], 3)) }' "$WORK/pcrread.yaml")
+		[ "$want" = "$got" ] || fail "$bank PCR $pcr: predicted $want, the TPM after the next boot holds $got"
+	done
+done
+echo "ok: mboot predict equals tpm2_pcrread of the next boot's TPM in sha1 and sha256, every PCR the log touches"
+echo "tpm-predict: all passed"
