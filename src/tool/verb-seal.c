@@ -147,6 +147,25 @@ static int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size)
 	return EXIT_OK;
 }
 
+/* Read and check a sealed file (untrusted input); reports and returns EXIT_USAGE on failure. */
+static int load_sealed(const char *path, mb_sealed *s)
+{
+	mb_error err = { 0 };
+	uint8_t *text = NULL;
+	size_t size = 0;
+	int rc = read_whole(path, MB_SEALED_MAX_FILE, &text, &size);
+
+	if (rc)
+		return rc;
+	rc = mb_sealed_parse((const char *) text, size, s, &err);
+	free(text);
+	if (rc < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 /* Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out (0600). */
 static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, const char *out)
 {
@@ -507,10 +526,7 @@ int verb_unseal(int argc, char **argv)
 	const char *tcti = NULL, *in = NULL, *out = NULL, *log_path = MB_DEFAULT_LOG;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
-	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	uint8_t *text = NULL;
-	size_t size = 0;
 	int c, rc, fd;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -542,15 +558,9 @@ int verb_unseal(int argc, char **argv)
 	if (!in)
 		return tool_usage_error("unseal", "needs -i SEALED");
 
-	rc = read_whole(in, MB_SEALED_MAX_FILE, &text, &size);
+	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
-	if (mb_sealed_parse((const char *) text, size, &s, &err) < 0) {
-		free(text);
-		tool_report(in, &err);
-		return EXIT_USAGE;
-	}
-	free(text);
 	if (secret_alloc(&secret) < 0) {
 		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
@@ -660,15 +670,9 @@ int verb_reseal(int argc, char **argv)
 	if (!out)
 		out = in;
 
-	rc = read_whole(in, MB_SEALED_MAX_FILE, &text, &size);
+	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
-	if (mb_sealed_parse((const char *) text, size, &s, &err) < 0) {
-		free(text);
-		tool_report(in, &err);
-		return EXIT_USAGE;
-	}
-	free(text);
 	if (values) {
 		rc = read_whole(values, 1u << 20, &text, &size);
 		if (rc)
