@@ -1,0 +1,62 @@
+#!/bin/bash
+# The kernel-update hooks against a swtpm: a real GRUB boot (ima-evm-utils' sample machine) is
+# rebuilt in a swtpm and a secret sealed to its PCRs 8 and 9; the Debian postinst.d hook and the
+# kernel-install plugin are then run for a new kernel and initrd. After each, the next boot
+# (its log extended into the rebooted swtpm) unseals, and so does a fallback to today's boot.
+. "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
+M=${MBOOT:?}
+S=${MB_SOURCE_ROOT:?}
+LOG=$MB_TESTDATA/corpus/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
+
+started=0
+boot() { # boot LOG: the same TPM (its keys survive), rebooted, holding that boot's PCRs
+	if [ $started = 0 ]; then
+		swtpm_start
+		swtpm_banks "sha1 sha256" # allocates and resets: the TPM waits for TPM2_Startup
+		started=1
+	else
+		swtpm_reset
+	fi
+	"$M" log extend --tcti "$TCTI" "$1" >"$WORK/extend" 2>&1 || fail "log extend $1: $(cat "$WORK/extend")"
+}
+
+export MBOOT=$M MBOOT_LOG=$LOG MBOOT_SEALED_DIR=$WORK/sealed.d MBOOT_RESEAL_STRICT=1
+export MBOOT_RESEAL=$S/hooks/mboot-reseal
+mkdir -p "$MBOOT_SEALED_DIR"
+printf 'disk key\n' >"$WORK/secret"
+
+for hook in postinst kernel-install; do
+	boot "$LOG"
+	"$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/disk.sealed" || fail "seal"
+	head -c 100000 /dev/urandom >"$WORK/vmlinuz-6.9"
+	head -c 50000 /dev/urandom >"$WORK/initrd.img-6.9"
+	if [ $hook = postinst ]; then
+		# Debian's postinst.d hook: the version and the image; the initrd is $MBOOT_BOOT_DIR/initrd.img-VERSION.
+		MBOOT_BOOT_DIR=$WORK "$S/hooks/kernel/zz-mboot-reseal" 6.9 "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" ||
+			fail "$hook: $(cat "$WORK/hook.err")"
+	else
+		"$S/hooks/kernel/90-mboot-reseal.install" add 6.9 "$WORK/entry" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" \
+			2>"$WORK/hook.err" || fail "$hook: $(cat "$WORK/hook.err")"
+	fi
+	grep -q "resealed to this boot and the next one" "$WORK/hook.err" || fail "$hook said: $(cat "$WORK/hook.err")"
+	[ "$(jq -r .policy.kind "$MBOOT_SEALED_DIR/disk.sealed")" = or ] || fail "$hook: not a PolicyOR"
+
+	# The next boot, as the new kernel and initrd will measure themselves.
+	"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-6.9" --initrd "$WORK/initrd.img-6.9" --write-log "$WORK/next.bin" >/dev/null ||
+		fail "predict"
+	boot "$WORK/next.bin"
+	"$M" unseal -i "$MBOOT_SEALED_DIR/disk.sealed" --log "$WORK/next.bin" | cmp -s - "$WORK/secret" ||
+		fail "$hook: the next boot does not unseal"
+	boot "$LOG"
+	"$M" unseal -i "$MBOOT_SEALED_DIR/disk.sealed" --log "$LOG" | cmp -s - "$WORK/secret" ||
+		fail "$hook: a fallback to today's boot does not unseal"
+	echo "ok: $hook hook: resealed; the next boot and a fallback to today's both unseal"
+done
+
+# Nothing predictable: the hook says so and (strict) fails; the sealed file is left as it was.
+cp "$MBOOT_SEALED_DIR/disk.sealed" "$WORK/before"
+MBOOT_PREDICT_ARGS="--grub-cfg /dev/null" "$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" && fail "unpredictable: the hook succeeded"
+cmp -s "$WORK/before" "$MBOOT_SEALED_DIR/disk.sealed" || fail "the sealed file changed"
+grep -q "NOT resealed" "$WORK/hook.err" || fail "no warning: $(cat "$WORK/hook.err")"
+echo "ok: when the next boot cannot be predicted, nothing is resealed and the hook says so"
+echo "tpm-hooks: all passed"
