@@ -37,6 +37,17 @@ static bool in_list(uint16_t alg, const uint16_t *algs, size_t n)
 	return false;
 }
 
+/* A userspace record's digest for alg, or NULL (mb_event_digest_for's twin for records). */
+static const mb_event_digest *record_digest(const mb_cel_record *rec, uint16_t alg)
+{
+	uint32_t k;
+
+	for (k = 0; k < rec->n_digests; k++)
+		if (rec->digests[k].alg == alg)
+			return &rec->digests[k];
+	return NULL;
+}
+
 static bool extends(const mb_event *ev)
 {
 	return ev->type != MB_EV_NO_ACTION && ev->pcr < MB_PCR_COUNT;
@@ -147,18 +158,13 @@ static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace
 	}
 	for (i = 0; i < n_us; i++) {
 		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
-		uint32_t k;
+		const mb_event_digest *d;
 
-		if (rec->pcr != r->pcr)
-			continue;
-		for (k = 0; k < rec->n_digests; k++)
-			if (rec->digests[k].alg == r->alg)
-				break;
-		if (k == rec->n_digests)
+		if (rec->pcr != r->pcr || !(d = record_digest(rec, r->alg)))
 			continue;
 		if (m == MB_VERIFY_MAX_EDIT_EVENTS)
 			goto out;
-		steps[m].digest = rec->digests[k].bytes;
+		steps[m].digest = d->bytes;
 		steps[m++].number = -2 - (int64_t) i; /* userspace records: not reported as events */
 	}
 
@@ -222,16 +228,11 @@ static int explain(const mb_event_log *log, const mb_cel_log *userspace, const m
 	/* The prefix goes on through the userspace records of this PCR. */
 	for (i = 0; userspace && i < mb_cel_log_count(userspace); i++) {
 		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
-		uint32_t k;
+		const mb_event_digest *d;
 
-		if (rec->pcr != r->pcr)
+		if (rec->pcr != r->pcr || !(d = record_digest(rec, r->alg)))
 			continue;
-		for (k = 0; k < rec->n_digests; k++)
-			if (rec->digests[k].alg == r->alg)
-				break;
-		if (k == rec->n_digests)
-			continue;
-		if (mb_digest_extend(r->alg, v, rec->digests[k].bytes) < 0)
+		if (mb_digest_extend(r->alg, v, d->bytes) < 0)
 			return -EIO;
 		if (memcmp(v, r->actual, r->size) == 0 && memcmp(v, r->expected, r->size) != 0) {
 			r->prefix_match = true;
@@ -361,16 +362,13 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 		ret->log_pcrs |= 1u << rec->pcr;
 		ret->userspace_pcrs |= 1u << rec->pcr;
 		for (b = 0; b < n_banks; b++) {
-			uint32_t k;
+			const mb_event_digest *d = record_digest(rec, banks[b].alg);
 
-			for (k = 0; k < rec->n_digests; k++)
-				if (rec->digests[k].alg == banks[b].alg)
-					break;
-			if (k == rec->n_digests) {
+			if (!d) {
 				banks[b].complete &= ~(1u << rec->pcr);
 				continue;
 			}
-			if (mb_digest_extend(banks[b].alg, banks[b].value[rec->pcr], rec->digests[k].bytes) < 0)
+			if (mb_digest_extend(banks[b].alg, banks[b].value[rec->pcr], d->bytes) < 0)
 				return mb_fail(err, -EIO, "hashing failed");
 		}
 	}
