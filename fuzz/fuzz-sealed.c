@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mb_sealed_parse(json, strlen(json), &t, NULL) < 0 || t.mask != s.mask || t.pub_size != s.pub_size ||
 	    memcmp(t.pub, s.pub, s.pub_size) != 0 || t.priv_size != s.priv_size ||
 	    memcmp(t.priv, s.priv, s.priv_size) != 0 || memcmp(t.policy, s.policy, sizeof(s.policy)) != 0 ||
-	    t.eventlog_size != s.eventlog_size)
+	    t.eventlog_size != s.eventlog_size || t.authorized != s.authorized || t.auth_key_size != s.auth_key_size ||
+	    memcmp(t.auth_key_name, s.auth_key_name, sizeof(s.auth_key_name)) != 0)
 		abort();
 	mb_sealed_done(&t);
 	mb_sealed_done(&s);

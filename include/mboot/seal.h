@@ -47,6 +47,51 @@ MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, 
 MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZE], size_t n,
 				  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
 
+/* The TPM name of a SHA-256 object: nameAlg (TPM_ALG_SHA256, 2 bytes) || SHA-256(TPMT_PUBLIC). */
+#define MB_TPM_NAME_SIZE 34
+
+/*
+ * TPM2_PolicyAuthorize's effect on a fresh policy, Part 3 §23.16 (PolicyUpdate with an
+ * empty policyRef): policyDigest = H(H(0^32 || TPM_CC_PolicyAuthorize || keyName) || "").
+ * A secret with this policy unseals in any PCR state the key's owner signs.
+ */
+MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE],
+					 uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
+
+/* Signature schemes of a signed policy (TPM_ALG_ ids), always over SHA-256. */
+#define MB_SIG_RSASSA 0x0014
+#define MB_SIG_ECDSA 0x0018
+#define MB_SIG_MAX 1024 /* bytes of one signature: RSA up to 8192 bits, DER ECDSA */
+
+/*
+ * A signed policy (`mboot policy sign`, docs/seal.md): PCR values a key's owner
+ * approves. approved is the PolicyPCR digest of pcrs/mask; the signature is over
+ * aHash = SHA-256(approved || policyRef), policyRef empty (Part 3 §23.16), as
+ * `openssl dgst -sha256 -sign` makes it: PKCS#1 v1.5 bytes, or a DER ECDSA-Sig-Value.
+ */
+typedef struct mb_policy_signature {
+	mb_pcr_bank pcrs;
+	uint32_t mask;
+	uint8_t approved[MB_POLICY_DIGEST_SIZE];
+	uint8_t key_name[MB_TPM_NAME_SIZE];
+	uint16_t scheme;                  /* MB_SIG_RSASSA or MB_SIG_ECDSA */
+	uint8_t *sig;
+	size_t sig_size;
+} mb_policy_signature;
+
+/*
+ * Sign sig->approved with the private key of key_pem (PEM: PKCS#8 or traditional, RSA
+ * or ECC P-256); sets sig->scheme and sig->sig. The caller has set pcrs, mask, approved
+ * and key_name.
+ */
+MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_policy_signature *sig,
+			     mb_error *err) MB_WUR;
+/* Parse a signature file (untrusted input); checks approved against pcrs. */
+MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy_signature *ret,
+					mb_error *err) MB_WUR;
+MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig);
+MB_EXPORT void mb_policy_signature_done(mb_policy_signature *sig);
+
 /* A sealed secret, as kept in the sealed file (DESIGN.md, docs/seal.md). */
 typedef struct mb_sealed {
 	unsigned version;                 /* 1 */
@@ -66,6 +111,15 @@ typedef struct mb_sealed {
 	mb_pcr_bank branch[MB_POLICY_OR_MAX];
 	uint32_t branch_mask[MB_POLICY_OR_MAX];
 	uint8_t branch_digest[MB_POLICY_OR_MAX][MB_POLICY_DIGEST_SIZE];
+	/*
+	 * policy.kind "authorize" (seal --authorized-by): TPM2_PolicyAuthorize by the key
+	 * auth_key (a marshalled TPM2B_PUBLIC) of name auth_key_name; pcrs/mask are then
+	 * empty: the PCRs and values come with each signature.
+	 */
+	bool authorized;
+	uint8_t *auth_key;
+	size_t auth_key_size;
+	uint8_t auth_key_name[MB_TPM_NAME_SIZE];
 	bool parent_persistent;           /* true: parent_handle; false: the ECC P-256 SRK template */
 	uint32_t parent_handle;
 	uint8_t *eventlog;                /* the firmware event log at sealing, or NULL */

@@ -8,6 +8,7 @@
 #include <mboot/error.h>
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>
+#include <mboot/seal.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,6 +98,8 @@ MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err) MB_WUR;
 #define MB_ERR_TPM_POLICY (-4001)
 /* The TPM is in dictionary-attack lockout: TPM_RC_LOCKOUT. */
 #define MB_ERR_TPM_LOCKOUT (-4002)
+/* TPM2_VerifySignature refused a signed policy: not made by the sealed key, or not over these values. */
+#define MB_ERR_TPM_SIGNATURE (-4003)
 
 typedef struct mb_tpm_sealed_blob {
 	uint8_t *pub;      /* TPM2B_PUBLIC, marshalled; caller frees */
@@ -105,6 +108,8 @@ typedef struct mb_tpm_sealed_blob {
 	size_t priv_size;
 	bool parent_persistent;
 	uint32_t parent_handle;
+	/* 0x81000001 exists but is no storage key, so the SRK template was used instead */
+	bool persistent_unusable;
 } mb_tpm_sealed_blob;
 
 MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
@@ -122,6 +127,32 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
 			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
 			    mb_error *err) MB_WUR;
+
+/*
+ * Unseal an object whose policy is TPM2_PolicyAuthorize by key (a marshalled
+ * TPM2B_PUBLIC, mb_tpm_key_public) with sig: TPM2_LoadExternal of the key (owner
+ * hierarchy, so that its ticket counts), TPM2_VerifySignature of sig over
+ * SHA-256(sig->approved) (-> MB_ERR_TPM_SIGNATURE), then a policy session with
+ * TPM2_PolicyPCR(sig's selection), TPM2_PolicyAuthorize(sig->approved, ticket) and
+ * TPM2_Unseal. PCRs other than the signed values -> MB_ERR_TPM_POLICY.
+ */
+MB_EXPORT int mb_tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv,
+				       size_t priv_size, bool parent_persistent, uint32_t parent_handle,
+				       const uint8_t *key, size_t key_size, const mb_policy_signature *sig,
+				       uint8_t *out, size_t *out_size, mb_error *err) MB_WUR;
+
+/*
+ * No TPM: the TPM2B_PUBLIC (marshalled, *ret malloc'd) and name of the public part of
+ * a PEM key (public or private; RSA or ECC NIST P-256) as TPM2_LoadExternal takes it
+ * for verifying signatures: SHA-256 name, userWithAuth | sign | decrypt, no scheme
+ * (the signature names its own), RSA exponent as is. These are tpm2_loadexternal's
+ * defaults, so `tpm2_loadexternal -C o -u KEY.pem` gives the same name.
+ */
+MB_EXPORT int mb_tpm_key_public(const uint8_t *pem, size_t pem_size, uint8_t **ret, size_t *ret_size,
+				uint8_t name[MB_TPM_NAME_SIZE], mb_error *err) MB_WUR;
+/* No TPM: check a marshalled TPM2B_PUBLIC of an RSA or ECC key with a SHA-256 name, and compute the name. */
+MB_EXPORT int mb_tpm_key_name(const uint8_t *pub, size_t pub_size, uint8_t name[MB_TPM_NAME_SIZE],
+			      mb_error *err) MB_WUR;
 
 /*
  * No TPM: check that pub and priv are exactly one marshalled TPM2B_PUBLIC (a

@@ -13,7 +13,9 @@ static const char policy_help[] =
 	"Usage: mboot policy COMMAND [OPTIONS]\n\n"
 	"  generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n"
 	"                       write a policy from a boot known to be good\n"
-	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2)\n\n"
+	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2)\n"
+	"  sign --key KEY --pcrs LIST --values FILE -o SIG\n"
+	"                       sign PCR values for secrets sealed with 'mboot seal --authorized-by'\n\n"
 	"A policy is checked with 'mboot verify --policy POLICY'. Its format is in docs/policy.md.\n";
 
 static const char generate_help[] =
@@ -232,5 +234,7 @@ int verb_policy(int argc, char **argv)
 		return policy_generate(argc - 1, argv + 1);
 	if (strcmp(argv[1], "lint") == 0)
 		return policy_lint(argc - 1, argv + 1);
+	if (strcmp(argv[1], "sign") == 0)
+		return policy_sign(argc - 1, argv + 1);
 	return tool_usage_error("policy", "unknown command '%s'", argv[1]);
 }

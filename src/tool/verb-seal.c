@@ -23,7 +23,8 @@
 
 static const char seal_help[] =
 	"Usage: mboot seal --pcrs LIST [--bank NAME] [--values current|FILE] -i SECRET|- -o SEALED\n"
-	"                  [--log LOG] [--tcti TCTI] [--force]\n\n"
+	"                  [--log LOG] [--tcti TCTI] [--force]\n"
+	"       mboot seal --authorized-by PUBKEY -i SECRET|- -o SEALED [--log LOG] [--tcti TCTI]\n\n"
 	"Seal a secret (1-128 bytes) with the TPM so that it is released only when the PCRs in\n"
 	"LIST of bank NAME hold the given values (a TPM2_PolicyPCR policy). The parent key is the\n"
 	"persistent SRK at 0x81000001 when the TPM has one, else the TCG ECC P-256 SRK, created\n"
@@ -37,21 +38,29 @@ static const char seal_help[] =
 	"  --log LOG         keep this event log in the sealed file, to explain a failed unseal\n"
 	"                    (default " MB_DEFAULT_LOG " when readable)\n"
 	"  --force           seal to no PCRs (--pcrs none)\n"
+	"  --authorized-by PUBKEY\n"
+	"                    instead of PCR values: a TPM2_PolicyAuthorize policy. The secret is\n"
+	"                    released in any PCR state the owner of PUBKEY (PEM, RSA or ECC P-256)\n"
+	"                    signs with 'mboot policy sign'; unseal with --signature SIG\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 sealed, 2 usage or input error, 3 TPM error.\n";
 
 static const char unseal_help[] =
-	"Usage: mboot unseal -i SEALED [-o FILE] [--log LOG] [--tcti TCTI]\n\n"
+	"Usage: mboot unseal -i SEALED [-o FILE] [--signature SIG ...] [--log LOG] [--tcti TCTI]\n\n"
 	"Unseal a secret sealed by 'mboot seal': to stdout, or to FILE (created 0600, must not\n"
 	"exist). When the PCRs do not hold the sealed values, say which differ and, when the\n"
 	"sealed file keeps the event log of sealing and today's log is readable, which events\n"
 	"made them differ.\n\n"
+	"  --signature SIG  for a secret sealed --authorized-by: a signed policy ('mboot policy\n"
+	"                sign'); up to 8, the one whose values the PCRs hold is used\n"
 	"  --log LOG     today's event log (default " MB_DEFAULT_LOG ")\n"
 	"  --tcti TCTI   the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones, 2 usage or input error\n"
 	"(malformed sealed file), 3 TPM error (including dictionary-attack lockout).\n";
 
-enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE };
+enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE, OPT_AUTHORIZED_BY, OPT_SIGNATURE };
+
+#define MAX_SIGNATURES 8
 
 static const struct option seal_options[] = {
 	{ "pcrs", required_argument, NULL, OPT_PCRS },
@@ -60,6 +69,8 @@ static const struct option seal_options[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "tcti", required_argument, NULL, OPT_TCTI },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "authorized-by", required_argument, NULL, OPT_AUTHORIZED_BY },
+	{ "signature", required_argument, NULL, OPT_SIGNATURE },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -182,6 +193,9 @@ static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, const char 
 		return tool_tpm_exit(&err);
 	}
 	secret_free(secret);
+	if (blob.persistent_unusable)
+		fprintf(stderr, "mboot: note: the persistent key at 0x%08x is not a storage key; sealed under the "
+			"ECC P-256 SRK from its template instead\n", MB_TPM_SRK_HANDLE);
 	free(s->pub);
 	free(s->priv);
 	s->pub = blob.pub;
@@ -206,9 +220,9 @@ static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, const char 
 
 int verb_seal(int argc, char **argv)
 {
-	const char *tcti = NULL, *values = "current", *in = NULL, *out = NULL, *log_path = NULL;
+	const char *tcti = NULL, *values = "current", *in = NULL, *out = NULL, *log_path = NULL, *authority = NULL;
 	const mb_digest_info *bank = mb_digest_by_alg(MB_ALG_SHA256);
-	bool have_pcrs = false, force = false;
+	bool have_pcrs = false, force = false, have_values = false, have_bank = false;
 	uint32_t mask = 0;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
@@ -237,9 +251,11 @@ int verb_seal(int argc, char **argv)
 			bank = mb_digest_by_name(optarg);
 			if (!bank)
 				return tool_usage_error("seal", "unknown bank '%s'", optarg);
+			have_bank = true;
 			break;
 		case OPT_VALUES:
 			values = optarg;
+			have_values = true;
 			break;
 		case OPT_LOG:
 			log_path = optarg;
@@ -249,6 +265,9 @@ int verb_seal(int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			force = true;
+			break;
+		case OPT_AUTHORIZED_BY:
+			authority = optarg;
 			break;
 		case 'i':
 			in = optarg;
@@ -266,12 +285,31 @@ int verb_seal(int argc, char **argv)
 					"never from the command line)");
 	if (!in || !out)
 		return tool_usage_error("seal", "needs -i SECRET (or -i - for stdin) and -o SEALED");
-	if (!have_pcrs || (mask == 0 && !force))
+	if (authority && (have_pcrs || have_values || have_bank || force))
+		return tool_usage_error("seal", "--authorized-by takes no --pcrs, --values, --bank or --force: the "
+					"signatures name the PCRs and their values");
+	if (!authority && (!have_pcrs || (mask == 0 && !force)))
 		return tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
 
 	s.version = 1;
-	/* The values first: a bad values file or log is an input error before any TPM work. */
-	if (strcmp(values, "current") != 0) {
+	/* The values first: a bad values file, key or log is an input error before any TPM work. */
+	if (authority) {
+		uint8_t *pem = NULL;
+		size_t pem_size = 0;
+
+		rc = read_whole(authority, 64u << 10, &pem, &pem_size);
+		if (rc)
+			return rc;
+		rc = mb_tpm_key_public(pem, pem_size, &s.auth_key, &s.auth_key_size, s.auth_key_name, &err);
+		explicit_bzero(pem, pem_size); /* in case a private key was given */
+		free(pem);
+		if (rc < 0 || mb_policy_authorize_digest(s.auth_key_name, s.policy, &err) < 0) {
+			tool_report(authority, &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		s.authorized = true;
+	} else if (strcmp(values, "current") != 0) {
 		uint8_t *buf = NULL;
 		size_t size = 0;
 
@@ -322,6 +360,10 @@ int verb_seal(int argc, char **argv)
 	rc = tool_tpm_open(tcti, &tpm);
 	if (rc)
 		goto out;
+	if (authority) {
+		rc = seal_write(tpm, &secret, &s, out);
+		goto out;
+	}
 	if (strcmp(values, "current") == 0) {
 		if (mb_tpm_read_pcrs(tpm, &bank->alg, 1, mask, &v, NULL, &err) < 0) {
 			rc = tool_tpm_exit(&err);
@@ -521,9 +563,125 @@ static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, 
 	return EXIT_OK;
 }
 
+/* The PCRs of sig's selection that do not hold sig's values now (0: all do); -1 on a TPM error. */
+static int64_t signature_differs(mb_tpm *tpm, const mb_policy_signature *sig, mb_pcr_bank *now_out, int *rc)
+{
+	mb_error err = { 0 };
+	mb_pcr_values v;
+	const mb_pcr_bank *now;
+	uint32_t differ = 0;
+	unsigned p;
+
+	if (mb_tpm_read_pcrs(tpm, &sig->pcrs.alg, 1, sig->mask, &v, NULL, &err) < 0) {
+		*rc = tool_tpm_exit(&err);
+		return -1;
+	}
+	now = mb_pcr_values_bank_const(&v, sig->pcrs.alg);
+	for (p = 0; p < MB_PCR_COUNT; p++)
+		if ((sig->mask & (1u << p)) &&
+		    (!now || !(now->present & (1u << p)) || memcmp(now->value[p], sig->pcrs.value[p], sig->pcrs.size) != 0))
+			differ |= 1u << p;
+	if (now)
+		*now_out = *now;
+	else
+		memset(now_out, 0, sizeof(*now_out));
+	return differ;
+}
+
+/*
+ * A secret sealed --authorized-by: pick the signature by the sealed key whose values
+ * the PCRs hold, and have the TPM check it. When none fits, say for each signature why.
+ */
+static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, size_t n_sigs, secret_buf *secret)
+{
+	mb_policy_signature sigs[MAX_SIGNATURES];
+	char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
+	mb_error err = { 0 };
+	size_t i, n = 0, chosen = n_sigs;
+	int rc = EXIT_FAILED;
+
+	memset(sigs, 0, sizeof(sigs));
+	for (i = 0; i < n_sigs; i++, n++) {
+		uint8_t *text = NULL;
+		size_t size = 0;
+
+		rc = read_whole(sig_paths[i], 1u << 20, &text, &size);
+		if (rc)
+			goto out;
+		if (mb_policy_signature_parse((const char *) text, size, &sigs[i], &err) < 0) {
+			free(text);
+			tool_report(sig_paths[i], &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		free(text);
+	}
+	for (i = 0; i < n && chosen == n; i++) {
+		mb_pcr_bank now;
+		int64_t differ;
+
+		if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0)
+			continue;
+		differ = signature_differs(tpm, &sigs[i], &now, &rc);
+		if (differ < 0)
+			goto out;
+		if (differ == 0)
+			chosen = i;
+	}
+	if (chosen == n) {
+		fprintf(stderr, "Not unsealed: no signature approves the PCR values this machine holds.\n");
+		for (i = 0; i < n; i++) {
+			const mb_digest_info *d = mb_digest_by_alg(sigs[i].pcrs.alg);
+			mb_pcr_bank now;
+			int64_t differ;
+
+			if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0) {
+				fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", sig_paths[i],
+					mb_hex(sigs[i].key_name, MB_TPM_NAME_SIZE, h1),
+					mb_hex(s->auth_key_name, MB_TPM_NAME_SIZE, h2));
+				continue;
+			}
+			differ = signature_differs(tpm, &sigs[i], &now, &rc);
+			if (differ < 0)
+				goto out;
+			for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+				if (differ & (1u << p))
+					fprintf(stderr, "%s: PCR %u (%s) differs: signed %s, now %s\n", sig_paths[i], p,
+						d->name, mb_hex(sigs[i].pcrs.value[p], d->size, h1),
+						(now.present & (1u << p)) ? mb_hex(now.value[p], d->size, h2) : "(not readable)");
+		}
+		rc = EXIT_FAILED;
+		goto out;
+	}
+	if (mb_tpm_unseal_authorized(tpm, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
+				     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[chosen], secret->p,
+				     &secret->size, &err) < 0) {
+		if (err.code == MB_ERR_TPM_SIGNATURE) {
+			tool_errorf("Not unsealed: %s: %s", sig_paths[chosen], err.message);
+			rc = EXIT_FAILED;
+		} else if (err.code == MB_ERR_TPM_POLICY) {
+			tool_errorf("Not unsealed: the PCRs changed during the unseal: %s", err.message);
+			rc = EXIT_FAILED;
+		} else if (err.code == MB_ERR_TPM_LOCKOUT) {
+			tool_errorf("TPM: the TPM is in dictionary-attack lockout; wait for it to recover or "
+				    "reset it with the lockout authorisation (%s)", err.message);
+			rc = EXIT_TPM;
+		} else
+			rc = tool_tpm_exit(&err);
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	for (i = 0; i < n_sigs; i++)
+		mb_policy_signature_done(&sigs[i]);
+	return rc;
+}
+
 int verb_unseal(int argc, char **argv)
 {
 	const char *tcti = NULL, *in = NULL, *out = NULL, *log_path = MB_DEFAULT_LOG;
+	char *sig_paths[MAX_SIGNATURES];
+	size_t n_sigs = 0;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
 	mb_tpm *tpm = NULL;
@@ -537,6 +695,11 @@ int verb_unseal(int argc, char **argv)
 		case 'h':
 			fputs(unseal_help, stdout);
 			return EXIT_OK;
+		case OPT_SIGNATURE:
+			if (n_sigs == MAX_SIGNATURES)
+				return tool_usage_error("unseal", "at most %d --signature", MAX_SIGNATURES);
+			sig_paths[n_sigs++] = optarg;
+			break;
 		case OPT_LOG:
 			log_path = optarg;
 			break;
@@ -561,6 +724,15 @@ int verb_unseal(int argc, char **argv)
 	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
+	if (s.authorized && !n_sigs) {
+		rc = tool_usage_error("unseal", "%s is sealed to signed policies: give --signature SIG", in);
+		goto out;
+	}
+	if (!s.authorized && n_sigs) {
+		rc = tool_usage_error("unseal", "%s is sealed to PCR values, not to signed policies: --signature "
+				      "does not apply", in);
+		goto out;
+	}
 	if (secret_alloc(&secret) < 0) {
 		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
@@ -569,7 +741,10 @@ int verb_unseal(int argc, char **argv)
 	rc = tool_tpm_open(tcti, &tpm);
 	if (rc)
 		goto out;
-	rc = unseal_secret(tpm, &s, log_path, &secret);
+	if (s.authorized)
+		rc = unseal_authorized(tpm, &s, sig_paths, n_sigs, &secret);
+	else
+		rc = unseal_secret(tpm, &s, log_path, &secret);
 	if (rc)
 		goto out;
 	if (out) {
@@ -673,6 +848,11 @@ int verb_reseal(int argc, char **argv)
 	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
+	if (s.authorized) {
+		rc = tool_usage_error("reseal", "%s is sealed to signed policies: nothing to reseal, a new release "
+				      "ships a new signature ('mboot policy sign')", in);
+		goto out;
+	}
 	if (values) {
 		rc = read_whole(values, 1u << 20, &text, &size);
 		if (rc)

@@ -18,5 +18,7 @@ int verb_reseal(int argc, char **argv);
 
 /* mboot log extend: in verb-log-extend.c, dispatched from verb-log.c. */
 int log_extend(int argc, char **argv);
+/* mboot policy sign: in verb-policy-sign.c, dispatched from verb-policy.c. */
+int policy_sign(int argc, char **argv);
 
 #endif

@@ -189,3 +189,14 @@ tpm2_evictcontrol -C o -c 0x81000001 >/dev/null || fail "evict"
 expect_rc 3 "unseal with the persistent parent gone"
 grep -q "0x81000001" "$WORK/err" || fail "missing parent not named: $(cat "$WORK/err")"
 echo "ok: persistent SRK 0x81000001 used and recorded; its absence is a TPM error naming the handle"
+# A signing key at 0x81000001 is no parent: the template SRK is used, and seal says so.
+tpm2_createprimary -C o -G rsa2048 -a 'fixedtpm|fixedparent|sensitivedataorigin|userwithauth|sign' \
+	-c "$WORK/sign.ctx" >/dev/null || fail "tpm2_createprimary (signing key)"
+tpm2_evictcontrol -C o -c "$WORK/sign.ctx" 0x81000001 >/dev/null || fail "tpm2_evictcontrol"
+tpm2_flushcontext -t >/dev/null
+"$M" seal --pcrs 7 -i "$WORK/secret" -o "$WORK/sealednote" 2>"$WORK/err" || fail "seal beside a signing key"
+grep -q "0x81000001 is not a storage key" "$WORK/err" || fail "the fallback is not said: $(cat "$WORK/err")"
+[ "$(jq -r .parent.template "$WORK/sealednote")" = ecc-p256-srk ] || fail "parent $(jq -c .parent "$WORK/sealednote")"
+"$M" unseal -i "$WORK/sealednote" | cmp - "$WORK/secret" || fail "unseal under the template SRK"
+tpm2_evictcontrol -C o -c 0x81000001 >/dev/null || fail "evict"
+echo "ok: a signing key at 0x81000001: sealed under the template SRK, and said so"

@@ -94,3 +94,28 @@ MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZ
 		return mb_fail(err, r, "cannot hash");
 	return 0;
 }
+
+#define TPM_CC_POLICY_AUTHORIZE 0x0000016Au
+
+MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE], uint8_t out[MB_POLICY_DIGEST_SIZE],
+					 mb_error *err)
+{
+	/*
+	 * Part 3 §23.16: the digest is reset, then PolicyUpdate(TPM_CC_PolicyAuthorize,
+	 * keySign, policyRef): H(H(0^32 || CC || keyName) || policyRef), policyRef empty.
+	 */
+	uint8_t buf[MB_POLICY_DIGEST_SIZE + 4 + MB_TPM_NAME_SIZE];
+	size_t off = MB_POLICY_DIGEST_SIZE;
+	uint8_t mid[MB_POLICY_DIGEST_SIZE];
+
+	memset(buf, 0, MB_POLICY_DIGEST_SIZE);
+	buf[off++] = TPM_CC_POLICY_AUTHORIZE >> 24;
+	buf[off++] = (TPM_CC_POLICY_AUTHORIZE >> 16) & 0xff;
+	buf[off++] = (TPM_CC_POLICY_AUTHORIZE >> 8) & 0xff;
+	buf[off++] = TPM_CC_POLICY_AUTHORIZE & 0xff;
+	memcpy(buf + off, key_name, MB_TPM_NAME_SIZE);
+	off += MB_TPM_NAME_SIZE;
+	if (mb_digest(MB_ALG_SHA256, buf, off, mid) < 0 || mb_digest(MB_ALG_SHA256, mid, sizeof(mid), out) < 0)
+		return mb_fail(err, -ENOMEM, "cannot hash");
+	return 0;
+}

@@ -18,6 +18,7 @@
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
+#include "seal-json.h"
 
 static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -110,6 +111,51 @@ MB_EXPORT int mb_base64_decode(const char *s, size_t len, size_t max, uint8_t **
 	return 0;
 }
 
+int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_error *err)
+{
+	json_tokener *tok = json_tokener_new_ex(8);
+	json_object *root;
+	enum json_tokener_error jerr;
+
+	*ret = NULL;
+	if (!tok)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	root = json_tokener_parse_ex(tok, text, (int) size);
+	jerr = json_tokener_get_error(tok);
+	if (root && jerr == json_tokener_success && json_tokener_get_parse_end(tok) < size) {
+		/* only white space may follow the object */
+		size_t i;
+
+		for (i = json_tokener_get_parse_end(tok); i < size; i++)
+			if (!strchr(" \t\r\n", text[i]) || !text[i]) {
+				jerr = json_tokener_error_parse_unexpected;
+				break;
+			}
+	}
+	json_tokener_free(tok);
+	if (!root || jerr != json_tokener_success) {
+		json_object_put(root);
+		return mb_fail(err, -EBADMSG, "not JSON: %s",
+			       jerr == json_tokener_continue ? "truncated" : json_tokener_error_desc(jerr));
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		json_object_put(root);
+		return mb_fail(err, -EBADMSG, "not a JSON object");
+	}
+	*ret = root;
+	return 0;
+}
+
+int seal_json_hex(json_object *o, const char *key, const char *name, uint8_t *out, size_t size, mb_error *err)
+{
+	json_object *v = seal_json_get(o, key, json_type_string);
+
+	if (!v || (size_t) json_object_get_string_len(v) != 2 * size ||
+	    mb_unhex(json_object_get_string(v), 2 * size, out, size) < 0)
+		return mb_fail(err, -EBADMSG, "field \"%s\" is not %zu bytes of hex", name, size);
+	return 0;
+}
+
 MB_EXPORT void mb_sealed_done(mb_sealed *s)
 {
 	if (!s)
@@ -117,10 +163,11 @@ MB_EXPORT void mb_sealed_done(mb_sealed *s)
 	free(s->pub);
 	free(s->priv);
 	free(s->eventlog);
+	free(s->auth_key);
 	memset(s, 0, sizeof(*s));
 }
 
-static json_object *get(json_object *o, const char *key, json_type type)
+json_object *seal_json_get(json_object *o, const char *key, json_type type)
 {
 	json_object *v = NULL;
 
@@ -129,7 +176,7 @@ static json_object *get(json_object *o, const char *key, json_type type)
 	return v;
 }
 
-static int get_b64(json_object *root, const char *key, size_t max, bool optional, uint8_t **ret, size_t *ret_size,
+int seal_json_b64(json_object *root, const char *key, size_t max, bool optional, uint8_t **ret, size_t *ret_size,
 		   mb_error *err)
 {
 	json_object *v = NULL;
@@ -153,7 +200,7 @@ static int get_b64(json_object *root, const char *key, size_t max, bool optional
 }
 
 /* A PCR-state object {"bank", "selection", "values"}; name is its place, for messages. */
-static int parse_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_out, uint32_t *mask_out,
+int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_out, uint32_t *mask_out,
 			   mb_error *err)
 {
 	json_object *bank, *sel, *vals;
@@ -164,12 +211,12 @@ static int parse_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *ban
 	memset(bank_out, 0, sizeof(*bank_out));
 	if (!pcrs || !json_object_is_type(pcrs, json_type_object))
 		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not an object", name);
-	bank = get(pcrs, "bank", json_type_string);
+	bank = seal_json_get(pcrs, "bank", json_type_string);
 	if (!bank || !(d = mb_digest_by_name(json_object_get_string(bank))))
 		return mb_fail(err, -EBADMSG, "field \"%s.bank\" is missing or names no known bank", name);
 	bank_out->alg = d->alg;
 	bank_out->size = d->size;
-	sel = get(pcrs, "selection", json_type_array);
+	sel = seal_json_get(pcrs, "selection", json_type_array);
 	if (!sel)
 		return mb_fail(err, -EBADMSG, "field \"%s.selection\" is missing or not an array", name);
 	n = json_object_array_length(sel);
@@ -187,7 +234,7 @@ static int parse_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *ban
 				       (long long) p);
 		mask |= 1u << p;
 	}
-	vals = get(pcrs, "values", json_type_object);
+	vals = seal_json_get(pcrs, "values", json_type_object);
 	if (!vals)
 		return mb_fail(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
 	json_object_object_foreach(vals, key, val) {
@@ -212,34 +259,71 @@ static int parse_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *ban
 	return 0;
 }
 
-static int parse_pcrs(json_object *root, mb_sealed *s, mb_error *err)
+/* policy.key of an "authorize" policy: {"name": hex, "public": base64 TPM2B_PUBLIC}. */
+static int parse_authority(json_object *o, mb_sealed *s, mb_error *err)
 {
-	return parse_pcr_state(get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
+	uint8_t name[MB_TPM_NAME_SIZE];
+	int r;
+
+	if (!o)
+		return mb_fail(err, -EBADMSG, "field \"policy.key\" is missing or not an object");
+	r = seal_json_b64(o, "public", MB_SEALED_MAX_BLOB, false, &s->auth_key, &s->auth_key_size, err);
+	if (r < 0)
+		return r;
+	r = mb_tpm_key_name(s->auth_key, s->auth_key_size, s->auth_key_name, err);
+	if (r < 0)
+		return mb_fail_prefix(err, -EBADMSG, "field \"policy.key.public\"");
+	r = seal_json_hex(o, "name", "policy.key.name", name, sizeof(name), err);
+	if (r < 0)
+		return r;
+	if (memcmp(name, s->auth_key_name, sizeof(name)) != 0)
+		return mb_fail(err, -EBADMSG, "field \"policy.key.name\" is not the name of \"policy.key.public\"");
+	return 0;
 }
 
-/* policy: {"kind": "pcr", "digest"} or {"kind": "or", "digest", "branches": [PCR state, ...]}. */
+/*
+ * policy: {"kind": "pcr", "digest"} over "pcrs", {"kind": "or", "digest", "branches":
+ * [PCR state, ...]}, or {"kind": "authorize", "digest", "key"} (no "pcrs").
+ */
 static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 {
-	json_object *o = get(root, "policy", json_type_object), *v, *br;
+	json_object *o = seal_json_get(root, "policy", json_type_object), *v, *br;
 	uint8_t want[MB_POLICY_DIGEST_SIZE];
-	bool is_or;
+	const char *kind;
 	size_t i, n;
 	int r;
 
-	v = o ? get(o, "kind", json_type_string) : NULL;
-	if (!v || (strcmp(json_object_get_string(v), "pcr") != 0 && strcmp(json_object_get_string(v), "or") != 0))
-		return mb_fail(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\" or \"or\"");
-	is_or = strcmp(json_object_get_string(v), "or") == 0;
-	v = get(o, "digest", json_type_string);
-	if (!v || json_object_get_string_len(v) != 2 * MB_POLICY_DIGEST_SIZE ||
-	    mb_unhex(json_object_get_string(v), 2 * MB_POLICY_DIGEST_SIZE, s->policy, MB_POLICY_DIGEST_SIZE) < 0)
-		return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not 32 bytes of hex");
-	if (!is_or) {
+	v = o ? seal_json_get(o, "kind", json_type_string) : NULL;
+	kind = v ? json_object_get_string(v) : "";
+	if (strcmp(kind, "pcr") != 0 && strcmp(kind, "or") != 0 && strcmp(kind, "authorize") != 0)
+		return mb_fail(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\", \"or\" or \"authorize\"");
+	r = seal_json_hex(o, "digest", "policy.digest", s->policy, MB_POLICY_DIGEST_SIZE, err);
+	if (r < 0)
+		return r;
+	if (strcmp(kind, "authorize") == 0) {
+		if (json_object_object_get_ex(root, "pcrs", NULL))
+			return mb_fail(err, -EBADMSG, "field \"pcrs\" is not taken with an \"authorize\" policy "
+				       "(the signatures carry the PCR values)");
+		s->authorized = true;
+		r = parse_authority(seal_json_get(o, "key", json_type_object), s, err);
+		if (r == 0)
+			r = mb_policy_authorize_digest(s->auth_key_name, want, err);
+		if (r < 0)
+			return r;
+		if (memcmp(want, s->policy, sizeof(want)) != 0)
+			return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the PolicyAuthorize digest of "
+				       "\"policy.key.name\"");
+		return 0;
+	}
+	r = seal_json_pcr_state(seal_json_get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
+	if (r < 0)
+		return r;
+	if (strcmp(kind, "pcr") == 0) {
 		r = mb_policy_pcr_digest(NULL, &s->pcrs, s->mask, want, err);
 		if (r < 0)
 			return r;
 	} else {
-		br = get(o, "branches", json_type_array);
+		br = seal_json_get(o, "branches", json_type_array);
 		n = br ? json_object_array_length(br) : 0;
 		if (n < 2 || n > MB_POLICY_OR_MAX)
 			return mb_fail(err, -EBADMSG, "field \"policy.branches\" is not an array of 2 to %u PCR states",
@@ -248,7 +332,8 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 			char name[32];
 
 			snprintf(name, sizeof(name), "policy.branches.%zu", i);
-			r = parse_pcr_state(json_object_array_get_idx(br, i), name, &s->branch[i], &s->branch_mask[i], err);
+			r = seal_json_pcr_state(json_object_array_get_idx(br, i), name, &s->branch[i], &s->branch_mask[i],
+						err);
 			if (r < 0)
 				return r;
 			r = mb_policy_pcr_digest(NULL, &s->branch[i], s->branch_mask[i], s->branch_digest[i], err);
@@ -262,66 +347,40 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 	}
 	if (memcmp(want, s->policy, sizeof(want)) != 0)
 		return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the %s digest of %s",
-			       is_or ? "PolicyOR" : "PolicyPCR", is_or ? "\"policy.branches\"" : "\"pcrs\"");
+			       s->n_branches ? "PolicyOR" : "PolicyPCR", s->n_branches ? "\"policy.branches\"" : "\"pcrs\"");
 	return 0;
 }
 
 MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_error *err)
 {
-	json_tokener *tok;
 	json_object *root = NULL, *o, *v;
-	enum json_tokener_error jerr;
 	mb_sealed s = { 0 };
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	if (size > MB_SEALED_MAX_FILE || size > INT_MAX)
 		return mb_fail(err, -E2BIG, "sealed file larger than %u bytes", MB_SEALED_MAX_FILE);
-	tok = json_tokener_new_ex(8);
-	if (!tok)
-		return mb_fail(err, -ENOMEM, "out of memory");
-	root = json_tokener_parse_ex(tok, text, (int) size);
-	jerr = json_tokener_get_error(tok);
-	if (root && jerr == json_tokener_success && json_tokener_get_parse_end(tok) < size) {
-		/* only white space may follow the object */
-		size_t i;
-
-		for (i = json_tokener_get_parse_end(tok); i < size; i++)
-			if (!strchr(" \t\r\n", text[i]) || !text[i]) {
-				jerr = json_tokener_error_parse_unexpected;
-				break;
-			}
-	}
-	json_tokener_free(tok);
-	if (!root || jerr != json_tokener_success) {
-		json_object_put(root);
-		return mb_fail(err, -EBADMSG, "not JSON: %s",
-			       jerr == json_tokener_continue ? "truncated" : json_tokener_error_desc(jerr));
-	}
-	if (!json_object_is_type(root, json_type_object)) {
-		r = mb_fail(err, -EBADMSG, "not a JSON object");
-		goto fail;
-	}
-	o = get(root, "kind", json_type_string);
+	r = seal_json_parse_text(text, size, &root, err);
+	if (r < 0)
+		return r;
+	o = seal_json_get(root, "kind", json_type_string);
 	if (!o || strcmp(json_object_get_string(o), "mboot-sealed") != 0) {
 		r = mb_fail(err, -EBADMSG, "field \"kind\" is not \"mboot-sealed\"");
 		goto fail;
 	}
-	o = get(root, "version", json_type_int);
+	o = seal_json_get(root, "version", json_type_int);
 	if (!o || json_object_get_int64(o) != 1) {
 		r = mb_fail(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
 		goto fail;
 	}
 	s.version = 1;
-	r = get_b64(root, "public", MB_SEALED_MAX_BLOB, false, &s.pub, &s.pub_size, err);
+	r = seal_json_b64(root, "public", MB_SEALED_MAX_BLOB, false, &s.pub, &s.pub_size, err);
 	if (r == 0)
-		r = get_b64(root, "private", MB_SEALED_MAX_BLOB, false, &s.priv, &s.priv_size, err);
+		r = seal_json_b64(root, "private", MB_SEALED_MAX_BLOB, false, &s.priv, &s.priv_size, err);
 	if (r == 0)
-		r = get_b64(root, "eventlog", MB_SEALED_MAX_LOG, true, &s.eventlog, &s.eventlog_size, err);
+		r = seal_json_b64(root, "eventlog", MB_SEALED_MAX_LOG, true, &s.eventlog, &s.eventlog_size, err);
 	if (r == 0)
 		r = mb_tpm_check_sealed_blobs(s.pub, s.pub_size, s.priv, s.priv_size, err);
-	if (r == 0)
-		r = parse_pcrs(root, &s, err);
 	if (r < 0)
 		goto fail;
 
@@ -329,12 +388,12 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 	if (r < 0)
 		goto fail;
 
-	o = get(root, "parent", json_type_object);
+	o = seal_json_get(root, "parent", json_type_object);
 	if (!o) {
 		r = mb_fail(err, -EBADMSG, "field \"parent\" is missing or not an object");
 		goto fail;
 	}
-	if ((v = get(o, "handle", json_type_string))) {
+	if ((v = seal_json_get(o, "handle", json_type_string))) {
 		const char *h = json_object_get_string(v);
 		char *end;
 		unsigned long x = strtoul(h, &end, 16);
@@ -345,7 +404,7 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 		}
 		s.parent_persistent = true;
 		s.parent_handle = (uint32_t) x;
-	} else if ((v = get(o, "template", json_type_string))) {
+	} else if ((v = seal_json_get(o, "template", json_type_string))) {
 		if (strcmp(json_object_get_string(v), "ecc-p256-srk") != 0) {
 			r = mb_fail(err, -EBADMSG, "field \"parent.template\" is not \"ecc-p256-srk\"");
 			goto fail;
@@ -363,7 +422,7 @@ fail:
 	return r;
 }
 
-static json_object *b64_obj(const uint8_t *p, size_t n)
+json_object *seal_json_b64_obj(const uint8_t *p, size_t n)
 {
 	char *s = mb_base64_encode(p, n);
 	json_object *o;
@@ -375,7 +434,7 @@ static json_object *b64_obj(const uint8_t *p, size_t n)
 	return o;
 }
 
-static json_object *pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
+json_object *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 {
 	const mb_digest_info *d = mb_digest_by_alg(b->alg);
 	json_object *o = json_object_new_object(), *sel = json_object_new_array(), *vals = json_object_new_object();
@@ -409,7 +468,7 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 	const char *text;
 	size_t i;
 
-	if (!root || !pol || !parent || !mb_digest_by_alg(s->pcrs.alg)) {
+	if (!root || !pol || !parent || (!s->authorized && !mb_digest_by_alg(s->pcrs.alg))) {
 		json_object_put(root);
 		json_object_put(pol);
 		json_object_put(parent);
@@ -417,16 +476,26 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 	}
 	json_object_object_add(root, "version", json_object_new_int(1));
 	json_object_object_add(root, "kind", json_object_new_string("mboot-sealed"));
-	json_object_object_add(root, "public", b64_obj(s->pub, s->pub_size));
-	json_object_object_add(root, "private", b64_obj(s->priv, s->priv_size));
-	json_object_object_add(root, "pcrs", pcr_state_obj(&s->pcrs, s->mask));
-	json_object_object_add(pol, "kind", json_object_new_string(s->n_branches ? "or" : "pcr"));
+	json_object_object_add(root, "public", seal_json_b64_obj(s->pub, s->pub_size));
+	json_object_object_add(root, "private", seal_json_b64_obj(s->priv, s->priv_size));
+	if (!s->authorized)
+		json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&s->pcrs, s->mask));
+	json_object_object_add(pol, "kind",
+			       json_object_new_string(s->authorized ? "authorize" : s->n_branches ? "or" : "pcr"));
 	json_object_object_add(pol, "digest", json_object_new_string(mb_hex(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
+	if (s->authorized) {
+		json_object *key = json_object_new_object();
+
+		json_object_object_add(key, "name",
+				       json_object_new_string(mb_hex(s->auth_key_name, MB_TPM_NAME_SIZE, hex)));
+		json_object_object_add(key, "public", seal_json_b64_obj(s->auth_key, s->auth_key_size));
+		json_object_object_add(pol, "key", key);
+	}
 	if (s->n_branches) {
 		json_object *br = json_object_new_array();
 
 		for (i = 0; i < s->n_branches; i++)
-			json_object_array_add(br, pcr_state_obj(&s->branch[i], s->branch_mask[i]));
+			json_object_array_add(br, seal_json_pcr_state_obj(&s->branch[i], s->branch_mask[i]));
 		json_object_object_add(pol, "branches", br);
 	}
 	json_object_object_add(root, "policy", pol);
@@ -437,7 +506,7 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 		json_object_object_add(parent, "template", json_object_new_string("ecc-p256-srk"));
 	json_object_object_add(root, "parent", parent);
 	if (s->eventlog)
-		json_object_object_add(root, "eventlog", b64_obj(s->eventlog, s->eventlog_size));
+		json_object_object_add(root, "eventlog", seal_json_b64_obj(s->eventlog, s->eventlog_size));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						    JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (text && (out = malloc(strlen(text) + 2)))

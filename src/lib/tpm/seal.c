@@ -10,16 +10,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/bn.h>
+#include <openssl/ecdsa.h>
+
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_rc.h>
 
+#include <mboot/digest.h>
 #include <mboot/seal.h>
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "tpm-internal.h"
 
 #define UNSEAL_MAX_TRIES 5
+/* load_parent: the persistent handle holds a key that is not a storage key */
+#define MB_ERR_TPM_NOT_STORAGE (-4090)
 
 static const TPMT_SYM_DEF session_sym = {
 	.algorithm = TPM2_ALG_AES,
@@ -96,7 +102,7 @@ static int load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret
 		if ((pub->publicArea.objectAttributes & want) != want) {
 			Esys_Free(pub);
 			Esys_TR_Close(t->esys, ret);
-			return mb_fail(err, MB_ERR_TPM, "persistent handle 0x%08x is not a storage key", handle);
+			return mb_fail(err, MB_ERR_TPM_NOT_STORAGE, "persistent handle 0x%08x is not a storage key", handle);
 		}
 		Esys_Free(pub);
 		return 0;
@@ -148,7 +154,7 @@ MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, 
 	TPM2B_PUBLIC *out_pub = NULL;
 	TPM2B_PRIVATE *out_priv = NULL;
 	ESYS_TR parent = ESYS_TR_NONE, session = ESYS_TR_NONE;
-	bool flush = false, persistent = true;
+	bool flush = false, persistent = true, unusable = false;
 	size_t off;
 	TSS2_RC rc;
 	int r;
@@ -161,6 +167,7 @@ MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, 
 	/* The persistent SRK when there is one; else the template's primary. */
 	r = load_parent(t, true, MB_TPM_SRK_HANDLE, &parent, &flush, NULL);
 	if (r < 0) {
+		unusable = r == MB_ERR_TPM_NOT_STORAGE;
 		persistent = false;
 		r = load_parent(t, false, 0, &parent, &flush, err);
 		if (r < 0)
@@ -208,6 +215,7 @@ MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, 
 		goto out;
 	}
 	ret->parent_persistent = persistent;
+	ret->persistent_unusable = unusable;
 	ret->parent_handle = persistent ? MB_TPM_SRK_HANDLE : 0;
 	r = 0;
 out:
@@ -253,12 +261,120 @@ MB_EXPORT int mb_tpm_check_sealed_blobs(const uint8_t *pub, size_t pub_size, con
 	return unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
 }
 
-MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
-			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
-			    mb_error *err)
+/* A signed policy made ready for TPM2_PolicyAuthorize: the key loaded, the signature checked. */
+typedef struct authorization {
+	const mb_policy_signature *sig;
+	ESYS_TR key;
+	TPM2B_NAME name;
+	TPMT_TK_VERIFIED *ticket;
+} authorization;
+
+/* TPMT_SIGNATURE (Part 2 §11.3.4) of a PKCS#1 v1.5 signature or a DER ECDSA-Sig-Value. */
+static int tpm_signature(const mb_policy_signature *sig, TPMT_SIGNATURE *ts, mb_error *err)
 {
-	TPML_DIGEST or_list = { 0 };
+	memset(ts, 0, sizeof(*ts));
+	if (sig->scheme == MB_SIG_RSASSA) {
+		if (sig->sig_size == 0 || sig->sig_size > sizeof(ts->signature.rsassa.sig.buffer))
+			return mb_fail(err, -EBADMSG, "an RSA signature of %zu bytes", sig->sig_size);
+		ts->sigAlg = TPM2_ALG_RSASSA;
+		ts->signature.rsassa.hash = TPM2_ALG_SHA256;
+		ts->signature.rsassa.sig.size = (UINT16) sig->sig_size;
+		memcpy(ts->signature.rsassa.sig.buffer, sig->sig, sig->sig_size);
+		return 0;
+	}
+	if (sig->scheme == MB_SIG_ECDSA) {
+		const unsigned char *p = sig->sig;
+		ECDSA_SIG *es = d2i_ECDSA_SIG(NULL, &p, (long) sig->sig_size);
+		const BIGNUM *r, *s;
+		int ok;
+
+		if (!es || p != sig->sig + sig->sig_size) {
+			ECDSA_SIG_free(es);
+			return mb_fail(err, -EBADMSG, "the ECDSA signature is not one DER ECDSA-Sig-Value");
+		}
+		ECDSA_SIG_get0(es, &r, &s);
+		ok = BN_num_bytes(r) <= 32 && BN_num_bytes(s) <= 32 &&
+		     BN_bn2binpad(r, ts->signature.ecdsa.signatureR.buffer, 32) == 32 &&
+		     BN_bn2binpad(s, ts->signature.ecdsa.signatureS.buffer, 32) == 32;
+		ECDSA_SIG_free(es);
+		if (!ok)
+			return mb_fail(err, -EBADMSG, "the ECDSA signature is not one of a P-256 key");
+		ts->sigAlg = TPM2_ALG_ECDSA;
+		ts->signature.ecdsa.hash = TPM2_ALG_SHA256;
+		ts->signature.ecdsa.signatureR.size = ts->signature.ecdsa.signatureS.size = 32;
+		return 0;
+	}
+	return mb_fail(err, -EBADMSG, "signature scheme 0x%04x", sig->scheme);
+}
+
+/*
+ * Load the authorising key in the owner hierarchy (a key in the null hierarchy only
+ * gets null tickets, which PolicyAuthorize refuses) and have the TPM check the
+ * signature over aHash = SHA-256(approved || policyRef), policyRef empty.
+ */
+static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_policy_signature *sig,
+			       authorization *a, mb_error *err)
+{
+	TPM2B_PUBLIC pub;
+	TPM2B_DIGEST ahash = { .size = 32 };
+	TPMT_SIGNATURE ts;
+	TPM2B_NAME *name = NULL;
+	size_t off = 0;
+	TSS2_RC rc;
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	a->sig = sig;
+	a->key = ESYS_TR_NONE;
+	memset(&pub, 0, sizeof(pub));
+	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(key, key_size, &off, &pub) != TSS2_RC_SUCCESS || off != key_size)
+		return mb_fail(err, -EBADMSG, "the authorising key is not one TPM2B_PUBLIC");
+	r = tpm_signature(sig, &ts, err);
+	if (r < 0)
+		return r;
+	if (mb_digest(MB_ALG_SHA256, sig->approved, sizeof(sig->approved), ahash.buffer) < 0)
+		return mb_fail(err, -ENOMEM, "cannot hash");
+	rc = Esys_LoadExternal(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, NULL, &pub, ESYS_TR_RH_OWNER,
+			       &a->key);
+	if (rc != TSS2_RC_SUCCESS)
+		return classify(t, err, rc, "TPM2_LoadExternal of the authorising key failed");
+	rc = Esys_TR_GetName(t->esys, a->key, &name);
+	if (rc != TSS2_RC_SUCCESS)
+		return mb_tpm_fail(t, err, rc, "cannot get the authorising key's name");
+	a->name = *name;
+	Esys_Free(name);
+	if (a->name.size != MB_TPM_NAME_SIZE || memcmp(a->name.name, sig->key_name, MB_TPM_NAME_SIZE) != 0)
+		return mb_fail(err, MB_ERR_TPM_SIGNATURE, "the signature names another key than the one the secret "
+			       "is sealed to");
+	rc = Esys_VerifySignature(t->esys, a->key, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &ahash, &ts, &a->ticket);
+	if (rc != TSS2_RC_SUCCESS) {
+		r = classify(t, err, rc, "TPM2_VerifySignature failed");
+		if (rc_is(rc, TPM2_RC_SIGNATURE))
+			r = mb_fail(err, MB_ERR_TPM_SIGNATURE, "the TPM finds the signature invalid: it was not made "
+				    "by the key the secret is sealed to over these PCR values (TPM_RC_SIGNATURE)");
+		return r;
+	}
+	return 0;
+}
+
+static void authorization_done(mb_tpm *t, authorization *a)
+{
+	if (a->key != ESYS_TR_NONE)
+		Esys_FlushContext(t->esys, a->key);
+	a->key = ESYS_TR_NONE;
+	Esys_Free(a->ticket);
+	a->ticket = NULL;
+}
+
+/*
+ * Load the sealed object and unseal it in a policy session: PolicyPCR(bank_alg,
+ * mask), then PolicyOR(or_list) or PolicyAuthorize(auth) when given, then Unseal.
+ */
+static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
+			 bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
+			 const TPML_DIGEST *or_list, authorization *auth, const uint8_t *key, size_t key_size,
+			 uint8_t *out, size_t *out_size, mb_error *err)
+{
 	TPM2B_PUBLIC p;
 	TPM2B_PRIVATE q;
 	TPML_PCR_SELECTION sel = { 0 };
@@ -270,13 +386,6 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 	int r;
 
 	*out_size = 0;
-	if (n_or == 1 || n_or > 8)
-		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to 8 branches, not %zu", n_or);
-	for (size_t i = 0; i < n_or; i++) {
-		or_list.digests[i].size = 32;
-		memcpy(or_list.digests[i].buffer, or_digests[i], 32);
-	}
-	or_list.count = (UINT32) n_or;
 	r = unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
 	if (r < 0)
 		return r;
@@ -300,6 +409,11 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 		r = classify(t, err, rc, "TPM2_Load of the sealed object failed (another TPM, or another parent key?)");
 		goto out;
 	}
+	if (auth) {
+		r = authorization_start(t, key, key_size, auth->sig, auth, err);
+		if (r < 0)
+			goto out;
+	}
 
 	for (tries = 0;; tries++) {
 		TPM2B_SENSITIVE_DATA *data = NULL;
@@ -308,9 +422,20 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 		if (r < 0)
 			goto out;
 		rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
-		if (rc == TSS2_RC_SUCCESS && n_or) {
-			rc = Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &or_list);
+		if (rc == TSS2_RC_SUCCESS && or_list) {
+			rc = Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, or_list);
 			/* the PCRs gave a digest that is none of the branches */
+			if (rc_is(rc, TPM2_RC_VALUE))
+				rc = TPM2_RC_POLICY_FAIL;
+		}
+		if (rc == TSS2_RC_SUCCESS && auth) {
+			TPM2B_DIGEST approved = { .size = 32 };
+			TPM2B_NONCE ref = { 0 };
+
+			memcpy(approved.buffer, auth->sig->approved, 32);
+			rc = Esys_PolicyAuthorize(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &approved,
+						  &ref, &auth->name, auth->ticket);
+			/* the PCRs are not the signed values: the session's digest is not approvedPolicy */
 			if (rc_is(rc, TPM2_RC_VALUE))
 				rc = TPM2_RC_POLICY_FAIL;
 		}
@@ -346,8 +471,40 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 out:
 	if (session != ESYS_TR_NONE)
 		Esys_FlushContext(t->esys, session);
+	if (auth)
+		authorization_done(t, auth);
 	if (obj != ESYS_TR_NONE)
 		Esys_FlushContext(t->esys, obj);
 	drop_parent(t, &parent, flush);
 	return r;
+}
+
+MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
+			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
+			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
+			    mb_error *err)
+{
+	TPML_DIGEST or_list = { 0 };
+
+	*out_size = 0;
+	if (n_or == 1 || n_or > 8)
+		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to 8 branches, not %zu", n_or);
+	for (size_t i = 0; i < n_or; i++) {
+		or_list.digests[i].size = 32;
+		memcpy(or_list.digests[i].buffer, or_digests[i], 32);
+	}
+	or_list.count = (UINT32) n_or;
+	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, bank_alg, mask,
+			     n_or ? &or_list : NULL, NULL, NULL, 0, out, out_size, err);
+}
+
+MB_EXPORT int mb_tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv,
+				       size_t priv_size, bool parent_persistent, uint32_t parent_handle,
+				       const uint8_t *key, size_t key_size, const mb_policy_signature *sig,
+				       uint8_t *out, size_t *out_size, mb_error *err)
+{
+	authorization a = { .sig = sig, .key = ESYS_TR_NONE };
+
+	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, sig->pcrs.alg,
+			     sig->mask, NULL, &a, key, key_size, out, out_size, err);
 }

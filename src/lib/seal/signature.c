@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Signed policies (docs/seal.md): PCR values a key's owner approves for secrets sealed
+ * with TPM2_PolicyAuthorize. The approved policy is the PolicyPCR digest of the
+ * values; the signature is over aHash = SHA-256(approvedPolicy || policyRef) with an
+ * empty policyRef (TPM 2.0 Part 3 §23.16), in the bytes `openssl dgst -sha256 -sign`
+ * writes, so that a release can also sign and check with openssl alone.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <mboot/digest.h>
+#include <mboot/seal.h>
+#include "shared/fail.h"
+#include "shared/hex.h"
+#include "seal-json.h"
+
+#define SIGNATURE_MAX_FILE (1u << 20)
+#define KEY_PEM_MAX (64u << 10)
+
+MB_EXPORT void mb_policy_signature_done(mb_policy_signature *sig)
+{
+	if (!sig)
+		return;
+	free(sig->sig);
+	memset(sig, 0, sizeof(*sig));
+}
+
+MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_policy_signature *sig, mb_error *err)
+{
+	EVP_PKEY *pk = NULL;
+	EVP_MD_CTX *md = NULL;
+	BIO *bio;
+	uint8_t *out = NULL;
+	size_t n = 0;
+	int r;
+
+	free(sig->sig);
+	sig->sig = NULL;
+	sig->sig_size = 0;
+	if (key_pem_size == 0 || key_pem_size > KEY_PEM_MAX)
+		return mb_fail(err, -EBADMSG, "not a PEM private key (empty, or over %u bytes)", KEY_PEM_MAX);
+	bio = BIO_new_mem_buf(key_pem, (int) key_pem_size);
+	if (bio)
+		/* an encrypted key is refused (no prompt in a library): the passphrase "" fails */
+		pk = PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *) "");
+	BIO_free(bio);
+	if (!pk)
+		return mb_fail(err, -EBADMSG, "not an unencrypted PEM private key");
+	if (EVP_PKEY_is_a(pk, "RSA"))
+		sig->scheme = MB_SIG_RSASSA;
+	else if (EVP_PKEY_is_a(pk, "EC"))
+		sig->scheme = MB_SIG_ECDSA;
+	else {
+		EVP_PKEY_free(pk);
+		return mb_fail(err, -EOPNOTSUPP, "not an RSA or EC key");
+	}
+	/* RSA: PKCS#1 v1.5, the default padding and what TPM_ALG_RSASSA verifies. */
+	md = EVP_MD_CTX_new();
+	r = md && EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, pk) == 1 &&
+	    EVP_DigestSign(md, NULL, &n, sig->approved, sizeof(sig->approved)) == 1 && n <= MB_SIG_MAX &&
+	    (out = malloc(n)) && EVP_DigestSign(md, out, &n, sig->approved, sizeof(sig->approved)) == 1;
+	EVP_MD_CTX_free(md);
+	EVP_PKEY_free(pk);
+	if (!r) {
+		free(out);
+		return mb_fail(err, -EINVAL, "signing failed");
+	}
+	sig->sig = out;
+	sig->sig_size = n;
+	return 0;
+}
+
+MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy_signature *ret, mb_error *err)
+{
+	json_object *root = NULL, *o, *v;
+	mb_policy_signature s = { 0 };
+	uint8_t want[MB_POLICY_DIGEST_SIZE];
+	const char *scheme;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (size > SIGNATURE_MAX_FILE || size > INT_MAX)
+		return mb_fail(err, -E2BIG, "signature file larger than %u bytes", SIGNATURE_MAX_FILE);
+	r = seal_json_parse_text(text, size, &root, err);
+	if (r < 0)
+		return r;
+	o = seal_json_get(root, "kind", json_type_string);
+	if (!o || strcmp(json_object_get_string(o), "mboot-policy-signature") != 0) {
+		r = mb_fail(err, -EBADMSG, "field \"kind\" is not \"mboot-policy-signature\"");
+		goto fail;
+	}
+	o = seal_json_get(root, "version", json_type_int);
+	if (!o || json_object_get_int64(o) != 1) {
+		r = mb_fail(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
+		goto fail;
+	}
+	r = seal_json_pcr_state(seal_json_get(root, "pcrs", json_type_object), "pcrs", &s.pcrs, &s.mask, err);
+	if (r == 0 && s.mask == 0)
+		r = mb_fail(err, -EBADMSG, "field \"pcrs.selection\" is empty: a signature for no PCRs approves any boot");
+	if (r == 0)
+		r = seal_json_hex(root, "policy", "policy", s.approved, sizeof(s.approved), err);
+	if (r == 0)
+		r = mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, want, err);
+	if (r == 0 && memcmp(want, s.approved, sizeof(want)) != 0)
+		r = mb_fail(err, -EBADMSG, "field \"policy\" is not the PolicyPCR digest of \"pcrs\"");
+	if (r < 0)
+		goto fail;
+	o = seal_json_get(root, "key", json_type_object);
+	if (!o) {
+		r = mb_fail(err, -EBADMSG, "field \"key\" is missing or not an object");
+		goto fail;
+	}
+	r = seal_json_hex(o, "name", "key.name", s.key_name, sizeof(s.key_name), err);
+	if (r < 0)
+		goto fail;
+	if (s.key_name[0] != 0x00 || s.key_name[1] != 0x0b) {
+		r = mb_fail(err, -EBADMSG, "field \"key.name\" is not a SHA-256 name (000b...)");
+		goto fail;
+	}
+	o = seal_json_get(root, "signature", json_type_object);
+	v = o ? seal_json_get(o, "scheme", json_type_string) : NULL;
+	scheme = v ? json_object_get_string(v) : "";
+	if (strcmp(scheme, "rsassa") == 0)
+		s.scheme = MB_SIG_RSASSA;
+	else if (strcmp(scheme, "ecdsa") == 0)
+		s.scheme = MB_SIG_ECDSA;
+	else {
+		r = mb_fail(err, -EBADMSG, "field \"signature.scheme\" is missing or not \"rsassa\" or \"ecdsa\"");
+		goto fail;
+	}
+	v = seal_json_get(o, "hash", json_type_string);
+	if (!v || strcmp(json_object_get_string(v), "sha256") != 0) {
+		r = mb_fail(err, -EBADMSG, "field \"signature.hash\" is not \"sha256\"");
+		goto fail;
+	}
+	r = seal_json_b64(o, "value", MB_SIG_MAX, false, &s.sig, &s.sig_size, err);
+	if (r < 0) {
+		mb_fail_prefix(err, r, "signature");
+		goto fail;
+	}
+	if (s.sig_size == 0) {
+		r = mb_fail(err, -EBADMSG, "field \"signature.value\" is empty");
+		goto fail;
+	}
+	json_object_put(root);
+	*ret = s;
+	return 0;
+fail:
+	json_object_put(root);
+	mb_policy_signature_done(&s);
+	return r;
+}
+
+MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
+{
+	json_object *root = json_object_new_object(), *key = json_object_new_object(), *so = json_object_new_object();
+	char hex[2 * MB_DIGEST_MAX + 1], *out = NULL;
+	const char *text;
+
+	if (!root || !key || !so || !mb_digest_by_alg(sig->pcrs.alg)) {
+		json_object_put(root);
+		json_object_put(key);
+		json_object_put(so);
+		return NULL;
+	}
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "kind", json_object_new_string("mboot-policy-signature"));
+	json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&sig->pcrs, sig->mask));
+	json_object_object_add(root, "policy",
+			       json_object_new_string(mb_hex(sig->approved, MB_POLICY_DIGEST_SIZE, hex)));
+	json_object_object_add(key, "name", json_object_new_string(mb_hex(sig->key_name, MB_TPM_NAME_SIZE, hex)));
+	json_object_object_add(root, "key", key);
+	json_object_object_add(so, "scheme", json_object_new_string(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));
+	json_object_object_add(so, "hash", json_object_new_string("sha256"));
+	json_object_object_add(so, "value", seal_json_b64_obj(sig->sig, sig->sig_size));
+	json_object_object_add(root, "signature", so);
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text && (out = malloc(strlen(text) + 2)))
+		sprintf(out, "%s\n", text);
+	json_object_put(root);
+	return out;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot policy sign: approve PCR values for secrets sealed with
+ * `mboot seal --authorized-by` (TPM2_PolicyAuthorize; docs/seal.md). No TPM is needed:
+ * a release signs the values `mboot predict` computes for its new kernel, and every
+ * machine unseals with the new signature without resealing.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/mboot.h>
+#include "shared/fileio.h"
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char sign_help[] =
+	"Usage: mboot policy sign --key KEY --pcrs LIST [--bank NAME] --values FILE -o SIG\n\n"
+	"Sign the values of the PCRs in LIST, read from FILE, with the private key KEY, for\n"
+	"secrets sealed with 'mboot seal --authorized-by PUBKEY' (TPM2_PolicyAuthorize):\n"
+	"'mboot unseal --signature SIG' releases them on a machine whose PCRs hold exactly\n"
+	"these values. What is signed is SHA-256 of the PolicyPCR digest of the values, the\n"
+	"same bytes 'openssl dgst -sha256 -sign KEY' signs.\n\n"
+	"  --key KEY      unencrypted PEM private key: RSA 2048/3072/4096 (PKCS#1 v1.5) or\n"
+	"                 ECC NIST P-256 (ECDSA); its public half is the PUBKEY of seal\n"
+	"  --pcrs LIST    the PCRs whose values are approved, e.g. 4,8,9 (not empty)\n"
+	"  --bank NAME    the PCR bank (default sha256)\n"
+	"  --values FILE  PCR values: 'mboot predict --json', 'mboot pcrs --json',\n"
+	"                 'mboot log replay --json' or tpm2_pcrread YAML\n"
+	"  -o SIG         the signature file (JSON)\n\n"
+	"Exit: 0 signed, 2 usage or input error.\n";
+
+enum { OPT_KEY = 0x100, OPT_PCRS, OPT_BANK, OPT_VALUES };
+
+static const struct option sign_options[] = {
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "pcrs", required_argument, NULL, OPT_PCRS },
+	{ "bank", required_argument, NULL, OPT_BANK },
+	{ "values", required_argument, NULL, OPT_VALUES },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+int policy_sign(int argc, char **argv)
+{
+	const char *key_path = NULL, *values = NULL, *out = NULL;
+	const mb_digest_info *bank = mb_digest_by_alg(MB_ALG_SHA256);
+	mb_policy_signature sig = { 0 };
+	mb_error err = { 0 };
+	mb_pcr_values v;
+	const mb_pcr_bank *b;
+	uint8_t *key = NULL, *text = NULL, *pub = NULL;
+	size_t key_size = 0, size = 0, pub_size = 0;
+	uint32_t mask = 0;
+	char *json = NULL, name[2 * MB_TPM_NAME_SIZE + 1];
+	int c, rc = EXIT_USAGE;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", sign_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(sign_help, stdout);
+			return EXIT_OK;
+		case OPT_KEY:
+			key_path = optarg;
+			break;
+		case OPT_PCRS:
+			if (tool_parse_pcr_list(optarg, &mask) < 0 || mask == 0)
+				return tool_usage_error("policy sign", "bad PCR list '%s' (e.g. 4,8,9; not empty)", optarg);
+			break;
+		case OPT_BANK:
+			bank = mb_digest_by_name(optarg);
+			if (!bank)
+				return tool_usage_error("policy sign", "unknown bank '%s'", optarg);
+			break;
+		case OPT_VALUES:
+			values = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return tool_usage_error("policy sign", "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("policy sign", "unexpected argument '%s'", argv[optind]);
+	if (!key_path || !mask || !values || !out)
+		return tool_usage_error("policy sign", "needs --key KEY, --pcrs LIST, --values FILE and -o SIG");
+
+	if (mb_read_file(values, 1u << 20, &text, &size, &err) < 0) {
+		tool_report(values, &err);
+		return EXIT_USAGE;
+	}
+	if (mb_pcr_values_parse((const char *) text, size, &v, &err) < 0) {
+		tool_report(values, &err);
+		goto out;
+	}
+	b = mb_pcr_values_bank_const(&v, bank->alg);
+	if (!b || (b->present & mask) != mask) {
+		tool_errorf("%s: has no %s value for some of the PCRs to sign", values, bank->name);
+		goto out;
+	}
+	sig.pcrs = *b;
+	sig.pcrs.present &= mask;
+	sig.mask = mask;
+	if (mb_policy_pcr_digest(NULL, &sig.pcrs, mask, sig.approved, &err) < 0) {
+		tool_report("policy", &err);
+		goto out;
+	}
+	if (mb_read_file(key_path, 64u << 10, &key, &key_size, &err) < 0) {
+		tool_report(key_path, &err);
+		goto out;
+	}
+	if (mb_tpm_key_public(key, key_size, &pub, &pub_size, sig.key_name, &err) < 0 ||
+	    mb_policy_sign(key, key_size, &sig, &err) < 0) {
+		tool_report(key_path, &err);
+		goto out;
+	}
+	json = mb_policy_signature_to_json(&sig);
+	if (!json) {
+		tool_errorf("out of memory");
+		goto out;
+	}
+	if (mb_write_file(out, json, strlen(json), 0644, &err) < 0) {
+		tool_report(out, &err);
+		goto out;
+	}
+	printf("Signed %s PCRs", bank->name);
+	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+		if (mask & (1u << p))
+			printf(" %u", p);
+	printf(" with key %s: %s\n", mb_hex(sig.key_name, MB_TPM_NAME_SIZE, name), out);
+	rc = EXIT_OK;
+out:
+	if (key) {
+		explicit_bzero(key, key_size);
+		free(key);
+	}
+	free(text);
+	free(pub);
+	free(json);
+	mb_policy_signature_done(&sig);
+	return rc;
+}
