@@ -32,7 +32,11 @@ static const char predict_help[] =
 	"LOG defaults to " MB_DEFAULT_LOG ".\n"
 	"Exit: 0 every PCR predicted, 1 some PCR could not be predicted (named), 2 usage or input error.\n";
 
-int verb_predict(int argc, char **argv)
+/*
+ * Parse predict's options into a (also for `mboot reseal --predict-args`); verb names the
+ * command in messages. Returns -1 when --help was given (and shown), else an exit code.
+ */
+int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 {
 	static const struct option opts[] = {
 		{ "log", required_argument, NULL, 'l' },
@@ -48,42 +52,36 @@ int verb_predict(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	mb_predict_input in = { 0 };
-	static mb_predict_efi efi[16];
-	mb_predict_result *res = NULL;
-	const char *log_path = MB_DEFAULT_LOG, *write_log = NULL;
-	mb_event_log *log = NULL;
 	mb_error err = { 0 };
-	bool json = false;
-	int c, rc;
-	uint32_t p;
-	size_t b;
+	int c;
 
+	memset(a, 0, sizeof(*a));
+	a->log_path = MB_DEFAULT_LOG;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(predict_help, stdout);
-			return EXIT_OK;
-		case 'l': log_path = optarg; break;
-		case 'k': in.kernel = optarg; break;
-		case 'i': in.initrd = optarg; break;
-		case 'c': in.cmdline = optarg; break;
-		case 'g': in.grub_cfg = optarg; break;
-		case 'K': in.kernel_path = optarg; break;
-		case 'I': in.initrd_path = optarg; break;
-		case 'j': json = true; break;
-		case 'w': write_log = optarg; break;
+			return -1;
+		case 'l': a->log_path = optarg; break;
+		case 'k': a->in.kernel = optarg; break;
+		case 'i': a->in.initrd = optarg; break;
+		case 'c': a->in.cmdline = optarg; break;
+		case 'g': a->in.grub_cfg = optarg; break;
+		case 'K': a->in.kernel_path = optarg; break;
+		case 'I': a->in.initrd_path = optarg; break;
+		case 'j': a->json = true; break;
+		case 'w': a->write_log = optarg; break;
 		case 'e': {
 			static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
 			char *eq = strchr(optarg, '=');
-			mb_predict_efi *e = &efi[in.n_efi];
+			mb_predict_efi *e = &a->efi[a->in.n_efi];
 
 			if (!eq || eq == optarg || !eq[1])
-				return tool_usage_error("predict", "--efi takes OLD=NEW, two EFI binaries");
-			if (in.n_efi >= 16)
-				return tool_usage_error("predict", "at most 16 --efi");
+				return tool_usage_error(verb, "--efi takes OLD=NEW, two EFI binaries");
+			if (a->in.n_efi >= PREDICT_MAX_EFI)
+				return tool_usage_error(verb, "at most %d --efi", PREDICT_MAX_EFI);
 			*eq = 0;
 			if (mb_pe_authenticode_file(optarg, 0, algs, 4, e->old_digest, &err) < 0) {
 				tool_report(optarg, &err);
@@ -96,16 +94,39 @@ int verb_predict(int argc, char **argv)
 			memcpy(e->algs, algs, sizeof(algs));
 			e->n = 4;
 			e->description = strrchr(eq + 1, '/') ? strrchr(eq + 1, '/') + 1 : eq + 1;
-			in.n_efi++;
+			a->in.n_efi++;
 			break;
 		}
 		default:
-			return tool_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
+			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return tool_usage_error("predict", "unexpected argument '%s'", argv[optind]);
-	in.efi = efi;
+		return tool_usage_error(verb, "unexpected argument '%s'", argv[optind]);
+	a->in.efi = a->efi;
+	return EXIT_OK;
+}
+
+int verb_predict(int argc, char **argv)
+{
+	static predict_args args;
+	mb_predict_input in;
+	mb_predict_result *res = NULL;
+	const char *log_path, *write_log;
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	bool json;
+	int rc;
+	uint32_t p;
+	size_t b;
+
+	rc = predict_parse_args(argc, argv, "predict", &args);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	in = args.in;
+	log_path = args.log_path;
+	write_log = args.write_log;
+	json = args.json;
 	rc = tool_load_log(log_path, &log);
 	if (rc)
 		return rc;

@@ -774,13 +774,19 @@ out:
 }
 
 static const char reseal_help[] =
-	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT] [--log LOG] [--tcti TCTI]\n\n"
+	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT] [--log LOG] [--tcti TCTI]\n"
+	"                    [--predict-args PREDICT-OPTIONS...]\n\n"
 	"Unseal under the current boot, then seal the same secret again, to the same bank and\n"
 	"PCRs: to the values the TPM holds now and, with --values, also to the predicted values\n"
 	"of FILE (a TPM2_PolicyOR of both, so that the next boot and a fallback to this one both\n"
 	"unseal). Without --values, the stale branch of an earlier reseal is dropped. The secret is\n"
 	"never shown.\n\n"
 	"  --values FILE  predicted PCR values ('mboot predict --json' or tpm2_pcrread YAML)\n"
+	"  --predict-args PREDICT-OPTIONS...\n"
+	"                 predict the values here: the rest of the command line is 'mboot predict'\n"
+	"                 options (--kernel K --initrd I --cmdline S --grub-cfg F --efi OLD=NEW\n"
+	"                 --log LOG ...); when a sealed PCR cannot be predicted, nothing is resealed\n"
+	"                 (exit 1, the PCR and the reason named)\n"
 	"  -o OUT         where to write (default: replace SEALED, atomically)\n"
 	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
 	"                 when readable, else the one SEALED keeps)\n"
@@ -798,6 +804,47 @@ static bool same_values(const mb_pcr_bank *a, const mb_pcr_bank *b, uint32_t mas
 	return true;
 }
 
+/*
+ * reseal --predict-args: the next boot's values of the sealed PCRs, predicted from today's
+ * log and the given updates. A sealed PCR that cannot be predicted stops the reseal: a
+ * guess would lock the secret out of the next boot.
+ */
+static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_result **res, const mb_pcr_bank **pred)
+{
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	uint32_t bad;
+	int rc = tool_load_log(pa->log_path, &log);
+
+	if (rc)
+		return rc;
+	pa->in.log = log;
+	*res = calloc(1, sizeof(**res));
+	if (!*res || mb_predict(&pa->in, *res, &err) < 0) {
+		tool_report("predict", &err);
+		if (!*res)
+			mb_event_log_free(log);
+		return EXIT_USAGE;
+	}
+	bad = (*res)->unpredictable & s->mask;
+	if (bad) {
+		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+			if (bad & (1u << p))
+				fprintf(stderr, "PCR %u cannot be predicted: %s\n", p,
+					(*res)->why[p] ? (*res)->why[p] : "unknown");
+		fprintf(stderr, "Nothing resealed: the secret is sealed to a PCR the next boot's value of which "
+			"is unknown.\n");
+		return EXIT_FAILED;
+	}
+	*pred = mb_pcr_values_bank_const(&(*res)->values, s->pcrs.alg);
+	if (!*pred || ((*pred)->present & s->mask) != s->mask) {
+		tool_errorf("%s: the log has no %s values for some of the sealed PCRs: they cannot be predicted",
+			    pa->log_path, mb_digest_by_alg(s->pcrs.alg)->name);
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
 int verb_reseal(int argc, char **argv)
 {
 	const char *tcti = NULL, *in = NULL, *out = NULL, *values = NULL, *log_path = NULL;
@@ -809,9 +856,19 @@ int verb_reseal(int argc, char **argv)
 	mb_tpm *tpm = NULL;
 	uint8_t *text = NULL;
 	size_t size = 0;
-	int c, rc;
+	static predict_args pa;
+	mb_predict_result *res = NULL;
+	int c, rc, i, split = 0, full_argc = argc;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* everything after --predict-args is predict's (argv[split] stands as its argv[0]) */
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--predict-args") == 0) {
+			split = i;
+			break;
+		}
+	if (split)
+		argc = split;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
@@ -844,6 +901,15 @@ int verb_reseal(int argc, char **argv)
 		return tool_usage_error("reseal", "needs -i SEALED");
 	if (!out)
 		out = in;
+	if (split) {
+		if (values)
+			return tool_usage_error("reseal", "--values and --predict-args: give one");
+		rc = predict_parse_args(full_argc - split, argv + split, "reseal --predict-args", &pa);
+		if (rc)
+			return rc < 0 ? EXIT_OK : rc;
+		if (pa.json || pa.write_log)
+			return tool_usage_error("reseal", "--predict-args takes no --json or --write-log");
+	}
 
 	rc = load_sealed(in, &s);
 	if (rc)
@@ -871,6 +937,11 @@ int verb_reseal(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
+	}
+	if (split) {
+		rc = predict_sealed(&s, &pa, &res, &pred);
+		if (rc)
+			goto out;
 	}
 	if (log_path || access(MB_DEFAULT_LOG, R_OK) == 0) {
 		uint8_t *log = NULL;
@@ -948,5 +1019,10 @@ out:
 	secret_free(&secret);
 	mb_sealed_done(&s);
 	mb_tpm_free(tpm);
+	if (res) {
+		mb_event_log_free((mb_event_log *) pa.in.log);
+		mb_predict_result_done(res);
+		free(res);
+	}
 	return rc;
 }

@@ -18,6 +18,19 @@ int verb_reseal(int argc, char **argv);
 
 /* mboot log extend: in verb-log-extend.c, dispatched from verb-log.c. */
 int log_extend(int argc, char **argv);
+/* mboot predict's options, parsed for predict and for reseal --predict-args (verb-predict.c). */
+#include <stdbool.h>
+#include <mboot/predict.h>
+#define PREDICT_MAX_EFI 16
+typedef struct predict_args {
+	mb_predict_input in;
+	mb_predict_efi efi[PREDICT_MAX_EFI];
+	const char *log_path;
+	const char *write_log;
+	bool json;
+} predict_args;
+int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a);
+
 /* mboot policy sign: in verb-policy-sign.c, dispatched from verb-policy.c. */
 int policy_sign(int argc, char **argv);
 
