@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,7 @@ static const char seal_help[] =
 	"Exit: 0 sealed, 2 usage or input error, 3 TPM error.\n";
 
 static const char unseal_help[] =
-	"Usage: mboot unseal -i SEALED [-o FILE] [--signature SIG ...] [--log LOG] [--tcti TCTI]\n\n"
+	"Usage: mboot unseal -i SEALED [-o FILE] [--signature SIG ...] [--log LOG] [--json] [--tcti TCTI]\n\n"
 	"Unseal a secret sealed by 'mboot seal': to stdout, or to FILE (created 0600, must not\n"
 	"exist). When the PCRs do not hold the sealed values, say which differ and, when the\n"
 	"sealed file keeps the event log of sealing and today's log is readable, which events\n"
@@ -54,11 +56,13 @@ static const char unseal_help[] =
 	"  --signature SIG  for a secret sealed --authorized-by: a signed policy ('mboot policy\n"
 	"                sign'); up to 8, the one whose values the PCRs hold is used\n"
 	"  --log LOG     today's event log (default " MB_DEFAULT_LOG ")\n"
+	"  --json        when not unsealed (exit 1), the explanation as one JSON object on stdout\n"
+	"                {\"unsealed\": false, \"pcrs\": [...], \"events\": [...], \"notes\": [...]}\n"
 	"  --tcti TCTI   the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones, 2 usage or input error\n"
 	"(malformed sealed file), 3 TPM error (including dictionary-attack lockout).\n";
 
-enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE, OPT_AUTHORIZED_BY, OPT_SIGNATURE };
+enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE, OPT_AUTHORIZED_BY, OPT_SIGNATURE, OPT_JSON };
 
 #define MAX_SIGNATURES 8
 
@@ -71,6 +75,7 @@ static const struct option seal_options[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "authorized-by", required_argument, NULL, OPT_AUTHORIZED_BY },
 	{ "signature", required_argument, NULL, OPT_SIGNATURE },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -393,9 +398,106 @@ out:
 	return rc;
 }
 
-static const char *kind_name(mb_diff_kind k)
+/*
+ * Why an unseal failed: lines on stderr, or with `unseal --json` one JSON object on
+ * stdout (stdout carries no secret then): {"unsealed": false, "notes": [...], "pcrs":
+ * [{"pcr", "bank", "expected", "now", "signature"?}], "events": [{"pcr", "change",
+ * "before"?, "after"?}], "signatures": [{"file", "key", "sealed_key"}]}.
+ */
+static json_object *report;
+
+static json_object *report_list(const char *key)
 {
-	return k == MB_DIFF_ADDED ? "added" : k == MB_DIFF_REMOVED ? "removed" : "changed";
+	json_object *a = NULL;
+
+	if (!json_object_object_get_ex(report, key, &a)) {
+		a = json_object_new_array();
+		json_object_object_add(report, key, a);
+	}
+	return a;
+}
+
+static void report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void report_note(const char *fmt, ...)
+{
+	va_list ap;
+	char *line = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	if (!line)
+		return;
+	if (report)
+		json_object_array_add(report_list("notes"), json_object_new_string(line));
+	else
+		fprintf(stderr, "%s\n", line);
+	free(line);
+}
+
+/* PCR p of bank d holds now (NULL: unreadable) instead of expected; sig: the signature file, or NULL. */
+static void report_pcr(const char *sig, unsigned p, const mb_digest_info *d, const uint8_t *expected,
+		       const uint8_t *now)
+{
+	char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
+	json_object *o;
+
+	mb_hex(expected, d->size, h1);
+	if (now)
+		mb_hex(now, d->size, h2);
+	if (!report) {
+		fprintf(stderr, "%s%sPCR %u (%s) differs: %s %s, now %s\n", sig ? sig : "", sig ? ": " : "", p, d->name,
+			sig ? "signed" : "sealed to", h1, now ? h2 : "(not readable)");
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "pcr", json_object_new_int((int) p));
+	json_object_object_add(o, "bank", json_object_new_string(d->name));
+	json_object_object_add(o, "expected", json_object_new_string(h1));
+	json_object_object_add(o, "now", now ? json_object_new_string(h2) : NULL);
+	if (sig)
+		json_object_object_add(o, "signature", json_object_new_string(sig));
+	json_object_array_add(report_list("pcrs"), o);
+}
+
+static void report_event(unsigned pcr, const char *change, const char *before, const char *after)
+{
+	json_object *o;
+
+	if (!report) {
+		if (before && after)
+			fprintf(stderr, "PCR %u: %s: %s → %s\n", pcr, change, before, after);
+		else
+			fprintf(stderr, "PCR %u: %s: %s\n", pcr, change, before ? before : after ? after : "?");
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "pcr", json_object_new_int((int) pcr));
+	json_object_object_add(o, "change", json_object_new_string(change));
+	if (before)
+		json_object_object_add(o, "before", json_object_new_string(before));
+	if (after)
+		json_object_object_add(o, "after", json_object_new_string(after));
+	json_object_array_add(report_list("events"), o);
+}
+
+static void report_other_key(const char *sig, const uint8_t *key, const uint8_t *sealed_key)
+{
+	char h1[2 * MB_TPM_NAME_SIZE + 1], h2[2 * MB_TPM_NAME_SIZE + 1];
+	json_object *o;
+
+	mb_hex(key, MB_TPM_NAME_SIZE, h1);
+	mb_hex(sealed_key, MB_TPM_NAME_SIZE, h2);
+	if (!report) {
+		fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", sig, h1, h2);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "file", json_object_new_string(sig));
+	json_object_object_add(o, "key", json_object_new_string(h1));
+	json_object_object_add(o, "sealed_key", json_object_new_string(h2));
+	json_object_array_add(report_list("signatures"), o);
 }
 
 static char *event_words(const mb_event_log *log, const mb_event *ev)
@@ -420,20 +522,20 @@ static void explain_events(const mb_sealed *s, const char *log_path, uint32_t di
 	size_t i, shown = 0;
 
 	if (!s->eventlog) {
-		fprintf(stderr, "The sealed file keeps no event log: cannot say which events changed.\n");
+		report_note("The sealed file keeps no event log: cannot say which events changed.");
 		return;
 	}
 	if (mb_event_log_parse(s->eventlog, s->eventlog_size, &then, &err) < 0) {
-		fprintf(stderr, "The event log kept in the sealed file does not parse: %s\n", err.message);
+		report_note("The event log kept in the sealed file does not parse: %s", err.message);
 		return;
 	}
 	if (access(log_path, R_OK) != 0 || tool_load_log(log_path, &now) != EXIT_OK) {
-		fprintf(stderr, "Today's event log (%s) is not readable: cannot say which events changed.\n", log_path);
+		report_note("Today's event log (%s) is not readable: cannot say which events changed.", log_path);
 		mb_event_log_free(then);
 		return;
 	}
 	if (mb_log_diff(then, now, &d, &err) < 0) {
-		fprintf(stderr, "Cannot compare the event logs: %s\n", err.message);
+		report_note("Cannot compare the event logs: %s", err.message);
 		goto out;
 	}
 	for (i = 0; i < d.n_entries; i++) {
@@ -442,17 +544,18 @@ static void explain_events(const mb_sealed *s, const char *log_path, uint32_t di
 
 		if (e->pcr < MB_PCR_COUNT && (differ & (1u << e->pcr))) {
 			if (e->kind == MB_DIFF_CHANGED)
-				fprintf(stderr, "PCR %u: changed: %s → %s\n", e->pcr, a ? a : "?", b ? b : "?");
+				report_event(e->pcr, "changed", a ? a : "?", b ? b : "?");
+			else if (e->kind == MB_DIFF_ADDED)
+				report_event(e->pcr, "added", NULL, b ? b : "?");
 			else
-				fprintf(stderr, "PCR %u: %s: %s\n", e->pcr, kind_name(e->kind),
-				       e->kind == MB_DIFF_ADDED ? (b ? b : "?") : (a ? a : "?"));
+				report_event(e->pcr, "removed", a ? a : "?", NULL);
 			shown++;
 		}
 		free(a);
 		free(b);
 	}
 	if (!shown)
-		fprintf(stderr, "The event logs show no change in these PCRs (extended outside the logged boot?).\n");
+		report_note("The event logs show no change in these PCRs (extended outside the logged boot?).");
 out:
 	mb_diff_done(&d);
 	mb_event_log_free(then);
@@ -473,25 +576,22 @@ static int explain_failure(mb_tpm *tpm, const mb_sealed *s, const char *log_path
 	uint32_t differ = 0;
 	unsigned p;
 
-	fprintf(stderr, "Not unsealed: the PCRs do not hold the values the secret is sealed to.\n");
+	report_note("Not unsealed: the PCRs do not hold the values the secret is sealed to.");
 	if (mb_tpm_read_pcrs(tpm, &s->pcrs.alg, 1, s->mask, &v, NULL, &err) < 0 ||
 	    !(b = mb_pcr_values_bank_const(&v, s->pcrs.alg))) {
 		tool_report("TPM", &err);
 		return EXIT_FAILED;
 	}
 	for (p = 0; p < MB_PCR_COUNT; p++) {
-		char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
-
 		if (!(s->mask & (1u << p)))
 			continue;
 		if ((b->present & (1u << p)) && memcmp(b->value[p], s->pcrs.value[p], d->size) == 0)
 			continue;
 		differ |= 1u << p;
-		fprintf(stderr, "PCR %u (%s) differs: sealed to %s, now %s\n", p, d->name, mb_hex(s->pcrs.value[p], d->size, h1),
-		       (b->present & (1u << p)) ? mb_hex(b->value[p], d->size, h2) : "(not readable)");
+		report_pcr(NULL, p, d, s->pcrs.value[p], (b->present & (1u << p)) ? b->value[p] : NULL);
 	}
 	if (!differ)
-		fprintf(stderr, "All sealed PCRs hold their sealed values now (they changed during the unseal?).\n");
+		report_note("All sealed PCRs hold their sealed values now (they changed during the unseal?).");
 	else
 		explain_events(s, log_path, differ);
 	return EXIT_FAILED;
@@ -541,7 +641,7 @@ static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, 
 			break;
 	}
 	if (s->n_branches && i == s->n_branches) {
-		fprintf(stderr, "None of the %zu PCR states the secret is sealed to holds now.\n", s->n_branches);
+		report_note("None of the %zu PCR states the secret is sealed to holds now.", s->n_branches);
 		return explain_failure(tpm, s, log_path);
 	}
 	if (s->n_branches) {
@@ -595,7 +695,6 @@ static int64_t signature_differs(mb_tpm *tpm, const mb_policy_signature *sig, mb
 static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, size_t n_sigs, secret_buf *secret)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
-	char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
 	mb_error err = { 0 };
 	size_t i, n = 0, chosen = n_sigs;
 	int rc = EXIT_FAILED;
@@ -629,16 +728,14 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 			chosen = i;
 	}
 	if (chosen == n) {
-		fprintf(stderr, "Not unsealed: no signature approves the PCR values this machine holds.\n");
+		report_note("Not unsealed: no signature approves the PCR values this machine holds.");
 		for (i = 0; i < n; i++) {
 			const mb_digest_info *d = mb_digest_by_alg(sigs[i].pcrs.alg);
 			mb_pcr_bank now;
 			int64_t differ;
 
 			if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0) {
-				fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", sig_paths[i],
-					mb_hex(sigs[i].key_name, MB_TPM_NAME_SIZE, h1),
-					mb_hex(s->auth_key_name, MB_TPM_NAME_SIZE, h2));
+				report_other_key(sig_paths[i], sigs[i].key_name, s->auth_key_name);
 				continue;
 			}
 			differ = signature_differs(tpm, &sigs[i], &now, &rc);
@@ -646,9 +743,8 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 				goto out;
 			for (unsigned p = 0; p < MB_PCR_COUNT; p++)
 				if (differ & (1u << p))
-					fprintf(stderr, "%s: PCR %u (%s) differs: signed %s, now %s\n", sig_paths[i], p,
-						d->name, mb_hex(sigs[i].pcrs.value[p], d->size, h1),
-						(now.present & (1u << p)) ? mb_hex(now.value[p], d->size, h2) : "(not readable)");
+					report_pcr(sig_paths[i], p, d, sigs[i].pcrs.value[p],
+						   (now.present & (1u << p)) ? now.value[p] : NULL);
 		}
 		rc = EXIT_FAILED;
 		goto out;
@@ -657,10 +753,10 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 				     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[chosen], secret->p,
 				     &secret->size, &err) < 0) {
 		if (err.code == MB_ERR_TPM_SIGNATURE) {
-			tool_errorf("Not unsealed: %s: %s", sig_paths[chosen], err.message);
+			report_note("Not unsealed: %s: %s", sig_paths[chosen], err.message);
 			rc = EXIT_FAILED;
 		} else if (err.code == MB_ERR_TPM_POLICY) {
-			tool_errorf("Not unsealed: the PCRs changed during the unseal: %s", err.message);
+			report_note("Not unsealed: the PCRs changed during the unseal: %s", err.message);
 			rc = EXIT_FAILED;
 		} else if (err.code == MB_ERR_TPM_LOCKOUT) {
 			tool_errorf("TPM: the TPM is in dictionary-attack lockout; wait for it to recover or "
@@ -682,6 +778,7 @@ int verb_unseal(int argc, char **argv)
 	const char *tcti = NULL, *in = NULL, *out = NULL, *log_path = MB_DEFAULT_LOG;
 	char *sig_paths[MAX_SIGNATURES];
 	size_t n_sigs = 0;
+	bool json = false;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
 	mb_tpm *tpm = NULL;
@@ -695,6 +792,9 @@ int verb_unseal(int argc, char **argv)
 		case 'h':
 			fputs(unseal_help, stdout);
 			return EXIT_OK;
+		case OPT_JSON:
+			json = true;
+			break;
 		case OPT_SIGNATURE:
 			if (n_sigs == MAX_SIGNATURES)
 				return tool_usage_error("unseal", "at most %d --signature", MAX_SIGNATURES);
@@ -741,10 +841,24 @@ int verb_unseal(int argc, char **argv)
 	rc = tool_tpm_open(tcti, &tpm);
 	if (rc)
 		goto out;
+	if (json) {
+		report = json_object_new_object();
+		if (!report) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		json_object_object_add(report, "unsealed", json_object_new_boolean(0));
+	}
 	if (s.authorized)
 		rc = unseal_authorized(tpm, &s, sig_paths, n_sigs, &secret);
 	else
 		rc = unseal_secret(tpm, &s, log_path, &secret);
+	if (report && rc == EXIT_FAILED)
+		puts(json_object_to_json_string_ext(report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(report);
+	report = NULL;
 	if (rc)
 		goto out;
 	if (out) {

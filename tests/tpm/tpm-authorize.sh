@@ -128,6 +128,12 @@ echo "ok: a signature for other values exits 1; relabelled to today's values, th
 "$M" unseal -i "$WORK/sealed" --signature "$WORK/other.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 1 "signature from another key"
 grep -q "other.sig: signed by key 000b.*, but the secret is sealed to key $name" "$WORK/err" || fail "other key not said: $(cat "$WORK/err")"
+"$M" unseal -i "$WORK/sealed" --signature "$WORK/other.sig" --signature "$WORK/a.sig" --json > "$WORK/report.json" 2>"$WORK/err"; rc=$?
+expect_rc 1 "unseal --json, no signature fits"
+jq -e --arg n "$name" '.unsealed == false and .signatures[0].sealed_key == $n and (.signatures[0].file | endswith("other.sig"))
+	and ([.pcrs[].pcr] == [7]) and (.pcrs[0].signature | endswith("a.sig"))' "$WORK/report.json" >/dev/null ||
+	fail "--json report: $(cat "$WORK/report.json")"
+[ "$(jq -r '.pcrs[0].now' "$WORK/report.json")" = "$(pcr_hex 7)" ] || fail "--json: now is not tpm2_pcrread's PCR 7"
 jq --arg n "$name" '.key.name=$n' "$WORK/other.sig" > "$WORK/other-relabelled.sig"
 "$M" unseal -i "$WORK/sealed" --signature "$WORK/other-relabelled.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 1 "another key's signature relabelled"

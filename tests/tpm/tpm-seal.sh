@@ -168,12 +168,19 @@ grep -q "^PCR 8 (sha256) differs" "$WORK/out" || fail "PCR 8 not named: $(cat "$
 grep -Eq "^PCR (0|4|7|9) " "$WORK/out" && fail "an unchanged PCR is named: $(cat "$WORK/out")"
 grep -q "^PCR 8: changed: #[0-9]* EV_IPL: kernel_cmdline: .*vt.handoff=7 → #[0-9]* EV_IPL: kernel_cmdline: .*init=/bin/sh$" "$WORK/out" ||
 	fail "the kernel_cmdline event is not named: $(cat "$WORK/out")"
+"$M" unseal -i "$WORK/sealedlog" --log "$WORK/evil.bin" --json > "$WORK/report.json" 2>"$WORK/err"; rc=$?
+expect_rc 1 "unseal --json on the init=/bin/sh boot"
+jq -e '.unsealed == false and ([.pcrs[].pcr] == [8]) and .pcrs[0].bank == "sha256"' "$WORK/report.json" >/dev/null ||
+	fail "--json report: $(cat "$WORK/report.json")"
+[ "$(jq -r '.pcrs[0].now' "$WORK/report.json")" = "$(pcr_hex 8)" ] || fail "--json: now is not tpm2_pcrread's PCR 8"
+jq -e '[.events[] | select(.pcr == 8 and .change == "changed" and (.after | test("EV_IPL: kernel_cmdline: .*init=/bin/sh$")))] | length == 1' \
+	"$WORK/report.json" >/dev/null || fail "--json: the kernel_cmdline change: $(cat "$WORK/report.json")"
 "$M" unseal -i "$WORK/sealedlog" --log /nonexistent > "$WORK/out" 2>&1; rc=$?
 expect_rc 1 "unseal without today's log"
 grep -q "not readable" "$WORK/out" || fail "missing log not said: $(cat "$WORK/out")"
 boot "$LOG"
 "$M" unseal -i "$WORK/sealedlog" | cmp - "$WORK/secret" || fail "unseal back on the sealing boot"
-echo "ok: corpus boot: sealed with its log; init=/bin/sh boot exits 1 naming PCR 8 and the kernel_cmdline change"
+echo "ok: corpus boot: sealed with its log; init=/bin/sh boot exits 1 naming PCR 8 and the kernel_cmdline change (text and --json)"
 
 # 7. A persistent SRK at 0x81000001 (made by tpm2-tools) is used as the parent when present.
 tpm2_createprimary -C o -G ecc256:aes128cfb -c "$WORK/srk.ctx" >/dev/null || fail "tpm2_createprimary"
