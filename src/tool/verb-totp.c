@@ -24,18 +24,22 @@
 #include "tool/verbs.h"
 
 #define TOTP_DEFAULT_FILE "/var/lib/mboot/totp.sealed"
-#define MAX_ARGS 24
+#define MAX_ARGS 32
+#define MAX_SIGNATURES 8
 
 static const char totp_help[] =
-	"Usage: mboot totp init --pcrs LIST [--bank NAME] [-o SEALED] [--account NAME] [--issuer NAME]\n"
-	"                       [--digits N] [--log LOG] [--tcti TCTI]\n"
-	"       mboot totp show [-i SEALED] [--digits N] [--watch] [--log LOG] [--tcti TCTI]\n\n"
+	"Usage: mboot totp init (--pcrs LIST [--bank NAME] | --authorized-by PUBKEY) [-o SEALED]\n"
+	"                       [--account NAME] [--issuer NAME] [--digits N] [--log LOG] [--tcti TCTI]\n"
+	"       mboot totp show [-i SEALED] [--signature SIG ...] [--digits N] [--watch] [--log LOG]\n"
+	"                       [--tcti TCTI]\n\n"
 	"init: a random 160-bit seed is sealed to the current values of the PCRs in LIST (as\n"
 	"'mboot seal' does), and shown once, as an otpauth:// URI and a QR code, for a phone's\n"
 	"authenticator. show: the seed is unsealed (only on a boot with the same PCR values) and the\n"
 	"current RFC 6238 code printed (HMAC-SHA-1, 30 s); compare it with the phone's before typing\n"
 	"a password into this machine. --watch prints a new code every step until interrupted.\n"
-	"The seed reseals with 'mboot reseal' like any sealed secret. SEALED defaults to\n"
+	"The seed reseals with 'mboot reseal' like any sealed secret; with --authorized-by it is\n"
+	"sealed to signed policies instead (see 'mboot seal --help'), and show needs --signature.\n"
+	"SEALED defaults to\n"
 	TOTP_DEFAULT_FILE ".\n\n"
 	"Exit: 0 shown, 1 the seed does not unseal (the boot differs: the PCRs and events are named),\n"
 	"2 usage or input error, 3 TPM error.\n";
@@ -103,9 +107,9 @@ static int totp_init(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "account", required_argument, NULL, 'a' },
 		{ "issuer", required_argument, NULL, 'I' }, { "digits", required_argument, NULL, 'd' },
 		{ "log", required_argument, NULL, 'l' }, { "tcti", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "authorized-by", required_argument, NULL, 'A' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
-	const char *pcrs = NULL, *bank = NULL, *out = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL;
+	const char *pcrs = NULL, *bank = NULL, *out = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *authority = NULL;
 	const char *issuer = "mboot";
 	char host[256] = "", *uri = NULL, *sargv[MAX_ARGS];
 	unsigned digits = 6;
@@ -119,6 +123,7 @@ static int totp_init(int argc, char **argv)
 		case 'h': fputs(totp_help, stdout); return EXIT_OK;
 		case 'p': pcrs = optarg; break;
 		case 'b': bank = optarg; break;
+		case 'A': authority = optarg; break;
 		case 'o': out = optarg; break;
 		case 'a': snprintf(host, sizeof(host), "%s", optarg); break;
 		case 'I': issuer = optarg; break;
@@ -134,8 +139,11 @@ static int totp_init(int argc, char **argv)
 	}
 	if (optind < argc)
 		return tool_usage_error("totp init", "unexpected argument '%s'", argv[optind]);
-	if (!pcrs)
-		return tool_usage_error("totp init", "needs --pcrs LIST (the PCRs of a good boot, e.g. 0,2,4,7)");
+	if (!pcrs == !authority)
+		return tool_usage_error("totp init", "needs --pcrs LIST (the PCRs of a good boot, e.g. 0,2,4,7) or "
+					"--authorized-by PUBKEY");
+	if (authority && bank)
+		return tool_usage_error("totp init", "--bank goes with --pcrs, not --authorized-by");
 	if (!host[0] && gethostname(host, sizeof(host) - 1) < 0)
 		snprintf(host, sizeof(host), "this machine");
 
@@ -146,8 +154,13 @@ static int totp_init(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	sargv[n++] = "seal";
-	sargv[n++] = "--pcrs";
-	sargv[n++] = (char *) pcrs;
+	if (authority) {
+		sargv[n++] = "--authorized-by";
+		sargv[n++] = (char *) authority;
+	} else {
+		sargv[n++] = "--pcrs";
+		sargv[n++] = (char *) pcrs;
+	}
 	if (bank) {
 		sargv[n++] = "--bank";
 		sargv[n++] = (char *) bank;
@@ -192,9 +205,11 @@ static int totp_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' }, { "digits", required_argument, NULL, 'd' },
 		{ "watch", no_argument, NULL, 'w' }, { "log", required_argument, NULL, 'l' },
-		{ "tcti", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' }, { 0 },
+		{ "tcti", required_argument, NULL, 't' }, { "signature", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
-	const char *in = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL;
+	const char *in = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *sigs[MAX_SIGNATURES];
+	size_t n_sigs = 0;
 	char *uargv[MAX_ARGS];
 	/* The pipe's size: on failure it holds unseal's explanation, which must not block it. */
 	uint8_t seed[65536];
@@ -217,6 +232,11 @@ static int totp_show(int argc, char **argv)
 		case 'w': watch = true; break;
 		case 'l': log = optarg; break;
 		case 't': tcti = optarg; break;
+		case 's':
+			if (n_sigs == MAX_SIGNATURES)
+				return tool_usage_error("totp show", "at most %d --signature", MAX_SIGNATURES);
+			sigs[n_sigs++] = optarg;
+			break;
 		default: return tool_usage_error("totp show", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -234,6 +254,10 @@ static int totp_show(int argc, char **argv)
 	if (tcti) {
 		uargv[n++] = "--tcti";
 		uargv[n++] = (char *) tcti;
+	}
+	for (size_t i = 0; i < n_sigs; i++) {
+		uargv[n++] = "--signature";
+		uargv[n++] = (char *) sigs[i];
 	}
 	uargv[n] = NULL;
 	rc = run_piped(verb_unseal, n, uargv, NULL, 0, seed, sizeof(seed), &seed_size);

@@ -40,4 +40,26 @@ rc=$?
 grep -q "PCR 7" "$WORK/err" "$WORK/out" || fail "PCR 7 not named: $(cat "$WORK/err")"
 [ -s "$WORK/out" ] && grep -q '^[0-9]\{6\} ' "$WORK/out" && fail "a code was printed"
 echo "ok: after PCR 7 moved, no code: exit 1, PCR 7 named"
+# Signed policies: the seed sealed --authorized-by a key; a code only with a signature for today's values.
+openssl genrsa -out "$WORK/rel.pem" 2048 2>/dev/null || fail "openssl genrsa"
+openssl rsa -in "$WORK/rel.pem" -pubout -out "$WORK/rel.pub" 2>/dev/null || fail "openssl rsa -pubout"
+"$M" totp init --authorized-by "$WORK/rel.pub" -o "$WORK/totp-auth.sealed" --account test-host >"$WORK/init" 2>"$WORK/err" ||
+	fail "totp init --authorized-by: $(cat "$WORK/err")"
+secret=$(grep '^otpauth://totp/' "$WORK/init" | sed 's/.*secret=\([A-Z2-7]*\).*/\1/')
+"$M" pcrs --json > "$WORK/now.json"
+"$M" policy sign --key "$WORK/rel.pem" --pcrs 0,7 --values "$WORK/now.json" -o "$WORK/now.sig" >/dev/null || fail "policy sign"
+"$M" totp show -i "$WORK/totp-auth.sealed" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ $rc -eq 2 ] || fail "totp show without --signature: exit $rc, expected 2"
+for try in 1 2; do
+	ours=$("$M" totp show -i "$WORK/totp-auth.sealed" --signature "$WORK/now.sig" 2>"$WORK/err" | cut -d' ' -f1) ||
+		fail "totp show --signature: $(cat "$WORK/err")"
+	theirs=$(oathtool --totp -b "$secret")
+	[ "$ours" = "$theirs" ] && break
+done
+[ "$ours" = "$theirs" ] || fail "totp show --signature $ours, oathtool $theirs"
+tpm2_pcrextend 0:sha256=$(printf '%064x' 9) || fail "tpm2_pcrextend"
+"$M" totp show -i "$WORK/totp-auth.sealed" --signature "$WORK/now.sig" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ $rc -eq 1 ] || fail "totp show after PCR 0 moved: exit $rc, expected 1"
+grep -q "PCR 0" "$WORK/err" || fail "PCR 0 not named: $(cat "$WORK/err")"
+echo "ok: totp --authorized-by: the code (== oathtool) only with a signature for today's PCRs"
 echo "tpm-totp: all passed"
