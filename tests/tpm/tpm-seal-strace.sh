@@ -42,3 +42,18 @@ tr "$M" reseal -i "$WORK/sealed" --values "$WORK/next.json" > /dev/null || fail 
 grep -F -- "$needle" "$WORK/trace" && fail "reseal wrote the secret somewhere"
 "$M" unseal -i "$WORK/sealed" | cmp - "$WORK/secret" || fail "unseal after reseal"
 echo "ok: reseal: the secret is in no write"
+
+# Signed policies: seal --authorized-by and unseal --signature, and policy sign (the private key).
+openssl genrsa -out "$WORK/rel.pem" 2048 2>/dev/null || fail "openssl genrsa"
+openssl rsa -in "$WORK/rel.pem" -pubout -out "$WORK/rel.pub" 2>/dev/null || fail "openssl rsa"
+tr "$M" seal --authorized-by "$WORK/rel.pub" -i "$WORK/secret" -o "$WORK/sealed-auth" || fail "seal --authorized-by under strace"
+grep -F -- "$needle" "$WORK/trace" && fail "seal --authorized-by wrote the secret somewhere"
+"$M" pcrs --json > "$WORK/now.json"
+# the key's base64 body: a line of the PEM, as strace -xx would print it
+keyneedle=$(hexs "$(sed -n 5p "$WORK/rel.pem")")
+tr "$M" policy sign --key "$WORK/rel.pem" --pcrs 7 --values "$WORK/now.json" -o "$WORK/now.sig" >/dev/null || fail "policy sign under strace"
+grep -F -- "$keyneedle" "$WORK/trace" && fail "policy sign wrote the private key somewhere"
+tr "$M" unseal -i "$WORK/sealed-auth" --signature "$WORK/now.sig" > "$WORK/out3" || fail "unseal --signature under strace"
+cmp "$WORK/out3" "$WORK/secret" || fail "unseal --signature bytes differ"
+grep -F -- "$needle" "$WORK/trace" | grep -v '^[0-9]* *write(1, ' && fail "unseal --signature wrote the secret elsewhere than stdout"
+echo "ok: signed policies: seal, policy sign (its private key) and unseal --signature write no secret but unseal's output"
