@@ -12,6 +12,11 @@
 
 /* One JSON object (nesting depth 8), nothing but white space after it. */
 int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_error *err);
+/* seal_json_parse_text of at most max bytes (what names the file), whose "kind" is kind and "version" 1. */
+int seal_json_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_object **ret,
+		   mb_error *err);
+/* root as pretty, newline-terminated text (malloc'd; NULL on ENOMEM); puts root. */
+char *seal_json_finish(json_object *root);
 /* o[key] when it has this type, else NULL. */
 json_object *seal_json_get(json_object *o, const char *key, json_type type);
 /* o[key]: exactly size bytes of hex; name is the field's place, for messages. */

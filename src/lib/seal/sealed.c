@@ -146,6 +146,43 @@ int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_er
 	return 0;
 }
 
+int seal_json_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_object **ret,
+		   mb_error *err)
+{
+	json_object *root, *o;
+	int r;
+
+	*ret = NULL;
+	if (size > max || size > INT_MAX)
+		return mb_fail(err, -E2BIG, "%s larger than %zu bytes", what, max);
+	r = seal_json_parse_text(text, size, &root, err);
+	if (r < 0)
+		return r;
+	o = seal_json_get(root, "kind", json_type_string);
+	if (!o || strcmp(json_object_get_string(o), kind) != 0)
+		r = mb_fail(err, -EBADMSG, "field \"kind\" is not \"%s\"", kind);
+	else if (!(o = seal_json_get(root, "version", json_type_int)) || json_object_get_int64(o) != 1)
+		r = mb_fail(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
+	if (r < 0) {
+		json_object_put(root);
+		return r;
+	}
+	*ret = root;
+	return 0;
+}
+
+char *seal_json_finish(json_object *root)
+{
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								      JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *out = NULL;
+
+	if (text && (out = malloc(strlen(text) + 2)))
+		sprintf(out, "%s\n", text);
+	json_object_put(root);
+	return out;
+}
+
 int seal_json_hex(json_object *o, const char *key, const char *name, uint8_t *out, size_t size, mb_error *err)
 {
 	json_object *v = seal_json_get(o, key, json_type_string);
@@ -358,21 +395,9 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	if (size > MB_SEALED_MAX_FILE || size > INT_MAX)
-		return mb_fail(err, -E2BIG, "sealed file larger than %u bytes", MB_SEALED_MAX_FILE);
-	r = seal_json_parse_text(text, size, &root, err);
+	r = seal_json_open(text, size, MB_SEALED_MAX_FILE, "sealed file", "mboot-sealed", &root, err);
 	if (r < 0)
 		return r;
-	o = seal_json_get(root, "kind", json_type_string);
-	if (!o || strcmp(json_object_get_string(o), "mboot-sealed") != 0) {
-		r = mb_fail(err, -EBADMSG, "field \"kind\" is not \"mboot-sealed\"");
-		goto fail;
-	}
-	o = seal_json_get(root, "version", json_type_int);
-	if (!o || json_object_get_int64(o) != 1) {
-		r = mb_fail(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
-		goto fail;
-	}
 	s.version = 1;
 	r = seal_json_b64(root, "public", MB_SEALED_MAX_BLOB, false, &s.pub, &s.pub_size, err);
 	if (r == 0)
@@ -464,8 +489,7 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 {
 	json_object *root = json_object_new_object(), *pol = json_object_new_object(),
 		    *parent = json_object_new_object();
-	char hex[2 * MB_DIGEST_MAX + 1], *out = NULL;
-	const char *text;
+	char hex[2 * MB_DIGEST_MAX + 1];
 	size_t i;
 
 	if (!root || !pol || !parent || (!s->authorized && !mb_digest_by_alg(s->pcrs.alg))) {
@@ -507,10 +531,5 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 	json_object_object_add(root, "parent", parent);
 	if (s->eventlog)
 		json_object_object_add(root, "eventlog", seal_json_b64_obj(s->eventlog, s->eventlog_size));
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						    JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (text && (out = malloc(strlen(text) + 2)))
-		sprintf(out, "%s\n", text);
-	json_object_put(root);
-	return out;
+	return seal_json_finish(root);
 }

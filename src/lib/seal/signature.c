@@ -87,21 +87,9 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	if (size > SIGNATURE_MAX_FILE || size > INT_MAX)
-		return mb_fail(err, -E2BIG, "signature file larger than %u bytes", SIGNATURE_MAX_FILE);
-	r = seal_json_parse_text(text, size, &root, err);
+	r = seal_json_open(text, size, SIGNATURE_MAX_FILE, "signature file", "mboot-policy-signature", &root, err);
 	if (r < 0)
 		return r;
-	o = seal_json_get(root, "kind", json_type_string);
-	if (!o || strcmp(json_object_get_string(o), "mboot-policy-signature") != 0) {
-		r = mb_fail(err, -EBADMSG, "field \"kind\" is not \"mboot-policy-signature\"");
-		goto fail;
-	}
-	o = seal_json_get(root, "version", json_type_int);
-	if (!o || json_object_get_int64(o) != 1) {
-		r = mb_fail(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
-		goto fail;
-	}
 	r = seal_json_pcr_state(seal_json_get(root, "pcrs", json_type_object), "pcrs", &s.pcrs, &s.mask, err);
 	if (r == 0 && s.mask == 0)
 		r = mb_fail(err, -EBADMSG, "field \"pcrs.selection\" is empty: a signature for no PCRs approves any boot");
@@ -162,8 +150,7 @@ fail:
 MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 {
 	json_object *root = json_object_new_object(), *key = json_object_new_object(), *so = json_object_new_object();
-	char hex[2 * MB_DIGEST_MAX + 1], *out = NULL;
-	const char *text;
+	char hex[2 * MB_DIGEST_MAX + 1];
 
 	if (!root || !key || !so || !mb_digest_by_alg(sig->pcrs.alg)) {
 		json_object_put(root);
@@ -182,10 +169,5 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 	json_object_object_add(so, "hash", json_object_new_string("sha256"));
 	json_object_object_add(so, "value", seal_json_b64_obj(sig->sig, sig->sig_size));
 	json_object_object_add(root, "signature", so);
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						    JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (text && (out = malloc(strlen(text) + 2)))
-		sprintf(out, "%s\n", text);
-	json_object_put(root);
-	return out;
+	return seal_json_finish(root);
 }
