@@ -156,10 +156,11 @@ MB_EXPORT int mb_tpm_key_name(const uint8_t *pub, size_t pub_size, uint8_t name[
 
 /*
  * No TPM: check that pub and priv are exactly one marshalled TPM2B_PUBLIC (a
- * KEYEDHASH object with a SHA-256 name and a policy) and one TPM2B_PRIVATE.
+ * KEYEDHASH object with a SHA-256 name and a policy) and one TPM2B_PRIVATE; when
+ * auth_policy is not NULL, the object's authPolicy (32 bytes) is copied there.
  */
 MB_EXPORT int mb_tpm_check_sealed_blobs(const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
-					mb_error *err) MB_WUR;
+					uint8_t *auth_policy, mb_error *err) MB_WUR;
 
 #ifdef __cplusplus
 }

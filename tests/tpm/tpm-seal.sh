@@ -131,6 +131,8 @@ bad "value missing" 'del(.pcrs.values["7"])' '"pcrs.values"'
 bad "short value" '.pcrs.values["7"] = "abcd"' '"pcrs.values.7"'
 bad "value edited" ".pcrs.values[\"7\"] = \"$(printf '%064x' 5)\"" '"policy.digest"'
 bad "selection edited" '.pcrs.selection = [0]' '"pcrs.values"'
+# another sealed file's values and policy, consistent with each other but not with this object
+bad "values and policy grafted" "$(jq -c '{pcrs, policy}' "$WORK/sealedp") as \$g | .pcrs = \$g.pcrs | .policy = \$g.policy" 'authPolicy'
 bad "parent" '.parent = {"handle": "0x40000001"}' '"parent.handle"'
 bad "no parent" 'del(.parent)' '"parent"'
 head -c 200 "$WORK/sealed" > "$WORK/bad.json"

@@ -392,6 +392,7 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 {
 	json_object *root = NULL, *o, *v;
 	mb_sealed s = { 0 };
+	uint8_t auth_policy[MB_POLICY_DIGEST_SIZE];
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -405,13 +406,18 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 	if (r == 0)
 		r = seal_json_b64(root, "eventlog", MB_SEALED_MAX_LOG, true, &s.eventlog, &s.eventlog_size, err);
 	if (r == 0)
-		r = mb_tpm_check_sealed_blobs(s.pub, s.pub_size, s.priv, s.priv_size, err);
+		r = mb_tpm_check_sealed_blobs(s.pub, s.pub_size, s.priv, s.priv_size, auth_policy, err);
 	if (r < 0)
 		goto fail;
 
 	r = parse_policy(root, &s, err);
 	if (r < 0)
 		goto fail;
+	/* else the TPM would refuse every unseal, with no word on why */
+	if (memcmp(auth_policy, s.policy, sizeof(auth_policy)) != 0) {
+		r = mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the sealed object's authPolicy (in \"public\")");
+		goto fail;
+	}
 
 	o = seal_json_get(root, "parent", json_type_object);
 	if (!o) {

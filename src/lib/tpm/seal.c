@@ -253,12 +253,15 @@ static int unmarshal(const uint8_t *pub, size_t pub_size, const uint8_t *priv, s
 }
 
 MB_EXPORT int mb_tpm_check_sealed_blobs(const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
-					mb_error *err)
+					uint8_t *auth_policy, mb_error *err)
 {
 	TPM2B_PUBLIC p;
 	TPM2B_PRIVATE q;
+	int r = unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
 
-	return unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
+	if (r == 0 && auth_policy)
+		memcpy(auth_policy, p.publicArea.authPolicy.buffer, 32);
+	return r;
 }
 
 /* A signed policy made ready for TPM2_PolicyAuthorize: the key loaded, the signature checked. */
