@@ -37,9 +37,9 @@ race_unseal() {
 		> "$WORK/out" 2> "$WORK/err"
 	rc=$?
 }
-# The policy rounds in the trace: PolicyPCR, the proxy's extend and Unseal, "CC:RC".
+# The policy rounds in the trace: PolicyPCR, PolicyOR, the proxy's extend and Unseal, "CC:RC".
 rounds() {
-	awk '$1 == "0000017f" || $1 == "00000182" || $1 == "0000015e" {
+	awk '$1 == "0000017f" || $1 == "00000171" || $1 == "00000182" || $1 == "0000015e" {
 		sub(/^0+/, "", $1); sub(/^0+/, "", $2); printf "%s%s:%s", sep, $1, ($2 == "" ? "0" : $2); sep = " " }' \
 		"$WORK/trace"
 }
@@ -74,6 +74,24 @@ cmp -s "$WORK/out" "$WORK/secret" || fail "unseal after the retry: wrong secret"
 [ "$(pcr_hex 8)" = "$want8" ] || fail "PCR 8 is $(pcr_hex 8), openssl says $want8: the proxy's extend is not real"
 no_leak "unseal after a retry"
 echo "ok: PCR 8 extended in the race: first Unseal 0x128 (PCR_CHANGED), retried, secret; PCR 8 == openssl $want8"
+
+# 1b. The same with a PolicyOR file (reseal to this boot OR a predicted PCR 7): each
+#     round is PolicyPCR, PolicyOR, Unseal.
+E=$(sha_of "next boot")
+printf '{"banks": {"sha256": {"0": "%s", "7": "%s"}}}\n' "$(pcr_hex 0)" "$(extend_hex "$(pcr_hex 7)" "$E")" > "$WORK/next.json"
+cp "$WORK/sealed" "$WORK/sealed-or"
+"$M" reseal -i "$WORK/sealed-or" --values "$WORK/next.json" > /dev/null 2>"$WORK/err" || fail "reseal --values: $(cat "$WORK/err")"
+[ "$(jq -r .policy.kind "$WORK/sealed-or")" = or ] || fail "reseal --values did not make a PolicyOR file"
+D=$(sha_of "race 1b")
+want8=$(extend_hex "$(pcr_hex 8)" "$D")
+race_unseal "$WORK/sealed-or" 8 "$D"
+expect_rc 0 "unseal of the PolicyOR file with PCR 8 extended in the race"
+cmp -s "$WORK/out" "$WORK/secret" || fail "PolicyOR file: wrong secret after the retry"
+[ "$(rounds)" = "17f:0 171:0 182:0 15e:128 17f:0 171:0 15e:0" ] ||
+	fail "PolicyOR file: expected PolicyPCR, PolicyOR, extend, Unseal=PCR_CHANGED, then a clean round; trace: $(rounds)"
+[ "$(pcr_hex 8)" = "$want8" ] || fail "PCR 8 is $(pcr_hex 8), openssl says $want8"
+no_leak "unseal of a PolicyOR file after a retry"
+echo "ok: PolicyOR file, PCR 8 extended in the race: PolicyPCR+PolicyOR+Unseal 0x128, retried, secret"
 
 # 2. A sealed PCR (7) is extended in the race: PCR_CHANGED, retry, then the policy fails
 #    (TPM_RC_POLICY_FAIL for session 1, 0x99d): exit 1 naming PCR 7 with its new value.
