@@ -50,7 +50,7 @@ no_leak() { # the TPM has no transient object nor session left by mboot
 }
 
 swtpm_start
-tpm2_pcrextend 0:sha256=$(sha_of zero) 7:sha256=$(sha_of seven) >/dev/null || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha256=$(sha_of zero)" "7:sha256=$(sha_of seven)" >/dev/null || fail "tpm2_pcrextend"
 head -c 32 /dev/urandom > "$WORK/secret"
 "$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed" 2>"$WORK/err" || fail "seal: $(cat "$WORK/err")"
 
@@ -153,7 +153,7 @@ echo "ok: sealed to PCR 16 (no increment): an extend between PolicyPCR and Unsea
 
 # 5. Dictionary-attack lockout.
 swtpm_start
-tpm2_pcrextend 0:sha256=$(sha_of zero) 7:sha256=$(sha_of seven) >/dev/null || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha256=$(sha_of zero)" "7:sha256=$(sha_of seven)" >/dev/null || fail "tpm2_pcrextend"
 "$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed-t" 2>"$WORK/err" || fail "seal: $(cat "$WORK/err")"
 [ "$(jq -c .parent "$WORK/sealed-t")" = '{"template":"ecc-p256-srk"}' ] || fail "parent of sealed-t: $(jq -c .parent "$WORK/sealed-t")"
 # A persistent SRK as tpm2-tools makes it by default: no noDA, so DA-protected.
