@@ -24,12 +24,14 @@
 #     unbound, one direction); mboot also uses a salted HMAC session for TPM2_Load, tpm2_load
 #     an unsalted one of its own.
 #   - swtpm has no resource manager, so whatever a tool leaves loaded stays loaded (3 object
-#     and 3 session slots). The sequences refer to the loaded primary and object by their
-#     transient handles (no ContextLoad of a copy per tool) and flush what is left at the end,
-#     as mboot does: the cheapest correct tpm2-tools sequence without a resource manager
-#     (tpm2_unseal takes the object as tpm2_load's context file, a ContextLoad of a copy: its
-#     transient handle is the TPM's choice).
-#     tpm2_createpolicy leaves its trial session loaded, so `tpm2_flushcontext -l` follows it.
+#     and 3 session slots). The sequences refer to the template's primary by its transient
+#     handle (no ContextLoad of a copy by every tool that uses it) and flush what is left at
+#     the end, as mboot does: the cheapest correct tpm2-tools sequence without a resource
+#     manager. tpm2_unseal takes the sealed object as tpm2_load's context file (a ContextLoad
+#     of a copy: the object's handle is the TPM's choice). tpm2_createpolicy leaves its trial
+#     session loaded, so `tpm2_flushcontext -l` follows it. Reseal flushes everything after
+#     unsealing (TPM2_Create needs a free object slot) and, with the template, makes the
+#     primary again, which is also what mboot's reseal does.
 #     (Through /dev/tpmrm0 the kernel would flush at each process exit, and would instead
 #     add its own context saves and loads around every command.)
 #   - reseal passes the secret from tpm2_unseal to tpm2_create through a file (mboot keeps
@@ -197,10 +199,14 @@ run_variant() { # run_variant NAME: PARENT and PARENT_JSON set
 	done
 	# The last sealed and resealed objects unseal (the OR branch of the current boot).
 	f=$((N - 1))
-	m_unseal "$W/m.s$f" "$W/out" && check_secret "$W/out" "mboot unseal of the last seal"
-	m_unseal "$W/m.r$f" "$W/out" && check_secret "$W/out" "mboot unseal of the last reseal"
-	t_unseal "$W/t.s$f" "$W/out" && check_secret "$W/out" "tpm2-tools unseal of the last seal"
-	t_unseal "$W/t.r$f" "$W/out" "$W/t.b0,$W/t.b1" && check_secret "$W/out" "tpm2-tools unseal of the last reseal"
+	m_unseal "$W/m.s$f" "$W/out"
+	check_secret "$W/out" "mboot unseal of the last seal"
+	m_unseal "$W/m.r$f" "$W/out"
+	check_secret "$W/out" "mboot unseal of the last reseal"
+	t_unseal "$W/t.s$f" "$W/out"
+	check_secret "$W/out" "tpm2-tools unseal of the last seal"
+	t_unseal "$W/t.r$f" "$W/out" "$W/t.b0,$W/t.b1"
+	check_secret "$W/out" "tpm2-tools unseal of the last reseal"
 	rm -f "$W"/m.s[0-9]* "$W"/m.r[0-9]* "$W"/t.s[0-9]* "$W"/t.r[0-9]*
 }
 
