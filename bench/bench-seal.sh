@@ -48,7 +48,6 @@ N=${2:-20}
 M=$(realpath "$B/mboot" 2>/dev/null) && [ -x "$M" ] || { echo "build first: meson setup $B && ninja -C $B"; exit 2; }
 command -v swtpm >/dev/null && command -v tpm2_createprimary >/dev/null && command -v jq >/dev/null &&
 	command -v python3 >/dev/null || { echo "swtpm, tpm2-tools, jq and python3 are needed"; exit 2; }
-MB_TPM_TESTS=tests/tpm
 . tests/tpm/swtpm-env.sh
 set +u
 PROXY=$PWD/tests/tpm/tpm-proxy.py
