@@ -114,6 +114,10 @@ typedef struct mb_tpm_sealed_blob {
 
 MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
 			  mb_tpm_sealed_blob *ret, mb_error *err) MB_WUR;
+/* The same under a given parent (a persistent handle, or the SRK template): what reseal keeps. */
+MB_EXPORT int mb_tpm_seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+				bool parent_persistent, uint32_t parent_handle, mb_tpm_sealed_blob *ret,
+				mb_error *err) MB_WUR;
 
 /*
  * Load the object under its parent (persistent handle, or the SRK template), run a

@@ -182,20 +182,33 @@ static int load_sealed(const char *path, mb_sealed *s)
 	return EXIT_OK;
 }
 
-/* Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out (0600). */
-static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, const char *out)
+/* A TPM error, said as dictionary-attack lockout when it is one; exit 3. */
+static int tpm_error_exit(const mb_error *err)
+{
+	if (err->code != MB_ERR_TPM_LOCKOUT)
+		return tool_tpm_exit(err);
+	tool_errorf("TPM: in dictionary-attack lockout: %s; wait for it to recover, or clear it with the lockout "
+		    "authorisation (tpm2_dictionarylockout -c)", err->message);
+	return EXIT_TPM;
+}
+
+/*
+ * Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out
+ * (0600). keep_parent (reseal): under the parent s records, not seal's choice, so that a
+ * reseal never moves a secret to another key.
+ */
+static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_parent, const char *out)
 {
 	mb_tpm_sealed_blob blob = { 0 };
 	mb_error err = { 0 };
 	char *json;
+	int r = keep_parent ? mb_tpm_seal_under(tpm, secret->p, secret->size, s->policy, s->parent_persistent,
+						s->parent_handle, &blob, &err) :
+			      mb_tpm_seal(tpm, secret->p, secret->size, s->policy, &blob, &err);
 
-	if (mb_tpm_seal(tpm, secret->p, secret->size, s->policy, &blob, &err) < 0) {
+	if (r < 0) {
 		secret_free(secret);
-		if (err.code == MB_ERR_TPM_LOCKOUT) {
-			tool_errorf("TPM: in dictionary-attack lockout: %s", err.message);
-			return EXIT_TPM;
-		}
-		return tool_tpm_exit(&err);
+		return tpm_error_exit(&err);
 	}
 	secret_free(secret);
 	if (blob.persistent_unusable)
@@ -366,7 +379,7 @@ int verb_seal(int argc, char **argv)
 	if (rc)
 		goto out;
 	if (authority) {
-		rc = seal_write(tpm, &secret, &s, out);
+		rc = seal_write(tpm, &secret, &s, false, out);
 		goto out;
 	}
 	if (strcmp(values, "current") == 0) {
@@ -389,7 +402,7 @@ int verb_seal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = seal_write(tpm, &secret, &s, out);
+	rc = seal_write(tpm, &secret, &s, false, out);
 	goto out;
 out:
 	secret_free(&secret);
@@ -653,12 +666,7 @@ static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, 
 			  s->n_branches, secret->p, &secret->size, &err) < 0) {
 		if (err.code == MB_ERR_TPM_POLICY)
 			return explain_failure(tpm, s, log_path);
-		if (err.code == MB_ERR_TPM_LOCKOUT) {
-			tool_errorf("TPM: the TPM is in dictionary-attack lockout; wait for it to recover or "
-				    "reset it with the lockout authorisation (%s)", err.message);
-			return EXIT_TPM;
-		}
-		return tool_tpm_exit(&err);
+		return tpm_error_exit(&err);
 	}
 	return EXIT_OK;
 }
@@ -758,12 +766,8 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 		} else if (err.code == MB_ERR_TPM_POLICY) {
 			report_note("Not unsealed: the PCRs changed during the unseal: %s", err.message);
 			rc = EXIT_FAILED;
-		} else if (err.code == MB_ERR_TPM_LOCKOUT) {
-			tool_errorf("TPM: the TPM is in dictionary-attack lockout; wait for it to recover or "
-				    "reset it with the lockout authorisation (%s)", err.message);
-			rc = EXIT_TPM;
 		} else
-			rc = tool_tpm_exit(&err);
+			rc = tpm_error_exit(&err);
 		goto out;
 	}
 	rc = EXIT_OK;
@@ -1125,7 +1129,7 @@ int verb_reseal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = seal_write(tpm, &secret, &s, out);
+	rc = seal_write(tpm, &secret, &s, true, out);
 	if (rc == EXIT_OK)
 		printf("Resealed to %s: %s.\n", out,
 		       s.n_branches ? "the current values or the predicted ones (PolicyOR)" : "the current values");

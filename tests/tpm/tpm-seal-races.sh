@@ -214,15 +214,16 @@ cp "$WORK/sealed-p" "$WORK/sealed-p.before"
 expect_rc 3 "reseal (persistent SRK) in lockout"
 grep -q "dictionary-attack lockout" "$WORK/err" || fail "reseal in lockout: not said as lockout: $(cat "$WORK/err")"
 cmp -s "$WORK/sealed-p" "$WORK/sealed-p.before" || fail "reseal in lockout changed the sealed file"
-# A template-SRK file is resealed under the persistent SRK when there is one (seal's
-# choice), so its TPM2_Create is refused too, and the file stays as it was.
-cp "$WORK/sealed-t" "$WORK/sealed-t.before"
-"$M" reseal -i "$WORK/sealed-t" > "$WORK/out" 2>"$WORK/err"; rc=$?
-expect_rc 3 "reseal (template SRK file, persistent SRK present) in lockout"
-grep -q "dictionary-attack lockout" "$WORK/err" || fail "reseal in lockout: not said as lockout: $(cat "$WORK/err")"
-cmp -s "$WORK/sealed-t" "$WORK/sealed-t.before" || fail "reseal in lockout changed the sealed file"
 no_leak "reseal in lockout"
-echo "ok: in lockout, seal and reseal under the DA-protected SRK: exit 3, said as lockout, no file written or changed"
+# A template-SRK file is resealed under its own parent (reseal keeps the recorded parent,
+# even with a persistent SRK present), so it is not moved onto the DA-protected key and
+# reseals during lockout.
+"$M" reseal -i "$WORK/sealed-t" > "$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 0 "reseal (template SRK file, persistent SRK present) in lockout"
+[ "$(jq -r .parent.template "$WORK/sealed-t")" = ecc-p256-srk ] || fail "reseal moved the file to $(jq -c .parent "$WORK/sealed-t")"
+"$M" unseal -i "$WORK/sealed-t" | cmp -s - "$WORK/secret" || fail "unseal of the template file resealed in lockout"
+no_leak "reseal of the template file in lockout"
+echo "ok: in lockout, seal and reseal under the DA-protected SRK: exit 3, said as lockout, no file written or changed; a template-SRK file reseals under its own parent"
 
 # 5d. Without the persistent SRK (evicted: owner authorisation is DA-exempt), seal and
 #     reseal use the noDA template SRK and work during lockout.

@@ -144,8 +144,10 @@ static int start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION a
 	return 0;
 }
 
-MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
-			  mb_tpm_sealed_blob *ret, mb_error *err)
+enum parent_choice { PARENT_AUTO, PARENT_TEMPLATE, PARENT_PERSISTENT };
+
+static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+		      enum parent_choice choice, uint32_t handle, mb_tpm_sealed_blob *ret, mb_error *err)
 {
 	TPM2B_SENSITIVE_CREATE sens;
 	TPM2B_PUBLIC tmpl;
@@ -164,15 +166,21 @@ MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, 
 		return mb_fail(err, -EINVAL, "a secret of 1 to %u bytes can be sealed, not %zu", MB_SEAL_MAX_SECRET,
 			       secret_size);
 
-	/* The persistent SRK when there is one; else the template's primary. */
-	r = load_parent(t, true, MB_TPM_SRK_HANDLE, &parent, &flush, NULL);
-	if (r < 0) {
-		unusable = r == MB_ERR_TPM_NOT_STORAGE;
-		persistent = false;
-		r = load_parent(t, false, 0, &parent, &flush, err);
-		if (r < 0)
-			return r;
+	if (choice == PARENT_AUTO) {
+		/* The persistent SRK when there is one; else the template's primary. */
+		handle = MB_TPM_SRK_HANDLE;
+		r = load_parent(t, true, handle, &parent, &flush, NULL);
+		if (r < 0) {
+			unusable = r == MB_ERR_TPM_NOT_STORAGE;
+			persistent = false;
+			r = load_parent(t, false, 0, &parent, &flush, err);
+		}
+	} else {
+		persistent = choice == PARENT_PERSISTENT;
+		r = load_parent(t, persistent, handle, &parent, &flush, err);
 	}
+	if (r < 0)
+		return r;
 	r = start_session(t, parent, TPM2_SE_HMAC, TPMA_SESSION_DECRYPT, &session, err);
 	if (r < 0)
 		goto out;
@@ -193,7 +201,9 @@ MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, 
 			 &out_priv, &out_pub, NULL, NULL, NULL);
 	explicit_bzero(&sens, sizeof(sens));
 	if (rc != TSS2_RC_SUCCESS) {
-		r = classify(t, err, rc, "TPM2_Create of the sealed object failed");
+		r = classify(t, err, rc, rc_is(rc, TPM2_RC_LOCKOUT) ?
+				 "TPM2_Create refused: the parent key is protected against dictionary attacks (no noDA)" :
+				 "TPM2_Create of the sealed object failed");
 		goto out;
 	}
 
@@ -216,7 +226,7 @@ MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, 
 	}
 	ret->parent_persistent = persistent;
 	ret->persistent_unusable = unusable;
-	ret->parent_handle = persistent ? MB_TPM_SRK_HANDLE : 0;
+	ret->parent_handle = persistent ? handle : 0;
 	r = 0;
 out:
 	Esys_Free(out_pub);
@@ -230,6 +240,19 @@ out:
 		memset(ret, 0, sizeof(*ret));
 	}
 	return r;
+}
+
+MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+			  mb_tpm_sealed_blob *ret, mb_error *err)
+{
+	return seal_under(t, secret, secret_size, policy, PARENT_AUTO, 0, ret, err);
+}
+
+MB_EXPORT int mb_tpm_seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+				bool parent_persistent, uint32_t parent_handle, mb_tpm_sealed_blob *ret, mb_error *err)
+{
+	return seal_under(t, secret, secret_size, policy, parent_persistent ? PARENT_PERSISTENT : PARENT_TEMPLATE,
+			  parent_handle, ret, err);
 }
 
 static int unmarshal(const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size, TPM2B_PUBLIC *p,
@@ -409,7 +432,9 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 	Esys_FlushContext(t->esys, session);
 	session = ESYS_TR_NONE;
 	if (rc != TSS2_RC_SUCCESS) {
-		r = classify(t, err, rc, "TPM2_Load of the sealed object failed (another TPM, or another parent key?)");
+		r = classify(t, err, rc, rc_is(rc, TPM2_RC_LOCKOUT) ?
+				 "TPM2_Load refused: the parent key is protected against dictionary attacks (no noDA)" :
+				 "TPM2_Load of the sealed object failed (another TPM, or another parent key?)");
 		goto out;
 	}
 	if (auth) {
@@ -468,7 +493,9 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 			r = mb_fail(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
 			goto out;
 		}
-		r = classify(t, err, rc, "TPM2_PolicyPCR/TPM2_Unseal failed");
+		r = classify(t, err, rc, rc_is(rc, TPM2_RC_PCR_CHANGED) ?
+				 "the PCRs kept changing between TPM2_PolicyPCR and TPM2_Unseal; gave up after "
+				 "5 tries" : "TPM2_PolicyPCR/TPM2_Unseal failed");
 		goto out;
 	}
 out:
