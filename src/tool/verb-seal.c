@@ -306,6 +306,10 @@ int verb_seal(int argc, char **argv)
 	if (authority && (have_pcrs || have_values || have_bank || force))
 		return tool_usage_error("seal", "--authorized-by takes no --pcrs, --values, --bank or --force: the "
 					"signatures name the PCRs and their values");
+	if (mask & ((1u << 16) | (1u << 23)))
+		/* PC Client PTP: PCRs 16 (debug) and 23 (application) are resettable at locality 0 */
+		fprintf(stderr, "mboot: note: PCRs 16 and 23 can be reset by any program that can use the TPM: "
+			"sealing to them protects nothing\n");
 	if (!authority && (!have_pcrs || (mask == 0 && !force)))
 		return tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
 

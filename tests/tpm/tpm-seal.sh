@@ -110,6 +110,16 @@ tpm2_pcrextend 7:sha256=$E || fail "tpm2_pcrextend"
 "$M" unseal -i "$WORK/sealedp" | cmp - "$WORK/secret" || fail "unseal after reaching the predicted values"
 echo "ok: sealed to predicted values (openssl), unseals only once PCR 7 reaches them"
 
+# 4b. PCRs 16 and 23 are resettable at locality 0 (tpm2_pcrreset shows it): seal says so.
+tpm2_pcrextend 16:sha256=$(printf '%064x' 1) || fail "extend 16"
+tpm2_pcrreset 16 || fail "tpm2_pcrreset 16"
+[ "$(pcr_hex 16)" = "$(printf '%064x' 0)" ] || fail "PCR 16 not reset"
+"$M" seal --pcrs 7,16 -i "$WORK/secret" -o "$WORK/sealed16" 2>"$WORK/err" || fail "seal --pcrs 7,16"
+grep -q "PCRs 16 and 23 can be reset" "$WORK/err" || fail "no note on PCR 16: $(cat "$WORK/err")"
+"$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed07" 2>"$WORK/err" || fail "seal --pcrs 0,7"
+[ -s "$WORK/err" ] && fail "a note for PCRs 0,7: $(cat "$WORK/err")"
+echo "ok: sealing to PCR 16 (reset by tpm2_pcrreset at locality 0) is said to protect nothing"
+
 # 5. Malformed sealed files: exit 2, the field named, no crash.
 bad() { # bad NAME JQ-FILTER EXPECTED-TEXT
 	jq "$2" "$WORK/sealed" > "$WORK/bad.json" || fail "jq $2"
