@@ -82,6 +82,75 @@ static const struct option seal_options[] = {
 	{ 0 },
 };
 
+/* The options of seal, unseal and reseal, parsed by one function; each verb takes a subset. */
+typedef struct seal_args {
+	const char *tcti, *in, *out, *log, *values, *authority;
+	const mb_digest_info *bank;       /* NULL: not given */
+	bool have_pcrs, force, json;
+	uint32_t mask;
+	char *sigs[MAX_SIGNATURES];
+	size_t n_sigs;
+} seal_args;
+
+enum {
+	TAKES_PCRS = 1u << 0, TAKES_BANK = 1u << 1, TAKES_VALUES = 1u << 2, TAKES_FORCE = 1u << 3,
+	TAKES_AUTHORIZED_BY = 1u << 4, TAKES_SIGNATURE = 1u << 5, TAKES_JSON = 1u << 6,
+};
+
+/* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
+static int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a)
+{
+	int c, idx = 0;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, &idx)) != -1) {
+		unsigned need = c == OPT_PCRS ? TAKES_PCRS : c == OPT_BANK ? TAKES_BANK : c == OPT_VALUES ? TAKES_VALUES :
+				c == OPT_FORCE ? TAKES_FORCE : c == OPT_AUTHORIZED_BY ? TAKES_AUTHORIZED_BY :
+				c == OPT_SIGNATURE ? TAKES_SIGNATURE : c == OPT_JSON ? TAKES_JSON : 0;
+
+		if (need && !(takes & need))
+			return tool_usage_error(verb, "--%s does not apply here", seal_options[idx].name);
+		switch (c) {
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case OPT_PCRS:
+			a->have_pcrs = true;
+			a->mask = 0;
+			if (strcmp(optarg, "none") != 0 && tool_parse_pcr_list(optarg, &a->mask) < 0)
+				return tool_usage_error(verb, "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
+			break;
+		case OPT_BANK:
+			a->bank = mb_digest_by_name(optarg);
+			if (!a->bank)
+				return tool_usage_error(verb, "unknown bank '%s'", optarg);
+			break;
+		case OPT_VALUES: a->values = optarg; break;
+		case OPT_LOG: a->log = optarg; break;
+		case OPT_TCTI: a->tcti = optarg; break;
+		case OPT_FORCE: a->force = true; break;
+		case OPT_AUTHORIZED_BY: a->authority = optarg; break;
+		case OPT_JSON: a->json = true; break;
+		case OPT_SIGNATURE:
+			if (a->n_sigs == MAX_SIGNATURES)
+				return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
+			a->sigs[a->n_sigs++] = optarg;
+			break;
+		case 'i': a->in = optarg; break;
+		case 'o': a->out = optarg; break;
+		default:
+			return tool_usage_error(verb, "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		/* not echoed: it may be a secret typed where it does not belong */
+		return tool_usage_error(verb, "unexpected argument (a secret is read with -i FILE or -i -, never from "
+					"the command line)");
+	return EXIT_OK;
+}
+
 /* One page, locked when the system lets us: the only place the secret is kept. */
 typedef struct secret_buf {
 	uint8_t *p;
@@ -238,79 +307,40 @@ static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_p
 
 int verb_seal(int argc, char **argv)
 {
-	const char *tcti = NULL, *values = "current", *in = NULL, *out = NULL, *log_path = NULL, *authority = NULL;
-	const mb_digest_info *bank = mb_digest_by_alg(MB_ALG_SHA256);
-	bool have_pcrs = false, force = false, have_values = false, have_bank = false;
-	uint32_t mask = 0;
+	const char *values, *in, *out, *log_path, *authority;
+	const mb_digest_info *bank;
+	uint32_t mask;
+	seal_args args;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
 	mb_pcr_values v;
 	const mb_pcr_bank *b;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	int c, rc;
+	int rc;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(seal_help, stdout);
-			return EXIT_OK;
-		case OPT_PCRS:
-			have_pcrs = true;
-			if (strcmp(optarg, "none") == 0)
-				mask = 0;
-			else if (tool_parse_pcr_list(optarg, &mask) < 0)
-				return tool_usage_error("seal", "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
-			break;
-		case OPT_BANK:
-			bank = mb_digest_by_name(optarg);
-			if (!bank)
-				return tool_usage_error("seal", "unknown bank '%s'", optarg);
-			have_bank = true;
-			break;
-		case OPT_VALUES:
-			values = optarg;
-			have_values = true;
-			break;
-		case OPT_LOG:
-			log_path = optarg;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_AUTHORIZED_BY:
-			authority = optarg;
-			break;
-		case 'i':
-			in = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			return tool_usage_error("seal", "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		/* not echoed: it may be a secret typed where it does not belong */
-		return tool_usage_error("seal", "unexpected argument (the secret is read with -i FILE or -i -, "
-					"never from the command line)");
+	rc = parse_seal_args(argc, argv, "seal", seal_help,
+			     TAKES_PCRS | TAKES_BANK | TAKES_VALUES | TAKES_FORCE | TAKES_AUTHORIZED_BY, &args);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	values = args.values ? args.values : "current";
+	in = args.in;
+	out = args.out;
+	log_path = args.log;
+	authority = args.authority;
+	bank = args.bank ? args.bank : mb_digest_by_alg(MB_ALG_SHA256);
+	mask = args.mask;
 	if (!in || !out)
 		return tool_usage_error("seal", "needs -i SECRET (or -i - for stdin) and -o SEALED");
-	if (authority && (have_pcrs || have_values || have_bank || force))
+	if (authority && (args.have_pcrs || args.values || args.bank || args.force))
 		return tool_usage_error("seal", "--authorized-by takes no --pcrs, --values, --bank or --force: the "
 					"signatures name the PCRs and their values");
 	if (mask & ((1u << 16) | (1u << 23)))
 		/* PC Client PTP: PCRs 16 (debug) and 23 (application) are resettable at locality 0 */
 		fprintf(stderr, "mboot: note: PCRs 16 and 23 can be reset by any program that can use the TPM: "
 			"sealing to them protects nothing\n");
-	if (!authority && (!have_pcrs || (mask == 0 && !force)))
+	if (!authority && (!args.have_pcrs || (mask == 0 && !args.force)))
 		return tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
 
 	s.version = 1;
@@ -379,7 +409,7 @@ int verb_seal(int argc, char **argv)
 	if (rc)
 		goto out;
 
-	rc = tool_tpm_open(tcti, &tpm);
+	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;
 	if (authority) {
@@ -783,60 +813,31 @@ out:
 
 int verb_unseal(int argc, char **argv)
 {
-	const char *tcti = NULL, *in = NULL, *out = NULL, *log_path = MB_DEFAULT_LOG;
-	char *sig_paths[MAX_SIGNATURES];
-	size_t n_sigs = 0;
-	bool json = false;
+	const char *in, *out, *log_path;
+	seal_args args;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
 	mb_tpm *tpm = NULL;
-	int c, rc, fd;
+	int rc, fd;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(unseal_help, stdout);
-			return EXIT_OK;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_SIGNATURE:
-			if (n_sigs == MAX_SIGNATURES)
-				return tool_usage_error("unseal", "at most %d --signature", MAX_SIGNATURES);
-			sig_paths[n_sigs++] = optarg;
-			break;
-		case OPT_LOG:
-			log_path = optarg;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		case 'i':
-			in = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			return tool_usage_error("unseal", "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("unseal", "unexpected argument '%s'", argv[optind]);
+	rc = parse_seal_args(argc, argv, "unseal", unseal_help, TAKES_SIGNATURE | TAKES_JSON, &args);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	in = args.in;
+	out = args.out;
+	log_path = args.log ? args.log : MB_DEFAULT_LOG;
 	if (!in)
 		return tool_usage_error("unseal", "needs -i SEALED");
 
 	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
-	if (s.authorized && !n_sigs) {
+	if (s.authorized && !args.n_sigs) {
 		rc = tool_usage_error("unseal", "%s is sealed to signed policies: give --signature SIG", in);
 		goto out;
 	}
-	if (!s.authorized && n_sigs) {
+	if (!s.authorized && args.n_sigs) {
 		rc = tool_usage_error("unseal", "%s is sealed to PCR values, not to signed policies: --signature "
 				      "does not apply", in);
 		goto out;
@@ -846,10 +847,10 @@ int verb_unseal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = tool_tpm_open(tcti, &tpm);
+	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;
-	if (json) {
+	if (args.json) {
 		report = json_object_new_object();
 		if (!report) {
 			tool_errorf("out of memory");
@@ -859,7 +860,7 @@ int verb_unseal(int argc, char **argv)
 		json_object_object_add(report, "unsealed", json_object_new_boolean(0));
 	}
 	if (s.authorized)
-		rc = unseal_authorized(tpm, &s, sig_paths, n_sigs, &secret);
+		rc = unseal_authorized(tpm, &s, args.sigs, args.n_sigs, &secret);
 	else
 		rc = unseal_secret(tpm, &s, log_path, &secret);
 	if (report && rc == EXIT_FAILED)
@@ -969,7 +970,8 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 
 int verb_reseal(int argc, char **argv)
 {
-	const char *tcti = NULL, *in = NULL, *out = NULL, *values = NULL, *log_path = NULL;
+	const char *in, *out, *values, *log_path;
+	seal_args args;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
 	mb_pcr_values v, pv;
@@ -980,7 +982,7 @@ int verb_reseal(int argc, char **argv)
 	size_t size = 0;
 	static predict_args pa;
 	mb_predict_result *res = NULL;
-	int c, rc, i, split = 0, full_argc = argc;
+	int rc, i, split = 0, full_argc = argc;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* everything after --predict-args is predict's (argv[split] stands as its argv[0]) */
@@ -991,34 +993,13 @@ int verb_reseal(int argc, char **argv)
 		}
 	if (split)
 		argc = split;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(reseal_help, stdout);
-			return EXIT_OK;
-		case OPT_VALUES:
-			values = optarg;
-			break;
-		case OPT_LOG:
-			log_path = optarg;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		case 'i':
-			in = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			return tool_usage_error("reseal", "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("reseal", "unexpected argument '%s'", argv[optind]);
+	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES, &args);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	in = args.in;
+	out = args.out;
+	values = args.values;
+	log_path = args.log;
 	if (!in)
 		return tool_usage_error("reseal", "needs -i SEALED");
 	if (!out)
@@ -1094,7 +1075,7 @@ int verb_reseal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = tool_tpm_open(tcti, &tpm);
+	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;
 	rc = unseal_secret(tpm, &s, log_path ? log_path : MB_DEFAULT_LOG, &secret);
