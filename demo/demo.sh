@@ -5,7 +5,10 @@
 # Without: start a private swtpm, "boot" it by replaying a real recorded log (a GCE VM
 # running Ubuntu 21.04, from tests/data/corpus) with `mboot log extend`, show
 # `mboot verify` succeeding, then tamper with copies of the log (the kernel command line
-# changed; an event removed) and show verify failing and naming what changed.
+# changed; an event removed) and show verify failing and naming what changed. Then the
+# secrets: a disk key sealed to this boot, a kernel update predicted and resealed before
+# the "reboot" (the swtpm is reset and the predicted boot replayed into it), a tampered
+# boot refused with the reason, and a key sealed to a vendor's signed policy.
 # swtpm is stopped at the end, whatever happens.
 #
 # Usage: demo/demo.sh [BUILD_DIR]   (default: build)   --swtpm forces the swtpm demo
@@ -90,6 +93,54 @@ step "Tamper 3: an event the TPM never saw inserted into a copy (a GRUB command 
 last=$("$M" log show --json "$LOG" | jq '[.events[] | select(.pcr == 8)][-1].index')
 "$T" "$LOG" "$WORK/added.log" add "$last" 8 "grub_cmd: linux /boot/vmlinuz init=/bin/sh"
 run_failures "$M" verify --log "$WORK/added.log" --no-userspace-log
+
+reboot() { # reboot LOG: reset the swtpm and replay LOG into it, as a boot would
+	swtpm_reset
+	"$M" log extend "$1" > /dev/null 2>&1 || exit 1
+	echo "(rebooted: $1 replayed into the TPM)"
+}
+CMDLINE="root=PARTUUID=6443a6ae-e5e9-4df7-9a06-d1329e50f33c ro console=ttyS0 panic=-1"
+
+step "Seal a disk key to this boot: PCR 4 (boot applications), 8 (GRUB commands, kernel command line), 9 (files GRUB read)"
+head -c 32 /dev/urandom > "$WORK/disk.key"
+run "$M" seal --pcrs 4,8,9 --log "$LOG" -i "$WORK/disk.key" -o "$WORK/disk.sealed"
+printf '$ %s\n' "$M unseal -i $WORK/disk.sealed | cmp - $WORK/disk.key"
+"$M" unseal -i "$WORK/disk.sealed" --log "$LOG" | cmp - "$WORK/disk.key" && echo "the same 32 bytes: unsealed"
+
+step "A kernel update: predict the next boot from today's log and the new kernel, and reseal before rebooting"
+head -c 300000 /dev/urandom > "$WORK/vmlinuz-5.11.0-1007-gcp"   # stands in for the new kernel image
+run "$M" reseal -i "$WORK/disk.sealed" --predict-args --log "$LOG" --kernel "$WORK/vmlinuz-5.11.0-1007-gcp" \
+	--kernel-path /boot/vmlinuz-5.11.0-1007-gcp
+"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-5.11.0-1007-gcp" --kernel-path /boot/vmlinuz-5.11.0-1007-gcp \
+	--write-log "$WORK/next.log" > /dev/null
+
+step "Reboot into the new kernel: the key unseals; so does a fallback to the old one"
+reboot "$WORK/next.log"
+"$M" unseal -i "$WORK/disk.sealed" --log "$WORK/next.log" | cmp - "$WORK/disk.key" && echo "new kernel: unsealed"
+reboot "$LOG"
+"$M" unseal -i "$WORK/disk.sealed" --log "$LOG" | cmp - "$WORK/disk.key" && echo "old kernel: unsealed"
+
+step "Someone boots the old kernel with init=/bin/sh: the key stays sealed, and mboot says why"
+"$M" predict --log "$LOG" --cmdline "$CMDLINE init=/bin/sh" --write-log "$WORK/evil.log" > /dev/null
+reboot "$WORK/evil.log"
+printf '$ %s\n' "$M unseal -i $WORK/disk.sealed --log $WORK/evil.log"
+"$M" unseal -i "$WORK/disk.sealed" --log "$WORK/evil.log" 2>&1 >/dev/null | cut -c1-200
+echo "(exit ${PIPESTATUS[0]})"
+
+step "Signed policies: a key sealed once to a vendor's signing key; each release ships a signature, nothing is resealed"
+reboot "$LOG"
+openssl genrsa -out "$WORK/vendor.pem" 2048 2>/dev/null
+openssl rsa -in "$WORK/vendor.pem" -pubout -out "$WORK/vendor.pub" 2>/dev/null
+run "$M" seal --authorized-by "$WORK/vendor.pub" -i "$WORK/disk.key" -o "$WORK/fleet.sealed"
+"$M" log replay --json "$LOG" > "$WORK/today.json"
+run "$M" policy sign --key "$WORK/vendor.pem" --pcrs 4,8,9 --values "$WORK/today.json" -o "$WORK/release-1006.sig"
+"$M" unseal -i "$WORK/fleet.sealed" --signature "$WORK/release-1006.sig" | cmp - "$WORK/disk.key" &&
+	echo "release 1006's signature: unsealed"
+"$M" log replay --json "$WORK/next.log" > "$WORK/next.json"
+run "$M" policy sign --key "$WORK/vendor.pem" --pcrs 4,8,9 --values "$WORK/next.json" -o "$WORK/release-1007.sig"
+reboot "$WORK/next.log"
+"$M" unseal -i "$WORK/fleet.sealed" --signature "$WORK/release-1006.sig" --signature "$WORK/release-1007.sig" |
+	cmp - "$WORK/disk.key" && echo "after the update, release 1007's signature: unsealed (the sealed file never changed)"
 
 step "Done: swtpm is stopped on exit"
 exit 0
