@@ -53,6 +53,17 @@ for hook in postinst kernel-install; do
 	echo "ok: $hook hook: resealed; the next boot and a fallback to today's both unseal"
 done
 
+# A secret sealed to signed policies is left alone: a release ships a signature instead.
+openssl genrsa -out "$WORK/rel.pem" 2048 2>/dev/null || fail "openssl genrsa"
+openssl rsa -in "$WORK/rel.pem" -pubout -out "$WORK/rel.pub" 2>/dev/null || fail "openssl rsa"
+"$M" seal --authorized-by "$WORK/rel.pub" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/fleet.sealed" || fail "seal --authorized-by"
+cp "$MBOOT_SEALED_DIR/fleet.sealed" "$WORK/fleet.before"
+"$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" 2>"$WORK/hook.err" || fail "hook with a signed-policy secret: $(cat "$WORK/hook.err")"
+grep -q "fleet.sealed: sealed to signed policies: nothing to reseal" "$WORK/hook.err" || fail "not said: $(cat "$WORK/hook.err")"
+cmp -s "$WORK/fleet.before" "$MBOOT_SEALED_DIR/fleet.sealed" || fail "the signed-policy file changed"
+rm "$MBOOT_SEALED_DIR/fleet.sealed"
+echo "ok: a secret sealed to signed policies is skipped by the hook (and said so); the others are resealed"
+
 # Nothing predictable: the hook says so and (strict) fails; the sealed file is left as it was.
 cp "$MBOOT_SEALED_DIR/disk.sealed" "$WORK/before"
 MBOOT_PREDICT_ARGS="--grub-cfg /dev/null" "$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" && fail "unpredictable: the hook succeeded"
