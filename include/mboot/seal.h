@@ -61,7 +61,7 @@ MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE
 /* Signature schemes of a signed policy (TPM_ALG_ ids), always over SHA-256. */
 #define MB_SIG_RSASSA 0x0014
 #define MB_SIG_ECDSA 0x0018
-#define MB_SIG_MAX 1024 /* bytes of one signature: RSA up to 8192 bits, DER ECDSA */
+#define MB_SIG_MAX 512 /* bytes of one signature: RSA up to 4096 bits; a DER ECDSA-Sig-Value is smaller */
 
 /*
  * A signed policy (`mboot policy sign`, docs/seal.md): PCR values a key's owner
@@ -86,7 +86,11 @@ typedef struct mb_policy_signature {
  */
 MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_policy_signature *sig,
 			     mb_error *err) MB_WUR;
-/* Parse a signature file (untrusted input); checks approved against pcrs. */
+/*
+ * Parse a signature file (untrusted input); checks approved against pcrs, and that the
+ * signature is well formed for its scheme (RSASSA: at most 512 bytes; ECDSA: exactly one
+ * DER ECDSA-Sig-Value with r and s of at most 32 bytes, as P-256 makes them).
+ */
 MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy_signature *ret,
 					mb_error *err) MB_WUR;
 MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig);

@@ -738,7 +738,7 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
 	mb_error err = { 0 };
-	size_t i, n = 0, chosen = n_sigs;
+	size_t i, n = 0, tried = 0;
 	int rc = EXIT_FAILED;
 
 	memset(sigs, 0, sizeof(sigs));
@@ -757,7 +757,11 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 		}
 		free(text);
 	}
-	for (i = 0; i < n && chosen == n; i++) {
+	/*
+	 * Every signature by the sealed key for today's values is a candidate, in order: one
+	 * the TPM refuses (a corrupt or relabelled file) must not hide a good one after it.
+	 */
+	for (i = 0; i < n; i++) {
 		mb_pcr_bank now;
 		int64_t differ;
 
@@ -766,45 +770,52 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 		differ = signature_differs(tpm, &sigs[i], &now, &rc);
 		if (differ < 0)
 			goto out;
-		if (differ == 0)
-			chosen = i;
-	}
-	if (chosen == n) {
-		report_note("Not unsealed: no signature approves the PCR values this machine holds.");
-		for (i = 0; i < n; i++) {
-			const mb_digest_info *d = mb_digest_by_alg(sigs[i].pcrs.alg);
-			mb_pcr_bank now;
-			int64_t differ;
-
-			if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0) {
-				report_other_key(sig_paths[i], sigs[i].key_name, s->auth_key_name);
-				continue;
-			}
-			differ = signature_differs(tpm, &sigs[i], &now, &rc);
-			if (differ < 0)
-				goto out;
-			for (unsigned p = 0; p < MB_PCR_COUNT; p++)
-				if (differ & (1u << p))
-					report_pcr(sig_paths[i], p, d, sigs[i].pcrs.value[p],
-						   (now.present & (1u << p)) ? now.value[p] : NULL);
+		if (differ)
+			continue;
+		tried++;
+		memset(&err, 0, sizeof(err));
+		if (mb_tpm_unseal_authorized(tpm, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
+					     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[i], secret->p,
+					     &secret->size, &err) == 0) {
+			rc = EXIT_OK;
+			goto out;
 		}
-		rc = EXIT_FAILED;
-		goto out;
-	}
-	if (mb_tpm_unseal_authorized(tpm, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
-				     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[chosen], secret->p,
-				     &secret->size, &err) < 0) {
 		if (err.code == MB_ERR_TPM_SIGNATURE) {
-			report_note("Not unsealed: %s: %s", sig_paths[chosen], err.message);
-			rc = EXIT_FAILED;
-		} else if (err.code == MB_ERR_TPM_POLICY) {
+			report_note("Not unsealed with %s: %s", sig_paths[i], err.message);
+			continue;
+		}
+		if (err.code == MB_ERR_TPM_POLICY) {
 			report_note("Not unsealed: the PCRs changed during the unseal: %s", err.message);
 			rc = EXIT_FAILED;
+		} else if (err.code == -EBADMSG) { /* a malformed signature the parser let through */
+			tool_report(sig_paths[i], &err);
+			rc = EXIT_USAGE;
 		} else
 			rc = tpm_error_exit(&err);
 		goto out;
 	}
-	rc = EXIT_OK;
+	rc = EXIT_FAILED;
+	if (tried)
+		goto out;
+	report_note("Not unsealed: no signature approves the PCR values this machine holds.");
+	for (i = 0; i < n; i++) {
+		const mb_digest_info *d = mb_digest_by_alg(sigs[i].pcrs.alg);
+		mb_pcr_bank now;
+		int64_t differ;
+
+		if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0) {
+			report_other_key(sig_paths[i], sigs[i].key_name, s->auth_key_name);
+			continue;
+		}
+		differ = signature_differs(tpm, &sigs[i], &now, &rc);
+		if (differ < 0)
+			goto out;
+		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+			if (differ & (1u << p))
+				report_pcr(sig_paths[i], p, d, sigs[i].pcrs.value[p],
+					   (now.present & (1u << p)) ? now.value[p] : NULL);
+	}
+	rc = EXIT_FAILED;
 out:
 	for (i = 0; i < n_sigs; i++)
 		mb_policy_signature_done(&sigs[i]);
@@ -909,7 +920,8 @@ static const char reseal_help[] =
 	"                 predict the values here: the rest of the command line is 'mboot predict'\n"
 	"                 options (--kernel K --initrd I --cmdline S --grub-cfg F --efi OLD=NEW\n"
 	"                 --log LOG ...); when a sealed PCR cannot be predicted, nothing is resealed\n"
-	"                 (exit 1, the PCR and the reason named)\n"
+	"                 (exit 1, the PCR and the reason named). It comes last: everything after\n"
+	"                 it is predict's\n"
 	"  -o OUT         where to write (default: replace SEALED, atomically)\n"
 	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
 	"                 when readable, else the one SEALED keeps)\n"
@@ -1000,10 +1012,6 @@ int verb_reseal(int argc, char **argv)
 	out = args.out;
 	values = args.values;
 	log_path = args.log;
-	if (!in)
-		return tool_usage_error("reseal", "needs -i SEALED");
-	if (!out)
-		out = in;
 	if (split) {
 		if (values)
 			return tool_usage_error("reseal", "--values and --predict-args: give one");
@@ -1013,6 +1021,10 @@ int verb_reseal(int argc, char **argv)
 		if (pa.json || pa.write_log)
 			return tool_usage_error("reseal", "--predict-args takes no --json or --write-log");
 	}
+	if (!in)
+		return tool_usage_error("reseal", "needs -i SEALED");
+	if (!out)
+		out = in;
 
 	rc = load_sealed(in, &s);
 	if (rc)

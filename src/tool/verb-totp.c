@@ -189,8 +189,11 @@ static int totp_init(int argc, char **argv)
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
-	printf("The TOTP seed is sealed in %s to PCRs %s.\n"
-	       "Add it to an authenticator now; it is shown this once:\n\n%s\n\n", out, pcrs, uri);
+	if (authority)
+		printf("The TOTP seed is sealed in %s to policies signed by the key of %s.\n", out, authority);
+	else
+		printf("The TOTP seed is sealed in %s to PCRs %s.\n", out, pcrs);
+	printf("Add it to an authenticator now; it is shown this once:\n\n%s\n\n", uri);
 	if (tool_print_qr(stdout, uri) < 0)
 		printf("(the URI is too long for a QR code)\n");
 	printf("\nOn each boot, 'mboot totp show' must give the code the phone shows.\n");

@@ -138,6 +138,11 @@ jq --arg n "$name" '.key.name=$n' "$WORK/other.sig" > "$WORK/other-relabelled.si
 "$M" unseal -i "$WORK/sealed" --signature "$WORK/other-relabelled.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 1 "another key's signature relabelled"
 grep -q "TPM_RC_SIGNATURE" "$WORK/err" || fail "the TPM's refusal not said: $(cat "$WORK/err")"
+# a refused signature first does not hide a good one after it
+"$M" unseal -i "$WORK/sealed" --signature "$WORK/other-relabelled.sig" --signature "$WORK/b.sig" > "$WORK/out" 2>"$WORK/err" ||
+	fail "a refused signature before a good one: $(cat "$WORK/err")"
+cmp -s "$WORK/out" "$WORK/secret" || fail "a refused signature before a good one: wrong secret"
+grep -q "other-relabelled.sig: .*TPM_RC_SIGNATURE" "$WORK/err" || fail "the refused signature not said: $(cat "$WORK/err")"
 "$M" unseal -i "$WORK/sealed" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 2 "unseal of a signed-policy secret without --signature"
 echo "ok: a signature from another key exits 1 (named; relabelled: the TPM refuses)"
@@ -153,6 +158,11 @@ jq -r .signature.value "$WORK/ec.sig" | base64 -d > "$WORK/ec.sig.der"
 openssl dgst -sha256 -verify "$K/ec.pub" -signature "$WORK/ec.sig.der" "$WORK/approved2.bin" >/dev/null ||
 	fail "openssl does not verify mboot's ECDSA signature"
 "$M" unseal -i "$WORK/sealed-ec" --signature "$WORK/ec.sig" | cmp - "$WORK/secret" || fail "unseal with an ECDSA signature"
+# an ECDSA signature offered for the RSA-sealed secret: refused before the TPM is asked to verify (exit 1)
+jq --arg n "$name" '.key.name=$n' "$WORK/ec.sig" > "$WORK/ec-relabelled.sig"
+"$M" unseal -i "$WORK/sealed" --signature "$WORK/ec-relabelled.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 1 "an ECDSA signature for the RSA-sealed secret"
+grep -q "the signature is ECDSA, the key the secret is sealed to RSA" "$WORK/err" || fail "scheme mismatch not said: $(cat "$WORK/err")"
 echo "ok: ECC P-256: name == tpm2_loadexternal's, openssl verifies the ECDSA signature, unseal works"
 
 # 8. Hostile input: malformed signature files and keys are input errors (exit 2), never a crash.
@@ -172,6 +182,8 @@ jq --arg v "$(head -c 2000 /dev/urandom | base64 -w0)" '.signature.value=$v' "$W
 jq '.pcrs.selection=[] | .pcrs.values={}' "$WORK/b.sig" > "$WORK/h6.sig"; bad "no PCRs" "$WORK/h6.sig"
 grep -q "approves any boot" "$WORK/err" || fail "empty selection not explained: $(cat "$WORK/err")"
 jq '.key.name="000b00"' "$WORK/b.sig" > "$WORK/h7.sig"; bad "short key name" "$WORK/h7.sig"
+jq '.signature.scheme="ecdsa"' "$WORK/b.sig" > "$WORK/h8.sig"; bad "RSA bytes called ECDSA (not DER)" "$WORK/h8.sig"
+jq --arg v "$(head -c 600 /dev/urandom | base64 -w0)" '.signature.value=$v' "$WORK/b.sig" > "$WORK/h9.sig"; bad "600-byte RSA signature" "$WORK/h9.sig"
 jq '.policy.key.name="'"000b$(printf '%064x' 0)"'"' "$WORK/sealed" > "$WORK/h.sealed"
 "$M" unseal -i "$WORK/h.sealed" --signature "$WORK/b.sig" >/dev/null 2>"$WORK/err"; rc=$?
 expect_rc 2 "sealed file whose key name is not its key's"

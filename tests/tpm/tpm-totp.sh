@@ -45,6 +45,8 @@ openssl genrsa -out "$WORK/rel.pem" 2048 2>/dev/null || fail "openssl genrsa"
 openssl rsa -in "$WORK/rel.pem" -pubout -out "$WORK/rel.pub" 2>/dev/null || fail "openssl rsa -pubout"
 "$M" totp init --authorized-by "$WORK/rel.pub" -o "$WORK/totp-auth.sealed" --account test-host >"$WORK/init" 2>"$WORK/err" ||
 	fail "totp init --authorized-by: $(cat "$WORK/err")"
+grep -q "sealed in $WORK/totp-auth.sealed to policies signed by the key of $WORK/rel.pub" "$WORK/init" ||
+	fail "totp init --authorized-by says: $(head -2 "$WORK/init")"
 secret=$(grep '^otpauth://totp/' "$WORK/init" | sed 's/.*secret=\([A-Z2-7]*\).*/\1/')
 "$M" pcrs --json > "$WORK/now.json"
 "$M" policy sign --key "$WORK/rel.pem" --pcrs 0,7 --values "$WORK/now.json" -o "$WORK/now.sig" >/dev/null || fail "policy sign"

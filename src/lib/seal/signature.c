@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -56,9 +59,16 @@ MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_pol
 		return mb_fail(err, -EBADMSG, "not an unencrypted PEM private key");
 	if (EVP_PKEY_is_a(pk, "RSA"))
 		sig->scheme = MB_SIG_RSASSA;
-	else if (EVP_PKEY_is_a(pk, "EC"))
+	else if (EVP_PKEY_is_a(pk, "EC")) {
+		char curve[32] = "";
+
+		if (!EVP_PKEY_get_utf8_string_param(pk, OSSL_PKEY_PARAM_GROUP_NAME, curve, sizeof(curve), NULL) ||
+		    strcmp(curve, "prime256v1") != 0) {
+			EVP_PKEY_free(pk);
+			return mb_fail(err, -EOPNOTSUPP, "an EC key on curve %s (NIST P-256 is taken)", *curve ? curve : "?");
+		}
 		sig->scheme = MB_SIG_ECDSA;
-	else {
+	} else {
 		EVP_PKEY_free(pk);
 		return mb_fail(err, -EOPNOTSUPP, "not an RSA or EC key");
 	}
@@ -75,6 +85,28 @@ MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_pol
 	}
 	sig->sig = out;
 	sig->sig_size = n;
+	return 0;
+}
+
+/* The signature's bytes fit its scheme: what the TPM's TPMT_SIGNATURE can carry. */
+static int check_signature_bytes(const mb_policy_signature *s, mb_error *err)
+{
+	const unsigned char *p = s->sig;
+	ECDSA_SIG *es;
+	const BIGNUM *r, *q;
+	bool ok;
+
+	if (s->scheme == MB_SIG_RSASSA)
+		return 0; /* seal_json_b64 capped it at MB_SIG_MAX, the TPM's MAX_RSA_KEY_BYTES */
+	es = d2i_ECDSA_SIG(NULL, &p, (long) s->sig_size);
+	ok = es && p == s->sig + s->sig_size;
+	if (ok) {
+		ECDSA_SIG_get0(es, &r, &q);
+		ok = BN_num_bytes(r) <= 32 && BN_num_bytes(q) <= 32;
+	}
+	ECDSA_SIG_free(es);
+	if (!ok)
+		return mb_fail(err, -EBADMSG, "field \"signature.value\" is not one DER ECDSA-Sig-Value of a P-256 key");
 	return 0;
 }
 
@@ -138,6 +170,9 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 		r = mb_fail(err, -EBADMSG, "field \"signature.value\" is empty");
 		goto fail;
 	}
+	r = check_signature_bytes(&s, err);
+	if (r < 0)
+		goto fail;
 	json_object_put(root);
 	*ret = s;
 	return 0;

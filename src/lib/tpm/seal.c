@@ -355,6 +355,10 @@ static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, c
 	memset(&pub, 0, sizeof(pub));
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(key, key_size, &off, &pub) != TSS2_RC_SUCCESS || off != key_size)
 		return mb_fail(err, -EBADMSG, "the authorising key is not one TPM2B_PUBLIC");
+	if ((sig->scheme == MB_SIG_RSASSA) != (pub.publicArea.type == TPM2_ALG_RSA))
+		return mb_fail(err, MB_ERR_TPM_SIGNATURE, "the signature is %s, the key the secret is sealed to %s",
+			       sig->scheme == MB_SIG_RSASSA ? "RSASSA" : "ECDSA",
+			       pub.publicArea.type == TPM2_ALG_RSA ? "RSA" : "ECC");
 	r = tpm_signature(sig, &ts, err);
 	if (r < 0)
 		return r;
