@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 
+#include "shared/fileio.h"
 #include "shared/hex.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -283,7 +284,9 @@ static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_va
 static int log_replay(int argc, char **argv)
 {
 	log_args a;
-	mb_event_log *log = NULL;
+	const char *path;
+	uint8_t *data = NULL;
+	size_t size = 0;
 	mb_pcr_values *v = NULL;
 	mb_replay_info info;
 	mb_error err = { 0 };
@@ -292,17 +295,20 @@ static int log_replay(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
-	if (rc)
-		return rc;
+	path = a.n_paths ? a.paths[0] : MB_DEFAULT_LOG;
+	if (mb_read_file(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
 	v = malloc(sizeof(*v));
 	if (!v) {
 		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (mb_replay_log(log, SIZE_MAX, v, &info, &err) < 0) {
-		tool_report(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &err);
+	/* One pass, no event array: the same checks and errors as parsing the log first. */
+	if (mb_replay_log_data(data, size, v, &info, &err) < 0) {
+		tool_report(path, &err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -310,8 +316,7 @@ static int log_replay(int argc, char **argv)
 		mb_pcr_bank *keep = mb_pcr_values_bank(v, a.bank->alg);
 
 		if (!keep) {
-			tool_errorf("%s: the log has no %s bank", a.n_paths ? a.paths[0] : MB_DEFAULT_LOG,
-				    a.bank->name);
+			tool_errorf("%s: the log has no %s bank", path, a.bank->name);
 			rc = EXIT_USAGE;
 			goto out;
 		}
@@ -363,7 +368,7 @@ static int log_replay(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	free(v);
-	mb_event_log_free(log);
+	free(data);
 	return rc;
 }
 
