@@ -10,7 +10,7 @@
 
 #include "shared/jsonout.h"
 
-char *mb_jsonout_room(mb_jsonout *b, size_t n)
+char *mb_jsonout_grow(mb_jsonout *b, size_t n)
 {
 	if (b->oom)
 		return NULL;
@@ -29,16 +29,6 @@ char *mb_jsonout_room(mb_jsonout *b, size_t n)
 		b->cap = ncap;
 	}
 	return b->p + b->n;
-}
-
-void mb_jsonout_put(mb_jsonout *b, const char *s, size_t n)
-{
-	char *d = mb_jsonout_room(b, n);
-
-	if (d) {
-		memcpy(d, s, n);
-		b->n += n;
-	}
 }
 
 void mb_jsonout_raw(mb_jsonout *b, const char *s)

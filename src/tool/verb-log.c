@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 
+#include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
 #include "shared/jsonout.h"
@@ -244,70 +245,119 @@ static void print_event_text(const mb_event_log *log, const mb_event *ev)
 	json_object_put(dec);
 }
 
+static bool pcr_selected(const mb_event *ev, uint32_t mask)
+{
+	return ev->pcr < MB_PCR_COUNT ? (mask & (1u << ev->pcr)) != 0 : mask == UINT32_MAX;
+}
+
+typedef struct show_json {
+	mb_jsonout out;
+	uint32_t pcr_mask;
+	bool first;
+} show_json;
+
+/* mb_event_log_visit() callback: the document's head at event 0 (the log's format is known
+ * from there), then every selected event. */
+static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	show_json *s = ctx;
+
+	if (ev->number == 0) {
+		const mb_spec_id *spec = mb_event_log_spec_id(log);
+
+		if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
+			mb_jsonout_lit(&s->out, "{\"format\":\"crypto-agile\",");
+		else
+			mb_jsonout_lit(&s->out, "{\"format\":\"sha1\",");
+		/* Only a log whose header holds exactly "Spec ID Event03" has one: nothing to escape. */
+		if (spec) {
+			mb_jsonout_lit(&s->out, "\"spec_id\":\"");
+			mb_jsonout_raw(&s->out, spec->signature);
+			mb_jsonout_lit(&s->out, "\",");
+		}
+		mb_jsonout_lit(&s->out, "\"events\":[");
+	}
+	if (pcr_selected(ev, s->pcr_mask)) {
+		if (!s->first)
+			mb_jsonout_lit(&s->out, ",");
+		s->first = false;
+		event_write(&s->out, log, ev);
+	}
+	if (s->out.oom)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	if (s->out.n >= MB_JSONOUT_FLUSH && mb_jsonout_flush(&s->out, stdout) < 0)
+		return mb_fail(err, -EIO, "write error");
+	return 0;
+}
+
+/*
+ * `log show --json`: the log is checked first (a malformed log prints nothing but the error,
+ * as when it was parsed whole), then read a second time, each event written as it comes:
+ * no event array, and a 100,000-event log never becomes one JSON tree.
+ */
+static int log_show_json(const char *path, uint32_t pcr_mask)
+{
+	show_json s = { .pcr_mask = pcr_mask, .first = true };
+	mb_error err = { 0 };
+	uint8_t *data = NULL;
+	size_t size = 0;
+	int rc;
+
+	if (mb_read_file(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	if (mb_event_log_visit(data, size, NULL, NULL, &err) < 0) {
+		tool_report(path, &err);
+		free(data);
+		return EXIT_USAGE;
+	}
+	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+	if (rc == 0) {
+		mb_jsonout_lit(&s.out, "]}\n");
+		if (s.out.oom)
+			rc = mb_fail(&err, -ENOMEM, "out of memory");
+	}
+	if (mb_jsonout_flush(&s.out, stdout) < 0 && rc == 0)
+		rc = mb_fail(&err, -EIO, "write error");
+	free(s.out.p);
+	free(data);
+	if (rc < 0) {
+		/* Stdout may hold half a document: say so rather than pretend it is whole. */
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
 static int log_show(int argc, char **argv)
 {
 	log_args a;
 	mb_event_log *log = NULL;
 	size_t i, n;
+	uint64_t toff, tsize;
+	mb_trailer_kind t;
 	int rc = parse_args("log show", show_help, argc, argv, "jp", 1, &a);
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	if (a.json)
+		return log_show_json(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, a.pcr_mask);
 	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
 	if (rc)
 		return rc;
 	n = mb_event_log_count(log);
-	if (a.json) {
-		const mb_spec_id *spec = mb_event_log_spec_id(log);
-		mb_jsonout out = { 0 };
-		bool first = true;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
 
-		printf("{\"format\":\"%s\",", mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE ?
-		       "crypto-agile" : "sha1");
-		if (spec)
-			printf("\"spec_id\":\"%s\",", spec->signature);
-		fputs("\"events\":[", stdout);
-		/* One event at a time: a 100,000-event log never becomes one JSON tree. */
-		for (i = 0; i < n; i++) {
-			const mb_event *ev = mb_event_log_event(log, i);
-
-			if (ev->pcr < MB_PCR_COUNT ? !(a.pcr_mask & (1u << ev->pcr)) : a.pcr_mask != UINT32_MAX)
-				continue;
-			if (!first)
-				mb_jsonout_lit(&out, ",");
-			first = false;
-			event_write(&out, log, ev);
-			if (out.oom)
-				break;
-			if (out.n >= MB_JSONOUT_FLUSH && mb_jsonout_flush(&out, stdout) < 0)
-				break;
-		}
-		mb_jsonout_flush(&out, stdout);
-		free(out.p);
-		if (out.oom) {
-			/* Stdout has half a document: say so rather than pretend it is whole. */
-			tool_errorf("out of memory");
-			mb_event_log_free(log);
-			return EXIT_USAGE;
-		}
-		fputs("]}\n", stdout);
-	} else {
-		uint64_t toff, tsize;
-		mb_trailer_kind t;
-
-		for (i = 0; i < n; i++) {
-			const mb_event *ev = mb_event_log_event(log, i);
-
-			if (ev->pcr < MB_PCR_COUNT ? !(a.pcr_mask & (1u << ev->pcr)) : a.pcr_mask != UINT32_MAX)
-				continue;
+		if (pcr_selected(ev, a.pcr_mask))
 			print_event_text(log, ev);
-		}
-		t = mb_event_log_trailer(log, &toff, &tsize);
-		if (t != MB_TRAILER_NONE)
-			printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
-			       (unsigned long long) tsize, t == MB_TRAILER_FF_PADDING ? "ff" : "00",
-			       (unsigned long long) toff);
 	}
+	t = mb_event_log_trailer(log, &toff, &tsize);
+	if (t != MB_TRAILER_NONE)
+		printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
+		       (unsigned long long) tsize, t == MB_TRAILER_FF_PADDING ? "ff" : "00",
+		       (unsigned long long) toff);
 	mb_event_log_free(log);
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
 }

@@ -427,6 +427,35 @@ static size_t event_ends(const mb_event_log *log, uint64_t *ends, size_t max)
 	return i;
 }
 
+typedef struct visit_count {
+	size_t n;
+	uint64_t offset_sum;
+} visit_count;
+
+static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	visit_count *vc = ctx;
+
+	assert_int_equal(ev->number, vc->n);
+	assert_null(mb_event_log_event(log, ev->number)); /* a visited log keeps no events */
+	vc->n++;
+	vc->offset_sum += ev->offset * 31 + ev->record_size + ev->n_digests;
+	return 0;
+}
+
+static uint64_t vc_offset_sum(const mb_event_log *log)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		sum += ev->offset * 31 + ev->record_size + ev->n_digests;
+	}
+	return sum;
+}
+
 /*
  * mb_replay_log_data() (one pass over the bytes, no event array) must accept exactly what
  * mb_event_log_parse() accepts, fail with the same error at the same offset, and replay to
@@ -442,6 +471,21 @@ static void same_as_one_pass(const mb_event_log *log, int parse_rc, const mb_err
 
 	assert_non_null(a);
 	assert_non_null(b);
+	/* mb_event_log_visit() (what both run on) sees the same events, each once, in order. */
+	{
+		visit_count vc = { 0 };
+		mb_error e3 = { 0 };
+
+		rc = mb_event_log_visit(bytes, size, count_event, &vc, &e3);
+		assert_int_equal(rc, parse_rc);
+		if (rc == 0) {
+			assert_int_equal(vc.n, mb_event_log_count(log));
+			assert_int_equal(vc.offset_sum, vc_offset_sum(log));
+		} else {
+			assert_int_equal(e3.offset, perr->offset);
+			assert_string_equal(e3.message, perr->message);
+		}
+	}
 	rc = mb_replay_log_data(bytes, size, b, &ib, &e2);
 	if (parse_rc < 0) {
 		assert_int_equal(rc, parse_rc);

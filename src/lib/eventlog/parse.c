@@ -223,14 +223,14 @@ MB_EXPORT int mb_event_log_parse(const void *data, size_t size, mb_event_log **r
 }
 
 /*
- * Read every record of log->bytes. With a sink, each event goes to sink() in a scratch slot
- * and nothing is kept; without one, events are appended to log->events. Either way every
- * record is checked the same way, so both see the same errors at the same offsets.
+ * Read every record of log->bytes, appending the events to log->events (keep), or giving each
+ * to sink in a scratch slot and keeping nothing (mb_event_log_visit). Every record is checked
+ * the same way either way, so both see the same errors at the same offsets.
  */
-static int scan(mb_event_log *log, mb_event_sink sink, void *ctx, mb_error *err)
+static int scan(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep, mb_error *err)
 {
 	mb_event scratch, *ev;
-	mb_event *slot = sink ? &scratch : NULL;
+	mb_event *slot = keep ? NULL : &scratch;
 	mb_reader r;
 	int rc;
 
@@ -307,7 +307,7 @@ MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log *
 		rc = mb_fail(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	rc = scan(log, NULL, NULL, err);
+	rc = scan(log, NULL, NULL, true, err);
 	if (rc < 0)
 		goto fail;
 	*ret = log;
@@ -317,7 +317,7 @@ fail:
 	return rc;
 }
 
-int mb_event_log_scan(const void *data, size_t size, mb_event_sink sink, void *ctx, mb_error *err)
+MB_EXPORT int mb_event_log_visit(const void *data, size_t size, mb_event_visit_fn fn, void *ctx, mb_error *err)
 {
 	mb_event_log log = { 0 };
 
@@ -328,7 +328,7 @@ int mb_event_log_scan(const void *data, size_t size, mb_event_sink sink, void *c
 	/* Only read: scan() never writes through log.bytes. */
 	log.bytes = (uint8_t *) data;
 	log.size = size;
-	return scan(&log, sink, ctx, err);
+	return scan(&log, fn, ctx, false, err);
 }
 
 MB_EXPORT void mb_event_log_free(mb_event_log *log)
@@ -357,7 +357,8 @@ MB_EXPORT size_t mb_event_log_count(const mb_event_log *log)
 
 MB_EXPORT const mb_event *mb_event_log_event(const mb_event_log *log, size_t i)
 {
-	return i < log->n_events ? &log->events[i] : NULL;
+	/* A visited log (mb_event_log_visit) keeps no events. */
+	return i < log->n_events && log->events ? &log->events[i] : NULL;
 }
 
 MB_EXPORT size_t mb_event_log_banks(const mb_event_log *log, const mb_spec_id_alg **ret)

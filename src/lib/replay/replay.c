@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <mboot/replay.h>
-#include "lib/eventlog/eventlog-internal.h"
 #include "shared/fail.h"
 
 MB_EXPORT mb_pcr_bank *mb_pcr_values_bank(mb_pcr_values *v, uint16_t alg)
@@ -208,7 +207,7 @@ MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values
 	return rc;
 }
 
-/* mb_event_log_scan() sink: the Spec ID header comes first, so the banks are known at event 0. */
+/* mb_event_log_visit() callback: the Spec ID header comes first, so the banks are known at event 0. */
 static int replay_sink(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
 {
 	replay_state *st = ctx;
@@ -225,7 +224,7 @@ MB_EXPORT int mb_replay_log_data(const void *data, size_t size, mb_pcr_values *r
 	replay_state st = { .ret = ret, .info = info ? info : &local };
 	int rc;
 
-	rc = mb_event_log_scan(data, size, replay_sink, &st, err);
+	rc = mb_event_log_visit(data, size, replay_sink, &st, err);
 	if (rc == 0)
 		rc = replay_end(&st, err);
 	free(st.pcr0);
