@@ -171,7 +171,17 @@ void mb_dec_add_guid(json_object *o, const char *key, const uint8_t g[16])
 
 void mb_dec_set_kind(json_object *o, const char *kind)
 {
-	mb_dec_add_str(o, "kind", kind);
+	size_t n = strlen(kind);
+	json_object *v;
+
+	/* Kinds are literals (ASCII); the key is a literal too: json-c need not copy it. */
+	if (n > MB_DEC_MAX_STRING || !utf8_valid((const uint8_t *) kind, n)) {
+		mb_dec_add_str(o, "kind", kind);
+		return;
+	}
+	v = json_object_new_string_len(kind, (int) n);
+	if (v)
+		json_object_object_add_ex(o, "kind", v, JSON_C_OBJECT_ADD_CONSTANT_KEY);
 }
 
 void mb_dec_set_desc(json_object *o, const char *fmt, ...)
@@ -179,21 +189,25 @@ void mb_dec_set_desc(json_object *o, const char *fmt, ...)
 	char buf[512];
 	va_list ap;
 	size_t i;
+	unsigned high = 0;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	/* One line for people: no control characters from the input. */
-	for (i = 0; buf[i]; i++)
+	for (i = 0; buf[i]; i++) {
+		high |= (unsigned char) buf[i];
 		if ((unsigned char) buf[i] < 0x20 || buf[i] == 0x7f)
 			buf[i] = ' ';
-	utf8_sanitize(buf, i);
+	}
+	if (high & 0x80) /* ASCII is UTF-8 already */
+		utf8_sanitize(buf, i);
 	/* Now valid UTF-8 and under MB_DEC_MAX_STRING: what mb_dec_add_str() would add, without its checks. */
 	{
 		json_object *v = json_object_new_string_len(buf, (int) i);
 
 		if (v)
-			json_object_object_add(o, "description", v);
+			json_object_object_add_ex(o, "description", v, JSON_C_OBJECT_ADD_CONSTANT_KEY);
 	}
 }
 
