@@ -16,7 +16,7 @@
 #define SHA1_SIZE 20
 
 /* The next event's slot: in the events array, or the caller's scratch event when the log is
- * only scanned (mb_event_log_scan). The count cap holds either way. */
+ * only visited (mb_event_log_visit). The count cap holds either way. */
 static int next_event(mb_event_log *log, mb_event *scratch, mb_event **ret, mb_error *err, uint64_t offset)
 {
 	if (log->n_events >= MB_LOG_MAX_EVENTS)
