@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Input: any bytes, taken as a firmware event log. Parses it and, when it parses, runs
- * every consumer of an untrusted log: replay, digest checks, the decoder and diff.
+ * every consumer of an untrusted log: replay, digest checks, the decoder and diff. The
+ * one-pass readers (mb_event_log_visit, mb_replay_log_data) must agree with the parser:
+ * same verdict, same error offset, same PCR values; a difference aborts.
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -18,16 +21,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mb_error err = { 0 };
 	size_t i;
 
+	mb_error verr = { 0 };
+	int rc, vrc;
+
 	if (size > (1u << 20))
 		return 0;
-	if (mb_event_log_parse(data, size, &log, &err) < 0)
+	rc = mb_event_log_parse(data, size, &log, &err);
+	vrc = mb_event_log_visit(data, size, NULL, NULL, &verr);
+	if (rc != vrc || (rc < 0 && (err.offset != verr.offset || strcmp(err.message, verr.message) != 0)))
+		abort();
+	if (rc < 0)
 		return 0;
 	{
-		mb_pcr_values v;
-		mb_replay_info info;
+		static mb_pcr_values v, v2;
+		mb_replay_info info, info2;
 		mb_diff d;
 
-		(void) !mb_replay_log(log, SIZE_MAX, &v, &info, &err);
+		memset(&v, 0, sizeof(v));
+		memset(&v2, 0, sizeof(v2));
+		rc = mb_replay_log(log, SIZE_MAX, &v, &info, &err);
+		if (rc != mb_replay_log_data(data, size, &v2, &info2, &err) ||
+		    (rc == 0 && (memcmp(&v, &v2, sizeof(v)) != 0 || memcmp(&info, &info2, sizeof(info)) != 0)))
+			abort();
 		if (mb_log_diff(log, log, &d, &err) == 0)
 			mb_diff_done(&d);
 	}

@@ -131,6 +131,23 @@ MB_EXPORT int mb_event_log_parse(const void *data, size_t size, mb_event_log **r
 MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log **ret, mb_error *err) MB_WUR;
 MB_EXPORT void mb_event_log_free(mb_event_log *log);
 
+/*
+ * Called for every event of a visited log, in order. ev is valid only during the call, but its
+ * digests and data point into the visited bytes. log is a view valid during the call: its
+ * format, Spec ID and banks are set from event 0 on; it keeps no events (mb_event_log_event()
+ * returns NULL, mb_event_log_count() is the number read so far) and its trailer is not known
+ * yet. A negative return stops the visit and is returned.
+ */
+typedef int (*mb_event_visit_fn)(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err);
+
+/*
+ * Check every record of a log held in memory exactly as mb_event_log_parse() does (same
+ * errors at the same offsets), without copying the bytes or keeping the events: each goes to
+ * fn (which may be NULL: check only) as it is read. For one-pass consumers of big logs.
+ */
+MB_EXPORT int mb_event_log_visit(const void *data, size_t size, mb_event_visit_fn fn, void *ctx,
+				 mb_error *err) MB_WUR;
+
 MB_EXPORT mb_log_format mb_event_log_format(const mb_event_log *log);
 /* The Spec ID header of a crypto-agile log; NULL for a SHA-1 log. */
 MB_EXPORT const mb_spec_id *mb_event_log_spec_id(const mb_event_log *log);

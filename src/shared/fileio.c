@@ -4,11 +4,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "shared/fail.h"
 #include "shared/fileio.h"
+
+/*
+ * A big file's buffer (a 100,000-event log is 11 MiB) in 2 MiB pages where the kernel offers
+ * them: a few page faults instead of one per 4 KiB, and fewer TLB misses while parsing.
+ * The buffer is an ordinary heap block either way (free()/realloc() work on it).
+ */
+static void *alloc_buffer(size_t size)
+{
+#ifdef MADV_HUGEPAGE
+	const size_t huge = 2u << 20;
+	void *p;
+
+	if (size >= 2 * huge) {
+		if (posix_memalign(&p, huge, size) != 0)
+			return NULL;
+		(void) madvise(p, size & ~(huge - 1), MADV_HUGEPAGE);
+		return p;
+	}
+#endif
+	return malloc(size);
+}
 
 int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
@@ -42,7 +64,7 @@ int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, 
 				rc = mb_fail(err, -E2BIG, "file is larger than %zu bytes", max);
 				goto out;
 			}
-			nbuf = realloc(buf, ncap);
+			nbuf = cap ? realloc(buf, ncap) : alloc_buffer(ncap);
 			if (!nbuf) {
 				rc = mb_fail(err, -ENOMEM, "out of memory reading file");
 				goto out;

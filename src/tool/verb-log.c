@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "shared/fail.h"
+#include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/jsonout.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -152,6 +156,67 @@ static json_object *event_json(const mb_event_log *log, const mb_event *ev)
 	return o;
 }
 
+/*
+ * `log show --json` writes each event's envelope (index, PCR, type, digests, data) straight
+ * into a buffer instead of building a json-c tree for it and serialising that: a
+ * 100,000-event log spent most of its time there. The decoded data is still a json-c object,
+ * printed by mb_jsonout_json(). The bytes are exactly what json-c printed for event_json()
+ * with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE: every string the envelope
+ * writes itself is hex, a static name or a "0x..." number, so none needs escaping.
+ */
+static void event_write(mb_jsonout *b, const mb_event_log *log, const mb_event *ev)
+{
+	char tbuf[16];
+	mb_digest_check check;
+	json_object *dec;
+	uint32_t i;
+
+	mb_jsonout_lit(b, "{\"index\":");
+	mb_jsonout_u64(b, ev->number);
+	mb_jsonout_lit(b, ",\"offset\":");
+	mb_jsonout_u64(b, ev->offset);
+	mb_jsonout_lit(b, ",\"record_size\":");
+	mb_jsonout_u64(b, ev->record_size);
+	mb_jsonout_lit(b, ",\"pcr\":");
+	mb_jsonout_u64(b, ev->pcr);
+	mb_jsonout_lit(b, ",\"type\":\"");
+	mb_jsonout_raw(b, tool_type_name(ev->type, tbuf));
+	mb_jsonout_lit(b, "\",\"type_value\":");
+	mb_jsonout_u64(b, ev->type);
+	mb_jsonout_lit(b, ",\"digests\":{");
+	/* The parser refuses two digests of one algorithm: every key is new. */
+	for (i = 0; i < ev->n_digests; i++) {
+		char name[8];
+
+		if (i)
+			mb_jsonout_lit(b, ",");
+		mb_jsonout_lit(b, "\"");
+		mb_jsonout_raw(b, tool_alg_name(ev->digests[i].alg, name));
+		mb_jsonout_lit(b, "\":\"");
+		mb_jsonout_hex(b, ev->digests[i].bytes, ev->digests[i].size);
+		mb_jsonout_lit(b, "\"");
+	}
+	mb_jsonout_lit(b, "},\"data\":\"");
+	mb_jsonout_hex(b, ev->data, ev->data_size);
+	mb_jsonout_lit(b, "\",\"decoded\":");
+	dec = mb_event_decode(log, ev);
+	mb_jsonout_json(b, dec); /* NULL (out of memory) prints null, as json-c did */
+	json_object_put(dec);
+	if (mb_event_check_digest(ev, &check) == 0) {
+		mb_jsonout_lit(b, ",\"digest_check\":\"");
+		mb_jsonout_raw(b, mb_digest_status_name(check.status));
+		mb_jsonout_lit(b, "\"");
+		if (check.rule) {
+			mb_jsonout_lit(b, ",\"digest_rule\":\"");
+			mb_jsonout_raw(b, check.rule);
+			mb_jsonout_lit(b, "\"");
+		}
+	}
+	if (ev->pcr >= MB_PCR_COUNT)
+		mb_jsonout_lit(b, ",\"pcr_out_of_range\":true");
+	mb_jsonout_lit(b, "}");
+}
+
 static void print_event_text(const mb_event_log *log, const mb_event *ev)
 {
 	char tbuf[16], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
@@ -180,61 +245,119 @@ static void print_event_text(const mb_event_log *log, const mb_event *ev)
 	json_object_put(dec);
 }
 
+static bool pcr_selected(const mb_event *ev, uint32_t mask)
+{
+	return ev->pcr < MB_PCR_COUNT ? (mask & (1u << ev->pcr)) != 0 : mask == UINT32_MAX;
+}
+
+typedef struct show_json {
+	mb_jsonout out;
+	uint32_t pcr_mask;
+	bool first;
+} show_json;
+
+/* mb_event_log_visit() callback: the document's head at event 0 (the log's format is known
+ * from there), then every selected event. */
+static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	show_json *s = ctx;
+
+	if (ev->number == 0) {
+		const mb_spec_id *spec = mb_event_log_spec_id(log);
+
+		if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
+			mb_jsonout_lit(&s->out, "{\"format\":\"crypto-agile\",");
+		else
+			mb_jsonout_lit(&s->out, "{\"format\":\"sha1\",");
+		/* Only a log whose header holds exactly "Spec ID Event03" has one: nothing to escape. */
+		if (spec) {
+			mb_jsonout_lit(&s->out, "\"spec_id\":\"");
+			mb_jsonout_raw(&s->out, spec->signature);
+			mb_jsonout_lit(&s->out, "\",");
+		}
+		mb_jsonout_lit(&s->out, "\"events\":[");
+	}
+	if (pcr_selected(ev, s->pcr_mask)) {
+		if (!s->first)
+			mb_jsonout_lit(&s->out, ",");
+		s->first = false;
+		event_write(&s->out, log, ev);
+	}
+	if (s->out.oom)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	if (s->out.n >= MB_JSONOUT_FLUSH && mb_jsonout_flush(&s->out, stdout) < 0)
+		return mb_fail(err, -EIO, "write error");
+	return 0;
+}
+
+/*
+ * `log show --json`: the log is checked first (a malformed log prints nothing but the error,
+ * as when it was parsed whole), then read a second time, each event written as it comes:
+ * no event array, and a 100,000-event log never becomes one JSON tree.
+ */
+static int log_show_json(const char *path, uint32_t pcr_mask)
+{
+	show_json s = { .pcr_mask = pcr_mask, .first = true };
+	mb_error err = { 0 };
+	uint8_t *data = NULL;
+	size_t size = 0;
+	int rc;
+
+	if (mb_read_file(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	if (mb_event_log_visit(data, size, NULL, NULL, &err) < 0) {
+		tool_report(path, &err);
+		free(data);
+		return EXIT_USAGE;
+	}
+	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+	if (rc == 0) {
+		mb_jsonout_lit(&s.out, "]}\n");
+		if (s.out.oom)
+			rc = mb_fail(&err, -ENOMEM, "out of memory");
+	}
+	if (mb_jsonout_flush(&s.out, stdout) < 0 && rc == 0)
+		rc = mb_fail(&err, -EIO, "write error");
+	free(s.out.p);
+	free(data);
+	if (rc < 0) {
+		/* Stdout may hold half a document: say so rather than pretend it is whole. */
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
 static int log_show(int argc, char **argv)
 {
 	log_args a;
 	mb_event_log *log = NULL;
 	size_t i, n;
+	uint64_t toff, tsize;
+	mb_trailer_kind t;
 	int rc = parse_args("log show", show_help, argc, argv, "jp", 1, &a);
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	if (a.json)
+		return log_show_json(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, a.pcr_mask);
 	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
 	if (rc)
 		return rc;
 	n = mb_event_log_count(log);
-	if (a.json) {
-		const mb_spec_id *spec = mb_event_log_spec_id(log);
-		bool first = true;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
 
-		printf("{\"format\":\"%s\",", mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE ?
-		       "crypto-agile" : "sha1");
-		if (spec)
-			printf("\"spec_id\":\"%s\",", spec->signature);
-		fputs("\"events\":[", stdout);
-		/* One event at a time: a 100,000-event log never becomes one JSON tree. */
-		for (i = 0; i < n; i++) {
-			const mb_event *ev = mb_event_log_event(log, i);
-			json_object *o;
-
-			if (ev->pcr < MB_PCR_COUNT ? !(a.pcr_mask & (1u << ev->pcr)) : a.pcr_mask != UINT32_MAX)
-				continue;
-			o = event_json(log, ev);
-			if (!first)
-				putchar(',');
-			first = false;
-			fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-			      stdout);
-			json_object_put(o);
-		}
-		fputs("]}\n", stdout);
-	} else {
-		uint64_t toff, tsize;
-		mb_trailer_kind t;
-
-		for (i = 0; i < n; i++) {
-			const mb_event *ev = mb_event_log_event(log, i);
-
-			if (ev->pcr < MB_PCR_COUNT ? !(a.pcr_mask & (1u << ev->pcr)) : a.pcr_mask != UINT32_MAX)
-				continue;
+		if (pcr_selected(ev, a.pcr_mask))
 			print_event_text(log, ev);
-		}
-		t = mb_event_log_trailer(log, &toff, &tsize);
-		if (t != MB_TRAILER_NONE)
-			printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
-			       (unsigned long long) tsize, t == MB_TRAILER_FF_PADDING ? "ff" : "00",
-			       (unsigned long long) toff);
 	}
+	t = mb_event_log_trailer(log, &toff, &tsize);
+	if (t != MB_TRAILER_NONE)
+		printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
+		       (unsigned long long) tsize, t == MB_TRAILER_FF_PADDING ? "ff" : "00",
+		       (unsigned long long) toff);
 	mb_event_log_free(log);
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
 }
@@ -283,7 +406,9 @@ static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_va
 static int log_replay(int argc, char **argv)
 {
 	log_args a;
-	mb_event_log *log = NULL;
+	const char *path;
+	uint8_t *data = NULL;
+	size_t size = 0;
 	mb_pcr_values *v = NULL;
 	mb_replay_info info;
 	mb_error err = { 0 };
@@ -292,17 +417,20 @@ static int log_replay(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
-	if (rc)
-		return rc;
+	path = a.n_paths ? a.paths[0] : MB_DEFAULT_LOG;
+	if (mb_read_file(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
 	v = malloc(sizeof(*v));
 	if (!v) {
 		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (mb_replay_log(log, SIZE_MAX, v, &info, &err) < 0) {
-		tool_report(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &err);
+	/* One pass, no event array: the same checks and errors as parsing the log first. */
+	if (mb_replay_log_data(data, size, v, &info, &err) < 0) {
+		tool_report(path, &err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -310,8 +438,7 @@ static int log_replay(int argc, char **argv)
 		mb_pcr_bank *keep = mb_pcr_values_bank(v, a.bank->alg);
 
 		if (!keep) {
-			tool_errorf("%s: the log has no %s bank", a.n_paths ? a.paths[0] : MB_DEFAULT_LOG,
-				    a.bank->name);
+			tool_errorf("%s: the log has no %s bank", path, a.bank->name);
 			rc = EXIT_USAGE;
 			goto out;
 		}
@@ -363,7 +490,7 @@ static int log_replay(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	free(v);
-	mb_event_log_free(log);
+	free(data);
 	return rc;
 }
 

@@ -258,6 +258,16 @@ static void test_replay_equals_real_pcrs(void **state)
 		assert_true(compared > 0);
 		n_values += compared;
 		n_logs++;
+		/* The one-pass replay of the raw bytes (what `mboot log replay` runs) too. */
+		{
+			const uint8_t *bytes;
+			size_t size;
+
+			bytes = mb_event_log_bytes(log, &size);
+			memset(&replayed, 0xa5, sizeof(replayed));
+			assert_int_equal(mb_replay_log_data(bytes, size, &replayed, &info, &err), 0);
+			assert_int_equal(compare_with_truth(logs[i].path, &replayed, &info, &truth, 0), compared);
+		}
 		mb_event_log_free(log);
 	}
 	fprintf(stderr, "compared %zu PCR values of %zu real machines\n", n_values, n_logs);
@@ -417,6 +427,82 @@ static size_t event_ends(const mb_event_log *log, uint64_t *ends, size_t max)
 	return i;
 }
 
+typedef struct visit_count {
+	size_t n;
+	uint64_t offset_sum;
+} visit_count;
+
+static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	visit_count *vc = ctx;
+
+	assert_int_equal(ev->number, vc->n);
+	assert_null(mb_event_log_event(log, ev->number)); /* a visited log keeps no events */
+	vc->n++;
+	vc->offset_sum += ev->offset * 31 + ev->record_size + ev->n_digests;
+	return 0;
+}
+
+static uint64_t vc_offset_sum(const mb_event_log *log)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		sum += ev->offset * 31 + ev->record_size + ev->n_digests;
+	}
+	return sum;
+}
+
+/*
+ * mb_replay_log_data() (one pass over the bytes, no event array) must accept exactly what
+ * mb_event_log_parse() accepts, fail with the same error at the same offset, and replay to
+ * the same values as mb_replay_log() on the parsed log.
+ */
+static void same_as_one_pass(const mb_event_log *log, int parse_rc, const mb_error *perr,
+			     const uint8_t *bytes, size_t size)
+{
+	mb_pcr_values *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	mb_replay_info ia, ib;
+	mb_error e1 = { 0 }, e2 = { 0 };
+	int rc;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	/* mb_event_log_visit() (what both run on) sees the same events, each once, in order. */
+	{
+		visit_count vc = { 0 };
+		mb_error e3 = { 0 };
+
+		rc = mb_event_log_visit(bytes, size, count_event, &vc, &e3);
+		assert_int_equal(rc, parse_rc);
+		if (rc == 0) {
+			assert_int_equal(vc.n, mb_event_log_count(log));
+			assert_int_equal(vc.offset_sum, vc_offset_sum(log));
+		} else {
+			assert_int_equal(e3.offset, perr->offset);
+			assert_string_equal(e3.message, perr->message);
+		}
+	}
+	rc = mb_replay_log_data(bytes, size, b, &ib, &e2);
+	if (parse_rc < 0) {
+		assert_int_equal(rc, parse_rc);
+		assert_int_equal(e2.has_offset, perr->has_offset);
+		assert_int_equal(e2.offset, perr->offset);
+		assert_string_equal(e2.message, perr->message);
+	} else {
+		assert_int_equal(rc, 0);
+		assert_int_equal(mb_replay_log(log, SIZE_MAX, a, &ia, &e1), 0);
+		assert_int_equal(a->n_banks, b->n_banks);
+		assert_memory_equal(a->banks, b->banks, a->n_banks * sizeof(a->banks[0]));
+		assert_memory_equal(&ia, &ib, sizeof(ia));
+	}
+	free(a);
+	free(b);
+}
+
 /*
  * Cut every log at every offset: a cut at an event boundary is a shorter valid log with exactly
  * the events before it; a cut inside an event is an error naming an offset inside the input
@@ -454,6 +540,8 @@ static void test_truncated_everywhere(void **state)
 				k++;
 			complete = k; /* events wholly before the cut */
 			rc = mb_event_log_parse(bytes, cut, &part, &perr);
+			if (cut % 7 == 0)
+				same_as_one_pass(part, rc, &perr, bytes, cut);
 			if (rc == 0) {
 				uint64_t pt;
 				size_t got = mb_event_log_count(part);
@@ -514,6 +602,8 @@ static void test_bit_flips(void **state)
 
 			copy[off] ^= (uint8_t) (1u << (off % 8));
 			rc = mb_event_log_parse(copy, size, &m, &merr);
+			if (off % 16 == 0)
+				same_as_one_pass(m, rc, &merr, copy, size);
 			if (rc == 0) {
 				mb_pcr_values v;
 				size_t e;

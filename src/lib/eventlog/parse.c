@@ -15,20 +15,27 @@
 
 #define SHA1_SIZE 20
 
-static int push_event(mb_event_log *log, mb_event **ret, mb_error *err, uint64_t offset)
+/* The next event's slot: in the events array, or the caller's scratch event when the log is
+ * only visited (mb_event_log_visit). The count cap holds either way. */
+static int next_event(mb_event_log *log, mb_event *scratch, mb_event **ret, mb_error *err, uint64_t offset)
 {
 	if (log->n_events >= MB_LOG_MAX_EVENTS)
 		return mb_fail_at(err, -E2BIG, offset, "more than %u events", MB_LOG_MAX_EVENTS);
-	if (log->n_events == log->cap_events) {
-		size_t ncap = log->cap_events ? log->cap_events * 2 : 256;
-		mb_event *n = realloc(log->events, ncap * sizeof(*n));
+	if (scratch) {
+		*ret = scratch;
+	} else {
+		if (log->n_events == log->cap_events) {
+			size_t ncap = log->cap_events ? log->cap_events * 2 : 256;
+			mb_event *n = realloc(log->events, ncap * sizeof(*n));
 
-		if (!n)
-			return mb_fail(err, -ENOMEM, "out of memory");
-		log->events = n;
-		log->cap_events = ncap;
+			if (!n)
+				return mb_fail(err, -ENOMEM, "out of memory");
+			log->events = n;
+			log->cap_events = ncap;
+		}
+		*ret = &log->events[log->n_events];
 	}
-	*ret = &log->events[log->n_events];
+	/* Only the digests a record has are written below: the rest stay zero. */
 	memset(*ret, 0, sizeof(**ret));
 	(*ret)->number = (uint32_t) log->n_events;
 	(*ret)->offset = offset;
@@ -51,11 +58,11 @@ static int read_event_data(mb_reader *r, mb_event *ev, mb_error *err)
 }
 
 /* TCG_PCR_EVENT: the TPM 1.2 record, also the header of a crypto-agile log. */
-static int parse_sha1_record(mb_event_log *log, mb_reader *r, mb_error *err)
+static int parse_sha1_record(mb_event_log *log, mb_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
 {
 	uint64_t start = mb_reader_offset(r);
-	mb_event *ev;
-	int rc = push_event(log, &ev, err, start);
+	mb_event *ev = NULL;
+	int rc = next_event(log, scratch, &ev, err, start);
 
 	if (rc < 0)
 		return rc;
@@ -72,6 +79,7 @@ static int parse_sha1_record(mb_event_log *log, mb_reader *r, mb_error *err)
 		return rc;
 	ev->record_size = (uint32_t) (mb_reader_offset(r) - start);
 	log->n_events++;
+	*ret = ev;
 	return 0;
 }
 
@@ -86,12 +94,12 @@ static int find_bank(const mb_event_log *log, uint16_t alg)
 }
 
 /* TCG_PCR_EVENT2 (PFP §10.2.2); digest sizes come from the Spec ID table only. */
-static int parse_agile_record(mb_event_log *log, mb_reader *r, mb_error *err)
+static int parse_agile_record(mb_event_log *log, mb_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
 {
 	uint64_t start = mb_reader_offset(r);
 	uint32_t count, i;
-	mb_event *ev;
-	int rc = push_event(log, &ev, err, start);
+	mb_event *ev = NULL;
+	int rc = next_event(log, scratch, &ev, err, start);
 
 	if (rc < 0)
 		return rc;
@@ -133,6 +141,7 @@ static int parse_agile_record(mb_event_log *log, mb_reader *r, mb_error *err)
 		return rc;
 	ev->record_size = (uint32_t) (mb_reader_offset(r) - start);
 	log->n_events++;
+	*ret = ev;
 	return 0;
 }
 
@@ -213,10 +222,67 @@ MB_EXPORT int mb_event_log_parse(const void *data, size_t size, mb_event_log **r
 	return mb_event_log_parse_take(copy, size, ret, err);
 }
 
+/*
+ * Read every record of log->bytes, appending the events to log->events (keep), or giving each
+ * to sink in a scratch slot and keeping nothing (mb_event_log_visit). Every record is checked
+ * the same way either way, so both see the same errors at the same offsets.
+ */
+static int scan(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep, mb_error *err)
+{
+	mb_event scratch, *ev;
+	mb_event *slot = keep ? NULL : &scratch;
+	mb_reader r;
+	int rc;
+
+	mb_reader_init(&r, log->bytes, log->size, 0);
+
+	/* The first record is always TCG_PCR_EVENT; its data says which format follows. */
+	rc = parse_sha1_record(log, &r, slot, &ev, err);
+	if (rc < 0)
+		return rc;
+	if (is_spec_id03(ev)) {
+		rc = parse_spec_id(log, ev, err);
+		if (rc < 0)
+			return rc;
+		log->format = MB_LOG_FORMAT_CRYPTO_AGILE;
+	} else {
+		log->format = MB_LOG_FORMAT_SHA1;
+		log->banks[0].alg = MB_ALG_SHA1;
+		log->banks[0].size = SHA1_SIZE;
+		log->n_banks = 1;
+	}
+	if (sink) {
+		rc = sink(ctx, log, ev, err);
+		if (rc < 0)
+			return rc;
+	}
+
+	while (mb_reader_left(&r) > 0) {
+		/* Padding after the last record: CC event logs fill the table with 0xFF. */
+		if (mb_reader_rest_is(&r, 0x00) || mb_reader_rest_is(&r, 0xFF)) {
+			log->trailer = mb_reader_cur(&r)[0] ? MB_TRAILER_FF_PADDING : MB_TRAILER_ZERO_PADDING;
+			log->trailer_offset = mb_reader_offset(&r);
+			log->trailer_size = mb_reader_left(&r);
+			break;
+		}
+		if (log->format == MB_LOG_FORMAT_SHA1)
+			rc = parse_sha1_record(log, &r, slot, &ev, err);
+		else
+			rc = parse_agile_record(log, &r, slot, &ev, err);
+		if (rc < 0)
+			return rc;
+		if (sink) {
+			rc = sink(ctx, log, ev, err);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log **ret, mb_error *err)
 {
 	mb_event_log *log;
-	mb_reader r;
 	int rc;
 
 	if (size == 0) {
@@ -241,44 +307,28 @@ MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log *
 		rc = mb_fail(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	mb_reader_init(&r, log->bytes, size, 0);
-
-	/* The first record is always TCG_PCR_EVENT; its data says which format follows. */
-	rc = parse_sha1_record(log, &r, err);
+	rc = scan(log, NULL, NULL, true, err);
 	if (rc < 0)
 		goto fail;
-	if (is_spec_id03(&log->events[0])) {
-		rc = parse_spec_id(log, &log->events[0], err);
-		if (rc < 0)
-			goto fail;
-		log->format = MB_LOG_FORMAT_CRYPTO_AGILE;
-	} else {
-		log->format = MB_LOG_FORMAT_SHA1;
-		log->banks[0].alg = MB_ALG_SHA1;
-		log->banks[0].size = SHA1_SIZE;
-		log->n_banks = 1;
-	}
-
-	while (mb_reader_left(&r) > 0) {
-		/* Padding after the last record: CC event logs fill the table with 0xFF. */
-		if (mb_reader_rest_is(&r, 0x00) || mb_reader_rest_is(&r, 0xFF)) {
-			log->trailer = mb_reader_cur(&r)[0] ? MB_TRAILER_FF_PADDING : MB_TRAILER_ZERO_PADDING;
-			log->trailer_offset = mb_reader_offset(&r);
-			log->trailer_size = mb_reader_left(&r);
-			break;
-		}
-		if (log->format == MB_LOG_FORMAT_SHA1)
-			rc = parse_sha1_record(log, &r, err);
-		else
-			rc = parse_agile_record(log, &r, err);
-		if (rc < 0)
-			goto fail;
-	}
 	*ret = log;
 	return 0;
 fail:
 	mb_event_log_free(log);
 	return rc;
+}
+
+MB_EXPORT int mb_event_log_visit(const void *data, size_t size, mb_event_visit_fn fn, void *ctx, mb_error *err)
+{
+	mb_event_log log = { 0 };
+
+	if (size == 0)
+		return mb_fail_at(err, -EBADMSG, 0, "empty event log");
+	if (size > MB_LOG_MAX_SIZE)
+		return mb_fail(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
+	/* Only read: scan() never writes through log.bytes. */
+	log.bytes = (uint8_t *) data;
+	log.size = size;
+	return scan(&log, fn, ctx, false, err);
 }
 
 MB_EXPORT void mb_event_log_free(mb_event_log *log)
@@ -307,7 +357,8 @@ MB_EXPORT size_t mb_event_log_count(const mb_event_log *log)
 
 MB_EXPORT const mb_event *mb_event_log_event(const mb_event_log *log, size_t i)
 {
-	return i < log->n_events ? &log->events[i] : NULL;
+	/* A visited log (mb_event_log_visit) keeps no events. */
+	return i < log->n_events && log->events ? &log->events[i] : NULL;
 }
 
 MB_EXPORT size_t mb_event_log_banks(const mb_event_log *log, const mb_spec_id_alg **ret)

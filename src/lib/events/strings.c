@@ -72,6 +72,26 @@ void mb_dec_add_str(json_object *o, const char *key, const char *s)
 	mb_dec_add_strn(o, key, s ? s : "", s ? strlen(s) : 0);
 }
 
+/* Is p[0..n) well-formed UTF-8 already (the usual case: nothing to replace)? */
+static bool utf8_valid(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k;
+
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = utf8_seq(p + i, n - i);
+		if (k == 0)
+			return false;
+		i += k;
+	}
+	return true;
+}
+
 void mb_dec_add_strn(json_object *o, const char *key, const char *s, size_t n)
 {
 	json_object *v;
@@ -79,6 +99,13 @@ void mb_dec_add_strn(json_object *o, const char *key, const char *s, size_t n)
 
 	if (n > MB_DEC_MAX_STRING)
 		n = MB_DEC_MAX_STRING;
+	if (utf8_valid((const uint8_t *) s, n)) {
+		/* json-c copies it: no scratch copy to sanitise. */
+		v = json_object_new_string_len(s, (int) n);
+		if (v)
+			json_object_object_add(o, key, v);
+		return;
+	}
 	copy = malloc(n + 1);
 	if (!copy)
 		return;
@@ -117,7 +144,12 @@ void mb_dec_add_hex(json_object *o, const char *key, const uint8_t *p, size_t n)
 	}
 	s = mb_hex_dup(p, n);
 	if (s) {
-		mb_dec_add_str(o, key, s);
+		/* Hex digits: nothing to sanitise; cut at MB_DEC_MAX_STRING like every string. */
+		size_t len = 2 * n > MB_DEC_MAX_STRING ? MB_DEC_MAX_STRING : 2 * n;
+		json_object *v = json_object_new_string_len(s, (int) len);
+
+		if (v)
+			json_object_object_add(o, key, v);
 		free(s);
 	}
 }
@@ -139,7 +171,17 @@ void mb_dec_add_guid(json_object *o, const char *key, const uint8_t g[16])
 
 void mb_dec_set_kind(json_object *o, const char *kind)
 {
-	mb_dec_add_str(o, "kind", kind);
+	size_t n = strlen(kind);
+	json_object *v;
+
+	/* Kinds are literals (ASCII); the key is a literal too: json-c need not copy it. */
+	if (n > MB_DEC_MAX_STRING || !utf8_valid((const uint8_t *) kind, n)) {
+		mb_dec_add_str(o, "kind", kind);
+		return;
+	}
+	v = json_object_new_string_len(kind, (int) n);
+	if (v)
+		json_object_object_add_ex(o, "kind", v, JSON_C_OBJECT_ADD_CONSTANT_KEY);
 }
 
 void mb_dec_set_desc(json_object *o, const char *fmt, ...)
@@ -147,24 +189,47 @@ void mb_dec_set_desc(json_object *o, const char *fmt, ...)
 	char buf[512];
 	va_list ap;
 	size_t i;
+	unsigned high = 0;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	/* One line for people: no control characters from the input. */
-	for (i = 0; buf[i]; i++)
+	for (i = 0; buf[i]; i++) {
+		high |= (unsigned char) buf[i];
 		if ((unsigned char) buf[i] < 0x20 || buf[i] == 0x7f)
 			buf[i] = ' ';
-	utf8_sanitize(buf, i);
-	mb_dec_add_str(o, "description", buf);
+	}
+	if (high & 0x80) /* ASCII is UTF-8 already */
+		utf8_sanitize(buf, i);
+	/* Now valid UTF-8 and under MB_DEC_MAX_STRING: what mb_dec_add_str() would add, without its checks. */
+	{
+		json_object *v = json_object_new_string_len(buf, (int) i);
+
+		if (v)
+			json_object_object_add_ex(o, "description", v, JSON_C_OBJECT_ADD_CONSTANT_KEY);
+	}
 }
 
 /* EFI_GUID (UEFI spec appendix A): Data1 u32 LE, Data2 u16 LE, Data3 u16 LE, Data4[8] as is. */
 char *mb_guid_format(const uint8_t g[16], char out[MB_GUID_STR])
 {
-	snprintf(out, MB_GUID_STR, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6],
-		 g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+	/* Byte order of the text; -1 is a dash. Written by hand: snprintf showed in profiles. */
+	static const signed char order[] = { 3, 2, 1, 0, -1, 5, 4, -1, 7, 6, -1, 8, 9, -1,
+					      10, 11, 12, 13, 14, 15 };
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+	char *d = out;
+
+	for (i = 0; i < sizeof(order); i++) {
+		if (order[i] < 0) {
+			*d++ = '-';
+			continue;
+		}
+		*d++ = digits[g[order[i]] >> 4];
+		*d++ = digits[g[order[i]] & 15];
+	}
+	*d = 0;
 	return out;
 }
 

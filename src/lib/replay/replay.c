@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mboot/replay.h>
@@ -47,85 +48,185 @@ static bool startup_locality(const mb_event *ev, uint8_t *ret)
 	return true;
 }
 
-MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values *ret,
-			    mb_replay_info *info, mb_error *err)
+/* A PCR 0 extend held back until the log has been read to the end. */
+typedef struct deferred {
+	const uint8_t *digest;
+	uint32_t event;
+	uint8_t bank; /* index in ret->banks */
+} deferred;
+
+/*
+ * One pass over the events. PCR 0's starting value depends on a StartupLocality or H-CRTM
+ * event anywhere in the replayed part of the log (not only before its first extend), so PCR 0's
+ * extends wait in `pcr0` until the end; every other PCR is extended as its events come.
+ */
+typedef struct replay_state {
+	mb_pcr_values *ret;
+	mb_replay_info *info;
+	size_t n_banks; /* banks the log declares */
+	uint16_t algs[MB_MAX_BANKS];
+	int bank_of[MB_MAX_BANKS]; /* declared bank -> ret->banks index, -1 when not replayed */
+	deferred *pcr0;
+	size_t n_pcr0, cap_pcr0;
+} replay_state;
+
+static void replay_begin(replay_state *st, const mb_event_log *log, mb_pcr_values *ret,
+			 mb_replay_info *info)
 {
 	const mb_spec_id_alg *banks;
-	size_t n_banks = mb_event_log_banks(log, &banks), n = mb_event_log_count(log), i, b;
-	mb_replay_info local;
-	int bank_of[MB_MAX_BANKS];
+	size_t b;
 
-	if (!info)
-		info = &local;
 	memset(info, 0, sizeof(*info));
 	memset(ret, 0, sizeof(*ret));
-	if (until > n)
-		until = n;
-
-	/* PCR 0's starting value depends on events anywhere before its first extend. */
-	for (i = 0; i < until; i++) {
-		const mb_event *ev = mb_event_log_event(log, i);
-		uint8_t loc;
-
-		if (!info->startup_locality_seen && startup_locality(ev, &loc)) {
-			info->startup_locality_seen = true;
-			info->startup_locality = loc;
-		}
-		if (ev->type == MB_EV_EFI_HCRTM_EVENT && ev->pcr == 0)
-			info->hcrtm = true;
-	}
-
-	for (b = 0; b < n_banks; b++) {
+	memset(st, 0, sizeof(*st));
+	st->ret = ret;
+	st->info = info;
+	st->n_banks = mb_event_log_banks(log, &banks);
+	for (b = 0; b < st->n_banks; b++) {
 		const mb_digest_info *d = mb_digest_by_alg(banks[b].alg);
 		uint32_t p;
 
-		bank_of[b] = -1;
+		st->algs[b] = banks[b].alg;
+		st->bank_of[b] = -1;
 		if (!d) {
 			info->unknown_algs[info->n_unknown_algs++] = banks[b].alg;
 			continue;
 		}
-		bank_of[b] = (int) ret->n_banks;
+		st->bank_of[b] = (int) ret->n_banks;
 		ret->banks[ret->n_banks].alg = d->alg;
 		ret->banks[ret->n_banks].size = d->size;
-		for (p = 0; p < MB_PCR_COUNT; p++)
-			mb_pcr_initial(d->alg, p, info->startup_locality, info->hcrtm,
-				       ret->banks[ret->n_banks].value[p]);
+		/* PCR 0 is set in replay_end(), once the locality is known. */
+		for (p = 1; p < MB_PCR_COUNT; p++)
+			mb_pcr_initial(d->alg, p, 0, false, ret->banks[ret->n_banks].value[p]);
 		ret->n_banks++;
 	}
+}
 
-	for (i = 0; i < until; i++) {
-		const mb_event *ev = mb_event_log_event(log, i);
-		uint32_t k;
+static int defer_pcr0(replay_state *st, const mb_event *ev, const uint8_t *digest, size_t bank, mb_error *err)
+{
+	if (st->n_pcr0 == st->cap_pcr0) {
+		size_t ncap = st->cap_pcr0 ? st->cap_pcr0 * 2 : 64;
+		deferred *n = realloc(st->pcr0, ncap * sizeof(*n));
 
-		if (ev->type == MB_EV_NO_ACTION) {
-			info->events_no_action++;
+		if (!n)
+			return mb_fail(err, -ENOMEM, "out of memory");
+		st->pcr0 = n;
+		st->cap_pcr0 = ncap;
+	}
+	st->pcr0[st->n_pcr0++] = (deferred) { .digest = digest, .event = ev->number, .bank = (uint8_t) bank };
+	return 0;
+}
+
+static int replay_event(replay_state *st, const mb_event *ev, mb_error *err)
+{
+	mb_replay_info *info = st->info;
+	mb_pcr_values *ret = st->ret;
+	size_t b;
+	uint32_t k;
+	uint8_t loc;
+
+	if (!info->startup_locality_seen && startup_locality(ev, &loc)) {
+		info->startup_locality_seen = true;
+		info->startup_locality = loc;
+	}
+	if (ev->type == MB_EV_EFI_HCRTM_EVENT && ev->pcr == 0)
+		info->hcrtm = true;
+
+	if (ev->type == MB_EV_NO_ACTION) {
+		info->events_no_action++;
+		return 0;
+	}
+	if (ev->pcr >= MB_PCR_COUNT) {
+		info->events_out_of_range++;
+		return 0;
+	}
+	if (ev->n_digests < st->n_banks)
+		for (b = 0; b < ret->n_banks; b++)
+			if (!mb_event_digest_for(ev, ret->banks[b].alg))
+				info->incomplete[b] |= 1u << ev->pcr;
+	for (k = 0; k < ev->n_digests; k++) {
+		mb_pcr_bank *bank = NULL;
+		int rc;
+
+		/* digests[] follow the Spec ID order in practice, but look it up anyway. */
+		for (b = 0; b < st->n_banks; b++)
+			if (st->algs[b] == ev->digests[k].alg) {
+				if (st->bank_of[b] >= 0)
+					bank = &ret->banks[st->bank_of[b]];
+				break;
+			}
+		if (!bank)
 			continue;
-		}
-		if (ev->pcr >= MB_PCR_COUNT) {
-			info->events_out_of_range++;
-			continue;
-		}
-		if (ev->n_digests < n_banks)
-			for (b = 0; b < ret->n_banks; b++)
-				if (!mb_event_digest_for(ev, ret->banks[b].alg))
-					info->incomplete[b] |= 1u << ev->pcr;
-		for (k = 0; k < ev->n_digests; k++) {
-			mb_pcr_bank *bank = NULL;
+		if (ev->pcr == 0)
+			rc = defer_pcr0(st, ev, ev->digests[k].bytes, (size_t) (bank - ret->banks), err);
+		else if (mb_digest_extend(bank->alg, bank->value[ev->pcr], ev->digests[k].bytes) < 0)
+			rc = mb_fail(err, -EIO, "hashing failed while replaying event %u", ev->number);
+		else
+			rc = 0;
+		if (rc < 0)
+			return rc;
+		bank->present |= 1u << ev->pcr;
+	}
+	info->events_extended++;
+	return 0;
+}
 
-			/* digests[] follow the Spec ID order in practice, but look it up anyway. */
-			for (b = 0; b < n_banks; b++)
-				if (banks[b].alg == ev->digests[k].alg) {
-					if (bank_of[b] >= 0)
-						bank = &ret->banks[bank_of[b]];
-					break;
-				}
-			if (!bank)
-				continue;
-			if (mb_digest_extend(bank->alg, bank->value[ev->pcr], ev->digests[k].bytes) < 0)
-				return mb_fail(err, -EIO, "hashing failed while replaying event %u", ev->number);
-			bank->present |= 1u << ev->pcr;
-		}
-		info->events_extended++;
+static int replay_end(replay_state *st, mb_error *err)
+{
+	mb_pcr_values *ret = st->ret;
+	size_t b, i;
+
+	for (b = 0; b < ret->n_banks; b++)
+		mb_pcr_initial(ret->banks[b].alg, 0, st->info->startup_locality, st->info->hcrtm,
+			       ret->banks[b].value[0]);
+	for (i = 0; i < st->n_pcr0; i++) {
+		mb_pcr_bank *bank = &ret->banks[st->pcr0[i].bank];
+
+		if (mb_digest_extend(bank->alg, bank->value[0], st->pcr0[i].digest) < 0)
+			return mb_fail(err, -EIO, "hashing failed while replaying event %u", st->pcr0[i].event);
 	}
 	return 0;
+}
+
+MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values *ret,
+			    mb_replay_info *info, mb_error *err)
+{
+	size_t n = mb_event_log_count(log), i;
+	mb_replay_info local;
+	replay_state st;
+	int rc = 0;
+
+	if (until > n)
+		until = n;
+	replay_begin(&st, log, ret, info ? info : &local);
+	for (i = 0; i < until && rc == 0; i++)
+		rc = replay_event(&st, mb_event_log_event(log, i), err);
+	if (rc == 0)
+		rc = replay_end(&st, err);
+	free(st.pcr0);
+	return rc;
+}
+
+/* mb_event_log_visit() callback: the Spec ID header comes first, so the banks are known at event 0. */
+static int replay_sink(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	replay_state *st = ctx;
+
+	if (ev->number == 0)
+		replay_begin(st, log, st->ret, st->info);
+	return replay_event(st, ev, err);
+}
+
+MB_EXPORT int mb_replay_log_data(const void *data, size_t size, mb_pcr_values *ret, mb_replay_info *info,
+				 mb_error *err)
+{
+	mb_replay_info local;
+	replay_state st = { .ret = ret, .info = info ? info : &local };
+	int rc;
+
+	rc = mb_event_log_visit(data, size, replay_sink, &st, err);
+	if (rc == 0)
+		rc = replay_end(&st, err);
+	free(st.pcr0);
+	return rc;
 }

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A growable output buffer for JSON written by hand, and a printer of json-c trees that gives
+ * exactly json-c's bytes for JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE without
+ * going through its printbuf (see jsonout.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/jsonout.h"
+
+char *mb_jsonout_grow(mb_jsonout *b, size_t n)
+{
+	if (b->oom)
+		return NULL;
+	if (b->cap - b->n < n) {
+		size_t ncap = b->cap ? b->cap : MB_JSONOUT_FLUSH + 4096;
+		char *np;
+
+		while (ncap - b->n < n)
+			ncap *= 2;
+		np = realloc(b->p, ncap);
+		if (!np) {
+			b->oom = true;
+			return NULL;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	return b->p + b->n;
+}
+
+void mb_jsonout_raw(mb_jsonout *b, const char *s)
+{
+	mb_jsonout_put(b, s, strlen(s));
+}
+
+void mb_jsonout_u64(mb_jsonout *b, uint64_t v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char) ('0' + v % 10);
+		v /= 10;
+	} while (v);
+	mb_jsonout_put(b, tmp + i, sizeof(tmp) - i);
+}
+
+/* Both hex digits of every byte value, "000102...ff": one lookup per byte. */
+static const char hex_pairs[512] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+void mb_jsonout_hex(mb_jsonout *b, const uint8_t *p, size_t n)
+{
+	char *d = mb_jsonout_room(b, 2 * n);
+	size_t i;
+
+	if (!d)
+		return;
+	/* Four bytes per step through a register: byte stores through d may alias p. */
+	for (i = 0; i + 4 <= n; i += 4) {
+		uint16_t w[4];
+
+		memcpy(&w[0], hex_pairs + 2 * p[i], 2);
+		memcpy(&w[1], hex_pairs + 2 * p[i + 1], 2);
+		memcpy(&w[2], hex_pairs + 2 * p[i + 2], 2);
+		memcpy(&w[3], hex_pairs + 2 * p[i + 3], 2);
+		memcpy(d + 2 * i, w, 8);
+	}
+	for (; i < n; i++)
+		memcpy(d + 2 * i, hex_pairs + 2 * p[i], 2);
+	b->n += 2 * n;
+}
+
+int mb_jsonout_flush(mb_jsonout *b, FILE *f)
+{
+	if (b->n && fwrite(b->p, 1, b->n, f) != b->n)
+		return -EIO;
+	b->n = 0;
+	return 0;
+}
+
+/*
+ * A json-c tree as json_object_to_json_string_ext(JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE) prints it, byte for byte, without json-c's printbuf: its
+ * escaping (\b \n \r \t \f \" \\ and \u00xx below 0x20; '/' and bytes >= 0x7f as they are),
+ * no blanks, members in insertion order. Types the decoders never build go through json-c.
+ */
+void mb_jsonout_string(mb_jsonout *b, const char *s, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i, start = 0;
+
+	mb_jsonout_lit(b, "\"");
+	for (i = 0; i < n; i++) {
+		unsigned char c;
+		char esc[6] = { '\\', 0, '0', '0', 0, 0 };
+		size_t elen = 2;
+
+		/* Eight bytes at a time while none is below 0x20, '"' or '\\' (the usual case). */
+		while (n - i >= 8) {
+			const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+			uint64_t x, lt, q, bs;
+
+			memcpy(&x, s + i, 8);
+			lt = (x - ones * 0x20) & ~x & highs;
+			q = ((x ^ ones * '"') - ones) & ~(x ^ ones * '"') & highs;
+			bs = ((x ^ ones * '\\') - ones) & ~(x ^ ones * '\\') & highs;
+			if (lt | q | bs)
+				break;
+			i += 8;
+		}
+		if (i == n)
+			break;
+		c = (unsigned char) s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		switch (c) {
+		case '\b': esc[1] = 'b'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		default:
+			esc[1] = 'u';
+			esc[4] = digits[c >> 4];
+			esc[5] = digits[c & 15];
+			elen = 6;
+		}
+		mb_jsonout_put(b, s + start, i - start);
+		mb_jsonout_put(b, esc, elen);
+		start = i + 1;
+	}
+	mb_jsonout_put(b, s + start, n - start);
+	mb_jsonout_lit(b, "\"");
+}
+
+void mb_jsonout_json(mb_jsonout *b, json_object *o)
+{
+	size_t i, n;
+	int64_t v;
+	uint64_t u;
+	bool first = true;
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		mb_jsonout_lit(b, "null");
+		return;
+	case json_type_boolean:
+		if (json_object_get_boolean(o))
+			mb_jsonout_lit(b, "true");
+		else
+			mb_jsonout_lit(b, "false");
+		return;
+	case json_type_int:
+		/* int64 or uint64 inside: a uint64 above INT64_MAX reads back clamped as int64. */
+		v = json_object_get_int64(o);
+		u = json_object_get_uint64(o);
+		if (v < 0) {
+			mb_jsonout_lit(b, "-");
+			mb_jsonout_u64(b, (uint64_t) -(v + 1) + 1);
+		} else {
+			mb_jsonout_u64(b, v == INT64_MAX && u > (uint64_t) INT64_MAX ? u : (uint64_t) v);
+		}
+		return;
+	case json_type_string:
+		mb_jsonout_string(b, json_object_get_string(o), (size_t) json_object_get_string_len(o));
+		return;
+	case json_type_object:
+		mb_jsonout_lit(b, "{");
+		json_object_object_foreach(o, key, val) {
+			if (!first)
+				mb_jsonout_lit(b, ",");
+			first = false;
+			mb_jsonout_string(b, key, strlen(key));
+			mb_jsonout_lit(b, ":");
+			mb_jsonout_json(b, val);
+		}
+		mb_jsonout_lit(b, "}");
+		return;
+	case json_type_array:
+		mb_jsonout_lit(b, "[");
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++) {
+			if (i)
+				mb_jsonout_lit(b, ",");
+			mb_jsonout_json(b, json_object_array_get_idx(o, i));
+		}
+		mb_jsonout_lit(b, "]");
+		return;
+	default: {
+		size_t len = 0;
+		const char *s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+								  JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+
+		if (s)
+			mb_jsonout_put(b, s, len);
+		else
+			b->oom = true;
+	}
+	}
+}

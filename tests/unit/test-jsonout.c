@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * src/shared/jsonout (the hand-written JSON of `log show --json`) against json-c itself:
+ * mb_jsonout_json() must print exactly the bytes json_object_to_json_string_ext() prints with
+ * JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, for hostile strings and numbers and
+ * for the decoded data of every event of every log in tests/data/corpus.
+ */
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+
+#include <mboot/mboot.h>
+#include "shared/fileio.h"
+#include "shared/jsonout.h"
+
+#define FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Compare with json-c; returns 1 when they differ (and says how). */
+static int differs(json_object *o, const char *what)
+{
+	mb_jsonout b = { 0 };
+	size_t len = 0;
+	const char *ref = json_object_to_json_string_length(o, FLAGS, &len);
+	int bad;
+
+	mb_jsonout_json(&b, o);
+	assert_false(b.oom);
+	assert_non_null(ref);
+	bad = b.n != len || memcmp(b.p, ref, len) != 0;
+	if (bad)
+		fprintf(stderr, "%s:\n json-c:  %s\n jsonout: %.*s\n", what, ref, (int) b.n, b.p);
+	free(b.p);
+	return bad;
+}
+
+static void test_values(void **state)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *inner = json_object_new_object();
+	char all[256];
+	int i;
+
+	(void) state;
+	for (i = 0; i < 256; i++)
+		all[i] = (char) i; /* every byte, NUL and controls included */
+	json_object_object_add(o, "all bytes", json_object_new_string_len(all, 256));
+	json_object_object_add(o, "quote\"back\\slash/ctl\x01\x1f\x7f", json_object_new_string("a/b\\c\"d\te\nf\rg\bh\fi"));
+	json_object_object_add(o, "utf8", json_object_new_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+	json_object_object_add(o, "empty", json_object_new_string(""));
+	json_object_object_add(o, "long", json_object_new_string("0123456789abcdef0123456789abcdef0123456789\"abcdef"));
+	json_object_object_add(o, "i0", json_object_new_int64(0));
+	json_object_object_add(o, "imin", json_object_new_int64(INT64_MIN));
+	json_object_object_add(o, "imax", json_object_new_int64(INT64_MAX));
+	json_object_object_add(o, "ineg", json_object_new_int64(-12345));
+	json_object_object_add(o, "i32", json_object_new_int(-7));
+	json_object_object_add(o, "umax", json_object_new_uint64(UINT64_MAX));
+	json_object_object_add(o, "ubig", json_object_new_uint64((uint64_t) INT64_MAX + 1));
+	json_object_object_add(o, "usmall", json_object_new_uint64(42));
+	json_object_object_add(o, "t", json_object_new_boolean(1));
+	json_object_object_add(o, "f", json_object_new_boolean(0));
+	json_object_object_add(o, "null", NULL);
+	json_object_object_add(o, "emptyobj", json_object_new_object());
+	json_object_object_add(o, "emptyarr", json_object_new_array());
+	json_object_array_add(arr, json_object_new_int(1));
+	json_object_array_add(arr, NULL);
+	json_object_array_add(arr, json_object_new_string("x"));
+	json_object_object_add(inner, "k", json_object_new_array());
+	json_object_array_add(arr, inner);
+	json_object_object_add(o, "arr", arr);
+	json_object_object_add(o, "double", json_object_new_double(1.5)); /* falls back to json-c */
+	/* A key added twice keeps its first place with the last value. */
+	json_object_object_add(o, "i0", json_object_new_string("replaced"));
+	assert_int_equal(differs(o, "crafted values"), 0);
+	assert_int_equal(differs(NULL, "null"), 0);
+	json_object_put(o);
+}
+
+static unsigned n_logs, n_events, n_bad;
+
+static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	uint8_t *bytes = NULL;
+	size_t size = 0, i;
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+
+	(void) st;
+	(void) ftw;
+	if (flag != FTW_F)
+		return 0;
+	if (mb_read_file(path, MB_LOG_MAX_SIZE, &bytes, &size, &err) < 0)
+		return 0;
+	if (mb_event_log_parse_take(bytes, size, &log, &err) < 0)
+		return 0; /* not an event log: junk, IMA logs, notes */
+	n_logs++;
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		json_object *d = mb_event_decode(log, mb_event_log_event(log, i));
+		char what[1200];
+
+		assert_non_null(d);
+		snprintf(what, sizeof(what), "%s event %zu", path, i);
+		n_bad += (unsigned) differs(d, what);
+		json_object_put(d);
+		n_events++;
+	}
+	mb_event_log_free(log);
+	return 0;
+}
+
+static void test_corpus_decoded(void **state)
+{
+	const char *d = getenv("MB_TESTDATA");
+	char root[1024];
+
+	(void) state;
+	snprintf(root, sizeof(root), "%s/corpus", d ? d : "tests/data");
+	assert_int_equal(nftw(root, visit, 16, FTW_PHYS), 0);
+	fprintf(stderr, "compared the decoded data of %u events of %u logs with json-c\n", n_events, n_logs);
+	assert_true(n_logs > 20);
+	assert_int_equal(n_bad, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_corpus_decoded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
