@@ -1084,6 +1084,23 @@ static void test_known_values(void **state)
 	assert_null(jget(o, "error"));
 	assert_string_equal(jstr(o, "hex"), "6162");
 	json_object_put(o);
+	/* Raw data is shown in full up to 32 KiB; beyond, cut and said (hex_truncated). */
+	{
+		static uint8_t big[40000];
+		size_t sizes[] = { 32768, 32769, 40000 };
+
+		memset(big, 0xa5, sizeof(big));
+		for (size_t k = 0; k < 3; k++) {
+			o = decode_buf(0, 0x12345678, big, sizes[k]);
+			assert_int_equal(strlen(jstr(o, "hex")), 2 * 32768);
+			assert_true(strspn(jstr(o, "hex"), "a5") == 2 * 32768);
+			if (sizes[k] > 32768)
+				assert_true(json_object_get_boolean(jget(o, "hex_truncated")));
+			else
+				assert_null(jget(o, "hex_truncated"));
+			json_object_put(o);
+		}
+	}
 	/* Lone surrogates in a UTF-16 name become U+FFFD, not a crash. */
 	{
 		uint8_t ev[64];

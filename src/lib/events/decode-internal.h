@@ -25,8 +25,9 @@
 #define MB_DEC_MAX_DEVPATH_NODES 64
 #define MB_DEC_MAX_DEVPATH_TEXT 4096
 #define MB_DEC_MAX_LIST_ITEMS 1024      /* partitions, signatures, boot entries shown */
-#define MB_DEC_MAX_HEX_BYTES 65536      /* raw data shown in hex, beyond: "truncated" */
 #define MB_DEC_MAX_STRING 65536         /* bytes of text converted */
+/* raw data shown in hex (two characters a byte, within MB_DEC_MAX_STRING); beyond: "hex_truncated" */
+#define MB_DEC_MAX_HEX_BYTES (MB_DEC_MAX_STRING / 2)
 
 /* Room for a failure message; decoders format into it. */
 typedef struct mb_dec_why {

@@ -144,9 +144,8 @@ void mb_dec_add_hex(json_object *o, const char *key, const uint8_t *p, size_t n)
 	}
 	s = mb_hex_dup(p, n);
 	if (s) {
-		/* Hex digits: nothing to sanitise; cut at MB_DEC_MAX_STRING like every string. */
-		size_t len = 2 * n > MB_DEC_MAX_STRING ? MB_DEC_MAX_STRING : 2 * n;
-		json_object *v = json_object_new_string_len(s, (int) len);
+		/* Hex digits: nothing to sanitise; n is capped, so 2n fits MB_DEC_MAX_STRING. */
+		json_object *v = json_object_new_string_len(s, (int) (2 * n));
 
 		if (v)
 			json_object_object_add(o, key, v);
