@@ -27,6 +27,14 @@ int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((form
 /* Read and parse an event log; on failure reports and returns EXIT_USAGE. */
 int tool_load_log(const char *path, mb_event_log **ret);
 
+/* Read and parse a PCR-values file (JSON or tpm2_pcrread YAML, 1 MiB at most); reports, EXIT_USAGE. */
+int tool_load_pcrs(const char *path, mb_pcr_values *v);
+/*
+ * The same, then its values of bank alg for every PCR in mask into *ret; "PATH: has no
+ * BANK value for some of the PCRS_WHAT" (EXIT_USAGE) when it lacks one.
+ */
+int tool_load_pcr_bank(const char *path, uint16_t alg, uint32_t mask, const char *pcrs_what, mb_pcr_bank *ret);
+
 struct mb_policy;
 /* Read and load a policy; on failure reports (line and field) and returns EXIT_USAGE. */
 int tool_load_policy(const char *path, struct mb_policy **ret);

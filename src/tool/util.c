@@ -59,6 +59,44 @@ int tool_load_log(const char *path, mb_event_log **ret)
 	return EXIT_OK;
 }
 
+int tool_load_pcrs(const char *path, mb_pcr_values *v)
+{
+	mb_error err = { 0 };
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int r;
+
+	r = mb_read_file(path, 1u << 20, &buf, &size, &err);
+	if (r < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	r = mb_pcr_values_parse((const char *) buf, size, v, &err);
+	free(buf);
+	if (r < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int tool_load_pcr_bank(const char *path, uint16_t alg, uint32_t mask, const char *pcrs_what, mb_pcr_bank *ret)
+{
+	mb_pcr_values v;
+	const mb_pcr_bank *b;
+	int rc = tool_load_pcrs(path, &v);
+
+	if (rc)
+		return rc;
+	b = mb_pcr_values_bank_const(&v, alg);
+	if (!b || (b->present & mask) != mask) {
+		tool_errorf("%s: has no %s value for some of the %s", path, mb_digest_by_alg(alg)->name, pcrs_what);
+		return EXIT_USAGE;
+	}
+	*ret = *b;
+	return EXIT_OK;
+}
+
 int tool_parse_pcr_list(const char *s, uint32_t *ret)
 {
 	uint32_t mask = 0;

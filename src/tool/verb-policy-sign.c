@@ -49,10 +49,8 @@ int policy_sign(int argc, char **argv)
 	const mb_digest_info *bank = mb_digest_by_alg(MB_ALG_SHA256);
 	mb_policy_signature sig = { 0 };
 	mb_error err = { 0 };
-	mb_pcr_values v;
-	const mb_pcr_bank *b;
-	uint8_t *key = NULL, *text = NULL, *pub = NULL;
-	size_t key_size = 0, size = 0, pub_size = 0;
+	uint8_t *key = NULL, *pub = NULL;
+	size_t key_size = 0, pub_size = 0;
 	uint32_t mask = 0;
 	char *json = NULL, name[2 * MB_TPM_NAME_SIZE + 1];
 	int c, rc = EXIT_USAGE;
@@ -91,20 +89,10 @@ int policy_sign(int argc, char **argv)
 	if (!key_path || !mask || !values || !out)
 		return tool_usage_error("policy sign", "needs --key KEY, --pcrs LIST, --values FILE and -o SIG");
 
-	if (mb_read_file(values, 1u << 20, &text, &size, &err) < 0) {
-		tool_report(values, &err);
-		return EXIT_USAGE;
-	}
-	if (mb_pcr_values_parse((const char *) text, size, &v, &err) < 0) {
-		tool_report(values, &err);
-		goto out;
-	}
-	b = mb_pcr_values_bank_const(&v, bank->alg);
-	if (!b || (b->present & mask) != mask) {
-		tool_errorf("%s: has no %s value for some of the PCRs to sign", values, bank->name);
-		goto out;
-	}
-	sig.pcrs = *b;
+	rc = tool_load_pcr_bank(values, bank->alg, mask, "PCRs to sign", &sig.pcrs);
+	if (rc)
+		return rc;
+	rc = EXIT_USAGE;
 	sig.pcrs.present &= mask;
 	sig.mask = mask;
 	if (mb_policy_pcr_digest(NULL, &sig.pcrs, mask, sig.approved, &err) < 0) {
@@ -140,7 +128,6 @@ out:
 		explicit_bzero(key, key_size);
 		free(key);
 	}
-	free(text);
 	free(pub);
 	free(json);
 	mb_policy_signature_done(&sig);

@@ -232,6 +232,36 @@ static int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size)
 	return EXIT_OK;
 }
 
+/*
+ * The event log to keep in a sealed file, to explain a later failed unseal: log_path
+ * (which must parse), else the system log when it is readable and parses (else none:
+ * it is an extra). *ret is NULL when there is none.
+ */
+static int read_kept_log(const char *log_path, uint8_t **ret, size_t *ret_size)
+{
+	const char *p = log_path ? log_path : MB_DEFAULT_LOG;
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	int rc;
+
+	*ret = NULL;
+	*ret_size = 0;
+	if (!log_path && access(MB_DEFAULT_LOG, R_OK) != 0)
+		return EXIT_OK;
+	rc = read_whole(p, MB_SEALED_MAX_LOG, ret, ret_size);
+	if (rc == EXIT_OK && mb_event_log_parse(*ret, *ret_size, &log, &err) < 0) {
+		tool_report(p, &err);
+		rc = EXIT_USAGE;
+	}
+	mb_event_log_free(log);
+	if (rc) {
+		free(*ret);
+		*ret = NULL;
+		*ret_size = 0;
+	}
+	return log_path ? rc : EXIT_OK;
+}
+
 /* Read and check a sealed file (untrusted input); reports and returns EXIT_USAGE on failure. */
 static int load_sealed(const char *path, mb_sealed *s)
 {
@@ -362,43 +392,13 @@ int verb_seal(int argc, char **argv)
 		}
 		s.authorized = true;
 	} else if (strcmp(values, "current") != 0) {
-		uint8_t *buf = NULL;
-		size_t size = 0;
-
-		rc = read_whole(values, 1u << 20, &buf, &size);
+		rc = tool_load_pcr_bank(values, bank->alg, mask, "PCRs to seal to", &s.pcrs);
 		if (rc)
 			return rc;
-		if (mb_pcr_values_parse((const char *) buf, size, &v, &err) < 0) {
-			free(buf);
-			tool_report(values, &err);
-			return EXIT_USAGE;
-		}
-		free(buf);
-		b = mb_pcr_values_bank_const(&v, bank->alg);
-		if (!b || (b->present & mask) != mask) {
-			tool_errorf("%s: has no %s value for some of the PCRs to seal to", values, bank->name);
-			return EXIT_USAGE;
-		}
-		s.pcrs = *b;
 	}
-	if (log_path || access(MB_DEFAULT_LOG, R_OK) == 0) {
-		mb_event_log *log = NULL;
-		const char *p = log_path ? log_path : MB_DEFAULT_LOG;
-
-		rc = read_whole(p, MB_SEALED_MAX_LOG, &s.eventlog, &s.eventlog_size);
-		if (rc == EXIT_OK && mb_event_log_parse(s.eventlog, s.eventlog_size, &log, &err) < 0) {
-			tool_report(p, &err);
-			rc = EXIT_USAGE;
-		}
-		mb_event_log_free(log);
-		if (rc && log_path)
-			goto out;
-		if (rc) { /* the system log is an extra; sealing works without it */
-			free(s.eventlog);
-			s.eventlog = NULL;
-			s.eventlog_size = 0;
-		}
-	}
+	rc = read_kept_log(log_path, &s.eventlog, &s.eventlog_size);
+	if (rc)
+		goto out;
 
 	if (secret_alloc(&secret) < 0) {
 		tool_errorf("out of memory");
@@ -610,6 +610,34 @@ out:
 }
 
 /*
+ * The PCRs of mask whose values in the TPM now differ from want's (0: none); *now gets
+ * what the TPM holds. -1 on a TPM error (reported; *rc is the exit code).
+ */
+static int64_t pcrs_differ(mb_tpm *tpm, const mb_pcr_bank *want, uint32_t mask, mb_pcr_bank *now, int *rc)
+{
+	mb_error err = { 0 };
+	mb_pcr_values v;
+	const mb_pcr_bank *b;
+	uint32_t differ = 0;
+	unsigned p;
+
+	if (mb_tpm_read_pcrs(tpm, &want->alg, 1, mask, &v, NULL, &err) < 0) {
+		*rc = tool_tpm_exit(&err);
+		return -1;
+	}
+	b = mb_pcr_values_bank_const(&v, want->alg);
+	if (b)
+		*now = *b;
+	else
+		memset(now, 0, sizeof(*now));
+	for (p = 0; p < MB_PCR_COUNT; p++)
+		if ((mask & (1u << p)) &&
+		    (!(now->present & (1u << p)) || memcmp(now->value[p], want->value[p], want->size) != 0))
+			differ |= 1u << p;
+	return differ;
+}
+
+/*
  * The PCRs that moved since sealing, read from the TPM; then the events that moved them.
  * On stderr: stdout is where the secret goes, often into a pipe that must not mistake
  * an explanation for a key.
@@ -617,26 +645,17 @@ out:
 static int explain_failure(mb_tpm *tpm, const mb_sealed *s, const char *log_path)
 {
 	const mb_digest_info *d = mb_digest_by_alg(s->pcrs.alg);
-	mb_error err = { 0 };
-	mb_pcr_values v;
-	const mb_pcr_bank *b;
-	uint32_t differ = 0;
-	unsigned p;
+	mb_pcr_bank now;
+	int64_t differ;
+	int rc;
 
 	report_note("Not unsealed: the PCRs do not hold the values the secret is sealed to.");
-	if (mb_tpm_read_pcrs(tpm, &s->pcrs.alg, 1, s->mask, &v, NULL, &err) < 0 ||
-	    !(b = mb_pcr_values_bank_const(&v, s->pcrs.alg))) {
-		tool_report("TPM", &err);
+	differ = pcrs_differ(tpm, &s->pcrs, s->mask, &now, &rc);
+	if (differ < 0)
 		return EXIT_FAILED;
-	}
-	for (p = 0; p < MB_PCR_COUNT; p++) {
-		if (!(s->mask & (1u << p)))
-			continue;
-		if ((b->present & (1u << p)) && memcmp(b->value[p], s->pcrs.value[p], d->size) == 0)
-			continue;
-		differ |= 1u << p;
-		report_pcr(NULL, p, d, s->pcrs.value[p], (b->present & (1u << p)) ? b->value[p] : NULL);
-	}
+	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+		if (differ & (1u << p))
+			report_pcr(NULL, p, d, s->pcrs.value[p], (now.present & (1u << p)) ? now.value[p] : NULL);
 	if (!differ)
 		report_note("All sealed PCRs hold their sealed values now (they changed during the unseal?).");
 	else
@@ -672,19 +691,13 @@ static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, 
 	size_t i;
 
 	for (i = 0; i < s->n_branches; i++) {
-		const mb_pcr_bank *b = &s->branch[i], *now;
-		mb_pcr_values v;
-		unsigned p;
+		mb_pcr_bank now;
+		int rc;
+		int64_t differ = pcrs_differ(tpm, &s->branch[i], s->branch_mask[i], &now, &rc);
 
-		if (mb_tpm_read_pcrs(tpm, &b->alg, 1, s->branch_mask[i], &v, NULL, &err) < 0)
-			return tool_tpm_exit(&err);
-		now = mb_pcr_values_bank_const(&v, b->alg);
-		if (!now || (now->present & s->branch_mask[i]) != s->branch_mask[i])
-			continue;
-		for (p = 0; p < MB_PCR_COUNT; p++)
-			if ((s->branch_mask[i] & (1u << p)) && memcmp(now->value[p], b->value[p], b->size) != 0)
-				break;
-		if (p == MB_PCR_COUNT)
+		if (differ < 0)
+			return rc;
+		if (differ == 0)
 			break;
 	}
 	if (s->n_branches && i == s->n_branches) {
@@ -703,31 +716,6 @@ static int unseal_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, 
 		return tpm_error_exit(&err);
 	}
 	return EXIT_OK;
-}
-
-/* The PCRs of sig's selection that do not hold sig's values now (0: all do); -1 on a TPM error. */
-static int64_t signature_differs(mb_tpm *tpm, const mb_policy_signature *sig, mb_pcr_bank *now_out, int *rc)
-{
-	mb_error err = { 0 };
-	mb_pcr_values v;
-	const mb_pcr_bank *now;
-	uint32_t differ = 0;
-	unsigned p;
-
-	if (mb_tpm_read_pcrs(tpm, &sig->pcrs.alg, 1, sig->mask, &v, NULL, &err) < 0) {
-		*rc = tool_tpm_exit(&err);
-		return -1;
-	}
-	now = mb_pcr_values_bank_const(&v, sig->pcrs.alg);
-	for (p = 0; p < MB_PCR_COUNT; p++)
-		if ((sig->mask & (1u << p)) &&
-		    (!now || !(now->present & (1u << p)) || memcmp(now->value[p], sig->pcrs.value[p], sig->pcrs.size) != 0))
-			differ |= 1u << p;
-	if (now)
-		*now_out = *now;
-	else
-		memset(now_out, 0, sizeof(*now_out));
-	return differ;
 }
 
 /*
@@ -767,7 +755,7 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 
 		if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0)
 			continue;
-		differ = signature_differs(tpm, &sigs[i], &now, &rc);
+		differ = pcrs_differ(tpm, &sigs[i].pcrs, sigs[i].mask, &now, &rc);
 		if (differ < 0)
 			goto out;
 		if (differ)
@@ -807,7 +795,7 @@ static int unseal_authorized(mb_tpm *tpm, const mb_sealed *s, char **sig_paths, 
 			report_other_key(sig_paths[i], sigs[i].key_name, s->auth_key_name);
 			continue;
 		}
-		differ = signature_differs(tpm, &sigs[i], &now, &rc);
+		differ = pcrs_differ(tpm, &sigs[i].pcrs, sigs[i].mask, &now, &rc);
 		if (differ < 0)
 			goto out;
 		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
@@ -986,12 +974,11 @@ int verb_reseal(int argc, char **argv)
 	seal_args args;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
-	mb_pcr_values v, pv;
+	mb_pcr_values v;
+	mb_pcr_bank predicted;
 	const mb_pcr_bank *cur, *pred = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	uint8_t *text = NULL;
-	size_t size = 0;
 	static predict_args pa;
 	mb_predict_result *res = NULL;
 	int rc, i, split = 0, full_argc = argc;
@@ -1035,51 +1022,28 @@ int verb_reseal(int argc, char **argv)
 		goto out;
 	}
 	if (values) {
-		rc = read_whole(values, 1u << 20, &text, &size);
+		rc = tool_load_pcr_bank(values, s.pcrs.alg, s.mask, "sealed PCRs", &predicted);
 		if (rc)
 			goto out;
-		if (mb_pcr_values_parse((const char *) text, size, &pv, &err) < 0) {
-			free(text);
-			tool_report(values, &err);
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		free(text);
-		pred = mb_pcr_values_bank_const(&pv, s.pcrs.alg);
-		if (!pred || (pred->present & s.mask) != s.mask) {
-			tool_errorf("%s: has no %s value for some of the sealed PCRs", values,
-				    mb_digest_by_alg(s.pcrs.alg)->name);
-			rc = EXIT_USAGE;
-			goto out;
-		}
+		pred = &predicted;
 	}
 	if (split) {
 		rc = predict_sealed(&s, &pa, &res, &pred);
 		if (rc)
 			goto out;
 	}
-	if (log_path || access(MB_DEFAULT_LOG, R_OK) == 0) {
+	{
 		uint8_t *log = NULL;
 		size_t log_size = 0;
-		mb_event_log *parsed = NULL;
-		const char *p = log_path ? log_path : MB_DEFAULT_LOG;
 
-		rc = read_whole(p, MB_SEALED_MAX_LOG, &log, &log_size);
-		if (rc == EXIT_OK && mb_event_log_parse(log, log_size, &parsed, &err) < 0) {
-			tool_report(p, &err);
-			rc = EXIT_USAGE;
-		}
-		mb_event_log_free(parsed);
-		if (rc && log_path) {
-			free(log);
+		rc = read_kept_log(log_path, &log, &log_size);
+		if (rc)
 			goto out;
-		}
-		if (rc == EXIT_OK) {
+		if (log) { /* else the one SEALED keeps stays */
 			free(s.eventlog);
 			s.eventlog = log;
 			s.eventlog_size = log_size;
-		} else
-			free(log);
+		}
 	}
 
 	if (secret_alloc(&secret) < 0) {

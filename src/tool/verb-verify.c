@@ -17,7 +17,6 @@
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
-#define PCR_FILE_MAX (1u << 20)
 
 static const char verify_help[] =
 	"Usage: mboot verify [--log LOG] [--userspace-log FILE | --no-userspace-log] [--pcrs FILE]\n"
@@ -284,27 +283,6 @@ static bool in_only(uint16_t alg, const uint16_t *only, size_t n)
 		if (only[i] == alg)
 			return true;
 	return false;
-}
-
-static int load_pcrs(const char *path, mb_pcr_values *v)
-{
-	mb_error err = { 0 };
-	uint8_t *buf = NULL;
-	size_t size = 0;
-	int r;
-
-	r = mb_read_file(path, PCR_FILE_MAX, &buf, &size, &err);
-	if (r < 0) {
-		tool_report(path, &err);
-		return EXIT_USAGE;
-	}
-	r = mb_pcr_values_parse((const char *) buf, size, v, &err);
-	free(buf);
-	if (r < 0) {
-		tool_report(path, &err);
-		return EXIT_USAGE;
-	}
-	return EXIT_OK;
 }
 
 /*
@@ -596,7 +574,7 @@ int verb_verify(int argc, char **argv)
 	}
 
 	if (pcrs_path) {
-		rc = load_pcrs(pcrs_path, &actual);
+		rc = tool_load_pcrs(pcrs_path, &actual);
 		if (rc != EXIT_OK)
 			goto out;
 	} else {
