@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	for (b = 0; b < v.n_banks; b++)
 		v.banks[b].present = (1u << MB_PCR_COUNT) - 1;
-	if (mb_verify_log(log, NULL, &v, NULL, 0, r, &err) == 0 && r->n_verified > 0) {
+	if (mb_verify_log(log, NULL, &v, NULL, r, &err) == 0 && r->n_verified > 0) {
 		size_t i;
 
 		for (i = 0; i < r->n; i++)
@@ -39,9 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (v.n_banks > 0) {
 		mb_pcr_bank *bank = &v.banks[data[0] % v.n_banks];
+		mb_verify_options opts = { &bank->alg, 1, MB_USERSPACE_PCRS_DEFAULT };
 
 		bank->value[data[0] % MB_PCR_COUNT][0] ^= 0x5a;
-		(void) !mb_verify_log(log, NULL, &v, &bank->alg, 1, r, &err);
+		(void) !mb_verify_log(log, NULL, &v, &opts, r, &err);
 	}
 out:
 	free(r);

@@ -32,6 +32,11 @@ typedef struct mb_cel_record {
 	uint32_t pcr;
 	uint32_t n_digests;  /* digests of algorithms mboot knows; others are skipped */
 	mb_event_digest digests[MB_MAX_BANKS];
+	/* What was measured, when the record says it as text: content.text ('mboot measure
+	 * --text') or content.string (systemd); NULL otherwise or when it holds a NUL. Untrusted
+	 * until it hashes to the record's digest. */
+	const char *text;
+	size_t text_len;
 } mb_cel_record;
 
 typedef struct mb_cel_log mb_cel_log;

@@ -5,8 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <mboot/cel.h>
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>
+#include <mboot/verify.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +27,9 @@ typedef struct mb_policy mb_policy;
 #define MB_POLICY_MAX_RULES 4096         /* rules in one PCR */
 #define MB_POLICY_MAX_DIGESTS 65536      /* allowed digests in one rule */
 #define MB_POLICY_MAX_REGEX 65536        /* bytes of one pattern */
+/* PCRE2 match steps one check may spend (an upper bound, charged per match): past it the check
+ * stops matching and fails, so a hostile log cannot buy hours of CPU (PITFALLS #36). */
+#define MB_POLICY_STEP_BUDGET 10000000u
 
 /* Parse a policy from JSON text; errors name the line and the field (err->message). */
 MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err) MB_WUR;
@@ -40,7 +45,9 @@ typedef enum mb_policy_verdict {
 
 typedef struct mb_policy_violation {
 	uint32_t pcr;
-	const mb_event *event;     /* NULL for a PCR-level violation (value, missing required event) */
+	const mb_event *event;     /* NULL for a PCR-level violation (value, missing required event)... */
+	const mb_cel_record *record; /* ...or a userspace record's */
+	size_t record_index;       /* its number in the userspace log, from 0 */
 	char *reason;              /* what was wrong, one line */
 	char *closest;             /* the rules it came closest to, or NULL */
 } mb_policy_violation;
@@ -54,13 +61,17 @@ typedef struct mb_policy_result {
 } mb_policy_result;
 
 /*
- * Judge a log whose integrity was already verified for `bank` (replayed values equal the
- * TPM's): only that bank's digests are used, never another bank's (PITFALLS #7). replayed are
- * the log's replayed values (for "values" PCRs). Returns 0 (see result for the verdict) or a
- * negative errno on an internal failure.
+ * Judge the events of a log (and of the userspace log, may be NULL) that mb_verify_log()
+ * checked against the TPM's values (`verified`): only `bank`'s digests are used, never another
+ * bank's (PITFALLS #7), and a governed PCR is judged only if the log accounts for its value in
+ * that bank (mb_verify_pcr_trusted): else it is violated, whatever its events say. GRUB's
+ * strings are judged by the kind GRUB measured them as, not by their (undigested) label.
+ * Regular expressions share one step budget per check. Returns 0 (see result for the
+ * verdict) or a negative errno on an internal failure.
  */
-MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const mb_pcr_values *replayed,
-			      uint16_t bank, mb_policy_result *ret, mb_error *err) MB_WUR;
+MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const mb_cel_log *userspace,
+			      const mb_verify_result *verified, uint16_t bank, mb_policy_result *ret,
+			      mb_error *err) MB_WUR;
 MB_EXPORT bool mb_policy_result_ok(const mb_policy_result *r);
 MB_EXPORT void mb_policy_result_done(mb_policy_result *r);
 

@@ -32,6 +32,8 @@ typedef enum mb_pcr_verdict {
 	MB_PCR_NO_VALUE,         /* the log extends this PCR but the values given do not include it */
 	MB_PCR_DATA_MISMATCH,    /* the value matches, but an event's data does not hash to its digest:
 				  * the data was changed (what the log says happened is not what was measured) */
+	MB_PCR_USERSPACE_NOT_ALLOWED, /* the userspace log extends this PCR, which userspace does not measure
+				       * into (outside the allowed set, or a PCR the firmware log extends) */
 	_MB_PCR_VERDICT_MAX,
 } mb_pcr_verdict;
 
@@ -47,6 +49,19 @@ typedef enum mb_verify_quirk {
 
 #define MB_VERIFY_MAX_BAD_EVENTS 16
 #define MB_VERIFY_MAX_EDIT_EVENTS 1024
+/* Extends the single-edit search may spend over a whole verify: it is quadratic in the events
+ * of a PCR, and a hostile log must not buy minutes of CPU with it. */
+#define MB_VERIFY_EDIT_BUDGET 400000u
+
+/* The PCRs userspace measures into (systemd: 11-15); the default for mb_verify_options. */
+#define MB_USERSPACE_PCRS_DEFAULT 0x0000f800u
+
+typedef struct mb_verify_options {
+	const uint16_t *only_banks;  /* check only these banks (the others are UNVERIFIED); n_only 0: all */
+	size_t n_only;
+	uint32_t userspace_pcrs;     /* bit n: the userspace log may extend PCR n (never a PCR the
+				      * firmware log extends); 0: none */
+} mb_verify_options;
 
 typedef struct mb_verify_pcr {
 	uint16_t alg;
@@ -81,12 +96,14 @@ typedef struct mb_verify_pcr {
 	int64_t extra_event;             /* -1: none found */
 	int64_t swapped_event;           /* -1: none found; else this event and the next of this PCR */
 	int64_t swapped_next;
+	bool edit_search_capped;         /* the search stopped at MB_VERIFY_EDIT_BUDGET: none found may be wrong */
 } mb_verify_pcr;
 
 typedef struct mb_verify_result {
 	bool ok;             /* nothing failed and at least one PCR verified */
 	uint32_t log_pcrs;   /* bit n: the logs extend PCR n (in some bank) */
 	uint32_t userspace_pcrs; /* bit n: the userspace log extends PCR n */
+	uint32_t userspace_not_allowed; /* bit n: ...though userspace may not measure into PCR n */
 	uint32_t n_verified, n_failed;
 	size_t n;
 	mb_verify_pcr pcrs[MB_MAX_BANKS * MB_PCR_COUNT];
@@ -96,15 +113,31 @@ typedef struct mb_verify_result {
 /*
  * Verify the firmware log, followed by the userspace measurement log (may be NULL;
  * its records are extended after every firmware event), against actual.
- * only_banks/n_only: limit to these banks (n_only 0: all of actual's banks must
- * verify). A PCR one of whose extends lacks a digest of a bank is BANK_NOT_IN_LOG in
- * that bank. Returns 0 whatever the verdict (read ret->ok), or a negative errno when
- * the replay itself fails. ret is large: allocate it.
+ * opts NULL: every bank of actual must verify, userspace records only in
+ * MB_USERSPACE_PCRS_DEFAULT. A PCR one of whose extends (event or record) lacks a digest
+ * of a bank is BANK_NOT_IN_LOG in that bank; a PCR the log extends but actual lacks is
+ * NO_VALUE, a failure (a partial set of values never verifies the rest of the log).
+ * Returns 0 whatever the verdict (read ret->ok), or a negative errno when the replay
+ * itself fails. ret is large: allocate it.
  */
 MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
-			    const uint16_t *only_banks, size_t n_only, mb_verify_result *ret, mb_error *err) MB_WUR;
+			    const mb_verify_options *opts, mb_verify_result *ret, mb_error *err) MB_WUR;
 
-/* "verified", "mismatch", "not-covered", "bank-not-in-log", "unverified", "no-value", "data-mismatch". */
+/*
+ * The entry of ret for (alg, pcr), or NULL when the log does not extend the PCR and actual has
+ * no value for it.
+ */
+MB_EXPORT const mb_verify_pcr *mb_verify_result_pcr(const mb_verify_result *ret, uint16_t alg, uint32_t pcr);
+
+/*
+ * Does the log account for this PCR's value in this bank? VERIFIED, or the log extends
+ * nothing into it and the value is the PCR's reset value (an empty replay gives it).
+ * What a policy may judge, and nothing else.
+ */
+MB_EXPORT bool mb_verify_pcr_trusted(const mb_verify_pcr *r);
+
+/* "verified", "mismatch", "not-covered", "bank-not-in-log", "unverified", "no-value", "data-mismatch",
+ * "userspace-not-allowed". */
 MB_EXPORT const char *mb_pcr_verdict_name(mb_pcr_verdict v);
 
 #ifdef __cplusplus

@@ -20,7 +20,8 @@
 
 static const char verify_help[] =
 	"Usage: mboot verify [--log LOG] [--userspace-log FILE | --no-userspace-log] [--pcrs FILE]\n"
-	"                    [--bank NAME]... [--policy POLICY] [--json] [--tcti TCTI]\n\n"
+	"                    [--bank NAME]... [--userspace-pcrs LIST] [--policy POLICY] [--json]\n"
+	"                    [--tcti TCTI]\n\n"
 	"Replay the firmware event log, then the userspace measurement log ('mboot measure'),\n"
 	"and compare with the PCRs the TPM holds now (or with PCR values from FILE: mboot's\n"
 	"PCR-values JSON or tpm2_pcrread's YAML). For every PCR and bank the verdict is one of:\n"
@@ -29,11 +30,14 @@ static const char verify_help[] =
 	"  bank-not-in-log  the log extends this PCR but does not carry this bank of the TPM\n"
 	"  not-covered      the log extends nothing into this PCR (8-23): no claim either way\n"
 	"  unverified       bank left out with --bank: not checked, never counted as verified\n"
-	"  no-value         FILE does not give this PCR\n"
+	"  no-value         FILE does not give this PCR (a failure: partial values verify nothing)\n"
 	"  data-mismatch    the value matches, but an event's data does not hash to its digest\n"
 	"                   (the log was edited: what it says is not what was measured)\n"
+	"  userspace-not-allowed  the userspace log extends a PCR userspace does not measure into\n"
+	"                   (outside --userspace-pcrs, or one the firmware log extends)\n"
 	"Fail closed: every bank of the TPM must verify for every PCR the log touches; a bank\n"
-	"the log lacks fails unless --bank limits the check. A mismatch is explained where the\n"
+	"the log lacks, or an event without this bank's digest, fails unless --bank limits the\n"
+	"check. A mismatch is explained where the\n"
 	"evidence allows: events whose data does not hash to their digest, a known firmware\n"
 	"quirk that would make it match (reported, never accepted), the last event that agreed.\n\n"
 	"  --log LOG     the event log (default " MB_DEFAULT_LOG ")\n"
@@ -44,14 +48,18 @@ static const char verify_help[] =
 	"  --no-userspace-log  the firmware log only\n"
 	"  --pcrs FILE   compare with these values instead of the TPM's\n"
 	"  --bank NAME   check only this bank (may be repeated); the others are 'unverified'\n"
-	"  --policy POLICY  then judge the events against a policy (docs/policy.md), with the\n"
-	"                digests of a bank that verified (sha256 first); exit 0 only when both hold\n"
-	"  --json        {\"verified\": bool, \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", ...}]}\n"
+	"  --userspace-pcrs LIST  the PCRs userspace records may extend (default 11-15, as\n"
+	"                systemd measures); never one the firmware log extends\n"
+	"  --policy POLICY  then judge the events and userspace records against a policy\n"
+	"                (docs/policy.md), with the digests of a bank that verified (sha256 first);\n"
+	"                a PCR the policy governs must verify; exit 0 only when both hold\n"
+	"  --json        {\"verified\": bool (everything asked held), \"log_verified\": bool,\n"
+	"                \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", ...}], \"policy\": {...}}\n"
 	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 verified, 1 verification failed, 2 usage or input error, 3 TPM error.\n";
 
-enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG, OPT_POLICY };
+enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG, OPT_POLICY, OPT_US_PCRS };
 
 static const struct option verify_options[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
@@ -62,6 +70,7 @@ static const struct option verify_options[] = {
 	{ "userspace-log", required_argument, NULL, OPT_USLOG },
 	{ "no-userspace-log", no_argument, NULL, OPT_NO_USLOG },
 	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "userspace-pcrs", required_argument, NULL, OPT_US_PCRS },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -109,6 +118,9 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 	if (r->swapped_event >= 0)
 		printf("      the value matches with events %lld and %lld in the other order: the log was reordered\n",
 		       (long long) r->swapped_event, (long long) r->swapped_next);
+	if (r->edit_search_capped)
+		printf("      (the search for one added or reordered event stopped at its limit of %u steps)\n",
+		       MB_VERIFY_EDIT_BUDGET);
 	if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
 		printf("      known firmware quirk: the value matches if EV_EFI_ACTION %s %s appended: the "
 		       "firmware measured but did not log %s (not accepted: verify the firmware)\n",
@@ -163,7 +175,17 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 			       "other banks)\n", r->pcr, name);
 			break;
 		case MB_PCR_NO_VALUE:
-			printf(" the values given have no %s PCR %u\n", name, r->pcr);
+			printf(" the values given have no %s PCR %u, which the log extends\n", name, r->pcr);
+			break;
+		case MB_PCR_USERSPACE_NOT_ALLOWED:
+			if (res->log_pcrs & ~res->userspace_pcrs & (1u << r->pcr) || r->n_events)
+				printf(" %u userspace record%s extend%s PCR %u on top of the firmware's %u events: "
+				       "userspace does not measure there\n", r->n_userspace, r->n_userspace == 1 ? "" : "s",
+				       r->n_userspace == 1 ? "s" : "", r->pcr, r->n_events);
+			else
+				printf(" %u userspace record%s extend%s PCR %u, outside the PCRs userspace measures into "
+				       "(--userspace-pcrs)\n", r->n_userspace, r->n_userspace == 1 ? "" : "s",
+				       r->n_userspace == 1 ? "s" : "", r->pcr);
 			break;
 		default:
 			printf("\n");
@@ -212,12 +234,14 @@ static json_object *hex_json(const uint8_t *b, size_t n)
 	return json_object_new_string(mb_hex(b, n, hex));
 }
 
-static void print_json(const mb_verify_result *res, const char *source, json_object *policy)
+static void print_json(const mb_verify_result *res, const char *source, json_object *policy, bool verdict)
 {
 	json_object *root = json_object_new_object(), *arr = json_object_new_array();
 	size_t i;
 
-	json_object_object_add(root, "verified", json_object_new_boolean(res->ok));
+	/* The verdict of everything asked (log and policy); the log's own apart. */
+	json_object_object_add(root, "verified", json_object_new_boolean(verdict));
+	json_object_object_add(root, "log_verified", json_object_new_boolean(res->ok));
 	json_object_object_add(root, "source", json_object_new_string(source));
 	json_object_object_add(root, "pcrs_verified", json_object_new_int64(res->n_verified));
 	json_object_object_add(root, "pcrs_failed", json_object_new_int64(res->n_failed));
@@ -233,7 +257,8 @@ static void print_json(const mb_verify_result *res, const char *source, json_obj
 		if (r->n_userspace)
 			json_object_object_add(o, "userspace_records", json_object_new_int64(r->n_userspace));
 		if (r->verdict == MB_PCR_VERIFIED || r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_NO_VALUE ||
-		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH)
+		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH ||
+		    r->verdict == MB_PCR_USERSPACE_NOT_ALLOWED)
 			json_object_object_add(o, "expected", hex_json(r->expected, r->size));
 		if (r->verdict != MB_PCR_NO_VALUE)
 			json_object_object_add(o, "actual", hex_json(r->actual, r->size));
@@ -251,6 +276,8 @@ static void print_json(const mb_verify_result *res, const char *source, json_obj
 						       "last_agreeing_event", json_object_new_int64(r->last_good_event));
 			if (r->extra_event >= 0)
 				json_object_object_add(o, "matches_without_event", json_object_new_int64(r->extra_event));
+			if (r->edit_search_capped)
+				json_object_object_add(o, "edit_search_capped", json_object_new_boolean(true));
 			if (r->swapped_event >= 0) {
 				json_object *sw = json_object_new_array();
 
@@ -381,7 +408,7 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 
 /* Judge the verified log; prints (text) or returns the JSON object (json); false when violated. */
 static bool check_policy(const mb_policy *policy, const char *policy_path, const mb_event_log *log,
-			 const mb_pcr_values *actual, const mb_verify_result *res, bool json, json_object **ret_json)
+			 const mb_cel_log *us, const mb_verify_result *res, bool json, json_object **ret_json)
 {
 	uint16_t bank = res->ok ? policy_bank(res) : 0;
 	mb_policy_result pr;
@@ -401,7 +428,7 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 		}
 		return false;
 	}
-	if (mb_policy_check(policy, log, actual, bank, &pr, &err) < 0) {
+	if (mb_policy_check(policy, log, us, res, bank, &pr, &err) < 0) {
 		tool_report(policy_path, &err);
 		json_object_put(o);
 		return false;
@@ -436,6 +463,19 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 				if (d)
 					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
 				free(text);
+			} else if (v->record) {
+				const mb_event_digest *d = NULL;
+				uint32_t k;
+
+				for (k = 0; k < v->record->n_digests; k++)
+					if (v->record->digests[k].alg == bank)
+						d = &v->record->digests[k];
+				json_object_object_add(vo, "userspace_record", json_object_new_int64((int64_t) v->record_index));
+				if (v->record->text)
+					json_object_object_add(vo, "text", json_object_new_string_len(v->record->text,
+												   (int) v->record->text_len));
+				if (d)
+					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
 			}
 			json_object_object_add(vo, "reason", json_object_new_string(v->reason));
 			if (v->closest)
@@ -474,7 +514,12 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 			const mb_policy_violation *v = &pr.violations[i];
 			char *what = v->event ? describe_event(log, v->event, bank) : NULL;
 
-			printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "", v->reason);
+			if (v->record)
+				printf("  VIOLATION PCR %u userspace record %zu \"%.300s\": %s\n", v->pcr, v->record_index,
+				       v->record->text ? v->record->text : "", v->reason);
+			else
+				printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "",
+				       v->reason);
 			if (v->closest)
 				printf("      closest rules: %s\n", v->closest);
 			free(what);
@@ -497,6 +542,7 @@ int verb_verify(int argc, char **argv)
 	int us_fd = -1;
 	uint16_t only[MB_MAX_BANKS];
 	size_t n_only = 0, i;
+	mb_verify_options vopts = { .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	bool json = false;
 	mb_event_log *log = NULL;
 	mb_pcr_values actual;
@@ -547,6 +593,10 @@ int verb_verify(int argc, char **argv)
 			break;
 		case OPT_POLICY:
 			policy_path = optarg;
+			break;
+		case OPT_US_PCRS:
+			if (tool_parse_pcr_list(optarg, &vopts.userspace_pcrs) < 0)
+				return tool_usage_error("verify", "--userspace-pcrs: '%s' is not a list of PCRs 0-23", optarg);
 			break;
 		default:
 			return tool_usage_error("verify", "unknown option '%s'", argv[optind - 1]);
@@ -624,7 +674,9 @@ int verb_verify(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (mb_verify_log(log, us, &actual, only, n_only, res, &err) < 0) {
+	vopts.only_banks = only;
+	vopts.n_only = n_only;
+	if (mb_verify_log(log, us, &actual, &vopts, res, &err) < 0) {
 		tool_report(log_path, &err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -632,9 +684,9 @@ int verb_verify(int argc, char **argv)
 	if (!json)
 		print_text(log, res, pcrs_path ? "values" : "TPM");
 	if (policy)
-		policy_ok = check_policy(policy, policy_path, log, &actual, res, json, &policy_json);
+		policy_ok = check_policy(policy, policy_path, log, us, res, json, &policy_json);
 	if (json)
-		print_json(res, pcrs_path ? pcrs_path : "tpm", policy_json);
+		print_json(res, pcrs_path ? pcrs_path : "tpm", policy_json, res->ok && policy_ok);
 	rc = res->ok && policy_ok ? EXIT_OK : EXIT_FAILED;
 out:
 	if (us_fd >= 0)

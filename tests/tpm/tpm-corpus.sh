@@ -30,8 +30,14 @@ for truth in "$C"/*/*.pcrs.json; do
 		"$M" log extend --tcti "$TCTI" "$log" 2> "$WORK/err" && fail "$name: log extend accepted an H-CRTM log"
 		[ $? -eq 1 ] || fail "$name: log extend should exit 1 on an H-CRTM log"
 		grep -q "H-CRTM" "$WORK/err" || fail "$name: no H-CRTM explanation: $(cat "$WORK/err")"
-		"$M" verify --log "$log" --pcrs "$truth" > "$WORK/out" || fail "$name: verify against the truth failed"
-		echo "ok: $name: log extend refuses the H-CRTM start; verify --pcrs truth exits 0"
+		# The truth is PCR 0 only: it verifies (from the H-CRTM start); the others have no value,
+		# and a partial set of values never verifies a log (exit 1).
+		"$M" verify --log "$log" --pcrs "$truth" --json > "$WORK/out"
+		rc=$?
+		[ $rc -eq 1 ] && jq -e '[.pcrs[] | select(.pcr == 0)][0].verdict == "verified" and
+			([.pcrs[] | select(.pcr != 0) | .verdict] | unique == ["no-value"])' "$WORK/out" >/dev/null ||
+			fail "$name: verify against the PCR 0 truth: exit $rc, $(jq -c '[.pcrs[] | [.pcr, .verdict]]' "$WORK/out")"
+		echo "ok: $name: log extend refuses the H-CRTM start; the true PCR 0 verifies, the rest has no value (exit 1)"
 		checked=$((checked + 1))
 		continue
 	fi
@@ -75,8 +81,19 @@ for truth in "$C"/*/*.pcrs.json; do
 	"$M" verify --log "$log" --tcti "$TCTI" > "$WORK/v" || fail "$name: verify exited $?: $(cat "$WORK/v")"
 	"$M" verify --log "$log" --pcrs "$WORK/pcrs.json" --json > "$WORK/vj" || fail "$name: verify --pcrs exited $?"
 	[ "$(jq -r .verified "$WORK/vj")" = true ] || fail "$name: verify --json not verified"
-	"$M" verify --log "$log" --pcrs "$truth" > "$WORK/v" || fail "$name: verify --pcrs truth exited $?"
-	echo "ok: $name: $n true PCR values rebuilt in swtpm (banks: $banks); verify exits 0"
+	# Against the truth: every value it gives verifies. A truth file that lacks some PCR the log
+	# extends (fwupd's lists PCR 0 only) must not verify the rest: exit 1, those PCRs no-value.
+	"$M" verify --log "$log" --pcrs "$truth" --json > "$WORK/vt"
+	rc=$?
+	jq -e '[.pcrs[].verdict] - ["verified", "no-value", "not-covered"] == []' "$WORK/vt" >/dev/null ||
+		fail "$name: verify --pcrs truth: $(jq -c '[.pcrs[] | select(.verdict != "verified")]' "$WORK/vt")"
+	if jq -e 'any(.pcrs[]; .verdict == "no-value")' "$WORK/vt" >/dev/null; then
+		[ $rc -eq 1 ] && jq -e '.verified == false' "$WORK/vt" >/dev/null ||
+			fail "$name: a partial truth file verified the log (exit $rc)"
+	else
+		[ $rc -eq 0 ] || fail "$name: verify --pcrs truth exited $rc"
+	fi
+	echo "ok: $name: $n true PCR values rebuilt in swtpm (banks: $banks); verify exits 0 (truth: exit $rc)"
 	checked=$((checked + 1))
 done
 [ "$checked" -ge 15 ] || fail "only $checked corpus logs checked"

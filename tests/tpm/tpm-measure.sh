@@ -1,6 +1,7 @@
 #!/bin/bash
 # `mboot measure` and the userspace log: digests against tpm2_pcrevent and openssl,
 # 2 processes x 500 concurrent measurements (1000 whole records, verify exits 0),
+# records outside the PCRs userspace measures into (or on top of the firmware's) refused,
 # a truncated last record reported, a TPM dying mid-measure logs nothing, a tampered
 # userspace record fails verify on its PCR.
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
@@ -44,7 +45,7 @@ echo "ok: --text and --stdin digests == sha256sum/sha1sum"
 "$M" measure --pcr 1 --file "$WORK/none" --log "$US" 2>/dev/null; [ $? -eq 2 ] || fail "missing file accepted"
 echo "ok: usage errors exit 2"
 
-# A boot (the firmware log) plus 2 x 500 concurrent measurements of PCRs 9 and 15.
+# A boot (the firmware log) plus 2 x 500 concurrent measurements of PCRs 11 and 15 (systemd's).
 swtpm_start
 swtpm_banks "sha1 sha256"
 "$M" log extend "$LOG" >/dev/null 2>&1 || fail "log extend"
@@ -55,7 +56,7 @@ worker() {
 		"$M" measure --pcr "$1" --text "$2 $i" --log "$US" || { echo "worker $2: measure $i exited $?"; return 1; }
 	done
 }
-worker 9 a > "$WORK/wa" 2>&1 &
+worker 11 a > "$WORK/wa" 2>&1 &
 pa=$!
 worker 15 b > "$WORK/wb" 2>&1 &
 pb=$!
@@ -65,15 +66,15 @@ n=$(jq --seq -c . < "$US" 2>/dev/null | wc -l)
 [ "$n" -eq 1000 ] || fail "$n records parse, expected 1000"
 [ "$(tr -cd '\036' < "$US" | wc -c)" -eq 1000 ] || fail "not 1000 record separators"
 [ "$(wc -l < "$US")" -eq 1000 ] || fail "not 1000 newlines"
-[ "$(jq --seq -r 'select(.pcr == 9) | .content.text' < "$US" 2>/dev/null | sort -u | wc -l)" -eq 500 ] ||
-	fail "PCR 9 records lost or duplicated"
+[ "$(jq --seq -r 'select(.pcr == 11) | .content.text' < "$US" 2>/dev/null | sort -u | wc -l)" -eq 500 ] ||
+	fail "PCR 11 records lost or duplicated"
 [ -k "$US" ] && fail "log left marked incomplete"
 "$M" verify --log "$LOG" --userspace-log "$US" > "$WORK/v" || fail "verify exited $?: $(cat "$WORK/v")"
-grep -q "PCR  9 sha256  verified         0 events + 500 userspace records" "$WORK/v" || fail "PCR 9 not verified: $(cat "$WORK/v")"
+grep -q "PCR 11 sha256  verified         0 events + 500 userspace records" "$WORK/v" || fail "PCR 11 not verified: $(cat "$WORK/v")"
 grep -q "PCR 15 sha256  verified         0 events + 500 userspace records" "$WORK/v" || fail "PCR 15 not verified"
 echo "ok: 2 x 500 concurrent measures: 1000 whole records (jq --seq), verify exits 0"
 
-# Without the userspace log, PCRs 9 and 15 carry no claim; PCR values of the TPM
+# Without the userspace log, PCRs 11 and 15 carry no claim; PCR values of the TPM
 # against a tampered userspace record: PCR 15 fails and is named.
 awk 'BEGIN { RS = "\036"; ORS = "" } NR > 1 { if (!done && $0 ~ /"pcr":15/) { sub(/"text":"b /, "\"text\":\"B "); sub(/"digest":"[0-9a-f]/, "\"digest\":\"f"); done = 1 } print "\036" $0 }' \
 	"$US" > "$WORK/tampered.log"
@@ -83,6 +84,24 @@ cmp -s "$US" "$WORK/tampered.log" && fail "tampering did nothing"
 [ "$(jq -r '[.pcrs[] | select(.verdict == "mismatch") | .pcr] | unique | map(tostring) | join(" ")' "$WORK/v.json")" = 15 ] ||
 	fail "tampered userspace log: PCR 15 not the one named"
 echo "ok: a tampered userspace record fails PCR 15"
+
+# Userspace records belong where userspace measures (11-15 by default, --userspace-pcrs), never
+# on top of the firmware's events: a record in PCR 9 (GRUB's) fails although the value matches.
+cp "$US" "$WORK/us9.log"
+"$M" measure --pcr 9 --text "moved here" --log "$WORK/us9.log" >/dev/null || fail "measure --pcr 9"
+"$M" verify --log "$LOG" --userspace-log "$WORK/us9.log" --json > "$WORK/v.json"
+[ $? -eq 1 ] || fail "a userspace record in PCR 9 verified"
+[ "$(jq -r '[.pcrs[] | select(.verdict == "userspace-not-allowed") | .pcr] | unique | map(tostring) | join(" ")' "$WORK/v.json")" = 9 ] ||
+	fail "PCR 9 not named userspace-not-allowed: $(jq -c '[.pcrs[] | select(.verdict != "verified")]' "$WORK/v.json")"
+"$M" verify --log "$LOG" --userspace-log "$WORK/us9.log" --userspace-pcrs 9,11-15 > "$WORK/v" ||
+	fail "--userspace-pcrs 9,11-15 did not verify: $(cat "$WORK/v")"
+# PCR 4 is the firmware's (this log extends it): a record there fails even when allowed.
+cp "$US" "$WORK/us4.log"
+"$M" measure --pcr 4 --text "an EFI binary moved out of the firmware log" --log "$WORK/us4.log" >/dev/null || fail "measure --pcr 4"
+"$M" verify --log "$LOG" --userspace-log "$WORK/us4.log" --userspace-pcrs 4,11-15 > "$WORK/v"
+[ $? -eq 1 ] && grep -q "PCR  4 sha256  userspace-not-allowed 1 userspace record extends PCR 4 on top of the firmware's" "$WORK/v" ||
+	fail "a userspace record on top of the firmware's PCR 4: $(grep "PCR  4" "$WORK/v")"
+echo "ok: userspace records in PCR 9 (not allowed by default) and PCR 4 (the firmware's) fail verify"
 
 # A truncated last record is reported (exit 2, offset named), never silently dropped.
 head -c -5 "$US" > "$WORK/cut.log"

@@ -46,7 +46,7 @@ boot "$WORK/evil.bin"
 "$M" verify --log "$WORK/evil.bin" --no-userspace-log --policy "$S/docs/policy-example.json" --json >"$WORK/evil.json"
 rc=$?
 [ $rc -eq 1 ] || fail "verify --policy on the init=/bin/sh boot exited $rc, expected 1"
-jq -e '.verified == true and .policy.ok == false' "$WORK/evil.json" >/dev/null || fail "verdicts: $(cat "$WORK/evil.json")"
+jq -e '.log_verified == true and .verified == false and .policy.ok == false' "$WORK/evil.json" >/dev/null || fail "verdicts: $(cat "$WORK/evil.json")"
 jq -e '.policy.violations | any(.pcr == 8 and (.text // "" | test("^kernel_cmdline: .*init=/bin/sh$")) and (.reason | test("no rule")))' \
 	"$WORK/evil.json" >/dev/null || fail "the kernel_cmdline event is not named: $(jq -c .policy "$WORK/evil.json")"
 echo "ok: a boot with init=/bin/sh verifies but breaks the policy, naming the kernel_cmdline event"

@@ -280,9 +280,9 @@ EOF
 		base) check "policy: the base boot verifies and meets the artifacts' policy (exit 0)" \
 			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
 		cmdline) check "policy: the changed command line verifies but breaks the policy at kernel_cmdline (exit 1)" \
-			test "$rc:$(jq -c '[.verified, .policy.ok, ([.policy.violations[] | select(.pcr == 8 and ((.text // "") | startswith("kernel_cmdline:")))] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
+			test "$rc:$(jq -c '[.log_verified, .policy.ok, ([.policy.violations[] | select(.pcr == 8 and ((.text // "") | startswith("kernel_cmdline:")))] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
 		initrd) check "policy: the changed initrd verifies but breaks the policy in PCR 9 (exit 1)" \
-			test "$rc:$(jq -c '[.verified, .policy.ok, ([.policy.violations[] | select(.pcr == 9)] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
+			test "$rc:$(jq -c '[.log_verified, .policy.ok, ([.policy.violations[] | select(.pcr == 9)] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
 		esac
 	done
 	;;

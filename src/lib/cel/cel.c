@@ -26,8 +26,12 @@ struct mb_cel_log {
 
 MB_EXPORT void mb_cel_log_free(mb_cel_log *log)
 {
+	size_t i;
+
 	if (!log)
 		return;
+	for (i = 0; i < log->n; i++)
+		free((char *) log->records[i].text);
 	free(log->records);
 	free(log->digest_bytes);
 	free(log);
@@ -88,6 +92,30 @@ static int parse_digests(json_object *arr, mb_cel_record *rec, uint8_t *store, m
 	return 0;
 }
 
+/* content.text (mboot) or content.string (systemd): what was hashed, for a policy's text rules. */
+static int parse_text(json_object *root, mb_cel_record *rec, mb_error *err)
+{
+	json_object *content, *t;
+	const char *s;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "content", &content) || !json_object_is_type(content, json_type_object))
+		return 0;
+	if (!json_object_object_get_ex(content, "text", &t) && !json_object_object_get_ex(content, "string", &t))
+		return 0;
+	if (!json_object_is_type(t, json_type_string))
+		return 0;
+	s = json_object_get_string(t);
+	n = (size_t) json_object_get_string_len(t);
+	if (memchr(s, 0, n))
+		return 0; /* not text a rule can be written for */
+	rec->text = strndup(s, n);
+	if (!rec->text)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	rec->text_len = n;
+	return 0;
+}
+
 /* One record's JSON text (between its 0x1E and its newline). Returns 1 if it was skipped. */
 static int parse_record(const char *text, size_t len, mb_cel_record *rec, uint8_t *store, mb_error *err)
 {
@@ -141,6 +169,8 @@ static int parse_record(const char *text, size_t len, mb_cel_record *rec, uint8_
 		goto out;
 	}
 	rc = parse_digests(digests, rec, store, err);
+	if (rc == 0)
+		rc = parse_text(root, rec, err);
 out:
 	json_object_put(root);
 	json_tokener_free(tok);

@@ -10,6 +10,7 @@
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
+#include "lib/grub/grub.h"
 #include "shared/reader.h"
 
 /* Does every known bank of ev equal H(p, n)? Sets *mismatched to the failing digests. */
@@ -46,30 +47,6 @@ static bool variable_data(const mb_event *ev, const uint8_t **ret, size_t *ret_s
 	if (data_len > mb_reader_left(&r))
 		return false;
 	return mb_read_bytes(&r, (size_t) data_len, ret) == 0 && (*ret_size = (size_t) data_len, true);
-}
-
-static const char *const grub_prefixes[] = { "grub_cmd: ", "kernel_cmdline: ", "module_cmdline: " };
-
-/* GRUB's PCR 8 EV_IPL strings: the text after the prefix, without the NUL. A string without
- * its NUL is still judged as GRUB's (GRUB always writes one): an edited terminator must not
- * turn a checkable event into an uncheckable one. */
-static bool grub_string(const mb_event *ev, const uint8_t **ret, size_t *ret_size)
-{
-	size_t i, len;
-
-	if (ev->type != MB_EV_IPL || ev->pcr != 8 || ev->data_size == 0)
-		return false;
-	len = ev->data_size - (ev->data[ev->data_size - 1] == 0);
-	for (i = 0; i < sizeof(grub_prefixes) / sizeof(grub_prefixes[0]); i++) {
-		size_t n = strlen(grub_prefixes[i]);
-
-		if (len >= n && memcmp(ev->data, grub_prefixes[i], n) == 0) {
-			*ret = ev->data + n;
-			*ret_size = len - n;
-			return true;
-		}
-	}
-	return false;
 }
 
 MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
@@ -127,7 +104,7 @@ MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
 		ret->mismatched_digests = bad2;
 		return 0;
 	case MB_EV_IPL:
-		if (!grub_string(ev, &p, &n))
+		if (grub_string_split(ev, &p, &n) == GRUB_STRING_NONE)
 			return 0; /* files, shim's MokList, sd-boot sections: H(something not in the log) */
 		ret->rule = "H(text after prefix, without NUL)";
 		if (digests_equal(ev, p, n, &bad, &any)) {

@@ -147,3 +147,99 @@ grub_event_kind grub_event_kind_of(const mb_event *ev)
 		return GRUB_EVENT_INITRD;
 	return GRUB_EVENT_NONE;
 }
+
+static const char *const string_prefixes[] = {
+	[GRUB_STRING_CMD] = "grub_cmd: ",
+	[GRUB_STRING_KERNEL_CMDLINE] = "kernel_cmdline: ",
+	[GRUB_STRING_MODULE_CMDLINE] = "module_cmdline: ",
+};
+
+const char *grub_string_prefix(grub_string_kind k)
+{
+	return k > GRUB_STRING_NONE && k <= GRUB_STRING_MODULE_CMDLINE ? string_prefixes[k] : "";
+}
+
+grub_string_kind grub_string_split(const mb_event *ev, const uint8_t **text, size_t *len)
+{
+	size_t n;
+	int k;
+
+	if (ev->type != MB_EV_IPL || ev->pcr != 8 || ev->data_size == 0)
+		return GRUB_STRING_NONE;
+	/* GRUB always writes the NUL; a string without it is still judged as GRUB's. */
+	n = ev->data_size - (ev->data[ev->data_size - 1] == 0);
+	for (k = GRUB_STRING_CMD; k <= GRUB_STRING_MODULE_CMDLINE; k++) {
+		size_t p = strlen(string_prefixes[k]);
+
+		if (n >= p && memcmp(ev->data, string_prefixes[k], p) == 0) {
+			*text = ev->data + p;
+			*len = n - p;
+			return (grub_string_kind) k;
+		}
+	}
+	return GRUB_STRING_NONE;
+}
+
+/* The first word of a command, and whether it is one of names[]. */
+static bool command_is(const uint8_t *t, size_t n, const char *const *names)
+{
+	size_t w = 0;
+
+	while (w < n && t[w] != ' ')
+		w++;
+	for (; *names; names++)
+		if (strlen(*names) == w && memcmp(t, *names, w) == 0)
+			return true;
+	return false;
+}
+
+/* Does cmdline start with the command's first argument (the kernel's path)? GRUB re-quotes
+ * arguments with blanks or quotes in the command line: such a path cannot be compared. */
+static bool starts_with_path(const uint8_t *cmd, size_t cmd_len, const uint8_t *cmdline, size_t len)
+{
+	size_t a = 0, b, i;
+
+	while (a < cmd_len && cmd[a] != ' ')
+		a++;
+	if (a == cmd_len)
+		return false; /* "linux" without a path loads nothing */
+	b = ++a;
+	while (b < cmd_len && cmd[b] != ' ')
+		b++;
+	for (i = a; i < b; i++)
+		if (cmd[i] == '"' || cmd[i] == '\'' || cmd[i] == '\\')
+			return true;
+	return len >= b - a && memcmp(cmdline, cmd + a, b - a) == 0 && (len == b - a || cmdline[b - a] == ' ');
+}
+
+grub_string_kind grub_string_walk_next(grub_string_walk *w, const mb_event *ev)
+{
+	static const char *const linux_loaders[] = { "linux", "linuxefi", "linux16", NULL };
+	static const char *const other_kernel_loaders[] = { "multiboot", "multiboot2", "xen_hypervisor", NULL };
+	static const char *const module_loaders[] = { "module", "module2", "xen_module", NULL };
+	grub_string_kind kind;
+	const uint8_t *text;
+	size_t len;
+
+	if (ev->pcr != 8)
+		return GRUB_STRING_NONE;
+	if (grub_string_split(ev, &text, &len) == GRUB_STRING_NONE) {
+		w->prev = GRUB_STRING_NONE; /* something else in between: not the loader's string */
+		return GRUB_STRING_NONE;
+	}
+	kind = GRUB_STRING_CMD;
+	if (w->prev == GRUB_STRING_CMD) {
+		if (command_is(w->prev_text, w->prev_len, linux_loaders)) {
+			if (starts_with_path(w->prev_text, w->prev_len, text, len))
+				kind = GRUB_STRING_KERNEL_CMDLINE;
+		} else if (command_is(w->prev_text, w->prev_len, other_kernel_loaders)) {
+			kind = GRUB_STRING_KERNEL_CMDLINE;
+		} else if (command_is(w->prev_text, w->prev_len, module_loaders)) {
+			kind = GRUB_STRING_MODULE_CMDLINE;
+		}
+	}
+	w->prev = kind;
+	w->prev_text = text;
+	w->prev_len = len;
+	return kind;
+}

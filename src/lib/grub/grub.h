@@ -43,4 +43,34 @@ typedef enum grub_event_kind {
 /* What a PCR 8 EV_IPL event of GRUB's is, by its text. */
 grub_event_kind grub_event_kind_of(const mb_event *ev);
 
+/*
+ * GRUB's measured strings (PCR 8, EV_IPL): "<label>: <text>" + NUL, of which the digest covers
+ * only <text>. The label is not measured, so whoever edits the log can change it.
+ */
+typedef enum grub_string_kind {
+	GRUB_STRING_NONE = 0,
+	GRUB_STRING_CMD,            /* "grub_cmd: " every command GRUB runs */
+	GRUB_STRING_KERNEL_CMDLINE, /* "kernel_cmdline: " the command line a kernel loader built */
+	GRUB_STRING_MODULE_CMDLINE, /* "module_cmdline: " a multiboot module's */
+} grub_string_kind;
+
+/* "grub_cmd: " etc., with the separator. */
+const char *grub_string_prefix(grub_string_kind k);
+/* The label the event carries and the digested text after it (without the NUL). */
+grub_string_kind grub_string_split(const mb_event *ev, const uint8_t **text, size_t *len);
+
+/*
+ * The kind GRUB measured a string as, from what the digests bind rather than from the label:
+ * a command line is measured by the kernel (module) loader right after the command that runs
+ * it, so it is the PCR 8 string right after "grub_cmd: linux PATH ..." (module, multiboot...)
+ * and, for Linux, starts with PATH. Feed every PCR 8 event in log order.
+ */
+typedef struct grub_string_walk {
+	grub_string_kind prev;
+	const uint8_t *prev_text;
+	size_t prev_len;
+} grub_string_walk;
+
+grub_string_kind grub_string_walk_next(grub_string_walk *w, const mb_event *ev);
+
 #endif

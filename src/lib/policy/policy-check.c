@@ -7,25 +7,10 @@
 #include <string.h>
 
 #include <mboot/events.h>
+#include "lib/grub/grub.h"
 #include "policy-internal.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
-
-int policy_regex_match(const struct mb_policy *p, const policy_rule *r, const char *text, size_t len)
-{
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
-	int rc;
-
-	if (!md)
-		return -ENOMEM;
-	rc = pcre2_match(r->re, (PCRE2_SPTR) text, len, 0, 0, md, p->mctx);
-	pcre2_match_data_free(md);
-	if (rc >= 0)
-		return 1;
-	if (rc == PCRE2_ERROR_NOMATCH)
-		return 0;
-	return -E2BIG; /* a limit was hit: treated as no match, and said */
-}
 
 static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const mb_event *ev, char *closest,
 			 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -55,7 +40,8 @@ static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const
 		free(closest);
 		return -ENOMEM;
 	}
-	res->violations[res->n_violations++] = (mb_policy_violation) { pcr, ev, reason, closest };
+	res->violations[res->n_violations++] = (mb_policy_violation) { .pcr = pcr, .event = ev, .reason = reason,
+									 .closest = closest };
 	return 0;
 }
 
@@ -106,143 +92,325 @@ static char *closest_rules(const policy_pcr *pp, uint32_t type)
 	return out;
 }
 
-MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const mb_pcr_values *replayed,
-			      uint16_t bank, mb_policy_result *ret, mb_error *err)
+typedef struct check_ctx {
+	const mb_policy *p;
+	mb_policy_result *res;
+	size_t cap;
+	uint16_t bank;
+	const mb_digest_info *info;
+	pcre2_match_context *mctx;  /* the policy's, with a limit per try */
+	pcre2_match_data *md;
+	uint64_t budget;            /* PCRE2 steps left (an upper bound on what was spent) */
+} check_ctx;
+
+typedef enum match_result { MATCH_NO = 0, MATCH_YES, MATCH_LIMIT, MATCH_BUDGET } match_result;
+
+/*
+ * PCRE2 cannot say how many steps a match took, only stop it at a limit. So each match is
+ * tried under rising limits and charged each limit it was given: the charge bounds the work,
+ * the budget bounds the check, and a plain pattern on plain text costs the first rung only.
+ */
+static int match_budgeted(check_ctx *c, const policy_rule *r, const char *text, size_t len, match_result *ret)
 {
-	const mb_digest_info *info = mb_digest_by_alg(bank);
-	size_t cap = 0, n = mb_event_log_count(log), i, k;
-	uint32_t *counts = NULL;
+	static const uint32_t ladder[] = { 100, 1000, 10000, POLICY_MATCH_LIMIT };
+	size_t i;
+
+	for (i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++) {
+		int rc;
+
+		if (c->budget < ladder[i]) {
+			c->budget = 0;
+			*ret = MATCH_BUDGET;
+			return 0;
+		}
+		c->budget -= ladder[i];
+		pcre2_set_match_limit(c->mctx, ladder[i]);
+		rc = pcre2_match(r->re, (PCRE2_SPTR) text, len, 0, 0, c->md, c->mctx);
+		if (rc >= 0) {
+			*ret = MATCH_YES;
+			return 0;
+		}
+		if (rc == PCRE2_ERROR_NOMATCH) {
+			*ret = MATCH_NO;
+			return 0;
+		}
+		if (rc == PCRE2_ERROR_NOMEMORY)
+			return -ENOMEM;
+		if (rc != PCRE2_ERROR_MATCHLIMIT)
+			break; /* depth or heap limit: no higher rung helps */
+	}
+	*ret = MATCH_LIMIT;
+	return 0;
+}
+
+static const mb_event_digest *record_digest(const mb_cel_record *rec, uint16_t alg)
+{
+	uint32_t k;
+
+	for (k = 0; k < rec->n_digests; k++)
+		if (rec->digests[k].alg == alg)
+			return &rec->digests[k];
+	return NULL;
+}
+
+/*
+ * The text a rule judges, or NULL: the event's text (mb_event_text), except that a GRUB string
+ * carries the label of the kind GRUB measured it as (derived), not the label written in the log.
+ */
+static char *judged_text(const mb_event *ev, grub_string_kind derived)
+{
+	const uint8_t *body;
+	size_t len;
+	mb_event copy;
+	uint8_t *buf;
+	const char *prefix;
+	char *text;
+
+	if (derived == GRUB_STRING_NONE || grub_string_split(ev, &body, &len) == GRUB_STRING_NONE)
+		return mb_event_text(ev);
+	prefix = grub_string_prefix(derived);
+	buf = malloc(strlen(prefix) + len + 1);
+	if (!buf)
+		return NULL;
+	memcpy(buf, prefix, strlen(prefix));
+	memcpy(buf + strlen(prefix), body, len);
+	copy = *ev;
+	copy.data = buf;
+	copy.data_size = (uint32_t) (strlen(prefix) + len);
+	text = mb_event_text(&copy);
+	free(buf);
+	return text;
+}
+
+/* What a governed PCR's judgement rests on: the log must account for its value in the bank. */
+static int check_trusted(check_ctx *c, uint32_t pcr, const mb_verify_pcr *vr, bool *ok)
+{
+	char hex[2 * MB_DIGEST_MAX + 1];
+
+	*ok = mb_verify_pcr_trusted(vr);
+	if (*ok)
+		return 0;
+	if (!vr)
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL, "PCR %u has no %s value to judge the log against",
+				     pcr, c->info->name);
+	if (vr->verdict == MB_PCR_NOT_COVERED)
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL,
+				     "PCR %u (%s) is %s, not its reset value, and the log has no event for it: "
+				     "what was measured into it is not in the log", pcr, c->info->name,
+				     mb_hex(vr->actual, vr->size, hex));
+	return add_violation(c->res, &c->cap, pcr, NULL, NULL,
+			     "PCR %u (%s) did not verify (%s): the log does not account for its value, so its "
+			     "events prove nothing", pcr, c->info->name, mb_pcr_verdict_name(vr->verdict));
+}
+
+/* One event or userspace record against the PCR's rules; *matched is the rule's index or -1. */
+typedef struct judged {
+	const mb_event *ev;            /* or... */
+	const mb_cel_record *rec;
+	size_t rec_index;
+	grub_string_kind derived;
+	const mb_event_digest *d;      /* in the judged bank, or NULL */
+	bool text_trusted;             /* its text hashes to its digests (the judged bank's included) */
+} judged;
+
+static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_t *cursor, const judged *j,
+		     uint32_t pcr, bool *violated)
+{
+	const uint32_t type = j->ev ? j->ev->type : 0;
+	char *text = NULL;
+	bool text_done = false, over_max = false, limit_hit = false, budget_spent = false;
+	int matched = -1, rc;
+	size_t k;
+
+	for (k = pp->ordered ? *cursor : 0; k < pp->n_rules; k++) {
+		const policy_rule *r = &pp->rules[k];
+		bool match = false;
+
+		if (r->userspace != !j->ev || (j->ev && r->type != type))
+			continue;
+		if (!j->d)
+			continue; /* nothing in the judged bank: no rule can vouch for it (PITFALLS #32) */
+		if (r->kind == RULE_DIGESTS) {
+			match = allowed_digest(r, j->d);
+		} else if (j->text_trusted) {
+			match_result m;
+
+			if (!text_done) {
+				text = j->ev ? judged_text(j->ev, j->derived) : strndup(j->rec->text, j->rec->text_len);
+				text_done = true;
+			}
+			if (!text)
+				continue;
+			rc = match_budgeted(c, r, text, strlen(text), &m);
+			if (rc < 0) {
+				free(text);
+				return rc;
+			}
+			limit_hit |= m == MATCH_LIMIT;
+			budget_spent |= m == MATCH_BUDGET;
+			match = m == MATCH_YES;
+		}
+		if (!match)
+			continue;
+		if (r->max && counts[k] >= r->max) {
+			over_max = true;
+			continue;
+		}
+		matched = (int) k;
+		break;
+	}
+	free(text);
+	if (matched >= 0) {
+		counts[matched]++;
+		if (pp->ordered)
+			*cursor = (size_t) matched;
+		c->res->events_matched++;
+		return 0;
+	}
+	*violated = true;
+	rc = add_violation(c->res, &c->cap, pcr, j->ev, j->ev ? closest_rules(pp, type) : NULL, "%s%s%s%s",
+			   !j->d ? "it has no digest in the verified bank; " :
+			   !j->text_trusted && j->ev ? "its data does not hash to its digest (not trusted); " : "",
+			   budget_spent ? "not judged: the check spent its regular-expression budget" :
+			   over_max ? "a matching rule already matched its maximum number of times" :
+			   "no rule of the policy allows it",
+			   limit_hit ? " (a regular expression hit its match limit)" : "",
+			   pp->ordered && !over_max && !budget_spent ? " at this position (the PCR's rules are ordered)" : "");
+	if (rc == 0 && j->rec) {
+		c->res->violations[c->res->n_violations - 1].record = j->rec;
+		c->res->violations[c->res->n_violations - 1].record_index = j->rec_index;
+	}
+	return rc;
+}
+
+static int judge_values(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const mb_verify_pcr *vr, bool *violated)
+{
+	const policy_digest *want = value_for(pp, c->bank);
+	char hw[2 * MB_DIGEST_MAX + 1], hh[2 * MB_DIGEST_MAX + 1];
+
+	if (!want) {
+		*violated = true;
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL, "the policy has no %s value for PCR %u",
+				     c->info->name, pcr);
+	}
+	if (memcmp(want->bytes, vr->actual, c->info->size) != 0) {
+		*violated = true;
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL, "PCR %u (%s) is %s, the policy expects %s", pcr,
+				     c->info->name, mb_hex(vr->actual, c->info->size, hh),
+				     mb_hex(want->bytes, c->info->size, hw));
+	}
+	return 0;
+}
+
+static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const mb_event_log *log,
+		       const mb_cel_log *userspace, bool *violated)
+{
+	size_t n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0, i, k, cursor = 0;
+	uint32_t *counts = calloc(pp->n_rules + 1, sizeof(*counts));
+	grub_string_walk walk = { 0 };
+	int rc = 0;
+
+	if (!counts)
+		return -ENOMEM;
+	for (i = 0; i < n && rc == 0; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		judged j = { .ev = ev };
+		grub_string_kind label;
+		const uint8_t *body;
+		size_t len;
+		mb_digest_check check;
+
+		if (ev->pcr != pcr || ev->type == MB_EV_NO_ACTION)
+			continue;
+		j.derived = grub_string_walk_next(&walk, ev);
+		j.d = mb_event_digest_for(ev, c->bank);
+		if (mb_event_check_digest(ev, &check) < 0)
+			check.status = MB_DIGEST_UNCHECKABLE;
+		j.text_trusted = check.status == MB_DIGEST_MATCH || check.status == MB_DIGEST_MATCH_ALTERNATE;
+		label = grub_string_split(ev, &body, &len);
+		if (label != j.derived) {
+			/* GRUB never writes another label than the one it measured for: edited. */
+			*violated = true;
+			rc = add_violation(c->res, &c->cap, pcr, ev, NULL,
+					   "labelled \"%.*s\" but GRUB measured it as \"%.*s\" (the label is not covered by "
+					   "the digest: the log was edited); judged as the latter",
+					   (int) strlen(grub_string_prefix(label)) - 2, grub_string_prefix(label),
+					   (int) strlen(grub_string_prefix(j.derived)) - 2, grub_string_prefix(j.derived));
+			if (rc < 0)
+				break;
+		}
+		rc = judge_one(c, pp, counts, &cursor, &j, pcr, violated);
+	}
+	for (i = 0; i < n_us && rc == 0; i++) {
+		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
+		judged j = { .rec = rec, .rec_index = i };
+
+		if (rec->pcr != pcr)
+			continue;
+		j.d = record_digest(rec, c->bank);
+		if (j.d && rec->text) {
+			uint8_t md[MB_DIGEST_MAX];
+
+			j.text_trusted = mb_digest(c->bank, rec->text, rec->text_len, md) == 0 &&
+					 memcmp(md, j.d->bytes, j.d->size) == 0;
+		}
+		rc = judge_one(c, pp, counts, &cursor, &j, pcr, violated);
+	}
+	for (k = 0; k < pp->n_rules && rc == 0; k++)
+		if (pp->rules[k].required && counts[k] == 0) {
+			*violated = true;
+			rc = add_violation(c->res, &c->cap, pcr, NULL, NULL, "required: %s did not appear", pp->rules[k].name);
+		}
+	free(counts);
+	return rc;
+}
+
+MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const mb_cel_log *userspace,
+			      const mb_verify_result *verified, uint16_t bank, mb_policy_result *ret, mb_error *err)
+{
+	check_ctx c = { .p = p, .res = ret, .bank = bank, .budget = MB_POLICY_STEP_BUDGET };
 	uint32_t pcr;
 	int rc = 0;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->bank = bank;
-	if (!info)
+	c.info = mb_digest_by_alg(bank);
+	if (!c.info)
 		return mb_fail(err, -EOPNOTSUPP, "unknown bank 0x%04x", bank);
+	c.mctx = pcre2_match_context_copy(p->mctx);
+	c.md = pcre2_match_data_create(1, NULL);
+	if (!c.mctx || !c.md) {
+		rc = -ENOMEM;
+		goto out;
+	}
 
-	for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
+	for (pcr = 0; pcr < MB_PCR_COUNT && rc == 0; pcr++) {
 		const policy_pcr *pp = &p->pcr[pcr];
-		size_t cursor = 0;
-		bool violated = false;
+		const mb_verify_pcr *vr = mb_verify_result_pcr(verified, bank, pcr);
+		bool violated = false, trusted;
 
 		if (!pp->governed) {
 			ret->pcr[pcr] = MB_POLICY_PCR_NOT_GOVERNED;
 			continue;
 		}
-		if (pp->by_values) {
-			const policy_digest *want = value_for(pp, bank);
-			const mb_pcr_bank *b = mb_pcr_values_bank_const(replayed, bank);
-			uint8_t have[MB_DIGEST_MAX];
-			char hw[2 * MB_DIGEST_MAX + 1], hh[2 * MB_DIGEST_MAX + 1];
-
-			if (b && (b->present & (1u << pcr)))
-				memcpy(have, b->value[pcr], info->size);
-			else
-				mb_pcr_initial(bank, pcr, 0, false, have);
-			if (!want) {
-				rc = add_violation(ret, &cap, pcr, NULL, NULL,
-						   "the policy has no %s value for PCR %u", info->name, pcr);
-				violated = true;
-			} else if (memcmp(want->bytes, have, info->size) != 0) {
-				rc = add_violation(ret, &cap, pcr, NULL, NULL, "PCR %u (%s) is %s, the policy expects %s",
-						   pcr, info->name, mb_hex(have, info->size, hh), mb_hex(want->bytes, info->size, hw));
-				violated = true;
-			}
-			if (rc < 0)
-				goto oom;
-			ret->pcr[pcr] = violated ? MB_POLICY_PCR_VIOLATED : MB_POLICY_PCR_OK;
-			continue;
-		}
-
-		free(counts);
-		counts = calloc(pp->n_rules + 1, sizeof(*counts));
-		if (!counts)
-			goto oom;
-		for (i = 0; i < n; i++) {
-			const mb_event *ev = mb_event_log_event(log, i);
-			const mb_event_digest *d;
-			char *text = NULL;
-			bool text_done = false, over_max = false, limit_hit = false;
-			mb_digest_check check;
-			int matched = -1;
-
-			if (ev->pcr != pcr || ev->type == MB_EV_NO_ACTION)
-				continue;
-			d = mb_event_digest_for(ev, bank);
-			if (mb_event_check_digest(ev, &check) < 0)
-				check.status = MB_DIGEST_UNCHECKABLE;
-			for (k = pp->ordered ? cursor : 0; k < pp->n_rules; k++) {
-				const policy_rule *r = &pp->rules[k];
-				bool match = false;
-
-				if (r->type != ev->type)
-					continue;
-				if (r->kind == RULE_DIGESTS) {
-					match = d && allowed_digest(r, d);
-				} else if (check.status == MB_DIGEST_MATCH || check.status == MB_DIGEST_MATCH_ALTERNATE) {
-					/* Text proves something only when it hashes to the logged digest. */
-					if (!text_done) {
-						text = mb_event_text(ev);
-						text_done = true;
-					}
-					if (text) {
-						int m = policy_regex_match(p, r, text, strlen(text));
-
-						if (m == -ENOMEM) {
-							free(text);
-							goto oom;
-						}
-						if (m < 0)
-							limit_hit = true;
-						match = m == 1;
-					}
-				}
-				if (!match)
-					continue;
-				if (r->max && counts[k] >= r->max) {
-					over_max = true;
-					continue;
-				}
-				matched = (int) k;
-				break;
-			}
-			if (matched >= 0) {
-				counts[matched]++;
-				if (pp->ordered)
-					cursor = (size_t) matched;
-				ret->events_matched++;
-				free(text);
-				continue;
-			}
+		/* Verify before judging (PITFALLS #33): events of a PCR the log does not account for prove nothing. */
+		rc = check_trusted(&c, pcr, vr, &trusted);
+		if (rc == 0 && !trusted)
 			violated = true;
-			if (!text_done)
-				text = mb_event_text(ev);
-			rc = add_violation(ret, &cap, pcr, ev, closest_rules(pp, ev->type), "%s%s%s%s",
-					   !d ? "the event has no digest in the verified bank; " :
-					   check.status == MB_DIGEST_MISMATCH ? "its data does not hash to its digest (not trusted); " : "",
-					   over_max ? "a matching rule already matched its maximum number of times" :
-					   "no rule of the policy allows it",
-					   limit_hit ? " (a regular expression hit its match limit)" : "",
-					   pp->ordered && !over_max ? " at this position (the PCR's rules are ordered)" : "");
-			free(text);
-			if (rc < 0)
-				goto oom;
-		}
-		for (k = 0; k < pp->n_rules; k++)
-			if (pp->rules[k].required && counts[k] == 0) {
-				violated = true;
-				rc = add_violation(ret, &cap, pcr, NULL, NULL, "required: %s did not appear", pp->rules[k].name);
-				if (rc < 0)
-					goto oom;
-			}
+		else if (rc == 0 && pp->by_values)
+			rc = judge_values(&c, pp, pcr, vr, &violated);
+		else if (rc == 0)
+			rc = judge_rules(&c, pp, pcr, log, userspace, &violated);
 		ret->pcr[pcr] = violated ? MB_POLICY_PCR_VIOLATED : MB_POLICY_PCR_OK;
 	}
-	free(counts);
+out:
+	pcre2_match_data_free(c.md);
+	pcre2_match_context_free(c.mctx);
+	if (rc < 0) {
+		mb_policy_result_done(ret);
+		return mb_fail(err, rc, rc == -ENOMEM ? "out of memory" : "policy check failed");
+	}
 	return 0;
-oom:
-	free(counts);
-	mb_policy_result_done(ret);
-	return mb_fail(err, -ENOMEM, "out of memory");
 }
 
 MB_EXPORT bool mb_policy_result_ok(const mb_policy_result *r)

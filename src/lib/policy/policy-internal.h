@@ -25,6 +25,7 @@ typedef enum rule_kind { RULE_DIGESTS, RULE_TEXT } rule_kind;
 
 typedef struct policy_rule {
 	char *name;        /* for messages: the "description" or "type[#n]" */
+	bool userspace;    /* "type": "userspace": matches userspace log records, never firmware events */
 	uint32_t type;
 	rule_kind kind;
 	policy_allowed *allowed;
@@ -54,6 +55,5 @@ struct mb_policy {
 #define POLICY_MATCH_LIMIT 200000
 #define POLICY_DEPTH_LIMIT 2000
 
-int policy_regex_match(const struct mb_policy *p, const policy_rule *r, const char *text, size_t len);
 
 #endif

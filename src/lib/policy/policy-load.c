@@ -159,7 +159,9 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
 	if (!json_object_object_get_ex(o, "type", &v) || !json_object_is_type(v, json_type_string))
 		return fail_field(c, NULL, field, "needs \"type\": an event type name such as \"EV_IPL\"");
-	if (mb_event_type_from_name(json_object_get_string(v), &r->type) < 0)
+	if (strcmp(json_object_get_string(v), "userspace") == 0)
+		r->userspace = true;
+	else if (mb_event_type_from_name(json_object_get_string(v), &r->type) < 0)
 		return fail_field(c, json_object_get_string(v), field, "unknown event type \"%s\"",
 				  json_object_get_string(v));
 	if (json_object_object_get_ex(o, "description", &v)) {
@@ -168,8 +170,8 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 		r->name = strdup(json_object_get_string(v));
 	} else {
 		char name[64];
-		snprintf(name, sizeof(name), "PCR %u rule %zu (%s)", pcr, idx, mb_event_type_name(r->type) ?
-			 mb_event_type_name(r->type) : "event");
+		snprintf(name, sizeof(name), "PCR %u rule %zu (%s)", pcr, idx, r->userspace ? "userspace" :
+			 mb_event_type_name(r->type) ? mb_event_type_name(r->type) : "event");
 		r->name = strdup(name);
 	}
 	if (!r->name)
@@ -284,7 +286,12 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_obje
 	}
 	if (i == 0 || pcr >= MB_PCR_COUNT)
 		return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
+	/* One spelling per PCR: "08" next to "8" would let a later entry replace an earlier one. */
+	if (i > 1 && key[0] == '0')
+		return fail_field(c, NULL, field, "write PCR %u as \"%u\" (no leading zero)", pcr, pcr);
 	pp = &p->pcr[pcr];
+	if (pp->governed)
+		return fail_field(c, NULL, field, "PCR %u is given twice", pcr);
 	if (!json_object_is_type(o, json_type_object))
 		return fail_field(c, NULL, field, "expected an object with \"values\" or \"rules\"");
 	if (!only_keys(o, keys, &bad))
@@ -400,6 +407,11 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 			if (rc < 0)
 				goto out;
 		}
+	}
+	/* A policy that governs nothing would call every boot good. */
+	if (mb_policy_pcrs(p) == 0) {
+		rc = fail_field(&c, "pcrs", "pcrs", "the policy governs no PCR: it would call every boot good");
+		goto out;
 	}
 	*ret = p;
 	p = NULL;

@@ -23,6 +23,7 @@ MB_EXPORT const char *mb_pcr_verdict_name(mb_pcr_verdict v)
 	case MB_PCR_UNVERIFIED: return "unverified";
 	case MB_PCR_NO_VALUE: return "no-value";
 	case MB_PCR_DATA_MISMATCH: return "data-mismatch";
+	case MB_PCR_USERSPACE_NOT_ALLOWED: return "userspace-not-allowed";
 	default: return "invalid";
 	}
 }
@@ -133,9 +134,10 @@ static int replay_steps(const mb_verify_pcr *r, const uint8_t *start, const step
 	return 0;
 }
 
-/* Would dropping one event, or exchanging two neighbours, give the TPM's value? */
+/* Would dropping one event, or exchanging two neighbours, give the TPM's value? Each try replays
+ * the PCR's m events again, so the search costs m^2 extends: *budget caps it over a verify. */
 static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace, const mb_replay_info *info,
-			    mb_verify_pcr *r)
+			    mb_verify_pcr *r, size_t *budget)
 {
 	size_t n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0, m = 0, i;
 	uint8_t start[MB_DIGEST_MAX], v[MB_DIGEST_MAX];
@@ -170,6 +172,11 @@ static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace
 
 	mb_pcr_initial(r->alg, r->pcr, info->startup_locality, info->hcrtm, start);
 	for (i = 0; i < m && r->extra_event < 0; i++) {
+		if (*budget < m) {
+			r->edit_search_capped = true;
+			goto out;
+		}
+		*budget -= m;
 		rc = replay_steps(r, start, steps, m, i, SIZE_MAX, v);
 		if (rc < 0)
 			goto out;
@@ -177,6 +184,11 @@ static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace
 			r->extra_event = steps[i].number;
 	}
 	for (i = 0; i + 1 < m && r->swapped_event < 0; i++) {
+		if (*budget < m) {
+			r->edit_search_capped = true;
+			goto out;
+		}
+		*budget -= m;
 		rc = replay_steps(r, start, steps, m, SIZE_MAX, i, v);
 		if (rc < 0)
 			goto out;
@@ -191,7 +203,7 @@ out:
 }
 
 static int explain(const mb_event_log *log, const mb_cel_log *userspace, const mb_replay_info *info,
-		   mb_verify_pcr *r)
+		   mb_verify_pcr *r, size_t *budget)
 {
 	size_t i, n = mb_event_log_count(log);
 	uint8_t v[MB_DIGEST_MAX];
@@ -243,7 +255,7 @@ static int explain(const mb_event_log *log, const mb_cel_log *userspace, const m
 
 	r->extra_event = r->swapped_event = r->swapped_next = -1;
 	{
-		int rc = try_single_edits(log, userspace, info, r);
+		int rc = try_single_edits(log, userspace, info, r, budget);
 
 		if (rc < 0)
 			return rc;
@@ -313,14 +325,18 @@ static combined_bank *find_bank(combined_bank *banks, size_t n, uint16_t alg)
 }
 
 MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
-			    const uint16_t *only_banks, size_t n_only, mb_verify_result *ret, mb_error *err)
+			    const mb_verify_options *opts, mb_verify_result *ret, mb_error *err)
 {
+	static const mb_verify_options defaults = { NULL, 0, MB_USERSPACE_PCRS_DEFAULT };
 	mb_pcr_values replay;
 	combined_bank banks[2 * MB_MAX_BANKS];
 	size_t n_banks = 0, b, i, n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0;
+	size_t budget = MB_VERIFY_EDIT_BUDGET;
 	uint32_t fw_pcrs = 0;
 	int r;
 
+	if (!opts)
+		opts = &defaults;
 	memset(ret, 0, sizeof(*ret));
 	r = mb_replay_log(log, SIZE_MAX, &replay, &ret->info, err);
 	if (r < 0)
@@ -332,11 +348,15 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 			fw_pcrs |= 1u << ev->pcr;
 	}
 
-	/* The firmware log's banks, then banks only `actual` has (the log cannot have covered them). */
+	/*
+	 * The firmware log's banks, then banks only `actual` has (the log cannot have covered them).
+	 * A PCR is complete in a bank only if every event that extended it carried that bank's
+	 * digest: the replay skips an event without one, so its value is not what the TPM holds.
+	 */
 	for (b = 0; b < replay.n_banks; b++) {
 		banks[n_banks].alg = replay.banks[b].alg;
 		banks[n_banks].size = replay.banks[b].size;
-		banks[n_banks].complete = (1u << MB_PCR_COUNT) - 1;
+		banks[n_banks].complete = ((1u << MB_PCR_COUNT) - 1) & ~ret->info.incomplete[b];
 		memcpy(banks[n_banks].value, replay.banks[b].value, sizeof(banks[n_banks].value));
 		n_banks++;
 	}
@@ -372,11 +392,17 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 				return mb_fail(err, -EIO, "hashing failed");
 		}
 	}
+	/*
+	 * Userspace records only where userspace measures, and never on top of the firmware's
+	 * events: else the tail of a boot PCR (an EFI binary, a command line) could be moved out of
+	 * the firmware log, where the policy judges it, into the userspace log.
+	 */
+	ret->userspace_not_allowed = ret->userspace_pcrs & (~opts->userspace_pcrs | fw_pcrs);
 
 	for (b = 0; b < actual->n_banks; b++) {
 		const mb_pcr_bank *a = &actual->banks[b];
 		const combined_bank *e = find_bank(banks, n_banks, a->alg);
-		bool limited_out = n_only > 0 && !in_list(a->alg, only_banks, n_only);
+		bool limited_out = opts->n_only > 0 && !in_list(a->alg, opts->only_banks, opts->n_only);
 		uint32_t p;
 
 		for (p = 0; p < MB_PCR_COUNT; p++) {
@@ -409,6 +435,12 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 				v->verdict = MB_PCR_UNVERIFIED;
 				continue;
 			}
+			if (ret->userspace_not_allowed & (1u << p)) {
+				v->verdict = MB_PCR_USERSPACE_NOT_ALLOWED;
+				if (e && (e->complete & (1u << p)))
+					memcpy(v->expected, e->value[p], a->size);
+				continue;
+			}
 			if (!covered) {
 				uint8_t reset[MB_DIGEST_MAX];
 
@@ -421,7 +453,7 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 				if (p <= 7 && memcmp(reset, a->value[p], a->size) != 0) {
 					check_data(log, v);
 					v->verdict = MB_PCR_MISMATCH;
-					r = explain(log, userspace, &ret->info, v);
+					r = explain(log, userspace, &ret->info, v, &budget);
 					if (r < 0)
 						return mb_fail(err, r, "hashing failed");
 				} else
@@ -443,19 +475,46 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 				continue;
 			}
 			v->verdict = MB_PCR_MISMATCH;
-			r = explain(log, userspace, &ret->info, v);
+			r = explain(log, userspace, &ret->info, v, &budget);
 			if (r < 0)
 				return mb_fail(err, r, "hashing failed");
 		}
 	}
 
 	for (i = 0; i < ret->n; i++) {
-		if (ret->pcrs[i].verdict == MB_PCR_VERIFIED)
+		switch (ret->pcrs[i].verdict) {
+		case MB_PCR_VERIFIED:
 			ret->n_verified++;
-		else if (ret->pcrs[i].verdict == MB_PCR_MISMATCH || ret->pcrs[i].verdict == MB_PCR_BANK_NOT_IN_LOG ||
-			 ret->pcrs[i].verdict == MB_PCR_DATA_MISMATCH)
+			break;
+		case MB_PCR_NOT_COVERED:
+		case MB_PCR_UNVERIFIED:
+			break;
+		default:
+			/* Mismatch, a bank or a value missing, edited data, userspace out of place. */
 			ret->n_failed++;
+		}
 	}
 	ret->ok = ret->n_failed == 0 && ret->n_verified > 0;
 	return 0;
+}
+
+MB_EXPORT const mb_verify_pcr *mb_verify_result_pcr(const mb_verify_result *ret, uint16_t alg, uint32_t pcr)
+{
+	size_t i;
+
+	for (i = 0; i < ret->n; i++)
+		if (ret->pcrs[i].alg == alg && ret->pcrs[i].pcr == pcr)
+			return &ret->pcrs[i];
+	return NULL;
+}
+
+MB_EXPORT bool mb_verify_pcr_trusted(const mb_verify_pcr *r)
+{
+	if (!r)
+		return false;
+	if (r->verdict == MB_PCR_VERIFIED)
+		return true;
+	/* Nothing logged and nothing extended: the empty replay is the value. */
+	return r->verdict == MB_PCR_NOT_COVERED && r->n_events == 0 && r->n_userspace == 0 &&
+	       memcmp(r->expected, r->actual, r->size) == 0;
 }
