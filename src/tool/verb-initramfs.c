@@ -48,9 +48,10 @@ static const char list_help[] =
 	"Usage: mboot initramfs list FILE [--json]\n\n"
 	"Print the entries of an initramfs: mode, links, owner, size, mtime, name (symlink target,\n"
 	"device numbers). FILE may hold several concatenated archives, each plain cpio (newc) or\n"
-	"gzip or zstd compressed, as the kernel accepts. The file is untrusted: sizes are checked\n"
-	"and capped (name 4096 bytes, file 2 GiB, 1,000,000 entries, 2 GiB decompressed); names\n"
-	"that are absolute or contain '..' are refused. Nothing is written.\n\n"
+	"gzip or zstd compressed, as the kernel accepts. The file is untrusted and read as a stream:\n"
+	"sizes are checked and capped (name 4096 bytes, file 2 GiB, 1,000,000 entries, 2 GiB\n"
+	"decompressed, 256 times the compressed size + 16 MiB, 1 MiB of NUL padding in a row;\n"
+	"docs/initramfs.md); names that are absolute or contain '..' are refused. Nothing is written.\n\n"
 	"  --json   {\"file\", \"size\", \"digests\", \"segments\": [...], \"entries\": [...]}\n\n"
 	"Exit: 0 listed, 2 unreadable or malformed (the message names the byte offset).\n";
 
