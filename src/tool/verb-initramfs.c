@@ -600,6 +600,9 @@ static int cmd_verify(int argc, char **argv)
 	rc = parse_args(verb, verify_help, argc, argv, "cmj", 2, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	/* FILE is read twice (parsed, then compared): a pipe cannot be. */
+	if (strcmp(a.paths[0], "-") == 0)
+		return tool_usage_error(verb, "FILE must be a file, not '-' (it is read twice)");
 	/* Malformed FILE is an input error before DIR is even read. */
 	rc = load(a.paths[0], &fi, &ar);
 	if (rc)
