@@ -22,6 +22,15 @@ extern "C" {
 #define MB_CPIO_FILE_MAX      (2u * 1024 * 1024 * 1024 - 1) /* one entry's data */
 #define MB_CPIO_ENTRIES_MAX   1000000u
 #define MB_CPIO_TOTAL_MAX     ((size_t) 2 * 1024 * 1024 * 1024) /* all decompressed data */
+/* Reading only: decompressed bytes may not exceed RATIO times the compressed bytes read so
+ * far plus SLACK (a decompression bomb expands far more), NUL padding between two archives
+ * is at most PAD bytes in a row, and the entry records, names and symlink targets a parse
+ * keeps take at most KEPT bytes. docs/initramfs.md says why. */
+#define MB_CPIO_RATIO_MAX     256u
+#define MB_CPIO_RATIO_SLACK   ((size_t) 16 * 1024 * 1024)
+#define MB_CPIO_PAD_MAX       ((size_t) 1024 * 1024)
+#define MB_CPIO_KEPT_MAX      ((size_t) 32 * 1024 * 1024)
+#define MB_CPIO_SEGMENTS_MAX  64u
 
 typedef enum mb_compress {
 	MB_COMPRESS_NONE = 0,
@@ -57,8 +66,8 @@ typedef struct mb_initramfs_stats {
 MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, uint8_t **ret, size_t *ret_size,
 				mb_initramfs_stats *stats, mb_error *err) MB_WUR;
 
-/* One entry of a parsed archive. name and data point into memory owned by the mb_initramfs
- * or by the input buffer, which must outlive it. */
+/* One entry of a parsed archive. name and data point into memory owned by the mb_initramfs.
+ * File contents are not kept (the archive is read as a stream): sha256 is their digest. */
 typedef struct mb_cpio_entry {
 	uint64_t offset;   /* of the header, in the cpio data of its segment */
 	unsigned segment;  /* index into the segments */
@@ -66,8 +75,9 @@ typedef struct mb_cpio_entry {
 	uint32_t devmajor, devminor, rdevmajor, rdevminor;
 	const char *name;  /* NUL-terminated, as stored */
 	size_t name_len;
-	const uint8_t *data;
-	uint32_t size;
+	const uint8_t *data; /* a symlink's target (size bytes, then a NUL); NULL for other types */
+	uint32_t size;       /* of the data in the archive */
+	uint8_t sha256[32];  /* of the data (of no bytes when size is 0) */
 } mb_cpio_entry;
 
 /* A file holds one or more concatenated archives (segments), each plain or compressed, as
@@ -82,12 +92,19 @@ typedef struct mb_cpio_segment {
 typedef struct mb_initramfs mb_initramfs;
 
 /*
- * Parse (and decompress, within MB_CPIO_TOTAL_MAX) an archive. Malformed input is -EBADMSG,
- * with err->offset the byte in the segment's decompressed cpio data (the message says which
- * segment and whether it was compressed). Names that are absolute or contain a ".."
- * component are refused. data must outlive *ret.
+ * Parse an archive, decompressing it as a stream: memory stays bounded whatever the input
+ * (a few buffers, the decompressor's window, and what MB_CPIO_KEPT_MAX allows). Malformed
+ * input is -EBADMSG, with err->offset the byte in the segment's decompressed cpio data (the
+ * message says which segment and whether it was compressed); exceeding a cap is -E2BIG.
+ * Names that are absolute or contain a ".." component are refused.
  */
 MB_EXPORT int mb_initramfs_parse(const void *data, size_t size, mb_initramfs **ret, mb_error *err) MB_WUR;
+/* Every byte of the file, in order, as it is read (to hash it, say); nonzero stops the parse
+ * with that code (negative errno), whose message the callback sets in err. */
+typedef int (*mb_initramfs_tap)(const uint8_t *data, size_t size, void *userdata, mb_error *err);
+/* The same, reading fd to its end in chunks rather than from memory; tap may be NULL. */
+MB_EXPORT int mb_initramfs_parse_fd(int fd, mb_initramfs_tap tap, void *userdata, mb_initramfs **ret,
+				    mb_error *err) MB_WUR;
 MB_EXPORT size_t mb_initramfs_entry_count(const mb_initramfs *a);
 MB_EXPORT const mb_cpio_entry *mb_initramfs_entry_at(const mb_initramfs *a, size_t i);
 MB_EXPORT size_t mb_initramfs_segment_count(const mb_initramfs *a);
@@ -95,7 +112,7 @@ MB_EXPORT const mb_cpio_segment *mb_initramfs_segment_at(const mb_initramfs *a, 
 MB_EXPORT mb_initramfs *mb_initramfs_free(mb_initramfs *a);
 
 /*
- * Where two archives first differ: 0 when their entries (headers, names and data) are equal
+ * Where two archives first differ: 0 when their entries (headers, names and data digests) are equal
  * and in the same order; otherwise 1, *ret_index the entry index of the first difference
  * (== the shorter count when one is a prefix of the other) and what (may be NULL) a short
  * description ("mode 0100644 vs 0100755", "data", "name", "missing", "extra").

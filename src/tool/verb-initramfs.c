@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
 #include "tool/tool.h"
@@ -45,9 +48,10 @@ static const char list_help[] =
 	"Usage: mboot initramfs list FILE [--json]\n\n"
 	"Print the entries of an initramfs: mode, links, owner, size, mtime, name (symlink target,\n"
 	"device numbers). FILE may hold several concatenated archives, each plain cpio (newc) or\n"
-	"gzip or zstd compressed, as the kernel accepts. The file is untrusted: sizes are checked\n"
-	"and capped (name 4096 bytes, file 2 GiB, 1,000,000 entries, 2 GiB decompressed); names\n"
-	"that are absolute or contain '..' are refused. Nothing is written.\n\n"
+	"gzip or zstd compressed, as the kernel accepts. The file is untrusted and read as a stream:\n"
+	"sizes are checked and capped (name 4096 bytes, file 2 GiB, 1,000,000 entries, 2 GiB\n"
+	"decompressed, 256 times the compressed size + 16 MiB, 1 MiB of NUL padding in a row;\n"
+	"docs/initramfs.md); names that are absolute or contain '..' are refused. Nothing is written.\n\n"
 	"  --json   {\"file\", \"size\", \"digests\", \"segments\": [...], \"entries\": [...]}\n\n"
 	"Exit: 0 listed, 2 unreadable or malformed (the message names the byte offset).\n";
 
@@ -166,23 +170,6 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 
 /* Digests of the banks mboot prints for files: sha1, sha256, sha384. */
 static const uint16_t file_algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384 };
-
-static json_object *digests_json(const uint8_t *data, size_t size)
-{
-	json_object *d = json_object_new_object();
-	size_t i;
-
-	for (i = 0; i < sizeof(file_algs) / sizeof(file_algs[0]); i++) {
-		const mb_digest_info *info = mb_digest_by_alg(file_algs[i]);
-		uint8_t md[MB_DIGEST_MAX];
-		char hex[2 * MB_DIGEST_MAX + 1];
-
-		if (!info || mb_digest(file_algs[i], data, size, md) < 0)
-			continue;
-		json_object_object_add(d, info->name, json_object_new_string(mb_hex(md, info->size, hex)));
-	}
-	return d;
-}
 
 static void print_digests(json_object *d)
 {
@@ -382,11 +369,9 @@ static json_object *entry_json(const mb_cpio_entry *e)
 		json_object_object_add(o, "rdev", json_object_new_string(buf));
 	}
 	if ((e->mode & S_IFMT) == S_IFREG && e->size) {
-		uint8_t md[32];
 		char hex[65];
 
-		if (mb_digest(MB_ALG_SHA256, e->data, e->size, md) == 0)
-			json_object_object_add(o, "sha256", json_object_new_string(mb_hex(md, 32, hex)));
+		json_object_object_add(o, "sha256", json_object_new_string(mb_hex(e->sha256, 32, hex)));
 	}
 	return o;
 }
@@ -408,25 +393,100 @@ static void print_entry(const mb_cpio_entry *e)
 	free(name);
 }
 
-static int load(const char *path, uint8_t **buf, size_t *size, mb_initramfs **ret)
+/* What list and verify learn about FILE while it streams through the parser. */
+typedef struct file_info {
+	mb_digest_ctx *ctx[3]; /* file_algs */
+	uint64_t size;
+	uint8_t md[3][MB_DIGEST_MAX];
+} file_info;
+
+static int tap_file(const uint8_t *data, size_t size, void *userdata, mb_error *err)
+{
+	file_info *fi = userdata;
+	size_t i;
+
+	if (fi->size + size > MB_CPIO_TOTAL_MAX)
+		return mb_fail(err, -E2BIG, "file over %zu bytes", MB_CPIO_TOTAL_MAX);
+	fi->size += size;
+	for (i = 0; i < 3; i++)
+		if (mb_digest_ctx_update(fi->ctx[i], data, size) < 0)
+			return mb_fail(err, -EIO, "cannot hash the file");
+	return 0;
+}
+
+static int open_input(const char *path, mb_error *err)
+{
+	int fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return mb_fail(err, -errno, "cannot open: %s", strerror(errno));
+	return fd;
+}
+
+/*
+ * Parse FILE as a stream (never all of it in memory, whatever it holds or expands to) and
+ * hash it on the way.
+ */
+static int load(const char *path, file_info *fi, mb_initramfs **ret)
 {
 	mb_error err = { 0 };
+	size_t i;
+	int fd, rc;
 
-	if (mb_read_file(path, MB_CPIO_TOTAL_MAX, buf, size, &err) < 0 ||
-	    mb_initramfs_parse(*buf, *size, ret, &err) < 0) {
-		tool_report(path, &err);
-		free(*buf);
-		*buf = NULL;
-		return EXIT_USAGE;
-	}
+	memset(fi, 0, sizeof(*fi));
+	for (i = 0; i < 3; i++)
+		if (mb_digest_ctx_new(file_algs[i], &fi->ctx[i]) < 0) {
+			mb_fail(&err, -ENOMEM, "cannot hash the file");
+			goto fail;
+		}
+	fd = open_input(path, &err);
+	if (fd < 0)
+		goto fail;
+	rc = mb_initramfs_parse_fd(fd, tap_file, fi, ret, &err);
+	close(fd);
+	if (rc < 0)
+		goto fail;
+	for (i = 0; i < 3; i++)
+		if (mb_digest_ctx_final(fi->ctx[i], fi->md[i]) < 0) {
+			*ret = mb_initramfs_free(*ret);
+			mb_fail(&err, -EIO, "cannot hash the file");
+			goto fail;
+		}
+	for (i = 0; i < 3; i++)
+		mb_digest_ctx_free(fi->ctx[i]);
 	return EXIT_OK;
+fail:
+	for (i = 0; i < 3; i++)
+		mb_digest_ctx_free(fi->ctx[i]);
+	tool_report(path, &err);
+	return EXIT_USAGE;
+}
+
+static json_object *file_digests_json(const file_info *fi)
+{
+	json_object *d = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		const mb_digest_info *info = mb_digest_by_alg(file_algs[i]);
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		if (info)
+			json_object_object_add(d, info->name, json_object_new_string(mb_hex(fi->md[i], info->size, hex)));
+	}
+	return d;
+}
+
+static const char *json_str(json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 static int cmd_list(int argc, char **argv)
 {
 	mb_initramfs *ar = NULL;
-	uint8_t *buf = NULL;
-	size_t size = 0, i;
+	file_info fi;
+	size_t i;
 	json_object *digests;
 	args a;
 	int rc;
@@ -434,17 +494,18 @@ static int cmd_list(int argc, char **argv)
 	rc = parse_args("initramfs list", list_help, argc, argv, "j", 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	rc = load(a.paths[0], &buf, &size, &ar);
+	rc = load(a.paths[0], &fi, &ar);
 	if (rc)
 		return rc;
-	digests = digests_json(buf, size);
+	digests = file_digests_json(&fi);
 	if (a.json) {
-		json_object *o = json_object_new_object(), *segs = json_object_new_array(),
-			    *ents = json_object_new_array();
+		/* Printed entry by entry: a tree of JSON objects for every entry would take far more
+		 * memory than the entries themselves. */
+		json_object *o = json_object_new_string(a.paths[0]), *segs = json_object_new_array();
 
-		json_object_object_add(o, "file", json_object_new_string(a.paths[0]));
-		json_object_object_add(o, "size", json_object_new_int64((int64_t) size));
-		json_object_object_add(o, "digests", json_object_get(digests));
+		printf("{\n  \"file\": %s,\n  \"size\": %llu,\n  \"digests\": %s,\n", json_str(o),
+		       (unsigned long long) fi.size, json_str(digests));
+		json_object_put(o);
 		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
 			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
 			json_object *so = json_object_new_object();
@@ -455,12 +516,15 @@ static int cmd_list(int argc, char **argv)
 			json_object_object_add(so, "cpio_size", json_object_new_int64((int64_t) s->cpio_size));
 			json_object_array_add(segs, so);
 		}
-		json_object_object_add(o, "segments", segs);
-		for (i = 0; i < mb_initramfs_entry_count(ar); i++)
-			json_object_array_add(ents, entry_json(mb_initramfs_entry_at(ar, i)));
-		json_object_object_add(o, "entries", ents);
-		print_json(o);
-		json_object_put(o);
+		printf("  \"segments\": %s,\n  \"entries\": [", json_str(segs));
+		json_object_put(segs);
+		for (i = 0; i < mb_initramfs_entry_count(ar); i++) {
+			json_object *e = entry_json(mb_initramfs_entry_at(ar, i));
+
+			printf("%s\n    %s", i ? "," : "", json_str(e));
+			json_object_put(e);
+		}
+		printf("%s]\n}\n", i ? "\n  " : "");
 	} else {
 		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
 			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
@@ -476,26 +540,71 @@ static int cmd_list(int argc, char **argv)
 	}
 	json_object_put(digests);
 	mb_initramfs_free(ar);
-	free(buf);
 	return EXIT_OK;
+}
+
+/*
+ * Compare FILE, read again in chunks, with the packed bytes: 0 identical, 1 different
+ * (*ret_first the first differing byte), negative when it cannot be read.
+ */
+static int compare_file(const char *path, const uint8_t *out, size_t osize, size_t *ret_first, mb_error *err)
+{
+	uint8_t buf[65536];
+	size_t at = 0;
+	int fd, rc = 0;
+
+	fd = open_input(path, err);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		size_t k = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = mb_fail(err, -errno, "read error: %s", strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			rc = at != osize;
+			break;
+		}
+		while (k < (size_t) n && at + k < osize && buf[k] == out[at + k])
+			k++;
+		if (k < (size_t) n) {
+			at += k;
+			rc = 1;
+			break;
+		}
+		at += k;
+	}
+	close(fd);
+	*ret_first = at;
+	return rc;
 }
 
 static int cmd_verify(int argc, char **argv)
 {
 	const char *verb = "initramfs verify";
 	mb_initramfs *ar = NULL, *mine = NULL;
-	uint8_t *buf = NULL, *out = NULL;
-	size_t size = 0, osize = 0, idx = 0;
+	uint8_t *out = NULL;
+	size_t osize = 0, idx = 0, first = 0;
 	mb_error err = { 0 };
 	char what[512] = "";
 	const char *result;
+	file_info fi;
 	args a;
 	int rc, ret = EXIT_USAGE;
 
 	rc = parse_args(verb, verify_help, argc, argv, "cmj", 2, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	rc = load(a.paths[0], &buf, &size, &ar);
+	/* FILE is read twice (parsed, then compared): a pipe cannot be. */
+	if (strcmp(a.paths[0], "-") == 0)
+		return tool_usage_error(verb, "FILE must be a file, not '-' (it is read twice)");
+	/* Malformed FILE is an input error before DIR is even read. */
+	rc = load(a.paths[0], &fi, &ar);
 	if (rc)
 		return rc;
 	if (!a.has_compress)
@@ -504,7 +613,20 @@ static int cmd_verify(int argc, char **argv)
 		tool_report(a.paths[1], &err);
 		goto out;
 	}
-	if (size == osize && memcmp(buf, out, size) == 0) {
+	rc = fi.size == osize ? compare_file(a.paths[0], out, osize, &first, &err) : 1;
+	if (rc < 0) {
+		tool_report(a.paths[0], &err);
+		goto out;
+	}
+	if (rc == 0) {
+		uint8_t md[MB_DIGEST_MAX];
+
+		/* Read twice: the bytes compared must be the bytes parsed and hashed. */
+		if (mb_digest(MB_ALG_SHA256, out, osize, md) < 0 || memcmp(md, fi.md[1], 32) != 0) {
+			mb_fail(&err, -ESTALE, "the file changed while it was read");
+			tool_report(a.paths[0], &err);
+			goto out;
+		}
 		result = "identical";
 		ret = EXIT_OK;
 	} else {
@@ -515,12 +637,10 @@ static int cmd_verify(int argc, char **argv)
 		result = "different";
 		ret = EXIT_FAILED;
 		if (mb_initramfs_compare(ar, mine, &idx, what, sizeof(what)) == 0) {
-			size_t k = 0;
-
-			while (k < size && k < osize && buf[k] == out[k])
-				k++;
+			if (fi.size != osize)
+				first = 0, compare_file(a.paths[0], out, osize, &first, &err);
 			snprintf(what, sizeof(what), "same entries, different bytes from byte %zu "
-				 "(compression or padding)", k);
+				 "(compression or padding)", first);
 			idx = SIZE_MAX;
 		}
 	}
@@ -532,7 +652,7 @@ static int cmd_verify(int argc, char **argv)
 		json_object_object_add(o, "result", json_object_new_string(result));
 		json_object_object_add(o, "compress", json_object_new_string(mb_compress_name(a.opts.compress)));
 		json_object_object_add(o, "mtime", json_object_new_int64(a.opts.mtime));
-		json_object_object_add(o, "digests", digests_json(buf, size));
+		json_object_object_add(o, "digests", file_digests_json(&fi));
 		if (ret == EXIT_FAILED) {
 			json_object *d = json_object_new_object();
 
@@ -577,7 +697,6 @@ static int cmd_verify(int argc, char **argv)
 out:
 	mb_initramfs_free(ar);
 	mb_initramfs_free(mine);
-	free(buf);
 	free(out);
 	return ret;
 }

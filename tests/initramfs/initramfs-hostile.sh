@@ -1,7 +1,8 @@
 #!/bin/bash
 # Hostile archives for 'list' and 'verify': truncated, bad magic, huge or zero name sizes,
 # huge file sizes, non-hex digits, '..' and absolute names, corrupt or truncated gzip/zstd,
-# a zstd bomb. Each must exit 2 with a message naming the byte offset, write nothing, and
+# decompression bombs (zeros after the trailer, one huge zero-filled entry, a chain of tiny
+# segments: built here with gzip and zstd, refused in bounded memory and time). Each must exit 2 with a message naming the byte offset, write nothing, and
 # (under ASan) neither crash nor leak. The archives are built here field by field
 # (buffer-format.rst): "070701", 13 x 8 hex digits, name, NUL, pad to 4, data, pad to 4.
 . "$(dirname "$0")/lib.sh"
@@ -106,11 +107,61 @@ gzip -dc "$TMP/good.gz" | cmp - "$TMP/good.cpio"
 "$MBOOT" initramfs list "$TMP/good.gz" > /dev/null || fail "gzip reference rejected"
 "$MBOOT" initramfs list "$TMP/good.zst" > /dev/null || fail "zstd reference rejected"
 
-# A bomb: a header declaring a 2 GiB - 1 file, then 2.1 GiB of zeros, in 100 kB of zstd.
+# Decompression bombs. Each must be refused (exit 2, the message) by list and by verify in
+# under 64 MiB of peak RSS and a few seconds; the bombs are piped from /dev/zero through the
+# real compressors, so nothing big touches the disk.
+rss_max_kb=65536
+# ASan reserves shadow memory and keeps freed blocks in quarantine: give it more room.
+if ldd "$MBOOT" 2>/dev/null | grep -q libasan; then rss_max_kb=262144; fi
+# bounded FILE "message": list and verify exit 2 with the message, within memory and time.
+bounded() {
+	local f=$1 msg=$2 cmd rc kb t0 ms
+	for cmd in "list $f" "verify $f $TMP/empty"; do
+		rc=0
+		t0=$(date +%s%N)
+		(cd "$TMP/cwd" && /usr/bin/time -f %M -o "$TMP/rss" "$MBOOT" initramfs $cmd > "$TMP/out" 2> "$TMP/err") || rc=$?
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		kb=$(tail -n 1 "$TMP/rss")
+		[ $rc = 2 ] || fail "$cmd: exit $rc, want 2 ($(cat "$TMP/err"))"
+		grep -qF -- "$msg" "$TMP/err" || fail "$cmd: message '$(cat "$TMP/err")' lacks '$msg'"
+		[ "$kb" -lt $rss_max_kb ] || fail "$cmd: peak RSS $kb KiB, over $rss_max_kb"
+		[ $ms -lt 3000 ] || fail "$cmd: took $ms ms"
+		ok "$(basename "$f") ($(stat -c %s "$f") bytes): $(echo "$cmd" | cut -d' ' -f1), exit 2 in $ms ms, $kb KiB: $(cat "$TMP/err")"
+	done
+}
+command -v /usr/bin/time > /dev/null || fail "/usr/bin/time missing (the time package)"
+
+# 1. A real archive (GNU cpio reads it, above), then 2 GiB of zeros, in one zstd frame and
+# one gzip member. The kernel skips NULs after a trailer, but no tool pads by gigabytes:
+# past 1 MiB of NULs in a row it is a bomb (docs/initramfs.md).
+{ cat "$TMP/good.cpio"; head -c 2G /dev/zero; } | zstd -q > "$TMP/tail-bomb.zst"
+bounded "$TMP/tail-bomb.zst" "more than 1048576 NUL bytes of padding"
+{ cat "$TMP/good.cpio"; head -c 2G /dev/zero; } | gzip -n > "$TMP/tail-bomb.gz"
+bounded "$TMP/tail-bomb.gz" "more than 1048576 NUL bytes of padding"
+# Padding up to the cap is what the kernel takes: listed, with the archive's one entry.
+{ cat "$TMP/good.cpio"; head -c $(( 1048576 - size % 4 )) /dev/zero; } | zstd -q > "$TMP/padded.zst"
+"$MBOOT" initramfs list "$TMP/padded.zst" --json > "$TMP/out" || fail "1 MiB of padding refused"
+[ "$(jq -c '[.entries[].name, .segments[0].cpio_size]' "$TMP/out")" = "[\"hello\",$((size + 1048576 - size % 4))]" ] ||
+	fail "padded archive listed as $(jq -c . "$TMP/out")"
+ok "archive + 1 MiB of NULs in zstd: listed ('hello')"
+
+# 2. One entry declaring a 3 GiB file, and the 3 GiB of zeros: over the 2 GiB cap, refused
+# from its header. Declaring 2 GiB - 1 (under that cap): the expansion ratio stops it.
+{ entry big 81A4 $((3 << 30)); head -c 3G /dev/zero; } | zstd -q -1 > "$TMP/file-bomb.zst"
+bounded "$TMP/file-bomb.zst" "file size 3221225472 over the cap of 2 GiB"
 { entry big 81A4 2147483647; head -c 2200M /dev/zero; } | zstd -q -1 > "$TMP/bomb.zst"
 [ "$(stat -c %s "$TMP/bomb.zst")" -lt 1000000 ] || fail "bomb too big"
-rc=0; "$MBOOT" initramfs list "$TMP/bomb.zst" > /dev/null 2> "$TMP/err" || rc=$?
-[ $rc = 2 ] && grep -q "decompressed data over 2147483648 bytes" "$TMP/err" || fail "bomb: exit $rc, $(cat "$TMP/err")"
-ok "zstd bomb ($(stat -c %s "$TMP/bomb.zst") bytes): $(cat "$TMP/err")"
+bounded "$TMP/bomb.zst" "decompressed data over 256 times its compressed size"
+
+# 3. A chain of tiny segments: each the reference archive in its own zstd frame. 64 are
+# listed (64 entries 'hello'); 8192 are refused at the 65th, before reading on.
+zstd -q < "$TMP/good.cpio" > "$TMP/one.zst"
+for _ in $(seq 64); do cat "$TMP/one.zst"; done > "$TMP/chain64.zst"
+[ "$("$MBOOT" initramfs list "$TMP/chain64.zst" --json | jq '[.entries[] | select(.name == "hello")] | length')" = 64 ] ||
+	fail "64 segments not listed"
+cp "$TMP/one.zst" "$TMP/chain.zst"
+for _ in $(seq 13); do cat "$TMP/chain.zst" "$TMP/chain.zst" > "$TMP/chain2.zst"; mv "$TMP/chain2.zst" "$TMP/chain.zst"; done
+bounded "$TMP/chain.zst" "at byte $((64 * $(stat -c %s "$TMP/one.zst"))) (0x"
+grep -qF "more than 64 concatenated archives" "$TMP/err" || fail "chain: $(cat "$TMP/err")"
 [ -z "$(ls -A "$TMP/cwd")" ] || fail "something was written"
 ok "nothing written by list or verify"

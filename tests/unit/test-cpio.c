@@ -2,8 +2,11 @@
 /*
  * The initramfs reader's caps and segment handling, on archives built here byte by byte from
  * buffer-format.rst: name size 4096 accepted and 4097 refused, 1,000,000 entries accepted and
- * one more refused, decompression caps (gzip and zstd bombs), concatenated plain + gzip +
- * zstd segments with NUL padding between them, offsets of errors inside compressed data.
+ * one more refused (with the memory cap on kept entries raised; at the default cap they are
+ * refused for memory), decompression caps (total and expansion ratio, gzip and zstd bombs),
+ * NUL padding capped, concatenated plain + gzip + zstd segments with NUL padding between
+ * them, a chain of tiny segments, offsets of errors inside compressed data. Digests are
+ * known answers from sha256sum.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -86,8 +89,18 @@ static void test_name_size_cap(void **state)
 	free(b.p);
 }
 
+/* From hex, for known answers printed by sha256sum. */
+static void unhex(const char *hex, uint8_t *out)
+{
+	size_t i;
+
+	for (i = 0; hex[2 * i]; i++)
+		assert_int_equal(sscanf(hex + 2 * i, "%2hhx", &out[i]), 1);
+}
+
 static void test_entry_count_cap(void **state)
 {
+	mb_cpio_caps caps = mb_cpio_caps_default;
 	mb_initramfs *a = NULL;
 	mb_error err = { 0 };
 	buf b = { 0 };
@@ -100,13 +113,18 @@ static void test_entry_count_cap(void **state)
 	}
 	before = b.n;
 	trailer(&b);
-	assert_int_equal(mb_initramfs_parse(b.p, b.n, &a, &err), 0);
+	/* A million entries do not fit the memory a parse may keep by default ... */
+	assert_int_equal(mb_initramfs_parse(b.p, b.n, &a, &err), -E2BIG);
+	assert_non_null(strstr(err.message, "memory cap of 32 MiB"));
+	/* ... with that cap out of the way, the count cap is exact. */
+	caps.kept = SIZE_MAX / 2;
+	assert_int_equal(mb_initramfs_parse_capped(b.p, b.n, &caps, &a, &err), 0);
 	assert_int_equal(mb_initramfs_entry_count(a), MB_CPIO_ENTRIES_MAX);
 	mb_initramfs_free(a);
 	b.n = before;
 	entry(&b, "one-more", 8, 0100644, NULL, 0);
 	trailer(&b);
-	assert_int_equal(mb_initramfs_parse(b.p, b.n, &a, &err), -E2BIG);
+	assert_int_equal(mb_initramfs_parse_capped(b.p, b.n, &caps, &a, &err), -E2BIG);
 	assert_int_equal(err.offset, before);
 	free(b.p);
 }
@@ -114,7 +132,8 @@ static void test_entry_count_cap(void **state)
 static void bomb(mb_compress c)
 {
 	size_t size = 32u << 20, zsize = 0;
-	uint8_t *zeros = calloc(1, size), *z = NULL;
+	uint8_t *zeros = calloc(1, size), *z = NULL, md[32];
+	mb_cpio_caps caps = mb_cpio_caps_default;
 	mb_initramfs *a = NULL;
 	mb_error err = { 0 };
 	buf b = { 0 };
@@ -125,9 +144,20 @@ static void bomb(mb_compress c)
 	trailer(&b);
 	assert_int_equal(mb_compress_buffer(c, b.p, b.n, &z, &zsize, &err), 0);
 	assert_true(zsize < size / 100);
-	assert_int_equal(mb_initramfs_parse_capped(z, zsize, 1u << 20, &a, &err), -E2BIG);
-	assert_int_equal(mb_initramfs_parse_capped(z, zsize, 64u << 20, &a, &err), 0);
+	/* the total cap */
+	caps.total = 1u << 20;
+	assert_int_equal(mb_initramfs_parse_capped(z, zsize, &caps, &a, &err), -E2BIG);
+	assert_non_null(strstr(err.message, "decompressed data over 1048576 bytes"));
+	/* the ratio: 32 MiB from under 330 kB is over 256 times plus 16 MiB */
+	assert_int_equal(mb_initramfs_parse(z, zsize, &a, &err), -E2BIG);
+	assert_non_null(strstr(err.message, "over 256 times its compressed size plus 16 MiB"));
+	/* within both: the whole file streams through, and its digest is right */
+	caps.total = 64u << 20;
+	caps.ratio = 1u << 20;
+	assert_int_equal(mb_initramfs_parse_capped(z, zsize, &caps, &a, &err), 0);
 	assert_int_equal(mb_initramfs_entry_at(a, 0)->size, size);
+	unhex("83ee47245398adee79bd9c0a8bc57b821e92aba10f5f9ade8a5d1fae4d8c4302", md);
+	assert_memory_equal(mb_initramfs_entry_at(a, 0)->sha256, md, 32);
 	mb_initramfs_free(a);
 	free(z);
 	free(zeros);
@@ -152,6 +182,7 @@ static void test_segments(void **state)
 	mb_initramfs *a = NULL;
 	mb_error err = { 0 };
 	const mb_cpio_segment *s;
+	uint8_t md[32];
 
 	entry(&one, "kernel/x86/microcode/GenuineIntel.bin", 37, 0100644, "ucode", 5);
 	trailer(&one);
@@ -180,7 +211,9 @@ static void test_segments(void **state)
 	assert_int_equal(s->file_offset, one.n + 8 + gzn);
 	assert_string_equal(mb_initramfs_entry_at(a, 2)->name, "init");
 	assert_int_equal(mb_initramfs_entry_at(a, 2)->segment, 2);
-	assert_memory_equal(mb_initramfs_entry_at(a, 1)->data, "#!/bin/sh\n", 10);
+	unhex("a8076d3d28d21e02012b20eaf7dbf75409a6277134439025f282e368e3305abf", md);
+	assert_memory_equal(mb_initramfs_entry_at(a, 1)->sha256, md, 32);
+	assert_null(mb_initramfs_entry_at(a, 1)->data);
 	mb_initramfs_free(a);
 
 	/* An error inside compressed data: the offset is in the decompressed cpio, and says so. */
@@ -198,6 +231,65 @@ static void test_segments(void **state)
 	free(zs);
 	free(one.p);
 	free(two.p);
+	free(file.p);
+}
+
+/* NUL padding between archives: up to the cap, plain or compressed; one byte more is refused. */
+static void test_padding_cap(void **state)
+{
+	mb_cpio_caps caps = mb_cpio_caps_default;
+	mb_compress kinds[] = { MB_COMPRESS_NONE, MB_COMPRESS_GZIP, MB_COMPRESS_ZSTD };
+	mb_initramfs *a = NULL;
+	mb_error err = { 0 };
+	size_t k, extra;
+
+	caps.pad = 4096;
+	for (k = 0; k < 3; k++)
+		for (extra = 0; extra < 2; extra++) {
+			buf b = { 0 };
+			uint8_t *z = NULL, zeros[4097] = { 0 };
+			size_t zn = 0;
+
+			entry(&b, "f", 1, 0100644, "x", 1);
+			trailer(&b);
+			put(&b, zeros, caps.pad + extra);
+			if (kinds[k] != MB_COMPRESS_NONE)
+				assert_int_equal(mb_compress_buffer(kinds[k], b.p, b.n, &z, &zn, &err), 0);
+			assert_int_equal(mb_initramfs_parse_capped(z ? z : b.p, z ? zn : b.n, &caps, &a, &err),
+					 extra ? -E2BIG : 0);
+			if (extra)
+				assert_non_null(strstr(err.message, "more than 4096 NUL bytes of padding"));
+			else
+				assert_int_equal(mb_initramfs_entry_count(a), 1);
+			a = mb_initramfs_free(a);
+			free(z);
+			free(b.p);
+		}
+}
+
+/* Many tiny compressed segments, each a trailer: 64 pass, the 65th is refused, at its offset. */
+static void test_segment_chain(void **state)
+{
+	buf one = { 0 }, file = { 0 };
+	uint8_t *z = NULL;
+	size_t zn = 0, i;
+	mb_initramfs *a = NULL;
+	mb_error err = { 0 };
+
+	trailer(&one);
+	assert_int_equal(mb_compress_buffer(MB_COMPRESS_ZSTD, one.p, one.n, &z, &zn, &err), 0);
+	for (i = 0; i < MB_CPIO_SEGMENTS_MAX; i++)
+		put(&file, z, zn);
+	assert_int_equal(mb_initramfs_parse(file.p, file.n, &a, &err), 0);
+	assert_int_equal(mb_initramfs_segment_count(a), MB_CPIO_SEGMENTS_MAX);
+	assert_int_equal(mb_initramfs_entry_count(a), 0);
+	a = mb_initramfs_free(a);
+	put(&file, z, zn);
+	assert_int_equal(mb_initramfs_parse(file.p, file.n, &a, &err), -E2BIG);
+	assert_int_equal(err.offset, MB_CPIO_SEGMENTS_MAX * zn);
+	assert_non_null(strstr(err.message, "more than 64 concatenated archives"));
+	free(z);
+	free(one.p);
 	free(file.p);
 }
 
@@ -282,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_gzip_bomb),
 		cmocka_unit_test(test_zstd_bomb),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_padding_cap),
+		cmocka_unit_test(test_segment_chain),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_streamed_gzip_is_one_shot),
 	};

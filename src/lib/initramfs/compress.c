@@ -12,6 +12,7 @@
 
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "shared/fail.h"
 #include "lib/initramfs/initramfs-internal.h"
@@ -266,138 +267,91 @@ int mb_compress_buffer(mb_compress c, const uint8_t *in, size_t in_size, uint8_t
 	return mb_fail(err, -EOPNOTSUPP, "no such compression");
 }
 
-/* Grow an output buffer, never beyond max + 1 bytes (one over the cap detects "too big"). */
-static int grow(uint8_t **buf, size_t *cap, size_t max, mb_error *err)
-{
-	size_t ncap;
-	uint8_t *nbuf;
+struct mb_inflater {
+	mb_compress compress;
+	z_stream zs;
+	ZSTD_DCtx *zd;
+};
 
-	if (*cap > max)
-		return mb_fail(err, -E2BIG, "decompressed data over %zu bytes", max);
-	ncap = *cap ? *cap * 2 : 1u << 16;
-	if (ncap > max + 1 || ncap < *cap)
-		ncap = max + 1;
-	nbuf = realloc(*buf, ncap);
-	if (!nbuf)
-		return mb_fail(err, -ENOMEM, "out of memory decompressing");
-	*buf = nbuf;
-	*cap = ncap;
+mb_inflater *mb_inflater_free(mb_inflater *z)
+{
+	if (!z)
+		return NULL;
+	if (z->compress == MB_COMPRESS_GZIP)
+		inflateEnd(&z->zs);
+	ZSTD_freeDCtx(z->zd);
+	free(z);
+	return NULL;
+}
+
+int mb_inflater_new(mb_compress c, mb_inflater **ret, mb_error *err)
+{
+	mb_inflater *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	z->compress = c;
+	if (c == MB_COMPRESS_GZIP) {
+		if (inflateInit2(&z->zs, 15 + 16) != Z_OK) {
+			free(z);
+			return mb_fail(err, -ENOMEM, "zlib: cannot initialise inflate");
+		}
+	} else if (c == MB_COMPRESS_ZSTD) {
+		z->zd = ZSTD_createDCtx();
+		/* A frame may ask for a window of up to 2^31 bytes, all of it allocated by us: cap it. */
+		if (!z->zd || ZSTD_isError(ZSTD_DCtx_setParameter(z->zd, ZSTD_d_windowLogMax, MB_ZSTD_WINDOW_LOG_MAX))) {
+			ZSTD_freeDCtx(z->zd);
+			free(z);
+			return mb_fail(err, -ENOMEM, "zstd: cannot create a context");
+		}
+	} else {
+		free(z);
+		return mb_fail(err, -EOPNOTSUPP, "no such compression");
+	}
+	*ret = z;
 	return 0;
 }
 
-static int gzip_decompress(const uint8_t *in, size_t in_size, size_t max, uint8_t **ret, size_t *ret_size,
-			   size_t *ret_used, mb_error *err)
+int mb_inflater_step(mb_inflater *z, const uint8_t *in, size_t in_n, size_t *ret_used, uint8_t *out, size_t out_n,
+		     size_t *ret_made, bool *ret_end, mb_error *err)
 {
-	z_stream zs = { 0 };
-	uint8_t *out = NULL;
-	size_t cap = 0, len = 0;
-	int zr, rc;
+	*ret_used = *ret_made = 0;
+	*ret_end = false;
+	if (z->compress == MB_COMPRESS_GZIP) {
+		int zr;
 
-	if (inflateInit2(&zs, 15 + 16) != Z_OK)
-		return mb_fail(err, -ENOMEM, "zlib: cannot initialise inflate");
-	zs.next_in = (Bytef *) in;
-	for (;;) {
-		size_t in_left = in_size - (size_t) ((const uint8_t *) zs.next_in - in);
+		z->zs.next_in = (Bytef *) in;
+		z->zs.avail_in = in_n > (1u << 30) ? 1u << 30 : (uInt) in_n;
+		z->zs.next_out = out;
+		z->zs.avail_out = out_n > (1u << 30) ? 1u << 30 : (uInt) out_n;
+		zr = inflate(&z->zs, Z_NO_FLUSH);
+		*ret_used = (size_t) ((const uint8_t *) z->zs.next_in - in);
+		*ret_made = (size_t) (z->zs.next_out - out);
+		if (zr == Z_STREAM_END) {
+			*ret_end = true;
+			return 0;
+		}
+		/* Z_BUF_ERROR: no progress possible with this input; the caller knows whether more comes. */
+		if (zr == Z_OK || zr == Z_BUF_ERROR)
+			return 0;
+		return mb_fail_at(err, -EBADMSG, *ret_used, "gzip data corrupt: %s",
+				  z->zs.msg ? z->zs.msg : "inflate error");
+	} else {
+		ZSTD_inBuffer ib = { in, in_n, 0 };
+		ZSTD_outBuffer ob = { out, out_n, 0 };
+		size_t zr = ZSTD_decompressStream(z->zd, &ob, &ib);
 
-		if (len == cap) {
-			rc = grow(&out, &cap, max, err);
-			if (rc < 0)
-				goto out;
-		}
-		zs.next_out = out + len;
-		zs.avail_out = cap - len > (1u << 30) ? 1u << 30 : (uInt) (cap - len);
-		zs.avail_in = in_left > (1u << 30) ? 1u << 30 : (uInt) in_left;
-		zr = inflate(&zs, Z_NO_FLUSH);
-		len = (size_t) (zs.next_out - out);
-		if (len > max) {
-			rc = mb_fail(err, -E2BIG, "decompressed data over %zu bytes", max);
-			goto out;
-		}
-		if (zr == Z_STREAM_END)
-			break;
-		if (zr == Z_BUF_ERROR && zs.avail_in == 0 && in_left <= (1u << 30)) {
-			rc = mb_fail_at(err, -EBADMSG, (uint64_t) ((const uint8_t *) zs.next_in - in),
-					"gzip data truncated");
-			goto out;
-		}
-		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			rc = mb_fail_at(err, -EBADMSG, (uint64_t) ((const uint8_t *) zs.next_in - in),
-					"gzip data corrupt: %s", zs.msg ? zs.msg : "inflate error");
-			goto out;
-		}
-	}
-	*ret_used = (size_t) ((const uint8_t *) zs.next_in - in);
-	*ret_size = len;
-	*ret = out;
-	out = NULL;
-	rc = 0;
-out:
-	inflateEnd(&zs);
-	free(out);
-	return rc;
-}
-
-static int zstd_decompress(const uint8_t *in, size_t in_size, size_t max, uint8_t **ret, size_t *ret_size,
-			   size_t *ret_used, mb_error *err)
-{
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
-	ZSTD_inBuffer ib = { in, in_size, 0 };
-	uint8_t *out = NULL;
-	size_t cap = 0, len = 0, zr;
-	int rc;
-
-	if (!dctx)
-		return mb_fail(err, -ENOMEM, "zstd: cannot create a context");
-	/* The default window limit (2^27) bounds the decoder's memory whatever the frame says. */
-	for (;;) {
-		ZSTD_outBuffer ob;
-
-		if (len == cap) {
-			rc = grow(&out, &cap, max, err);
-			if (rc < 0)
-				goto out;
-		}
-		ob.dst = out;
-		ob.size = cap;
-		ob.pos = len;
-		zr = ZSTD_decompressStream(dctx, &ob, &ib);
-		len = ob.pos;
+		*ret_used = ib.pos;
+		*ret_made = ob.pos;
 		if (ZSTD_isError(zr)) {
-			rc = mb_fail_at(err, -EBADMSG, ib.pos, "zstd data corrupt: %s", ZSTD_getErrorName(zr));
-			goto out;
+			if (ZSTD_getErrorCode(zr) == ZSTD_error_frameParameter_windowTooLarge)
+				return mb_fail_at(err, -E2BIG, ib.pos, "zstd frame needs a window over %u MiB "
+						  "(more memory than list and verify allow)",
+						  1u << (MB_ZSTD_WINDOW_LOG_MAX - 20));
+			return mb_fail_at(err, -EBADMSG, ib.pos, "zstd data corrupt: %s", ZSTD_getErrorName(zr));
 		}
-		if (len > max) {
-			rc = mb_fail(err, -E2BIG, "decompressed data over %zu bytes", max);
-			goto out;
-		}
-		if (zr == 0)
-			break;
-		if (ib.pos == ib.size && ob.pos < ob.size) {
-			rc = mb_fail_at(err, -EBADMSG, ib.pos, "zstd data truncated");
-			goto out;
-		}
+		/* 0: the frame is decoded and flushed; the next frame, if any, is the next segment. */
+		*ret_end = zr == 0;
+		return 0;
 	}
-	*ret_used = ib.pos;
-	*ret_size = len;
-	*ret = out;
-	out = NULL;
-	rc = 0;
-out:
-	ZSTD_freeDCtx(dctx);
-	free(out);
-	return rc;
-}
-
-int mb_decompress_one(mb_compress c, const uint8_t *in, size_t in_size, size_t max, uint8_t **ret,
-		      size_t *ret_size, size_t *ret_used, mb_error *err)
-{
-	switch (c) {
-	case MB_COMPRESS_GZIP:
-		return gzip_decompress(in, in_size, max, ret, ret_size, ret_used, err);
-	case MB_COMPRESS_ZSTD:
-		return zstd_decompress(in, in_size, max, ret, ret_size, ret_used, err);
-	case MB_COMPRESS_NONE:
-		break;
-	}
-	return mb_fail(err, -EOPNOTSUPP, "no such compression");
 }

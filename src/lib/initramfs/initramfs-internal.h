@@ -48,14 +48,34 @@ int mb_compress_buffer(mb_compress c, const uint8_t *in, size_t in_size, uint8_t
 /* Which compressed format starts at p (NONE for a cpio magic or anything else). */
 mb_compress mb_compress_detect(const uint8_t *p, size_t n);
 
-/*
- * Decompress one gzip member or zstd frame starting at in. *ret_used is how many input bytes
- * it spanned; the output may not exceed max bytes (-E2BIG). *ret is malloc'd.
- */
-int mb_decompress_one(mb_compress c, const uint8_t *in, size_t in_size, size_t max, uint8_t **ret,
-		      size_t *ret_size, size_t *ret_used, mb_error *err);
+/* Largest zstd window accepted when reading (32 MiB): the decoder allocates it. */
+#define MB_ZSTD_WINDOW_LOG_MAX 25
 
-/* mb_initramfs_parse with a smaller cap on all decompressed data (tests, fuzzing). */
-int mb_initramfs_parse_capped(const void *data, size_t size, size_t max_total, mb_initramfs **ret, mb_error *err);
+/* A streaming decompressor of one gzip member or one zstd frame. */
+typedef struct mb_inflater mb_inflater;
+int mb_inflater_new(mb_compress c, mb_inflater **ret, mb_error *err);
+mb_inflater *mb_inflater_free(mb_inflater *z);
+/*
+ * Decompress from in (in_n bytes) into out (out_n bytes): *ret_used input bytes consumed,
+ * *ret_made output bytes written, *ret_end once the member/frame is complete (input after it
+ * is not touched). No progress at all means more input is needed. Errors carry the offset in in.
+ */
+int mb_inflater_step(mb_inflater *z, const uint8_t *in, size_t in_n, size_t *ret_used, uint8_t *out, size_t out_n,
+		     size_t *ret_made, bool *ret_end, mb_error *err);
+
+/* What a reader accepts; mb_cpio_caps_default holds the library's caps (docs/initramfs.md). */
+typedef struct mb_cpio_caps {
+	uint64_t total;    /* decompressed bytes, all segments together */
+	uint64_t ratio;    /* decompressed <= ratio * compressed + slack, counted over the whole file */
+	uint64_t slack;
+	uint64_t pad;      /* NUL bytes in a row between two archives */
+	size_t kept;       /* bytes of entry records, names and symlink targets held in memory */
+	unsigned segments; /* concatenated segments */
+} mb_cpio_caps;
+extern const mb_cpio_caps mb_cpio_caps_default;
+
+/* mb_initramfs_parse with other caps (tests, fuzzing). */
+int mb_initramfs_parse_capped(const void *data, size_t size, const mb_cpio_caps *caps, mb_initramfs **ret,
+			      mb_error *err);
 
 #endif
