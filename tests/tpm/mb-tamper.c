@@ -14,6 +14,11 @@
  *   mb-tamper IN OUT add-grub N TEXT    insert before event N a PCR 8 event as GRUB writes one:
  *                                       data "grub_cmd: TEXT" + NUL, digest H(TEXT)
  *   mb-tamper IN OUT swap-digests A B   exchange the digests of events A and B (data kept)
+ *   mb-tamper IN OUT drop-digest N NAME remove event N's digest of bank NAME (the header keeps
+ *                                       the bank): an event that carries only the other banks
+ *   mb-tamper IN OUT relabel N          swap event N's GRUB prefix, "kernel_cmdline: " <->
+ *                                       "grub_cmd: "; GRUB hashes only what follows the prefix,
+ *                                       so the digests still match the data
  *
  * Event numbers are mboot's (a crypto-agile header is event 0). A crypto-agile log is
  * rewritten with a fresh Spec ID header of its (remaining) banks.
@@ -56,7 +61,7 @@ int main(int argc, char **argv)
 	mb_spec_id_alg keep[MB_MAX_BANKS];
 	size_t n_keep = 0;
 	unsigned long a = 0, b = 0;
-	uint16_t drop = 0;
+	uint16_t drop = 0, drop_one = 0;
 	const uint8_t *data;
 	int r;
 
@@ -82,6 +87,13 @@ int main(int argc, char **argv)
 		if (!d)
 			return die("drop-bank NAME");
 		drop = d->alg;
+	} else if (strcmp(op, "drop-digest") == 0) {
+		const mb_digest_info *d = argc == 6 ? mb_digest_by_name(argv[5]) : NULL;
+
+		if (!d)
+			return die("drop-digest N NAME");
+		a = num(argv[4]);
+		drop_one = d->alg;
 	} else if (strcmp(op, "add-grub") == 0) {
 		if (argc != 6)
 			return die("add-grub N TEXT");
@@ -99,7 +111,8 @@ int main(int argc, char **argv)
 	if (strcmp(op, "add") == 0 && argc != 7)
 		return die("add N PCR TEXT");
 	if (a > n || b > n || ((strcmp(op, "swap") == 0 || strcmp(op, "swap-pcr") == 0 ||
-				strcmp(op, "swap-digests") == 0) && (a >= n || b >= n)))
+				strcmp(op, "swap-digests") == 0) && (a >= n || b >= n)) ||
+	    ((drop_one || strcmp(op, "relabel") == 0) && a >= n))
 		return die("event number out of range");
 
 	if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE) {
@@ -169,6 +182,34 @@ int main(int argc, char **argv)
 				return die("out of memory");
 			memcpy(copy, ev.data, ev.data_size);
 			copy[ev.data_size - 1] ^= 0x01;
+			ev.data = copy;
+		}
+		if (drop_one && i == a) {
+			uint32_t k, m = 0;
+
+			for (k = 0; k < ev.n_digests; k++)
+				if (ev.digests[k].alg != drop_one)
+					ev.digests[m++] = ev.digests[k];
+			if (m == ev.n_digests)
+				return die("the event has no digest of that bank");
+			ev.n_digests = m;
+		}
+		if (strcmp(op, "relabel") == 0 && i == a) {
+			static const char cmdline[] = "kernel_cmdline: ", cmd[] = "grub_cmd: ";
+			const char *from, *to;
+
+			if (ev.data_size >= strlen(cmdline) && memcmp(ev.data, cmdline, strlen(cmdline)) == 0)
+				from = cmdline, to = cmd;
+			else if (ev.data_size >= strlen(cmd) && memcmp(ev.data, cmd, strlen(cmd)) == 0)
+				from = cmd, to = cmdline;
+			else
+				return die("the event is not a GRUB kernel_cmdline or grub_cmd event");
+			copy = malloc(ev.data_size - strlen(from) + strlen(to));
+			if (!copy)
+				return die("out of memory");
+			memcpy(copy, to, strlen(to));
+			memcpy(copy + strlen(to), ev.data + strlen(from), ev.data_size - strlen(from));
+			ev.data_size = (uint32_t) (ev.data_size - strlen(from) + strlen(to));
 			ev.data = copy;
 		}
 		if (strcmp(op, "digest") == 0 && i == a) {

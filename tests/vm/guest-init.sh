@@ -1,11 +1,13 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the test initramfs (runs in the guest, busybox only). Prints, between markers that
 # the host parses (tests/vm/lib.sh vm_extract):
 #   LOG          base64 of /sys/kernel/security/tpm0/binary_bios_measurements
 #   LOG-SHA256   its SHA-256, so the host can prove the serial transfer was exact
 #   PCRS         "<bank> <index> <hex>" for every PCR of every bank in /sys/class/tpm/tpm0
 #   MBOOT-REPLAY `mboot log replay --json` of the kernel's log, when /bin/mboot is present
-#   MBOOT-PCRS, MBOOT-VERIFY  `mboot pcrs --json` and `mboot verify --json` on the guest's own TPM
+#   MBOOT-PCRS, MBOOT-VERIFY  `mboot pcrs --json` and `mboot verify --json` on the guest's own TPM,
+#                each with its exit code (-RC) and stderr (-ERR)
 # then powers off.
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/sbin:/usr/sbin
@@ -60,20 +62,29 @@ if [ -x /bin/mboot ]; then
 	echo "MBVM-END-MBOOT-REPLAY-ERR"
 
 	# The path a real user takes: the guest reads its own TPM and verifies its own boot.
+	# Each exit code is saved before anything else runs: the host checks it.
 	/bin/mboot pcrs --json --tcti device:/dev/tpmrm0 >/tmp/pcrs.json 2>/tmp/pcrs.err
+	rc=$?
 	echo "MBVM-BEGIN-MBOOT-PCRS-RC"
-	echo "$?"
+	echo "$rc"
 	echo "MBVM-END-MBOOT-PCRS-RC"
 	echo "MBVM-BEGIN-MBOOT-PCRS"
-	cat /tmp/pcrs.json /tmp/pcrs.err
+	cat /tmp/pcrs.json
 	echo "MBVM-END-MBOOT-PCRS"
+	echo "MBVM-BEGIN-MBOOT-PCRS-ERR"
+	cat /tmp/pcrs.err
+	echo "MBVM-END-MBOOT-PCRS-ERR"
 	/bin/mboot verify --json --tcti device:/dev/tpmrm0 --no-userspace-log >/tmp/verify.json 2>/tmp/verify.err
+	rc=$?
 	echo "MBVM-BEGIN-MBOOT-VERIFY-RC"
-	echo "$?"
+	echo "$rc"
 	echo "MBVM-END-MBOOT-VERIFY-RC"
 	echo "MBVM-BEGIN-MBOOT-VERIFY"
-	cat /tmp/verify.json /tmp/verify.err
+	cat /tmp/verify.json
 	echo "MBVM-END-MBOOT-VERIFY"
+	echo "MBVM-BEGIN-MBOOT-VERIFY-ERR"
+	cat /tmp/verify.err
+	echo "MBVM-END-MBOOT-VERIFY-ERR"
 fi
 
 echo "MBVM-DONE"

@@ -298,15 +298,22 @@ inguest)
 	check_replay inguest "$d" "$d/guest-replay.json"
 	check "inguest: the guest's replay equals the host's replay of the same log" \
 		test "$(jq -c -S .banks "$d/guest-replay.json")" = "$(jq -c -S .banks "$d/replay.json")"
-	# mboot pcrs and mboot verify against the real kernel's TPM device, in the guest.
+	# mboot pcrs and mboot verify against the real kernel's TPM device, in the guest. Their exit
+	# codes are what the guest saved right after each command; a missing section reads as "".
 	vm_section "$d/serial.log" MBOOT-PCRS >"$d/guest-pcrs.json"
+	vm_section "$d/serial.log" MBOOT-PCRS-RC >"$d/guest-pcrs.rc"
 	vm_section "$d/serial.log" MBOOT-VERIFY >"$d/guest-verify.json"
-	check "inguest: mboot pcrs on /dev/tpmrm0 exited 0 (got $(vm_section "$d/serial.log" MBOOT-PCRS-RC))" \
-		test "$(vm_section "$d/serial.log" MBOOT-PCRS-RC)" = 0
+	vm_section "$d/serial.log" MBOOT-VERIFY-RC >"$d/guest-verify.rc"
+	vm_section "$d/serial.log" MBOOT-PCRS-ERR | sed 's/^/  guest pcrs stderr: /'
+	vm_section "$d/serial.log" MBOOT-VERIFY-ERR | sed 's/^/  guest verify stderr: /'
+	check "inguest: mboot pcrs on /dev/tpmrm0 exited 0 (got '$(cat "$d/guest-pcrs.rc")')" \
+		test "$(cat "$d/guest-pcrs.rc")" = 0
 	check "inguest: mboot pcrs in the guest equals the kernel's sysfs PCRs, every bank and PCR" \
 		test "$(jq -c -S .banks "$d/guest-pcrs.json" 2>/dev/null)" = "$(jq -c -S . "$d/pcrs.json")"
-	check "inguest: mboot verify in the guest exited 0: the guest verified its own boot (got $(vm_section "$d/serial.log" MBOOT-VERIFY-RC))" \
-		test "$(vm_section "$d/serial.log" MBOOT-VERIFY-RC)" = 0
+	check "inguest: mboot verify in the guest exited 0: the guest verified its own boot (got '$(cat "$d/guest-verify.rc")')" \
+		test "$(cat "$d/guest-verify.rc")" = 0
+	check "inguest: the guest's verify says verified: true" \
+		test "$(jq .verified "$d/guest-verify.json" 2>/dev/null)" = true
 	check "inguest: the guest's verify names PCRs 0-9 verified in all 4 banks" \
 		test "$(jq '[.pcrs[] | select(.verdict == "verified" and .pcr <= 9)] | length' "$d/guest-verify.json" 2>/dev/null)" = 40
 	;;
