@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,18 +34,11 @@ static void *alloc_buffer(size_t size)
 	return malloc(size);
 }
 
-int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
-	int fd, rc;
+	int rc;
 	uint8_t *buf = NULL;
 	size_t size = 0, cap = 0;
-
-	if (strcmp(path, "-") == 0)
-		fd = STDIN_FILENO;
-	else
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return mb_fail(err, -errno, "cannot open: %s", strerror(errno));
 
 	for (;;) {
 		ssize_t n;
@@ -100,9 +95,21 @@ int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, 
 	buf = NULL;
 	rc = 0;
 out:
-	if (fd != STDIN_FILENO)
-		close(fd);
 	free(buf);
+	return rc;
+}
+
+int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+{
+	int fd, rc;
+
+	if (strcmp(path, "-") == 0)
+		return mb_read_fd(STDIN_FILENO, max, ret, ret_size, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return mb_fail(err, -errno, "cannot open: %s", strerror(errno));
+	rc = mb_read_fd(fd, max, ret, ret_size, err);
+	close(fd);
 	return rc;
 }
 
@@ -167,4 +174,72 @@ out:
 		free(tmp);
 	}
 	return rc;
+}
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigned timeout_ms, int *ret_fd,
+		   mb_error *err)
+{
+	struct timespec start, now, pause = { 0, 10 * 1000 * 1000 };
+	struct stat st;
+	int fd, fl;
+
+	*ret_fd = -1;
+	fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+	if (fd < 0) {
+		int e = errno;
+
+		/* Write-only and non-blocking, a FIFO without a reader (or a socket) is ENXIO. */
+		if (e == ENXIO)
+			return mb_fail(err, -EINVAL, "not a regular file (a FIFO, socket or device); refusing it");
+		if (e == ELOOP && (flags & O_NOFOLLOW))
+			return mb_fail(err, -ELOOP, "is a symbolic link; refusing to follow it");
+		return mb_fail(err, -e, "cannot open: %s", strerror(e));
+	}
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return mb_fail(err, -e, "cannot stat: %s", strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return mb_fail(err, -EINVAL, "%s, not a regular file; refusing it", file_kind(st.st_mode));
+	}
+	/* Regular file now: O_NONBLOCK means nothing to its reads and writes, but leave no surprise. */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+
+		close(fd);
+		return mb_fail(err, -e, "fcntl: %s", strerror(e));
+	}
+	/* Tried without blocking, again and again: a holder that never lets go cannot hang us. */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (flock(fd, lock | LOCK_NB) < 0) {
+		int64_t waited_ms;
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		if (e != EWOULDBLOCK) {
+			close(fd);
+			return mb_fail(err, -e, "cannot lock: %s", strerror(e));
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited_ms = ((int64_t) now.tv_sec - start.tv_sec) * 1000 + ((int64_t) now.tv_nsec - start.tv_nsec) / 1000000;
+		if (waited_ms >= (int64_t) timeout_ms) {
+			close(fd);
+			return mb_fail(err, -ETIMEDOUT, "another process holds a lock on it; gave up after %u.%u s",
+				       timeout_ms / 1000, timeout_ms % 1000 / 100);
+		}
+		nanosleep(&pause, NULL);
+	}
+	*ret_fd = fd;
+	return 0;
 }

@@ -24,6 +24,12 @@ void tool_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A one-line usage error: "mboot VERB: msg (see 'mboot VERB --help')"; returns EXIT_USAGE. */
 int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * How long 'measure' and 'verify' wait for another process's lock on the userspace log: a
+ * writer holds it for one extend, so this long means it is stuck (or a deliberate holder).
+ */
+#define TOOL_LOCK_TIMEOUT_MS 10000u
+
 /* Read and parse an event log; on failure reports and returns EXIT_USAGE. */
 int tool_load_log(const char *path, mb_event_log **ret);
 
