@@ -113,11 +113,44 @@ int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, 
 	return rc;
 }
 
-int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, mb_error *err)
+/* Where path's directory entry lives: its directory ("." for a bare name), opened for fsync. */
+static int open_parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	if (!slash)
+		return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
+	if (!dir)
+		return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return fd;
+}
+
+/*
+ * rename(2) that fails with EEXIST instead of replacing: RENAME_NOREPLACE, or where the file
+ * system lacks it, link(2) (which never replaces either) and unlink of the old name.
+ */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	if (link(from, to) < 0)
+		return -1;
+	(void) unlink(from);
+	return 0;
+}
+
+int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
 {
 	char *tmp = NULL;
 	const uint8_t *p = data;
-	int fd = -1, rc;
+	int fd = -1, dir_fd, rc;
 
 	if (strcmp(path, "-") == 0) {
 		while (size > 0) {
@@ -132,12 +165,16 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 		}
 		return 0;
 	}
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
+	/* In path's directory, so that rename(2) is atomic; mkostemp creates it O_EXCL, 0600. */
+	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
+		tmp = NULL;
 		return mb_fail(err, -ENOMEM, "out of memory");
+	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		rc = mb_fail(err, -errno, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
+		free(tmp);
+		return rc;
 	}
 	if (fchmod(fd, mode ? mode : 0644) < 0) {
 		rc = mb_fail(err, -errno, "chmod: %s", strerror(errno));
@@ -151,28 +188,44 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 			rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
 			goto out;
 		}
+		if (n == 0) {
+			rc = mb_fail(err, -EIO, "write error: no progress");
+			goto out;
+		}
 		p += n;
 		size -= (size_t) n;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		fd = -1;
+	/* The data is on disk before the name points at it: a crash leaves the old file or the new. */
+	if (fsync(fd) < 0) {
 		rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
 		goto out;
 	}
+	rc = close(fd);
 	fd = -1;
-	if (rename(tmp, path) < 0) {
-		rc = mb_fail(err, -errno, "cannot rename to %s: %s", path, strerror(errno));
+	if (rc < 0) {
+		rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
+		goto out;
+	}
+	if ((replace ? rename(tmp, path) : rename_noreplace(tmp, path)) < 0) {
+		if (errno == EEXIST)
+			rc = mb_fail(err, -EEXIST, "already exists; not replaced");
+		else
+			rc = mb_fail(err, -errno, "cannot rename %s to it: %s", tmp, strerror(errno));
 		goto out;
 	}
 	free(tmp);
+	/* The new name on disk too. The file is in place already: a failure here is not one to report. */
+	dir_fd = open_parent_dir(path);
+	if (dir_fd >= 0) {
+		(void) fsync(dir_fd);
+		close(dir_fd);
+	}
 	return 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	unlink(tmp);
+	free(tmp);
 	return rc;
 }
 
