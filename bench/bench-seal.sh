@@ -80,9 +80,9 @@ printf '{"banks": {"sha256": {"0": "%s", "2": "%s", "4": "%s", "7": "%s"}}}\n' \
 for p in 0 2 4 7; do echo "${NEXT[$p]}" | xxd -r -p; done > "$W/next.bin"
 
 # ---- mboot: one process per operation ----
-m_seal() { NPROC=1; "$M" seal --pcrs "$SEL" -i "$W/secret" -o "$1"; }
+m_seal() { NPROC=1; "$M" seal --pcrs "$SEL" -i "$W/secret" -o "$1" --force; }
 m_unseal() { NPROC=1; "$M" unseal -i "$1" > "$2"; }
-m_reseal() { NPROC=1; "$M" reseal -i "$1" --values "$W/next.json" -o "$2" > /dev/null; }
+m_reseal() { NPROC=1; "$M" reseal -i "$1" --values "$W/next.json" -o "$2" --force > /dev/null; }
 
 # ---- tpm2-tools: PARENT is the parent's handle: 0x80000000 for the template's primary (the
 # first object loaded into an empty TPM) or 0x81000001. tpm2_startauthsession -c HANDLE warns

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,18 +34,11 @@ static void *alloc_buffer(size_t size)
 	return malloc(size);
 }
 
-int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
-	int fd, rc;
+	int rc;
 	uint8_t *buf = NULL;
 	size_t size = 0, cap = 0;
-
-	if (strcmp(path, "-") == 0)
-		fd = STDIN_FILENO;
-	else
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return mb_fail(err, -errno, "cannot open: %s", strerror(errno));
 
 	for (;;) {
 		ssize_t n;
@@ -100,17 +95,62 @@ int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, 
 	buf = NULL;
 	rc = 0;
 out:
-	if (fd != STDIN_FILENO)
-		close(fd);
 	free(buf);
 	return rc;
 }
 
-int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, mb_error *err)
+int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+{
+	int fd, rc;
+
+	if (strcmp(path, "-") == 0)
+		return mb_read_fd(STDIN_FILENO, max, ret, ret_size, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return mb_fail(err, -errno, "cannot open: %s", strerror(errno));
+	rc = mb_read_fd(fd, max, ret, ret_size, err);
+	close(fd);
+	return rc;
+}
+
+/* Where path's directory entry lives: its directory ("." for a bare name), opened for fsync. */
+static int open_parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	if (!slash)
+		return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
+	if (!dir)
+		return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return fd;
+}
+
+/*
+ * rename(2) that fails with EEXIST instead of replacing: RENAME_NOREPLACE, or where the file
+ * system lacks it, link(2) (which never replaces either) and unlink of the old name.
+ */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	if (link(from, to) < 0)
+		return -1;
+	(void) unlink(from);
+	return 0;
+}
+
+int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
 {
 	char *tmp = NULL;
 	const uint8_t *p = data;
-	int fd = -1, rc;
+	int fd = -1, dir_fd, rc;
 
 	if (strcmp(path, "-") == 0) {
 		while (size > 0) {
@@ -125,12 +165,16 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 		}
 		return 0;
 	}
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
+	/* In path's directory, so that rename(2) is atomic; mkostemp creates it O_EXCL, 0600. */
+	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
+		tmp = NULL;
 		return mb_fail(err, -ENOMEM, "out of memory");
+	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		rc = mb_fail(err, -errno, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
+		free(tmp);
+		return rc;
 	}
 	if (fchmod(fd, mode ? mode : 0644) < 0) {
 		rc = mb_fail(err, -errno, "chmod: %s", strerror(errno));
@@ -144,27 +188,111 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 			rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
 			goto out;
 		}
+		if (n == 0) {
+			rc = mb_fail(err, -EIO, "write error: no progress");
+			goto out;
+		}
 		p += n;
 		size -= (size_t) n;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		fd = -1;
+	/* The data is on disk before the name points at it: a crash leaves the old file or the new. */
+	if (fsync(fd) < 0) {
 		rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
 		goto out;
 	}
+	rc = close(fd);
 	fd = -1;
-	if (rename(tmp, path) < 0) {
-		rc = mb_fail(err, -errno, "cannot rename to %s: %s", path, strerror(errno));
+	if (rc < 0) {
+		rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
+		goto out;
+	}
+	if ((replace ? rename(tmp, path) : rename_noreplace(tmp, path)) < 0) {
+		if (errno == EEXIST)
+			rc = mb_fail(err, -EEXIST, "already exists; not replaced");
+		else
+			rc = mb_fail(err, -errno, "cannot rename %s to it: %s", tmp, strerror(errno));
 		goto out;
 	}
 	free(tmp);
+	/* The new name on disk too. The file is in place already: a failure here is not one to report. */
+	dir_fd = open_parent_dir(path);
+	if (dir_fd >= 0) {
+		(void) fsync(dir_fd);
+		close(dir_fd);
+	}
 	return 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	unlink(tmp);
+	free(tmp);
 	return rc;
+}
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigned timeout_ms, int *ret_fd,
+		   mb_error *err)
+{
+	struct timespec start, now, pause = { 0, 10 * 1000 * 1000 };
+	struct stat st;
+	int fd, fl;
+
+	*ret_fd = -1;
+	fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+	if (fd < 0) {
+		int e = errno;
+
+		/* Write-only and non-blocking, a FIFO without a reader (or a socket) is ENXIO. */
+		if (e == ENXIO)
+			return mb_fail(err, -EINVAL, "not a regular file (a FIFO, socket or device); refusing it");
+		if (e == ELOOP && (flags & O_NOFOLLOW))
+			return mb_fail(err, -ELOOP, "is a symbolic link; refusing to follow it");
+		return mb_fail(err, -e, "cannot open: %s", strerror(e));
+	}
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return mb_fail(err, -e, "cannot stat: %s", strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return mb_fail(err, -EINVAL, "%s, not a regular file; refusing it", file_kind(st.st_mode));
+	}
+	/* Regular file now: O_NONBLOCK means nothing to its reads and writes, but leave no surprise. */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+
+		close(fd);
+		return mb_fail(err, -e, "fcntl: %s", strerror(e));
+	}
+	/* Tried without blocking, again and again: a holder that never lets go cannot hang us. */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (flock(fd, lock | LOCK_NB) < 0) {
+		int64_t waited_ms;
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		if (e != EWOULDBLOCK) {
+			close(fd);
+			return mb_fail(err, -e, "cannot lock: %s", strerror(e));
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited_ms = ((int64_t) now.tv_sec - start.tv_sec) * 1000 + ((int64_t) now.tv_nsec - start.tv_nsec) / 1000000;
+		if (waited_ms >= (int64_t) timeout_ms) {
+			close(fd);
+			return mb_fail(err, -ETIMEDOUT, "another process holds a lock on it; gave up after %u.%u s",
+				       timeout_ms / 1000, timeout_ms % 1000 / 100);
+		}
+		nanosleep(&pause, NULL);
+	}
+	*ret_fd = fd;
+	return 0;
 }

@@ -2,6 +2,7 @@
 #ifndef MB_SHARED_FILEIO_H
 #define MB_SHARED_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <mboot/error.h>
@@ -15,8 +16,28 @@
 int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 	__attribute__((warn_unused_result));
 
-/* Write all bytes to path (0644 unless mode given), replacing it atomically. */
-int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, mb_error *err)
+/* mb_read_file from an open descriptor (read from where it stands to EOF; not closed). */
+int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 	__attribute__((warn_unused_result));
+
+/*
+ * Write all bytes to path ("-": stdout) with mode (0644 when 0), atomically: a temp file
+ * beside it (O_EXCL, 0600 until complete), fsync, rename. Readers see the old file or the
+ * new one, never part of one; on any error the temp file is removed and path is untouched.
+ * Unless replace, an existing path (even a dangling symlink) is -EEXIST and kept, also when
+ * it appears while writing.
+ */
+int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
+	__attribute__((warn_unused_result));
+
+/*
+ * Open path (flags: O_RDONLY, or O_WRONLY|O_APPEND|O_CREAT... with mode) and flock it (lock:
+ * LOCK_SH or LOCK_EX), for a log other processes append to, without ever hanging: opened
+ * O_NONBLOCK (a FIFO would block open(2) and read(2)), refused (-EINVAL) unless a regular
+ * file, and the lock retried without blocking for timeout_ms, then -ETIMEDOUT. A missing
+ * file is -ENOENT. *ret_fd is the locked descriptor, blocking again, or -1.
+ */
+int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigned timeout_ms, int *ret_fd,
+		   mb_error *err) __attribute__((warn_unused_result));
 
 #endif

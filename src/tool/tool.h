@@ -3,6 +3,7 @@
 #define MB_TOOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,6 +24,23 @@ void tool_report(const char *what, const mb_error *err);
 void tool_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A one-line usage error: "mboot VERB: msg (see 'mboot VERB --help')"; returns EXIT_USAGE. */
 int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * How long 'measure' and 'verify' wait for another process's lock on the userspace log: a
+ * writer holds it for one extend, so this long means it is stuck (or a deliberate holder).
+ */
+#define TOOL_LOCK_TIMEOUT_MS 10000u
+
+/*
+ * An output file a user may keep: EXIT_USAGE, said, when path exists and !force. Called
+ * before any work, so that nothing is done (no TPM use) for an output that will be refused.
+ */
+int tool_check_output(const char *verb, const char *path, bool force);
+/*
+ * mb_write_file, replacing an existing path only with force; reports ("exists; give --force"
+ * when it does) and returns EXIT_USAGE on failure. "-" is stdout.
+ */
+int tool_write_output(const char *verb, const char *path, const void *data, size_t size, unsigned mode, bool force);
 
 /* Read and parse an event log; on failure reports and returns EXIT_USAGE. */
 int tool_load_log(const char *path, mb_event_log **ret);

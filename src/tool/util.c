@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "shared/fileio.h"
 #include "tool/tool.h"
@@ -37,6 +38,32 @@ int tool_usage_error(const char *verb, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see 'mboot %s --help')\n", verb);
 	return EXIT_USAGE;
+}
+
+int tool_check_output(const char *verb, const char *path, bool force)
+{
+	struct stat st;
+
+	if (force || strcmp(path, "-") == 0 || lstat(path, &st) < 0)
+		return EXIT_OK;
+	tool_errorf("%s: %s already exists; not replaced (give --force to replace it)", verb, path);
+	return EXIT_USAGE;
+}
+
+int tool_write_output(const char *verb, const char *path, const void *data, size_t size, unsigned mode, bool force)
+{
+	mb_error err = { 0 };
+	int r = mb_write_file(path, data, size, mode, force, &err);
+
+	if (r == -EEXIST) { /* created by someone else since tool_check_output */
+		tool_errorf("%s: %s already exists; not replaced (give --force to replace it)", verb, path);
+		return EXIT_USAGE;
+	}
+	if (r < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 int tool_load_log(const char *path, mb_event_log **ret)

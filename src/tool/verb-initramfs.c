@@ -17,7 +17,7 @@
 
 static const char initramfs_help[] =
 	"Usage: mboot initramfs COMMAND [OPTIONS]\n\n"
-	"  pack DIR -o FILE [--compress none|gzip|zstd] [--mtime EPOCH] [--json] [--policy-rule]\n"
+	"  pack DIR -o FILE [--force] [--compress none|gzip|zstd] [--mtime EPOCH] [--json] [--policy-rule]\n"
 	"                    a deterministic cpio (newc) archive of DIR, and its digests\n"
 	"  list FILE [--json]        the entries of an initramfs (plain, gzip or zstd, concatenated)\n"
 	"  verify FILE DIR [--compress C] [--mtime EPOCH] [--json]\n"
@@ -25,7 +25,7 @@ static const char initramfs_help[] =
 	"The format rules are in docs/initramfs.md.\n";
 
 static const char pack_help[] =
-	"Usage: mboot initramfs pack DIR -o FILE [--compress none|gzip|zstd] [--mtime EPOCH]\n"
+	"Usage: mboot initramfs pack DIR -o FILE [--force] [--compress none|gzip|zstd] [--mtime EPOCH]\n"
 	"                            [--json] [--policy-rule]\n\n"
 	"Write a cpio \"newc\" archive of the tree under DIR whose bytes depend only on the names,\n"
 	"types, permission bits, contents, symlink targets, device numbers and hard links of the\n"
@@ -34,7 +34,9 @@ static const char pack_help[] =
 	"order, normalised link counts, padded to 512\n"
 	"bytes. Symlinks are stored, never followed. Sockets are refused; so is a file that changes\n"
 	"while it is read. Then print the SHA-1, SHA-256 and SHA-384 digests of FILE.\n\n"
-	"  -o, --output FILE   where to write (replaced atomically)\n"
+	"  -o, --output FILE   where to write, atomically; an existing FILE is kept, exit 2,\n"
+	"                      unless --force\n"
+	"  --force             replace an existing FILE (a temp file beside it, renamed over it)\n"
 	"  --compress C        none (default), gzip (zlib level 6, no name, mtime 0, OS 3) or\n"
 	"                      zstd (level 3, checksum, content size, one thread)\n"
 	"  --mtime EPOCH       mtime of every entry; default $SOURCE_DATE_EPOCH, else 0\n"
@@ -62,7 +64,7 @@ static const char verify_help[] =
 	"first entry that differs and how.\n\n"
 	"Exit: 0 identical, 1 different, 2 usage or input error (malformed FILE, unreadable DIR).\n";
 
-enum { OPT_JSON = 0x100, OPT_COMPRESS, OPT_MTIME, OPT_POLICY };
+enum { OPT_JSON = 0x100, OPT_COMPRESS, OPT_MTIME, OPT_POLICY, OPT_FORCE };
 
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -70,13 +72,14 @@ static const struct option options[] = {
 	{ "mtime", required_argument, NULL, OPT_MTIME },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "policy-rule", no_argument, NULL, OPT_POLICY },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
 
 typedef struct args {
 	const char *output;
-	bool json, policy, has_compress, has_mtime;
+	bool json, policy, has_compress, has_mtime, force;
 	mb_initramfs_opts opts;
 	int n_paths;
 	const char *paths[2];
@@ -100,7 +103,7 @@ static int parse_epoch(const char *s, uint32_t *ret)
 	return 0;
 }
 
-/* allowed: o output, c compress, m mtime, j json, p policy-rule. Returns -1 after --help. */
+/* allowed: o output (and --force), c compress, m mtime, j json, p policy-rule. Returns -1 after --help. */
 static int parse_args(const char *verb, const char *help, int argc, char **argv, const char *allowed,
 		      int want_paths, args *a)
 {
@@ -119,6 +122,11 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 			if (!strchr(allowed, 'o'))
 				return tool_usage_error(verb, "-o is not an option here");
 			a->output = optarg;
+			break;
+		case OPT_FORCE:
+			if (!strchr(allowed, 'o'))
+				return tool_usage_error(verb, "--force is not an option here");
+			a->force = true;
 			break;
 		case OPT_COMPRESS:
 			if (!strchr(allowed, 'c'))
@@ -233,6 +241,9 @@ static int cmd_pack(int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	if (!a.output)
 		return tool_usage_error(verb, "missing -o FILE");
+	rc = tool_check_output(verb, a.output, a.force);
+	if (rc)
+		return rc;
 	rc = mb_initramfs_pack(a.paths[0], &a.opts, &out, &size, &st, &err);
 	if (rc < 0) {
 		tool_report(a.paths[0], &err);
@@ -242,11 +253,10 @@ static int cmd_pack(int argc, char **argv)
 	if (stat(a.paths[0], &dst) == 0 && (dst.st_mode & 0005) != 0005)
 		fprintf(stderr, "mboot: warning: %s has mode %04o: the root directory of the unpacked "
 			"initramfs gets this mode (chmod 755 it?)\n", a.paths[0], (unsigned) (dst.st_mode & 07777));
-	rc = mb_write_file(a.output, out, size, 0644, &err);
-	if (rc < 0) {
+	rc = tool_write_output(verb, a.output, out, size, 0644, a.force);
+	if (rc) {
 		free(out);
-		tool_report(a.output, &err);
-		return EXIT_USAGE;
+		return rc;
 	}
 	/* the library hashed the result while it was being made */
 	digests = json_object_new_object();

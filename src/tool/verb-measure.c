@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "shared/fileio.h"
 #include "shared/hex.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -19,7 +20,7 @@
 
 static const char measure_help[] =
 	"Usage: mboot measure --pcr N (--file FILE | --text STRING | --stdin) [--description D]\n"
-	"                     [--log FILE] [--json] [--tcti TCTI]\n\n"
+	"                     [--log FILE] [--lock-timeout SECONDS] [--json] [--tcti TCTI]\n\n"
 	"Measure like a boot stage does: hash the input with every active PCR bank's algorithm,\n"
 	"extend PCR N in all of them with one TPM2_PCR_Extend, and append a record to the\n"
 	"userspace measurement log, which 'mboot verify' replays after the firmware log.\n\n"
@@ -30,18 +31,23 @@ static const char measure_help[] =
 	"The writer holds an exclusive flock on the log from before the extend until the record\n"
 	"is written, so concurrent measurements never interleave or get lost, and sets the\n"
 	"file's sticky bit meanwhile: a writer that dies in between leaves the log marked\n"
-	"incomplete.\n\n"
+	"incomplete. The log must be a regular file (a FIFO, device or symbolic link is refused),\n"
+	"and a lock another process holds longer than the lock timeout is an error, not a hang.\n\n"
 	"  --pcr N           the PCR (0-23)\n"
 	"  --file FILE       measure the file's contents\n"
 	"  --text STRING     measure the string's bytes (no terminating NUL)\n"
 	"  --stdin           measure what stdin holds\n"
 	"  --description D   a note kept in the record\n"
 	"  --log FILE        the log (default " MB_CEL_DEFAULT_PATH "; its directory is created)\n"
+	"  --lock-timeout SECONDS\n"
+	"                    how long to wait for another writer's lock on the log (default 10;\n"
+	"                    0: do not wait)\n"
 	"  --json            print the record\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
-	"Exit: 0 measured and logged, 2 usage or input error, 3 TPM error (nothing logged).\n";
+	"Exit: 0 measured and logged, 2 usage or input error (including a log that is not a\n"
+	"regular file, or locked past the timeout: nothing measured), 3 TPM error (nothing logged).\n";
 
-enum { OPT_PCR = 0x100, OPT_FILE, OPT_TEXT, OPT_STDIN, OPT_DESC, OPT_LOG, OPT_JSON, OPT_TCTI };
+enum { OPT_PCR = 0x100, OPT_FILE, OPT_TEXT, OPT_STDIN, OPT_DESC, OPT_LOG, OPT_JSON, OPT_TCTI, OPT_LOCK_TIMEOUT };
 
 static const struct option measure_options[] = {
 	{ "pcr", required_argument, NULL, OPT_PCR },
@@ -50,6 +56,7 @@ static const struct option measure_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "description", required_argument, NULL, OPT_DESC },
 	{ "log", required_argument, NULL, OPT_LOG },
+	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "tcti", required_argument, NULL, OPT_TCTI },
 	{ "help", no_argument, NULL, 'h' },
@@ -154,6 +161,7 @@ int verb_measure(int argc, char **argv)
 	const char *file = NULL, *text = NULL, *desc = NULL, *log_path = MB_CEL_DEFAULT_PATH, *tcti = NULL;
 	bool use_stdin = false, json = false;
 	long pcr = -1;
+	unsigned lock_timeout_ms = TOOL_LOCK_TIMEOUT_MS;
 	digests all, use = { 0 };
 	mb_tpm_bank banks[MB_MAX_BANKS];
 	size_t n_banks = 0, i, k, size = 0;
@@ -201,6 +209,17 @@ int verb_measure(int argc, char **argv)
 		case OPT_TCTI:
 			tcti = optarg;
 			break;
+		case OPT_LOCK_TIMEOUT: {
+			char *end;
+			unsigned long sec;
+
+			errno = 0;
+			sec = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || sec > 3600)
+				return tool_usage_error("measure", "bad --lock-timeout '%s' (seconds, 0-3600)", optarg);
+			lock_timeout_ms = (unsigned) sec * 1000;
+			break;
+		}
 		default:
 			return tool_usage_error("measure", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -253,8 +272,17 @@ int verb_measure(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
+	/*
+	 * O_NOFOLLOW: measure often runs as root, and later fchmods and appends to what it opened;
+	 * a symlink planted at the log's path would turn that onto another file.
+	 */
+	if (mb_open_locked(log_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0600, LOCK_EX, lock_timeout_ms,
+			   &fd, &err) < 0) {
+		tool_report(log_path, &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
 		tool_errorf("%s: %s", log_path, strerror(errno));
 		rc = EXIT_USAGE;
 		goto out;

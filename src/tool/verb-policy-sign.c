@@ -16,7 +16,7 @@
 #include "tool/verbs.h"
 
 static const char sign_help[] =
-	"Usage: mboot policy sign --key KEY --pcrs LIST [--bank NAME] --values FILE -o SIG\n\n"
+	"Usage: mboot policy sign --key KEY --pcrs LIST [--bank NAME] --values FILE -o SIG [--force]\n\n"
 	"Sign the values of the PCRs in LIST, read from FILE, with the private key KEY, for\n"
 	"secrets sealed with 'mboot seal --authorized-by PUBKEY' (TPM2_PolicyAuthorize):\n"
 	"'mboot unseal --signature SIG' releases them on a machine whose PCRs hold exactly\n"
@@ -28,10 +28,12 @@ static const char sign_help[] =
 	"  --bank NAME    the PCR bank (default sha256)\n"
 	"  --values FILE  PCR values: 'mboot predict --json', 'mboot pcrs --json',\n"
 	"                 'mboot log replay --json' or tpm2_pcrread YAML\n"
-	"  -o SIG         the signature file (JSON)\n\n"
+	"  -o SIG         the signature file (JSON, written atomically); an existing one is\n"
+	"                 kept, exit 2, unless --force\n"
+	"  --force        replace an existing SIG\n\n"
 	"Exit: 0 signed, 2 usage or input error.\n";
 
-enum { OPT_KEY = 0x100, OPT_PCRS, OPT_BANK, OPT_VALUES };
+enum { OPT_KEY = 0x100, OPT_PCRS, OPT_BANK, OPT_VALUES, OPT_FORCE };
 
 static const struct option sign_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -39,6 +41,7 @@ static const struct option sign_options[] = {
 	{ "bank", required_argument, NULL, OPT_BANK },
 	{ "values", required_argument, NULL, OPT_VALUES },
 	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -52,6 +55,7 @@ int policy_sign(int argc, char **argv)
 	uint8_t *key = NULL, *pub = NULL;
 	size_t key_size = 0, pub_size = 0;
 	uint32_t mask = 0;
+	bool force = false;
 	char *json = NULL, name[2 * MB_TPM_NAME_SIZE + 1];
 	int c, rc = EXIT_USAGE;
 
@@ -80,6 +84,9 @@ int policy_sign(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case OPT_FORCE:
+			force = true;
+			break;
 		default:
 			return tool_usage_error("policy sign", "unknown option or missing argument '%s'", argv[optind - 1]);
 		}
@@ -88,6 +95,9 @@ int policy_sign(int argc, char **argv)
 		return tool_usage_error("policy sign", "unexpected argument '%s'", argv[optind]);
 	if (!key_path || !mask || !values || !out)
 		return tool_usage_error("policy sign", "needs --key KEY, --pcrs LIST, --values FILE and -o SIG");
+	rc = tool_check_output("policy sign", out, force);
+	if (rc)
+		return rc;
 
 	rc = tool_load_pcr_bank(values, bank->alg, mask, "PCRs to sign", &sig.pcrs);
 	if (rc)
@@ -113,10 +123,8 @@ int policy_sign(int argc, char **argv)
 		tool_errorf("out of memory");
 		goto out;
 	}
-	if (mb_write_file(out, json, strlen(json), 0644, &err) < 0) {
-		tool_report(out, &err);
+	if (tool_write_output("policy sign", out, json, strlen(json), 0644, force) != EXIT_OK)
 		goto out;
-	}
 	printf("Signed %s PCRs", bank->name);
 	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
 		if (mask & (1u << p))

@@ -11,18 +11,18 @@
 
 static const char policy_help[] =
 	"Usage: mboot policy COMMAND [OPTIONS]\n\n"
-	"  generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n"
+	"  generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE [--force]]\n"
 	"                       write a policy from a boot known to be good\n"
 	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2)\n"
-	"  sign --key KEY --pcrs LIST --values FILE -o SIG\n"
+	"  sign --key KEY --pcrs LIST --values FILE -o SIG [--force]\n"
 	"                       sign PCR values for secrets sealed with 'mboot seal --authorized-by'\n\n"
 	"A policy is checked with 'mboot verify --policy POLICY'. Its format is in docs/policy.md.\n";
 
 static const char generate_help[] =
-	"Usage: mboot policy generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE]\n"
+	"Usage: mboot policy generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE [--force]]\n"
 	"       mboot policy generate --kernel K --initrd I (--cmdline S | --grub-cfg F) [--from-log LOG]\n"
 	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...]\n"
-	"                             [--efi FILE ...] [-o FILE]\n\n"
+	"                             [--efi FILE ...] [-o FILE [--force]]\n\n"
 	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
 	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
 	"every event seen there: a text rule (the exact text, as an anchored regular expression) where\n"
@@ -38,7 +38,9 @@ static const char generate_help[] =
 	"a PCR 8 text rule for what legitimately varies. --efi FILE (shim, GRUB, systemd-boot, a\n"
 	"kernel with an EFI stub) adds a PCR 4 rule with its PE/COFF Authenticode digest; PCR 4 then\n"
 	"comes from the artifacts, not from the log.\n\n"
-	"  -o, --output FILE    write there (default: stdout)\n";
+	"  -o, --output FILE    write there (default: stdout), atomically; an existing FILE (a\n"
+	"                       policy perhaps edited by hand) is kept, exit 2, unless --force\n"
+	"  --force              replace an existing FILE\n";
 
 #define MAX_ALLOW 64
 
@@ -57,6 +59,7 @@ static int policy_generate(int argc, char **argv)
 		{ "initrd-path", required_argument, NULL, 'I' },
 		{ "allow-text", required_argument, NULL, 'a' },
 		{ "efi", required_argument, NULL, 'e' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -64,7 +67,7 @@ static int policy_generate(int argc, char **argv)
 	static mb_policy_efi_digest efi[MAX_ALLOW];
 	mb_policy_artifacts art = { 0 };
 	uint32_t pcrs = 0xffff, firmware = 0xff;
-	bool firmware_given = false;
+	bool firmware_given = false, force = false;
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
 	char *json = NULL;
@@ -93,6 +96,9 @@ static int policy_generate(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'F':
+			force = true;
 			break;
 		case 'k':
 			art.kernel = optarg;
@@ -147,6 +153,9 @@ static int policy_generate(int argc, char **argv)
 		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
 	if (!art.kernel && (art.initrd || art.cmdline || art.grub_cfg || art.n_allow_text))
 		return tool_usage_error("policy generate", "--initrd, --cmdline, --grub-cfg, --allow-text go with --kernel");
+	rc = tool_check_output("policy generate", out, force);
+	if (rc)
+		return rc;
 	if (log_path) {
 		rc = tool_load_log(log_path, &log);
 		if (rc)
@@ -167,11 +176,7 @@ static int policy_generate(int argc, char **argv)
 		size_t len = strlen(json);
 
 		json[len] = '\n';
-		rc = EXIT_OK;
-		if (mb_write_file(out, json, len + 1, 0644, &err) < 0) {
-			tool_report(out, &err);
-			rc = EXIT_USAGE;
-		}
+		rc = tool_write_output("policy generate", out, json, len + 1, 0644, force);
 	}
 	free(json);
 	mb_event_log_free(log);

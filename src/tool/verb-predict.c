@@ -141,7 +141,7 @@ int verb_predict(int argc, char **argv)
 		size_t size;
 		const uint8_t *bytes = mb_event_log_bytes(res->next_log, &size);
 
-		if (mb_write_file(write_log, bytes, size, 0644, &err) < 0) {
+		if (mb_write_file(write_log, bytes, size, 0644, true, &err) < 0) {
 			tool_report(write_log, &err);
 			rc = EXIT_USAGE;
 			goto out;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -26,7 +27,7 @@
 static const char seal_help[] =
 	"Usage: mboot seal --pcrs LIST [--bank NAME] [--values current|FILE] -i SECRET|- -o SEALED\n"
 	"                  [--log LOG] [--tcti TCTI] [--force]\n"
-	"       mboot seal --authorized-by PUBKEY -i SECRET|- -o SEALED [--log LOG] [--tcti TCTI]\n\n"
+	"       mboot seal --authorized-by PUBKEY -i SECRET|- -o SEALED [--log LOG] [--tcti TCTI] [--force]\n\n"
 	"Seal a secret (1-128 bytes) with the TPM so that it is released only when the PCRs in\n"
 	"LIST of bank NAME hold the given values (a TPM2_PolicyPCR policy). The parent key is the\n"
 	"persistent SRK at 0x81000001 when the TPM has one, else the TCG ECC P-256 SRK, created\n"
@@ -36,10 +37,11 @@ static const char seal_help[] =
 	"  --values current  the values the TPM holds now (default)\n"
 	"  --values FILE     predicted values: PCR-values JSON or tpm2_pcrread YAML\n"
 	"  -i SECRET|-       the secret, from a file or stdin (never from the command line)\n"
-	"  -o SEALED         the sealed file (JSON, written 0600)\n"
+	"  -o SEALED         the sealed file (JSON, 0600, written atomically); an existing\n"
+	"                    one is kept, exit 2, unless --force\n"
 	"  --log LOG         keep this event log in the sealed file, to explain a failed unseal\n"
 	"                    (default " MB_DEFAULT_LOG " when readable)\n"
-	"  --force           seal to no PCRs (--pcrs none)\n"
+	"  --force           replace an existing SEALED; and allow sealing to no PCRs (--pcrs none)\n"
 	"  --authorized-by PUBKEY\n"
 	"                    instead of PCR values: a TPM2_PolicyAuthorize policy. The secret is\n"
 	"                    released in any PCR state the owner of PUBKEY (PEM, RSA or ECC P-256)\n"
@@ -293,10 +295,11 @@ static int tpm_error_exit(const mb_error *err)
 
 /*
  * Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out
- * (0600). keep_parent (reseal): under the parent s records, not seal's choice, so that a
- * reseal never moves a secret to another key.
+ * (0600, atomically; an existing out only when replace). keep_parent (reseal): under the
+ * parent s records, not seal's choice, so that a reseal never moves a secret to another key.
  */
-static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_parent, const char *out)
+static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_parent, const char *out,
+		      bool replace, const char *verb)
 {
 	mb_tpm_sealed_blob blob = { 0 };
 	mb_error err = { 0 };
@@ -326,13 +329,9 @@ static int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_p
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
-	if (mb_write_file(out, json, strlen(json), 0600, &err) < 0) {
-		free(json);
-		tool_report(out, &err);
-		return EXIT_USAGE;
-	}
+	r = tool_write_output(verb, out, json, strlen(json), 0600, replace);
 	free(json);
-	return EXIT_OK;
+	return r;
 }
 
 int verb_seal(int argc, char **argv)
@@ -363,8 +362,8 @@ int verb_seal(int argc, char **argv)
 	mask = args.mask;
 	if (!in || !out)
 		return tool_usage_error("seal", "needs -i SECRET (or -i - for stdin) and -o SEALED");
-	if (authority && (args.have_pcrs || args.values || args.bank || args.force))
-		return tool_usage_error("seal", "--authorized-by takes no --pcrs, --values, --bank or --force: the "
+	if (authority && (args.have_pcrs || args.values || args.bank))
+		return tool_usage_error("seal", "--authorized-by takes no --pcrs, --values or --bank: the "
 					"signatures name the PCRs and their values");
 	if (mask & ((1u << 16) | (1u << 23)))
 		/* PC Client PTP: PCRs 16 (debug) and 23 (application) are resettable at locality 0 */
@@ -372,6 +371,9 @@ int verb_seal(int argc, char **argv)
 			"sealing to them protects nothing\n");
 	if (!authority && (!args.have_pcrs || (mask == 0 && !args.force)))
 		return tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
+	rc = tool_check_output("seal", out, args.force);
+	if (rc)
+		return rc;
 
 	s.version = 1;
 	/* The values first: a bad values file, key or log is an input error before any TPM work. */
@@ -413,7 +415,7 @@ int verb_seal(int argc, char **argv)
 	if (rc)
 		goto out;
 	if (authority) {
-		rc = seal_write(tpm, &secret, &s, false, out);
+		rc = seal_write(tpm, &secret, &s, false, out, args.force, "seal");
 		goto out;
 	}
 	if (strcmp(values, "current") == 0) {
@@ -436,7 +438,7 @@ int verb_seal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = seal_write(tpm, &secret, &s, false, out);
+	rc = seal_write(tpm, &secret, &s, false, out, args.force, "seal");
 	goto out;
 out:
 	secret_free(&secret);
@@ -896,7 +898,7 @@ out:
 }
 
 static const char reseal_help[] =
-	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT] [--log LOG] [--tcti TCTI]\n"
+	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT [--force]] [--log LOG] [--tcti TCTI]\n"
 	"                    [--predict-args PREDICT-OPTIONS...]\n\n"
 	"Unseal under the current boot, then seal the same secret again, to the same bank and\n"
 	"PCRs: to the values the TPM holds now and, with --values, also to the predicted values\n"
@@ -910,7 +912,9 @@ static const char reseal_help[] =
 	"                 --log LOG ...); when a sealed PCR cannot be predicted, nothing is resealed\n"
 	"                 (exit 1, the PCR and the reason named). It comes last: everything after\n"
 	"                 it is predict's\n"
-	"  -o OUT         where to write (default: replace SEALED, atomically)\n"
+	"  -o OUT         where to write (default: replace SEALED); always atomically: a\n"
+	"                 temp file beside it, renamed over it. An existing OUT that is not\n"
+	"                 SEALED itself is kept, exit 2, unless --force\n"
 	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
 	"                 when readable, else the one SEALED keeps)\n"
 	"  --tcti TCTI    the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
@@ -968,6 +972,13 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 	return EXIT_OK;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int verb_reseal(int argc, char **argv)
 {
 	const char *in, *out, *values, *log_path;
@@ -982,6 +993,8 @@ int verb_reseal(int argc, char **argv)
 	static predict_args pa;
 	mb_predict_result *res = NULL;
 	int rc, i, split = 0, full_argc = argc;
+	bool replace = false;
+	char *own_path = NULL;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* everything after --predict-args is predict's (argv[split] stands as its argv[0]) */
@@ -992,7 +1005,7 @@ int verb_reseal(int argc, char **argv)
 		}
 	if (split)
 		argc = split;
-	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES, &args);
+	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES | TAKES_FORCE, &args);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	in = args.in;
@@ -1012,6 +1025,19 @@ int verb_reseal(int argc, char **argv)
 		return tool_usage_error("reseal", "needs -i SEALED");
 	if (!out)
 		out = in;
+	if (out == in || same_file(in, out)) {
+		/* Its own input, which is what reseal is for; through a symlink, the file it points at. */
+		replace = true;
+		if (strcmp(in, "-") != 0 && !(own_path = realpath(in, NULL))) {
+			tool_errorf("%s: %s", in, strerror(errno));
+			return EXIT_USAGE;
+		}
+	} else {
+		rc = tool_check_output("reseal", out, args.force);
+		if (rc)
+			return rc;
+		replace = args.force;
+	}
 
 	rc = load_sealed(in, &s);
 	if (rc)
@@ -1090,11 +1116,12 @@ int verb_reseal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = seal_write(tpm, &secret, &s, true, out);
+	rc = seal_write(tpm, &secret, &s, true, own_path ? own_path : out, replace, "reseal");
 	if (rc == EXIT_OK)
 		printf("Resealed to %s: %s.\n", out,
 		       s.n_branches ? "the current values or the predicted ones (PolicyOR)" : "the current values");
 out:
+	free(own_path);
 	secret_free(&secret);
 	mb_sealed_done(&s);
 	mb_tpm_free(tpm);

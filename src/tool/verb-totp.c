@@ -28,7 +28,7 @@
 #define MAX_SIGNATURES 8
 
 static const char totp_help[] =
-	"Usage: mboot totp init (--pcrs LIST [--bank NAME] | --authorized-by PUBKEY) [-o SEALED]\n"
+	"Usage: mboot totp init (--pcrs LIST [--bank NAME] | --authorized-by PUBKEY) [-o SEALED [--force]]\n"
 	"                       [--account NAME] [--issuer NAME] [--digits N] [--log LOG] [--tcti TCTI]\n"
 	"       mboot totp show [-i SEALED] [--signature SIG ...] [--digits N] [--watch] [--log LOG]\n"
 	"                       [--tcti TCTI]\n\n"
@@ -40,7 +40,8 @@ static const char totp_help[] =
 	"The seed reseals with 'mboot reseal' like any sealed secret; with --authorized-by it is\n"
 	"sealed to signed policies instead (see 'mboot seal --help'), and show needs --signature.\n"
 	"SEALED defaults to\n"
-	TOTP_DEFAULT_FILE ".\n\n"
+	TOTP_DEFAULT_FILE "; init keeps an existing one (exit 2: the seed a phone\n"
+	"already holds would be lost) unless --force, and writes it atomically, 0600.\n\n"
 	"Exit: 0 shown, 1 the seed does not unseal (the boot differs: the PCRs and events are named),\n"
 	"2 usage or input error, 3 TPM error.\n";
 
@@ -107,12 +108,14 @@ static int totp_init(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "account", required_argument, NULL, 'a' },
 		{ "issuer", required_argument, NULL, 'I' }, { "digits", required_argument, NULL, 'd' },
 		{ "log", required_argument, NULL, 'l' }, { "tcti", required_argument, NULL, 't' },
-		{ "authorized-by", required_argument, NULL, 'A' }, { "help", no_argument, NULL, 'h' }, { 0 },
+		{ "authorized-by", required_argument, NULL, 'A' }, { "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	const char *pcrs = NULL, *bank = NULL, *out = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *authority = NULL;
 	const char *issuer = "mboot";
 	char host[256] = "", *uri = NULL, *sargv[MAX_ARGS];
 	unsigned digits = 6;
+	bool force = false;
 	uint8_t seed[MB_TOTP_SEED_SIZE];
 	int c, n = 0, rc;
 
@@ -134,6 +137,7 @@ static int totp_init(int argc, char **argv)
 			break;
 		case 'l': log = optarg; break;
 		case 't': tcti = optarg; break;
+		case 'f': force = true; break;
 		default: return tool_usage_error("totp init", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -144,6 +148,12 @@ static int totp_init(int argc, char **argv)
 					"--authorized-by PUBKEY");
 	if (authority && bank)
 		return tool_usage_error("totp init", "--bank goes with --pcrs, not --authorized-by");
+	/* seal's --force also allows --pcrs none; a code from a seed sealed to nothing proves nothing */
+	if (pcrs && strcmp(pcrs, "none") == 0)
+		return tool_usage_error("totp init", "--pcrs none: a TOTP seed must be sealed to the PCRs of a good boot");
+	rc = tool_check_output("totp init", out, force);
+	if (rc)
+		return rc;
 	if (!host[0] && gethostname(host, sizeof(host) - 1) < 0)
 		snprintf(host, sizeof(host), "this machine");
 
@@ -173,6 +183,8 @@ static int totp_init(int argc, char **argv)
 		sargv[n++] = "--tcti";
 		sargv[n++] = (char *) tcti;
 	}
+	if (force)
+		sargv[n++] = "--force";
 	sargv[n++] = "-i";
 	sargv[n++] = "-";
 	sargv[n++] = "-o";

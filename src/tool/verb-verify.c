@@ -326,14 +326,15 @@ static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log 
 
 	*ret = NULL;
 	*ret_fd = -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT && !named)
-			return EXIT_OK;
-		tool_errorf("%s: %s", path, strerror(errno));
+	/* Never a hang: a FIFO or other non-regular file is refused, a lock held too long is an error. */
+	r = mb_open_locked(path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &fd, &err);
+	if (r == -ENOENT && !named)
+		return EXIT_OK;
+	if (r < 0) {
+		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	if (flock(fd, LOCK_SH) < 0 || fstat(fd, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		tool_errorf("%s: %s", path, strerror(errno));
 		close(fd);
 		return EXIT_USAGE;
@@ -342,7 +343,7 @@ static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log 
 	if (st.st_mode & S_ISVTX)
 		tool_errorf("warning: %s is marked incomplete: a writer died between extending a PCR and logging "
 			    "it; the PCR it extended cannot verify", path);
-	r = mb_read_file(path, MB_CEL_MAX_SIZE, &buf, &size, &err);
+	r = mb_read_fd(fd, MB_CEL_MAX_SIZE, &buf, &size, &err); /* the file locked, not the path again */
 	if (r >= 0)
 		r = mb_cel_log_parse(buf, size, ret, &err);
 	free(buf);

@@ -18,7 +18,7 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # Generated from real machines: the firmware PCR values are the ones their TPMs held.
 for t in "$C"/go-tpm-tools/*.pcrs.json; do
 	log=${t%.pcrs.json}
-	"$MBOOT" policy generate --from-log "$log" -o "$tmp/p.json" || { bad "generate $log"; continue; }
+	"$MBOOT" policy generate --from-log "$log" -o "$tmp/p.json" --force || { bad "generate $log"; continue; }
 	"$MBOOT" policy lint "$tmp/p.json" >/dev/null || { bad "lint of generated $(basename "$log")"; continue; }
 	diff=$(jq -n --slurpfile p "$tmp/p.json" --slurpfile t "$t" '
 		[$p[0].pcrs | to_entries[] | select(.value.values) | .key as $k | .value.values | to_entries[]
@@ -53,6 +53,27 @@ head -c 20000000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
 "$MBOOT" policy lint "$tmp/huge.json" >/dev/null 2>"$tmp/err"; [ $? = 2 ] && grep -q "larger than" "$tmp/err" && ok "hostile 20 MB" || bad "hostile 20 MB: $(cat "$tmp/err")"
 python3 -c 'import json; print(json.dumps({"version": 1, "pcrs": {"4": {"rules": [{"type": "EV_IPL", "digests": [{"sha256": "00"*32}]*70000}]}}}))' >"$tmp/many.json"
 "$MBOOT" policy lint "$tmp/many.json" >/dev/null 2>"$tmp/err"; [ $? = 2 ] && grep -q "1 to 65536" "$tmp/err" && ok "hostile 70,000 digests" || bad "hostile many digests: $(cat "$tmp/err")"
+
+# Outputs a user keeps: an existing -o is kept byte for byte (exit 2) unless --force, which
+# replaces it; a failed run leaves no temp file beside it.
+log=$C/go-tpm-tools/$(basename "$(ls "$C"/go-tpm-tools/*.pcrs.json | head -n 1)" .pcrs.json)
+printf '{"hand": "edited"}\n' > "$tmp/mine.json"
+cp "$tmp/mine.json" "$tmp/mine.orig"
+"$MBOOT" policy generate --from-log "$log" -o "$tmp/mine.json" 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "already exists; not replaced (give --force" "$tmp/err" && cmp -s "$tmp/mine.json" "$tmp/mine.orig" &&
+	ok "generate -o an existing file: exit 2, unchanged" || bad "generate -o existing: exit $rc, $(cat "$tmp/err")"
+"$MBOOT" policy generate --from-log "$log" -o "$tmp/mine.json" --force && "$MBOOT" policy generate --from-log "$log" |
+	cmp -s - "$tmp/mine.json" && ok "generate --force replaces it with what stdout gets" || bad "generate --force"
+openssl ecparam -name prime256v1 -genkey -noout -out "$tmp/k.pem" 2>/dev/null
+printf '{"banks": {"sha256": {"7": "%064x"}}}\n' 7 > "$tmp/v.json"
+cp "$tmp/mine.orig" "$tmp/sig"
+"$MBOOT" policy sign --key "$tmp/k.pem" --pcrs 7 --values "$tmp/v.json" -o "$tmp/sig" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "already exists; not replaced (give --force" "$tmp/err" && cmp -s "$tmp/sig" "$tmp/mine.orig" &&
+	ok "sign -o an existing file: exit 2, unchanged" || bad "sign -o existing: exit $rc, $(cat "$tmp/err")"
+"$MBOOT" policy sign --key "$tmp/k.pem" --pcrs 7 --values "$tmp/v.json" -o "$tmp/sig" --force >/dev/null &&
+	grep -q "$(printf '%064x' 7)" "$tmp/sig" && ok "sign --force replaces it (the signed value is in it)" || bad "sign --force"
+"$MBOOT" policy sign --key "$tmp/none.pem" --pcrs 7 --values "$tmp/v.json" -o "$tmp/sig2" >/dev/null 2>&1
+[ $? = 2 ] && [ -z "$(find "$tmp" -name '*.tmp*')" ] && [ ! -e "$tmp/sig2" ] && ok "a failed sign leaves no file" || bad "failed sign left files"
 
 echo "policy cli: $fails failed"
 [ "$fails" = 0 ]

@@ -23,13 +23,13 @@ for c in "" pack list verify; do
 	[ $rc = 0 ] && grep -q '^Usage: mboot initramfs' "$TMP/out" || fail "$c --help"
 done
 "$MBOOT" --help | grep -q '^  initramfs' || fail "initramfs missing from mboot --help"
-run pack "$TMP/t" -o "$TMP/o" --mtime 4294967295
+run pack "$TMP/t" -o "$TMP/o" --force --mtime 4294967295
 [ $rc = 0 ] || fail "--mtime 4294967295 refused"
 ok "usage errors: one line, exit 2; --help on stdout, exit 0"
 
-run pack "$TMP/nonexistent" -o "$TMP/o"
+run pack "$TMP/nonexistent" -o "$TMP/o" --force
 [ $rc = 2 ] && grep -q "nonexistent: cannot open directory" "$TMP/err" || fail "missing DIR: $rc $(cat "$TMP/err")"
-run pack "$TMP/t/sub/f" -o "$TMP/o"
+run pack "$TMP/t/sub/f" -o "$TMP/o" --force
 [ $rc = 2 ] || fail "DIR is a file: exit $rc"
 run pack "$TMP/t" -o "$TMP/nonexistent/o"
 [ $rc = 2 ] || fail "unwritable output: exit $rc"
@@ -37,7 +37,7 @@ ok "missing or wrong DIR, unwritable FILE: exit 2"
 
 # A socket is refused, by name.
 perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 1) or die' "$TMP/t/sub/sock"
-run pack "$TMP/t" -o "$TMP/o"
+run pack "$TMP/t" -o "$TMP/o" --force
 [ $rc = 2 ] && grep -q "sub/sock: a socket cannot be stored" "$TMP/err" || fail "socket: exit $rc $(cat "$TMP/err")"
 rm "$TMP/t/sub/sock"
 ok "socket refused: $(cat "$TMP/err")"
@@ -60,10 +60,25 @@ run pack "$TMP/t-link" -o "$TMP/o2.cpio"
 cmp "$TMP/o.cpio" "$TMP/o2.cpio" || fail "DIR through a symlink packs differently"
 ok "symlinks stored as links (GNU cpio -tv shows their targets), never followed"
 
+# An existing FILE is kept byte for byte (exit 2) unless --force, which replaces it with
+# what a fresh pack writes; a failed pack leaves no temp file beside FILE.
+printf 'an initramfs someone boots\n' > "$TMP/kept"
+cp "$TMP/kept" "$TMP/kept.orig"
+run pack "$TMP/t" -o "$TMP/kept"
+[ $rc = 2 ] && grep -q "kept already exists; not replaced (give --force" "$TMP/err" || fail "existing -o: exit $rc $(cat "$TMP/err")"
+cmp -s "$TMP/kept" "$TMP/kept.orig" || fail "a refused pack changed FILE"
+run pack "$TMP/t" -o "$TMP/fresh"
+run pack "$TMP/t" -o "$TMP/kept" --force
+[ $rc = 0 ] && cmp -s "$TMP/kept" "$TMP/fresh" || fail "--force: exit $rc, or FILE is not what a fresh pack writes"
+run pack "$TMP/nonexistent" -o "$TMP/kept" --force
+[ $rc = 2 ] && cmp -s "$TMP/kept" "$TMP/fresh" || fail "a failed pack --force: exit $rc, or FILE changed"
+[ -z "$(find "$TMP" -maxdepth 1 -name '*.tmp*')" ] || fail "temp files left: $(find "$TMP" -maxdepth 1 -name '*.tmp*')"
+ok "existing FILE: exit 2, unchanged; --force replaces it; a failed pack leaves no temp file"
+
 # Paths longer than the 4095 bytes a newc name may hold (with its NUL, 4096) are refused.
 n=$(printf 'n%.0s' $(seq 1 200))
 (cd "$TMP/t" && for i in $(seq 1 21); do mkdir "$n" && cd "$n"; done && : > file)
-run pack "$TMP/t" -o "$TMP/o"
+run pack "$TMP/t" -o "$TMP/o" --force
 [ $rc = 2 ] && grep -q "path longer than 4095 bytes" "$TMP/err" || fail "long path: exit $rc $(head -c 300 "$TMP/err")"
 rm -rf "$TMP/t/$n"
 ok "paths over 4095 bytes refused"
@@ -74,7 +89,7 @@ head -c 64M /dev/zero > "$TMP/t/sub/growing"
 writer=$!
 caught=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	run pack "$TMP/t" -o "$TMP/o"
+	run pack "$TMP/t" -o "$TMP/o" --force
 	if [ $rc = 2 ] && grep -q "growing: changed while packing" "$TMP/err"; then caught=1; break; fi
 	[ $rc = 0 ] || fail "changing file: exit $rc $(cat "$TMP/err")"
 done

@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 			return die("writing an event failed");
 	}
 	data = mb_log_writer_data(w, &size);
-	if (mb_write_file(out, data, size, 0644, &err) < 0) {
+	if (mb_write_file(out, data, size, 0644, true, &err) < 0) {
 		fprintf(stderr, "mb-tamper: %s: %s\n", out, err.message);
 		return 2;
 	}

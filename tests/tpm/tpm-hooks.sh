@@ -27,7 +27,7 @@ printf 'disk key\n' >"$WORK/secret"
 
 for hook in postinst kernel-install; do
 	boot "$LOG"
-	"$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/disk.sealed" || fail "seal"
+	"$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/disk.sealed" --force || fail "seal"
 	head -c 100000 /dev/urandom >"$WORK/vmlinuz-6.9"
 	head -c 50000 /dev/urandom >"$WORK/initrd.img-6.9"
 	if [ $hook = postinst ]; then

@@ -123,3 +123,60 @@ grep -q "lost the connection to the TPM" "$WORK/out" || fail "unclear message: $
 cmp -s "$US" "$WORK/before.log" || fail "a record was written although the extend failed"
 [ -k "$US" ] && fail "log left marked incomplete after a failed extend"
 echo "ok: TPM killed during measure: exit 3, nothing logged: $(cat "$WORK/out")"
+
+# The userspace log is never waited on forever. A FIFO (read by someone, or by no one) is
+# refused at once by measure and verify: exit 2, the path named, nothing extended.
+# `timeout` turns a hang into exit 124 instead of a stuck test.
+swtpm_start # the one before died with the proxy
+mkfifo "$WORK/fifo"
+pcr16() { tpm2_pcrread sha256:16 | awk '/16 *:/ { print $NF }'; }
+pcr16=$(pcr16)
+[ -n "$pcr16" ] || fail "tpm2_pcrread sha256:16"
+timeout 20 "$M" measure --pcr 16 --text x --log "$WORK/fifo" > "$WORK/out" 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "measure --log FIFO (no reader): exit $rc, expected 2 (124: it hung): $(cat "$WORK/out")"
+grep -q "fifo: not a regular file" "$WORK/out" || fail "measure --log FIFO (no reader): $(cat "$WORK/out")"
+( exec 3< "$WORK/fifo"; sleep 5 ) & # a reader: the open succeeds, then fstat refuses
+reader=$!
+timeout 20 "$M" measure --pcr 16 --text x --log "$WORK/fifo" > "$WORK/out" 2>&1; rc=$?
+kill $reader 2>/dev/null; wait $reader 2>/dev/null
+[ $rc -eq 2 ] || fail "measure --log FIFO (a reader): exit $rc, expected 2 (124: it hung): $(cat "$WORK/out")"
+grep -q "fifo: a FIFO, not a regular file" "$WORK/out" || fail "measure --log FIFO (a reader): $(cat "$WORK/out")"
+[ "$(pcr16)" = "$pcr16" ] || fail "a refused measure extended PCR 16"
+timeout 20 "$M" verify --log "$LOG" --userspace-log "$WORK/fifo" > "$WORK/out" 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "verify --userspace-log FIFO: exit $rc, expected 2 (124: it hung): $(cat "$WORK/out")"
+grep -q "fifo: a FIFO, not a regular file" "$WORK/out" || fail "verify --userspace-log FIFO: $(cat "$WORK/out")"
+"$M" measure --pcr 16 --text x --log /dev/null > "$WORK/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "/dev/null: a character device, not a regular file" "$WORK/out" || fail "measure --log /dev/null: exit $rc: $(cat "$WORK/out")"
+ln -s "$US" "$WORK/link.log"
+"$M" measure --pcr 16 --text x --log "$WORK/link.log" > "$WORK/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "link.log: is a symbolic link" "$WORK/out" || fail "measure --log SYMLINK: exit $rc: $(cat "$WORK/out")"
+echo "ok: a FIFO, a device or a symlink as the userspace log: exit 2 at once (measure and verify), nothing extended"
+
+# A lock another process holds (util-linux flock): measure gives up after --lock-timeout,
+# verify after its 10 s; exit 2, the path named. The lock released, measure works again.
+command -v flock >/dev/null || fail "flock (util-linux) is not installed"
+cp "$US" "$WORK/before.log"
+# shellcheck disable=SC2016 # $1 is the inner shell's
+flock -x "$US" sh -c 'touch "$1"; exec sleep 60' sh "$WORK/held" > /dev/null 2>&1 &
+holder=$!
+for _ in $(seq 100); do [ -e "$WORK/held" ] && break; sleep 0.1; done
+[ -e "$WORK/held" ] || fail "flock did not take the lock"
+ms() { date +%s%3N; }
+t0=$(ms)
+timeout 30 "$M" measure --pcr 16 --text x --log "$US" --lock-timeout 2 > "$WORK/out" 2>&1; rc=$?
+t1=$(ms)
+timeout 40 "$M" verify --log "$LOG" --userspace-log "$US" > "$WORK/vout" 2>&1; vrc=$?
+t2=$(ms)
+pkill -P $holder; kill $holder 2>/dev/null; wait $holder 2>/dev/null
+[ $rc -eq 2 ] || fail "measure with the log locked: exit $rc, expected 2 (124: it hung): $(cat "$WORK/out")"
+grep -qF "$US: another process holds a lock on it; gave up after 2.0 s" "$WORK/out" || fail "measure, log locked: $(cat "$WORK/out")"
+[ $((t1 - t0)) -ge 1900 ] && [ $((t1 - t0)) -lt 10000 ] || fail "measure --lock-timeout 2 returned after $((t1 - t0)) ms"
+[ $vrc -eq 2 ] || fail "verify with the log locked: exit $vrc, expected 2 (124: it hung): $(cat "$WORK/vout")"
+grep -qF "$US: another process holds a lock on it; gave up after 10.0 s" "$WORK/vout" || fail "verify, log locked: $(cat "$WORK/vout")"
+[ $((t2 - t1)) -ge 9900 ] && [ $((t2 - t1)) -lt 25000 ] || fail "verify returned after $((t2 - t1)) ms, not 10 s"
+cmp -s "$US" "$WORK/before.log" || fail "the locked log changed"
+[ "$(pcr16)" = "$pcr16" ] || fail "a measure that timed out extended PCR 16"
+timeout 30 "$M" measure --pcr 16 --text x --log "$US" --lock-timeout 0 || fail "measure after the lock was released"
+[ "$(pcr16)" != "$pcr16" ] || fail "PCR 16 not extended after the lock was released"
+"$M" measure --pcr 16 --text x --log "$US" --lock-timeout 1x 2>/dev/null; [ $? -eq 2 ] || fail "--lock-timeout 1x accepted"
+echo "ok: log locked by flock: measure exit 2 after $((t1 - t0)) ms (--lock-timeout 2), verify after $((t2 - t1)) ms: $(cat "$WORK/out")"

@@ -111,7 +111,7 @@ no_leak "a refused unseal"
 echo "ok: PCR 7 extended in the race: 0x128, retried, 0x99d (POLICY_FAIL): exit 1 naming PCR 7 (now openssl's $want7)"
 
 # 3. A PCR extended before every Unseal: mboot gives up after 5 rounds, exit 3.
-"$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed" 2>"$WORK/err" || fail "seal: $(cat "$WORK/err")"
+"$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed" --force 2>"$WORK/err" || fail "seal: $(cat "$WORK/err")"
 D=$(sha_of "race 3")
 want8=$(pcr_hex 8)
 for _ in 1 2 3 4 5; do want8=$(extend_hex "$want8" "$D"); done

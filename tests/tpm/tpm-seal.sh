@@ -219,3 +219,51 @@ grep -q "0x81000001 is not a storage key" "$WORK/err" || fail "the fallback is n
 "$M" unseal -i "$WORK/sealednote" | cmp - "$WORK/secret" || fail "unseal under the template SRK"
 tpm2_evictcontrol -C o -c 0x81000001 >/dev/null || fail "evict"
 echo "ok: a signing key at 0x81000001: sealed under the template SRK, and said so"
+
+# 8. An existing -o is kept byte for byte (exit 2) unless --force; a new or replaced sealed
+#    file is 0600 whatever the umask; a failed seal leaves nothing in the directory, not
+#    even a temp file (also when the write itself fails, after the temp file was made).
+D=$WORK/out.d
+mkdir "$D"
+printf 'a file someone keeps\n' > "$D/kept"
+chmod 644 "$D/kept"
+cp "$D/kept" "$WORK/kept.orig"
+"$M" seal --pcrs 7 -i "$WORK/secret" -o "$D/kept" >"$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal -o an existing file"
+grep -qF "$D/kept already exists; not replaced (give --force to replace it)" "$WORK/err" || fail "refusal not said: $(cat "$WORK/err")"
+cmp -s "$D/kept" "$WORK/kept.orig" || fail "seal changed the existing file it refused"
+openssl ecparam -name prime256v1 -genkey -noout -out "$WORK/rel.pem" 2>/dev/null || fail "openssl ecparam"
+openssl ec -in "$WORK/rel.pem" -pubout -out "$WORK/rel.pub" 2>/dev/null || fail "openssl ec -pubout"
+"$M" seal --authorized-by "$WORK/rel.pub" -i "$WORK/secret" -o "$D/kept" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal --authorized-by -o an existing file"
+grep -q "already exists" "$WORK/err" || fail "seal --authorized-by: refusal not said: $(cat "$WORK/err")"
+cmp -s "$D/kept" "$WORK/kept.orig" || fail "seal --authorized-by changed the existing file it refused"
+printf 'another secret' > "$WORK/secret2"
+(umask 0; "$M" seal --pcrs 7 -i "$WORK/secret2" -o "$D/kept" --force 2>"$WORK/err") || fail "seal --force: $(cat "$WORK/err")"
+[ "$(stat -c %a "$D/kept")" = 600 ] || fail "replaced sealed file mode $(stat -c %a "$D/kept")"
+"$M" unseal -i "$D/kept" | cmp - "$WORK/secret2" || fail "the file seal --force wrote does not unseal to the new secret"
+(umask 0; "$M" seal --pcrs 7 -i "$WORK/secret" -o "$D/new" 2>"$WORK/err") || fail "seal (umask 0): $(cat "$WORK/err")"
+[ "$(stat -c %a "$D/new")" = 600 ] || fail "new sealed file mode $(stat -c %a "$D/new") with umask 0"
+ln -s "$D/nowhere" "$D/dangling"
+"$M" seal --pcrs 7 -i "$WORK/secret" -o "$D/dangling" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal -o a dangling symlink"
+[ -e "$D/nowhere" ] && fail "seal followed a dangling symlink"
+echo "ok: seal -o an existing file: exit 2, file unchanged; --force replaces it (0600, unseals); new files 0600 under umask 0"
+
+listing() { (cd "$D" && ls -A | tr '\n' ' '); }
+before=$(listing)
+"$M" seal --pcrs 99 -i "$WORK/secret" -o "$D/bad" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal --pcrs 99"
+"$M" seal --pcrs 7 -i "$WORK/secret" -o "$D/bad" --tcti "swtpm:path=$WORK/no-such-sock" 2>"$WORK/err"; rc=$?
+expect_rc 3 "seal with no TPM"
+"$M" seal --pcrs 7 -i "$WORK/secret" -o "$D/kept" --force --tcti "swtpm:path=$WORK/no-such-sock" 2>"$WORK/err"; rc=$?
+expect_rc 3 "seal --force with no TPM"
+# A file-size limit of 0 makes the write into the temp file fail (EFBIG; SIGXFSZ ignored);
+# stderr goes through a pipe, which the limit does not touch.
+(trap '' XFSZ; ulimit -f 0; "$M" seal --pcrs 7 -i "$WORK/secret" -o "$D/kept" --force 2>&1) | cat > "$WORK/err"
+rc=${PIPESTATUS[0]}
+expect_rc 2 "seal whose write fails"
+grep -q "write error" "$WORK/err" || fail "the failed write is not said: $(cat "$WORK/err")"
+"$M" unseal -i "$D/kept" | cmp - "$WORK/secret2" || fail "a failed seal --force damaged the file it was to replace"
+[ "$(listing)" = "$before" ] || fail "failed seals left files behind: '$(listing)', was '$before'"
+echo "ok: failed seals (bad --pcrs, no TPM, a write that fails): no file and no temp file left; the file to replace intact"

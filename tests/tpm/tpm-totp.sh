@@ -23,6 +23,23 @@ grep -q "$(printf '\xe2\x96\x88')" "$WORK/init" || fail "no QR code drawn"
 grep -q "$secret" "$WORK/totp.sealed" && fail "the seed is in the sealed file"
 echo "ok: totp init: URI with a 160-bit base32 seed, a QR code, the seed sealed (not in the file)"
 
+# An existing SEALED (the seed a phone already holds) is kept byte for byte, exit 2, unless
+# --force; --pcrs none is refused even with --force.
+cp "$WORK/totp.sealed" "$WORK/totp.orig"
+"$M" totp init --pcrs 0,7 -o "$WORK/totp.sealed" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ $rc -eq 2 ] || fail "totp init over an existing file: exit $rc, expected 2"
+grep -q "already exists; not replaced (give --force" "$WORK/err" || fail "refusal not said: $(cat "$WORK/err")"
+grep -q otpauth "$WORK/out" && fail "a refused init showed a seed"
+cmp -s "$WORK/totp.sealed" "$WORK/totp.orig" || fail "a refused totp init changed the sealed file"
+"$M" totp init --pcrs none --force -o "$WORK/totp-none.sealed" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$WORK/totp-none.sealed" ] || fail "totp init --pcrs none --force: exit $rc"
+"$M" totp init --pcrs 0,7 -o "$WORK/totp.sealed" --force --account test-host >"$WORK/init" 2>"$WORK/err" ||
+	fail "totp init --force: $(cat "$WORK/err")"
+cmp -s "$WORK/totp.sealed" "$WORK/totp.orig" && fail "totp init --force did not replace the file"
+[ "$(stat -c %a "$WORK/totp.sealed")" = 600 ] || fail "replaced sealed file mode"
+secret=$(grep '^otpauth://totp/' "$WORK/init" | sed 's/.*secret=\([A-Z2-7]*\).*/\1/')
+echo "ok: totp init over an existing file: exit 2, unchanged, no seed shown; --force replaces it (0600); --pcrs none refused"
+
 # The code at the same moment from both; retried once across a 30 s boundary.
 for try in 1 2; do
 	ours=$("$M" totp show -i "$WORK/totp.sealed" 2>"$WORK/err" | cut -d' ' -f1) ||

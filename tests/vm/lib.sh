@@ -120,7 +120,7 @@ vm_initramfs() {
 	# Packed by mboot itself (deterministic: sorted, owner 0, fixed mtime and inode numbers);
 	# modes made independent of the umask.
 	chmod -R u=rwX,go=rX "$root"
-	"$MBOOT" initramfs pack "$root" -o "$out" --compress none --mtime "$VM_EPOCH" >/dev/null ||
+	"$MBOOT" initramfs pack "$root" -o "$out" --force --compress none --mtime "$VM_EPOCH" >/dev/null ||
 		vm_die "mboot initramfs pack failed"
 	rm -rf "$root"
 }
