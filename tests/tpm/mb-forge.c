@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 	if (us && fclose(us) != 0)
 		return die("writing the userspace log");
 	data = mb_log_writer_data(w, &size);
-	if (!data || mb_write_file(argv[2], data, size, 0644, &err) < 0)
+	if (!data || mb_write_file(argv[2], data, size, 0644, true, &err) < 0)
 		return die("writing OUT");
 	mb_log_writer_free(w);
 	mb_event_log_free(log);
