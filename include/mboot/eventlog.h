@@ -160,6 +160,9 @@ MB_EXPORT const uint8_t *mb_event_log_bytes(const mb_event_log *log, size_t *ret
 
 /* The digest an event carries for alg, or NULL. */
 MB_EXPORT const mb_event_digest *mb_event_digest_for(const mb_event *ev, uint16_t alg);
+/* Does a replay extend this event into a PCR? Not EV_NO_ACTION, and a PCR 0-23 (Windows logs
+ * use 0xFFFFFFFF for events no PCR holds). The one rule every replay, verify and policy uses. */
+MB_EXPORT bool mb_event_extends(const mb_event *ev);
 
 /* "EV_IPL"; NULL for a type the spec does not name. */
 MB_EXPORT const char *mb_event_type_name(uint32_t type);

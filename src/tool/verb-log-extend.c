@@ -221,7 +221,7 @@ int log_extend(int argc, char **argv)
 	for (i = 0; i < mb_event_log_count(log); i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 
-		if (ev->type == MB_EV_NO_ACTION || ev->pcr >= MB_PCR_COUNT)
+		if (!mb_event_extends(ev))
 			continue;
 		for (b = 0; b < n_use; b++)
 			if (!mb_event_digest_for(ev, use[b]))
@@ -255,7 +255,7 @@ int log_extend(int argc, char **argv)
 		size_t n = 0;
 		uint32_t k;
 
-		if (ev->type == MB_EV_NO_ACTION || ev->pcr >= MB_PCR_COUNT)
+		if (!mb_event_extends(ev))
 			continue;
 		for (k = 0; k < ev->n_digests; k++) {
 			if (alg_in(ev->digests[k].alg, use, n_use))

@@ -382,6 +382,11 @@ MB_EXPORT const uint8_t *mb_event_log_bytes(const mb_event_log *log, size_t *ret
 	return log->bytes;
 }
 
+MB_EXPORT bool mb_event_extends(const mb_event *ev)
+{
+	return ev->type != MB_EV_NO_ACTION && ev->pcr < MB_PCR_COUNT;
+}
+
 MB_EXPORT const mb_event_digest *mb_event_digest_for(const mb_event *ev, uint16_t alg)
 {
 	uint32_t i;

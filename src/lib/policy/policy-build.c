@@ -170,7 +170,7 @@ int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t 
 		char *text = NULL, *pattern = NULL, tbuf[16];
 		int rc;
 
-		if (ev->pcr != pcr || ev->type == MB_EV_NO_ACTION || (skip && skip(ev, ud)))
+		if (ev->pcr != pcr || !mb_event_extends(ev) || (skip && skip(ev, ud)))
 			continue;
 		if (!type) {
 			snprintf(tbuf, sizeof(tbuf), "0x%08x", ev->type);

@@ -320,7 +320,7 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 		size_t len;
 		mb_digest_check check;
 
-		if (ev->pcr != pcr || ev->type == MB_EV_NO_ACTION)
+		if (ev->pcr != pcr || !mb_event_extends(ev))
 			continue;
 		j.derived = grub_string_walk_next(&walk, ev);
 		j.d = mb_event_digest_for(ev, c->bank);

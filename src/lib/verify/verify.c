@@ -49,11 +49,6 @@ static const mb_event_digest *record_digest(const mb_cel_record *rec, uint16_t a
 	return NULL;
 }
 
-static bool extends(const mb_event *ev)
-{
-	return ev->type != MB_EV_NO_ACTION && ev->pcr < MB_PCR_COUNT;
-}
-
 static bool is_action(const mb_event *ev, const char *s)
 {
 	size_t n = strlen(s);
@@ -70,7 +65,7 @@ static int replay_one(const mb_event_log *log, uint16_t alg, uint32_t pcr, uint8
 		const mb_event *ev = mb_event_log_event(log, i);
 		const mb_event_digest *d;
 
-		if (!extends(ev) || ev->pcr != pcr)
+		if (!mb_event_extends(ev) || ev->pcr != pcr)
 			continue;
 		d = mb_event_digest_for(ev, alg);
 		if (d && mb_digest_extend(alg, value, d->bytes) < 0)
@@ -93,7 +88,7 @@ static void check_data(const mb_event_log *log, mb_verify_pcr *r)
 		const mb_event *ev = mb_event_log_event(log, i);
 		mb_digest_check check;
 
-		if (!extends(ev) || ev->pcr != r->pcr)
+		if (!mb_event_extends(ev) || ev->pcr != r->pcr)
 			continue;
 		if (mb_event_check_digest(ev, &check) < 0 || check.status != MB_DIGEST_MISMATCH)
 			continue;
@@ -151,7 +146,7 @@ static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace
 		const mb_event *ev = mb_event_log_event(log, i);
 		const mb_event_digest *d;
 
-		if (!extends(ev) || ev->pcr != r->pcr || !(d = mb_event_digest_for(ev, r->alg)))
+		if (!mb_event_extends(ev) || ev->pcr != r->pcr || !(d = mb_event_digest_for(ev, r->alg)))
 			continue;
 		if (m == MB_VERIFY_MAX_EDIT_EVENTS)
 			goto out;
@@ -219,7 +214,7 @@ static int explain(const mb_event_log *log, const mb_cel_log *userspace, const m
 		const mb_event *ev = mb_event_log_event(log, i);
 		const mb_event_digest *d;
 
-		if (!extends(ev) || ev->pcr != r->pcr)
+		if (!mb_event_extends(ev) || ev->pcr != r->pcr)
 			continue;
 		if (is_action(ev, ebs_invocation))
 			have_inv = true;
@@ -344,7 +339,7 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 
-		if (extends(ev))
+		if (mb_event_extends(ev))
 			fw_pcrs |= 1u << ev->pcr;
 	}
 
@@ -424,7 +419,7 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 			for (i = 0; i < n; i++) {
 				const mb_event *ev = mb_event_log_event(log, i);
 
-				if (extends(ev) && ev->pcr == p)
+				if (mb_event_extends(ev) && ev->pcr == p)
 					v->n_events++;
 			}
 			for (i = 0; i < n_us; i++)
