@@ -3,7 +3,7 @@
  * src/shared/json-read: what RFC 8259 allows parses to what json-c makes of it; what it does
  * not (and what json-c's strict mode still lets through), duplicate keys, NUL bytes, text
  * after the value and truncation are refused with the line, column and byte offset of the
- * culprit; a file of many keys stays fast.
+ * culprit; a file of many keys stays fast; every kind of file users give mboot is read so.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +18,8 @@
 
 #include <json-c/json.h>
 
+#include <mboot/mboot.h>
+#include "shared/fileio.h"
 #include "shared/json-read.h"
 
 /* Parses text (size n) with depth 8; the error's message, or NULL when it parsed. */
@@ -274,6 +276,132 @@ static void test_many_keys(void **state)
 	free(text);
 }
 
+static int parse_policy(const char *t, size_t n, mb_error *err)
+{
+	mb_policy *p = NULL;
+	int r = mb_policy_parse(t, n, &p, err);
+
+	mb_policy_free(p);
+	return r;
+}
+
+static int parse_pcr_values(const char *t, size_t n, mb_error *err)
+{
+	mb_pcr_values v;
+
+	return mb_pcr_values_parse(t, n, &v, err);
+}
+
+static int parse_sealed(const char *t, size_t n, mb_error *err)
+{
+	mb_sealed s;
+	int r = mb_sealed_parse(t, n, &s, err);
+
+	if (r == 0)
+		mb_sealed_done(&s);
+	return r;
+}
+
+static int parse_signature(const char *t, size_t n, mb_error *err)
+{
+	mb_policy_signature sig;
+	int r = mb_policy_signature_parse(t, n, &sig, err);
+
+	if (r == 0)
+		mb_policy_signature_done(&sig);
+	return r;
+}
+
+static size_t count_lines(const char *t, size_t n)
+{
+	size_t lines = 1, i;
+
+	for (i = 0; i < n; i++)
+		lines += t[i] == '\n';
+	return lines;
+}
+
+/* parse(variant) fails with -EBADMSG and a message that starts "line <line>, column" and has words. */
+static void expect_refused(const char *what, int (*parse)(const char *, size_t, mb_error *), const char *text,
+			   size_t n, size_t line, const char *words)
+{
+	mb_error err = { 0 };
+	char start[64];
+	int r = parse(text, n, &err);
+
+	snprintf(start, sizeof(start), "line %zu, column ", line);
+	if (r != -EBADMSG || strncmp(err.message, start, strlen(start)) != 0 || !strstr(err.message, words))
+		fail_msg("%s: rc %d \"%s\", wanted \"%s...%s\"", what, r, err.message, start, words);
+}
+
+/* Every file mboot reads from users goes through the strict reader: a real file of each kind
+ * loads, and the same file with a key twice (also spelt with an escape), a trailing comma, cut
+ * in half or with text after it is refused with the line. */
+static void test_every_user_file(void **state)
+{
+	static const struct {
+		const char *name, *root_env, *path, *key, *escaped_key, *value;
+		int (*parse)(const char *, size_t, mb_error *);
+	} files[] = {
+		{ "policy", "MB_SOURCE_ROOT", "docs/policy-example.json", "version", "\\u0076ersion", "1", parse_policy },
+		{ "PCR values", "MB_TESTDATA", "corpus/go-tpm-tools/arch-linux-workstation.bin.pcrs.json", "banks",
+		  "b\\u0061nks", "{}", parse_pcr_values },
+		{ "sealed file", "MB_SOURCE_ROOT", "fuzz/corpus/sealed/pcr-0-7.json", "kind", "\\u006bind",
+		  "\"mboot-sealed\"", parse_sealed },
+		{ "signature file", "MB_SOURCE_ROOT", "fuzz/corpus/signature/rsassa.json", "version", "versio\\u006e", "1",
+		  parse_signature },
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *root = getenv(files[i].root_env);
+		char path[1024], *text, *variant, want[128];
+		size_t size, body, vsize, cap;
+		mb_error err = { 0 };
+		uint8_t *bytes;
+
+		assert_non_null(root);
+		snprintf(path, sizeof(path), "%s/%s", root, files[i].path);
+		if (mb_read_file(path, 1u << 20, &bytes, &size, &err) < 0)
+			fail_msg("%s: %s", path, err.message);
+		text = (char *) bytes;
+		if (files[i].parse(text, size, &err) < 0)
+			fail_msg("%s: %s", path, err.message);
+		/* body: the text before the last '}' and the white space ahead of it */
+		body = size;
+		while (body > 0 && text[body - 1] != '}')
+			body--;
+		assert_true(body > 0);
+		body--;
+		while (body > 0 && strchr(" \t\r\n", text[body - 1]))
+			body--;
+		cap = size + 256;
+		variant = malloc(cap);
+		assert_non_null(variant);
+
+		vsize = (size_t) snprintf(variant, cap, "%.*s,\n  \"%s\": %s\n}\n", (int) body, text, files[i].key,
+					  files[i].value);
+		snprintf(want, sizeof(want), "duplicate key \"%s\"", files[i].key);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body) + 1, want);
+		vsize = (size_t) snprintf(variant, cap, "%.*s,\n  \"%s\": %s\n}\n", (int) body, text,
+					  files[i].escaped_key, files[i].value);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body) + 1, want);
+
+		vsize = (size_t) snprintf(variant, cap, "%.*s,\n}\n", (int) body, text);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body), "trailing comma");
+
+		expect_refused(files[i].name, files[i].parse, text, size / 2, count_lines(text, size / 2),
+			       "unexpected end of input");
+
+		vsize = (size_t) snprintf(variant, cap, "%.*s\n{}", (int) size, text);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(variant, vsize),
+			       "text after the end of the JSON value");
+		free(variant);
+		free(bytes);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_json_c_strict_is_not_enough),
 		cmocka_unit_test(test_piece),
 		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_every_user_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
