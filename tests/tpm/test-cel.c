@@ -95,7 +95,8 @@ static void test_many_records(void **state)
 	free(text);
 }
 
-static void expect_fail(const char *text, int code, uint64_t offset)
+/* words: NULL, or what the message must say. */
+static void expect_fail_saying(const char *text, int code, uint64_t offset, const char *words)
 {
 	mb_cel_log *log = NULL;
 	mb_error err = { 0 };
@@ -105,8 +106,15 @@ static void expect_fail(const char *text, int code, uint64_t offset)
 	assert_true(err.message[0] != '\0');
 	if (code == -EBADMSG) {
 		assert_true(err.has_offset);
-		assert_int_equal(err.offset, offset);
+		if (err.offset != offset || (words && strcmp(err.message, words) != 0))
+			fail_msg("got offset %llu \"%s\", wanted %llu \"%s\"", (unsigned long long) err.offset,
+				 err.message, (unsigned long long) offset, words ? words : "");
 	}
+}
+
+static void expect_fail(const char *text, int code, uint64_t offset)
+{
+	expect_fail_saying(text, code, offset, NULL);
 }
 
 #define REC(pcr, digests) "\x1e{\"pcr\":" pcr ",\"digests\":" digests "}\n"
@@ -122,13 +130,21 @@ static void test_hostile(void **state)
 
 	/* Truncated: the last record has no newline, or its JSON ends early. */
 	expect_fail(REC("1", D256) "\x1e{\"pcr\":2,\"digests\":[]}", -EBADMSG, gl);
-	expect_fail(REC("1", D256) "\x1e{\"pcr\":2,\"dig\n", -EBADMSG, gl);
+	/* JSON errors name the byte, and the line and column in the whole log. */
+	expect_fail_saying(REC("1", D256) "\x1e{\"pcr\":2,\"dig\n", -EBADMSG, gl + 14,
+			   "line 2, column 15: control character 0x0a in a string (JSON needs it escaped)");
+	expect_fail_saying(REC("1", D256) "\x1e{\"pcr\":2,\"digests\":[\n", -EBADMSG, gl + 22,
+			   "line 3, column 1: unexpected end of input");
 	expect_fail("\x1e", -EBADMSG, 0);
 	/* Not a JSON text sequence. */
 	expect_fail("{\"pcr\":1}\n", -EBADMSG, 0);
 	expect_fail(REC("1", D256) "x", -EBADMSG, 0); /* junk after the newline: the record is not whole */
 	expect_fail("\x1e[1]\n", -EBADMSG, 0);
-	expect_fail("\x1e{\"pcr\":1} {}\n", -EBADMSG, 0);
+	expect_fail_saying("\x1e{\"pcr\":1} {}\n", -EBADMSG, 11, "line 1, column 12: text after the end of the JSON value");
+	expect_fail_saying("\x1e{\"pcr\":1,}\n", -EBADMSG, 9, "line 1, column 10: trailing comma before '}'");
+	/* A record naming its PCR twice: json-c would keep the second one silently. */
+	expect_fail_saying("\x1e{\"pcr\":9,\"digests\":" D256 ",\"p\\u0063r\":1}\n", -EBADMSG, 119,
+			   "line 1, column 120: duplicate key \"pcr\"");
 	/* Fields. */
 	expect_fail(REC("24", D256), -EBADMSG, 0);
 	expect_fail(REC("-1", D256), -EBADMSG, 0);
@@ -146,7 +162,8 @@ static void test_hostile(void **state)
 	expect_fail(REC("1", "[{\"hashAlg\":\"sha256\",\"digest\":\"" SHA256_HELLO "\"},"
 			     "{\"hashAlg\":\"sha256\",\"digest\":\"" SHA256_HELLO "\"}]"), -EBADMSG, 0);
 	/* Caps: nesting depth, digests per record, record size. */
-	expect_fail("\x1e{\"pcr\":1,\"digests\":" D256 ",\"content\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}\n", -EBADMSG, 0);
+	expect_fail_saying("\x1e{\"pcr\":1,\"digests\":" D256 ",\"content\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}\n", -EBADMSG,
+			   136, "line 1, column 137: nested deeper than 8 arrays and objects");
 	expect_fail(REC("1", "[1,2,3,4,5,6,7,8,9]"), -E2BIG, 0);
 	memset(big, ' ', sizeof(big));
 	memcpy(big, good, gl - 1);

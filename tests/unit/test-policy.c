@@ -240,6 +240,7 @@ static void test_values_and_counts(void **state)
 
 static void test_hostile_policies(void **state)
 {
+	mb_policy *p;
 	char *big;
 	size_t i, n;
 
@@ -259,7 +260,38 @@ static void test_hostile_policies(void **state)
 		   -EBADMSG, "not 32 bytes of hex");
 	parse_text("{\"version\": 1, \"pcrs\": {\"4\": {\"rules\": [{\"type\": \"EV_IPL\", \"digests\": [], \"text\": \"a\"}]}}}",
 		   -EBADMSG, "exactly one of");
-	parse_text("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", -EBADMSG, "JSON");
+	parse_text("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", -EBADMSG,
+		   "line 1, column 17: nested deeper than 16 arrays and objects");
+
+	/* Strict JSON: what json-c alone lets through, or reports as its parser state. */
+	parse_text("{\"version\": 1,\n \"pcrs\": {},\n}", -EBADMSG, "line 2, column 12: trailing comma before '}'");
+	parse_text("{\"version\": 1,\n \"pcrs\": {\"8\": {\"rules\": [\n", -EBADMSG,
+		   "line 3, column 1: unexpected end of input");
+	parse_text("{\"version\": 1, \"pcrs\": {}}\n}", -EBADMSG, "line 2, column 1: text after the end of the JSON value");
+	parse_text("{\"version\": 1, 'pcrs': {}}", -EBADMSG, "single quotes are not JSON");
+	/* A key twice: json-c keeps the last, so a lax rule could hide behind a strict one. */
+	parse_text("{\"version\": 1, \"pcrs\": {\n"
+		   "  \"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"grub_cmd: linux /vmlinuz ro\"}]},\n"
+		   "  \"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \".*\"}]}}}",
+		   -EBADMSG, "line 3, column 3: duplicate key \"8\"");
+	parse_text("{\"version\": 1, \"pcrs\": {\n"
+		   "  \"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"grub_cmd: linux /vmlinuz ro\"}]},\n"
+		   "  \"\\u0038\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \".*\"}]}}}",
+		   -EBADMSG, "line 3, column 3: duplicate key \"8\"");
+	parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [\n"
+		   "  {\"type\": \"EV_IPL\", \"text\": \"grub_cmd: linux /vmlinuz ro\",\n"
+		   "   \"text\": \".*\"}]}}}",
+		   -EBADMSG, "line 3, column 4: duplicate key \"text\"");
+	parse_text("{\"version\": 1, \"version\": 1, \"pcrs\": {}}", -EBADMSG,
+		   "line 1, column 16: duplicate key \"version\"");
+	/* the same key in two objects is no duplicate */
+	p = parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [\n"
+		       "  {\"type\": \"EV_IPL\", \"text\": \"grub_cmd: linux /vmlinuz ro\"},\n"
+		       "  {\"type\": \"EV_IPL\", \"text\": \"kernel_cmdline: /vmlinuz ro\"}]},\n"
+		       " \"9\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"grub_cmd: .*\"}]}}}",
+		       0, NULL);
+	assert_non_null(p);
+	mb_policy_free(p);
 
 	/* 5,000 rules in one PCR: over the cap. */
 	n = 5000;

@@ -14,6 +14,7 @@
 #include <mboot/digest.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
+#include "shared/json-read.h"
 
 #define RS 0x1e
 #define JSON_DEPTH 8
@@ -116,36 +117,21 @@ static int parse_text(json_object *root, mb_cel_record *rec, mb_error *err)
 	return 0;
 }
 
-/* One record's JSON text (between its 0x1E and its newline). Returns 1 if it was skipped. */
-static int parse_record(const char *text, size_t len, mb_cel_record *rec, uint8_t *store, mb_error *err)
+/* One record's JSON text, log[start, start + len) (between its 0x1E and the next one, ending
+ * in a newline). Returns 1 if it was skipped. */
+static int parse_record(const char *log, size_t log_size, size_t start, size_t len, mb_cel_record *rec,
+			uint8_t *store, mb_error *err)
 {
-	json_tokener *tok;
 	json_object *root, *pcr, *digests;
-	int rc = 0;
+	int rc;
 	int64_t v;
 
 	if (len > MB_CEL_MAX_RECORD)
 		return mb_fail_at(err, -E2BIG, rec->offset, "record of %zu bytes (at most %u)", len, MB_CEL_MAX_RECORD);
-	tok = json_tokener_new_ex(JSON_DEPTH);
-	if (!tok)
-		return mb_fail(err, -ENOMEM, "out of memory");
-	root = json_tokener_parse_ex(tok, text, (int) len);
-	if (root && json_tokener_get_error(tok) == json_tokener_success) {
-		size_t k;
-
-		/* Only whitespace (the newline) may follow the object. */
-		for (k = json_tokener_get_parse_end(tok); k < len; k++)
-			if (text[k] != '\n' && text[k] != ' ' && text[k] != '\t' && text[k] != '\r') {
-				json_object_put(root);
-				root = NULL;
-				break;
-			}
-	}
-	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
-		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record is not one whole JSON object%s",
-				json_tokener_get_error(tok) == json_tokener_continue ? " (cut short)" : "");
-		goto out;
-	}
+	/* One value, white space (the newline) after it; lines and columns are the log's. */
+	rc = untrusted_json_parse_in(log, log_size, start, len, JSON_DEPTH, &root, err);
+	if (rc < 0)
+		return rc;
 	if (!json_object_is_type(root, json_type_object)) {
 		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record is not a JSON object");
 		goto out;
@@ -173,7 +159,6 @@ static int parse_record(const char *text, size_t len, mb_cel_record *rec, uint8_
 		rc = parse_text(root, rec, err);
 out:
 	json_object_put(root);
-	json_tokener_free(tok);
 	return rc;
 }
 
@@ -252,7 +237,7 @@ MB_EXPORT int mb_cel_log_parse(const void *data, size_t size, mb_cel_log **ret, 
 				goto fail;
 		}
 		rec.offset = off;
-		r = parse_record(p + start, len, &rec, log->digest_bytes + log->n * MB_MAX_BANKS * MB_DIGEST_MAX, err);
+		r = parse_record(p, size, start, len, &rec, log->digest_bytes + log->n * MB_MAX_BANKS * MB_DIGEST_MAX, err);
 		if (r < 0)
 			goto fail;
 		if (r == 1)

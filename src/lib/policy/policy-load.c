@@ -12,6 +12,7 @@
 #include "policy-internal.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
+#include "shared/json-read.h"
 
 typedef struct load_ctx {
 	const char *text;
@@ -344,7 +345,6 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 {
 	static const char *const keys[] = { "version", "description", "pcrs", "generator", NULL };
 	load_ctx c = { text, size, err };
-	json_tokener *tok = NULL;
 	json_object *root = NULL, *v, *pcrs;
 	mb_policy *p = NULL;
 	const char *bad;
@@ -355,35 +355,17 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	if (memchr(text, 0, size))
 		return mb_fail(err, -EBADMSG, "policy contains a NUL byte");
 	p = calloc(1, sizeof(*p));
-	tok = json_tokener_new_ex(16); /* nesting: policy, pcrs, pcr, rules, rule, digests, entry */
-	if (!p || !tok || !(p->mctx = pcre2_match_context_create(NULL))) {
+	if (!p || !(p->mctx = pcre2_match_context_create(NULL))) {
 		rc = mb_fail(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	pcre2_set_match_limit(p->mctx, POLICY_MATCH_LIMIT);
 	pcre2_set_depth_limit(p->mctx, POLICY_DEPTH_LIMIT);
 	pcre2_set_heap_limit(p->mctx, 8192); /* KiB */
-	root = json_tokener_parse_ex(tok, text, (int) size);
-	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
-		size_t at = json_tokener_get_parse_end(tok), i;
-		unsigned line = 1;
-
-		for (i = 0; i < at && i < size; i++)
-			if (text[i] == '\n')
-				line++;
-		rc = mb_fail_at(err, -EBADMSG, at, "line %u: not valid JSON: %s", line,
-				json_tokener_error_desc(json_tokener_get_error(tok)));
+	/* nesting: policy, pcrs, pcr, rules, rule, digests, entry */
+	rc = untrusted_json_parse(text, size, 16, &root, err);
+	if (rc < 0)
 		goto out;
-	}
-	if (json_tokener_get_parse_end(tok) < size) {
-		size_t i = json_tokener_get_parse_end(tok);
-		while (i < size && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r'))
-			i++;
-		if (i < size) {
-			rc = mb_fail_at(err, -EBADMSG, i, "trailing data after the policy object");
-			goto out;
-		}
-	}
 	if (!json_object_is_type(root, json_type_object)) {
 		rc = mb_fail(err, -EBADMSG, "a policy is a JSON object");
 		goto out;
@@ -418,7 +400,6 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	rc = 0;
 out:
 	json_object_put(root);
-	json_tokener_free(tok);
 	mb_policy_free(p);
 	return rc;
 }

@@ -10,7 +10,7 @@
 #include <mboot/error.h>
 #include <mboot/replay.h>
 
-/* One JSON object (nesting depth 8), nothing but white space after it. */
+/* One JSON object, read by untrusted_json_parse (strict; nesting depth 8). */
 int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_error *err);
 /* seal_json_parse_text of at most max bytes (what names the file), whose "kind" is kind and "version" 1. */
 int seal_json_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_object **ret,

@@ -18,6 +18,7 @@
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
+#include "shared/json-read.h"
 #include "seal-json.h"
 
 static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -113,31 +114,13 @@ MB_EXPORT int mb_base64_decode(const char *s, size_t len, size_t max, uint8_t **
 
 int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_error *err)
 {
-	json_tokener *tok = json_tokener_new_ex(8);
 	json_object *root;
-	enum json_tokener_error jerr;
+	int r;
 
 	*ret = NULL;
-	if (!tok)
-		return mb_fail(err, -ENOMEM, "out of memory");
-	root = json_tokener_parse_ex(tok, text, (int) size);
-	jerr = json_tokener_get_error(tok);
-	if (root && jerr == json_tokener_success && json_tokener_get_parse_end(tok) < size) {
-		/* only white space may follow the object */
-		size_t i;
-
-		for (i = json_tokener_get_parse_end(tok); i < size; i++)
-			if (!strchr(" \t\r\n", text[i]) || !text[i]) {
-				jerr = json_tokener_error_parse_unexpected;
-				break;
-			}
-	}
-	json_tokener_free(tok);
-	if (!root || jerr != json_tokener_success) {
-		json_object_put(root);
-		return mb_fail(err, -EBADMSG, "not JSON: %s",
-			       jerr == json_tokener_continue ? "truncated" : json_tokener_error_desc(jerr));
-	}
+	r = untrusted_json_parse(text, size, 8, &root, err);
+	if (r < 0)
+		return r;
 	if (!json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
 		return mb_fail(err, -EBADMSG, "not a JSON object");

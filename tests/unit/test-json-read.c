@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * src/shared/json-read: what RFC 8259 allows parses to what json-c makes of it; what it does
+ * not (and what json-c's strict mode still lets through), duplicate keys, NUL bytes, text
+ * after the value and truncation are refused with the line, column and byte offset of the
+ * culprit; a file of many keys stays fast; every kind of file users give mboot is read so.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+
+#include <mboot/mboot.h>
+#include "shared/fileio.h"
+#include "shared/json-read.h"
+
+/* Parses text (size n) with depth 8; the error's message, or NULL when it parsed. */
+static const char *refusal(const char *text, size_t n, mb_error *err)
+{
+	json_object *o = NULL;
+	int r;
+
+	mb_error_clear(err);
+	r = untrusted_json_parse(text, n, 8, &o, err);
+	if (r == 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	assert_int_equal(r, -EBADMSG);
+	assert_int_equal(err->code, -EBADMSG);
+	assert_true(err->has_offset);
+	return err->message;
+}
+
+static void test_accepts(void **state)
+{
+	static const char *const good[] = {
+		"{}", "[]", " {\"a\": 1}\n", "0", "-0", "12", "-1.5e+3", "1E2", "0.25", "\"s\"", "true", "false", "null",
+		"{\"a\": [1, 2.5, \"x\", true, false, null, {}, []], \"b\": {\"c\": {\"d\": []}}}",
+		"[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"]", "[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]",
+		"{\"a\": {\"x\": 1}, \"b\": {\"x\": 1}}", /* one key in two objects */
+		"[{\"x\": 1}, {\"x\": 2}]", "{\"a\": 1, \"ab\": 2, \"A\": 3, \"a \": 4}", "\r\n\t [ ] \r\n\t",
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		json_object *o = NULL, *ref = json_tokener_parse(good[i]);
+		mb_error err = { 0 };
+
+		if (untrusted_json_parse(good[i], strlen(good[i]), 8, &o, &err) < 0)
+			fail_msg("refused %s: %s", good[i], err.message);
+		if (strcmp(good[i], "null") != 0)
+			assert_non_null(ref);
+		assert_true(json_object_equal(o, ref));
+		json_object_put(o);
+		json_object_put(ref);
+	}
+}
+
+/* The escapes decode to what Unicode says: U+00E9 is C3 A9, U+1F600 is F0 9F 98 80. */
+static void test_escapes_decode(void **state)
+{
+	static const char text[] = "[\"\\u00e9\\ud83d\\ude00\"]";
+	json_object *o = NULL;
+
+	(void) state;
+	assert_int_equal(untrusted_json_parse(text, strlen(text), 8, &o, NULL), 0);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(o, 0)), "\xc3\xa9\xf0\x9f\x98\x80");
+	json_object_put(o);
+}
+
+static const struct {
+	const char *text;
+	size_t size; /* 0: strlen */
+	uint64_t offset;
+	const char *message;
+} bad[] = {
+	{ "{\"a\": 1,}", 0, 7, "line 1, column 8: trailing comma before '}'" },
+	{ "[1, 2,\n]", 0, 5, "line 1, column 6: trailing comma before ']'" },
+	{ "{\n  \"a\": 1,\n  \"b\": [\n", 0, 21, "line 4, column 1: unexpected end of input" },
+	{ "{\"a\": ", 0, 6, "line 1, column 7: unexpected end of input" },
+	{ "{\"a\": \"x", 0, 8, "line 1, column 9: unexpected end of input" },
+	{ "{\"a\": tr", 0, 8, "line 1, column 9: unexpected end of input" },
+	{ "[1.", 0, 3, "line 1, column 4: unexpected end of input" },
+	{ "[\"\\u00", 0, 6, "line 1, column 7: unexpected end of input" },
+	{ "", 0, 0, "line 1, column 1: unexpected end of input" },
+	{ " \n ", 0, 3, "line 2, column 2: unexpected end of input" },
+	{ "{\"a\": 1} x", 0, 9, "line 1, column 10: text after the end of the JSON value" },
+	{ "{\"a\": 1}{\"b\": 2}", 0, 8, "line 1, column 9: text after the end of the JSON value" },
+	{ "{\"a\": 1}\n// c\n", 0, 9, "line 2, column 1: text after the end of the JSON value" },
+	{ "{\"a\": 1}\0", 9, 8, "line 1, column 9: NUL byte in the text" },
+	{ "{\"a\":\n \"b\0\"}", 12, 9, "line 2, column 4: NUL byte in the text" },
+	{ "{'a': 1}", 0, 1, "line 1, column 2: single quotes are not JSON (strings and keys take double quotes)" },
+	{ "[/* c */ 1]", 0, 1, "line 1, column 2: comments are not JSON" },
+	{ "{a: 1}", 0, 1, "line 1, column 2: unexpected 'a', expected a key in double quotes" },
+	{ "{\"a\" 1}", 0, 5, "line 1, column 6: unexpected '1', expected ':' after the key" },
+	{ "{\"a\": 1 \"b\": 2}", 0, 8, "line 1, column 9: unexpected '\"', expected ',' or '}'" },
+	{ "[1 2]", 0, 3, "line 1, column 4: unexpected '2', expected ',' or ']'" },
+	{ "[1,}", 0, 3, "line 1, column 4: unexpected '}', expected a JSON value" },
+	{ "[NaN]", 0, 1, "line 1, column 2: unexpected 'N', expected a JSON value" },
+	{ "[Infinity]", 0, 1, "line 1, column 2: unexpected 'I', expected a JSON value" },
+	{ "[-Infinity]", 0, 2, "line 1, column 3: unexpected 'I', expected a digit" },
+	{ "[TRUE]", 0, 1, "line 1, column 2: unexpected 'T', expected a JSON value" },
+	{ "[tru]", 0, 4, "line 1, column 5: unexpected ']', expected true" },
+	{ "[1.]", 0, 3, "line 1, column 4: unexpected ']', expected a digit after '.'" },
+	{ "[.5]", 0, 1, "line 1, column 2: unexpected '.', expected a JSON value" },
+	{ "[+1]", 0, 1, "line 1, column 2: unexpected '+', expected a JSON value" },
+	{ "[01]", 0, 1, "line 1, column 2: number with a leading zero" },
+	{ "[1e]", 0, 3, "line 1, column 4: unexpected ']', expected a digit in the exponent" },
+	{ "[\"a\tb\"]", 0, 3, "line 1, column 4: control character 0x09 in a string (JSON needs it escaped)" },
+	{ "[\"a\\x\"]", 0, 3, "line 1, column 4: invalid escape in a string" },
+	{ "[\"\\u12g4\"]", 0, 2, "line 1, column 3: \\u needs four hex digits" },
+	{ "[\"a\\u0000b\"]", 0, 3, "line 1, column 4: \\u0000 in a string" },
+	{ "[\"\\ud800\"]", 0, 2, "line 1, column 3: lone surrogate \\ud800 in a string" },
+	{ "[\"\\ud800\\u0041\"]", 0, 2, "line 1, column 3: lone surrogate \\ud800 in a string" },
+	{ "[\"\\udc00\"]", 0, 2, "line 1, column 3: lone surrogate \\udc00 in a string" },
+	{ "[\"\xc0\x80\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },         /* overlong NUL */
+	{ "[\"\xe0\x80\xaf\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },     /* overlong '/' */
+	{ "[\"\xed\xa0\x80\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },     /* a surrogate */
+	{ "[\"\xf4\x90\x80\x80\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" }, /* over U+10FFFF */
+	{ "[\"\xff\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },
+	{ "[\"\xc3\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },
+	{ "\xef\xbb\xbf{}", 0, 0, "line 1, column 1: unexpected byte 0xef, expected a JSON value" },
+	/* columns count characters: "é" is one */
+	{ "{\"\xc3\xa9\": 1,}", 0, 8, "line 1, column 8: trailing comma before '}'" },
+	{ "[[[[[[[[[1]]]]]]]]]", 0, 8, "line 1, column 9: nested deeper than 8 arrays and objects" },
+	/* duplicate keys: the second one is named, with its place */
+	{ "{\"8\": 1, \"8\": 2}", 0, 9, "line 1, column 10: duplicate key \"8\"" },
+	{ "{\"8\": \"strict\",\n \"\\u0038\": \"lax\"}", 0, 17, "line 2, column 2: duplicate key \"8\"" },
+	{ "{\"a\\/b\": 1, \"a/b\": 2}", 0, 12, "line 1, column 13: duplicate key \"a/b\"" },
+	{ "{\"\xc3\xa9\": 1, \"\\u00e9\": 2}", 0, 10, "line 1, column 10: duplicate key \"\xc3\xa9\"" },
+	{ "{\"\\ud83d\\ude00\": 1, \"\xf0\x9f\x98\x80\": 2}", 0, 20, "line 1, column 21: duplicate key \"\xf0\x9f\x98\x80\"" },
+	{ "{\"pcrs\": {\"4\": {\"rules\": []},\n  \"7\": {},\n  \"4\": {}}}", 0, 43,
+	  "line 3, column 3: duplicate key \"4\"" },
+	{ "[{\"x\": 1}, {\"y\": 1, \"x\": 2, \"y\": 3}]", 0, 28, "line 1, column 29: duplicate key \"y\"" },
+	{ "{\"a\": 1, \"b\": 2, \"a\": 3, \"a\": 4}", 0, 17, "line 1, column 18: duplicate key \"a\"" },
+	{ "{\"\": 1, \"\": 2}", 0, 8, "line 1, column 9: duplicate key \"\"" },
+	/* the first in the text, though the inner object closes first */
+	{ "{\"a\": 1, \"a\": 2, \"b\": {\"c\": 1, \"c\": 2}}", 0, 9, "line 1, column 10: duplicate key \"a\"" },
+	{ "{\"b\": {\"c\": 1, \"c\": 2}, \"a\": 1, \"a\": 2}", 0, 15, "line 1, column 16: duplicate key \"c\"" },
+	/* a key a terminal would take as a command is shown escaped */
+	{ "{\"\\u001b[2J\\\"\": 1, \"\\u001b[2J\\\"\": 2}", 0, 19,
+	  "line 1, column 20: duplicate key \"\\u001b[2J\\\"\"" },
+	{ "{\"\\u0085\": 1, \"\xc2\x85\": 2}", 0, 14, "line 1, column 15: duplicate key \"\\u0085\"" },
+	/* any syntax error before a duplicate wins: the text is not JSON at all */
+	{ "{\"a\": 1, \"a\": 2,}", 0, 15, "line 1, column 16: trailing comma before '}'" },
+};
+
+static void test_refuses(void **state)
+{
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mb_error err;
+		size_t n = bad[i].size ? bad[i].size : strlen(bad[i].text);
+		const char *msg = refusal(bad[i].text, n, &err);
+
+		if (!msg)
+			fail_msg("accepted #%zu %s", i, bad[i].text);
+		if (strcmp(msg, bad[i].message) != 0 || err.offset != bad[i].offset)
+			fail_msg("#%zu %s:\n got  %s (offset %llu)\n want %s (offset %llu)", i, bad[i].text, msg,
+				 (unsigned long long) err.offset, bad[i].message, (unsigned long long) bad[i].offset);
+	}
+}
+
+/* What json-c's own strict mode lets through; if a json-c update starts refusing one, the
+ * scanner still must, and this shows the reason it was written. */
+static void test_json_c_strict_is_not_enough(void **state)
+{
+	static const char *const lax[] = { "{'a': 1}", "[NaN]", "[1.]", "[\"a\tb\"]", "[\"\\ud800\"]",
+					   "[\"\xc0\x80\"]", "{\"a\": 1, \"a\": 2}" };
+	size_t i, n_let_through = 0;
+
+	(void) state;
+	for (i = 0; i < sizeof(lax) / sizeof(lax[0]); i++) {
+		json_tokener *tok = json_tokener_new();
+		json_object *o;
+		mb_error err;
+
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+		o = json_tokener_parse_ex(tok, lax[i], (int) strlen(lax[i]));
+		n_let_through += o != NULL;
+		json_object_put(o);
+		json_tokener_free(tok);
+		assert_non_null(refusal(lax[i], strlen(lax[i]), &err));
+	}
+	fprintf(stderr, "json-c strict accepts %zu of %zu texts the scanner refuses\n", n_let_through,
+		sizeof(lax) / sizeof(lax[0]));
+}
+
+/* A piece of a larger text: offsets, lines and columns are the whole text's. */
+static void test_piece(void **state)
+{
+	static const char doc[] = "\x1e{\"pcr\": 1}\n\x1e{\"pcr\": 2,\n \"pcr\": 3}\n";
+	json_object *o = NULL;
+	mb_error err = { 0 };
+
+	(void) state;
+	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 1, 11, 8, &o, &err), 0);
+	assert_int_equal(json_object_get_int(json_object_object_get(o, "pcr")), 1);
+	json_object_put(o);
+	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 13, 22, 8, &o, &err), -EBADMSG);
+	assert_null(o);
+	assert_string_equal(err.message, "line 3, column 2: duplicate key \"pcr\"");
+	assert_int_equal(err.offset, 25);
+	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 13, 5, 8, &o, &err), -EBADMSG);
+	assert_string_equal(err.message, "line 2, column 7: unexpected end of input");
+	assert_int_equal(err.offset, 18);
+	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 30, 20, 8, &o, &err), -EINVAL);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double) (t.tv_sec - t0->tv_sec) + (double) (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* 100,000 keys in one object: n log n, not n² (which takes 20 s). One repeated at the very end
+ * is still found. Sanitizers slow everything down several times. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+#define MANY_KEYS_SECONDS 5.0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MANY_KEYS_SECONDS 5.0
+#endif
+#endif
+#ifndef MANY_KEYS_SECONDS
+#define MANY_KEYS_SECONDS 1.0
+#endif
+
+static void test_many_keys(void **state)
+{
+	enum { N = 100000 };
+	size_t cap = (size_t) N * 24 + 64, n = 0;
+	char *text = malloc(cap);
+	struct timespec t0;
+	json_object *o = NULL;
+	mb_error err = { 0 };
+	double took;
+	int i;
+
+	(void) state;
+	assert_non_null(text);
+	text[n++] = '{';
+	for (i = 0; i < N; i++)
+		n += (size_t) snprintf(text + n, cap - n, "%s\"key%d\": %d", i ? ", " : "", i, i);
+	text[n++] = '}';
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(untrusted_json_parse(text, n, 8, &o, &err), 0);
+	took = seconds_since(&t0);
+	assert_int_equal(json_object_object_length(o), N);
+	json_object_put(o);
+	fprintf(stderr, "%d distinct keys: %.3f s\n", N, took);
+	assert_true(took < MANY_KEYS_SECONDS);
+
+	n--;
+	n += (size_t) snprintf(text + n, cap - n, ", \"key%d\": 0}", N / 2);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(untrusted_json_parse(text, n, 8, &o, &err), -EBADMSG);
+	took = seconds_since(&t0);
+	assert_string_equal(strstr(err.message, "duplicate"), "duplicate key \"key50000\"");
+	assert_int_equal(err.offset, n - 14);
+	assert_true(took < MANY_KEYS_SECONDS);
+	free(text);
+}
+
+static int parse_policy(const char *t, size_t n, mb_error *err)
+{
+	mb_policy *p = NULL;
+	int r = mb_policy_parse(t, n, &p, err);
+
+	mb_policy_free(p);
+	return r;
+}
+
+static int parse_pcr_values(const char *t, size_t n, mb_error *err)
+{
+	mb_pcr_values v;
+
+	return mb_pcr_values_parse(t, n, &v, err);
+}
+
+static int parse_sealed(const char *t, size_t n, mb_error *err)
+{
+	mb_sealed s;
+	int r = mb_sealed_parse(t, n, &s, err);
+
+	if (r == 0)
+		mb_sealed_done(&s);
+	return r;
+}
+
+static int parse_signature(const char *t, size_t n, mb_error *err)
+{
+	mb_policy_signature sig;
+	int r = mb_policy_signature_parse(t, n, &sig, err);
+
+	if (r == 0)
+		mb_policy_signature_done(&sig);
+	return r;
+}
+
+static size_t count_lines(const char *t, size_t n)
+{
+	size_t lines = 1, i;
+
+	for (i = 0; i < n; i++)
+		lines += t[i] == '\n';
+	return lines;
+}
+
+/* parse(variant) fails with -EBADMSG and a message that starts "line <line>, column" and has words. */
+static void expect_refused(const char *what, int (*parse)(const char *, size_t, mb_error *), const char *text,
+			   size_t n, size_t line, const char *words)
+{
+	mb_error err = { 0 };
+	char start[64];
+	int r = parse(text, n, &err);
+
+	snprintf(start, sizeof(start), "line %zu, column ", line);
+	if (r != -EBADMSG || strncmp(err.message, start, strlen(start)) != 0 || !strstr(err.message, words))
+		fail_msg("%s: rc %d \"%s\", wanted \"%s...%s\"", what, r, err.message, start, words);
+}
+
+/* Every file mboot reads from users goes through the strict reader: a real file of each kind
+ * loads, and the same file with a key twice (also spelt with an escape), a trailing comma, cut
+ * in half or with text after it is refused with the line. */
+static void test_every_user_file(void **state)
+{
+	static const struct {
+		const char *name, *root_env, *path, *key, *escaped_key, *value;
+		int (*parse)(const char *, size_t, mb_error *);
+	} files[] = {
+		{ "policy", "MB_SOURCE_ROOT", "docs/policy-example.json", "version", "\\u0076ersion", "1", parse_policy },
+		{ "PCR values", "MB_TESTDATA", "corpus/go-tpm-tools/arch-linux-workstation.bin.pcrs.json", "banks",
+		  "b\\u0061nks", "{}", parse_pcr_values },
+		{ "sealed file", "MB_SOURCE_ROOT", "fuzz/corpus/sealed/pcr-0-7.json", "kind", "\\u006bind",
+		  "\"mboot-sealed\"", parse_sealed },
+		{ "signature file", "MB_SOURCE_ROOT", "fuzz/corpus/signature/rsassa.json", "version", "versio\\u006e", "1",
+		  parse_signature },
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *root = getenv(files[i].root_env);
+		char path[1024], *text, *variant, want[128];
+		size_t size, body, vsize, cap;
+		mb_error err = { 0 };
+		uint8_t *bytes;
+
+		assert_non_null(root);
+		snprintf(path, sizeof(path), "%s/%s", root, files[i].path);
+		if (mb_read_file(path, 1u << 20, &bytes, &size, &err) < 0)
+			fail_msg("%s: %s", path, err.message);
+		text = (char *) bytes;
+		if (files[i].parse(text, size, &err) < 0)
+			fail_msg("%s: %s", path, err.message);
+		/* body: the text before the last '}' and the white space ahead of it */
+		body = size;
+		while (body > 0 && text[body - 1] != '}')
+			body--;
+		assert_true(body > 0);
+		body--;
+		while (body > 0 && strchr(" \t\r\n", text[body - 1]))
+			body--;
+		cap = size + 256;
+		variant = malloc(cap);
+		assert_non_null(variant);
+
+		vsize = (size_t) snprintf(variant, cap, "%.*s,\n  \"%s\": %s\n}\n", (int) body, text, files[i].key,
+					  files[i].value);
+		snprintf(want, sizeof(want), "duplicate key \"%s\"", files[i].key);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body) + 1, want);
+		vsize = (size_t) snprintf(variant, cap, "%.*s,\n  \"%s\": %s\n}\n", (int) body, text,
+					  files[i].escaped_key, files[i].value);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body) + 1, want);
+
+		vsize = (size_t) snprintf(variant, cap, "%.*s,\n}\n", (int) body, text);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body), "trailing comma");
+
+		expect_refused(files[i].name, files[i].parse, text, size / 2, count_lines(text, size / 2),
+			       "unexpected end of input");
+
+		vsize = (size_t) snprintf(variant, cap, "%.*s\n{}", (int) size, text);
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(variant, vsize),
+			       "text after the end of the JSON value");
+		free(variant);
+		free(bytes);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accepts),
+		cmocka_unit_test(test_escapes_decode),
+		cmocka_unit_test(test_refuses),
+		cmocka_unit_test(test_json_c_strict_is_not_enough),
+		cmocka_unit_test(test_piece),
+		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_every_user_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
