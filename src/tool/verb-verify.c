@@ -178,7 +178,7 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 			printf(" the values given have no %s PCR %u, which the log extends\n", name, r->pcr);
 			break;
 		case MB_PCR_USERSPACE_NOT_ALLOWED:
-			if (res->log_pcrs & ~res->userspace_pcrs & (1u << r->pcr) || r->n_events)
+			if (r->n_events)
 				printf(" %u userspace record%s extend%s PCR %u on top of the firmware's %u events: "
 				       "userspace does not measure there\n", r->n_userspace, r->n_userspace == 1 ? "" : "s",
 				       r->n_userspace == 1 ? "s" : "", r->pcr, r->n_events);
