@@ -51,6 +51,8 @@ MB_EXPORT int mb_cel_log_parse(const void *data, size_t size, mb_cel_log **ret, 
 MB_EXPORT void mb_cel_log_free(mb_cel_log *log);
 MB_EXPORT size_t mb_cel_log_count(const mb_cel_log *log);
 MB_EXPORT const mb_cel_record *mb_cel_log_record(const mb_cel_log *log, size_t i);
+/* A record's digest for alg, or NULL (mb_event_digest_for's twin for records). */
+MB_EXPORT const mb_event_digest *mb_cel_record_digest(const mb_cel_record *rec, uint16_t alg);
 /* Records skipped because they extend an NV index rather than a PCR. */
 MB_EXPORT size_t mb_cel_log_skipped(const mb_cel_log *log);
 

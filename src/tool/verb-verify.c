@@ -465,12 +465,8 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
 				free(text);
 			} else if (v->record) {
-				const mb_event_digest *d = NULL;
-				uint32_t k;
+				const mb_event_digest *d = mb_cel_record_digest(v->record, bank);
 
-				for (k = 0; k < v->record->n_digests; k++)
-					if (v->record->digests[k].alg == bank)
-						d = &v->record->digests[k];
 				json_object_object_add(vo, "userspace_record", json_object_new_int64((int64_t) v->record_index));
 				if (v->record->text)
 					json_object_object_add(vo, "text", json_object_new_string_len(v->record->text,

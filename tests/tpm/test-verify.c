@@ -57,12 +57,7 @@ static void load_values(const char *rel, mb_pcr_values *v)
 
 static const mb_verify_pcr *find(const mb_verify_result *r, uint16_t alg, uint32_t pcr)
 {
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		if (r->pcrs[i].alg == alg && r->pcrs[i].pcr == pcr)
-			return &r->pcrs[i];
-	return NULL;
+	return mb_verify_result_pcr(r, alg, pcr);
 }
 
 static mb_verify_result *run(const mb_event_log *log, const mb_cel_log *us, const mb_pcr_values *v,

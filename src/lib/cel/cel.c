@@ -48,6 +48,16 @@ MB_EXPORT const mb_cel_record *mb_cel_log_record(const mb_cel_log *log, size_t i
 	return i < log->n ? &log->records[i] : NULL;
 }
 
+MB_EXPORT const mb_event_digest *mb_cel_record_digest(const mb_cel_record *rec, uint16_t alg)
+{
+	uint32_t k;
+
+	for (k = 0; k < rec->n_digests; k++)
+		if (rec->digests[k].alg == alg)
+			return &rec->digests[k];
+	return NULL;
+}
+
 MB_EXPORT size_t mb_cel_log_skipped(const mb_cel_log *log)
 {
 	return log->skipped;

@@ -143,16 +143,6 @@ static int match_budgeted(check_ctx *c, const policy_rule *r, const char *text, 
 	return 0;
 }
 
-static const mb_event_digest *record_digest(const mb_cel_record *rec, uint16_t alg)
-{
-	uint32_t k;
-
-	for (k = 0; k < rec->n_digests; k++)
-		if (rec->digests[k].alg == alg)
-			return &rec->digests[k];
-	return NULL;
-}
-
 /*
  * The text a rule judges, or NULL: the event's text (mb_event_text), except that a GRUB string
  * carries the label of the kind GRUB measured it as (derived), not the label written in the log.
@@ -347,7 +337,7 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 
 		if (rec->pcr != pcr)
 			continue;
-		j.d = record_digest(rec, c->bank);
+		j.d = mb_cel_record_digest(rec, c->bank);
 		if (j.d && rec->text) {
 			uint8_t md[MB_DIGEST_MAX];
 

@@ -38,17 +38,6 @@ static bool in_list(uint16_t alg, const uint16_t *algs, size_t n)
 	return false;
 }
 
-/* A userspace record's digest for alg, or NULL (mb_event_digest_for's twin for records). */
-static const mb_event_digest *record_digest(const mb_cel_record *rec, uint16_t alg)
-{
-	uint32_t k;
-
-	for (k = 0; k < rec->n_digests; k++)
-		if (rec->digests[k].alg == alg)
-			return &rec->digests[k];
-	return NULL;
-}
-
 static bool is_action(const mb_event *ev, const char *s)
 {
 	size_t n = strlen(s);
@@ -157,7 +146,7 @@ static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace
 		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
 		const mb_event_digest *d;
 
-		if (rec->pcr != r->pcr || !(d = record_digest(rec, r->alg)))
+		if (rec->pcr != r->pcr || !(d = mb_cel_record_digest(rec, r->alg)))
 			continue;
 		if (m == MB_VERIFY_MAX_EDIT_EVENTS)
 			goto out;
@@ -237,7 +226,7 @@ static int explain(const mb_event_log *log, const mb_cel_log *userspace, const m
 		const mb_cel_record *rec = mb_cel_log_record(userspace, i);
 		const mb_event_digest *d;
 
-		if (rec->pcr != r->pcr || !(d = record_digest(rec, r->alg)))
+		if (rec->pcr != r->pcr || !(d = mb_cel_record_digest(rec, r->alg)))
 			continue;
 		if (mb_digest_extend(r->alg, v, d->bytes) < 0)
 			return -EIO;
@@ -377,7 +366,7 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 		ret->log_pcrs |= 1u << rec->pcr;
 		ret->userspace_pcrs |= 1u << rec->pcr;
 		for (b = 0; b < n_banks; b++) {
-			const mb_event_digest *d = record_digest(rec, banks[b].alg);
+			const mb_event_digest *d = mb_cel_record_digest(rec, banks[b].alg);
 
 			if (!d) {
 				banks[b].complete &= ~(1u << rec->pcr);
