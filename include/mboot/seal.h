@@ -136,6 +136,17 @@ typedef struct mb_sealed {
  * policy digest is the PolicyPCR digest of the stored values); -EBADMSG names the field.
  */
 MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_error *err) MB_WUR;
+/*
+ * Set s's policy to unseal under the PCR values current (the PCRs of s->mask, which
+ * current must all have) or, when predicted is not NULL and differs in one of them,
+ * under current or predicted: branches PolicyPCR(current) and PolicyPCR(predicted)
+ * joined by TPM2_PolicyOR, as `mboot reseal --values` makes it. Sets s->pcrs (current,
+ * only the PCRs of s->mask), s->policy and the branches (n_branches 2, or 0 for a
+ * single PolicyPCR). -EINVAL for a secret sealed to signed policies, for predicted of
+ * another bank, or for a PCR of s->mask missing a value; s is then unchanged.
+ */
+MB_EXPORT int mb_sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted,
+				   mb_error *err) MB_WUR;
 /* The JSON text (pretty, newline-terminated); NULL on ENOMEM. Caller frees. */
 MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s);
 MB_EXPORT void mb_sealed_done(mb_sealed *s);

@@ -146,6 +146,77 @@ MB_EXPORT int mb_tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub
 				       uint8_t *out, size_t *out_size, mb_error *err) MB_WUR;
 
 /*
+ * Why an unseal was refused, in the order it was found out: a list of items, each a
+ * note (words), a PCR that differs (the expected value and the TPM's), an event that
+ * made a differing PCR differ (today's event log against the one the sealed file
+ * keeps), a signature by another key than the sealed one, or an error met while
+ * finding out (what it concerns, e.g. "TPM" or a log's path, and the error).
+ */
+typedef enum mb_unseal_item_kind {
+	MB_UNSEAL_NOTE,
+	MB_UNSEAL_PCR,
+	MB_UNSEAL_EVENT,
+	MB_UNSEAL_OTHER_KEY,
+	MB_UNSEAL_ERROR,
+} mb_unseal_item_kind;
+
+typedef struct mb_unseal_item {
+	mb_unseal_item_kind kind;
+	char *text;                         /* NOTE */
+	unsigned pcr;                       /* PCR, EVENT */
+	uint16_t alg;                       /* PCR: the bank */
+	uint8_t expected[MB_DIGEST_MAX];    /* PCR: the sealed (or signed) value */
+	uint8_t now[MB_DIGEST_MAX];         /* PCR: the TPM's value, when now_read */
+	bool now_read;
+	char *signature;                    /* PCR, OTHER_KEY: the signature's name; NULL for PCR values sealed to */
+	const char *change;                 /* EVENT: "changed", "added" or "removed" */
+	char *before, *after;               /* EVENT: "#N TYPE: description" then and today (NULL: none) */
+	uint8_t key_name[MB_TPM_NAME_SIZE]; /* OTHER_KEY: the signing key */
+	uint8_t sealed_key_name[MB_TPM_NAME_SIZE];
+	char *what;                         /* ERROR */
+	mb_error error;                     /* ERROR */
+} mb_unseal_item;
+
+typedef struct mb_unseal_explanation {
+	mb_unseal_item *items;
+	size_t n_items;
+	bool incomplete;                    /* out of memory: items are missing */
+} mb_unseal_explanation;
+
+MB_EXPORT void mb_unseal_explanation_free(mb_unseal_explanation *e);
+
+typedef struct mb_unseal_options {
+	/*
+	 * Today's event log, to say which events changed when the PCRs differ: log, else
+	 * the file log_path (read only then); neither: the events are not explained.
+	 */
+	const mb_event_log *log;
+	const char *log_path;
+	/*
+	 * A secret sealed to signed policies (mb_sealed.authorized): the signatures to try,
+	 * in order, and their names in the explanation (NULL: "signature N").
+	 */
+	const mb_policy_signature *signatures;
+	const char *const *signature_names;
+	size_t n_signatures;
+} mb_unseal_options;
+
+/*
+ * Unseal the secret of s into out (MB_SEAL_MAX_SECRET bytes; *out_size its size).
+ * A PolicyPCR object: its PCR state. A PolicyOR object: the branch whose values the
+ * TPM's PCRs hold now. A PolicyAuthorize object: each signature of opt by the sealed
+ * key whose values the PCRs hold, in order, until the TPM accepts one. A PCR change
+ * during the unseal is retried (mb_tpm_unseal). -> MB_ERR_TPM_POLICY when refused:
+ * the PCRs are not a state the secret is sealed to; *explanation then says why.
+ * Other failures: MB_ERR_TPM, MB_ERR_TPM_LOCKOUT, -EINVAL, -ENOMEM, and -EBADMSG for
+ * a malformed signature (the message starts with its name). *explanation (NULL when
+ * there is nothing to say) may also be set on those failures, with what was said
+ * before them; the caller frees it with mb_unseal_explanation_free.
+ */
+MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt, uint8_t *out,
+				   size_t *out_size, mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+
+/*
  * No TPM: the TPM2B_PUBLIC (marshalled, *ret malloc'd) and name of the public part of
  * a PEM key (public or private; RSA or ECC NIST P-256) as TPM2_LoadExternal takes it
  * for verifying signatures: SHA-256 name, userWithAuth | sign | decrypt, no scheme

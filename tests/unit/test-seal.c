@@ -123,12 +123,115 @@ static void test_policy_or_trial_vector(void **state)
 	assert_int_equal(mb_policy_or_digest((const uint8_t (*)[32]) br, 9, got, NULL), -EINVAL);
 }
 
+/*
+ * mb_sealed_set_policy against tpm2-tools, on a swtpm (swtpm socket --tpm2 --flags
+ * startup-clear) after tpm2_pcrextend 1:sha256=SHA256("one") 4:sha256=SHA256("four"),
+ * at the time of writing:
+ *   current  = tpm2_pcrread sha256:1,4 (below);
+ *   branch 0 = tpm2_startauthsession -S s.ctx; tpm2_policypcr -S s.ctx -l sha256:1,4 -L b0.dig
+ *   branch 1 = the same with -f next.bin (PCR 1 || PCR 4 after a further extend of PCR 4 by
+ *              SHA256("five"), which tpm2_pcrextend + tpm2_pcrread confirmed) -L b1.dig
+ *   OR       = tpm2_policyor -S s.ctx -l sha256:b0.dig,b1.dig -L or.dig
+ *   sha1     = tpm2_policypcr -S s.ctx -l sha1:1,4 (both PCRs all zero in that bank)
+ */
+#define CUR_PCR1 "c7e3347570821fed43690c2125ce36b1fb0ca7787ba0f219b8e75ee0fc7b4644"
+#define CUR_PCR4 "84002a163c8b9f4f25eba9bea671d386902940115aa8fda33ecd195e9a94d7e7"
+#define NEXT_PCR4 "9e9af3dbaf030e89046ad91d3eed4ee2973dacc7e6e2c31893c0e652d6923b08"
+#define TRIAL_BRANCH0 "2b1dcdb8567a025cc8f5bd5730fab1645ab133bb8e7ea4854ee688ae2a540618"
+#define TRIAL_BRANCH1 "646204930d099e090aadce6ca6ef26a64d52c15ac0e8bbe95ee20a9fdcc05c62"
+#define TRIAL_OR "6dbac6af5937eacf52472e27bd4024ad384f6a6c20eb1ea30905088581547716"
+#define TRIAL_SHA1 "4ae74d22964f96db5330035003fa354427b6a8931afeddd5aa304c583d4fb200"
+
+static void assert_hex_equal(const uint8_t *got, const char *want_hex)
+{
+	uint8_t want[32];
+
+	assert_int_equal(mb_unhex(want_hex, 64, want, 32), 0);
+	assert_memory_equal(got, want, 32);
+}
+
+static void test_sealed_set_policy_trial_vectors(void **state)
+{
+	mb_pcr_bank cur = { .alg = MB_ALG_SHA256, .size = 32 }, next, sha1 = { .alg = MB_ALG_SHA1, .size = 20 };
+	mb_sealed s = { .version = 1, .mask = (1u << 1) | (1u << 4) };
+
+	(void) state;
+	set_pcr(&cur, 1, CUR_PCR1);
+	set_pcr(&cur, 4, CUR_PCR4);
+	/* a PCR outside the mask: not kept, not in the policy */
+	set_pcr(&cur, 9, "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+	next = cur;
+	assert_int_equal(mb_unhex(NEXT_PCR4, 64, next.value[4], 32), 0);
+
+	/* No prediction: one PolicyPCR, tpm2_policypcr's digest. */
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, NULL, NULL), 0);
+	assert_int_equal(s.n_branches, 0);
+	assert_hex_equal(s.policy, TRIAL_BRANCH0);
+	assert_int_equal(s.pcrs.present, s.mask);
+	assert_memory_equal(s.pcrs.value[4], cur.value[4], 32);
+
+	/* A prediction that differs: PolicyOR(current, predicted), tpm2_policyor's digest. */
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, &next, NULL), 0);
+	assert_int_equal(s.n_branches, 2);
+	assert_hex_equal(s.branch_digest[0], TRIAL_BRANCH0);
+	assert_hex_equal(s.branch_digest[1], TRIAL_BRANCH1);
+	assert_hex_equal(s.policy, TRIAL_OR);
+	assert_int_equal(s.branch_mask[0], s.mask);
+	assert_int_equal(s.branch_mask[1], s.mask);
+	assert_int_equal(s.branch[1].present, s.mask);
+	assert_memory_equal(s.branch[1].value[4], next.value[4], 32);
+	assert_memory_equal(s.pcrs.value[4], cur.value[4], 32);
+
+	/* A prediction equal to the current values in the sealed PCRs: no OR (reseal drops the stale branch). */
+	next = cur;
+	next.value[9][0] ^= 1;
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, &next, NULL), 0);
+	assert_int_equal(s.n_branches, 0);
+	assert_hex_equal(s.policy, TRIAL_BRANCH0);
+
+	/* Another bank: the session hash stays SHA-256, the values are 20-byte SHA-1 ones. */
+	sha1.present = s.mask;
+	assert_int_equal(mb_sealed_set_policy(&s, &sha1, NULL, NULL), 0);
+	assert_hex_equal(s.policy, TRIAL_SHA1);
+}
+
+static void test_sealed_set_policy_refusals(void **state)
+{
+	mb_pcr_bank cur = { .alg = MB_ALG_SHA256, .size = 32 }, sha1 = { .alg = MB_ALG_SHA1, .size = 20 };
+	mb_sealed s = { .version = 1, .mask = (1u << 1) | (1u << 4) }, before;
+	mb_error err = { 0 };
+
+	(void) state;
+	set_pcr(&cur, 1, CUR_PCR1);
+	set_pcr(&cur, 4, CUR_PCR4);
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, NULL, NULL), 0);
+	memcpy(&before, &s, sizeof(s));
+	/* a prediction of another bank */
+	sha1.present = s.mask;
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, &sha1, &err), -EINVAL);
+	/* a sealed PCR without a value, now or predicted */
+	cur.present = 1u << 1;
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, NULL, &err), -EINVAL);
+	set_pcr(&cur, 4, CUR_PCR4);
+	sha1 = cur;
+	sha1.present = 1u << 1;
+	sha1.value[4][0] ^= 1;
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, &sha1, &err), -EINVAL);
+	/* s is untouched by a refusal */
+	assert_memory_equal(&s, &before, sizeof(s));
+	/* a secret sealed to signed policies has no PCR policy to set */
+	s.authorized = true;
+	assert_int_equal(mb_sealed_set_policy(&s, &cur, NULL, &err), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base64_rfc4648),
 		cmocka_unit_test(test_policy_pcr_trial_vector),
 		cmocka_unit_test(test_policy_or_trial_vector),
+		cmocka_unit_test(test_sealed_set_policy_trial_vectors),
+		cmocka_unit_test(test_sealed_set_policy_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unsealing a sealed file's secret: which PolicyOR branch or signed policy to satisfy,
+ * given the TPM's PCRs, and when the TPM refuses, why (the PCRs that differ and the
+ * events that made them differ), as a list of items for the caller to show.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include <mboot/diff.h>
+#include <mboot/digest.h>
+#include <mboot/events.h>
+#include <mboot/tpm.h>
+#include "shared/fail.h"
+#include "shared/fileio.h"
+
+static mb_unseal_item *add_item(mb_unseal_explanation *e, mb_unseal_item_kind kind)
+{
+	mb_unseal_item *n = realloc(e->items, (e->n_items + 1) * sizeof(*n));
+
+	if (!n) {
+		e->incomplete = true;
+		return NULL;
+	}
+	e->items = n;
+	n = &e->items[e->n_items++];
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	return n;
+}
+
+static void add_note(mb_unseal_explanation *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(mb_unseal_explanation *e, const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+	mb_unseal_item *it;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	it = text ? add_item(e, MB_UNSEAL_NOTE) : NULL;
+	if (!it) {
+		e->incomplete = true;
+		free(text);
+		return;
+	}
+	it->text = text;
+}
+
+/* A name of the caller's, copied: NULL stays NULL, and a failed copy marks e incomplete. */
+static char *copy_name(mb_unseal_explanation *e, const char *name)
+{
+	char *c = name ? strdup(name) : NULL;
+
+	if (name && !c)
+		e->incomplete = true;
+	return c;
+}
+
+static void add_error(mb_unseal_explanation *e, const char *what, const mb_error *error)
+{
+	mb_unseal_item *it = add_item(e, MB_UNSEAL_ERROR);
+
+	if (!it)
+		return;
+	it->what = copy_name(e, what);
+	it->error = *error;
+}
+
+/* PCR p of want differs: the TPM holds now->value[p], or nothing readable. */
+static void add_pcr(mb_unseal_explanation *e, const char *signature, unsigned p, const mb_pcr_bank *want,
+		    const mb_pcr_bank *now)
+{
+	mb_unseal_item *it = add_item(e, MB_UNSEAL_PCR);
+
+	if (!it)
+		return;
+	it->pcr = p;
+	it->alg = want->alg;
+	memcpy(it->expected, want->value[p], want->size);
+	it->now_read = (now->present & (1u << p)) != 0;
+	if (it->now_read)
+		memcpy(it->now, now->value[p], want->size);
+	it->signature = copy_name(e, signature);
+}
+
+static const char *signature_name(const mb_unseal_options *opt, size_t i, char buf[32])
+{
+	if (opt->signature_names && opt->signature_names[i])
+		return opt->signature_names[i];
+	snprintf(buf, 32, "signature %zu", i + 1);
+	return buf;
+}
+
+/*
+ * The PCRs of mask whose values in the TPM now differ from want's (0: none); *now gets
+ * what the TPM holds. A negative code on a TPM error.
+ */
+static int64_t pcrs_differ(mb_tpm *t, const mb_pcr_bank *want, uint32_t mask, mb_pcr_bank *now, mb_error *err)
+{
+	mb_pcr_values v;
+	const mb_pcr_bank *b;
+	uint32_t differ = 0;
+	int r = mb_tpm_read_pcrs(t, &want->alg, 1, mask, &v, NULL, err);
+
+	if (r < 0)
+		return r;
+	b = mb_pcr_values_bank_const(&v, want->alg);
+	if (b)
+		*now = *b;
+	else
+		memset(now, 0, sizeof(*now));
+	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+		if ((mask & (1u << p)) &&
+		    (!(now->present & (1u << p)) || memcmp(now->value[p], want->value[p], want->size) != 0))
+			differ |= 1u << p;
+	return differ;
+}
+
+/* "#N TYPE: description" of an event (NULL on ENOMEM). */
+static char *event_words(const mb_event_log *log, const mb_event *ev)
+{
+	json_object *dec = mb_event_decode(log, ev), *desc = NULL;
+	const char *type = mb_event_type_name(ev->type);
+	char tbuf[16], *s = NULL;
+
+	if (!type) {
+		snprintf(tbuf, sizeof(tbuf), "0x%08x", ev->type);
+		type = tbuf;
+	}
+	json_object_object_get_ex(dec, "description", &desc);
+	if (asprintf(&s, "#%u %s%s%s", ev->number, type, desc ? ": " : "", desc ? json_object_get_string(desc) : "") < 0)
+		s = NULL;
+	json_object_put(dec);
+	return s;
+}
+
+/* Today's event log for the explanation: opt's, else read from opt->log_path (*owned set). */
+static const mb_event_log *today_log(mb_unseal_explanation *e, const mb_unseal_options *opt, mb_event_log **owned)
+{
+	mb_error err = { 0 };
+	uint8_t *buf = NULL;
+	size_t size = 0;
+
+	*owned = NULL;
+	if (opt->log)
+		return opt->log;
+	if (!opt->log_path) {
+		add_note(e, "No event log of today was given: cannot say which events changed.");
+		return NULL;
+	}
+	if (access(opt->log_path, R_OK) == 0) {
+		if (mb_read_file(opt->log_path, MB_LOG_MAX_SIZE, &buf, &size, &err) == 0 &&
+		    mb_event_log_parse_take(buf, size, owned, &err) == 0)
+			return *owned;
+		add_error(e, opt->log_path, &err);
+	}
+	add_note(e, "Today's event log (%s) is not readable: cannot say which events changed.", opt->log_path);
+	return NULL;
+}
+
+/* Which events of today's log made the differing PCRs differ from the log of sealing. */
+static void explain_events(mb_unseal_explanation *e, const mb_sealed *s, const mb_unseal_options *opt,
+			   uint32_t differ)
+{
+	mb_event_log *then = NULL, *owned = NULL;
+	const mb_event_log *now;
+	mb_diff d = { 0 };
+	mb_error err = { 0 };
+	size_t shown = 0;
+
+	if (!s->eventlog) {
+		add_note(e, "The sealed file keeps no event log: cannot say which events changed.");
+		return;
+	}
+	if (mb_event_log_parse(s->eventlog, s->eventlog_size, &then, &err) < 0) {
+		add_note(e, "The event log kept in the sealed file does not parse: %s", err.message);
+		return;
+	}
+	now = today_log(e, opt, &owned);
+	if (!now) {
+		mb_event_log_free(then);
+		return;
+	}
+	if (mb_log_diff(then, now, &d, &err) < 0) {
+		add_note(e, "Cannot compare the event logs: %s", err.message);
+		goto out;
+	}
+	for (size_t i = 0; i < d.n_entries; i++) {
+		const mb_diff_entry *de = &d.entries[i];
+		mb_unseal_item *it;
+
+		if (de->pcr >= MB_PCR_COUNT || !(differ & (1u << de->pcr)))
+			continue;
+		shown++;
+		it = add_item(e, MB_UNSEAL_EVENT);
+		if (!it)
+			continue;
+		it->pcr = de->pcr;
+		it->change = de->kind == MB_DIFF_CHANGED ? "changed" : de->kind == MB_DIFF_ADDED ? "added" : "removed";
+		/* "?" when the words cannot be made: the event is still named as changed */
+		if (de->kind != MB_DIFF_ADDED)
+			it->before = de->a ? event_words(then, de->a) : NULL;
+		if (de->kind != MB_DIFF_REMOVED)
+			it->after = de->b ? event_words(now, de->b) : NULL;
+		if ((de->kind != MB_DIFF_ADDED && !it->before && !(it->before = strdup("?"))) ||
+		    (de->kind != MB_DIFF_REMOVED && !it->after && !(it->after = strdup("?"))))
+			e->incomplete = true;
+	}
+	if (!shown)
+		add_note(e, "The event logs show no change in these PCRs (extended outside the logged boot?).");
+out:
+	mb_diff_done(&d);
+	mb_event_log_free(then);
+	mb_event_log_free(owned);
+}
+
+static int refused(mb_error *err)
+{
+	return mb_fail(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
+}
+
+/* The PCRs that moved since sealing (against the boot of sealing, s->pcrs); then the events that moved them. */
+static int explain_failure(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt,
+			   mb_error *err)
+{
+	mb_error read_err = { 0 };
+	mb_pcr_bank now;
+	int64_t differ;
+
+	add_note(e, "Not unsealed: the PCRs do not hold the values the secret is sealed to.");
+	differ = pcrs_differ(t, &s->pcrs, s->mask, &now, &read_err);
+	if (differ < 0) {
+		add_error(e, "TPM", &read_err);
+		return refused(err);
+	}
+	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+		if (differ & (1u << p))
+			add_pcr(e, NULL, p, &s->pcrs, &now);
+	if (!differ)
+		add_note(e, "All sealed PCRs hold their sealed values now (they changed during the unseal?).");
+	else
+		explain_events(e, s, opt, (uint32_t) differ);
+	return refused(err);
+}
+
+/* A PolicyPCR or PolicyOR object: the branch whose PCR values the TPM holds now is the one to satisfy. */
+static int unseal_pcr_state(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt,
+			    uint8_t *out, size_t *out_size, mb_error *err)
+{
+	const mb_pcr_bank *bank = &s->pcrs;
+	uint32_t mask = s->mask;
+	size_t i;
+	int r;
+
+	for (i = 0; i < s->n_branches; i++) {
+		mb_pcr_bank now;
+		int64_t differ = pcrs_differ(t, &s->branch[i], s->branch_mask[i], &now, err);
+
+		if (differ < 0)
+			return (int) differ;
+		if (differ == 0)
+			break;
+	}
+	if (s->n_branches && i == s->n_branches) {
+		add_note(e, "None of the %zu PCR states the secret is sealed to holds now.", s->n_branches);
+		return explain_failure(e, t, s, opt, err);
+	}
+	if (s->n_branches) {
+		bank = &s->branch[i];
+		mask = s->branch_mask[i];
+	}
+	r = mb_tpm_unseal(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent, s->parent_handle,
+			  bank->alg, mask, s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL, s->n_branches,
+			  out, out_size, err);
+	if (r == MB_ERR_TPM_POLICY)
+		return explain_failure(e, t, s, opt, err);
+	return r;
+}
+
+/*
+ * A PolicyAuthorize object: every signature by the sealed key for today's values is a
+ * candidate, in order: one the TPM refuses (a corrupt or relabelled file) must not hide
+ * a good one after it. When none fits, say for each signature why.
+ */
+static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt,
+			 uint8_t *out, size_t *out_size, mb_error *err)
+{
+	const mb_policy_signature *sigs = opt->signatures;
+	size_t i, tried = 0;
+	char nbuf[32];
+
+	if (!opt->n_signatures || !sigs)
+		return mb_fail(err, -EINVAL, "the secret is sealed to signed policies: no signature given");
+	for (i = 0; i < opt->n_signatures; i++) {
+		mb_error try_err = { 0 };
+		mb_pcr_bank now;
+		int64_t differ;
+		int r;
+
+		if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0)
+			continue;
+		differ = pcrs_differ(t, &sigs[i].pcrs, sigs[i].mask, &now, err);
+		if (differ < 0)
+			return (int) differ;
+		if (differ)
+			continue;
+		tried++;
+		r = mb_tpm_unseal_authorized(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
+					     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[i], out, out_size,
+					     &try_err);
+		if (r == 0)
+			return 0;
+		if (try_err.code == MB_ERR_TPM_SIGNATURE) {
+			add_note(e, "Not unsealed with %s: %s", signature_name(opt, i, nbuf), try_err.message);
+			continue;
+		}
+		if (try_err.code == MB_ERR_TPM_POLICY) {
+			add_note(e, "Not unsealed: the PCRs changed during the unseal: %s", try_err.message);
+			if (err)
+				*err = try_err;
+			return MB_ERR_TPM_POLICY;
+		}
+		if (err)
+			*err = try_err;
+		if (try_err.code == -EBADMSG) /* a malformed signature the parser let through */
+			return mb_fail_prefix(err, -EBADMSG, signature_name(opt, i, nbuf));
+		return r;
+	}
+	if (tried)
+		return refused(err);
+	add_note(e, "Not unsealed: no signature approves the PCR values this machine holds.");
+	for (i = 0; i < opt->n_signatures; i++) {
+		mb_unseal_item *it;
+		mb_pcr_bank now;
+		int64_t differ;
+
+		if (memcmp(sigs[i].key_name, s->auth_key_name, MB_TPM_NAME_SIZE) != 0) {
+			it = add_item(e, MB_UNSEAL_OTHER_KEY);
+			if (it) {
+				it->signature = copy_name(e, signature_name(opt, i, nbuf));
+				memcpy(it->key_name, sigs[i].key_name, MB_TPM_NAME_SIZE);
+				memcpy(it->sealed_key_name, s->auth_key_name, MB_TPM_NAME_SIZE);
+			}
+			continue;
+		}
+		differ = pcrs_differ(t, &sigs[i].pcrs, sigs[i].mask, &now, err);
+		if (differ < 0)
+			return (int) differ;
+		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+			if (differ & (1u << p))
+				add_pcr(e, signature_name(opt, i, nbuf), p, &sigs[i].pcrs, &now);
+	}
+	return refused(err);
+}
+
+MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt, uint8_t *out,
+				   size_t *out_size, mb_unseal_explanation **explanation, mb_error *err)
+{
+	static const mb_unseal_options none = { 0 };
+	mb_unseal_explanation *e;
+	int r;
+
+	*out_size = 0;
+	*explanation = NULL;
+	if (!opt)
+		opt = &none;
+	if (!s->authorized && opt->n_signatures)
+		return mb_fail(err, -EINVAL, "the secret is sealed to PCR values, not to signed policies");
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	if (s->authorized)
+		r = unseal_signed(e, t, s, opt, out, out_size, err);
+	else
+		r = unseal_pcr_state(e, t, s, opt, out, out_size, err);
+	if (r < 0)
+		*out_size = 0;
+	if (e->n_items || e->incomplete)
+		*explanation = e;
+	else
+		mb_unseal_explanation_free(e);
+	return r;
+}
+
+MB_EXPORT void mb_unseal_explanation_free(mb_unseal_explanation *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n_items; i++) {
+		free(e->items[i].text);
+		free(e->items[i].signature);
+		free(e->items[i].before);
+		free(e->items[i].after);
+		free(e->items[i].what);
+	}
+	free(e->items);
+	free(e);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What mboot seal, unseal and reseal share: their options, the secret's buffer, file reading. */
+#ifndef MB_TOOL_SEAL_COMMON_H
+#define MB_TOOL_SEAL_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mboot/mboot.h>
+
+#define MAX_SIGNATURES 8
+
+/* The options of seal, unseal and reseal, parsed by one function; each verb takes a subset. */
+typedef struct seal_args {
+	const char *tcti, *in, *out, *log, *values, *authority;
+	const mb_digest_info *bank;       /* NULL: not given */
+	bool have_pcrs, force, json;
+	uint32_t mask;
+	char *sigs[MAX_SIGNATURES];
+	size_t n_sigs;
+} seal_args;
+
+enum {
+	TAKES_PCRS = 1u << 0, TAKES_BANK = 1u << 1, TAKES_VALUES = 1u << 2, TAKES_FORCE = 1u << 3,
+	TAKES_AUTHORIZED_BY = 1u << 4, TAKES_SIGNATURE = 1u << 5, TAKES_JSON = 1u << 6,
+};
+
+/* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
+int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a);
+
+/* One page, locked when the system lets us: the only place the secret is kept. */
+typedef struct secret_buf {
+	uint8_t *p;
+	size_t size, cap;
+	bool locked;
+} secret_buf;
+
+int secret_alloc(secret_buf *s);
+/* Wipes the page, then frees it. */
+void secret_free(secret_buf *s);
+/* The secret from path ("-": stdin), 1 to MB_SEAL_MAX_SECRET bytes; reports, EXIT_USAGE. */
+int secret_read(const char *path, secret_buf *s);
+
+/* mb_read_file; reports and returns EXIT_USAGE on failure. */
+int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size);
+/*
+ * The event log to keep in a sealed file, to explain a later failed unseal: log_path
+ * (which must parse), else the system log when it is readable and parses (else none:
+ * it is an extra). *ret is NULL when there is none.
+ */
+int read_kept_log(const char *log_path, uint8_t **ret, size_t *ret_size);
+/* Read and check a sealed file (untrusted input); reports and returns EXIT_USAGE on failure. */
+int load_sealed(const char *path, mb_sealed *s);
+/* A TPM error, said as dictionary-attack lockout when it is one; exit 3. */
+int tpm_error_exit(const mb_error *err);
+/*
+ * Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out
+ * (0600, atomically; an existing out only when replace). keep_parent (reseal): under the
+ * parent s records, not seal's choice, so that a reseal never moves a secret to another key.
+ * The secret is wiped and freed either way.
+ */
+int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_parent, const char *out, bool replace,
+	       const char *verb);
+
+/*
+ * Unseal s into secret (verb-unseal.c); a refusal is explained on stderr, or into
+ * report (`unseal --json`) when not NULL. sig_paths: the signature files of a secret
+ * sealed to signed policies. Returns the exit code.
+ */
+struct json_object;
+int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
+		     secret_buf *secret, struct json_object *report);
+
+#endif

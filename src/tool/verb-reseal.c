@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot reseal: unseal under the current boot, then seal the same secret again to the
+ * current PCR values, or to them OR predicted ones (docs/seal.md). The policy is the
+ * library's (mb_sealed_set_policy); the secret stays in the locked buffer throughout.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include "tool/seal-common.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char reseal_help[] =
+	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT [--force]] [--log LOG] [--tcti TCTI]\n"
+	"                    [--predict-args PREDICT-OPTIONS...]\n\n"
+	"Unseal under the current boot, then seal the same secret again, to the same bank and\n"
+	"PCRs: to the values the TPM holds now and, with --values, also to the predicted values\n"
+	"of FILE (a TPM2_PolicyOR of both, so that the next boot and a fallback to this one both\n"
+	"unseal). Without --values, the stale branch of an earlier reseal is dropped. The secret is\n"
+	"never shown.\n\n"
+	"  --values FILE  predicted PCR values ('mboot predict --json' or tpm2_pcrread YAML)\n"
+	"  --predict-args PREDICT-OPTIONS...\n"
+	"                 predict the values here: the rest of the command line is 'mboot predict'\n"
+	"                 options (--kernel K --initrd I --cmdline S --grub-cfg F --efi OLD=NEW\n"
+	"                 --log LOG ...); when a sealed PCR cannot be predicted, nothing is resealed\n"
+	"                 (exit 1, the PCR and the reason named). It comes last: everything after\n"
+	"                 it is predict's\n"
+	"  -o OUT         where to write (default: replace SEALED); always atomically: a\n"
+	"                 temp file beside it, renamed over it. An existing OUT that is not\n"
+	"                 SEALED itself is kept, exit 2, unless --force\n"
+	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
+	"                 when readable, else the one SEALED keeps)\n"
+	"  --tcti TCTI    the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 resealed, 1 the current boot cannot unseal SEALED, 2 usage or input error,\n"
+	"3 TPM error.\n";
+
+/*
+ * reseal --predict-args: the next boot's values of the sealed PCRs, predicted from today's
+ * log and the given updates. A sealed PCR that cannot be predicted stops the reseal: a
+ * guess would lock the secret out of the next boot.
+ */
+static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_result **res, const mb_pcr_bank **pred)
+{
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	uint32_t bad;
+	int rc = tool_load_log(pa->log_path, &log);
+
+	if (rc)
+		return rc;
+	pa->in.log = log;
+	*res = calloc(1, sizeof(**res));
+	if (!*res || mb_predict(&pa->in, *res, &err) < 0) {
+		tool_report("predict", &err);
+		if (!*res)
+			mb_event_log_free(log);
+		return EXIT_USAGE;
+	}
+	bad = (*res)->unpredictable & s->mask;
+	if (bad) {
+		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+			if (bad & (1u << p))
+				fprintf(stderr, "PCR %u cannot be predicted: %s\n", p,
+					(*res)->why[p] ? (*res)->why[p] : "unknown");
+		fprintf(stderr, "Nothing resealed: the secret is sealed to a PCR the next boot's value of which "
+			"is unknown.\n");
+		return EXIT_FAILED;
+	}
+	*pred = mb_pcr_values_bank_const(&(*res)->values, s->pcrs.alg);
+	if (!*pred || ((*pred)->present & s->mask) != s->mask) {
+		tool_errorf("%s: the log has no %s values for some of the sealed PCRs: they cannot be predicted",
+			    pa->log_path, mb_digest_by_alg(s->pcrs.alg)->name);
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int verb_reseal(int argc, char **argv)
+{
+	const char *in, *out, *values, *log_path;
+	seal_args args;
+	secret_buf secret = { 0 };
+	mb_sealed s = { 0 };
+	mb_pcr_values v;
+	mb_pcr_bank predicted;
+	const mb_pcr_bank *cur, *pred = NULL;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	static predict_args pa;
+	mb_predict_result *res = NULL;
+	int rc, i, split = 0, full_argc = argc;
+	bool replace = false;
+	char *own_path = NULL;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* everything after --predict-args is predict's (argv[split] stands as its argv[0]) */
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--predict-args") == 0) {
+			split = i;
+			break;
+		}
+	if (split)
+		argc = split;
+	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES | TAKES_FORCE, &args);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	in = args.in;
+	out = args.out;
+	values = args.values;
+	log_path = args.log;
+	if (split) {
+		if (values)
+			return tool_usage_error("reseal", "--values and --predict-args: give one");
+		rc = predict_parse_args(full_argc - split, argv + split, "reseal --predict-args", &pa);
+		if (rc)
+			return rc < 0 ? EXIT_OK : rc;
+		if (pa.json || pa.write_log)
+			return tool_usage_error("reseal", "--predict-args takes no --json or --write-log");
+	}
+	if (!in)
+		return tool_usage_error("reseal", "needs -i SEALED");
+	if (!out)
+		out = in;
+	if (out == in || same_file(in, out)) {
+		/* Its own input, which is what reseal is for; through a symlink, the file it points at. */
+		replace = true;
+		if (strcmp(in, "-") != 0 && !(own_path = realpath(in, NULL))) {
+			tool_errorf("%s: %s", in, strerror(errno));
+			return EXIT_USAGE;
+		}
+	} else {
+		rc = tool_check_output("reseal", out, args.force);
+		if (rc)
+			return rc;
+		replace = args.force;
+	}
+
+	rc = load_sealed(in, &s);
+	if (rc)
+		return rc;
+	if (s.authorized) {
+		rc = tool_usage_error("reseal", "%s is sealed to signed policies: nothing to reseal, a new release "
+				      "ships a new signature ('mboot policy sign')", in);
+		goto out;
+	}
+	if (values) {
+		rc = tool_load_pcr_bank(values, s.pcrs.alg, s.mask, "sealed PCRs", &predicted);
+		if (rc)
+			goto out;
+		pred = &predicted;
+	}
+	if (split) {
+		rc = predict_sealed(&s, &pa, &res, &pred);
+		if (rc)
+			goto out;
+	}
+	{
+		uint8_t *log = NULL;
+		size_t log_size = 0;
+
+		rc = read_kept_log(log_path, &log, &log_size);
+		if (rc)
+			goto out;
+		if (log) { /* else the one SEALED keeps stays */
+			free(s.eventlog);
+			s.eventlog = log;
+			s.eventlog_size = log_size;
+		}
+	}
+
+	if (secret_alloc(&secret) < 0) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = tool_tpm_open(args.tcti, &tpm);
+	if (rc)
+		goto out;
+	rc = unseal_to_secret(tpm, &s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &secret, NULL);
+	if (rc)
+		goto out;
+
+	/* The new policy: the current values, and the predicted ones when they differ. */
+	if (mb_tpm_read_pcrs(tpm, &s.pcrs.alg, 1, s.mask, &v, NULL, &err) < 0) {
+		rc = tool_tpm_exit(&err);
+		goto out;
+	}
+	cur = mb_pcr_values_bank_const(&v, s.pcrs.alg);
+	if (!cur || (cur->present & s.mask) != s.mask) {
+		tool_errorf("TPM: cannot read all of the sealed PCRs");
+		rc = EXIT_TPM;
+		goto out;
+	}
+	if (mb_sealed_set_policy(&s, cur, pred, &err) < 0) {
+		tool_report("policy", &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = seal_write(tpm, &secret, &s, true, own_path ? own_path : out, replace, "reseal");
+	if (rc == EXIT_OK)
+		printf("Resealed to %s: %s.\n", out,
+		       s.n_branches ? "the current values or the predicted ones (PolicyOR)" : "the current values");
+out:
+	free(own_path);
+	secret_free(&secret);
+	mb_sealed_done(&s);
+	mb_tpm_free(tpm);
+	if (res) {
+		mb_event_log_free((mb_event_log *) pa.in.log);
+		mb_predict_result_done(res);
+		free(res);
+	}
+	return rc;
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot unseal: the secret, when the PCRs hold a state it is sealed to (docs/seal.md).
+ * The library chooses the branch or signature and says why a refusal happened
+ * (mb_tpm_unseal_sealed); this shows that explanation, as lines or as JSON.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "shared/hex.h"
+#include "tool/seal-common.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char unseal_help[] =
+	"Usage: mboot unseal -i SEALED [-o FILE] [--signature SIG ...] [--log LOG] [--json] [--tcti TCTI]\n\n"
+	"Unseal a secret sealed by 'mboot seal': to stdout, or to FILE (created 0600, must not\n"
+	"exist). When the PCRs do not hold the sealed values, say which differ and, when the\n"
+	"sealed file keeps the event log of sealing and today's log is readable, which events\n"
+	"made them differ.\n\n"
+	"  --signature SIG  for a secret sealed --authorized-by: a signed policy ('mboot policy\n"
+	"                sign'); up to 8, the one whose values the PCRs hold is used\n"
+	"  --log LOG     today's event log (default " MB_DEFAULT_LOG ")\n"
+	"  --json        when not unsealed (exit 1), the explanation as one JSON object on stdout\n"
+	"                {\"unsealed\": false, \"pcrs\": [...], \"events\": [...], \"notes\": [...]}\n"
+	"  --tcti TCTI   the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones, 2 usage or input error\n"
+	"(malformed sealed file), 3 TPM error (including dictionary-attack lockout).\n";
+
+
+/*
+ * Why an unseal failed: lines on stderr, or with `unseal --json` one JSON object on
+ * stdout (stdout carries no secret then): {"unsealed": false, "notes": [...], "pcrs":
+ * [{"pcr", "bank", "expected", "now", "signature"?}], "events": [{"pcr", "change",
+ * "before"?, "after"?}], "signatures": [{"file", "key", "sealed_key"}]}. On stderr: stdout
+ * is where the secret goes, often into a pipe that must not mistake an explanation for a key.
+ */
+static json_object *report_list(json_object *report, const char *key)
+{
+	json_object *a = NULL;
+
+	if (!json_object_object_get_ex(report, key, &a)) {
+		a = json_object_new_array();
+		json_object_object_add(report, key, a);
+	}
+	return a;
+}
+
+static void show_pcr(const mb_unseal_item *it, json_object *report)
+{
+	const mb_digest_info *d = mb_digest_by_alg(it->alg);
+	const char *sig = it->signature;
+	char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
+	json_object *o;
+
+	mb_hex(it->expected, d->size, h1);
+	if (it->now_read)
+		mb_hex(it->now, d->size, h2);
+	if (!report) {
+		fprintf(stderr, "%s%sPCR %u (%s) differs: %s %s, now %s\n", sig ? sig : "", sig ? ": " : "", it->pcr,
+			d->name, sig ? "signed" : "sealed to", h1, it->now_read ? h2 : "(not readable)");
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "pcr", json_object_new_int((int) it->pcr));
+	json_object_object_add(o, "bank", json_object_new_string(d->name));
+	json_object_object_add(o, "expected", json_object_new_string(h1));
+	json_object_object_add(o, "now", it->now_read ? json_object_new_string(h2) : NULL);
+	if (sig)
+		json_object_object_add(o, "signature", json_object_new_string(sig));
+	json_object_array_add(report_list(report, "pcrs"), o);
+}
+
+static void show_event(const mb_unseal_item *it, json_object *report)
+{
+	json_object *o;
+
+	if (!report) {
+		if (it->before && it->after)
+			fprintf(stderr, "PCR %u: %s: %s → %s\n", it->pcr, it->change, it->before, it->after);
+		else
+			fprintf(stderr, "PCR %u: %s: %s\n", it->pcr, it->change,
+				it->before ? it->before : it->after ? it->after : "?");
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "pcr", json_object_new_int((int) it->pcr));
+	json_object_object_add(o, "change", json_object_new_string(it->change));
+	if (it->before)
+		json_object_object_add(o, "before", json_object_new_string(it->before));
+	if (it->after)
+		json_object_object_add(o, "after", json_object_new_string(it->after));
+	json_object_array_add(report_list(report, "events"), o);
+}
+
+static void show_other_key(const mb_unseal_item *it, json_object *report)
+{
+	char h1[2 * MB_TPM_NAME_SIZE + 1], h2[2 * MB_TPM_NAME_SIZE + 1];
+	json_object *o;
+
+	mb_hex(it->key_name, MB_TPM_NAME_SIZE, h1);
+	mb_hex(it->sealed_key_name, MB_TPM_NAME_SIZE, h2);
+	if (!report) {
+		fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", it->signature, h1, h2);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "file", json_object_new_string(it->signature));
+	json_object_object_add(o, "key", json_object_new_string(h1));
+	json_object_object_add(o, "sealed_key", json_object_new_string(h2));
+	json_object_array_add(report_list(report, "signatures"), o);
+}
+
+/* The explanation in its order; errors met while explaining always go to stderr. */
+static void show_explanation(const mb_unseal_explanation *e, json_object *report)
+{
+	for (size_t i = 0; i < e->n_items; i++) {
+		const mb_unseal_item *it = &e->items[i];
+
+		switch (it->kind) {
+		case MB_UNSEAL_NOTE:
+			if (report)
+				json_object_array_add(report_list(report, "notes"), json_object_new_string(it->text));
+			else
+				fprintf(stderr, "%s\n", it->text);
+			break;
+		case MB_UNSEAL_PCR: show_pcr(it, report); break;
+		case MB_UNSEAL_EVENT: show_event(it, report); break;
+		case MB_UNSEAL_OTHER_KEY: show_other_key(it, report); break;
+		case MB_UNSEAL_ERROR: tool_report(it->what, &it->error); break;
+		}
+	}
+}
+
+int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
+		     secret_buf *secret, json_object *report)
+{
+	mb_policy_signature sigs[MAX_SIGNATURES];
+	mb_unseal_options opt = { .log_path = log_path };
+	mb_unseal_explanation *e = NULL;
+	mb_error err = { 0 };
+	size_t i;
+	int rc = EXIT_OK, r;
+
+	memset(sigs, 0, sizeof(sigs));
+	for (i = 0; i < n_sigs; i++) {
+		uint8_t *text = NULL;
+		size_t size = 0;
+
+		rc = read_whole(sig_paths[i], 1u << 20, &text, &size);
+		if (rc)
+			goto out;
+		if (mb_policy_signature_parse((const char *) text, size, &sigs[i], &err) < 0) {
+			free(text);
+			tool_report(sig_paths[i], &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		free(text);
+	}
+	opt.signatures = sigs;
+	opt.signature_names = (const char *const *) sig_paths;
+	opt.n_signatures = n_sigs;
+	r = mb_tpm_unseal_sealed(tpm, s, &opt, secret->p, &secret->size, &e, &err);
+	if (e)
+		show_explanation(e, report);
+	if (r == 0)
+		rc = EXIT_OK;
+	else if (r == MB_ERR_TPM_POLICY)
+		rc = EXIT_FAILED;
+	else if (r == -EBADMSG && s->authorized) { /* a malformed signature; the message names it */
+		tool_errorf("%s", err.message);
+		rc = EXIT_USAGE;
+	} else
+		rc = tpm_error_exit(&err);
+out:
+	mb_unseal_explanation_free(e);
+	for (i = 0; i < n_sigs; i++)
+		mb_policy_signature_done(&sigs[i]);
+	return rc;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -errno;
+		p += w;
+		n -= (size_t) w;
+	}
+	return 0;
+}
+
+int verb_unseal(int argc, char **argv)
+{
+	const char *in, *out, *log_path;
+	seal_args args;
+	secret_buf secret = { 0 };
+	mb_sealed s = { 0 };
+	mb_tpm *tpm = NULL;
+	json_object *report = NULL;
+	int rc, fd;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	rc = parse_seal_args(argc, argv, "unseal", unseal_help, TAKES_SIGNATURE | TAKES_JSON, &args);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	in = args.in;
+	out = args.out;
+	log_path = args.log ? args.log : MB_DEFAULT_LOG;
+	if (!in)
+		return tool_usage_error("unseal", "needs -i SEALED");
+
+	rc = load_sealed(in, &s);
+	if (rc)
+		return rc;
+	if (s.authorized && !args.n_sigs) {
+		rc = tool_usage_error("unseal", "%s is sealed to signed policies: give --signature SIG", in);
+		goto out;
+	}
+	if (!s.authorized && args.n_sigs) {
+		rc = tool_usage_error("unseal", "%s is sealed to PCR values, not to signed policies: --signature "
+				      "does not apply", in);
+		goto out;
+	}
+	if (secret_alloc(&secret) < 0) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = tool_tpm_open(args.tcti, &tpm);
+	if (rc)
+		goto out;
+	if (args.json) {
+		report = json_object_new_object();
+		if (!report) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		json_object_object_add(report, "unsealed", json_object_new_boolean(0));
+	}
+	rc = unseal_to_secret(tpm, &s, log_path, args.sigs, args.n_sigs, &secret, report);
+	if (report && rc == EXIT_FAILED)
+		puts(json_object_to_json_string_ext(report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(report);
+	if (rc)
+		goto out;
+	if (out) {
+		fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			tool_errorf("%s: %s", out, strerror(errno));
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (write_all(fd, secret.p, secret.size) < 0 || close(fd) < 0) {
+			tool_errorf("%s: write failed", out);
+			unlink(out);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	} else if (write_all(STDOUT_FILENO, secret.p, secret.size) < 0) {
+		tool_errorf("stdout: write failed");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	secret_free(&secret);
+	mb_sealed_done(&s);
+	mb_tpm_free(tpm);
+	return rc;
+}
