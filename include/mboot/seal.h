@@ -14,7 +14,7 @@ extern "C" {
 
 /*
  * Sealing secrets to PCR values. The policy math here is pure (no TPM); the TPM
- * commands are in mboot/tpm.h (mb_tpm_seal, mb_tpm_unseal).
+ * commands are in mboot/tpm.h (mb_tpm_seal, mb_tpm_unseal_sealed).
  */
 
 /* The TPM limit on sealed data: MAX_SYM_DATA (TPM 2.0 Part 2 §10.4.5 TPM2B_SENSITIVE_DATA). */

@@ -120,32 +120,6 @@ MB_EXPORT int mb_tpm_seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_
 				mb_error *err) MB_WUR;
 
 /*
- * Load the object under its parent (persistent handle, or the SRK template), run a
- * policy session with TPM2_PolicyPCR(bank alg, mask) and TPM2_Unseal. out must hold
- * MB_SEAL_MAX_SECRET bytes. When n_or > 0, TPM2_PolicyOR(or_digests) follows the
- * PolicyPCR (the object's policy is an OR of PolicyPCR branches; bank_alg and mask are
- * the branch to satisfy). A TPM_RC_PCR_CHANGED race is retried. -> MB_ERR_TPM_POLICY
- * when the PCRs do not match the policy, MB_ERR_TPM_LOCKOUT, MB_ERR_TPM.
- */
-MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
-			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
-			    mb_error *err) MB_WUR;
-
-/*
- * Unseal an object whose policy is TPM2_PolicyAuthorize by key (a marshalled
- * TPM2B_PUBLIC, mb_tpm_key_public) with sig: TPM2_LoadExternal of the key (owner
- * hierarchy, so that its ticket counts), TPM2_VerifySignature of sig over
- * SHA-256(sig->approved) (-> MB_ERR_TPM_SIGNATURE), then a policy session with
- * TPM2_PolicyPCR(sig's selection), TPM2_PolicyAuthorize(sig->approved, ticket) and
- * TPM2_Unseal. PCRs other than the signed values -> MB_ERR_TPM_POLICY.
- */
-MB_EXPORT int mb_tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv,
-				       size_t priv_size, bool parent_persistent, uint32_t parent_handle,
-				       const uint8_t *key, size_t key_size, const mb_policy_signature *sig,
-				       uint8_t *out, size_t *out_size, mb_error *err) MB_WUR;
-
-/*
  * Why an unseal was refused, in the order it was found out: a list of items, each a
  * note (words), a PCR that differs (the expected value and the TPM's), an event that
  * made a differing PCR differ (today's event log against the one the sealed file
@@ -206,7 +180,7 @@ typedef struct mb_unseal_options {
  * A PolicyPCR object: its PCR state. A PolicyOR object: the branch whose values the
  * TPM's PCRs hold now. A PolicyAuthorize object: each signature of opt by the sealed
  * key whose values the PCRs hold, in order, until the TPM accepts one. A PCR change
- * during the unseal is retried (mb_tpm_unseal). -> MB_ERR_TPM_POLICY when refused:
+ * during the unseal is retried. -> MB_ERR_TPM_POLICY when refused:
  * the PCRs are not a state the secret is sealed to; *explanation then says why.
  * Other failures: MB_ERR_TPM, MB_ERR_TPM_LOCKOUT, -EINVAL, -ENOMEM, and -EBADMSG for
  * a malformed signature (the message starts with its name). *explanation (NULL when

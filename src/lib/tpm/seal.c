@@ -22,6 +22,7 @@
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "tpm-internal.h"
+#include "unseal-internal.h"
 
 #define UNSEAL_MAX_TRIES 5
 /* load_parent: the persistent handle holds a key that is not a storage key */
@@ -513,7 +514,7 @@ out:
 	return r;
 }
 
-MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
+int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
 			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
 			    mb_error *err)
@@ -532,7 +533,7 @@ MB_EXPORT int mb_tpm_unseal(mb_tpm *t, const uint8_t *pub, size_t pub_size, cons
 			     n_or ? &or_list : NULL, NULL, NULL, 0, out, out_size, err);
 }
 
-MB_EXPORT int mb_tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv,
+int tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv,
 				       size_t priv_size, bool parent_persistent, uint32_t parent_handle,
 				       const uint8_t *key, size_t key_size, const mb_policy_signature *sig,
 				       uint8_t *out, size_t *out_size, mb_error *err)

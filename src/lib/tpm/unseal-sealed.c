@@ -19,6 +19,7 @@
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "shared/fileio.h"
+#include "unseal-internal.h"
 
 static mb_unseal_item *add_item(mb_unseal_explanation *e, mb_unseal_item_kind kind)
 {
@@ -278,7 +279,7 @@ static int unseal_pcr_state(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed
 		bank = &s->branch[i];
 		mask = s->branch_mask[i];
 	}
-	r = mb_tpm_unseal(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent, s->parent_handle,
+	r = tpm_unseal_pcr(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent, s->parent_handle,
 			  bank->alg, mask, s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL, s->n_branches,
 			  out, out_size, err);
 	if (r == MB_ERR_TPM_POLICY)
@@ -314,7 +315,7 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 		if (differ)
 			continue;
 		tried++;
-		r = mb_tpm_unseal_authorized(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
+		r = tpm_unseal_authorized(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
 					     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[i], out, out_size,
 					     &try_err);
 		if (r == 0)
