@@ -64,6 +64,7 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 {
 	json_tokener *tok = json_tokener_new_ex(16);
 	json_object *root = NULL, *banks;
+	size_t end;
 	int rc = 0;
 
 	if (!tok)
@@ -73,6 +74,13 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 		rc = mb_fail_at(err, -EBADMSG, json_tokener_get_parse_end(tok), "invalid JSON: %s",
 				json_tokener_error_desc(json_tokener_get_error(tok)));
 		goto out;
+	}
+	/* json-c stops at the end of the first document; a second one, or junk, is not ignored. */
+	for (end = json_tokener_get_parse_end(tok); end < size; end++) {
+		if (!isspace((unsigned char) text[end])) {
+			rc = mb_fail_at(err, -EBADMSG, end, "invalid JSON: data after the document");
+			goto out;
+		}
 	}
 	if (!json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "banks", &banks) ||
 	    !json_object_is_type(banks, json_type_object)) {
@@ -106,6 +114,8 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 			}
 		}
 	}
+	if (ret->n_banks == 0)
+		rc = mb_fail(err, -EBADMSG, "no PCR values found");
 out:
 	json_object_put(root);
 	json_tokener_free(tok);
