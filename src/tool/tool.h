@@ -74,6 +74,17 @@ int tool_tpm_open(const char *tcti, mb_tpm **ret);
 /* Report a failed mb_tpm_* call and return its exit code (EXIT_TPM, or EXIT_USAGE for -EINVAL). */
 int tool_tpm_exit(const mb_error *err);
 
+struct json_object;
+struct mb_jsonout;
+/*
+ * One event as JSON (index, offset, record_size, pcr, type, digests, data, decoded, digest
+ * check): a json-c object (log diff), or written straight into a buffer (log show --json).
+ * The written bytes are what json-c prints for the object with JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE (tests/unit/test-event-json.c holds them to it).
+ */
+struct json_object *tool_event_json(const mb_event_log *log, const mb_event *ev);
+void tool_event_write(struct mb_jsonout *b, const mb_event_log *log, const mb_event *ev);
+
 /* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. */
 int tool_print_qr(FILE *f, const char *text);
 

@@ -152,10 +152,10 @@ int tool_parse_pcr_list(const char *s, uint32_t *ret)
 		for (; lo <= hi; lo++)
 			mask |= 1u << lo;
 		p = end;
-		if (*p == ',')
+		if (*p == ',' && p[1])
 			p++;
 		else if (*p)
-			return -EINVAL;
+			return -EINVAL; /* a trailing comma too: "1," is a list cut short */
 	}
 	if (!mask)
 		return -EINVAL;

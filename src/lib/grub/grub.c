@@ -38,7 +38,10 @@ int grub_split_words(const char *s, const char *end, grub_words *ws)
 			} else if (quote && *s == quote) {
 				quote = 0;
 				s++;
-			} else if (*s == '\\' && quote != '\'' && s + 1 < end) {
+			} else if (*s == '\\' && s + 1 < end &&
+				   (!quote || (quote == '"' && (s[1] == '$' || s[1] == '"' || s[1] == '\\')))) {
+				/* Between double quotes a backslash escapes only $, " and \ (GRUB manual,
+				 * "Quoting"); before anything else it stays. */
 				w[o++] = s[1];
 				s += 2;
 			} else {
@@ -83,17 +86,11 @@ void grub_entry_done(grub_entry *e)
 	grub_words_done(&e->initrd_line);
 }
 
-int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err)
+int grub_parse_cfg_entry(const char *text, size_t size, const char *name, grub_entry *e, mb_error *err)
 {
-	uint8_t *text;
-	size_t size;
-	const char *p, *end;
-	int rc = mb_read_file(path, GRUB_CFG_MAX, &text, &size, err);
+	const char *p = text, *end = text + size;
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	p = (const char *) text;
-	end = p + size;
 	while (p < end && (!e->linux_line.n || !e->initrd_line.n)) {
 		const char *eol = memchr(p, '\n', (size_t) (end - p));
 		grub_words ws = { 0 };
@@ -103,8 +100,9 @@ int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err)
 		rc = grub_split_words(p, eol, &ws);
 		if (rc < 0) {
 			grub_words_done(&ws);
-			free(text);
-			return mb_fail(err, rc, "%s: a line with too many words", path);
+			grub_entry_done(e);
+			return rc == -E2BIG ? mb_fail(err, rc, "%s: a line with too many words", name)
+					    : mb_fail(err, rc, "%s: out of memory", name);
 		}
 		if (ws.n >= 2 && !e->linux_line.n && grub_is_cmd(ws.w[0], "linux"))
 			e->linux_line = ws;
@@ -114,10 +112,24 @@ int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err)
 			grub_words_done(&ws);
 		p = eol < end ? eol + 1 : end;
 	}
-	free(text);
-	if (!e->linux_line.n)
-		return mb_fail(err, -EBADMSG, "%s: no linux command found", path);
+	if (!e->linux_line.n) {
+		grub_entry_done(e);
+		return mb_fail(err, -EBADMSG, "%s: no linux command found", name);
+	}
 	return 0;
+}
+
+int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err)
+{
+	uint8_t *text;
+	size_t size;
+	int rc = mb_read_file(path, GRUB_CFG_MAX, &text, &size, err);
+
+	if (rc < 0)
+		return rc;
+	rc = grub_parse_cfg_entry((const char *) text, size, path, e, err);
+	free(text);
+	return rc;
 }
 
 static bool starts_cmd(const mb_event *ev, const char *prefix, const char *cmd)

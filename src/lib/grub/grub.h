@@ -30,8 +30,10 @@ typedef struct grub_entry {
 	grub_words linux_line;  /* linux[efi|16] PATH ARGS... */
 	grub_words initrd_line; /* initrd[efi|16] PATH... */
 } grub_entry;
-/* The first linux and initrd lines of grub.cfg: the default (first) entry's. */
+/* The first linux and initrd lines of grub.cfg: the default (first) entry's. On failure e is
+ * left empty. grub_parse_cfg_entry() reads the text of a config (name: for messages). */
 int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err);
+int grub_parse_cfg_entry(const char *text, size_t size, const char *name, grub_entry *e, mb_error *err);
 void grub_entry_done(grub_entry *e);
 
 typedef enum grub_event_kind {

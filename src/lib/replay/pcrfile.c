@@ -102,6 +102,8 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 			}
 		}
 	}
+	if (ret->n_banks == 0)
+		rc = mb_fail(err, -EBADMSG, "no PCR values found");
 out:
 	json_object_put(root);
 	return rc;

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The PCR-values reader (`--pcrs FILE`): the real files of tests/data/corpus read to the same
+ * values json-c reads from them (corpus-util, not mboot's reader), tpm2_pcrread YAML as
+ * tpm2-tools printed it, and hostile input (truncated, oversized, binary, deep, duplicated,
+ * trailing garbage) refused with a message and no crash.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <mboot/mboot.h>
+#include "corpus-util.h"
+#include "shared/hex.h"
+
+static const char *const json_files[] = {
+	"fwupd/binary_bios_measurements-v2.pcrs.json",
+	"go-tpm-tools/arch-linux-workstation.bin.pcrs.json",
+	"go-attestation/linux_tpm12.pcrs.json",
+	"tpm2-tss/binary_measurements_hcrtm.pcrs.json",
+};
+
+static void same_values(const mb_pcr_values *x, const mb_pcr_values *y)
+{
+	size_t b;
+	uint32_t p;
+
+	assert_int_equal(x->n_banks, y->n_banks);
+	for (b = 0; b < x->n_banks; b++) {
+		const mb_pcr_bank *bx = &x->banks[b], *by = mb_pcr_values_bank_const(y, bx->alg);
+
+		assert_non_null(by);
+		assert_int_equal(bx->present, by->present);
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if (bx->present & (1u << p))
+				assert_memory_equal(bx->value[p], by->value[p], bx->size);
+	}
+}
+
+static void test_real_json(void **state)
+{
+	size_t i, size;
+
+	(void) state;
+	for (i = 0; i < sizeof(json_files) / sizeof(json_files[0]); i++) {
+		uint8_t *text = corpus_load(json_files[i], &size);
+		mb_pcr_values v, truth;
+		mb_error err = { 0 };
+
+		assert_non_null(text);
+		assert_true(truth_load(json_files[i], "json", &truth));
+		assert_int_equal(mb_pcr_values_parse((const char *) text, size, &v, &err), 0);
+		same_values(&v, &truth);
+		free(text);
+	}
+}
+
+static void test_real_yaml(void **state)
+{
+	size_t size;
+	uint8_t *text = corpus_load("tpm2-tools/expected/event-raw/event-bootorder.bin.yaml", &size);
+	const char *pcrs;
+	mb_pcr_values v;
+	mb_error err = { 0 };
+	const mb_pcr_bank *b;
+	char hex[2 * MB_DIGEST_MAX + 1];
+
+	(void) state;
+	assert_non_null(text);
+	/* The "pcrs:" section tpm2_eventlog printed, which has tpm2_pcrread's shape. */
+	pcrs = strstr((const char *) text, "\npcrs:\n");
+	assert_non_null(pcrs);
+	assert_int_equal(mb_pcr_values_parse(pcrs, size - (size_t) (pcrs - (const char *) text), &v, &err), 0);
+	assert_int_equal(v.n_banks, 2);
+	b = mb_pcr_values_bank_const(&v, MB_ALG_SHA256);
+	assert_non_null(b);
+	assert_int_equal(b->present, 0x3ff);
+	/* Transcribed from tpm2-tools' file. */
+	assert_string_equal(mb_hex(b->value[0], 32, hex), "804c3cb76b471627372c8e5ebd068d1f8f8af088af43dc9de620af652f11116f");
+	assert_string_equal(mb_hex(b->value[9], 32, hex), "d734aa05ed0dfe770bcf88e0ff26113bb3aab42e2e8b8f287aa84aee86acefa1");
+	b = mb_pcr_values_bank_const(&v, MB_ALG_SHA1);
+	assert_non_null(b);
+	assert_string_equal(mb_hex(b->value[8], 20, hex), "43aaff1eb3b4ec57d1a5c1427f6ae4748fe40cd8");
+	free(text);
+}
+
+/* Refused with code want (0: any negative) and a message. */
+static void refused_n(const char *text, size_t size, int want)
+{
+	mb_pcr_values v;
+	mb_error err = { 0 };
+	int rc = mb_pcr_values_parse(text, size, &v, &err);
+
+	if (rc >= 0)
+		fprintf(stderr, "accepted: %.80s\n", text);
+	assert_true(rc < 0);
+	if (want)
+		assert_int_equal(rc, want);
+	assert_true(err.message[0] != 0);
+}
+
+static void refused(const char *text, int want)
+{
+	refused_n(text, strlen(text), want);
+}
+
+#define Z64 "0000000000000000000000000000000000000000000000000000000000000000"
+#define Z40 "0000000000000000000000000000000000000000"
+
+static void test_hostile_json(void **state)
+{
+	char *deep;
+	size_t i;
+
+	(void) state;
+	refused("", -EBADMSG);
+	refused("   \n", -EBADMSG);
+	refused("{", -EBADMSG);
+	refused("{}", -EBADMSG);
+	refused("{\"banks\": []}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": []}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"24\": \"" Z64 "\"}}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"-1\": \"" Z64 "\"}}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"007\": \"" Z64 "\"}}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"0\": 0}}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"0\": \"" Z40 "\"}}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"0\": \"" Z64 "00\"}}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"0\": \"zz" Z64 "\"}}}", -EBADMSG);
+	refused("{\"banks\": {\"md5\": {\"0\": \"00000000000000000000000000000000\"}}}", -EOPNOTSUPP);
+	/* No value at all is not a PCR-values file, in JSON as in YAML. */
+	refused("{\"banks\": {}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {}}}", -EBADMSG);
+	/* Whatever follows the document is not ignored. */
+	refused("{\"banks\": {\"sha256\": {\"0\": \"" Z64 "\"}}} {\"banks\": {}}", -EBADMSG);
+	refused("{\"banks\": {\"sha256\": {\"0\": \"" Z64 "\"}}}x", -EBADMSG);
+	/* A NUL anywhere. */
+	refused_n("{\"banks\": {\"sha1\": {\"0\": \"" Z40 "\"}}}\0", 32 + 40 + 6, -EBADMSG);
+	/* Deep nesting stops at the tokener's depth, not the stack's. */
+	deep = malloc(200002);
+	assert_non_null(deep);
+	memset(deep, '[', 100000);
+	memset(deep + 100000, ']', 100000);
+	deep[0] = '{';
+	deep[200000] = 0;
+	refused(deep, -EBADMSG);
+	free(deep);
+	/* Every cut of a real file is refused (JSON is complete only at its last brace). */
+	{
+		size_t size;
+		uint8_t *text = corpus_load(json_files[0], &size);
+		mb_pcr_values v;
+
+		assert_non_null(text);
+		while (size > 0 && (text[size - 1] == '\n' || text[size - 1] == ' '))
+			size--;
+		for (i = 1; i < size; i++)
+			refused_n((const char *) text, i, 0);
+		assert_int_equal(mb_pcr_values_parse((const char *) text, size, &v, NULL), 0);
+		free(text);
+	}
+}
+
+static void test_hostile_yaml(void **state)
+{
+	size_t size, i, n_ok = 0;
+	uint8_t *text;
+
+	(void) state;
+	refused("sha256:\n  0 : 0x" Z64 "\n  0 : 0x" Z64 "\n", -EBADMSG);
+	refused("  0 : 0x" Z64 "\n", -EBADMSG);
+	refused("sha256:\n  24 : 0x" Z64 "\n", -EBADMSG);
+	refused("sha256:\n  0 : 0x" Z40 "\n", -EBADMSG);
+	refused("sha256:\n  0 0x" Z64 "\n", -EBADMSG);
+	refused("averyveryverylongbankname:\n  0 : 0x00\n", -EBADMSG);
+	refused(":\n  0 : 0x00\n", -EBADMSG);
+	refused("md5:\n  0 : 0x00000000000000000000000000000000\n", -EOPNOTSUPP);
+	refused("sha256:\n", -EBADMSG);
+	refused("# nothing\n\n", -EBADMSG);
+	/* Every cut of tpm2-tools' output: read (fewer values) or refused, never a crash. */
+	text = corpus_load("tpm2-tools/expected/event-raw/event-bootorder.bin.yaml", &size);
+	assert_non_null(text);
+	{
+		const char *pcrs = strstr((const char *) text, "\npcrs:\n");
+		size_t n = size - (size_t) (pcrs - (const char *) text);
+
+		for (i = 1; i <= n; i++) {
+			mb_pcr_values v;
+			mb_error err = { 0 };
+
+			if (mb_pcr_values_parse(pcrs, i, &v, &err) == 0)
+				n_ok++;
+			else
+				assert_true(err.message[0] != 0);
+		}
+	}
+	assert_true(n_ok > 0);
+	free(text);
+}
+
+static void test_oversized_and_binary(void **state)
+{
+	size_t size, i;
+	char *big = malloc((1u << 20) + 2);
+	uint8_t *bin;
+	static const char *const binaries[] = {
+		"ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9",
+		"tpm2-tools/event-bootorder.bin",
+	};
+
+	(void) state;
+	assert_non_null(big);
+	/* 1 MiB is the cap: one byte more is refused before parsing. */
+	memset(big, ' ', (1u << 20) + 1);
+	memcpy(big, "sha1:\n  0 : 0x" Z40 "\n", 14 + 40 + 1);
+	refused_n(big, (1u << 20) + 1, -E2BIG);
+	{
+		mb_pcr_values v;
+
+		assert_int_equal(mb_pcr_values_parse(big, 1u << 20, &v, NULL), 0);
+	}
+	free(big);
+	for (i = 0; i < sizeof(binaries) / sizeof(binaries[0]); i++) {
+		bin = corpus_load(binaries[i], &size);
+		assert_non_null(bin);
+		refused_n((const char *) bin, size, -EBADMSG);
+		free(bin);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_json),
+		cmocka_unit_test(test_real_yaml),
+		cmocka_unit_test(test_hostile_json),
+		cmocka_unit_test(test_hostile_yaml),
+		cmocka_unit_test(test_oversized_and_binary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

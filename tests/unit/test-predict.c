@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mb_predict on a real GRUB boot (ima-evm-utils' sample machine, SHA-1 + SHA-256 banks).
+ * GRUB extends PCR 8 with H(the text after "grub_cmd: " / "kernel_cmdline: ") and PCR 9 with
+ * H(each file it loads). A new command line must move PCR 8, and only it, to exactly the value
+ * of extending today's PCR 8 events with the new texts; a new kernel must move PCR 9, and only
+ * it, to the value of extending with the file's digest at both kernel events. The expected
+ * values are computed here with OpenSSL's EVP (not mboot's digest code) and, for SHA-256, also
+ * checked against constants computed with the openssl command when this test was written:
+ *   h() { printf '%s' "$1" | openssl dgst -sha256 -binary | xxd -p -c 64; }
+ *   extend() { printf '%s%s' "$1" "$2" | xxd -r -p | openssl dgst -sha256 -binary | xxd -p -c 64; }
+ * run over the PCR 8 (PCR 9) sha256 digests of `mboot log show --json` from 64 zeros, with
+ * events 129, 153 and 158 (130 and 154) replaced (OpenSSL 3.0.19).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <openssl/evp.h>
+
+#include <mboot/mboot.h>
+#include "corpus-util.h"
+#include "shared/hex.h"
+
+#define SAMPLE "ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9"
+#define NEW_ARGS "root=/dev/sda1 ro"
+
+/* openssl (see above): PCR 8 after the new command line, PCR 9 after the new kernel. */
+#define PCR8_NEW_SHA256 "e35710a6cfe1aed341b7f25ea01df3847d2c9d0e3cd0f6207e222728b625c857"
+#define PCR9_NEW_SHA256 "af4b07d4b8b97f49c937a289e51a3e13608b2c7ec4d7a19dc420bb2affef4cf3"
+/* printf 'linux /boot/vmlinuz-5.7.0-rc2+ root=/dev/sda1 ro' | openssl dgst -sha256 */
+#define LINUX_CMD_SHA256 "da3b6d529cd737d5498247908d6c0768aaa201e0c5ecd7e674c9c9a6be41fbb7"
+/* openssl dgst -sha256 of the kernel file written by write_kernel() */
+#define KERNEL_SHA256 "f9fa281d5fe156c801b8b2f8a8dcefff50266726bc37dc864026c3849ec491a0"
+
+static mb_event_log *sample(void)
+{
+	size_t size;
+	uint8_t *b = corpus_load(SAMPLE, &size);
+	mb_event_log *log = NULL;
+
+	assert_non_null(b);
+	assert_int_equal(mb_event_log_parse_take(b, size, &log, NULL), 0);
+	return log;
+}
+
+static const EVP_MD *md_of(uint16_t alg)
+{
+	return alg == MB_ALG_SHA1 ? EVP_sha1() : alg == MB_ALG_SHA256 ? EVP_sha256() : NULL;
+}
+
+static void evp(uint16_t alg, const void *p, size_t n, uint8_t *out)
+{
+	unsigned len = 0;
+
+	assert_int_equal(EVP_Digest(p, n, out, &len, md_of(alg), NULL), 1);
+}
+
+/* pcr = H(pcr || d) */
+static void extend(uint16_t alg, uint8_t *pcr, const uint8_t *d)
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	size_t n = (size_t) EVP_MD_get_size(md_of(alg));
+	unsigned len = 0;
+
+	assert_non_null(c);
+	assert_int_equal(EVP_DigestInit_ex(c, md_of(alg), NULL), 1);
+	assert_int_equal(EVP_DigestUpdate(c, pcr, n), 1);
+	assert_int_equal(EVP_DigestUpdate(c, d, n), 1);
+	assert_int_equal(EVP_DigestFinal_ex(c, pcr, &len), 1);
+	EVP_MD_CTX_free(c);
+}
+
+/*
+ * PCR `pcr` of bank alg, from zeros over today's events of that PCR; replace(number, out)
+ * returns true when the event's digest is to be out instead.
+ */
+typedef bool (*replace_fn)(uint32_t number, uint16_t alg, uint8_t *out);
+
+static void expected_pcr(const mb_event_log *log, uint32_t pcr, uint16_t alg, replace_fn replace, uint8_t *out)
+{
+	size_t i;
+
+	memset(out, 0, MB_DIGEST_MAX);
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const mb_event_digest *d = mb_event_digest_for(ev, alg);
+		uint8_t nd[MB_DIGEST_MAX];
+
+		if (ev->pcr != pcr || !d)
+			continue;
+		if (replace(ev->number, alg, nd))
+			extend(alg, out, nd);
+		else
+			extend(alg, out, d->bytes);
+	}
+}
+
+static void hex_is(const uint8_t *b, size_t n, const char *want)
+{
+	char buf[2 * MB_DIGEST_MAX + 1];
+
+	assert_string_equal(mb_hex(b, n, buf), want);
+}
+
+static bool new_cmdline(uint32_t number, uint16_t alg, uint8_t *out)
+{
+	/* GRUB's texts for the sample boot's linux commands (events 129, 153) and the command line
+	 * the second one built (158), with the new arguments. */
+	static const char *const texts[] = {
+		"linux /boot/vmlinuz-5.7.0-rc2+ " NEW_ARGS,
+		"linux /boot/vmlinuz-5.7.0-rc2+.signed " NEW_ARGS,
+		"/boot/vmlinuz-5.7.0-rc2+.signed " NEW_ARGS,
+	};
+	int k = number == 129 ? 0 : number == 153 ? 1 : number == 158 ? 2 : -1;
+
+	if (k < 0)
+		return false;
+	evp(alg, texts[k], strlen(texts[k]), out);
+	return true;
+}
+
+/* Every PCR but those in `moved` keeps today's value in every bank. */
+static void others_unchanged(const mb_event_log *log, const mb_predict_result *r, uint32_t moved)
+{
+	mb_pcr_values today;
+	size_t b;
+	uint32_t p;
+
+	assert_int_equal(mb_replay_log(log, SIZE_MAX, &today, NULL, NULL), 0);
+	assert_int_equal(r->values.n_banks, today.n_banks);
+	for (b = 0; b < today.n_banks; b++) {
+		const mb_pcr_bank *t = &today.banks[b], *n = mb_pcr_values_bank_const(&r->values, t->alg);
+
+		assert_non_null(n);
+		assert_int_equal(n->present, t->present);
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			if (!(t->present & (1u << p)))
+				continue;
+			if (moved & (1u << p))
+				assert_memory_not_equal(n->value[p], t->value[p], t->size);
+			else
+				assert_memory_equal(n->value[p], t->value[p], t->size);
+		}
+	}
+}
+
+static void changed_events_are(const mb_event_log *log, const mb_predict_result *r, const uint32_t *numbers, size_t n)
+{
+	mb_diff d;
+	size_t i;
+
+	assert_int_equal(mb_log_diff(log, r->next_log, &d, NULL), 0);
+	assert_int_equal(d.n_entries, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(d.entries[i].kind, MB_DIFF_CHANGED);
+		assert_int_equal(d.entries[i].a->number, numbers[i]);
+		assert_int_equal(d.entries[i].b->number, numbers[i]);
+	}
+	mb_diff_done(&d);
+}
+
+static void test_constants_are_openssls(void **state)
+{
+	uint8_t d[MB_DIGEST_MAX];
+	static const char t[] = "linux /boot/vmlinuz-5.7.0-rc2+ " NEW_ARGS;
+
+	(void) state;
+	/* EVP in this test computes what `openssl dgst` printed. */
+	evp(MB_ALG_SHA256, t, strlen(t), d);
+	hex_is(d, 32, LINUX_CMD_SHA256);
+}
+
+static void test_new_cmdline(void **state)
+{
+	mb_event_log *log = sample();
+	mb_predict_input in = { .log = log, .cmdline = NEW_ARGS };
+	mb_predict_result r;
+	mb_error err = { 0 };
+	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
+	size_t i;
+
+	(void) state;
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.changed, 1u << 8);
+	assert_int_equal(r.unpredictable, 0);
+	/* The predicted log differs from today's in those three events only (the initrd commands
+	 * are rewritten too, to the same text). */
+	changed_events_are(log, &r, (const uint32_t[]) { 129, 153, 158 }, 3);
+	for (i = 0; i < 2; i++) {
+		uint8_t want[MB_DIGEST_MAX];
+		const mb_pcr_bank *bank = mb_pcr_values_bank_const(&r.values, algs[i]);
+
+		assert_non_null(bank);
+		expected_pcr(log, 8, algs[i], new_cmdline, want);
+		assert_memory_equal(bank->value[8], want, bank->size);
+		if (algs[i] == MB_ALG_SHA256)
+			hex_is(bank->value[8], 32, PCR8_NEW_SHA256);
+	}
+	others_unchanged(log, &r, 1u << 8);
+	mb_predict_result_done(&r);
+	mb_event_log_free(log);
+}
+
+static uint8_t kernel_digest[MB_MAX_BANKS][MB_DIGEST_MAX];
+
+static bool new_kernel(uint32_t number, uint16_t alg, uint8_t *out)
+{
+	/* The sample boot loads two kernels: /boot/vmlinuz-5.7.0-rc2+ (130) and its .signed
+	 * copy (154); the prediction replaces both files with the one new kernel. */
+	if (number != 130 && number != 154)
+		return false;
+	memcpy(out, kernel_digest[alg == MB_ALG_SHA256], MB_DIGEST_MAX);
+	return true;
+}
+
+static void test_new_kernel(void **state)
+{
+	mb_event_log *log = sample();
+	char path[] = "/tmp/mb-test-kernel-XXXXXX";
+	mb_predict_input in = { .log = log, .kernel = path };
+	mb_predict_result r;
+	mb_error err = { 0 };
+	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
+	char *text = malloc(3000 * 24 + 1); /* 3000 lines of 24 bytes, and sprintf's NUL */
+	size_t n = 0, i;
+	int fd;
+
+	(void) state;
+	assert_non_null(text);
+	for (i = 0; i < 3000; i++)
+		n += (size_t) sprintf(text + n, "mboot test kernel %05zu\n", i);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, n), (ssize_t) n);
+	close(fd);
+	evp(MB_ALG_SHA1, text, n, kernel_digest[0]);
+	evp(MB_ALG_SHA256, text, n, kernel_digest[1]);
+	hex_is(kernel_digest[1], 32, KERNEL_SHA256);
+
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	unlink(path);
+	assert_int_equal(r.changed, 1u << 9);
+	assert_int_equal(r.unpredictable, 0);
+	changed_events_are(log, &r, (const uint32_t[]) { 130, 154 }, 2);
+	for (i = 0; i < 2; i++) {
+		uint8_t want[MB_DIGEST_MAX];
+		const mb_pcr_bank *bank = mb_pcr_values_bank_const(&r.values, algs[i]);
+
+		assert_non_null(bank);
+		expected_pcr(log, 9, algs[i], new_kernel, want);
+		assert_memory_equal(bank->value[9], want, bank->size);
+		if (algs[i] == MB_ALG_SHA256)
+			hex_is(bank->value[9], 32, PCR9_NEW_SHA256);
+	}
+	others_unchanged(log, &r, 1u << 9);
+	mb_predict_result_done(&r);
+	mb_event_log_free(log);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_constants_are_openssls),
+		cmocka_unit_test(test_new_cmdline),
+		cmocka_unit_test(test_new_kernel),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
