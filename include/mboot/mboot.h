@@ -2,6 +2,7 @@
 #ifndef MBOOT_MBOOT_H
 #define MBOOT_MBOOT_H
 
+#include <mboot/version.h>
 #include <mboot/error.h>
 #include <mboot/digest.h>
 #include <mboot/eventlog.h>

@@ -13,6 +13,7 @@ MB_EXPORT void mb_error_clear(mb_error *err)
 		memset(err, 0, sizeof(*err));
 }
 
+__attribute__((format(printf, 3, 0)))
 static void fill(mb_error *err, int code, const char *fmt, va_list ap)
 {
 	err->code = code;

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mb-config.h"
+#include <mboot/version.h>
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		   "the TPM and a policy, seal secrets to a good boot.\n\nCommands:\n");
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "  %-12s %s\n", "version", "the version of mboot (also --version)");
 	fprintf(f, "\n'mboot COMMAND --help' describes each command.\n"
 		   "Exit codes: 0 success, 1 verification failed, 2 usage or input error, 3 TPM error.\n");
 }
@@ -50,8 +51,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("mboot %s\n", MB_VERSION);
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		/* the library's version: the tool runs with whichever libmboot.so is installed */
+		printf("mboot %s\n", mb_version());
 		return EXIT_OK;
 	}
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)

@@ -59,6 +59,8 @@ int tool_load_policy(const char *path, struct mb_policy **ret);
 
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
+/* A decimal number in [min, max], digits only; -EINVAL otherwise. */
+int tool_parse_uint(const char *s, unsigned min, unsigned max, unsigned *ret);
 
 /* Name for a bank: "sha256", or "0x1234" for an algorithm mboot does not know. */
 const char *tool_alg_name(uint16_t alg, char buf[8]);

@@ -139,13 +139,19 @@ int tool_parse_pcr_list(const char *s, uint32_t *ret)
 
 		if (*p < '0' || *p > '9')
 			return -EINVAL;
+		errno = 0;
 		lo = strtoul(p, &end, 10);
+		if (errno)
+			return -EINVAL;
 		hi = lo;
 		if (*end == '-') {
 			p = end + 1;
 			if (*p < '0' || *p > '9')
 				return -EINVAL;
+			errno = 0;
 			hi = strtoul(p, &end, 10);
+			if (errno)
+				return -EINVAL;
 		}
 		if (lo > hi || hi >= MB_PCR_COUNT)
 			return -EINVAL;
@@ -160,6 +166,22 @@ int tool_parse_pcr_list(const char *s, uint32_t *ret)
 	if (!mask)
 		return -EINVAL;
 	*ret = mask;
+	return 0;
+}
+
+int tool_parse_uint(const char *s, unsigned min, unsigned max, unsigned *ret)
+{
+	unsigned long v;
+	char *end;
+
+	/* digits only: strtoul would take leading blanks, a sign and wrap "-1" around */
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = (unsigned) v;
 	return 0;
 }
 

@@ -296,6 +296,7 @@ static int cmd_pack(int argc, char **argv)
 /* Names are stored as whatever bytes they hold: show them printable (\xNN for the rest). */
 static char *escape_name(const char *s, size_t n)
 {
+	static const char hex_lower[] = "0123456789abcdef";
 	char *out = malloc(4 * n + 1), *p = out;
 	size_t i;
 
@@ -304,10 +305,14 @@ static char *escape_name(const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char) s[i];
 
-		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
-			p += sprintf(p, "\\x%02x", ch);
-		else
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\') {
+			*p++ = '\\';
+			*p++ = 'x';
+			*p++ = hex_lower[ch >> 4];
+			*p++ = hex_lower[ch & 15];
+		} else {
 			*p++ = (char) ch;
+		}
 	}
 	*p = 0;
 	return out;

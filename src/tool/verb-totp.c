@@ -131,8 +131,7 @@ static int totp_init(int argc, char **argv)
 		case 'a': snprintf(host, sizeof(host), "%s", optarg); break;
 		case 'I': issuer = optarg; break;
 		case 'd':
-			digits = (unsigned) atoi(optarg);
-			if (digits < 6 || digits > 8)
+			if (tool_parse_uint(optarg, 6, 8, &digits) < 0)
 				return tool_usage_error("totp init", "--digits takes 6, 7 or 8");
 			break;
 		case 'l': log = optarg; break;
@@ -240,8 +239,7 @@ static int totp_show(int argc, char **argv)
 		case 'h': fputs(totp_help, stdout); return EXIT_OK;
 		case 'i': in = optarg; break;
 		case 'd':
-			digits = (unsigned) atoi(optarg);
-			if (digits < 6 || digits > 8)
+			if (tool_parse_uint(optarg, 6, 8, &digits) < 0)
 				return tool_usage_error("totp show", "--digits takes 6, 7 or 8");
 			break;
 		case 'w': watch = true; break;

@@ -36,6 +36,29 @@ jq -e '.pcrs["8"].rules | any(.text | startswith("kernel_cmdline: /boot/vmlinuz-
 	ok "kernel_cmdline becomes a literal text rule" || bad "kernel_cmdline rule"
 jq -e '.pcrs["9"].rules | all(has("digests"))' "$tmp/g.json" >/dev/null && ok "PCR 9 files become digest rules" || bad "PCR 9 rules"
 
+# From release artifacts with a known-good GRUB log: the new kernel and initrd as sha256sum
+# digests them; the log's old kernel and initrd (the files its linux/initrd commands loaded)
+# and grub.cfg are replaced, GRUB's other files are carried over.
+log=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
+head -c 4096 /dev/urandom >"$tmp/vmlinuz-new"
+head -c 3000 /dev/urandom >"$tmp/initrd-new"
+if "$MBOOT" policy generate --kernel "$tmp/vmlinuz-new" --initrd "$tmp/initrd-new" --cmdline 'root=/dev/sda1 ro' \
+	--from-log "$log" -o "$tmp/a.json"; then
+	k=$(sha256sum "$tmp/vmlinuz-new" | cut -d' ' -f1)
+	i=$(sha256sum "$tmp/initrd-new" | cut -d' ' -f1)
+	jq -e --arg k "$k" --arg i "$i" '.pcrs["9"].rules | (map(select(.type == "EV_IPL") | .digests[0].sha256) | index($k) != null and index($i) != null)
+		and (map(select(.type == "EV_EVENT_TAG") | .digests[0].sha256) == [$i])' "$tmp/a.json" >/dev/null &&
+		ok "artifacts: PCR 9 holds the new kernel and initrd digests (sha256sum)" || bad "artifacts: new kernel/initrd digests"
+	old=$(jq -r '[.pcrs["9"].rules[].digests[0].description | select(test("vmlinuz-5|initrd.img-5|grub.cfg"))] | join(", ")' "$tmp/a.json")
+	carried=$(jq '[.pcrs["9"].rules[].digests[0].description | select(test("/boot/grub/.*\\.lst$"))] | length' "$tmp/a.json")
+	[ -z "$old" ] && [ "$carried" -ge 4 ] && ok "artifacts: the log's old kernel, initrd and grub.cfg replaced, $carried GRUB .lst files carried" ||
+		bad "artifacts: carried over '$old', $carried .lst files"
+	jq -e '.pcrs["8"].rules | any(.text == "kernel_cmdline: [^ ]+ root=/dev/sda1 ro")' "$tmp/a.json" >/dev/null &&
+		ok "artifacts: the kernel_cmdline rule" || bad "artifacts: kernel_cmdline rule"
+else
+	bad "policy generate --kernel --initrd --cmdline --from-log"
+fi
+
 # Hostile policies: exit 2, and the message says where.
 hostile_file() { # hostile_file NAME REGEX FILE
 	"$MBOOT" policy lint "$3" >/dev/null 2>"$tmp/err"

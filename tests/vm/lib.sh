@@ -114,6 +114,11 @@ vm_initramfs() {
 		for lib in $( (ldd "$MBOOT"; echo "$tcti"; ldd "$tcti") | grep -o '/[^ )]*' | sort -u); do
 			mkdir -p "$root$(dirname "$lib")"
 			cp -L "$lib" "$root$lib"
+			# libmboot.so from the build tree: the binary finds it through its RUNPATH
+			# ($ORIGIN), so it goes next to /bin/mboot as well.
+			if [ "$(dirname "$lib")" = "$(dirname "$(readlink -f "$MBOOT")")" ]; then
+				cp -L "$lib" "$root/bin/"
+			fi
 		done
 	fi
 	for f in "$@"; do cp "$f" "$root/extra/"; done

@@ -64,12 +64,16 @@ char *grub_join(const grub_words *ws, size_t from)
 	out = malloc(len);
 	if (!out)
 		return NULL;
-	out[0] = 0;
+	len = 0;
 	for (i = from; i < ws->n; i++) {
+		size_t k = strlen(ws->w[i]);
+
 		if (i > from)
-			strcat(out, " ");
-		strcat(out, ws->w[i]);
+			out[len++] = ' ';
+		memcpy(out + len, ws->w[i], k);
+		len += k;
 	}
+	out[len] = 0;
 	return out;
 }
 

@@ -66,12 +66,16 @@ static char *join_regex(const grub_words *ws, size_t from)
 	out = malloc(len);
 	if (!out)
 		goto fail;
-	out[0] = 0;
+	len = 0;
 	for (i = from; i < ws->n; i++) {
+		size_t k = strlen(parts[i]);
+
 		if (i > from)
-			strcat(out, " ");
-		strcat(out, parts[i]);
+			out[len++] = ' ';
+		memcpy(out + len, parts[i], k);
+		len += k;
 	}
+	out[len] = 0;
 	for (i = from; i < ws->n; i++)
 		free(parts[i]);
 	free(parts);
@@ -116,6 +120,8 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 	if (rc < 0)
 		return mb_fail_prefix(err, rc, path);
 	ds = json_object_new_object();
+	if (!ds)
+		return mb_fail(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
 		char hex[2 * MB_DIGEST_MAX + 1];
@@ -123,7 +129,8 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 		json_object_object_add(ds, info->name, json_object_new_string(mb_hex(d[i], info->size, hex)));
 	}
 	snprintf(desc, sizeof(desc), "%s %s", what, base ? base + 1 : path);
-	return policy_add_rule(rules, type, NULL, ds, desc, required);
+	rc = policy_add_rule(rules, type, NULL, ds, desc, required);
+	return rc < 0 ? mb_fail(err, rc, "out of memory") : 0;
 }
 
 /* Which log events the artifacts replace. */
@@ -168,7 +175,7 @@ static bool skip_pcr9(const mb_event *ev, void *ud)
 	return false;
 }
 
-/* Paths the log's linux/initrd commands loaded: they are the old kernel and initrd. */
+/* Paths the log's linux/initrd commands loaded: they are the old kernel and initrd. -ENOMEM. */
 static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
 {
 	size_t i, n = mb_event_log_count(log);
@@ -177,9 +184,12 @@ static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
 		const mb_event *ev = mb_event_log_event(log, i);
 		const char *start = (const char *) ev->data + 10;
 		grub_words ws = { 0 };
+		grub_event_kind kind = grub_event_kind_of(ev);
 		size_t k;
 
-		if (ev->pcr != 8 || !grub_event_kind_of(ev) != GRUB_EVENT_NONE || ev->data_size < 10 || memcmp(ev->data, "grub_cmd: ", 10) != 0)
+		/* only the commands that load files, "grub_cmd: linux..."/"grub_cmd: initrd..." (start
+		 * skips that prefix); a kernel_cmdline line names the kernel again */
+		if (kind != GRUB_EVENT_LINUX && kind != GRUB_EVENT_INITRD)
 			continue;
 		if (grub_split_words(start, (const char *) ev->data + ev->data_size - (ev->data[ev->data_size - 1] == 0), &ws) < 0) {
 			grub_words_done(&ws);
@@ -189,7 +199,12 @@ static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
 		for (k = 1; k < ws.n && c->log_paths.n < GRUB_MAX_WORDS; k++) {
 			if (grub_is_cmd(ws.w[0], "linux") && k > 1)
 				break;
-			c->log_paths.w[c->log_paths.n++] = strdup(ws.w[k]);
+			c->log_paths.w[c->log_paths.n] = strdup(ws.w[k]);
+			if (!c->log_paths.w[c->log_paths.n]) {
+				grub_words_done(&ws);
+				return -ENOMEM;
+			}
+			c->log_paths.n++;
 		}
 		grub_words_done(&ws);
 	}
@@ -253,8 +268,14 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 			goto out;
 		}
 	} else {
-		for (i = 2; i < entry.linux_line.n; i++)
-			args.w[args.n++] = strdup(entry.linux_line.w[i]);
+		for (i = 2; i < entry.linux_line.n; i++) {
+			args.w[args.n] = strdup(entry.linux_line.w[i]);
+			if (!args.w[args.n]) {
+				rc = mb_fail(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+			args.n++;
+		}
 	}
 
 	/* The strings GRUB will measure into PCR 8. */
@@ -279,6 +300,10 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		goto out;
 	}
 	r8 = policy_pcr_entry(jp, 8, "rules");
+	if (!r8) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
 	{
 		char *cmd = NULL;
 
@@ -306,6 +331,10 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 
 	/* The files GRUB will read into PCR 9, and the stub's initrd tag. */
 	r9 = policy_pcr_entry(jp, 9, "rules");
+	if (!r9) {
+		rc = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((rc = file_rule(r9, "EV_IPL", a->kernel, algs, n_algs, "kernel", true, err)) < 0 ||
 	    (rc = file_rule(r9, "EV_IPL", a->initrd, algs, n_algs, "initrd", true, err)) < 0 ||
 	    (rc = file_rule(r9, "EV_EVENT_TAG", a->initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0 ||
@@ -318,7 +347,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 
 		if (a->firmware_pcrs == 0)
 			firmware = 0xff & ~(1u << 4);
-		if (policy_add_rule(r4, "EV_EFI_ACTION", "Calling EFI Application from Boot Option", NULL,
+		if (!r4 || policy_add_rule(r4, "EV_EFI_ACTION", "Calling EFI Application from Boot Option", NULL,
 				    "the firmware's boot-manager action", false) < 0) {
 			rc = mb_fail(err, -ENOMEM, "out of memory");
 			goto out;
@@ -326,20 +355,32 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		{
 			json_object *ds = json_object_new_object();
 
-			for (i = 0; i < n_algs; i++) {
+			for (i = 0; ds && i < n_algs; i++) {
 				uint8_t d[MB_DIGEST_MAX];
 				char hex[2 * MB_DIGEST_MAX + 1];
 				const mb_digest_info *info = mb_digest_by_alg(algs[i]);
 
-				if (mb_digest(algs[i], sep, 4, d) == 0)
-					json_object_object_add(ds, info->name, json_object_new_string(mb_hex(d, info->size, hex)));
+				/* the banks are known ones (policy_banks): only memory can fail here */
+				if (mb_digest(algs[i], sep, 4, d) < 0) {
+					json_object_put(ds);
+					ds = NULL;
+					break;
+				}
+				json_object_object_add(ds, info->name, json_object_new_string(mb_hex(d, info->size, hex)));
 			}
-			policy_add_rule(r4, "EV_SEPARATOR", NULL, ds, "separator 00000000 (success)", true);
+			if (!ds || policy_add_rule(r4, "EV_SEPARATOR", NULL, ds, "separator 00000000 (success)", true) < 0) {
+				rc = mb_fail(err, -ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 		for (i = 0; i < a->n_efi; i++) {
 			json_object *ds = json_object_new_object();
 			size_t k;
 
+			if (!ds) {
+				rc = mb_fail(err, -ENOMEM, "out of memory");
+				goto out;
+			}
 			for (k = 0; k < a->efi[i].n; k++) {
 				const mb_digest_info *info = mb_digest_by_alg(a->efi[i].algs[k]);
 				char hex[2 * MB_DIGEST_MAX + 1];
@@ -348,7 +389,10 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 					json_object_object_add(ds, info->name,
 							       json_object_new_string(mb_hex(a->efi[i].digests[k], info->size, hex)));
 			}
-			policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->efi[i].description, true);
+			if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->efi[i].description, true) < 0) {
+				rc = mb_fail(err, -ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 	} else if (a->firmware_pcrs == 0) {
 		firmware = 0xff;
@@ -364,7 +408,11 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		rc = mb_replay_log(a->log, SIZE_MAX, v, NULL, err);
 		if (rc < 0)
 			goto out;
-		log_loader_paths(a->log, &carry);
+		rc = log_loader_paths(a->log, &carry);
+		if (rc < 0) {
+			rc = mb_fail(err, rc, "out of memory");
+			goto out;
+		}
 		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
 			size_t b;
 			bool touched = false;
@@ -374,7 +422,8 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 			if (!touched || (pcr == 4 && a->n_efi))
 				continue;
 			if (firmware & (1u << pcr)) {
-				policy_add_values(jp, v, pcr);
+				/* false only for an untouched PCR, and this one is touched */
+				(void) policy_add_values(jp, v, pcr);
 				continue;
 			}
 			if (pcr == 8)

@@ -67,6 +67,7 @@ MB_EXPORT char *mb_base32_encode(const uint8_t *in, size_t n)
 /* Percent-encoding of a URI component (issuer and account may hold anything). */
 static char *uri_escape(const char *s)
 {
+	static const char hex_upper[] = "0123456789ABCDEF";
 	char *out = malloc(3 * strlen(s) + 1), *o = out;
 
 	if (!out)
@@ -74,10 +75,13 @@ static char *uri_escape(const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char) *s;
 
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~", c))
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~", c)) {
 			*o++ = (char) c;
-		else
-			o += sprintf(o, "%%%02X", c);
+		} else {
+			*o++ = '%';
+			*o++ = hex_upper[c >> 4];
+			*o++ = hex_upper[c & 15];
+		}
 	}
 	*o = 0;
 	return out;
