@@ -23,7 +23,6 @@ bad() { echo "FAIL: $*"; fail=1; }
 # Known occurrences left in files other work owns, each with why; any further one fails.
 # FILE FUNCTION COUNT
 allowed="
-src/lib/seal/sealed.c sprintf 1
 "
 
 files=$(find src include -name '*.[ch]' | sort)

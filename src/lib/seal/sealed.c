@@ -160,8 +160,12 @@ char *seal_json_finish(json_object *root)
 								      JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *out = NULL;
 
-	if (text && (out = malloc(strlen(text) + 2)))
-		sprintf(out, "%s\n", text);
+	size_t n = text ? strlen(text) : 0;
+
+	if (text && (out = malloc(n + 2))) {
+		memcpy(out, text, n);
+		memcpy(out + n, "\n", 2);
+	}
 	json_object_put(root);
 	return out;
 }
@@ -258,11 +262,13 @@ int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_o
 	if (!vals)
 		return mb_fail(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
 	json_object_object_foreach(vals, key, val) {
+		/* One spelling per PCR ("5", not " 5", "+5" or "05"): no value can hide behind another. */
 		char *end;
 		unsigned long p = strtoul(key, &end, 10);
 		const char *hex;
 
-		if (!*key || *end || p >= MB_PCR_COUNT || !(mask & (1u << p)))
+		if (*key < '0' || *key > '9' || (key[0] == '0' && key[1]) || *end || p >= MB_PCR_COUNT ||
+		    !(mask & (1u << p)))
 			return mb_fail(err, -EBADMSG, "field \"%s.values\": key \"%.8s\" is not a selected PCR", name,
 				       key);
 		if (!json_object_is_type(val, json_type_string))
