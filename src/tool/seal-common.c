@@ -98,8 +98,10 @@ int secret_alloc(secret_buf *s)
 	s->cap = page > 0 ? (size_t) page : 4096;
 	s->size = 0;
 	s->p = aligned_alloc(s->cap, s->cap);
-	if (!s->p)
-		return -ENOMEM;
+	if (!s->p) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
 	s->locked = mlock(s->p, s->cap) == 0;
 	(void) madvise(s->p, s->cap, MADV_DONTDUMP);
 	return 0;

@@ -36,6 +36,7 @@ typedef struct secret_buf {
 	bool locked;
 } secret_buf;
 
+/* EXIT_OK, or EXIT_USAGE said ("out of memory"). */
 int secret_alloc(secret_buf *s);
 /* Wipes the page, then frees it. */
 void secret_free(secret_buf *s);

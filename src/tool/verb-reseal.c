@@ -180,11 +180,9 @@ int verb_reseal(int argc, char **argv)
 		}
 	}
 
-	if (secret_alloc(&secret) < 0) {
-		tool_errorf("out of memory");
-		rc = EXIT_USAGE;
+	rc = secret_alloc(&secret);
+	if (rc)
 		goto out;
-	}
 	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;

@@ -107,11 +107,9 @@ int verb_seal(int argc, char **argv)
 	if (rc)
 		goto out;
 
-	if (secret_alloc(&secret) < 0) {
-		tool_errorf("out of memory");
-		rc = EXIT_USAGE;
+	rc = secret_alloc(&secret);
+	if (rc)
 		goto out;
-	}
 	rc = secret_read(in, &secret);
 	if (rc)
 		goto out;

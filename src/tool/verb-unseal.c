@@ -234,11 +234,9 @@ int verb_unseal(int argc, char **argv)
 				      "does not apply", in);
 		goto out;
 	}
-	if (secret_alloc(&secret) < 0) {
-		tool_errorf("out of memory");
-		rc = EXIT_USAGE;
+	rc = secret_alloc(&secret);
+	if (rc)
 		goto out;
-	}
 	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;

@@ -187,3 +187,14 @@ bool truth_load(const char *rel, const char *kind, mb_pcr_values *ret)
 		return load_lines(rel, true, ret);
 	return false;
 }
+
+mb_event_log *corpus_log(const char *rel)
+{
+	size_t size;
+	uint8_t *b = corpus_load(rel, &size);
+	mb_event_log *log = NULL;
+
+	if (!b || mb_event_log_parse_take(b, size, &log, NULL) < 0)
+		return NULL;
+	return log;
+}

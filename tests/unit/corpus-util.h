@@ -13,6 +13,8 @@
 const char *corpus_path(const char *rel);
 /* Whole file, or NULL (with *size 0) if it cannot be read. */
 uint8_t *corpus_load(const char *rel, size_t *size);
+/* The event log at rel, parsed; NULL if it cannot be read or parsed. */
+mb_event_log *corpus_log(const char *rel);
 
 /*
  * Ground truth from outside the project, in the upstream formats:
