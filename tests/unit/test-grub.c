@@ -110,8 +110,8 @@ static void test_split_appends_and_caps(void **state)
 	size_t i;
 
 	(void) state;
-	assert_int_equal(grub_split_words("a b", "a b" + 3, &ws), 0);
-	assert_int_equal(grub_split_words("c", "c" + 1, &ws), 0);
+	assert_int_equal(grub_split_words("a b", &"a b"[3], &ws), 0);
+	assert_int_equal(grub_split_words("c", &"c"[1], &ws), 0);
 	assert_int_equal(ws.n, 3);
 	assert_string_equal(ws.w[2], "c");
 	grub_words_done(&ws);
@@ -130,7 +130,7 @@ static void test_split_appends_and_caps(void **state)
 	grub_words_done(&ws);
 
 	/* The end pointer bounds the split: no read past it, NUL or not. */
-	assert_int_equal(grub_split_words("ab cd", "ab cd" + 4, &ws), 0);
+	assert_int_equal(grub_split_words("ab cd", &"ab cd"[4], &ws), 0);
 	assert_int_equal(ws.n, 2);
 	assert_string_equal(ws.w[1], "c");
 	grub_words_done(&ws);
