@@ -93,7 +93,6 @@ static char *closest_rules(const policy_pcr *pp, uint32_t type)
 }
 
 typedef struct check_ctx {
-	const mb_policy *p;
 	mb_policy_result *res;
 	size_t cap;
 	uint16_t bank;
@@ -150,7 +149,7 @@ static int match_budgeted(check_ctx *c, const policy_rule *r, const char *text, 
 static char *judged_text(const mb_event *ev, grub_string_kind derived)
 {
 	const uint8_t *body;
-	size_t len;
+	size_t len, n;
 	mb_event copy;
 	uint8_t *buf;
 	const char *prefix;
@@ -159,14 +158,15 @@ static char *judged_text(const mb_event *ev, grub_string_kind derived)
 	if (derived == GRUB_STRING_NONE || grub_string_split(ev, &body, &len) == GRUB_STRING_NONE)
 		return mb_event_text(ev);
 	prefix = grub_string_prefix(derived);
-	buf = malloc(strlen(prefix) + len + 1);
+	n = strlen(prefix);
+	buf = malloc(n + len);
 	if (!buf)
 		return NULL;
-	memcpy(buf, prefix, strlen(prefix));
-	memcpy(buf + strlen(prefix), body, len);
+	memcpy(buf, prefix, n);
+	memcpy(buf + n, body, len);
 	copy = *ev;
 	copy.data = buf;
-	copy.data_size = (uint32_t) (strlen(prefix) + len);
+	copy.data_size = (uint32_t) (n + len);
 	text = mb_event_text(&copy);
 	free(buf);
 	return text;
@@ -193,7 +193,7 @@ static int check_trusted(check_ctx *c, uint32_t pcr, const mb_verify_pcr *vr, bo
 			     "events prove nothing", pcr, c->info->name, mb_pcr_verdict_name(vr->verdict));
 }
 
-/* One event or userspace record against the PCR's rules; *matched is the rule's index or -1. */
+/* One event or userspace record of a PCR, as its rules see it. */
 typedef struct judged {
 	const mb_event *ev;            /* or... */
 	const mb_cel_record *rec;
@@ -203,6 +203,7 @@ typedef struct judged {
 	bool text_trusted;             /* its text hashes to its digests (the judged bank's included) */
 } judged;
 
+/* Match j against the PCR's rules (counting, ordered from *cursor); a violation when none allows it. */
 static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_t *cursor, const judged *j,
 		     uint32_t pcr, bool *violated)
 {
@@ -358,7 +359,7 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const mb_cel_log *userspace,
 			      const mb_verify_result *verified, uint16_t bank, mb_policy_result *ret, mb_error *err)
 {
-	check_ctx c = { .p = p, .res = ret, .bank = bank, .budget = MB_POLICY_STEP_BUDGET };
+	check_ctx c = { .res = ret, .bank = bank, .budget = MB_POLICY_STEP_BUDGET };
 	uint32_t pcr;
 	int rc = 0;
 

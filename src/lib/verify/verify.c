@@ -118,6 +118,17 @@ static int replay_steps(const mb_verify_pcr *r, const uint8_t *start, const step
 	return 0;
 }
 
+/* Take one try's m extends from the search's budget; false (and said in r) when it is spent. */
+static bool spend(size_t *budget, size_t m, mb_verify_pcr *r)
+{
+	if (*budget < m) {
+		r->edit_search_capped = true;
+		return false;
+	}
+	*budget -= m;
+	return true;
+}
+
 /* Would dropping one event, or exchanging two neighbours, give the TPM's value? Each try replays
  * the PCR's m events again, so the search costs m^2 extends: *budget caps it over a verify. */
 static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace, const mb_replay_info *info,
@@ -156,11 +167,8 @@ static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace
 
 	mb_pcr_initial(r->alg, r->pcr, info->startup_locality, info->hcrtm, start);
 	for (i = 0; i < m && r->extra_event < 0; i++) {
-		if (*budget < m) {
-			r->edit_search_capped = true;
+		if (!spend(budget, m, r))
 			goto out;
-		}
-		*budget -= m;
 		rc = replay_steps(r, start, steps, m, i, SIZE_MAX, v);
 		if (rc < 0)
 			goto out;
@@ -168,11 +176,8 @@ static int try_single_edits(const mb_event_log *log, const mb_cel_log *userspace
 			r->extra_event = steps[i].number;
 	}
 	for (i = 0; i + 1 < m && r->swapped_event < 0; i++) {
-		if (*budget < m) {
-			r->edit_search_capped = true;
+		if (!spend(budget, m, r))
 			goto out;
-		}
-		*budget -= m;
 		rc = replay_steps(r, start, steps, m, SIZE_MAX, i, v);
 		if (rc < 0)
 			goto out;
