@@ -25,6 +25,28 @@ typedef struct mb_pcr_values {
 	mb_pcr_bank banks[MB_MAX_BANKS];
 } mb_pcr_values;
 
+/*
+ * Accessors. New code uses these, never the struct's fields: the struct is to become
+ * opaque, so that MB_PCR_COUNT and MB_MAX_BANKS stop being part of the ABI.
+ */
+/* A new empty set (no banks); NULL when out of memory. */
+MB_EXPORT mb_pcr_values *mb_pcr_values_new(void);
+MB_EXPORT void mb_pcr_values_free(mb_pcr_values *v);
+MB_EXPORT size_t mb_pcr_values_n_banks(const mb_pcr_values *v);
+/* The algorithm of bank i (i < mb_pcr_values_n_banks), in the order the banks were added. */
+MB_EXPORT uint16_t mb_pcr_values_bank_alg(const mb_pcr_values *v, size_t i);
+/* Bit n set for every PCR n that has a value in the bank of alg; 0 when there is no such bank. */
+MB_EXPORT uint32_t mb_pcr_values_present(const mb_pcr_values *v, uint16_t alg);
+/* PCR pcr's value in the bank of alg (the algorithm's digest size), or NULL when it has none. */
+MB_EXPORT const uint8_t *mb_pcr_values_get(const mb_pcr_values *v, uint16_t alg, uint32_t pcr);
+/*
+ * Set PCR pcr of the bank of alg, adding the bank when it is new. -EOPNOTSUPP for an
+ * algorithm mboot does not know, -EINVAL for a size other than its digest size or a PCR
+ * over 23, -EEXIST when the PCR already has a value, -E2BIG when there is no room for a bank.
+ */
+MB_EXPORT int mb_pcr_values_set(mb_pcr_values *v, uint16_t alg, uint32_t pcr, const uint8_t *digest,
+				size_t size, mb_error *err) MB_WUR;
+
 MB_EXPORT mb_pcr_bank *mb_pcr_values_bank(mb_pcr_values *v, uint16_t alg);
 MB_EXPORT const mb_pcr_bank *mb_pcr_values_bank_const(const mb_pcr_values *v, uint16_t alg);
 

@@ -61,6 +61,54 @@ static void test_real_json(void **state)
 	}
 }
 
+/* The accessors new code uses: what a corpus file holds reads back through them, and bad sets are refused. */
+static void test_accessors(void **state)
+{
+	size_t size, b;
+	uint8_t *text = corpus_load(json_files[0], &size);
+	mb_pcr_values *v = mb_pcr_values_new(), *copy = mb_pcr_values_new(), truth;
+	uint8_t d[MB_DIGEST_MAX] = { 0 };
+	mb_error err = { 0 };
+	uint32_t p;
+
+	(void) state;
+	assert_non_null(text);
+	assert_non_null(v);
+	assert_non_null(copy);
+	assert_true(truth_load(json_files[0], "json", &truth));
+	assert_int_equal(mb_pcr_values_parse((const char *) text, size, v, &err), 0);
+	assert_int_equal(mb_pcr_values_n_banks(v), truth.n_banks);
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		const mb_pcr_bank *t = mb_pcr_values_bank_const(&truth, alg);
+
+		assert_non_null(t);
+		assert_int_equal(mb_pcr_values_present(v, alg), t->present);
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *got = mb_pcr_values_get(v, alg, p);
+
+			if (!(t->present & (1u << p))) {
+				assert_null(got);
+				continue;
+			}
+			assert_non_null(got);
+			assert_memory_equal(got, t->value[p], t->size);
+			assert_int_equal(mb_pcr_values_set(copy, alg, p, got, t->size, &err), 0);
+		}
+	}
+	same_values(copy, &truth);
+	assert_null(mb_pcr_values_get(v, 0x0012 /* sm3_256: not in the file */, 0));
+	assert_int_equal(mb_pcr_values_present(v, 0x0012), 0);
+	assert_true(mb_pcr_values_present(copy, 0x000b) & 1u);
+	assert_int_equal(mb_pcr_values_set(copy, 0x000b, 0, d, 32, &err), -EEXIST);
+	assert_int_equal(mb_pcr_values_set(copy, 0x000b, 24, d, 32, &err), -EINVAL);
+	assert_int_equal(mb_pcr_values_set(copy, 0x000b, 23, d, 20, &err), -EINVAL);
+	assert_int_equal(mb_pcr_values_set(copy, 0x7777, 0, d, 32, &err), -EOPNOTSUPP);
+	mb_pcr_values_free(v);
+	mb_pcr_values_free(copy);
+	free(text);
+}
+
 static void test_real_yaml(void **state)
 {
 	size_t size;
@@ -238,6 +286,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_json),
 		cmocka_unit_test(test_real_yaml),
+		cmocka_unit_test(test_accessors),
 		cmocka_unit_test(test_hostile_json),
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_oversized_and_binary),

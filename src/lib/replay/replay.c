@@ -21,6 +21,70 @@ MB_EXPORT const mb_pcr_bank *mb_pcr_values_bank_const(const mb_pcr_values *v, ui
 	return mb_pcr_values_bank((mb_pcr_values *) v, alg);
 }
 
+MB_EXPORT mb_pcr_values *mb_pcr_values_new(void)
+{
+	return calloc(1, sizeof(mb_pcr_values));
+}
+
+MB_EXPORT void mb_pcr_values_free(mb_pcr_values *v)
+{
+	free(v);
+}
+
+MB_EXPORT size_t mb_pcr_values_n_banks(const mb_pcr_values *v)
+{
+	return v->n_banks;
+}
+
+MB_EXPORT uint16_t mb_pcr_values_bank_alg(const mb_pcr_values *v, size_t i)
+{
+	return i < v->n_banks ? v->banks[i].alg : 0;
+}
+
+MB_EXPORT uint32_t mb_pcr_values_present(const mb_pcr_values *v, uint16_t alg)
+{
+	const mb_pcr_bank *b = mb_pcr_values_bank_const(v, alg);
+
+	return b ? b->present : 0;
+}
+
+MB_EXPORT const uint8_t *mb_pcr_values_get(const mb_pcr_values *v, uint16_t alg, uint32_t pcr)
+{
+	const mb_pcr_bank *b = mb_pcr_values_bank_const(v, alg);
+
+	if (!b || pcr >= MB_PCR_COUNT || !(b->present & (1u << pcr)))
+		return NULL;
+	return b->value[pcr];
+}
+
+MB_EXPORT int mb_pcr_values_set(mb_pcr_values *v, uint16_t alg, uint32_t pcr, const uint8_t *digest,
+				size_t size, mb_error *err)
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+	mb_pcr_bank *b;
+
+	if (!d)
+		return mb_fail(err, -EOPNOTSUPP, "unknown PCR bank algorithm 0x%04x", alg);
+	if (pcr >= MB_PCR_COUNT)
+		return mb_fail(err, -EINVAL, "PCR %u: there are only %u PCRs", pcr, MB_PCR_COUNT);
+	if (size != d->size)
+		return mb_fail(err, -EINVAL, "%s PCR %u: %zu bytes, not %u", d->name, pcr, size, d->size);
+	b = mb_pcr_values_bank(v, alg);
+	if (!b) {
+		if (v->n_banks >= MB_MAX_BANKS)
+			return mb_fail(err, -E2BIG, "too many banks");
+		b = &v->banks[v->n_banks++];
+		memset(b, 0, sizeof(*b));
+		b->alg = alg;
+		b->size = d->size;
+	}
+	if (b->present & (1u << pcr))
+		return mb_fail(err, -EEXIST, "%s PCR %u given twice", d->name, pcr);
+	memcpy(b->value[pcr], digest, size);
+	b->present |= 1u << pcr;
+	return 0;
+}
+
 MB_EXPORT void mb_pcr_initial(uint16_t alg, uint32_t pcr, uint8_t locality, bool hcrtm, uint8_t *out)
 {
 	const mb_digest_info *info = mb_digest_by_alg(alg);
