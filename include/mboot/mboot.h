@@ -18,5 +18,6 @@
 #include <mboot/initramfs.h>
 #include <mboot/pe.h>
 #include <mboot/totp.h>
+#include <mboot/attest.h>
 
 #endif

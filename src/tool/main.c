@@ -22,6 +22,7 @@ static const struct {
 	{ "seal", verb_seal, "seal a secret to PCR values, or to signed policies, with the TPM" },
 	{ "unseal", verb_unseal, "unseal it, or say which PCRs and events changed" },
 	{ "reseal", verb_reseal, "seal again to the current and the predicted PCR values (PolicyOR)" },
+	{ "attest", verb_attest, "remote attestation: enroll, prove a boot to a verifier, verify the proof" },
 	{ "hash", verb_hash, "digest of a file as a measuring stage computes it (--authenticode for EFI binaries)" },
 };
 

@@ -15,6 +15,7 @@ int verb_hash(int argc, char **argv);
 int verb_seal(int argc, char **argv);
 int verb_unseal(int argc, char **argv);
 int verb_reseal(int argc, char **argv);
+int verb_attest(int argc, char **argv);
 
 /* mboot log extend: in verb-log-extend.c, dispatched from verb-log.c. */
 int log_extend(int argc, char **argv);

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_ATTEST_H
+#define MBOOT_ATTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/error.h>
+#include <mboot/policy.h>
+#include <mboot/replay.h>
+#include <mboot/tpm.h>
+#include <mboot/verify.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Remote attestation (docs/attest.md): a machine proves its boot to a verifier that does
+ * not trust it. Every file that crosses between the two is versioned JSON text, produced
+ * and consumed here, so that the tool, the fleet service and tests share one format.
+ *
+ *   machine (has the TPM)                      verifier (no TPM)
+ *   mb_tpm_attest_enroll  -> request  ------>  mb_attest_challenge_make  -> challenge + state
+ *   mb_tpm_attest_activate <- challenge        (state stays with the verifier)
+ *                         -> response ------>  mb_attest_challenge_check -> machine record
+ *   mb_tpm_quote          -> evidence ------>  mb_attest_verify(evidence, machine record, nonce)
+ *
+ * On the verifier every input is untrusted: read through the bounded reader and the strict
+ * JSON reader, under size caps. A malformed input is an error (-EBADMSG, -E2BIG, ...: exit 2
+ * in the tool); well-formed evidence that does not prove a good boot is a verdict with
+ * named reasons (exit 1), never an error.
+ */
+
+/* Largest file of any kind here the library reads (evidence carries the logs). */
+#define MB_ATTEST_FILE_MAX (64u << 20)
+/* Nonce sizes accepted (TPM2B_DATA extraData holds at most a digest of the AK's hash). */
+#define MB_ATTEST_NONCE_MIN 8
+#define MB_ATTEST_NONCE_MAX 32
+
+/* A refused challenge or activation (EK certificate, AK attributes, proof): exit 1 in the tool. */
+#define MB_ERR_ATTEST_REFUSED (-5000)
+
+/* ---- on the machine (src/lib/tpm/attest-*.c) ------------------------------------------ */
+
+typedef enum mb_attest_key_alg {
+	MB_ATTEST_KEY_ECC = 0, /* ECC NIST P-256, ECDSA with SHA-256 (the default) */
+	MB_ATTEST_KEY_RSA = 1, /* RSA 2048, RSASSA-PKCS1-v1_5 with SHA-256 */
+} mb_attest_key_alg;
+
+/*
+ * Create the EK (TCG EK Credential Profile default templates; the one whose certificate is in
+ * NV is preferred: RSA 2048 low range, then ECC P-256, then the high range), read its
+ * certificate, and create an AK (restricted signing key) with ak_alg. Writes the AK file
+ * (its private part wrapped by the TPM) and the enrollment request, both JSON; caller frees.
+ */
+MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **ret_ak_file,
+				   char **ret_request, mb_error *err) MB_WUR;
+
+/*
+ * TPM2_ActivateCredential of a challenge with the AK of ak_file and the EK (its policy session:
+ * PolicySecret on the endorsement hierarchy). Writes the response; caller frees.
+ */
+MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_file, size_t ak_file_size,
+				     const char *challenge, size_t challenge_size, char **ret_response,
+				     mb_error *err) MB_WUR;
+
+typedef struct mb_quote_input {
+	const uint8_t *nonce;        /* MB_ATTEST_NONCE_MIN..MAX bytes */
+	size_t nonce_size;
+	const uint16_t *algs;        /* banks to quote; NULL: every active bank */
+	size_t n_algs;
+	uint32_t pcr_mask;           /* 0: all 24 PCRs */
+	const void *eventlog;        /* the firmware log's bytes (may be NULL) */
+	size_t eventlog_size;
+	const void *userspace_log;   /* the userspace (CEL-JSON) log's bytes (may be NULL) */
+	size_t userspace_log_size;
+} mb_quote_input;
+
+/*
+ * TPM2_Quote with the AK of ak_file over the selected PCRs, and the PCR values read in the same
+ * consistent snapshot (the update counter checked around the quote). Writes the evidence;
+ * caller frees.
+ */
+MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_file, size_t ak_file_size, const mb_quote_input *in,
+			   char **ret_evidence, mb_error *err) MB_WUR;
+
+/* ---- on the verifier: enrollment (src/lib/attest/) ------------------------------------ */
+
+/* Manufacturer CA certificates an EK certificate must chain to. */
+typedef struct mb_ek_roots mb_ek_roots;
+MB_EXPORT int mb_ek_roots_new(mb_ek_roots **ret, mb_error *err) MB_WUR;
+/* Add the PEM or DER certificates of a file, or of every regular file of a directory. */
+MB_EXPORT int mb_ek_roots_add_path(mb_ek_roots *r, const char *path, mb_error *err) MB_WUR;
+MB_EXPORT void mb_ek_roots_free(mb_ek_roots *r);
+
+typedef struct mb_attest_challenge_options {
+	const mb_ek_roots *roots;    /* required unless allow_no_ek_cert */
+	bool allow_no_ek_cert;       /* accept a request without an EK certificate (trust on first use) */
+} mb_attest_challenge_options;
+
+/*
+ * Check a request (EK certificate chain and that its key is the request's EK; the AK's
+ * attributes: restricted, sign only, fixedTPM, fixedParent, sensitiveDataOrigin) and make the
+ * credential for it (TPM2_MakeCredential in software). Writes the challenge for the machine and
+ * the state the verifier keeps (which holds only a digest of the credential). A refusal is
+ * MB_ERR_ATTEST_REFUSED with the reason in err.
+ */
+MB_EXPORT int mb_attest_challenge_make(const char *request, size_t request_size,
+				       const mb_attest_challenge_options *opts, char **ret_challenge,
+				       char **ret_state, mb_error *err) MB_WUR;
+
+/* Check an activation response against the state; writes the machine record `attest verify` trusts. */
+MB_EXPORT int mb_attest_challenge_check(const char *state, size_t state_size, const char *response,
+					size_t response_size, char **ret_machine, mb_error *err) MB_WUR;
+
+/* ---- on the verifier: evidence (src/lib/attest/) -------------------------------------- */
+
+typedef enum mb_attest_reason {
+	MB_ATTEST_AK_NOT_ENROLLED = 0,   /* the evidence's AK is not the machine record's */
+	MB_ATTEST_SIGNATURE_INVALID,     /* the quote's signature does not verify with the AK */
+	MB_ATTEST_SIGNATURE_SCHEME,      /* a signature of another kind than the AK signs with */
+	MB_ATTEST_NOT_TPM_GENERATED,     /* TPMS_ATTEST without TPM_GENERATED_VALUE */
+	MB_ATTEST_NOT_QUOTE,             /* TPMS_ATTEST of another type than TPM_ST_ATTEST_QUOTE */
+	MB_ATTEST_NONCE_MISMATCH,        /* extraData is not the verifier's nonce */
+	MB_ATTEST_SELECTION_MISMATCH,    /* the PCRs carried are not exactly the PCRs quoted */
+	MB_ATTEST_PCR_DIGEST_MISMATCH,   /* pcrDigest is not the hash of the PCR values carried */
+	MB_ATTEST_LOG_NOT_VERIFIED,      /* the logs do not replay to the quoted values (fail closed) */
+	MB_ATTEST_POLICY_VIOLATED,       /* the policy refuses the boot */
+	_MB_ATTEST_REASON_MAX,
+} mb_attest_reason;
+
+/* Short stable name ("nonce-mismatch"), for JSON and scripts. */
+MB_EXPORT const char *mb_attest_reason_name(mb_attest_reason r);
+
+typedef struct mb_attest_verify_options {
+	const uint8_t *nonce;          /* the nonce the verifier sent */
+	size_t nonce_size;
+	const mb_policy *policy;       /* NULL: logs against quoted values only */
+	const char *baseline;          /* an earlier good evidence of the same machine, or NULL */
+	size_t baseline_size;
+	uint32_t userspace_pcrs;       /* as mb_verify_options; 0: MB_USERSPACE_PCRS_DEFAULT */
+} mb_attest_verify_options;
+
+typedef struct mb_attest_verdict mb_attest_verdict;
+
+/*
+ * Judge evidence for the machine (its record from mb_attest_challenge_check): signature with the
+ * enrolled AK, TPMS_ATTEST magic and type, nonce, PCR selection against the values carried and
+ * pcrDigest over them; then the logs replayed against the quoted values bank by bank (as
+ * mb_verify_log, failing closed), then the policy. Returns 0 with *ret set when the evidence
+ * could be judged (trusted or not), a negative errno when an input is malformed.
+ */
+MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const char *machine,
+			       size_t machine_size, const mb_attest_verify_options *opts,
+			       mb_attest_verdict **ret, mb_error *err) MB_WUR;
+MB_EXPORT void mb_attest_verdict_free(mb_attest_verdict *v);
+MB_EXPORT bool mb_attest_verdict_trusted(const mb_attest_verdict *v);
+MB_EXPORT size_t mb_attest_verdict_n_reasons(const mb_attest_verdict *v);
+/* Reason i and its one-line detail (owned by v). */
+MB_EXPORT mb_attest_reason mb_attest_verdict_reason(const mb_attest_verdict *v, size_t i, const char **ret_detail);
+/* The verdict as JSON (what `attest verify --json` prints and the fleet service stores); caller frees. */
+MB_EXPORT char *mb_attest_verdict_to_json(const mb_attest_verdict *v, bool pretty);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
