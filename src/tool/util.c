@@ -40,6 +40,24 @@ int tool_usage_error(const char *verb, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int tool_dispatch(const char *verb, const char *help, const tool_command *cmds, int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fputs(help, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(help, stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; cmds[i].name; i++)
+		if (strcmp(argv[1], cmds[i].name) == 0)
+			return cmds[i].run(argc - 1, argv + 1);
+	return tool_usage_error(verb, "unknown command '%s'", argv[1]);
+}
+
 int tool_check_output(const char *verb, const char *path, bool force)
 {
 	struct stat st;
