@@ -68,6 +68,11 @@ typedef struct tool_command {
  */
 int tool_dispatch(const char *verb, const char *help, const tool_command *cmds, int argc, char **argv);
 
+/* --bank NAME: its algorithm; a usage error (EXIT_USAGE, said) for a name mboot does not know. */
+int tool_bank_arg(const char *verb, const char *name, const mb_digest_info **ret);
+/* A repeatable --bank: NAME's algorithm added to algs[*n] once; EXIT_USAGE, said, when unknown or too many. */
+int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_BANKS], size_t *n);
+
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
 /* A decimal number in [min, max], digits only; -EINVAL otherwise. */

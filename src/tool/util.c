@@ -58,6 +58,30 @@ int tool_dispatch(const char *verb, const char *help, const tool_command *cmds, 
 	return tool_usage_error(verb, "unknown command '%s'", argv[1]);
 }
 
+int tool_bank_arg(const char *verb, const char *name, const mb_digest_info **ret)
+{
+	*ret = mb_digest_by_name(name);
+	if (!*ret)
+		return tool_usage_error(verb, "unknown bank '%s'", name);
+	return EXIT_OK;
+}
+
+int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_BANKS], size_t *n)
+{
+	const mb_digest_info *d;
+	size_t i;
+
+	if (tool_bank_arg(verb, name, &d) != EXIT_OK)
+		return EXIT_USAGE;
+	for (i = 0; i < *n; i++)
+		if (algs[i] == d->alg)
+			return EXIT_OK;
+	if (*n >= MB_MAX_BANKS)
+		return tool_usage_error(verb, "too many --bank options");
+	algs[(*n)++] = d->alg;
+	return EXIT_OK;
+}
+
 int tool_check_output(const char *verb, const char *path, bool force)
 {
 	struct stat st;

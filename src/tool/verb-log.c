@@ -98,9 +98,8 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 		case OPT_BANK:
 			if (!strchr(allowed, 'b'))
 				return tool_usage_error(verb, "--bank is not an option here");
-			a->bank = mb_digest_by_name(optarg);
-			if (!a->bank)
-				return tool_usage_error(verb, "unknown bank '%s'", optarg);
+			if (tool_bank_arg(verb, optarg, &a->bank) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
 		default:
 			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
