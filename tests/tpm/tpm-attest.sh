@@ -5,7 +5,7 @@
 # AK has exactly the attributes of a restricted signing key; tpm2_checkquote accepts mboot's
 # quotes (and not with another nonce); the evidence's PCR values are tpm2_pcrread's; mboot's
 # activation opens tpm2_makecredential's credential. Errors: no AK file, malformed challenges
-# (exit 2), a challenge for another AK (exit 1: refused).
+# (exit 2), a challenge for another AK (exit 1: refused). Then the high range: the ECC P-384 EK.
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
 M=${MBOOT:?}
 LOG=${MB_TESTDATA:?}/corpus/go-tpm-tools/arch-linux-workstation.bin
@@ -208,6 +208,27 @@ to_challenge "$WORK/cred2" "$other" "$WORK/other.json"
 "$M" attest activate -i "$WORK/other.json" --ak-file "$WORK/ak-rsa.json" -o "$WORK/r3" 2>"$WORK/err" ||
 	fail "the RSA AK cannot open its own credential: $(cat "$WORK/err")"
 echo "ok: a credential for another AK: exit 1 (named, or opened by the TPM and refused)"
+
+# 7. The high range (EK Credential Profile 2.3): without the RSA certificate, enroll takes the
+# ECC P-384 EK whose certificate swtpm_setup wrote at 0x01c00016 (template H-3).
+tpm2_nvundefine -C p 0x01c00002 >/dev/null || fail "tpm2_nvundefine 0x01c00002"
+"$M" attest enroll --ak-file "$WORK/ak-h.json" -o "$WORK/req-h.json" 2>"$WORK/err" || fail "enroll (high range): $(cat "$WORK/err")"
+[ "$(jq -r .ek.nv_index "$WORK/req-h.json")" = 0x01c00016 ] || fail "high range: nv_index $(jq -r .ek.nv_index "$WORK/req-h.json")"
+b64field .ek.public "$WORK/req-h.json" "$WORK/ek-h.pub"
+tpm2_readpublic -c 0x81010016 -o "$WORK/ek-h-setup.pub" >/dev/null || fail "tpm2_readpublic 0x81010016"
+cmp -s "$WORK/ek-h.pub" "$WORK/ek-h-setup.pub" || fail "the P-384 EK is not the one swtpm_setup persisted at 0x81010016"
+b64field .ek.certificate "$WORK/req-h.json" "$WORK/ek-h.der"
+tpm2_nvread 0x01c00016 -C o -o "$WORK/nv-h.der" >/dev/null 2>&1 || fail "tpm2_nvread 0x01c00016"
+cmp -s "$WORK/ek-h.der" "$WORK/nv-h.der" || fail "the P-384 EK certificate is not tpm2_nvread's"
+ak_name=$(jq -r .name "$WORK/ak-h.json")
+tpm2_makecredential -T none -u "$WORK/ek-h.pub" -s "$WORK/secret" -n "$ak_name" -o "$WORK/cred-h" >/dev/null 2>&1 ||
+	fail "tpm2_makecredential for the P-384 EK"
+to_challenge "$WORK/cred-h" "$ak_name" "$WORK/challenge-h.json"
+"$M" attest activate -i "$WORK/challenge-h.json" --ak-file "$WORK/ak-h.json" -o "$WORK/resp-h.json" 2>"$WORK/err" ||
+	fail "activate (P-384 EK): $(cat "$WORK/err")"
+b64field .credential "$WORK/resp-h.json" "$WORK/got"
+cmp -s "$WORK/got" "$WORK/secret" || fail "P-384 EK: the credential is not the secret"
+echo "ok: high range: the P-384 EK == swtpm_setup's at 0x81010016, certificate == tpm2_nvread 0x01c00016, activation opens tpm2_makecredential's"
 
 "$M" attest enroll --help | grep -q "^Usage: mboot attest enroll" || fail "enroll --help"
 "$M" attest activate --help | grep -q "^Usage: mboot attest activate" || fail "activate --help"
