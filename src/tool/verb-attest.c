@@ -11,6 +11,8 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } subs[] = {
+	{ "enroll", attest_enroll, "on the machine: create the EK and an AK, write the enrollment request" },
+	{ "activate", attest_activate, "on the machine: answer the verifier's challenge with the TPM" },
 	{ NULL, NULL, NULL },
 };
 

@@ -35,4 +35,17 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 /* mboot policy sign: in verb-policy-sign.c, dispatched from verb-policy.c. */
 int policy_sign(int argc, char **argv);
 
+/* mboot attest enroll and activate (verb-attest-machine.c), mboot quote (verb-quote.c). */
+#include <stddef.h>
+#include <mboot/error.h>
+#define MB_AK_DIR_DEFAULT "/var/lib/mboot"
+#define MB_AK_FILE_DEFAULT MB_AK_DIR_DEFAULT "/ak.json"
+int attest_enroll(int argc, char **argv);
+int attest_activate(int argc, char **argv);
+int verb_quote(int argc, char **argv);
+/* Report err; the exit code: 1 refused, 2 malformed input or bad arguments, 3 the TPM (or memory). */
+int attest_machine_exit(const char *what, const mb_error *err);
+/* Read the AK file (64 KiB at most); a missing one says to enroll first. Reports, EXIT_USAGE. */
+int attest_read_ak_file(const char *path, char **ret, size_t *ret_size);
+
 #endif
