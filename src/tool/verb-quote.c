@@ -83,7 +83,7 @@ int verb_quote(int argc, char **argv)
 	mb_quote_input in = { 0 };
 	char *ak = NULL, *evidence = NULL;
 	uint8_t *log = NULL, *us = NULL;
-	size_t ak_size = 0, n_banks = 0, i;
+	size_t ak_size = 0, n_banks = 0;
 	int us_fd = -1, c, rc;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
@@ -110,19 +110,10 @@ int verb_quote(int argc, char **argv)
 			if (tool_parse_pcr_list(optarg, &in.pcr_mask) < 0)
 				return tool_usage_error("quote", "--pcrs: '%s' is not a list of PCRs 0-23", optarg);
 			break;
-		case OPT_BANK: {
-			const mb_digest_info *d = mb_digest_by_name(optarg);
-
-			if (!d)
-				return tool_usage_error("quote", "unknown bank '%s'", optarg);
-			for (i = 0; i < n_banks; i++)
-				if (banks[i] == d->alg)
-					return tool_usage_error("quote", "--bank %s given twice", optarg);
-			if (n_banks >= MB_MAX_BANKS)
-				return tool_usage_error("quote", "too many --bank options");
-			banks[n_banks++] = d->alg;
+		case OPT_BANK:
+			if (tool_bank_list_add("quote", optarg, banks, &n_banks) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
-		}
 		case OPT_AK_FILE:
 			ak_path = optarg;
 			break;
