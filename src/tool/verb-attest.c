@@ -11,6 +11,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } subs[] = {
+	{ "verify", attest_verify, "judge a machine's evidence (no TPM needed)" },
 	{ NULL, NULL, NULL },
 };
 
