@@ -149,13 +149,15 @@ static json_object *quote_json(const mb_attest_verdict *v)
 
 static json_object *logs_json(const mb_attest_verdict *v)
 {
-	json_object *o = json_object_new_object(), *banks = json_object_new_object(), *pcrs = json_object_new_array();
+	json_object *o = json_object_new_object(), *banks, *pcrs;
 	size_t i;
 	char buf[8];
 
 	json_object_object_add(o, "checked", json_object_new_boolean(v->logs_checked));
 	if (!v->logs_checked)
 		return o;
+	banks = json_object_new_object();
+	pcrs = json_object_new_array();
 	json_object_object_add(o, "verified", json_object_new_boolean(v->logs_ok));
 	json_object_object_add(o, "pcrs_verified", json_object_new_int64(v->n_verified));
 	json_object_object_add(o, "pcrs_failed", json_object_new_int64(v->n_failed));
