@@ -15,8 +15,42 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <openssl/evp.h>
+
 #include <mboot/mboot.h>
 #include "shared/hex.h"
+
+/* Every byte value in every position of a quantum: decoded as OpenSSL's EVP_DecodeBlock decodes it. */
+static void test_base64_every_byte(void **state)
+{
+	int c, pos;
+
+	(void) state;
+	for (pos = 0; pos < 4; pos++)
+		for (c = 0; c < 256; c++) {
+			char in[5] = "QUJD";
+			unsigned char want[4];
+			uint8_t *got = NULL;
+			size_t n = 0;
+			int ours, theirs;
+
+			in[pos] = (char) c;
+			theirs = c != '=' && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != 0 ?
+				 EVP_DecodeBlock(want, (const unsigned char *) in, 4) : -1;
+			ours = mb_base64_decode(in, 4, 64, &got, &n);
+			if (c == '=' || c == 0) {
+				/* padding only at the end (and then canonical); NUL never */
+				free(got);
+				continue;
+			}
+			assert_int_equal(ours == 0, theirs == 3);
+			if (ours == 0) {
+				assert_int_equal(n, 3);
+				assert_memory_equal(got, want, 3);
+			}
+			free(got);
+		}
+}
 
 static void test_base64_rfc4648(void **state)
 {
@@ -228,6 +262,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base64_rfc4648),
+		cmocka_unit_test(test_base64_every_byte),
 		cmocka_unit_test(test_policy_pcr_trial_vector),
 		cmocka_unit_test(test_policy_or_trial_vector),
 		cmocka_unit_test(test_sealed_set_policy_trial_vectors),
