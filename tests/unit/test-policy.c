@@ -17,6 +17,7 @@
 #include <mboot/mboot.h>
 #include "corpus-util.h"
 #include "shared/fileio.h"
+#include "lib/policy/policy-internal.h"
 
 #define SAMPLE "ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9"
 
@@ -305,6 +306,55 @@ static void test_hostile_policies(void **state)
 	free(big);
 }
 
+/*
+ * Plain-text patterns are compared as text instead of matched by PCRE2: for every pattern the
+ * shortcut takes, PCRE2 itself (compiled as rules are) must agree on every subject.
+ */
+static void test_literal_patterns_agree_with_pcre2(void **state)
+{
+	static const char *const patterns[] = {
+		"grub_cmd: set prefix=\\(hd0,gpt2\\)/boot/grub", "grub_cmd: \\[ -s \\(hd0\\)/grubenv \\]",
+		"kernel_cmdline: /vmlinuz root=UUID=1-2 ro quiet", "a#b c", "", "\xc3\xa9t\xc3\xa9", "x\\.y", "x\\-y",
+		/* not plain text: PCRE2 decides */
+		"a.b", "a|b", "ab*", "a\\d", "a\\Qb\\E", "(a)\\1", "a$", "^a", "a{2}", "a\\ b", "(ab)", "[a]",
+	};
+	static const char *const subjects[] = {
+		"grub_cmd: set prefix=(hd0,gpt2)/boot/grub", "grub_cmd: set prefix=(hd0,gpt2)/boot/grub\n",
+		"grub_cmd: [ -s (hd0)/grubenv ]", "kernel_cmdline: /vmlinuz root=UUID=1-2 ro quiet",
+		"kernel_cmdline: /vmlinuz root=UUID=1-2 ro quiet ", "a#b c", "", "\n", "\xc3\xa9t\xc3\xa9", "x.y", "xzy",
+		"x-y", "a.b", "axb", "a", "b", "ab", "abb", "a5", "a b", "aa", "a\xff",
+	};
+	size_t i, k, literals = 0;
+
+	(void) state;
+	for (i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+		size_t len = 0;
+		char *lit = policy_pattern_literal(patterns[i], &len);
+		int errcode;
+		PCRE2_SIZE erroff;
+		pcre2_code *re = pcre2_compile((PCRE2_SPTR) patterns[i], PCRE2_ZERO_TERMINATED,
+					       PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
+					       PCRE2_NEVER_BACKSLASH_C, &errcode, &erroff, NULL);
+		pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+
+		assert_non_null(re);
+		/* the first 8 are plain text, the rest are not */
+		assert_int_equal(lit != NULL, i < 8);
+		for (k = 0; lit && k < sizeof(subjects) / sizeof(subjects[0]); k++) {
+			size_t n = strlen(subjects[k]);
+			bool by_pcre2 = pcre2_match(re, (PCRE2_SPTR) subjects[k], n, 0, 0, md, NULL) >= 0;
+
+			assert_int_equal(by_pcre2, n == len && memcmp(subjects[k], lit, n) == 0);
+			literals += by_pcre2;
+		}
+		free(lit);
+		pcre2_match_data_free(md);
+		pcre2_code_free(re);
+	}
+	/* the subjects do exercise matches, not only refusals */
+	assert_true(literals >= 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_tampered_command_line),
 		cmocka_unit_test(test_values_and_counts),
 		cmocka_unit_test(test_hostile_policies),
+		cmocka_unit_test(test_literal_patterns_agree_with_pcre2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

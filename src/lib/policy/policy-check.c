@@ -114,6 +114,10 @@ static int match_budgeted(check_ctx *c, const policy_rule *r, const char *text, 
 	static const uint32_t ladder[] = { 100, 1000, 10000, POLICY_MATCH_LIMIT };
 	size_t i;
 
+	if (r->literal) {
+		*ret = len == r->literal_len && memcmp(text, r->literal, len) == 0 ? MATCH_YES : MATCH_NO;
+		return 0;
+	}
 	for (i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++) {
 		int rc;
 
@@ -210,6 +214,7 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 	const uint32_t type = j->ev ? j->ev->type : 0;
 	char *text = NULL;
 	bool text_done = false, over_max = false, limit_hit = false, budget_spent = false;
+	size_t text_len = 0;
 	int matched = -1, rc;
 	size_t k;
 
@@ -228,11 +233,12 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 
 			if (!text_done) {
 				text = j->ev ? judged_text(j->ev, j->derived) : strndup(j->rec->text, j->rec->text_len);
+				text_len = text ? strlen(text) : 0;
 				text_done = true;
 			}
 			if (!text)
 				continue;
-			rc = match_budgeted(c, r, text, strlen(text), &m);
+			rc = match_budgeted(c, r, text, text_len, &m);
 			if (rc < 0) {
 				free(text);
 				return rc;

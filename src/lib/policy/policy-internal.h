@@ -32,6 +32,8 @@ typedef struct policy_rule {
 	size_t n_allowed;
 	char *pattern;
 	pcre2_code *re;
+	char *literal;     /* the one text the pattern matches, when it is plain text (policy_pattern_literal) */
+	size_t literal_len;
 	bool required;
 	uint32_t max;      /* 0: no limit */
 } policy_rule;
@@ -45,6 +47,15 @@ typedef struct policy_pcr {
 	size_t n_rules;
 	policy_rule *rules;
 } policy_pcr;
+
+/*
+ * The one text a rule's pattern matches (anchored at both ends, as rules are compiled) when
+ * the pattern is plain text: characters without regular-expression syntax, and punctuation
+ * escaped with a backslash. NULL for anything else, or out of memory: the pattern is then
+ * matched by PCRE2. Generated policies are mostly such patterns; comparing them as text
+ * spares a PCRE2 match per event and rule.
+ */
+char *policy_pattern_literal(const char *pattern, size_t *ret_len);
 
 struct mb_policy {
 	policy_pcr pcr[MB_PCR_COUNT];

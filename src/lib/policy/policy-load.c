@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Loading a policy (docs/policy.md). The file is untrusted: every count is capped, every
  * field type checked, unknown keys refused (a typo must not quietly weaken a policy). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,6 +107,42 @@ static size_t probe_subject(char *buf, size_t n, char ch, const char *tail, size
 	buf[run] = '\x01';
 	memcpy(buf + run + 1, tail, tail_len);
 	return run + 1 + tail_len;
+}
+
+char *policy_pattern_literal(const char *pattern, size_t *ret_len)
+{
+	/* PCRE2's metacharacters outside a class (no PCRE2_EXTENDED: blanks and # are plain) */
+	static const char meta[] = "\\^$.[]|()?*+{}";
+	size_t n = strlen(pattern), i, k = 0;
+	char *out = malloc(n + 1);
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char) pattern[i];
+
+		if (ch == '\\') {
+			unsigned char e = (unsigned char) pattern[i + 1];
+
+			/* an escaped ASCII punctuation mark is itself; an escaped letter or digit is a class,
+			 * an assertion, a back reference or \Q...\E: not plain text */
+			if (e >= 0x80 || !ispunct(e)) {
+				free(out);
+				return NULL;
+			}
+			out[k++] = (char) e;
+			i++;
+			continue;
+		}
+		if (strchr(meta, ch)) {
+			free(out);
+			return NULL;
+		}
+		out[k++] = (char) ch;
+	}
+	out[k] = '\0';
+	*ret_len = k;
+	return out;
 }
 
 /* A pattern that needs more than the match limits on simple long subjects backtracks
@@ -221,6 +258,7 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 				return fail_field(c, pat, field, "regular expression does not compile at offset %zu: %s",
 						  (size_t) erroff, (const char *) msg);
 			}
+			r->literal = policy_pattern_literal(pat, &r->literal_len);
 			if (regex_is_catastrophic(p, r->re, pat))
 				return fail_field(c, pat, field, "regular expression backtracks catastrophically "
 						  "(it exceeds the match limit on a simple long text); simplify it");
@@ -416,6 +454,7 @@ MB_EXPORT void mb_policy_free(mb_policy *p)
 
 			free(r->name);
 			free(r->pattern);
+			free(r->literal);
 			pcre2_code_free(r->re);
 			for (a = 0; a < r->n_allowed; a++)
 				free(r->allowed[a].description);
