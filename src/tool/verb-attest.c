@@ -11,6 +11,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } subs[] = {
+	{ "challenge", attest_challenge, "verifier: check an enrollment request, make its challenge; check the answer" },
 	{ NULL, NULL, NULL },
 };
 
