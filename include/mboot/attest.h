@@ -59,7 +59,9 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 
 /*
  * TPM2_ActivateCredential of a challenge with the AK of ak_file and the EK (its policy session:
- * PolicySecret on the endorsement hierarchy). Writes the response; caller frees.
+ * PolicySecret on the endorsement hierarchy). Writes the response; caller frees. A challenge
+ * for another AK, or a credential the TPM cannot open (made for another AK name or another EK),
+ * is MB_ERR_ATTEST_REFUSED; a malformed challenge or AK file -EBADMSG (or -E2BIG).
  */
 MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_file, size_t ak_file_size,
 				     const char *challenge, size_t challenge_size, char **ret_response,

@@ -62,9 +62,8 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 				return tool_usage_error(verb, "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
 			break;
 		case OPT_BANK:
-			a->bank = mb_digest_by_name(optarg);
-			if (!a->bank)
-				return tool_usage_error(verb, "unknown bank '%s'", optarg);
+			if (tool_bank_arg(verb, optarg, &a->bank) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
 		case OPT_VALUES: a->values = optarg; break;
 		case OPT_LOG: a->log = optarg; break;

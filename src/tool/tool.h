@@ -57,6 +57,22 @@ struct mb_policy;
 /* Read and load a policy; on failure reports (line and field) and returns EXIT_USAGE. */
 int tool_load_policy(const char *path, struct mb_policy **ret);
 
+/* A sub-command of a verb ("log show"): argv from its own name on, returns the exit code. */
+typedef struct tool_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} tool_command;
+/*
+ * Run the sub-command argv[1] names from cmds (ended by a { NULL } entry). No sub-command:
+ * help on stderr, EXIT_USAGE; --help / -h: help on stdout, EXIT_OK; an unknown one: a usage error.
+ */
+int tool_dispatch(const char *verb, const char *help, const tool_command *cmds, int argc, char **argv);
+
+/* --bank NAME: its algorithm; a usage error (EXIT_USAGE, said) for a name mboot does not know. */
+int tool_bank_arg(const char *verb, const char *name, const mb_digest_info **ret);
+/* A repeatable --bank: NAME's algorithm added to algs[*n] once; EXIT_USAGE, said, when unknown or too many. */
+int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_BANKS], size_t *n);
+
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
 /* A decimal number in [min, max], digits only; -EINVAL otherwise. */

@@ -40,6 +40,48 @@ int tool_usage_error(const char *verb, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int tool_dispatch(const char *verb, const char *help, const tool_command *cmds, int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fputs(help, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(help, stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; cmds[i].name; i++)
+		if (strcmp(argv[1], cmds[i].name) == 0)
+			return cmds[i].run(argc - 1, argv + 1);
+	return tool_usage_error(verb, "unknown command '%s'", argv[1]);
+}
+
+int tool_bank_arg(const char *verb, const char *name, const mb_digest_info **ret)
+{
+	*ret = mb_digest_by_name(name);
+	if (!*ret)
+		return tool_usage_error(verb, "unknown bank '%s'", name);
+	return EXIT_OK;
+}
+
+int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_BANKS], size_t *n)
+{
+	const mb_digest_info *d;
+	size_t i;
+
+	if (tool_bank_arg(verb, name, &d) != EXIT_OK)
+		return EXIT_USAGE;
+	for (i = 0; i < *n; i++)
+		if (algs[i] == d->alg)
+			return EXIT_OK;
+	if (*n >= MB_MAX_BANKS)
+		return tool_usage_error(verb, "too many --bank options");
+	algs[(*n)++] = d->alg;
+	return EXIT_OK;
+}
+
 int tool_check_output(const char *verb, const char *path, bool force)
 {
 	struct stat st;

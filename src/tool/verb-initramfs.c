@@ -716,21 +716,14 @@ out:
 	return ret;
 }
 
+static const tool_command initramfs_commands[] = {
+	{ "pack", cmd_pack },
+	{ "list", cmd_list },
+	{ "verify", cmd_verify },
+	{ NULL, NULL },
+};
+
 int verb_initramfs(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(initramfs_help, stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(initramfs_help, stdout);
-		return EXIT_OK;
-	}
-	if (strcmp(argv[1], "pack") == 0)
-		return cmd_pack(argc - 1, argv + 1);
-	if (strcmp(argv[1], "list") == 0)
-		return cmd_list(argc - 1, argv + 1);
-	if (strcmp(argv[1], "verify") == 0)
-		return cmd_verify(argc - 1, argv + 1);
-	return tool_usage_error("initramfs", "unknown command '%s'", argv[1]);
+	return tool_dispatch("initramfs", initramfs_help, initramfs_commands, argc, argv);
 }

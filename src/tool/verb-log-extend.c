@@ -115,18 +115,10 @@ int log_extend(int argc, char **argv)
 		case 'h':
 			fputs(extend_help, stdout);
 			return EXIT_OK;
-		case OPT_BANK: {
-			const mb_digest_info *d = mb_digest_by_name(optarg);
-
-			if (!d)
-				return tool_usage_error("log extend", "unknown bank '%s'", optarg);
-			if (!alg_in(d->alg, only, n_only)) {
-				if (n_only >= MB_MAX_BANKS)
-					return tool_usage_error("log extend", "too many --bank options");
-				only[n_only++] = d->alg;
-			}
+		case OPT_BANK:
+			if (tool_bank_list_add("log extend", optarg, only, &n_only) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
-		}
 		case OPT_FORCE:
 			force = true;
 			break;

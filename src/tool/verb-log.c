@@ -98,9 +98,8 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 		case OPT_BANK:
 			if (!strchr(allowed, 'b'))
 				return tool_usage_error(verb, "--bank is not an option here");
-			a->bank = mb_digest_by_name(optarg);
-			if (!a->bank)
-				return tool_usage_error(verb, "unknown bank '%s'", optarg);
+			if (tool_bank_arg(verb, optarg, &a->bank) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
 		default:
 			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
@@ -498,30 +497,15 @@ out:
 	return rc;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(int argc, char **argv);
-} log_verbs[] = {
+static const tool_command log_commands[] = {
 	{ "show", log_show },
 	{ "replay", log_replay },
 	{ "diff", log_diff },
 	{ "extend", log_extend },
+	{ NULL, NULL },
 };
 
 int verb_log(int argc, char **argv)
 {
-	size_t i;
-
-	if (argc < 2) {
-		fputs(log_help, stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(log_help, stdout);
-		return EXIT_OK;
-	}
-	for (i = 0; i < sizeof(log_verbs) / sizeof(log_verbs[0]); i++)
-		if (strcmp(argv[1], log_verbs[i].name) == 0)
-			return log_verbs[i].run(argc - 1, argv + 1);
-	return tool_usage_error("log", "unknown command '%s'", argv[1]);
+	return tool_dispatch("log", log_help, log_commands, argc, argv);
 }

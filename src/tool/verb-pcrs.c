@@ -82,22 +82,10 @@ int verb_pcrs(int argc, char **argv)
 			if (tool_parse_pcr_list(optarg, &mask) < 0)
 				return tool_usage_error("pcrs", "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
 			break;
-		case OPT_BANK: {
-			const mb_digest_info *d = mb_digest_by_name(optarg);
-			size_t i;
-
-			if (!d)
-				return tool_usage_error("pcrs", "unknown bank '%s'", optarg);
-			for (i = 0; i < n_algs; i++)
-				if (algs[i] == d->alg)
-					break;
-			if (i == n_algs) {
-				if (n_algs >= MB_MAX_BANKS)
-					return tool_usage_error("pcrs", "too many --bank options");
-				algs[n_algs++] = d->alg;
-			}
+		case OPT_BANK:
+			if (tool_bank_list_add("pcrs", optarg, algs, &n_algs) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
-		}
 		case OPT_TCTI:
 			tcti = optarg;
 			break;

@@ -74,9 +74,8 @@ int policy_sign(int argc, char **argv)
 				return tool_usage_error("policy sign", "bad PCR list '%s' (e.g. 4,8,9; not empty)", optarg);
 			break;
 		case OPT_BANK:
-			bank = mb_digest_by_name(optarg);
-			if (!bank)
-				return tool_usage_error("policy sign", "unknown bank '%s'", optarg);
+			if (tool_bank_arg("policy sign", optarg, &bank) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
 		case OPT_VALUES:
 			values = optarg;

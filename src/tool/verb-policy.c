@@ -225,21 +225,14 @@ static int policy_lint(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const tool_command policy_commands[] = {
+	{ "generate", policy_generate },
+	{ "lint", policy_lint },
+	{ "sign", policy_sign },
+	{ NULL, NULL },
+};
+
 int verb_policy(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(policy_help, stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(policy_help, stdout);
-		return EXIT_OK;
-	}
-	if (strcmp(argv[1], "generate") == 0)
-		return policy_generate(argc - 1, argv + 1);
-	if (strcmp(argv[1], "lint") == 0)
-		return policy_lint(argc - 1, argv + 1);
-	if (strcmp(argv[1], "sign") == 0)
-		return policy_sign(argc - 1, argv + 1);
-	return tool_usage_error("policy", "unknown command '%s'", argv[1]);
+	return tool_dispatch("policy", policy_help, policy_commands, argc, argv);
 }

@@ -303,19 +303,13 @@ static int totp_show(int argc, char **argv)
 	return rc;
 }
 
+static const tool_command totp_commands[] = {
+	{ "init", totp_init },
+	{ "show", totp_show },
+	{ NULL, NULL },
+};
+
 int verb_totp(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(totp_help, stderr);
-		return EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(totp_help, stdout);
-		return EXIT_OK;
-	}
-	if (strcmp(argv[1], "init") == 0)
-		return totp_init(argc - 1, argv + 1);
-	if (strcmp(argv[1], "show") == 0)
-		return totp_show(argc - 1, argv + 1);
-	return tool_usage_error("totp", "unknown command '%s'", argv[1]);
+	return tool_dispatch("totp", totp_help, totp_commands, argc, argv);
 }

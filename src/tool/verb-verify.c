@@ -560,21 +560,10 @@ int verb_verify(int argc, char **argv)
 		case OPT_PCRS:
 			pcrs_path = optarg;
 			break;
-		case OPT_BANK: {
-			const mb_digest_info *d = mb_digest_by_name(optarg);
-
-			if (!d)
-				return tool_usage_error("verify", "unknown bank '%s'", optarg);
-			for (i = 0; i < n_only; i++)
-				if (only[i] == d->alg)
-					break;
-			if (i == n_only) {
-				if (n_only >= MB_MAX_BANKS)
-					return tool_usage_error("verify", "too many --bank options");
-				only[n_only++] = d->alg;
-			}
+		case OPT_BANK:
+			if (tool_bank_list_add("verify", optarg, only, &n_only) != EXIT_OK)
+				return EXIT_USAGE;
 			break;
-		}
 		case OPT_JSON:
 			json = true;
 			break;

@@ -16,6 +16,8 @@ int verb_seal(int argc, char **argv);
 int verb_unseal(int argc, char **argv);
 int verb_reseal(int argc, char **argv);
 int verb_attest(int argc, char **argv);
+/* mboot attest verify: in verb-attest-verify.c, dispatched from verb-attest.c. */
+int attest_verify(int argc, char **argv);
 
 /* mboot log extend: in verb-log-extend.c, dispatched from verb-log.c. */
 int log_extend(int argc, char **argv);
@@ -37,5 +39,18 @@ int attest_challenge(int argc, char **argv);
 
 /* mboot policy sign: in verb-policy-sign.c, dispatched from verb-policy.c. */
 int policy_sign(int argc, char **argv);
+
+/* mboot attest enroll and activate (verb-attest-machine.c), mboot quote (verb-quote.c). */
+#include <stddef.h>
+#include <mboot/error.h>
+#define MB_AK_DIR_DEFAULT "/var/lib/mboot"
+#define MB_AK_FILE_DEFAULT MB_AK_DIR_DEFAULT "/ak.json"
+int attest_enroll(int argc, char **argv);
+int attest_activate(int argc, char **argv);
+int verb_quote(int argc, char **argv);
+/* Report err; the exit code: 1 refused, 2 malformed input or bad arguments, 3 the TPM (or memory). */
+int attest_machine_exit(const char *what, const mb_error *err);
+/* Read the AK file (64 KiB at most); a missing one says to enroll first. Reports, EXIT_USAGE. */
+int attest_read_ak_file(const char *path, char **ret, size_t *ret_size);
 
 #endif

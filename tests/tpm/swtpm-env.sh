@@ -130,3 +130,50 @@ swtpm_banks() {
 }
 
 fail() { echo "FAIL: $*"; exit 1; }
+
+# swtpm_start_ek_cert [BANKS]
+#   a manufactured TPM: swtpm_setup --tpm2 --create-ek-cert (RSA 2048 and ECC EKs with
+#   certificates in NV) with swtpm_localca and a private config and CA under $SWTPM_DIR
+#   (never /var/lib/swtpm-localca), PCR banks BANKS (default sha1,sha256); then start
+#   swtpm from the state it made (startup-clear). SWTPM_EK_CA is the CA's root certificate,
+#   SWTPM_EK_ISSUER the intermediate that signed the EK certificates.
+swtpm_start_ek_cert() {
+	local banks=${1:-sha1,sha256} ca=$SWTPM_DIR/localca state=$SWTPM_DIR/state
+	if ! command -v swtpm_setup >/dev/null || ! command -v swtpm_localca >/dev/null; then
+		echo "SKIP: swtpm_setup or swtpm_localca not installed"
+		exit 77
+	fi
+	swtpm_stop
+	rm -rf "$state" "$ca"
+	mkdir -p "$state" "$ca"
+	printf '%s\n' "statedir = $ca" "signingkey = $ca/signkey.pem" "issuercert = $ca/issuercert.pem" \
+		"certserial = $ca/certserial" > "$SWTPM_DIR/localca.conf"
+	printf '%s\n' "--platform-manufacturer mboot" "--platform-version 2.1" "--platform-model test" \
+		> "$SWTPM_DIR/localca.options"
+	printf '%s\n' "create_certs_tool = $(command -v swtpm_localca)" \
+		"create_certs_tool_config = $SWTPM_DIR/localca.conf" \
+		"create_certs_tool_options = $SWTPM_DIR/localca.options" \
+		"active_pcr_banks = $banks" > "$SWTPM_DIR/swtpm_setup.conf"
+	TMPDIR=$SWTPM_DIR XDG_CONFIG_HOME=$SWTPM_DIR swtpm_setup --tpm2 --tpm-state "$state" --create-ek-cert \
+		--config "$SWTPM_DIR/swtpm_setup.conf" --logfile "$SWTPM_DIR/swtpm_setup.log" >/dev/null 2>&1 ||
+		{ cat "$SWTPM_DIR/swtpm_setup.log"; fail "swtpm_setup --create-ek-cert"; }
+	SWTPM_EK_CA=$ca/swtpm-localca-rootca-cert.pem
+	SWTPM_EK_ISSUER=$ca/issuercert.pem
+	[ -s "$SWTPM_EK_CA" ] || fail "swtpm_localca made no CA in $ca"
+	[ -s "$SWTPM_EK_ISSUER" ] || fail "swtpm_localca made no issuer certificate in $ca"
+	rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
+	( swtpm socket --tpm2 \
+		--server type=unixio,path="$SWTPM_DIR/sock" \
+		--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
+		--tpmstate dir="$state" --flags not-need-init,startup-clear \
+		--log file="$SWTPM_DIR/swtpm.log" </dev/null &
+	  echo $! > "$SWTPM_DIR/pid" )
+	SWTPM_PID=$(cat "$SWTPM_DIR/pid")
+	for _ in $(seq 50); do
+		[ -S "$SWTPM_DIR/sock" ] && [ -S "$SWTPM_DIR/sock.ctrl" ] && break
+		sleep 0.1
+	done
+	[ -S "$SWTPM_DIR/sock.ctrl" ] || { echo "FAIL: swtpm did not start"; cat "$SWTPM_DIR/swtpm.log"; exit 1; }
+	TCTI="swtpm:path=$SWTPM_DIR/sock"
+	export TPM2TOOLS_TCTI=$TCTI
+}

@@ -25,8 +25,6 @@
 #include "unseal-internal.h"
 
 #define UNSEAL_MAX_TRIES 5
-/* load_parent: the persistent handle holds a key that is not a storage key */
-#define MB_ERR_TPM_NOT_STORAGE (-4090)
 
 static const TPMT_SYM_DEF session_sym = {
 	.algorithm = TPM2_ALG_AES,
@@ -53,7 +51,7 @@ static void srk_template(TPM2B_PUBLIC *p)
 	p->publicArea.unique.ecc.y.size = 32;
 }
 
-static bool rc_is(TSS2_RC rc, uint32_t code)
+bool tpm_rc_is(TSS2_RC rc, uint32_t code)
 {
 	if ((rc & TSS2_RC_LAYER_MASK) != TSS2_TPM_RC_LAYER && (rc & TSS2_RC_LAYER_MASK) != TSS2_RESMGR_TPM_RC_LAYER)
 		return false;
@@ -63,19 +61,19 @@ static bool rc_is(TSS2_RC rc, uint32_t code)
 	return (rc & 0xfff) == code;
 }
 
-static int classify(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
+int tpm_classify(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
 {
 	int r = mb_tpm_fail(t, err, rc, what);
 
-	if (rc_is(rc, TPM2_RC_LOCKOUT) && err)
+	if (tpm_rc_is(rc, TPM2_RC_LOCKOUT) && err)
 		err->code = MB_ERR_TPM_LOCKOUT;
-	if (rc_is(rc, TPM2_RC_LOCKOUT))
+	if (tpm_rc_is(rc, TPM2_RC_LOCKOUT))
 		r = MB_ERR_TPM_LOCKOUT;
 	return r;
 }
 
 /* The parent: the persistent SRK, or a transient primary from the template (*flush set). */
-static int load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret, bool *flush, mb_error *err)
+int tpm_load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret, bool *flush, mb_error *err)
 {
 	TPM2B_SENSITIVE_CREATE sens = { 0 };
 	TPM2B_DATA outside = { 0 };
@@ -93,12 +91,12 @@ static int load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret
 			char what[64];
 
 			snprintf(what, sizeof(what), "no parent key at persistent handle 0x%08x", handle);
-			return classify(t, err, rc, what);
+			return tpm_classify(t, err, rc, what);
 		}
 		rc = Esys_ReadPublic(t->esys, *ret, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL, NULL);
 		if (rc != TSS2_RC_SUCCESS) {
 			Esys_TR_Close(t->esys, ret);
-			return classify(t, err, rc, "TPM2_ReadPublic of the parent failed");
+			return tpm_classify(t, err, rc, "TPM2_ReadPublic of the parent failed");
 		}
 		if ((pub->publicArea.objectAttributes & want) != want) {
 			Esys_Free(pub);
@@ -112,12 +110,12 @@ static int load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret
 	rc = Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl,
 				&outside, &creation, ret, NULL, NULL, NULL, NULL);
 	if (rc != TSS2_RC_SUCCESS)
-		return classify(t, err, rc, "TPM2_CreatePrimary of the ECC P-256 SRK failed");
+		return tpm_classify(t, err, rc, "TPM2_CreatePrimary of the ECC P-256 SRK failed");
 	*flush = true;
 	return 0;
 }
 
-static void drop_parent(mb_tpm *t, ESYS_TR *h, bool flush)
+void tpm_drop_parent(mb_tpm *t, ESYS_TR *h, bool flush)
 {
 	if (*h == ESYS_TR_NONE)
 		return;
@@ -129,13 +127,13 @@ static void drop_parent(mb_tpm *t, ESYS_TR *h, bool flush)
 }
 
 /* A session salted with the parent, that encrypts command (decrypt) or response (encrypt) parameter 1. */
-static int start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION attrs, ESYS_TR *ret, mb_error *err)
+int tpm_start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION attrs, ESYS_TR *ret, mb_error *err)
 {
 	TSS2_RC rc = Esys_StartAuthSession(t->esys, parent, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
 					   NULL, type, &session_sym, TPM2_ALG_SHA256, ret);
 
 	if (rc != TSS2_RC_SUCCESS)
-		return classify(t, err, rc, "TPM2_StartAuthSession failed");
+		return tpm_classify(t, err, rc, "TPM2_StartAuthSession failed");
 	rc = Esys_TRSess_SetAttributes(t->esys, *ret, attrs | TPMA_SESSION_CONTINUESESSION, 0xff);
 	if (rc != TSS2_RC_SUCCESS) {
 		Esys_FlushContext(t->esys, *ret);
@@ -143,6 +141,17 @@ static int start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION a
 		return mb_tpm_fail(t, err, rc, "cannot set session attributes");
 	}
 	return 0;
+}
+
+int tpm_load_storage_parent(mb_tpm *t, ESYS_TR *ret, bool *flush, bool *persistent, bool *unusable, mb_error *err)
+{
+	int r = tpm_load_parent(t, true, MB_TPM_SRK_HANDLE, ret, flush, NULL);
+
+	*persistent = r >= 0;
+	*unusable = r == MB_ERR_TPM_NOT_STORAGE;
+	if (r < 0)
+		r = tpm_load_parent(t, false, 0, ret, flush, err);
+	return r;
 }
 
 enum parent_choice { PARENT_AUTO, PARENT_TEMPLATE, PARENT_PERSISTENT };
@@ -168,21 +177,15 @@ static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, cons
 			       secret_size);
 
 	if (choice == PARENT_AUTO) {
-		/* The persistent SRK when there is one; else the template's primary. */
 		handle = MB_TPM_SRK_HANDLE;
-		r = load_parent(t, true, handle, &parent, &flush, NULL);
-		if (r < 0) {
-			unusable = r == MB_ERR_TPM_NOT_STORAGE;
-			persistent = false;
-			r = load_parent(t, false, 0, &parent, &flush, err);
-		}
+		r = tpm_load_storage_parent(t, &parent, &flush, &persistent, &unusable, err);
 	} else {
 		persistent = choice == PARENT_PERSISTENT;
-		r = load_parent(t, persistent, handle, &parent, &flush, err);
+		r = tpm_load_parent(t, persistent, handle, &parent, &flush, err);
 	}
 	if (r < 0)
 		return r;
-	r = start_session(t, parent, TPM2_SE_HMAC, TPMA_SESSION_DECRYPT, &session, err);
+	r = tpm_start_session(t, parent, TPM2_SE_HMAC, TPMA_SESSION_DECRYPT, &session, err);
 	if (r < 0)
 		goto out;
 
@@ -202,7 +205,7 @@ static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, cons
 			 &out_priv, &out_pub, NULL, NULL, NULL);
 	explicit_bzero(&sens, sizeof(sens));
 	if (rc != TSS2_RC_SUCCESS) {
-		r = classify(t, err, rc, rc_is(rc, TPM2_RC_LOCKOUT) ?
+		r = tpm_classify(t, err, rc, tpm_rc_is(rc, TPM2_RC_LOCKOUT) ?
 				 "TPM2_Create refused: the parent key is protected against dictionary attacks (no noDA)" :
 				 "TPM2_Create of the sealed object failed");
 		goto out;
@@ -234,7 +237,7 @@ out:
 	Esys_Free(out_priv);
 	if (session != ESYS_TR_NONE)
 		Esys_FlushContext(t->esys, session);
-	drop_parent(t, &parent, flush);
+	tpm_drop_parent(t, &parent, flush);
 	if (r < 0) {
 		free(ret->pub);
 		free(ret->priv);
@@ -368,7 +371,7 @@ static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, c
 	rc = Esys_LoadExternal(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, NULL, &pub, ESYS_TR_RH_OWNER,
 			       &a->key);
 	if (rc != TSS2_RC_SUCCESS)
-		return classify(t, err, rc, "TPM2_LoadExternal of the authorising key failed");
+		return tpm_classify(t, err, rc, "TPM2_LoadExternal of the authorising key failed");
 	rc = Esys_TR_GetName(t->esys, a->key, &name);
 	if (rc != TSS2_RC_SUCCESS)
 		return mb_tpm_fail(t, err, rc, "cannot get the authorising key's name");
@@ -379,8 +382,8 @@ static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, c
 			       "is sealed to");
 	rc = Esys_VerifySignature(t->esys, a->key, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &ahash, &ts, &a->ticket);
 	if (rc != TSS2_RC_SUCCESS) {
-		r = classify(t, err, rc, "TPM2_VerifySignature failed");
-		if (rc_is(rc, TPM2_RC_SIGNATURE))
+		r = tpm_classify(t, err, rc, "TPM2_VerifySignature failed");
+		if (tpm_rc_is(rc, TPM2_RC_SIGNATURE))
 			r = mb_fail(err, MB_ERR_TPM_SIGNATURE, "the TPM finds the signature invalid: it was not made "
 				    "by the key the secret is sealed to over these PCR values (TPM_RC_SIGNATURE)");
 		return r;
@@ -427,17 +430,17 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 	sel.pcrSelections[0].pcrSelect[1] = (mask >> 8) & 0xff;
 	sel.pcrSelections[0].pcrSelect[2] = (mask >> 16) & 0xff;
 
-	r = load_parent(t, parent_persistent, parent_handle, &parent, &flush, err);
+	r = tpm_load_parent(t, parent_persistent, parent_handle, &parent, &flush, err);
 	if (r < 0)
 		return r;
-	r = start_session(t, parent, TPM2_SE_HMAC, 0, &session, err);
+	r = tpm_start_session(t, parent, TPM2_SE_HMAC, 0, &session, err);
 	if (r < 0)
 		goto out;
 	rc = Esys_Load(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &q, &p, &obj);
 	Esys_FlushContext(t->esys, session);
 	session = ESYS_TR_NONE;
 	if (rc != TSS2_RC_SUCCESS) {
-		r = classify(t, err, rc, rc_is(rc, TPM2_RC_LOCKOUT) ?
+		r = tpm_classify(t, err, rc, tpm_rc_is(rc, TPM2_RC_LOCKOUT) ?
 				 "TPM2_Load refused: the parent key is protected against dictionary attacks (no noDA)" :
 				 "TPM2_Load of the sealed object failed (another TPM, or another parent key?)");
 		goto out;
@@ -451,14 +454,14 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 	for (tries = 0;; tries++) {
 		TPM2B_SENSITIVE_DATA *data = NULL;
 
-		r = start_session(t, parent, TPM2_SE_POLICY, TPMA_SESSION_ENCRYPT, &session, err);
+		r = tpm_start_session(t, parent, TPM2_SE_POLICY, TPMA_SESSION_ENCRYPT, &session, err);
 		if (r < 0)
 			goto out;
 		rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
 		if (rc == TSS2_RC_SUCCESS && or_list) {
 			rc = Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, or_list);
 			/* the PCRs gave a digest that is none of the branches */
-			if (rc_is(rc, TPM2_RC_VALUE))
+			if (tpm_rc_is(rc, TPM2_RC_VALUE))
 				rc = TPM2_RC_POLICY_FAIL;
 		}
 		if (rc == TSS2_RC_SUCCESS && auth) {
@@ -469,7 +472,7 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 			rc = Esys_PolicyAuthorize(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &approved,
 						  &ref, &auth->name, auth->ticket);
 			/* the PCRs are not the signed values: the session's digest is not approvedPolicy */
-			if (rc_is(rc, TPM2_RC_VALUE))
+			if (tpm_rc_is(rc, TPM2_RC_VALUE))
 				rc = TPM2_RC_POLICY_FAIL;
 		}
 		if (rc == TSS2_RC_SUCCESS)
@@ -491,14 +494,14 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 			goto out;
 		}
 		/* PCRs extended between PolicyPCR and Unseal: the session is stale, start again. */
-		if (rc_is(rc, TPM2_RC_PCR_CHANGED) && tries + 1 < UNSEAL_MAX_TRIES)
+		if (tpm_rc_is(rc, TPM2_RC_PCR_CHANGED) && tries + 1 < UNSEAL_MAX_TRIES)
 			continue;
-		if (rc_is(rc, TPM2_RC_POLICY_FAIL)) {
+		if (tpm_rc_is(rc, TPM2_RC_POLICY_FAIL)) {
 			mb_tpm_fail(t, err, rc, "TPM2_Unseal refused");
 			r = mb_fail(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
 			goto out;
 		}
-		r = classify(t, err, rc, rc_is(rc, TPM2_RC_PCR_CHANGED) ?
+		r = tpm_classify(t, err, rc, tpm_rc_is(rc, TPM2_RC_PCR_CHANGED) ?
 				 "the PCRs kept changing between TPM2_PolicyPCR and TPM2_Unseal; gave up after "
 				 "5 tries" : "TPM2_PolicyPCR/TPM2_Unseal failed");
 		goto out;
@@ -510,7 +513,7 @@ out:
 		authorization_done(t, auth);
 	if (obj != ESYS_TR_NONE)
 		Esys_FlushContext(t->esys, obj);
-	drop_parent(t, &parent, flush);
+	tpm_drop_parent(t, &parent, flush);
 	return r;
 }
 

@@ -2,6 +2,7 @@
 #ifndef MB_TPM_INTERNAL_H
 #define MB_TPM_INTERNAL_H
 
+#include <stdbool.h>
 #include <tss2/tss2_esys.h>
 #include <mboot/tpm.h>
 
@@ -14,5 +15,26 @@ struct mb_tpm {
 
 /* Record rc in t and fill err with MB_ERR_TPM and Tss2_RC_Decode's words. */
 int mb_tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what);
+
+/* The parts of seal.c that attest.c shares: response codes, the storage parent, sessions. */
+
+/* tpm_load_parent: the persistent handle holds a key that is not a storage key */
+#define MB_ERR_TPM_NOT_STORAGE (-4090)
+
+/* rc is the TPM's response code `code` (format-1 codes without their handle/parameter number). */
+bool tpm_rc_is(TSS2_RC rc, uint32_t code);
+/* mb_tpm_fail, with TPM_RC_LOCKOUT as MB_ERR_TPM_LOCKOUT. */
+int tpm_classify(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what);
+/* The parent: the persistent key at handle, or a transient SRK from the template (*flush set). */
+int tpm_load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret, bool *flush, mb_error *err);
+/*
+ * The parent seal picks: the persistent SRK at MB_TPM_SRK_HANDLE when it is a storage key
+ * (*persistent), else the SRK template's primary (*unusable: the handle holds another key).
+ */
+int tpm_load_storage_parent(mb_tpm *t, ESYS_TR *ret, bool *flush, bool *persistent, bool *unusable,
+			    mb_error *err);
+void tpm_drop_parent(mb_tpm *t, ESYS_TR *h, bool flush);
+/* A session salted with parent (AES-128-CFB, SHA-256); attrs: TPMA_SESSION_DECRYPT/ENCRYPT or 0. */
+int tpm_start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION attrs, ESYS_TR *ret, mb_error *err);
 
 #endif

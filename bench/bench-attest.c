@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bench-attest EVIDENCE MACHINE NONCE_HEX POLICY [SECONDS]: mb_attest_verify in a loop, one core;
+ * prints "verifications/s N" (every one must be trusted). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mboot/mboot.h>
+
+#include "shared/fileio.h"
+#include "shared/hex.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	uint8_t *ev, *m, *pol, nonce[32];
+	size_t ev_size, m_size, pol_size, n = 0, nonce_size;
+	mb_policy *policy = NULL;
+	mb_error err = { 0 };
+	double secs = argc > 5 ? atof(argv[5]) : 3.0, t0, t;
+
+	if (argc < 5 || mb_read_file(argv[1], MB_ATTEST_FILE_MAX, &ev, &ev_size, &err) < 0 ||
+	    mb_read_file(argv[2], MB_ATTEST_FILE_MAX, &m, &m_size, &err) < 0 ||
+	    mb_read_file(argv[4], MB_POLICY_MAX_SIZE, &pol, &pol_size, &err) < 0 ||
+	    mb_policy_parse((const char *) pol, pol_size, &policy, &err) < 0) {
+		fprintf(stderr, "usage: bench-attest EVIDENCE MACHINE NONCE POLICY [SECONDS] (%s)\n", err.message);
+		return 2;
+	}
+	nonce_size = strlen(argv[3]) / 2;
+	if (nonce_size > sizeof(nonce) || mb_unhex(argv[3], 2 * nonce_size, nonce, nonce_size) < 0)
+		return 2;
+	t0 = now();
+	do {
+		mb_attest_verify_options o = { .nonce = nonce, .nonce_size = nonce_size, .policy = policy };
+		mb_attest_verdict *v;
+
+		if (mb_attest_verify((const char *) ev, ev_size, (const char *) m, m_size, &o, &v, &err) < 0 ||
+		    !mb_attest_verdict_trusted(v)) {
+			fprintf(stderr, "not trusted: %s\n", err.message);
+			return 1;
+		}
+		mb_attest_verdict_free(v);
+		n++;
+		t = now();
+	} while (t - t0 < secs);
+	printf("verifications/s %.0f\n", n / (t - t0));
+	mb_policy_free(policy);
+	free(ev);
+	free(m);
+	free(pol);
+	return 0;
+}

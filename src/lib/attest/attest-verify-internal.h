@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MB_ATTEST_VERIFY_INTERNAL_H
+#define MB_ATTEST_VERIFY_INTERNAL_H
+/* The verifier's evidence check (evidence.c, verify-evidence.c, verify-logs.c, verdict.c). Internal. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mboot/attest.h>
+#include <mboot/cel.h>
+#include <mboot/eventlog.h>
+#include <mboot/replay.h>
+
+#include "lib/attest/quote-decode.h"
+
+/* Caps of the evidence's binary fields (the logs have their own). */
+#define EVIDENCE_AK_PUBLIC_MAX 2048
+/* Reasons kept in a verdict (one per failing PCR or policy violation); the rest are counted. */
+#define VERDICT_REASONS_MAX 64
+
+/* Evidence as read (docs/attest.md), nothing checked but its shape. */
+typedef struct attest_evidence {
+	uint8_t *attest;
+	size_t attest_size;
+	uint8_t *signature;
+	size_t signature_size;
+	uint8_t *ak_public;
+	size_t ak_public_size;
+	uint8_t *eventlog;        /* NULL: none carried */
+	size_t eventlog_size;
+	uint8_t *userspace_log;   /* NULL: none carried */
+	size_t userspace_log_size;
+	mb_pcr_values *pcrs;      /* the values carried */
+	quote_attest quote;
+	quote_signature sig;
+} attest_evidence;
+
+int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, mb_error *err);
+void attest_evidence_done(attest_evidence *e);
+
+/* The machine record: the enrolled AK. */
+typedef struct attest_machine {
+	uint8_t *ak_public;
+	size_t ak_public_size;
+	uint8_t ak_name[68];
+	size_t ak_name_size;
+} attest_machine;
+
+int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_error *err);
+void attest_machine_done(attest_machine *m);
+
+/* ---- the verdict (verdict.c) ---- */
+
+typedef struct verdict_reason {
+	mb_attest_reason reason;
+	char *detail;
+} verdict_reason;
+
+typedef struct verdict_pcr {
+	uint16_t alg;
+	uint32_t pcr;
+	mb_pcr_verdict verdict;
+	uint32_t n_events, n_userspace;
+} verdict_pcr;
+
+typedef struct verdict_violation {
+	uint32_t pcr;
+	int64_t event;            /* firmware event number, or -1 */
+	int64_t record;           /* userspace record index, or -1 */
+	uint32_t type;
+	char *text, *reason, *closest;
+} verdict_violation;
+
+typedef struct verdict_change {
+	int kind;                 /* mb_diff_kind */
+	uint32_t pcr;
+	int64_t before, after;    /* event numbers in the baseline's and this log, or -1 */
+	uint32_t type;
+} verdict_change;
+
+struct mb_attest_verdict {
+	size_t n_reasons, n_reasons_dropped;
+	verdict_reason reasons[VERDICT_REASONS_MAX];
+
+	bool quote_decoded;
+	quote_attest quote;
+	uint16_t sig_alg, sig_hash;
+
+	bool logs_checked, logs_ok;
+	size_t n_pcrs;
+	verdict_pcr *pcrs;
+	uint32_t n_verified, n_failed;
+
+	bool policy_checked, policy_ok;
+	uint16_t policy_bank;
+	uint32_t policy_ok_pcrs, policy_violated_pcrs;
+	size_t n_violations;
+	verdict_violation *violations;
+
+	bool has_baseline;
+	uint64_t base_firmware_version, base_clock;
+	uint32_t base_reset_count, base_restart_count;
+	bool base_logs_compared;
+	uint32_t base_pcrs_moved;
+	size_t n_changes;
+	verdict_change *changes;
+};
+
+/* Add a reason with a printf detail; -ENOMEM only. */
+int verdict_add(mb_attest_verdict *v, mb_attest_reason r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Replay the logs against the quoted values and judge them with the policy (verify-logs.c): every
+ * use of mb_verify_log and mb_policy_check is there. Fills v's logs and policy parts and adds
+ * LOG_NOT_VERIFIED / POLICY_VIOLATED; a negative errno only when the logs are malformed or on OOM.
+ */
+int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_cel_log *us,
+		      const mb_pcr_values *quoted, const mb_attest_verify_options *opts, mb_error *err);
+
+#endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The evidence and the machine record (docs/attest.md) as the verifier reads them: untrusted. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <mboot/digest.h>
+#include <mboot/seal.h>
+
+#include "lib/attest/attest-verify-internal.h"
+#include "lib/seal/seal-json.h"
+#include "shared/fail.h"
+#include "shared/hex.h"
+
+/* "0".."23", decimal without a leading zero: the PCR-values shape's keys. */
+static int pcr_key(const char *s, uint32_t *ret)
+{
+	uint32_t n = 0;
+	size_t i;
+
+	if (!s[0] || (s[0] == '0' && s[1]) || strlen(s) > 2)
+		return -EINVAL;
+	for (i = 0; s[i]; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		n = n * 10 + (uint32_t) (s[i] - '0');
+	}
+	if (n >= MB_PCR_COUNT)
+		return -EINVAL;
+	*ret = n;
+	return 0;
+}
+
+/* {"banks": {"sha256": {"0": hex, ...}, ...}} through the accessors only. */
+static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
+{
+	json_object *banks = seal_json_get(o, "banks", json_type_object);
+	mb_pcr_values *v;
+	int r = 0;
+
+	if (!banks)
+		return mb_fail(err, -EBADMSG, "field \"pcrs\" has no object \"banks\"");
+	v = mb_pcr_values_new();
+	if (!v)
+		return -ENOMEM;
+	json_object_object_foreach(banks, name, pcrs) {
+		const mb_digest_info *d = mb_digest_by_name(name);
+
+		if (!d) {
+			r = mb_fail(err, -EOPNOTSUPP, "pcrs: bank \"%.32s\" is not one mboot can compute", name);
+			break;
+		}
+		if (!json_object_is_type(pcrs, json_type_object)) {
+			r = mb_fail(err, -EBADMSG, "pcrs: bank \"%s\" is not an object", name);
+			break;
+		}
+		json_object_object_foreach(pcrs, key, val) {
+			uint8_t digest[MB_DIGEST_MAX];
+			uint32_t pcr;
+
+			if (pcr_key(key, &pcr) < 0) {
+				r = mb_fail(err, -EBADMSG, "pcrs: bank %s: \"%.32s\" is not a PCR 0-23", name, key);
+				break;
+			}
+			if (!json_object_is_type(val, json_type_string) ||
+			    (size_t) json_object_get_string_len(val) != 2u * d->size ||
+			    mb_unhex(json_object_get_string(val), 2u * d->size, digest, d->size) < 0) {
+				r = mb_fail(err, -EBADMSG, "pcrs: %s PCR %u is not %u bytes of hex", name, pcr, d->size);
+				break;
+			}
+			r = mb_pcr_values_set(v, d->alg, pcr, digest, d->size, err);
+			if (r < 0)
+				break;
+		}
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		mb_pcr_values_free(v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* o[key]: base64 of 1..max bytes (docs: binary TPM structures are base64 of their marshalling). */
+static int b64_field(json_object *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
+		     size_t *ret_size, mb_error *err)
+{
+	int r = seal_json_b64(o, key, max, optional, ret, ret_size, err);
+
+	if (r < 0)
+		return mb_fail_prefix(err, r, name);
+	if (!optional && *ret_size == 0)
+		return mb_fail(err, -EBADMSG, "%s: field \"%s\" is empty", name, key);
+	return 0;
+}
+
+int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, mb_error *err)
+{
+	json_object *root = NULL, *quote, *pcrs;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = seal_json_open(text, size, MB_ATTEST_FILE_MAX, "evidence", "mboot-evidence", &root, err);
+	if (r < 0)
+		return r;
+	quote = seal_json_get(root, "quote", json_type_object);
+	pcrs = seal_json_get(root, "pcrs", json_type_object);
+	if (!quote)
+		r = mb_fail(err, -EBADMSG, "evidence: field \"quote\" is missing or not an object");
+	else if (!pcrs)
+		r = mb_fail(err, -EBADMSG, "evidence: field \"pcrs\" is missing or not an object");
+	if (r >= 0)
+		r = b64_field(quote, "attest", "evidence quote", QUOTE_ATTEST_MAX, false, &ret->attest, &ret->attest_size,
+			      err);
+	if (r >= 0)
+		r = b64_field(quote, "signature", "evidence quote", QUOTE_SIGNATURE_MAX, false, &ret->signature,
+			      &ret->signature_size, err);
+	if (r >= 0)
+		r = b64_field(root, "ak_public", "evidence", EVIDENCE_AK_PUBLIC_MAX, false, &ret->ak_public,
+			      &ret->ak_public_size, err);
+	if (r >= 0)
+		r = b64_field(root, "eventlog", "evidence", MB_LOG_MAX_SIZE, true, &ret->eventlog, &ret->eventlog_size,
+			      err);
+	if (r >= 0)
+		r = b64_field(root, "userspace_log", "evidence", MB_CEL_MAX_SIZE, true, &ret->userspace_log,
+			      &ret->userspace_log_size, err);
+	if (r >= 0)
+		r = parse_pcrs(pcrs, &ret->pcrs, err);
+	if (r >= 0 && (r = quote_attest_parse(ret->attest, ret->attest_size, &ret->quote, err)) < 0)
+		mb_fail_prefix(err, r, "evidence quote attest");
+	if (r >= 0 && (r = quote_signature_parse(ret->signature, ret->signature_size, &ret->sig, err)) < 0)
+		mb_fail_prefix(err, r, "evidence quote signature");
+	json_object_put(root);
+	if (r < 0)
+		attest_evidence_done(ret);
+	return r;
+}
+
+void attest_evidence_done(attest_evidence *e)
+{
+	free(e->attest);
+	free(e->signature);
+	free(e->ak_public);
+	free(e->eventlog);
+	free(e->userspace_log);
+	mb_pcr_values_free(e->pcrs);
+	memset(e, 0, sizeof(*e));
+}
+
+int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_error *err)
+{
+	json_object *root = NULL, *name;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = seal_json_open(text, size, MB_ATTEST_FILE_MAX, "machine record", "mboot-machine", &root, err);
+	if (r < 0)
+		return r;
+	r = b64_field(root, "ak_public", "machine record", EVIDENCE_AK_PUBLIC_MAX, false, &ret->ak_public,
+		      &ret->ak_public_size, err);
+	name = seal_json_get(root, "ak_name", json_type_string);
+	if (r >= 0) {
+		size_t len = name ? (size_t) json_object_get_string_len(name) : 0;
+
+		if (!name || len < 2 || len % 2 || len / 2 > sizeof(ret->ak_name) ||
+		    mb_unhex(json_object_get_string(name), len, ret->ak_name, len / 2) < 0)
+			r = mb_fail(err, -EBADMSG, "machine record: field \"ak_name\" is not a Name in hex");
+		else
+			ret->ak_name_size = len / 2;
+	}
+	json_object_put(root);
+	if (r < 0)
+		attest_machine_done(ret);
+	return r;
+}
+
+void attest_machine_done(attest_machine *m)
+{
+	free(m->ak_public);
+	memset(m, 0, sizeof(*m));
+}

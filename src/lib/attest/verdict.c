@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The verdict of mb_attest_verify: reasons, what the quote said, the logs' and the policy's verdicts. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <mboot/diff.h>
+#include <mboot/digest.h>
+
+#include "lib/attest/attest-verify-internal.h"
+#include "shared/hex.h"
+
+static const char *const reason_names[_MB_ATTEST_REASON_MAX] = {
+	[MB_ATTEST_AK_NOT_ENROLLED] = "ak-not-enrolled",
+	[MB_ATTEST_SIGNATURE_INVALID] = "signature-invalid",
+	[MB_ATTEST_SIGNATURE_SCHEME] = "signature-scheme",
+	[MB_ATTEST_NOT_TPM_GENERATED] = "not-tpm-generated",
+	[MB_ATTEST_NOT_QUOTE] = "not-quote",
+	[MB_ATTEST_NONCE_MISMATCH] = "nonce-mismatch",
+	[MB_ATTEST_SELECTION_MISMATCH] = "selection-mismatch",
+	[MB_ATTEST_PCR_DIGEST_MISMATCH] = "pcr-digest-mismatch",
+	[MB_ATTEST_LOG_NOT_VERIFIED] = "log-not-verified",
+	[MB_ATTEST_POLICY_VIOLATED] = "policy-violated",
+};
+
+MB_EXPORT const char *mb_attest_reason_name(mb_attest_reason r)
+{
+	return (unsigned) r < _MB_ATTEST_REASON_MAX ? reason_names[r] : "unknown";
+}
+
+int verdict_add(mb_attest_verdict *v, mb_attest_reason r, const char *fmt, ...)
+{
+	va_list ap;
+	char *detail = NULL;
+	int n;
+
+	if (v->n_reasons >= VERDICT_REASONS_MAX) {
+		v->n_reasons_dropped++;
+		return 0;
+	}
+	va_start(ap, fmt);
+	n = vasprintf(&detail, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	v->reasons[v->n_reasons++] = (verdict_reason) { .reason = r, .detail = detail };
+	return 0;
+}
+
+MB_EXPORT void mb_attest_verdict_free(mb_attest_verdict *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n_reasons; i++)
+		free(v->reasons[i].detail);
+	for (i = 0; i < v->n_violations; i++) {
+		free(v->violations[i].text);
+		free(v->violations[i].reason);
+		free(v->violations[i].closest);
+	}
+	free(v->violations);
+	free(v->pcrs);
+	free(v->changes);
+	free(v);
+}
+
+MB_EXPORT bool mb_attest_verdict_trusted(const mb_attest_verdict *v)
+{
+	/* Trusted only when the logs were checked (and the policy, when given) and nothing failed. */
+	return v && v->n_reasons == 0 && v->n_reasons_dropped == 0 && v->logs_checked && v->logs_ok;
+}
+
+MB_EXPORT size_t mb_attest_verdict_n_reasons(const mb_attest_verdict *v)
+{
+	return v ? v->n_reasons : 0;
+}
+
+MB_EXPORT mb_attest_reason mb_attest_verdict_reason(const mb_attest_verdict *v, size_t i, const char **ret_detail)
+{
+	if (!v || i >= v->n_reasons) {
+		if (ret_detail)
+			*ret_detail = NULL;
+		return _MB_ATTEST_REASON_MAX;
+	}
+	if (ret_detail)
+		*ret_detail = v->reasons[i].detail;
+	return v->reasons[i].reason;
+}
+
+static const char *bank(uint16_t alg, char buf[8])
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+
+	if (d)
+		return d->name;
+	snprintf(buf, 8, "0x%04x", alg);
+	return buf;
+}
+
+static json_object *pcr_list(uint32_t mask)
+{
+	json_object *a = json_object_new_array();
+	uint32_t p;
+
+	for (p = 0; p < 32; p++)
+		if (mask & (1u << p))
+			json_object_array_add(a, json_object_new_int((int) p));
+	return a;
+}
+
+static json_object *hex_json(const uint8_t *p, size_t n)
+{
+	char *h = mb_hex_dup(p, n);
+	json_object *o = json_object_new_string(h ? h : "");
+
+	free(h);
+	return o;
+}
+
+static json_object *quote_json(const mb_attest_verdict *v)
+{
+	const quote_attest *q = &v->quote;
+	json_object *o = json_object_new_object(), *sel = json_object_new_object();
+	char fw[24], buf[8];
+	size_t i;
+
+	snprintf(fw, sizeof(fw), "0x%016llx", (unsigned long long) q->firmware_version);
+	json_object_object_add(o, "magic_ok", json_object_new_boolean(q->magic == TPM_GENERATED_VALUE));
+	json_object_object_add(o, "type", json_object_new_int(q->type));
+	json_object_object_add(o, "signer", hex_json(q->signer, q->signer_size));
+	json_object_object_add(o, "clock", json_object_new_uint64(q->clock));
+	json_object_object_add(o, "reset_count", json_object_new_int64(q->reset_count));
+	json_object_object_add(o, "restart_count", json_object_new_int64(q->restart_count));
+	json_object_object_add(o, "safe", json_object_new_boolean(q->safe));
+	json_object_object_add(o, "firmware_version", json_object_new_string(fw));
+	json_object_object_add(o, "signature", json_object_new_string(quote_sig_alg_name(v->sig_alg, buf)));
+	json_object_object_add(o, "signature_hash", json_object_new_string(bank(v->sig_hash, buf)));
+	for (i = 0; i < q->n_selections; i++)
+		json_object_object_add(sel, bank(q->selections[i].hash, buf), pcr_list(q->selections[i].mask));
+	json_object_object_add(o, "pcrs", sel);
+	return o;
+}
+
+static json_object *logs_json(const mb_attest_verdict *v)
+{
+	json_object *o = json_object_new_object(), *banks, *pcrs;
+	size_t i;
+	char buf[8];
+
+	json_object_object_add(o, "checked", json_object_new_boolean(v->logs_checked));
+	if (!v->logs_checked)
+		return o;
+	banks = json_object_new_object();
+	pcrs = json_object_new_array();
+	json_object_object_add(o, "verified", json_object_new_boolean(v->logs_ok));
+	json_object_object_add(o, "pcrs_verified", json_object_new_int64(v->n_verified));
+	json_object_object_add(o, "pcrs_failed", json_object_new_int64(v->n_failed));
+	for (i = 0; i < v->n_pcrs; i++) {
+		const verdict_pcr *p = &v->pcrs[i];
+		const char *name = bank(p->alg, buf);
+		json_object *b, *e;
+
+		if (p->verdict == MB_PCR_NOT_COVERED || p->verdict == MB_PCR_UNVERIFIED)
+			continue;
+		/* Per bank: verified when every PCR of it the logs extend verified. */
+		if (!json_object_object_get_ex(banks, name, &b)) {
+			b = json_object_new_object();
+			json_object_object_add(b, "verified", json_object_new_boolean(true));
+			json_object_object_add(b, "pcrs_verified", json_object_new_int(0));
+			json_object_object_add(b, "pcrs_failed", json_object_new_int(0));
+			json_object_object_add(banks, name, b);
+		}
+		if (p->verdict == MB_PCR_VERIFIED) {
+			json_object_object_get_ex(b, "pcrs_verified", &e);
+			json_object_set_int(e, json_object_get_int(e) + 1);
+		} else {
+			json_object_object_get_ex(b, "pcrs_failed", &e);
+			json_object_set_int(e, json_object_get_int(e) + 1);
+			json_object_object_add(b, "verified", json_object_new_boolean(false));
+		}
+		e = json_object_new_object();
+		json_object_object_add(e, "pcr", json_object_new_int((int) p->pcr));
+		json_object_object_add(e, "bank", json_object_new_string(name));
+		json_object_object_add(e, "verdict", json_object_new_string(mb_pcr_verdict_name(p->verdict)));
+		json_object_object_add(e, "events", json_object_new_int64(p->n_events));
+		if (p->n_userspace)
+			json_object_object_add(e, "userspace_records", json_object_new_int64(p->n_userspace));
+		json_object_array_add(pcrs, e);
+	}
+	json_object_object_add(o, "banks", banks);
+	json_object_object_add(o, "pcrs", pcrs);
+	return o;
+}
+
+static json_object *policy_json(const mb_attest_verdict *v)
+{
+	json_object *o = json_object_new_object(), *viol;
+	size_t i;
+	char buf[8];
+
+	json_object_object_add(o, "checked", json_object_new_boolean(v->policy_checked));
+	if (!v->policy_checked)
+		return o;
+	json_object_object_add(o, "ok", json_object_new_boolean(v->policy_ok));
+	json_object_object_add(o, "bank", json_object_new_string(bank(v->policy_bank, buf)));
+	json_object_object_add(o, "pcrs_ok", pcr_list(v->policy_ok_pcrs));
+	json_object_object_add(o, "pcrs_violated", pcr_list(v->policy_violated_pcrs));
+	viol = json_object_new_array();
+	for (i = 0; i < v->n_violations; i++) {
+		const verdict_violation *x = &v->violations[i];
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "pcr", json_object_new_int((int) x->pcr));
+		if (x->event >= 0) {
+			const char *t = mb_event_type_name(x->type);
+			char tb[16];
+
+			if (!t)
+				snprintf(tb, sizeof(tb), "0x%08x", x->type);
+			json_object_object_add(e, "event", json_object_new_int64(x->event));
+			json_object_object_add(e, "type", json_object_new_string(t ? t : tb));
+		}
+		if (x->record >= 0)
+			json_object_object_add(e, "userspace_record", json_object_new_int64(x->record));
+		if (x->text)
+			json_object_object_add(e, "text", json_object_new_string(x->text));
+		json_object_object_add(e, "reason", json_object_new_string(x->reason));
+		if (x->closest)
+			json_object_object_add(e, "closest_rules", json_object_new_string(x->closest));
+		json_object_array_add(viol, e);
+	}
+	json_object_object_add(o, "violations", viol);
+	return o;
+}
+
+static json_object *before_after_u64(uint64_t a, uint64_t b, bool hex)
+{
+	json_object *o = json_object_new_object();
+	char s[24];
+
+	if (hex) {
+		snprintf(s, sizeof(s), "0x%016llx", (unsigned long long) a);
+		json_object_object_add(o, "before", json_object_new_string(s));
+		snprintf(s, sizeof(s), "0x%016llx", (unsigned long long) b);
+		json_object_object_add(o, "after", json_object_new_string(s));
+	} else {
+		json_object_object_add(o, "before", json_object_new_uint64(a));
+		json_object_object_add(o, "after", json_object_new_uint64(b));
+	}
+	json_object_object_add(o, "changed", json_object_new_boolean(a != b));
+	return o;
+}
+
+static json_object *baseline_json(const mb_attest_verdict *v)
+{
+	static const char *const kinds[] = { "?", "removed", "added", "changed" };
+	json_object *o = json_object_new_object(), *ev;
+	size_t i;
+
+	json_object_object_add(o, "firmware_version",
+			       before_after_u64(v->base_firmware_version, v->quote.firmware_version, true));
+	json_object_object_add(o, "reset_count", before_after_u64(v->base_reset_count, v->quote.reset_count, false));
+	json_object_object_add(o, "restart_count",
+			       before_after_u64(v->base_restart_count, v->quote.restart_count, false));
+	/* resetCount counts TPM resets (reboots), restartCount TPM restarts (resume from hibernation). */
+	json_object_object_add(o, "rebooted", json_object_new_boolean(v->base_reset_count != v->quote.reset_count ||
+								       v->base_restart_count != v->quote.restart_count));
+	json_object_object_add(o, "logs_compared", json_object_new_boolean(v->base_logs_compared));
+	if (!v->base_logs_compared)
+		return o;
+	json_object_object_add(o, "pcrs_moved", pcr_list(v->base_pcrs_moved));
+	ev = json_object_new_array();
+	for (i = 0; i < v->n_changes; i++) {
+		const verdict_change *c = &v->changes[i];
+		json_object *e = json_object_new_object();
+		const char *t = mb_event_type_name(c->type);
+		char tb[16];
+
+		if (!t)
+			snprintf(tb, sizeof(tb), "0x%08x", c->type);
+		json_object_object_add(e, "kind", json_object_new_string(kinds[c->kind >= 1 && c->kind <= 3 ? c->kind : 0]));
+		json_object_object_add(e, "pcr", json_object_new_int((int) c->pcr));
+		json_object_object_add(e, "type", json_object_new_string(t ? t : tb));
+		if (c->before >= 0)
+			json_object_object_add(e, "baseline_event", json_object_new_int64(c->before));
+		if (c->after >= 0)
+			json_object_object_add(e, "event", json_object_new_int64(c->after));
+		json_object_array_add(ev, e);
+	}
+	json_object_object_add(o, "events", ev);
+	return o;
+}
+
+MB_EXPORT char *mb_attest_verdict_to_json(const mb_attest_verdict *v, bool pretty)
+{
+	json_object *root, *reasons;
+	const char *s;
+	char *out;
+	size_t i;
+
+	if (!v)
+		return NULL;
+	root = json_object_new_object();
+	reasons = json_object_new_array();
+	json_object_object_add(root, "trusted", json_object_new_boolean(mb_attest_verdict_trusted(v)));
+	for (i = 0; i < v->n_reasons; i++) {
+		json_object *r = json_object_new_object();
+
+		json_object_object_add(r, "name", json_object_new_string(mb_attest_reason_name(v->reasons[i].reason)));
+		json_object_object_add(r, "detail", json_object_new_string(v->reasons[i].detail));
+		json_object_array_add(reasons, r);
+	}
+	json_object_object_add(root, "reasons", reasons);
+	if (v->n_reasons_dropped)
+		json_object_object_add(root, "reasons_not_listed", json_object_new_int64((int64_t) v->n_reasons_dropped));
+	if (v->quote_decoded)
+		json_object_object_add(root, "quote", quote_json(v));
+	json_object_object_add(root, "logs", logs_json(v));
+	json_object_object_add(root, "policy", policy_json(v));
+	if (v->has_baseline)
+		json_object_object_add(root, "baseline", baseline_json(v));
+	s = json_object_to_json_string_ext(root, (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+						  JSON_C_TO_STRING_PLAIN) | JSON_C_TO_STRING_NOSLASHESCAPE);
+	out = s ? strdup(s) : NULL;
+	json_object_put(root);
+	return out;
+}

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mb_attest_verify: judge evidence for an enrolled machine. Every check that well-formed evidence
+ * can fail adds a named reason to the verdict; only input that does not parse is an error. The
+ * quote's checks all run (each names what is wrong); the logs are replayed only against a quote
+ * that passed them, since values nobody vouches for prove nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rsa.h>
+
+#include <mboot/diff.h>
+#include <mboot/digest.h>
+
+#include "lib/attest/attest-verify-internal.h"
+#include "lib/attest/tpm-public.h"
+#include "shared/fail.h"
+#include "shared/hex.h"
+
+static const char *alg_name(uint16_t alg, char buf[8])
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+
+	if (d)
+		return d->name;
+	snprintf(buf, 8, "0x%04x", alg);
+	return buf;
+}
+
+/*
+ * Is sig of the kind the AK signs with? RSASSA or RSAPSS for an RSA key, ECDSA for an ECC key,
+ * and when the key fixes a scheme (a restricted key must) exactly that scheme and hash: the TPM
+ * signs with nothing else. NULL when it is, else what is wrong.
+ */
+static const char *scheme_problem(const tpm_public *ak, const quote_signature *sig, char *buf, size_t n)
+{
+	char a[8], b[8], h[8];
+
+	if (ak->type == TPM_ALG_RSA && sig->alg != QUOTE_SIG_RSASSA && sig->alg != QUOTE_SIG_RSAPSS) {
+		snprintf(buf, n, "a %s signature, but the AK is an RSA key", quote_sig_alg_name(sig->alg, a));
+		return buf;
+	}
+	if (ak->type == TPM_ALG_ECC && sig->alg != QUOTE_SIG_ECDSA) {
+		snprintf(buf, n, "a %s signature, but the AK is an ECC key (ECDSA)", quote_sig_alg_name(sig->alg, a));
+		return buf;
+	}
+	if (ak->scheme != TPM_ALG_NULL && (sig->alg != ak->scheme || sig->hash != ak->scheme_hash)) {
+		char h2[8];
+
+		snprintf(buf, n, "a %s/%s signature, but the AK signs with %s/%s", quote_sig_alg_name(sig->alg, a),
+			 alg_name(sig->hash, h), quote_sig_alg_name(ak->scheme, b), alg_name(ak->scheme_hash, h2));
+		return buf;
+	}
+	if (!tpm_alg_digest_name(sig->hash) || !mb_digest_by_alg(sig->hash)) {
+		snprintf(buf, n, "a signature with hash %s, which mboot does not verify", alg_name(sig->hash, h));
+		return buf;
+	}
+	return NULL;
+}
+
+/* 1: sig is key's signature of msg (hashed with sig's hash); 0: it is not; <0: OpenSSL failed. */
+static int signature_verifies(EVP_PKEY *key, const quote_signature *sig, const uint8_t *msg, size_t n)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	EVP_PKEY_CTX *pctx = NULL;
+	const EVP_MD *md = EVP_get_digestbyname(tpm_alg_digest_name(sig->hash));
+	unsigned char *der = NULL;
+	const unsigned char *s = sig->a;
+	size_t s_size = sig->a_size;
+	int r = -EIO;
+
+	if (!ctx || !md)
+		goto out;
+	if (sig->alg == QUOTE_SIG_ECDSA) {
+		/* OpenSSL verifies DER; the TPM gives r and s as big-endian integers */
+		ECDSA_SIG *es = ECDSA_SIG_new();
+		BIGNUM *br = BN_bin2bn(sig->a, sig->a_size, NULL), *bs = BN_bin2bn(sig->b, sig->b_size, NULL);
+		int len;
+
+		if (!es || !br || !bs || ECDSA_SIG_set0(es, br, bs) != 1) {
+			ECDSA_SIG_free(es);
+			BN_free(br);
+			BN_free(bs);
+			goto out;
+		}
+		len = i2d_ECDSA_SIG(es, &der);
+		ECDSA_SIG_free(es);
+		if (len <= 0)
+			goto out;
+		s = der;
+		s_size = (size_t) len;
+	}
+	if (EVP_DigestVerifyInit(ctx, &pctx, md, NULL, key) != 1)
+		goto out;
+	if (sig->alg == QUOTE_SIG_RSAPSS &&
+	    (EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) != 1 ||
+	     EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_AUTO) != 1))
+		goto out;
+	r = EVP_DigestVerify(ctx, s, s_size, msg, n) == 1 ? 1 : 0;
+out:
+	ERR_clear_error();
+	OPENSSL_free(der);
+	EVP_MD_CTX_free(ctx);
+	return r;
+}
+
+/* Does the quote's selection cover exactly the values carried? Adds SELECTION_MISMATCH per difference. */
+static int check_selection(mb_attest_verdict *v, const quote_attest *q, const mb_pcr_values *pcrs, bool *ret_ok)
+{
+	size_t i, k, n = mb_pcr_values_n_banks(pcrs);
+	int r;
+
+	*ret_ok = true;
+	for (i = 0; i < q->n_selections; i++) {
+		const quote_selection *s = &q->selections[i];
+		uint32_t carried = mb_pcr_values_present(pcrs, s->hash);
+		char buf[8];
+
+		for (k = 0; k < i; k++)
+			if (q->selections[k].hash == s->hash) {
+				*ret_ok = false;
+				r = verdict_add(v, MB_ATTEST_SELECTION_MISMATCH, "the quote selects bank %s twice",
+						alg_name(s->hash, buf));
+				if (r < 0)
+					return r;
+			}
+		if (carried != s->mask) {
+			uint32_t dropped = s->mask & ~carried, added = carried & ~s->mask;
+
+			*ret_ok = false;
+			r = verdict_add(v, MB_ATTEST_SELECTION_MISMATCH,
+					"bank %s: quoted PCRs 0x%06x, values carried for 0x%06x (%s%s%s)",
+					alg_name(s->hash, buf), s->mask, carried,
+					dropped ? "quoted without a value" : "", dropped && added ? ", " : "",
+					added ? "values not quoted" : "");
+			if (r < 0)
+				return r;
+		}
+	}
+	/* A bank carried that the quote does not select at all (an empty selection counts as none). */
+	for (i = 0; i < n; i++) {
+		uint16_t alg = mb_pcr_values_bank_alg(pcrs, i);
+		bool quoted = false;
+		char buf[8];
+
+		for (k = 0; k < q->n_selections; k++)
+			if (q->selections[k].hash == alg)
+				quoted = true;
+		if (!quoted && mb_pcr_values_present(pcrs, alg)) {
+			*ret_ok = false;
+			r = verdict_add(v, MB_ATTEST_SELECTION_MISMATCH, "bank %s: values carried, but the quote does not "
+					"cover the bank", alg_name(alg, buf));
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* pcrDigest = H_sigHash(the selected values: banks in selection order, PCRs ascending), TPM2_Quote's rule. */
+static int check_pcr_digest(mb_attest_verdict *v, const quote_attest *q, const mb_pcr_values *pcrs, uint16_t hash)
+{
+	const mb_digest_info *d = mb_digest_by_alg(hash);
+	uint8_t digest[MB_DIGEST_MAX];
+	mb_digest_ctx *ctx = NULL;
+	size_t i;
+	uint32_t p;
+	int r;
+
+	r = mb_digest_ctx_new(hash, &ctx);
+	if (r < 0)
+		return r;
+	for (i = 0; i < q->n_selections && r >= 0; i++) {
+		const mb_digest_info *bank = mb_digest_by_alg(q->selections[i].hash);
+
+		for (p = 0; p < MB_PCR_COUNT && r >= 0; p++)
+			if (q->selections[i].mask & (1u << p))
+				r = mb_digest_ctx_update(ctx, mb_pcr_values_get(pcrs, bank->alg, p), bank->size);
+	}
+	if (r >= 0)
+		r = mb_digest_ctx_final(ctx, digest);
+	mb_digest_ctx_free(ctx);
+	if (r < 0)
+		return r;
+	if (q->pcr_digest_size != d->size || CRYPTO_memcmp(digest, q->pcr_digest, d->size) != 0) {
+		char a[2 * QUOTE_DIGEST_MAX + 1], b[2 * MB_DIGEST_MAX + 1];
+
+		return verdict_add(v, MB_ATTEST_PCR_DIGEST_MISMATCH, "pcrDigest %s, but the values carried hash to %s",
+				   mb_hex(q->pcr_digest, q->pcr_digest_size, a), mb_hex(digest, d->size, b));
+	}
+	return 0;
+}
+
+/* The quote's own checks; *ret_ok when every one passed. */
+static int check_quote(mb_attest_verdict *v, const attest_evidence *ev, const attest_machine *m,
+		       const mb_attest_verify_options *opts, bool *ret_ok, mb_error *err)
+{
+	const quote_attest *q = &ev->quote;
+	tpm_public ak, claimed;
+	EVP_PKEY *key = NULL;
+	char buf[160], hex[2 * sizeof(m->ak_name) + 1];
+	bool selection_ok;
+	const char *why;
+	size_t n_before = v->n_reasons + v->n_reasons_dropped;
+	int r;
+
+	/* The machine record's AK: a record that does not decode, or whose Name is not its key's, is malformed. */
+	r = tpm_public_parse(m->ak_public, m->ak_public_size, &ak, err);
+	if (r < 0)
+		return mb_fail_prefix(err, r, "machine record: ak_public");
+	if (ak.name_size != m->ak_name_size || memcmp(ak.name, m->ak_name, ak.name_size) != 0)
+		return mb_fail(err, -EBADMSG, "machine record: ak_name is not the Name of ak_public");
+	r = tpm_public_parse(ev->ak_public, ev->ak_public_size, &claimed, err);
+	if (r < 0 && r != -EOPNOTSUPP)
+		return mb_fail_prefix(err, r, "evidence: ak_public");
+	if (r < 0 || claimed.name_size != ak.name_size || memcmp(claimed.name, ak.name, ak.name_size) != 0) {
+		r = verdict_add(v, MB_ATTEST_AK_NOT_ENROLLED, "the evidence's AK has Name %s, the machine's AK %s",
+				r < 0 ? "(a key type mboot does not decode)" : mb_hex(claimed.name, claimed.name_size, hex),
+				mb_hex(ak.name, ak.name_size, buf));
+		if (r < 0)
+			return r;
+	}
+
+	/* The signature, always with the enrolled AK: never with the key the evidence brings. */
+	why = scheme_problem(&ak, &ev->sig, buf, sizeof(buf));
+	if (why) {
+		r = verdict_add(v, MB_ATTEST_SIGNATURE_SCHEME, "%s", why);
+		if (r < 0)
+			return r;
+	} else {
+		r = tpm_public_to_pkey(&ak, &key, err);
+		if (r < 0)
+			return mb_fail_prefix(err, r, "machine record: ak_public");
+		r = signature_verifies(key, &ev->sig, ev->attest, ev->attest_size);
+		EVP_PKEY_free(key);
+		if (r < 0)
+			return mb_fail(err, r, "OpenSSL could not verify the signature");
+		if (r == 0) {
+			r = verdict_add(v, MB_ATTEST_SIGNATURE_INVALID, "the %s signature over TPMS_ATTEST does not "
+					"verify with the machine's AK", quote_sig_alg_name(ev->sig.alg, buf));
+			if (r < 0)
+				return r;
+		}
+	}
+
+	if (q->magic != TPM_GENERATED_VALUE) {
+		r = verdict_add(v, MB_ATTEST_NOT_TPM_GENERATED, "magic 0x%08x, not TPM_GENERATED_VALUE 0x%08x: the TPM "
+				"did not make this structure (data signed with the AK)", q->magic, TPM_GENERATED_VALUE);
+		if (r < 0)
+			return r;
+	}
+	if (q->type != TPM_ST_ATTEST_QUOTE) {
+		r = verdict_add(v, MB_ATTEST_NOT_QUOTE, "TPMS_ATTEST of type 0x%04x, not TPM_ST_ATTEST_QUOTE 0x%04x",
+				q->type, TPM_ST_ATTEST_QUOTE);
+		if (r < 0)
+			return r;
+	}
+	if (q->extra_size != opts->nonce_size || CRYPTO_memcmp(q->extra, opts->nonce, opts->nonce_size) != 0) {
+		r = verdict_add(v, MB_ATTEST_NONCE_MISMATCH, "extraData is %s, not the nonce sent",
+				mb_hex(q->extra, q->extra_size < 32 ? q->extra_size : 32, hex));
+		if (r < 0)
+			return r;
+	}
+	if (q->type == TPM_ST_ATTEST_QUOTE) {
+		r = check_selection(v, q, ev->pcrs, &selection_ok);
+		if (r < 0)
+			return r;
+		/* The digest can only be recomputed over a selection whose values are all there. */
+		if (selection_ok && mb_digest_by_alg(ev->sig.hash)) {
+			r = check_pcr_digest(v, q, ev->pcrs, ev->sig.hash);
+			if (r < 0)
+				return r;
+		}
+	}
+	*ret_ok = v->n_reasons + v->n_reasons_dropped == n_before;
+	return 0;
+}
+
+/* What changed since the baseline (an earlier good evidence of this machine): reported, not judged. */
+static int compare_baseline(mb_attest_verdict *v, const attest_evidence *ev, const mb_event_log *log,
+			    const attest_machine *m, const mb_attest_verify_options *opts, mb_error *err)
+{
+	attest_evidence base;
+	tpm_public ak;
+	EVP_PKEY *key = NULL;
+	mb_event_log *base_log = NULL;
+	mb_diff diff;
+	size_t i;
+	int r;
+
+	r = attest_evidence_parse(opts->baseline, opts->baseline_size, &base, err);
+	if (r < 0)
+		return mb_fail_prefix(err, r, "baseline");
+	/* A baseline the enrolled AK did not sign is no record of this machine: refuse it as input. */
+	r = tpm_public_parse(m->ak_public, m->ak_public_size, &ak, err);
+	if (r >= 0)
+		r = tpm_public_to_pkey(&ak, &key, err);
+	if (r >= 0 && (scheme_problem(&ak, &base.sig, (char[160]) { 0 }, 160) ||
+		       signature_verifies(key, &base.sig, base.attest, base.attest_size) != 1 ||
+		       base.quote.magic != TPM_GENERATED_VALUE || base.quote.type != TPM_ST_ATTEST_QUOTE))
+		r = mb_fail(err, -EBADMSG, "baseline: not a quote signed by the machine's AK");
+	EVP_PKEY_free(key);
+	if (r < 0)
+		goto out;
+	v->has_baseline = true;
+	v->base_firmware_version = base.quote.firmware_version;
+	v->base_clock = base.quote.clock;
+	v->base_reset_count = base.quote.reset_count;
+	v->base_restart_count = base.quote.restart_count;
+	if (log && base.eventlog) {
+		r = mb_event_log_parse(base.eventlog, base.eventlog_size, &base_log, err);
+		if (r < 0) {
+			mb_fail_prefix(err, r, "baseline: eventlog");
+			goto out;
+		}
+		r = mb_log_diff(base_log, log, &diff, err);
+		if (r < 0)
+			goto out;
+		v->base_logs_compared = true;
+		v->base_pcrs_moved = diff.pcrs_moved;
+		if (diff.n_entries) {
+			v->changes = calloc(diff.n_entries, sizeof(*v->changes));
+			if (!v->changes) {
+				mb_diff_done(&diff);
+				r = -ENOMEM;
+				goto out;
+			}
+		}
+		for (i = 0; i < diff.n_entries; i++) {
+			const mb_diff_entry *d = &diff.entries[i];
+			verdict_change *c = &v->changes[v->n_changes++];
+
+			c->kind = (int) d->kind;
+			c->pcr = d->pcr;
+			c->before = d->a ? (int64_t) d->a->number : -1;
+			c->after = d->b ? (int64_t) d->b->number : -1;
+			c->type = d->b ? d->b->type : d->a->type;
+		}
+		mb_diff_done(&diff);
+	}
+out:
+	mb_event_log_free(base_log);
+	attest_evidence_done(&base);
+	return r;
+}
+
+MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const char *machine, size_t machine_size,
+			       const mb_attest_verify_options *opts, mb_attest_verdict **ret, mb_error *err)
+{
+	attest_evidence ev;
+	attest_machine m;
+	mb_attest_verdict *v = NULL;
+	mb_event_log *log = NULL;
+	mb_cel_log *us = NULL;
+	bool quote_ok = false;
+	int r;
+
+	*ret = NULL;
+	if (!opts || !opts->nonce || opts->nonce_size < MB_ATTEST_NONCE_MIN || opts->nonce_size > MB_ATTEST_NONCE_MAX)
+		return mb_fail(err, -EINVAL, "the nonce must be %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
+	r = attest_machine_parse(machine, machine_size, &m, err);
+	if (r < 0)
+		return r;
+	r = attest_evidence_parse(evidence, evidence_size, &ev, err);
+	if (r < 0) {
+		attest_machine_done(&m);
+		return r;
+	}
+	/* The logs must parse whatever the quote says: malformed input is malformed either way. */
+	if (ev.eventlog && (r = mb_event_log_parse(ev.eventlog, ev.eventlog_size, &log, err)) < 0)
+		mb_fail_prefix(err, r, "evidence: eventlog");
+	if (r >= 0 && ev.userspace_log && (r = mb_cel_log_parse(ev.userspace_log, ev.userspace_log_size, &us, err)) < 0)
+		mb_fail_prefix(err, r, "evidence: userspace_log");
+	if (r >= 0 && !(v = calloc(1, sizeof(*v))))
+		r = -ENOMEM;
+	if (r >= 0) {
+		v->quote_decoded = true;
+		v->quote = ev.quote;
+		v->sig_alg = ev.sig.alg;
+		v->sig_hash = ev.sig.hash;
+		r = check_quote(v, &ev, &m, opts, &quote_ok, err);
+	}
+	if (r >= 0 && quote_ok) {
+		if (!log)
+			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "the evidence carries no firmware event log");
+		else
+			r = attest_judge_logs(v, log, us, ev.pcrs, opts, err);
+	}
+	if (r >= 0 && opts->baseline)
+		r = compare_baseline(v, &ev, log, &m, opts, err);
+	mb_cel_log_free(us);
+	mb_event_log_free(log);
+	attest_evidence_done(&ev);
+	attest_machine_done(&m);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			mb_fail(err, r, "out of memory");
+		mb_attest_verdict_free(v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The logs replayed against the quoted values and judged by the policy: exactly what `mboot verify
+ * --pcrs VALUES --policy P` does, with the values a signed quote vouches for. The only place the
+ * evidence check touches mb_verify_result and mb_policy_result (to be adapted when they go opaque).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/policy.h>
+#include <mboot/verify.h>
+
+#include "lib/attest/attest-verify-internal.h"
+
+static const char *bank_name(uint16_t alg)
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+
+	return d ? d->name : "?";
+}
+
+/* One line on why a PCR failed, naming the events the verifier could pin it on. */
+static int add_pcr_reason(mb_attest_verdict *v, const mb_verify_pcr *p)
+{
+	char why[160] = "";
+
+	if (p->verdict == MB_PCR_MISMATCH || p->verdict == MB_PCR_DATA_MISMATCH) {
+		if (p->n_bad_digest)
+			snprintf(why, sizeof(why), ": event %u's data does not hash to its digest", p->bad_digest_events[0]);
+		else if (p->extra_event >= 0)
+			snprintf(why, sizeof(why), ": the quoted value matches without event %lld (added to the log)",
+				 (long long) p->extra_event);
+		else if (p->swapped_event >= 0)
+			snprintf(why, sizeof(why), ": the quoted value matches with events %lld and %lld swapped",
+				 (long long) p->swapped_event, (long long) p->swapped_next);
+		else if (p->prefix_match && !p->last_good_userspace)
+			snprintf(why, sizeof(why), ": the quoted value is the log up to event %lld (later events added)",
+				 (long long) p->last_good_event);
+		else if (p->prefix_match)
+			snprintf(why, sizeof(why), ": the quoted value is the logs up to userspace record %lld",
+				 (long long) p->last_good_event);
+		else if (p->n_events)
+			snprintf(why, sizeof(why), ": no prefix of its %u events gives the quoted value", p->n_events);
+		else
+			snprintf(why, sizeof(why), ": the log has no event for it, the quoted value is not its reset value");
+	}
+	return verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "PCR %u %s: %s%s", p->pcr, bank_name(p->alg),
+			   mb_pcr_verdict_name(p->verdict), why);
+}
+
+/* A bank that verified every PCR it was checked for, sha256 first (as `mboot verify --policy`). */
+static uint16_t policy_bank(const mb_verify_result *res)
+{
+	static const uint16_t prefer[] = { MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512, MB_ALG_SHA1, MB_ALG_SM3_256 };
+	size_t i, k;
+
+	for (i = 0; i < sizeof(prefer) / sizeof(prefer[0]); i++) {
+		bool seen = false, bad = false;
+
+		for (k = 0; k < res->n; k++) {
+			if (res->pcrs[k].alg != prefer[i])
+				continue;
+			if (res->pcrs[k].verdict == MB_PCR_VERIFIED)
+				seen = true;
+			else if (res->pcrs[k].verdict != MB_PCR_NOT_COVERED)
+				bad = true;
+		}
+		if (seen && !bad)
+			return prefer[i];
+	}
+	return 0;
+}
+
+static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_event_log *log, const mb_cel_log *us,
+			const mb_verify_result *res, mb_error *err)
+{
+	mb_policy_result pr;
+	size_t i;
+	uint32_t p;
+	int r;
+
+	v->policy_bank = policy_bank(res);
+	if (!v->policy_bank)
+		return verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "no bank verified every PCR: the policy cannot judge");
+	r = mb_policy_check(policy, log, us, res, v->policy_bank, &pr, err);
+	if (r < 0)
+		return r;
+	v->policy_checked = true;
+	v->policy_ok = mb_policy_result_ok(&pr);
+	for (p = 0; p < MB_PCR_COUNT; p++) {
+		if (pr.pcr[p] == MB_POLICY_PCR_OK)
+			v->policy_ok_pcrs |= 1u << p;
+		else if (pr.pcr[p] == MB_POLICY_PCR_VIOLATED)
+			v->policy_violated_pcrs |= 1u << p;
+	}
+	if (pr.n_violations && !(v->violations = calloc(pr.n_violations, sizeof(*v->violations))))
+		r = -ENOMEM;
+	for (i = 0; r >= 0 && i < pr.n_violations; i++) {
+		const mb_policy_violation *pv = &pr.violations[i];
+		verdict_violation *o = &v->violations[v->n_violations++];
+
+		o->pcr = pv->pcr;
+		o->event = pv->event ? (int64_t) pv->event->number : -1;
+		o->record = pv->record ? (int64_t) pv->record_index : -1;
+		o->type = pv->event ? pv->event->type : 0;
+		o->text = pv->event ? mb_event_text(pv->event) :
+			  pv->record && pv->record->text ? strndup(pv->record->text, pv->record->text_len) : NULL;
+		o->reason = strdup(pv->reason ? pv->reason : "");
+		o->closest = pv->closest ? strdup(pv->closest) : NULL;
+		if (!o->reason)
+			r = -ENOMEM;
+		else if (o->event >= 0)
+			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u event %lld \"%.120s\": %s", o->pcr,
+					(long long) o->event, o->text ? o->text : "", o->reason);
+		else if (o->record >= 0)
+			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u userspace record %lld \"%.120s\": %s", o->pcr,
+					(long long) o->record, o->text ? o->text : "", o->reason);
+		else
+			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u: %s", o->pcr, o->reason);
+	}
+	if (r >= 0 && !v->policy_ok && !pr.n_violations)
+		r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "the policy refuses the boot");
+	mb_policy_result_done(&pr);
+	return r;
+}
+
+int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_cel_log *us,
+		      const mb_pcr_values *quoted, const mb_attest_verify_options *opts, mb_error *err)
+{
+	uint16_t banks[MB_MAX_BANKS];
+	mb_verify_options vo = { .userspace_pcrs = opts->userspace_pcrs ? opts->userspace_pcrs :
+							     MB_USERSPACE_PCRS_DEFAULT };
+	mb_verify_result *res;
+	size_t i, n = mb_pcr_values_n_banks(quoted);
+	int r;
+
+	/* Fail closed on every quoted bank, and only those: the values are exactly the quote's. */
+	for (i = 0; i < n && i < MB_MAX_BANKS; i++)
+		banks[i] = mb_pcr_values_bank_alg(quoted, i);
+	vo.only_banks = banks;
+	vo.n_only = i;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	r = mb_verify_log(log, us, quoted, &vo, res, err);
+	if (r < 0)
+		goto out;
+	v->logs_checked = true;
+	v->logs_ok = res->ok;
+	v->n_verified = res->n_verified;
+	v->n_failed = res->n_failed;
+	v->pcrs = calloc(res->n ? res->n : 1, sizeof(*v->pcrs));
+	if (!v->pcrs) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < res->n; i++) {
+		const mb_verify_pcr *p = &res->pcrs[i];
+
+		v->pcrs[v->n_pcrs++] = (verdict_pcr) { .alg = p->alg, .pcr = p->pcr, .verdict = p->verdict,
+						       .n_events = p->n_events, .n_userspace = p->n_userspace };
+		if (!mb_verify_pcr_trusted(p) && p->verdict != MB_PCR_NOT_COVERED && p->verdict != MB_PCR_UNVERIFIED &&
+		    (r = add_pcr_reason(v, p)) < 0)
+			goto out;
+	}
+	if (!res->ok) {
+		if (!res->n_failed)
+			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "nothing in the logs verified against the quote");
+		goto out;
+	}
+	if (opts->policy)
+		r = judge_policy(v, opts->policy, log, us, res, err);
+out:
+	free(res);
+	return r;
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* TPM2_Quote (TPM 2.0 Library Part 3 §18.4) and the evidence file (docs/attest.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+#include <tss2/tss2_esys.h>
+#include <tss2/tss2_mu.h>
+
+#include <mboot/attest.h>
+#include <mboot/digest.h>
+#include <mboot/seal.h>
+#include "lib/seal/seal-json.h"
+#include "shared/fail.h"
+#include "shared/hex.h"
+#include "shared/reader.h"
+#include "tpm-internal.h"
+#include "attest-internal.h"
+
+#define QUOTE_MAX_TRIES 4
+
+/* The PCR update counter (TPM2_PCR_Read of no PCR). */
+static int pcr_counter(mb_tpm *t, uint32_t *ret, mb_error *err)
+{
+	TPML_PCR_SELECTION none = { 0 };
+	TPML_PCR_SELECTION *sel = NULL;
+	TPML_DIGEST *values = NULL;
+	TSS2_RC rc = Esys_PCR_Read(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &none, ret, &sel, &values);
+
+	Esys_Free(sel);
+	Esys_Free(values);
+	if (rc != TSS2_RC_SUCCESS)
+		return mb_tpm_fail(t, err, rc, "TPM2_PCR_Read of the update counter failed");
+	return 0;
+}
+
+/*
+ * 1 when v holds exactly the PCRs the quote selected and pcrDigest is their hash (hash_alg,
+ * the AK's scheme's), in the order the TPM hashes them: bank by bank as selected, PCR 0 up.
+ */
+static int quote_matches(const TPMS_QUOTE_INFO *q, uint16_t hash_alg, const mb_pcr_values *v, mb_error *err)
+{
+	uint8_t buf[MB_MAX_BANKS * MB_PCR_COUNT * MB_DIGEST_MAX], digest[MB_DIGEST_MAX];
+	const mb_digest_info *h = mb_digest_by_alg(hash_alg);
+	size_t n = 0, quoted_banks = 0;
+	uint32_t i, p;
+
+	if (!h || q->pcrDigest.size != h->size)
+		return mb_fail(err, MB_ERR_TPM, "the quote's pcrDigest has %u bytes", q->pcrDigest.size);
+	for (i = 0; i < q->pcrSelect.count && i < TPM2_NUM_PCR_BANKS; i++) {
+		const TPMS_PCR_SELECTION *s = &q->pcrSelect.pcrSelections[i];
+		const mb_digest_info *d = mb_digest_by_alg(s->hash);
+		uint32_t mask = 0;
+
+		for (p = 0; p < s->sizeofSelect && p < 4; p++)
+			mask |= (uint32_t) s->pcrSelect[p] << (8 * p);
+		if (!d || (mask >> MB_PCR_COUNT) || mb_pcr_values_present(v, s->hash) != mask)
+			return 0;
+		quoted_banks++;
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			if (!(mask & (1u << p)))
+				continue;
+			if (n + d->size > sizeof(buf))
+				return 0;
+			memcpy(buf + n, mb_pcr_values_get(v, s->hash, p), d->size);
+			n += d->size;
+		}
+	}
+	if (quoted_banks != mb_pcr_values_n_banks(v))
+		return 0;
+	if (mb_digest(hash_alg, buf, n, digest) < 0)
+		return mb_fail(err, -ENOMEM, "cannot hash the PCR values");
+	return memcmp(digest, q->pcrDigest.buffer, h->size) == 0;
+}
+
+static json_object *pcrs_obj(const mb_pcr_values *v)
+{
+	json_object *root = json_object_new_object(), *banks = json_object_new_object();
+	size_t i;
+
+	if (!root || !banks) {
+		json_object_put(root);
+		json_object_put(banks);
+		return NULL;
+	}
+	json_object_object_add(root, "banks", banks);
+	for (i = 0; i < mb_pcr_values_n_banks(v); i++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, i);
+		const mb_digest_info *d = mb_digest_by_alg(alg);
+		json_object *b = json_object_new_object();
+		uint32_t p;
+
+		if (!d || !b) {
+			json_object_put(b);
+			json_object_put(root);
+			return NULL;
+		}
+		json_object_object_add(banks, d->name, b);
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *val = mb_pcr_values_get(v, alg, p);
+			char key[4];
+
+			if (!val)
+				continue;
+			snprintf(key, sizeof(key), "%u", p);
+			json_object_object_add(b, key, attest_hex_json(val, d->size));
+		}
+	}
+	return root;
+}
+
+static json_object *now_obj(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&now, &tm) || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return NULL;
+	return json_object_new_string(buf);
+}
+
+MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, const mb_quote_input *in,
+			   char **ret_evidence, mb_error *err)
+{
+	ak_file ak;
+	mb_tpm_bank active[MB_MAX_BANKS];
+	uint16_t use[MB_MAX_BANKS];
+	size_t n_active = 0, n_use = 0, i, j;
+	uint32_t mask = in->pcr_mask ? in->pcr_mask : (1u << MB_PCR_COUNT) - 1;
+	TPML_PCR_SELECTION sel = { 0 };
+	TPM2B_DATA qualifying = { 0 };
+	TPMT_SIG_SCHEME scheme = { .scheme = TPM2_ALG_NULL };
+	TPM2B_ATTEST *quoted = NULL;
+	TPMT_SIGNATURE *sig = NULL;
+	uint8_t sig_buf[sizeof(TPMT_SIGNATURE)];
+	size_t sig_size = 0;
+	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE;
+	bool flush = false;
+	mb_pcr_values *v = NULL;
+	json_object *root, *q;
+	unsigned tries;
+	uint16_t hash_alg;
+	TSS2_RC rc;
+	int r;
+
+	*ret_evidence = NULL;
+	if (!in->nonce || in->nonce_size < MB_ATTEST_NONCE_MIN || in->nonce_size > MB_ATTEST_NONCE_MAX)
+		return mb_fail(err, -EINVAL, "the nonce must have %u to %u bytes, not %zu", MB_ATTEST_NONCE_MIN,
+			       MB_ATTEST_NONCE_MAX, in->nonce ? in->nonce_size : 0);
+	if (mask >> MB_PCR_COUNT)
+		return mb_fail(err, -EINVAL, "PCR mask 0x%x names PCRs over %u", mask, MB_PCR_COUNT - 1);
+	/* base64 grows by 4/3: keep the evidence readable by a verifier (MB_ATTEST_FILE_MAX). */
+	if (in->eventlog_size > MB_ATTEST_FILE_MAX / 2 || in->userspace_log_size > MB_ATTEST_FILE_MAX / 4)
+		return mb_fail(err, -E2BIG, "the logs are too large for evidence of at most %u bytes",
+			       MB_ATTEST_FILE_MAX);
+	r = attest_ak_file_read(ak_text, ak_text_size, &ak, err);
+	if (r < 0)
+		return mb_fail_prefix(err, r, "AK file");
+	hash_alg = ak.pub.publicArea.type == TPM2_ALG_RSA ?
+			   ak.pub.publicArea.parameters.rsaDetail.scheme.details.anySig.hashAlg :
+			   ak.pub.publicArea.parameters.eccDetail.scheme.details.anySig.hashAlg;
+	if (!mb_digest_by_alg(hash_alg))
+		return mb_fail(err, -EBADMSG, "AK file: the AK signs with hash 0x%04x", hash_alg);
+
+	r = mb_tpm_banks(t, active, MB_MAX_BANKS, &n_active, err);
+	if (r < 0)
+		return r;
+	if (!in->algs) {
+		for (i = 0; i < n_active; i++)
+			if (mb_digest_by_alg(active[i].alg) && (active[i].pcrs & mask))
+				use[n_use++] = active[i].alg;
+	} else {
+		if (in->n_algs == 0 || in->n_algs > MB_MAX_BANKS)
+			return mb_fail(err, -EINVAL, "1 to %u banks can be quoted, not %zu", MB_MAX_BANKS, in->n_algs);
+		for (i = 0; i < in->n_algs; i++) {
+			const mb_digest_info *d = mb_digest_by_alg(in->algs[i]);
+
+			for (j = 0; j < n_active; j++)
+				if (active[j].alg == in->algs[i])
+					break;
+			if (!d)
+				return mb_fail(err, -EINVAL, "unknown bank 0x%04x", in->algs[i]);
+			if (j == n_active)
+				return mb_fail(err, MB_ERR_TPM, "the TPM has no active %s bank", d->name);
+			for (j = 0; j < n_use; j++)
+				if (use[j] == in->algs[i])
+					return mb_fail(err, -EINVAL, "bank %s asked for twice", d->name);
+			use[n_use++] = in->algs[i];
+		}
+	}
+	if (n_use == 0)
+		return mb_fail(err, MB_ERR_TPM, "no active PCR bank mboot knows has any of the PCRs to quote");
+	/* One quote over all of it: TPML_PCR_SELECTION holds every bank, and the TPM hashes all of them. */
+	for (i = 0; i < n_use; i++) {
+		for (j = 0; j < n_active; j++)
+			if (active[j].alg == use[i])
+				break;
+		sel.pcrSelections[sel.count].hash = use[i];
+		sel.pcrSelections[sel.count].sizeofSelect = 3;
+		for (unsigned b = 0; b < 3; b++)
+			sel.pcrSelections[sel.count].pcrSelect[b] = (uint8_t) ((active[j].pcrs & mask) >> (8 * b));
+		sel.count++;
+	}
+	qualifying.size = (UINT16) in->nonce_size;
+	memcpy(qualifying.buffer, in->nonce, in->nonce_size);
+
+	r = attest_load_ak(t, &ak, &parent, &flush, &ak_h, err);
+	if (r < 0)
+		goto out;
+	v = mb_pcr_values_new();
+	if (!v) {
+		r = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/*
+	 * The values and the quote must be one snapshot: read the update counter, the values, quote,
+	 * and read the counter again; then check that pcrDigest is the hash of the values read.
+	 */
+	for (tries = 0;; tries++) {
+		TPMS_ATTEST att;
+		uint32_t before = 0, after = 0;
+		size_t off = 0;
+
+		Esys_Free(quoted);
+		Esys_Free(sig);
+		quoted = NULL;
+		sig = NULL;
+		if (tries == QUOTE_MAX_TRIES) {
+			r = mb_fail(err, MB_ERR_TPM, "the PCRs kept changing while being quoted (%u tries)", tries);
+			goto out;
+		}
+		r = pcr_counter(t, &before, err);
+		if (r < 0)
+			goto out;
+		r = mb_tpm_read_pcrs(t, use, n_use, mask, v, NULL, err);
+		if (r < 0)
+			goto out;
+		rc = Esys_Quote(t->esys, ak_h, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &qualifying, &scheme, &sel,
+				&quoted, &sig);
+		if (rc != TSS2_RC_SUCCESS) {
+			r = tpm_classify(t, err, rc, "TPM2_Quote failed");
+			goto out;
+		}
+		r = pcr_counter(t, &after, err);
+		if (r < 0)
+			goto out;
+		if (before != after)
+			continue;
+		memset(&att, 0, sizeof(att));
+		if (Tss2_MU_TPMS_ATTEST_Unmarshal(quoted->attestationData, quoted->size, &off, &att) != TSS2_RC_SUCCESS ||
+		    off != quoted->size || att.magic != TPM2_GENERATED_VALUE || att.type != TPM2_ST_ATTEST_QUOTE ||
+		    att.extraData.size != in->nonce_size || memcmp(att.extraData.buffer, in->nonce, in->nonce_size) != 0) {
+			r = mb_fail(err, MB_ERR_TPM, "TPM2_Quote returned an attestation that is not a quote of the nonce");
+			goto out;
+		}
+		r = quote_matches(&att.attested.quote, hash_alg, v, err);
+		if (r < 0)
+			goto out;
+		if (r == 1)
+			break;
+	}
+	rc = Tss2_MU_TPMT_SIGNATURE_Marshal(sig, sig_buf, sizeof(sig_buf), &sig_size);
+	if (rc != TSS2_RC_SUCCESS) {
+		r = mb_tpm_fail(t, err, rc, "cannot marshal the quote's signature");
+		goto out;
+	}
+
+	root = attest_doc_new("mboot-evidence");
+	q = json_object_new_object();
+	if (root && q) {
+		json_object_object_add(root, "quote", q);
+		json_object_object_add(q, "attest", seal_json_b64_obj(quoted->attestationData, quoted->size));
+		json_object_object_add(q, "signature", seal_json_b64_obj(sig_buf, sig_size));
+		json_object_object_add(root, "pcrs", pcrs_obj(v));
+		json_object_object_add(root, "ak_public", seal_json_b64_obj(ak.pub_raw, ak.pub_raw_size));
+		json_object_object_add(root, "eventlog",
+				       in->eventlog ? seal_json_b64_obj(in->eventlog, in->eventlog_size) : NULL);
+		json_object_object_add(root, "userspace_log",
+				       in->userspace_log ? seal_json_b64_obj(in->userspace_log, in->userspace_log_size) :
+							   NULL);
+		json_object_object_add(root, "created", now_obj());
+	} else {
+		json_object_put(q);
+	}
+	r = attest_doc_finish(root, ret_evidence, err);
+out:
+	mb_pcr_values_free(v);
+	Esys_Free(quoted);
+	Esys_Free(sig);
+	if (ak_h != ESYS_TR_NONE)
+		Esys_FlushContext(t->esys, ak_h);
+	tpm_drop_parent(t, &parent, flush);
+	return r;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mboot attest verify: the verifier's judgement of a machine's evidence (docs/attest.md). No TPM. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/attest.h>
+#include <mboot/policy.h>
+
+#include "shared/fileio.h"
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char attest_verify_help[] =
+	"Usage: mboot attest verify EVIDENCE --machine MACHINE --nonce HEX [--policy POLICY]\n"
+	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST] [--json]\n\n"
+	"Judge a machine's evidence ('mboot quote', or assembled from tpm2_quote output) without a TPM:\n"
+	"the quote's signature with the AK enrolled in MACHINE ('mboot attest challenge'), its magic\n"
+	"and type, the nonce, that the PCR selection it signs is exactly the PCR values carried and that\n"
+	"pcrDigest is their hash; then the firmware and userspace logs are replayed against the quoted\n"
+	"values bank by bank, failing closed as 'mboot verify' does, and judged by the policy.\n"
+	"Each failed check is a named reason:\n"
+	"  ak-not-enrolled       the evidence's AK is not the machine's\n"
+	"  signature-invalid     the signature does not verify with the machine's AK\n"
+	"  signature-scheme      a signature of another kind than the AK makes\n"
+	"  not-tpm-generated     no TPM_GENERATED_VALUE: data the AK signed, not a TPM quote\n"
+	"  not-quote             a TPMS_ATTEST of another type than a quote\n"
+	"  nonce-mismatch        extraData is not the nonce (an old or another verifier's quote)\n"
+	"  selection-mismatch    the PCRs quoted are not exactly the PCR values carried\n"
+	"  pcr-digest-mismatch   pcrDigest is not the hash of the values carried\n"
+	"  log-not-verified      the logs do not replay to the quoted values (the PCRs named)\n"
+	"  policy-violated       the policy refuses the boot (the events named)\n\n"
+	"  --machine MACHINE     the machine record of the enrolled AK\n"
+	"  --nonce HEX           the nonce sent to the machine (8 to 32 bytes)\n"
+	"  --policy POLICY       judge the verified logs with this policy (docs/policy.md)\n"
+	"  --baseline EVIDENCE   an earlier good evidence of the machine (signed by its AK): report what\n"
+	"                        changed since (events, firmwareVersion, resetCount/restartCount: a\n"
+	"                        reboot); a report, not a reason to refuse\n"
+	"  --userspace-pcrs LIST the PCRs userspace records may extend (default 11-15)\n"
+	"  --json                the verdict as JSON: {\"trusted\", \"reasons\": [{\"name\", \"detail\"}],\n"
+	"                        \"quote\", \"logs\", \"policy\", \"baseline\"}\n\n"
+	"Exit: 0 trusted, 1 not trusted, 2 usage or malformed input.\n";
+
+enum { OPT_MACHINE = 0x100, OPT_NONCE, OPT_POLICY, OPT_BASELINE, OPT_US_PCRS, OPT_JSON };
+
+static const struct option attest_verify_options[] = {
+	{ "machine", required_argument, NULL, OPT_MACHINE },
+	{ "nonce", required_argument, NULL, OPT_NONCE },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "userspace-pcrs", required_argument, NULL, OPT_US_PCRS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static int load(const char *path, uint8_t **ret, size_t *ret_size)
+{
+	mb_error err = { 0 };
+
+	if (mb_read_file(path, MB_ATTEST_FILE_MAX, ret, ret_size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int attest_verify(int argc, char **argv)
+{
+	const char *machine_path = NULL, *nonce_hex = NULL, *policy_path = NULL, *baseline_path = NULL;
+	mb_attest_verify_options opts = { 0 };
+	uint8_t nonce[MB_ATTEST_NONCE_MAX], *evidence = NULL, *machine = NULL, *baseline = NULL;
+	size_t evidence_size = 0, machine_size = 0, baseline_size = 0, len, i;
+	mb_policy *policy = NULL;
+	mb_attest_verdict *v = NULL;
+	mb_error err = { 0 };
+	bool json = false;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", attest_verify_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(attest_verify_help, stdout);
+			return EXIT_OK;
+		case OPT_MACHINE:
+			machine_path = optarg;
+			break;
+		case OPT_NONCE:
+			nonce_hex = optarg;
+			break;
+		case OPT_POLICY:
+			policy_path = optarg;
+			break;
+		case OPT_BASELINE:
+			baseline_path = optarg;
+			break;
+		case OPT_US_PCRS:
+			if (tool_parse_pcr_list(optarg, &opts.userspace_pcrs) < 0 || !opts.userspace_pcrs)
+				return tool_usage_error("attest verify", "--userspace-pcrs: '%s' is not a list of PCRs 0-23",
+							optarg);
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		default:
+			return tool_usage_error("attest verify", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind + 1 != argc)
+		return tool_usage_error("attest verify", optind < argc ? "one EVIDENCE file, not more" : "no EVIDENCE given");
+	if (!machine_path)
+		return tool_usage_error("attest verify", "--machine MACHINE is required");
+	if (!nonce_hex)
+		return tool_usage_error("attest verify", "--nonce HEX is required");
+	len = strlen(nonce_hex);
+	if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
+	    mb_unhex(nonce_hex, len, nonce, len / 2) < 0)
+		return tool_usage_error("attest verify", "--nonce: not %d to %d bytes of hex", MB_ATTEST_NONCE_MIN,
+					MB_ATTEST_NONCE_MAX);
+	opts.nonce = nonce;
+	opts.nonce_size = len / 2;
+
+	if (policy_path && (rc = tool_load_policy(policy_path, &policy)) != EXIT_OK)
+		return rc;
+	opts.policy = policy;
+	rc = load(argv[optind], &evidence, &evidence_size);
+	if (rc == EXIT_OK)
+		rc = load(machine_path, &machine, &machine_size);
+	if (rc == EXIT_OK && baseline_path)
+		rc = load(baseline_path, &baseline, &baseline_size);
+	if (rc != EXIT_OK)
+		goto out;
+	opts.baseline = (const char *) baseline;
+	opts.baseline_size = baseline_size;
+	if (mb_attest_verify((const char *) evidence, evidence_size, (const char *) machine, machine_size, &opts, &v,
+			     &err) < 0) {
+		tool_report(argv[optind], &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (json) {
+		char *s = mb_attest_verdict_to_json(v, true);
+
+		if (!s) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		printf("%s\n", s);
+		free(s);
+	} else if (mb_attest_verdict_trusted(v)) {
+		printf("trusted: the quote is the enrolled AK's, for this nonce; the logs replay to the quoted values%s\n",
+		       policy ? " and meet the policy" : "");
+	} else {
+		printf("NOT TRUSTED:\n");
+		for (i = 0; i < mb_attest_verdict_n_reasons(v); i++) {
+			const char *detail;
+			mb_attest_reason r = mb_attest_verdict_reason(v, i, &detail);
+
+			printf("  %s: %s\n", mb_attest_reason_name(r), detail);
+		}
+	}
+	rc = mb_attest_verdict_trusted(v) ? EXIT_OK : EXIT_FAILED;
+out:
+	mb_attest_verdict_free(v);
+	mb_policy_free(policy);
+	free(evidence);
+	free(machine);
+	free(baseline);
+	return rc;
+}

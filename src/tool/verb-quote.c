@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot quote: the evidence of this boot for a verifier (docs/attest.md): a TPM2_Quote of
+ * the PCRs with the AK, the PCR values, and the logs that explain them (mb_tpm_quote).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "shared/fileio.h"
+#include "shared/hex.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char quote_help[] =
+	"Usage: mboot quote --nonce HEX [--pcrs LIST] [--bank NAME]... [--ak-file FILE]\n"
+	"                   [--log LOG] [--userspace-log FILE] [-o EVIDENCE] [--force] [--tcti TCTI]\n\n"
+	"Quote the PCRs with the Attestation Key ('mboot attest enroll') over the verifier's\n"
+	"nonce, and write the evidence 'mboot attest verify' judges: the quote (TPMS_ATTEST and\n"
+	"its signature, as the TPM returned them), the PCR values quoted, the AK's public part,\n"
+	"the firmware event log and the userspace log. The values are read in one snapshot with\n"
+	"the quote: if a PCR is extended meanwhile (the update counter moves, or the quote's\n"
+	"pcrDigest is not the hash of the values read) the quote is made again.\n\n"
+	"  --nonce HEX         the verifier's nonce, 8 to 32 bytes (required)\n"
+	"  --pcrs LIST         the PCRs to quote, e.g. 0-7,11 (default: all 24)\n"
+	"  --bank NAME         a bank to quote (may be repeated; default: every active bank)\n"
+	"  --ak-file FILE      the AK; default " MB_AK_FILE_DEFAULT "\n"
+	"  --log LOG           the firmware event log (default " MB_DEFAULT_LOG ";\n"
+	"                      left out when that does not exist)\n"
+	"  --userspace-log FILE  the userspace measurement log; default " MB_CEL_DEFAULT_PATH "\n"
+	"                      when it exists. Read under a shared lock held until the quote is\n"
+	"                      made, so no measurement slips in between.\n"
+	"  -o EVIDENCE         the evidence (JSON); default standard output\n"
+	"  --force             replace an existing EVIDENCE\n"
+	"  --tcti TCTI         the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 quoted, 2 usage or input error, 3 TPM error.\n";
+
+enum { OPT_NONCE = 1000, OPT_PCRS, OPT_BANK, OPT_AK_FILE, OPT_LOG, OPT_USLOG, OPT_FORCE, OPT_TCTI };
+
+static const struct option quote_options[] = {
+	{ "nonce", required_argument, NULL, OPT_NONCE },
+	{ "pcrs", required_argument, NULL, OPT_PCRS },
+	{ "bank", required_argument, NULL, OPT_BANK },
+	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "userspace-log", required_argument, NULL, OPT_USLOG },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "tcti", required_argument, NULL, OPT_TCTI },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A log's bytes; a missing default log is no log, a missing named one an error. */
+static int read_log(const char *path, bool named, size_t max, uint8_t **ret, size_t *ret_size)
+{
+	mb_error err = { 0 };
+	int r = mb_read_file(path, max, ret, ret_size, &err);
+
+	if (r == -ENOENT && !named) {
+		*ret = NULL;
+		*ret_size = 0;
+		return EXIT_OK;
+	}
+	if (r < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int verb_quote(int argc, char **argv)
+{
+	const char *ak_path = MB_AK_FILE_DEFAULT, *out = "-", *tcti = NULL;
+	const char *log_path = MB_DEFAULT_LOG, *us_path = MB_CEL_DEFAULT_PATH;
+	bool force = false, log_named = false, us_named = false;
+	uint8_t nonce[MB_ATTEST_NONCE_MAX];
+	uint16_t banks[MB_MAX_BANKS];
+	mb_quote_input in = { 0 };
+	char *ak = NULL, *evidence = NULL;
+	uint8_t *log = NULL, *us = NULL;
+	size_t ak_size = 0, n_banks = 0;
+	int us_fd = -1, c, rc;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", quote_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(quote_help, stdout);
+			return EXIT_OK;
+		case OPT_NONCE: {
+			size_t len = strlen(optarg);
+
+			if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
+			    mb_unhex(optarg, len, nonce, len / 2) < 0)
+				return tool_usage_error("quote", "--nonce is %u to %u bytes of hex", MB_ATTEST_NONCE_MIN,
+							MB_ATTEST_NONCE_MAX);
+			in.nonce = nonce;
+			in.nonce_size = len / 2;
+			break;
+		}
+		case OPT_PCRS:
+			if (tool_parse_pcr_list(optarg, &in.pcr_mask) < 0)
+				return tool_usage_error("quote", "--pcrs: '%s' is not a list of PCRs 0-23", optarg);
+			break;
+		case OPT_BANK:
+			if (tool_bank_list_add("quote", optarg, banks, &n_banks) != EXIT_OK)
+				return EXIT_USAGE;
+			break;
+		case OPT_AK_FILE:
+			ak_path = optarg;
+			break;
+		case OPT_LOG:
+			log_path = optarg;
+			log_named = true;
+			break;
+		case OPT_USLOG:
+			us_path = optarg;
+			us_named = true;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_FORCE:
+			force = true;
+			break;
+		case OPT_TCTI:
+			tcti = optarg;
+			break;
+		default:
+			return tool_usage_error("quote", "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error("quote", "unexpected argument '%s'", argv[optind]);
+	if (!in.nonce)
+		return tool_usage_error("quote", "needs --nonce HEX (the verifier's)");
+	if (n_banks) {
+		in.algs = banks;
+		in.n_algs = n_banks;
+	}
+	rc = tool_check_output("quote", out, force);
+	if (rc != EXIT_OK)
+		return rc;
+	rc = attest_read_ak_file(ak_path, &ak, &ak_size);
+	if (rc != EXIT_OK)
+		return rc;
+	rc = read_log(log_path, log_named, MB_ATTEST_FILE_MAX / 2, &log, &in.eventlog_size);
+	if (rc != EXIT_OK)
+		goto out;
+	in.eventlog = log;
+
+	/* The userspace log stays locked until the quote: a measurement cannot fall between the two. */
+	rc = mb_open_locked(us_path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &us_fd, &err);
+	if (rc == -ENOENT && !us_named) {
+		rc = EXIT_OK;
+	} else if (rc < 0) {
+		tool_report(us_path, &err);
+		rc = EXIT_USAGE;
+		goto out;
+	} else {
+		rc = mb_read_fd(us_fd, MB_ATTEST_FILE_MAX / 4, &us, &in.userspace_log_size, &err);
+		if (rc < 0) {
+			tool_report(us_path, &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		in.userspace_log = us;
+	}
+
+	rc = tool_tpm_open(tcti, &tpm);
+	if (rc != EXIT_OK)
+		goto out;
+	if (mb_tpm_quote(tpm, ak, ak_size, &in, &evidence, &err) < 0) {
+		rc = attest_machine_exit("quote", &err);
+		goto out;
+	}
+	if (us_fd >= 0) {
+		close(us_fd);
+		us_fd = -1;
+	}
+	rc = tool_write_output("quote", out, evidence, strlen(evidence), 0644, force);
+out:
+	if (us_fd >= 0)
+		close(us_fd);
+	if (ak)
+		explicit_bzero(ak, ak_size);
+	free(ak);
+	free(log);
+	free(us);
+	free(evidence);
+	mb_tpm_free(tpm);
+	return rc;
+}
