@@ -7,7 +7,8 @@
 # P-256 EK (no certificate: trust on first use). Then each refusal with its reason: an EK
 # certificate from another CA, an EK certificate for another key, a response with a credential
 # from another swtpm, an AK without `restricted`, an AK name that is not its public's; and
-# malformed files (exit 2), outputs kept without --force.
+# malformed files (exit 2), outputs kept without --force. Last, mboot's own machine side
+# (attest enroll, attest activate) against the verifier's.
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
 M=${MBOOT:?}
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
@@ -228,5 +229,20 @@ expect 1 "a credential from another swtpm" "refused: the response's credential i
 response "$(hexof "$B/ak.name")" "$B/cred" "$B/resp.json"
 check "$B/st.json" "$B/resp.json" "$B/machine.json"; rc=$?
 expect 0 "check (B)"
+
+# 10. mboot's own machine side, where it is built: attest enroll -> challenge -> attest activate -> check.
+if "$M" attest enroll --help >/dev/null 2>&1; then
+	tpm2_flushcontext -t >/dev/null
+	"$M" attest enroll --ak-file "$B/ak.json" -o "$B/mreq.json" >/dev/null 2>"$WORK/err" ||
+		fail "attest enroll: $(cat "$WORK/err")"
+	challenge "$B/mreq.json" "$B/mch.json" "$B/mst.json" --ek-ca "$SWTPM_DIR/b/ca"; rc=$?
+	expect 0 "challenge of mboot's own request"
+	"$M" attest activate -i "$B/mch.json" --ak-file "$B/ak.json" -o "$B/mresp.json" >/dev/null 2>"$WORK/err" ||
+		fail "attest activate: $(cat "$WORK/err")"
+	check "$B/mst.json" "$B/mresp.json" "$B/mmachine.json"; rc=$?
+	expect 0 "check of mboot's own response"
+	[ "$(jq -r .ek_certificate_sha256 "$B/mmachine.json")" = "$(sha256sum < "$B/ekcert.der" | cut -d' ' -f1)" ] ||
+		fail "mboot's enrollment: ek_certificate_sha256 is not the NV certificate's"
+fi
 
 echo "ok: attest challenge: RSA, P-384 and P-256 EKs activated by tpm2_activatecredential; 5 refusals with reasons"
