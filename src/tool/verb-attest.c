@@ -13,6 +13,7 @@ static const struct {
 } subs[] = {
 	{ "enroll", attest_enroll, "on the machine: create the EK and an AK, write the enrollment request" },
 	{ "activate", attest_activate, "on the machine: answer the verifier's challenge with the TPM" },
+	{ "challenge", attest_challenge, "on the verifier: check an enrollment request, make its challenge; check the answer" },
 	{ "verify", attest_verify, "on the verifier: judge a machine's evidence (no TPM needed)" },
 	{ NULL, NULL, NULL },
 };

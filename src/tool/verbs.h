@@ -34,6 +34,9 @@ typedef struct predict_args {
 } predict_args;
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a);
 
+/* mboot attest challenge: in verb-attest-challenge.c, dispatched from verb-attest.c. */
+int attest_challenge(int argc, char **argv);
+
 /* mboot policy sign: in verb-policy-sign.c, dispatched from verb-policy.c. */
 int policy_sign(int argc, char **argv);
 

@@ -13,6 +13,16 @@
 #                          StartupLocality: tpm2-tss's swtpm TCTI sets the locality
 #                          with CMD_SET_LOCALITY on the control channel.
 #   swtpm_stop
+#   swtpm_start_ek_enroll NAME
+#                          a swtpm manufactured as a TPM vendor would: EKs with EK certificates
+#                          (swtpm_setup --tpm2 --create-ek-cert) signed by a CA of its own
+#                          (swtpm_localca, with a private config: nothing in /etc or /var/lib).
+#                          $SWTPM_DIR/NAME/ca/ holds the CA (swtpm-localca-rootca-cert.pem, the
+#                          root; issuercert.pem, the intermediate), $SWTPM_DIR/NAME/state the TPM.
+#                          The same NAME again restarts that TPM (same EKs); another NAME is another
+#                          TPM under another CA. RSA 2048 EK: 0x81010001, certificate in NV
+#                          0x01c00002; ECC P-384 EK (high range, userWithAuth): 0x81010016,
+#                          certificate 0x01c00016. Started with startup-clear.
 # After swtpm_start*, TCTI and TPM2TOOLS_TCTI name the TPM.
 
 set -u
@@ -66,6 +76,43 @@ swtpm_run() {
 }
 
 swtpm_start() { swtpm_run not-need-init,startup-clear; }
+
+swtpm_start_ek_enroll() {
+	local d=$SWTPM_DIR/$1
+	if ! command -v swtpm_setup >/dev/null || ! command -v swtpm_localca >/dev/null; then
+		echo "SKIP: swtpm_setup or swtpm_localca not installed"
+		exit 77
+	fi
+	swtpm_stop
+	if [ ! -d "$d/state" ]; then
+		mkdir -p "$d/ca" "$d/state"
+		printf '%s\n' "statedir = $d/ca" "signingkey = $d/ca/signkey.pem" \
+			"issuercert = $d/ca/issuercert.pem" "certserial = $d/ca/certserial" > "$d/ca/localca.conf"
+		printf '%s\n' "--platform-manufacturer mboot-test" "--platform-version 2.1" \
+			"--platform-model swtpm" > "$d/localca.options"
+		printf '%s\n' "create_certs_tool = $(command -v swtpm_localca)" \
+			"create_certs_tool_config = $d/ca/localca.conf" \
+			"create_certs_tool_options = $d/localca.options" "active_pcr_banks = sha256" > "$d/setup.conf"
+		# TMPDIR: swtpm_setup's own temporary files stay in the test's directory too
+		TMPDIR=$d swtpm_setup --tpm2 --tpmstate "$d/state" --create-ek-cert --config "$d/setup.conf" \
+			--logfile "$d/setup.log" >/dev/null 2>&1 || { echo "FAIL: swtpm_setup"; cat "$d/setup.log"; exit 1; }
+	fi
+	rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
+	( swtpm socket --tpm2 \
+		--server type=unixio,path="$SWTPM_DIR/sock" \
+		--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
+		--tpmstate dir="$d/state" --flags not-need-init,startup-clear \
+		--log file="$SWTPM_DIR/swtpm.log" </dev/null &
+	  echo $! > "$SWTPM_DIR/pid" )
+	SWTPM_PID=$(cat "$SWTPM_DIR/pid")
+	for _ in $(seq 50); do
+		[ -S "$SWTPM_DIR/sock" ] && [ -S "$SWTPM_DIR/sock.ctrl" ] && break
+		sleep 0.1
+	done
+	[ -S "$SWTPM_DIR/sock.ctrl" ] || { echo "FAIL: swtpm did not start"; cat "$SWTPM_DIR/swtpm.log"; exit 1; }
+	TCTI="swtpm:path=$SWTPM_DIR/sock"
+	export TPM2TOOLS_TCTI=$TCTI
+}
 swtpm_start_noinit() { swtpm_run not-need-init; }
 
 swtpm_reset() { swtpm_ioctl --unix "$SWTPM_DIR/sock.ctrl" -i >/dev/null; }

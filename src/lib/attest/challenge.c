@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Enrollment on the verifier (docs/attest.md): check a machine's request (EK certificate, AK
+ * attributes, AK name) and make a credential only that machine's TPM can recover, and only
+ * for that AK; then check the machine's answer and write the machine record `attest verify`
+ * trusts. Requests, states and responses are untrusted input: the strict JSON reader, size
+ * caps, and the bounded reader for every TPM structure (tpm-public.c).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include <mboot/attest.h>
+#include <mboot/seal.h>
+#include "lib/seal/seal-json.h"
+#include "shared/fail.h"
+#include "shared/hex.h"
+#include "credential.h"
+#include "ek-roots.h"
+#include "tpm-public.h"
+
+/* Caps on what the verifier reads: a request is two public areas and one certificate. */
+#define REQUEST_MAX (64u << 10)
+#define STATE_MAX (64u << 10)
+#define RESPONSE_MAX (4u << 10)
+#define PUBLIC_MAX 1024    /* TPM2B_PUBLIC of an RSA 4096 key is ~600 bytes */
+#define EK_CERT_MAX (16u << 10)
+#define CREDENTIAL_SIZE 32 /* random bytes the machine must recover */
+
+typedef struct request {
+	uint8_t *ek_pub, *ek_cert, *ak_pub;
+	size_t ek_pub_size, ek_cert_size, ak_pub_size;
+	tpm_public ek, ak;
+} request;
+
+static void request_done(request *q)
+{
+	free(q->ek_pub);
+	free(q->ek_cert);
+	free(q->ak_pub);
+	memset(q, 0, sizeof(*q));
+}
+
+static json_object *hex_obj(const uint8_t *p, size_t n)
+{
+	char *s = mb_hex_dup(p, n);
+	json_object *o = s ? json_object_new_string(s) : NULL;
+
+	free(s);
+	return o;
+}
+
+/* o[key]: hex of 1..max bytes into out. */
+static int get_hex(json_object *o, const char *key, const char *name, uint8_t *out, size_t max, size_t *ret_size,
+		   mb_error *err)
+{
+	json_object *v = seal_json_get(o, key, json_type_string);
+	size_t len = v ? (size_t) json_object_get_string_len(v) : 0;
+
+	if (!v || len == 0 || len % 2 || len / 2 > max ||
+	    mb_unhex(json_object_get_string(v), len, out, len / 2) < 0)
+		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not hex of at most %zu bytes", name, max);
+	*ret_size = len / 2;
+	return 0;
+}
+
+static int get_b64(json_object *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
+		   size_t *ret_size, mb_error *err)
+{
+	int r = seal_json_b64(o, key, max, optional, ret, ret_size, err);
+
+	return r < 0 ? mb_fail_prefix(err, r, name) : 0;
+}
+
+static bool has(uint32_t attrs, uint32_t bits)
+{
+	return (attrs & bits) == bits;
+}
+
+/*
+ * The request object (also kept inside the state). Structure errors are -EBADMSG; an AK name
+ * that is not its public's Name is a refusal: the credential would be bound to another key.
+ */
+static int request_parse(json_object *root, request *q, mb_error *err)
+{
+	uint8_t name[TPM_NAME_MAX];
+	size_t name_size;
+	json_object *ek, *ak, *v;
+	int r;
+
+	memset(q, 0, sizeof(*q));
+	ek = seal_json_get(root, "ek", json_type_object);
+	ak = seal_json_get(root, "ak", json_type_object);
+	if (!ek || !ak)
+		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not an object", ek ? "ak" : "ek");
+	r = get_b64(ek, "public", "ek", PUBLIC_MAX, false, &q->ek_pub, &q->ek_pub_size, err);
+	if (r >= 0)
+		r = get_b64(ek, "certificate", "ek", EK_CERT_MAX, true, &q->ek_cert, &q->ek_cert_size, err);
+	if (r >= 0 && json_object_object_get_ex(ek, "nv_index", &v) && !json_object_is_type(v, json_type_null)) {
+		const char *s = json_object_get_string(v);
+		uint8_t idx[4];
+
+		/* informational only, but still one spelling: "0x" and 8 hex digits */
+		if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) != 10 || s[0] != '0' ||
+		    s[1] != 'x' || mb_unhex(s + 2, 8, idx, 4) < 0)
+			r = mb_fail(err, -EBADMSG, "field \"ek.nv_index\" is not null or \"0x\" and 8 hex digits");
+	}
+	if (r >= 0)
+		r = get_b64(ak, "public", "ak", PUBLIC_MAX, false, &q->ak_pub, &q->ak_pub_size, err);
+	if (r >= 0)
+		r = get_hex(ak, "name", "ak.name", name, sizeof(name), &name_size, err);
+	if (r >= 0 && (r = tpm_public_parse(q->ek_pub, q->ek_pub_size, &q->ek, err)) < 0)
+		r = mb_fail_prefix(err, r, "ek.public");
+	if (r >= 0 && (r = tpm_public_parse(q->ak_pub, q->ak_pub_size, &q->ak, err)) < 0)
+		r = mb_fail_prefix(err, r, "ak.public");
+	if (r >= 0 && (name_size != q->ak.name_size || memcmp(name, q->ak.name, name_size) != 0))
+		r = mb_fail(err, MB_ERR_ATTEST_REFUSED, "ak.name is not the Name of ak.public");
+	if (r < 0)
+		request_done(q);
+	return r;
+}
+
+/*
+ * What makes a key an AK whose quotes mean something (go-attestation CVE-2022-0317): it signs
+ * only what the TPM itself made (restricted, sign, not decrypt), and its private part never
+ * existed outside this TPM (fixedTPM, fixedParent, sensitiveDataOrigin).
+ */
+static int check_ak(const tpm_public *ak, mb_error *err)
+{
+	static const struct {
+		uint32_t bit;
+		bool want;
+		const char *why;
+	} rules[] = {
+		{ TPMA_RESTRICTED, true, "not restricted (it could sign a forged quote)" },
+		{ TPMA_SIGN, true, "not a signing key" },
+		{ TPMA_DECRYPT, false, "also a decryption key" },
+		{ TPMA_FIXED_TPM, true, "not fixedTPM (it may be duplicated out of the TPM)" },
+		{ TPMA_FIXED_PARENT, true, "not fixedParent (it may be duplicated)" },
+		{ TPMA_SENSITIVE_DATA_ORIGIN, true, "not sensitiveDataOrigin (its private key was made outside the TPM)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (has(ak->attributes, rules[i].bit) != rules[i].want)
+			return mb_fail(err, MB_ERR_ATTEST_REFUSED, "the AK is %s (attributes 0x%08x)", rules[i].why,
+				       ak->attributes);
+	return 0;
+}
+
+/* The EK must be a storage key a credential can be protected to, and one that stays in its TPM. */
+static int check_ek(const tpm_public *ek, mb_error *err)
+{
+	if (!has(ek->attributes, TPMA_RESTRICTED | TPMA_DECRYPT | TPMA_FIXED_TPM | TPMA_FIXED_PARENT) ||
+	    (ek->attributes & TPMA_SIGN))
+		return mb_fail(err, MB_ERR_ATTEST_REFUSED,
+			       "the EK is not a restricted, fixedTPM decryption key (attributes 0x%08x)", ek->attributes);
+	if (ek->sym_alg != TPM_ALG_AES || ek->sym_mode != TPM_ALG_CFB)
+		return mb_fail(err, MB_ERR_ATTEST_REFUSED, "the EK's symmetric algorithm is not AES in CFB mode");
+	if (!attest_md(ek->name_alg))
+		return mb_fail(err, MB_ERR_ATTEST_REFUSED, "the EK's nameAlg 0x%04x is not SHA-256, -384 or -512",
+			       ek->name_alg);
+	return 0;
+}
+
+static json_object *now_obj(void)
+{
+	char buf[32];
+	struct tm tm;
+	time_t t = time(NULL);
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return NULL;
+	return json_object_new_string(buf);
+}
+
+static json_object *new_doc(const char *kind)
+{
+	json_object *o = json_object_new_object();
+
+	if (o) {
+		json_object_object_add(o, "version", json_object_new_int(1));
+		json_object_object_add(o, "kind", json_object_new_string(kind));
+	}
+	return o;
+}
+
+/* Every json_object_new_* may fail on ENOMEM (a NULL value is added as null): check the keys once. */
+static bool doc_complete(json_object *o, const char *const *keys)
+{
+	json_object *v;
+
+	for (; *keys; keys++)
+		if (!json_object_object_get_ex(o, *keys, &v) || !v)
+			return false;
+	return true;
+}
+
+MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_size,
+				       const mb_attest_challenge_options *opts, char **ret_challenge,
+				       char **ret_state, mb_error *err)
+{
+	static const char *const challenge_keys[] = { "version", "kind", "ak_name", "credential_blob",
+						      "encrypted_secret", NULL };
+	static const char *const state_keys[] = { "version", "kind", "credential_sha256", "request", "created",
+						  NULL };
+	uint8_t cred[CREDENTIAL_SIZE], cred_digest[SHA256_DIGEST_LENGTH], cert_digest[SHA256_DIGEST_LENGTH];
+	uint8_t *id = NULL, *secret = NULL;
+	size_t id_size = 0, secret_size = 0;
+	json_object *root = NULL, *ch = NULL, *st = NULL;
+	attest_protector prot = { 0 };
+	bool cert_checked = false;
+	request q = { 0 };
+	int r;
+
+	if (!request_text || !opts || !ret_challenge || !ret_state)
+		return mb_fail(err, -EINVAL, "missing argument");
+	*ret_challenge = *ret_state = NULL;
+	r = seal_json_open(request_text, request_size, REQUEST_MAX, "the request", "mboot-attest-request", &root,
+			   err);
+	if (r < 0)
+		return r;
+	r = request_parse(root, &q, err);
+	if (r < 0)
+		goto out;
+	r = check_ek(&q.ek, err);
+	if (r >= 0)
+		r = check_ak(&q.ak, err);
+	if (r < 0)
+		goto out;
+
+	/*
+	 * The EK certificate: checked whenever there are CAs to check it against. Without CAs, only
+	 * allow_no_ek_cert (trust on first use) goes on, and then a certificate is not looked at:
+	 * the machine record names no fingerprint it did not check.
+	 */
+	if (ek_roots_count(opts->roots) > 0 && q.ek_cert) {
+		r = ek_cert_check(opts->roots, q.ek_cert, q.ek_cert_size, &q.ek, cert_digest, err);
+		if (r < 0)
+			goto out;
+		cert_checked = true;
+	} else if (!opts->allow_no_ek_cert) {
+		r = q.ek_cert ? mb_fail(err, -EINVAL, "no EK CA certificates to check the EK certificate against")
+			      : mb_fail(err, MB_ERR_ATTEST_REFUSED,
+					"the request has no EK certificate (allow that only to trust on first use)");
+		goto out;
+	}
+
+	if (RAND_bytes(cred, sizeof(cred)) != 1) {
+		r = mb_fail(err, -EIO, "no random bytes for the credential");
+		goto out;
+	}
+	r = tpm_public_to_pkey(&q.ek, &prot.pkey, err);
+	if (r < 0) {
+		r = mb_fail_prefix(err, r, "ek.public");
+		goto out;
+	}
+	prot.name_alg = q.ek.name_alg;
+	prot.sym_bits = q.ek.sym_bits;
+	if (q.ek.type == TPM_ALG_ECC) {
+		prot.ecc_x = q.ek.x;
+		prot.ecc_x_size = q.ek.x_size;
+	}
+	r = attest_make_credential(&prot, q.ak.name, q.ak.name_size, cred, sizeof(cred), &id, &id_size, &secret,
+				   &secret_size, err);
+	if (r < 0)
+		goto out;
+	SHA256(cred, sizeof(cred), cred_digest);
+
+	ch = new_doc("mboot-attest-challenge");
+	st = new_doc("mboot-attest-state");
+	if (!ch || !st) {
+		r = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	json_object_object_add(ch, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
+	json_object_object_add(ch, "credential_blob", seal_json_b64_obj(id, id_size));
+	json_object_object_add(ch, "encrypted_secret", seal_json_b64_obj(secret, secret_size));
+	json_object_object_add(st, "credential_sha256", hex_obj(cred_digest, sizeof(cred_digest)));
+	json_object_object_add(st, "ek_certificate_sha256",
+			       cert_checked ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
+	json_object_object_add(st, "request", json_object_get(root));
+	json_object_object_add(st, "created", now_obj());
+	if (!doc_complete(ch, challenge_keys) || !doc_complete(st, state_keys) ||
+	    (cert_checked && !seal_json_get(st, "ek_certificate_sha256", json_type_string))) {
+		r = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	*ret_challenge = seal_json_finish(ch);
+	*ret_state = seal_json_finish(st);
+	ch = st = NULL;
+	if (!*ret_challenge || !*ret_state) {
+		free(*ret_challenge);
+		free(*ret_state);
+		*ret_challenge = *ret_state = NULL;
+		r = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r = 0;
+out:
+	OPENSSL_cleanse(cred, sizeof(cred));
+	EVP_PKEY_free(prot.pkey);
+	json_object_put(ch);
+	json_object_put(st);
+	json_object_put(root);
+	free(id);
+	free(secret);
+	request_done(&q);
+	return r;
+}
+
+MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_size, const char *response_text,
+					size_t response_size, char **ret_machine, mb_error *err)
+{
+	static const char *const machine_keys[] = { "version", "kind", "ak_public", "ak_name", "ek_public", "enrolled",
+						    NULL };
+	uint8_t want[SHA256_DIGEST_LENGTH], got[SHA256_DIGEST_LENGTH], cert_digest[SHA256_DIGEST_LENGTH];
+	uint8_t name[TPM_NAME_MAX], *cred = NULL;
+	size_t name_size = 0, cred_size = 0;
+	json_object *st = NULL, *resp = NULL, *req, *v, *m = NULL;
+	bool has_cert = false;
+	request q = { 0 };
+	int r;
+
+	if (!state_text || !response_text || !ret_machine)
+		return mb_fail(err, -EINVAL, "missing argument");
+	*ret_machine = NULL;
+
+	/* The state is the verifier's own file, but read as strictly as anything else. */
+	r = seal_json_open(state_text, state_size, STATE_MAX, "the state", "mboot-attest-state", &st, err);
+	if (r < 0)
+		return mb_fail_prefix(err, r, "state");
+	r = seal_json_hex(st, "credential_sha256", "credential_sha256", want, sizeof(want), err);
+	if (r >= 0 && json_object_object_get_ex(st, "ek_certificate_sha256", &v) &&
+	    !json_object_is_type(v, json_type_null)) {
+		r = seal_json_hex(st, "ek_certificate_sha256", "ek_certificate_sha256", cert_digest,
+				  sizeof(cert_digest), err);
+		has_cert = true;
+	}
+	if (r >= 0 && !(req = seal_json_get(st, "request", json_type_object)))
+		r = mb_fail(err, -EBADMSG, "field \"request\" is missing or not an object");
+	if (r >= 0)
+		r = request_parse(req, &q, err);
+	if (r < 0) {
+		r = mb_fail_prefix(err, r == MB_ERR_ATTEST_REFUSED ? -EBADMSG : r, "state");
+		goto out;
+	}
+
+	r = seal_json_open(response_text, response_size, RESPONSE_MAX, "the response", "mboot-attest-response",
+			   &resp, err);
+	if (r >= 0)
+		r = get_hex(resp, "ak_name", "ak_name", name, sizeof(name), &name_size, err);
+	if (r >= 0)
+		r = seal_json_b64(resp, "credential", 64, false, &cred, &cred_size, err);
+	if (r < 0) {
+		r = mb_fail_prefix(err, r, "response");
+		goto out;
+	}
+	if (name_size != q.ak.name_size || memcmp(name, q.ak.name, name_size) != 0) {
+		r = mb_fail(err, MB_ERR_ATTEST_REFUSED, "the response is for another AK than the challenge's");
+		goto out;
+	}
+	/* Compared as digests, in constant time: the state never held the credential itself. */
+	SHA256(cred, cred_size, got);
+	if (CRYPTO_memcmp(got, want, sizeof(got)) != 0) {
+		r = mb_fail(err, MB_ERR_ATTEST_REFUSED,
+			    "the response's credential is not the challenge's: the challenge was not activated by "
+			    "the TPM of the request's EK");
+		goto out;
+	}
+
+	m = new_doc("mboot-machine");
+	if (!m) {
+		r = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	json_object_object_add(m, "ak_public", seal_json_b64_obj(q.ak_pub, q.ak_pub_size));
+	json_object_object_add(m, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
+	json_object_object_add(m, "ek_public", seal_json_b64_obj(q.ek_pub, q.ek_pub_size));
+	json_object_object_add(m, "ek_certificate_sha256", has_cert ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
+	json_object_object_add(m, "enrolled", now_obj());
+	if (!doc_complete(m, machine_keys) || (has_cert && !seal_json_get(m, "ek_certificate_sha256", json_type_string))) {
+		r = mb_fail(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	*ret_machine = seal_json_finish(m);
+	m = NULL;
+	r = *ret_machine ? 0 : mb_fail(err, -ENOMEM, "out of memory");
+out:
+	json_object_put(m);
+	json_object_put(resp);
+	json_object_put(st);
+	if (cred)
+		OPENSSL_clear_free(cred, cred_size);
+	request_done(&q);
+	return r;
+}
