@@ -52,11 +52,9 @@ swtpm_cleanup() {
 }
 trap swtpm_cleanup EXIT
 
-swtpm_run() {
-	local flags=$1 state=$SWTPM_DIR/state
-	swtpm_stop
-	rm -rf "$state"
-	mkdir -p "$state"
+# swtpm_serve STATE FLAGS: swtpm on the state folder STATE, on $SWTPM_DIR's sockets.
+swtpm_serve() {
+	local state=$1 flags=$2
 	rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
 	# In a subshell, so that the test's shell does not report a killed job.
 	( swtpm socket --tpm2 \
@@ -75,50 +73,28 @@ swtpm_run() {
 	export TPM2TOOLS_TCTI=$TCTI
 }
 
+swtpm_run() {
+	local flags=$1 state=$SWTPM_DIR/state
+	swtpm_stop
+	rm -rf "$state"
+	mkdir -p "$state"
+	swtpm_serve "$state" "$flags"
+}
+
 swtpm_start() { swtpm_run not-need-init,startup-clear; }
 
 swtpm_start_ek_enroll() {
 	local d=$SWTPM_DIR/$1
-	if ! command -v swtpm_setup >/dev/null || ! command -v swtpm_localca >/dev/null; then
-		echo "SKIP: swtpm_setup or swtpm_localca not installed"
-		exit 77
-	fi
 	swtpm_stop
-	if [ ! -d "$d/state" ]; then
-		mkdir -p "$d/ca" "$d/state"
-		printf '%s\n' "statedir = $d/ca" "signingkey = $d/ca/signkey.pem" \
-			"issuercert = $d/ca/issuercert.pem" "certserial = $d/ca/certserial" > "$d/ca/localca.conf"
-		printf '%s\n' "--platform-manufacturer mboot-test" "--platform-version 2.1" \
-			"--platform-model swtpm" > "$d/localca.options"
-		printf '%s\n' "create_certs_tool = $(command -v swtpm_localca)" \
-			"create_certs_tool_config = $d/ca/localca.conf" \
-			"create_certs_tool_options = $d/localca.options" "active_pcr_banks = sha256" > "$d/setup.conf"
-		# TMPDIR: swtpm_setup's own temporary files stay in the test's directory too
-		TMPDIR=$d swtpm_setup --tpm2 --tpmstate "$d/state" --create-ek-cert --config "$d/setup.conf" \
-			--logfile "$d/setup.log" >/dev/null 2>&1 || { echo "FAIL: swtpm_setup"; cat "$d/setup.log"; exit 1; }
-	fi
-	rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
-	( swtpm socket --tpm2 \
-		--server type=unixio,path="$SWTPM_DIR/sock" \
-		--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
-		--tpmstate dir="$d/state" --flags not-need-init,startup-clear \
-		--log file="$SWTPM_DIR/swtpm.log" </dev/null &
-	  echo $! > "$SWTPM_DIR/pid" )
-	SWTPM_PID=$(cat "$SWTPM_DIR/pid")
-	for _ in $(seq 50); do
-		[ -S "$SWTPM_DIR/sock" ] && [ -S "$SWTPM_DIR/sock.ctrl" ] && break
-		sleep 0.1
-	done
-	[ -S "$SWTPM_DIR/sock.ctrl" ] || { echo "FAIL: swtpm did not start"; cat "$SWTPM_DIR/swtpm.log"; exit 1; }
-	TCTI="swtpm:path=$SWTPM_DIR/sock"
-	export TPM2TOOLS_TCTI=$TCTI
+	[ -d "$d/state" ] || swtpm_manufacture "$d" sha256
+	swtpm_serve "$d/state" not-need-init,startup-clear
 }
 swtpm_start_noinit() { swtpm_run not-need-init; }
 
 swtpm_reset() { swtpm_ioctl --unix "$SWTPM_DIR/sock.ctrl" -i >/dev/null; }
 
 swtpm_banks() {
-	local want=" $1 " spec= b
+	local want=" $1 " spec='' b
 	for b in sha1 sha256 sha384 sha512; do
 		case $want in
 		*" $b "*) spec="$spec+$b:all" ;;
@@ -138,42 +114,35 @@ fail() { echo "FAIL: $*"; exit 1; }
 #   swtpm from the state it made (startup-clear). SWTPM_EK_CA is the CA's root certificate,
 #   SWTPM_EK_ISSUER the intermediate that signed the EK certificates.
 swtpm_start_ek_cert() {
-	local banks=${1:-sha1,sha256} ca=$SWTPM_DIR/localca state=$SWTPM_DIR/state
+	swtpm_stop
+	rm -rf "$SWTPM_DIR/ek"
+	swtpm_manufacture "$SWTPM_DIR/ek" "${1:-sha1,sha256}"
+	SWTPM_EK_CA=$SWTPM_DIR/ek/ca/swtpm-localca-rootca-cert.pem
+	SWTPM_EK_ISSUER=$SWTPM_DIR/ek/ca/issuercert.pem
+	[ -s "$SWTPM_EK_CA" ] || fail "swtpm_localca made no CA in $SWTPM_DIR/ek/ca"
+	[ -s "$SWTPM_EK_ISSUER" ] || fail "swtpm_localca made no issuer certificate in $SWTPM_DIR/ek/ca"
+	swtpm_serve "$SWTPM_DIR/ek/state" not-need-init,startup-clear
+}
+
+# swtpm_manufacture DIR BANKS: what a TPM vendor does, into DIR/state: swtpm_setup --tpm2
+#   --create-ek-cert (RSA 2048 and ECC EKs with certificates in NV), signed by swtpm_localca
+#   with a private config and CA in DIR/ca (never /var/lib/swtpm-localca); PCR banks BANKS.
+swtpm_manufacture() {
+	local d=$1 banks=$2
 	if ! command -v swtpm_setup >/dev/null || ! command -v swtpm_localca >/dev/null; then
 		echo "SKIP: swtpm_setup or swtpm_localca not installed"
 		exit 77
 	fi
-	swtpm_stop
-	rm -rf "$state" "$ca"
-	mkdir -p "$state" "$ca"
-	printf '%s\n' "statedir = $ca" "signingkey = $ca/signkey.pem" "issuercert = $ca/issuercert.pem" \
-		"certserial = $ca/certserial" > "$SWTPM_DIR/localca.conf"
-	printf '%s\n' "--platform-manufacturer mboot" "--platform-version 2.1" "--platform-model test" \
-		> "$SWTPM_DIR/localca.options"
+	mkdir -p "$d/ca" "$d/state"
+	printf '%s\n' "statedir = $d/ca" "signingkey = $d/ca/signkey.pem" \
+		"issuercert = $d/ca/issuercert.pem" "certserial = $d/ca/certserial" > "$d/localca.conf"
+	printf '%s\n' "--platform-manufacturer mboot-test" "--platform-version 2.1" \
+		"--platform-model swtpm" > "$d/localca.options"
 	printf '%s\n' "create_certs_tool = $(command -v swtpm_localca)" \
-		"create_certs_tool_config = $SWTPM_DIR/localca.conf" \
-		"create_certs_tool_options = $SWTPM_DIR/localca.options" \
-		"active_pcr_banks = $banks" > "$SWTPM_DIR/swtpm_setup.conf"
-	TMPDIR=$SWTPM_DIR XDG_CONFIG_HOME=$SWTPM_DIR swtpm_setup --tpm2 --tpm-state "$state" --create-ek-cert \
-		--config "$SWTPM_DIR/swtpm_setup.conf" --logfile "$SWTPM_DIR/swtpm_setup.log" >/dev/null 2>&1 ||
-		{ cat "$SWTPM_DIR/swtpm_setup.log"; fail "swtpm_setup --create-ek-cert"; }
-	SWTPM_EK_CA=$ca/swtpm-localca-rootca-cert.pem
-	SWTPM_EK_ISSUER=$ca/issuercert.pem
-	[ -s "$SWTPM_EK_CA" ] || fail "swtpm_localca made no CA in $ca"
-	[ -s "$SWTPM_EK_ISSUER" ] || fail "swtpm_localca made no issuer certificate in $ca"
-	rm -f "$SWTPM_DIR/sock" "$SWTPM_DIR/sock.ctrl"
-	( swtpm socket --tpm2 \
-		--server type=unixio,path="$SWTPM_DIR/sock" \
-		--ctrl type=unixio,path="$SWTPM_DIR/sock.ctrl" \
-		--tpmstate dir="$state" --flags not-need-init,startup-clear \
-		--log file="$SWTPM_DIR/swtpm.log" </dev/null &
-	  echo $! > "$SWTPM_DIR/pid" )
-	SWTPM_PID=$(cat "$SWTPM_DIR/pid")
-	for _ in $(seq 50); do
-		[ -S "$SWTPM_DIR/sock" ] && [ -S "$SWTPM_DIR/sock.ctrl" ] && break
-		sleep 0.1
-	done
-	[ -S "$SWTPM_DIR/sock.ctrl" ] || { echo "FAIL: swtpm did not start"; cat "$SWTPM_DIR/swtpm.log"; exit 1; }
-	TCTI="swtpm:path=$SWTPM_DIR/sock"
-	export TPM2TOOLS_TCTI=$TCTI
+		"create_certs_tool_config = $d/localca.conf" \
+		"create_certs_tool_options = $d/localca.options" "active_pcr_banks = $banks" > "$d/setup.conf"
+	# TMPDIR, XDG_CONFIG_HOME: swtpm_setup's own files stay in the test's directory too
+	TMPDIR=$d XDG_CONFIG_HOME=$d swtpm_setup --tpm2 --tpm-state "$d/state" --create-ek-cert \
+		--config "$d/setup.conf" --logfile "$d/setup.log" >/dev/null 2>&1 ||
+		{ cat "$d/setup.log"; echo "FAIL: swtpm_setup --create-ek-cert"; exit 1; }
 }
