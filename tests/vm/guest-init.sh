@@ -8,6 +8,7 @@
 #   MBOOT-REPLAY `mboot log replay --json` of the kernel's log, when /bin/mboot is present
 #   MBOOT-PCRS, MBOOT-VERIFY  `mboot pcrs --json` and `mboot verify --json` on the guest's own TPM,
 #                each with its exit code (-RC) and stderr (-ERR)
+#   ATTEST-*     exit codes of attest enroll / activate / quote when /extra/attest asks for them
 # then powers off.
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/sbin:/usr/sbin
@@ -85,6 +86,33 @@ if [ -x /bin/mboot ]; then
 	echo "MBVM-BEGIN-MBOOT-VERIFY-ERR"
 	cat /tmp/verify.err
 	echo "MBVM-END-MBOOT-VERIFY-ERR"
+fi
+
+# The tenant's attestation (inguest scenario, tests/vm/attest-host.py on the host's side of
+# ttyS1): enroll, answer the verifier's challenge, quote with its nonce; each exit code printed.
+if [ -x /bin/mboot ] && [ -e /extra/attest ] && [ -c /dev/ttyS1 ]; then
+	t=device:/dev/tpmrm0
+	stty -F /dev/ttyS1 raw -echo
+	exec 3<>/dev/ttyS1
+	say_rc() { echo "MBVM-BEGIN-ATTEST-$1-RC"; echo "$2"; echo "MBVM-END-ATTEST-$1-RC"; }
+	/bin/mboot attest enroll --tcti $t --ak-file /tmp/ak.json -o /tmp/request.json 2>/tmp/attest.err
+	say_rc ENROLL $?
+	echo "REQUEST $(base64 -w 0 /tmp/request.json)" >&3
+	read -r tag challenge <&3
+	read -r tag2 nonce <&3
+	if [ "$tag" = CHALLENGE ] && [ "$tag2" = NONCE ]; then
+		echo "$challenge" | base64 -d >/tmp/challenge.json
+		/bin/mboot attest activate --tcti $t --ak-file /tmp/ak.json -i /tmp/challenge.json \
+			-o /tmp/response.json 2>>/tmp/attest.err
+		say_rc ACTIVATE $?
+		/bin/mboot quote --tcti $t --ak-file /tmp/ak.json --nonce "$nonce" --log "$log" \
+			-o /tmp/evidence.json 2>>/tmp/attest.err
+		say_rc QUOTE $?
+		echo "RESPONSE $(base64 -w 0 /tmp/response.json)" >&3
+		echo "EVIDENCE $(base64 -w 0 /tmp/evidence.json)" >&3
+	fi
+	echo "DONE" >&3
+	echo "MBVM-BEGIN-ATTEST-ERR"; cat /tmp/attest.err; echo "MBVM-END-ATTEST-ERR"
 fi
 
 echo "MBVM-DONE"

@@ -209,8 +209,31 @@ vm_cleanup() {
 trap vm_cleanup EXIT
 trap 'vm_cleanup; exit 130' INT TERM
 
+# vm_ek_ca DIR: a private swtpm_localca (its CA in DIR/ca, never /var/lib) and the
+# swtpm_setup configuration that manufactures a TPM with EK certificates signed by it (RSA 2048
+# at 0x01c00002, ECC P-384 at 0x01c00016) and all four PCR banks, as the boots without it have.
+# DIR/ca-certs/ gets the root and the issuing CA certificate once the first TPM is made.
+vm_ek_ca() {
+	local d=$1
+	mkdir -p "$d/ca" "$d/ca-certs"
+	cat >"$d/localca.conf" <<-EOC
+		statedir = $d/ca
+		signingkey = $d/ca/signkey.pem
+		issuercert = $d/ca/issuercert.pem
+		certserial = $d/ca/certserial
+	EOC
+	printf -- '--platform-manufacturer mboot-test\n--platform-version 2.1\n--platform-model QEMU\n' >"$d/localca.options"
+	cat >"$d/setup.conf" <<-EOC
+		create_certs_tool = /usr/bin/swtpm_localca
+		create_certs_tool_config = $d/localca.conf
+		create_certs_tool_options = $d/localca.options
+	EOC
+}
+
 # vm_qemu DIR ACCEL LIMIT [FIRST_OUTPUT_LIMIT]: boot DIR/disk.img once with a fresh TPM and
-# variable store. Returns 0 when the guest printed its end marker, 1 otherwise; 2 when KVM hit
+# variable store. With VM_EK_CA set (a vm_ek_ca folder) the TPM is manufactured with EK
+# certificates first; with VM_ATTEST_SOCK set the guest gets a second serial line (ttyS1),
+# a Unix socket there that the host's side of a conversation connects to. Returns 0 when the guest printed its end marker, 1 otherwise; 2 when KVM hit
 # an emulation failure (the guest is then stuck, so it is killed at once instead of waiting
 # for LIMIT); 3 when nothing reached the serial console within FIRST_OUTPUT_LIMIT seconds.
 vm_qemu() {
@@ -218,6 +241,17 @@ vm_qemu() {
 	tpm=$(mktemp -d /tmp/mb-vm-tpm.XXXXXX)
 	cp "$OVMF_VARS" "$dir/vars.fd"
 	rm -f "$dir/serial.raw" "$dir/qemu.err"
+	if [ -n "${VM_EK_CA:-}" ]; then
+		swtpm_setup --tpm2 --tpmstate "$tpm" --config "$VM_EK_CA/setup.conf" --create-ek-cert \
+			--pcr-banks sha1,sha256,sha384,sha512 >"$dir/swtpm-setup.log" 2>&1 ||
+			{ cat "$dir/swtpm-setup.log" >&2; vm_die "swtpm_setup could not make a TPM with EK certificates"; }
+		cp "$VM_EK_CA/ca/swtpm-localca-rootca-cert.pem" "$VM_EK_CA/ca/issuercert.pem" "$VM_EK_CA/ca-certs/"
+	fi
+	local -a attest_args=()
+	if [ -n "${VM_ATTEST_SOCK:-}" ]; then
+		rm -f "$VM_ATTEST_SOCK"
+		attest_args=(-serial unix:"$VM_ATTEST_SOCK",server=on,wait=off)
+	fi
 	swtpm socket --tpm2 --tpmstate dir="$tpm" --ctrl type=unixio,path="$tpm/ctrl.sock" \
 		--flags not-need-init,startup-clear --log file="$dir/swtpm.log" &
 	VM_SWTPM_PID=$!
@@ -238,7 +272,7 @@ vm_qemu() {
 		-chardev socket,id=chrtpm,path="$tpm/ctrl.sock" \
 		-tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0 \
 		-nic none -vga none -display none -monitor none -nodefaults \
-		-serial file:"$dir/serial.raw" -no-reboot \
+		-serial file:"$dir/serial.raw" "${attest_args[@]}" -no-reboot \
 		2>"$dir/qemu.err" &
 	VM_QEMU_PID=$!
 	# Poll: stop early on the end marker or on a KVM emulation failure (QEMU does not exit

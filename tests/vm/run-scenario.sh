@@ -288,8 +288,22 @@ EOF
 	;;
 
 inguest)
-	boot inguest "$VM_CMDLINE_DEFAULT" with-mboot
+	# The tenant's flow rides on this boot: the guest enrolls its TPM (EK certificates from a
+	# private CA), answers the host's challenge and quotes with the host's nonce, over a second
+	# serial line to tests/vm/attest-host.py; the host then judges the evidence.
 	d=$out/inguest
+	mkdir -p "$d/attest"
+	vm_ek_ca "$d/attest/ekca"
+	echo "attest" >"$d/attest/flag" && mv "$d/attest/flag" "$d/attest/attest"
+	export VM_EK_CA=$d/attest/ekca VM_ATTEST_SOCK=$d/attest/serial.sock
+	python3 "$VM_DIR/attest-host.py" "$VM_ATTEST_SOCK" "$d/attest" "$MBOOT" "$VM_EK_CA/ca-certs" &
+	attest_host=$!
+	boot inguest "$VM_CMDLINE_DEFAULT" with-mboot "$d/attest/attest"
+	unset VM_EK_CA VM_ATTEST_SOCK
+	rc=0
+	wait "$attest_host" || rc=$?
+	sed 's/^/  attest host: /' "$d/attest/attest-host.log"
+	vm_section "$d/serial.log" ATTEST-ERR | sed 's/^/  guest attest stderr: /'
 	[ -f "$d/guest-replay.json" ] || vm_die "the guest printed no mboot output"
 	check "inguest: mboot log replay in the guest exited 0 (got $(cat "$d/guest-replay.rc"))" \
 		test "$(cat "$d/guest-replay.rc")" = 0
@@ -316,6 +330,48 @@ inguest)
 		test "$(jq .verified "$d/guest-verify.json" 2>/dev/null)" = true
 	check "inguest: the guest's verify names PCRs 0-9 verified in all 4 banks" \
 		test "$(jq '[.pcrs[] | select(.verdict == "verified" and .pcr <= 9)] | length' "$d/guest-verify.json" 2>/dev/null)" = 40
+
+	a=$d/attest
+	check "attest: the host's side saw the whole conversation (exit $rc)" test $rc -eq 0
+	for step in ENROLL ACTIVATE QUOTE; do
+		got=$(vm_section "$d/serial.log" "ATTEST-$step-RC")
+		check "attest: $step in the guest, on /dev/tpmrm0, exited 0 (got '$got')" test "$got" = 0
+	done
+	check "attest: the challenge accepted the guest's EK certificate chain and AK (exit $(cat "$a/challenge.rc" 2>/dev/null))" \
+		test "$(cat "$a/challenge.rc" 2>/dev/null)" = 0
+	rc=0
+	"$MBOOT" attest challenge --state "$a/state.json" -i "$a/response.json" -o "$a/machine.json" 2>"$a/check.err" || rc=$?
+	check "attest: the guest's activation proves its AK is in the TPM of that EK (exit $rc: $(head -c 300 "$a/check.err"))" test $rc -eq 0
+	# The policy of the release: the artifacts this boot was made of, firmware PCRs from its log.
+	"$MBOOT" policy generate --kernel "$(vm_kernel)" --initrd "$d/initrd.img" --grub-cfg "$d/grub.cfg" \
+		--efi "$d/BOOTX64.EFI" --from-log "$d/log.bin" -o "$a/policy.json" ||
+		bad "attest: policy generate from the artifacts exited $?"
+	nonce=$(cat "$a/nonce")
+	rc=0
+	"$MBOOT" attest verify "$a/evidence.json" --machine "$a/machine.json" --nonce "$nonce" \
+		--policy "$a/policy.json" --json >"$a/verify.json" 2>"$a/verify.err" || rc=$?
+	check "attest: the host trusts the guest's quote, logs and policy (exit $rc: $(jq -c '.reasons' "$a/verify.json" 2>/dev/null) $(head -c 300 "$a/verify.err"))" \
+		test "$rc:$(jq -c .trusted "$a/verify.json" 2>/dev/null)" = "0:true"
+	check "attest: the evidence's quoted sha256 PCRs are the kernel's sysfs PCRs" \
+		test "$(jq -c -S '.pcrs.banks.sha256' "$a/evidence.json")" = "$(jq -c -S '.sha256' "$d/pcrs.json")"
+	rc=0
+	"$MBOOT" attest verify "$a/evidence.json" --machine "$a/machine.json" --nonce "$(printf '%s' "$nonce" | tr 0-9a-f 1-9a-f0)" \
+		--json >"$a/verify-nonce.json" 2>/dev/null || rc=$?
+	check "attest: the same evidence under another nonce is refused: nonce-mismatch (exit $rc)" \
+		test "$rc:$(jq -c '[.reasons[].reason] | index("nonce-mismatch") != null' "$a/verify-nonce.json" 2>/dev/null)" = "1:true"
+	# A release whose command line differs from the one this machine booted: the verifier's
+	# policy refuses the boot, naming GRUB's kernel_cmdline event in PCR 8.
+	vm_grub_cfg "$a/grub-other.cfg" "$VM_CMDLINE_DEFAULT mboot.release=other"
+	"$MBOOT" policy generate --kernel "$(vm_kernel)" --initrd "$d/initrd.img" --grub-cfg "$a/grub-other.cfg" \
+		--efi "$d/BOOTX64.EFI" --from-log "$d/log.bin" -o "$a/policy-other.json" ||
+		bad "attest: policy generate (other command line) exited $?"
+	rc=0
+	"$MBOOT" attest verify "$a/evidence.json" --machine "$a/machine.json" --nonce "$nonce" \
+		--policy "$a/policy-other.json" --json >"$a/verify-other.json" 2>/dev/null || rc=$?
+	printf 'info attest: other command line: %s\n' "$(jq -c '.reasons' "$a/verify-other.json" 2>/dev/null)"
+	check "attest: a boot whose command line is not the release's is refused at GRUB's kernel_cmdline event (exit $rc)" \
+		test "$rc:$(jq -c '([.reasons[].reason] | index("policy-violated") != null) and
+			([.. | strings | select(startswith("kernel_cmdline: /vmlinuz"))] | length > 0)' "$a/verify-other.json" 2>/dev/null)" = "1:true"
 	;;
 esac
 
