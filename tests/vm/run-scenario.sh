@@ -358,7 +358,7 @@ inguest)
 	"$MBOOT" attest verify "$a/evidence.json" --machine "$a/machine.json" --nonce "$(printf '%s' "$nonce" | tr 0-9a-f 1-9a-f0)" \
 		--json >"$a/verify-nonce.json" 2>/dev/null || rc=$?
 	check "attest: the same evidence under another nonce is refused: nonce-mismatch (exit $rc)" \
-		test "$rc:$(jq -c '[.reasons[].reason] | index("nonce-mismatch") != null' "$a/verify-nonce.json" 2>/dev/null)" = "1:true"
+		test "$rc:$(jq -c '[.reasons[].name] | index("nonce-mismatch") != null' "$a/verify-nonce.json" 2>/dev/null)" = "1:true"
 	# A release whose command line differs from the one this machine booted: the verifier's
 	# policy refuses the boot, naming GRUB's kernel_cmdline event in PCR 8.
 	vm_grub_cfg "$a/grub-other.cfg" "$VM_CMDLINE_DEFAULT mboot.release=other"
@@ -370,7 +370,7 @@ inguest)
 		--policy "$a/policy-other.json" --json >"$a/verify-other.json" 2>/dev/null || rc=$?
 	printf 'info attest: other command line: %s\n' "$(jq -c '.reasons' "$a/verify-other.json" 2>/dev/null)"
 	check "attest: a boot whose command line is not the release's is refused at GRUB's kernel_cmdline event (exit $rc)" \
-		test "$rc:$(jq -c '([.reasons[].reason] | index("policy-violated") != null) and
+		test "$rc:$(jq -c '([.reasons[].name] | index("policy-violated") != null) and
 			([.. | strings | select(startswith("kernel_cmdline: /vmlinuz"))] | length > 0)' "$a/verify-other.json" 2>/dev/null)" = "1:true"
 	;;
 esac
