@@ -20,33 +20,32 @@
 #include <mboot/mboot.h>
 #include "shared/hex.h"
 
-/* Every byte value in every position of a quantum: decoded as OpenSSL's EVP_DecodeBlock decodes it. */
+/* Every byte value in every position of a first and of a last quantum: decoded as OpenSSL's
+ * EVP_DecodeBlock decodes it (the two take different paths in mboot's decoder). */
 static void test_base64_every_byte(void **state)
 {
 	int c, pos;
 
 	(void) state;
-	for (pos = 0; pos < 4; pos++)
+	for (pos = 0; pos < 8; pos++)
 		for (c = 0; c < 256; c++) {
-			char in[5] = "QUJD";
-			unsigned char want[4];
+			char in[9] = "QUJDREVG";
+			unsigned char want[8];
 			uint8_t *got = NULL;
 			size_t n = 0;
 			int ours, theirs;
 
+			if (c == '=' || c == 0)
+				continue; /* padding only at the end (and then canonical); NUL never */
 			in[pos] = (char) c;
-			theirs = c != '=' && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != 0 ?
-				 EVP_DecodeBlock(want, (const unsigned char *) in, 4) : -1;
-			ours = mb_base64_decode(in, 4, 64, &got, &n);
-			if (c == '=' || c == 0) {
-				/* padding only at the end (and then canonical); NUL never */
-				free(got);
-				continue;
-			}
-			assert_int_equal(ours == 0, theirs == 3);
+			/* EVP_DecodeBlock skips blanks before and after: those are not base64 here */
+			theirs = c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' ?
+				 EVP_DecodeBlock(want, (const unsigned char *) in, 8) : -1;
+			ours = mb_base64_decode(in, 8, 64, &got, &n);
+			assert_int_equal(ours == 0, theirs == 6);
 			if (ours == 0) {
-				assert_int_equal(n, 3);
-				assert_memory_equal(got, want, 3);
+				assert_int_equal(n, 6);
+				assert_memory_equal(got, want, 6);
 			}
 			free(got);
 		}
