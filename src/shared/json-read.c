@@ -278,8 +278,21 @@ static int scan_utf8(scan *s, size_t at, int lead, bool keep)
 static int scan_string(scan *s, bool keep)
 {
 	for (;;) {
-		size_t at = here(s);
-		int c = next(s), r;
+		size_t at, run = 0;
+		int c, r;
+
+		if (!keep) {
+			/* a run of plain ASCII at once: strings here are mostly long base64 */
+			const uint8_t *p = mb_reader_cur(&s->r);
+			size_t left = mb_reader_left(&s->r);
+
+			while (run < left && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+				run++;
+			if (run && mb_read_skip(&s->r, run) < 0)
+				return fail(s, here(s), "unexpected end of input");
+		}
+		at = here(s);
+		c = next(s);
 
 		if (c < 0)
 			return fail(s, at, "unexpected end of input");
