@@ -48,6 +48,15 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 /* Load the AK under its parent; *parent and *flush are for tpm_drop_parent. */
 int attest_load_ak(mb_tpm *t, const ak_file *ak, ESYS_TR *parent, bool *flush, ESYS_TR *ret, mb_error *err);
 
+/* A challenge (docs/attest.md), read and checked: each binary field one marshalled structure. */
+typedef struct attest_challenge {
+	uint8_t name[2 + 64];
+	size_t name_size;
+	TPM2B_ID_OBJECT blob;
+	TPM2B_ENCRYPTED_SECRET secret;
+} attest_challenge;
+int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, mb_error *err);
+
 /* JSON documents of docs/attest.md: {"version": 1, "kind": kind}, then the text. */
 json_object *attest_doc_new(const char *kind);
 int attest_doc_finish(json_object *root, char **ret, mb_error *err);

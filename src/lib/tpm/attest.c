@@ -345,17 +345,51 @@ static bool rc_is_refusal(TSS2_RC rc)
 	       tpm_rc_is(rc, TPM2_RC_ECC_POINT) || tpm_rc_is(rc, TPM2_RC_SCHEME) || tpm_rc_is(rc, TPM2_RC_KEY);
 }
 
+int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, mb_error *err)
+{
+	json_object *root = NULL;
+	uint8_t raw[sizeof(TPM2B_ENCRYPTED_SECRET)];
+	size_t n = 0, off = 0;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = seal_json_open(text, size, CHALLENGE_MAX, "the challenge", "mboot-attest-challenge", &root, err);
+	if (r < 0)
+		return r;
+	r = hex_var(root, "ak_name", ret->name, sizeof(ret->name), &ret->name_size, err);
+	if (r < 0)
+		goto out;
+	r = b64_exact(root, "credential_blob", raw, sizeof(raw), &n, err);
+	if (r < 0)
+		goto out;
+	if (Tss2_MU_TPM2B_ID_OBJECT_Unmarshal(raw, n, &off, &ret->blob) != TSS2_RC_SUCCESS || off != n ||
+	    ret->blob.size == 0) {
+		r = mb_fail(err, -EBADMSG, "field \"credential_blob\" is not one TPM2B_ID_OBJECT");
+		goto out;
+	}
+	r = b64_exact(root, "encrypted_secret", raw, sizeof(raw), &n, err);
+	if (r < 0)
+		goto out;
+	off = 0;
+	if (Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal(raw, n, &off, &ret->secret) != TSS2_RC_SUCCESS || off != n ||
+	    ret->secret.size == 0) {
+		r = mb_fail(err, -EBADMSG, "field \"encrypted_secret\" is not one TPM2B_ENCRYPTED_SECRET");
+		goto out;
+	}
+	r = 0;
+out:
+	json_object_put(root);
+	return r;
+}
+
 MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_text_size, const char *challenge,
 				     size_t challenge_size, char **ret_response, mb_error *err)
 {
 	ak_file ak;
-	json_object *root = NULL, *resp;
-	TPM2B_ID_OBJECT blob;
-	TPM2B_ENCRYPTED_SECRET secret;
+	attest_challenge ch;
+	json_object *resp;
 	TPM2B_DIGEST *cred = NULL;
 	TPM2B_PUBLIC *ek_pub = NULL;
-	uint8_t raw[sizeof(TPM2B_ENCRYPTED_SECRET)], name[NAME_MAX_BYTES];
-	size_t n = 0, name_size = 0, off = 0;
 	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE, ek = ESYS_TR_NONE, policy = ESYS_TR_NONE;
 	ESYS_TR ek_auth = ESYS_TR_PASSWORD;
 	bool flush = false;
@@ -368,32 +402,10 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 		return mb_fail_prefix(err, r, "AK file");
 
 	/* The challenge first: a malformed one is an input error before any TPM work. */
-	r = seal_json_open(challenge, challenge_size, CHALLENGE_MAX, "the challenge", "mboot-attest-challenge", &root,
-			   err);
+	r = attest_challenge_read(challenge, challenge_size, &ch, err);
 	if (r < 0)
 		goto out_input;
-	r = hex_var(root, "ak_name", name, sizeof(name), &name_size, err);
-	if (r < 0)
-		goto out_input;
-	memset(&blob, 0, sizeof(blob));
-	r = b64_exact(root, "credential_blob", raw, sizeof(raw), &n, err);
-	if (r < 0)
-		goto out_input;
-	if (Tss2_MU_TPM2B_ID_OBJECT_Unmarshal(raw, n, &off, &blob) != TSS2_RC_SUCCESS || off != n || blob.size == 0) {
-		r = mb_fail(err, -EBADMSG, "field \"credential_blob\" is not one TPM2B_ID_OBJECT");
-		goto out_input;
-	}
-	memset(&secret, 0, sizeof(secret));
-	r = b64_exact(root, "encrypted_secret", raw, sizeof(raw), &n, err);
-	if (r < 0)
-		goto out_input;
-	off = 0;
-	if (Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal(raw, n, &off, &secret) != TSS2_RC_SUCCESS || off != n ||
-	    secret.size == 0) {
-		r = mb_fail(err, -EBADMSG, "field \"encrypted_secret\" is not one TPM2B_ENCRYPTED_SECRET");
-		goto out_input;
-	}
-	if (name_size != sizeof(ak.name) || memcmp(name, ak.name, name_size) != 0) {
+	if (ch.name_size != sizeof(ak.name) || memcmp(ch.name, ak.name, ch.name_size) != 0) {
 		r = mb_fail(err, MB_ERR_ATTEST_REFUSED, "the challenge is for another AK (its ak_name is not this AK's "
 			    "name): it was made from another enrollment request");
 		goto out;
@@ -428,7 +440,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 		}
 		ek_auth = policy;
 	}
-	rc = Esys_ActivateCredential(t->esys, ak_h, ek, ESYS_TR_PASSWORD, ek_auth, ESYS_TR_NONE, &blob, &secret,
+	rc = Esys_ActivateCredential(t->esys, ak_h, ek, ESYS_TR_PASSWORD, ek_auth, ESYS_TR_NONE, &ch.blob, &ch.secret,
 				     &cred);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_classify(t, err, rc, "TPM2_ActivateCredential failed");
@@ -452,7 +464,6 @@ out:
 		explicit_bzero(cred, sizeof(*cred));
 	Esys_Free(cred);
 	Esys_Free(ek_pub);
-	json_object_put(root);
 	if (policy != ESYS_TR_NONE)
 		Esys_FlushContext(t->esys, policy);
 	if (ak_h != ESYS_TR_NONE)
