@@ -29,6 +29,9 @@ ok "usage errors: one line, exit 2; --help on stdout, exit 0"
 
 run pack "$TMP/nonexistent" -o "$TMP/o" --force
 [ $rc = 2 ] && grep -q "nonexistent: cannot open directory" "$TMP/err" || fail "missing DIR: $rc $(cat "$TMP/err")"
+[ "$(grep -o "$TMP/nonexistent" "$TMP/err" | wc -l)" = 1 ] || fail "missing DIR not named once: $(cat "$TMP/err")"
+run verify "$TMP/o" "$TMP/nonexistent"
+[ $rc = 2 ] && [ "$(grep -o "$TMP/nonexistent" "$TMP/err" | wc -l)" = 1 ] || fail "verify, missing DIR: $rc $(cat "$TMP/err")"
 run pack "$TMP/t/sub/f" -o "$TMP/o" --force
 [ $rc = 2 ] || fail "DIR is a file: exit $rc"
 run pack "$TMP/t" -o "$TMP/nonexistent/o"
