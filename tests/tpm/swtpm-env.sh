@@ -71,7 +71,7 @@ swtpm_start_noinit() { swtpm_run not-need-init; }
 swtpm_reset() { swtpm_ioctl --unix "$SWTPM_DIR/sock.ctrl" -i >/dev/null; }
 
 swtpm_banks() {
-	local want=" $1 " spec= b
+	local want=" $1 " spec="" b
 	for b in sha1 sha256 sha384 sha512; do
 		case $want in
 		*" $b "*) spec="$spec+$b:all" ;;
