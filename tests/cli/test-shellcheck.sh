@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Every shell script of the tree passes shellcheck (warnings and errors; the style notes are
-# left to review): files named *.sh or *.bash and files whose first line runs sh, bash or dash
-# (hooks, scripts/, .ci/run). The files are those git tracks, else those under the source
-# root outside build folders. Skipped (exit 77) when shellcheck is not installed.
+# left to review): files named *.sh or *.bash, files whose first line runs sh, bash or dash
+# (hooks, scripts/, .ci/run), and the bash completion. The files are those git tracks, else
+# those under the source root outside build folders. Skipped (exit 77) when shellcheck is not installed.
 set -u -o pipefail
 cd "${MB_SOURCE_ROOT:?}" || exit 1
 command -v shellcheck >/dev/null || { echo "SKIP: shellcheck is not installed (apt-get install shellcheck)"; exit 77; }
@@ -17,7 +17,7 @@ scripts=()
 while IFS= read -r f; do
 	[ -f "$f" ] || continue
 	case "$f" in
-	*.sh | *.bash) scripts+=("$f") ;;
+	*.sh | *.bash | completion/mboot) scripts+=("$f") ;;
 	*) head -n 1 "$f" 2>/dev/null | grep -qE '^#!.*(/|env )(ba|da)?sh([[:space:]]|$)' && scripts+=("$f") ;;
 	esac
 done <<<"$files"
