@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # best of R runs: "WALL CPU" seconds (CPU = user + system, steadier on a loaded machine)
 best() {
-	local r=${R:-5} i bw= bc= w u s c TIMEFORMAT='%3R %3U %3S'
+	local r=${R:-5} i bw="" bc="" w u s c TIMEFORMAT='%3R %3U %3S'
 	for ((i = 0; i < r; i++)); do
 		{ time "$@" >/dev/null 2>&1; } 2>"$tmp/t" || true
 		read -r w u s <"$tmp/t"

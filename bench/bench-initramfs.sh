@@ -64,7 +64,7 @@ cat "$tree"/d*/* > /dev/null # page cache warm
 # best of R runs: "wall cpu" in seconds (cpu = user + system of the command and its children,
 # which does not depend on how busy the other cores are)
 best() {
-	local i w c bw= bc=
+	local i w c bw="" bc=""
 	for ((i = 0; i < R; i++)); do
 		/usr/bin/time -f '%e %U %S' -o "$tmp/time" bash -c "$*" > /dev/null
 		read -r w u s < "$tmp/time"

@@ -13,7 +13,7 @@ N=${2:-200}
 M=$B/mboot
 [ -x "$M" ] || { echo "build first: meson setup $B && ninja -C $B"; exit 2; }
 command -v swtpm >/dev/null && command -v tpm2_pcrread >/dev/null || { echo "swtpm and tpm2-tools are needed"; exit 2; }
-MB_TPM_TESTS=tests/tpm
+export MB_TPM_TESTS=tests/tpm
 . tests/tpm/swtpm-env.sh
 set +u
 swtpm_start

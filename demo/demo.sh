@@ -13,7 +13,7 @@
 #
 # Usage: demo/demo.sh [BUILD_DIR]   (default: build)   --swtpm forces the swtpm demo
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 B=build
 FORCE_SWTPM=0
 for a in "$@"; do
@@ -45,7 +45,7 @@ if [ $FORCE_SWTPM = 0 ] && [ -e /dev/tpmrm0 ] && [ -r "$SYSLOG" ]; then
 	exit $?
 fi
 
-MB_TPM_TESTS=tests/tpm
+export MB_TPM_TESTS=tests/tpm
 . tests/tpm/swtpm-env.sh    # private swtpm in a temp dir, stopped on exit
 set +u
 LOG=tests/data/corpus/go-tpm-tools/ubuntu-2104-no-secure-boot.bin

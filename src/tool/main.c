@@ -36,8 +36,9 @@ static void usage(FILE *f)
 		   "the TPM and a policy, seal secrets to a good boot.\n\nCommands:\n");
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
-	fprintf(f, "  %-12s %s\n", "version", "the version of mboot (also --version)");
-	fprintf(f, "\n'mboot COMMAND --help' describes each command.\n"
+	fprintf(f, "  %-12s %s\n", "help", "help COMMAND [SUBCOMMAND]: the same as 'mboot COMMAND --help'");
+	fprintf(f, "  %-12s %s\n", "version", "the version of mboot (also --version, -V)");
+	fprintf(f, "\n'mboot COMMAND --help' (or 'mboot help COMMAND') describes each command.\n"
 		   "Exit codes: 0 success, 1 verification failed, 2 usage or input error, 3 TPM error.\n");
 }
 
@@ -49,11 +50,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    (strcmp(argv[1], "help") == 0 && (argc == 2 || argv[2][0] == '-' || strcmp(argv[2], "help") == 0))) {
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+	if (strcmp(argv[1], "help") == 0) {
+		/* help COMMAND [SUB...] is COMMAND [SUB...] --help: the words move left, --help goes last */
+		static char help_opt[] = "--help";
+
+		for (i = 2; i < (size_t) argc; i++)
+			argv[i - 1] = argv[i];
+		argv[argc - 1] = help_opt;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0 || strcmp(argv[1], "-V") == 0) {
 		/* the library's version: the tool runs with whichever libmboot.so is installed */
 		printf("mboot %s\n", mb_version());
 		return EXIT_OK;

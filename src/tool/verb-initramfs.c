@@ -223,6 +223,18 @@ static json_object *policy_rules(json_object *digests, const char *file)
 	return rules;
 }
 
+/* A failed mb_initramfs_pack(DIR): entries inside DIR are named relative to it, so DIR leads the
+ * message, unless the message already starts with DIR (DIR itself could not be opened). */
+static void report_pack(const char *dir, const mb_error *err)
+{
+	size_t n = strlen(dir);
+
+	if (strncmp(err->message, dir, n) == 0 && err->message[n] == ':')
+		fprintf(stderr, "mboot: %s\n", err->message);
+	else
+		tool_report(dir, err);
+}
+
 static int cmd_pack(int argc, char **argv)
 {
 	const char *verb = "initramfs pack";
@@ -246,7 +258,7 @@ static int cmd_pack(int argc, char **argv)
 		return rc;
 	rc = mb_initramfs_pack(a.paths[0], &a.opts, &out, &size, &st, &err);
 	if (rc < 0) {
-		tool_report(a.paths[0], &err);
+		report_pack(a.paths[0], &err);
 		return EXIT_USAGE;
 	}
 	/* DIR's own mode becomes the mode of / in the booted system; mktemp -d makes 0700. */
@@ -625,7 +637,7 @@ static int cmd_verify(int argc, char **argv)
 	if (!a.has_compress)
 		a.opts.compress = mb_initramfs_segment_at(ar, 0)->compress;
 	if (mb_initramfs_pack(a.paths[1], &a.opts, &out, &osize, NULL, &err) < 0) {
-		tool_report(a.paths[1], &err);
+		report_pack(a.paths[1], &err);
 		goto out;
 	}
 	rc = fi.size == osize ? compare_file(a.paths[0], out, osize, &first, &err) : 1;

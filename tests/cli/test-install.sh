@@ -61,3 +61,66 @@ san=()
 out=$(LD_LIBRARY_PATH=$D$libdir "$T/hello")
 [ "$out" = "$version malformed input" ] || fail "the program printed '$out', want '$version malformed input'"
 ok "a C program built with pkg-config (${flags[*]}) calls mb_version() = $version"
+
+# A man page for mboot and for each command `mboot --help` lists (and attest's quote), built
+# by scdoc: installed under share/man/man1, troff that man(1) renders with the page's name.
+mandir=$(meson introspect --buildoptions "$B" | jq -r '.[] | select(.name == "mandir") | .value')
+case "$mandir" in /*) ;; *) mandir=$prefix/$mandir ;; esac
+commands=$(LD_LIBRARY_PATH=$D$libdir "$D$prefix/bin/mboot" --help 2>/dev/null | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' |
+	grep -vx -e help -e version) || true
+[ -n "$commands" ] || fail "no commands in the installed mboot --help"
+pages=mboot
+for c in $commands quote; do pages="$pages mboot-$c"; done
+for page in $pages; do
+	f=$D$mandir/man1/$page.1
+	[ -s "$f" ] || [ -s "$f.gz" ] || fail "no man page $mandir/man1/$page.1"
+	[ -s "$f" ] || f=$f.gz
+	zcat -f "$f" | grep -q '^\.TH' || fail "$page.1 is not troff (no .TH)"
+	if command -v man >/dev/null; then
+		out=$(MANWIDTH=80 man -l "$f" 2>/dev/null | col -b)
+		if ! printf '%s\n' "$out" | grep -q "^NAME" || ! printf '%s\n' "$out" | grep -q "^ *$page - "; then
+			fail "man -l $page.1 does not render a NAME section naming $page"
+		fi
+	fi
+done
+ok "man pages: mboot(1) and $(echo "$commands" | wc -w) commands + quote, rendered by man -l"
+
+# Bash completion: installed where bash-completion looks (its completionsdir, else
+# share/bash-completion/completions), it completes the commands, the sub-commands and options.
+bcdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --define-variable=prefix="$prefix" --variable=completionsdir bash-completion 2>/dev/null) || bcdir=""
+[ -n "$bcdir" ] || bcdir=$prefix/share/bash-completion/completions
+[ -s "$D$bcdir/mboot" ] || fail "no bash completion at $bcdir/mboot"
+complete_words() { # complete_words WORD...: what the completion offers for the last word
+	# the first word is the installed binary, which the completion asks for commands and options
+	LD_LIBRARY_PATH=$D$libdir bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; _mboot; printf "%s\n" "${COMPREPLY[@]}"' _ "$D$bcdir/mboot" \
+		"$D$prefix/bin/mboot" "$@"
+}
+offered=$(complete_words "")
+for c in $commands help version; do
+	grep -qx "$c" <<<"$offered" || fail "completion of 'mboot ' lacks $c: $offered"
+done
+grep -qx replay <<<"$(complete_words log "")" || fail "completion of 'mboot log ' lacks replay"
+grep -qx -- --policy <<<"$(complete_words verify --p)" || fail "completion of 'mboot verify --p' lacks --policy"
+ok "bash completion in $bcdir: commands, 'log' sub-commands, verify's options"
+
+# The boot-time verification unit, installed with the hooks: oneshot, after the TPM device,
+# `mboot verify` whose failure never fails the boot; systemd-analyze verify accepts it.
+unitdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --define-variable=root_prefix="$prefix" --variable=systemdsystemunitdir systemd 2>/dev/null) || unitdir=""
+[ -n "$unitdir" ] || unitdir=$prefix/lib/systemd/system
+u=$D$unitdir/mboot-verify.service
+[ -s "$u" ] || fail "not installed: $unitdir/mboot-verify.service"
+grep -qx 'Type=oneshot' "$u" || fail "mboot-verify.service is not Type=oneshot"
+grep -qx "ExecStart=-$prefix/bin/mboot verify" "$u" || fail "mboot-verify.service: ExecStart is not -$prefix/bin/mboot verify"
+grep -q '^After=.*dev-tpmrm0\.device' "$u" || fail "mboot-verify.service is not ordered after the TPM device"
+if command -v systemd-analyze >/dev/null; then
+	# a copy that runs the binary of the destdir (verify checks that ExecStart is executable);
+	# its man page is checked above. Any word from it (an unknown key too) is a failure.
+	sed "s|=-$prefix/bin/mboot|=-$D$prefix/bin/mboot|" "$u" >"$T/mboot-verify.service"
+	if ! systemd-analyze verify --man=no "$T/mboot-verify.service" >"$T/analyze.log" 2>&1 || [ -s "$T/analyze.log" ]; then
+		fail "systemd-analyze verify mboot-verify.service: $(cat "$T/analyze.log")"
+	fi
+	ok "mboot-verify.service installed in $unitdir; systemd-analyze verify accepts it"
+else
+	ok "mboot-verify.service installed in $unitdir (systemd-analyze not installed: not analysed)"
+fi

@@ -45,6 +45,15 @@ for junk in keylime/create-mb-policy/binary_bios_measurements-bogus keylime/crea
 	check "junk $junk" 2 "$MBOOT" log show "$C/$junk"
 	expect_grep "junk $junk: offset" "$tmp/err" "at byte [0-9]+ \(0x[0-9a-f]+\)"
 done
+# An IMA runtime log (the kernel's binary_runtime_measurements or ascii_runtime_measurements,
+# real ones from tpm2-tss and ima-evm-utils) given as a firmware log is called what it is.
+for ima in tpm2-tss/sml-ima-ng-sha1.bin tpm2-tss/sml-ima-sha1.bin tpm2-tss/sml-ima-sig-sha256.bin \
+	ima-evm-utils/sample-ascii_runtime_measurements-pcrs-8-9 keylime/ima/ima-log-sha256; do
+	for sub in show replay; do
+		check "IMA log $ima: log $sub" 2 "$MBOOT" log $sub "$C/$ima"
+		expect_grep "IMA log $ima: log $sub says so" "$tmp/err" "is an IMA runtime measurement log"
+	done
+done
 head -c 5000 "$C/go-tpm-tools/gdc-host.bin" >"$tmp/cut.bin"
 check "cut log" 2 "$MBOOT" log replay "$tmp/cut.bin"
 expect_grep "cut log names the event" "$tmp/err" "at byte [0-9]+.*event [0-9]+"

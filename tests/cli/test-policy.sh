@@ -12,6 +12,11 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 "$MBOOT" policy --help | grep -q "Usage: mboot policy" && ok "policy --help" || bad "policy --help"
 "$MBOOT" policy generate --help | grep -q "from-log" && ok "generate --help" || bad "generate --help"
+# Both forms of generate (from a log, from release artifacts) in the overview: every option of
+# generate's usage lines appears in `policy --help` too.
+missing=$(for o in $("$MBOOT" policy generate --help | sed -n '/^ *\(Usage: \)\{0,1\}mboot policy generate\|^  *\[/p' |
+	grep -oE -- '--[a-z-]+' | sort -u); do "$MBOOT" policy --help | grep -q -e "$o\b" || echo "$o"; done)
+[ -z "$missing" ] && ok "policy --help shows both forms of generate" || bad "policy --help lacks: $missing"
 "$MBOOT" policy generate >/dev/null 2>&1; [ $? = 2 ] && ok "generate without a log: exit 2" || bad "generate without --from-log"
 "$MBOOT" policy lint "$MB_SOURCE_ROOT/docs/policy-example.json" >/dev/null && ok "the documented example loads" || bad "example"
 

@@ -14,6 +14,14 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 "$M" predict --help | grep -q "Usage: mboot predict" && ok "--help" || bad "--help"
+# docs/predict.md says what each option of --help predicts, and calls none of them "not yet predicted".
+S=${MB_SOURCE_ROOT:?}
+undocumented=$(for o in $("$M" predict --help | grep -oE -- '--[a-z-]+' | sort -u); do
+	grep -q -- "\`$o" "$S/docs/predict.md" || echo "$o"; done)
+[ -z "$undocumented" ] && ok "docs/predict.md documents every option of predict --help" ||
+	bad "docs/predict.md lacks:" $undocumented
+tr '\n' ' ' <"$S/docs/predict.md" | grep -oiE "not yet predicted[^.]*\." | grep -qiE "PCR 4|EFI application" &&
+	bad "docs/predict.md calls --efi (PCR 4 EFI applications) not yet predicted" || ok "docs/predict.md: --efi is predicted"
 "$M" predict --log "$LOG" --bogus >/dev/null 2>&1; [ $? = 2 ] && ok "unknown option: exit 2" || bad "unknown option"
 "$M" predict --log "$W/none" >/dev/null 2>&1; [ $? = 2 ] && ok "missing log: exit 2" || bad "missing log"
 

@@ -29,6 +29,9 @@ ok "usage errors: one line, exit 2; --help on stdout, exit 0"
 
 run pack "$TMP/nonexistent" -o "$TMP/o" --force
 [ $rc = 2 ] && grep -q "nonexistent: cannot open directory" "$TMP/err" || fail "missing DIR: $rc $(cat "$TMP/err")"
+[ "$(grep -o "$TMP/nonexistent" "$TMP/err" | wc -l)" = 1 ] || fail "missing DIR not named once: $(cat "$TMP/err")"
+run verify "$TMP/o" "$TMP/nonexistent"
+[ $rc = 2 ] && [ "$(grep -o "$TMP/nonexistent" "$TMP/err" | wc -l)" = 1 ] || fail "verify, missing DIR: $rc $(cat "$TMP/err")"
 run pack "$TMP/t/sub/f" -o "$TMP/o" --force
 [ $rc = 2 ] || fail "DIR is a file: exit $rc"
 run pack "$TMP/t" -o "$TMP/nonexistent/o"
@@ -77,7 +80,7 @@ ok "existing FILE: exit 2, unchanged; --force replaces it; a failed pack leaves 
 
 # Paths longer than the 4095 bytes a newc name may hold (with its NUL, 4096) are refused.
 n=$(printf 'n%.0s' $(seq 1 200))
-(cd "$TMP/t" && for i in $(seq 1 21); do mkdir "$n" && cd "$n"; done && : > file)
+(cd "$TMP/t" && for _ in $(seq 1 21); do mkdir "$n" && cd "$n"; done && : > file)
 run pack "$TMP/t" -o "$TMP/o" --force
 [ $rc = 2 ] && grep -q "path longer than 4095 bytes" "$TMP/err" || fail "long path: exit $rc $(head -c 300 "$TMP/err")"
 rm -rf "$TMP/t/$n"
@@ -88,7 +91,7 @@ head -c 64M /dev/zero > "$TMP/t/sub/growing"
 ( while :; do printf x >> "$TMP/t/sub/growing"; done ) &
 writer=$!
 caught=0
-for i in 1 2 3 4 5 6 7 8 9 10; do
+for _ in 1 2 3 4 5 6 7 8 9 10; do
 	run pack "$TMP/t" -o "$TMP/o" --force
 	if [ $rc = 2 ] && grep -q "growing: changed while packing" "$TMP/err"; then caught=1; break; fi
 	[ $rc = 0 ] || fail "changing file: exit $rc $(cat "$TMP/err")"

@@ -9,6 +9,7 @@ scramble "$TMP/b" 1234
 
 # A tmpfs copy: mount one when we may (root), else use /dev/shm when it is tmpfs.
 if mkdir "$TMP/mnt" && mount -t tmpfs -o size=64m mboot-test "$TMP/mnt" 2>/dev/null; then
+	# shellcheck disable=SC2034 # unmounted by lib.sh's cleanup
 	CLEANUP_MOUNTS="$TMP/mnt"
 	TMPFS="$TMP/mnt"
 elif [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the initramfs shell tests: sourced, not run.
 set -eu
 : "${MBOOT:?MBOOT must name the mboot binary}"

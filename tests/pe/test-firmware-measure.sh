@@ -14,7 +14,7 @@ set -eu -o pipefail
 M=${MBOOT:?}
 SRC=${MB_SOURCE_ROOT:?}/tests/pe
 T=$(mktemp -d)
-qpid= spid=
+qpid="" spid=""
 cleanup() {
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null

@@ -27,7 +27,7 @@ openssl ecparam -name prime256v1 -genkey -noout -out "$K/ec.pem" || fail "openss
 openssl ec -in "$K/ec.pem" -pubout -out "$K/ec.pub" 2>/dev/null || fail "openssl ec -pubout"
 
 swtpm_start
-tpm2_pcrextend 0:sha256=$(printf '%064x' 1) 7:sha256=$(printf '%064x' 7) || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha256=$(printf '%064x' 1)" "7:sha256=$(printf '%064x' 7)" || fail "tpm2_pcrextend"
 printf 'disk key \0\377 for the fleet\n' > "$WORK/secret"
 
 # 1. Sealing: the key's name and the policy digest are what the TPM and tpm2-tools compute.
@@ -94,7 +94,7 @@ echo "ok: unseal --signature gives the secret; so do tpm2_verifysignature + poli
 
 # 4. A release: the PCRs move; the old signature fails naming the PCR; a new one works, no reseal.
 cp "$WORK/sealed" "$WORK/sealed.orig"
-tpm2_pcrextend 7:sha256=$(printf '%064x' 8) || fail "tpm2_pcrextend"
+tpm2_pcrextend "7:sha256=$(printf '%064x' 8)" || fail "tpm2_pcrextend"
 "$M" unseal -i "$WORK/sealed" --signature "$WORK/a.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 1 "unseal with the old release's signature"
 [ -s "$WORK/out" ] && fail "a failed unseal wrote to stdout"

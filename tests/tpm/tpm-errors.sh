@@ -65,7 +65,7 @@ grep -q "^extended" "$WORK/out" && fail "log extend claimed success"
 echo "ok: swtpm killed during log extend: exit 3: $(tail -n 1 "$WORK/out")"
 
 swtpm_start
-tpm2_pcrextend 16:sha256=$(printf '%064x' 1) >/dev/null
+tpm2_pcrextend "16:sha256=$(printf '%064x' 1)" >/dev/null
 kill -STOP "$SWTPM_PID"
 ( sleep 1; kill -9 "$SWTPM_PID"; kill -CONT "$SWTPM_PID" ) 2>/dev/null &
 expect_rc 3 "swtpm killed while mboot waits" -- "$M" verify --log "$ARCH"

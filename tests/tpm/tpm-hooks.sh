@@ -64,9 +64,26 @@ cmp -s "$WORK/fleet.before" "$MBOOT_SEALED_DIR/fleet.sealed" || fail "the signed
 rm "$MBOOT_SEALED_DIR/fleet.sealed"
 echo "ok: a secret sealed to signed policies is skipped by the hook (and said so); the others are resealed"
 
+# The documented MBOOT_PREDICT_ARGS: one argument per line, so a command line keeps its blanks.
+# The next boot measures kernel_cmdline with exactly "root=/dev/sda1 ro quiet": it unseals.
+boot "$LOG"
+"$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/disk.sealed" --force || fail "seal"
+MBOOT_PREDICT_ARGS='--cmdline
+root=/dev/sda1 ro quiet' "$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" 2>"$WORK/hook.err" ||
+	fail "MBOOT_PREDICT_ARGS with --cmdline: $(cat "$WORK/hook.err")"
+"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-6.9" --initrd "$WORK/initrd.img-6.9" \
+	--cmdline "root=/dev/sda1 ro quiet" --write-log "$WORK/next.bin" >/dev/null || fail "predict --cmdline"
+grep -aq 'kernel_cmdline: [^ ]* root=/dev/sda1 ro quiet' "$WORK/next.bin" || fail "the predicted log has no such command line"
+boot "$WORK/next.bin"
+"$M" unseal -i "$MBOOT_SEALED_DIR/disk.sealed" --log "$WORK/next.bin" | cmp -s - "$WORK/secret" ||
+	fail "resealed with --cmdline: the next boot does not unseal"
+echo "ok: MBOOT_PREDICT_ARGS one per line (--cmdline, root=/dev/sda1 ro quiet): the next boot unseals"
+boot "$LOG"
+
 # Nothing predictable: the hook says so and (strict) fails; the sealed file is left as it was.
 cp "$MBOOT_SEALED_DIR/disk.sealed" "$WORK/before"
-MBOOT_PREDICT_ARGS="--grub-cfg /dev/null" "$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" && fail "unpredictable: the hook succeeded"
+MBOOT_PREDICT_ARGS='--grub-cfg
+/dev/null' "$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" && fail "unpredictable: the hook succeeded"
 cmp -s "$WORK/before" "$MBOOT_SEALED_DIR/disk.sealed" || fail "the sealed file changed"
 grep -q "NOT resealed" "$WORK/hook.err" || fail "no warning: $(cat "$WORK/hook.err")"
 echo "ok: when the next boot cannot be predicted, nothing is resealed and the hook says so"

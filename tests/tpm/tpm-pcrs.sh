@@ -13,11 +13,11 @@ norm_json() { jq -r '.banks | to_entries[] | .key as $b | .value | to_entries[] 
 
 swtpm_start
 # Some history in three banks, written by tpm2-tools.
-tpm2_pcrextend 0:sha1=$(printf 'a%.0s' $(seq 40)) || fail "tpm2_pcrextend"
-tpm2_pcrextend 7:sha256=$(printf '%064x' 7),sha384=$(printf '%096x' 7) || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha1=$(printf 'a%.0s' {1..40})" || fail "tpm2_pcrextend"
+tpm2_pcrextend "7:sha256=$(printf '%064x' 7),sha384=$(printf '%096x' 7)" || fail "tpm2_pcrextend"
 echo -n "mboot" > "$WORK/data"
 tpm2_pcrevent 16 "$WORK/data" >/dev/null || fail "tpm2_pcrevent"
-tpm2_pcrextend 23:sha512=$(printf '%0128x' 23) || fail "tpm2_pcrextend"
+tpm2_pcrextend "23:sha512=$(printf '%0128x' 23)" || fail "tpm2_pcrextend"
 
 tpm2_pcrread > "$WORK/pcrread.yaml" || fail "tpm2_pcrread"
 "$M" pcrs --json > "$WORK/pcrs.json" || fail "mboot pcrs --json exited $?"

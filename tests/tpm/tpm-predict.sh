@@ -32,7 +32,7 @@ swtpm_banks "sha1 sha256"
 tpm2_pcrread sha1:all+sha256:all -o "$WORK/raw" >"$WORK/pcrread.yaml" || fail "tpm2_pcrread"
 for bank in sha1 sha256; do
 	for pcr in $(jq -r ".banks.$bank | keys[]" "$WORK/predicted.json"); do
-		want=$(jq -r ".banks.$bank[\"$pcr\"]" "$WORK/predicted.json")
+		want=$(jq -r ".banks.${bank}[\"$pcr\"]" "$WORK/predicted.json")
 		# tpm2_pcrread: "  sha1:" then "    0 : 0x..." / "    14: 0x..." lines.
 		got=$(awk -v b="$bank:" -v p="$pcr" '
 			$1 == b { on = 1; next } /^ *[a-z0-9_]+:$/ { on = 0 }

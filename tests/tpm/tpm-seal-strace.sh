@@ -8,7 +8,7 @@ M=${MBOOT:?}
 command -v strace >/dev/null || fail "strace is not installed (scripts/install-deps installs it)"
 
 swtpm_start
-tpm2_pcrextend 7:sha256=$(printf '%064x' 7) || fail "extend"
+tpm2_pcrextend "7:sha256=$(printf '%064x' 7)" || fail "extend"
 head -c 48 /dev/urandom > "$WORK/secret"
 needle=$(xxd -p -c 256 "$WORK/secret" | head -c 48 | sed 's/../\\x&/g') # the first 24 bytes, as strace -xx prints them
 hexs() { printf '%s' "$1" | xxd -p -c 4096 | sed 's/../\\x&/g'; } # a path as strace -xx prints it

@@ -20,7 +20,7 @@ expect_rc() { # expect_rc WANT WHAT: checks $rc
 }
 
 swtpm_start
-tpm2_pcrextend 0:sha256=$(printf '%064x' 1) 7:sha256=$(printf '%064x' 7) || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha256=$(printf '%064x' 1)" "7:sha256=$(printf '%064x' 7)" || fail "tpm2_pcrextend"
 
 # 1. The policy digest is what a TPM computes in a trial session, and follows every PCR.
 printf 'k\0e\377y\n' > "$WORK/secret"
@@ -81,7 +81,7 @@ grep -qF "$(base64 < "$WORK/secret2" | head -c 12)" "$WORK/sealed2" && fail "the
 echo "ok: the secret is not in the sealed file nor in ps argv"
 
 # 3. Extend a sealed PCR: unseal fails with exit 1 and names PCR 7 (only), and the digest follows.
-tpm2_pcrextend 7:sha256=$(printf '%064x' 8) || fail "tpm2_pcrextend"
+tpm2_pcrextend "7:sha256=$(printf '%064x' 8)" || fail "tpm2_pcrextend"
 "$M" unseal -i "$WORK/sealed" > "$WORK/stdout" 2>"$WORK/out"; rc=$?
 expect_rc 1 "unseal after extending PCR 7"
 [ -s "$WORK/out" ] || fail "no explanation"
@@ -92,7 +92,7 @@ grep -q "^PCR 0 " "$WORK/out" && fail "PCR 0 named though unchanged"
 "$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed3" || fail "seal after extend"
 [ "$(jq -r .policy.digest "$WORK/sealed3")" = "$(trial_digest sha256:0,7)" ] || fail "digest after extend != trial"
 [ "$(jq -r .policy.digest "$WORK/sealed3")" != "$got" ] || fail "digest did not change with PCR 7"
-tpm2_pcrextend 0:sha256=$(printf '%064x' 9) || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha256=$(printf '%064x' 9)" || fail "tpm2_pcrextend"
 "$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/sealed4" || fail "seal after extend"
 [ "$(jq -r .policy.digest "$WORK/sealed4")" = "$(trial_digest sha256:0,7)" ] || fail "digest after PCR 0 extend != trial"
 [ "$(jq -r .policy.digest "$WORK/sealed4")" != "$(jq -r .policy.digest "$WORK/sealed3")" ] || fail "digest did not change with PCR 0"
@@ -111,7 +111,7 @@ tpm2_pcrextend 7:sha256=$E || fail "tpm2_pcrextend"
 echo "ok: sealed to predicted values (openssl), unseals only once PCR 7 reaches them"
 
 # 4b. PCRs 16 and 23 are resettable at locality 0 (tpm2_pcrreset shows it): seal says so.
-tpm2_pcrextend 16:sha256=$(printf '%064x' 1) || fail "extend 16"
+tpm2_pcrextend "16:sha256=$(printf '%064x' 1)" || fail "extend 16"
 tpm2_pcrreset 16 || fail "tpm2_pcrreset 16"
 [ "$(pcr_hex 16)" = "$(printf '%064x' 0)" ] || fail "PCR 16 not reset"
 "$M" seal --pcrs 7,16 -i "$WORK/secret" -o "$WORK/sealed16" 2>"$WORK/err" || fail "seal --pcrs 7,16"

@@ -7,7 +7,7 @@ M=${MBOOT:?}
 command -v oathtool >/dev/null || fail "oathtool not installed"
 
 swtpm_start
-tpm2_pcrextend 0:sha256=$(printf '%064x' 1) 7:sha256=$(printf '%064x' 7) || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha256=$(printf '%064x' 1)" "7:sha256=$(printf '%064x' 7)" || fail "tpm2_pcrextend"
 
 "$M" totp init --pcrs 0,7 -o "$WORK/totp.sealed" --account test-host >"$WORK/init" 2>"$WORK/err" ||
 	fail "totp init: $(cat "$WORK/err")"
@@ -41,7 +41,7 @@ secret=$(grep '^otpauth://totp/' "$WORK/init" | sed 's/.*secret=\([A-Z2-7]*\).*/
 echo "ok: totp init over an existing file: exit 2, unchanged, no seed shown; --force replaces it (0600); --pcrs none refused"
 
 # The code at the same moment from both; retried once across a 30 s boundary.
-for try in 1 2; do
+for _ in 1 2; do
 	ours=$("$M" totp show -i "$WORK/totp.sealed" 2>"$WORK/err" | cut -d' ' -f1) ||
 		fail "totp show: $(cat "$WORK/err")"
 	theirs=$(oathtool --totp -b "$secret")
@@ -50,7 +50,7 @@ done
 [ "$ours" = "$theirs" ] || fail "totp show $ours, oathtool $theirs"
 echo "ok: totp show ($ours) equals oathtool --totp on the seed from the URI"
 
-tpm2_pcrextend 7:sha256=$(printf '%064x' 8) || fail "tpm2_pcrextend"
+tpm2_pcrextend "7:sha256=$(printf '%064x' 8)" || fail "tpm2_pcrextend"
 "$M" totp show -i "$WORK/totp.sealed" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 [ $rc -eq 1 ] || fail "totp show after PCR 7 moved: exit $rc, expected 1"
@@ -69,14 +69,14 @@ secret=$(grep '^otpauth://totp/' "$WORK/init" | sed 's/.*secret=\([A-Z2-7]*\).*/
 "$M" policy sign --key "$WORK/rel.pem" --pcrs 0,7 --values "$WORK/now.json" -o "$WORK/now.sig" >/dev/null || fail "policy sign"
 "$M" totp show -i "$WORK/totp-auth.sealed" >"$WORK/out" 2>"$WORK/err"; rc=$?
 [ $rc -eq 2 ] || fail "totp show without --signature: exit $rc, expected 2"
-for try in 1 2; do
+for _ in 1 2; do
 	ours=$("$M" totp show -i "$WORK/totp-auth.sealed" --signature "$WORK/now.sig" 2>"$WORK/err" | cut -d' ' -f1) ||
 		fail "totp show --signature: $(cat "$WORK/err")"
 	theirs=$(oathtool --totp -b "$secret")
 	[ "$ours" = "$theirs" ] && break
 done
 [ "$ours" = "$theirs" ] || fail "totp show --signature $ours, oathtool $theirs"
-tpm2_pcrextend 0:sha256=$(printf '%064x' 9) || fail "tpm2_pcrextend"
+tpm2_pcrextend "0:sha256=$(printf '%064x' 9)" || fail "tpm2_pcrextend"
 "$M" totp show -i "$WORK/totp-auth.sealed" --signature "$WORK/now.sig" >"$WORK/out" 2>"$WORK/err"; rc=$?
 [ $rc -eq 1 ] || fail "totp show after PCR 0 moved: exit $rc, expected 1"
 grep -q "PCR 0" "$WORK/err" || fail "PCR 0 not named: $(cat "$WORK/err")"

@@ -223,11 +223,51 @@ MB_EXPORT int mb_event_log_parse(const void *data, size_t size, mb_event_log **r
 }
 
 /*
+ * The kernel's IMA runtime log is the file most often taken for the firmware log; it is
+ * recognised (only after a parse error) to say so. Its records (kernel
+ * Documentation/security/IMA-templates.rst, security/integrity/ima/ima_fs.c): binary, u32 PCR,
+ * 20-byte template digest, u32 template name length, the name ("ima", "ima-ng", "ima-sig",
+ * "evm-sig"...); ASCII, "PCR HEX-TEMPLATE-DIGEST NAME ..." per line.
+ */
+static bool is_ima_template_name(const uint8_t *name, size_t n)
+{
+	return n >= 3 && (memcmp(name, "ima", 3) == 0 || memcmp(name, "evm", 3) == 0);
+}
+
+static const char *ima_log_kind(const uint8_t *data, size_t size)
+{
+	const uint8_t *name, *line;
+	uint32_t pcr, name_len;
+	size_t n = size < 200 ? size : 200, i = 0, n_digits = 0, n_hex = 0;
+	mb_reader r;
+
+	mb_reader_init(&r, data, size, 0);
+	if (mb_read_u32le(&r, &pcr) == 0 && pcr < MB_PCR_COUNT && mb_read_skip(&r, SHA1_SIZE) == 0 &&
+	    mb_read_u32le(&r, &name_len) == 0 && mb_read_bytes(&r, name_len, &name) == 0 &&
+	    is_ima_template_name(name, name_len))
+		return "binary_runtime_measurements";
+
+	/* ASCII: the first line up to the template name fits in 200 bytes (a 128-digit hash). */
+	mb_reader_init(&r, data, size, 0);
+	if (mb_read_bytes(&r, n, &line) < 0)
+		return NULL;
+	for (; i < n && line[i] >= '0' && line[i] <= '9'; i++)
+		n_digits++;
+	if (n_digits == 0 || n_digits > 2 || i >= n || line[i++] != ' ')
+		return NULL;
+	for (; i < n && ((line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'f')); i++)
+		n_hex++;
+	if (n_hex < 2 * SHA1_SIZE || i >= n || line[i++] != ' ')
+		return NULL;
+	return is_ima_template_name(line + i, n - i) ? "ascii_runtime_measurements" : NULL;
+}
+
+/*
  * Read every record of log->bytes, appending the events to log->events (keep), or giving each
  * to sink in a scratch slot and keeping nothing (mb_event_log_visit). Every record is checked
  * the same way either way, so both see the same errors at the same offsets.
  */
-static int scan(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep, mb_error *err)
+static int scan_records(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep, mb_error *err)
 {
 	mb_event scratch, *ev;
 	mb_event *slot = keep ? NULL : &scratch;
@@ -278,6 +318,20 @@ static int scan(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep,
 		}
 	}
 	return 0;
+}
+
+/* scan_records(), and on a malformed log that is an IMA log, an error that says so. */
+static int scan(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep, mb_error *err)
+{
+	const char *ima;
+	int rc;
+
+	rc = scan_records(log, sink, ctx, keep, err);
+	if (rc < 0 && rc != -ENOMEM && (ima = ima_log_kind(log->bytes, log->size)))
+		return mb_fail(err, -EOPNOTSUPP,
+			       "this is an IMA runtime measurement log (the kernel's %s), "
+			       "not a firmware event log (binary_bios_measurements)", ima);
+	return rc;
 }
 
 MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log **ret, mb_error *err)
