@@ -250,7 +250,7 @@ vm_qemu() {
 	local -a attest_args=()
 	if [ -n "${VM_ATTEST_SOCK:-}" ]; then
 		rm -f "$VM_ATTEST_SOCK"
-		attest_args=(-serial unix:"$VM_ATTEST_SOCK",server=on,wait=off)
+		attest_args=(-serial "unix:$VM_ATTEST_SOCK,server=on,wait=off")
 	fi
 	swtpm socket --tpm2 --tpmstate dir="$tpm" --ctrl type=unixio,path="$tpm/ctrl.sock" \
 		--flags not-need-init,startup-clear --log file="$dir/swtpm.log" &
