@@ -762,6 +762,70 @@ static void test_spec_id_both_ways(void **state)
 	mb_event_log_free(log);
 }
 
+/*
+ * The typed tree itself, on a ThinkPad T480s log (sbctl corpus). The values are those
+ * tpm2_eventlog prints for the same events: BootOrder's VariableData
+ * "000001001700180019001a001c001d001e001b002300" (event 17), ImageLocationInMemory 0x69818018 and
+ * ImageLengthInMemory 66592 (event 39); the GUID is EFI_GLOBAL_VARIABLE (UEFI spec §3.3).
+ */
+static void test_typed_tree(void **state)
+{
+	static const uint8_t global[16] = { 0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11,
+					    0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c };
+	mb_event_log *log = load_log("sbctl/t480s_eventlog");
+	mb_event_decoded *d = mb_event_decoded_new();
+	const mb_decoded_node *root, *n, *item;
+
+	(void) state;
+	assert_non_null(d);
+	assert_int_equal(mb_event_decode(log, mb_event_log_event(log, 17), d), 0);
+	root = mb_event_decoded_root(d);
+	assert_non_null(root);
+	assert_int_equal(root->type, MB_DECODED_OBJECT);
+	assert_null(root->key);
+	assert_string_equal(mb_event_decoded_kind(d), "efi_variable");
+	n = mb_decoded_get(root, "variable_guid");
+	assert_non_null(n);
+	assert_int_equal(n->type, MB_DECODED_GUID);
+	assert_memory_equal(n->v.bytes.data, global, 16);
+	assert_string_equal(mb_decoded_string(mb_decoded_get(root, "name")), "BootOrder");
+	n = mb_decoded_get(root, "data_size");
+	assert_int_equal(n->type, MB_DECODED_UINT);
+	assert_int_equal(n->v.uint, 22);
+	n = mb_decoded_get(root, "boot_order");
+	assert_non_null(n);
+	assert_int_equal(n->type, MB_DECODED_ARRAY);
+	assert_int_equal(n->v.list.count, 11);
+	item = n->v.list.first;
+	assert_null(item->key);
+	assert_string_equal(mb_decoded_string(item), "Boot0000");
+	assert_string_equal(mb_decoded_string(item->next), "Boot0001");
+	assert_string_equal(mb_decoded_string(item->next->next), "Boot0017");
+	assert_string_equal(mb_decoded_string(n->v.list.last), "Boot0023");
+	assert_null(n->v.list.last->next);
+
+	/* The same holder for the next event: the old tree is gone, the new one typed. */
+	assert_int_equal(mb_event_decode(log, mb_event_log_event(log, 39), d), 0);
+	root = mb_event_decoded_root(d);
+	assert_string_equal(mb_event_decoded_kind(d), "efi_image_load");
+	n = mb_decoded_get(root, "image_location");
+	assert_int_equal(n->type, MB_DECODED_ADDRESS);
+	assert_true(n->v.uint == 0x69818018u);
+	n = mb_decoded_get(root, "image_length");
+	assert_int_equal(n->type, MB_DECODED_UINT);
+	assert_int_equal(n->v.uint, 66592);
+	assert_null(mb_decoded_get(root, "boot_order"));
+	assert_null(mb_decoded_get(n, "anything")); /* not an object */
+
+	/* No event: an error, and an empty holder. */
+	assert_int_equal(mb_event_decode(log, NULL, d), -EINVAL);
+	assert_null(mb_event_decoded_root(d));
+	assert_string_equal(mb_event_decoded_kind(d), "");
+	assert_null(mb_event_decoded_json(d));
+	mb_event_decoded_free(d);
+	mb_event_log_free(log);
+}
+
 /* ---- hostile buffers ---- */
 
 static json_object *decode_buf(uint32_t pcr, uint32_t type, const void *data, size_t n)
@@ -1181,6 +1245,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agrees_with_tpm2_eventlog),
+		cmocka_unit_test(test_typed_tree),
 		cmocka_unit_test(test_sweep_corpus),
 		cmocka_unit_test(test_sb_cert_authorities),
 		cmocka_unit_test(test_sp800_155),
