@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t md[2][64];
 	mb_event ev;
 	mb_digest_check check;
-	json_object *o;
+	mb_event_decoded *dec;
 	uint8_t *copy;
 	size_t i;
 
@@ -67,16 +67,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ev.n_digests++;
 	}
 
-	o = mb_event_decode(NULL, &ev);
-	if (o) {
-		json_object *kind, *desc;
+	dec = mb_event_decoded_new();
+	if (dec && mb_event_decode(NULL, &ev, dec) == 0) {
+		const mb_decoded_node *root = mb_event_decoded_root(dec);
 
-		/* The contract: every decoded object says what it is, in one line. */
-		if (!json_object_object_get_ex(o, "kind", &kind) || !json_object_object_get_ex(o, "description", &desc))
+		/* The contract: every decoded result says what it is, in one line. */
+		if (!mb_decoded_string(mb_decoded_get(root, "kind")) ||
+		    !mb_decoded_string(mb_decoded_get(root, "description")))
 			abort();
-		(void) json_object_to_json_string(o);
-		json_object_put(o);
+		free(mb_event_decoded_json(dec));
 	}
+	mb_event_decoded_free(dec);
 	if (mb_event_check_digest(&ev, &check) < 0)
 		abort();
 	(void) mb_digest_status_name(check.status);

@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
+	mb_event_decoded *dec;
 	size_t i;
 
 	mb_error verr = { 0 };
@@ -46,15 +47,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (mb_log_diff(log, log, &d, &err) == 0)
 			mb_diff_done(&d);
 	}
-	for (i = 0; i < mb_event_log_count(log); i++) {
+	dec = mb_event_decoded_new();
+	for (i = 0; dec && i < mb_event_log_count(log); i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 		mb_digest_check c;
-		json_object *j = mb_event_decode(log, ev);
 
-		json_object_to_json_string(j);
-		json_object_put(j);
+		if (mb_event_decode(log, ev, dec) == 0)
+			free(mb_event_decoded_json(dec));
 		(void) !mb_event_check_digest(ev, &c);
 	}
+	mb_event_decoded_free(dec);
 	mb_event_log_free(log);
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mboot/events.h>
+#include "shared/hex.h"
 #include "shared/jsonout.h"
 
 char *mb_jsonout_grow(mb_jsonout *b, size_t n)
@@ -210,4 +212,81 @@ void mb_jsonout_json(mb_jsonout *b, json_object *o)
 			b->oom = true;
 	}
 	}
+}
+
+/* "0x" and lowercase hex without leading zeros, as "0x%" PRIx64 prints it. */
+static void address(mb_jsonout *b, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[20];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	mb_jsonout_lit(b, "\"");
+	mb_jsonout_put(b, tmp + i, sizeof(tmp) - i);
+	mb_jsonout_lit(b, "\"");
+}
+
+void mb_jsonout_decoded(mb_jsonout *b, const mb_decoded_node *n)
+{
+	const mb_decoded_node *m;
+	char guid[MB_GUID_STR];
+
+	if (!n) {
+		mb_jsonout_lit(b, "null");
+		return;
+	}
+	switch (n->type) {
+	case MB_DECODED_OBJECT:
+	case MB_DECODED_ARRAY:
+		if (n->type == MB_DECODED_OBJECT)
+			mb_jsonout_lit(b, "{");
+		else
+			mb_jsonout_lit(b, "[");
+		for (m = n->v.list.first; m; m = m->next) {
+			if (m != n->v.list.first)
+				mb_jsonout_lit(b, ",");
+			if (n->type == MB_DECODED_OBJECT) {
+				mb_jsonout_string(b, m->key, strlen(m->key));
+				mb_jsonout_lit(b, ":");
+			}
+			mb_jsonout_decoded(b, m);
+		}
+		if (n->type == MB_DECODED_OBJECT)
+			mb_jsonout_lit(b, "}");
+		else
+			mb_jsonout_lit(b, "]");
+		return;
+	case MB_DECODED_STRING:
+		mb_jsonout_string(b, n->v.string.text, n->v.string.len);
+		return;
+	case MB_DECODED_UINT:
+		mb_jsonout_u64(b, n->v.uint);
+		return;
+	case MB_DECODED_BOOL:
+		if (n->v.boolean)
+			mb_jsonout_lit(b, "true");
+		else
+			mb_jsonout_lit(b, "false");
+		return;
+	case MB_DECODED_BYTES:
+		mb_jsonout_lit(b, "\"");
+		mb_jsonout_hex(b, n->v.bytes.data, n->v.bytes.len);
+		mb_jsonout_lit(b, "\"");
+		return;
+	case MB_DECODED_GUID:
+		mb_jsonout_lit(b, "\"");
+		mb_jsonout_put(b, mb_guid_format(n->v.bytes.data, guid), MB_GUID_STR - 1);
+		mb_jsonout_lit(b, "\"");
+		return;
+	case MB_DECODED_ADDRESS:
+		address(b, n->v.uint);
+		return;
+	}
+	mb_jsonout_lit(b, "null");
 }

@@ -54,6 +54,10 @@ void mb_jsonout_string(mb_jsonout *b, const char *s, size_t n);
 /* A json-c value (NULL prints null), byte for byte as json_object_to_json_string_ext() prints it
  * with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE. */
 void mb_jsonout_json(mb_jsonout *b, json_object *o);
+/* A decoded event's tree (include/mboot/events.h) as `log show --json` prints it: the bytes
+ * json-c printed for the same values (members in order, no blanks, its escaping). */
+struct mb_decoded_node;
+void mb_jsonout_decoded(mb_jsonout *b, const struct mb_decoded_node *n);
 /* Write out what the buffer holds and empty it; -EIO on a write error. */
 int mb_jsonout_flush(mb_jsonout *b, FILE *f);
 

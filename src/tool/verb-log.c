@@ -113,11 +113,10 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 	return 0;
 }
 
-static void print_event_text(const mb_event_log *log, const mb_event *ev)
+static void print_event_text(const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
 {
 	char tbuf[16], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
 	mb_digest_check check;
-	json_object *dec = mb_event_decode(log, ev), *desc;
 	uint32_t i;
 
 	printf("#%-5u PCR %-3u %s", ev->number, ev->pcr, tool_type_name(ev->type, tbuf));
@@ -136,9 +135,8 @@ static void print_event_text(const mb_event_log *log, const mb_event *ev)
 		printf("       %-7s %s\n", tool_alg_name(ev->digests[i].alg, name),
 		       mb_hex(ev->digests[i].bytes, ev->digests[i].size, hex));
 	}
-	if (dec && json_object_object_get_ex(dec, "description", &desc))
-		printf("       %s\n", json_object_get_string(desc));
-	json_object_put(dec);
+	if (mb_event_decode(log, ev, dec) == 0)
+		printf("       %s\n", mb_event_decoded_description(dec));
 }
 
 static bool pcr_selected(const mb_event *ev, uint32_t mask)
@@ -148,6 +146,7 @@ static bool pcr_selected(const mb_event *ev, uint32_t mask)
 
 typedef struct show_json {
 	mb_jsonout out;
+	mb_event_decoded *dec;
 	uint32_t pcr_mask;
 	bool first;
 } show_json;
@@ -177,7 +176,7 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 		if (!s->first)
 			mb_jsonout_lit(&s->out, ",");
 		s->first = false;
-		tool_event_write(&s->out, log, ev);
+		tool_event_write(&s->out, log, ev, s->dec);
 	}
 	if (s->out.oom)
 		return mb_fail(err, -ENOMEM, "out of memory");
@@ -208,7 +207,8 @@ static int log_show_json(const char *path, uint32_t pcr_mask)
 		free(data);
 		return EXIT_USAGE;
 	}
-	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+	s.dec = mb_event_decoded_new();
+	rc = s.dec ? mb_event_log_visit(data, size, show_json_event, &s, &err) : mb_fail(&err, -ENOMEM, "out of memory");
 	if (rc == 0) {
 		mb_jsonout_lit(&s.out, "]}\n");
 		if (s.out.oom)
@@ -217,6 +217,7 @@ static int log_show_json(const char *path, uint32_t pcr_mask)
 	if (mb_jsonout_flush(&s.out, stdout) < 0 && rc == 0)
 		rc = mb_fail(&err, -EIO, "write error");
 	free(s.out.p);
+	mb_event_decoded_free(s.dec);
 	free(data);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */
@@ -230,6 +231,7 @@ static int log_show(int argc, char **argv)
 {
 	log_args a;
 	mb_event_log *log = NULL;
+	mb_event_decoded *dec;
 	size_t i, n;
 	uint64_t toff, tsize;
 	mb_trailer_kind t;
@@ -242,13 +244,20 @@ static int log_show(int argc, char **argv)
 	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
 	if (rc)
 		return rc;
+	dec = mb_event_decoded_new();
+	if (!dec) {
+		mb_event_log_free(log);
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
 	n = mb_event_log_count(log);
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 
 		if (pcr_selected(ev, a.pcr_mask))
-			print_event_text(log, ev);
+			print_event_text(log, ev, dec);
 	}
+	mb_event_decoded_free(dec);
 	t = mb_event_log_trailer(log, &toff, &tsize);
 	if (t != MB_TRAILER_NONE)
 		printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
@@ -402,17 +411,13 @@ static const char *change_name(mb_diff_kind k)
 
 static void print_side(const char *tag, const mb_event_log *log, const mb_event *ev)
 {
-	char tbuf[16];
-	json_object *dec = mb_event_decode(log, ev), *desc = NULL;
-
+	char tbuf[16], *desc = mb_event_description(log, ev);
 	mb_digest_check check;
 
-	json_object_object_get_ex(dec, "description", &desc);
-	printf("    %s #%u %s: %s%s\n", tag, ev->number, tool_type_name(ev->type, tbuf),
-	       desc ? json_object_get_string(desc) : "",
+	printf("    %s #%u %s: %s%s\n", tag, ev->number, tool_type_name(ev->type, tbuf), desc ? desc : "",
 	       mb_event_check_digest(ev, &check) == 0 && check.status == MB_DIGEST_MISMATCH ?
 	       "  [DIGEST MISMATCH: data not trusted]" : "");
-	json_object_put(dec);
+	free(desc);
 }
 
 static int log_diff(int argc, char **argv)

@@ -389,21 +389,16 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 {
 	const mb_event_digest *d = mb_event_digest_for(ev, bank);
 	char *text = mb_event_text(ev), *out = NULL, hex[2 * MB_DIGEST_MAX + 1] = "";
-	json_object *dec = NULL, *desc = NULL;
 	char tbuf[16];
 
-	if (!text) {
-		dec = mb_event_decode(log, ev);
-		if (dec && json_object_object_get_ex(dec, "description", &desc))
-			text = strdup(json_object_get_string(desc));
-	}
+	if (!text)
+		text = mb_event_description(log, ev);
 	if (d)
 		mb_hex(d->bytes, d->size, hex);
 	if (asprintf(&out, "#%u %s \"%.300s\" %s:%s", ev->number, tool_type_name(ev->type, tbuf), text ? text : "",
 		     mb_digest_by_alg(bank)->name, d ? hex : "(none)") < 0)
 		out = NULL;
 	free(text);
-	json_object_put(dec);
 	return out;
 }
 

@@ -29,6 +29,7 @@
 typedef struct compare {
 	const char *path;
 	const mb_event_log *parsed;
+	mb_event_decoded *dec;
 	unsigned n_events, n_bad;
 } compare;
 
@@ -43,7 +44,7 @@ static int compare_event(void *ctx, const mb_event_log *view, const mb_event *ev
 
 	(void) err;
 	assert_non_null(pev);
-	tool_event_write(&b, view, ev);
+	tool_event_write(&b, view, ev, c->dec);
 	o = tool_event_json(c->parsed, pev);
 	ref = json_object_to_json_string_length(o, FLAGS, &len);
 	assert_false(b.oom);
@@ -72,7 +73,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	size_t size = 0;
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
-	compare c = { path, NULL, 0, 0 };
+	compare c = { path, NULL, NULL, 0, 0 };
 
 	(void) st;
 	(void) ftw;
@@ -85,7 +86,10 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 		return 0; /* not an event log: junk, IMA logs, notes */
 	}
 	c.parsed = log;
+	c.dec = mb_event_decoded_new();
+	assert_non_null(c.dec);
 	assert_int_equal(mb_event_log_visit(bytes, size, compare_event, &c, &err), 0);
+	mb_event_decoded_free(c.dec);
 	assert_int_equal(c.n_events, mb_event_log_count(log));
 	n_logs++;
 	n_events += c.n_events;

@@ -30,6 +30,23 @@
 #include <mboot/events.h>
 #include "shared/fileio.h"
 
+/* The decoded data as json-c reads the library's JSON text of it: the checks below look at
+ * fields by their JSON names, as a user of `log show --json` does. NULL on out-of-memory. */
+static json_object *decode_json(const mb_event_log *log, const mb_event *ev)
+{
+	mb_event_decoded *dec = mb_event_decoded_new();
+	json_object *o = NULL;
+	char *text = NULL;
+
+	if (dec && mb_event_decode(log, ev, dec) == 0)
+		text = mb_event_decoded_json(dec);
+	if (text)
+		o = json_tokener_parse(text);
+	free(text);
+	mb_event_decoded_free(dec);
+	return o;
+}
+
 static const char *testdata(void)
 {
 	const char *d = getenv("MB_TESTDATA");
@@ -318,7 +335,7 @@ static void next_event(yaml_check *c)
 	c->type[0] = 0;
 	ev = mb_event_log_event(c->events, (size_t) c->index);
 	if (ev)
-		c->dec = mb_event_decode(c->events, ev);
+		c->dec = decode_json(c->events, ev);
 }
 
 /* EV_IPL strings: tpm2_eventlog shows the raw bytes; compare with what the decoder made of them. */
@@ -610,7 +627,7 @@ static unsigned sweep_dir(const char *root, const char *rel, unsigned *ret_event
 		(*ret_logs)++;
 		for (i = 0; i < mb_event_log_count(log); i++) {
 			const mb_event *ev = mb_event_log_event(log, i);
-			json_object *o = mb_event_decode(log, ev);
+			json_object *o = decode_json(log, ev);
 			const char *kind = jstr(o, "kind"), *desc = jstr(o, "description");
 
 			assert_non_null(o);
@@ -649,7 +666,7 @@ static void test_sweep_corpus(void **state)
 		json_object *o;
 
 		assert_non_null(log);
-		o = mb_event_decode(log, mb_event_log_event(log, known_malformed[i].event));
+		o = decode_json(log, mb_event_log_event(log, known_malformed[i].event));
 		assert_string_equal(jstr(o, "kind"), "raw");
 		assert_non_null(jget(o, "error"));
 		json_object_put(o);
@@ -661,7 +678,7 @@ static void test_sweep_corpus(void **state)
 
 static json_object *decode_nth(mb_event_log *log, size_t i)
 {
-	return mb_event_decode(log, mb_event_log_event(log, i));
+	return decode_json(log, mb_event_log_event(log, i));
 }
 
 /* go-attestation secureboot_test.go: sb_cert_eventlog has 3 authority events after
@@ -731,8 +748,8 @@ static void test_spec_id_both_ways(void **state)
 
 	assert_non_null(log);
 	ev = mb_event_log_event(log, 0);
-	a = mb_event_decode(log, ev);
-	b = mb_event_decode(NULL, ev);
+	a = decode_json(log, ev);
+	b = decode_json(NULL, ev);
 	assert_string_equal(jstr(a, "kind"), "spec_id");
 	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
 	/* tpm2-tss test/unit/fapi-eventlog.c: this machine logs sha1, sha256 and sm3_256. */
@@ -745,13 +762,77 @@ static void test_spec_id_both_ways(void **state)
 	mb_event_log_free(log);
 }
 
+/*
+ * The typed tree itself, on a ThinkPad T480s log (sbctl corpus). The values are those
+ * tpm2_eventlog prints for the same events: BootOrder's VariableData
+ * "000001001700180019001a001c001d001e001b002300" (event 17), ImageLocationInMemory 0x69818018 and
+ * ImageLengthInMemory 66592 (event 39); the GUID is EFI_GLOBAL_VARIABLE (UEFI spec §3.3).
+ */
+static void test_typed_tree(void **state)
+{
+	static const uint8_t global[16] = { 0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11,
+					    0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c };
+	mb_event_log *log = load_log("sbctl/t480s_eventlog");
+	mb_event_decoded *d = mb_event_decoded_new();
+	const mb_decoded_node *root, *n, *item;
+
+	(void) state;
+	assert_non_null(d);
+	assert_int_equal(mb_event_decode(log, mb_event_log_event(log, 17), d), 0);
+	root = mb_event_decoded_root(d);
+	assert_non_null(root);
+	assert_int_equal(root->type, MB_DECODED_OBJECT);
+	assert_null(root->key);
+	assert_string_equal(mb_event_decoded_kind(d), "efi_variable");
+	n = mb_decoded_get(root, "variable_guid");
+	assert_non_null(n);
+	assert_int_equal(n->type, MB_DECODED_GUID);
+	assert_memory_equal(n->v.bytes.data, global, 16);
+	assert_string_equal(mb_decoded_string(mb_decoded_get(root, "name")), "BootOrder");
+	n = mb_decoded_get(root, "data_size");
+	assert_int_equal(n->type, MB_DECODED_UINT);
+	assert_int_equal(n->v.uint, 22);
+	n = mb_decoded_get(root, "boot_order");
+	assert_non_null(n);
+	assert_int_equal(n->type, MB_DECODED_ARRAY);
+	assert_int_equal(n->v.list.count, 11);
+	item = n->v.list.first;
+	assert_null(item->key);
+	assert_string_equal(mb_decoded_string(item), "Boot0000");
+	assert_string_equal(mb_decoded_string(item->next), "Boot0001");
+	assert_string_equal(mb_decoded_string(item->next->next), "Boot0017");
+	assert_string_equal(mb_decoded_string(n->v.list.last), "Boot0023");
+	assert_null(n->v.list.last->next);
+
+	/* The same holder for the next event: the old tree is gone, the new one typed. */
+	assert_int_equal(mb_event_decode(log, mb_event_log_event(log, 39), d), 0);
+	root = mb_event_decoded_root(d);
+	assert_string_equal(mb_event_decoded_kind(d), "efi_image_load");
+	n = mb_decoded_get(root, "image_location");
+	assert_int_equal(n->type, MB_DECODED_ADDRESS);
+	assert_true(n->v.uint == 0x69818018u);
+	n = mb_decoded_get(root, "image_length");
+	assert_int_equal(n->type, MB_DECODED_UINT);
+	assert_int_equal(n->v.uint, 66592);
+	assert_null(mb_decoded_get(root, "boot_order"));
+	assert_null(mb_decoded_get(n, "anything")); /* not an object */
+
+	/* No event: an error, and an empty holder. */
+	assert_int_equal(mb_event_decode(log, NULL, d), -EINVAL);
+	assert_null(mb_event_decoded_root(d));
+	assert_string_equal(mb_event_decoded_kind(d), "");
+	assert_null(mb_event_decoded_json(d));
+	mb_event_decoded_free(d);
+	mb_event_log_free(log);
+}
+
 /* ---- hostile buffers ---- */
 
 static json_object *decode_buf(uint32_t pcr, uint32_t type, const void *data, size_t n)
 {
 	mb_event ev = { .pcr = pcr, .type = type, .data = data, .data_size = (uint32_t) n };
 
-	return mb_event_decode(NULL, &ev);
+	return decode_json(NULL, &ev);
 }
 
 static void assert_raw_error(json_object *o, const char *needle)
@@ -1147,7 +1228,7 @@ static void test_truncations(void **state)
 					e.data_size = cut;
 					if (t < sizeof(types) / sizeof(types[0]))
 						e.type = types[t];
-					o = mb_event_decode(log, &e);
+					o = decode_json(log, &e);
 					assert_non_null(jstr(o, "kind"));
 					assert_non_null(jstr(o, "description"));
 					json_object_put(o);
@@ -1164,6 +1245,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agrees_with_tpm2_eventlog),
+		cmocka_unit_test(test_typed_tree),
 		cmocka_unit_test(test_sweep_corpus),
 		cmocka_unit_test(test_sb_cert_authorities),
 		cmocka_unit_test(test_sp800_155),

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include <mboot/events.h>
 #include "decode-internal.h"
 
@@ -26,13 +24,10 @@ static const char *type_label(uint32_t type, char buf[16])
 	return buf;
 }
 
-static json_object *raw(const mb_event *ev, const char *error)
+static void raw(mb_decoded_node *o, const mb_event *ev, const char *error)
 {
-	json_object *o = json_object_new_object();
 	char buf[16];
 
-	if (!o)
-		return NULL;
 	mb_dec_set_kind(o, "raw");
 	if (error) {
 		mb_dec_add_str(o, "error", error);
@@ -41,11 +36,10 @@ static json_object *raw(const mb_event *ev, const char *error)
 		mb_dec_set_desc(o, "%s, %u bytes", type_label(ev->type, buf), ev->data_size);
 	}
 	mb_dec_add_hex(o, "hex", ev->data, ev->data_size);
-	return o;
 }
 
 /* EV_SEPARATOR (PFP §10.4.1, §3.3.2): 00000000 when all went well, FFFFFFFF or 00000001 on error. */
-static int separator(const mb_event *ev, json_object *o, mb_dec_why *why)
+static int separator(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	mb_reader r;
 	uint32_t v;
@@ -69,7 +63,7 @@ static int separator(const mb_event *ev, json_object *o, mb_dec_why *why)
 }
 
 /* EV_EFI_ACTION / EV_ACTION: an ASCII string, no NUL (PFP §10.4.1). */
-static int action(const mb_event *ev, json_object *o, mb_dec_why *why)
+static int action(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	const char *text;
 
@@ -82,7 +76,7 @@ static int action(const mb_event *ev, json_object *o, mb_dec_why *why)
 }
 
 /* Types whose data is a free-form string or opaque bytes: "string" when it reads as text. */
-static int string_or_raw(const mb_event *ev, json_object *o, const char *label)
+static int string_or_raw(const mb_event *ev, mb_decoded_node *o, const char *label)
 {
 	const char *text;
 
@@ -99,7 +93,7 @@ static int string_or_raw(const mb_event *ev, json_object *o, const char *label)
 }
 
 /* EV_S_CRTM_VERSION: a UTF-16 version string by the spec; some firmware logs a GUID. */
-static int crtm_version(const mb_event *ev, json_object *o)
+static int crtm_version(const mb_event *ev, mb_decoded_node *o)
 {
 	const char *text;
 
@@ -123,7 +117,7 @@ static int crtm_version(const mb_event *ev, json_object *o)
 }
 
 /* EV_POST_CODE: an ASCII tag ("ACPI DATA", "SMM CODE", ...) or, per PFP, a 16-byte blob. */
-static int post_code(const mb_event *ev, json_object *o)
+static int post_code(const mb_event *ev, mb_decoded_node *o)
 {
 	const char *text;
 	mb_reader r;
@@ -147,7 +141,7 @@ static int post_code(const mb_event *ev, json_object *o)
 	return 0;
 }
 
-static int dispatch(const mb_event_log *log, const mb_event *ev, json_object *o, mb_dec_why *why)
+static int dispatch(const mb_event_log *log, const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	switch (ev->type) {
 	case MB_EV_EFI_VARIABLE_DRIVER_CONFIG:
@@ -206,22 +200,25 @@ static int dispatch(const mb_event_log *log, const mb_event *ev, json_object *o,
 	return 1; /* no decoder: raw */
 }
 
-MB_EXPORT struct json_object *mb_event_decode(const mb_event_log *log, const mb_event *ev)
+MB_EXPORT int mb_event_decode(const mb_event_log *log, const mb_event *ev, mb_event_decoded *d)
 {
-	json_object *o;
+	mb_decoded_node *o;
 	mb_dec_why why = { .text = "" };
 	int rc;
 
+	if (!d)
+		return -EINVAL;
+	o = mb_dec_begin(d);
 	if (!ev)
-		return NULL;
-	o = json_object_new_object();
+		return mb_dec_end(d, -EINVAL);
 	if (!o)
-		return NULL;
+		return mb_dec_end(d, -ENOMEM);
 	rc = dispatch(log, ev, o, &why);
-	if (rc == 0)
-		return o;
-	json_object_put(o);
-	if (rc == -ENOMEM)
-		return NULL;
-	return raw(ev, rc > 0 ? NULL : why.text[0] ? why.text : "malformed data");
+	if (rc == 0 || rc == -ENOMEM)
+		return mb_dec_end(d, rc);
+	/* The half-built tree goes: the raw form, with the reason, replaces it. */
+	o = mb_dec_begin(d);
+	if (o)
+		raw(o, ev, rc > 0 ? NULL : why.text[0] ? why.text : "malformed data");
+	return mb_dec_end(d, 0);
 }

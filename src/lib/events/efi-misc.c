@@ -14,7 +14,7 @@
 
 /* UEFI_IMAGE_LOAD_EVENT: u64 ImageLocationInMemory, ImageLengthInMemory,
  * ImageLinkTimeAddress, LengthOfDevicePath; DevicePath[]. */
-int mb_dec_efi_image_load(const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_efi_image_load(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	mb_reader r;
 	uint64_t loc, len, link, dp_len;
@@ -51,7 +51,7 @@ int mb_dec_efi_image_load(const mb_event *ev, json_object *o, mb_dec_why *why)
 }
 
 /* A u8-length-prefixed description (BLOB2, TABLES2): printable or hex. */
-static int short_description(mb_reader *r, json_object *o, const char *key, char *out, size_t out_size, mb_dec_why *why)
+static int short_description(mb_reader *r, mb_decoded_node *o, const char *key, char *out, size_t out_size, mb_dec_why *why)
 {
 	uint8_t n;
 	const uint8_t *p;
@@ -72,7 +72,7 @@ static int short_description(mb_reader *r, json_object *o, const char *key, char
 	return 0;
 }
 
-int mb_dec_firmware_blob(const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_firmware_blob(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	mb_reader r;
 	uint64_t base, len;
@@ -101,7 +101,7 @@ int mb_dec_firmware_blob(const mb_event *ev, json_object *o, mb_dec_why *why)
 
 /* UEFI_HANDOFF_TABLE_POINTERS(2): [u8 size, description,] u64 NumberOfTables,
  * EFI_CONFIGURATION_TABLE { EFI_GUID VendorGuid; VOID *VendorTable; }[]. */
-int mb_dec_handoff_tables(const mb_event_log *log, const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_handoff_tables(const mb_event_log *log, const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	const mb_spec_id *sid = log ? mb_event_log_spec_id(log) : NULL;
 	mb_reader r;
@@ -109,7 +109,7 @@ int mb_dec_handoff_tables(const mb_event_log *log, const mb_event *ev, json_obje
 	size_t ptr_size = 8;
 	char desc[256] = "", names[200] = "";
 	size_t nl = 0;
-	json_object *tables;
+	mb_decoded_node *tables;
 	int rc;
 
 	mb_reader_init(&r, ev->data, ev->data_size, 0);
@@ -125,17 +125,17 @@ int mb_dec_handoff_tables(const mb_event_log *log, const mb_event *ev, json_obje
 		ptr_size = 4;
 	if (n > mb_reader_left(&r) / (16 + ptr_size))
 		return mb_dec_fail(why, "UEFI_HANDOFF_TABLE_POINTERS: NumberOfTables %" PRIu64 " overruns the event", n);
-	tables = json_object_new_array();
+	tables = mb_dec_new_array(o);
 	if (!tables)
 		return -ENOMEM;
 	mb_dec_set_kind(o, "handoff_tables");
 	mb_dec_add_u64(o, "number_of_tables", n);
-	json_object_object_add(o, "tables", tables);
+	mb_dec_add(o, "tables", tables);
 	for (i = 0; i < n; i++) {
 		const uint8_t *g;
 		uint64_t ptr;
 		uint32_t p32;
-		json_object *t;
+		mb_decoded_node *t;
 		const char *gname;
 
 		if (mb_read_bytes(&r, 16, &g) < 0)
@@ -149,10 +149,10 @@ int mb_dec_handoff_tables(const mb_event_log *log, const mb_event *ev, json_obje
 		}
 		if (i >= MB_DEC_MAX_LIST_ITEMS)
 			continue;
-		t = json_object_new_object();
+		t = mb_dec_new_object(o);
 		if (!t)
 			return -ENOMEM;
-		json_object_array_add(tables, t);
+		mb_dec_append(tables, t);
 		mb_dec_add_guid(t, "vendor_guid", g);
 		gname = mb_guid_name(g);
 		if (gname)

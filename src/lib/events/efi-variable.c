@@ -52,7 +52,7 @@ static char *x509_subject(const uint8_t *der, size_t n)
 }
 
 /* Certificate subject into o ("subject"); returns the malloc'd subject or NULL. */
-static char *add_cert(json_object *o, const uint8_t *der, size_t n)
+static char *add_cert(mb_decoded_node *o, const uint8_t *der, size_t n)
 {
 	char *subject = x509_subject(der, n);
 
@@ -78,9 +78,9 @@ static const char *sig_type_name(const uint8_t g[16])
  * Strict (PITFALLS #11): any list that does not fit exactly makes the whole value
  * malformed, and nothing of it is shown as entries.
  */
-static int signature_lists(const uint8_t *data, size_t size, json_object *o, mb_dec_why *why, char *summary, size_t summary_size)
+static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o, mb_dec_why *why, char *summary, size_t summary_size)
 {
-	json_object *lists = json_object_new_array();
+	mb_decoded_node *lists = mb_dec_new_array(o);
 	mb_reader r;
 	unsigned n_lists = 0, shown = 0;
 	uint64_t n_sigs = 0;
@@ -94,7 +94,7 @@ static int signature_lists(const uint8_t *data, size_t size, json_object *o, mb_
 		uint32_t list_size, header_size, sig_size;
 		size_t at = r.pos, body, count, i;
 		const char *tname;
-		json_object *l, *sigs;
+		mb_decoded_node *l, *sigs;
 		mb_reader list;
 
 		if (mb_read_bytes(&r, 16, &type) < 0 || mb_read_u32le(&r, &list_size) < 0 ||
@@ -133,15 +133,13 @@ static int signature_lists(const uint8_t *data, size_t size, json_object *o, mb_
 			goto out;
 		}
 		count = body / sig_size;
-		l = json_object_new_object();
-		sigs = json_object_new_array();
+		l = mb_dec_new_object(o);
+		sigs = mb_dec_new_array(o);
 		if (!l || !sigs) {
-			json_object_put(l);
-			json_object_put(sigs);
 			rc = -ENOMEM;
 			goto out;
 		}
-		json_object_array_add(lists, l);
+		mb_dec_append(lists, l);
 		mb_dec_add_guid(l, "type_guid", type);
 		if (tname)
 			mb_dec_add_str(l, "type", tname);
@@ -149,10 +147,10 @@ static int signature_lists(const uint8_t *data, size_t size, json_object *o, mb_
 		mb_dec_add_u64(l, "header_size", header_size);
 		mb_dec_add_u64(l, "signature_size", sig_size);
 		mb_dec_add_u64(l, "count", count);
-		json_object_object_add(l, "signatures", sigs);
+		mb_dec_add(l, "signatures", sigs);
 		for (i = 0; i < count; i++) {
 			const uint8_t *owner, *sd;
-			json_object *s;
+			mb_decoded_node *s;
 
 			if (mb_read_bytes(&list, 16, &owner) < 0 || mb_read_bytes(&list, sig_size - 16u, &sd) < 0) {
 				rc = mb_dec_fail(why, "EFI_SIGNATURE_DATA %zu: truncated", i);
@@ -160,12 +158,12 @@ static int signature_lists(const uint8_t *data, size_t size, json_object *o, mb_
 			}
 			if (shown >= MB_DEC_MAX_LIST_ITEMS)
 				continue;
-			s = json_object_new_object();
+			s = mb_dec_new_object(o);
 			if (!s) {
 				rc = -ENOMEM;
 				goto out;
 			}
-			json_object_array_add(sigs, s);
+			mb_dec_append(sigs, s);
 			shown++;
 			mb_dec_add_guid(s, "owner", owner);
 			if (mb_guid_name(owner))
@@ -184,18 +182,16 @@ static int signature_lists(const uint8_t *data, size_t size, json_object *o, mb_
 		 n_sigs, n_sigs == 1 ? "" : "s");
 	if (shown < n_sigs)
 		mb_dec_add_bool(o, "signatures_truncated", true);
-	json_object_object_add(o, "signature_lists", lists);
-	lists = NULL;
+	mb_dec_add(o, "signature_lists", lists);
 out:
-	json_object_put(lists);
 	return rc;
 }
 
 /* EFI_LOAD_OPTION (UEFI spec §3.1.3): u32 Attributes; u16 FilePathListLength;
  * CHAR16 Description[] (NUL-terminated); FilePathList; OptionalData. */
-static int load_option(const uint8_t *data, size_t size, json_object *o, mb_dec_why *why, const char *name)
+static int load_option(const uint8_t *data, size_t size, mb_decoded_node *o, mb_dec_why *why, const char *name)
 {
-	json_object *lo = json_object_new_object();
+	mb_decoded_node *lo = mb_dec_new_object(o);
 	mb_reader r;
 	uint32_t attr;
 	uint16_t fp_len;
@@ -242,11 +238,9 @@ static int load_option(const uint8_t *data, size_t size, json_object *o, mb_dec_
 	mb_dec_add_u64(lo, "file_path_list_length", fp_len);
 	mb_dec_add_str(lo, "device_path", path);
 	mb_dec_add_u64(lo, "optional_data_size", mb_reader_left(&r));
-	json_object_object_add(o, "load_option", lo);
-	lo = NULL;
+	mb_dec_add(o, "load_option", lo);
 	mb_dec_set_desc(o, "%s: \"%s\" %s%s", name, d, path, attr & 1 ? "" : " (inactive)");
 out:
-	json_object_put(lo);
 	free(d);
 	free(path);
 	return rc;
@@ -266,9 +260,9 @@ static bool is_boot_entry(const char *name)
 
 /* EFI_SIGNATURE_DATA in authority events, and shim's variants of it (PITFALLS #11:
  * shim logs its vendor certificate without SignatureOwner; SbatLevel is text). */
-static void authority_data(const uint8_t *p, size_t n, json_object *o, const char *name)
+static void authority_data(const uint8_t *p, size_t n, mb_decoded_node *o, const char *name)
 {
-	json_object *s = json_object_new_object();
+	mb_decoded_node *s = mb_dec_new_object(o);
 	char *subject = NULL;
 	char owner_text[MB_GUID_STR];
 	const char *owner_name = NULL;
@@ -294,7 +288,6 @@ static void authority_data(const uint8_t *p, size_t n, json_object *o, const cha
 	} else {
 		const char *text;
 
-		json_object_put(s);
 		if (mb_dec_add_text_or_hex(o, p, n, &text))
 			mb_dec_set_desc(o, "%s: \"%.60s\"", name, text);
 		else
@@ -302,10 +295,10 @@ static void authority_data(const uint8_t *p, size_t n, json_object *o, const cha
 		return;
 	}
 	free(subject);
-	json_object_object_add(o, "signature", s);
+	mb_dec_add(o, "signature", s);
 }
 
-int mb_dec_efi_variable(const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_efi_variable(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	mb_reader r;
 	const uint8_t *guid, *uname, *vdata;
@@ -371,27 +364,26 @@ int mb_dec_efi_variable(const mb_event *ev, json_object *o, mb_dec_why *why)
 			rc = mb_dec_fail(why, "SecureBoot: %" PRIu64 " bytes of data, 1 expected", data_len);
 		}
 	} else if (global && strcmp(name, "BootOrder") == 0) {
-		json_object *list = json_object_new_array();
+		mb_decoded_node *list = mb_dec_new_array(o);
 		char desc[200] = "BootOrder =";
 		size_t i, dl = strlen(desc);
 
 		if (!list) {
 			rc = -ENOMEM;
 		} else if (data_len % 2) {
-			json_object_put(list);
 			rc = mb_dec_fail(why, "BootOrder: odd data length %" PRIu64, data_len);
 		} else {
 			for (i = 0; i < data_len / 2 && i < MB_DEC_MAX_LIST_ITEMS; i++) {
 				char e[12];
 
 				snprintf(e, sizeof(e), "Boot%04X", vdata[2 * i] | vdata[2 * i + 1] << 8);
-				json_object_array_add(list, json_object_new_string(e));
+				mb_dec_append(list, mb_dec_new_strn(list, e, strlen(e)));
 				if (dl + 6 < sizeof(desc) - 4)
 					dl += (size_t) snprintf(desc + dl, sizeof(desc) - dl, " %s", e + 4);
 				else if (dl + 4 < sizeof(desc))
 					dl += (size_t) snprintf(desc + dl, sizeof(desc) - dl, " ...");
 			}
-			json_object_object_add(o, "boot_order", list);
+			mb_dec_add(o, "boot_order", list);
 			mb_dec_set_desc(o, "%s", desc);
 		}
 	} else if (global && is_boot_entry(name) && data_len > 0) {

@@ -14,13 +14,13 @@
 #define GPT_HEADER_SIZE 92
 #define GPT_ENTRY_MIN 128
 
-int mb_dec_efi_gpt(const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_efi_gpt(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	mb_reader r, h;
 	const uint8_t *sig, *disk;
 	uint32_t revision, header_size, header_crc, reserved, n_entries, entry_size, array_crc;
 	uint64_t my_lba, alt_lba, first, last, entries_lba, n_parts, i;
-	json_object *hdr, *parts;
+	mb_decoded_node *hdr, *parts;
 	char gtext[MB_GUID_STR];
 
 	mb_reader_init(&r, ev->data, ev->data_size, 0);
@@ -42,15 +42,13 @@ int mb_dec_efi_gpt(const mb_event *ev, json_object *o, mb_dec_why *why)
 		return mb_dec_fail(why, "UEFI_GPT_DATA: %" PRIu64 " partitions of %" PRIu32 " bytes overrun the event (%zu bytes left)",
 				   n_parts, entry_size, mb_reader_left(&r));
 
-	hdr = json_object_new_object();
-	parts = json_object_new_array();
+	hdr = mb_dec_new_object(o);
+	parts = mb_dec_new_array(o);
 	if (!hdr || !parts) {
-		json_object_put(hdr);
-		json_object_put(parts);
 		return -ENOMEM;
 	}
 	mb_dec_set_kind(o, "efi_gpt");
-	json_object_object_add(o, "header", hdr);
+	mb_dec_add(o, "header", hdr);
 	mb_dec_add_u64(hdr, "revision", revision);
 	mb_dec_add_u64(hdr, "header_size", header_size);
 	mb_dec_add_u64(hdr, "header_crc32", header_crc);
@@ -65,11 +63,11 @@ int mb_dec_efi_gpt(const mb_event *ev, json_object *o, mb_dec_why *why)
 	mb_dec_add_u64(hdr, "partition_entry_array_crc32", array_crc);
 	mb_dec_add_guid(o, "disk_guid", disk);
 	mb_dec_add_u64(o, "number_of_partitions", n_parts);
-	json_object_object_add(o, "partitions", parts);
+	mb_dec_add(o, "partitions", parts);
 	for (i = 0; i < n_parts; i++) {
 		const uint8_t *type, *uniq, *uname;
 		uint64_t start, end, attrs;
-		json_object *p;
+		mb_decoded_node *p;
 		mb_reader e;
 		char *name;
 
@@ -79,14 +77,13 @@ int mb_dec_efi_gpt(const mb_event *ev, json_object *o, mb_dec_why *why)
 			return mb_dec_fail(why, "UEFI_GPT_DATA: truncated partition entry %" PRIu64, i);
 		if (i >= MB_DEC_MAX_LIST_ITEMS)
 			continue;
-		p = json_object_new_object();
+		p = mb_dec_new_object(o);
 		name = mb_utf16_to_utf8(uname, 72);
 		if (!p || !name) {
-			json_object_put(p);
 			free(name);
 			return -ENOMEM;
 		}
-		json_object_array_add(parts, p);
+		mb_dec_append(parts, p);
 		mb_dec_add_guid(p, "type_guid", type);
 		if (mb_guid_name(type))
 			mb_dec_add_str(p, "type_name", mb_guid_name(type));

@@ -23,29 +23,29 @@ static bool signature_is(const mb_event *ev, const char *sig)
 	return ev->data_size >= n && memcmp(ev->data, sig, n) == 0;
 }
 
-static void add_algs(json_object *o, const mb_spec_id_alg *algs, size_t n)
+static void add_algs(mb_decoded_node *o, const mb_spec_id_alg *algs, size_t n)
 {
-	json_object *a = json_object_new_array();
+	mb_decoded_node *a = mb_dec_new_array(o);
 	size_t i;
 
 	if (!a)
 		return;
 	for (i = 0; i < n; i++) {
-		json_object *e = json_object_new_object();
+		mb_decoded_node *e = mb_dec_new_object(o);
 		const mb_digest_info *info = mb_digest_by_alg(algs[i].alg);
 
 		if (!e)
 			break;
-		json_object_array_add(a, e);
+		mb_dec_append(a, e);
 		mb_dec_add_u64(e, "algorithm_id", algs[i].alg);
 		if (info)
 			mb_dec_add_str(e, "algorithm", info->name);
 		mb_dec_add_u64(e, "digest_size", algs[i].size);
 	}
-	json_object_object_add(o, "algorithms", a);
+	mb_dec_add(o, "algorithms", a);
 }
 
-static void spec_id_desc(json_object *o, const char *sig, const mb_spec_id_alg *algs, size_t n)
+static void spec_id_desc(mb_decoded_node *o, const char *sig, const mb_spec_id_alg *algs, size_t n)
 {
 	char names[128] = "";
 	size_t i, l = 0;
@@ -65,7 +65,7 @@ static void spec_id_desc(json_object *o, const char *sig, const mb_spec_id_alg *
 }
 
 /* TCG_EfiSpecIDEventStruct, parsed here for SHA-1 logs and stray copies. */
-static int spec_id(const mb_event_log *log, const mb_event *ev, json_object *o, mb_dec_why *why)
+static int spec_id(const mb_event_log *log, const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	const mb_spec_id *sid = log ? mb_event_log_spec_id(log) : NULL;
 	mb_spec_id_alg algs[MB_MAX_BANKS];
@@ -129,7 +129,7 @@ static int spec_id(const mb_event_log *log, const mb_event *ev, json_object *o, 
 }
 
 /* A u8-size-prefixed string field of the SP800-155 events. */
-static int sp_string(mb_reader *r, json_object *o, const char *key)
+static int sp_string(mb_reader *r, mb_decoded_node *o, const char *key)
 {
 	uint8_t n;
 	const uint8_t *p;
@@ -142,25 +142,26 @@ static int sp_string(mb_reader *r, json_object *o, const char *key)
 		char k[64];
 
 		snprintf(k, sizeof(k), "%s_hex", key);
-		mb_dec_add_hex(o, k, p, n);
+		/* The key is built here: the tree keeps a copy. */
+		mb_dec_add_hex(o, mb_dec_key_copy(o, k), p, n);
 	}
 	return 0;
 }
 
 /* Locator in Event3: u32 type, u32 length, data (0 none, 1 raw URI, 2 device path, 3 UEFI variable). */
-static int sp_locator(mb_reader *r, json_object *o, const char *key, mb_dec_why *why)
+static int sp_locator(mb_reader *r, mb_decoded_node *o, const char *key, mb_dec_why *why)
 {
 	uint32_t type, len;
 	const uint8_t *p;
-	json_object *l;
+	mb_decoded_node *l;
 	char *s = NULL;
 
 	if (mb_read_u32le(r, &type) < 0 || mb_read_u32le(r, &len) < 0 || mb_read_bytes(r, len, &p) < 0)
 		return mb_dec_fail(why, "SP800-155 event: %s overruns the event", key);
-	l = json_object_new_object();
+	l = mb_dec_new_object(o);
 	if (!l)
 		return -ENOMEM;
-	json_object_object_add(o, key, l);
+	mb_dec_add(o, key, l);
 	mb_dec_add_u64(l, "type", type);
 	if (type == 1 && mb_looks_text(p, len)) {
 		mb_dec_add_str(l, "type_name", "uri");
@@ -183,12 +184,12 @@ static int sp_locator(mb_reader *r, json_object *o, const char *key, mb_dec_why 
 }
 
 /* TCG_Sp800_155_PlatformId_Event(3) (PFP §10.4.5.2). */
-static int sp800_155(const mb_event *ev, json_object *o, bool event3, mb_dec_why *why)
+static int sp800_155(const mb_event *ev, mb_decoded_node *o, bool event3, mb_dec_why *why)
 {
 	mb_reader r;
 	uint32_t vendor, fw_vendor;
 	const uint8_t *g;
-	json_object *v;
+	const mb_decoded_node *v;
 	int rc;
 
 	mb_reader_init(&r, ev->data, ev->data_size, 0);
@@ -219,15 +220,17 @@ static int sp800_155(const mb_event *ev, json_object *o, bool event3, mb_dec_why
 			return mb_dec_fail(why, "SP800-155 event: %zu unexplained bytes after the last field", mb_reader_left(&r));
 		mb_dec_add_u64(o, "trailing_zero_bytes", mb_reader_left(&r));
 	}
-	if (json_object_object_get_ex(o, "platform_model", &v))
-		mb_dec_set_desc(o, "SP800-155 reference manifest: %s %s", json_object_get_string(
-				json_object_object_get(o, "platform_manufacturer")) ?: "", json_object_get_string(v));
+	v = mb_decoded_get(o, "platform_model");
+	if (v)
+		mb_dec_set_desc(o, "SP800-155 reference manifest: %s %s",
+				mb_decoded_string(mb_decoded_get(o, "platform_manufacturer")) ?: "",
+				mb_decoded_string(v) ?: "");
 	else
 		mb_dec_set_desc(o, "SP800-155 reference manifest");
 	return 0;
 }
 
-int mb_dec_no_action(const mb_event_log *log, const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_no_action(const mb_event_log *log, const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	const char *text;
 

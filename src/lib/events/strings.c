@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Helpers shared by the event decoders: json fields, GUID text and names,
+ * Helpers shared by the event decoders: GUID names, UTF-8 checks,
  * UTF-16 to UTF-8, and telling text from binary.
  */
 #include <errno.h>
@@ -52,7 +52,7 @@ static size_t utf8_seq(const uint8_t *p, size_t n)
 }
 
 /* JSON output must be UTF-8: a byte that starts no well-formed sequence becomes '?'. */
-static void utf8_sanitize(char *s, size_t n)
+void mb_utf8_sanitize(char *s, size_t n)
 {
 	size_t i = 0;
 
@@ -67,13 +67,8 @@ static void utf8_sanitize(char *s, size_t n)
 	}
 }
 
-void mb_dec_add_str(json_object *o, const char *key, const char *s)
-{
-	mb_dec_add_strn(o, key, s ? s : "", s ? strlen(s) : 0);
-}
-
 /* Is p[0..n) well-formed UTF-8 already (the usual case: nothing to replace)? */
-static bool utf8_valid(const uint8_t *p, size_t n)
+bool mb_utf8_valid(const uint8_t *p, size_t n)
 {
 	size_t i = 0;
 
@@ -90,146 +85,6 @@ static bool utf8_valid(const uint8_t *p, size_t n)
 		i += k;
 	}
 	return true;
-}
-
-void mb_dec_add_strn(json_object *o, const char *key, const char *s, size_t n)
-{
-	json_object *v;
-	char *copy;
-
-	if (n > MB_DEC_MAX_STRING)
-		n = MB_DEC_MAX_STRING;
-	if (utf8_valid((const uint8_t *) s, n)) {
-		/* json-c copies it: no scratch copy to sanitise. */
-		v = json_object_new_string_len(s, (int) n);
-		if (v)
-			json_object_object_add(o, key, v);
-		return;
-	}
-	copy = malloc(n + 1);
-	if (!copy)
-		return;
-	memcpy(copy, s, n);
-	copy[n] = 0;
-	utf8_sanitize(copy, n);
-	v = json_object_new_string_len(copy, (int) n);
-	free(copy);
-	if (v)
-		json_object_object_add(o, key, v);
-}
-
-void mb_dec_add_u64(json_object *o, const char *key, uint64_t v)
-{
-	json_object *j = v <= INT64_MAX ? json_object_new_int64((int64_t) v) : json_object_new_uint64(v);
-
-	if (j)
-		json_object_object_add(o, key, j);
-}
-
-void mb_dec_add_bool(json_object *o, const char *key, bool v)
-{
-	json_object *j = json_object_new_boolean(v);
-
-	if (j)
-		json_object_object_add(o, key, j);
-}
-
-void mb_dec_add_hex(json_object *o, const char *key, const uint8_t *p, size_t n)
-{
-	char *s;
-
-	if (n > MB_DEC_MAX_HEX_BYTES) {
-		n = MB_DEC_MAX_HEX_BYTES;
-		mb_dec_add_bool(o, "hex_truncated", true);
-	}
-	s = mb_hex_dup(p, n);
-	if (s) {
-		/* Hex digits: nothing to sanitise; n is capped, so 2n fits MB_DEC_MAX_STRING. */
-		json_object *v = json_object_new_string_len(s, (int) (2 * n));
-
-		if (v)
-			json_object_object_add(o, key, v);
-		free(s);
-	}
-}
-
-void mb_dec_add_addr(json_object *o, const char *key, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	mb_dec_add_str(o, key, buf);
-}
-
-void mb_dec_add_guid(json_object *o, const char *key, const uint8_t g[16])
-{
-	char buf[MB_GUID_STR];
-
-	mb_dec_add_str(o, key, mb_guid_format(g, buf));
-}
-
-void mb_dec_set_kind(json_object *o, const char *kind)
-{
-	size_t n = strlen(kind);
-	json_object *v;
-
-	/* Kinds are literals (ASCII); the key is a literal too: json-c need not copy it. */
-	if (n > MB_DEC_MAX_STRING || !utf8_valid((const uint8_t *) kind, n)) {
-		mb_dec_add_str(o, "kind", kind);
-		return;
-	}
-	v = json_object_new_string_len(kind, (int) n);
-	if (v)
-		json_object_object_add_ex(o, "kind", v, JSON_C_OBJECT_ADD_CONSTANT_KEY);
-}
-
-void mb_dec_set_desc(json_object *o, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	size_t i;
-	unsigned high = 0;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	/* One line for people: no control characters from the input. */
-	for (i = 0; buf[i]; i++) {
-		high |= (unsigned char) buf[i];
-		if ((unsigned char) buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = ' ';
-	}
-	if (high & 0x80) /* ASCII is UTF-8 already */
-		utf8_sanitize(buf, i);
-	/* Now valid UTF-8 and under MB_DEC_MAX_STRING: what mb_dec_add_str() would add, without its checks. */
-	{
-		json_object *v = json_object_new_string_len(buf, (int) i);
-
-		if (v)
-			json_object_object_add_ex(o, "description", v, JSON_C_OBJECT_ADD_CONSTANT_KEY);
-	}
-}
-
-/* EFI_GUID (UEFI spec appendix A): Data1 u32 LE, Data2 u16 LE, Data3 u16 LE, Data4[8] as is. */
-char *mb_guid_format(const uint8_t g[16], char out[MB_GUID_STR])
-{
-	/* Byte order of the text; -1 is a dash. Written by hand: snprintf showed in profiles. */
-	static const signed char order[] = { 3, 2, 1, 0, -1, 5, 4, -1, 7, 6, -1, 8, 9, -1,
-					      10, 11, 12, 13, 14, 15 };
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-	char *d = out;
-
-	for (i = 0; i < sizeof(order); i++) {
-		if (order[i] < 0) {
-			*d++ = '-';
-			continue;
-		}
-		*d++ = digits[g[order[i]] >> 4];
-		*d++ = digits[g[order[i]] & 15];
-	}
-	*d = 0;
-	return out;
 }
 
 const uint8_t mb_guid_efi_global[16] = {
@@ -429,10 +284,8 @@ bool mb_looks_text(const uint8_t *p, size_t n)
 	return true;
 }
 
-bool mb_dec_add_text_or_hex(json_object *o, const uint8_t *p, size_t n, const char **ret_text)
+bool mb_dec_add_text_or_hex(mb_decoded_node *o, const uint8_t *p, size_t n, const char **ret_text)
 {
-	json_object *v;
-
 	if (ret_text)
 		*ret_text = NULL;
 	if (mb_looks_text(p, n)) {
@@ -450,7 +303,7 @@ bool mb_dec_add_text_or_hex(json_object *o, const uint8_t *p, size_t n, const ch
 		mb_dec_add_hex(o, "hex", p, n);
 		return false;
 	}
-	if (ret_text && json_object_object_get_ex(o, "text", &v))
-		*ret_text = json_object_get_string(v);
+	if (ret_text)
+		*ret_text = mb_decoded_string(mb_decoded_get(o, "text"));
 	return true;
 }

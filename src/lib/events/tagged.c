@@ -31,7 +31,7 @@ static const struct {
 	{ 0xc0b3bd23u, "SMBIOS type 11" },
 };
 
-int mb_dec_event_tag(const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_event_tag(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	mb_reader r;
 	uint32_t id, size;
@@ -76,7 +76,7 @@ static const struct {
 	{ "grub_kernel_cmdline ", "grub_kernel_cmdline" },
 };
 
-int mb_dec_ipl(const mb_event *ev, json_object *o, mb_dec_why *why)
+int mb_dec_ipl(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 {
 	const uint8_t *p = ev->data;
 	size_t n = ev->data_size, len = mb_strip_nuls(p, n), i;

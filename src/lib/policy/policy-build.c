@@ -186,10 +186,10 @@ int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t 
 		if (pattern) {
 			rc = policy_add_rule(rules, type, pattern, NULL, NULL, required);
 		} else {
-			json_object *dec = mb_event_decode(log, ev);
-			rc = policy_add_rule(rules, type, NULL, policy_event_digests(ev),
-					     policy_string_field(dec, "description"), required);
-			json_object_put(dec);
+			char *desc = mb_event_description(log, ev);
+
+			rc = policy_add_rule(rules, type, NULL, policy_event_digests(ev), desc, required);
+			free(desc);
 		}
 		free(text);
 		free(pattern);

@@ -129,7 +129,7 @@ static int64_t pcrs_differ(mb_tpm *t, const mb_pcr_bank *want, uint32_t mask, mb
 /* "#N TYPE: description" of an event (NULL on ENOMEM). */
 static char *event_words(const mb_event_log *log, const mb_event *ev)
 {
-	json_object *dec = mb_event_decode(log, ev), *desc = NULL;
+	char *desc = mb_event_description(log, ev);
 	const char *type = mb_event_type_name(ev->type);
 	char tbuf[16], *s = NULL;
 
@@ -137,10 +137,9 @@ static char *event_words(const mb_event_log *log, const mb_event *ev)
 		snprintf(tbuf, sizeof(tbuf), "0x%08x", ev->type);
 		type = tbuf;
 	}
-	json_object_object_get_ex(dec, "description", &desc);
-	if (asprintf(&s, "#%u %s%s%s", ev->number, type, desc ? ": " : "", desc ? json_object_get_string(desc) : "") < 0)
+	if (asprintf(&s, "#%u %s%s%s", ev->number, type, desc ? ": " : "", desc ? desc : "") < 0)
 		s = NULL;
-	json_object_put(dec);
+	free(desc);
 	return s;
 }
 
