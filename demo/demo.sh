@@ -8,7 +8,10 @@
 # changed; an event removed) and show verify failing and naming what changed. Then the
 # secrets: a disk key sealed to this boot, a kernel update predicted and resealed before
 # the "reboot" (the swtpm is reset and the predicted boot replayed into it), a tampered
-# boot refused with the reason, and a key sealed to a vendor's signed policy.
+# boot refused with the reason, and a key sealed to a vendor's signed policy. Last, the
+# tenant's view (remote attestation): a verifier with no TPM enrolls the machine's TPM (its
+# EK certificate checked against the manufacturer's CA: here a private swtpm_localca), then
+# trusts a quote of the good boot and refuses one of the tampered boot, naming the event.
 # swtpm is stopped at the end, whatever happens.
 #
 # Usage: demo/demo.sh [BUILD_DIR]   (default: build)   --swtpm forces the swtpm demo
@@ -51,7 +54,7 @@ set +u
 LOG=tests/data/corpus/go-tpm-tools/ubuntu-2104-no-secure-boot.bin
 
 step "No TPM here: a private swtpm ($SWTPM_DIR/sock) with the banks of the recorded log"
-swtpm_start
+swtpm_start_ek_cert sha1,sha256,sha384 # manufactured: EK certificates, as a real TPM has
 swtpm_banks "sha1 sha256 sha384"
 echo "TCTI=$TCTI"
 
@@ -141,6 +144,27 @@ run "$M" policy sign --key "$WORK/vendor.pem" --pcrs 4,8,9 --values "$WORK/next.
 reboot "$WORK/next.log"
 "$M" unseal -i "$WORK/fleet.sealed" --signature "$WORK/release-1006.sig" --signature "$WORK/release-1007.sig" |
 	cmp - "$WORK/disk.key" && echo "after the update, release 1007's signature: unsealed (the sealed file never changed)"
+
+step "Remote attestation: the verifier (no TPM, does not trust this machine) enrolls its TPM"
+reboot "$LOG"
+mkdir -p "$WORK/ek-ca" && cp "$SWTPM_EK_CA" "$SWTPM_EK_ISSUER" "$WORK/ek-ca/"
+run "$M" attest enroll --ak-file "$WORK/ak.json" -o "$WORK/request.json"
+run "$M" attest challenge -i "$WORK/request.json" --ek-ca "$WORK/ek-ca" -o "$WORK/challenge.json" \
+	--state "$WORK/state.json"
+run "$M" attest activate --ak-file "$WORK/ak.json" -i "$WORK/challenge.json" -o "$WORK/response.json"
+run "$M" attest challenge --state "$WORK/state.json" -i "$WORK/response.json" -o "$WORK/machine.json"
+
+step "Each boot, the verifier sends a nonce; the machine quotes; the verifier judges quote, log and policy"
+nonce=$(openssl rand -hex 16)
+run "$M" quote --ak-file "$WORK/ak.json" --nonce "$nonce" --log "$LOG" -o "$WORK/evidence.json"
+run "$M" attest verify "$WORK/evidence.json" --machine "$WORK/machine.json" --nonce "$nonce" \
+	--policy "$WORK/policy.json"
+reboot "$WORK/evil.log"
+nonce=$(openssl rand -hex 16)
+"$M" quote --ak-file "$WORK/ak.json" --nonce "$nonce" --log "$WORK/evil.log" -o "$WORK/evidence-evil.json"
+echo "(rebooted with init=/bin/sh and quoted)"
+run "$M" attest verify "$WORK/evidence-evil.json" --machine "$WORK/machine.json" --nonce "$nonce" \
+	--policy "$WORK/policy.json"
 
 step "Done: swtpm is stopped on exit"
 exit 0

@@ -26,7 +26,11 @@ check "old kernel: unsealed"
 check "^PCR 8: changed: #96 EV_IPL: kernel_cmdline: /boot/vmlinuz-5.11.0-1006-gcp"
 check "release 1006's signature: unsealed"
 check "after the update, release 1007's signature: unsealed"
-[ "$(grep -c '^(exit 1)$' "$out")" -eq 4 ] || { echo "FAIL: the three tampered logs and the init=/bin/sh unseal must each exit 1"; exit 1; }
+check "Enrolled: the machine record is"
+check "^trusted: the quote is the enrolled AK's, for this nonce"
+check "policy-violated: PCR 8 event 96 \"kernel_cmdline: /boot/vmlinuz-5.11.0-1006-gcp .* init=/bin/sh\""
+[ "$(grep -c '^(exit 1)$' "$out")" -eq 5 ] || { echo "FAIL: the three tampered logs, the init=/bin/sh unseal and its attestation must each exit 1"; exit 1; }
 echo "ok: demo: boot rebuilt, verified, three tamperings each exit 1 and are named; a key sealed, resealed"
 echo "    for a predicted kernel update, unsealed after the reboot and on a fallback, refused (PCR 8"
-echo "    named) on an init=/bin/sh boot; signed policies unseal across the update; swtpm stopped"
+echo "    named) on an init=/bin/sh boot; signed policies unseal across the update; a remote verifier"
+echo "    enrolls the TPM, trusts the good boot's quote and refuses the init=/bin/sh one; swtpm stopped"

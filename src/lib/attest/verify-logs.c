@@ -112,10 +112,10 @@ static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_
 		if (!o->reason)
 			r = -ENOMEM;
 		else if (o->event >= 0)
-			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u event %lld \"%.120s\": %s", o->pcr,
+			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u event %lld \"%.400s\": %s", o->pcr,
 					(long long) o->event, o->text ? o->text : "", o->reason);
 		else if (o->record >= 0)
-			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u userspace record %lld \"%.120s\": %s", o->pcr,
+			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u userspace record %lld \"%.400s\": %s", o->pcr,
 					(long long) o->record, o->text ? o->text : "", o->reason);
 		else
 			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u: %s", o->pcr, o->reason);
