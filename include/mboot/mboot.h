@@ -18,6 +18,7 @@
 #include <mboot/initramfs.h>
 #include <mboot/pe.h>
 #include <mboot/totp.h>
+#include <mboot/tpm-policy.h>
 #include <mboot/attest.h>
 
 #endif

@@ -7,14 +7,16 @@
 #include <stdint.h>
 #include <mboot/error.h>
 #include <mboot/replay.h>
+#include <mboot/tpm-policy.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /*
- * Sealing secrets to PCR values. The policy math here is pure (no TPM); the TPM
- * commands are in mboot/tpm.h (mb_tpm_seal, mb_tpm_unseal_sealed).
+ * Sealing secrets to PCR values: the sealed file and signed policies (pure, no TPM). The
+ * policy-digest math is in mboot/tpm-policy.h; the TPM commands in mboot/tpm.h
+ * (mb_tpm_seal, mb_tpm_unseal_sealed).
  */
 
 /* The TPM limit on sealed data: MAX_SYM_DATA (TPM 2.0 Part 2 §10.4.5 TPM2B_SENSITIVE_DATA). */
@@ -23,40 +25,6 @@ extern "C" {
 #define MB_SEALED_MAX_FILE (64u << 20)
 #define MB_SEALED_MAX_BLOB 4096       /* TPM2B_PUBLIC / TPM2B_PRIVATE marshalled */
 #define MB_SEALED_MAX_LOG (32u << 20) /* the event log kept in the file */
-
-/* The session hash of every policy mboot computes: SHA-256 (the sealed object's nameAlg). */
-#define MB_POLICY_DIGEST_SIZE 32
-
-/*
- * TPM2_PolicyPCR's effect on a fresh (all-zero) SHA-256 policy digest, TPM 2.0 Part 3
- * §23.7: policyDigest = H(0^32 || TPM_CC_PolicyPCR || TPML_PCR_SELECTION || H(values)),
- * where the selection is one bank (sizeofSelect 3, as mboot sends it) and values are
- * bank->value[p] of the PCRs in mask, in ascending order. Every PCR in mask must be
- * present in bank. old may be NULL (a fresh session) or the previous 32-byte digest.
- */
-MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, uint32_t mask,
-				   uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
-
-/* TPM2_PolicyOR's branches: 2 to 8 (Part 3 §23.6, TPML_DIGEST of the command). */
-#define MB_POLICY_OR_MAX 8
-
-/*
- * TPM2_PolicyOR over n branch digests, Part 3 §23.6: the policy is reset, then
- * policyDigest = H(0^32 || TPM_CC_PolicyOR || branch_1 || ... || branch_n).
- */
-MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZE], size_t n,
-				  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
-
-/* The TPM name of a SHA-256 object: nameAlg (TPM_ALG_SHA256, 2 bytes) || SHA-256(TPMT_PUBLIC). */
-#define MB_TPM_NAME_SIZE 34
-
-/*
- * TPM2_PolicyAuthorize's effect on a fresh policy, Part 3 §23.16 (PolicyUpdate with an
- * empty policyRef): policyDigest = H(H(0^32 || TPM_CC_PolicyAuthorize || keyName) || "").
- * A secret with this policy unseals in any PCR state the key's owner signs.
- */
-MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE],
-					 uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
 
 /* Signature schemes of a signed policy (TPM_ALG_ ids), always over SHA-256. */
 #define MB_SIG_RSASSA 0x0014

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include <mboot/digest.h>
-#include <mboot/seal.h>
+#include <mboot/tpm-policy.h>
 #include "shared/fail.h"
 
 #define TPM_CC_POLICY_PCR 0x0000017Fu
