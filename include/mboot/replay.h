@@ -20,15 +20,14 @@ typedef struct mb_pcr_bank {
 	uint8_t value[MB_PCR_COUNT][MB_DIGEST_MAX];
 } mb_pcr_bank;
 
-typedef struct mb_pcr_values {
-	size_t n_banks;
-	mb_pcr_bank banks[MB_MAX_BANKS];
-} mb_pcr_values;
-
 /*
- * Accessors. New code uses these, never the struct's fields: the struct is to become
- * opaque, so that MB_PCR_COUNT and MB_MAX_BANKS stop being part of the ABI.
+ * PCR values, by bank. Opaque, so that MB_PCR_COUNT and MB_MAX_BANKS are not part of the ABI:
+ * made by mb_pcr_values_new, filled by mb_pcr_values_parse, mb_replay_log or mb_tpm_read_pcrs
+ * (each replaces what the set held) or value by value with mb_pcr_values_set, read with the
+ * accessors below.
  */
+typedef struct mb_pcr_values mb_pcr_values;
+
 /* A new empty set (no banks); NULL when out of memory. */
 MB_EXPORT mb_pcr_values *mb_pcr_values_new(void);
 MB_EXPORT void mb_pcr_values_free(mb_pcr_values *v);
@@ -47,8 +46,13 @@ MB_EXPORT const uint8_t *mb_pcr_values_get(const mb_pcr_values *v, uint16_t alg,
 MB_EXPORT int mb_pcr_values_set(mb_pcr_values *v, uint16_t alg, uint32_t pcr, const uint8_t *digest,
 				size_t size, mb_error *err) MB_WUR;
 
-MB_EXPORT mb_pcr_bank *mb_pcr_values_bank(mb_pcr_values *v, uint16_t alg);
-MB_EXPORT const mb_pcr_bank *mb_pcr_values_bank_const(const mb_pcr_values *v, uint16_t alg);
+/* Remove the bank of alg; the other banks keep their order. -ENOENT when v has no such bank. */
+MB_EXPORT int mb_pcr_values_remove_bank(mb_pcr_values *v, uint16_t alg) MB_WUR;
+/*
+ * A copy of the bank of alg, for the sealing API (mboot/seal.h); -ENOENT when v has no such
+ * bank (ret is then zeroed).
+ */
+MB_EXPORT int mb_pcr_values_get_bank(const mb_pcr_values *v, uint16_t alg, mb_pcr_bank *ret) MB_WUR;
 
 /*
  * Read PCR values from text: the PCR-values JSON of DESIGN.md

@@ -542,7 +542,7 @@ int verb_verify(int argc, char **argv)
 	mb_verify_options vopts = { .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	bool json = false;
 	mb_event_log *log = NULL;
-	mb_pcr_values actual;
+	mb_pcr_values *actual = NULL;
 	mb_verify_result *res = NULL;
 	mb_error err = { 0 };
 	int c, rc;
@@ -620,8 +620,13 @@ int verb_verify(int argc, char **argv)
 			goto out;
 	}
 
+	actual = tool_pcr_values_new();
+	if (!actual) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (pcrs_path) {
-		rc = tool_load_pcrs(pcrs_path, &actual);
+		rc = tool_load_pcrs(pcrs_path, actual);
 		if (rc != EXIT_OK)
 			goto out;
 	} else {
@@ -633,7 +638,7 @@ int verb_verify(int argc, char **argv)
 		if (rc != EXIT_OK)
 			goto out;
 		if (mb_tpm_banks(tpm, banks, MB_MAX_BANKS, &n_banks, &err) < 0 ||
-		    mb_tpm_read_pcrs(tpm, NULL, 0, (1u << MB_PCR_COUNT) - 1, &actual, NULL, &err) < 0) {
+		    mb_tpm_read_pcrs(tpm, NULL, 0, (1u << MB_PCR_COUNT) - 1, actual, NULL, &err) < 0) {
 			rc = tool_tpm_exit(&err);
 			mb_tpm_free(tpm);
 			goto out;
@@ -656,7 +661,7 @@ int verb_verify(int argc, char **argv)
 		us_fd = -1;
 	}
 	for (i = 0; i < n_only; i++)
-		if (!mb_pcr_values_bank_const(&actual, only[i])) {
+		if (!tool_pcr_values_has_bank(actual, only[i])) {
 			char name[8];
 
 			tool_errorf("verify: --bank %s: %s has no such bank", tool_alg_name(only[i], name),
@@ -673,7 +678,7 @@ int verb_verify(int argc, char **argv)
 	}
 	vopts.only_banks = only;
 	vopts.n_only = n_only;
-	if (mb_verify_log(log, us, &actual, &vopts, res, &err) < 0) {
+	if (mb_verify_log(log, us, actual, &vopts, res, &err) < 0) {
 		tool_report(log_path, &err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -689,6 +694,7 @@ out:
 	if (us_fd >= 0)
 		close(us_fd);
 	mb_cel_log_free(us);
+	mb_pcr_values_free(actual);
 	free(res);
 	mb_event_log_free(log);
 	mb_policy_free(policy);

@@ -199,7 +199,7 @@ static void test_values_and_counts(void **state)
 
 	/* PCR 0's true SHA-1 value, from the machine's own PCR dump (sample-tpm-2.0-pcrs-8-9). */
 	assert_true(truth_load("ima-evm-utils/sample-tpm-2.0-pcrs-8-9", "tss", &truth));
-	b = mb_pcr_values_bank_const(&truth, MB_ALG_SHA1);
+	b = pcrv_bank_const(&truth, MB_ALG_SHA1);
 	assert_non_null(b);
 	for (i = 0; i < 20; i++)
 		sprintf(hex + 2 * i, "%02x", b->value[0][i]);

@@ -7,6 +7,7 @@
 #include <mboot/events.h>
 #include <mboot/cel.h>
 #include <mboot/verify.h>
+#include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 
 /* PFP §10.4.4 / §3.3.4.5: the EV_EFI_ACTION strings measured into PCR 5 at ExitBootServices. */
