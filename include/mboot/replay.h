@@ -12,7 +12,10 @@
 extern "C" {
 #endif
 
-/* One bank of PCR values. present has bit n set for every PCR n that has a value. */
+/*
+ * One bank of PCR values, as the sealing API (mboot/seal.h) takes it: a copy made by
+ * mb_pcr_values_get_bank. present has bit n set for every PCR n that has a value.
+ */
 typedef struct mb_pcr_bank {
 	uint16_t alg;
 	uint16_t size;
@@ -70,8 +73,8 @@ typedef struct mb_replay_info {
 	uint32_t events_extended;
 	uint32_t events_no_action;     /* EV_NO_ACTION: never extended */
 	uint32_t events_out_of_range;  /* PCR index >= 24: shown, never extended */
-	/* incomplete[b] bit n: some event extended PCR n without a digest for ret->banks[b]:
-	 * that bank's value for PCR n is not what the TPM holds. */
+	/* incomplete[b] bit n: some event extended PCR n without a digest for bank b of ret
+	 * (mb_pcr_values_bank_alg(ret, b)): that bank's value for PCR n is not what the TPM holds. */
 	uint32_t incomplete[MB_MAX_BANKS];
 	size_t n_unknown_algs;         /* banks carried but not replayed */
 	uint16_t unknown_algs[MB_MAX_BANKS];
@@ -82,7 +85,7 @@ MB_EXPORT void mb_pcr_initial(uint16_t alg, uint32_t pcr, uint8_t locality, bool
 
 /*
  * Replay every event up to (not including) event number `until` (SIZE_MAX for all)
- * into every bank mboot can compute. ret->banks[i].present marks the PCRs the log
+ * into every bank mboot can compute. mb_pcr_values_present(ret, alg) marks the PCRs the log
  * extends. info may be NULL.
  */
 MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values *ret,
