@@ -42,14 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mb_policy_result res;
 
 	if (!log) {
-		mb_pcr_values values;
+		mb_pcr_values *values = mb_pcr_values_new();
 
 		log = sample_log();
-		verified = calloc(1, sizeof(*verified));
 		/* The log against its own replay: every PCR it extends verifies. */
-		if (!verified || mb_replay_log(log, SIZE_MAX, &values, NULL, NULL) < 0 ||
-		    mb_verify_log(log, NULL, &values, NULL, verified, NULL) < 0)
+		if (!values || mb_replay_log(log, SIZE_MAX, values, NULL, NULL) < 0 ||
+		    mb_verify_log(log, NULL, values, NULL, &verified, NULL) < 0)
 			abort();
+		mb_pcr_values_free(values);
 	}
 	if (size > (1u << 20) || mb_policy_parse((const char *) data, size, &p, NULL) < 0)
 		return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <mboot/mboot.h>
+#include "lib/replay/pcr-values.h" /* reaches into the values: the fuzzers link the static core */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,35 +18,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
-	mb_pcr_values v;
-	mb_verify_result *r;
+	mb_pcr_values *v = NULL;
+	mb_verify_result *r = NULL;
 	size_t b;
 
 	if (size > (1u << 18) || size == 0)
 		return 0;
 	if (mb_event_log_parse(data, size, &log, &err) < 0)
 		return 0;
-	r = malloc(sizeof(*r));
-	if (!r || mb_replay_log(log, SIZE_MAX, &v, NULL, &err) < 0)
+	v = mb_pcr_values_new();
+	if (!v || mb_replay_log(log, SIZE_MAX, v, NULL, &err) < 0)
 		goto out;
-	for (b = 0; b < v.n_banks; b++)
-		v.banks[b].present = (1u << MB_PCR_COUNT) - 1;
-	if (mb_verify_log(log, NULL, &v, NULL, r, &err) == 0 && r->n_verified > 0) {
+	/* Every PCR has a value: those the log does not extend hold zeros (not their reset value). */
+	for (b = 0; b < v->n_banks; b++)
+		v->banks[b].present = (1u << MB_PCR_COUNT) - 1;
+	if (mb_verify_log(log, NULL, v, NULL, &r, &err) == 0 && mb_verify_result_n_verified(r) > 0) {
 		size_t i;
 
-		for (i = 0; i < r->n; i++)
-			if (r->pcrs[i].verdict == MB_PCR_MISMATCH)
+		for (i = 0; i < mb_verify_result_count(r); i++)
+			if (mb_verify_result_entry(r, i)->verdict == MB_PCR_MISMATCH)
 				abort(); /* a log must verify against its own replay */
 	}
-	if (v.n_banks > 0) {
-		mb_pcr_bank *bank = &v.banks[data[0] % v.n_banks];
+	mb_verify_result_free(r);
+	r = NULL;
+	if (v->n_banks > 0) {
+		mb_pcr_bank *bank = &v->banks[data[0] % v->n_banks];
 		mb_verify_options opts = { &bank->alg, 1, MB_USERSPACE_PCRS_DEFAULT };
 
 		bank->value[data[0] % MB_PCR_COUNT][0] ^= 0x5a;
-		(void) !mb_verify_log(log, NULL, &v, &opts, r, &err);
+		(void) !mb_verify_log(log, NULL, v, &opts, &r, &err);
 	}
 out:
-	free(r);
+	mb_pcr_values_free(v);
+	mb_verify_result_free(r);
 	mb_event_log_free(log);
 	return 0;
 }

@@ -56,15 +56,14 @@ MB_EXPORT const mb_event_digest *mb_cel_record_digest(const mb_cel_record *rec, 
 /* Records skipped because they extend an NV index rather than a PCR. */
 MB_EXPORT size_t mb_cel_log_skipped(const mb_cel_log *log);
 
-struct json_object;
-
 /*
  * One record as bytes (0x1E, JSON on one line, 0x0A), for appending: digests in the
- * order given; content_type e.g. "mboot"; content a json-c object (borrowed) or NULL.
- * Caller frees *ret. -EINVAL for a bad PCR or digest, -ENOMEM.
+ * order given; content_type e.g. "mboot"; content_json the JSON text of the content (one
+ * value, e.g. {"text": "..."}; written again on one line) or NULL for none.
+ * Caller frees *ret. -EINVAL for a bad PCR, digest or content text, -ENOMEM.
  */
 MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests, size_t n_digests,
-				   const char *content_type, struct json_object *content, char **ret,
+				   const char *content_type, const char *content_json, char **ret,
 				   size_t *ret_size) MB_WUR;
 
 #ifdef __cplusplus

@@ -28,7 +28,7 @@ typedef struct mb_diff {
 	size_t n_entries;
 	mb_diff_entry *entries;
 	uint32_t pcrs_moved;   /* PCRs whose replayed value differs in some common bank */
-	mb_pcr_values a_values, b_values;
+	mb_pcr_values *a_values, *b_values; /* the logs replayed; freed by mb_diff_done */
 } mb_diff;
 
 /*

@@ -69,7 +69,8 @@ typedef struct mb_pe_cert {
 	uint16_t type;     /* 0x0002 = WIN_CERT_TYPE_PKCS_SIGNED_DATA */
 } mb_pe_cert;
 
-typedef struct mb_pe_info {
+/* What mb_pe_parse found besides the lists below; a copy (mb_pe_info_summary). */
+typedef struct mb_pe_summary {
 	uint64_t file_size;
 	uint64_t pe_offset;         /* e_lfanew: "PE\0\0" */
 	bool pe32_plus;             /* optional header magic 0x20b (else 0x10b) */
@@ -79,40 +80,49 @@ typedef struct mb_pe_info {
 	uint32_t size_of_headers;
 	uint32_t number_of_rva_and_sizes;
 
-	size_t n_sections;
-	mb_pe_section sections[MB_PE_MAX_SECTIONS];
-
 	/* The Certificate Table data directory (index 4): a file offset and size. */
 	bool has_cert_table;        /* directory present and size != 0 */
 	uint32_t cert_offset;
 	uint32_t cert_size;
 	bool cert_at_end;           /* offset + size == file size (what the spec requires) */
-	size_t n_certs;             /* WIN_CERTIFICATE entries found in the table */
-	mb_pe_cert certs[MB_PE_MAX_CERTS];
 
 	/* Data after the sections that is hashed (0 when none): [offset, offset+size). */
 	uint64_t extra_offset;
 	uint64_t extra_size;
 	uint32_t pad_bytes;         /* zeros appended with MB_PE_PAD_TO_8 */
 
-	/* What the Authenticode digest covers, in order. */
-	size_t n_ranges;
-	mb_pe_range ranges[MB_PE_MAX_RANGES];
-
 	/* Hints for a reader of the result; none changes the digest. */
 	bool sections_overlap;      /* two sections share file bytes (hashed twice, as firmware does) */
 	bool uki;                   /* a .linux section: a unified kernel image */
 	bool has_sbat, has_osrel, has_cmdline, has_initrd;
-} mb_pe_info;
+} mb_pe_summary;
+
+/*
+ * A parsed image: its summary, sections, certificate entries and the ranges the Authenticode
+ * digest covers. Opaque, so that the caps (MB_PE_MAX_SECTIONS, ...) are not part of the ABI.
+ */
+typedef struct mb_pe_info mb_pe_info;
 
 /*
  * Parse a PE/COFF image held in memory and work out the byte ranges its
  * Authenticode digest covers. Reads only within data[0..size); every offset
  * and size the image declares is checked. -EBADMSG (err has the byte offset)
- * for a malformed image, -E2BIG over a cap.
+ * for a malformed image, -E2BIG over a cap. *ret is new (free it with mb_pe_info_free),
+ * NULL on error.
  */
-MB_EXPORT int mb_pe_parse(const void *data, size_t size, unsigned flags, mb_pe_info *ret,
+MB_EXPORT int mb_pe_parse(const void *data, size_t size, unsigned flags, mb_pe_info **ret,
 			  mb_error *err) MB_WUR;
+MB_EXPORT void mb_pe_info_free(mb_pe_info *pe);
+MB_EXPORT void mb_pe_info_summary(const mb_pe_info *pe, mb_pe_summary *ret);
+/* Sections in the order of the section table; i < mb_pe_info_n_sections (else NULL). */
+MB_EXPORT size_t mb_pe_info_n_sections(const mb_pe_info *pe);
+MB_EXPORT const mb_pe_section *mb_pe_info_section(const mb_pe_info *pe, size_t i);
+/* WIN_CERTIFICATE entries of the certificate table, in file order. */
+MB_EXPORT size_t mb_pe_info_n_certs(const mb_pe_info *pe);
+MB_EXPORT const mb_pe_cert *mb_pe_info_cert(const mb_pe_info *pe, size_t i);
+/* What the Authenticode digest covers, in order. */
+MB_EXPORT size_t mb_pe_info_n_ranges(const mb_pe_info *pe);
+MB_EXPORT const mb_pe_range *mb_pe_info_range(const mb_pe_info *pe, size_t i);
 
 /* Hash the ranges of a parsed image (same data and size) with one algorithm. */
 MB_EXPORT int mb_pe_hash(const mb_pe_info *pe, const void *data, size_t size, uint16_t alg,

@@ -37,7 +37,7 @@ typedef struct mb_predict_input {
 } mb_predict_input;
 
 typedef struct mb_predict_result {
-	mb_pcr_values values;          /* predicted, every bank of the log mboot can compute */
+	mb_pcr_values *values;         /* predicted, every bank of the log mboot can compute */
 	uint32_t touched;              /* PCRs the log extends */
 	uint32_t changed;              /* PCRs whose predicted value differs from today's replay */
 	uint32_t unpredictable;        /* PCRs mboot cannot predict (values[] then holds a guess) */

@@ -12,7 +12,10 @@
 extern "C" {
 #endif
 
-/* One bank of PCR values. present has bit n set for every PCR n that has a value. */
+/*
+ * One bank of PCR values, as the sealing API (mboot/seal.h) takes it: a copy made by
+ * mb_pcr_values_get_bank. present has bit n set for every PCR n that has a value.
+ */
 typedef struct mb_pcr_bank {
 	uint16_t alg;
 	uint16_t size;
@@ -20,15 +23,14 @@ typedef struct mb_pcr_bank {
 	uint8_t value[MB_PCR_COUNT][MB_DIGEST_MAX];
 } mb_pcr_bank;
 
-typedef struct mb_pcr_values {
-	size_t n_banks;
-	mb_pcr_bank banks[MB_MAX_BANKS];
-} mb_pcr_values;
-
 /*
- * Accessors. New code uses these, never the struct's fields: the struct is to become
- * opaque, so that MB_PCR_COUNT and MB_MAX_BANKS stop being part of the ABI.
+ * PCR values, by bank. Opaque, so that MB_PCR_COUNT and MB_MAX_BANKS are not part of the ABI:
+ * made by mb_pcr_values_new, filled by mb_pcr_values_parse, mb_replay_log or mb_tpm_read_pcrs
+ * (each replaces what the set held) or value by value with mb_pcr_values_set, read with the
+ * accessors below.
  */
+typedef struct mb_pcr_values mb_pcr_values;
+
 /* A new empty set (no banks); NULL when out of memory. */
 MB_EXPORT mb_pcr_values *mb_pcr_values_new(void);
 MB_EXPORT void mb_pcr_values_free(mb_pcr_values *v);
@@ -47,8 +49,13 @@ MB_EXPORT const uint8_t *mb_pcr_values_get(const mb_pcr_values *v, uint16_t alg,
 MB_EXPORT int mb_pcr_values_set(mb_pcr_values *v, uint16_t alg, uint32_t pcr, const uint8_t *digest,
 				size_t size, mb_error *err) MB_WUR;
 
-MB_EXPORT mb_pcr_bank *mb_pcr_values_bank(mb_pcr_values *v, uint16_t alg);
-MB_EXPORT const mb_pcr_bank *mb_pcr_values_bank_const(const mb_pcr_values *v, uint16_t alg);
+/* Remove the bank of alg; the other banks keep their order. -ENOENT when v has no such bank. */
+MB_EXPORT int mb_pcr_values_remove_bank(mb_pcr_values *v, uint16_t alg) MB_WUR;
+/*
+ * A copy of the bank of alg, for the sealing API (mboot/seal.h); -ENOENT when v has no such
+ * bank (ret is then zeroed).
+ */
+MB_EXPORT int mb_pcr_values_get_bank(const mb_pcr_values *v, uint16_t alg, mb_pcr_bank *ret) MB_WUR;
 
 /*
  * Read PCR values from text: the PCR-values JSON of DESIGN.md
@@ -66,8 +73,8 @@ typedef struct mb_replay_info {
 	uint32_t events_extended;
 	uint32_t events_no_action;     /* EV_NO_ACTION: never extended */
 	uint32_t events_out_of_range;  /* PCR index >= 24: shown, never extended */
-	/* incomplete[b] bit n: some event extended PCR n without a digest for ret->banks[b]:
-	 * that bank's value for PCR n is not what the TPM holds. */
+	/* incomplete[b] bit n: some event extended PCR n without a digest for bank b of ret
+	 * (mb_pcr_values_bank_alg(ret, b)): that bank's value for PCR n is not what the TPM holds. */
 	uint32_t incomplete[MB_MAX_BANKS];
 	size_t n_unknown_algs;         /* banks carried but not replayed */
 	uint16_t unknown_algs[MB_MAX_BANKS];
@@ -78,7 +85,7 @@ MB_EXPORT void mb_pcr_initial(uint16_t alg, uint32_t pcr, uint8_t locality, bool
 
 /*
  * Replay every event up to (not including) event number `until` (SIZE_MAX for all)
- * into every bank mboot can compute. ret->banks[i].present marks the PCRs the log
+ * into every bank mboot can compute. mb_pcr_values_present(ret, alg) marks the PCRs the log
  * extends. info may be NULL.
  */
 MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values *ret,

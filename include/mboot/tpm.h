@@ -60,7 +60,7 @@ MB_EXPORT int mb_tpm_banks(mb_tpm *t, mb_tpm_bank *ret, size_t max, size_t *ret_
  * Read PCRs: for each of the n_algs banks (all active banks when algs is NULL), the
  * PCRs in pcr_mask that the bank has. A TPM2_PCR_Read returns at most 8 digests, so
  * this asks again for what was not returned; if the PCR update counter moves between
- * calls the read starts over (a consistent snapshot). ret->banks[i].present marks
+ * calls the read starts over (a consistent snapshot). mb_pcr_values_present(ret, alg) marks
  * what was read. ret_calls (may be NULL) gets the number of TPM2_PCR_Read calls.
  */
 MB_EXPORT int mb_tpm_read_pcrs(mb_tpm *t, const uint16_t *algs, size_t n_algs, uint32_t pcr_mask,

@@ -99,16 +99,11 @@ typedef struct mb_verify_pcr {
 	bool edit_search_capped;         /* the search stopped at MB_VERIFY_EDIT_BUDGET: none found may be wrong */
 } mb_verify_pcr;
 
-typedef struct mb_verify_result {
-	bool ok;             /* nothing failed and at least one PCR verified */
-	uint32_t log_pcrs;   /* bit n: the logs extend PCR n (in some bank) */
-	uint32_t userspace_pcrs; /* bit n: the userspace log extends PCR n */
-	uint32_t userspace_not_allowed; /* bit n: ...though userspace may not measure into PCR n */
-	uint32_t n_verified, n_failed;
-	size_t n;
-	mb_verify_pcr pcrs[MB_MAX_BANKS * MB_PCR_COUNT];
-	mb_replay_info info;
-} mb_verify_result;
+/*
+ * The verdicts of mb_verify_log, one mb_verify_pcr per (bank, PCR) checked. Opaque, so that
+ * the number of banks and PCRs is not part of the ABI: read it with the accessors below.
+ */
+typedef struct mb_verify_result mb_verify_result;
 
 /*
  * Verify the firmware log, followed by the userspace measurement log (may be NULL;
@@ -117,11 +112,32 @@ typedef struct mb_verify_result {
  * MB_USERSPACE_PCRS_DEFAULT. A PCR one of whose extends (event or record) lacks a digest
  * of a bank is BANK_NOT_IN_LOG in that bank; a PCR the log extends but actual lacks is
  * NO_VALUE, a failure (a partial set of values never verifies the rest of the log).
- * Returns 0 whatever the verdict (read ret->ok), or a negative errno when the replay
- * itself fails. ret is large: allocate it.
+ * Returns 0 whatever the verdict, with *ret a new result (read mb_verify_result_ok; free it with
+ * mb_verify_result_free), or a negative errno when the replay itself fails (*ret is then NULL).
  */
 MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
-			    const mb_verify_options *opts, mb_verify_result *ret, mb_error *err) MB_WUR;
+			    const mb_verify_options *opts, mb_verify_result **ret, mb_error *err) MB_WUR;
+MB_EXPORT void mb_verify_result_free(mb_verify_result *r);
+
+/* Nothing failed and at least one PCR verified: the log is what the PCR values say happened. */
+MB_EXPORT bool mb_verify_result_ok(const mb_verify_result *r);
+/* How many entries are VERIFIED; how many failed (any verdict but VERIFIED, NOT_COVERED, UNVERIFIED). */
+MB_EXPORT uint32_t mb_verify_result_n_verified(const mb_verify_result *r);
+MB_EXPORT uint32_t mb_verify_result_n_failed(const mb_verify_result *r);
+/* Bit n: the firmware or the userspace log extends PCR n (in some bank). */
+MB_EXPORT uint32_t mb_verify_result_log_pcrs(const mb_verify_result *r);
+/* What the replay of the firmware log found (StartupLocality, H-CRTM, counts). */
+MB_EXPORT const mb_replay_info *mb_verify_result_replay_info(const mb_verify_result *r);
+/* The entries, i < mb_verify_result_count(r): bank by bank of the values given, PCR 0 upwards in each. */
+MB_EXPORT size_t mb_verify_result_count(const mb_verify_result *r);
+MB_EXPORT const mb_verify_pcr *mb_verify_result_entry(const mb_verify_result *r, size_t i);
+
+/*
+ * The bank a policy judges the log by (mb_policy_check): the first of sha256, sha384, sha512,
+ * sha1, sm3_256 in which at least one PCR verified and none failed; 0 when there is none.
+ * `mboot verify --policy` and `mboot attest verify` use the same.
+ */
+MB_EXPORT uint16_t mb_verify_result_policy_bank(const mb_verify_result *r);
 
 /*
  * The entry of ret for (alg, pcr), or NULL when the log does not extend the PCR and actual has

@@ -52,6 +52,10 @@ int tool_load_pcrs(const char *path, mb_pcr_values *v);
  * BANK value for some of the PCRS_WHAT" (EXIT_USAGE) when it lacks one.
  */
 int tool_load_pcr_bank(const char *path, uint16_t alg, uint32_t mask, const char *pcrs_what, mb_pcr_bank *ret);
+/* A new empty mb_pcr_values, or NULL after saying "out of memory". */
+mb_pcr_values *tool_pcr_values_new(void);
+/* Does v have a bank of alg (perhaps with no PCR in it)? */
+bool tool_pcr_values_has_bank(const mb_pcr_values *v, uint16_t alg);
 
 struct mb_policy;
 /* Read and load a policy; on failure reports (line and field) and returns EXIT_USAGE. */

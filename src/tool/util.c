@@ -149,21 +149,36 @@ int tool_load_pcrs(const char *path, mb_pcr_values *v)
 	return EXIT_OK;
 }
 
+mb_pcr_values *tool_pcr_values_new(void)
+{
+	mb_pcr_values *v = mb_pcr_values_new();
+
+	if (!v)
+		tool_errorf("out of memory");
+	return v;
+}
+
+bool tool_pcr_values_has_bank(const mb_pcr_values *v, uint16_t alg)
+{
+	size_t b;
+
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++)
+		if (mb_pcr_values_bank_alg(v, b) == alg)
+			return true;
+	return false;
+}
+
 int tool_load_pcr_bank(const char *path, uint16_t alg, uint32_t mask, const char *pcrs_what, mb_pcr_bank *ret)
 {
-	mb_pcr_values v;
-	const mb_pcr_bank *b;
-	int rc = tool_load_pcrs(path, &v);
+	mb_pcr_values *v = tool_pcr_values_new();
+	int rc = v ? tool_load_pcrs(path, v) : EXIT_USAGE;
 
-	if (rc)
-		return rc;
-	b = mb_pcr_values_bank_const(&v, alg);
-	if (!b || (b->present & mask) != mask) {
+	if (rc == EXIT_OK && (mb_pcr_values_get_bank(v, alg, ret) < 0 || (ret->present & mask) != mask)) {
 		tool_errorf("%s: has no %s value for some of the %s", path, mb_digest_by_alg(alg)->name, pcrs_what);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
 	}
-	*ret = *b;
-	return EXIT_OK;
+	mb_pcr_values_free(v);
+	return rc;
 }
 
 int tool_parse_pcr_list(const char *s, uint32_t *ret)

@@ -70,71 +70,82 @@ static const char *subsystem_name(uint16_t s)
 static json_object *info_json(const mb_pe_info *pe)
 {
 	json_object *o = json_object_new_object(), *secs = json_object_new_array(), *certs = json_object_new_array();
-	const char *m = mb_pe_machine_name(pe->machine), *s = subsystem_name(pe->subsystem);
+	mb_pe_summary sum;
+	const char *m, *s;
 	char buf[16];
 
-	json_object_object_add(o, "format", json_object_new_string(pe->pe32_plus ? "PE32+" : "PE32"));
-	snprintf(buf, sizeof(buf), "0x%04x", pe->machine);
+	mb_pe_info_summary(pe, &sum);
+	m = mb_pe_machine_name(sum.machine);
+	s = subsystem_name(sum.subsystem);
+
+	json_object_object_add(o, "format", json_object_new_string(sum.pe32_plus ? "PE32+" : "PE32"));
+	snprintf(buf, sizeof(buf), "0x%04x", sum.machine);
 	json_object_object_add(o, "machine", json_object_new_string(m ? m : buf));
-	json_object_object_add(o, "machine_value", json_object_new_int(pe->machine));
-	json_object_object_add(o, "subsystem", json_object_new_int(pe->subsystem));
+	json_object_object_add(o, "machine_value", json_object_new_int(sum.machine));
+	json_object_object_add(o, "subsystem", json_object_new_int(sum.subsystem));
 	if (s)
 		json_object_object_add(o, "subsystem_name", json_object_new_string(s));
-	for (size_t i = 0; i < pe->n_sections; i++) {
+	for (size_t i = 0; i < mb_pe_info_n_sections(pe); i++) {
+		const mb_pe_section *sec = mb_pe_info_section(pe, i);
 		json_object *so = json_object_new_object();
 
-		json_object_object_add(so, "name", json_object_new_string(pe->sections[i].name));
-		json_object_object_add(so, "raw_offset", json_object_new_int64(pe->sections[i].raw_offset));
-		json_object_object_add(so, "raw_size", json_object_new_int64(pe->sections[i].raw_size));
-		json_object_object_add(so, "virtual_address", json_object_new_int64(pe->sections[i].virtual_address));
-		json_object_object_add(so, "virtual_size", json_object_new_int64(pe->sections[i].virtual_size));
+		json_object_object_add(so, "name", json_object_new_string(sec->name));
+		json_object_object_add(so, "raw_offset", json_object_new_int64(sec->raw_offset));
+		json_object_object_add(so, "raw_size", json_object_new_int64(sec->raw_size));
+		json_object_object_add(so, "virtual_address", json_object_new_int64(sec->virtual_address));
+		json_object_object_add(so, "virtual_size", json_object_new_int64(sec->virtual_size));
 		json_object_array_add(secs, so);
 	}
 	json_object_object_add(o, "sections", secs);
-	json_object_object_add(o, "uki", json_object_new_boolean(pe->uki));
-	json_object_object_add(o, "sbat", json_object_new_boolean(pe->has_sbat));
-	json_object_object_add(o, "signed", json_object_new_boolean(pe->has_cert_table));
-	if (pe->has_cert_table) {
-		json_object_object_add(o, "cert_table_offset", json_object_new_int64(pe->cert_offset));
-		json_object_object_add(o, "cert_table_size", json_object_new_int64(pe->cert_size));
-		json_object_object_add(o, "cert_table_at_end", json_object_new_boolean(pe->cert_at_end));
-		for (size_t i = 0; i < pe->n_certs; i++) {
+	json_object_object_add(o, "uki", json_object_new_boolean(sum.uki));
+	json_object_object_add(o, "sbat", json_object_new_boolean(sum.has_sbat));
+	json_object_object_add(o, "signed", json_object_new_boolean(sum.has_cert_table));
+	if (sum.has_cert_table) {
+		json_object_object_add(o, "cert_table_offset", json_object_new_int64(sum.cert_offset));
+		json_object_object_add(o, "cert_table_size", json_object_new_int64(sum.cert_size));
+		json_object_object_add(o, "cert_table_at_end", json_object_new_boolean(sum.cert_at_end));
+		for (size_t i = 0; i < mb_pe_info_n_certs(pe); i++) {
+			const mb_pe_cert *cert = mb_pe_info_cert(pe, i);
 			json_object *c = json_object_new_object();
 
-			json_object_object_add(c, "offset", json_object_new_int64((int64_t) pe->certs[i].offset));
-			json_object_object_add(c, "length", json_object_new_int64(pe->certs[i].length));
-			json_object_object_add(c, "type", json_object_new_int(pe->certs[i].type));
+			json_object_object_add(c, "offset", json_object_new_int64((int64_t) cert->offset));
+			json_object_object_add(c, "length", json_object_new_int64(cert->length));
+			json_object_object_add(c, "type", json_object_new_int(cert->type));
 			json_object_array_add(certs, c);
 		}
 	}
 	json_object_object_add(o, "certificates", certs);
-	json_object_object_add(o, "extra_data_size", json_object_new_int64((int64_t) pe->extra_size));
-	json_object_object_add(o, "pad_bytes", json_object_new_int64(pe->pad_bytes));
-	json_object_object_add(o, "sections_overlap", json_object_new_boolean(pe->sections_overlap));
+	json_object_object_add(o, "extra_data_size", json_object_new_int64((int64_t) sum.extra_size));
+	json_object_object_add(o, "pad_bytes", json_object_new_int64(sum.pad_bytes));
+	json_object_object_add(o, "sections_overlap", json_object_new_boolean(sum.sections_overlap));
 	return o;
 }
 
 static void print_info(const mb_pe_info *pe)
 {
-	const char *m = mb_pe_machine_name(pe->machine), *s = subsystem_name(pe->subsystem);
+	mb_pe_summary sum;
+	const char *m, *s;
 
-	printf("  format    %s, machine %s (0x%04x), subsystem %u%s%s%s\n", pe->pe32_plus ? "PE32+" : "PE32",
-	       m ? m : "?", pe->machine, pe->subsystem, s ? " (" : "", s ? s : "", s ? ")" : "");
+	mb_pe_info_summary(pe, &sum);
+	m = mb_pe_machine_name(sum.machine);
+	s = subsystem_name(sum.subsystem);
+	printf("  format    %s, machine %s (0x%04x), subsystem %u%s%s%s\n", sum.pe32_plus ? "PE32+" : "PE32",
+	       m ? m : "?", sum.machine, sum.subsystem, s ? " (" : "", s ? s : "", s ? ")" : "");
 	printf("  sections ");
-	for (size_t i = 0; i < pe->n_sections; i++)
-		printf(" %s", pe->sections[i].name);
-	printf("%s\n", pe->uki ? "  (unified kernel image)" : "");
-	if (pe->has_cert_table)
-		printf("  signed    %zu certificate entr%s in %u bytes at %u%s\n", pe->n_certs,
-		       pe->n_certs == 1 ? "y" : "ies", pe->cert_size, pe->cert_offset,
-		       pe->cert_at_end ? "" : " (NOT at the end of the file)");
+	for (size_t i = 0; i < mb_pe_info_n_sections(pe); i++)
+		printf(" %s", mb_pe_info_section(pe, i)->name);
+	printf("%s\n", sum.uki ? "  (unified kernel image)" : "");
+	if (sum.has_cert_table)
+		printf("  signed    %zu certificate entr%s in %u bytes at %u%s\n", mb_pe_info_n_certs(pe),
+		       mb_pe_info_n_certs(pe) == 1 ? "y" : "ies", sum.cert_size, sum.cert_offset,
+		       sum.cert_at_end ? "" : " (NOT at the end of the file)");
 	else
 		printf("  signed    no\n");
-	if (pe->extra_size)
-		printf("  extra     %llu bytes after the sections hashed\n", (unsigned long long) pe->extra_size);
-	if (pe->pad_bytes)
-		printf("  padding   %u zero bytes hashed\n", pe->pad_bytes);
-	if (pe->sections_overlap)
+	if (sum.extra_size)
+		printf("  extra     %llu bytes after the sections hashed\n", (unsigned long long) sum.extra_size);
+	if (sum.pad_bytes)
+		printf("  padding   %u zero bytes hashed\n", sum.pad_bytes);
+	if (sum.sections_overlap)
 		printf("  note      sections overlap in the file (shared bytes hashed twice)\n");
 }
 
@@ -153,8 +164,7 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 
 		rc = mb_pe_read_file(path, &buf, &size, &err);
 		if (rc >= 0) {
-			pe = malloc(sizeof(*pe));
-			rc = pe ? mb_pe_parse(buf, size, a->pad ? MB_PE_PAD_TO_8 : 0, pe, &err) : -ENOMEM;
+			rc = mb_pe_parse(buf, size, a->pad ? MB_PE_PAD_TO_8 : 0, &pe, &err);
 		}
 		for (size_t i = 0; rc >= 0 && i < a->n_algs; i++)
 			rc = mb_pe_hash(pe, buf, size, a->algs[i], out[i]);
@@ -168,7 +178,7 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 	}
 	if (rc < 0) {
 		tool_report(path, &err);
-		free(pe);
+		mb_pe_info_free(pe);
 		return EXIT_USAGE;
 	}
 	if (files) {
@@ -195,7 +205,7 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 		if (pe && a->info)
 			print_info(pe);
 	}
-	free(pe);
+	mb_pe_info_free(pe);
 	return EXIT_OK;
 }
 

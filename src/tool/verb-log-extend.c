@@ -57,35 +57,37 @@ static int check_reset_state(const mb_pcr_values *v, uint8_t locality)
 	size_t b;
 	int bad = 0;
 
-	for (b = 0; b < v->n_banks; b++) {
-		const mb_pcr_bank *bank = &v->banks[b];
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		size_t size = mb_digest_by_alg(alg)->size;
 		uint32_t p;
 
 		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *value = mb_pcr_values_get(v, alg, p);
 			uint8_t want[MB_DIGEST_MAX];
 			char name[8];
 
-			if (!(bank->present & (1u << p)))
+			if (!value)
 				continue;
-			mb_pcr_initial(bank->alg, p, locality, false, want);
-			if (memcmp(want, bank->value[p], bank->size) == 0)
+			mb_pcr_initial(alg, p, locality, false, want);
+			if (memcmp(want, value, size) == 0)
 				continue;
 			if (p == 0 && locality != 0) {
 				uint8_t zero[MB_DIGEST_MAX] = { 0 };
 
-				if (memcmp(zero, bank->value[0], bank->size) == 0) {
+				if (memcmp(zero, value, size) == 0) {
 					tool_errorf("log extend: the log starts at locality %u (StartupLocality event) but "
 						    "the TPM was started at locality 0: %s PCR 0 would not match. Reset the TPM "
 						    "(swtpm: 'swtpm_ioctl --unix SOCK.ctrl -i') and run 'mboot log extend' "
 						    "again: it then starts the TPM at locality %u.",
-						    locality, tool_alg_name(bank->alg, name), locality);
+						    locality, tool_alg_name(alg, name), locality);
 					return -1;
 				}
 			}
 			if (!bad)
 				tool_errorf("log extend: %s PCR %u is not in reset state: this TPM has already "
 					    "measured something (a real boot?); refusing without --force",
-					    tool_alg_name(bank->alg, name), p);
+					    tool_alg_name(alg, name), p);
 			bad = -1;
 		}
 	}
@@ -101,7 +103,7 @@ int log_extend(int argc, char **argv)
 	mb_tpm_bank tpm_banks[MB_MAX_BANKS];
 	mb_event_log *log = NULL;
 	mb_replay_info info;
-	mb_pcr_values scratch;
+	mb_pcr_values *values = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	bool force = false;
@@ -136,8 +138,13 @@ int log_extend(int argc, char **argv)
 	rc = tool_load_log(path, &log);
 	if (rc != EXIT_OK)
 		return rc;
+	values = tool_pcr_values_new();
+	if (!values) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	/* Replay only to learn the start conditions (StartupLocality, H-CRTM). */
-	if (mb_replay_log(log, SIZE_MAX, &scratch, &info, &err) < 0) {
+	if (mb_replay_log(log, SIZE_MAX, values, &info, &err) < 0) {
 		tool_report(path, &err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -229,13 +236,11 @@ int log_extend(int argc, char **argv)
 	}
 
 	if (!force) {
-		mb_pcr_values now;
-
-		if (mb_tpm_read_pcrs(tpm, use, n_use, (1u << MB_PCR_COUNT) - 1, &now, NULL, &err) < 0) {
+		if (mb_tpm_read_pcrs(tpm, use, n_use, (1u << MB_PCR_COUNT) - 1, values, NULL, &err) < 0) {
 			rc = tool_tpm_exit(&err);
 			goto out;
 		}
-		if (check_reset_state(&now, info.startup_locality_seen ? info.startup_locality : 0) < 0) {
+		if (check_reset_state(values, info.startup_locality_seen ? info.startup_locality : 0) < 0) {
 			rc = EXIT_FAILED;
 			goto out;
 		}
@@ -275,6 +280,7 @@ int log_extend(int argc, char **argv)
 			"left out) were not extended\n", skipped_banks);
 	rc = EXIT_OK;
 out:
+	mb_pcr_values_free(values);
 	mb_tpm_free(tpm);
 	mb_event_log_free(log);
 	return rc;

@@ -272,7 +272,7 @@ static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_va
 	json_object *o = json_object_new_object();
 	size_t b;
 
-	for (b = 0; b < v->n_banks; b++) {
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
 		json_object *list;
 		uint32_t p;
 
@@ -286,7 +286,7 @@ static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_va
 		if (!json_object_object_get_ex(o, "incomplete", NULL))
 			json_object_object_add(o, "incomplete", json_object_new_object());
 		json_object_object_add(json_object_object_get(o, "incomplete"),
-				       mb_digest_by_alg(v->banks[b].alg)->name, list);
+				       mb_digest_by_alg(mb_pcr_values_bank_alg(v, b))->name, list);
 	}
 
 	if (info->startup_locality_seen)
@@ -327,9 +327,8 @@ static int log_replay(int argc, char **argv)
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	v = malloc(sizeof(*v));
+	v = tool_pcr_values_new();
 	if (!v) {
-		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -340,17 +339,23 @@ static int log_replay(int argc, char **argv)
 		goto out;
 	}
 	if (a.bank) {
-		mb_pcr_bank *keep = mb_pcr_values_bank(v, a.bank->alg);
+		size_t n = mb_pcr_values_n_banks(v), keep;
 
-		if (!keep) {
+		for (keep = 0; keep < n && mb_pcr_values_bank_alg(v, keep) != a.bank->alg; keep++)
+			;
+		if (keep == n) {
 			tool_errorf("%s: the log has no %s bank", path, a.bank->name);
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		info.incomplete[0] = info.incomplete[keep - v->banks];
-		if (keep != &v->banks[0])
-			memcpy(&v->banks[0], keep, sizeof(*keep));
-		v->n_banks = 1;
+		info.incomplete[0] = info.incomplete[keep];
+		/* The others go; the kept bank becomes bank 0, as info.incomplete[0] now says. */
+		while (mb_pcr_values_n_banks(v) > 1) {
+			size_t drop = mb_pcr_values_bank_alg(v, 0) == a.bank->alg ? 1 : 0;
+
+			if (mb_pcr_values_remove_bank(v, mb_pcr_values_bank_alg(v, drop)) < 0)
+				break;
+		}
 	}
 	if (a.json) {
 		char *s = mb_pcr_values_to_json(v, true);
@@ -367,15 +372,19 @@ static int log_replay(int argc, char **argv)
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 	} else {
-		for (b = 0; b < v->n_banks; b++) {
-			const mb_pcr_bank *bank = &v->banks[b];
+		for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+			uint16_t alg = mb_pcr_values_bank_alg(v, b);
+			size_t digest_size = mb_digest_by_alg(alg)->size;
 			char name[8], hex[2 * MB_DIGEST_MAX + 1];
 			uint32_t p;
 
-			printf("%s:\n", tool_alg_name(bank->alg, name));
-			for (p = 0; p < MB_PCR_COUNT; p++)
-				if (bank->present & (1u << p))
-					printf("  %2u: %s\n", p, mb_hex(bank->value[p], bank->size, hex));
+			printf("%s:\n", tool_alg_name(alg, name));
+			for (p = 0; p < MB_PCR_COUNT; p++) {
+				const uint8_t *value = mb_pcr_values_get(v, alg, p);
+
+				if (value)
+					printf("  %2u: %s\n", p, mb_hex(value, digest_size, hex));
+			}
 		}
 		if (info.startup_locality_seen)
 			printf("note: StartupLocality %u: PCR 0 started at 0...%02x\n", info.startup_locality,
@@ -384,17 +393,17 @@ static int log_replay(int argc, char **argv)
 			printf("note: H-CRTM event: PCR 0 started at 0...04\n");
 		if (info.events_out_of_range)
 			printf("note: %u events for PCR indices above 23 were not extended\n", info.events_out_of_range);
-		for (b = 0; b < v->n_banks; b++)
+		for (b = 0; b < mb_pcr_values_n_banks(v); b++)
 			if (info.incomplete[b])
 				printf("note: %s: some events carry no digest for this bank; PCRs 0x%06x are incomplete\n",
-				       mb_digest_by_alg(v->banks[b].alg)->name, info.incomplete[b]);
+				       mb_digest_by_alg(mb_pcr_values_bank_alg(v, b))->name, info.incomplete[b]);
 		for (b = 0; b < info.n_unknown_algs; b++)
 			printf("note: bank 0x%04x is carried by the log but mboot cannot compute it: not replayed\n",
 			       info.unknown_algs[b]);
 	}
 	rc = EXIT_OK;
 out:
-	free(v);
+	mb_pcr_values_free(v);
 	free(data);
 	return rc;
 }

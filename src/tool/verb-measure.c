@@ -317,7 +317,8 @@ int verb_measure(int argc, char **argv)
 		rc = EXIT_TPM;
 		goto out;
 	}
-	if (mb_cel_format_record((uint32_t) pcr, use.d, use.n, "mboot", content, &record, &size) < 0) {
+	if (mb_cel_format_record((uint32_t) pcr, use.d, use.n, "mboot",
+				 json_object_to_json_string_ext(content, JSON_C_TO_STRING_PLAIN), &record, &size) < 0) {
 		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
 		goto out;

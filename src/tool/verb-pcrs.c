@@ -36,19 +36,21 @@ static void print_text(const mb_pcr_values *v)
 {
 	size_t b;
 
-	for (b = 0; b < v->n_banks; b++) {
-		const mb_pcr_bank *bank = &v->banks[b];
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		const mb_digest_info *d = mb_digest_by_alg(alg);
 		char name[8];
 		uint32_t p;
 
-		printf("%s:\n", tool_alg_name(bank->alg, name));
+		printf("%s:\n", tool_alg_name(alg, name));
 		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *value = mb_pcr_values_get(v, alg, p);
 			char hex[2 * MB_DIGEST_MAX + 1];
 			size_t i;
 
-			if (!(bank->present & (1u << p)))
+			if (!value)
 				continue;
-			mb_hex(bank->value[p], bank->size, hex);
+			mb_hex(value, d->size, hex);
 			for (i = 0; hex[i]; i++)
 				hex[i] = (char) toupper((unsigned char) hex[i]);
 			printf("  %-2u: 0x%s\n", p, hex);
@@ -63,7 +65,7 @@ int verb_pcrs(int argc, char **argv)
 	size_t n_algs = 0;
 	uint32_t mask = (1u << MB_PCR_COUNT) - 1;
 	bool json = false;
-	mb_pcr_values v;
+	mb_pcr_values *v = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	int c, rc;
@@ -99,12 +101,17 @@ int verb_pcrs(int argc, char **argv)
 	rc = tool_tpm_open(tcti, &tpm);
 	if (rc != EXIT_OK)
 		return rc;
-	if (mb_tpm_read_pcrs(tpm, n_algs ? algs : NULL, n_algs, mask, &v, NULL, &err) < 0) {
+	v = tool_pcr_values_new();
+	if (!v) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (mb_tpm_read_pcrs(tpm, n_algs ? algs : NULL, n_algs, mask, v, NULL, &err) < 0) {
 		rc = tool_tpm_exit(&err);
 		goto out;
 	}
 	if (json) {
-		char *s = mb_pcr_values_to_json(&v, true);
+		char *s = mb_pcr_values_to_json(v, true);
 
 		if (!s) {
 			tool_errorf("out of memory");
@@ -114,9 +121,10 @@ int verb_pcrs(int argc, char **argv)
 		printf("%s\n", s);
 		free(s);
 	} else
-		print_text(&v);
+		print_text(v);
 	rc = EXIT_OK;
 out:
+	mb_pcr_values_free(v);
 	mb_tpm_free(tpm);
 	return rc;
 }

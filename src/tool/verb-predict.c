@@ -148,7 +148,7 @@ int verb_predict(int argc, char **argv)
 		}
 	}
 	if (json) {
-		char *s = mb_pcr_values_to_json(&res->values, false);
+		char *s = mb_pcr_values_to_json(res->values, false);
 		json_object *root = s ? json_tokener_parse(s) : NULL, *changed = json_object_new_array(),
 			    *unpred = json_object_new_object(), *notes = json_object_new_object();
 
@@ -176,14 +176,15 @@ int verb_predict(int argc, char **argv)
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 	} else {
-		for (b = 0; b < res->values.n_banks; b++) {
-			const mb_pcr_bank *bank = &res->values.banks[b];
+		for (b = 0; b < mb_pcr_values_n_banks(res->values); b++) {
+			uint16_t alg = mb_pcr_values_bank_alg(res->values, b);
+			const mb_digest_info *d = mb_digest_by_alg(alg);
 			char hex[2 * MB_DIGEST_MAX + 1];
 
-			printf("%s:\n", mb_digest_by_alg(bank->alg)->name);
+			printf("%s:\n", d->name);
 			for (p = 0; p < MB_PCR_COUNT; p++)
-				if (bank->present & (1u << p))
-					printf("  %2u: %s%s\n", p, mb_hex(bank->value[p], bank->size, hex),
+				if (mb_pcr_values_get(res->values, alg, p))
+					printf("  %2u: %s%s\n", p, mb_hex(mb_pcr_values_get(res->values, alg, p), d->size, hex),
 					       res->unpredictable & (1u << p) ? "  (NOT PREDICTABLE)" :
 					       res->changed & (1u << p) ? "  (changes)" : "");
 		}

@@ -44,7 +44,7 @@ static const char reseal_help[] =
  * log and the given updates. A sealed PCR that cannot be predicted stops the reseal: a
  * guess would lock the secret out of the next boot.
  */
-static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_result **res, const mb_pcr_bank **pred)
+static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_result **res, mb_pcr_bank *pred)
 {
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
@@ -71,8 +71,7 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			"is unknown.\n");
 		return EXIT_FAILED;
 	}
-	*pred = mb_pcr_values_bank_const(&(*res)->values, s->pcrs.alg);
-	if (!*pred || ((*pred)->present & s->mask) != s->mask) {
+	if (mb_pcr_values_get_bank((*res)->values, s->pcrs.alg, pred) < 0 || (pred->present & s->mask) != s->mask) {
 		tool_errorf("%s: the log has no %s values for some of the sealed PCRs: they cannot be predicted",
 			    pa->log_path, mb_digest_by_alg(s->pcrs.alg)->name);
 		return EXIT_FAILED;
@@ -93,9 +92,9 @@ int verb_reseal(int argc, char **argv)
 	seal_args args;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
-	mb_pcr_values v;
-	mb_pcr_bank predicted;
-	const mb_pcr_bank *cur, *pred = NULL;
+	mb_pcr_values *v = NULL;
+	mb_pcr_bank predicted, cur;
+	const mb_pcr_bank *pred = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	static predict_args pa;
@@ -162,9 +161,10 @@ int verb_reseal(int argc, char **argv)
 		pred = &predicted;
 	}
 	if (split) {
-		rc = predict_sealed(&s, &pa, &res, &pred);
+		rc = predict_sealed(&s, &pa, &res, &predicted);
 		if (rc)
 			goto out;
+		pred = &predicted;
 	}
 	{
 		uint8_t *log = NULL;
@@ -191,17 +191,21 @@ int verb_reseal(int argc, char **argv)
 		goto out;
 
 	/* The new policy: the current values, and the predicted ones when they differ. */
-	if (mb_tpm_read_pcrs(tpm, &s.pcrs.alg, 1, s.mask, &v, NULL, &err) < 0) {
+	v = tool_pcr_values_new();
+	if (!v) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (mb_tpm_read_pcrs(tpm, &s.pcrs.alg, 1, s.mask, v, NULL, &err) < 0) {
 		rc = tool_tpm_exit(&err);
 		goto out;
 	}
-	cur = mb_pcr_values_bank_const(&v, s.pcrs.alg);
-	if (!cur || (cur->present & s.mask) != s.mask) {
+	if (mb_pcr_values_get_bank(v, s.pcrs.alg, &cur) < 0 || (cur.present & s.mask) != s.mask) {
 		tool_errorf("TPM: cannot read all of the sealed PCRs");
 		rc = EXIT_TPM;
 		goto out;
 	}
-	if (mb_sealed_set_policy(&s, cur, pred, &err) < 0) {
+	if (mb_sealed_set_policy(&s, &cur, pred, &err) < 0) {
 		tool_report("policy", &err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -212,6 +216,7 @@ int verb_reseal(int argc, char **argv)
 		       s.n_branches ? "the current values or the predicted ones (PolicyOR)" : "the current values");
 out:
 	free(own_path);
+	mb_pcr_values_free(v);
 	secret_free(&secret);
 	mb_sealed_done(&s);
 	mb_tpm_free(tpm);

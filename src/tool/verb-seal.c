@@ -47,8 +47,7 @@ int verb_seal(int argc, char **argv)
 	seal_args args;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
-	mb_pcr_values v;
-	const mb_pcr_bank *b;
+	mb_pcr_values *v = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	int rc;
@@ -122,17 +121,20 @@ int verb_seal(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(values, "current") == 0) {
-		if (mb_tpm_read_pcrs(tpm, &bank->alg, 1, mask, &v, NULL, &err) < 0) {
+		v = tool_pcr_values_new();
+		if (!v) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (mb_tpm_read_pcrs(tpm, &bank->alg, 1, mask, v, NULL, &err) < 0) {
 			rc = tool_tpm_exit(&err);
 			goto out;
 		}
-		b = mb_pcr_values_bank_const(&v, bank->alg);
-		if (!b || (b->present & mask) != mask) {
+		if (mb_pcr_values_get_bank(v, bank->alg, &s.pcrs) < 0 || (s.pcrs.present & mask) != mask) {
 			tool_errorf("TPM: the %s bank does not have all of the PCRs to seal to", bank->name);
 			rc = EXIT_TPM;
 			goto out;
 		}
-		s.pcrs = *b;
 	}
 	s.mask = mask;
 	if (mb_sealed_set_policy(&s, &s.pcrs, NULL, &err) < 0) {
@@ -143,6 +145,7 @@ int verb_seal(int argc, char **argv)
 	rc = seal_write(tpm, &secret, &s, false, out, args.force, "seal");
 	goto out;
 out:
+	mb_pcr_values_free(v);
 	secret_free(&secret);
 	mb_sealed_done(&s);
 	mb_tpm_free(tpm);

@@ -130,7 +130,7 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 		printf("      the value matches if PCR 0 started at locality %u (the log %s): a missing or wrong "
 		       "StartupLocality event, or a TPM started differently (not accepted)\n",
 		       r->quirk_locality,
-		       res->info.startup_locality_seen ? "says another locality" : "has no StartupLocality event");
+		       mb_verify_result_replay_info(res)->startup_locality_seen ? "says another locality" : "has no StartupLocality event");
 	if (r->verdict == MB_PCR_MISMATCH && !r->prefix_match && r->quirk == MB_QUIRK_NONE && !r->n_bad_digest &&
 	    r->n_events && r->extra_event < 0 && r->swapped_event < 0)
 		printf("      no prefix of the log's events for this PCR gives the TPM's value: an event is "
@@ -141,8 +141,8 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 {
 	size_t i;
 
-	for (i = 0; i < res->n; i++) {
-		const mb_verify_pcr *r = &res->pcrs[i];
+	for (i = 0; i < mb_verify_result_count(res); i++) {
+		const mb_verify_pcr *r = mb_verify_result_entry(res, i);
 		char buf[8], hex[2 * MB_DIGEST_MAX + 1];
 		const char *name = tool_alg_name(r->alg, buf);
 
@@ -197,17 +197,19 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		size_t n_ua = 0, k;
 
 		/* Banks left out by --bank: one line each, never a PCR-by-PCR list that looks checked. */
-		for (i = 0; i < res->n; i++) {
-			if (res->pcrs[i].verdict == MB_PCR_NOT_COVERED)
+		for (i = 0; i < mb_verify_result_count(res); i++) {
+			const mb_verify_pcr *r = mb_verify_result_entry(res, i);
+
+			if (r->verdict == MB_PCR_NOT_COVERED)
 				nc++;
-			if (res->pcrs[i].verdict != MB_PCR_UNVERIFIED)
+			if (r->verdict != MB_PCR_UNVERIFIED)
 				continue;
 			for (k = 0; k < n_ua; k++)
-				if (ua[k] == res->pcrs[i].alg)
+				if (ua[k] == r->alg)
 					break;
 			if (k == n_ua && n_ua < MB_MAX_BANKS)
-				ua[n_ua++] = res->pcrs[i].alg;
-			if (k < MB_MAX_BANKS && (res->pcrs[i].n_events || (res->log_pcrs & (1u << res->pcrs[i].pcr))))
+				ua[n_ua++] = r->alg;
+			if (k < MB_MAX_BANKS && (r->n_events || (mb_verify_result_log_pcrs(res) & (1u << r->pcr))))
 				nu[k]++;
 		}
 		for (k = 0; k < n_ua; k++) {
@@ -219,10 +221,10 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		if (nc)
 			printf("(%u PCR values not covered by the log, not shown: no claim about them)\n", nc);
 	}
-	if (res->ok)
-		printf("verified: %u PCR values match the log\n", res->n_verified);
-	else if (res->n_failed)
-		printf("FAILED: %u PCR value%s not verify\n", res->n_failed, res->n_failed == 1 ? " does" : "s do");
+	if (mb_verify_result_ok(res))
+		printf("verified: %u PCR values match the log\n", mb_verify_result_n_verified(res));
+	else if (mb_verify_result_n_failed(res))
+		printf("FAILED: %u PCR value%s not verify\n", mb_verify_result_n_failed(res), mb_verify_result_n_failed(res) == 1 ? " does" : "s do");
 	else
 		printf("FAILED: nothing was verified\n");
 }
@@ -241,12 +243,12 @@ static void print_json(const mb_verify_result *res, const char *source, json_obj
 
 	/* The verdict of everything asked (log and policy); the log's own apart. */
 	json_object_object_add(root, "verified", json_object_new_boolean(verdict));
-	json_object_object_add(root, "log_verified", json_object_new_boolean(res->ok));
+	json_object_object_add(root, "log_verified", json_object_new_boolean(mb_verify_result_ok(res)));
 	json_object_object_add(root, "source", json_object_new_string(source));
-	json_object_object_add(root, "pcrs_verified", json_object_new_int64(res->n_verified));
-	json_object_object_add(root, "pcrs_failed", json_object_new_int64(res->n_failed));
-	for (i = 0; i < res->n; i++) {
-		const mb_verify_pcr *r = &res->pcrs[i];
+	json_object_object_add(root, "pcrs_verified", json_object_new_int64(mb_verify_result_n_verified(res)));
+	json_object_object_add(root, "pcrs_failed", json_object_new_int64(mb_verify_result_n_failed(res)));
+	for (i = 0; i < mb_verify_result_count(res); i++) {
+		const mb_verify_pcr *r = mb_verify_result_entry(res, i);
 		json_object *o = json_object_new_object();
 		char name[8];
 
@@ -356,29 +358,6 @@ static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log 
 	return EXIT_OK;
 }
 
-/* A bank that verified every PCR it was checked for, sha256 first: the policy uses its digests. */
-static uint16_t policy_bank(const mb_verify_result *res)
-{
-	static const uint16_t prefer[] = { MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512, MB_ALG_SHA1, MB_ALG_SM3_256 };
-	size_t i, k;
-
-	for (i = 0; i < sizeof(prefer) / sizeof(prefer[0]); i++) {
-		bool seen = false, bad = false;
-
-		for (k = 0; k < res->n; k++) {
-			if (res->pcrs[k].alg != prefer[i])
-				continue;
-			if (res->pcrs[k].verdict == MB_PCR_VERIFIED)
-				seen = true;
-			else if (res->pcrs[k].verdict != MB_PCR_NOT_COVERED)
-				bad = true;
-		}
-		if (seen && !bad)
-			return prefer[i];
-	}
-	return 0;
-}
-
 static const char *policy_verdict_name(mb_policy_verdict v)
 {
 	return v == MB_POLICY_PCR_OK ? "ok" : v == MB_POLICY_PCR_VIOLATED ? "violated" : "not-governed";
@@ -406,7 +385,7 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 static bool check_policy(const mb_policy *policy, const char *policy_path, const mb_event_log *log,
 			 const mb_cel_log *us, const mb_verify_result *res, bool json, json_object **ret_json)
 {
-	uint16_t bank = res->ok ? policy_bank(res) : 0;
+	uint16_t bank = mb_verify_result_ok(res) ? mb_verify_result_policy_bank(res) : 0;
 	mb_policy_result pr;
 	mb_error err = { 0 };
 	json_object *o = json ? json_object_new_object() : NULL;
@@ -480,7 +459,7 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 			json_object *ng = json_object_new_array();
 
 			for (p = 0; p < MB_PCR_COUNT; p++)
-				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (res->log_pcrs & (1u << p)))
+				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (mb_verify_result_log_pcrs(res) & (1u << p)))
 					json_object_array_add(ng, json_object_new_int((int) p));
 			json_object_object_add(o, "not_governed", ng);
 		}
@@ -495,7 +474,7 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 			bool any = false;
 
 			for (p = 0; p < MB_PCR_COUNT; p++)
-				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (res->log_pcrs & (1u << p))) {
+				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (mb_verify_result_log_pcrs(res) & (1u << p))) {
 					printf("%s%u", any ? ", " : "  not governed by the policy (reported, not judged): PCR ", p);
 					any = true;
 				}
@@ -537,7 +516,7 @@ int verb_verify(int argc, char **argv)
 	mb_verify_options vopts = { .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	bool json = false;
 	mb_event_log *log = NULL;
-	mb_pcr_values actual;
+	mb_pcr_values *actual = NULL;
 	mb_verify_result *res = NULL;
 	mb_error err = { 0 };
 	int c, rc;
@@ -604,8 +583,13 @@ int verb_verify(int argc, char **argv)
 			goto out;
 	}
 
+	actual = tool_pcr_values_new();
+	if (!actual) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (pcrs_path) {
-		rc = tool_load_pcrs(pcrs_path, &actual);
+		rc = tool_load_pcrs(pcrs_path, actual);
 		if (rc != EXIT_OK)
 			goto out;
 	} else {
@@ -617,7 +601,7 @@ int verb_verify(int argc, char **argv)
 		if (rc != EXIT_OK)
 			goto out;
 		if (mb_tpm_banks(tpm, banks, MB_MAX_BANKS, &n_banks, &err) < 0 ||
-		    mb_tpm_read_pcrs(tpm, NULL, 0, (1u << MB_PCR_COUNT) - 1, &actual, NULL, &err) < 0) {
+		    mb_tpm_read_pcrs(tpm, NULL, 0, (1u << MB_PCR_COUNT) - 1, actual, NULL, &err) < 0) {
 			rc = tool_tpm_exit(&err);
 			mb_tpm_free(tpm);
 			goto out;
@@ -640,7 +624,7 @@ int verb_verify(int argc, char **argv)
 		us_fd = -1;
 	}
 	for (i = 0; i < n_only; i++)
-		if (!mb_pcr_values_bank_const(&actual, only[i])) {
+		if (!tool_pcr_values_has_bank(actual, only[i])) {
 			char name[8];
 
 			tool_errorf("verify: --bank %s: %s has no such bank", tool_alg_name(only[i], name),
@@ -649,15 +633,9 @@ int verb_verify(int argc, char **argv)
 			goto out;
 		}
 
-	res = calloc(1, sizeof(*res));
-	if (!res) {
-		tool_errorf("out of memory");
-		rc = EXIT_USAGE;
-		goto out;
-	}
 	vopts.only_banks = only;
 	vopts.n_only = n_only;
-	if (mb_verify_log(log, us, &actual, &vopts, res, &err) < 0) {
+	if (mb_verify_log(log, us, actual, &vopts, &res, &err) < 0) {
 		tool_report(log_path, &err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -667,13 +645,14 @@ int verb_verify(int argc, char **argv)
 	if (policy)
 		policy_ok = check_policy(policy, policy_path, log, us, res, json, &policy_json);
 	if (json)
-		print_json(res, pcrs_path ? pcrs_path : "tpm", policy_json, res->ok && policy_ok);
-	rc = res->ok && policy_ok ? EXIT_OK : EXIT_FAILED;
+		print_json(res, pcrs_path ? pcrs_path : "tpm", policy_json, mb_verify_result_ok(res) && policy_ok);
+	rc = mb_verify_result_ok(res) && policy_ok ? EXIT_OK : EXIT_FAILED;
 out:
 	if (us_fd >= 0)
 		close(us_fd);
 	mb_cel_log_free(us);
-	free(res);
+	mb_pcr_values_free(actual);
+	mb_verify_result_free(res);
 	mb_event_log_free(log);
 	mb_policy_free(policy);
 	return rc;

@@ -69,7 +69,8 @@ static int append_record(FILE *f, const mb_event *ev)
 	int r;
 
 	json_object_object_add(content, "text", json_object_new_string(text ? text : ""));
-	r = mb_cel_format_record(ev->pcr, ev->digests, ev->n_digests, "mboot", content, &rec, &size);
+	r = mb_cel_format_record(ev->pcr, ev->digests, ev->n_digests, "mboot", json_object_to_json_string(content),
+				 &rec, &size);
 	if (r == 0 && fwrite(rec, 1, size, f) != size)
 		r = -1;
 	free(rec);

@@ -70,6 +70,34 @@ static void test_format_known_bytes(void **state)
 	assert_int_equal(mb_cel_format_record(9, d, 2, "mboot", NULL, &out, &n), -EINVAL);
 }
 
+/* Content given as JSON text: written on the record's one line, and read back as the record's text. */
+static void test_format_content(void **state)
+{
+	uint8_t d256[32];
+	mb_event_digest d = { MB_ALG_SHA256, 32, d256 };
+	char *out = NULL;
+	size_t n = 0;
+	mb_cel_log *log = NULL;
+	static const char want[] = "\x1e{\"pcr\":11,\"digests\":[{\"hashAlg\":\"sha256\",\"digest\":\"" SHA256_HELLO "\"}],"
+				   "\"content_type\":\"mboot\",\"content\":{\"text\":\"a/b \xc3\xa9\",\"stdin\":false}}\n";
+
+	assert_int_equal(mb_unhex(SHA256_HELLO, 64, d256, 32), 0);
+	assert_int_equal(mb_cel_format_record(11, &d, 1, "mboot", "{\n  \"text\": \"a\\/b \\u00e9\",\n  \"stdin\": false\n}\n",
+					      &out, &n), 0);
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(out, want, n);
+	assert_int_equal(mb_cel_log_parse(out, n, &log, NULL), 0);
+	assert_string_equal(mb_cel_log_record(log, 0)->text, "a/b \xc3\xa9");
+	mb_cel_log_free(log);
+	free(out);
+	/* Not one JSON value: refused, nothing written. */
+	out = NULL;
+	assert_int_equal(mb_cel_format_record(11, &d, 1, "mboot", "{\"text\": \"a\"", &out, &n), -EINVAL);
+	assert_int_equal(mb_cel_format_record(11, &d, 1, "mboot", "{} {}", &out, &n), -EINVAL);
+	assert_int_equal(mb_cel_format_record(11, &d, 1, "mboot", "", &out, &n), -EINVAL);
+	assert_null(out);
+}
+
 /* More records than the first allocation: digests must survive the store moving. */
 static void test_many_records(void **state)
 {
@@ -186,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_systemd_record),
 		cmocka_unit_test(test_format_known_bytes),
+		cmocka_unit_test(test_format_content),
 		cmocka_unit_test(test_many_records),
 		cmocka_unit_test(test_hostile),
 	};

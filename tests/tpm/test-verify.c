@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <mboot/mboot.h>
+#include "lib/replay/pcr-values.h" /* the tests link the static core: they may read the values directly */
 #include "shared/fileio.h"
 #include "shared/hex.h"
 
@@ -63,15 +64,45 @@ static const mb_verify_pcr *find(const mb_verify_result *r, uint16_t alg, uint32
 static mb_verify_result *run(const mb_event_log *log, const mb_cel_log *us, const mb_pcr_values *v,
 			     const uint16_t *only, size_t n_only)
 {
-	mb_verify_result *r = calloc(1, sizeof(*r));
+	mb_verify_result *r = NULL;
 	mb_error err = { 0 };
 
 	/* PCR 9: the userspace test below measures there (arch-linux-workstation's firmware does not). */
 	mb_verify_options opts = { only, n_only, MB_USERSPACE_PCRS_DEFAULT | 1u << 9 };
 
+	assert_int_equal(mb_verify_log(log, us, v, &opts, &r, &err), 0);
 	assert_non_null(r);
-	assert_int_equal(mb_verify_log(log, us, v, &opts, r, &err), 0);
 	return r;
+}
+
+/*
+ * The entries one by one: each is the one mb_verify_result_pcr finds, they add up to the counts,
+ * bank by bank with PCRs ascending, and log_pcrs is what the events of the log extend.
+ */
+static void check_entries(const mb_event_log *log, const mb_verify_result *r)
+{
+	uint32_t extended = 0, verified = 0;
+	size_t i, n = mb_verify_result_count(r);
+
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		if (mb_event_extends(ev))
+			extended |= 1u << ev->pcr;
+	}
+	assert_int_equal(mb_verify_result_log_pcrs(r), extended);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++) {
+		const mb_verify_pcr *e = mb_verify_result_entry(r, i);
+
+		assert_non_null(e);
+		assert_ptr_equal(e, mb_verify_result_pcr(r, e->alg, e->pcr));
+		if (i > 0 && mb_verify_result_entry(r, i - 1)->alg == e->alg)
+			assert_true(mb_verify_result_entry(r, i - 1)->pcr < e->pcr);
+		verified += e->verdict == MB_PCR_VERIFIED;
+	}
+	assert_int_equal(verified, mb_verify_result_n_verified(r));
+	assert_null(mb_verify_result_entry(r, n));
 }
 
 /* gdc-host: real server, StartupLocality 3, an S-CRTM version digest that is not H(data). */
@@ -84,25 +115,26 @@ static void test_true_values_verify(void **state)
 
 	load_values("go-tpm-tools/gdc-host.bin.pcrs.json", &v);
 	r = run(log, NULL, &v, NULL, 0);
-	assert_true(r->ok);
-	assert_int_equal(r->n_failed, 0);
-	assert_int_equal(r->n_verified, 11);
+	assert_true(mb_verify_result_ok(r));
+	assert_int_equal(mb_verify_result_n_failed(r), 0);
+	assert_int_equal(mb_verify_result_n_verified(r), 11);
 	p0 = find(r, MB_ALG_SHA256, 0);
 	assert_non_null(p0);
 	assert_int_equal(p0->verdict, MB_PCR_VERIFIED);
 	assert_int_equal(p0->n_untrusted_data, 1); /* the S-CRTM version event */
-	assert_true(r->info.startup_locality_seen);
-	assert_int_equal(r->info.startup_locality, 3);
-	free(r);
+	assert_true(mb_verify_result_replay_info(r)->startup_locality_seen);
+	assert_int_equal(mb_verify_result_replay_info(r)->startup_locality, 3);
+	check_entries(log, r);
+	mb_verify_result_free(r);
 
 	/* One bit of PCR 4 changed: PCR 4 alone fails. */
-	mb_pcr_values_bank(&v, MB_ALG_SHA256)->value[4][31] ^= 1;
+	pcrv_bank(&v, MB_ALG_SHA256)->value[4][31] ^= 1;
 	r = run(log, NULL, &v, NULL, 0);
-	assert_false(r->ok);
-	assert_int_equal(r->n_failed, 1);
+	assert_false(mb_verify_result_ok(r));
+	assert_int_equal(mb_verify_result_n_failed(r), 1);
 	assert_int_equal(find(r, MB_ALG_SHA256, 4)->verdict, MB_PCR_MISMATCH);
 	assert_int_equal(find(r, MB_ALG_SHA256, 5)->verdict, MB_PCR_VERIFIED);
-	free(r);
+	mb_verify_result_free(r);
 	mb_event_log_free(log);
 }
 
@@ -137,13 +169,13 @@ static void test_startup_locality_quirk(void **state)
 
 	load_values("go-tpm-tools/gdc-host.bin.pcrs.json", &v);
 	r = run(cut, NULL, &v, NULL, 0);
-	assert_false(r->ok);
-	assert_int_equal(r->n_failed, 1);
+	assert_false(mb_verify_result_ok(r));
+	assert_int_equal(mb_verify_result_n_failed(r), 1);
 	p0 = find(r, MB_ALG_SHA256, 0);
 	assert_int_equal(p0->verdict, MB_PCR_MISMATCH);
 	assert_int_equal(p0->quirk, MB_QUIRK_STARTUP_LOCALITY);
 	assert_int_equal(p0->quirk_locality, 3);
-	free(r);
+	mb_verify_result_free(r);
 	mb_event_log_free(cut);
 	mb_log_writer_free(w);
 	mb_event_log_free(log);
@@ -161,19 +193,19 @@ static void test_exit_boot_services_quirk(void **state)
 	load_values("go-attestation/ebs_event_missing_eventlog.pcrs.json", &v);
 	/* The log is SHA-1 only, the values have sha256 too: fail closed. */
 	r = run(log, NULL, &v, NULL, 0);
-	assert_false(r->ok);
+	assert_false(mb_verify_result_ok(r));
 	assert_int_equal(find(r, MB_ALG_SHA256, 5)->verdict, MB_PCR_BANK_NOT_IN_LOG);
-	free(r);
+	mb_verify_result_free(r);
 
 	r = run(log, NULL, &v, &sha1, 1);
-	assert_false(r->ok);
+	assert_false(mb_verify_result_ok(r));
 	p5 = find(r, MB_ALG_SHA1, 5);
 	assert_int_equal(p5->verdict, MB_PCR_MISMATCH);
 	assert_int_equal(p5->quirk, MB_QUIRK_EXIT_BOOT_SERVICES);
 	assert_int_equal(p5->quirk_events, 3);
 	assert_int_equal(find(r, MB_ALG_SHA256, 5)->verdict, MB_PCR_UNVERIFIED);
 	assert_int_equal(find(r, MB_ALG_SHA1, 0)->verdict, MB_PCR_NO_VALUE);
-	free(r);
+	mb_verify_result_free(r);
 	mb_event_log_free(log);
 }
 
@@ -198,29 +230,29 @@ static void test_userspace_merge(void **state)
 
 	assert_int_equal(mb_cel_log_parse(rec, strlen(rec), &us, &err), 0);
 	load_values("go-tpm-tools/arch-linux-workstation.bin.pcrs.json", &v);
-	assert_int_equal(mb_unhex(want256, 64, mb_pcr_values_bank(&v, MB_ALG_SHA256)->value[9], 32), 0);
-	assert_int_equal(mb_unhex(want1, 40, mb_pcr_values_bank(&v, MB_ALG_SHA1)->value[9], 20), 0);
-	mb_pcr_values_bank(&v, MB_ALG_SHA256)->present |= 1u << 9;
-	mb_pcr_values_bank(&v, MB_ALG_SHA1)->present |= 1u << 9;
+	assert_int_equal(mb_unhex(want256, 64, pcrv_bank(&v, MB_ALG_SHA256)->value[9], 32), 0);
+	assert_int_equal(mb_unhex(want1, 40, pcrv_bank(&v, MB_ALG_SHA1)->value[9], 20), 0);
+	pcrv_bank(&v, MB_ALG_SHA256)->present |= 1u << 9;
+	pcrv_bank(&v, MB_ALG_SHA1)->present |= 1u << 9;
 
 	r = run(log, us, &v, NULL, 0);
-	assert_true(r->ok);
+	assert_true(mb_verify_result_ok(r));
 	p9 = find(r, MB_ALG_SHA256, 9);
 	assert_int_equal(p9->verdict, MB_PCR_VERIFIED);
 	assert_int_equal(p9->n_userspace, 1);
 	assert_int_equal(p9->n_events, 0);
-	free(r);
+	mb_verify_result_free(r);
 
 	/* Without the userspace log PCR 9 is not covered (no claim); with a wrong value it fails. */
 	r = run(log, NULL, &v, NULL, 0);
 	assert_int_equal(find(r, MB_ALG_SHA256, 9)->verdict, MB_PCR_NOT_COVERED);
-	free(r);
-	mb_pcr_values_bank(&v, MB_ALG_SHA256)->value[9][0] ^= 0x80;
+	mb_verify_result_free(r);
+	pcrv_bank(&v, MB_ALG_SHA256)->value[9][0] ^= 0x80;
 	r = run(log, us, &v, NULL, 0);
-	assert_false(r->ok);
+	assert_false(mb_verify_result_ok(r));
 	assert_int_equal(find(r, MB_ALG_SHA256, 9)->verdict, MB_PCR_MISMATCH);
 	assert_int_equal(find(r, MB_ALG_SHA1, 9)->verdict, MB_PCR_VERIFIED);
-	free(r);
+	mb_verify_result_free(r);
 	mb_cel_log_free(us);
 	mb_event_log_free(log);
 }
@@ -239,26 +271,26 @@ static void test_firmware_pcr_not_in_log(void **state)
 
 	load_values("go-attestation/sb_cert_eventlog.pcrs.json", &v);
 	r = run(log, NULL, &v, NULL, 0);
-	assert_true(r->ok);
+	assert_true(mb_verify_result_ok(r));
 	assert_int_equal(find(r, MB_ALG_SHA256, 1)->verdict, MB_PCR_NOT_COVERED);
 	/* Two EV_EFI_VARIABLE_AUTHORITY events whose data is not what was hashed: noted, not failed. */
 	assert_int_equal(find(r, MB_ALG_SHA256, 7)->verdict, MB_PCR_VERIFIED);
 	assert_int_equal(find(r, MB_ALG_SHA256, 7)->n_untrusted_data, 2);
-	free(r);
+	mb_verify_result_free(r);
 
-	b = mb_pcr_values_bank(&v, MB_ALG_SHA256);
+	b = pcrv_bank(&v, MB_ALG_SHA256);
 	b->value[10][0] = 0x11;
 	r = run(log, NULL, &v, NULL, 0);
-	assert_true(r->ok);
+	assert_true(mb_verify_result_ok(r));
 	assert_int_equal(find(r, MB_ALG_SHA256, 10)->verdict, MB_PCR_NOT_COVERED);
-	free(r);
+	mb_verify_result_free(r);
 	b->value[1][0] = 0x11;
 	r = run(log, NULL, &v, NULL, 0);
-	assert_false(r->ok);
-	assert_int_equal(r->n_failed, 1);
+	assert_false(mb_verify_result_ok(r));
+	assert_int_equal(mb_verify_result_n_failed(r), 1);
 	assert_int_equal(find(r, MB_ALG_SHA256, 1)->verdict, MB_PCR_MISMATCH);
 	assert_int_equal(find(r, MB_ALG_SHA256, 1)->n_events, 0);
-	free(r);
+	mb_verify_result_free(r);
 	mb_event_log_free(log);
 }
 

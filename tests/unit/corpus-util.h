@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <mboot/mboot.h>
+#include "lib/replay/pcr-values.h" /* the tests link the static core: they may read the values directly */
 
 /* A path under $MB_TESTDATA/corpus; static storage, valid until the next call. */
 const char *corpus_path(const char *rel);

@@ -243,7 +243,7 @@ static size_t compare_with_truth(const char *name, const mb_pcr_values *replayed
 
 	for (b = 0; b < truth->n_banks; b++) {
 		const mb_pcr_bank *t = &truth->banks[b];
-		const mb_pcr_bank *r = mb_pcr_values_bank_const(replayed, t->alg);
+		const mb_pcr_bank *r = pcrv_bank_const(replayed, t->alg);
 		uint32_t p;
 
 		if (!r) {
@@ -343,7 +343,7 @@ static void test_missing_exit_boot_services(void **state)
 	assert_int_equal(rc, 0);
 	assert_int_equal(mb_replay_log(log, SIZE_MAX, &replayed, &info, &err), 0);
 	for (i = 0; i < truth.n_banks; i++) {
-		const mb_pcr_bank *r = mb_pcr_values_bank_const(&replayed, truth.banks[i].alg);
+		const mb_pcr_bank *r = pcrv_bank_const(&replayed, truth.banks[i].alg);
 
 		if (!r)
 			continue; /* a SHA-1 log: its SHA-256 PCR 5 cannot be checked at all (PITFALLS #5) */
@@ -404,7 +404,7 @@ static void check_boot_aggregate(const char *log_rel, const char *ima_rel, uint3
 	log = load_log(log_rel, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_int_equal(mb_replay_log(log, SIZE_MAX, &replayed, &info, &err), 0);
-	bank = mb_pcr_values_bank_const(&replayed, MB_ALG_SHA256);
+	bank = pcrv_bank_const(&replayed, MB_ALG_SHA256);
 	assert_non_null(bank);
 	for (i = 0; i <= last_pcr; i++) {
 		if (bank->present & (1u << i))

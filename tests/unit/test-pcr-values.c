@@ -33,7 +33,7 @@ static void same_values(const mb_pcr_values *x, const mb_pcr_values *y)
 
 	assert_int_equal(x->n_banks, y->n_banks);
 	for (b = 0; b < x->n_banks; b++) {
-		const mb_pcr_bank *bx = &x->banks[b], *by = mb_pcr_values_bank_const(y, bx->alg);
+		const mb_pcr_bank *bx = &x->banks[b], *by = pcrv_bank_const(y, bx->alg);
 
 		assert_non_null(by);
 		assert_int_equal(bx->present, by->present);
@@ -80,7 +80,7 @@ static void test_accessors(void **state)
 	assert_int_equal(mb_pcr_values_n_banks(v), truth.n_banks);
 	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
 		uint16_t alg = mb_pcr_values_bank_alg(v, b);
-		const mb_pcr_bank *t = mb_pcr_values_bank_const(&truth, alg);
+		const mb_pcr_bank *t = pcrv_bank_const(&truth, alg);
 
 		assert_non_null(t);
 		assert_int_equal(mb_pcr_values_present(v, alg), t->present);
@@ -109,6 +109,50 @@ static void test_accessors(void **state)
 	free(text);
 }
 
+/*
+ * A bank copied out (what the sealing API takes) and a bank removed (log replay --bank):
+ * tpm2-tools' file has sha1 and sha256; the values are transcribed from it.
+ */
+static void test_bank_copy_and_remove(void **state)
+{
+	size_t size;
+	uint8_t *text = corpus_load("tpm2-tools/expected/event-raw/event-bootorder.bin.yaml", &size);
+	const char *pcrs;
+	mb_pcr_values *v = mb_pcr_values_new();
+	mb_pcr_bank bank;
+	char hex[2 * MB_DIGEST_MAX + 1];
+
+	(void) state;
+	assert_non_null(text);
+	assert_non_null(v);
+	pcrs = strstr((const char *) text, "\npcrs:\n");
+	assert_non_null(pcrs);
+	assert_int_equal(mb_pcr_values_parse(pcrs, size - (size_t) (pcrs - (const char *) text), v, NULL), 0);
+	assert_int_equal(mb_pcr_values_get_bank(v, MB_ALG_SHA256, &bank), 0);
+	assert_int_equal(bank.alg, MB_ALG_SHA256);
+	assert_int_equal(bank.size, 32);
+	assert_int_equal(bank.present, 0x3ff);
+	assert_string_equal(mb_hex(bank.value[9], 32, hex), "d734aa05ed0dfe770bcf88e0ff26113bb3aab42e2e8b8f287aa84aee86acefa1");
+	assert_int_equal(mb_pcr_values_get_bank(v, MB_ALG_SHA384, &bank), -ENOENT);
+	assert_int_equal(bank.present, 0);
+
+	assert_int_equal(mb_pcr_values_n_banks(v), 2);
+	assert_int_equal(mb_pcr_values_bank_alg(v, 0), MB_ALG_SHA1);
+	assert_int_equal(mb_pcr_values_remove_bank(v, MB_ALG_SHA384), -ENOENT);
+	assert_int_equal(mb_pcr_values_remove_bank(v, MB_ALG_SHA1), 0);
+	assert_int_equal(mb_pcr_values_n_banks(v), 1);
+	/* The bank left is sha256, whole. */
+	assert_int_equal(mb_pcr_values_bank_alg(v, 0), MB_ALG_SHA256);
+	assert_int_equal(mb_pcr_values_present(v, MB_ALG_SHA256), 0x3ff);
+	assert_null(mb_pcr_values_get(v, MB_ALG_SHA1, 8));
+	assert_int_equal(mb_pcr_values_remove_bank(v, mb_pcr_values_bank_alg(v, 0)), 0);
+	assert_int_equal(mb_pcr_values_n_banks(v), 0);
+	assert_null(mb_pcr_values_get(v, MB_ALG_SHA256, 9));
+	assert_null(mb_pcr_values_get(v, MB_ALG_SHA1, 8));
+	mb_pcr_values_free(v);
+	free(text);
+}
+
 static void test_real_yaml(void **state)
 {
 	size_t size;
@@ -126,13 +170,13 @@ static void test_real_yaml(void **state)
 	assert_non_null(pcrs);
 	assert_int_equal(mb_pcr_values_parse(pcrs, size - (size_t) (pcrs - (const char *) text), &v, &err), 0);
 	assert_int_equal(v.n_banks, 2);
-	b = mb_pcr_values_bank_const(&v, MB_ALG_SHA256);
+	b = pcrv_bank_const(&v, MB_ALG_SHA256);
 	assert_non_null(b);
 	assert_int_equal(b->present, 0x3ff);
 	/* Transcribed from tpm2-tools' file. */
 	assert_string_equal(mb_hex(b->value[0], 32, hex), "804c3cb76b471627372c8e5ebd068d1f8f8af088af43dc9de620af652f11116f");
 	assert_string_equal(mb_hex(b->value[9], 32, hex), "d734aa05ed0dfe770bcf88e0ff26113bb3aab42e2e8b8f287aa84aee86acefa1");
-	b = mb_pcr_values_bank_const(&v, MB_ALG_SHA1);
+	b = pcrv_bank_const(&v, MB_ALG_SHA1);
 	assert_non_null(b);
 	assert_string_equal(mb_hex(b->value[8], 20, hex), "43aaff1eb3b4ec57d1a5c1427f6ae4748fe40cd8");
 	free(text);
@@ -287,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_real_json),
 		cmocka_unit_test(test_real_yaml),
 		cmocka_unit_test(test_accessors),
+		cmocka_unit_test(test_bank_copy_and_remove),
 		cmocka_unit_test(test_hostile_json),
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_oversized_and_binary),

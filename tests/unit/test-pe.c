@@ -86,6 +86,22 @@ static void set_cert(img *m, uint32_t off, uint32_t size)
 	put32(m->b + m->secdir_at + 4, size);
 }
 
+/* mb_pe_parse into *pe, freeing what *pe held: a test may parse many times into one pointer. */
+static int reparse(const void *data, size_t size, unsigned flags, mb_pe_info **pe, mb_error *err)
+{
+	mb_pe_info_free(*pe);
+	*pe = NULL;
+	return mb_pe_parse(data, size, flags, pe, err);
+}
+
+static mb_pe_summary summary(const mb_pe_info *pe)
+{
+	mb_pe_summary s;
+
+	mb_pe_info_summary(pe, &s);
+	return s;
+}
+
 /* Expected digest over explicit [off, off+len) ranges; len (size_t)-n means n zero bytes. */
 typedef struct rng {
 	size_t off, len;
@@ -115,11 +131,18 @@ static void check(const img *m, unsigned flags, const rng *r, size_t n)
 		uint16_t alg;
 	} algs[] = { { "sha1", MB_ALG_SHA1 }, { "sha256", MB_ALG_SHA256 }, { "sha384", MB_ALG_SHA384 },
 		     { "sha512", MB_ALG_SHA512 } };
-	mb_pe_info *pe = malloc(sizeof(*pe));
+	mb_pe_info *pe = NULL;
 	mb_error err = { 0 };
+	uint64_t want_bytes = 0, got_bytes = 0;
 
-	assert_non_null(pe);
-	assert_int_equal(mb_pe_parse(m->b, m->size, flags, pe, &err), 0);
+	assert_int_equal(reparse(m->b, m->size, flags, &pe, &err), 0);
+	/* The ranges the library lists cover as many bytes as the expected ones. */
+	for (size_t i = 0; i < n; i++)
+		want_bytes += r[i].len;
+	for (size_t i = 0; i < mb_pe_info_n_ranges(pe); i++)
+		got_bytes += mb_pe_info_range(pe, i)->size;
+	assert_int_equal(got_bytes, want_bytes);
+	assert_null(mb_pe_info_range(pe, mb_pe_info_n_ranges(pe)));
 	for (size_t a = 0; a < 4; a++) {
 		uint8_t want[EVP_MAX_MD_SIZE], got[MB_DIGEST_MAX];
 		unsigned len;
@@ -128,7 +151,7 @@ static void check(const img *m, unsigned flags, const rng *r, size_t n)
 		assert_int_equal(mb_pe_hash(pe, m->b, m->size, algs[a].alg, got), 0);
 		assert_memory_equal(got, want, len);
 	}
-	free(pe);
+	mb_pe_info_free(pe);
 }
 
 /* Headers without CheckSum and the Certificate Table entry. */
@@ -139,7 +162,7 @@ static void test_pe32plus_sorted_sections_and_extra(void **state)
 {
 	static const sec s[] = { { ".data", 0x600, 0x200 }, { ".text", 0x400, 0x200 } };
 	img *m = malloc(sizeof(*m));
-	mb_pe_info *pe = malloc(sizeof(*pe));
+	mb_pe_info *pe = NULL;
 
 	build(m, true, 16, s, 2, 0x900);
 	{
@@ -155,18 +178,18 @@ static void test_pe32plus_sorted_sections_and_extra(void **state)
 		set_cert(m, 0x4242, 0);
 		check(m, 0, r, 6);
 	}
-	assert_int_equal(mb_pe_parse(m->b, m->size, 0, pe, NULL), 0);
-	assert_true(pe->pe32_plus);
-	assert_int_equal(pe->machine, MB_PE_MACHINE_X64);
-	assert_int_equal(pe->subsystem, MB_PE_SUBSYSTEM_EFI_APPLICATION);
-	assert_int_equal(pe->n_sections, 2);
-	assert_string_equal(pe->sections[1].name, ".text");
-	assert_false(pe->has_cert_table);
-	assert_int_equal(pe->extra_offset, 0x600);
-	assert_int_equal(pe->extra_size, 0x300);
-	assert_false(pe->sections_overlap);
-	assert_string_equal(mb_pe_machine_name(pe->machine), "x64");
-	free(pe);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
+	assert_true(summary(pe).pe32_plus);
+	assert_int_equal(summary(pe).machine, MB_PE_MACHINE_X64);
+	assert_int_equal(summary(pe).subsystem, MB_PE_SUBSYSTEM_EFI_APPLICATION);
+	assert_int_equal(mb_pe_info_n_sections(pe), 2);
+	assert_string_equal(mb_pe_info_section(pe, 1)->name, ".text");
+	assert_false(summary(pe).has_cert_table);
+	assert_int_equal(summary(pe).extra_offset, 0x600);
+	assert_int_equal(summary(pe).extra_size, 0x300);
+	assert_false(summary(pe).sections_overlap);
+	assert_string_equal(mb_pe_machine_name(summary(pe).machine), "x64");
+	mb_pe_info_free(pe);
 	free(m);
 }
 
@@ -174,7 +197,7 @@ static void test_pe32(void **state)
 {
 	static const sec s[] = { { ".text", 0x200, 0x300 }, { ".reloc", 0x500, 0x100 } };
 	img *m = malloc(sizeof(*m));
-	mb_pe_info pe;
+	mb_pe_info *pe = NULL;
 
 	build(m, false, 16, s, 2, 0x600);
 	{
@@ -184,10 +207,11 @@ static void test_pe32(void **state)
 		assert_int_equal(m->secdir_at, OPT + 96 + 32);
 		check(m, 0, r, 5);
 	}
-	assert_int_equal(mb_pe_parse(m->b, m->size, 0, &pe, NULL), 0);
-	assert_false(pe.pe32_plus);
-	assert_int_equal(pe.machine, MB_PE_MACHINE_I386);
-	assert_int_equal(pe.extra_size, 0);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
+	assert_false(summary(pe).pe32_plus);
+	assert_int_equal(summary(pe).machine, MB_PE_MACHINE_I386);
+	assert_int_equal(summary(pe).extra_size, 0);
+	mb_pe_info_free(pe);
 	free(m);
 }
 
@@ -211,7 +235,7 @@ static void test_certificate_table(void **state)
 {
 	static const sec s[] = { { ".text", 0x200, 0x400 } };
 	img *m = malloc(sizeof(*m));
-	mb_pe_info pe;
+	mb_pe_info *pe = NULL;
 
 	/* two WIN_CERTIFICATE entries (0x7c bytes, padded to 0x80, and 0x80) at the end */
 	build(m, true, 16, s, 1, 0x700);
@@ -228,12 +252,12 @@ static void test_certificate_table(void **state)
 		check(m, 0, r, 4);
 		check(m, MB_PE_PAD_TO_8, r, 4); /* a signed image is never padded */
 	}
-	assert_int_equal(mb_pe_parse(m->b, m->size, 0, &pe, NULL), 0);
-	assert_true(pe.has_cert_table);
-	assert_true(pe.cert_at_end);
-	assert_int_equal(pe.n_certs, 2);
-	assert_int_equal(pe.certs[1].offset, 0x680);
-	assert_int_equal(pe.certs[1].type, 2);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
+	assert_true(summary(pe).has_cert_table);
+	assert_true(summary(pe).cert_at_end);
+	assert_int_equal(mb_pe_info_n_certs(pe), 2);
+	assert_int_equal(mb_pe_info_cert(pe, 1)->offset, 0x680);
+	assert_int_equal(mb_pe_info_cert(pe, 1)->type, 2);
 
 	/* Data after the table: firmware (EDK2) hashes from SUM_OF_BYTES_HASHED up to
 	 * file size minus the table's size, whatever the table's offset. */
@@ -244,8 +268,9 @@ static void test_certificate_table(void **state)
 
 		check(m, 0, r, 5);
 	}
-	assert_int_equal(mb_pe_parse(m->b, m->size, 0, &pe, NULL), 0);
-	assert_false(pe.cert_at_end);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
+	assert_false(summary(pe).cert_at_end);
+	mb_pe_info_free(pe);
 	free(m);
 }
 
@@ -253,7 +278,7 @@ static void test_padding(void **state)
 {
 	static const sec s[] = { { ".text", 0x200, 0x200 } };
 	img *m = malloc(sizeof(*m));
-	mb_pe_info pe;
+	mb_pe_info *pe = NULL;
 
 	build(m, true, 16, s, 1, 0x403);
 	{
@@ -263,8 +288,9 @@ static void test_padding(void **state)
 		check(m, 0, plain, 5);
 		check(m, MB_PE_PAD_TO_8, padded, 6);
 	}
-	assert_int_equal(mb_pe_parse(m->b, m->size, MB_PE_PAD_TO_8, &pe, NULL), 0);
-	assert_int_equal(pe.pad_bytes, 5);
+	assert_int_equal(reparse(m->b, m->size, MB_PE_PAD_TO_8, &pe, NULL), 0);
+	assert_int_equal(summary(pe).pad_bytes, 5);
+	mb_pe_info_free(pe);
 	free(m);
 }
 
@@ -273,7 +299,7 @@ static void test_overlap_and_empty_sections(void **state)
 	static const sec s[] = { { ".linux", 0x600, 0x200 }, { ".bss", 0x0, 0 }, { ".text", 0x400, 0x300 },
 				 { ".sbat", 0x100, 0x40 } };
 	img *m = malloc(sizeof(*m));
-	mb_pe_info pe;
+	mb_pe_info *pe = NULL;
 
 	/* .text [0x400,0x700) and .linux [0x600,0x800) overlap; .sbat lies inside the
 	 * headers; .bss has no raw data. Each is hashed as declared (bytes shared are
@@ -285,11 +311,12 @@ static void test_overlap_and_empty_sections(void **state)
 
 		check(m, 0, r, 7);
 	}
-	assert_int_equal(mb_pe_parse(m->b, m->size, 0, &pe, NULL), 0);
-	assert_true(pe.sections_overlap);
-	assert_true(pe.uki);
-	assert_true(pe.has_sbat);
-	assert_false(pe.has_initrd);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
+	assert_true(summary(pe).sections_overlap);
+	assert_true(summary(pe).uki);
+	assert_true(summary(pe).has_sbat);
+	assert_false(summary(pe).has_initrd);
+	mb_pe_info_free(pe);
 	free(m);
 }
 
@@ -298,17 +325,17 @@ static void hostile(const img *base, size_t off, const void *bytes, size_t n, si
 		    uint64_t want_off)
 {
 	img *m = malloc(sizeof(*m));
-	mb_pe_info *pe = malloc(sizeof(*pe));
+	mb_pe_info *pe = NULL;
 	mb_error err = { 0 };
 
 	*m = *base;
 	memcpy(m->b + off, bytes, n);
-	assert_int_equal(mb_pe_parse(m->b, size, 0, pe, &err), want_rc);
+	assert_int_equal(reparse(m->b, size, 0, &pe, &err), want_rc);
 	assert_int_equal(err.code, want_rc);
 	assert_true(err.has_offset);
 	assert_int_equal(err.offset, want_off);
 	assert_true(err.message[0] != '\0');
-	free(pe);
+	mb_pe_info_free(pe);
 	free(m);
 }
 
@@ -360,7 +387,7 @@ static void test_truncation_and_flips(void **state)
 {
 	static const sec s[] = { { ".text", 0x200, 0x200 }, { ".data", 0x400, 0x200 } };
 	img *m = malloc(sizeof(*m)), *c = malloc(sizeof(*c));
-	mb_pe_info *pe = malloc(sizeof(*pe));
+	mb_pe_info *pe = NULL;
 	uint8_t out[MB_DIGEST_MAX];
 
 	build(m, true, 16, s, 2, 0x700);
@@ -372,7 +399,7 @@ static void test_truncation_and_flips(void **state)
 		int rc;
 
 		memcpy(t, m->b, len);
-		rc = mb_pe_parse(t, len, 0, pe, &err);
+		rc = reparse(t, len, 0, &pe, &err);
 		if (len < m->size)
 			assert_int_equal(rc, -EBADMSG);
 		else
@@ -387,16 +414,16 @@ static void test_truncation_and_flips(void **state)
 
 			*c = *m;
 			c->b[i] ^= 1u << bit;
-			rc = mb_pe_parse(c->b, c->size, MB_PE_PAD_TO_8, pe, NULL);
+			rc = reparse(c->b, c->size, MB_PE_PAD_TO_8, &pe, NULL);
 			assert_true(rc == 0 || rc == -EBADMSG || rc == -E2BIG);
 			if (rc == 0)
 				assert_int_equal(mb_pe_hash(pe, c->b, c->size, MB_ALG_SHA1, out), 0);
 		}
 	/* a parse result used with other data is refused */
-	assert_int_equal(mb_pe_parse(m->b, m->size, 0, pe, NULL), 0);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
 	assert_int_equal(mb_pe_hash(pe, m->b, m->size - 1, MB_ALG_SHA256, out), -EINVAL);
-	assert_int_equal(mb_pe_parse(m->b, (size_t) MB_PE_MAX_FILE + 1, 0, pe, NULL), -E2BIG);
-	free(pe);
+	assert_int_equal(reparse(m->b, (size_t) MB_PE_MAX_FILE + 1, 0, &pe, NULL), -E2BIG);
+	mb_pe_info_free(pe);
 	free(c);
 	free(m);
 }
@@ -412,7 +439,7 @@ static void test_files(void **state)
 	uint8_t out[2][MB_DIGEST_MAX], mem[MB_DIGEST_MAX];
 	char path[] = "/tmp/mboot-test-pe-XXXXXX";
 	img *m = malloc(sizeof(*m));
-	mb_pe_info pe;
+	mb_pe_info *pe = NULL;
 	mb_error err = { 0 };
 	int fd = mkstemp(path);
 
@@ -427,12 +454,13 @@ static void test_files(void **state)
 	assert_int_equal(pwrite(fd, m->b, m->size, 0), (ssize_t) m->size);
 	close(fd);
 	assert_int_equal(mb_pe_authenticode_file(path, 0, algs, 1, out, &err), 0);
-	assert_int_equal(mb_pe_parse(m->b, m->size, 0, &pe, NULL), 0);
-	assert_int_equal(mb_pe_hash(&pe, m->b, m->size, MB_ALG_SHA256, mem), 0);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
+	assert_int_equal(mb_pe_hash(pe, m->b, m->size, MB_ALG_SHA256, mem), 0);
 	assert_memory_equal(out[0], mem, 32);
 	unlink(path);
 	assert_int_equal(mb_digest_file(path, algs, 1, out, &err), -ENOENT);
 	assert_int_equal(mb_pe_authenticode_file(path, 0, algs, 1, out, &err), -ENOENT);
+	mb_pe_info_free(pe);
 	free(m);
 }
 

@@ -131,9 +131,9 @@ static void others_unchanged(const mb_event_log *log, const mb_predict_result *r
 	uint32_t p;
 
 	assert_int_equal(mb_replay_log(log, SIZE_MAX, &today, NULL, NULL), 0);
-	assert_int_equal(r->values.n_banks, today.n_banks);
+	assert_int_equal(r->values->n_banks, today.n_banks);
 	for (b = 0; b < today.n_banks; b++) {
-		const mb_pcr_bank *t = &today.banks[b], *n = mb_pcr_values_bank_const(&r->values, t->alg);
+		const mb_pcr_bank *t = &today.banks[b], *n = pcrv_bank_const(r->values, t->alg);
 
 		assert_non_null(n);
 		assert_int_equal(n->present, t->present);
@@ -192,7 +192,7 @@ static void test_new_cmdline(void **state)
 	changed_events_are(log, &r, (const uint32_t[]) { 129, 153, 158 }, 3);
 	for (i = 0; i < 2; i++) {
 		uint8_t want[MB_DIGEST_MAX];
-		const mb_pcr_bank *bank = mb_pcr_values_bank_const(&r.values, algs[i]);
+		const mb_pcr_bank *bank = pcrv_bank_const(r.values, algs[i]);
 
 		assert_non_null(bank);
 		expected_pcr(log, 8, algs[i], new_cmdline, want);
@@ -248,7 +248,7 @@ static void test_new_kernel(void **state)
 	changed_events_are(log, &r, (const uint32_t[]) { 130, 154 }, 2);
 	for (i = 0; i < 2; i++) {
 		uint8_t want[MB_DIGEST_MAX];
-		const mb_pcr_bank *bank = mb_pcr_values_bank_const(&r.values, algs[i]);
+		const mb_pcr_bank *bank = pcrv_bank_const(r.values, algs[i]);
 
 		assert_non_null(bank);
 		expected_pcr(log, 9, algs[i], new_kernel, want);

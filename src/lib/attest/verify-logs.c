@@ -2,7 +2,7 @@
 /*
  * The logs replayed against the quoted values and judged by the policy: exactly what `mboot verify
  * --pcrs VALUES --policy P` does, with the values a signed quote vouches for. The only place the
- * evidence check touches mb_verify_result and mb_policy_result (to be adapted when they go opaque).
+ * evidence check touches mb_verify_result and mb_policy_result.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,29 +50,6 @@ static int add_pcr_reason(mb_attest_verdict *v, const mb_verify_pcr *p)
 			   mb_pcr_verdict_name(p->verdict), why);
 }
 
-/* A bank that verified every PCR it was checked for, sha256 first (as `mboot verify --policy`). */
-static uint16_t policy_bank(const mb_verify_result *res)
-{
-	static const uint16_t prefer[] = { MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512, MB_ALG_SHA1, MB_ALG_SM3_256 };
-	size_t i, k;
-
-	for (i = 0; i < sizeof(prefer) / sizeof(prefer[0]); i++) {
-		bool seen = false, bad = false;
-
-		for (k = 0; k < res->n; k++) {
-			if (res->pcrs[k].alg != prefer[i])
-				continue;
-			if (res->pcrs[k].verdict == MB_PCR_VERIFIED)
-				seen = true;
-			else if (res->pcrs[k].verdict != MB_PCR_NOT_COVERED)
-				bad = true;
-		}
-		if (seen && !bad)
-			return prefer[i];
-	}
-	return 0;
-}
-
 static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_event_log *log, const mb_cel_log *us,
 			const mb_verify_result *res, mb_error *err)
 {
@@ -81,7 +58,7 @@ static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_
 	uint32_t p;
 	int r;
 
-	v->policy_bank = policy_bank(res);
+	v->policy_bank = mb_verify_result_policy_bank(res);
 	if (!v->policy_bank)
 		return verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "no bank verified every PCR: the policy cannot judge");
 	r = mb_policy_check(policy, log, us, res, v->policy_bank, &pr, err);
@@ -141,23 +118,21 @@ int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_ce
 		banks[i] = mb_pcr_values_bank_alg(quoted, i);
 	vo.only_banks = banks;
 	vo.n_only = i;
-	res = calloc(1, sizeof(*res));
-	if (!res)
-		return -ENOMEM;
-	r = mb_verify_log(log, us, quoted, &vo, res, err);
+	r = mb_verify_log(log, us, quoted, &vo, &res, err);
 	if (r < 0)
-		goto out;
+		return r;
 	v->logs_checked = true;
-	v->logs_ok = res->ok;
-	v->n_verified = res->n_verified;
-	v->n_failed = res->n_failed;
-	v->pcrs = calloc(res->n ? res->n : 1, sizeof(*v->pcrs));
+	v->logs_ok = mb_verify_result_ok(res);
+	v->n_verified = mb_verify_result_n_verified(res);
+	v->n_failed = mb_verify_result_n_failed(res);
+	n = mb_verify_result_count(res);
+	v->pcrs = calloc(n ? n : 1, sizeof(*v->pcrs));
 	if (!v->pcrs) {
 		r = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < res->n; i++) {
-		const mb_verify_pcr *p = &res->pcrs[i];
+	for (i = 0; i < n; i++) {
+		const mb_verify_pcr *p = mb_verify_result_entry(res, i);
 
 		v->pcrs[v->n_pcrs++] = (verdict_pcr) { .alg = p->alg, .pcr = p->pcr, .verdict = p->verdict,
 						       .n_events = p->n_events, .n_userspace = p->n_userspace };
@@ -165,14 +140,14 @@ int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_ce
 		    (r = add_pcr_reason(v, p)) < 0)
 			goto out;
 	}
-	if (!res->ok) {
-		if (!res->n_failed)
+	if (!v->logs_ok) {
+		if (!v->n_failed)
 			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "nothing in the logs verified against the quote");
 		goto out;
 	}
 	if (opts->policy)
 		r = judge_policy(v, opts->policy, log, us, res, err);
 out:
-	free(res);
+	mb_verify_result_free(res);
 	return r;
 }

@@ -5,6 +5,7 @@
  * /run/log/systemd/tpm2-measure.log.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,21 +264,43 @@ fail:
 	return r;
 }
 
-MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests, size_t n_digests,
-				   const char *content_type, json_object *content, char **ret, size_t *ret_size)
+/* The caller's content text as one JSON value (nothing after it): NULL when it is not one. */
+static json_object *content_parse(const char *text)
 {
-	json_object *root, *arr;
+	json_tokener *tok = json_tokener_new();
+	json_object *o;
+	size_t len = strlen(text);
+
+	if (!tok)
+		return NULL;
+	o = len <= INT_MAX ? json_tokener_parse_ex(tok, text, (int) len) : NULL;
+	if (o && (json_tokener_get_error(tok) != json_tokener_success || json_tokener_get_parse_end(tok) != len)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests, size_t n_digests,
+				   const char *content_type, const char *content_json, char **ret, size_t *ret_size)
+{
+	json_object *root, *arr, *content = NULL;
 	const char *s;
 	char *out;
 	size_t i, len;
 
 	if (pcr >= MB_PCR_COUNT || n_digests == 0 || n_digests > MB_MAX_BANKS)
 		return -EINVAL;
+	/* The content is written as json-c prints it, on the record's one line. */
+	if (content_json && !(content = content_parse(content_json)))
+		return -EINVAL;
 	root = json_object_new_object();
 	arr = json_object_new_array();
 	if (!root || !arr) {
 		json_object_put(root);
 		json_object_put(arr);
+		json_object_put(content);
 		return -ENOMEM;
 	}
 	json_object_object_add(root, "pcr", json_object_new_int64(pcr));
@@ -290,6 +313,7 @@ MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests,
 		if (!info || info->size != digests[i].size || !d) {
 			json_object_put(d);
 			json_object_put(root);
+			json_object_put(content);
 			return d ? -EINVAL : -ENOMEM;
 		}
 		json_object_object_add(d, "hashAlg", json_object_new_string(info->name));
@@ -299,7 +323,7 @@ MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests,
 	if (content_type)
 		json_object_object_add(root, "content_type", json_object_new_string(content_type));
 	if (content)
-		json_object_object_add(root, "content", json_object_get(content));
+		json_object_object_add(root, "content", content); /* root owns it from here */
 	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!s) {
 		json_object_put(root);

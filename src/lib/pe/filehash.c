@@ -28,7 +28,7 @@ MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size,
 MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs, size_t n_algs,
 				      uint8_t (*out)[MB_DIGEST_MAX], mb_error *err)
 {
-	mb_pe_info *pe;
+	mb_pe_info *pe = NULL;
 	uint8_t *buf = NULL;
 	size_t size = 0;
 	int rc;
@@ -36,18 +36,13 @@ MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const ui
 	rc = mb_pe_read_file(path, &buf, &size, err);
 	if (rc < 0)
 		return rc;
-	pe = malloc(sizeof(*pe));
-	if (!pe) {
-		free(buf);
-		return mb_fail(err, -ENOMEM, "out of memory");
-	}
-	rc = mb_pe_parse(buf, size, flags, pe, err);
+	rc = mb_pe_parse(buf, size, flags, &pe, err);
 	for (size_t i = 0; rc >= 0 && i < n_algs; i++) {
 		rc = mb_pe_hash(pe, buf, size, algs[i], out[i]);
 		if (rc < 0)
 			mb_fail(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
 	}
-	free(pe);
+	mb_pe_info_free(pe);
 	free(buf);
 	return rc;
 }

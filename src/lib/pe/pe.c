@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <mboot/pe.h>
+#include "pe-internal.h"
 
 #include "shared/fail.h"
 #include "shared/reader.h"
@@ -113,7 +114,7 @@ static int parse_section(const uint8_t *data, size_t size, uint64_t off, mb_pe_s
  * not change the digest; a malformed entry only ends the list. */
 static void list_certs(const uint8_t *data, size_t size, mb_pe_info *pe)
 {
-	uint64_t off = pe->cert_offset, end = (uint64_t) pe->cert_offset + pe->cert_size;
+	uint64_t off = pe->s.cert_offset, end = (uint64_t) pe->s.cert_offset + pe->s.cert_size;
 
 	while (pe->n_certs < MB_PE_MAX_CERTS && end - off >= WIN_CERT_HEADER_SIZE) {
 		mb_pe_cert *c = &pe->certs[pe->n_certs];
@@ -139,19 +140,19 @@ static void note_section_kinds(mb_pe_info *pe)
 		const char *n = pe->sections[i].name;
 
 		if (strcmp(n, ".linux") == 0)
-			pe->uki = true;
+			pe->s.uki = true;
 		else if (strcmp(n, ".sbat") == 0)
-			pe->has_sbat = true;
+			pe->s.has_sbat = true;
 		else if (strcmp(n, ".osrel") == 0)
-			pe->has_osrel = true;
+			pe->s.has_osrel = true;
 		else if (strcmp(n, ".cmdline") == 0)
-			pe->has_cmdline = true;
+			pe->s.has_cmdline = true;
 		else if (strcmp(n, ".initrd") == 0)
-			pe->has_initrd = true;
+			pe->s.has_initrd = true;
 	}
 }
 
-MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_info *pe, mb_error *err)
+static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info *pe, mb_error *err)
 {
 	const uint8_t *data = vdata;
 	uint64_t pe_off = 0, opt_off, sec_off, sec_end, dd_off, checksum_off, sum, pos;
@@ -161,7 +162,7 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 	size_t i, j;
 
 	memset(pe, 0, sizeof(*pe));
-	pe->file_size = size;
+	pe->s.file_size = size;
 	if (size > MB_PE_MAX_FILE)
 		return mb_fail(err, -E2BIG, "image of %zu bytes is over the %u MiB limit", size,
 			       MB_PE_MAX_FILE >> 20);
@@ -186,13 +187,13 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 	if (sig != 0x00004550) /* "PE\0\0" */
 		return mb_fail_at(err, -EBADMSG, pe_off, magic16 == 0x5a4d ?
 				  "no PE signature at e_lfanew" : "not a PE image: no MZ or PE signature");
-	pe->pe_offset = pe_off;
+	pe->s.pe_offset = pe_off;
 
 	/* COFF file header. */
-	if (u16_at(data, size, pe_off + 4, &pe->machine) < 0 ||
+	if (u16_at(data, size, pe_off + 4, &pe->s.machine) < 0 ||
 	    u16_at(data, size, pe_off + 6, &n_sections) < 0 ||
 	    u16_at(data, size, pe_off + 20, &opt_size) < 0 ||
-	    u16_at(data, size, pe_off + 22, &pe->characteristics) < 0)
+	    u16_at(data, size, pe_off + 22, &pe->s.characteristics) < 0)
 		return mb_fail_at(err, -EBADMSG, pe_off + 4, "COFF file header truncated");
 	if (n_sections > MB_PE_MAX_SECTIONS)
 		return mb_fail_at(err, -E2BIG, pe_off + 6, "%u sections, over the limit of %d",
@@ -205,10 +206,10 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 	if (u16_at(data, size, opt_off + OPT_MAGIC, &magic) < 0)
 		return mb_fail_at(err, -EBADMSG, opt_off, "optional header truncated");
 	if (magic == 0x10b) {
-		pe->pe32_plus = false;
+		pe->s.pe32_plus = false;
 		dd_base = OPT32_DATA_DIRS;
 	} else if (magic == 0x20b) {
-		pe->pe32_plus = true;
+		pe->s.pe32_plus = true;
 		dd_base = OPT64_DATA_DIRS;
 	} else {
 		return mb_fail_at(err, -EBADMSG, opt_off, "optional header magic 0x%04x is neither PE32 (0x10b) nor PE32+ (0x20b)",
@@ -216,16 +217,16 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 	}
 	if (opt_size < dd_base)
 		return mb_fail_at(err, -EBADMSG, pe_off + 20, "SizeOfOptionalHeader %u is too small for a %s header",
-				  opt_size, pe->pe32_plus ? "PE32+" : "PE32");
+				  opt_size, pe->s.pe32_plus ? "PE32+" : "PE32");
 	if (reader_at(data, size, opt_off, opt_size, &(mb_reader){ 0 }) < 0)
 		return mb_fail_at(err, -EBADMSG, opt_off, "optional header (%u bytes) runs past the end of the file",
 				  opt_size);
 	checksum_off = opt_off + OPT_CHECKSUM;
-	if (u32_at(data, size, opt_off + OPT_SIZE_OF_HEADERS, &pe->size_of_headers) < 0 ||
-	    u16_at(data, size, opt_off + OPT_SUBSYSTEM, &pe->subsystem) < 0 ||
+	if (u32_at(data, size, opt_off + OPT_SIZE_OF_HEADERS, &pe->s.size_of_headers) < 0 ||
+	    u16_at(data, size, opt_off + OPT_SUBSYSTEM, &pe->s.subsystem) < 0 ||
 	    u32_at(data, size, opt_off + dd_base - 4, &num_rva) < 0)
 		return mb_fail_at(err, -EBADMSG, opt_off, "optional header truncated");
-	pe->number_of_rva_and_sizes = num_rva;
+	pe->s.number_of_rva_and_sizes = num_rva;
 	/* The directories must lie inside the optional header (EDK2's loader rejects
 	 * an image whose count does not fit, and so do we). */
 	if ((uint64_t) num_rva * 8 > (uint64_t) opt_size - dd_base)
@@ -240,12 +241,12 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 	if (sec_end > size)
 		return mb_fail_at(err, -EBADMSG, sec_off, "section table (%u entries) runs past the end of the file",
 				  n_sections);
-	if (pe->size_of_headers > size)
+	if (pe->s.size_of_headers > size)
 		return mb_fail_at(err, -EBADMSG, opt_off + OPT_SIZE_OF_HEADERS,
-				  "SizeOfHeaders %u is beyond the end of the file (%zu bytes)", pe->size_of_headers, size);
-	if (pe->size_of_headers < sec_end)
+				  "SizeOfHeaders %u is beyond the end of the file (%zu bytes)", pe->s.size_of_headers, size);
+	if (pe->s.size_of_headers < sec_end)
 		return mb_fail_at(err, -EBADMSG, opt_off + OPT_SIZE_OF_HEADERS,
-				  "SizeOfHeaders %u ends before the section table (byte %llu)", pe->size_of_headers,
+				  "SizeOfHeaders %u ends before the section table (byte %llu)", pe->s.size_of_headers,
 				  (unsigned long long) sec_end);
 
 	pe->n_sections = n_sections;
@@ -267,16 +268,16 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 
 	/* Certificate Table directory entry (absent when NumberOfRvaAndSizes <= 4). */
 	if (num_rva > DIR_SECURITY) {
-		if (u32_at(data, size, dd_off, &pe->cert_offset) < 0 || u32_at(data, size, dd_off + 4, &pe->cert_size) < 0)
+		if (u32_at(data, size, dd_off, &pe->s.cert_offset) < 0 || u32_at(data, size, dd_off + 4, &pe->s.cert_size) < 0)
 			return mb_fail_at(err, -EBADMSG, dd_off, "data directory truncated");
-		if (pe->cert_size) {
-			if ((uint64_t) pe->cert_offset + pe->cert_size > size)
+		if (pe->s.cert_size) {
+			if ((uint64_t) pe->s.cert_offset + pe->s.cert_size > size)
 				return mb_fail_at(err, -EBADMSG, dd_off,
 						  "certificate table [%u, %llu) is outside the file (%zu bytes)",
-						  pe->cert_offset,
-						  (unsigned long long) pe->cert_offset + pe->cert_size, size);
-			pe->has_cert_table = true;
-			pe->cert_at_end = (uint64_t) pe->cert_offset + pe->cert_size == size;
+						  pe->s.cert_offset,
+						  (unsigned long long) pe->s.cert_offset + pe->s.cert_size, size);
+			pe->s.has_cert_table = true;
+			pe->s.cert_at_end = (uint64_t) pe->s.cert_offset + pe->s.cert_size == size;
 			list_certs(data, size, pe);
 		}
 	}
@@ -285,9 +286,9 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 	add_range(pe, 0, checksum_off, false);
 	if (num_rva > DIR_SECURITY) {
 		add_range(pe, checksum_off + 4, dd_off - (checksum_off + 4), false);
-		add_range(pe, dd_off + 8, pe->size_of_headers - (dd_off + 8), false);
+		add_range(pe, dd_off + 8, pe->s.size_of_headers - (dd_off + 8), false);
 	} else {
-		add_range(pe, checksum_off + 4, pe->size_of_headers - (checksum_off + 4), false);
+		add_range(pe, checksum_off + 4, pe->s.size_of_headers - (checksum_off + 4), false);
 	}
 
 	/* Steps 10-15: sections with raw data, by PointerToRawData; a stable insertion
@@ -301,15 +302,15 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 		}
 		order[k] = i;
 	}
-	sum = pe->size_of_headers;
-	pos = pe->size_of_headers;
+	sum = pe->s.size_of_headers;
+	pos = pe->s.size_of_headers;
 	for (i = 0; i < n_sections; i++) {
 		const mb_pe_section *s = &pe->sections[order[i]];
 
 		if (!s->raw_size)
 			continue;
 		if (s->raw_offset < pos)
-			pe->sections_overlap = true;
+			pe->s.sections_overlap = true;
 		add_range(pe, s->raw_offset, s->raw_size, false);
 		sum += s->raw_size;
 		if ((uint64_t) s->raw_offset + s->raw_size > pos)
@@ -320,26 +321,83 @@ MB_EXPORT int mb_pe_parse(const void *vdata, size_t size, unsigned flags, mb_pe_
 	 * end less the certificate table's size. The table's offset is not consulted
 	 * (EDK2); an image whose table is not at the end is noted (cert_at_end). */
 	if (size > sum) {
-		uint64_t cert = pe->has_cert_table ? pe->cert_size : 0;
+		uint64_t cert = pe->s.has_cert_table ? pe->s.cert_size : 0;
 
 		if (size > sum + cert) {
-			pe->extra_offset = sum;
-			pe->extra_size = size - cert - sum;
-			add_range(pe, pe->extra_offset, pe->extra_size, false);
+			pe->s.extra_offset = sum;
+			pe->s.extra_size = size - cert - sum;
+			add_range(pe, pe->s.extra_offset, pe->s.extra_size, false);
 		} else if (size < sum + cert) {
 			return mb_fail_at(err, -EBADMSG, dd_off,
 					  "certificate table of %u bytes does not fit after the %llu bytes of headers and sections",
-					  pe->cert_size, (unsigned long long) sum);
+					  pe->s.cert_size, (unsigned long long) sum);
 		}
 	}
 
 	/* Signing tools hash an unsigned image as if padded to 8 bytes, because the
 	 * certificate table they append must start 8-aligned. */
-	if ((flags & MB_PE_PAD_TO_8) && !pe->has_cert_table && size % 8) {
-		pe->pad_bytes = 8 - size % 8;
-		add_range(pe, size, pe->pad_bytes, true);
+	if ((flags & MB_PE_PAD_TO_8) && !pe->s.has_cert_table && size % 8) {
+		pe->s.pad_bytes = 8 - size % 8;
+		add_range(pe, size, pe->s.pad_bytes, true);
 	}
 	return 0;
+}
+
+MB_EXPORT int mb_pe_parse(const void *data, size_t size, unsigned flags, mb_pe_info **ret, mb_error *err)
+{
+	mb_pe_info *pe = malloc(sizeof(*pe));
+	int rc;
+
+	*ret = NULL;
+	if (!pe)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	rc = parse_into(data, size, flags, pe, err);
+	if (rc < 0) {
+		free(pe);
+		return rc;
+	}
+	*ret = pe;
+	return 0;
+}
+
+MB_EXPORT void mb_pe_info_free(mb_pe_info *pe)
+{
+	free(pe);
+}
+
+MB_EXPORT void mb_pe_info_summary(const mb_pe_info *pe, mb_pe_summary *ret)
+{
+	*ret = pe->s;
+}
+
+MB_EXPORT size_t mb_pe_info_n_sections(const mb_pe_info *pe)
+{
+	return pe->n_sections;
+}
+
+MB_EXPORT const mb_pe_section *mb_pe_info_section(const mb_pe_info *pe, size_t i)
+{
+	return i < pe->n_sections ? &pe->sections[i] : NULL;
+}
+
+MB_EXPORT size_t mb_pe_info_n_certs(const mb_pe_info *pe)
+{
+	return pe->n_certs;
+}
+
+MB_EXPORT const mb_pe_cert *mb_pe_info_cert(const mb_pe_info *pe, size_t i)
+{
+	return i < pe->n_certs ? &pe->certs[i] : NULL;
+}
+
+MB_EXPORT size_t mb_pe_info_n_ranges(const mb_pe_info *pe)
+{
+	return pe->n_ranges;
+}
+
+MB_EXPORT const mb_pe_range *mb_pe_info_range(const mb_pe_info *pe, size_t i)
+{
+	return i < pe->n_ranges ? &pe->ranges[i] : NULL;
 }
 
 MB_EXPORT int mb_pe_hash(const mb_pe_info *pe, const void *vdata, size_t size, uint16_t alg, uint8_t *out)
@@ -349,7 +407,7 @@ MB_EXPORT int mb_pe_hash(const mb_pe_info *pe, const void *vdata, size_t size, u
 	mb_digest_ctx *ctx = NULL;
 	int rc;
 
-	if (pe->file_size != size)
+	if (pe->s.file_size != size)
 		return -EINVAL;
 	rc = mb_digest_ctx_new(alg, &ctx);
 	if (rc < 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <mboot/policy.h>
+#include "lib/replay/pcr-values.h"
 #include "lib/grub/grub.h"
 #include "policy-build.h"
 #include "shared/fail.h"

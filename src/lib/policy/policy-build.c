@@ -6,6 +6,7 @@
 
 #include <mboot/events.h>
 #include <mboot/policy.h>
+#include "lib/replay/pcr-values.h"
 #include "policy-build.h"
 #include "shared/hex.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <mboot/policy.h>
+#include "lib/replay/pcr-values.h"
 #include "policy-build.h"
 #include "shared/fail.h"
 

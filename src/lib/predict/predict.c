@@ -15,6 +15,7 @@
 #include <mboot/digest.h>
 #include <mboot/events.h>
 #include <mboot/predict.h>
+#include "lib/replay/pcr-values.h"
 #include "lib/grub/grub.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
@@ -574,19 +575,20 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	rc = mb_event_log_parse(bytes, size, &ret->next_log, err);
 	if (rc < 0)
 		goto out;
-	today = malloc(sizeof(*today));
-	if (!today) {
+	today = mb_pcr_values_new();
+	ret->values = mb_pcr_values_new();
+	if (!today || !ret->values) {
 		rc = mb_fail(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = mb_replay_log(in->log, SIZE_MAX, today, NULL, err);
 	if (rc == 0)
-		rc = mb_replay_log(ret->next_log, SIZE_MAX, &ret->values, NULL, err);
+		rc = mb_replay_log(ret->next_log, SIZE_MAX, ret->values, NULL, err);
 	if (rc < 0)
 		goto out;
-	for (b = 0; b < ret->values.n_banks; b++) {
-		const mb_pcr_bank *p = &ret->values.banks[b];
-		const mb_pcr_bank *t = mb_pcr_values_bank_const(today, p->alg);
+	for (b = 0; b < ret->values->n_banks; b++) {
+		const mb_pcr_bank *p = &ret->values->banks[b];
+		const mb_pcr_bank *t = pcrv_bank_const(today, p->alg);
 		uint32_t pcr;
 
 		ret->touched |= p->present;
@@ -597,7 +599,7 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 out:
 	if (rc < 0)
 		mb_predict_result_done(ret);
-	free(today);
+	mb_pcr_values_free(today);
 	mb_log_writer_free(w);
 	grub_entry_done(&c.entry);
 	grub_words_done(&c.old_linux);
@@ -622,4 +624,6 @@ MB_EXPORT void mb_predict_result_done(mb_predict_result *r)
 	}
 	mb_event_log_free(r->next_log);
 	r->next_log = NULL;
+	mb_pcr_values_free(r->values);
+	r->values = NULL;
 }

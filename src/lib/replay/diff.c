@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <mboot/diff.h>
+#include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 
 /* Above this many cells the middle of a PCR's two event lists is not aligned
@@ -218,16 +219,21 @@ MB_EXPORT int mb_log_diff(const mb_event_log *a, const mb_event_log *b, mb_diff 
 	}
 	free(pcrs);
 
-	rc = mb_replay_log(a, SIZE_MAX, &ret->a_values, NULL, err);
+	ret->a_values = mb_pcr_values_new();
+	ret->b_values = mb_pcr_values_new();
+	if (!ret->a_values || !ret->b_values)
+		rc = mb_fail(err, -ENOMEM, "out of memory comparing logs");
+	else
+		rc = mb_replay_log(a, SIZE_MAX, ret->a_values, NULL, err);
 	if (rc == 0)
-		rc = mb_replay_log(b, SIZE_MAX, &ret->b_values, NULL, err);
+		rc = mb_replay_log(b, SIZE_MAX, ret->b_values, NULL, err);
 	if (rc < 0) {
 		mb_diff_done(ret);
 		return rc;
 	}
-	for (bi = 0; bi < ret->a_values.n_banks; bi++) {
-		const mb_pcr_bank *x = &ret->a_values.banks[bi];
-		const mb_pcr_bank *y = mb_pcr_values_bank_const(&ret->b_values, x->alg);
+	for (bi = 0; bi < ret->a_values->n_banks; bi++) {
+		const mb_pcr_bank *x = &ret->a_values->banks[bi];
+		const mb_pcr_bank *y = pcrv_bank_const(ret->b_values, x->alg);
 		uint32_t p;
 
 		if (!y)
@@ -246,5 +252,8 @@ MB_EXPORT void mb_diff_done(mb_diff *d)
 {
 	free(d->entries);
 	d->entries = NULL;
+	mb_pcr_values_free(d->a_values);
+	mb_pcr_values_free(d->b_values);
+	d->a_values = d->b_values = NULL;
 	d->n_entries = 0;
 }

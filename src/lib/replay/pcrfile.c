@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include <mboot/replay.h>
+#include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/json-read.h"
@@ -41,7 +42,7 @@ static int add_value(mb_pcr_values *v, const char *bank_name, uint32_t pcr, cons
 
 	if (!d)
 		return mb_fail(err, -EOPNOTSUPP, "line %u: unknown PCR bank \"%s\"", line, bank_name);
-	bank = mb_pcr_values_bank(v, d->alg);
+	bank = pcrv_bank(v, d->alg);
 	if (!bank) {
 		if (v->n_banks >= MB_MAX_BANKS)
 			return mb_fail(err, -E2BIG, "too many banks");

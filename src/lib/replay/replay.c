@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include <mboot/replay.h>
+#include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 
-MB_EXPORT mb_pcr_bank *mb_pcr_values_bank(mb_pcr_values *v, uint16_t alg)
+mb_pcr_bank *pcrv_bank(mb_pcr_values *v, uint16_t alg)
 {
 	size_t i;
 
@@ -16,9 +17,34 @@ MB_EXPORT mb_pcr_bank *mb_pcr_values_bank(mb_pcr_values *v, uint16_t alg)
 	return NULL;
 }
 
-MB_EXPORT const mb_pcr_bank *mb_pcr_values_bank_const(const mb_pcr_values *v, uint16_t alg)
+const mb_pcr_bank *pcrv_bank_const(const mb_pcr_values *v, uint16_t alg)
 {
-	return mb_pcr_values_bank((mb_pcr_values *) v, alg);
+	return pcrv_bank((mb_pcr_values *) v, alg);
+}
+
+MB_EXPORT int mb_pcr_values_remove_bank(mb_pcr_values *v, uint16_t alg)
+{
+	mb_pcr_bank *b = pcrv_bank(v, alg);
+	size_t i;
+
+	if (!b)
+		return -ENOENT;
+	i = (size_t) (b - v->banks);
+	memmove(b, b + 1, (v->n_banks - i - 1) * sizeof(*b));
+	v->n_banks--;
+	return 0;
+}
+
+MB_EXPORT int mb_pcr_values_get_bank(const mb_pcr_values *v, uint16_t alg, mb_pcr_bank *ret)
+{
+	const mb_pcr_bank *b = pcrv_bank_const(v, alg);
+
+	if (!b) {
+		memset(ret, 0, sizeof(*ret));
+		return -ENOENT;
+	}
+	*ret = *b;
+	return 0;
 }
 
 MB_EXPORT mb_pcr_values *mb_pcr_values_new(void)
@@ -43,14 +69,14 @@ MB_EXPORT uint16_t mb_pcr_values_bank_alg(const mb_pcr_values *v, size_t i)
 
 MB_EXPORT uint32_t mb_pcr_values_present(const mb_pcr_values *v, uint16_t alg)
 {
-	const mb_pcr_bank *b = mb_pcr_values_bank_const(v, alg);
+	const mb_pcr_bank *b = pcrv_bank_const(v, alg);
 
 	return b ? b->present : 0;
 }
 
 MB_EXPORT const uint8_t *mb_pcr_values_get(const mb_pcr_values *v, uint16_t alg, uint32_t pcr)
 {
-	const mb_pcr_bank *b = mb_pcr_values_bank_const(v, alg);
+	const mb_pcr_bank *b = pcrv_bank_const(v, alg);
 
 	if (!b || pcr >= MB_PCR_COUNT || !(b->present & (1u << pcr)))
 		return NULL;
@@ -69,7 +95,7 @@ MB_EXPORT int mb_pcr_values_set(mb_pcr_values *v, uint16_t alg, uint32_t pcr, co
 		return mb_fail(err, -EINVAL, "PCR %u: there are only %u PCRs", pcr, MB_PCR_COUNT);
 	if (size != d->size)
 		return mb_fail(err, -EINVAL, "%s PCR %u: %zu bytes, not %u", d->name, pcr, size, d->size);
-	b = mb_pcr_values_bank(v, alg);
+	b = pcrv_bank(v, alg);
 	if (!b) {
 		if (v->n_banks >= MB_MAX_BANKS)
 			return mb_fail(err, -E2BIG, "too many banks");

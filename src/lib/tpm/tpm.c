@@ -15,6 +15,7 @@
 
 #include <mboot/digest.h>
 #include <mboot/tpm.h>
+#include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 #include "tpm-internal.h"
 

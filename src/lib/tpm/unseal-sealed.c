@@ -17,6 +17,7 @@
 #include <mboot/digest.h>
 #include <mboot/events.h>
 #include <mboot/tpm.h>
+#include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "unseal-internal.h"
@@ -114,7 +115,7 @@ static int64_t pcrs_differ(mb_tpm *t, const mb_pcr_bank *want, uint32_t mask, mb
 
 	if (r < 0)
 		return r;
-	b = mb_pcr_values_bank_const(&v, want->alg);
+	b = pcrv_bank_const(&v, want->alg);
 	if (b)
 		*now = *b;
 	else

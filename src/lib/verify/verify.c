@@ -7,7 +7,20 @@
 #include <mboot/events.h>
 #include <mboot/cel.h>
 #include <mboot/verify.h>
+#include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
+
+/* Opaque in the public header: only this file fills or reads it. */
+struct mb_verify_result {
+	bool ok;
+	uint32_t log_pcrs;              /* bit n: the logs extend PCR n (in some bank) */
+	uint32_t userspace_pcrs;        /* bit n: the userspace log extends PCR n */
+	uint32_t userspace_not_allowed; /* bit n: ...though userspace may not measure into PCR n */
+	uint32_t n_verified, n_failed;
+	size_t n;
+	mb_verify_pcr pcrs[MB_MAX_BANKS * MB_PCR_COUNT];
+	mb_replay_info info;
+};
 
 /* PFP §10.4.4 / §3.3.4.5: the EV_EFI_ACTION strings measured into PCR 5 at ExitBootServices. */
 static const char ebs_invocation[] = "Exit Boot Services Invocation";
@@ -313,8 +326,8 @@ static combined_bank *find_bank(combined_bank *banks, size_t n, uint16_t alg)
 	return NULL;
 }
 
-MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
-			    const mb_verify_options *opts, mb_verify_result *ret, mb_error *err)
+static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
+		       const mb_verify_options *opts, mb_verify_result *ret, mb_error *err)
 {
 	static const mb_verify_options defaults = { NULL, 0, MB_USERSPACE_PCRS_DEFAULT };
 	mb_pcr_values replay;
@@ -485,6 +498,86 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 	}
 	ret->ok = ret->n_failed == 0 && ret->n_verified > 0;
 	return 0;
+}
+
+MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
+			    const mb_verify_options *opts, mb_verify_result **ret, mb_error *err)
+{
+	mb_verify_result *res = calloc(1, sizeof(*res));
+	int r;
+
+	*ret = NULL;
+	if (!res)
+		return mb_fail(err, -ENOMEM, "out of memory");
+	r = verify_into(log, userspace, actual, opts, res, err);
+	if (r < 0) {
+		free(res);
+		return r;
+	}
+	*ret = res;
+	return 0;
+}
+
+MB_EXPORT void mb_verify_result_free(mb_verify_result *r)
+{
+	free(r);
+}
+
+MB_EXPORT bool mb_verify_result_ok(const mb_verify_result *r)
+{
+	return r->ok;
+}
+
+MB_EXPORT uint16_t mb_verify_result_policy_bank(const mb_verify_result *r)
+{
+	static const uint16_t prefer[] = { MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512, MB_ALG_SHA1, MB_ALG_SM3_256 };
+	size_t i, k;
+
+	for (i = 0; i < sizeof(prefer) / sizeof(prefer[0]); i++) {
+		bool seen = false, bad = false;
+
+		for (k = 0; k < r->n; k++) {
+			if (r->pcrs[k].alg != prefer[i])
+				continue;
+			if (r->pcrs[k].verdict == MB_PCR_VERIFIED)
+				seen = true;
+			else if (r->pcrs[k].verdict != MB_PCR_NOT_COVERED)
+				bad = true;
+		}
+		if (seen && !bad)
+			return prefer[i];
+	}
+	return 0;
+}
+
+MB_EXPORT uint32_t mb_verify_result_n_verified(const mb_verify_result *r)
+{
+	return r->n_verified;
+}
+
+MB_EXPORT uint32_t mb_verify_result_n_failed(const mb_verify_result *r)
+{
+	return r->n_failed;
+}
+
+MB_EXPORT uint32_t mb_verify_result_log_pcrs(const mb_verify_result *r)
+{
+	return r->log_pcrs;
+}
+
+MB_EXPORT const mb_replay_info *mb_verify_result_replay_info(const mb_verify_result *r)
+{
+	return &r->info;
+}
+
+MB_EXPORT size_t mb_verify_result_count(const mb_verify_result *r)
+{
+	return r->n;
+}
+
+MB_EXPORT const mb_verify_pcr *mb_verify_result_entry(const mb_verify_result *r, size_t i)
+{
+	return i < r->n ? &r->pcrs[i] : NULL;
 }
 
 MB_EXPORT const mb_verify_pcr *mb_verify_result_pcr(const mb_verify_result *ret, uint16_t alg, uint32_t pcr)
