@@ -19,6 +19,7 @@
 #include <mboot/pe.h>
 #include <mboot/totp.h>
 #include <mboot/tpm-policy.h>
+#include <mboot/measure.h>
 #include <mboot/attest.h>
 
 #endif

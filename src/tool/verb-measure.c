@@ -5,14 +5,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "shared/fileio.h"
-#include "shared/hex.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -119,58 +115,18 @@ out:
 	return rc;
 }
 
-static int mkdir_parents(const char *path)
-{
-	char *dir = strdup(path), *p;
-
-	if (!dir)
-		return -ENOMEM;
-	for (p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			int r = -errno;
-
-			free(dir);
-			return r;
-		}
-		*p = '/';
-	}
-	free(dir);
-	return 0;
-}
-
-static int write_all(int fd, const char *buf, size_t size)
-{
-	while (size > 0) {
-		ssize_t k = write(fd, buf, size);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		buf += k;
-		size -= (size_t) k;
-	}
-	return 0;
-}
-
 int verb_measure(int argc, char **argv)
 {
 	const char *file = NULL, *text = NULL, *desc = NULL, *log_path = MB_CEL_DEFAULT_PATH, *tcti = NULL;
 	bool use_stdin = false, json = false;
 	long pcr = -1;
 	unsigned lock_timeout_ms = TOOL_LOCK_TIMEOUT_MS;
-	digests all, use = { 0 };
-	mb_tpm_bank banks[MB_MAX_BANKS];
-	size_t n_banks = 0, i, k, size = 0;
+	digests all;
+	size_t size = 0;
 	mb_error err = { 0 };
-	mb_tpm *tpm = NULL;
 	json_object *content = NULL;
 	char *record = NULL;
-	struct stat st;
-	int c, rc, fd = -1, in_fd = -1;
+	int c, rc, in_fd = -1;
 
 	optind = 1;
 	opterr = 0;
@@ -263,92 +219,24 @@ int verb_measure(int argc, char **argv)
 	else
 		json_object_object_add(content, "stdin", json_object_new_boolean(true));
 
-	/*
-	 * Lock before talking to the TPM: a TPM that serves one connection at a time (swtpm)
-	 * would otherwise deadlock two writers, each holding what the other waits for.
-	 */
-	if (mkdir_parents(log_path) < 0) {
-		tool_errorf("%s: cannot create its directory: %s", log_path, strerror(errno));
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	/*
-	 * O_NOFOLLOW: measure often runs as root, and later fchmods and appends to what it opened;
-	 * a symlink planted at the log's path would turn that onto another file.
-	 */
-	if (mb_open_locked(log_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0600, LOCK_EX, lock_timeout_ms,
-			   &fd, &err) < 0) {
-		tool_report(log_path, &err);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (fstat(fd, &st) < 0) {
-		tool_errorf("%s: %s", log_path, strerror(errno));
-		rc = EXIT_USAGE;
-		goto out;
-	}
+	/* The TPM's own warnings: mboot reports errors itself, once (as tool_tpm_open). */
+	setenv("TSS2_LOG", "all+none", 0);
+	{
+		mb_measure_input mi = { .pcr = (uint32_t) pcr, .digests = all.d, .n_digests = all.n,
+					.content_type = "mboot",
+					.content_json = json_object_to_json_string_ext(content, JSON_C_TO_STRING_PLAIN),
+					.log_path = log_path, .lock_timeout_ms = lock_timeout_ms };
 
-	rc = tool_tpm_open(tcti, &tpm);
-	if (rc != EXIT_OK)
-		goto out;
-	if (mb_tpm_banks(tpm, banks, MB_MAX_BANKS, &n_banks, &err) < 0) {
-		rc = tool_tpm_exit(&err);
-		goto out;
-	}
-	/* Every active bank gets its digest: a bank left out would be a PCR nobody can verify. */
-	for (i = 0; i < n_banks; i++) {
-		for (k = 0; k < all.n; k++)
-			if (all.d[k].alg == banks[i].alg)
-				break;
-		if (k == all.n) {
-			char name[8];
-
-			tool_errorf("measure: the TPM has an active %s bank that mboot cannot hash; refusing to leave "
-				    "it unextended", tool_alg_name(banks[i].alg, name));
-			rc = EXIT_TPM;
+		if (mb_measure(tcti, &mi, &record, &size, &err) < 0) {
+			tool_report("measure", &err);
+			rc = err.code == MB_ERR_TPM || err.code == MB_ERR_MEASURE_BANK ? EXIT_TPM : EXIT_USAGE;
 			goto out;
 		}
-		if (!(banks[i].pcrs & (1u << pcr)))
-			continue;
-		use.d[use.n++] = all.d[k];
 	}
-	if (use.n == 0) {
-		tool_errorf("measure: no active bank holds PCR %ld", pcr);
-		rc = EXIT_TPM;
-		goto out;
-	}
-	if (mb_cel_format_record((uint32_t) pcr, use.d, use.n, "mboot",
-				 json_object_to_json_string_ext(content, JSON_C_TO_STRING_PLAIN), &record, &size) < 0) {
-		tool_errorf("out of memory");
-		rc = EXIT_USAGE;
-		goto out;
-	}
-
-	/* Sticky bit: "extended, not yet logged" (systemd-pcrextend's convention). */
-	if (fchmod(fd, (st.st_mode & 07777) | S_ISVTX) < 0) {
-		tool_errorf("%s: %s", log_path, strerror(errno));
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (mb_tpm_extend(tpm, (uint32_t) pcr, use.d, use.n, &err) < 0) {
-		(void) fchmod(fd, st.st_mode & 07777 & ~S_ISVTX); /* nothing extended: nothing to log */
-		rc = tool_tpm_exit(&err);
-		goto out;
-	}
-	if (write_all(fd, record, size) < 0) {
-		tool_errorf("%s: PCR %ld was extended but the record could not be written (%s): the log stays "
-			    "marked incomplete", log_path, pcr, strerror(errno));
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	(void) fchmod(fd, st.st_mode & 07777 & ~S_ISVTX);
 	if (json)
 		fwrite(record + 1, 1, size - 1, stdout);
 	rc = EXIT_OK;
 out:
-	mb_tpm_free(tpm);
-	if (fd >= 0)
-		close(fd);
 	free(record);
 	json_object_put(content);
 	return rc;
