@@ -27,15 +27,15 @@ int main(int argc, char **argv)
 	mb_error err = { 0 };
 	double secs = argc > 5 ? atof(argv[5]) : 3.0, t0, t;
 
-	if (argc < 5 || mb_read_file(argv[1], MB_ATTEST_FILE_MAX, &ev, &ev_size, &err) < 0 ||
-	    mb_read_file(argv[2], MB_ATTEST_FILE_MAX, &m, &m_size, &err) < 0 ||
-	    mb_read_file(argv[4], MB_POLICY_MAX_SIZE, &pol, &pol_size, &err) < 0 ||
+	if (argc < 5 || file_read(argv[1], MB_ATTEST_FILE_MAX, &ev, &ev_size, &err) < 0 ||
+	    file_read(argv[2], MB_ATTEST_FILE_MAX, &m, &m_size, &err) < 0 ||
+	    file_read(argv[4], MB_POLICY_MAX_SIZE, &pol, &pol_size, &err) < 0 ||
 	    mb_policy_parse((const char *) pol, pol_size, &policy, &err) < 0) {
 		fprintf(stderr, "usage: bench-attest EVIDENCE MACHINE NONCE POLICY [SECONDS] (%s)\n", err.message);
 		return 2;
 	}
 	nonce_size = strlen(argv[3]) / 2;
-	if (nonce_size > sizeof(nonce) || mb_unhex(argv[3], 2 * nonce_size, nonce, nonce_size) < 0)
+	if (nonce_size > sizeof(nonce) || hex_parse(argv[3], 2 * nonce_size, nonce, nonce_size) < 0)
 		return 2;
 	t0 = now();
 	do {

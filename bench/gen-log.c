@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		}
 	}
 	bytes = mb_log_writer_data(w, &size);
-	if (mb_write_file(argv[2], bytes, size, 0644, true, &err) < 0) {
+	if (file_write(argv[2], bytes, size, 0644, true, &err) < 0) {
 		fprintf(stderr, "gen-log: %s\n", err.message);
 		return 1;
 	}

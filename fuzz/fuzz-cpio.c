@@ -20,12 +20,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mb_error err = { 0 };
 	volatile uint8_t sink = 0;
 	size_t i, idx;
-	mb_cpio_caps caps = mb_cpio_caps_default;
+	cpio_caps caps = cpio_caps_default;
 
 	if (size > (1u << 20))
 		return 0;
 	caps.total = 64u << 20;
-	if (mb_initramfs_parse_capped(data, size, &caps, &a, &err) < 0)
+	if (initramfs_parse_capped(data, size, &caps, &a, &err) < 0)
 		return 0;
 	for (i = 0; i < mb_initramfs_entry_count(a); i++) {
 		const mb_cpio_entry *e = mb_initramfs_entry_at(a, i);

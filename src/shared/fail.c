@@ -20,7 +20,7 @@ static void fill(mb_error *err, int code, const char *fmt, va_list ap)
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 }
 
-int mb_fail(mb_error *err, int code, const char *fmt, ...)
+int set_error(mb_error *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,7 +34,7 @@ int mb_fail(mb_error *err, int code, const char *fmt, ...)
 	return code;
 }
 
-int mb_fail_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
+int set_error_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,14 +48,14 @@ int mb_fail_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
 	return code;
 }
 
-int mb_fail_prefix(mb_error *err, int code, const char *what)
+int prefix_error(mb_error *err, int code, const char *what)
 {
 	char msg[sizeof(err->message)];
 
 	if (!err)
 		return code;
 	snprintf(msg, sizeof(msg), "%s", err->message[0] ? err->message : mb_strerror(code));
-	return mb_fail(err, code, "%s: %s", what, msg);
+	return set_error(err, code, "%s: %s", what, msg);
 }
 
 MB_EXPORT const char *mb_strerror(int code)

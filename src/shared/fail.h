@@ -5,12 +5,12 @@
 #include <stdint.h>
 #include <mboot/error.h>
 
-/* Fill err (when not NULL) and return code, so callers can `return mb_fail(...)`. */
-int mb_fail(mb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int mb_fail_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
+/* Fill err (when not NULL) and return code, so callers can `return set_error(...)`. */
+int set_error(mb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int set_error_at(mb_error *err, int code, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* Prefix err's message with "what: " (a path the callee did not know); returns code. */
-int mb_fail_prefix(mb_error *err, int code, const char *what);
+int prefix_error(mb_error *err, int code, const char *what);
 
 #endif

@@ -34,7 +34,7 @@ static void *alloc_buffer(size_t size)
 	return malloc(size);
 }
 
-int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+int file_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
 	int rc;
 	uint8_t *buf = NULL;
@@ -56,12 +56,12 @@ int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *er
 			if (ncap > max + 4096 + 1)
 				ncap = max + 4096 + 1;
 			if (ncap <= cap) {
-				rc = mb_fail(err, -E2BIG, "file is larger than %zu bytes", max);
+				rc = set_error(err, -E2BIG, "file is larger than %zu bytes", max);
 				goto out;
 			}
 			nbuf = cap ? realloc(buf, ncap) : alloc_buffer(ncap);
 			if (!nbuf) {
-				rc = mb_fail(err, -ENOMEM, "out of memory reading file");
+				rc = set_error(err, -ENOMEM, "out of memory reading file");
 				goto out;
 			}
 			buf = nbuf;
@@ -71,21 +71,21 @@ int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *er
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = mb_fail(err, -errno, "read error: %s", strerror(errno));
+			rc = set_error(err, -errno, "read error: %s", strerror(errno));
 			goto out;
 		}
 		if (n == 0)
 			break;
 		size += (size_t) n;
 		if (size > max) {
-			rc = mb_fail(err, -E2BIG, "file is larger than %zu bytes", max);
+			rc = set_error(err, -E2BIG, "file is larger than %zu bytes", max);
 			goto out;
 		}
 	}
 	if (!buf) {
 		buf = malloc(1);
 		if (!buf) {
-			rc = mb_fail(err, -ENOMEM, "out of memory reading file");
+			rc = set_error(err, -ENOMEM, "out of memory reading file");
 			goto out;
 		}
 	}
@@ -99,16 +99,16 @@ out:
 	return rc;
 }
 
-int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+int file_read(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
 	int fd, rc;
 
 	if (strcmp(path, "-") == 0)
-		return mb_read_fd(STDIN_FILENO, max, ret, ret_size, err);
+		return file_read_fd(STDIN_FILENO, max, ret, ret_size, err);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return mb_fail(err, -errno, "cannot open: %s", strerror(errno));
-	rc = mb_read_fd(fd, max, ret, ret_size, err);
+		return set_error(err, -errno, "cannot open: %s", strerror(errno));
+	rc = file_read_fd(fd, max, ret, ret_size, err);
 	close(fd);
 	return rc;
 }
@@ -146,7 +146,7 @@ static int rename_noreplace(const char *from, const char *to)
 	return 0;
 }
 
-int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
+int file_write(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
 {
 	char *tmp = NULL;
 	const uint8_t *p = data;
@@ -158,7 +158,7 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 			if (n < 0) {
 				if (errno == EINTR)
 					continue;
-				return mb_fail(err, -errno, "write error: %s", strerror(errno));
+				return set_error(err, -errno, "write error: %s", strerror(errno));
 			}
 			p += n;
 			size -= (size_t) n;
@@ -168,16 +168,16 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 	/* In path's directory, so that rename(2) is atomic; mkostemp creates it O_EXCL, 0600. */
 	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
 		tmp = NULL;
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		rc = mb_fail(err, -errno, "cannot create %s: %s", tmp, strerror(errno));
+		rc = set_error(err, -errno, "cannot create %s: %s", tmp, strerror(errno));
 		free(tmp);
 		return rc;
 	}
 	if (fchmod(fd, mode ? mode : 0644) < 0) {
-		rc = mb_fail(err, -errno, "chmod: %s", strerror(errno));
+		rc = set_error(err, -errno, "chmod: %s", strerror(errno));
 		goto out;
 	}
 	while (size > 0) {
@@ -185,11 +185,11 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
+			rc = set_error(err, -errno, "write error: %s", strerror(errno));
 			goto out;
 		}
 		if (n == 0) {
-			rc = mb_fail(err, -EIO, "write error: no progress");
+			rc = set_error(err, -EIO, "write error: no progress");
 			goto out;
 		}
 		p += n;
@@ -197,20 +197,20 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
 	}
 	/* The data is on disk before the name points at it: a crash leaves the old file or the new. */
 	if (fsync(fd) < 0) {
-		rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
+		rc = set_error(err, -errno, "write error: %s", strerror(errno));
 		goto out;
 	}
 	rc = close(fd);
 	fd = -1;
 	if (rc < 0) {
-		rc = mb_fail(err, -errno, "write error: %s", strerror(errno));
+		rc = set_error(err, -errno, "write error: %s", strerror(errno));
 		goto out;
 	}
 	if ((replace ? rename(tmp, path) : rename_noreplace(tmp, path)) < 0) {
 		if (errno == EEXIST)
-			rc = mb_fail(err, -EEXIST, "already exists; not replaced");
+			rc = set_error(err, -EEXIST, "already exists; not replaced");
 		else
-			rc = mb_fail(err, -errno, "cannot rename %s to it: %s", tmp, strerror(errno));
+			rc = set_error(err, -errno, "cannot rename %s to it: %s", tmp, strerror(errno));
 		goto out;
 	}
 	free(tmp);
@@ -235,7 +235,7 @@ static const char *file_kind(mode_t m)
 	       S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : "not a regular file";
 }
 
-int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigned timeout_ms, int *ret_fd,
+int file_open_locked(const char *path, int flags, unsigned mode, int lock, unsigned timeout_ms, int *ret_fd,
 		   mb_error *err)
 {
 	struct timespec start, now, pause = { 0, 10 * 1000 * 1000 };
@@ -249,20 +249,20 @@ int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigne
 
 		/* Write-only and non-blocking, a FIFO without a reader (or a socket) is ENXIO. */
 		if (e == ENXIO)
-			return mb_fail(err, -EINVAL, "not a regular file (a FIFO, socket or device); refusing it");
+			return set_error(err, -EINVAL, "not a regular file (a FIFO, socket or device); refusing it");
 		if (e == ELOOP && (flags & O_NOFOLLOW))
-			return mb_fail(err, -ELOOP, "is a symbolic link; refusing to follow it");
-		return mb_fail(err, -e, "cannot open: %s", strerror(e));
+			return set_error(err, -ELOOP, "is a symbolic link; refusing to follow it");
+		return set_error(err, -e, "cannot open: %s", strerror(e));
 	}
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
 
 		close(fd);
-		return mb_fail(err, -e, "cannot stat: %s", strerror(e));
+		return set_error(err, -e, "cannot stat: %s", strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return mb_fail(err, -EINVAL, "%s, not a regular file; refusing it", file_kind(st.st_mode));
+		return set_error(err, -EINVAL, "%s, not a regular file; refusing it", file_kind(st.st_mode));
 	}
 	/* Regular file now: O_NONBLOCK means nothing to its reads and writes, but leave no surprise. */
 	fl = fcntl(fd, F_GETFL);
@@ -270,7 +270,7 @@ int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigne
 		int e = errno;
 
 		close(fd);
-		return mb_fail(err, -e, "fcntl: %s", strerror(e));
+		return set_error(err, -e, "fcntl: %s", strerror(e));
 	}
 	/* Tried without blocking, again and again: a holder that never lets go cannot hang us. */
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -282,13 +282,13 @@ int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigne
 			continue;
 		if (e != EWOULDBLOCK) {
 			close(fd);
-			return mb_fail(err, -e, "cannot lock: %s", strerror(e));
+			return set_error(err, -e, "cannot lock: %s", strerror(e));
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		waited_ms = ((int64_t) now.tv_sec - start.tv_sec) * 1000 + ((int64_t) now.tv_nsec - start.tv_nsec) / 1000000;
 		if (waited_ms >= (int64_t) timeout_ms) {
 			close(fd);
-			return mb_fail(err, -ETIMEDOUT, "another process holds a lock on it; gave up after %u.%u s",
+			return set_error(err, -ETIMEDOUT, "another process holds a lock on it; gave up after %u.%u s",
 				       timeout_ms / 1000, timeout_ms % 1000 / 100);
 		}
 		nanosleep(&pause, NULL);

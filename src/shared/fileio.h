@@ -13,11 +13,11 @@
  * short reads. More than max bytes is -E2BIG. The buffer is NUL-terminated
  * (one byte past *ret_size) so text parsers may use it as a string.
  */
-int mb_read_file(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+int file_read(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 	__attribute__((warn_unused_result));
 
-/* mb_read_file from an open descriptor (read from where it stands to EOF; not closed). */
-int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
+/* file_read from an open descriptor (read from where it stands to EOF; not closed). */
+int file_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *err)
 	__attribute__((warn_unused_result));
 
 /*
@@ -27,7 +27,7 @@ int mb_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *er
  * Unless replace, an existing path (even a dangling symlink) is -EEXIST and kept, also when
  * it appears while writing.
  */
-int mb_write_file(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
+int file_write(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
 	__attribute__((warn_unused_result));
 
 /*
@@ -37,7 +37,7 @@ int mb_write_file(const char *path, const void *data, size_t size, unsigned mode
  * file, and the lock retried without blocking for timeout_ms, then -ETIMEDOUT. A missing
  * file is -ENOENT. *ret_fd is the locked descriptor, blocking again, or -1.
  */
-int mb_open_locked(const char *path, int flags, unsigned mode, int lock, unsigned timeout_ms, int *ret_fd,
+int file_open_locked(const char *path, int flags, unsigned mode, int lock, unsigned timeout_ms, int *ret_fd,
 		   mb_error *err) __attribute__((warn_unused_result));
 
 #endif

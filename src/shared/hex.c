@@ -4,7 +4,7 @@
 
 #include "shared/hex.h"
 
-char *mb_hex(const uint8_t *in, size_t n, char *out)
+char *hex_format(const uint8_t *in, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i;
@@ -17,11 +17,11 @@ char *mb_hex(const uint8_t *in, size_t n, char *out)
 	return out;
 }
 
-char *mb_hex_dup(const uint8_t *in, size_t n)
+char *hex_dup(const uint8_t *in, size_t n)
 {
 	char *s = malloc(2 * n + 1);
 
-	return s ? mb_hex(in, n, s) : NULL;
+	return s ? hex_format(in, n, s) : NULL;
 }
 
 static int nibble(char c)
@@ -35,7 +35,7 @@ static int nibble(char c)
 	return -1;
 }
 
-int mb_unhex(const char *s, size_t len, uint8_t *out, size_t out_size)
+int hex_parse(const char *s, size_t len, uint8_t *out, size_t out_size)
 {
 	size_t i;
 
@@ -52,7 +52,7 @@ int mb_unhex(const char *s, size_t len, uint8_t *out, size_t out_size)
 }
 
 /* EFI_GUID (UEFI spec appendix A): Data1 u32 LE, Data2 u16 LE, Data3 u16 LE, Data4[8] as is. */
-char *mb_guid_format(const uint8_t g[16], char out[MB_GUID_STR])
+char *guid_format(const uint8_t g[16], char out[MB_GUID_STR])
 {
 	/* Byte order of the text; -1 is a dash. Written by hand: snprintf showed in profiles. */
 	static const signed char order[] = { 3, 2, 1, 0, -1, 5, 4, -1, 7, 6, -1, 8, 9, -1,

@@ -6,14 +6,14 @@
 #include <stdint.h>
 
 /* Lowercase hex of n bytes into out, which must hold 2n+1 bytes. Returns out. */
-char *mb_hex(const uint8_t *in, size_t n, char *out);
+char *hex_format(const uint8_t *in, size_t n, char *out);
 /* Malloc'd lowercase hex; NULL on OOM. */
-char *mb_hex_dup(const uint8_t *in, size_t n);
+char *hex_dup(const uint8_t *in, size_t n);
 /* Parse exactly out_size bytes of hex (either case); 0 or -EINVAL. */
-int mb_unhex(const char *s, size_t len, uint8_t *out, size_t out_size);
+int hex_parse(const char *s, size_t len, uint8_t *out, size_t out_size);
 
 /* An EFI_GUID as text, "8be4df61-93ca-11d2-aa0d-00e098032b8c" (36 characters and a NUL). Returns out. */
 #define MB_GUID_STR 37
-char *mb_guid_format(const uint8_t g[16], char out[MB_GUID_STR]);
+char *guid_format(const uint8_t g[16], char out[MB_GUID_STR]);
 
 #endif

@@ -36,7 +36,7 @@ typedef struct open_container {
 
 typedef struct scan {
 	const char *doc;
-	mb_reader r; /* over the value's bytes; offsets are doc's */
+	byte_reader r; /* over the value's bytes; offsets are doc's */
 	unsigned depth, max_depth;
 	open_container stack[JSON_READ_MAX_DEPTH];
 	seen_key *keys;
@@ -79,19 +79,19 @@ static int fail_position(const char *doc, size_t at, mb_error *err, const char *
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	text_position(doc, at, &line, &column);
-	return mb_fail_at(err, -EBADMSG, at, "line %zu, column %zu: %s", line, column, what);
+	return set_error_at(err, -EBADMSG, at, "line %zu, column %zu: %s", line, column, what);
 }
 
 #define fail(s, at, ...) fail_position((s)->doc, (at), (s)->err, __VA_ARGS__)
 
 static size_t here(const scan *s)
 {
-	return (size_t) mb_reader_offset(&s->r);
+	return (size_t) reader_offset(&s->r);
 }
 
 static int peek(const scan *s)
 {
-	return mb_reader_left(&s->r) ? *mb_reader_cur(&s->r) : -1;
+	return reader_left(&s->r) ? *reader_cur(&s->r) : -1;
 }
 
 /* The next byte, consumed; -1 at the end. */
@@ -99,7 +99,7 @@ static int next(scan *s)
 {
 	uint8_t c;
 
-	return mb_read_u8(&s->r, &c) < 0 ? -1 : c;
+	return read_u8(&s->r, &c) < 0 ? -1 : c;
 }
 
 static bool is_digit(int c)
@@ -139,7 +139,7 @@ static int add_name_byte(scan *s, uint8_t b)
 		uint8_t *n = realloc(s->names, ncap);
 
 		if (!n)
-			return mb_fail(s->err, -ENOMEM, "out of memory");
+			return set_error(s->err, -ENOMEM, "out of memory");
 		s->names = n;
 		s->cap_names = ncap;
 	}
@@ -283,12 +283,12 @@ static int scan_string(scan *s, bool keep)
 
 		if (!keep) {
 			/* a run of plain ASCII at once: strings here are mostly long base64 */
-			const uint8_t *p = mb_reader_cur(&s->r);
-			size_t left = mb_reader_left(&s->r);
+			const uint8_t *p = reader_cur(&s->r);
+			size_t left = reader_left(&s->r);
 
 			while (run < left && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
 				run++;
-			if (run && mb_read_skip(&s->r, run) < 0)
+			if (run && read_skip(&s->r, run) < 0)
 				return fail(s, here(s), "unexpected end of input");
 		}
 		at = here(s);
@@ -459,7 +459,7 @@ static int scan_key(scan *s, size_t at)
 		seen_key *n = reallocarray(s->keys, ncap, sizeof(*n));
 
 		if (!n)
-			return mb_fail(s->err, -ENOMEM, "out of memory");
+			return set_error(s->err, -ENOMEM, "out of memory");
 		s->keys = n;
 		s->cap_keys = ncap;
 	}
@@ -562,9 +562,9 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 
 	*ret = NULL;
 	if (max_depth > JSON_READ_MAX_DEPTH || start > doc_size || len > doc_size - start)
-		return mb_fail(err, -EINVAL, "invalid argument");
+		return set_error(err, -EINVAL, "invalid argument");
 	if (len > INT_MAX || start > UINT32_MAX - len)
-		return mb_fail(err, -E2BIG, "JSON text over %d bytes", INT_MAX);
+		return set_error(err, -E2BIG, "JSON text over %d bytes", INT_MAX);
 	nul = memchr(doc + start, 0, len);
 	if (nul)
 		return fail(&s, (size_t) (nul - doc), "NUL byte in the text");
@@ -577,9 +577,9 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 	if (!s.keys || !s.names) {
 		free(s.keys);
 		free(s.names);
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	}
-	mb_reader_init(&s.r, doc + start, len, start);
+	reader_init(&s.r, doc + start, len, start);
 	r = scan_text(&s);
 	free(s.keys);
 	free(s.names);
@@ -591,7 +591,7 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 	/* json-c counts the scalar inside the innermost container as a level too. */
 	tok = json_tokener_new_ex((int) max_depth + 1);
 	if (!tok)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	root = json_tokener_parse_ex(tok, doc + start, (int) len);
 	end = json_tokener_get_parse_end(tok);

@@ -12,7 +12,7 @@
 #include "shared/hex.h"
 #include "shared/jsonout.h"
 
-char *mb_jsonout_grow(mb_jsonout *b, size_t n)
+char *jsonout_grow(jsonout *b, size_t n)
 {
 	if (b->oom)
 		return NULL;
@@ -33,12 +33,12 @@ char *mb_jsonout_grow(mb_jsonout *b, size_t n)
 	return b->p + b->n;
 }
 
-void mb_jsonout_raw(mb_jsonout *b, const char *s)
+void jsonout_raw(jsonout *b, const char *s)
 {
-	mb_jsonout_put(b, s, strlen(s));
+	jsonout_put(b, s, strlen(s));
 }
 
-void mb_jsonout_u64(mb_jsonout *b, uint64_t v)
+void jsonout_u64(jsonout *b, uint64_t v)
 {
 	char tmp[24];
 	size_t i = sizeof(tmp);
@@ -47,7 +47,7 @@ void mb_jsonout_u64(mb_jsonout *b, uint64_t v)
 		tmp[--i] = (char) ('0' + v % 10);
 		v /= 10;
 	} while (v);
-	mb_jsonout_put(b, tmp + i, sizeof(tmp) - i);
+	jsonout_put(b, tmp + i, sizeof(tmp) - i);
 }
 
 /* Both hex digits of every byte value, "000102...ff": one lookup per byte. */
@@ -61,9 +61,9 @@ static const char hex_pairs[512] =
 	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
 	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-void mb_jsonout_hex(mb_jsonout *b, const uint8_t *p, size_t n)
+void jsonout_hex(jsonout *b, const uint8_t *p, size_t n)
 {
-	char *d = mb_jsonout_room(b, 2 * n);
+	char *d = jsonout_room(b, 2 * n);
 	size_t i;
 
 	if (!d)
@@ -83,7 +83,7 @@ void mb_jsonout_hex(mb_jsonout *b, const uint8_t *p, size_t n)
 	b->n += 2 * n;
 }
 
-int mb_jsonout_flush(mb_jsonout *b, FILE *f)
+int jsonout_flush(jsonout *b, FILE *f)
 {
 	if (b->n && fwrite(b->p, 1, b->n, f) != b->n)
 		return -EIO;
@@ -97,12 +97,12 @@ int mb_jsonout_flush(mb_jsonout *b, FILE *f)
  * escaping (\b \n \r \t \f \" \\ and \u00xx below 0x20; '/' and bytes >= 0x7f as they are),
  * no blanks, members in insertion order. Types the decoders never build go through json-c.
  */
-void mb_jsonout_string(mb_jsonout *b, const char *s, size_t n)
+void jsonout_string(jsonout *b, const char *s, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i, start = 0;
 
-	mb_jsonout_lit(b, "\"");
+	jsonout_lit(b, "\"");
 	for (i = 0; i < n; i++) {
 		unsigned char c;
 		char esc[6] = { '\\', 0, '0', '0', 0, 0 };
@@ -140,15 +140,15 @@ void mb_jsonout_string(mb_jsonout *b, const char *s, size_t n)
 			esc[5] = digits[c & 15];
 			elen = 6;
 		}
-		mb_jsonout_put(b, s + start, i - start);
-		mb_jsonout_put(b, esc, elen);
+		jsonout_put(b, s + start, i - start);
+		jsonout_put(b, esc, elen);
 		start = i + 1;
 	}
-	mb_jsonout_put(b, s + start, n - start);
-	mb_jsonout_lit(b, "\"");
+	jsonout_put(b, s + start, n - start);
+	jsonout_lit(b, "\"");
 }
 
-void mb_jsonout_json(mb_jsonout *b, json_object *o)
+void jsonout_json(jsonout *b, json_object *o)
 {
 	size_t i, n;
 	int64_t v;
@@ -157,49 +157,49 @@ void mb_jsonout_json(mb_jsonout *b, json_object *o)
 
 	switch (json_object_get_type(o)) {
 	case json_type_null:
-		mb_jsonout_lit(b, "null");
+		jsonout_lit(b, "null");
 		return;
 	case json_type_boolean:
 		if (json_object_get_boolean(o))
-			mb_jsonout_lit(b, "true");
+			jsonout_lit(b, "true");
 		else
-			mb_jsonout_lit(b, "false");
+			jsonout_lit(b, "false");
 		return;
 	case json_type_int:
 		/* int64 or uint64 inside: a uint64 above INT64_MAX reads back clamped as int64. */
 		v = json_object_get_int64(o);
 		u = json_object_get_uint64(o);
 		if (v < 0) {
-			mb_jsonout_lit(b, "-");
-			mb_jsonout_u64(b, (uint64_t) -(v + 1) + 1);
+			jsonout_lit(b, "-");
+			jsonout_u64(b, (uint64_t) -(v + 1) + 1);
 		} else {
-			mb_jsonout_u64(b, v == INT64_MAX && u > (uint64_t) INT64_MAX ? u : (uint64_t) v);
+			jsonout_u64(b, v == INT64_MAX && u > (uint64_t) INT64_MAX ? u : (uint64_t) v);
 		}
 		return;
 	case json_type_string:
-		mb_jsonout_string(b, json_object_get_string(o), (size_t) json_object_get_string_len(o));
+		jsonout_string(b, json_object_get_string(o), (size_t) json_object_get_string_len(o));
 		return;
 	case json_type_object:
-		mb_jsonout_lit(b, "{");
+		jsonout_lit(b, "{");
 		json_object_object_foreach(o, key, val) {
 			if (!first)
-				mb_jsonout_lit(b, ",");
+				jsonout_lit(b, ",");
 			first = false;
-			mb_jsonout_string(b, key, strlen(key));
-			mb_jsonout_lit(b, ":");
-			mb_jsonout_json(b, val);
+			jsonout_string(b, key, strlen(key));
+			jsonout_lit(b, ":");
+			jsonout_json(b, val);
 		}
-		mb_jsonout_lit(b, "}");
+		jsonout_lit(b, "}");
 		return;
 	case json_type_array:
-		mb_jsonout_lit(b, "[");
+		jsonout_lit(b, "[");
 		n = json_object_array_length(o);
 		for (i = 0; i < n; i++) {
 			if (i)
-				mb_jsonout_lit(b, ",");
-			mb_jsonout_json(b, json_object_array_get_idx(o, i));
+				jsonout_lit(b, ",");
+			jsonout_json(b, json_object_array_get_idx(o, i));
 		}
-		mb_jsonout_lit(b, "]");
+		jsonout_lit(b, "]");
 		return;
 	default: {
 		size_t len = 0;
@@ -207,7 +207,7 @@ void mb_jsonout_json(mb_jsonout *b, json_object *o)
 								  JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 
 		if (s)
-			mb_jsonout_put(b, s, len);
+			jsonout_put(b, s, len);
 		else
 			b->oom = true;
 	}
@@ -215,7 +215,7 @@ void mb_jsonout_json(mb_jsonout *b, json_object *o)
 }
 
 /* "0x" and lowercase hex without leading zeros, as "0x%" PRIx64 prints it. */
-static void address(mb_jsonout *b, uint64_t v)
+static void address(jsonout *b, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
 	char tmp[20];
@@ -227,66 +227,66 @@ static void address(mb_jsonout *b, uint64_t v)
 	} while (v);
 	tmp[--i] = 'x';
 	tmp[--i] = '0';
-	mb_jsonout_lit(b, "\"");
-	mb_jsonout_put(b, tmp + i, sizeof(tmp) - i);
-	mb_jsonout_lit(b, "\"");
+	jsonout_lit(b, "\"");
+	jsonout_put(b, tmp + i, sizeof(tmp) - i);
+	jsonout_lit(b, "\"");
 }
 
-void mb_jsonout_decoded(mb_jsonout *b, const mb_decoded_node *n)
+void jsonout_decoded(jsonout *b, const mb_decoded_node *n)
 {
 	const mb_decoded_node *m;
 	char guid[MB_GUID_STR];
 
 	if (!n) {
-		mb_jsonout_lit(b, "null");
+		jsonout_lit(b, "null");
 		return;
 	}
 	switch (n->type) {
 	case MB_DECODED_OBJECT:
 	case MB_DECODED_ARRAY:
 		if (n->type == MB_DECODED_OBJECT)
-			mb_jsonout_lit(b, "{");
+			jsonout_lit(b, "{");
 		else
-			mb_jsonout_lit(b, "[");
+			jsonout_lit(b, "[");
 		for (m = n->v.list.first; m; m = m->next) {
 			if (m != n->v.list.first)
-				mb_jsonout_lit(b, ",");
+				jsonout_lit(b, ",");
 			if (n->type == MB_DECODED_OBJECT) {
-				mb_jsonout_string(b, m->key, strlen(m->key));
-				mb_jsonout_lit(b, ":");
+				jsonout_string(b, m->key, strlen(m->key));
+				jsonout_lit(b, ":");
 			}
-			mb_jsonout_decoded(b, m);
+			jsonout_decoded(b, m);
 		}
 		if (n->type == MB_DECODED_OBJECT)
-			mb_jsonout_lit(b, "}");
+			jsonout_lit(b, "}");
 		else
-			mb_jsonout_lit(b, "]");
+			jsonout_lit(b, "]");
 		return;
 	case MB_DECODED_STRING:
-		mb_jsonout_string(b, n->v.string.text, n->v.string.len);
+		jsonout_string(b, n->v.string.text, n->v.string.len);
 		return;
 	case MB_DECODED_UINT:
-		mb_jsonout_u64(b, n->v.uint);
+		jsonout_u64(b, n->v.uint);
 		return;
 	case MB_DECODED_BOOL:
 		if (n->v.boolean)
-			mb_jsonout_lit(b, "true");
+			jsonout_lit(b, "true");
 		else
-			mb_jsonout_lit(b, "false");
+			jsonout_lit(b, "false");
 		return;
 	case MB_DECODED_BYTES:
-		mb_jsonout_lit(b, "\"");
-		mb_jsonout_hex(b, n->v.bytes.data, n->v.bytes.len);
-		mb_jsonout_lit(b, "\"");
+		jsonout_lit(b, "\"");
+		jsonout_hex(b, n->v.bytes.data, n->v.bytes.len);
+		jsonout_lit(b, "\"");
 		return;
 	case MB_DECODED_GUID:
-		mb_jsonout_lit(b, "\"");
-		mb_jsonout_put(b, mb_guid_format(n->v.bytes.data, guid), MB_GUID_STR - 1);
-		mb_jsonout_lit(b, "\"");
+		jsonout_lit(b, "\"");
+		jsonout_put(b, guid_format(n->v.bytes.data, guid), MB_GUID_STR - 1);
+		jsonout_lit(b, "\"");
 		return;
 	case MB_DECODED_ADDRESS:
 		address(b, n->v.uint);
 		return;
 	}
-	mb_jsonout_lit(b, "null");
+	jsonout_lit(b, "null");
 }

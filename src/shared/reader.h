@@ -7,7 +7,7 @@
  * mboot reads through this and nothing else: each call checks the remaining
  * length before it touches a byte (comparing against "left", so nothing can
  * overflow), advances only on success, and returns 0 or -EBADMSG.
- * A child reader (mb_read_sub) confines a sub-parser to one field.
+ * A child reader (read_sub) confines a sub-parser to one field.
  */
 
 #include <stdbool.h>
@@ -16,34 +16,34 @@
 
 #define MB_READER_WUR __attribute__((warn_unused_result))
 
-typedef struct mb_reader {
+typedef struct byte_reader {
 	const uint8_t *data;
 	size_t size;
 	size_t pos;
 	uint64_t base; /* absolute offset of data[0] in the original input, for messages */
-} mb_reader;
+} byte_reader;
 
-void mb_reader_init(mb_reader *r, const void *data, size_t size, uint64_t base);
+void reader_init(byte_reader *r, const void *data, size_t size, uint64_t base);
 
-static inline size_t mb_reader_left(const mb_reader *r) { return r->size - r->pos; }
-static inline uint64_t mb_reader_offset(const mb_reader *r) { return r->base + r->pos; }
-static inline const uint8_t *mb_reader_cur(const mb_reader *r) { return r->data + r->pos; }
+static inline size_t reader_left(const byte_reader *r) { return r->size - r->pos; }
+static inline uint64_t reader_offset(const byte_reader *r) { return r->base + r->pos; }
+static inline const uint8_t *reader_cur(const byte_reader *r) { return r->data + r->pos; }
 
-int mb_read_u8(mb_reader *r, uint8_t *ret) MB_READER_WUR;
-int mb_read_u16le(mb_reader *r, uint16_t *ret) MB_READER_WUR;
-int mb_read_u32le(mb_reader *r, uint32_t *ret) MB_READER_WUR;
-int mb_read_u64le(mb_reader *r, uint64_t *ret) MB_READER_WUR;
-int mb_read_u16be(mb_reader *r, uint16_t *ret) MB_READER_WUR;
-int mb_read_u32be(mb_reader *r, uint32_t *ret) MB_READER_WUR;
+int read_u8(byte_reader *r, uint8_t *ret) MB_READER_WUR;
+int read_u16le(byte_reader *r, uint16_t *ret) MB_READER_WUR;
+int read_u32le(byte_reader *r, uint32_t *ret) MB_READER_WUR;
+int read_u64le(byte_reader *r, uint64_t *ret) MB_READER_WUR;
+int read_u16be(byte_reader *r, uint16_t *ret) MB_READER_WUR;
+int read_u32be(byte_reader *r, uint32_t *ret) MB_READER_WUR;
 /* *ret points into the input; n bytes are valid there. */
-int mb_read_bytes(mb_reader *r, size_t n, const uint8_t **ret) MB_READER_WUR;
-int mb_read_copy(mb_reader *r, void *dst, size_t n) MB_READER_WUR;
-int mb_read_skip(mb_reader *r, size_t n) MB_READER_WUR;
+int read_bytes(byte_reader *r, size_t n, const uint8_t **ret) MB_READER_WUR;
+int read_copy(byte_reader *r, void *dst, size_t n) MB_READER_WUR;
+int read_skip(byte_reader *r, size_t n) MB_READER_WUR;
 /* A child reader over the next n bytes; the parent moves past them. */
-int mb_read_sub(mb_reader *r, size_t n, mb_reader *child) MB_READER_WUR;
+int read_sub(byte_reader *r, size_t n, byte_reader *child) MB_READER_WUR;
 /* Same as the getters, without moving. */
-int mb_peek_u32le(const mb_reader *r, size_t at, uint32_t *ret) MB_READER_WUR;
+int peek_u32le(const byte_reader *r, size_t at, uint32_t *ret) MB_READER_WUR;
 /* True when every remaining byte equals b (and at least one remains). */
-bool mb_reader_rest_is(const mb_reader *r, uint8_t b);
+bool reader_rest_is(const byte_reader *r, uint8_t b);
 
 #endif

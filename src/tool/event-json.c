@@ -14,7 +14,7 @@ static void add_digests(json_object *o, const mb_event *ev)
 	uint32_t i;
 
 	for (i = 0; i < ev->n_digests; i++) {
-		char name[8], *hex = mb_hex_dup(ev->digests[i].bytes, ev->digests[i].size);
+		char name[8], *hex = hex_dup(ev->digests[i].bytes, ev->digests[i].size);
 
 		if (hex)
 			json_object_object_add(d, tool_alg_name(ev->digests[i].alg, name), json_object_new_string(hex));
@@ -52,7 +52,7 @@ json_object *tool_event_json(const mb_event_log *log, const mb_event *ev)
 	json_object_object_add(o, "type", json_object_new_string(tool_type_name(ev->type, tbuf)));
 	json_object_object_add(o, "type_value", json_object_new_int64(ev->type));
 	add_digests(o, ev);
-	hex = mb_hex_dup(ev->data, ev->data_size);
+	hex = hex_dup(ev->data, ev->data_size);
 	json_object_object_add(o, "data", json_object_new_string(hex ? hex : ""));
 	free(hex);
 	json_object_object_add(o, "decoded", decoded_json(log, ev));
@@ -70,61 +70,61 @@ json_object *tool_event_json(const mb_event_log *log, const mb_event *ev)
  * `log show --json` writes each event's envelope (index, PCR, type, digests, data) straight
  * into a buffer instead of building a json-c tree for it and serialising that: a
  * 100,000-event log spent most of its time there. The decoded data is the library's typed tree,
- * written by mb_jsonout_decoded() (no json-c object either). The bytes are exactly what json-c
+ * written by jsonout_decoded() (no json-c object either). The bytes are exactly what json-c
  * printed for tool_event_json() with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE:
  * every string the envelope writes itself is hex, a static name or a "0x..." number, so none
  * needs escaping.
  */
-void tool_event_write(mb_jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
+void tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
 {
 	char tbuf[16];
 	mb_digest_check check;
 	uint32_t i;
 
-	mb_jsonout_lit(b, "{\"index\":");
-	mb_jsonout_u64(b, ev->number);
-	mb_jsonout_lit(b, ",\"offset\":");
-	mb_jsonout_u64(b, ev->offset);
-	mb_jsonout_lit(b, ",\"record_size\":");
-	mb_jsonout_u64(b, ev->record_size);
-	mb_jsonout_lit(b, ",\"pcr\":");
-	mb_jsonout_u64(b, ev->pcr);
-	mb_jsonout_lit(b, ",\"type\":\"");
-	mb_jsonout_raw(b, tool_type_name(ev->type, tbuf));
-	mb_jsonout_lit(b, "\",\"type_value\":");
-	mb_jsonout_u64(b, ev->type);
-	mb_jsonout_lit(b, ",\"digests\":{");
+	jsonout_lit(b, "{\"index\":");
+	jsonout_u64(b, ev->number);
+	jsonout_lit(b, ",\"offset\":");
+	jsonout_u64(b, ev->offset);
+	jsonout_lit(b, ",\"record_size\":");
+	jsonout_u64(b, ev->record_size);
+	jsonout_lit(b, ",\"pcr\":");
+	jsonout_u64(b, ev->pcr);
+	jsonout_lit(b, ",\"type\":\"");
+	jsonout_raw(b, tool_type_name(ev->type, tbuf));
+	jsonout_lit(b, "\",\"type_value\":");
+	jsonout_u64(b, ev->type);
+	jsonout_lit(b, ",\"digests\":{");
 	/* The parser refuses two digests of one algorithm: every key is new. */
 	for (i = 0; i < ev->n_digests; i++) {
 		char name[8];
 
 		if (i)
-			mb_jsonout_lit(b, ",");
-		mb_jsonout_lit(b, "\"");
-		mb_jsonout_raw(b, tool_alg_name(ev->digests[i].alg, name));
-		mb_jsonout_lit(b, "\":\"");
-		mb_jsonout_hex(b, ev->digests[i].bytes, ev->digests[i].size);
-		mb_jsonout_lit(b, "\"");
+			jsonout_lit(b, ",");
+		jsonout_lit(b, "\"");
+		jsonout_raw(b, tool_alg_name(ev->digests[i].alg, name));
+		jsonout_lit(b, "\":\"");
+		jsonout_hex(b, ev->digests[i].bytes, ev->digests[i].size);
+		jsonout_lit(b, "\"");
 	}
-	mb_jsonout_lit(b, "},\"data\":\"");
-	mb_jsonout_hex(b, ev->data, ev->data_size);
-	mb_jsonout_lit(b, "\",\"decoded\":");
+	jsonout_lit(b, "},\"data\":\"");
+	jsonout_hex(b, ev->data, ev->data_size);
+	jsonout_lit(b, "\",\"decoded\":");
 	/* Out of memory prints null, as json-c did for a NULL object. */
 	if (mb_event_decode(log, ev, dec) == 0)
-		mb_jsonout_decoded(b, mb_event_decoded_root(dec));
+		jsonout_decoded(b, mb_event_decoded_root(dec));
 	else
-		mb_jsonout_lit(b, "null");
+		jsonout_lit(b, "null");
 	if (mb_event_check_digest(ev, &check) == 0) {
-		mb_jsonout_lit(b, ",\"digest_check\":\"");
-		mb_jsonout_raw(b, mb_digest_status_name(check.status));
-		mb_jsonout_lit(b, "\"");
+		jsonout_lit(b, ",\"digest_check\":\"");
+		jsonout_raw(b, mb_digest_status_name(check.status));
+		jsonout_lit(b, "\"");
 		if (check.rule) {
-			mb_jsonout_lit(b, ",\"digest_rule\":\"");
-			mb_jsonout_raw(b, check.rule);
-			mb_jsonout_lit(b, "\"");
+			jsonout_lit(b, ",\"digest_rule\":\"");
+			jsonout_raw(b, check.rule);
+			jsonout_lit(b, "\"");
 		}
 	}
 	if (ev->pcr >= MB_PCR_COUNT)
-		mb_jsonout_lit(b, ",\"pcr_out_of_range\":true");
-	mb_jsonout_lit(b, "}");
+		jsonout_lit(b, ",\"pcr_out_of_range\":true");
+	jsonout_lit(b, "}");
 }

@@ -159,7 +159,7 @@ int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size)
 {
 	mb_error err = { 0 };
 
-	if (mb_read_file(path, max, buf, size, &err) < 0) {
+	if (file_read(path, max, buf, size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}

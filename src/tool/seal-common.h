@@ -43,7 +43,7 @@ void secret_free(secret_buf *s);
 /* The secret from path ("-": stdin), 1 to MB_SEAL_MAX_SECRET bytes; reports, EXIT_USAGE. */
 int secret_read(const char *path, secret_buf *s);
 
-/* mb_read_file; reports and returns EXIT_USAGE on failure. */
+/* file_read; reports and returns EXIT_USAGE on failure. */
 int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size);
 /*
  * The event log to keep in a sealed file, to explain a later failed unseal: log_path

@@ -37,7 +37,7 @@ int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((form
  */
 int tool_check_output(const char *verb, const char *path, bool force);
 /*
- * mb_write_file, replacing an existing path only with force; reports ("exists; give --force"
+ * file_write, replacing an existing path only with force; reports ("exists; give --force"
  * when it does) and returns EXIT_USAGE on failure. "-" is stdout.
  */
 int tool_write_output(const char *verb, const char *path, const void *data, size_t size, unsigned mode, bool force);
@@ -97,7 +97,7 @@ int tool_tpm_open(const char *tcti, mb_tpm **ret);
 int tool_tpm_exit(const mb_error *err);
 
 struct json_object;
-struct mb_jsonout;
+struct jsonout;
 /*
  * One event as JSON (index, offset, record_size, pcr, type, digests, data, decoded, digest
  * check): a json-c object (log diff), or written straight into a buffer (log show --json).
@@ -106,7 +106,7 @@ struct mb_jsonout;
  */
 struct json_object *tool_event_json(const mb_event_log *log, const mb_event *ev);
 /* dec: a holder reused from event to event (the decoded data lives there until the next call). */
-void tool_event_write(struct mb_jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec);
+void tool_event_write(struct jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec);
 
 /* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. */
 int tool_print_qr(FILE *f, const char *text);

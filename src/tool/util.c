@@ -95,7 +95,7 @@ int tool_check_output(const char *verb, const char *path, bool force)
 int tool_write_output(const char *verb, const char *path, const void *data, size_t size, unsigned mode, bool force)
 {
 	mb_error err = { 0 };
-	int r = mb_write_file(path, data, size, mode, force, &err);
+	int r = file_write(path, data, size, mode, force, &err);
 
 	if (r == -EEXIST) { /* created by someone else since tool_check_output */
 		tool_errorf("%s: %s already exists; not replaced (give --force to replace it)", verb, path);
@@ -115,7 +115,7 @@ int tool_load_log(const char *path, mb_event_log **ret)
 	size_t size = 0;
 	int rc;
 
-	rc = mb_read_file(path, MB_LOG_MAX_SIZE, &buf, &size, &err);
+	rc = file_read(path, MB_LOG_MAX_SIZE, &buf, &size, &err);
 	if (rc < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
@@ -135,7 +135,7 @@ int tool_load_pcrs(const char *path, mb_pcr_values *v)
 	size_t size = 0;
 	int r;
 
-	r = mb_read_file(path, 1u << 20, &buf, &size, &err);
+	r = file_read(path, 1u << 20, &buf, &size, &err);
 	if (r < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;

@@ -69,7 +69,7 @@ static int read_input(const char *path, uint8_t **ret, size_t *ret_size)
 {
 	mb_error err = { 0 };
 
-	if (mb_read_file(path, MB_ATTEST_FILE_MAX, ret, ret_size, &err) < 0) {
+	if (file_read(path, MB_ATTEST_FILE_MAX, ret, ret_size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}

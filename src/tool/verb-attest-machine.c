@@ -61,7 +61,7 @@ int attest_read_ak_file(const char *path, char **ret, size_t *ret_size)
 {
 	mb_error err = { 0 };
 	uint8_t *buf = NULL;
-	int r = mb_read_file(path, AK_FILE_READ_MAX, &buf, ret_size, &err);
+	int r = file_read(path, AK_FILE_READ_MAX, &buf, ret_size, &err);
 
 	if (r == -ENOENT) {
 		tool_errorf("%s: no AK file (run 'mboot attest enroll' first, or give --ak-file)", path);
@@ -223,7 +223,7 @@ int attest_activate(int argc, char **argv)
 	rc = attest_read_ak_file(ak_path, &ak, &ak_size);
 	if (rc != EXIT_OK)
 		return rc;
-	if (mb_read_file(in, MB_ATTEST_FILE_MAX, &challenge, &challenge_size, &err) < 0) {
+	if (file_read(in, MB_ATTEST_FILE_MAX, &challenge, &challenge_size, &err) < 0) {
 		tool_report(in, &err);
 		rc = EXIT_USAGE;
 		goto out;

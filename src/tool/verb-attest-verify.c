@@ -61,7 +61,7 @@ static int load(const char *path, uint8_t **ret, size_t *ret_size)
 {
 	mb_error err = { 0 };
 
-	if (mb_read_file(path, MB_ATTEST_FILE_MAX, ret, ret_size, &err) < 0) {
+	if (file_read(path, MB_ATTEST_FILE_MAX, ret, ret_size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
@@ -119,7 +119,7 @@ int attest_verify(int argc, char **argv)
 		return tool_usage_error("attest verify", "--nonce HEX is required");
 	len = strlen(nonce_hex);
 	if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
-	    mb_unhex(nonce_hex, len, nonce, len / 2) < 0)
+	    hex_parse(nonce_hex, len, nonce, len / 2) < 0)
 		return tool_usage_error("attest verify", "--nonce: not %d to %d bytes of hex", MB_ATTEST_NONCE_MIN,
 					MB_ATTEST_NONCE_MAX);
 	opts.nonce = nonce;

@@ -189,7 +189,7 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 		for (size_t i = 0; i < a->n_algs; i++) {
 			const mb_digest_info *di = mb_digest_by_alg(a->algs[i]);
 
-			json_object_object_add(d, di->name, json_object_new_string(mb_hex(out[i], di->size, hex)));
+			json_object_object_add(d, di->name, json_object_new_string(hex_format(out[i], di->size, hex)));
 		}
 		json_object_object_add(f, "digests", d);
 		if (pe && a->info)
@@ -200,7 +200,7 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 		for (size_t i = 0; i < a->n_algs; i++) {
 			const mb_digest_info *di = mb_digest_by_alg(a->algs[i]);
 
-			printf("  %-7s %s\n", di->name, mb_hex(out[i], di->size, hex));
+			printf("  %-7s %s\n", di->name, hex_format(out[i], di->size, hex));
 		}
 		if (pe && a->info)
 			print_info(pe);

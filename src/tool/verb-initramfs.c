@@ -272,11 +272,11 @@ static int cmd_pack(int argc, char **argv)
 	}
 	/* the library hashed the result while it was being made */
 	digests = json_object_new_object();
-	json_object_object_add(digests, "sha1", json_object_new_string(mb_hex(st.sha1, sizeof(st.sha1), hex384)));
-	json_object_object_add(digests, "sha256", json_object_new_string(mb_hex(st.sha256, sizeof(st.sha256), hex384)));
-	json_object_object_add(digests, "sha384", json_object_new_string(mb_hex(st.sha384, sizeof(st.sha384), hex384)));
+	json_object_object_add(digests, "sha1", json_object_new_string(hex_format(st.sha1, sizeof(st.sha1), hex384)));
+	json_object_object_add(digests, "sha256", json_object_new_string(hex_format(st.sha256, sizeof(st.sha256), hex384)));
+	json_object_object_add(digests, "sha384", json_object_new_string(hex_format(st.sha384, sizeof(st.sha384), hex384)));
 	free(out);
-	mb_hex(st.cpio_sha256, sizeof(st.cpio_sha256), hex);
+	hex_format(st.cpio_sha256, sizeof(st.cpio_sha256), hex);
 	if (a.json) {
 		o = json_object_new_object();
 		json_object_object_add(o, "file", json_object_new_string(a.output));
@@ -368,7 +368,7 @@ static json_object *entry_json(const mb_cpio_entry *e)
 
 	json_object_object_add(o, "name", json_object_new_string(name ? name : ""));
 	if (name && (strlen(name) != e->name_len)) {
-		char *hx = mb_hex_dup((const uint8_t *) e->name, e->name_len);
+		char *hx = hex_dup((const uint8_t *) e->name, e->name_len);
 
 		json_object_object_add(o, "name_hex", json_object_new_string(hx ? hx : ""));
 		free(hx);
@@ -398,7 +398,7 @@ static json_object *entry_json(const mb_cpio_entry *e)
 	if ((e->mode & S_IFMT) == S_IFREG && e->size) {
 		char hex[65];
 
-		json_object_object_add(o, "sha256", json_object_new_string(mb_hex(e->sha256, 32, hex)));
+		json_object_object_add(o, "sha256", json_object_new_string(hex_format(e->sha256, 32, hex)));
 	}
 	return o;
 }
@@ -433,11 +433,11 @@ static int tap_file(const uint8_t *data, size_t size, void *userdata, mb_error *
 	size_t i;
 
 	if (fi->size + size > MB_CPIO_TOTAL_MAX)
-		return mb_fail(err, -E2BIG, "file over %zu bytes", MB_CPIO_TOTAL_MAX);
+		return set_error(err, -E2BIG, "file over %zu bytes", MB_CPIO_TOTAL_MAX);
 	fi->size += size;
 	for (i = 0; i < 3; i++)
 		if (mb_digest_ctx_update(fi->ctx[i], data, size) < 0)
-			return mb_fail(err, -EIO, "cannot hash the file");
+			return set_error(err, -EIO, "cannot hash the file");
 	return 0;
 }
 
@@ -446,7 +446,7 @@ static int open_input(const char *path, mb_error *err)
 	int fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return mb_fail(err, -errno, "cannot open: %s", strerror(errno));
+		return set_error(err, -errno, "cannot open: %s", strerror(errno));
 	return fd;
 }
 
@@ -463,7 +463,7 @@ static int load(const char *path, file_info *fi, mb_initramfs **ret)
 	memset(fi, 0, sizeof(*fi));
 	for (i = 0; i < 3; i++)
 		if (mb_digest_ctx_new(file_algs[i], &fi->ctx[i]) < 0) {
-			mb_fail(&err, -ENOMEM, "cannot hash the file");
+			set_error(&err, -ENOMEM, "cannot hash the file");
 			goto fail;
 		}
 	fd = open_input(path, &err);
@@ -476,7 +476,7 @@ static int load(const char *path, file_info *fi, mb_initramfs **ret)
 	for (i = 0; i < 3; i++)
 		if (mb_digest_ctx_final(fi->ctx[i], fi->md[i]) < 0) {
 			*ret = mb_initramfs_free(*ret);
-			mb_fail(&err, -EIO, "cannot hash the file");
+			set_error(&err, -EIO, "cannot hash the file");
 			goto fail;
 		}
 	for (i = 0; i < 3; i++)
@@ -499,7 +499,7 @@ static json_object *file_digests_json(const file_info *fi)
 		char hex[2 * MB_DIGEST_MAX + 1];
 
 		if (info)
-			json_object_object_add(d, info->name, json_object_new_string(mb_hex(fi->md[i], info->size, hex)));
+			json_object_object_add(d, info->name, json_object_new_string(hex_format(fi->md[i], info->size, hex)));
 	}
 	return d;
 }
@@ -590,7 +590,7 @@ static int compare_file(const char *path, const uint8_t *out, size_t osize, size
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = mb_fail(err, -errno, "read error: %s", strerror(errno));
+			rc = set_error(err, -errno, "read error: %s", strerror(errno));
 			break;
 		}
 		if (n == 0) {
@@ -650,7 +650,7 @@ static int cmd_verify(int argc, char **argv)
 
 		/* Read twice: the bytes compared must be the bytes parsed and hashed. */
 		if (mb_digest(MB_ALG_SHA256, out, osize, md) < 0 || memcmp(md, fi.md[1], 32) != 0) {
-			mb_fail(&err, -ESTALE, "the file changed while it was read");
+			set_error(&err, -ESTALE, "the file changed while it was read");
 			tool_report(a.paths[0], &err);
 			goto out;
 		}

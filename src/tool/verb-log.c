@@ -133,7 +133,7 @@ static void print_event_text(const mb_event_log *log, const mb_event *ev, mb_eve
 		char name[8];
 
 		printf("       %-7s %s\n", tool_alg_name(ev->digests[i].alg, name),
-		       mb_hex(ev->digests[i].bytes, ev->digests[i].size, hex));
+		       hex_format(ev->digests[i].bytes, ev->digests[i].size, hex));
 	}
 	if (mb_event_decode(log, ev, dec) == 0)
 		printf("       %s\n", mb_event_decoded_description(dec));
@@ -145,7 +145,7 @@ static bool pcr_selected(const mb_event *ev, uint32_t mask)
 }
 
 typedef struct show_json {
-	mb_jsonout out;
+	jsonout out;
 	mb_event_decoded *dec;
 	uint32_t pcr_mask;
 	bool first;
@@ -161,27 +161,27 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 		const mb_spec_id *spec = mb_event_log_spec_id(log);
 
 		if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
-			mb_jsonout_lit(&s->out, "{\"format\":\"crypto-agile\",");
+			jsonout_lit(&s->out, "{\"format\":\"crypto-agile\",");
 		else
-			mb_jsonout_lit(&s->out, "{\"format\":\"sha1\",");
+			jsonout_lit(&s->out, "{\"format\":\"sha1\",");
 		/* Only a log whose header holds exactly "Spec ID Event03" has one: nothing to escape. */
 		if (spec) {
-			mb_jsonout_lit(&s->out, "\"spec_id\":\"");
-			mb_jsonout_raw(&s->out, spec->signature);
-			mb_jsonout_lit(&s->out, "\",");
+			jsonout_lit(&s->out, "\"spec_id\":\"");
+			jsonout_raw(&s->out, spec->signature);
+			jsonout_lit(&s->out, "\",");
 		}
-		mb_jsonout_lit(&s->out, "\"events\":[");
+		jsonout_lit(&s->out, "\"events\":[");
 	}
 	if (pcr_selected(ev, s->pcr_mask)) {
 		if (!s->first)
-			mb_jsonout_lit(&s->out, ",");
+			jsonout_lit(&s->out, ",");
 		s->first = false;
 		tool_event_write(&s->out, log, ev, s->dec);
 	}
 	if (s->out.oom)
-		return mb_fail(err, -ENOMEM, "out of memory");
-	if (s->out.n >= MB_JSONOUT_FLUSH && mb_jsonout_flush(&s->out, stdout) < 0)
-		return mb_fail(err, -EIO, "write error");
+		return set_error(err, -ENOMEM, "out of memory");
+	if (s->out.n >= MB_JSONOUT_FLUSH && jsonout_flush(&s->out, stdout) < 0)
+		return set_error(err, -EIO, "write error");
 	return 0;
 }
 
@@ -198,7 +198,7 @@ static int log_show_json(const char *path, uint32_t pcr_mask)
 	size_t size = 0;
 	int rc;
 
-	if (mb_read_file(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
@@ -208,14 +208,14 @@ static int log_show_json(const char *path, uint32_t pcr_mask)
 		return EXIT_USAGE;
 	}
 	s.dec = mb_event_decoded_new();
-	rc = s.dec ? mb_event_log_visit(data, size, show_json_event, &s, &err) : mb_fail(&err, -ENOMEM, "out of memory");
+	rc = s.dec ? mb_event_log_visit(data, size, show_json_event, &s, &err) : set_error(&err, -ENOMEM, "out of memory");
 	if (rc == 0) {
-		mb_jsonout_lit(&s.out, "]}\n");
+		jsonout_lit(&s.out, "]}\n");
 		if (s.out.oom)
-			rc = mb_fail(&err, -ENOMEM, "out of memory");
+			rc = set_error(&err, -ENOMEM, "out of memory");
 	}
-	if (mb_jsonout_flush(&s.out, stdout) < 0 && rc == 0)
-		rc = mb_fail(&err, -EIO, "write error");
+	if (jsonout_flush(&s.out, stdout) < 0 && rc == 0)
+		rc = set_error(&err, -EIO, "write error");
 	free(s.out.p);
 	mb_event_decoded_free(s.dec);
 	free(data);
@@ -323,7 +323,7 @@ static int log_replay(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	path = a.n_paths ? a.paths[0] : MB_DEFAULT_LOG;
-	if (mb_read_file(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
@@ -383,7 +383,7 @@ static int log_replay(int argc, char **argv)
 				const uint8_t *value = mb_pcr_values_get(v, alg, p);
 
 				if (value)
-					printf("  %2u: %s\n", p, mb_hex(value, digest_size, hex));
+					printf("  %2u: %s\n", p, hex_format(value, digest_size, hex));
 			}
 		}
 		if (info.startup_locality_seen)

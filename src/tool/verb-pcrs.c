@@ -50,7 +50,7 @@ static void print_text(const mb_pcr_values *v)
 
 			if (!value)
 				continue;
-			mb_hex(value, d->size, hex);
+			hex_format(value, d->size, hex);
 			for (i = 0; hex[i]; i++)
 				hex[i] = (char) toupper((unsigned char) hex[i]);
 			printf("  %-2u: 0x%s\n", p, hex);

@@ -108,7 +108,7 @@ int policy_sign(int argc, char **argv)
 		tool_report("policy", &err);
 		goto out;
 	}
-	if (mb_read_file(key_path, 64u << 10, &key, &key_size, &err) < 0) {
+	if (file_read(key_path, 64u << 10, &key, &key_size, &err) < 0) {
 		tool_report(key_path, &err);
 		goto out;
 	}
@@ -128,7 +128,7 @@ int policy_sign(int argc, char **argv)
 	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
 		if (mask & (1u << p))
 			printf(" %u", p);
-	printf(" with key %s: %s\n", mb_hex(sig.key_name, MB_TPM_NAME_SIZE, name), out);
+	printf(" with key %s: %s\n", hex_format(sig.key_name, MB_TPM_NAME_SIZE, name), out);
 	rc = EXIT_OK;
 out:
 	if (key) {

@@ -194,7 +194,7 @@ int tool_load_policy(const char *path, mb_policy **ret)
 	uint8_t *text = NULL;
 	size_t size;
 
-	if (mb_read_file(path, MB_POLICY_MAX_SIZE, &text, &size, &err) < 0 ||
+	if (file_read(path, MB_POLICY_MAX_SIZE, &text, &size, &err) < 0 ||
 	    mb_policy_parse((const char *) text, size, ret, &err) < 0) {
 		tool_report(path, &err);
 		free(text);

@@ -141,7 +141,7 @@ int verb_predict(int argc, char **argv)
 		size_t size;
 		const uint8_t *bytes = mb_event_log_bytes(res->next_log, &size);
 
-		if (mb_write_file(write_log, bytes, size, 0644, true, &err) < 0) {
+		if (file_write(write_log, bytes, size, 0644, true, &err) < 0) {
 			tool_report(write_log, &err);
 			rc = EXIT_USAGE;
 			goto out;
@@ -184,7 +184,7 @@ int verb_predict(int argc, char **argv)
 			printf("%s:\n", d->name);
 			for (p = 0; p < MB_PCR_COUNT; p++)
 				if (mb_pcr_values_get(res->values, alg, p))
-					printf("  %2u: %s%s\n", p, mb_hex(mb_pcr_values_get(res->values, alg, p), d->size, hex),
+					printf("  %2u: %s%s\n", p, hex_format(mb_pcr_values_get(res->values, alg, p), d->size, hex),
 					       res->unpredictable & (1u << p) ? "  (NOT PREDICTABLE)" :
 					       res->changed & (1u << p) ? "  (changes)" : "");
 		}

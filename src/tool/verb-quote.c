@@ -59,7 +59,7 @@ static const struct option quote_options[] = {
 static int read_log(const char *path, bool named, size_t max, uint8_t **ret, size_t *ret_size)
 {
 	mb_error err = { 0 };
-	int r = mb_read_file(path, max, ret, ret_size, &err);
+	int r = file_read(path, max, ret, ret_size, &err);
 
 	if (r == -ENOENT && !named) {
 		*ret = NULL;
@@ -99,7 +99,7 @@ int verb_quote(int argc, char **argv)
 			size_t len = strlen(optarg);
 
 			if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
-			    mb_unhex(optarg, len, nonce, len / 2) < 0)
+			    hex_parse(optarg, len, nonce, len / 2) < 0)
 				return tool_usage_error("quote", "--nonce is %u to %u bytes of hex", MB_ATTEST_NONCE_MIN,
 							MB_ATTEST_NONCE_MAX);
 			in.nonce = nonce;
@@ -158,7 +158,7 @@ int verb_quote(int argc, char **argv)
 	in.eventlog = log;
 
 	/* The userspace log stays locked until the quote: a measurement cannot fall between the two. */
-	rc = mb_open_locked(us_path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &us_fd, &err);
+	rc = file_open_locked(us_path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &us_fd, &err);
 	if (rc == -ENOENT && !us_named) {
 		rc = EXIT_OK;
 	} else if (rc < 0) {
@@ -166,7 +166,7 @@ int verb_quote(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	} else {
-		rc = mb_read_fd(us_fd, MB_ATTEST_FILE_MAX / 4, &us, &in.userspace_log_size, &err);
+		rc = file_read_fd(us_fd, MB_ATTEST_FILE_MAX / 4, &us, &in.userspace_log_size, &err);
 		if (rc < 0) {
 			tool_report(us_path, &err);
 			rc = EXIT_USAGE;

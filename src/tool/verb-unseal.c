@@ -60,9 +60,9 @@ static void show_pcr(const mb_unseal_item *it, json_object *report)
 	char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
 	json_object *o;
 
-	mb_hex(it->expected, d->size, h1);
+	hex_format(it->expected, d->size, h1);
 	if (it->now_read)
-		mb_hex(it->now, d->size, h2);
+		hex_format(it->now, d->size, h2);
 	if (!report) {
 		fprintf(stderr, "%s%sPCR %u (%s) differs: %s %s, now %s\n", sig ? sig : "", sig ? ": " : "", it->pcr,
 			d->name, sig ? "signed" : "sealed to", h1, it->now_read ? h2 : "(not readable)");
@@ -105,8 +105,8 @@ static void show_other_key(const mb_unseal_item *it, json_object *report)
 	char h1[2 * MB_TPM_NAME_SIZE + 1], h2[2 * MB_TPM_NAME_SIZE + 1];
 	json_object *o;
 
-	mb_hex(it->key_name, MB_TPM_NAME_SIZE, h1);
-	mb_hex(it->sealed_key_name, MB_TPM_NAME_SIZE, h2);
+	hex_format(it->key_name, MB_TPM_NAME_SIZE, h1);
+	hex_format(it->sealed_key_name, MB_TPM_NAME_SIZE, h2);
 	if (!report) {
 		fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", it->signature, h1, h2);
 		return;

@@ -166,8 +166,8 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 			explain_text(log, r, res);
 			break;
 		case MB_PCR_MISMATCH:
-			printf("\n      log replay %s\n", mb_hex(r->expected, r->size, hex));
-			printf("      %-10s %s\n", source, mb_hex(r->actual, r->size, hex));
+			printf("\n      log replay %s\n", hex_format(r->expected, r->size, hex));
+			printf("      %-10s %s\n", source, hex_format(r->actual, r->size, hex));
 			explain_text(log, r, res);
 			break;
 		case MB_PCR_BANK_NOT_IN_LOG:
@@ -233,7 +233,7 @@ static json_object *hex_json(const uint8_t *b, size_t n)
 {
 	char hex[2 * MB_DIGEST_MAX + 1];
 
-	return json_object_new_string(mb_hex(b, n, hex));
+	return json_object_new_string(hex_format(b, n, hex));
 }
 
 static void print_json(const mb_verify_result *res, const char *source, json_object *policy, bool verdict)
@@ -329,7 +329,7 @@ static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log 
 	*ret = NULL;
 	*ret_fd = -1;
 	/* Never a hang: a FIFO or other non-regular file is refused, a lock held too long is an error. */
-	r = mb_open_locked(path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &fd, &err);
+	r = file_open_locked(path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &fd, &err);
 	if (r == -ENOENT && !named)
 		return EXIT_OK;
 	if (r < 0) {
@@ -345,7 +345,7 @@ static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log 
 	if (st.st_mode & S_ISVTX)
 		tool_errorf("warning: %s is marked incomplete: a writer died between extending a PCR and logging "
 			    "it; the PCR it extended cannot verify", path);
-	r = mb_read_fd(fd, MB_CEL_MAX_SIZE, &buf, &size, &err); /* the file locked, not the path again */
+	r = file_read_fd(fd, MB_CEL_MAX_SIZE, &buf, &size, &err); /* the file locked, not the path again */
 	if (r >= 0)
 		r = mb_cel_log_parse(buf, size, ret, &err);
 	free(buf);
@@ -373,7 +373,7 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 	if (!text)
 		text = mb_event_description(log, ev);
 	if (d)
-		mb_hex(d->bytes, d->size, hex);
+		hex_format(d->bytes, d->size, hex);
 	if (asprintf(&out, "#%u %s \"%.300s\" %s:%s", ev->number, tool_type_name(ev->type, tbuf), text ? text : "",
 		     mb_digest_by_alg(bank)->name, d ? hex : "(none)") < 0)
 		out = NULL;

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		return die("usage: mb-forge IN OUT OP [ARGS]");
 	op = argv[3];
-	if (mb_read_file(argv[1], MB_LOG_MAX_SIZE, &buf, &size, &err) < 0 || mb_event_log_parse(buf, size, &log, &err) < 0) {
+	if (file_read(argv[1], MB_LOG_MAX_SIZE, &buf, &size, &err) < 0 || mb_event_log_parse(buf, size, &log, &err) < 0) {
 		fprintf(stderr, "mb-forge: %s: %s\n", argv[1], err.message);
 		return 2;
 	}
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	if (us && fclose(us) != 0)
 		return die("writing the userspace log");
 	data = mb_log_writer_data(w, &size);
-	if (!data || mb_write_file(argv[2], data, size, 0644, true, &err) < 0)
+	if (!data || file_write(argv[2], data, size, 0644, true, &err) < 0)
 		return die("writing OUT");
 	mb_log_writer_free(w);
 	mb_event_log_free(log);

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	in = argv[1];
 	out = argv[2];
 	op = argv[3];
-	if (mb_read_file(in, MB_LOG_MAX_SIZE, &buf, &size, &err) < 0 ||
+	if (file_read(in, MB_LOG_MAX_SIZE, &buf, &size, &err) < 0 ||
 	    mb_event_log_parse(buf, size, &log, &err) < 0) {
 		fprintf(stderr, "mb-tamper: %s: %s\n", in, err.message);
 		return 2;
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 			return die("writing an event failed");
 	}
 	data = mb_log_writer_data(w, &size);
-	if (mb_write_file(out, data, size, 0644, true, &err) < 0) {
+	if (file_write(out, data, size, 0644, true, &err) < 0) {
 		fprintf(stderr, "mb-tamper: %s: %s\n", out, err.message);
 		return 2;
 	}

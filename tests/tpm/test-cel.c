@@ -42,7 +42,7 @@ static void test_systemd_record(void **state)
 	assert_int_equal(r->offset, 0);
 	assert_int_equal(r->n_digests, 1); /* md5 is no PCR bank: skipped */
 	assert_int_equal(r->digests[0].alg, MB_ALG_SHA256);
-	assert_string_equal(mb_hex(r->digests[0].bytes, 32, hex), SHA256_HELLO);
+	assert_string_equal(hex_format(r->digests[0].bytes, 32, hex), SHA256_HELLO);
 	mb_cel_log_free(log);
 }
 
@@ -59,8 +59,8 @@ static void test_format_known_bytes(void **state)
 				   "{\"hashAlg\":\"sha256\",\"digest\":\"" SHA256_HELLO "\"}],"
 				   "\"content_type\":\"mboot\"}\n";
 
-	assert_int_equal(mb_unhex(SHA256_HELLO, 64, d256, 32), 0);
-	assert_int_equal(mb_unhex(SHA1_HELLO, 40, d1, 20), 0);
+	assert_int_equal(hex_parse(SHA256_HELLO, 64, d256, 32), 0);
+	assert_int_equal(hex_parse(SHA1_HELLO, 40, d1, 20), 0);
 	assert_int_equal(mb_cel_format_record(9, d, 2, "mboot", NULL, &out, &n), 0);
 	assert_int_equal(n, strlen(want));
 	assert_memory_equal(out, want, n);
@@ -81,7 +81,7 @@ static void test_format_content(void **state)
 	static const char want[] = "\x1e{\"pcr\":11,\"digests\":[{\"hashAlg\":\"sha256\",\"digest\":\"" SHA256_HELLO "\"}],"
 				   "\"content_type\":\"mboot\",\"content\":{\"text\":\"a/b \xc3\xa9\",\"stdin\":false}}\n";
 
-	assert_int_equal(mb_unhex(SHA256_HELLO, 64, d256, 32), 0);
+	assert_int_equal(hex_parse(SHA256_HELLO, 64, d256, 32), 0);
 	assert_int_equal(mb_cel_format_record(11, &d, 1, "mboot", "{\n  \"text\": \"a\\/b \\u00e9\",\n  \"stdin\": false\n}\n",
 					      &out, &n), 0);
 	assert_int_equal(n, strlen(want));
@@ -117,7 +117,7 @@ static void test_many_records(void **state)
 		char want[65];
 
 		snprintf(want, sizeof(want), "%064zx", i);
-		assert_string_equal(mb_hex(mb_cel_log_record(log, i)->digests[0].bytes, 32, hex), want);
+		assert_string_equal(hex_format(mb_cel_log_record(log, i)->digests[0].bytes, 32, hex), want);
 	}
 	mb_cel_log_free(log);
 	free(text);

@@ -36,7 +36,7 @@ static mb_event_log *load_log(const char *rel)
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
 
-	assert_int_equal(mb_read_file(p, MB_LOG_MAX_SIZE, &buf, &size, &err), 0);
+	assert_int_equal(file_read(p, MB_LOG_MAX_SIZE, &buf, &size, &err), 0);
 	assert_int_equal(mb_event_log_parse(buf, size, &log, &err), 0);
 	free(buf);
 	free(p);
@@ -50,7 +50,7 @@ static void load_values(const char *rel, mb_pcr_values *v)
 	size_t size = 0;
 	mb_error err = { 0 };
 
-	assert_int_equal(mb_read_file(p, 1 << 20, &buf, &size, &err), 0);
+	assert_int_equal(file_read(p, 1 << 20, &buf, &size, &err), 0);
 	assert_int_equal(mb_pcr_values_parse((const char *) buf, size, v, &err), 0);
 	free(buf);
 	free(p);
@@ -230,8 +230,8 @@ static void test_userspace_merge(void **state)
 
 	assert_int_equal(mb_cel_log_parse(rec, strlen(rec), &us, &err), 0);
 	load_values("go-tpm-tools/arch-linux-workstation.bin.pcrs.json", &v);
-	assert_int_equal(mb_unhex(want256, 64, pcrv_bank(&v, MB_ALG_SHA256)->value[9], 32), 0);
-	assert_int_equal(mb_unhex(want1, 40, pcrv_bank(&v, MB_ALG_SHA1)->value[9], 20), 0);
+	assert_int_equal(hex_parse(want256, 64, pcrv_bank(&v, MB_ALG_SHA256)->value[9], 32), 0);
+	assert_int_equal(hex_parse(want1, 40, pcrv_bank(&v, MB_ALG_SHA1)->value[9], 20), 0);
 	pcrv_bank(&v, MB_ALG_SHA256)->present |= 1u << 9;
 	pcrv_bank(&v, MB_ALG_SHA1)->present |= 1u << 9;
 

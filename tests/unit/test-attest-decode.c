@@ -25,7 +25,7 @@ static size_t unhex_all(const char *h, uint8_t *out)
 {
 	size_t n = strlen(h) / 2;
 
-	assert_int_equal(mb_unhex(h, 2 * n, out, n), 0);
+	assert_int_equal(hex_parse(h, 2 * n, out, n), 0);
 	return n;
 }
 

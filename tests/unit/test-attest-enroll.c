@@ -77,7 +77,7 @@ static void openssl_sskdf(const char *md, const uint8_t *z, size_t z_size, const
 static void unhex(const char *s, uint8_t *out, size_t n)
 {
 	assert_int_equal(strlen(s), 2 * n);
-	assert_int_equal(mb_unhex(s, 2 * n, out, n), 0);
+	assert_int_equal(hex_parse(s, 2 * n, out, n), 0);
 }
 
 static const struct {
@@ -380,7 +380,7 @@ static char *request_json(const uint8_t *ek, size_t ek_size, const char *cert_b6
 			  const uint8_t *name, size_t name_size)
 {
 	char *ekb = mb_base64_encode(ek, ek_size), *akb = mb_base64_encode(ak, ak_size);
-	char *nh = mb_hex_dup(name, name_size), *out = NULL;
+	char *nh = hex_dup(name, name_size), *out = NULL;
 
 	assert_true(asprintf(&out,
 			     "{\"version\": 1, \"kind\": \"mboot-attest-request\", \"ek\": {\"public\": \"%s\", "
@@ -443,7 +443,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	cho = json_tokener_parse(ch);
 	assert_non_null(cho);
 	assert_string_equal(json_str(cho, "kind"), "mboot-attest-challenge");
-	assert_string_equal(json_str(cho, "ak_name"), mb_hex(akname, akname_size, hexbuf));
+	assert_string_equal(json_str(cho, "ak_name"), hex_format(akname, akname_size, hexbuf));
 	id = json_b64(cho, "credential_blob", &id_size);
 	secret = json_b64(cho, "encrypted_secret", &secret_size);
 	if (!EVP_PKEY_is_a(ek, "RSA")) {
@@ -458,16 +458,16 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	sto = json_tokener_parse(st);
 	assert_non_null(sto);
 	SHA256(cred, cred_size, digest);
-	assert_string_equal(json_str(sto, "credential_sha256"), mb_hex(digest, 32, hexbuf));
+	assert_string_equal(json_str(sto, "credential_sha256"), hex_format(digest, 32, hexbuf));
 	assert_true(json_object_object_get_ex(sto, "ek_certificate_sha256", &v) && v == NULL);
-	assert_null(strstr(st, mb_hex(cred, 32, hexbuf)));
+	assert_null(strstr(st, hex_format(cred, 32, hexbuf)));
 
-	resp = response_json(mb_hex(akname, akname_size, hexbuf), cred, cred_size);
+	resp = response_json(hex_format(akname, akname_size, hexbuf), cred, cred_size);
 	assert_int_equal(mb_attest_challenge_check(st, strlen(st), resp, strlen(resp), &machine, &err), 0);
 	mo = json_tokener_parse(machine);
 	assert_non_null(mo);
 	assert_string_equal(json_str(mo, "kind"), "mboot-machine");
-	assert_string_equal(json_str(mo, "ak_name"), mb_hex(akname, akname_size, hexbuf));
+	assert_string_equal(json_str(mo, "ak_name"), hex_format(akname, akname_size, hexbuf));
 	ak_b64 = mb_base64_encode(ak, ak_size);
 	assert_string_equal(json_str(mo, "ak_public"), ak_b64);
 	assert_true(json_object_object_get_ex(mo, "ek_certificate_sha256", &v) && v == NULL);
@@ -478,7 +478,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 
 	/* a credential activated elsewhere (one bit off) is refused, with the reason */
 	cred[0] ^= 1;
-	resp = response_json(mb_hex(akname, akname_size, hexbuf), cred, cred_size);
+	resp = response_json(hex_format(akname, akname_size, hexbuf), cred, cred_size);
 	assert_int_equal(mb_attest_challenge_check(st, strlen(st), resp, strlen(resp), &machine, &err),
 			 MB_ERR_ATTEST_REFUSED);
 	assert_non_null(strstr(err.message, "not the challenge's"));
@@ -487,7 +487,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	cred[0] ^= 1;
 	/* an answer for another AK */
 	akname[10] ^= 1;
-	resp = response_json(mb_hex(akname, akname_size, hexbuf), cred, cred_size);
+	resp = response_json(hex_format(akname, akname_size, hexbuf), cred, cred_size);
 	assert_int_equal(mb_attest_challenge_check(st, strlen(st), resp, strlen(resp), &machine, &err),
 			 MB_ERR_ATTEST_REFUSED);
 	assert_non_null(strstr(err.message, "another AK"));

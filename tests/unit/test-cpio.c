@@ -100,7 +100,7 @@ static void unhex(const char *hex, uint8_t *out)
 
 static void test_entry_count_cap(void **state)
 {
-	mb_cpio_caps caps = mb_cpio_caps_default;
+	cpio_caps caps = cpio_caps_default;
 	mb_initramfs *a = NULL;
 	mb_error err = { 0 };
 	buf b = { 0 };
@@ -118,13 +118,13 @@ static void test_entry_count_cap(void **state)
 	assert_non_null(strstr(err.message, "memory cap of 32 MiB"));
 	/* ... with that cap out of the way, the count cap is exact. */
 	caps.kept = SIZE_MAX / 2;
-	assert_int_equal(mb_initramfs_parse_capped(b.p, b.n, &caps, &a, &err), 0);
+	assert_int_equal(initramfs_parse_capped(b.p, b.n, &caps, &a, &err), 0);
 	assert_int_equal(mb_initramfs_entry_count(a), MB_CPIO_ENTRIES_MAX);
 	mb_initramfs_free(a);
 	b.n = before;
 	entry(&b, "one-more", 8, 0100644, NULL, 0);
 	trailer(&b);
-	assert_int_equal(mb_initramfs_parse_capped(b.p, b.n, &caps, &a, &err), -E2BIG);
+	assert_int_equal(initramfs_parse_capped(b.p, b.n, &caps, &a, &err), -E2BIG);
 	assert_int_equal(err.offset, before);
 	free(b.p);
 }
@@ -133,7 +133,7 @@ static void bomb(mb_compress c)
 {
 	size_t size = 32u << 20, zsize = 0;
 	uint8_t *zeros = calloc(1, size), *z = NULL, md[32];
-	mb_cpio_caps caps = mb_cpio_caps_default;
+	cpio_caps caps = cpio_caps_default;
 	mb_initramfs *a = NULL;
 	mb_error err = { 0 };
 	buf b = { 0 };
@@ -142,11 +142,11 @@ static void bomb(mb_compress c)
 	/* A valid header declaring a 32 MiB file of zeros, then the zeros. */
 	entry(&b, "big", 3, 0100644, zeros, (uint32_t) size);
 	trailer(&b);
-	assert_int_equal(mb_compress_buffer(c, b.p, b.n, &z, &zsize, &err), 0);
+	assert_int_equal(compress_buffer(c, b.p, b.n, &z, &zsize, &err), 0);
 	assert_true(zsize < size / 100);
 	/* the total cap */
 	caps.total = 1u << 20;
-	assert_int_equal(mb_initramfs_parse_capped(z, zsize, &caps, &a, &err), -E2BIG);
+	assert_int_equal(initramfs_parse_capped(z, zsize, &caps, &a, &err), -E2BIG);
 	assert_non_null(strstr(err.message, "decompressed data over 1048576 bytes"));
 	/* the ratio: 32 MiB from under 330 kB is over 256 times plus 16 MiB */
 	assert_int_equal(mb_initramfs_parse(z, zsize, &a, &err), -E2BIG);
@@ -154,7 +154,7 @@ static void bomb(mb_compress c)
 	/* within both: the whole file streams through, and its digest is right */
 	caps.total = 64u << 20;
 	caps.ratio = 1u << 20;
-	assert_int_equal(mb_initramfs_parse_capped(z, zsize, &caps, &a, &err), 0);
+	assert_int_equal(initramfs_parse_capped(z, zsize, &caps, &a, &err), 0);
 	assert_int_equal(mb_initramfs_entry_at(a, 0)->size, size);
 	unhex("83ee47245398adee79bd9c0a8bc57b821e92aba10f5f9ade8a5d1fae4d8c4302", md);
 	assert_memory_equal(mb_initramfs_entry_at(a, 0)->sha256, md, 32);
@@ -188,8 +188,8 @@ static void test_segments(void **state)
 	trailer(&one);
 	entry(&two, "init", 4, 0100755, "#!/bin/sh\n", 10);
 	trailer(&two);
-	assert_int_equal(mb_compress_buffer(MB_COMPRESS_GZIP, two.p, two.n, &gz, &gzn, &err), 0);
-	assert_int_equal(mb_compress_buffer(MB_COMPRESS_ZSTD, two.p, two.n, &zs, &zsn, &err), 0);
+	assert_int_equal(compress_buffer(MB_COMPRESS_GZIP, two.p, two.n, &gz, &gzn, &err), 0);
+	assert_int_equal(compress_buffer(MB_COMPRESS_ZSTD, two.p, two.n, &zs, &zsn, &err), 0);
 	put(&file, one.p, one.n);
 	put(&file, "\0\0\0\0\0\0\0\0", 8); /* NUL padding between archives, as the kernel skips */
 	put(&file, gz, gzn);
@@ -222,7 +222,7 @@ static void test_segments(void **state)
 	entry(&two, "../escape", 9, 0100644, "x", 1);
 	trailer(&two);
 	free(gz);
-	assert_int_equal(mb_compress_buffer(MB_COMPRESS_GZIP, two.p, two.n, &gz, &gzn, &err), 0);
+	assert_int_equal(compress_buffer(MB_COMPRESS_GZIP, two.p, two.n, &gz, &gzn, &err), 0);
 	assert_int_equal(mb_initramfs_parse(gz, gzn, &a, &err), -EBADMSG);
 	/* "ok": header 110 + name 3, padded to 116; data 1, padded to 120: second header at 120 */
 	assert_int_equal(err.offset, 120 + 110);
@@ -237,7 +237,7 @@ static void test_segments(void **state)
 /* NUL padding between archives: up to the cap, plain or compressed; one byte more is refused. */
 static void test_padding_cap(void **state)
 {
-	mb_cpio_caps caps = mb_cpio_caps_default;
+	cpio_caps caps = cpio_caps_default;
 	mb_compress kinds[] = { MB_COMPRESS_NONE, MB_COMPRESS_GZIP, MB_COMPRESS_ZSTD };
 	mb_initramfs *a = NULL;
 	mb_error err = { 0 };
@@ -254,8 +254,8 @@ static void test_padding_cap(void **state)
 			trailer(&b);
 			put(&b, zeros, caps.pad + extra);
 			if (kinds[k] != MB_COMPRESS_NONE)
-				assert_int_equal(mb_compress_buffer(kinds[k], b.p, b.n, &z, &zn, &err), 0);
-			assert_int_equal(mb_initramfs_parse_capped(z ? z : b.p, z ? zn : b.n, &caps, &a, &err),
+				assert_int_equal(compress_buffer(kinds[k], b.p, b.n, &z, &zn, &err), 0);
+			assert_int_equal(initramfs_parse_capped(z ? z : b.p, z ? zn : b.n, &caps, &a, &err),
 					 extra ? -E2BIG : 0);
 			if (extra)
 				assert_non_null(strstr(err.message, "more than 4096 NUL bytes of padding"));
@@ -277,7 +277,7 @@ static void test_segment_chain(void **state)
 	mb_error err = { 0 };
 
 	trailer(&one);
-	assert_int_equal(mb_compress_buffer(MB_COMPRESS_ZSTD, one.p, one.n, &z, &zn, &err), 0);
+	assert_int_equal(compress_buffer(MB_COMPRESS_ZSTD, one.p, one.n, &z, &zn, &err), 0);
 	for (i = 0; i < MB_CPIO_SEGMENTS_MAX; i++)
 		put(&file, z, zn);
 	assert_int_equal(mb_initramfs_parse(file.p, file.n, &a, &err), 0);
@@ -350,7 +350,7 @@ static void test_streamed_gzip_is_one_shot(void **state)
 	assert_int_equal(mb_initramfs_pack(dir, &opts, &plain, &plain_n, &st, &err), 0);
 	opts.compress = MB_COMPRESS_GZIP;
 	assert_int_equal(mb_initramfs_pack(dir, &opts, &gz, &gz_n, &st2, &err), 0);
-	assert_int_equal(mb_compress_buffer(MB_COMPRESS_GZIP, plain, plain_n, &one, &one_n, &err), 0);
+	assert_int_equal(compress_buffer(MB_COMPRESS_GZIP, plain, plain_n, &one, &one_n, &err), 0);
 	assert_int_equal(gz_n, one_n);
 	assert_memory_equal(gz, one, gz_n);
 	assert_memory_equal(st.cpio_sha256, st2.cpio_sha256, 32);

@@ -37,7 +37,7 @@ static int compare_event(void *ctx, const mb_event_log *view, const mb_event *ev
 {
 	compare *c = ctx;
 	const mb_event *pev = mb_event_log_event(c->parsed, ev->number);
-	mb_jsonout b = { 0 };
+	jsonout b = { 0 };
 	json_object *o;
 	const char *ref;
 	size_t len = 0;
@@ -79,7 +79,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	(void) ftw;
 	if (flag != FTW_F)
 		return 0;
-	if (mb_read_file(path, MB_LOG_MAX_SIZE, &bytes, &size, &err) < 0)
+	if (file_read(path, MB_LOG_MAX_SIZE, &bytes, &size, &err) < 0)
 		return 0;
 	if (mb_event_log_parse(bytes, size, &log, &err) < 0) {
 		free(bytes);

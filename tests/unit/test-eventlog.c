@@ -47,7 +47,7 @@ static void test_separator_vector(void **state)
 	char hex[65];
 
 	assert_int_equal(mb_digest(MB_ALG_SHA256, zero4, 4, md), 0);
-	mb_hex(md, 32, hex);
+	hex_format(md, 32, hex);
 	assert_memory_equal(hex, "df3f6198", 8);
 	assert_string_equal(hex + 57, "4b81119");
 	/* "Calling EFI Application from Boot Option": SHA-256 3d6772b4...d5633ba, SHA-1 cd0fdb45...7f256. */
@@ -56,11 +56,11 @@ static void test_separator_vector(void **state)
 		uint8_t md1[20];
 
 		assert_int_equal(mb_digest(MB_ALG_SHA256, s, strlen(s), md), 0);
-		mb_hex(md, 32, hex);
+		hex_format(md, 32, hex);
 		assert_memory_equal(hex, "3d6772b4", 8);
 		assert_string_equal(hex + 57, "d5633ba");
 		assert_int_equal(mb_digest(MB_ALG_SHA1, s, strlen(s), md1), 0);
-		mb_hex(md1, 20, hex);
+		hex_format(md1, 20, hex);
 		assert_memory_equal(hex, "cd0fdb45", 8);
 		assert_string_equal(hex + 35, "7f256");
 	}

@@ -63,7 +63,7 @@ static mb_event_log *load_log(const char *rel)
 	mb_error err;
 
 	snprintf(path, sizeof(path), "%s/corpus/%s", testdata(), rel);
-	if (mb_read_file(path, MB_LOG_MAX_SIZE, &buf, &n, &err) < 0) {
+	if (file_read(path, MB_LOG_MAX_SIZE, &buf, &n, &err) < 0) {
 		print_error("cannot read %s\n", path);
 		free(buf);
 		return NULL;
@@ -510,7 +510,7 @@ static unsigned check_against_yaml(const char *log_rel, unsigned *ret_checks)
 	const char *base = strrchr(log_rel, '/') + 1;
 
 	snprintf(path, sizeof(path), "%s/corpus/tpm2-tools/expected/event-pretty-39/%s.yaml", testdata(), base);
-	assert_int_equal(mb_read_file(path, 1u << 24, &buf, &n, &err), 0);
+	assert_int_equal(file_read(path, 1u << 24, &buf, &n, &err), 0);
 	c.events = load_log(log_rel);
 	assert_non_null(c.events);
 	lines = calloc(n + 1, sizeof(char *));

@@ -222,7 +222,7 @@ static void test_cfg_entry(void **state)
 	words_are(&e.initrd_line, (const char *const[]) { "initrd", "/boot/initrd.img-5.7.0-rc2+", "/boot/microcode.cpio", NULL });
 	grub_entry_done(&e);
 
-	/* The file reader is the same parser behind mb_read_file. */
+	/* The file reader is the same parser behind file_read. */
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, sample_cfg, strlen(sample_cfg)), (ssize_t) strlen(sample_cfg));

@@ -364,7 +364,7 @@ static void test_every_user_file(void **state)
 
 		assert_non_null(root);
 		snprintf(path, sizeof(path), "%s/%s", root, files[i].path);
-		if (mb_read_file(path, 1u << 20, &bytes, &size, &err) < 0)
+		if (file_read(path, 1u << 20, &bytes, &size, &err) < 0)
 			fail_msg("%s: %s", path, err.message);
 		text = (char *) bytes;
 		if (files[i].parse(text, size, &err) < 0)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * src/shared/jsonout (the hand-written JSON of `log show --json`) against json-c itself:
- * mb_jsonout_json() must print exactly the bytes json_object_to_json_string_ext() prints with
+ * jsonout_json() must print exactly the bytes json_object_to_json_string_ext() prints with
  * JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, for hostile strings and numbers; and
  * the JSON of the decoded data of every event of every log in tests/data/corpus
- * (mb_jsonout_decoded) is what json-c prints for those values once it has read them.
+ * (jsonout_decoded) is what json-c prints for those values once it has read them.
  */
 #include <ftw.h>
 #include <setjmp.h>
@@ -27,12 +27,12 @@
 /* Compare with json-c; returns 1 when they differ (and says how). */
 static int differs(json_object *o, const char *what)
 {
-	mb_jsonout b = { 0 };
+	jsonout b = { 0 };
 	size_t len = 0;
 	const char *ref = json_object_to_json_string_length(o, FLAGS, &len);
 	int bad;
 
-	mb_jsonout_json(&b, o);
+	jsonout_json(&b, o);
 	assert_false(b.oom);
 	assert_non_null(ref);
 	bad = b.n != len || memcmp(b.p, ref, len) != 0;
@@ -97,7 +97,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	(void) ftw;
 	if (flag != FTW_F)
 		return 0;
-	if (mb_read_file(path, MB_LOG_MAX_SIZE, &bytes, &size, &err) < 0)
+	if (file_read(path, MB_LOG_MAX_SIZE, &bytes, &size, &err) < 0)
 		return 0;
 	if (mb_event_log_parse_take(bytes, size, &log, &err) < 0)
 		return 0; /* not an event log: junk, IMA logs, notes */

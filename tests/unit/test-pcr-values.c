@@ -132,7 +132,7 @@ static void test_bank_copy_and_remove(void **state)
 	assert_int_equal(bank.alg, MB_ALG_SHA256);
 	assert_int_equal(bank.size, 32);
 	assert_int_equal(bank.present, 0x3ff);
-	assert_string_equal(mb_hex(bank.value[9], 32, hex), "d734aa05ed0dfe770bcf88e0ff26113bb3aab42e2e8b8f287aa84aee86acefa1");
+	assert_string_equal(hex_format(bank.value[9], 32, hex), "d734aa05ed0dfe770bcf88e0ff26113bb3aab42e2e8b8f287aa84aee86acefa1");
 	assert_int_equal(mb_pcr_values_get_bank(v, MB_ALG_SHA384, &bank), -ENOENT);
 	assert_int_equal(bank.present, 0);
 
@@ -174,11 +174,11 @@ static void test_real_yaml(void **state)
 	assert_non_null(b);
 	assert_int_equal(b->present, 0x3ff);
 	/* Transcribed from tpm2-tools' file. */
-	assert_string_equal(mb_hex(b->value[0], 32, hex), "804c3cb76b471627372c8e5ebd068d1f8f8af088af43dc9de620af652f11116f");
-	assert_string_equal(mb_hex(b->value[9], 32, hex), "d734aa05ed0dfe770bcf88e0ff26113bb3aab42e2e8b8f287aa84aee86acefa1");
+	assert_string_equal(hex_format(b->value[0], 32, hex), "804c3cb76b471627372c8e5ebd068d1f8f8af088af43dc9de620af652f11116f");
+	assert_string_equal(hex_format(b->value[9], 32, hex), "d734aa05ed0dfe770bcf88e0ff26113bb3aab42e2e8b8f287aa84aee86acefa1");
 	b = pcrv_bank_const(&v, MB_ALG_SHA1);
 	assert_non_null(b);
-	assert_string_equal(mb_hex(b->value[8], 20, hex), "43aaff1eb3b4ec57d1a5c1427f6ae4748fe40cd8");
+	assert_string_equal(hex_format(b->value[8], 20, hex), "43aaff1eb3b4ec57d1a5c1427f6ae4748fe40cd8");
 	free(text);
 }
 

@@ -44,7 +44,7 @@ static mb_policy *example_policy(void)
 	mb_error err = { 0 };
 
 	snprintf(path, sizeof(path), "%s/docs/policy-example.json", root ? root : ".");
-	assert_int_equal(mb_read_file(path, 1 << 20, &text, &size, &err), 0);
+	assert_int_equal(file_read(path, 1 << 20, &text, &size, &err), 0);
 	if (mb_policy_parse((char *) text, size, &p, &err) < 0)
 		fprintf(stderr, "%s\n", err.message);
 	assert_non_null(p);

@@ -103,7 +103,7 @@ static void hex_is(const uint8_t *b, size_t n, const char *want)
 {
 	char buf[2 * MB_DIGEST_MAX + 1];
 
-	assert_string_equal(mb_hex(b, n, buf), want);
+	assert_string_equal(hex_format(b, n, buf), want);
 }
 
 static bool new_cmdline(uint32_t number, uint16_t alg, uint8_t *out)

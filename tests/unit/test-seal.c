@@ -88,7 +88,7 @@ static void test_base64_rfc4648(void **state)
 
 static void set_pcr(mb_pcr_bank *b, unsigned p, const char *hex)
 {
-	assert_int_equal(mb_unhex(hex, 64, b->value[p], 32), 0);
+	assert_int_equal(hex_parse(hex, 64, b->value[p], 32), 0);
 	b->present |= 1u << p;
 }
 
@@ -102,7 +102,7 @@ static void test_policy_pcr_trial_vector(void **state)
 	/* tpm2_pcrread after tpm2_pcrextend 0:sha256=00..01 7:sha256=00..07 */
 	set_pcr(&b, 0, "90f4b39548df55ad6187a1d20d731ecee78c545b94afd16f42ef7592d99cd365");
 	set_pcr(&b, 7, "2ebe6807995c988b9d292b535a81546078d93d753a42bf8d15ddcaf2d84be200");
-	assert_int_equal(mb_unhex("f979594e6fd8074655f06b92e7205db9738297c32599129d0e51971ae0b2456d", 64, want, 32), 0);
+	assert_int_equal(hex_parse("f979594e6fd8074655f06b92e7205db9738297c32599129d0e51971ae0b2456d", 64, want, 32), 0);
 	assert_int_equal(mb_policy_pcr_digest(NULL, &b, (1u << 0) | (1u << 7), got, NULL), 0);
 	assert_memory_equal(got, want, 32);
 
@@ -144,7 +144,7 @@ static void test_policy_or_trial_vector(void **state)
 	assert_int_equal(mb_policy_pcr_digest(NULL, &b0, 0x81, br[0], NULL), 0);
 	assert_int_equal(mb_policy_pcr_digest(NULL, &b1, 0x81, br[1], NULL), 0);
 	assert_int_equal(mb_policy_or_digest((const uint8_t (*)[32]) br, 2, got, NULL), 0);
-	assert_int_equal(mb_unhex("46a0320e919e8f53507761ad307c0980e79ea6c0171c9bb3a422c2998f0cf073", 64, want, 32), 0);
+	assert_int_equal(hex_parse("46a0320e919e8f53507761ad307c0980e79ea6c0171c9bb3a422c2998f0cf073", 64, want, 32), 0);
 	assert_memory_equal(got, want, 32);
 	/* The order of the branches is part of the digest; 1 or 9 branches are refused. */
 	memcpy(got, br[0], 32);
@@ -179,7 +179,7 @@ static void assert_hex_equal(const uint8_t *got, const char *want_hex)
 {
 	uint8_t want[32];
 
-	assert_int_equal(mb_unhex(want_hex, 64, want, 32), 0);
+	assert_int_equal(hex_parse(want_hex, 64, want, 32), 0);
 	assert_memory_equal(got, want, 32);
 }
 
@@ -194,7 +194,7 @@ static void test_sealed_set_policy_trial_vectors(void **state)
 	/* a PCR outside the mask: not kept, not in the policy */
 	set_pcr(&cur, 9, "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
 	next = cur;
-	assert_int_equal(mb_unhex(NEXT_PCR4, 64, next.value[4], 32), 0);
+	assert_int_equal(hex_parse(NEXT_PCR4, 64, next.value[4], 32), 0);
 
 	/* No prediction: one PolicyPCR, tpm2_policypcr's digest. */
 	assert_int_equal(mb_sealed_set_policy(&s, &cur, NULL, NULL), 0);

@@ -51,7 +51,7 @@ static void request_done(request *q)
 
 static json_object *hex_obj(const uint8_t *p, size_t n)
 {
-	char *s = mb_hex_dup(p, n);
+	char *s = hex_dup(p, n);
 	json_object *o = s ? json_object_new_string(s) : NULL;
 
 	free(s);
@@ -66,8 +66,8 @@ static int get_hex(json_object *o, const char *key, const char *name, uint8_t *o
 	size_t len = v ? (size_t) json_object_get_string_len(v) : 0;
 
 	if (!v || len == 0 || len % 2 || len / 2 > max ||
-	    mb_unhex(json_object_get_string(v), len, out, len / 2) < 0)
-		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not hex of at most %zu bytes", name, max);
+	    hex_parse(json_object_get_string(v), len, out, len / 2) < 0)
+		return set_error(err, -EBADMSG, "field \"%s\" is missing or not hex of at most %zu bytes", name, max);
 	*ret_size = len / 2;
 	return 0;
 }
@@ -77,7 +77,7 @@ static int get_b64(json_object *o, const char *key, const char *name, size_t max
 {
 	int r = seal_json_b64(o, key, max, optional, ret, ret_size, err);
 
-	return r < 0 ? mb_fail_prefix(err, r, name) : 0;
+	return r < 0 ? prefix_error(err, r, name) : 0;
 }
 
 static bool has(uint32_t attrs, uint32_t bits)
@@ -100,7 +100,7 @@ static int request_parse(json_object *root, request *q, mb_error *err)
 	ek = seal_json_get(root, "ek", json_type_object);
 	ak = seal_json_get(root, "ak", json_type_object);
 	if (!ek || !ak)
-		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not an object", ek ? "ak" : "ek");
+		return set_error(err, -EBADMSG, "field \"%s\" is missing or not an object", ek ? "ak" : "ek");
 	r = get_b64(ek, "public", "ek", PUBLIC_MAX, false, &q->ek_pub, &q->ek_pub_size, err);
 	if (r >= 0)
 		r = get_b64(ek, "certificate", "ek", EK_CERT_MAX, true, &q->ek_cert, &q->ek_cert_size, err);
@@ -110,19 +110,19 @@ static int request_parse(json_object *root, request *q, mb_error *err)
 
 		/* informational only, but still one spelling: "0x" and 8 hex digits */
 		if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) != 10 || s[0] != '0' ||
-		    s[1] != 'x' || mb_unhex(s + 2, 8, idx, 4) < 0)
-			r = mb_fail(err, -EBADMSG, "field \"ek.nv_index\" is not null or \"0x\" and 8 hex digits");
+		    s[1] != 'x' || hex_parse(s + 2, 8, idx, 4) < 0)
+			r = set_error(err, -EBADMSG, "field \"ek.nv_index\" is not null or \"0x\" and 8 hex digits");
 	}
 	if (r >= 0)
 		r = get_b64(ak, "public", "ak", PUBLIC_MAX, false, &q->ak_pub, &q->ak_pub_size, err);
 	if (r >= 0)
 		r = get_hex(ak, "name", "ak.name", name, sizeof(name), &name_size, err);
 	if (r >= 0 && (r = tpm_public_parse(q->ek_pub, q->ek_pub_size, &q->ek, err)) < 0)
-		r = mb_fail_prefix(err, r, "ek.public");
+		r = prefix_error(err, r, "ek.public");
 	if (r >= 0 && (r = tpm_public_parse(q->ak_pub, q->ak_pub_size, &q->ak, err)) < 0)
-		r = mb_fail_prefix(err, r, "ak.public");
+		r = prefix_error(err, r, "ak.public");
 	if (r >= 0 && (name_size != q->ak.name_size || memcmp(name, q->ak.name, name_size) != 0))
-		r = mb_fail(err, MB_ERR_ATTEST_REFUSED, "ak.name is not the Name of ak.public");
+		r = set_error(err, MB_ERR_ATTEST_REFUSED, "ak.name is not the Name of ak.public");
 	if (r < 0)
 		request_done(q);
 	return r;
@@ -151,7 +151,7 @@ static int check_ak(const tpm_public *ak, mb_error *err)
 
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		if (has(ak->attributes, rules[i].bit) != rules[i].want)
-			return mb_fail(err, MB_ERR_ATTEST_REFUSED, "the AK is %s (attributes 0x%08x)", rules[i].why,
+			return set_error(err, MB_ERR_ATTEST_REFUSED, "the AK is %s (attributes 0x%08x)", rules[i].why,
 				       ak->attributes);
 	return 0;
 }
@@ -161,12 +161,12 @@ static int check_ek(const tpm_public *ek, mb_error *err)
 {
 	if (!has(ek->attributes, TPMA_RESTRICTED | TPMA_DECRYPT | TPMA_FIXED_TPM | TPMA_FIXED_PARENT) ||
 	    (ek->attributes & TPMA_SIGN))
-		return mb_fail(err, MB_ERR_ATTEST_REFUSED,
+		return set_error(err, MB_ERR_ATTEST_REFUSED,
 			       "the EK is not a restricted, fixedTPM decryption key (attributes 0x%08x)", ek->attributes);
 	if (ek->sym_alg != TPM_ALG_AES || ek->sym_mode != TPM_ALG_CFB)
-		return mb_fail(err, MB_ERR_ATTEST_REFUSED, "the EK's symmetric algorithm is not AES in CFB mode");
+		return set_error(err, MB_ERR_ATTEST_REFUSED, "the EK's symmetric algorithm is not AES in CFB mode");
 	if (!attest_md(ek->name_alg))
-		return mb_fail(err, MB_ERR_ATTEST_REFUSED, "the EK's nameAlg 0x%04x is not SHA-256, -384 or -512",
+		return set_error(err, MB_ERR_ATTEST_REFUSED, "the EK's nameAlg 0x%04x is not SHA-256, -384 or -512",
 			       ek->name_alg);
 	return 0;
 }
@@ -222,7 +222,7 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	int r;
 
 	if (!request_text || !opts || !ret_challenge || !ret_state)
-		return mb_fail(err, -EINVAL, "missing argument");
+		return set_error(err, -EINVAL, "missing argument");
 	*ret_challenge = *ret_state = NULL;
 	r = seal_json_open(request_text, request_size, REQUEST_MAX, "the request", "mboot-attest-request", &root,
 			   err);
@@ -248,19 +248,19 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 			goto out;
 		cert_checked = true;
 	} else if (!opts->allow_no_ek_cert) {
-		r = q.ek_cert ? mb_fail(err, -EINVAL, "no EK CA certificates to check the EK certificate against")
-			      : mb_fail(err, MB_ERR_ATTEST_REFUSED,
+		r = q.ek_cert ? set_error(err, -EINVAL, "no EK CA certificates to check the EK certificate against")
+			      : set_error(err, MB_ERR_ATTEST_REFUSED,
 					"the request has no EK certificate (allow that only to trust on first use)");
 		goto out;
 	}
 
 	if (RAND_bytes(cred, sizeof(cred)) != 1) {
-		r = mb_fail(err, -EIO, "no random bytes for the credential");
+		r = set_error(err, -EIO, "no random bytes for the credential");
 		goto out;
 	}
 	r = tpm_public_to_pkey(&q.ek, &prot.pkey, err);
 	if (r < 0) {
-		r = mb_fail_prefix(err, r, "ek.public");
+		r = prefix_error(err, r, "ek.public");
 		goto out;
 	}
 	prot.name_alg = q.ek.name_alg;
@@ -278,7 +278,7 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	ch = new_doc("mboot-attest-challenge");
 	st = new_doc("mboot-attest-state");
 	if (!ch || !st) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	json_object_object_add(ch, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
@@ -291,7 +291,7 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	json_object_object_add(st, "created", now_obj());
 	if (!doc_complete(ch, challenge_keys) || !doc_complete(st, state_keys) ||
 	    (cert_checked && !seal_json_get(st, "ek_certificate_sha256", json_type_string))) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	*ret_challenge = seal_json_finish(ch);
@@ -301,7 +301,7 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 		free(*ret_challenge);
 		free(*ret_state);
 		*ret_challenge = *ret_state = NULL;
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	r = 0;
@@ -331,13 +331,13 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	int r;
 
 	if (!state_text || !response_text || !ret_machine)
-		return mb_fail(err, -EINVAL, "missing argument");
+		return set_error(err, -EINVAL, "missing argument");
 	*ret_machine = NULL;
 
 	/* The state is the verifier's own file, but read as strictly as anything else. */
 	r = seal_json_open(state_text, state_size, STATE_MAX, "the state", "mboot-attest-state", &st, err);
 	if (r < 0)
-		return mb_fail_prefix(err, r, "state");
+		return prefix_error(err, r, "state");
 	r = seal_json_hex(st, "credential_sha256", "credential_sha256", want, sizeof(want), err);
 	if (r >= 0 && json_object_object_get_ex(st, "ek_certificate_sha256", &v) &&
 	    !json_object_is_type(v, json_type_null)) {
@@ -346,11 +346,11 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 		has_cert = true;
 	}
 	if (r >= 0 && !(req = seal_json_get(st, "request", json_type_object)))
-		r = mb_fail(err, -EBADMSG, "field \"request\" is missing or not an object");
+		r = set_error(err, -EBADMSG, "field \"request\" is missing or not an object");
 	if (r >= 0)
 		r = request_parse(req, &q, err);
 	if (r < 0) {
-		r = mb_fail_prefix(err, r == MB_ERR_ATTEST_REFUSED ? -EBADMSG : r, "state");
+		r = prefix_error(err, r == MB_ERR_ATTEST_REFUSED ? -EBADMSG : r, "state");
 		goto out;
 	}
 
@@ -361,17 +361,17 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	if (r >= 0)
 		r = seal_json_b64(resp, "credential", 64, false, &cred, &cred_size, err);
 	if (r < 0) {
-		r = mb_fail_prefix(err, r, "response");
+		r = prefix_error(err, r, "response");
 		goto out;
 	}
 	if (name_size != q.ak.name_size || memcmp(name, q.ak.name, name_size) != 0) {
-		r = mb_fail(err, MB_ERR_ATTEST_REFUSED, "the response is for another AK than the challenge's");
+		r = set_error(err, MB_ERR_ATTEST_REFUSED, "the response is for another AK than the challenge's");
 		goto out;
 	}
 	/* Compared as digests, in constant time: the state never held the credential itself. */
 	SHA256(cred, cred_size, got);
 	if (CRYPTO_memcmp(got, want, sizeof(got)) != 0) {
-		r = mb_fail(err, MB_ERR_ATTEST_REFUSED,
+		r = set_error(err, MB_ERR_ATTEST_REFUSED,
 			    "the response's credential is not the challenge's: the challenge was not activated by "
 			    "the TPM of the request's EK");
 		goto out;
@@ -379,7 +379,7 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 
 	m = new_doc("mboot-machine");
 	if (!m) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	json_object_object_add(m, "ak_public", seal_json_b64_obj(q.ak_pub, q.ak_pub_size));
@@ -388,12 +388,12 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	json_object_object_add(m, "ek_certificate_sha256", has_cert ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
 	json_object_object_add(m, "enrolled", now_obj());
 	if (!doc_complete(m, machine_keys) || (has_cert && !seal_json_get(m, "ek_certificate_sha256", json_type_string))) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	*ret_machine = seal_json_finish(m);
 	m = NULL;
-	r = *ret_machine ? 0 : mb_fail(err, -ENOMEM, "out of memory");
+	r = *ret_machine ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:
 	json_object_put(m);
 	json_object_put(resp);

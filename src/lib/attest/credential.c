@@ -159,7 +159,7 @@ static int seed_rsa(const attest_protector *p, const uint8_t *seed, size_t seed_
 	int r = -EIO;
 
 	if (!ctx)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	lab = OPENSSL_memdup(label, sizeof(label));
 	if (!lab || EVP_PKEY_encrypt_init(ctx) <= 0 || EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_OAEP_PADDING) <= 0 ||
 	    EVP_PKEY_CTX_set_rsa_oaep_md(ctx, md) <= 0 || EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, md) <= 0 ||
@@ -185,7 +185,7 @@ out:
 	free(out);
 	EVP_PKEY_CTX_free(ctx);
 	if (r < 0)
-		return mb_fail(err, r, r == -ENOMEM ? "out of memory" : "RSA-OAEP encryption of the seed to the EK failed");
+		return set_error(err, r, r == -ENOMEM ? "out of memory" : "RSA-OAEP encryption of the seed to the EK failed");
 	return 0;
 }
 
@@ -216,10 +216,10 @@ static int seed_ecc(const attest_protector *p, uint8_t *seed, size_t seed_size, 
 	int r = -EIO;
 
 	if (!EVP_PKEY_get_utf8_string_param(p->pkey, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof(group), NULL))
-		return mb_fail(err, -EOPNOTSUPP, "the EK's curve is not a named curve");
+		return set_error(err, -EOPNOTSUPP, "the EK's curve is not a named curve");
 	coord_size = ((size_t) EVP_PKEY_get_bits(p->pkey) + 7) / 8;
 	if (coord_size == 0 || coord_size > ECC_COORD_MAX)
-		return mb_fail(err, -EOPNOTSUPP, "the EK's curve %s is not supported", group);
+		return set_error(err, -EOPNOTSUPP, "the EK's curve %s is not supported", group);
 	eph = EVP_PKEY_Q_keygen(NULL, NULL, "EC", group);
 	if (!eph)
 		goto out;
@@ -252,7 +252,7 @@ out:
 	EVP_PKEY_CTX_free(ctx);
 	EVP_PKEY_free(eph);
 	if (r < 0)
-		return mb_fail(err, r, r == -ENOMEM ? "out of memory" : "ECDH with the EK's key failed");
+		return set_error(err, r, r == -ENOMEM ? "out of memory" : "ECDH with the EK's key failed");
 	return 0;
 }
 
@@ -284,22 +284,22 @@ int attest_make_credential(const attest_protector *p, const uint8_t *name, size_
 	int r, len = 0, fin = 0;
 
 	if (!md)
-		return mb_fail(err, -EOPNOTSUPP, "nameAlg 0x%04x is not SHA-256, SHA-384 or SHA-512", p->name_alg);
+		return set_error(err, -EOPNOTSUPP, "nameAlg 0x%04x is not SHA-256, SHA-384 or SHA-512", p->name_alg);
 	if (!cipher)
-		return mb_fail(err, -EOPNOTSUPP, "the EK's symmetric key (AES-%u) is not AES-128, -192 or -256 CFB",
+		return set_error(err, -EOPNOTSUPP, "the EK's symmetric key (AES-%u) is not AES-128, -192 or -256 CFB",
 			       p->sym_bits);
 	if (cred_size > CREDENTIAL_MAX || name_size > 2 + EVP_MAX_MD_SIZE)
-		return mb_fail(err, -EINVAL, "credential or name too long");
+		return set_error(err, -EINVAL, "credential or name too long");
 	dsize = (size_t) EVP_MD_get_size(md);
 
 	if (EVP_PKEY_is_a(p->pkey, "RSA")) {
 		if (RAND_bytes(seed, (int) dsize) != 1)
-			return mb_fail(err, -EIO, "no random bytes for the seed");
+			return set_error(err, -EIO, "no random bytes for the seed");
 		r = seed_rsa(p, seed, dsize, &secret, ret_secret_size, err);
 	} else if (EVP_PKEY_is_a(p->pkey, "EC")) {
 		r = seed_ecc(p, seed, dsize, &secret, ret_secret_size, err);
 	} else {
-		r = mb_fail(err, -EOPNOTSUPP, "the EK is neither an RSA nor an ECC key");
+		r = set_error(err, -EOPNOTSUPP, "the EK is neither an RSA nor an ECC key");
 	}
 	if (r < 0)
 		goto out;
@@ -308,7 +308,7 @@ int attest_make_credential(const attest_protector *p, const uint8_t *name, size_
 	if (r >= 0)
 		r = attest_kdfa(p->name_alg, seed, dsize, "INTEGRITY", NULL, 0, NULL, 0, hmac_key, dsize);
 	if (r < 0) {
-		r = mb_fail(err, r, "KDFa failed");
+		r = set_error(err, r, "KDFa failed");
 		goto out;
 	}
 
@@ -318,7 +318,7 @@ int attest_make_credential(const attest_protector *p, const uint8_t *name, size_
 	mac_in = malloc(enc_size + name_size);
 	cctx = EVP_CIPHER_CTX_new();
 	if (!id || !mac_in || !cctx) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	put_u16be(plain, cred_size);
@@ -330,14 +330,14 @@ int attest_make_credential(const attest_protector *p, const uint8_t *name, size_
 		if (!EVP_EncryptInit_ex(cctx, cipher, NULL, sym_key, zero_iv) ||
 		    !EVP_EncryptUpdate(cctx, enc, &len, plain, (int) enc_size) ||
 		    !EVP_EncryptFinal_ex(cctx, enc + len, &fin) || (size_t) (len + fin) != enc_size) {
-			r = mb_fail(err, -EIO, "AES-CFB encryption of the credential failed");
+			r = set_error(err, -EIO, "AES-CFB encryption of the credential failed");
 			goto out;
 		}
 	}
 	memcpy(mac_in, enc, enc_size);
 	memcpy(mac_in + enc_size, name, name_size);
 	if (!HMAC(md, hmac_key, (int) dsize, mac_in, enc_size + name_size, id + 4, &mac_len) || mac_len != dsize) {
-		r = mb_fail(err, -EIO, "HMAC of the credential failed");
+		r = set_error(err, -EIO, "HMAC of the credential failed");
 		goto out;
 	}
 	put_u16be(id, id_size - 2);

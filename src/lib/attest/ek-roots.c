@@ -42,7 +42,7 @@ MB_EXPORT int mb_ek_roots_new(mb_ek_roots **ret, mb_error *err)
 	*ret = NULL;
 	if (!r || !(r->store = X509_STORE_new())) {
 		free(r);
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	}
 	*ret = r;
 	return 0;
@@ -66,7 +66,7 @@ static int add_cert(mb_ek_roots *r, X509 *c, const char *path, mb_error *err)
 	/* X509_STORE_add_cert takes its own reference; a duplicate is no error in OpenSSL 3. */
 	if (!X509_STORE_add_cert(r->store, c)) {
 		ERR_clear_error();
-		return mb_fail(err, -ENOMEM, "%s: cannot add the certificate", path);
+		return set_error(err, -ENOMEM, "%s: cannot add the certificate", path);
 	}
 	r->n_certs++;
 	return 0;
@@ -84,16 +84,16 @@ static int add_file(mb_ek_roots *r, const char *path, bool in_dir, mb_error *err
 	size_t size = 0, n = 0;
 	int ret;
 
-	ret = mb_read_file(path, CA_FILE_MAX, &data, &size, err);
+	ret = file_read(path, CA_FILE_MAX, &data, &size, err);
 	if (ret < 0)
-		return mb_fail_prefix(err, ret, path);
+		return prefix_error(err, ret, path);
 	if (memmem(data, size, "-----BEGIN", 10)) {
 		BIO *bio = BIO_new_mem_buf(data, (int) size);
 		X509 *c;
 
 		if (!bio) {
 			free(data);
-			return mb_fail(err, -ENOMEM, "out of memory");
+			return set_error(err, -ENOMEM, "out of memory");
 		}
 		ERR_clear_error();
 		while ((c = PEM_read_bio_X509(bio, NULL, NULL, NULL))) {
@@ -105,7 +105,7 @@ static int add_file(mb_ek_roots *r, const char *path, bool in_dir, mb_error *err
 		}
 		/* The loop ends at the end of the file (no start line) or at a broken certificate. */
 		if (ret >= 0 && ERR_GET_REASON(ERR_peek_last_error()) != PEM_R_NO_START_LINE)
-			ret = mb_fail(err, -EBADMSG, "%s: a PEM certificate does not decode", path);
+			ret = set_error(err, -EBADMSG, "%s: a PEM certificate does not decode", path);
 		BIO_free(bio);
 		ERR_clear_error();
 	} else {
@@ -113,7 +113,7 @@ static int add_file(mb_ek_roots *r, const char *path, bool in_dir, mb_error *err
 		X509 *c = size <= LONG_MAX ? d2i_X509(NULL, &p, (long) size) : NULL;
 
 		if (!c || p != data + size)
-			ret = in_dir ? 0 : mb_fail(err, -EBADMSG, "%s: neither a PEM nor a DER certificate", path);
+			ret = in_dir ? 0 : set_error(err, -EBADMSG, "%s: neither a PEM nor a DER certificate", path);
 		else if ((ret = add_cert(r, c, path, err)) >= 0)
 			n++;
 		X509_free(c);
@@ -121,7 +121,7 @@ static int add_file(mb_ek_roots *r, const char *path, bool in_dir, mb_error *err
 	}
 	free(data);
 	if (ret >= 0 && n == 0 && !in_dir)
-		ret = mb_fail(err, -EBADMSG, "%s: no certificate in it", path);
+		ret = set_error(err, -EBADMSG, "%s: no certificate in it", path);
 	return ret;
 }
 
@@ -133,7 +133,7 @@ static int add_dir(mb_ek_roots *r, const char *path, mb_error *err)
 	int ret = 0;
 
 	if (!d)
-		return mb_fail(err, -errno, "%s: %s", path, strerror(errno));
+		return set_error(err, -errno, "%s: %s", path, strerror(errno));
 	while ((de = readdir(d))) {
 		char *file;
 		struct stat st;
@@ -141,7 +141,7 @@ static int add_dir(mb_ek_roots *r, const char *path, mb_error *err)
 		if (de->d_name[0] == '.')
 			continue; /* ".", "..", and hidden files are no one's CA */
 		if (asprintf(&file, "%s/%s", path, de->d_name) < 0) {
-			ret = mb_fail(err, -ENOMEM, "out of memory");
+			ret = set_error(err, -ENOMEM, "out of memory");
 			break;
 		}
 		/* stat, not lstat: c_rehash directories are symbolic links to the certificates */
@@ -151,7 +151,7 @@ static int add_dir(mb_ek_roots *r, const char *path, mb_error *err)
 		}
 		if (++n_files > CA_DIR_MAX_FILES) {
 			free(file);
-			ret = mb_fail(err, -E2BIG, "%s: more than %u files", path, CA_DIR_MAX_FILES);
+			ret = set_error(err, -E2BIG, "%s: more than %u files", path, CA_DIR_MAX_FILES);
 			break;
 		}
 		ret = add_file(r, file, true, err);
@@ -161,7 +161,7 @@ static int add_dir(mb_ek_roots *r, const char *path, mb_error *err)
 	}
 	closedir(d);
 	if (ret >= 0 && r->n_certs == before)
-		ret = mb_fail(err, -ENOENT, "%s: no certificate in any file of it", path);
+		ret = set_error(err, -ENOENT, "%s: no certificate in any file of it", path);
 	return ret;
 }
 
@@ -170,9 +170,9 @@ MB_EXPORT int mb_ek_roots_add_path(mb_ek_roots *r, const char *path, mb_error *e
 	struct stat st;
 
 	if (!r || !path)
-		return mb_fail(err, -EINVAL, "no roots or no path");
+		return set_error(err, -EINVAL, "no roots or no path");
 	if (stat(path, &st) < 0)
-		return mb_fail(err, -errno, "%s: %s", path, strerror(errno));
+		return set_error(err, -errno, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return add_dir(r, path, err);
 	return add_file(r, path, false, err);
@@ -234,33 +234,33 @@ int ek_cert_check(const mb_ek_roots *r, const uint8_t *der, size_t der_size, con
 	if (!cert || p != der + der_size) {
 		X509_free(cert);
 		ERR_clear_error();
-		return mb_fail(err, -EBADMSG, "ek.certificate is not one DER X.509 certificate");
+		return set_error(err, -EBADMSG, "ek.certificate is not one DER X.509 certificate");
 	}
 	key = X509_get0_pubkey(cert);
 	if (!key) {
-		ret = mb_fail(err, MB_ERR_ATTEST_REFUSED,
+		ret = set_error(err, MB_ERR_ATTEST_REFUSED,
 			      "the EK certificate's public key cannot be read (an algorithm OpenSSL does not know)");
 		goto out;
 	}
 	/* The key first: a certificate for another key is refused whatever its chain. */
 	if (!tpm_public_matches_pkey(ek, key)) {
-		ret = mb_fail(err, MB_ERR_ATTEST_REFUSED, "the EK certificate is for another key than the request's EK");
+		ret = set_error(err, MB_ERR_ATTEST_REFUSED, "the EK certificate is for another key than the request's EK");
 		goto out;
 	}
 	if (!r || r->n_certs == 0) {
-		ret = mb_fail(err, -EINVAL, "no EK CA certificates to check the EK certificate against");
+		ret = set_error(err, -EINVAL, "no EK CA certificates to check the EK certificate against");
 		goto out;
 	}
 	ctx = X509_STORE_CTX_new();
 	if (!ctx || !X509_STORE_CTX_init(ctx, r->store, cert, NULL)) {
-		ret = mb_fail(err, -ENOMEM, "out of memory");
+		ret = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	X509_STORE_CTX_set_verify_cb(ctx, verify_cb);
 	if (X509_verify_cert(ctx) != 1) {
 		int e = X509_STORE_CTX_get_error(ctx);
 
-		ret = mb_fail(err, MB_ERR_ATTEST_REFUSED, "the EK certificate does not chain to the EK CAs given: %s",
+		ret = set_error(err, MB_ERR_ATTEST_REFUSED, "the EK certificate does not chain to the EK CAs given: %s",
 			      X509_verify_cert_error_string(e));
 		goto out;
 	}

@@ -41,7 +41,7 @@ static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 	int r = 0;
 
 	if (!banks)
-		return mb_fail(err, -EBADMSG, "field \"pcrs\" has no object \"banks\"");
+		return set_error(err, -EBADMSG, "field \"pcrs\" has no object \"banks\"");
 	v = mb_pcr_values_new();
 	if (!v)
 		return -ENOMEM;
@@ -49,11 +49,11 @@ static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 		const mb_digest_info *d = mb_digest_by_name(name);
 
 		if (!d) {
-			r = mb_fail(err, -EOPNOTSUPP, "pcrs: bank \"%.32s\" is not one mboot can compute", name);
+			r = set_error(err, -EOPNOTSUPP, "pcrs: bank \"%.32s\" is not one mboot can compute", name);
 			break;
 		}
 		if (!json_object_is_type(pcrs, json_type_object)) {
-			r = mb_fail(err, -EBADMSG, "pcrs: bank \"%s\" is not an object", name);
+			r = set_error(err, -EBADMSG, "pcrs: bank \"%s\" is not an object", name);
 			break;
 		}
 		json_object_object_foreach(pcrs, key, val) {
@@ -61,13 +61,13 @@ static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 			uint32_t pcr;
 
 			if (pcr_key(key, &pcr) < 0) {
-				r = mb_fail(err, -EBADMSG, "pcrs: bank %s: \"%.32s\" is not a PCR 0-23", name, key);
+				r = set_error(err, -EBADMSG, "pcrs: bank %s: \"%.32s\" is not a PCR 0-23", name, key);
 				break;
 			}
 			if (!json_object_is_type(val, json_type_string) ||
 			    (size_t) json_object_get_string_len(val) != 2u * d->size ||
-			    mb_unhex(json_object_get_string(val), 2u * d->size, digest, d->size) < 0) {
-				r = mb_fail(err, -EBADMSG, "pcrs: %s PCR %u is not %u bytes of hex", name, pcr, d->size);
+			    hex_parse(json_object_get_string(val), 2u * d->size, digest, d->size) < 0) {
+				r = set_error(err, -EBADMSG, "pcrs: %s PCR %u is not %u bytes of hex", name, pcr, d->size);
 				break;
 			}
 			r = mb_pcr_values_set(v, d->alg, pcr, digest, d->size, err);
@@ -92,9 +92,9 @@ static int b64_field(json_object *o, const char *key, const char *name, size_t m
 	int r = seal_json_b64(o, key, max, optional, ret, ret_size, err);
 
 	if (r < 0)
-		return mb_fail_prefix(err, r, name);
+		return prefix_error(err, r, name);
 	if (!optional && *ret_size == 0)
-		return mb_fail(err, -EBADMSG, "%s: field \"%s\" is empty", name, key);
+		return set_error(err, -EBADMSG, "%s: field \"%s\" is empty", name, key);
 	return 0;
 }
 
@@ -110,9 +110,9 @@ int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, m
 	quote = seal_json_get(root, "quote", json_type_object);
 	pcrs = seal_json_get(root, "pcrs", json_type_object);
 	if (!quote)
-		r = mb_fail(err, -EBADMSG, "evidence: field \"quote\" is missing or not an object");
+		r = set_error(err, -EBADMSG, "evidence: field \"quote\" is missing or not an object");
 	else if (!pcrs)
-		r = mb_fail(err, -EBADMSG, "evidence: field \"pcrs\" is missing or not an object");
+		r = set_error(err, -EBADMSG, "evidence: field \"pcrs\" is missing or not an object");
 	if (r >= 0)
 		r = b64_field(quote, "attest", "evidence quote", QUOTE_ATTEST_MAX, false, &ret->attest, &ret->attest_size,
 			      err);
@@ -131,9 +131,9 @@ int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, m
 	if (r >= 0)
 		r = parse_pcrs(pcrs, &ret->pcrs, err);
 	if (r >= 0 && (r = quote_attest_parse(ret->attest, ret->attest_size, &ret->quote, err)) < 0)
-		mb_fail_prefix(err, r, "evidence quote attest");
+		prefix_error(err, r, "evidence quote attest");
 	if (r >= 0 && (r = quote_signature_parse(ret->signature, ret->signature_size, &ret->sig, err)) < 0)
-		mb_fail_prefix(err, r, "evidence quote signature");
+		prefix_error(err, r, "evidence quote signature");
 	json_object_put(root);
 	if (r < 0)
 		attest_evidence_done(ret);
@@ -167,8 +167,8 @@ int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_
 		size_t len = name ? (size_t) json_object_get_string_len(name) : 0;
 
 		if (!name || len < 2 || len % 2 || len / 2 > sizeof(ret->ak_name) ||
-		    mb_unhex(json_object_get_string(name), len, ret->ak_name, len / 2) < 0)
-			r = mb_fail(err, -EBADMSG, "machine record: field \"ak_name\" is not a Name in hex");
+		    hex_parse(json_object_get_string(name), len, ret->ak_name, len / 2) < 0)
+			r = set_error(err, -EBADMSG, "machine record: field \"ak_name\" is not a Name in hex");
 		else
 			ret->ak_name_size = len / 2;
 	}

@@ -22,52 +22,52 @@ const char *tpm_alg_digest_name(uint16_t alg)
 	}
 }
 
-static int bad(mb_error *err, const mb_reader *r, const char *what)
+static int bad(mb_error *err, const byte_reader *r, const char *what)
 {
-	return mb_fail_at(err, -EBADMSG, mb_reader_offset(r), "TPMT_PUBLIC: %s", what);
+	return set_error_at(err, -EBADMSG, reader_offset(r), "TPMT_PUBLIC: %s", what);
 }
 
 /* A TPM2B of at most max bytes, copied into out. */
-static int read_tpm2b(mb_reader *r, uint8_t *out, size_t max, uint16_t *ret_size, const char *what, mb_error *err)
+static int read_tpm2b(byte_reader *r, uint8_t *out, size_t max, uint16_t *ret_size, const char *what, mb_error *err)
 {
 	uint16_t n;
 
-	if (mb_read_u16be(r, &n) < 0)
+	if (read_u16be(r, &n) < 0)
 		return bad(err, r, what);
 	if (n > max)
-		return mb_fail_at(err, -EBADMSG, mb_reader_offset(r), "TPMT_PUBLIC: %s of %u bytes (at most %zu)",
+		return set_error_at(err, -EBADMSG, reader_offset(r), "TPMT_PUBLIC: %s of %u bytes (at most %zu)",
 				  what, n, max);
-	if (mb_read_copy(r, out, n) < 0)
+	if (read_copy(r, out, n) < 0)
 		return bad(err, r, what);
 	*ret_size = n;
 	return 0;
 }
 
 /* TPMT_SYM_DEF_OBJECT: an algorithm, then key bits and mode unless it is TPM_ALG_NULL. */
-static int read_sym(mb_reader *r, tpm_public *p, mb_error *err)
+static int read_sym(byte_reader *r, tpm_public *p, mb_error *err)
 {
-	if (mb_read_u16be(r, &p->sym_alg) < 0)
+	if (read_u16be(r, &p->sym_alg) < 0)
 		return bad(err, r, "symmetric algorithm");
 	if (p->sym_alg == TPM_ALG_NULL)
 		return 0;
-	if (mb_read_u16be(r, &p->sym_bits) < 0 || mb_read_u16be(r, &p->sym_mode) < 0)
+	if (read_u16be(r, &p->sym_bits) < 0 || read_u16be(r, &p->sym_mode) < 0)
 		return bad(err, r, "symmetric key bits and mode");
 	return 0;
 }
 
 /* TPMT_RSA_SCHEME / TPMT_ECC_SCHEME: a scheme, then its details (Part 2 §11.2.3-11.2.5). */
-static int read_scheme(mb_reader *r, tpm_public *p, mb_error *err)
+static int read_scheme(byte_reader *r, tpm_public *p, mb_error *err)
 {
 	uint16_t count;
 
-	if (mb_read_u16be(r, &p->scheme) < 0)
+	if (read_u16be(r, &p->scheme) < 0)
 		return bad(err, r, "scheme");
 	switch (p->scheme) {
 	case TPM_ALG_NULL:
 	case TPM_ALG_RSAES: /* TPMS_ENC_SCHEME_RSAES is empty */
 		return 0;
 	case TPM_ALG_ECDAA: /* hashAlg, then count */
-		if (mb_read_u16be(r, &p->scheme_hash) < 0 || mb_read_u16be(r, &count) < 0)
+		if (read_u16be(r, &p->scheme_hash) < 0 || read_u16be(r, &count) < 0)
 			return bad(err, r, "ECDAA scheme details");
 		return 0;
 	case TPM_ALG_RSASSA:
@@ -75,29 +75,29 @@ static int read_scheme(mb_reader *r, tpm_public *p, mb_error *err)
 	case TPM_ALG_OAEP:
 	case TPM_ALG_ECDSA:
 	case TPM_ALG_ECDH:
-		if (mb_read_u16be(r, &p->scheme_hash) < 0)
+		if (read_u16be(r, &p->scheme_hash) < 0)
 			return bad(err, r, "scheme hash");
 		return 0;
 	default:
-		return mb_fail_at(err, -EOPNOTSUPP, mb_reader_offset(r), "TPMT_PUBLIC: scheme 0x%04x not supported",
+		return set_error_at(err, -EOPNOTSUPP, reader_offset(r), "TPMT_PUBLIC: scheme 0x%04x not supported",
 				  p->scheme);
 	}
 }
 
 static int parse_area(const uint8_t *data, size_t size, uint64_t base, tpm_public *p, mb_error *err)
 {
-	mb_reader r;
+	byte_reader r;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	mb_reader_init(&r, data, size, base);
-	if (mb_read_u16be(&r, &p->type) < 0 || mb_read_u16be(&r, &p->name_alg) < 0 ||
-	    mb_read_u32be(&r, &p->attributes) < 0)
+	reader_init(&r, data, size, base);
+	if (read_u16be(&r, &p->type) < 0 || read_u16be(&r, &p->name_alg) < 0 ||
+	    read_u32be(&r, &p->attributes) < 0)
 		return bad(err, &r, "truncated header");
 	if (p->type != TPM_ALG_RSA && p->type != TPM_ALG_ECC)
-		return mb_fail_at(err, -EOPNOTSUPP, base, "TPMT_PUBLIC: type 0x%04x is not an RSA or ECC key", p->type);
+		return set_error_at(err, -EOPNOTSUPP, base, "TPMT_PUBLIC: type 0x%04x is not an RSA or ECC key", p->type);
 	if (!tpm_alg_digest_name(p->name_alg))
-		return mb_fail_at(err, -EOPNOTSUPP, base + 2, "TPMT_PUBLIC: nameAlg 0x%04x not supported", p->name_alg);
+		return set_error_at(err, -EOPNOTSUPP, base + 2, "TPMT_PUBLIC: nameAlg 0x%04x not supported", p->name_alg);
 	rc = read_tpm2b(&r, p->auth_policy, sizeof(p->auth_policy), &p->auth_policy_size, "authPolicy", err);
 	if (rc < 0)
 		return rc;
@@ -108,18 +108,18 @@ static int parse_area(const uint8_t *data, size_t size, uint64_t base, tpm_publi
 	if (rc < 0)
 		return rc;
 	if (p->type == TPM_ALG_RSA) {
-		if (mb_read_u16be(&r, &p->rsa_bits) < 0 || mb_read_u32be(&r, &p->rsa_exponent) < 0)
+		if (read_u16be(&r, &p->rsa_bits) < 0 || read_u32be(&r, &p->rsa_exponent) < 0)
 			return bad(err, &r, "RSA key bits and exponent");
 		rc = read_tpm2b(&r, p->x, TPM_PUBLIC_RSA_MAX, &p->x_size, "RSA modulus", err);
 		if (rc < 0)
 			return rc;
 		if (p->x_size == 0 || (size_t) p->x_size * 8 != p->rsa_bits)
-			return mb_fail_at(err, -EBADMSG, mb_reader_offset(&r), "TPMT_PUBLIC: a %u-byte modulus for a %u-bit key",
+			return set_error_at(err, -EBADMSG, reader_offset(&r), "TPMT_PUBLIC: a %u-byte modulus for a %u-bit key",
 					  p->x_size, p->rsa_bits);
 	} else {
-		if (mb_read_u16be(&r, &p->curve) < 0 || mb_read_u16be(&r, &p->kdf) < 0)
+		if (read_u16be(&r, &p->curve) < 0 || read_u16be(&r, &p->kdf) < 0)
 			return bad(err, &r, "curve and KDF");
-		if (p->kdf != TPM_ALG_NULL && mb_read_u16be(&r, &p->kdf_hash) < 0)
+		if (p->kdf != TPM_ALG_NULL && read_u16be(&r, &p->kdf_hash) < 0)
 			return bad(err, &r, "KDF hash");
 		rc = read_tpm2b(&r, p->x, TPM_PUBLIC_ECC_MAX, &p->x_size, "ECC point x", err);
 		if (rc < 0)
@@ -130,14 +130,14 @@ static int parse_area(const uint8_t *data, size_t size, uint64_t base, tpm_publi
 		if (p->x_size == 0 || p->y_size == 0)
 			return bad(err, &r, "empty ECC point");
 	}
-	if (mb_reader_left(&r) != 0)
-		return mb_fail_at(err, -EBADMSG, mb_reader_offset(&r), "TPMT_PUBLIC: %zu bytes after the key",
-				  mb_reader_left(&r));
+	if (reader_left(&r) != 0)
+		return set_error_at(err, -EBADMSG, reader_offset(&r), "TPMT_PUBLIC: %zu bytes after the key",
+				  reader_left(&r));
 	p->name[0] = (uint8_t) (p->name_alg >> 8);
 	p->name[1] = (uint8_t) p->name_alg;
 	rc = mb_digest(p->name_alg, data, size, p->name + 2);
 	if (rc < 0)
-		return mb_fail(err, rc, "cannot hash the public area");
+		return set_error(err, rc, "cannot hash the public area");
 	p->name_size = 2 + mb_digest_by_alg(p->name_alg)->size;
 	return 0;
 }
@@ -149,16 +149,16 @@ int tpm_public_parse_area(const uint8_t *data, size_t size, tpm_public *ret, mb_
 
 int tpm_public_parse(const uint8_t *data, size_t size, tpm_public *ret, mb_error *err)
 {
-	mb_reader r;
+	byte_reader r;
 	const uint8_t *area;
 	uint16_t n;
 
-	mb_reader_init(&r, data, size, 0);
-	if (mb_read_u16be(&r, &n) < 0 || mb_read_bytes(&r, n, &area) < 0)
-		return mb_fail_at(err, -EBADMSG, 0, "TPM2B_PUBLIC: truncated (%zu bytes)", size);
-	if (mb_reader_left(&r) != 0)
-		return mb_fail_at(err, -EBADMSG, mb_reader_offset(&r), "TPM2B_PUBLIC: %zu bytes after it",
-				  mb_reader_left(&r));
+	reader_init(&r, data, size, 0);
+	if (read_u16be(&r, &n) < 0 || read_bytes(&r, n, &area) < 0)
+		return set_error_at(err, -EBADMSG, 0, "TPM2B_PUBLIC: truncated (%zu bytes)", size);
+	if (reader_left(&r) != 0)
+		return set_error_at(err, -EBADMSG, reader_offset(&r), "TPM2B_PUBLIC: %zu bytes after it",
+				  reader_left(&r));
 	return parse_area(area, n, 2, ret, err);
 }
 
@@ -184,7 +184,7 @@ int tpm_public_to_pkey(const tpm_public *p, EVP_PKEY **ret, mb_error *err)
 
 	*ret = NULL;
 	if (!bld)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	if (p->type == TPM_ALG_RSA) {
 		n = BN_bin2bn(p->x, p->x_size, NULL);
 		e = BN_new();
@@ -198,11 +198,11 @@ int tpm_public_to_pkey(const tpm_public *p, EVP_PKEY **ret, mb_error *err)
 		const char *group = curve_group(p->curve, &field);
 
 		if (!group) {
-			rc = mb_fail(err, -EOPNOTSUPP, "ECC curve 0x%04x not supported", p->curve);
+			rc = set_error(err, -EOPNOTSUPP, "ECC curve 0x%04x not supported", p->curve);
 			goto out;
 		}
 		if (p->x_size > field || p->y_size > field) {
-			rc = mb_fail(err, -EBADMSG, "ECC point longer than its curve's field");
+			rc = set_error(err, -EBADMSG, "ECC point longer than its curve's field");
 			goto out;
 		}
 		/* uncompressed point: 04 || x || y, each left-padded to the field size */
@@ -221,7 +221,7 @@ int tpm_public_to_pkey(const tpm_public *p, EVP_PKEY **ret, mb_error *err)
 	if (EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) <= 0) {
 		/* OpenSSL decodes the point and refuses one off the curve here */
 		if (p->type == TPM_ALG_ECC)
-			rc = mb_fail(err, -EBADMSG, "the ECC point is not on its curve");
+			rc = set_error(err, -EBADMSG, "the ECC point is not on its curve");
 		goto out;
 	}
 	if (p->type == TPM_ALG_ECC) {
@@ -231,7 +231,7 @@ int tpm_public_to_pkey(const tpm_public *p, EVP_PKEY **ret, mb_error *err)
 
 		EVP_PKEY_CTX_free(check);
 		if (!ok) {
-			rc = mb_fail(err, -EBADMSG, "the ECC point is not on its curve");
+			rc = set_error(err, -EBADMSG, "the ECC point is not on its curve");
 			goto out;
 		}
 	}
@@ -240,7 +240,7 @@ int tpm_public_to_pkey(const tpm_public *p, EVP_PKEY **ret, mb_error *err)
 	rc = 0;
 out:
 	if (rc == -EINVAL)
-		mb_fail(err, -EINVAL, "OpenSSL refused the %s key", p->type == TPM_ALG_RSA ? "RSA" : "ECC");
+		set_error(err, -EINVAL, "OpenSSL refused the %s key", p->type == TPM_ALG_RSA ? "RSA" : "ECC");
 	EVP_PKEY_free(pkey);
 	EVP_PKEY_CTX_free(ctx);
 	OSSL_PARAM_free(params);

@@ -116,7 +116,7 @@ static json_object *pcr_list(uint32_t mask)
 
 static json_object *hex_json(const uint8_t *p, size_t n)
 {
-	char *h = mb_hex_dup(p, n);
+	char *h = hex_dup(p, n);
 	json_object *o = json_object_new_string(h ? h : "");
 
 	free(h);

@@ -193,7 +193,7 @@ static int check_pcr_digest(mb_attest_verdict *v, const quote_attest *q, const m
 		char a[2 * QUOTE_DIGEST_MAX + 1], b[2 * MB_DIGEST_MAX + 1];
 
 		return verdict_add(v, MB_ATTEST_PCR_DIGEST_MISMATCH, "pcrDigest %s, but the values carried hash to %s",
-				   mb_hex(q->pcr_digest, q->pcr_digest_size, a), mb_hex(digest, d->size, b));
+				   hex_format(q->pcr_digest, q->pcr_digest_size, a), hex_format(digest, d->size, b));
 	}
 	return 0;
 }
@@ -214,16 +214,16 @@ static int check_quote(mb_attest_verdict *v, const attest_evidence *ev, const at
 	/* The machine record's AK: a record that does not decode, or whose Name is not its key's, is malformed. */
 	r = tpm_public_parse(m->ak_public, m->ak_public_size, &ak, err);
 	if (r < 0)
-		return mb_fail_prefix(err, r, "machine record: ak_public");
+		return prefix_error(err, r, "machine record: ak_public");
 	if (ak.name_size != m->ak_name_size || memcmp(ak.name, m->ak_name, ak.name_size) != 0)
-		return mb_fail(err, -EBADMSG, "machine record: ak_name is not the Name of ak_public");
+		return set_error(err, -EBADMSG, "machine record: ak_name is not the Name of ak_public");
 	r = tpm_public_parse(ev->ak_public, ev->ak_public_size, &claimed, err);
 	if (r < 0 && r != -EOPNOTSUPP)
-		return mb_fail_prefix(err, r, "evidence: ak_public");
+		return prefix_error(err, r, "evidence: ak_public");
 	if (r < 0 || claimed.name_size != ak.name_size || memcmp(claimed.name, ak.name, ak.name_size) != 0) {
 		r = verdict_add(v, MB_ATTEST_AK_NOT_ENROLLED, "the evidence's AK has Name %s, the machine's AK %s",
-				r < 0 ? "(a key type mboot does not decode)" : mb_hex(claimed.name, claimed.name_size, hex),
-				mb_hex(ak.name, ak.name_size, buf));
+				r < 0 ? "(a key type mboot does not decode)" : hex_format(claimed.name, claimed.name_size, hex),
+				hex_format(ak.name, ak.name_size, buf));
 		if (r < 0)
 			return r;
 	}
@@ -237,11 +237,11 @@ static int check_quote(mb_attest_verdict *v, const attest_evidence *ev, const at
 	} else {
 		r = tpm_public_to_pkey(&ak, &key, err);
 		if (r < 0)
-			return mb_fail_prefix(err, r, "machine record: ak_public");
+			return prefix_error(err, r, "machine record: ak_public");
 		r = signature_verifies(key, &ev->sig, ev->attest, ev->attest_size);
 		EVP_PKEY_free(key);
 		if (r < 0)
-			return mb_fail(err, r, "OpenSSL could not verify the signature");
+			return set_error(err, r, "OpenSSL could not verify the signature");
 		if (r == 0) {
 			r = verdict_add(v, MB_ATTEST_SIGNATURE_INVALID, "the %s signature over TPMS_ATTEST does not "
 					"verify with the machine's AK", quote_sig_alg_name(ev->sig.alg, buf));
@@ -264,7 +264,7 @@ static int check_quote(mb_attest_verdict *v, const attest_evidence *ev, const at
 	}
 	if (q->extra_size != opts->nonce_size || CRYPTO_memcmp(q->extra, opts->nonce, opts->nonce_size) != 0) {
 		r = verdict_add(v, MB_ATTEST_NONCE_MISMATCH, "extraData is %s, not the nonce sent",
-				mb_hex(q->extra, q->extra_size < 32 ? q->extra_size : 32, hex));
+				hex_format(q->extra, q->extra_size < 32 ? q->extra_size : 32, hex));
 		if (r < 0)
 			return r;
 	}
@@ -297,7 +297,7 @@ static int compare_baseline(mb_attest_verdict *v, const attest_evidence *ev, con
 
 	r = attest_evidence_parse(opts->baseline, opts->baseline_size, &base, err);
 	if (r < 0)
-		return mb_fail_prefix(err, r, "baseline");
+		return prefix_error(err, r, "baseline");
 	/* A baseline the enrolled AK did not sign is no record of this machine: refuse it as input. */
 	r = tpm_public_parse(m->ak_public, m->ak_public_size, &ak, err);
 	if (r >= 0)
@@ -305,7 +305,7 @@ static int compare_baseline(mb_attest_verdict *v, const attest_evidence *ev, con
 	if (r >= 0 && (scheme_problem(&ak, &base.sig, (char[160]) { 0 }, 160) ||
 		       signature_verifies(key, &base.sig, base.attest, base.attest_size) != 1 ||
 		       base.quote.magic != TPM_GENERATED_VALUE || base.quote.type != TPM_ST_ATTEST_QUOTE))
-		r = mb_fail(err, -EBADMSG, "baseline: not a quote signed by the machine's AK");
+		r = set_error(err, -EBADMSG, "baseline: not a quote signed by the machine's AK");
 	EVP_PKEY_free(key);
 	if (r < 0)
 		goto out;
@@ -317,7 +317,7 @@ static int compare_baseline(mb_attest_verdict *v, const attest_evidence *ev, con
 	if (log && base.eventlog) {
 		r = mb_event_log_parse(base.eventlog, base.eventlog_size, &base_log, err);
 		if (r < 0) {
-			mb_fail_prefix(err, r, "baseline: eventlog");
+			prefix_error(err, r, "baseline: eventlog");
 			goto out;
 		}
 		r = mb_log_diff(base_log, log, &diff, err);
@@ -364,7 +364,7 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 
 	*ret = NULL;
 	if (!opts || !opts->nonce || opts->nonce_size < MB_ATTEST_NONCE_MIN || opts->nonce_size > MB_ATTEST_NONCE_MAX)
-		return mb_fail(err, -EINVAL, "the nonce must be %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
+		return set_error(err, -EINVAL, "the nonce must be %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
 	r = attest_machine_parse(machine, machine_size, &m, err);
 	if (r < 0)
 		return r;
@@ -375,9 +375,9 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	}
 	/* The logs must parse whatever the quote says: malformed input is malformed either way. */
 	if (ev.eventlog && (r = mb_event_log_parse(ev.eventlog, ev.eventlog_size, &log, err)) < 0)
-		mb_fail_prefix(err, r, "evidence: eventlog");
+		prefix_error(err, r, "evidence: eventlog");
 	if (r >= 0 && ev.userspace_log && (r = mb_cel_log_parse(ev.userspace_log, ev.userspace_log_size, &us, err)) < 0)
-		mb_fail_prefix(err, r, "evidence: userspace_log");
+		prefix_error(err, r, "evidence: userspace_log");
 	if (r >= 0 && !(v = calloc(1, sizeof(*v))))
 		r = -ENOMEM;
 	if (r >= 0) {
@@ -401,7 +401,7 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	attest_machine_done(&m);
 	if (r < 0) {
 		if (r == -ENOMEM)
-			mb_fail(err, r, "out of memory");
+			set_error(err, r, "out of memory");
 		mb_attest_verdict_free(v);
 		return r;
 	}

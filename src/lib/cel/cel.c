@@ -69,12 +69,12 @@ static int parse_digests(json_object *arr, mb_cel_record *rec, uint8_t *store, m
 	size_t i, n;
 
 	if (!json_object_is_type(arr, json_type_array))
-		return mb_fail_at(err, -EBADMSG, rec->offset, "record: \"digests\" is not an array");
+		return set_error_at(err, -EBADMSG, rec->offset, "record: \"digests\" is not an array");
 	n = json_object_array_length(arr);
 	if (n == 0)
-		return mb_fail_at(err, -EBADMSG, rec->offset, "record: no digests");
+		return set_error_at(err, -EBADMSG, rec->offset, "record: no digests");
 	if (n > MB_MAX_BANKS)
-		return mb_fail_at(err, -E2BIG, rec->offset, "record: %zu digests (at most %u)", n, MB_MAX_BANKS);
+		return set_error_at(err, -E2BIG, rec->offset, "record: %zu digests (at most %u)", n, MB_MAX_BANKS);
 	for (i = 0; i < n; i++) {
 		json_object *d = json_object_array_get_idx(arr, i), *alg, *hex;
 		const mb_digest_info *info;
@@ -84,17 +84,17 @@ static int parse_digests(json_object *arr, mb_cel_record *rec, uint8_t *store, m
 		if (!json_object_is_type(d, json_type_object) || !json_object_object_get_ex(d, "hashAlg", &alg) ||
 		    !json_object_object_get_ex(d, "digest", &hex) || !json_object_is_type(alg, json_type_string) ||
 		    !json_object_is_type(hex, json_type_string))
-			return mb_fail_at(err, -EBADMSG, rec->offset,
+			return set_error_at(err, -EBADMSG, rec->offset,
 					  "record: a digest needs string fields \"hashAlg\" and \"digest\"");
 		info = mb_digest_by_name(json_object_get_string(alg));
 		if (!info)
 			continue; /* a bank mboot does not compute, like replay does */
 		for (k = 0; k < rec->n_digests; k++)
 			if (rec->digests[k].alg == info->alg)
-				return mb_fail_at(err, -EBADMSG, rec->offset, "record: two %s digests", info->name);
+				return set_error_at(err, -EBADMSG, rec->offset, "record: two %s digests", info->name);
 		s = json_object_get_string(hex);
-		if (mb_unhex(s, strlen(s), store + rec->n_digests * MB_DIGEST_MAX, info->size) < 0)
-			return mb_fail_at(err, -EBADMSG, rec->offset, "record: %s digest is not %u bytes of hex",
+		if (hex_parse(s, strlen(s), store + rec->n_digests * MB_DIGEST_MAX, info->size) < 0)
+			return set_error_at(err, -EBADMSG, rec->offset, "record: %s digest is not %u bytes of hex",
 					  info->name, info->size);
 		rec->digests[rec->n_digests].alg = info->alg;
 		rec->digests[rec->n_digests].size = info->size;
@@ -123,7 +123,7 @@ static int parse_text(json_object *root, mb_cel_record *rec, mb_error *err)
 		return 0; /* not text a rule can be written for */
 	rec->text = strndup(s, n);
 	if (!rec->text)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	rec->text_len = n;
 	return 0;
 }
@@ -138,13 +138,13 @@ static int parse_record(const char *log, size_t log_size, size_t start, size_t l
 	int64_t v;
 
 	if (len > MB_CEL_MAX_RECORD)
-		return mb_fail_at(err, -E2BIG, rec->offset, "record of %zu bytes (at most %u)", len, MB_CEL_MAX_RECORD);
+		return set_error_at(err, -E2BIG, rec->offset, "record of %zu bytes (at most %u)", len, MB_CEL_MAX_RECORD);
 	/* One value, white space (the newline) after it; lines and columns are the log's. */
 	rc = untrusted_json_parse_in(log, log_size, start, len, JSON_DEPTH, &root, err);
 	if (rc < 0)
 		return rc;
 	if (!json_object_is_type(root, json_type_object)) {
-		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record is not a JSON object");
+		rc = set_error_at(err, -EBADMSG, rec->offset, "record is not a JSON object");
 		goto out;
 	}
 	if (!json_object_object_get_ex(root, "pcr", &pcr)) {
@@ -152,17 +152,17 @@ static int parse_record(const char *log, size_t log_size, size_t start, size_t l
 			rc = 1;
 			goto out;
 		}
-		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record has no \"pcr\"");
+		rc = set_error_at(err, -EBADMSG, rec->offset, "record has no \"pcr\"");
 		goto out;
 	}
 	v = json_object_get_int64(pcr);
 	if (!json_object_is_type(pcr, json_type_int) || v < 0 || v >= MB_PCR_COUNT) {
-		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record: \"pcr\" is not a PCR index 0-23");
+		rc = set_error_at(err, -EBADMSG, rec->offset, "record: \"pcr\" is not a PCR index 0-23");
 		goto out;
 	}
 	rec->pcr = (uint32_t) v;
 	if (!json_object_object_get_ex(root, "digests", &digests)) {
-		rc = mb_fail_at(err, -EBADMSG, rec->offset, "record has no \"digests\"");
+		rc = set_error_at(err, -EBADMSG, rec->offset, "record has no \"digests\"");
 		goto out;
 	}
 	rc = parse_digests(digests, rec, store, err);
@@ -183,11 +183,11 @@ static int grow(mb_cel_log *log, mb_error *err)
 		ncap = MB_CEL_MAX_RECORDS;
 	nr = realloc(log->records, ncap * sizeof(*nr));
 	if (!nr)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	log->records = nr;
 	nd = realloc(log->digest_bytes, ncap * MB_MAX_BANKS * MB_DIGEST_MAX);
 	if (!nd)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	/* Records point into the digest store: re-point them after a move. */
 	for (i = 0; i < log->n; i++) {
 		uint32_t k;
@@ -208,10 +208,10 @@ MB_EXPORT int mb_cel_log_parse(const void *data, size_t size, mb_cel_log **ret, 
 	int r;
 
 	if (size > MB_CEL_MAX_SIZE)
-		return mb_fail(err, -E2BIG, "measurement log of %zu bytes (at most %u)", size, MB_CEL_MAX_SIZE);
+		return set_error(err, -E2BIG, "measurement log of %zu bytes (at most %u)", size, MB_CEL_MAX_SIZE);
 	log = calloc(1, sizeof(*log));
 	if (!log)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 
 	while (off < size) {
 		const char *next;
@@ -224,7 +224,7 @@ MB_EXPORT int mb_cel_log_parse(const void *data, size_t size, mb_cel_log **ret, 
 				off++;
 				continue;
 			}
-			r = mb_fail_at(err, -EBADMSG, off, "expected a record separator (0x1E), found 0x%02x",
+			r = set_error_at(err, -EBADMSG, off, "expected a record separator (0x1E), found 0x%02x",
 				       (unsigned char) p[off]);
 			goto fail;
 		}
@@ -234,12 +234,12 @@ MB_EXPORT int mb_cel_log_parse(const void *data, size_t size, mb_cel_log **ret, 
 		len = end - start;
 		/* RFC 7464 §2.2: a text not ended by a newline may have been cut short. */
 		if (len == 0 || p[end - 1] != '\n') {
-			r = mb_fail_at(err, -EBADMSG, off, "record %zu is truncated (no final newline): the log was cut "
+			r = set_error_at(err, -EBADMSG, off, "record %zu is truncated (no final newline): the log was cut "
 				       "short or a writer died while appending", log->n + log->skipped);
 			goto fail;
 		}
 		if (log->n >= MB_CEL_MAX_RECORDS) {
-			r = mb_fail_at(err, -E2BIG, off, "more than %u records", MB_CEL_MAX_RECORDS);
+			r = set_error_at(err, -E2BIG, off, "more than %u records", MB_CEL_MAX_RECORDS);
 			goto fail;
 		}
 		if (log->n == log->cap) {
@@ -317,7 +317,7 @@ MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests,
 			return d ? -EINVAL : -ENOMEM;
 		}
 		json_object_object_add(d, "hashAlg", json_object_new_string(info->name));
-		json_object_object_add(d, "digest", json_object_new_string(mb_hex(digests[i].bytes, info->size, hex)));
+		json_object_object_add(d, "digest", json_object_new_string(hex_format(digests[i].bytes, info->size, hex)));
 		json_object_array_add(arr, d);
 	}
 	if (content_type)

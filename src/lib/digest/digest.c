@@ -169,17 +169,17 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 	size_t i;
 
 	if (n_algs > sizeof(ctx) / sizeof(ctx[0]))
-		return mb_fail(err, -EINVAL, "too many algorithms");
+		return set_error(err, -EINVAL, "too many algorithms");
 	for (i = 0; i < n_algs; i++) {
 		rc = mb_digest_ctx_new(algs[i], &ctx[i]);
 		if (rc < 0) {
-			mb_fail(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
+			set_error(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
 			goto out;
 		}
 	}
 	buf = malloc(CHUNK);
 	if (!buf) {
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (strcmp(path, "-") == 0) {
@@ -187,7 +187,7 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 	} else {
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0) {
-			rc = mb_fail(err, -errno, "cannot open: %s", strerror(errno));
+			rc = set_error(err, -errno, "cannot open: %s", strerror(errno));
 			goto out;
 		}
 		(void) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -198,7 +198,7 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = mb_fail(err, -errno, "read error: %s", strerror(errno));
+			rc = set_error(err, -errno, "read error: %s", strerror(errno));
 			goto out;
 		}
 		if (n == 0)
@@ -206,7 +206,7 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 		for (i = 0; i < n_algs; i++) {
 			rc = mb_digest_ctx_update(ctx[i], buf, (size_t) n);
 			if (rc < 0) {
-				mb_fail(err, rc, "hashing failed");
+				set_error(err, rc, "hashing failed");
 				goto out;
 			}
 		}
@@ -214,7 +214,7 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 	for (i = 0; i < n_algs; i++) {
 		rc = mb_digest_ctx_final(ctx[i], out[i]);
 		if (rc < 0) {
-			mb_fail(err, rc, "hashing failed");
+			set_error(err, rc, "hashing failed");
 			goto out;
 		}
 	}

@@ -20,7 +20,7 @@
 static int next_event(mb_event_log *log, mb_event *scratch, mb_event **ret, mb_error *err, uint64_t offset)
 {
 	if (log->n_events >= MB_LOG_MAX_EVENTS)
-		return mb_fail_at(err, -E2BIG, offset, "more than %u events", MB_LOG_MAX_EVENTS);
+		return set_error_at(err, -E2BIG, offset, "more than %u events", MB_LOG_MAX_EVENTS);
 	if (scratch) {
 		*ret = scratch;
 	} else {
@@ -29,7 +29,7 @@ static int next_event(mb_event_log *log, mb_event *scratch, mb_event **ret, mb_e
 			mb_event *n = realloc(log->events, ncap * sizeof(*n));
 
 			if (!n)
-				return mb_fail(err, -ENOMEM, "out of memory");
+				return set_error(err, -ENOMEM, "out of memory");
 			log->events = n;
 			log->cap_events = ncap;
 		}
@@ -42,42 +42,42 @@ static int next_event(mb_event_log *log, mb_event *scratch, mb_event **ret, mb_e
 	return 0;
 }
 
-static int read_event_data(mb_reader *r, mb_event *ev, mb_error *err)
+static int read_event_data(byte_reader *r, mb_event *ev, mb_error *err)
 {
-	uint64_t at = mb_reader_offset(r);
+	uint64_t at = reader_offset(r);
 
-	if (mb_read_u32le(r, &ev->data_size) < 0)
-		return mb_fail_at(err, -EBADMSG, at, "event %u: truncated before its data size", ev->number);
+	if (read_u32le(r, &ev->data_size) < 0)
+		return set_error_at(err, -EBADMSG, at, "event %u: truncated before its data size", ev->number);
 	if (ev->data_size > MB_EVENT_MAX_DATA)
-		return mb_fail_at(err, -E2BIG, at, "event %u: data size %u is over the %u-byte limit",
+		return set_error_at(err, -E2BIG, at, "event %u: data size %u is over the %u-byte limit",
 				  ev->number, ev->data_size, MB_EVENT_MAX_DATA);
-	if (mb_read_bytes(r, ev->data_size, &ev->data) < 0)
-		return mb_fail_at(err, -EBADMSG, at, "event %u: data size %u runs past the end of the log (%zu bytes left)",
-				  ev->number, ev->data_size, mb_reader_left(r));
+	if (read_bytes(r, ev->data_size, &ev->data) < 0)
+		return set_error_at(err, -EBADMSG, at, "event %u: data size %u runs past the end of the log (%zu bytes left)",
+				  ev->number, ev->data_size, reader_left(r));
 	return 0;
 }
 
 /* TCG_PCR_EVENT: the TPM 1.2 record, also the header of a crypto-agile log. */
-static int parse_sha1_record(mb_event_log *log, mb_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
+static int parse_sha1_record(mb_event_log *log, byte_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
 {
-	uint64_t start = mb_reader_offset(r);
+	uint64_t start = reader_offset(r);
 	mb_event *ev = NULL;
 	int rc = next_event(log, scratch, &ev, err, start);
 
 	if (rc < 0)
 		return rc;
 	ev->sha1_format = true;
-	if (mb_read_u32le(r, &ev->pcr) < 0 || mb_read_u32le(r, &ev->type) < 0)
-		return mb_fail_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
+	if (read_u32le(r, &ev->pcr) < 0 || read_u32le(r, &ev->type) < 0)
+		return set_error_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
 	ev->n_digests = 1;
 	ev->digests[0].alg = MB_ALG_SHA1;
 	ev->digests[0].size = SHA1_SIZE;
-	if (mb_read_bytes(r, SHA1_SIZE, &ev->digests[0].bytes) < 0)
-		return mb_fail_at(err, -EBADMSG, start, "event %u: truncated SHA-1 digest", ev->number);
+	if (read_bytes(r, SHA1_SIZE, &ev->digests[0].bytes) < 0)
+		return set_error_at(err, -EBADMSG, start, "event %u: truncated SHA-1 digest", ev->number);
 	rc = read_event_data(r, ev, err);
 	if (rc < 0)
 		return rc;
-	ev->record_size = (uint32_t) (mb_reader_offset(r) - start);
+	ev->record_size = (uint32_t) (reader_offset(r) - start);
 	log->n_events++;
 	*ret = ev;
 	return 0;
@@ -94,52 +94,52 @@ static int find_bank(const mb_event_log *log, uint16_t alg)
 }
 
 /* TCG_PCR_EVENT2 (PFP §10.2.2); digest sizes come from the Spec ID table only. */
-static int parse_agile_record(mb_event_log *log, mb_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
+static int parse_agile_record(mb_event_log *log, byte_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
 {
-	uint64_t start = mb_reader_offset(r);
+	uint64_t start = reader_offset(r);
 	uint32_t count, i;
 	mb_event *ev = NULL;
 	int rc = next_event(log, scratch, &ev, err, start);
 
 	if (rc < 0)
 		return rc;
-	if (mb_read_u32le(r, &ev->pcr) < 0 || mb_read_u32le(r, &ev->type) < 0 ||
-	    mb_read_u32le(r, &count) < 0)
-		return mb_fail_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
+	if (read_u32le(r, &ev->pcr) < 0 || read_u32le(r, &ev->type) < 0 ||
+	    read_u32le(r, &count) < 0)
+		return set_error_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
 	/* Fewer digests than banks occurs in real test logs (tpm2-tools fixtures); replay then
 	 * marks the missing banks' PCRs incomplete. More, or none, cannot be right. */
 	if (count == 0 || count > log->n_banks)
-		return mb_fail_at(err, -EBADMSG, start + 8,
+		return set_error_at(err, -EBADMSG, start + 8,
 				  "event %u: %u digests, but the Spec ID event declares %zu banks",
 				  ev->number, count, log->n_banks);
 	ev->n_digests = count;
 	for (i = 0; i < count; i++) {
-		uint64_t at = mb_reader_offset(r);
+		uint64_t at = reader_offset(r);
 		uint16_t alg;
 		int bank;
 		uint32_t j;
 
-		if (mb_read_u16le(r, &alg) < 0)
-			return mb_fail_at(err, -EBADMSG, at, "event %u: truncated digest list", ev->number);
+		if (read_u16le(r, &alg) < 0)
+			return set_error_at(err, -EBADMSG, at, "event %u: truncated digest list", ev->number);
 		bank = find_bank(log, alg);
 		if (bank < 0)
-			return mb_fail_at(err, -EBADMSG, at,
+			return set_error_at(err, -EBADMSG, at,
 					  "event %u: digest algorithm 0x%04x is not declared in the Spec ID event",
 					  ev->number, alg);
 		for (j = 0; j < i; j++)
 			if (ev->digests[j].alg == alg)
-				return mb_fail_at(err, -EBADMSG, at, "event %u: two digests for algorithm 0x%04x",
+				return set_error_at(err, -EBADMSG, at, "event %u: two digests for algorithm 0x%04x",
 						  ev->number, alg);
 		ev->digests[i].alg = alg;
 		ev->digests[i].size = log->banks[bank].size;
-		if (mb_read_bytes(r, ev->digests[i].size, &ev->digests[i].bytes) < 0)
-			return mb_fail_at(err, -EBADMSG, at, "event %u: truncated digest (algorithm 0x%04x)",
+		if (read_bytes(r, ev->digests[i].size, &ev->digests[i].bytes) < 0)
+			return set_error_at(err, -EBADMSG, at, "event %u: truncated digest (algorithm 0x%04x)",
 					  ev->number, alg);
 	}
 	rc = read_event_data(r, ev, err);
 	if (rc < 0)
 		return rc;
-	ev->record_size = (uint32_t) (mb_reader_offset(r) - start);
+	ev->record_size = (uint32_t) (reader_offset(r) - start);
 	log->n_events++;
 	*ret = ev;
 	return 0;
@@ -150,48 +150,48 @@ static int parse_spec_id(mb_event_log *log, const mb_event *hdr, mb_error *err)
 {
 	mb_spec_id *s = &log->spec_id;
 	uint64_t base = hdr->offset + 32; /* pcr, type, sha1[20], size */
-	mb_reader r;
+	byte_reader r;
 	size_t i, j;
 
-	mb_reader_init(&r, hdr->data, hdr->data_size, base);
+	reader_init(&r, hdr->data, hdr->data_size, base);
 	memset(s, 0, sizeof(*s));
-	if (mb_read_copy(&r, s->signature, 16) < 0 ||
-	    mb_read_u32le(&r, &s->platform_class) < 0 ||
-	    mb_read_u8(&r, &s->version_minor) < 0 ||
-	    mb_read_u8(&r, &s->version_major) < 0 ||
-	    mb_read_u8(&r, &s->errata) < 0 ||
-	    mb_read_u8(&r, &s->uintn_size) < 0 ||
-	    mb_read_u32le(&r, &s->n_algs) < 0)
-		return mb_fail_at(err, -EBADMSG, mb_reader_offset(&r), "Spec ID event: truncated header");
+	if (read_copy(&r, s->signature, 16) < 0 ||
+	    read_u32le(&r, &s->platform_class) < 0 ||
+	    read_u8(&r, &s->version_minor) < 0 ||
+	    read_u8(&r, &s->version_major) < 0 ||
+	    read_u8(&r, &s->errata) < 0 ||
+	    read_u8(&r, &s->uintn_size) < 0 ||
+	    read_u32le(&r, &s->n_algs) < 0)
+		return set_error_at(err, -EBADMSG, reader_offset(&r), "Spec ID event: truncated header");
 	s->signature[15] = 0;
 	if (s->n_algs == 0)
-		return mb_fail_at(err, -EBADMSG, base + 24, "Spec ID event: declares no digest algorithms");
+		return set_error_at(err, -EBADMSG, base + 24, "Spec ID event: declares no digest algorithms");
 	if (s->n_algs > MB_MAX_BANKS)
-		return mb_fail_at(err, -E2BIG, base + 24, "Spec ID event: %u digest algorithms (at most %d supported)",
+		return set_error_at(err, -E2BIG, base + 24, "Spec ID event: %u digest algorithms (at most %d supported)",
 				  s->n_algs, MB_MAX_BANKS);
 	for (i = 0; i < s->n_algs; i++) {
-		uint64_t at = mb_reader_offset(&r);
+		uint64_t at = reader_offset(&r);
 		const mb_digest_info *info;
 
-		if (mb_read_u16le(&r, &s->algs[i].alg) < 0 || mb_read_u16le(&r, &s->algs[i].size) < 0)
-			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: truncated algorithm table");
+		if (read_u16le(&r, &s->algs[i].alg) < 0 || read_u16le(&r, &s->algs[i].size) < 0)
+			return set_error_at(err, -EBADMSG, at, "Spec ID event: truncated algorithm table");
 		info = mb_digest_by_alg(s->algs[i].alg);
 		if (info && info->size != s->algs[i].size)
-			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: %s declared with digest size %u (it is %u)",
+			return set_error_at(err, -EBADMSG, at, "Spec ID event: %s declared with digest size %u (it is %u)",
 					  info->name, s->algs[i].size, info->size);
 		if (!info && (s->algs[i].size == 0 || s->algs[i].size > MB_UNKNOWN_DIGEST_MAX))
-			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x with digest size %u",
+			return set_error_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x with digest size %u",
 					  s->algs[i].alg, s->algs[i].size);
 		for (j = 0; j < i; j++)
 			if (s->algs[j].alg == s->algs[i].alg)
-				return mb_fail_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x declared twice",
+				return set_error_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x declared twice",
 						  s->algs[i].alg);
 	}
 	{
-		uint64_t at = mb_reader_offset(&r);
-		if (mb_read_u8(&r, &s->vendor_info_size) < 0 ||
-		    mb_read_bytes(&r, s->vendor_info_size, &s->vendor_info) < 0)
-			return mb_fail_at(err, -EBADMSG, at, "Spec ID event: vendor info runs past the event data");
+		uint64_t at = reader_offset(&r);
+		if (read_u8(&r, &s->vendor_info_size) < 0 ||
+		    read_bytes(&r, s->vendor_info_size, &s->vendor_info) < 0)
+			return set_error_at(err, -EBADMSG, at, "Spec ID event: vendor info runs past the event data");
 	}
 	/* Bytes after vendorInfo are tolerated: some firmware pads the event. */
 	memcpy(log->banks, s->algs, s->n_algs * sizeof(s->algs[0]));
@@ -212,12 +212,12 @@ MB_EXPORT int mb_event_log_parse(const void *data, size_t size, mb_event_log **r
 	uint8_t *copy;
 
 	if (size == 0)
-		return mb_fail_at(err, -EBADMSG, 0, "empty event log");
+		return set_error_at(err, -EBADMSG, 0, "empty event log");
 	if (size > MB_LOG_MAX_SIZE)
-		return mb_fail(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
+		return set_error(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
 	copy = malloc(size);
 	if (!copy)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	memcpy(copy, data, size);
 	return mb_event_log_parse_take(copy, size, ret, err);
 }
@@ -239,17 +239,17 @@ static const char *ima_log_kind(const uint8_t *data, size_t size)
 	const uint8_t *name, *line;
 	uint32_t pcr, name_len;
 	size_t n = size < 200 ? size : 200, i = 0, n_digits = 0, n_hex = 0;
-	mb_reader r;
+	byte_reader r;
 
-	mb_reader_init(&r, data, size, 0);
-	if (mb_read_u32le(&r, &pcr) == 0 && pcr < MB_PCR_COUNT && mb_read_skip(&r, SHA1_SIZE) == 0 &&
-	    mb_read_u32le(&r, &name_len) == 0 && mb_read_bytes(&r, name_len, &name) == 0 &&
+	reader_init(&r, data, size, 0);
+	if (read_u32le(&r, &pcr) == 0 && pcr < MB_PCR_COUNT && read_skip(&r, SHA1_SIZE) == 0 &&
+	    read_u32le(&r, &name_len) == 0 && read_bytes(&r, name_len, &name) == 0 &&
 	    is_ima_template_name(name, name_len))
 		return "binary_runtime_measurements";
 
 	/* ASCII: the first line up to the template name fits in 200 bytes (a 128-digit hash). */
-	mb_reader_init(&r, data, size, 0);
-	if (mb_read_bytes(&r, n, &line) < 0)
+	reader_init(&r, data, size, 0);
+	if (read_bytes(&r, n, &line) < 0)
 		return NULL;
 	for (; i < n && line[i] >= '0' && line[i] <= '9'; i++)
 		n_digits++;
@@ -271,10 +271,10 @@ static int scan_records(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bo
 {
 	mb_event scratch, *ev;
 	mb_event *slot = keep ? NULL : &scratch;
-	mb_reader r;
+	byte_reader r;
 	int rc;
 
-	mb_reader_init(&r, log->bytes, log->size, 0);
+	reader_init(&r, log->bytes, log->size, 0);
 
 	/* The first record is always TCG_PCR_EVENT; its data says which format follows. */
 	rc = parse_sha1_record(log, &r, slot, &ev, err);
@@ -297,12 +297,12 @@ static int scan_records(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bo
 			return rc;
 	}
 
-	while (mb_reader_left(&r) > 0) {
+	while (reader_left(&r) > 0) {
 		/* Padding after the last record: CC event logs fill the table with 0xFF. */
-		if (mb_reader_rest_is(&r, 0x00) || mb_reader_rest_is(&r, 0xFF)) {
-			log->trailer = mb_reader_cur(&r)[0] ? MB_TRAILER_FF_PADDING : MB_TRAILER_ZERO_PADDING;
-			log->trailer_offset = mb_reader_offset(&r);
-			log->trailer_size = mb_reader_left(&r);
+		if (reader_rest_is(&r, 0x00) || reader_rest_is(&r, 0xFF)) {
+			log->trailer = reader_cur(&r)[0] ? MB_TRAILER_FF_PADDING : MB_TRAILER_ZERO_PADDING;
+			log->trailer_offset = reader_offset(&r);
+			log->trailer_size = reader_left(&r);
 			break;
 		}
 		if (log->format == MB_LOG_FORMAT_SHA1)
@@ -328,7 +328,7 @@ static int scan(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep,
 
 	rc = scan_records(log, sink, ctx, keep, err);
 	if (rc < 0 && rc != -ENOMEM && (ima = ima_log_kind(log->bytes, log->size)))
-		return mb_fail(err, -EOPNOTSUPP,
+		return set_error(err, -EOPNOTSUPP,
 			       "this is an IMA runtime measurement log (the kernel's %s), "
 			       "not a firmware event log (binary_bios_measurements)", ima);
 	return rc;
@@ -341,16 +341,16 @@ MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log *
 
 	if (size == 0) {
 		free(data);
-		return mb_fail_at(err, -EBADMSG, 0, "empty event log");
+		return set_error_at(err, -EBADMSG, 0, "empty event log");
 	}
 	if (size > MB_LOG_MAX_SIZE) {
 		free(data);
-		return mb_fail(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
+		return set_error(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
 	}
 	log = calloc(1, sizeof(*log));
 	if (!log) {
 		free(data);
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	}
 	log->bytes = data;
 	log->size = size;
@@ -358,7 +358,7 @@ MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log *
 	log->cap_events = size / 64 + 16;
 	log->events = malloc(log->cap_events * sizeof(*log->events));
 	if (!log->events) {
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	rc = scan(log, NULL, NULL, true, err);
@@ -376,9 +376,9 @@ MB_EXPORT int mb_event_log_visit(const void *data, size_t size, mb_event_visit_f
 	mb_event_log log = { 0 };
 
 	if (size == 0)
-		return mb_fail_at(err, -EBADMSG, 0, "empty event log");
+		return set_error_at(err, -EBADMSG, 0, "empty event log");
 	if (size > MB_LOG_MAX_SIZE)
-		return mb_fail(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
+		return set_error(err, -E2BIG, "event log of %zu bytes is over the %u-byte limit", size, MB_LOG_MAX_SIZE);
 	/* Only read: scan() never writes through log.bytes. */
 	log.bytes = (uint8_t *) data;
 	log.size = size;

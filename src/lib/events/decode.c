@@ -28,50 +28,50 @@ static void raw(mb_decoded_node *o, const mb_event *ev, const char *error)
 {
 	char buf[16];
 
-	mb_dec_set_kind(o, "raw");
+	dec_set_kind(o, "raw");
 	if (error) {
-		mb_dec_add_str(o, "error", error);
-		mb_dec_set_desc(o, "malformed %s: %s", type_label(ev->type, buf), error);
+		dec_add_str(o, "error", error);
+		dec_set_desc(o, "malformed %s: %s", type_label(ev->type, buf), error);
 	} else {
-		mb_dec_set_desc(o, "%s, %u bytes", type_label(ev->type, buf), ev->data_size);
+		dec_set_desc(o, "%s, %u bytes", type_label(ev->type, buf), ev->data_size);
 	}
-	mb_dec_add_hex(o, "hex", ev->data, ev->data_size);
+	dec_add_hex(o, "hex", ev->data, ev->data_size);
 }
 
 /* EV_SEPARATOR (PFP §10.4.1, §3.3.2): 00000000 when all went well, FFFFFFFF or 00000001 on error. */
-static int separator(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
+static int separator(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
-	mb_reader r;
+	byte_reader r;
 	uint32_t v;
 
-	mb_reader_init(&r, ev->data, ev->data_size, 0);
-	if (ev->data_size != 4 || mb_read_u32le(&r, &v) < 0)
-		return mb_dec_fail(why, "separator of %u bytes, 4 expected", ev->data_size);
-	mb_dec_set_kind(o, "separator");
-	mb_dec_add_hex(o, "value", ev->data, 4);
+	reader_init(&r, ev->data, ev->data_size, 0);
+	if (ev->data_size != 4 || read_u32le(&r, &v) < 0)
+		return dec_fail(why, "separator of %u bytes, 4 expected", ev->data_size);
+	dec_set_kind(o, "separator");
+	dec_add_hex(o, "value", ev->data, 4);
 	if (v == 0) {
-		mb_dec_add_str(o, "result", "success");
-		mb_dec_set_desc(o, "separator (success)");
+		dec_add_str(o, "result", "success");
+		dec_set_desc(o, "separator (success)");
 	} else if (v == 0xffffffffu || v == 1) {
-		mb_dec_add_str(o, "result", "error");
-		mb_dec_set_desc(o, "separator (ERROR: 0x%08" PRIx32 ")", v);
+		dec_add_str(o, "result", "error");
+		dec_set_desc(o, "separator (ERROR: 0x%08" PRIx32 ")", v);
 	} else {
-		mb_dec_add_str(o, "result", "unknown");
-		mb_dec_set_desc(o, "separator (unexpected value 0x%08" PRIx32 ")", v);
+		dec_add_str(o, "result", "unknown");
+		dec_set_desc(o, "separator (unexpected value 0x%08" PRIx32 ")", v);
 	}
 	return 0;
 }
 
 /* EV_EFI_ACTION / EV_ACTION: an ASCII string, no NUL (PFP §10.4.1). */
-static int action(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
+static int action(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
 	const char *text;
 
-	if (!mb_looks_text(ev->data, ev->data_size))
-		return mb_dec_fail(why, "action data is not a string");
-	mb_dec_set_kind(o, "action");
-	mb_dec_add_text_or_hex(o, ev->data, ev->data_size, &text);
-	mb_dec_set_desc(o, "%.200s", text ? text : "");
+	if (!looks_text(ev->data, ev->data_size))
+		return dec_fail(why, "action data is not a string");
+	dec_set_kind(o, "action");
+	dec_add_text_or_hex(o, ev->data, ev->data_size, &text);
+	dec_set_desc(o, "%.200s", text ? text : "");
 	return 0;
 }
 
@@ -80,15 +80,15 @@ static int string_or_raw(const mb_event *ev, mb_decoded_node *o, const char *lab
 {
 	const char *text;
 
-	if (ev->data_size > 0 && (mb_looks_text(ev->data, ev->data_size) || mb_looks_utf16(ev->data, ev->data_size))) {
-		mb_dec_set_kind(o, "string");
-		mb_dec_add_text_or_hex(o, ev->data, ev->data_size, &text);
-		mb_dec_set_desc(o, "%s%s\"%.200s\"", label ? label : "", label ? ": " : "", text ? text : "");
+	if (ev->data_size > 0 && (looks_text(ev->data, ev->data_size) || looks_utf16(ev->data, ev->data_size))) {
+		dec_set_kind(o, "string");
+		dec_add_text_or_hex(o, ev->data, ev->data_size, &text);
+		dec_set_desc(o, "%s%s\"%.200s\"", label ? label : "", label ? ": " : "", text ? text : "");
 		return 0;
 	}
-	mb_dec_set_kind(o, "raw");
-	mb_dec_add_hex(o, "hex", ev->data, ev->data_size);
-	mb_dec_set_desc(o, "%s%s%u bytes", label ? label : "", label ? ": " : "", ev->data_size);
+	dec_set_kind(o, "raw");
+	dec_add_hex(o, "hex", ev->data, ev->data_size);
+	dec_set_desc(o, "%s%s%u bytes", label ? label : "", label ? ": " : "", ev->data_size);
 	return 0;
 }
 
@@ -97,21 +97,21 @@ static int crtm_version(const mb_event *ev, mb_decoded_node *o)
 {
 	const char *text;
 
-	mb_dec_set_kind(o, "crtm_version");
-	if (ev->data_size > 0 && mb_strip_nuls(ev->data, ev->data_size) == 0) {
+	dec_set_kind(o, "crtm_version");
+	if (ev->data_size > 0 && strip_nuls(ev->data, ev->data_size) == 0) {
 		/* An empty string: a lone NUL (UTF-16 or ASCII). */
-		mb_dec_add_str(o, "text", "");
-		mb_dec_add_str(o, "encoding", ev->data_size % 2 ? "utf-8" : "utf-16");
-		mb_dec_set_desc(o, "S-CRTM version \"\"");
-	} else if (mb_dec_add_text_or_hex(o, ev->data, ev->data_size, &text)) {
-		mb_dec_set_desc(o, "S-CRTM version \"%.100s\"", text ? text : "");
+		dec_add_str(o, "text", "");
+		dec_add_str(o, "encoding", ev->data_size % 2 ? "utf-8" : "utf-16");
+		dec_set_desc(o, "S-CRTM version \"\"");
+	} else if (dec_add_text_or_hex(o, ev->data, ev->data_size, &text)) {
+		dec_set_desc(o, "S-CRTM version \"%.100s\"", text ? text : "");
 	} else if (ev->data_size == 16) {
 		char g[MB_GUID_STR];
 
-		mb_dec_add_guid(o, "guid", ev->data);
-		mb_dec_set_desc(o, "S-CRTM version %s", mb_guid_format(ev->data, g));
+		dec_add_guid(o, "guid", ev->data);
+		dec_set_desc(o, "S-CRTM version %s", guid_format(ev->data, g));
 	} else {
-		mb_dec_set_desc(o, "S-CRTM version, %u bytes", ev->data_size);
+		dec_set_desc(o, "S-CRTM version, %u bytes", ev->data_size);
 	}
 	return 0;
 }
@@ -120,48 +120,48 @@ static int crtm_version(const mb_event *ev, mb_decoded_node *o)
 static int post_code(const mb_event *ev, mb_decoded_node *o)
 {
 	const char *text;
-	mb_reader r;
+	byte_reader r;
 	uint64_t base, len;
 
-	mb_dec_set_kind(o, "post_code");
-	if (mb_looks_text(ev->data, ev->data_size)) {
-		mb_dec_add_text_or_hex(o, ev->data, ev->data_size, &text);
-		mb_dec_set_desc(o, "POST code \"%.100s\"", text ? text : "");
+	dec_set_kind(o, "post_code");
+	if (looks_text(ev->data, ev->data_size)) {
+		dec_add_text_or_hex(o, ev->data, ev->data_size, &text);
+		dec_set_desc(o, "POST code \"%.100s\"", text ? text : "");
 		return 0;
 	}
-	mb_reader_init(&r, ev->data, ev->data_size, 0);
-	if (ev->data_size == 16 && mb_read_u64le(&r, &base) == 0 && mb_read_u64le(&r, &len) == 0) {
-		mb_dec_add_addr(o, "blob_base", base);
-		mb_dec_add_u64(o, "blob_length", len);
-		mb_dec_set_desc(o, "POST code: %" PRIu64 " bytes at 0x%" PRIx64, len, base);
+	reader_init(&r, ev->data, ev->data_size, 0);
+	if (ev->data_size == 16 && read_u64le(&r, &base) == 0 && read_u64le(&r, &len) == 0) {
+		dec_add_addr(o, "blob_base", base);
+		dec_add_u64(o, "blob_length", len);
+		dec_set_desc(o, "POST code: %" PRIu64 " bytes at 0x%" PRIx64, len, base);
 		return 0;
 	}
-	mb_dec_add_hex(o, "hex", ev->data, ev->data_size);
-	mb_dec_set_desc(o, "POST code, %u bytes", ev->data_size);
+	dec_add_hex(o, "hex", ev->data, ev->data_size);
+	dec_set_desc(o, "POST code, %u bytes", ev->data_size);
 	return 0;
 }
 
-static int dispatch(const mb_event_log *log, const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
+static int dispatch(const mb_event_log *log, const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
 	switch (ev->type) {
 	case MB_EV_EFI_VARIABLE_DRIVER_CONFIG:
 	case MB_EV_EFI_VARIABLE_BOOT:
 	case MB_EV_EFI_VARIABLE_BOOT2:
 	case MB_EV_EFI_VARIABLE_AUTHORITY:
-		return mb_dec_efi_variable(ev, o, why);
+		return dec_efi_variable(ev, o, why);
 	case MB_EV_EFI_BOOT_SERVICES_APPLICATION:
 	case MB_EV_EFI_BOOT_SERVICES_DRIVER:
 	case MB_EV_EFI_RUNTIME_SERVICES_DRIVER:
-		return mb_dec_efi_image_load(ev, o, why);
+		return dec_efi_image_load(ev, o, why);
 	case MB_EV_EFI_GPT_EVENT:
 	case MB_EV_EFI_GPT_EVENT2:
-		return mb_dec_efi_gpt(ev, o, why);
+		return dec_efi_gpt(ev, o, why);
 	case MB_EV_EFI_PLATFORM_FIRMWARE_BLOB:
 	case MB_EV_EFI_PLATFORM_FIRMWARE_BLOB2:
-		return mb_dec_firmware_blob(ev, o, why);
+		return dec_firmware_blob(ev, o, why);
 	case MB_EV_EFI_HANDOFF_TABLES:
 	case MB_EV_EFI_HANDOFF_TABLES2:
-		return mb_dec_handoff_tables(log, ev, o, why);
+		return dec_handoff_tables(log, ev, o, why);
 	case MB_EV_EFI_ACTION:
 	case MB_EV_ACTION:
 		return action(ev, o, why);
@@ -172,11 +172,11 @@ static int dispatch(const mb_event_log *log, const mb_event *ev, mb_decoded_node
 	case MB_EV_POST_CODE:
 		return post_code(ev, o);
 	case MB_EV_IPL:
-		return mb_dec_ipl(ev, o, why);
+		return dec_ipl(ev, o, why);
 	case MB_EV_EVENT_TAG:
-		return mb_dec_event_tag(ev, o, why);
+		return dec_event_tag(ev, o, why);
 	case MB_EV_NO_ACTION:
-		return mb_dec_no_action(log, ev, o, why);
+		return dec_no_action(log, ev, o, why);
 	case MB_EV_S_CRTM_CONTENTS:
 		return string_or_raw(ev, o, "S-CRTM contents");
 	case MB_EV_EFI_HCRTM_EVENT:
@@ -203,22 +203,22 @@ static int dispatch(const mb_event_log *log, const mb_event *ev, mb_decoded_node
 MB_EXPORT int mb_event_decode(const mb_event_log *log, const mb_event *ev, mb_event_decoded *d)
 {
 	mb_decoded_node *o;
-	mb_dec_why why = { .text = "" };
+	dec_why why = { .text = "" };
 	int rc;
 
 	if (!d)
 		return -EINVAL;
-	o = mb_dec_begin(d);
+	o = dec_begin(d);
 	if (!ev)
-		return mb_dec_end(d, -EINVAL);
+		return dec_end(d, -EINVAL);
 	if (!o)
-		return mb_dec_end(d, -ENOMEM);
+		return dec_end(d, -ENOMEM);
 	rc = dispatch(log, ev, o, &why);
 	if (rc == 0 || rc == -ENOMEM)
-		return mb_dec_end(d, rc);
+		return dec_end(d, rc);
 	/* The half-built tree goes: the raw form, with the reason, replaces it. */
-	o = mb_dec_begin(d);
+	o = dec_begin(d);
 	if (o)
 		raw(o, ev, rc > 0 ? NULL : why.text[0] ? why.text : "malformed data");
-	return mb_dec_end(d, 0);
+	return dec_end(d, 0);
 }

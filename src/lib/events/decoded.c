@@ -106,7 +106,7 @@ static mb_decoded_node *new_node(mb_event_decoded *d, mb_decoded_type type)
 }
 
 /* The dispatcher's start: an empty root object in d. */
-mb_decoded_node *mb_dec_begin(mb_event_decoded *d)
+mb_decoded_node *dec_begin(mb_event_decoded *d)
 {
 	arena_reset(d);
 	d->root = new_node(d, MB_DECODED_OBJECT);
@@ -115,7 +115,7 @@ mb_decoded_node *mb_dec_begin(mb_event_decoded *d)
 
 /* The dispatcher's end: rc, or -ENOMEM when a node failed to allocate (a tree with holes is no
  * result); on failure the root is NULL. */
-int mb_dec_end(mb_event_decoded *d, int rc)
+int dec_end(mb_event_decoded *d, int rc)
 {
 	if (rc == 0 && (d->oom || !d->root))
 		rc = -ENOMEM;
@@ -129,12 +129,12 @@ static mb_decoded_node *value_node(const mb_decoded_node *near, mb_decoded_type 
 	return near ? new_node(near->owner, type) : NULL;
 }
 
-mb_decoded_node *mb_dec_new_object(const mb_decoded_node *near)
+mb_decoded_node *dec_new_object(const mb_decoded_node *near)
 {
 	return near ? new_node(near->owner, MB_DECODED_OBJECT) : NULL;
 }
 
-mb_decoded_node *mb_dec_new_array(const mb_decoded_node *near)
+mb_decoded_node *dec_new_array(const mb_decoded_node *near)
 {
 	return near ? new_node(near->owner, MB_DECODED_ARRAY) : NULL;
 }
@@ -150,7 +150,7 @@ static void append(mb_decoded_node *list, mb_decoded_node *v)
 	list->v.list.count++;
 }
 
-void mb_dec_add(mb_decoded_node *o, const char *key, mb_decoded_node *v)
+void dec_add(mb_decoded_node *o, const char *key, mb_decoded_node *v)
 {
 	mb_decoded_node *m, *prev = NULL;
 
@@ -174,13 +174,13 @@ void mb_dec_add(mb_decoded_node *o, const char *key, mb_decoded_node *v)
 	append(o, v);
 }
 
-void mb_dec_append(mb_decoded_node *a, mb_decoded_node *v)
+void dec_append(mb_decoded_node *a, mb_decoded_node *v)
 {
 	if (a && v)
 		append(a, v);
 }
 
-const char *mb_dec_key_copy(const mb_decoded_node *near, const char *key)
+const char *dec_key_copy(const mb_decoded_node *near, const char *key)
 {
 	size_t n = strlen(key);
 	char *k = arena_alloc(near->owner, n + 1);
@@ -205,7 +205,7 @@ static mb_decoded_node *string_node(mb_event_decoded *d, const char *s, size_t n
 	return v;
 }
 
-mb_decoded_node *mb_dec_new_strn(const mb_decoded_node *near, const char *s, size_t n)
+mb_decoded_node *dec_new_strn(const mb_decoded_node *near, const char *s, size_t n)
 {
 	mb_decoded_node *v;
 
@@ -214,48 +214,48 @@ mb_decoded_node *mb_dec_new_strn(const mb_decoded_node *near, const char *s, siz
 	if (n > MB_DEC_MAX_STRING)
 		n = MB_DEC_MAX_STRING;
 	v = string_node(near->owner, s, n);
-	if (v && !mb_utf8_valid((const uint8_t *) s, n))
-		mb_utf8_sanitize((char *) v->v.string.text, n);
+	if (v && !utf8_valid((const uint8_t *) s, n))
+		utf8_sanitize((char *) v->v.string.text, n);
 	return v;
 }
 
-void mb_dec_add_strn(mb_decoded_node *o, const char *key, const char *s, size_t n)
+void dec_add_strn(mb_decoded_node *o, const char *key, const char *s, size_t n)
 {
-	mb_dec_add(o, key, mb_dec_new_strn(o, s, n));
+	dec_add(o, key, dec_new_strn(o, s, n));
 }
 
-void mb_dec_add_str(mb_decoded_node *o, const char *key, const char *s)
+void dec_add_str(mb_decoded_node *o, const char *key, const char *s)
 {
-	mb_dec_add_strn(o, key, s ? s : "", s ? strlen(s) : 0);
+	dec_add_strn(o, key, s ? s : "", s ? strlen(s) : 0);
 }
 
-void mb_dec_add_u64(mb_decoded_node *o, const char *key, uint64_t v)
+void dec_add_u64(mb_decoded_node *o, const char *key, uint64_t v)
 {
 	mb_decoded_node *n = value_node(o, MB_DECODED_UINT);
 
 	if (n) {
 		n->v.uint = v;
-		mb_dec_add(o, key, n);
+		dec_add(o, key, n);
 	}
 }
 
-void mb_dec_add_addr(mb_decoded_node *o, const char *key, uint64_t v)
+void dec_add_addr(mb_decoded_node *o, const char *key, uint64_t v)
 {
 	mb_decoded_node *n = value_node(o, MB_DECODED_ADDRESS);
 
 	if (n) {
 		n->v.uint = v;
-		mb_dec_add(o, key, n);
+		dec_add(o, key, n);
 	}
 }
 
-void mb_dec_add_bool(mb_decoded_node *o, const char *key, bool v)
+void dec_add_bool(mb_decoded_node *o, const char *key, bool v)
 {
 	mb_decoded_node *n = value_node(o, MB_DECODED_BOOL);
 
 	if (n) {
 		n->v.boolean = v;
-		mb_dec_add(o, key, n);
+		dec_add(o, key, n);
 	}
 }
 
@@ -269,29 +269,29 @@ static void add_bytes(mb_decoded_node *o, const char *key, mb_decoded_type type,
 	memcpy(copy, p, n);
 	v->v.bytes.data = copy;
 	v->v.bytes.len = n;
-	mb_dec_add(o, key, v);
+	dec_add(o, key, v);
 }
 
-void mb_dec_add_hex(mb_decoded_node *o, const char *key, const uint8_t *p, size_t n)
+void dec_add_hex(mb_decoded_node *o, const char *key, const uint8_t *p, size_t n)
 {
 	if (n > MB_DEC_MAX_HEX_BYTES) {
 		n = MB_DEC_MAX_HEX_BYTES;
-		mb_dec_add_bool(o, "hex_truncated", true);
+		dec_add_bool(o, "hex_truncated", true);
 	}
 	add_bytes(o, key, MB_DECODED_BYTES, p, n);
 }
 
-void mb_dec_add_guid(mb_decoded_node *o, const char *key, const uint8_t g[16])
+void dec_add_guid(mb_decoded_node *o, const char *key, const uint8_t g[16])
 {
 	add_bytes(o, key, MB_DECODED_GUID, g, 16);
 }
 
-void mb_dec_set_kind(mb_decoded_node *o, const char *kind)
+void dec_set_kind(mb_decoded_node *o, const char *kind)
 {
-	mb_dec_add_str(o, "kind", kind);
+	dec_add_str(o, "kind", kind);
 }
 
-void mb_dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
+void dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -301,7 +301,7 @@ void mb_dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
 	if (!strchr(fmt, '%')) {
 		/* A fixed text (a literal of ours: one line, ASCII): no formatting to pay for. */
 		if (o)
-			mb_dec_add(o, "description", string_node(o->owner, fmt, strlen(fmt)));
+			dec_add(o, "description", string_node(o->owner, fmt, strlen(fmt)));
 		return;
 	}
 	va_start(ap, fmt);
@@ -314,9 +314,9 @@ void mb_dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
 			buf[i] = ' ';
 	}
 	if (high & 0x80) /* ASCII is UTF-8 already */
-		mb_utf8_sanitize(buf, i);
+		utf8_sanitize(buf, i);
 	if (o)
-		mb_dec_add(o, "description", string_node(o->owner, buf, i));
+		dec_add(o, "description", string_node(o->owner, buf, i));
 }
 
 MB_EXPORT const mb_decoded_node *mb_event_decoded_root(const mb_event_decoded *d)
@@ -357,12 +357,12 @@ MB_EXPORT const char *mb_event_decoded_description(const mb_event_decoded *d)
 
 MB_EXPORT char *mb_event_decoded_json(const mb_event_decoded *d)
 {
-	mb_jsonout b = { 0 };
+	jsonout b = { 0 };
 
 	if (!d || !d->root)
 		return NULL;
-	mb_jsonout_decoded(&b, d->root);
-	mb_jsonout_put(&b, "", 1);
+	jsonout_decoded(&b, d->root);
+	jsonout_put(&b, "", 1);
 	if (b.oom) {
 		free(b.p);
 		return NULL;

@@ -54,41 +54,41 @@ static void put_guid(text *t, const uint8_t *g)
 {
 	char buf[MB_GUID_STR];
 
-	put(t, "%s", mb_guid_format(g, buf));
+	put(t, "%s", guid_format(g, buf));
 }
 
 /* Vendor nodes (HW 4, MSG 10, MEDIA 3): GUID then optional vendor data. */
-static int vendor(text *t, const char *name, mb_reader *r)
+static int vendor(text *t, const char *name, byte_reader *r)
 {
 	const uint8_t *g;
 
-	if (mb_read_bytes(r, 16, &g) < 0)
+	if (read_bytes(r, 16, &g) < 0)
 		return -EBADMSG;
 	put(t, "%s(", name);
 	put_guid(t, g);
-	if (mb_reader_left(r) > 0) {
+	if (reader_left(r) > 0) {
 		put(t, ",");
-		put_hex(t, mb_reader_cur(r), mb_reader_left(r));
+		put_hex(t, reader_cur(r), reader_left(r));
 	}
 	put(t, ")");
 	return 0;
 }
 
-static int hardware_node(text *t, uint8_t sub, mb_reader *r)
+static int hardware_node(text *t, uint8_t sub, byte_reader *r)
 {
 	uint8_t fn, dev;
 	uint32_t u32;
 
 	switch (sub) {
 	case 1: /* PCI: Function, Device */
-		if (mb_read_u8(r, &fn) < 0 || mb_read_u8(r, &dev) < 0)
+		if (read_u8(r, &fn) < 0 || read_u8(r, &dev) < 0)
 			return -EBADMSG;
 		put(t, "Pci(0x%x,0x%x)", dev, fn);
 		return 0;
 	case 3: { /* Memory mapped: memory type, start, end */
 		uint64_t start, end;
 
-		if (mb_read_u32le(r, &u32) < 0 || mb_read_u64le(r, &start) < 0 || mb_read_u64le(r, &end) < 0)
+		if (read_u32le(r, &u32) < 0 || read_u64le(r, &start) < 0 || read_u64le(r, &end) < 0)
 			return -EBADMSG;
 		put(t, "MemoryMapped(0x%x,0x%" PRIx64 ",0x%" PRIx64 ")", u32, start, end);
 		return 0;
@@ -96,7 +96,7 @@ static int hardware_node(text *t, uint8_t sub, mb_reader *r)
 	case 4:
 		return vendor(t, "VenHw", r);
 	case 5: /* Controller */
-		if (mb_read_u32le(r, &u32) < 0)
+		if (read_u32le(r, &u32) < 0)
 			return -EBADMSG;
 		put(t, "Ctrl(0x%x)", u32);
 		return 0;
@@ -104,13 +104,13 @@ static int hardware_node(text *t, uint8_t sub, mb_reader *r)
 	return -EOPNOTSUPP;
 }
 
-static int acpi_node(text *t, uint8_t sub, mb_reader *r)
+static int acpi_node(text *t, uint8_t sub, byte_reader *r)
 {
 	uint32_t hid, uid;
 
 	switch (sub) {
 	case 1: /* ACPI_HID_DEVICE_PATH: _HID, _UID; EISA ids are (PNP << 16) | 0x41d0 */
-		if (mb_read_u32le(r, &hid) < 0 || mb_read_u32le(r, &uid) < 0)
+		if (read_u32le(r, &hid) < 0 || read_u32le(r, &uid) < 0)
 			return -EBADMSG;
 		if ((hid & 0xffff) == 0x41d0) {
 			switch (hid >> 16) {
@@ -127,7 +127,7 @@ static int acpi_node(text *t, uint8_t sub, mb_reader *r)
 		put(t, "Acpi(0x%08x,0x%x)", hid, uid);
 		return 0;
 	case 3: /* _ADR */
-		if (mb_read_u32le(r, &hid) < 0)
+		if (read_u32le(r, &hid) < 0)
 			return -EBADMSG;
 		put(t, "AcpiAdr(0x%x)", hid);
 		return 0;
@@ -145,7 +145,7 @@ static const char *ip_protocol(uint16_t p, char buf[8])
 	return buf;
 }
 
-static int messaging_node(text *t, uint8_t sub, mb_reader *r)
+static int messaging_node(text *t, uint8_t sub, byte_reader *r)
 {
 	uint8_t b0, b1;
 	uint16_t w0, w1, w2;
@@ -155,40 +155,40 @@ static int messaging_node(text *t, uint8_t sub, mb_reader *r)
 
 	switch (sub) {
 	case 2: /* SCSI: Pun, Lun */
-		if (mb_read_u16le(r, &w0) < 0 || mb_read_u16le(r, &w1) < 0)
+		if (read_u16le(r, &w0) < 0 || read_u16le(r, &w1) < 0)
 			return -EBADMSG;
 		put(t, "Scsi(0x%x,0x%x)", w0, w1);
 		return 0;
 	case 5: /* USB: ParentPortNumber, InterfaceNumber */
-		if (mb_read_u8(r, &b0) < 0 || mb_read_u8(r, &b1) < 0)
+		if (read_u8(r, &b0) < 0 || read_u8(r, &b1) < 0)
 			return -EBADMSG;
 		put(t, "USB(0x%x,0x%x)", b0, b1);
 		return 0;
 	case 10:
 		return vendor(t, "VenMsg", r);
 	case 11: /* MAC: 32-byte address, IfType; Ethernet (0, 1) uses the first 6 bytes */
-		if (mb_read_bytes(r, 32, &p) < 0 || mb_read_u8(r, &b0) < 0)
+		if (read_bytes(r, 32, &p) < 0 || read_u8(r, &b0) < 0)
 			return -EBADMSG;
 		put(t, "MAC(");
 		put_hex(t, p, b0 <= 1 ? 6 : 32);
 		put(t, ",0x%x)", b0);
 		return 0;
 	case 12: /* IPv4: local, remote, local port, remote port, protocol, static, [gateway, mask] */
-		if (mb_read_bytes(r, 4, &p) < 0 || mb_read_bytes(r, 4, &q) < 0 || mb_read_u16le(r, &w0) < 0 ||
-		    mb_read_u16le(r, &w1) < 0 || mb_read_u16le(r, &w2) < 0 || mb_read_u8(r, &b0) < 0)
+		if (read_bytes(r, 4, &p) < 0 || read_bytes(r, 4, &q) < 0 || read_u16le(r, &w0) < 0 ||
+		    read_u16le(r, &w1) < 0 || read_u16le(r, &w2) < 0 || read_u8(r, &b0) < 0)
 			return -EBADMSG;
 		put(t, "IPv4(%u.%u.%u.%u,%s,%s,%u.%u.%u.%u", q[0], q[1], q[2], q[3], ip_protocol(w2, proto),
 		    b0 ? "Static" : "DHCP", p[0], p[1], p[2], p[3]);
-		if (mb_reader_left(r) >= 8) {
-			const uint8_t *g = mb_reader_cur(r);
+		if (reader_left(r) >= 8) {
+			const uint8_t *g = reader_cur(r);
 
 			put(t, ",%u.%u.%u.%u,%u.%u.%u.%u", g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]);
 		}
 		put(t, ")");
 		return 0;
 	case 13: /* IPv6: local, remote, ports, protocol, origin, [prefix, gateway] */
-		if (mb_read_bytes(r, 16, &p) < 0 || mb_read_bytes(r, 16, &q) < 0 || mb_read_u16le(r, &w0) < 0 ||
-		    mb_read_u16le(r, &w1) < 0 || mb_read_u16le(r, &w2) < 0 || mb_read_u8(r, &b0) < 0)
+		if (read_bytes(r, 16, &p) < 0 || read_bytes(r, 16, &q) < 0 || read_u16le(r, &w0) < 0 ||
+		    read_u16le(r, &w1) < 0 || read_u16le(r, &w2) < 0 || read_u8(r, &b0) < 0)
 			return -EBADMSG;
 		inet_ntop(AF_INET6, q, a1, sizeof(a1));
 		inet_ntop(AF_INET6, p, a2, sizeof(a2));
@@ -196,55 +196,55 @@ static int messaging_node(text *t, uint8_t sub, mb_reader *r)
 		    b0 == 0 ? "Static" : b0 == 1 ? "StatelessAutoConfigure" : "StatefulAutoConfigure", a2);
 		return 0;
 	case 1: /* ATAPI: primary/secondary, master/slave, LUN */
-		if (mb_read_u8(r, &b0) < 0 || mb_read_u8(r, &b1) < 0 || mb_read_u16le(r, &w0) < 0)
+		if (read_u8(r, &b0) < 0 || read_u8(r, &b1) < 0 || read_u16le(r, &w0) < 0)
 			return -EBADMSG;
 		put(t, "Ata(%s,%s,0x%x)", b0 ? "Secondary" : "Primary", b1 ? "Slave" : "Master", w0);
 		return 0;
 	case 15: { /* USB class: vendor, product, class, subclass, protocol */
 		uint8_t cls, subcls, proto8;
 
-		if (mb_read_u16le(r, &w0) < 0 || mb_read_u16le(r, &w1) < 0 || mb_read_u8(r, &cls) < 0 ||
-		    mb_read_u8(r, &subcls) < 0 || mb_read_u8(r, &proto8) < 0)
+		if (read_u16le(r, &w0) < 0 || read_u16le(r, &w1) < 0 || read_u8(r, &cls) < 0 ||
+		    read_u8(r, &subcls) < 0 || read_u8(r, &proto8) < 0)
 			return -EBADMSG;
 		put(t, "UsbClass(0x%x,0x%x,0x%x,0x%x,0x%x)", w0, w1, cls, subcls, proto8);
 		return 0;
 	}
 	case 20: /* VLAN */
-		if (mb_read_u16le(r, &w0) < 0)
+		if (read_u16le(r, &w0) < 0)
 			return -EBADMSG;
 		put(t, "Vlan(%u)", w0);
 		return 0;
 	case 25: /* UFS: target id, LUN */
-		if (mb_read_u8(r, &b0) < 0 || mb_read_u8(r, &b1) < 0)
+		if (read_u8(r, &b0) < 0 || read_u8(r, &b1) < 0)
 			return -EBADMSG;
 		put(t, "UFS(0x%x,0x%x)", b0, b1);
 		return 0;
 	case 26: /* SD: slot */
 	case 29: /* eMMC: slot */
-		if (mb_read_u8(r, &b0) < 0)
+		if (read_u8(r, &b0) < 0)
 			return -EBADMSG;
 		put(t, "%s(0x%x)", sub == 26 ? "SD" : "eMMC", b0);
 		return 0;
 	case 17: /* Device logical unit */
-		if (mb_read_u8(r, &b0) < 0)
+		if (read_u8(r, &b0) < 0)
 			return -EBADMSG;
 		put(t, "Unit(0x%x)", b0);
 		return 0;
 	case 18: /* SATA: HBA port, port multiplier port, LUN */
-		if (mb_read_u16le(r, &w0) < 0 || mb_read_u16le(r, &w1) < 0 || mb_read_u16le(r, &w2) < 0)
+		if (read_u16le(r, &w0) < 0 || read_u16le(r, &w1) < 0 || read_u16le(r, &w2) < 0)
 			return -EBADMSG;
 		put(t, "Sata(0x%x,0x%x,0x%x)", w0, w1, w2);
 		return 0;
 	case 23: /* NVMe: namespace id, EUI-64 */
-		if (mb_read_u32le(r, &u32) < 0 || mb_read_bytes(r, 8, &p) < 0)
+		if (read_u32le(r, &u32) < 0 || read_bytes(r, 8, &p) < 0)
 			return -EBADMSG;
 		put(t, "NVMe(0x%x,%02X-%02X-%02X-%02X-%02X-%02X-%02X-%02X)", u32,
 		    p[7], p[6], p[5], p[4], p[3], p[2], p[1], p[0]);
 		return 0;
 	case 24: { /* URI: the rest of the node, not NUL-terminated */
-		size_t n = mb_reader_left(r), i;
+		size_t n = reader_left(r), i;
 
-		if (mb_read_bytes(r, n, &p) < 0)
+		if (read_bytes(r, n, &p) < 0)
 			return -EBADMSG;
 		put(t, "Uri(");
 		for (i = 0; i < n && p[i]; i++)
@@ -256,7 +256,7 @@ static int messaging_node(text *t, uint8_t sub, mb_reader *r)
 	return -EOPNOTSUPP;
 }
 
-static int media_node(text *t, uint8_t sub, mb_reader *r)
+static int media_node(text *t, uint8_t sub, byte_reader *r)
 {
 	uint32_t u32;
 	uint64_t start, size;
@@ -265,8 +265,8 @@ static int media_node(text *t, uint8_t sub, mb_reader *r)
 
 	switch (sub) {
 	case 1: /* Hard drive: partition number, start LBA, size in LBAs, signature[16], MBR type, signature type */
-		if (mb_read_u32le(r, &u32) < 0 || mb_read_u64le(r, &start) < 0 || mb_read_u64le(r, &size) < 0 ||
-		    mb_read_bytes(r, 16, &sig) < 0 || mb_read_u8(r, &mbr_type) < 0 || mb_read_u8(r, &sig_type) < 0)
+		if (read_u32le(r, &u32) < 0 || read_u64le(r, &start) < 0 || read_u64le(r, &size) < 0 ||
+		    read_bytes(r, 16, &sig) < 0 || read_u8(r, &mbr_type) < 0 || read_u8(r, &sig_type) < 0)
 			return -EBADMSG;
 		put(t, "HD(%u,", u32);
 		if (sig_type == 2) {
@@ -281,7 +281,7 @@ static int media_node(text *t, uint8_t sub, mb_reader *r)
 		put(t, ",0x%" PRIx64 ",0x%" PRIx64 ")", start, size);
 		return 0;
 	case 2: /* CD-ROM: boot entry, start, size */
-		if (mb_read_u32le(r, &u32) < 0 || mb_read_u64le(r, &start) < 0 || mb_read_u64le(r, &size) < 0)
+		if (read_u32le(r, &u32) < 0 || read_u64le(r, &start) < 0 || read_u64le(r, &size) < 0)
 			return -EBADMSG;
 		put(t, "CDROM(0x%x,0x%" PRIx64 ",0x%" PRIx64 ")", u32, start, size);
 		return 0;
@@ -290,9 +290,9 @@ static int media_node(text *t, uint8_t sub, mb_reader *r)
 	case 4: { /* File path: UTF-16 name, NUL-terminated */
 		char *s;
 
-		if (mb_reader_left(r) % 2)
+		if (reader_left(r) % 2)
 			return -EBADMSG;
-		s = mb_utf16_to_utf8(mb_reader_cur(r), mb_reader_left(r));
+		s = utf16le_to_utf8(reader_cur(r), reader_left(r));
 		if (!s)
 			return -ENOMEM;
 		put(t, "%s", s);
@@ -300,7 +300,7 @@ static int media_node(text *t, uint8_t sub, mb_reader *r)
 		return 0;
 	}
 	case 5: /* Media protocol */
-		if (mb_read_bytes(r, 16, &sig) < 0)
+		if (read_bytes(r, 16, &sig) < 0)
 			return -EBADMSG;
 		put(t, "Media(");
 		put_guid(t, sig);
@@ -308,14 +308,14 @@ static int media_node(text *t, uint8_t sub, mb_reader *r)
 		return 0;
 	case 6: /* PIWG firmware file (PI spec vol. 3 §3.2) */
 	case 7: /* PIWG firmware volume */
-		if (mb_read_bytes(r, 16, &sig) < 0)
+		if (read_bytes(r, 16, &sig) < 0)
 			return -EBADMSG;
 		put(t, sub == 6 ? "FvFile(" : "Fv(");
 		put_guid(t, sig);
 		put(t, ")");
 		return 0;
 	case 8: /* Relative offset range: reserved, start, end */
-		if (mb_read_u32le(r, &u32) < 0 || mb_read_u64le(r, &start) < 0 || mb_read_u64le(r, &size) < 0)
+		if (read_u32le(r, &u32) < 0 || read_u64le(r, &start) < 0 || read_u64le(r, &size) < 0)
 			return -EBADMSG;
 		put(t, "Offset(0x%" PRIx64 ",0x%" PRIx64 ")", start, size);
 		return 0;
@@ -323,7 +323,7 @@ static int media_node(text *t, uint8_t sub, mb_reader *r)
 	return -EOPNOTSUPP;
 }
 
-static int bbs_node(text *t, uint8_t sub, mb_reader *r)
+static int bbs_node(text *t, uint8_t sub, byte_reader *r)
 {
 	static const char *const types[] = { NULL, "Floppy", "HD", "CDROM", "PCMCIA", "USB", "Network" };
 	uint16_t type, status;
@@ -333,10 +333,10 @@ static int bbs_node(text *t, uint8_t sub, mb_reader *r)
 	if (sub != 1)
 		return -EOPNOTSUPP;
 	/* BBS: device type, status flags, ASCII description */
-	if (mb_read_u16le(r, &type) < 0 || mb_read_u16le(r, &status) < 0)
+	if (read_u16le(r, &type) < 0 || read_u16le(r, &status) < 0)
 		return -EBADMSG;
-	n = mb_reader_left(r);
-	if (mb_read_bytes(r, n, &p) < 0)
+	n = reader_left(r);
+	if (read_bytes(r, n, &p) < 0)
 		return -EBADMSG;
 	if (type < sizeof(types) / sizeof(types[0]) && types[type])
 		put(t, "BBS(%s,", types[type]);
@@ -348,10 +348,10 @@ static int bbs_node(text *t, uint8_t sub, mb_reader *r)
 	return 0;
 }
 
-int mb_devpath_to_text(const uint8_t *data, size_t size, char **ret, mb_dec_why *why)
+int devpath_to_text(const uint8_t *data, size_t size, char **ret, dec_why *why)
 {
 	text t = { .s = malloc(MB_DEC_MAX_DEVPATH_TEXT + 1) };
-	mb_reader r;
+	byte_reader r;
 	unsigned nodes = 0;
 	bool sep = false;
 	int rc;
@@ -359,28 +359,28 @@ int mb_devpath_to_text(const uint8_t *data, size_t size, char **ret, mb_dec_why 
 	if (!t.s)
 		return -ENOMEM;
 	t.s[0] = 0;
-	mb_reader_init(&r, data, size, 0);
-	while (mb_reader_left(&r) > 0) {
+	reader_init(&r, data, size, 0);
+	while (reader_left(&r) > 0) {
 		size_t at = r.pos;
 		uint8_t type, sub;
 		uint16_t len;
-		mb_reader node;
+		byte_reader node;
 
-		if (mb_read_u8(&r, &type) < 0 || mb_read_u8(&r, &sub) < 0 || mb_read_u16le(&r, &len) < 0) {
-			rc = mb_dec_fail(why, "device path: truncated node header at offset %zu", at);
+		if (read_u8(&r, &type) < 0 || read_u8(&r, &sub) < 0 || read_u16le(&r, &len) < 0) {
+			rc = dec_fail(why, "device path: truncated node header at offset %zu", at);
 			goto fail;
 		}
 		if (len < 4) {
-			rc = mb_dec_fail(why, "device path: node at offset %zu has length %u < 4", at, len);
+			rc = dec_fail(why, "device path: node at offset %zu has length %u < 4", at, len);
 			goto fail;
 		}
-		if (mb_read_sub(&r, len - 4u, &node) < 0) {
-			rc = mb_dec_fail(why, "device path: node at offset %zu (length %u) overruns the path (%zu bytes)",
+		if (read_sub(&r, len - 4u, &node) < 0) {
+			rc = dec_fail(why, "device path: node at offset %zu (length %u) overruns the path (%zu bytes)",
 					 at, len, size);
 			goto fail;
 		}
 		if (++nodes > MB_DEC_MAX_DEVPATH_NODES) {
-			rc = mb_dec_fail(why, "device path: more than %d nodes", MB_DEC_MAX_DEVPATH_NODES);
+			rc = dec_fail(why, "device path: more than %d nodes", MB_DEC_MAX_DEVPATH_NODES);
 			goto fail;
 		}
 		if (type == 0x7f) {
@@ -406,7 +406,7 @@ int mb_devpath_to_text(const uint8_t *data, size_t size, char **ret, mb_dec_why 
 		if (rc == -ENOMEM)
 			goto fail;
 		if (rc == -EBADMSG) {
-			rc = mb_dec_fail(why, "device path: node %u.%u at offset %zu is too short (%u bytes)",
+			rc = dec_fail(why, "device path: node %u.%u at offset %zu is too short (%u bytes)",
 					 type, sub, at, len);
 			goto fail;
 		}
@@ -420,7 +420,7 @@ int mb_devpath_to_text(const uint8_t *data, size_t size, char **ret, mb_dec_why 
 			put(&t, ")");
 		}
 		if (t.full) {
-			rc = mb_dec_fail(why, "device path: text longer than %d bytes", MB_DEC_MAX_DEVPATH_TEXT);
+			rc = dec_fail(why, "device path: text longer than %d bytes", MB_DEC_MAX_DEVPATH_TEXT);
 			goto fail;
 		}
 	}

@@ -36,17 +36,17 @@ static bool digests_equal(const mb_event *ev, const uint8_t *p, size_t n, uint32
 /* UEFI_VARIABLE_DATA (PFP §10.4.3.1): the VariableData part, if the header parses. */
 static bool variable_data(const mb_event *ev, const uint8_t **ret, size_t *ret_size)
 {
-	mb_reader r;
+	byte_reader r;
 	uint64_t name_len, data_len;
 
-	mb_reader_init(&r, ev->data, ev->data_size, 0);
-	if (mb_read_skip(&r, 16) < 0 || mb_read_u64le(&r, &name_len) < 0 || mb_read_u64le(&r, &data_len) < 0)
+	reader_init(&r, ev->data, ev->data_size, 0);
+	if (read_skip(&r, 16) < 0 || read_u64le(&r, &name_len) < 0 || read_u64le(&r, &data_len) < 0)
 		return false;
-	if (name_len > mb_reader_left(&r) / 2 || mb_read_skip(&r, (size_t) name_len * 2) < 0)
+	if (name_len > reader_left(&r) / 2 || read_skip(&r, (size_t) name_len * 2) < 0)
 		return false;
-	if (data_len > mb_reader_left(&r))
+	if (data_len > reader_left(&r))
 		return false;
-	return mb_read_bytes(&r, (size_t) data_len, ret) == 0 && (*ret_size = (size_t) data_len, true);
+	return read_bytes(&r, (size_t) data_len, ret) == 0 && (*ret_size = (size_t) data_len, true);
 }
 
 MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)

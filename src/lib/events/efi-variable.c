@@ -57,15 +57,15 @@ static char *add_cert(mb_decoded_node *o, const uint8_t *der, size_t n)
 	char *subject = x509_subject(der, n);
 
 	if (subject)
-		mb_dec_add_str(o, "subject", subject);
+		dec_add_str(o, "subject", subject);
 	else
-		mb_dec_add_str(o, "x509_error", "not a DER X.509 certificate");
+		dec_add_str(o, "x509_error", "not a DER X.509 certificate");
 	return subject;
 }
 
 static const char *sig_type_name(const uint8_t g[16])
 {
-	const char *n = mb_guid_name(g);
+	const char *n = guid_name(g);
 
 	if (n && (strcmp(n, "x509") == 0 || strncmp(n, "sha", 3) == 0 || strcmp(n, "rsa2048") == 0 ||
 		  strncmp(n, "x509_", 5) == 0))
@@ -78,102 +78,102 @@ static const char *sig_type_name(const uint8_t g[16])
  * Strict (PITFALLS #11): any list that does not fit exactly makes the whole value
  * malformed, and nothing of it is shown as entries.
  */
-static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o, mb_dec_why *why, char *summary, size_t summary_size)
+static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o, dec_why *why, char *summary, size_t summary_size)
 {
-	mb_decoded_node *lists = mb_dec_new_array(o);
-	mb_reader r;
+	mb_decoded_node *lists = dec_new_array(o);
+	byte_reader r;
 	unsigned n_lists = 0, shown = 0;
 	uint64_t n_sigs = 0;
 	int rc = 0;
 
 	if (!lists)
 		return -ENOMEM;
-	mb_reader_init(&r, data, size, 0);
-	while (mb_reader_left(&r) > 0) {
+	reader_init(&r, data, size, 0);
+	while (reader_left(&r) > 0) {
 		const uint8_t *type;
 		uint32_t list_size, header_size, sig_size;
 		size_t at = r.pos, body, count, i;
 		const char *tname;
 		mb_decoded_node *l, *sigs;
-		mb_reader list;
+		byte_reader list;
 
-		if (mb_read_bytes(&r, 16, &type) < 0 || mb_read_u32le(&r, &list_size) < 0 ||
-		    mb_read_u32le(&r, &header_size) < 0 || mb_read_u32le(&r, &sig_size) < 0) {
-			rc = mb_dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: truncated header", at);
+		if (read_bytes(&r, 16, &type) < 0 || read_u32le(&r, &list_size) < 0 ||
+		    read_u32le(&r, &header_size) < 0 || read_u32le(&r, &sig_size) < 0) {
+			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: truncated header", at);
 			goto out;
 		}
-		if (list_size < SIG_LIST_HEADER || list_size - SIG_LIST_HEADER > mb_reader_left(&r)) {
-			rc = mb_dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureListSize %" PRIu32 " overruns the variable (%zu bytes left)",
+		if (list_size < SIG_LIST_HEADER || list_size - SIG_LIST_HEADER > reader_left(&r)) {
+			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureListSize %" PRIu32 " overruns the variable (%zu bytes left)",
 					 at, list_size, size - at);
 			goto out;
 		}
 		body = list_size - SIG_LIST_HEADER;
 		tname = sig_type_name(type);
 		if (header_size > body || (tname && header_size != 0)) {
-			rc = mb_dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureHeaderSize %" PRIu32 " invalid for this list",
+			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureHeaderSize %" PRIu32 " invalid for this list",
 					 at, header_size);
 			goto out;
 		}
 		body -= header_size;
 		if (sig_size < 16) {
-			rc = mb_dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureSize %" PRIu32 " < 16", at, sig_size);
+			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureSize %" PRIu32 " < 16", at, sig_size);
 			goto out;
 		}
 		if (body % sig_size != 0) {
-			rc = mb_dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: %zu bytes of signatures are not a multiple of SignatureSize %" PRIu32,
+			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: %zu bytes of signatures are not a multiple of SignatureSize %" PRIu32,
 					 at, body, sig_size);
 			goto out;
 		}
 		if (tname && strcmp(tname, "sha256") == 0 && sig_size != 16 + 32) {
-			rc = mb_dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: sha256 list with SignatureSize %" PRIu32, at, sig_size);
+			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: sha256 list with SignatureSize %" PRIu32, at, sig_size);
 			goto out;
 		}
-		if (mb_read_skip(&r, header_size) < 0 || mb_read_sub(&r, body, &list) < 0) {
-			rc = mb_dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: truncated", at);
+		if (read_skip(&r, header_size) < 0 || read_sub(&r, body, &list) < 0) {
+			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: truncated", at);
 			goto out;
 		}
 		count = body / sig_size;
-		l = mb_dec_new_object(o);
-		sigs = mb_dec_new_array(o);
+		l = dec_new_object(o);
+		sigs = dec_new_array(o);
 		if (!l || !sigs) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		mb_dec_append(lists, l);
-		mb_dec_add_guid(l, "type_guid", type);
+		dec_append(lists, l);
+		dec_add_guid(l, "type_guid", type);
 		if (tname)
-			mb_dec_add_str(l, "type", tname);
-		mb_dec_add_u64(l, "list_size", list_size);
-		mb_dec_add_u64(l, "header_size", header_size);
-		mb_dec_add_u64(l, "signature_size", sig_size);
-		mb_dec_add_u64(l, "count", count);
-		mb_dec_add(l, "signatures", sigs);
+			dec_add_str(l, "type", tname);
+		dec_add_u64(l, "list_size", list_size);
+		dec_add_u64(l, "header_size", header_size);
+		dec_add_u64(l, "signature_size", sig_size);
+		dec_add_u64(l, "count", count);
+		dec_add(l, "signatures", sigs);
 		for (i = 0; i < count; i++) {
 			const uint8_t *owner, *sd;
 			mb_decoded_node *s;
 
-			if (mb_read_bytes(&list, 16, &owner) < 0 || mb_read_bytes(&list, sig_size - 16u, &sd) < 0) {
-				rc = mb_dec_fail(why, "EFI_SIGNATURE_DATA %zu: truncated", i);
+			if (read_bytes(&list, 16, &owner) < 0 || read_bytes(&list, sig_size - 16u, &sd) < 0) {
+				rc = dec_fail(why, "EFI_SIGNATURE_DATA %zu: truncated", i);
 				goto out;
 			}
 			if (shown >= MB_DEC_MAX_LIST_ITEMS)
 				continue;
-			s = mb_dec_new_object(o);
+			s = dec_new_object(o);
 			if (!s) {
 				rc = -ENOMEM;
 				goto out;
 			}
-			mb_dec_append(sigs, s);
+			dec_append(sigs, s);
 			shown++;
-			mb_dec_add_guid(s, "owner", owner);
-			if (mb_guid_name(owner))
-				mb_dec_add_str(s, "owner_name", mb_guid_name(owner));
+			dec_add_guid(s, "owner", owner);
+			if (guid_name(owner))
+				dec_add_str(s, "owner_name", guid_name(owner));
 			if (tname && strcmp(tname, "x509") == 0)
 				free(add_cert(s, sd, sig_size - 16u));
 			else if (tname && strncmp(tname, "sha", 3) == 0)
-				mb_dec_add_hex(s, tname, sd, sig_size - 16u);
+				dec_add_hex(s, tname, sd, sig_size - 16u);
 			else
-				mb_dec_add_hex(s, "data", sd, sig_size - 16u);
+				dec_add_hex(s, "data", sd, sig_size - 16u);
 		}
 		n_lists++;
 		n_sigs += count;
@@ -181,18 +181,18 @@ static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o,
 	snprintf(summary, summary_size, "%u list%s, %" PRIu64 " signature%s", n_lists, n_lists == 1 ? "" : "s",
 		 n_sigs, n_sigs == 1 ? "" : "s");
 	if (shown < n_sigs)
-		mb_dec_add_bool(o, "signatures_truncated", true);
-	mb_dec_add(o, "signature_lists", lists);
+		dec_add_bool(o, "signatures_truncated", true);
+	dec_add(o, "signature_lists", lists);
 out:
 	return rc;
 }
 
 /* EFI_LOAD_OPTION (UEFI spec §3.1.3): u32 Attributes; u16 FilePathListLength;
  * CHAR16 Description[] (NUL-terminated); FilePathList; OptionalData. */
-static int load_option(const uint8_t *data, size_t size, mb_decoded_node *o, mb_dec_why *why, const char *name)
+static int load_option(const uint8_t *data, size_t size, mb_decoded_node *o, dec_why *why, const char *name)
 {
-	mb_decoded_node *lo = mb_dec_new_object(o);
-	mb_reader r;
+	mb_decoded_node *lo = dec_new_object(o);
+	byte_reader r;
 	uint32_t attr;
 	uint16_t fp_len;
 	size_t units = 0;
@@ -202,44 +202,44 @@ static int load_option(const uint8_t *data, size_t size, mb_decoded_node *o, mb_
 
 	if (!lo)
 		return -ENOMEM;
-	mb_reader_init(&r, data, size, 0);
-	if (mb_read_u32le(&r, &attr) < 0 || mb_read_u16le(&r, &fp_len) < 0) {
-		rc = mb_dec_fail(why, "%s: EFI_LOAD_OPTION shorter than its header (%zu bytes)", name, size);
+	reader_init(&r, data, size, 0);
+	if (read_u32le(&r, &attr) < 0 || read_u16le(&r, &fp_len) < 0) {
+		rc = dec_fail(why, "%s: EFI_LOAD_OPTION shorter than its header (%zu bytes)", name, size);
 		goto out;
 	}
-	desc = mb_reader_cur(&r);
+	desc = reader_cur(&r);
 	for (;;) {
 		uint16_t c;
 
-		if (mb_read_u16le(&r, &c) < 0) {
-			rc = mb_dec_fail(why, "%s: EFI_LOAD_OPTION description has no NUL terminator", name);
+		if (read_u16le(&r, &c) < 0) {
+			rc = dec_fail(why, "%s: EFI_LOAD_OPTION description has no NUL terminator", name);
 			goto out;
 		}
 		if (c == 0)
 			break;
 		units++;
 	}
-	if (mb_read_bytes(&r, fp_len, &fp) < 0) {
-		rc = mb_dec_fail(why, "%s: FilePathListLength %u overruns the option (%zu bytes left)", name, fp_len,
-				 mb_reader_left(&r));
+	if (read_bytes(&r, fp_len, &fp) < 0) {
+		rc = dec_fail(why, "%s: FilePathListLength %u overruns the option (%zu bytes left)", name, fp_len,
+				 reader_left(&r));
 		goto out;
 	}
-	rc = mb_devpath_to_text(fp, fp_len, &path, why);
+	rc = devpath_to_text(fp, fp_len, &path, why);
 	if (rc < 0)
 		goto out;
-	d = mb_utf16_to_utf8(desc, units * 2);
+	d = utf16le_to_utf8(desc, units * 2);
 	if (!d) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	mb_dec_add_u64(lo, "attributes", attr);
-	mb_dec_add_bool(lo, "active", attr & 1);
-	mb_dec_add_str(lo, "description", d);
-	mb_dec_add_u64(lo, "file_path_list_length", fp_len);
-	mb_dec_add_str(lo, "device_path", path);
-	mb_dec_add_u64(lo, "optional_data_size", mb_reader_left(&r));
-	mb_dec_add(o, "load_option", lo);
-	mb_dec_set_desc(o, "%s: \"%s\" %s%s", name, d, path, attr & 1 ? "" : " (inactive)");
+	dec_add_u64(lo, "attributes", attr);
+	dec_add_bool(lo, "active", attr & 1);
+	dec_add_str(lo, "description", d);
+	dec_add_u64(lo, "file_path_list_length", fp_len);
+	dec_add_str(lo, "device_path", path);
+	dec_add_u64(lo, "optional_data_size", reader_left(&r));
+	dec_add(o, "load_option", lo);
+	dec_set_desc(o, "%s: \"%s\" %s%s", name, d, path, attr & 1 ? "" : " (inactive)");
 out:
 	free(d);
 	free(path);
@@ -262,7 +262,7 @@ static bool is_boot_entry(const char *name)
  * shim logs its vendor certificate without SignatureOwner; SbatLevel is text). */
 static void authority_data(const uint8_t *p, size_t n, mb_decoded_node *o, const char *name)
 {
-	mb_decoded_node *s = mb_dec_new_object(o);
+	mb_decoded_node *s = dec_new_object(o);
 	char *subject = NULL;
 	char owner_text[MB_GUID_STR];
 	const char *owner_name = NULL;
@@ -270,37 +270,37 @@ static void authority_data(const uint8_t *p, size_t n, mb_decoded_node *o, const
 	if (!s)
 		return;
 	if (n >= 16 + 4 && p[16] == 0x30 && p[17] == 0x82) {
-		mb_dec_add_guid(s, "owner", p);
-		owner_name = mb_guid_name(p);
+		dec_add_guid(s, "owner", p);
+		owner_name = guid_name(p);
 		if (owner_name)
-			mb_dec_add_str(s, "owner_name", owner_name);
-		mb_guid_format(p, owner_text);
+			dec_add_str(s, "owner_name", owner_name);
+		guid_format(p, owner_text);
 		subject = add_cert(s, p + 16, n - 16);
-		mb_dec_set_desc(o, "%s entry: x509 %s (owner %s)", name, subject ? subject : "(unparsable)",
+		dec_set_desc(o, "%s entry: x509 %s (owner %s)", name, subject ? subject : "(unparsable)",
 				owner_name ? owner_name : owner_text);
 	} else if (n >= 4 && p[0] == 0x30 && p[1] == 0x82) {
 		subject = add_cert(s, p, n);
-		mb_dec_set_desc(o, "%s: x509 %s", name, subject ? subject : "(unparsable)");
+		dec_set_desc(o, "%s: x509 %s", name, subject ? subject : "(unparsable)");
 	} else if (n == 16 + 32) {
-		mb_dec_add_guid(s, "owner", p);
-		mb_dec_add_hex(s, "sha256", p + 16, 32);
-		mb_dec_set_desc(o, "%s entry: sha256 %02x%02x%02x%02x...", name, p[16], p[17], p[18], p[19]);
+		dec_add_guid(s, "owner", p);
+		dec_add_hex(s, "sha256", p + 16, 32);
+		dec_set_desc(o, "%s entry: sha256 %02x%02x%02x%02x...", name, p[16], p[17], p[18], p[19]);
 	} else {
 		const char *text;
 
-		if (mb_dec_add_text_or_hex(o, p, n, &text))
-			mb_dec_set_desc(o, "%s: \"%.60s\"", name, text);
+		if (dec_add_text_or_hex(o, p, n, &text))
+			dec_set_desc(o, "%s: \"%.60s\"", name, text);
 		else
-			mb_dec_set_desc(o, "%s: %zu bytes", name, n);
+			dec_set_desc(o, "%s: %zu bytes", name, n);
 		return;
 	}
 	free(subject);
-	mb_dec_add(o, "signature", s);
+	dec_add(o, "signature", s);
 }
 
-int mb_dec_efi_variable(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
+int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
-	mb_reader r;
+	byte_reader r;
 	const uint8_t *guid, *uname, *vdata;
 	uint64_t name_len, data_len;
 	char *name = NULL, gtext[MB_GUID_STR];
@@ -309,82 +309,82 @@ int mb_dec_efi_variable(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 	int rc = 0;
 
 	/* The fixed header is 32 bytes; anything less is not a UEFI_VARIABLE_DATA. */
-	mb_reader_init(&r, ev->data, ev->data_size, 0);
-	if (mb_read_bytes(&r, 16, &guid) < 0 || mb_read_u64le(&r, &name_len) < 0 || mb_read_u64le(&r, &data_len) < 0)
-		return mb_dec_fail(why, "UEFI_VARIABLE_DATA: %u bytes, shorter than its 32-byte header", ev->data_size);
-	if (name_len > mb_reader_left(&r) / 2)
-		return mb_dec_fail(why, "UEFI_VARIABLE_DATA: UnicodeNameLength %" PRIu64 " overruns the event (%zu bytes left)",
-				   name_len, mb_reader_left(&r));
-	if (mb_read_bytes(&r, (size_t) name_len * 2, &uname) < 0)
-		return mb_dec_fail(why, "UEFI_VARIABLE_DATA: truncated name");
-	if (data_len > mb_reader_left(&r))
-		return mb_dec_fail(why, "UEFI_VARIABLE_DATA: VariableDataLength %" PRIu64 " overruns the event (%zu bytes left)",
-				   data_len, mb_reader_left(&r));
-	if (mb_read_bytes(&r, (size_t) data_len, &vdata) < 0)
-		return mb_dec_fail(why, "UEFI_VARIABLE_DATA: truncated data");
-	name = mb_utf16_to_utf8(uname, (size_t) name_len * 2);
+	reader_init(&r, ev->data, ev->data_size, 0);
+	if (read_bytes(&r, 16, &guid) < 0 || read_u64le(&r, &name_len) < 0 || read_u64le(&r, &data_len) < 0)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: %u bytes, shorter than its 32-byte header", ev->data_size);
+	if (name_len > reader_left(&r) / 2)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: UnicodeNameLength %" PRIu64 " overruns the event (%zu bytes left)",
+				   name_len, reader_left(&r));
+	if (read_bytes(&r, (size_t) name_len * 2, &uname) < 0)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: truncated name");
+	if (data_len > reader_left(&r))
+		return dec_fail(why, "UEFI_VARIABLE_DATA: VariableDataLength %" PRIu64 " overruns the event (%zu bytes left)",
+				   data_len, reader_left(&r));
+	if (read_bytes(&r, (size_t) data_len, &vdata) < 0)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: truncated data");
+	name = utf16le_to_utf8(uname, (size_t) name_len * 2);
 	if (!name)
 		return -ENOMEM;
 
-	mb_dec_set_kind(o, "efi_variable");
-	mb_dec_add_guid(o, "variable_guid", guid);
-	gname = mb_guid_name(guid);
+	dec_set_kind(o, "efi_variable");
+	dec_add_guid(o, "variable_guid", guid);
+	gname = guid_name(guid);
 	if (gname)
-		mb_dec_add_str(o, "variable_guid_name", gname);
-	mb_dec_add_str(o, "name", name);
-	mb_dec_add_u64(o, "data_size", data_len);
-	if (mb_reader_left(&r) > 0)
-		mb_dec_add_u64(o, "trailing_bytes", mb_reader_left(&r));
-	mb_guid_format(guid, gtext);
-	global = memcmp(guid, mb_guid_efi_global, 16) == 0;
-	secdb = memcmp(guid, mb_guid_image_security_db, 16) == 0;
-	shim = memcmp(guid, mb_guid_shim_lock, 16) == 0;
+		dec_add_str(o, "variable_guid_name", gname);
+	dec_add_str(o, "name", name);
+	dec_add_u64(o, "data_size", data_len);
+	if (reader_left(&r) > 0)
+		dec_add_u64(o, "trailing_bytes", reader_left(&r));
+	guid_format(guid, gtext);
+	global = memcmp(guid, guid_efi_global, 16) == 0;
+	secdb = memcmp(guid, guid_image_security_db, 16) == 0;
+	shim = memcmp(guid, guid_shim_lock, 16) == 0;
 	/* A default line, replaced below where the contents say more. */
-	mb_dec_set_desc(o, "%s (%s), %" PRIu64 " bytes", name, gname ? gname : gtext, data_len);
+	dec_set_desc(o, "%s (%s), %" PRIu64 " bytes", name, gname ? gname : gtext, data_len);
 
 	if (ev->type == MB_EV_EFI_VARIABLE_AUTHORITY && shim && data_len == 1 &&
 	    (strcmp(name, "MokListTrusted") == 0 || strcmp(name, "MokSBState") == 0 || strcmp(name, "MokPolicy") == 0)) {
 		/* shim's one-byte state variables (mok.c), measured into PCR 7. */
-		mb_dec_add_u64(o, "value", vdata[0]);
-		mb_dec_add_bool(o, "enabled", vdata[0] != 0);
-		mb_dec_set_desc(o, "%s = %u", name, vdata[0]);
+		dec_add_u64(o, "value", vdata[0]);
+		dec_add_bool(o, "enabled", vdata[0] != 0);
+		dec_set_desc(o, "%s = %u", name, vdata[0]);
 	} else if (ev->type == MB_EV_EFI_VARIABLE_AUTHORITY) {
 		authority_data(vdata, (size_t) data_len, o, name);
 	} else if (global && strcmp(name, "SecureBoot") == 0) {
 		if (data_len == 1) {
-			mb_dec_add_bool(o, "secure_boot", vdata[0] != 0);
-			mb_dec_set_desc(o, "SecureBoot = %s", vdata[0] == 1 ? "enabled" : vdata[0] == 0 ? "disabled" : "invalid");
+			dec_add_bool(o, "secure_boot", vdata[0] != 0);
+			dec_set_desc(o, "SecureBoot = %s", vdata[0] == 1 ? "enabled" : vdata[0] == 0 ? "disabled" : "invalid");
 			if (vdata[0] > 1)
-				mb_dec_add_u64(o, "secure_boot_value", vdata[0]);
+				dec_add_u64(o, "secure_boot_value", vdata[0]);
 		} else if (data_len == 0) {
 			/* Firmware without Secure Boot support logs the absent variable empty. */
-			mb_dec_add_bool(o, "secure_boot", false);
-			mb_dec_set_desc(o, "SecureBoot = disabled (variable absent)");
+			dec_add_bool(o, "secure_boot", false);
+			dec_set_desc(o, "SecureBoot = disabled (variable absent)");
 		} else {
-			rc = mb_dec_fail(why, "SecureBoot: %" PRIu64 " bytes of data, 1 expected", data_len);
+			rc = dec_fail(why, "SecureBoot: %" PRIu64 " bytes of data, 1 expected", data_len);
 		}
 	} else if (global && strcmp(name, "BootOrder") == 0) {
-		mb_decoded_node *list = mb_dec_new_array(o);
+		mb_decoded_node *list = dec_new_array(o);
 		char desc[200] = "BootOrder =";
 		size_t i, dl = strlen(desc);
 
 		if (!list) {
 			rc = -ENOMEM;
 		} else if (data_len % 2) {
-			rc = mb_dec_fail(why, "BootOrder: odd data length %" PRIu64, data_len);
+			rc = dec_fail(why, "BootOrder: odd data length %" PRIu64, data_len);
 		} else {
 			for (i = 0; i < data_len / 2 && i < MB_DEC_MAX_LIST_ITEMS; i++) {
 				char e[12];
 
 				snprintf(e, sizeof(e), "Boot%04X", vdata[2 * i] | vdata[2 * i + 1] << 8);
-				mb_dec_append(list, mb_dec_new_strn(list, e, strlen(e)));
+				dec_append(list, dec_new_strn(list, e, strlen(e)));
 				if (dl + 6 < sizeof(desc) - 4)
 					dl += (size_t) snprintf(desc + dl, sizeof(desc) - dl, " %s", e + 4);
 				else if (dl + 4 < sizeof(desc))
 					dl += (size_t) snprintf(desc + dl, sizeof(desc) - dl, " ...");
 			}
-			mb_dec_add(o, "boot_order", list);
-			mb_dec_set_desc(o, "%s", desc);
+			dec_add(o, "boot_order", list);
+			dec_set_desc(o, "%s", desc);
 		}
 	} else if (global && is_boot_entry(name) && data_len > 0) {
 		rc = load_option(vdata, (size_t) data_len, o, why, name);
@@ -397,15 +397,15 @@ int mb_dec_efi_variable(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 
 		rc = signature_lists(vdata, (size_t) data_len, o, why, summary, sizeof(summary));
 		if (rc == 0)
-			mb_dec_set_desc(o, "%s: %s", name, data_len ? summary : "empty");
+			dec_set_desc(o, "%s: %s", name, data_len ? summary : "empty");
 	} else if (data_len > 0) {
 		const char *text;
 
-		if (mb_dec_add_text_or_hex(o, vdata, (size_t) data_len, &text))
-			mb_dec_set_desc(o, "%s (%s) = \"%.60s\"", name, gname ? gname : gtext, text);
+		if (dec_add_text_or_hex(o, vdata, (size_t) data_len, &text))
+			dec_set_desc(o, "%s (%s) = \"%.60s\"", name, gname ? gname : gtext, text);
 	}
 	if (rc < 0 && rc != -ENOMEM && why->text[0] == 0)
-		mb_dec_fail(why, "%s: malformed", name);
+		dec_fail(why, "%s: malformed", name);
 	free(name);
 	return rc;
 }

@@ -13,7 +13,7 @@
 #include "shared/hex.h"
 #include "decode-internal.h"
 
-int mb_dec_fail(mb_dec_why *why, const char *fmt, ...)
+int dec_fail(dec_why *why, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -52,7 +52,7 @@ static size_t utf8_seq(const uint8_t *p, size_t n)
 }
 
 /* JSON output must be UTF-8: a byte that starts no well-formed sequence becomes '?'. */
-void mb_utf8_sanitize(char *s, size_t n)
+void utf8_sanitize(char *s, size_t n)
 {
 	size_t i = 0;
 
@@ -68,7 +68,7 @@ void mb_utf8_sanitize(char *s, size_t n)
 }
 
 /* Is p[0..n) well-formed UTF-8 already (the usual case: nothing to replace)? */
-bool mb_utf8_valid(const uint8_t *p, size_t n)
+bool utf8_valid(const uint8_t *p, size_t n)
 {
 	size_t i = 0;
 
@@ -87,11 +87,11 @@ bool mb_utf8_valid(const uint8_t *p, size_t n)
 	return true;
 }
 
-const uint8_t mb_guid_efi_global[16] = {
+const uint8_t guid_efi_global[16] = {
 	0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11, 0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c };
-const uint8_t mb_guid_image_security_db[16] = {
+const uint8_t guid_image_security_db[16] = {
 	0xcb, 0xb2, 0x19, 0xd7, 0x3a, 0x3d, 0x96, 0x45, 0xa3, 0xbc, 0xda, 0xd0, 0x0e, 0x67, 0x65, 0x6f };
-const uint8_t mb_guid_shim_lock[16] = {
+const uint8_t guid_shim_lock[16] = {
 	0x50, 0xab, 0x5d, 0x60, 0x46, 0xe0, 0x00, 0x43, 0xab, 0xb6, 0x3d, 0xd8, 0x10, 0xdd, 0x8b, 0x23 };
 
 static const struct {
@@ -136,23 +136,23 @@ static const struct {
 	{ "de94bba4-06d1-4d40-a16a-bfd50179d6ac", "Windows recovery" },
 };
 
-const char *mb_guid_name(const uint8_t g[16])
+const char *guid_name(const uint8_t g[16])
 {
 	char buf[MB_GUID_STR];
 	size_t i;
 
-	mb_guid_format(g, buf);
+	guid_format(g, buf);
 	for (i = 0; i < sizeof(known_guids) / sizeof(known_guids[0]); i++)
 		if (strcmp(buf, known_guids[i].guid) == 0)
 			return known_guids[i].name;
 	return NULL;
 }
 
-bool mb_guid_equal_str(const uint8_t g[16], const char *text)
+bool guid_equal_str(const uint8_t g[16], const char *text)
 {
 	char buf[MB_GUID_STR];
 
-	return strcmp(mb_guid_format(g, buf), text) == 0;
+	return strcmp(guid_format(g, buf), text) == 0;
 }
 
 static size_t put_utf8(char *out, uint32_t c)
@@ -179,7 +179,7 @@ static size_t put_utf8(char *out, uint32_t c)
 	return 4;
 }
 
-char *mb_utf16_to_utf8(const uint8_t *p, size_t n)
+char *utf16le_to_utf8(const uint8_t *p, size_t n)
 {
 	size_t units = n / 2, i, len = 0;
 	char *s;
@@ -220,7 +220,7 @@ static bool printable_unit(uint32_t c)
 	return c >= 0x20 && !(c >= 0x7f && c < 0xa0) && c != 0xfffe && c != 0xffff;
 }
 
-bool mb_looks_utf16(const uint8_t *p, size_t n)
+bool looks_utf16(const uint8_t *p, size_t n)
 {
 	size_t units, i, ascii = 0;
 
@@ -247,18 +247,18 @@ bool mb_looks_utf16(const uint8_t *p, size_t n)
 	return ascii * 2 >= units;
 }
 
-size_t mb_strip_nuls(const uint8_t *p, size_t n)
+size_t strip_nuls(const uint8_t *p, size_t n)
 {
 	while (n > 0 && p[n - 1] == 0)
 		n--;
 	return n;
 }
 
-bool mb_looks_text(const uint8_t *p, size_t n)
+bool looks_text(const uint8_t *p, size_t n)
 {
 	size_t i = 0;
 
-	n = mb_strip_nuls(p, n);
+	n = strip_nuls(p, n);
 	if (n == 0)
 		return false;
 	while (i < n) {
@@ -284,23 +284,23 @@ bool mb_looks_text(const uint8_t *p, size_t n)
 	return true;
 }
 
-bool mb_dec_add_text_or_hex(mb_decoded_node *o, const uint8_t *p, size_t n, const char **ret_text)
+bool dec_add_text_or_hex(mb_decoded_node *o, const uint8_t *p, size_t n, const char **ret_text)
 {
 	if (ret_text)
 		*ret_text = NULL;
-	if (mb_looks_text(p, n)) {
-		mb_dec_add_strn(o, "text", (const char *) p, mb_strip_nuls(p, n));
-		mb_dec_add_str(o, "encoding", "utf-8");
-	} else if (mb_looks_utf16(p, n)) {
-		char *s = mb_utf16_to_utf8(p, n);
+	if (looks_text(p, n)) {
+		dec_add_strn(o, "text", (const char *) p, strip_nuls(p, n));
+		dec_add_str(o, "encoding", "utf-8");
+	} else if (looks_utf16(p, n)) {
+		char *s = utf16le_to_utf8(p, n);
 
 		if (!s)
 			return false;
-		mb_dec_add_str(o, "text", s);
+		dec_add_str(o, "text", s);
 		free(s);
-		mb_dec_add_str(o, "encoding", "utf-16");
+		dec_add_str(o, "encoding", "utf-16");
 	} else {
-		mb_dec_add_hex(o, "hex", p, n);
+		dec_add_hex(o, "hex", p, n);
 		return false;
 	}
 	if (ret_text)

@@ -31,34 +31,34 @@ static const struct {
 	{ 0xc0b3bd23u, "SMBIOS type 11" },
 };
 
-int mb_dec_event_tag(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
+int dec_event_tag(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
-	mb_reader r;
+	byte_reader r;
 	uint32_t id, size;
 	const uint8_t *p;
 	const char *name = NULL, *text;
 	size_t i;
 
-	mb_reader_init(&r, ev->data, ev->data_size, 0);
-	if (mb_read_u32le(&r, &id) < 0 || mb_read_u32le(&r, &size) < 0)
-		return mb_dec_fail(why, "TCG_PCClientTaggedEvent: %u bytes, shorter than its 8-byte header", ev->data_size);
-	if (mb_read_bytes(&r, size, &p) < 0)
-		return mb_dec_fail(why, "TCG_PCClientTaggedEvent: taggedEventDataSize %" PRIu32 " overruns the event (%zu bytes left)",
-				   size, mb_reader_left(&r));
+	reader_init(&r, ev->data, ev->data_size, 0);
+	if (read_u32le(&r, &id) < 0 || read_u32le(&r, &size) < 0)
+		return dec_fail(why, "TCG_PCClientTaggedEvent: %u bytes, shorter than its 8-byte header", ev->data_size);
+	if (read_bytes(&r, size, &p) < 0)
+		return dec_fail(why, "TCG_PCClientTaggedEvent: taggedEventDataSize %" PRIu32 " overruns the event (%zu bytes left)",
+				   size, reader_left(&r));
 	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
 		if (tags[i].id == id)
 			name = tags[i].name;
-	mb_dec_set_kind(o, "event_tag");
-	mb_dec_add_u64(o, "tag_id", id);
+	dec_set_kind(o, "event_tag");
+	dec_add_u64(o, "tag_id", id);
 	if (name)
-		mb_dec_add_str(o, "tag_name", name);
-	mb_dec_add_u64(o, "tag_data_size", size);
-	if (mb_reader_left(&r) > 0)
-		mb_dec_add_u64(o, "trailing_bytes", mb_reader_left(&r));
-	if (size && mb_dec_add_text_or_hex(o, p, size, &text))
-		mb_dec_set_desc(o, "%s (tag 0x%08" PRIx32 "): \"%.80s\"", name ? name : "tagged event", id, text);
+		dec_add_str(o, "tag_name", name);
+	dec_add_u64(o, "tag_data_size", size);
+	if (reader_left(&r) > 0)
+		dec_add_u64(o, "trailing_bytes", reader_left(&r));
+	if (size && dec_add_text_or_hex(o, p, size, &text))
+		dec_set_desc(o, "%s (tag 0x%08" PRIx32 "): \"%.80s\"", name ? name : "tagged event", id, text);
 	else
-		mb_dec_set_desc(o, "%s (tag 0x%08" PRIx32 "), %" PRIu32 " bytes", name ? name : "tagged event", id, size);
+		dec_set_desc(o, "%s (tag 0x%08" PRIx32 "), %" PRIu32 " bytes", name ? name : "tagged event", id, size);
 	return 0;
 }
 
@@ -76,15 +76,15 @@ static const struct {
 	{ "grub_kernel_cmdline ", "grub_kernel_cmdline" },
 };
 
-int mb_dec_ipl(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
+int dec_ipl(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
 	const uint8_t *p = ev->data;
-	size_t n = ev->data_size, len = mb_strip_nuls(p, n), i;
+	size_t n = ev->data_size, len = strip_nuls(p, n), i;
 
 	if (n == 0) {
-		mb_dec_set_kind(o, "raw");
-		mb_dec_add_str(o, "hex", "");
-		mb_dec_set_desc(o, "empty");
+		dec_set_kind(o, "raw");
+		dec_add_str(o, "hex", "");
+		dec_set_desc(o, "empty");
 		return 0;
 	}
 	/* GRUB (grub-core/commands/tpm.c): "<prefix><text>\0"; the digest covers <text>. */
@@ -97,9 +97,9 @@ int mb_dec_ipl(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 			/* Exactly one NUL at the end, as GRUB writes it; the text itself may hold any byte. */
 			if (tl > 0 && p[n - 1] == 0)
 				tl--;
-			mb_dec_set_kind(o, grub_prefixes[i].kind);
-			mb_dec_add_strn(o, "text", (const char *) p + pl, tl);
-			mb_dec_set_desc(o, "%.*s%.*s%s", (int) pl, (const char *) p, (int) (tl > 200 ? 200 : tl),
+			dec_set_kind(o, grub_prefixes[i].kind);
+			dec_add_strn(o, "text", (const char *) p + pl, tl);
+			dec_set_desc(o, "%.*s%.*s%s", (int) pl, (const char *) p, (int) (tl > 200 ? 200 : tl),
 					(const char *) p + pl, tl > 200 ? "..." : "");
 			return 0;
 		}
@@ -110,39 +110,39 @@ int mb_dec_ipl(const mb_event *ev, mb_decoded_node *o, mb_dec_why *why)
 
 		/* Some shim builds logged one byte more than the name and its NUL. */
 		if (n > ml && n <= ml + 2 && memcmp(p, mok_names[i], ml) == 0 && p[ml] == 0) {
-			mb_dec_set_kind(o, "shim_mok_variable");
-			mb_dec_add_str(o, "name", mok_names[i]);
+			dec_set_kind(o, "shim_mok_variable");
+			dec_add_str(o, "name", mok_names[i]);
 			if (n > ml + 1)
-				mb_dec_add_u64(o, "trailing_bytes", n - ml - 1);
-			mb_dec_set_desc(o, "shim: %s", mok_names[i]);
+				dec_add_u64(o, "trailing_bytes", n - ml - 1);
+			dec_set_desc(o, "shim: %s", mok_names[i]);
 			return 0;
 		}
 	}
-	if (mb_looks_text(p, n)) {
+	if (looks_text(p, n)) {
 		/* GRUB measures every file it opens into PCR 9 under its path, e.g. "(hd0,gpt1)/boot/grub/grub.cfg". */
 		bool path = ev->pcr == 9 && (p[0] == '(' || p[0] == '/');
 
-		mb_dec_set_kind(o, path ? "grub_file" : "string");
-		mb_dec_add_strn(o, path ? "path" : "text", (const char *) p, len);
-		mb_dec_set_desc(o, "%s%.*s%s", path ? "file " : "", (int) (len > 200 ? 200 : len), (const char *) p,
+		dec_set_kind(o, path ? "grub_file" : "string");
+		dec_add_strn(o, path ? "path" : "text", (const char *) p, len);
+		dec_set_desc(o, "%s%.*s%s", path ? "file " : "", (int) (len > 200 ? 200 : len), (const char *) p,
 				len > 200 ? "..." : "");
 		return 0;
 	}
-	if (mb_looks_utf16(p, n)) {
+	if (looks_utf16(p, n)) {
 		/* systemd-boot / systemd-stub (PCR 8, 11, 12): UTF-16 command lines and section names. */
-		char *s = mb_utf16_to_utf8(p, n);
+		char *s = utf16le_to_utf8(p, n);
 
 		if (!s)
 			return -ENOMEM;
-		mb_dec_set_kind(o, "utf16_string");
-		mb_dec_add_str(o, "text", s);
-		mb_dec_set_desc(o, "%.200s%s", s, strlen(s) > 200 ? "..." : "");
+		dec_set_kind(o, "utf16_string");
+		dec_add_str(o, "text", s);
+		dec_set_desc(o, "%.200s%s", s, strlen(s) > 200 ? "..." : "");
 		free(s);
 		return 0;
 	}
 	(void) why;
-	mb_dec_set_kind(o, "raw");
-	mb_dec_add_hex(o, "hex", p, n);
-	mb_dec_set_desc(o, "%zu bytes of binary data", n);
+	dec_set_kind(o, "raw");
+	dec_add_hex(o, "hex", p, n);
+	dec_set_desc(o, "%zu bytes of binary data", n);
 	return 0;
 }

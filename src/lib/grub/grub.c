@@ -105,8 +105,8 @@ int grub_parse_cfg_entry(const char *text, size_t size, const char *name, grub_e
 		if (rc < 0) {
 			grub_words_done(&ws);
 			grub_entry_done(e);
-			return rc == -E2BIG ? mb_fail(err, rc, "%s: a line with too many words", name)
-					    : mb_fail(err, rc, "%s: out of memory", name);
+			return rc == -E2BIG ? set_error(err, rc, "%s: a line with too many words", name)
+					    : set_error(err, rc, "%s: out of memory", name);
 		}
 		if (ws.n >= 2 && !e->linux_line.n && grub_is_cmd(ws.w[0], "linux"))
 			e->linux_line = ws;
@@ -118,7 +118,7 @@ int grub_parse_cfg_entry(const char *text, size_t size, const char *name, grub_e
 	}
 	if (!e->linux_line.n) {
 		grub_entry_done(e);
-		return mb_fail(err, -EBADMSG, "%s: no linux command found", name);
+		return set_error(err, -EBADMSG, "%s: no linux command found", name);
 	}
 	return 0;
 }
@@ -127,7 +127,7 @@ int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err)
 {
 	uint8_t *text;
 	size_t size;
-	int rc = mb_read_file(path, GRUB_CFG_MAX, &text, &size, err);
+	int rc = file_read(path, GRUB_CFG_MAX, &text, &size, err);
 
 	if (rc < 0)
 		return rc;

@@ -40,7 +40,7 @@ MB_EXPORT int mb_compress_from_name(const char *name, mb_compress *ret)
 	return 0;
 }
 
-mb_compress mb_compress_detect(const uint8_t *p, size_t n)
+mb_compress compress_detect(const uint8_t *p, size_t n)
 {
 	/* RFC 1952 §2.3.1 ID1 ID2 CM(deflate); RFC 8878 §3.1.1 magic 0xFD2FB528 (LE). */
 	if (n >= 3 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8)
@@ -59,17 +59,17 @@ static int gzip_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 	int zr, rc;
 
 	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return mb_fail(err, -ENOMEM, "zlib: cannot initialise deflate");
+		return set_error(err, -ENOMEM, "zlib: cannot initialise deflate");
 	/* time 0, no name, no comment, no extra, no header CRC; OS fixed. */
 	hdr.os = MB_GZIP_OS;
 	if (deflateSetHeader(&zs, &hdr) != Z_OK) {
-		rc = mb_fail(err, -EIO, "zlib: cannot set the gzip header");
+		rc = set_error(err, -EIO, "zlib: cannot set the gzip header");
 		goto out;
 	}
 	cap = deflateBound(&zs, in_size) + 64;
 	out = malloc(cap);
 	if (!out) {
-		rc = mb_fail(err, -ENOMEM, "out of memory compressing");
+		rc = set_error(err, -ENOMEM, "out of memory compressing");
 		goto out;
 	}
 	zs.next_out = out;
@@ -85,11 +85,11 @@ static int gzip_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 		if (zr == Z_STREAM_END)
 			break;
 		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			rc = mb_fail(err, -EIO, "zlib: deflate failed (%d)", zr);
+			rc = set_error(err, -EIO, "zlib: deflate failed (%d)", zr);
 			goto out;
 		}
 		if ((size_t) (zs.next_out - out) >= cap) {
-			rc = mb_fail(err, -EIO, "zlib: output over deflateBound");
+			rc = set_error(err, -EIO, "zlib: output over deflateBound");
 			goto out;
 		}
 	}
@@ -111,23 +111,23 @@ static int zstd_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 	int rc;
 
 	if (!cctx)
-		return mb_fail(err, -ENOMEM, "zstd: cannot create a context");
+		return set_error(err, -ENOMEM, "zstd: cannot create a context");
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, MB_ZSTD_LEVEL)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0))) {
-		rc = mb_fail(err, -EIO, "zstd: cannot set parameters");
+		rc = set_error(err, -EIO, "zstd: cannot set parameters");
 		goto out;
 	}
 	out = malloc(cap ? cap : 1);
 	if (!out) {
-		rc = mb_fail(err, -ENOMEM, "out of memory compressing");
+		rc = set_error(err, -ENOMEM, "out of memory compressing");
 		goto out;
 	}
 	/* One shot: one frame, content size known, no worker threads. */
 	n = ZSTD_compress2(cctx, out, cap, in, in_size);
 	if (ZSTD_isError(n)) {
-		rc = mb_fail(err, -EIO, "zstd: %s", ZSTD_getErrorName(n));
+		rc = set_error(err, -EIO, "zstd: %s", ZSTD_getErrorName(n));
 		goto out;
 	}
 	*ret = out;
@@ -140,20 +140,20 @@ out:
 	return rc;
 }
 
-void mb_follow_init(mb_follow *f)
+void follow_init(follow_state *f)
 {
 	memset(f, 0, sizeof(*f));
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->cond, NULL);
 }
 
-void mb_follow_destroy(mb_follow *f)
+void follow_destroy(follow_state *f)
 {
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 }
 
-void mb_follow_publish(mb_follow *f, size_t avail, bool done, bool failed)
+void follow_publish(follow_state *f, size_t avail, bool done, bool failed)
 {
 	pthread_mutex_lock(&f->lock);
 	f->avail = avail;
@@ -163,7 +163,7 @@ void mb_follow_publish(mb_follow *f, size_t avail, bool done, bool failed)
 	pthread_mutex_unlock(&f->lock);
 }
 
-int mb_follow_wait(mb_follow *f, size_t have, size_t *ret_avail, bool *ret_done)
+int follow_wait(follow_state *f, size_t have, size_t *ret_avail, bool *ret_done)
 {
 	int rc = 0;
 
@@ -178,7 +178,7 @@ int mb_follow_wait(mb_follow *f, size_t have, size_t *ret_avail, bool *ret_done)
 	return rc;
 }
 
-size_t mb_gzip_bound(size_t n)
+size_t gzip_bound(size_t n)
 {
 	z_stream zs = { 0 };
 	size_t b;
@@ -190,7 +190,7 @@ size_t mb_gzip_bound(size_t n)
 	return b;
 }
 
-int mb_gzip_follow(const uint8_t *in, mb_follow *fin, uint8_t *out, size_t out_cap, mb_follow *fout,
+int gzip_follow(const uint8_t *in, follow_state *fin, uint8_t *out, size_t out_cap, follow_state *fout,
 		   mb_error *err)
 {
 	z_stream zs = { 0 };
@@ -200,19 +200,19 @@ int mb_gzip_follow(const uint8_t *in, mb_follow *fin, uint8_t *out, size_t out_c
 	int zr, rc;
 
 	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		mb_follow_publish(fout, 0, true, true);
-		return mb_fail(err, -ENOMEM, "zlib: cannot initialise deflate");
+		follow_publish(fout, 0, true, true);
+		return set_error(err, -ENOMEM, "zlib: cannot initialise deflate");
 	}
 	hdr.os = MB_GZIP_OS;
 	if (deflateSetHeader(&zs, &hdr) != Z_OK) {
-		rc = mb_fail(err, -EIO, "zlib: cannot set the gzip header");
+		rc = set_error(err, -EIO, "zlib: cannot set the gzip header");
 		goto out;
 	}
 	zs.next_out = out;
 	for (;;) {
-		rc = mb_follow_wait(fin, fed, &avail, &done);
+		rc = follow_wait(fin, fed, &avail, &done);
 		if (rc < 0) {
-			mb_fail(err, rc, "packing failed");
+			set_error(err, rc, "packing failed");
 			goto out;
 		}
 		/* Feed what is there; Z_FINISH only once everything is. */
@@ -230,11 +230,11 @@ int mb_gzip_follow(const uint8_t *in, mb_follow *fin, uint8_t *out, size_t out_c
 			if (zr == Z_STREAM_END)
 				break;
 			if (zr != Z_OK && zr != Z_BUF_ERROR) {
-				rc = mb_fail(err, -EIO, "zlib: deflate failed (%d)", zr);
+				rc = set_error(err, -EIO, "zlib: deflate failed (%d)", zr);
 				goto out;
 			}
 			if ((size_t) (zs.next_out - out) >= out_cap) {
-				rc = mb_fail(err, -EIO, "zlib: output over deflateBound");
+				rc = set_error(err, -EIO, "zlib: output over deflateBound");
 				goto out;
 			}
 			if (flush == Z_NO_FLUSH && fed == avail)
@@ -242,18 +242,18 @@ int mb_gzip_follow(const uint8_t *in, mb_follow *fin, uint8_t *out, size_t out_c
 		}
 		if (zr == Z_STREAM_END)
 			break;
-		mb_follow_publish(fout, (size_t) (zs.next_out - out), false, false);
+		follow_publish(fout, (size_t) (zs.next_out - out), false, false);
 	}
-	mb_follow_publish(fout, (size_t) (zs.next_out - out), true, false);
+	follow_publish(fout, (size_t) (zs.next_out - out), true, false);
 	rc = 0;
 out:
 	if (rc < 0)
-		mb_follow_publish(fout, (size_t) (zs.next_out - out), true, true);
+		follow_publish(fout, (size_t) (zs.next_out - out), true, true);
 	deflateEnd(&zs);
 	return rc;
 }
 
-int mb_compress_buffer(mb_compress c, const uint8_t *in, size_t in_size, uint8_t **ret, size_t *ret_size,
+int compress_buffer(mb_compress c, const uint8_t *in, size_t in_size, uint8_t **ret, size_t *ret_size,
 		       mb_error *err)
 {
 	switch (c) {
@@ -264,16 +264,16 @@ int mb_compress_buffer(mb_compress c, const uint8_t *in, size_t in_size, uint8_t
 	case MB_COMPRESS_NONE:
 		break;
 	}
-	return mb_fail(err, -EOPNOTSUPP, "no such compression");
+	return set_error(err, -EOPNOTSUPP, "no such compression");
 }
 
-struct mb_inflater {
+struct inflater {
 	mb_compress compress;
 	z_stream zs;
 	ZSTD_DCtx *zd;
 };
 
-mb_inflater *mb_inflater_free(mb_inflater *z)
+inflater *inflater_free(inflater *z)
 {
 	if (!z)
 		return NULL;
@@ -284,17 +284,17 @@ mb_inflater *mb_inflater_free(mb_inflater *z)
 	return NULL;
 }
 
-int mb_inflater_new(mb_compress c, mb_inflater **ret, mb_error *err)
+int inflater_new(mb_compress c, inflater **ret, mb_error *err)
 {
-	mb_inflater *z = calloc(1, sizeof(*z));
+	inflater *z = calloc(1, sizeof(*z));
 
 	if (!z)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	z->compress = c;
 	if (c == MB_COMPRESS_GZIP) {
 		if (inflateInit2(&z->zs, 15 + 16) != Z_OK) {
 			free(z);
-			return mb_fail(err, -ENOMEM, "zlib: cannot initialise inflate");
+			return set_error(err, -ENOMEM, "zlib: cannot initialise inflate");
 		}
 	} else if (c == MB_COMPRESS_ZSTD) {
 		z->zd = ZSTD_createDCtx();
@@ -302,17 +302,17 @@ int mb_inflater_new(mb_compress c, mb_inflater **ret, mb_error *err)
 		if (!z->zd || ZSTD_isError(ZSTD_DCtx_setParameter(z->zd, ZSTD_d_windowLogMax, MB_ZSTD_WINDOW_LOG_MAX))) {
 			ZSTD_freeDCtx(z->zd);
 			free(z);
-			return mb_fail(err, -ENOMEM, "zstd: cannot create a context");
+			return set_error(err, -ENOMEM, "zstd: cannot create a context");
 		}
 	} else {
 		free(z);
-		return mb_fail(err, -EOPNOTSUPP, "no such compression");
+		return set_error(err, -EOPNOTSUPP, "no such compression");
 	}
 	*ret = z;
 	return 0;
 }
 
-int mb_inflater_step(mb_inflater *z, const uint8_t *in, size_t in_n, size_t *ret_used, uint8_t *out, size_t out_n,
+int inflater_step(inflater *z, const uint8_t *in, size_t in_n, size_t *ret_used, uint8_t *out, size_t out_n,
 		     size_t *ret_made, bool *ret_end, mb_error *err)
 {
 	*ret_used = *ret_made = 0;
@@ -334,7 +334,7 @@ int mb_inflater_step(mb_inflater *z, const uint8_t *in, size_t in_n, size_t *ret
 		/* Z_BUF_ERROR: no progress possible with this input; the caller knows whether more comes. */
 		if (zr == Z_OK || zr == Z_BUF_ERROR)
 			return 0;
-		return mb_fail_at(err, -EBADMSG, *ret_used, "gzip data corrupt: %s",
+		return set_error_at(err, -EBADMSG, *ret_used, "gzip data corrupt: %s",
 				  z->zs.msg ? z->zs.msg : "inflate error");
 	} else {
 		ZSTD_inBuffer ib = { in, in_n, 0 };
@@ -345,10 +345,10 @@ int mb_inflater_step(mb_inflater *z, const uint8_t *in, size_t in_n, size_t *ret
 		*ret_made = ob.pos;
 		if (ZSTD_isError(zr)) {
 			if (ZSTD_getErrorCode(zr) == ZSTD_error_frameParameter_windowTooLarge)
-				return mb_fail_at(err, -E2BIG, ib.pos, "zstd frame needs a window over %u MiB "
+				return set_error_at(err, -E2BIG, ib.pos, "zstd frame needs a window over %u MiB "
 						  "(more memory than list and verify allow)",
 						  1u << (MB_ZSTD_WINDOW_LOG_MAX - 20));
-			return mb_fail_at(err, -EBADMSG, ib.pos, "zstd data corrupt: %s", ZSTD_getErrorName(zr));
+			return set_error_at(err, -EBADMSG, ib.pos, "zstd data corrupt: %s", ZSTD_getErrorName(zr));
 		}
 		/* 0: the frame is decoded and flushed; the next frame, if any, is the next segment. */
 		*ret_end = zr == 0;

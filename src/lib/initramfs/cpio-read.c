@@ -14,7 +14,7 @@
  * The file is read as a stream: a window over the raw bytes, and for a compressed segment a
  * window over its decompressed bytes, each refilled as the parser moves on. File data is
  * hashed on the way and dropped, so memory does not grow with what the input declares or
- * expands to; the caps in mb_cpio_caps bound the time (docs/initramfs.md).
+ * expands to; the caps in cpio_caps bound the time (docs/initramfs.md).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -32,7 +32,7 @@
 
 #define WINDOW_SIZE (256u * 1024) /* > header + the largest name + padding */
 
-const mb_cpio_caps mb_cpio_caps_default = {
+const cpio_caps cpio_caps_default = {
 	.total = MB_CPIO_TOTAL_MAX,
 	.ratio = MB_CPIO_RATIO_MAX,
 	.slack = MB_CPIO_RATIO_SLACK,
@@ -93,7 +93,7 @@ static const char *const field_names[F_COUNT] = {
 
 typedef struct ctx {
 	mb_initramfs *a;
-	const mb_cpio_caps *caps;
+	const cpio_caps *caps;
 	/* the file */
 	window raw;
 	int fd; /* -1: raw holds the whole input */
@@ -102,7 +102,7 @@ typedef struct ctx {
 	/* the segment being parsed: w is &raw (plain) or &dec (compressed, through z) */
 	window *w;
 	window dec;
-	mb_inflater *z;
+	inflater *z;
 	mb_compress compress;
 	uint64_t in_total, out_total; /* compressed bytes consumed, decompressed bytes made */
 	unsigned segment;
@@ -120,7 +120,7 @@ static int bad(ctx *c, int code, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return mb_fail_at(c->err, code, off, "%s%s", msg, c->where);
+	return set_error_at(c->err, code, off, "%s%s", msg, c->where);
 }
 
 /* Names from the input go into messages printed on terminals: only printable ASCII. */
@@ -139,14 +139,14 @@ static const char *safe(const char *in, size_t n, char out[128])
 	return out;
 }
 
-static int read_hex8(ctx *c, mb_reader *r, int field, uint32_t *ret)
+static int read_hex8(ctx *c, byte_reader *r, int field, uint32_t *ret)
 {
 	const uint8_t *p;
 	uint32_t v = 0;
 	int i;
 
-	if (mb_read_bytes(r, 8, &p) < 0)
-		return bad(c, -EBADMSG, mb_reader_offset(r), "truncated header (field %s)", field_names[field]);
+	if (read_bytes(r, 8, &p) < 0)
+		return bad(c, -EBADMSG, reader_offset(r), "truncated header (field %s)", field_names[field]);
 	for (i = 0; i < 8; i++) {
 		uint8_t ch = p[i], d;
 
@@ -157,7 +157,7 @@ static int read_hex8(ctx *c, mb_reader *r, int field, uint32_t *ret)
 		else if (ch >= 'A' && ch <= 'F')
 			d = ch - 'A' + 10;
 		else
-			return bad(c, -EBADMSG, mb_reader_offset(r) - 8 + i,
+			return bad(c, -EBADMSG, reader_offset(r) - 8 + i,
 				   "header field %s: not a hex digit (0x%02x)", field_names[field], ch);
 		v = v << 4 | d;
 	}
@@ -201,7 +201,7 @@ static int raw_fill(ctx *c)
 		n = read(c->fd, w->buf + w->len, w->cap - w->len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return mb_fail(c->err, -errno, "read error at byte %llu: %s",
+		return set_error(c->err, -errno, "read error at byte %llu: %s",
 			       (unsigned long long) (w->off + win_left(w)), strerror(errno));
 	if (n == 0) {
 		w->end = true;
@@ -233,7 +233,7 @@ static int dec_fill(ctx *c)
 			if (rc < 0)
 				return rc;
 		}
-		rc = mb_inflater_step(c->z, c->raw.buf + c->raw.pos, win_left(&c->raw), &used, w->buf + w->len,
+		rc = inflater_step(c->z, c->raw.buf + c->raw.pos, win_left(&c->raw), &used, w->buf + w->len,
 				      w->cap - w->len, &made, &end, c->err);
 		if (rc < 0) {
 			if (c->err && c->err->has_offset)
@@ -245,11 +245,11 @@ static int dec_fill(ctx *c)
 		c->in_total += used;
 		c->out_total += made;
 		if (c->out_total > c->caps->total)
-			return mb_fail_at(c->err, -E2BIG, c->raw.off, "decompressed data over %llu bytes",
+			return set_error_at(c->err, -E2BIG, c->raw.off, "decompressed data over %llu bytes",
 					  (unsigned long long) c->caps->total);
 		/* Real archives compress a few times; zeros by the thousand. */
 		if (c->out_total > c->caps->ratio * c->in_total + c->caps->slack)
-			return mb_fail_at(c->err, -E2BIG, c->raw.off,
+			return set_error_at(c->err, -E2BIG, c->raw.off,
 					  "decompressed data over %llu times its compressed size plus %llu MiB "
 					  "(a decompression bomb?)", (unsigned long long) c->caps->ratio,
 					  (unsigned long long) (c->caps->slack >> 20));
@@ -260,10 +260,10 @@ static int dec_fill(ctx *c)
 		if (made)
 			return 0;
 		if (!used && win_left(&c->raw))
-			return mb_fail_at(c->err, -EIO, c->raw.off, "%s decompressor made no progress",
+			return set_error_at(c->err, -EIO, c->raw.off, "%s decompressor made no progress",
 					  mb_compress_name(c->compress));
 		if (!used && c->raw.end)
-			return mb_fail_at(c->err, -EBADMSG, c->raw.off, "%s data truncated",
+			return set_error_at(c->err, -EBADMSG, c->raw.off, "%s data truncated",
 					  mb_compress_name(c->compress));
 	}
 }
@@ -296,11 +296,11 @@ static int keep(ctx *c, const void *p, size_t n, const char **ret)
 				   c->caps->kept >> 20, a->n);
 		nb = realloc(a->blocks, (a->nblocks + 1) * sizeof(*nb));
 		if (!nb)
-			return mb_fail(c->err, -ENOMEM, "out of memory");
+			return set_error(c->err, -ENOMEM, "out of memory");
 		a->blocks = nb;
 		nb[a->nblocks] = malloc(ARENA_BLOCK);
 		if (!nb[a->nblocks])
-			return mb_fail(c->err, -ENOMEM, "out of memory");
+			return set_error(c->err, -ENOMEM, "out of memory");
 		a->nblocks++;
 		a->block_used = 0;
 		a->kept += ARENA_BLOCK + sizeof(*nb);
@@ -330,7 +330,7 @@ static int add(ctx *c, const mb_cpio_entry *e)
 				   c->caps->kept >> 20, a->n);
 		ne = realloc(a->e, ncap * sizeof(*ne));
 		if (!ne)
-			return mb_fail(c->err, -ENOMEM, "out of memory");
+			return set_error(c->err, -ENOMEM, "out of memory");
 		a->kept += (ncap - a->cap) * sizeof(*ne);
 		a->e = ne;
 		a->cap = ncap;
@@ -349,7 +349,7 @@ static int hash_data(ctx *c, uint32_t size, uint64_t off, const char *name, size
 
 	rc = mb_digest_ctx_new(MB_ALG_SHA256, &h);
 	if (rc < 0)
-		return mb_fail(c->err, rc, "cannot hash file data");
+		return set_error(c->err, rc, "cannot hash file data");
 	while (left) {
 		size_t n;
 
@@ -364,7 +364,7 @@ static int hash_data(ctx *c, uint32_t size, uint64_t off, const char *name, size
 		n = win_left(c->w) < left ? win_left(c->w) : left;
 		rc = mb_digest_ctx_update(h, c->w->buf + c->w->pos, n);
 		if (rc < 0) {
-			rc = mb_fail(c->err, rc, "cannot hash file data");
+			rc = set_error(c->err, rc, "cannot hash file data");
 			goto out;
 		}
 		win_skip(c->w, n);
@@ -372,7 +372,7 @@ static int hash_data(ctx *c, uint32_t size, uint64_t off, const char *name, size
 	}
 	rc = mb_digest_ctx_final(h, out);
 	if (rc < 0)
-		rc = mb_fail(c->err, rc, "cannot hash file data");
+		rc = set_error(c->err, rc, "cannot hash file data");
 out:
 	mb_digest_ctx_free(h);
 	return rc;
@@ -387,7 +387,7 @@ static int parse_archive(ctx *c)
 		mb_cpio_entry e = { 0 };
 		char sn[128];
 		const uint8_t *magic, *name;
-		mb_reader r;
+		byte_reader r;
 		size_t pad;
 		int i, rc;
 
@@ -395,12 +395,12 @@ static int parse_archive(ctx *c)
 		if (rc < 0)
 			return rc;
 		/* The header, or what is left of it: the reader says where it is cut. */
-		mb_reader_init(&r, c->w->buf + c->w->pos, win_left(c->w) < 110 ? win_left(c->w) : 110, hoff);
-		if (mb_reader_left(&r) == 0)
+		reader_init(&r, c->w->buf + c->w->pos, win_left(c->w) < 110 ? win_left(c->w) : 110, hoff);
+		if (reader_left(&r) == 0)
 			return bad(c, -EBADMSG, hoff, "truncated: no 'TRAILER!!!' entry");
-		if (mb_reader_left(&r) < 6 && memcmp(mb_reader_cur(&r), "070701", mb_reader_left(&r)) == 0)
+		if (reader_left(&r) < 6 && memcmp(reader_cur(&r), "070701", reader_left(&r)) == 0)
 			return bad(c, -EBADMSG, hoff, "truncated header (magic)");
-		if (mb_read_bytes(&r, 6, &magic) < 0)
+		if (read_bytes(&r, 6, &magic) < 0)
 			return bad(c, -EBADMSG, hoff, "bad magic (want 070701, the newc format)");
 		if (memcmp(magic, "070701", 6) != 0)
 			return bad(c, memcmp(magic, "070702", 6) == 0 ? -EOPNOTSUPP : -EBADMSG, hoff, "%s",
@@ -422,8 +422,8 @@ static int parse_archive(ctx *c)
 		rc = need(c, f[F_NAMESIZE] + pad);
 		if (rc < 0)
 			return rc;
-		mb_reader_init(&r, c->w->buf + c->w->pos, win_left(c->w), noff);
-		if (mb_read_bytes(&r, f[F_NAMESIZE], &name) < 0)
+		reader_init(&r, c->w->buf + c->w->pos, win_left(c->w), noff);
+		if (read_bytes(&r, f[F_NAMESIZE], &name) < 0)
 			return bad(c, -EBADMSG, noff, "truncated name (declares %u bytes)", f[F_NAMESIZE]);
 		if (name[f[F_NAMESIZE] - 1] != 0 || memchr(name, 0, f[F_NAMESIZE] - 1))
 			return bad(c, -EBADMSG, noff, "name is not one NUL-terminated string");
@@ -431,11 +431,11 @@ static int parse_archive(ctx *c)
 		e.name_len = f[F_NAMESIZE] - 1;
 		if (strcmp(e.name, "TRAILER!!!") == 0) {
 			/* Tolerate an archive cut right after the trailer's name, as the kernel does. */
-			win_skip(c->w, f[F_NAMESIZE] + (pad < mb_reader_left(&r) ? pad : mb_reader_left(&r)));
+			win_skip(c->w, f[F_NAMESIZE] + (pad < reader_left(&r) ? pad : reader_left(&r)));
 			return 0;
 		}
-		if (mb_read_skip(&r, pad) < 0)
-			return bad(c, -EBADMSG, mb_reader_offset(&r), "truncated padding after '%s'",
+		if (read_skip(&r, pad) < 0)
+			return bad(c, -EBADMSG, reader_offset(&r), "truncated padding after '%s'",
 				   safe(e.name, e.name_len, sn));
 		if (f[F_FILESIZE] > MB_CPIO_FILE_MAX)
 			return bad(c, -E2BIG, hoff + 54, "file size %u over the cap of 2 GiB", f[F_FILESIZE]);
@@ -475,8 +475,8 @@ static int parse_archive(ctx *c)
 			rc = need(c, f[F_FILESIZE]);
 			if (rc < 0)
 				return rc;
-			mb_reader_init(&r, c->w->buf + c->w->pos, win_left(c->w), c->w->off);
-			if (mb_read_bytes(&r, f[F_FILESIZE], &target) < 0)
+			reader_init(&r, c->w->buf + c->w->pos, win_left(c->w), c->w->off);
+			if (read_bytes(&r, f[F_FILESIZE], &target) < 0)
 				return bad(c, -EBADMSG, c->w->off, "truncated data of '%s' (declares %u bytes)",
 					   safe(e.name, e.name_len, sn), f[F_FILESIZE]);
 			rc = keep(c, target, f[F_FILESIZE], &kept);
@@ -485,7 +485,7 @@ static int parse_archive(ctx *c)
 			e.data = (const uint8_t *) kept;
 			rc = mb_digest(MB_ALG_SHA256, target, f[F_FILESIZE], e.sha256);
 			if (rc < 0)
-				return mb_fail(c->err, rc, "cannot hash file data");
+				return set_error(c->err, rc, "cannot hash file data");
 			win_skip(c->w, f[F_FILESIZE]);
 		} else {
 			rc = hash_data(c, f[F_FILESIZE], c->w->off, e.name, e.name_len, e.sha256);
@@ -552,7 +552,7 @@ static int add_segment(ctx *c, const mb_cpio_segment *s)
 	mb_cpio_segment *ns = realloc(a->seg, (a->nseg + 1) * sizeof(*ns));
 
 	if (!ns)
-		return mb_fail(c->err, -ENOMEM, "out of memory");
+		return set_error(c->err, -ENOMEM, "out of memory");
 	a->seg = ns;
 	a->seg[a->nseg++] = *s;
 	return 0;
@@ -564,7 +564,7 @@ static int parse_compressed(ctx *c, mb_cpio_segment *s)
 	char where[128];
 	int rc;
 
-	rc = mb_inflater_new(c->compress, &c->z, c->err);
+	rc = inflater_new(c->compress, &c->z, c->err);
 	if (rc < 0)
 		return rc;
 	c->dec.pos = c->dec.len = 0;
@@ -578,7 +578,7 @@ static int parse_compressed(ctx *c, mb_cpio_segment *s)
 	if (rc < 0)
 		goto out;
 	if (!win_left(c->w)) {
-		rc = mb_fail_at(c->err, -EBADMSG, 0, "compressed data holds no archive%s", where);
+		rc = set_error_at(c->err, -EBADMSG, 0, "compressed data holds no archive%s", where);
 		goto out;
 	}
 	while (win_left(c->w)) {
@@ -593,7 +593,7 @@ static int parse_compressed(ctx *c, mb_cpio_segment *s)
 	s->cpio_size = (size_t) c->dec.off;
 	rc = 0;
 out:
-	c->z = mb_inflater_free(c->z);
+	c->z = inflater_free(c->z);
 	c->w = &c->raw;
 	c->where = "";
 	return rc;
@@ -614,14 +614,14 @@ static int parse_all(ctx *c)
 		if (!win_left(&c->raw))
 			break;
 		if (c->a->nseg >= c->caps->segments)
-			return mb_fail_at(c->err, -E2BIG, c->raw.off, "more than %u concatenated archives",
+			return set_error_at(c->err, -E2BIG, c->raw.off, "more than %u concatenated archives",
 					  c->caps->segments);
 		c->segment = (unsigned) c->a->nseg;
 		s.file_offset = c->raw.off;
 		rc = need(c, 4);
 		if (rc < 0)
 			return rc;
-		c->compress = mb_compress_detect(c->raw.buf + c->raw.pos, win_left(&c->raw));
+		c->compress = compress_detect(c->raw.buf + c->raw.pos, win_left(&c->raw));
 		s.compress = c->compress;
 		if (c->compress == MB_COMPRESS_NONE) {
 			rc = parse_archive(c);
@@ -639,7 +639,7 @@ static int parse_all(ctx *c)
 			return rc;
 	}
 	if (c->a->nseg == 0)
-		return mb_fail_at(c->err, -EBADMSG, 0, "no archive: the file is empty or only NUL bytes");
+		return set_error_at(c->err, -EBADMSG, 0, "no archive: the file is empty or only NUL bytes");
 	return 0;
 }
 
@@ -649,11 +649,11 @@ static int parse(ctx *c, mb_initramfs **ret)
 
 	c->a = calloc(1, sizeof(*c->a));
 	if (!c->a)
-		return mb_fail(c->err, -ENOMEM, "out of memory");
+		return set_error(c->err, -ENOMEM, "out of memory");
 	c->dec.cap = WINDOW_SIZE;
 	c->dec.buf = malloc(c->dec.cap);
 	if (!c->dec.buf) {
-		rc = mb_fail(c->err, -ENOMEM, "out of memory");
+		rc = set_error(c->err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = parse_all(c);
@@ -669,10 +669,10 @@ out:
 
 MB_EXPORT int mb_initramfs_parse(const void *data, size_t size, mb_initramfs **ret, mb_error *err)
 {
-	return mb_initramfs_parse_capped(data, size, &mb_cpio_caps_default, ret, err);
+	return initramfs_parse_capped(data, size, &cpio_caps_default, ret, err);
 }
 
-int mb_initramfs_parse_capped(const void *data, size_t size, const mb_cpio_caps *caps, mb_initramfs **ret,
+int initramfs_parse_capped(const void *data, size_t size, const cpio_caps *caps, mb_initramfs **ret,
 			      mb_error *err)
 {
 	/* The whole input is there: a window that never refills (and is never written). */
@@ -687,13 +687,13 @@ int mb_initramfs_parse_capped(const void *data, size_t size, const mb_cpio_caps 
 MB_EXPORT int mb_initramfs_parse_fd(int fd, mb_initramfs_tap tap, void *userdata, mb_initramfs **ret,
 				    mb_error *err)
 {
-	ctx c = { .caps = &mb_cpio_caps_default, .fd = fd, .tap = tap, .tap_data = userdata, .err = err };
+	ctx c = { .caps = &cpio_caps_default, .fd = fd, .tap = tap, .tap_data = userdata, .err = err };
 	int rc;
 
 	c.raw.cap = WINDOW_SIZE;
 	c.raw.buf = malloc(c.raw.cap);
 	if (!c.raw.buf)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	/* A parse that succeeds has read to the end of the file, so the tap saw every byte. */
 	rc = parse(&c, ret);
 	free(c.raw.buf);

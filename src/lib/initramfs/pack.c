@@ -55,7 +55,7 @@ typedef struct packer {
 	uint8_t *out;
 	size_t olen, ocap;
 	mb_error *err;
-	mb_follow *progress; /* readers of out, when there are */
+	follow_state *progress; /* readers of out, when there are */
 	size_t published;
 	uint32_t root_subdirs;
 } packer;
@@ -82,7 +82,7 @@ static int open_dir_beneath(packer *p, const char *path, size_t len, int *ret)
 	size_t i = 0;
 
 	if (fd < 0)
-		return mb_fail(p->err, -errno, "cannot open the directory: %s", strerror(errno));
+		return set_error(p->err, -errno, "cannot open the directory: %s", strerror(errno));
 	while (i < len) {
 		size_t j = i;
 		int nfd;
@@ -91,7 +91,7 @@ static int open_dir_beneath(packer *p, const char *path, size_t len, int *ret)
 			j++;
 		if (j - i >= sizeof(comp)) {
 			close(fd);
-			return mb_fail(p->err, -ENAMETOOLONG, "%.*s: name too long", (int) len, path);
+			return set_error(p->err, -ENAMETOOLONG, "%.*s: name too long", (int) len, path);
 		}
 		memcpy(comp, path + i, j - i);
 		comp[j - i] = 0;
@@ -100,7 +100,7 @@ static int open_dir_beneath(packer *p, const char *path, size_t len, int *ret)
 		if (nfd < 0) {
 			int e = errno;
 
-			return mb_fail(p->err, -e, "%.*s: cannot open directory (%s)%s", (int) len, path,
+			return set_error(p->err, -e, "%.*s: cannot open directory (%s)%s", (int) len, path,
 				       strerror(e), e == ELOOP || e == ENOTDIR ? "; it changed while packing" : "");
 		}
 		fd = nfd;
@@ -116,29 +116,29 @@ static int add_entry(packer *p, const char *dir, size_t dlen, const char *name, 
 	pentry *e;
 
 	if (len + 1 > MB_CPIO_NAME_MAX)
-		return mb_fail(p->err, -ENAMETOOLONG, "path longer than %u bytes: '%.80s...' (%zu bytes)",
+		return set_error(p->err, -ENAMETOOLONG, "path longer than %u bytes: '%.80s...' (%zu bytes)",
 			       MB_CPIO_NAME_MAX - 1, dir, len);
 	if (p->n >= MB_CPIO_ENTRIES_MAX)
-		return mb_fail(p->err, -E2BIG, "more than %u entries", MB_CPIO_ENTRIES_MAX);
+		return set_error(p->err, -E2BIG, "more than %u entries", MB_CPIO_ENTRIES_MAX);
 	if (S_ISSOCK(st->st_mode))
-		return mb_fail(p->err, -EINVAL, "%.*s%s%s: a socket cannot be stored in an archive", (int) dlen, dir,
+		return set_error(p->err, -EINVAL, "%.*s%s%s: a socket cannot be stored in an archive", (int) dlen, dir,
 			       dlen ? "/" : "", name);
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode) && !S_ISCHR(st->st_mode) &&
 	    !S_ISBLK(st->st_mode) && !S_ISFIFO(st->st_mode))
-		return mb_fail(p->err, -EINVAL, "%.*s%s%s: unknown file type 0%o", (int) dlen, dir, dlen ? "/" : "",
+		return set_error(p->err, -EINVAL, "%.*s%s%s: unknown file type 0%o", (int) dlen, dir, dlen ? "/" : "",
 			       name, (unsigned) (st->st_mode & S_IFMT));
 	if (S_ISREG(st->st_mode) && (uint64_t) st->st_size > MB_CPIO_FILE_MAX)
-		return mb_fail(p->err, -E2BIG, "%.*s%s%s: larger than %u bytes", (int) dlen, dir, dlen ? "/" : "",
+		return set_error(p->err, -E2BIG, "%.*s%s%s: larger than %u bytes", (int) dlen, dir, dlen ? "/" : "",
 			       name, MB_CPIO_FILE_MAX);
 	if (S_ISLNK(st->st_mode) && st->st_size >= MB_CPIO_NAME_MAX)
-		return mb_fail(p->err, -ENAMETOOLONG, "%.*s%s%s: symlink target longer than %u bytes", (int) dlen,
+		return set_error(p->err, -ENAMETOOLONG, "%.*s%s%s: symlink target longer than %u bytes", (int) dlen,
 			       dir, dlen ? "/" : "", name, MB_CPIO_NAME_MAX - 1);
 	if (p->n == p->cap) {
 		size_t ncap = p->cap ? p->cap * 2 : 256;
 		pentry *ne = realloc(p->e, ncap * sizeof(*ne));
 
 		if (!ne)
-			return mb_fail(p->err, -ENOMEM, "out of memory");
+			return set_error(p->err, -ENOMEM, "out of memory");
 		p->e = ne;
 		p->cap = ncap;
 	}
@@ -146,7 +146,7 @@ static int add_entry(packer *p, const char *dir, size_t dlen, const char *name, 
 	memset(e, 0, sizeof(*e));
 	e->path = malloc(len + 1);
 	if (!e->path)
-		return mb_fail(p->err, -ENOMEM, "out of memory");
+		return set_error(p->err, -ENOMEM, "out of memory");
 	if (dlen) {
 		memcpy(e->path, dir, dlen);
 		e->path[dlen] = '/';
@@ -176,17 +176,17 @@ static int list_dir(packer *p, size_t di, const struct stat *want)
 		return rc;
 	if (fstat(fd, &st) < 0 || !same_inode(&st, want)) {
 		close(fd);
-		return mb_fail(p->err, -ESTALE, "%s: directory changed while packing", dlen ? dpath : ".");
+		return set_error(p->err, -ESTALE, "%s: directory changed while packing", dlen ? dpath : ".");
 	}
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return mb_fail(p->err, -errno, "%s: cannot read directory: %s", dlen ? dpath : ".", strerror(errno));
+		return set_error(p->err, -errno, "%s: cannot read directory: %s", dlen ? dpath : ".", strerror(errno));
 	}
 	/* p->e may move while we append: keep our own copy of the directory's path. */
 	dcopy = strndup(dpath, dlen);
 	if (!dcopy) {
-		rc = mb_fail(p->err, -ENOMEM, "out of memory");
+		rc = set_error(p->err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (;;) {
@@ -194,7 +194,7 @@ static int list_dir(packer *p, size_t di, const struct stat *want)
 		de = readdir(d);
 		if (!de) {
 			if (errno) {
-				rc = mb_fail(p->err, -errno, "%s: cannot read directory: %s", dlen ? dcopy : ".",
+				rc = set_error(p->err, -errno, "%s: cannot read directory: %s", dlen ? dcopy : ".",
 					     strerror(errno));
 				goto out;
 			}
@@ -203,7 +203,7 @@ static int list_dir(packer *p, size_t di, const struct stat *want)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = mb_fail(p->err, -errno, "%s%s%s: cannot stat: %s", dcopy, dlen ? "/" : "", de->d_name,
+			rc = set_error(p->err, -errno, "%s%s%s: cannot stat: %s", dcopy, dlen ? "/" : "", de->d_name,
 				     strerror(errno));
 			goto out;
 		}
@@ -235,7 +235,7 @@ static int add_root(packer *p, const struct stat *root)
 	pentry *ne = realloc(p->e, (p->n + 1) * sizeof(*ne));
 
 	if (!ne)
-		return mb_fail(p->err, -ENOMEM, "out of memory");
+		return set_error(p->err, -ENOMEM, "out of memory");
 	p->e = ne;
 	p->cap = p->n + 1;
 	memmove(&p->e[1], &p->e[0], p->n * sizeof(*ne));
@@ -243,7 +243,7 @@ static int add_root(packer *p, const struct stat *root)
 	memset(&p->e[0], 0, sizeof(*ne));
 	p->e[0].path = strdup(".");
 	if (!p->e[0].path)
-		return mb_fail(p->err, -ENOMEM, "out of memory");
+		return set_error(p->err, -ENOMEM, "out of memory");
 	p->e[0].len = 1;
 	p->e[0].st = *root;
 	p->e[0].subdirs = p->root_subdirs;
@@ -285,7 +285,7 @@ static int number_entries(packer *p)
 	if (k) {
 		idx = malloc(k * sizeof(*idx));
 		if (!idx)
-			return mb_fail(p->err, -ENOMEM, "out of memory");
+			return set_error(p->err, -ENOMEM, "out of memory");
 		for (i = 0, j = 0; i < p->n; i++)
 			if (S_ISREG(p->e[i].st.st_mode) && p->e[i].st.st_nlink > 1)
 				idx[j++] = i;
@@ -321,7 +321,7 @@ static int number_entries(packer *p)
 static int out_reserve(packer *p, size_t n)
 {
 	if (p->ocap - p->olen < n)
-		return mb_fail(p->err, -ESTALE, "the tree changed while packing (archive outgrew its size)");
+		return set_error(p->err, -ESTALE, "the tree changed while packing (archive outgrew its size)");
 	return 0;
 }
 
@@ -346,7 +346,7 @@ static int predict_size(packer *p, size_t *ret)
 	total += align4(110 + sizeof("TRAILER!!!"));
 	total = (total + 511) / 512 * 512;
 	if (total > MB_CPIO_TOTAL_MAX)
-		return mb_fail(p->err, -E2BIG, "archive larger than %zu bytes", MB_CPIO_TOTAL_MAX);
+		return set_error(p->err, -E2BIG, "archive larger than %zu bytes", MB_CPIO_TOTAL_MAX);
 	*ret = (size_t) total;
 	return 0;
 }
@@ -410,7 +410,7 @@ static int parent_fd(packer *p, const pentry *e, const char **ret_base)
 
 static int changed(packer *p, const pentry *e)
 {
-	return mb_fail(p->err, -ESTALE, "%s: changed while packing", e->path);
+	return set_error(p->err, -ESTALE, "%s: changed while packing", e->path);
 }
 
 static int put_file_data(packer *p, const pentry *e, int pfd, const char *base)
@@ -423,7 +423,7 @@ static int put_file_data(packer *p, const pentry *e, int pfd, const char *base)
 
 	fd = openat(pfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return mb_fail(p->err, -errno, "%s: cannot open: %s", e->path, strerror(errno));
+		return set_error(p->err, -errno, "%s: cannot open: %s", e->path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !unchanged(&st, &e->st)) {
 		rc = changed(p, e);
 		goto out;
@@ -436,7 +436,7 @@ static int put_file_data(packer *p, const pentry *e, int pfd, const char *base)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = mb_fail(p->err, -errno, "%s: read error: %s", e->path, strerror(errno));
+			rc = set_error(p->err, -errno, "%s: read error: %s", e->path, strerror(errno));
 			goto out;
 		}
 		if (n == 0) { /* shrank */
@@ -475,9 +475,9 @@ static int put_entry(packer *p, const pentry *e, uint32_t mtime)
 	if (S_ISLNK(e->st.st_mode)) {
 		tlen = readlinkat(pfd, base, target, sizeof(target));
 		if (tlen < 0)
-			return mb_fail(p->err, -errno, "%s: cannot read link: %s", e->path, strerror(errno));
+			return set_error(p->err, -errno, "%s: cannot read link: %s", e->path, strerror(errno));
 		if ((size_t) tlen >= sizeof(target))
-			return mb_fail(p->err, -ENAMETOOLONG, "%s: symlink target too long", e->path);
+			return set_error(p->err, -ENAMETOOLONG, "%s: symlink target too long", e->path);
 	}
 	if (!S_ISREG(e->st.st_mode)) {
 		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !unchanged(&st, &e->st) ||
@@ -515,7 +515,7 @@ static int put_entry(packer *p, const pentry *e, uint32_t mtime)
 static void publish(packer *p, bool done)
 {
 	if (p->progress && (done || p->olen - p->published >= (1u << 20))) {
-		mb_follow_publish(p->progress, p->olen, done, false);
+		follow_publish(p->progress, p->olen, done, false);
 		p->published = p->olen;
 	}
 }
@@ -544,7 +544,7 @@ static int put_trailer(packer *p)
 /* Digests computed beside the packing, by a thread following a stream. */
 typedef struct hash_job {
 	const uint8_t *data;
-	mb_follow *src;
+	follow_state *src;
 	const uint16_t *algs;
 	size_t n_algs;
 	uint8_t (*md)[MB_DIGEST_MAX];
@@ -567,7 +567,7 @@ static int run_hash_job(hash_job *j)
 	for (i = 0; i < j->n_algs && rc >= 0; i++)
 		rc = mb_digest_ctx_new(j->algs[i], &ctx[i]);
 	while (rc >= 0) {
-		rc = mb_follow_wait(j->src, have, &avail, &done);
+		rc = follow_wait(j->src, have, &avail, &done);
 		for (i = 0; rc >= 0 && i < j->n_algs; i++)
 			rc = mb_digest_ctx_update(ctx[i], j->data + have, avail - have);
 		have = avail;
@@ -595,7 +595,7 @@ static void *hasher_main(void *arg)
 
 typedef struct gzipper {
 	const uint8_t *in;
-	mb_follow *fin, *fout;
+	follow_state *fin, *fout;
 	uint8_t *out;
 	size_t out_cap;
 	mb_error err;
@@ -606,7 +606,7 @@ static void *gzipper_main(void *arg)
 {
 	gzipper *g = arg;
 
-	g->rc = mb_gzip_follow(g->in, g->fin, g->out, g->out_cap, g->fout, &g->err);
+	g->rc = gzip_follow(g->in, g->fin, g->out, g->out_cap, g->fout, &g->err);
 	return NULL;
 }
 
@@ -623,7 +623,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 				mb_initramfs_stats *stats, mb_error *err)
 {
 	packer p = { .rootfd = -1, .pfd = -1, .err = err };
-	mb_follow fcpio, fgz;
+	follow_state fcpio, fgz;
 	uint8_t md_cpio[1][MB_DIGEST_MAX], md_file[3][MB_DIGEST_MAX];
 	hasher h = { 0 };
 	gzipper g = { 0 };
@@ -636,19 +636,19 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 	int rc;
 
 	if (!dir || !opts || !ret || !ret_size)
-		return mb_fail(err, -EINVAL, "invalid arguments");
+		return set_error(err, -EINVAL, "invalid arguments");
 	if (!mb_compress_name(opts->compress))
-		return mb_fail(err, -EINVAL, "unknown compression %d", (int) opts->compress);
-	mb_follow_init(&fcpio);
-	mb_follow_init(&fgz);
+		return set_error(err, -EINVAL, "unknown compression %d", (int) opts->compress);
+	follow_init(&fcpio);
+	follow_init(&fgz);
 	p.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p.rootfd < 0) {
-		rc = mb_fail(err, -errno, "%s: cannot open directory: %s", dir, strerror(errno));
+		rc = set_error(err, -errno, "%s: cannot open directory: %s", dir, strerror(errno));
 		goto out;
 	}
 	p.ppath = malloc(MB_CPIO_NAME_MAX);
 	if (!p.ppath || fstat(p.rootfd, &root) < 0) {
-		rc = mb_fail(err, p.ppath ? -errno : -ENOMEM, "%s: cannot stat", dir);
+		rc = set_error(err, p.ppath ? -errno : -ENOMEM, "%s: cannot stat", dir);
 		goto out;
 	}
 	/* Breadth-first: p.e grows behind i, so i visits every directory once. */
@@ -669,7 +669,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		goto out;
 	p.out = malloc(total);
 	if (!p.out) {
-		rc = mb_fail(err, -ENOMEM, "out of memory (%zu bytes)", total);
+		rc = set_error(err, -ENOMEM, "out of memory (%zu bytes)", total);
 		goto out;
 	}
 	p.ocap = total;
@@ -679,14 +679,14 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		g.in = p.out;
 		g.fin = &fcpio;
 		g.fout = &fgz;
-		g.out_cap = mb_gzip_bound(total);
+		g.out_cap = gzip_bound(total);
 		g.out = malloc(g.out_cap);
 		if (!g.out) {
-			rc = mb_fail(err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		if (pthread_create(&th_gz, NULL, gzipper_main, &g) != 0) {
-			rc = mb_fail(err, -EAGAIN, "cannot start a thread");
+			rc = set_error(err, -EAGAIN, "cannot start a thread");
 			goto out;
 		}
 		gz_started = true;
@@ -701,7 +701,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		h.n_jobs = 2;
 	}
 	if (pthread_create(&th_hash, NULL, hasher_main, &h) != 0) {
-		rc = mb_fail(err, -EAGAIN, "cannot start a thread");
+		rc = set_error(err, -EAGAIN, "cannot start a thread");
 		goto out;
 	}
 	hash_started = true;
@@ -713,10 +713,10 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 	if (rc >= 0)
 		rc = put_trailer(&p);
 	if (rc >= 0 && p.olen != total)
-		rc = mb_fail(err, -ESTALE, "the tree changed while packing (archive size %zu, expected %zu)", p.olen,
+		rc = set_error(err, -ESTALE, "the tree changed while packing (archive size %zu, expected %zu)", p.olen,
 			     total);
 	if (rc < 0) {
-		mb_follow_publish(&fcpio, p.olen, true, true);
+		follow_publish(&fcpio, p.olen, true, true);
 		goto out;
 	}
 	publish(&p, true);
@@ -734,7 +734,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		g.out = NULL;
 		result_size = fgz.avail;
 	} else if (opts->compress == MB_COMPRESS_ZSTD) {
-		rc = mb_compress_buffer(MB_COMPRESS_ZSTD, p.out, p.olen, &result, &result_size, err);
+		rc = compress_buffer(MB_COMPRESS_ZSTD, p.out, p.olen, &result, &result_size, err);
 		if (rc < 0)
 			goto out;
 		for (i = 0; i < 3 && rc >= 0; i++)
@@ -748,7 +748,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 	if (rc >= 0)
 		rc = h.rc;
 	if (rc < 0) {
-		mb_fail(err, rc, "cannot hash the archive");
+		set_error(err, rc, "cannot hash the archive");
 		goto out;
 	}
 	if (stats) {
@@ -767,7 +767,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 	rc = 0;
 out:
 	if (gz_started || hash_started)
-		mb_follow_publish(&fcpio, p.olen, true, true);
+		follow_publish(&fcpio, p.olen, true, true);
 	if (gz_started)
 		pthread_join(th_gz, NULL);
 	if (hash_started) {
@@ -785,7 +785,7 @@ out:
 		close(p.pfd);
 	if (p.rootfd >= 0)
 		close(p.rootfd);
-	mb_follow_destroy(&fcpio);
-	mb_follow_destroy(&fgz);
+	follow_destroy(&fcpio);
+	follow_destroy(&fgz);
 	return rc;
 }

@@ -68,14 +68,14 @@ static int pick_digests(mb_tpm *tpm, const mb_measure_input *in, mb_event_digest
 			const mb_digest_info *d = mb_digest_by_alg(banks[i].alg);
 
 			/* a bank left out would be a PCR nobody can verify */
-			return mb_fail(err, MB_ERR_MEASURE_BANK, "the TPM has an active %s bank (0x%04x) that mboot cannot "
+			return set_error(err, MB_ERR_MEASURE_BANK, "the TPM has an active %s bank (0x%04x) that mboot cannot "
 				       "hash; refusing to leave it unextended", d ? d->name : "unknown", banks[i].alg);
 		}
 		if (banks[i].pcrs & (1u << in->pcr))
 			use[(*n_use)++] = in->digests[k];
 	}
 	if (*n_use == 0)
-		return mb_fail(err, MB_ERR_MEASURE_BANK, "no active bank of the TPM holds PCR %u", in->pcr);
+		return set_error(err, MB_ERR_MEASURE_BANK, "no active bank of the TPM holds PCR %u", in->pcr);
 	return 0;
 }
 
@@ -92,24 +92,24 @@ MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in, char **re
 	if (ret_record)
 		*ret_record = NULL;
 	if (in->pcr >= MB_PCR_COUNT)
-		return mb_fail(err, -EINVAL, "PCR %u: there are only %u PCRs", in->pcr, MB_PCR_COUNT);
+		return set_error(err, -EINVAL, "PCR %u: there are only %u PCRs", in->pcr, MB_PCR_COUNT);
 	/*
 	 * Lock before talking to the TPM: a TPM that serves one connection at a time (swtpm)
 	 * would otherwise deadlock two writers, each holding what the other waits for.
 	 */
 	r = mkdir_parents(in->log_path);
 	if (r < 0)
-		return mb_fail(err, r, "%s: cannot create its folder: %s", in->log_path, strerror(-r));
+		return set_error(err, r, "%s: cannot create its folder: %s", in->log_path, strerror(-r));
 	/*
 	 * O_NOFOLLOW: measure often runs as root, and later fchmods and appends to what it opened;
 	 * a symlink planted at the log's path would turn that onto another file.
 	 */
-	r = mb_open_locked(in->log_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0600, LOCK_EX,
+	r = file_open_locked(in->log_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0600, LOCK_EX,
 			   in->lock_timeout_ms, &fd, err);
 	if (r < 0)
-		return mb_fail_prefix(err, r, in->log_path);
+		return prefix_error(err, r, in->log_path);
 	if (fstat(fd, &st) < 0) {
-		r = mb_fail(err, -errno, "%s: %s", in->log_path, strerror(errno));
+		r = set_error(err, -errno, "%s: %s", in->log_path, strerror(errno));
 		goto out;
 	}
 	r = mb_tpm_open(tcti, &tpm, err);
@@ -120,12 +120,12 @@ MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in, char **re
 		goto out;
 	r = mb_cel_format_record(in->pcr, use, n_use, in->content_type, in->content_json, &record, &size);
 	if (r < 0) {
-		r = mb_fail(err, r, "the record cannot be made (%s)", r == -ENOMEM ? "out of memory" : "bad content");
+		r = set_error(err, r, "the record cannot be made (%s)", r == -ENOMEM ? "out of memory" : "bad content");
 		goto out;
 	}
 	/* Sticky bit: "extended, not yet logged". */
 	if (fchmod(fd, (st.st_mode & 07777) | S_ISVTX) < 0) {
-		r = mb_fail(err, -errno, "%s: %s", in->log_path, strerror(errno));
+		r = set_error(err, -errno, "%s: %s", in->log_path, strerror(errno));
 		goto out;
 	}
 	r = mb_tpm_extend(tpm, in->pcr, use, n_use, err);
@@ -135,7 +135,7 @@ MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in, char **re
 	}
 	r = write_all(fd, record, size);
 	if (r < 0) {
-		r = mb_fail(err, -EIO, "%s: PCR %u was extended but the record could not be written (%s): the log "
+		r = set_error(err, -EIO, "%s: PCR %u was extended but the record could not be written (%s): the log "
 			    "stays marked incomplete", in->log_path, in->pcr, strerror(-r));
 		goto out;
 	}

@@ -17,12 +17,12 @@ MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size,
 {
 	struct stat st;
 
-	/* mb_read_file would read up to the cap before it knows; a regular file says its size. */
+	/* file_read would read up to the cap before it knows; a regular file says its size. */
 	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (uint64_t) st.st_size > MB_PE_MAX_FILE)
-		return mb_fail(err, -E2BIG, "image of %llu bytes is over the %u MiB limit",
+		return set_error(err, -E2BIG, "image of %llu bytes is over the %u MiB limit",
 			       (unsigned long long) st.st_size, MB_PE_MAX_FILE >> 20);
-	return mb_read_file(path, MB_PE_MAX_FILE, ret, ret_size, err);
+	return file_read(path, MB_PE_MAX_FILE, ret, ret_size, err);
 }
 
 MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs, size_t n_algs,
@@ -40,7 +40,7 @@ MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const ui
 	for (size_t i = 0; rc >= 0 && i < n_algs; i++) {
 		rc = mb_pe_hash(pe, buf, size, algs[i], out[i]);
 		if (rc < 0)
-			mb_fail(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
+			set_error(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
 	}
 	mb_pe_info_free(pe);
 	free(buf);

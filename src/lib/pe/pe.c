@@ -42,14 +42,14 @@
  * A reader over [off, off+len) of the image, or -EBADMSG when that range is
  * not inside it. All random access to the image goes through here.
  */
-static int reader_at(const uint8_t *data, size_t size, uint64_t off, uint64_t len, mb_reader *r)
+static int reader_at(const uint8_t *data, size_t size, uint64_t off, uint64_t len, byte_reader *r)
 {
-	mb_reader whole, child;
+	byte_reader whole, child;
 
-	mb_reader_init(&whole, data, size, 0);
+	reader_init(&whole, data, size, 0);
 	if (off > size || len > size - off)
 		return -EBADMSG;
-	if (mb_read_skip(&whole, (size_t) off) < 0 || mb_read_sub(&whole, (size_t) len, &child) < 0)
+	if (read_skip(&whole, (size_t) off) < 0 || read_sub(&whole, (size_t) len, &child) < 0)
 		return -EBADMSG;
 	*r = child;
 	return 0;
@@ -57,20 +57,20 @@ static int reader_at(const uint8_t *data, size_t size, uint64_t off, uint64_t le
 
 static int u16_at(const uint8_t *data, size_t size, uint64_t off, uint16_t *v)
 {
-	mb_reader r;
+	byte_reader r;
 
 	if (reader_at(data, size, off, 2, &r) < 0)
 		return -EBADMSG;
-	return mb_read_u16le(&r, v);
+	return read_u16le(&r, v);
 }
 
 static int u32_at(const uint8_t *data, size_t size, uint64_t off, uint32_t *v)
 {
-	mb_reader r;
+	byte_reader r;
 
 	if (reader_at(data, size, off, 4, &r) < 0)
 		return -EBADMSG;
-	return mb_read_u32le(&r, v);
+	return read_u32le(&r, v);
 }
 
 static void add_range(mb_pe_info *pe, uint64_t off, uint64_t size, bool zero)
@@ -88,18 +88,18 @@ static void add_range(mb_pe_info *pe, uint64_t off, uint64_t size, bool zero)
 
 static int parse_section(const uint8_t *data, size_t size, uint64_t off, mb_pe_section *s, mb_error *err)
 {
-	mb_reader r;
+	byte_reader r;
 	const uint8_t *name;
 
 	if (reader_at(data, size, off, SECTION_HEADER_SIZE, &r) < 0 ||
-	    mb_read_bytes(&r, 8, &name) < 0 ||
-	    mb_read_u32le(&r, &s->virtual_size) < 0 ||
-	    mb_read_u32le(&r, &s->virtual_address) < 0 ||
-	    mb_read_u32le(&r, &s->raw_size) < 0 ||
-	    mb_read_u32le(&r, &s->raw_offset) < 0 ||
-	    mb_read_skip(&r, 12) < 0 ||
-	    mb_read_u32le(&r, &s->characteristics) < 0)
-		return mb_fail_at(err, -EBADMSG, off, "section header truncated");
+	    read_bytes(&r, 8, &name) < 0 ||
+	    read_u32le(&r, &s->virtual_size) < 0 ||
+	    read_u32le(&r, &s->virtual_address) < 0 ||
+	    read_u32le(&r, &s->raw_size) < 0 ||
+	    read_u32le(&r, &s->raw_offset) < 0 ||
+	    read_skip(&r, 12) < 0 ||
+	    read_u32le(&r, &s->characteristics) < 0)
+		return set_error_at(err, -EBADMSG, off, "section header truncated");
 	memcpy(s->name, name, 8);
 	s->name[8] = '\0';
 	/* Names are NUL-padded; keep them printable for messages and JSON. */
@@ -118,11 +118,11 @@ static void list_certs(const uint8_t *data, size_t size, mb_pe_info *pe)
 
 	while (pe->n_certs < MB_PE_MAX_CERTS && end - off >= WIN_CERT_HEADER_SIZE) {
 		mb_pe_cert *c = &pe->certs[pe->n_certs];
-		mb_reader r;
+		byte_reader r;
 
 		if (reader_at(data, size, off, WIN_CERT_HEADER_SIZE, &r) < 0 ||
-		    mb_read_u32le(&r, &c->length) < 0 || mb_read_u16le(&r, &c->revision) < 0 ||
-		    mb_read_u16le(&r, &c->type) < 0)
+		    read_u32le(&r, &c->length) < 0 || read_u16le(&r, &c->revision) < 0 ||
+		    read_u16le(&r, &c->type) < 0)
 			return;
 		if (c->length < WIN_CERT_HEADER_SIZE || c->length > end - off)
 			return;
@@ -164,28 +164,28 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 	memset(pe, 0, sizeof(*pe));
 	pe->s.file_size = size;
 	if (size > MB_PE_MAX_FILE)
-		return mb_fail(err, -E2BIG, "image of %zu bytes is over the %u MiB limit", size,
+		return set_error(err, -E2BIG, "image of %zu bytes is over the %u MiB limit", size,
 			       MB_PE_MAX_FILE >> 20);
 
 	/* MS-DOS header: "MZ", e_lfanew at 0x3c. EDK2 also accepts an image that
 	 * starts with the PE signature itself (no DOS stub); so do we. */
 	if (u16_at(data, size, 0, &magic16) < 0)
-		return mb_fail_at(err, -EBADMSG, 0, "too short for a PE image (%zu bytes)", size);
+		return set_error_at(err, -EBADMSG, 0, "too short for a PE image (%zu bytes)", size);
 	if (magic16 == 0x5a4d) { /* "MZ" */
 		uint32_t lfanew;
 
 		if (u32_at(data, size, 0x3c, &lfanew) < 0)
-			return mb_fail_at(err, -EBADMSG, 0x3c, "MS-DOS header truncated before e_lfanew");
+			return set_error_at(err, -EBADMSG, 0x3c, "MS-DOS header truncated before e_lfanew");
 		pe_off = lfanew;
 	}
 	if (u32_at(data, size, pe_off, &sig) < 0) {
 		if (magic16 == 0x5a4d)
-			return mb_fail_at(err, -EBADMSG, 0x3c, "e_lfanew 0x%llx points past the end of the file (%zu bytes)",
+			return set_error_at(err, -EBADMSG, 0x3c, "e_lfanew 0x%llx points past the end of the file (%zu bytes)",
 					  (unsigned long long) pe_off, size);
-		return mb_fail_at(err, -EBADMSG, 0, "not a PE image: no MZ or PE signature (file of %zu bytes)", size);
+		return set_error_at(err, -EBADMSG, 0, "not a PE image: no MZ or PE signature (file of %zu bytes)", size);
 	}
 	if (sig != 0x00004550) /* "PE\0\0" */
-		return mb_fail_at(err, -EBADMSG, pe_off, magic16 == 0x5a4d ?
+		return set_error_at(err, -EBADMSG, pe_off, magic16 == 0x5a4d ?
 				  "no PE signature at e_lfanew" : "not a PE image: no MZ or PE signature");
 	pe->s.pe_offset = pe_off;
 
@@ -194,9 +194,9 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 	    u16_at(data, size, pe_off + 6, &n_sections) < 0 ||
 	    u16_at(data, size, pe_off + 20, &opt_size) < 0 ||
 	    u16_at(data, size, pe_off + 22, &pe->s.characteristics) < 0)
-		return mb_fail_at(err, -EBADMSG, pe_off + 4, "COFF file header truncated");
+		return set_error_at(err, -EBADMSG, pe_off + 4, "COFF file header truncated");
 	if (n_sections > MB_PE_MAX_SECTIONS)
-		return mb_fail_at(err, -E2BIG, pe_off + 6, "%u sections, over the limit of %d",
+		return set_error_at(err, -E2BIG, pe_off + 6, "%u sections, over the limit of %d",
 				  n_sections, MB_PE_MAX_SECTIONS);
 
 	/* Optional header: where CheckSum, the data directories and their count are
@@ -204,7 +204,7 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 	 * (old ELILO); that machine is long gone, so we follow the magic. */
 	opt_off = pe_off + 4 + COFF_HEADER_SIZE;
 	if (u16_at(data, size, opt_off + OPT_MAGIC, &magic) < 0)
-		return mb_fail_at(err, -EBADMSG, opt_off, "optional header truncated");
+		return set_error_at(err, -EBADMSG, opt_off, "optional header truncated");
 	if (magic == 0x10b) {
 		pe->s.pe32_plus = false;
 		dd_base = OPT32_DATA_DIRS;
@@ -212,25 +212,25 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 		pe->s.pe32_plus = true;
 		dd_base = OPT64_DATA_DIRS;
 	} else {
-		return mb_fail_at(err, -EBADMSG, opt_off, "optional header magic 0x%04x is neither PE32 (0x10b) nor PE32+ (0x20b)",
+		return set_error_at(err, -EBADMSG, opt_off, "optional header magic 0x%04x is neither PE32 (0x10b) nor PE32+ (0x20b)",
 				  magic);
 	}
 	if (opt_size < dd_base)
-		return mb_fail_at(err, -EBADMSG, pe_off + 20, "SizeOfOptionalHeader %u is too small for a %s header",
+		return set_error_at(err, -EBADMSG, pe_off + 20, "SizeOfOptionalHeader %u is too small for a %s header",
 				  opt_size, pe->s.pe32_plus ? "PE32+" : "PE32");
-	if (reader_at(data, size, opt_off, opt_size, &(mb_reader){ 0 }) < 0)
-		return mb_fail_at(err, -EBADMSG, opt_off, "optional header (%u bytes) runs past the end of the file",
+	if (reader_at(data, size, opt_off, opt_size, &(byte_reader){ 0 }) < 0)
+		return set_error_at(err, -EBADMSG, opt_off, "optional header (%u bytes) runs past the end of the file",
 				  opt_size);
 	checksum_off = opt_off + OPT_CHECKSUM;
 	if (u32_at(data, size, opt_off + OPT_SIZE_OF_HEADERS, &pe->s.size_of_headers) < 0 ||
 	    u16_at(data, size, opt_off + OPT_SUBSYSTEM, &pe->s.subsystem) < 0 ||
 	    u32_at(data, size, opt_off + dd_base - 4, &num_rva) < 0)
-		return mb_fail_at(err, -EBADMSG, opt_off, "optional header truncated");
+		return set_error_at(err, -EBADMSG, opt_off, "optional header truncated");
 	pe->s.number_of_rva_and_sizes = num_rva;
 	/* The directories must lie inside the optional header (EDK2's loader rejects
 	 * an image whose count does not fit, and so do we). */
 	if ((uint64_t) num_rva * 8 > (uint64_t) opt_size - dd_base)
-		return mb_fail_at(err, -EBADMSG, opt_off + dd_base - 4,
+		return set_error_at(err, -EBADMSG, opt_off + dd_base - 4,
 				  "NumberOfRvaAndSizes %u does not fit in SizeOfOptionalHeader %u", num_rva, opt_size);
 	dd_off = opt_off + dd_base + 8 * DIR_SECURITY;
 
@@ -239,13 +239,13 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 	sec_off = opt_off + opt_size;
 	sec_end = sec_off + (uint64_t) n_sections * SECTION_HEADER_SIZE;
 	if (sec_end > size)
-		return mb_fail_at(err, -EBADMSG, sec_off, "section table (%u entries) runs past the end of the file",
+		return set_error_at(err, -EBADMSG, sec_off, "section table (%u entries) runs past the end of the file",
 				  n_sections);
 	if (pe->s.size_of_headers > size)
-		return mb_fail_at(err, -EBADMSG, opt_off + OPT_SIZE_OF_HEADERS,
+		return set_error_at(err, -EBADMSG, opt_off + OPT_SIZE_OF_HEADERS,
 				  "SizeOfHeaders %u is beyond the end of the file (%zu bytes)", pe->s.size_of_headers, size);
 	if (pe->s.size_of_headers < sec_end)
-		return mb_fail_at(err, -EBADMSG, opt_off + OPT_SIZE_OF_HEADERS,
+		return set_error_at(err, -EBADMSG, opt_off + OPT_SIZE_OF_HEADERS,
 				  "SizeOfHeaders %u ends before the section table (byte %llu)", pe->s.size_of_headers,
 				  (unsigned long long) sec_end);
 
@@ -260,7 +260,7 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 		/* Firmware would read beyond the file buffer here; shim refuses the image
 		 * ("Malformed section raw size"); so do we. */
 		if (s->raw_size && (uint64_t) s->raw_offset + s->raw_size > size)
-			return mb_fail_at(err, -EBADMSG, hdr + 16,
+			return set_error_at(err, -EBADMSG, hdr + 16,
 					  "section %zu (%s): raw data [%u, %llu) beyond the end of the file (%zu bytes)",
 					  i, s->name, s->raw_offset, (unsigned long long) s->raw_offset + s->raw_size, size);
 	}
@@ -269,10 +269,10 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 	/* Certificate Table directory entry (absent when NumberOfRvaAndSizes <= 4). */
 	if (num_rva > DIR_SECURITY) {
 		if (u32_at(data, size, dd_off, &pe->s.cert_offset) < 0 || u32_at(data, size, dd_off + 4, &pe->s.cert_size) < 0)
-			return mb_fail_at(err, -EBADMSG, dd_off, "data directory truncated");
+			return set_error_at(err, -EBADMSG, dd_off, "data directory truncated");
 		if (pe->s.cert_size) {
 			if ((uint64_t) pe->s.cert_offset + pe->s.cert_size > size)
-				return mb_fail_at(err, -EBADMSG, dd_off,
+				return set_error_at(err, -EBADMSG, dd_off,
 						  "certificate table [%u, %llu) is outside the file (%zu bytes)",
 						  pe->s.cert_offset,
 						  (unsigned long long) pe->s.cert_offset + pe->s.cert_size, size);
@@ -328,7 +328,7 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 			pe->s.extra_size = size - cert - sum;
 			add_range(pe, pe->s.extra_offset, pe->s.extra_size, false);
 		} else if (size < sum + cert) {
-			return mb_fail_at(err, -EBADMSG, dd_off,
+			return set_error_at(err, -EBADMSG, dd_off,
 					  "certificate table of %u bytes does not fit after the %llu bytes of headers and sections",
 					  pe->s.cert_size, (unsigned long long) sum);
 		}
@@ -350,7 +350,7 @@ MB_EXPORT int mb_pe_parse(const void *data, size_t size, unsigned flags, mb_pe_i
 
 	*ret = NULL;
 	if (!pe)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	rc = parse_into(data, size, flags, pe, err);
 	if (rc < 0) {
 		free(pe);
@@ -418,12 +418,12 @@ MB_EXPORT int mb_pe_hash(const mb_pe_info *pe, const void *vdata, size_t size, u
 		if (r->zero_fill) {
 			rc = r->size <= sizeof(zeros) ? mb_digest_ctx_update(ctx, zeros, (size_t) r->size) : -EINVAL;
 		} else {
-			mb_reader rd;
+			byte_reader rd;
 			const uint8_t *p;
 
 			/* mb_pe_parse checked every range; this keeps a forged info from reading out. */
 			if (reader_at(data, size, r->offset, r->size, &rd) < 0 ||
-			    mb_read_bytes(&rd, (size_t) r->size, &p) < 0)
+			    read_bytes(&rd, (size_t) r->size, &p) < 0)
 				rc = -EINVAL;
 			else
 				rc = mb_digest_ctx_update(ctx, p, (size_t) r->size);

@@ -119,19 +119,19 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 	int rc = mb_digest_file(path, algs, n, d, err);
 
 	if (rc < 0)
-		return mb_fail_prefix(err, rc, path);
+		return prefix_error(err, rc, path);
 	ds = json_object_new_object();
 	if (!ds)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
 		char hex[2 * MB_DIGEST_MAX + 1];
 
-		json_object_object_add(ds, info->name, json_object_new_string(mb_hex(d[i], info->size, hex)));
+		json_object_object_add(ds, info->name, json_object_new_string(hex_format(d[i], info->size, hex)));
 	}
 	snprintf(desc, sizeof(desc), "%s %s", what, base ? base + 1 : path);
 	rc = policy_add_rule(rules, type, NULL, ds, desc, required);
-	return rc < 0 ? mb_fail(err, rc, "out of memory") : 0;
+	return rc < 0 ? set_error(err, rc, "out of memory") : 0;
 }
 
 /* Which log events the artifacts replace. */
@@ -240,7 +240,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 
 	if (!root || !jp) {
 		json_object_put(jp);
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	json_object_object_add(root, "version", json_object_new_int(1));
@@ -250,11 +250,11 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	json_object_object_add(root, "generator", json_object_new_string("mboot policy generate --kernel ..."));
 	json_object_object_add(root, "pcrs", jp);
 	if (!a->kernel || !a->initrd) {
-		rc = mb_fail(err, -EINVAL, "a kernel and an initrd are needed");
+		rc = set_error(err, -EINVAL, "a kernel and an initrd are needed");
 		goto out;
 	}
 	if (!a->cmdline && !a->grub_cfg) {
-		rc = mb_fail(err, -EINVAL, "the kernel command line is needed: --cmdline or --grub-cfg");
+		rc = set_error(err, -EINVAL, "the kernel command line is needed: --cmdline or --grub-cfg");
 		goto out;
 	}
 	if (a->grub_cfg) {
@@ -265,14 +265,14 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	if (a->cmdline) {
 		rc = grub_split_words(a->cmdline, a->cmdline + strlen(a->cmdline), &args);
 		if (rc < 0) {
-			rc = mb_fail(err, rc, "the command line has too many words");
+			rc = set_error(err, rc, "the command line has too many words");
 			goto out;
 		}
 	} else {
 		for (i = 2; i < entry.linux_line.n; i++) {
 			args.w[args.n] = strdup(entry.linux_line.w[i]);
 			if (!args.w[args.n]) {
-				rc = mb_fail(err, -ENOMEM, "out of memory");
+				rc = set_error(err, -ENOMEM, "out of memory");
 				goto out;
 			}
 			args.n++;
@@ -297,12 +297,12 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		ipaths = strdup("[^ ]+");
 	}
 	if (!kargs || !lcmd || !icmd || !kpath || !ipaths) {
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	r8 = policy_pcr_entry(jp, 8, "rules");
 	if (!r8) {
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	{
@@ -312,28 +312,28 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		    add_text_rule(r8, cmd, "", kargs, "the command that loads the kernel", true) < 0 ||
 		    add_text_rule(r8, "kernel_cmdline: ", kpath, kargs, "the kernel command line", true) < 0) {
 			free(cmd);
-			rc = mb_fail(err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		free(cmd);
 		if (asprintf(&cmd, "grub_cmd: %s ", icmd) < 0 ||
 		    add_text_rule(r8, cmd, ipaths, NULL, "the command that loads the initrd", true) < 0) {
 			free(cmd);
-			rc = mb_fail(err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		free(cmd);
 	}
 	for (i = 0; i < a->n_allow_text; i++)
 		if (policy_add_rule(r8, "EV_IPL", a->allow_text[i], NULL, "allowed by --allow-text", false) < 0) {
-			rc = mb_fail(err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 
 	/* The files GRUB will read into PCR 9, and the stub's initrd tag. */
 	r9 = policy_pcr_entry(jp, 9, "rules");
 	if (!r9) {
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = file_rule(r9, "EV_IPL", a->kernel, algs, n_algs, "kernel", true, err)) < 0 ||
@@ -350,7 +350,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 			firmware = 0xff & ~(1u << 4);
 		if (!r4 || policy_add_rule(r4, "EV_EFI_ACTION", "Calling EFI Application from Boot Option", NULL,
 				    "the firmware's boot-manager action", false) < 0) {
-			rc = mb_fail(err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		{
@@ -367,10 +367,10 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 					ds = NULL;
 					break;
 				}
-				json_object_object_add(ds, info->name, json_object_new_string(mb_hex(d, info->size, hex)));
+				json_object_object_add(ds, info->name, json_object_new_string(hex_format(d, info->size, hex)));
 			}
 			if (!ds || policy_add_rule(r4, "EV_SEPARATOR", NULL, ds, "separator 00000000 (success)", true) < 0) {
-				rc = mb_fail(err, -ENOMEM, "out of memory");
+				rc = set_error(err, -ENOMEM, "out of memory");
 				goto out;
 			}
 		}
@@ -379,7 +379,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 			size_t k;
 
 			if (!ds) {
-				rc = mb_fail(err, -ENOMEM, "out of memory");
+				rc = set_error(err, -ENOMEM, "out of memory");
 				goto out;
 			}
 			for (k = 0; k < a->efi[i].n; k++) {
@@ -388,10 +388,10 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 
 				if (info)
 					json_object_object_add(ds, info->name,
-							       json_object_new_string(mb_hex(a->efi[i].digests[k], info->size, hex)));
+							       json_object_new_string(hex_format(a->efi[i].digests[k], info->size, hex)));
 			}
 			if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->efi[i].description, true) < 0) {
-				rc = mb_fail(err, -ENOMEM, "out of memory");
+				rc = set_error(err, -ENOMEM, "out of memory");
 				goto out;
 			}
 		}
@@ -403,7 +403,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	if (a->log) {
 		v = malloc(sizeof(*v));
 		if (!v) {
-			rc = mb_fail(err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		rc = mb_replay_log(a->log, SIZE_MAX, v, NULL, err);
@@ -411,7 +411,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 			goto out;
 		rc = log_loader_paths(a->log, &carry);
 		if (rc < 0) {
-			rc = mb_fail(err, rc, "out of memory");
+			rc = set_error(err, rc, "out of memory");
 			goto out;
 		}
 		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
@@ -434,13 +434,13 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 			else
 				rc = policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), a->log, pcr, NULL, NULL, true);
 			if (rc < 0) {
-				rc = mb_fail(err, rc, "out of memory");
+				rc = set_error(err, rc, "out of memory");
 				goto out;
 			}
 		}
 	}
 	*ret_json = policy_to_string(root);
-	rc = *ret_json ? 0 : mb_fail(err, -ENOMEM, "out of memory");
+	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:
 	grub_entry_done(&entry);
 	grub_words_done(&args);

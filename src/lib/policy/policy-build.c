@@ -36,7 +36,7 @@ json_object *policy_event_digests(const mb_event *ev)
 		char hex[2 * MB_DIGEST_MAX + 1];
 
 		if (d && d->size == ev->digests[i].size)
-			json_object_object_add(o, d->name, json_object_new_string(mb_hex(ev->digests[i].bytes, d->size, hex)));
+			json_object_object_add(o, d->name, json_object_new_string(hex_format(ev->digests[i].bytes, d->size, hex)));
 	}
 	return o;
 }
@@ -154,7 +154,7 @@ bool policy_add_values(json_object *pcrs, const mb_pcr_values *v, uint32_t pcr)
 		if (!vals)
 			vals = policy_pcr_entry(pcrs, pcr, "values");
 		json_object_object_add(vals, mb_digest_by_alg(v->banks[b].alg)->name,
-				       json_object_new_string(mb_hex(v->banks[b].value[pcr], v->banks[b].size, hex)));
+				       json_object_new_string(hex_format(v->banks[b].value[pcr], v->banks[b].size, hex)));
 	}
 	return vals != NULL;
 }

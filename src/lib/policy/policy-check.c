@@ -191,7 +191,7 @@ static int check_trusted(check_ctx *c, uint32_t pcr, const mb_verify_pcr *vr, bo
 		return add_violation(c->res, &c->cap, pcr, NULL, NULL,
 				     "PCR %u (%s) is %s, not its reset value, and the log has no event for it: "
 				     "what was measured into it is not in the log", pcr, c->info->name,
-				     mb_hex(vr->actual, vr->size, hex));
+				     hex_format(vr->actual, vr->size, hex));
 	return add_violation(c->res, &c->cap, pcr, NULL, NULL,
 			     "PCR %u (%s) did not verify (%s): the log does not account for its value, so its "
 			     "events prove nothing", pcr, c->info->name, mb_pcr_verdict_name(vr->verdict));
@@ -293,8 +293,8 @@ static int judge_values(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const 
 	if (memcmp(want->bytes, vr->actual, c->info->size) != 0) {
 		*violated = true;
 		return add_violation(c->res, &c->cap, pcr, NULL, NULL, "PCR %u (%s) is %s, the policy expects %s", pcr,
-				     c->info->name, mb_hex(vr->actual, c->info->size, hh),
-				     mb_hex(want->bytes, c->info->size, hw));
+				     c->info->name, hex_format(vr->actual, c->info->size, hh),
+				     hex_format(want->bytes, c->info->size, hw));
 	}
 	return 0;
 }
@@ -373,7 +373,7 @@ MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const
 	ret->bank = bank;
 	c.info = mb_digest_by_alg(bank);
 	if (!c.info)
-		return mb_fail(err, -EOPNOTSUPP, "unknown bank 0x%04x", bank);
+		return set_error(err, -EOPNOTSUPP, "unknown bank 0x%04x", bank);
 	c.mctx = pcre2_match_context_copy(p->mctx);
 	c.md = pcre2_match_data_create(1, NULL);
 	if (!c.mctx || !c.md) {
@@ -405,7 +405,7 @@ out:
 	pcre2_match_context_free(c.mctx);
 	if (rc < 0) {
 		mb_policy_result_done(ret);
-		return mb_fail(err, rc, rc == -ENOMEM ? "out of memory" : "policy check failed");
+		return set_error(err, rc, rc == -ENOMEM ? "out of memory" : "policy check failed");
 	}
 	return 0;
 }

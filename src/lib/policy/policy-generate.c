@@ -20,7 +20,7 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
 
 	if (!root || !jp || !v) {
 		json_object_put(jp);
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	json_object_object_add(root, "version", json_object_new_int(1));
@@ -47,12 +47,12 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
 		}
 		rc = policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), log, pcr, NULL, NULL, true);
 		if (rc < 0) {
-			rc = mb_fail(err, rc, "out of memory");
+			rc = set_error(err, rc, "out of memory");
 			goto out;
 		}
 	}
 	*ret_json = policy_to_string(root);
-	rc = *ret_json ? 0 : mb_fail(err, -ENOMEM, "out of memory");
+	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:
 	free(v);
 	json_object_put(root);

@@ -59,8 +59,8 @@ static int fail_field(const load_ctx *c, const char *needle, const char *field, 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (line)
-		return mb_fail(c->err, -EBADMSG, "line %u: %s: %s", line, field, what);
-	return mb_fail(c->err, -EBADMSG, "%s: %s", field, what);
+		return set_error(c->err, -EBADMSG, "line %u: %s: %s", line, field, what);
+	return set_error(c->err, -EBADMSG, "%s: %s", field, what);
 }
 
 static bool only_keys(json_object *o, const char *const *keys, const char **bad)
@@ -90,7 +90,7 @@ static int parse_digest(const load_ctx *c, const char *field, const char *bank, 
 	if (!json_object_is_type(v, json_type_string))
 		return fail_field(c, bank, field, "%s: expected a hex string", bank);
 	hex = json_object_get_string(v);
-	if (mb_unhex(hex, strlen(hex), d->bytes, info->size) < 0)
+	if (hex_parse(hex, strlen(hex), d->bytes, info->size) < 0)
 		return fail_field(c, hex, field, "%s: not %u bytes of hex", bank, info->size);
 	d->alg = info->alg;
 	d->size = info->size;
@@ -213,7 +213,7 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 		r->name = strdup(name);
 	}
 	if (!r->name)
-		return mb_fail(c->err, -ENOMEM, "out of memory");
+		return set_error(c->err, -ENOMEM, "out of memory");
 	if (json_object_object_get_ex(o, "required", &v)) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return fail_field(c, "required", field, "\"required\" must be true or false");
@@ -246,7 +246,7 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 			r->kind = RULE_TEXT;
 			r->pattern = strdup(pat);
 			if (!r->pattern)
-				return mb_fail(c->err, -ENOMEM, "out of memory");
+				return set_error(c->err, -ENOMEM, "out of memory");
 			/* Anchored at both ends: a rule says what the whole text is. */
 			r->re = pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED,
 					      PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
@@ -273,7 +273,7 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 			r->kind = RULE_DIGESTS;
 			r->allowed = calloc(n, sizeof(*r->allowed));
 			if (!r->allowed)
-				return mb_fail(c->err, -ENOMEM, "out of memory");
+				return set_error(c->err, -ENOMEM, "out of memory");
 			r->n_allowed = n;
 			for (i = 0; i < n; i++) {
 				json_object *e = json_object_array_get_idx(digests, i);
@@ -369,7 +369,7 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_obje
 		return fail_field(c, "rules", field, "more than %u rules", MB_POLICY_MAX_RULES);
 	pp->rules = calloc(n ? n : 1, sizeof(*pp->rules));
 	if (!pp->rules)
-		return mb_fail(c->err, -ENOMEM, "out of memory");
+		return set_error(c->err, -ENOMEM, "out of memory");
 	pp->n_rules = n;
 	for (i = 0; i < pp->n_rules; i++) {
 		rc = parse_rule(c, p, pcr, i, json_object_array_get_idx(rules, i), &pp->rules[i]);
@@ -389,12 +389,12 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	int rc;
 
 	if (size > MB_POLICY_MAX_SIZE)
-		return mb_fail(err, -E2BIG, "policy over %u bytes", MB_POLICY_MAX_SIZE);
+		return set_error(err, -E2BIG, "policy over %u bytes", MB_POLICY_MAX_SIZE);
 	if (memchr(text, 0, size))
-		return mb_fail(err, -EBADMSG, "policy contains a NUL byte");
+		return set_error(err, -EBADMSG, "policy contains a NUL byte");
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->mctx = pcre2_match_context_create(NULL))) {
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	pcre2_set_match_limit(p->mctx, POLICY_MATCH_LIMIT);
@@ -405,7 +405,7 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	if (rc < 0)
 		goto out;
 	if (!json_object_is_type(root, json_type_object)) {
-		rc = mb_fail(err, -EBADMSG, "a policy is a JSON object");
+		rc = set_error(err, -EBADMSG, "a policy is a JSON object");
 		goto out;
 	}
 	if (!only_keys(root, keys, &bad)) {

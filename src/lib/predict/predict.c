@@ -90,7 +90,7 @@ static int digest_file(predict_ctx *c, const char *path, file_digests *fd, mb_er
 			algs[n++] = c->banks[i].alg;
 	rc = mb_digest_file(path, algs, n, out, err);
 	if (rc < 0)
-		return mb_fail_prefix(err, rc, path);
+		return prefix_error(err, rc, path);
 	for (i = 0, n = 0; i < c->n_banks; i++)
 		if (mb_digest_by_alg(c->banks[i].alg))
 			memcpy(fd->d[i], out[n++], MB_DIGEST_MAX);
@@ -328,14 +328,14 @@ static int plan(predict_ctx *c, mb_error *err)
 
 	rc = read_today(c);
 	if (rc < 0)
-		return mb_fail(err, rc, "reading today's GRUB commands: %s", mb_strerror(rc));
+		return set_error(err, rc, "reading today's GRUB commands: %s", mb_strerror(rc));
 	if (in->grub_cfg) {
 		size_t size;
 
 		rc = grub_read_cfg_entry(in->grub_cfg, &c->entry, err);
 		if (rc < 0)
 			return rc;
-		rc = mb_read_file(in->grub_cfg, GRUB_CFG_MAX, (uint8_t **) &c->cfg_text, &size, err);
+		rc = file_read(in->grub_cfg, GRUB_CFG_MAX, (uint8_t **) &c->cfg_text, &size, err);
 		if (rc < 0)
 			return rc;
 		rc = digest_file(c, in->grub_cfg, &c->cfg, err);
@@ -354,7 +354,7 @@ static int plan(predict_ctx *c, mb_error *err)
 	c->kernel_path = dup_or(in->kernel_path ? in->kernel_path : c->entry.linux_line.n > 1 ? c->entry.linux_line.w[1] : NULL,
 				c->old_linux.n > 1 ? c->old_linux.w[1] : NULL);
 	if (!c->linux_cmd || !c->initrd_cmd || !c->kernel_path)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	if (in->cmdline) {
 		rc = grub_split_words(in->cmdline, in->cmdline + strlen(in->cmdline), &c->args);
 	} else {
@@ -365,7 +365,7 @@ static int plan(predict_ctx *c, mb_error *err)
 				rc = -ENOMEM;
 	}
 	if (rc < 0)
-		return mb_fail(err, rc, "the command line: %s", mb_strerror(rc));
+		return set_error(err, rc, "the command line: %s", mb_strerror(rc));
 	if (in->initrd_path) {
 		c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->initrd_path);
 	} else {
@@ -568,7 +568,7 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	if (rc == 0)
 		rc = walk(&c, w);
 	if (rc < 0) {
-		rc = mb_fail(err, rc, "predicting the log: %s", mb_strerror(rc));
+		rc = set_error(err, rc, "predicting the log: %s", mb_strerror(rc));
 		goto out;
 	}
 	bytes = mb_log_writer_data(w, &size);
@@ -578,7 +578,7 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	today = mb_pcr_values_new();
 	ret->values = mb_pcr_values_new();
 	if (!today || !ret->values) {
-		rc = mb_fail(err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = mb_replay_log(in->log, SIZE_MAX, today, NULL, err);

@@ -214,7 +214,7 @@ MB_EXPORT int mb_log_diff(const mb_event_log *a, const mb_event_log *b, mb_diff 
 		if (rc < 0) {
 			free(pcrs);
 			mb_diff_done(ret);
-			return mb_fail(err, rc, "out of memory comparing logs");
+			return set_error(err, rc, "out of memory comparing logs");
 		}
 	}
 	free(pcrs);
@@ -222,7 +222,7 @@ MB_EXPORT int mb_log_diff(const mb_event_log *a, const mb_event_log *b, mb_diff 
 	ret->a_values = mb_pcr_values_new();
 	ret->b_values = mb_pcr_values_new();
 	if (!ret->a_values || !ret->b_values)
-		rc = mb_fail(err, -ENOMEM, "out of memory comparing logs");
+		rc = set_error(err, -ENOMEM, "out of memory comparing logs");
 	else
 		rc = mb_replay_log(a, SIZE_MAX, ret->a_values, NULL, err);
 	if (rc == 0)

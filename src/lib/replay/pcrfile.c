@@ -41,11 +41,11 @@ static int add_value(mb_pcr_values *v, const char *bank_name, uint32_t pcr, cons
 	mb_pcr_bank *bank;
 
 	if (!d)
-		return mb_fail(err, -EOPNOTSUPP, "line %u: unknown PCR bank \"%s\"", line, bank_name);
+		return set_error(err, -EOPNOTSUPP, "line %u: unknown PCR bank \"%s\"", line, bank_name);
 	bank = pcrv_bank(v, d->alg);
 	if (!bank) {
 		if (v->n_banks >= MB_MAX_BANKS)
-			return mb_fail(err, -E2BIG, "too many banks");
+			return set_error(err, -E2BIG, "too many banks");
 		bank = &v->banks[v->n_banks++];
 		bank->alg = d->alg;
 		bank->size = d->size;
@@ -54,10 +54,10 @@ static int add_value(mb_pcr_values *v, const char *bank_name, uint32_t pcr, cons
 		hex += 2;
 		hex_len -= 2;
 	}
-	if (mb_unhex(hex, hex_len, bank->value[pcr], d->size) < 0)
-		return mb_fail(err, -EBADMSG, "line %u: %s PCR %u: not %u bytes of hex", line, d->name, pcr, d->size);
+	if (hex_parse(hex, hex_len, bank->value[pcr], d->size) < 0)
+		return set_error(err, -EBADMSG, "line %u: %s PCR %u: not %u bytes of hex", line, d->name, pcr, d->size);
 	if (bank->present & (1u << pcr))
-		return mb_fail(err, -EBADMSG, "line %u: %s PCR %u given twice", line, d->name, pcr);
+		return set_error(err, -EBADMSG, "line %u: %s PCR %u given twice", line, d->name, pcr);
 	bank->present |= 1u << pcr;
 	return 0;
 }
@@ -73,16 +73,16 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 		return rc;
 	if (!json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "banks", &banks) ||
 	    !json_object_is_type(banks, json_type_object)) {
-		rc = mb_fail(err, -EBADMSG, "PCR values JSON needs an object \"banks\"");
+		rc = set_error(err, -EBADMSG, "PCR values JSON needs an object \"banks\"");
 		goto out;
 	}
 	json_object_object_foreach(banks, bank_name, pcrs) {
 		if (!json_object_is_type(pcrs, json_type_object)) {
-			rc = mb_fail(err, -EBADMSG, "banks.%s: not an object", bank_name);
+			rc = set_error(err, -EBADMSG, "banks.%s: not an object", bank_name);
 			goto out;
 		}
 		if (!mb_digest_by_name(bank_name)) {
-			rc = mb_fail(err, -EOPNOTSUPP, "banks.%s: unknown PCR bank", bank_name);
+			rc = set_error(err, -EOPNOTSUPP, "banks.%s: unknown PCR bank", bank_name);
 			goto out;
 		}
 		json_object_object_foreach(pcrs, key, val) {
@@ -90,21 +90,21 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 			const char *hex;
 
 			if (parse_pcr_index(key, strlen(key), &pcr) < 0 || !json_object_is_type(val, json_type_string)) {
-				rc = mb_fail(err, -EBADMSG, "banks.%s.%s: expected a PCR index 0-23 and a hex string",
+				rc = set_error(err, -EBADMSG, "banks.%s.%s: expected a PCR index 0-23 and a hex string",
 					     bank_name, key);
 				goto out;
 			}
 			hex = json_object_get_string(val);
 			rc = add_value(ret, bank_name, pcr, hex, strlen(hex), err, 0);
 			if (rc < 0) {
-				mb_fail(err, rc, "banks.%s.%s: %s", bank_name, key,
+				set_error(err, rc, "banks.%s.%s: %s", bank_name, key,
 					rc == -EBADMSG ? "not a digest of the bank's size in hex" : mb_strerror(rc));
 				goto out;
 			}
 		}
 	}
 	if (ret->n_banks == 0)
-		rc = mb_fail(err, -EBADMSG, "no PCR values found");
+		rc = set_error(err, -EBADMSG, "no PCR values found");
 out:
 	json_object_put(root);
 	return rc;
@@ -136,12 +136,12 @@ static int parse_yaml(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 			continue;
 		colon = memchr(s, ':', (size_t) (e - s));
 		if (!colon)
-			return mb_fail(err, -EBADMSG, "line %u: expected \"bank:\" or \"N : value\"", line);
+			return set_error(err, -EBADMSG, "line %u: expected \"bank:\" or \"N : value\"", line);
 		if (colon + 1 == e) {
 			size_t n = (size_t) (colon - s);
 
 			if (n == 0 || n >= sizeof(bank))
-				return mb_fail(err, -EBADMSG, "line %u: bad bank name", line);
+				return set_error(err, -EBADMSG, "line %u: bad bank name", line);
 			memcpy(bank, s, n);
 			bank[n] = 0;
 			continue;
@@ -154,14 +154,14 @@ static int parse_yaml(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 			while (v < e && isspace((unsigned char) *v))
 				v++;
 			if (!bank[0] || parse_pcr_index(k, (size_t) (ke - k), &pcr) < 0)
-				return mb_fail(err, -EBADMSG, "line %u: expected \"N : value\" under a bank", line);
+				return set_error(err, -EBADMSG, "line %u: expected \"N : value\" under a bank", line);
 			rc = add_value(ret, bank, pcr, v, (size_t) (e - v), err, line);
 			if (rc < 0)
 				return rc;
 		}
 	}
 	if (ret->n_banks == 0)
-		return mb_fail(err, -EBADMSG, "no PCR values found");
+		return set_error(err, -EBADMSG, "no PCR values found");
 	return 0;
 }
 
@@ -171,9 +171,9 @@ MB_EXPORT int mb_pcr_values_parse(const char *text, size_t size, mb_pcr_values *
 
 	memset(ret, 0, sizeof(*ret));
 	if (size > PCR_TEXT_MAX)
-		return mb_fail(err, -E2BIG, "PCR values file over %u bytes", PCR_TEXT_MAX);
+		return set_error(err, -E2BIG, "PCR values file over %u bytes", PCR_TEXT_MAX);
 	if (memchr(text, 0, size))
-		return mb_fail(err, -EBADMSG, "PCR values file contains a NUL byte");
+		return set_error(err, -EBADMSG, "PCR values file contains a NUL byte");
 	while (i < size && isspace((unsigned char) text[i]))
 		i++;
 	if (i < size && text[i] == '{')
@@ -205,7 +205,7 @@ MB_EXPORT char *mb_pcr_values_to_json(const mb_pcr_values *v, bool pretty)
 			if (!(bank->present & (1u << p)))
 				continue;
 			snprintf(key, sizeof(key), "%u", p);
-			json_object_object_add(o, key, json_object_new_string(mb_hex(bank->value[p], bank->size, hex)));
+			json_object_object_add(o, key, json_object_new_string(hex_format(bank->value[p], bank->size, hex)));
 		}
 	}
 	{

@@ -90,22 +90,22 @@ MB_EXPORT int mb_pcr_values_set(mb_pcr_values *v, uint16_t alg, uint32_t pcr, co
 	mb_pcr_bank *b;
 
 	if (!d)
-		return mb_fail(err, -EOPNOTSUPP, "unknown PCR bank algorithm 0x%04x", alg);
+		return set_error(err, -EOPNOTSUPP, "unknown PCR bank algorithm 0x%04x", alg);
 	if (pcr >= MB_PCR_COUNT)
-		return mb_fail(err, -EINVAL, "PCR %u: there are only %u PCRs", pcr, MB_PCR_COUNT);
+		return set_error(err, -EINVAL, "PCR %u: there are only %u PCRs", pcr, MB_PCR_COUNT);
 	if (size != d->size)
-		return mb_fail(err, -EINVAL, "%s PCR %u: %zu bytes, not %u", d->name, pcr, size, d->size);
+		return set_error(err, -EINVAL, "%s PCR %u: %zu bytes, not %u", d->name, pcr, size, d->size);
 	b = pcrv_bank(v, alg);
 	if (!b) {
 		if (v->n_banks >= MB_MAX_BANKS)
-			return mb_fail(err, -E2BIG, "too many banks");
+			return set_error(err, -E2BIG, "too many banks");
 		b = &v->banks[v->n_banks++];
 		memset(b, 0, sizeof(*b));
 		b->alg = alg;
 		b->size = d->size;
 	}
 	if (b->present & (1u << pcr))
-		return mb_fail(err, -EEXIST, "%s PCR %u given twice", d->name, pcr);
+		return set_error(err, -EEXIST, "%s PCR %u given twice", d->name, pcr);
 	memcpy(b->value[pcr], digest, size);
 	b->present |= 1u << pcr;
 	return 0;
@@ -199,7 +199,7 @@ static int defer_pcr0(replay_state *st, const mb_event *ev, const uint8_t *diges
 		deferred *n = realloc(st->pcr0, ncap * sizeof(*n));
 
 		if (!n)
-			return mb_fail(err, -ENOMEM, "out of memory");
+			return set_error(err, -ENOMEM, "out of memory");
 		st->pcr0 = n;
 		st->cap_pcr0 = ncap;
 	}
@@ -250,7 +250,7 @@ static int replay_event(replay_state *st, const mb_event *ev, mb_error *err)
 		if (ev->pcr == 0)
 			rc = defer_pcr0(st, ev, ev->digests[k].bytes, (size_t) (bank - ret->banks), err);
 		else if (mb_digest_extend(bank->alg, bank->value[ev->pcr], ev->digests[k].bytes) < 0)
-			rc = mb_fail(err, -EIO, "hashing failed while replaying event %u", ev->number);
+			rc = set_error(err, -EIO, "hashing failed while replaying event %u", ev->number);
 		else
 			rc = 0;
 		if (rc < 0)
@@ -273,7 +273,7 @@ static int replay_end(replay_state *st, mb_error *err)
 		mb_pcr_bank *bank = &ret->banks[st->pcr0[i].bank];
 
 		if (mb_digest_extend(bank->alg, bank->value[0], st->pcr0[i].digest) < 0)
-			return mb_fail(err, -EIO, "hashing failed while replaying event %u", st->pcr0[i].event);
+			return set_error(err, -EIO, "hashing failed while replaying event %u", st->pcr0[i].event);
 	}
 	return 0;
 }

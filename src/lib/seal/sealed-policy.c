@@ -27,9 +27,9 @@ MB_EXPORT int mb_sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, con
 	int r;
 
 	if (s->authorized)
-		return mb_fail(err, -EINVAL, "the secret is sealed to signed policies, not to PCR values");
+		return set_error(err, -EINVAL, "the secret is sealed to signed policies, not to PCR values");
 	if (!current || (predicted && (predicted->alg != current->alg || predicted->size != current->size)))
-		return mb_fail(err, -EINVAL, "the predicted values are of another bank than the current ones");
+		return set_error(err, -EINVAL, "the predicted values are of another bank than the current ones");
 	/* Only the sealed PCRs' values are kept; computed first so that a refusal leaves s as it was. */
 	now = *current;
 	now.present &= mask;

@@ -148,7 +148,7 @@ int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_er
 		return r;
 	if (!json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
-		return mb_fail(err, -EBADMSG, "not a JSON object");
+		return set_error(err, -EBADMSG, "not a JSON object");
 	}
 	*ret = root;
 	return 0;
@@ -162,15 +162,15 @@ int seal_json_open(const char *text, size_t size, size_t max, const char *what, 
 
 	*ret = NULL;
 	if (size > max || size > INT_MAX)
-		return mb_fail(err, -E2BIG, "%s larger than %zu bytes", what, max);
+		return set_error(err, -E2BIG, "%s larger than %zu bytes", what, max);
 	r = seal_json_parse_text(text, size, &root, err);
 	if (r < 0)
 		return r;
 	o = seal_json_get(root, "kind", json_type_string);
 	if (!o || strcmp(json_object_get_string(o), kind) != 0)
-		r = mb_fail(err, -EBADMSG, "field \"kind\" is not \"%s\"", kind);
+		r = set_error(err, -EBADMSG, "field \"kind\" is not \"%s\"", kind);
 	else if (!(o = seal_json_get(root, "version", json_type_int)) || json_object_get_int64(o) != 1)
-		r = mb_fail(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
+		r = set_error(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
 	if (r < 0) {
 		json_object_put(root);
 		return r;
@@ -200,8 +200,8 @@ int seal_json_hex(json_object *o, const char *key, const char *name, uint8_t *ou
 	json_object *v = seal_json_get(o, key, json_type_string);
 
 	if (!v || (size_t) json_object_get_string_len(v) != 2 * size ||
-	    mb_unhex(json_object_get_string(v), 2 * size, out, size) < 0)
-		return mb_fail(err, -EBADMSG, "field \"%s\" is not %zu bytes of hex", name, size);
+	    hex_parse(json_object_get_string(v), 2 * size, out, size) < 0)
+		return set_error(err, -EBADMSG, "field \"%s\" is not %zu bytes of hex", name, size);
 	return 0;
 }
 
@@ -234,17 +234,17 @@ int seal_json_b64(json_object *root, const char *key, size_t max, bool optional,
 	if (!json_object_object_get_ex(root, key, &v) || json_object_is_type(v, json_type_null)) {
 		if (optional)
 			return 0;
-		return mb_fail(err, -EBADMSG, "field \"%s\" is missing", key);
+		return set_error(err, -EBADMSG, "field \"%s\" is missing", key);
 	}
 	if (!json_object_is_type(v, json_type_string))
-		return mb_fail(err, -EBADMSG, "field \"%s\" is not a string", key);
+		return set_error(err, -EBADMSG, "field \"%s\" is not a string", key);
 	r = mb_base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), max, ret, ret_size);
 	if (r == -E2BIG)
-		return mb_fail(err, -E2BIG, "field \"%s\" is larger than %zu bytes", key, max);
+		return set_error(err, -E2BIG, "field \"%s\" is larger than %zu bytes", key, max);
 	if (r == -ENOMEM)
-		return mb_fail(err, r, "out of memory");
+		return set_error(err, r, "out of memory");
 	if (r < 0)
-		return mb_fail(err, -EBADMSG, "field \"%s\" is not valid base64", key);
+		return set_error(err, -EBADMSG, "field \"%s\" is not valid base64", key);
 	return 0;
 }
 
@@ -259,33 +259,33 @@ int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_o
 
 	memset(bank_out, 0, sizeof(*bank_out));
 	if (!pcrs || !json_object_is_type(pcrs, json_type_object))
-		return mb_fail(err, -EBADMSG, "field \"%s\" is missing or not an object", name);
+		return set_error(err, -EBADMSG, "field \"%s\" is missing or not an object", name);
 	bank = seal_json_get(pcrs, "bank", json_type_string);
 	if (!bank || !(d = mb_digest_by_name(json_object_get_string(bank))))
-		return mb_fail(err, -EBADMSG, "field \"%s.bank\" is missing or names no known bank", name);
+		return set_error(err, -EBADMSG, "field \"%s.bank\" is missing or names no known bank", name);
 	bank_out->alg = d->alg;
 	bank_out->size = d->size;
 	sel = seal_json_get(pcrs, "selection", json_type_array);
 	if (!sel)
-		return mb_fail(err, -EBADMSG, "field \"%s.selection\" is missing or not an array", name);
+		return set_error(err, -EBADMSG, "field \"%s.selection\" is missing or not an array", name);
 	n = json_object_array_length(sel);
 	if (n > MB_PCR_COUNT)
-		return mb_fail(err, -EBADMSG, "field \"%s.selection\" has more than %u PCRs", name, MB_PCR_COUNT);
+		return set_error(err, -EBADMSG, "field \"%s.selection\" has more than %u PCRs", name, MB_PCR_COUNT);
 	for (i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(sel, i);
 		int64_t p;
 
 		if (!json_object_is_type(e, json_type_int))
-			return mb_fail(err, -EBADMSG, "field \"%s.selection\" holds a non-integer", name);
+			return set_error(err, -EBADMSG, "field \"%s.selection\" holds a non-integer", name);
 		p = json_object_get_int64(e);
 		if (p < 0 || p >= MB_PCR_COUNT || (mask & (1u << p)))
-			return mb_fail(err, -EBADMSG, "field \"%s.selection\": PCR %lld out of range or repeated", name,
+			return set_error(err, -EBADMSG, "field \"%s.selection\": PCR %lld out of range or repeated", name,
 				       (long long) p);
 		mask |= 1u << p;
 	}
 	vals = seal_json_get(pcrs, "values", json_type_object);
 	if (!vals)
-		return mb_fail(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
+		return set_error(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
 	json_object_object_foreach(vals, key, val) {
 		/* One spelling per PCR ("5", not " 5", "+5" or "05"): no value can hide behind another. */
 		char *end;
@@ -294,18 +294,18 @@ int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_o
 
 		if (*key < '0' || *key > '9' || (key[0] == '0' && key[1]) || *end || p >= MB_PCR_COUNT ||
 		    !(mask & (1u << p)))
-			return mb_fail(err, -EBADMSG, "field \"%s.values\": key \"%.8s\" is not a selected PCR", name,
+			return set_error(err, -EBADMSG, "field \"%s.values\": key \"%.8s\" is not a selected PCR", name,
 				       key);
 		if (!json_object_is_type(val, json_type_string))
-			return mb_fail(err, -EBADMSG, "field \"%s.values.%lu\" is not a string", name, p);
+			return set_error(err, -EBADMSG, "field \"%s.values.%lu\" is not a string", name, p);
 		hex = json_object_get_string(val);
 		if ((size_t) json_object_get_string_len(val) != 2u * d->size ||
-		    mb_unhex(hex, 2u * d->size, bank_out->value[p], d->size) < 0)
-			return mb_fail(err, -EBADMSG, "field \"%s.values.%lu\" is not %u bytes of hex", name, p, d->size);
+		    hex_parse(hex, 2u * d->size, bank_out->value[p], d->size) < 0)
+			return set_error(err, -EBADMSG, "field \"%s.values.%lu\" is not %u bytes of hex", name, p, d->size);
 		bank_out->present |= 1u << p;
 	}
 	if (bank_out->present != mask)
-		return mb_fail(err, -EBADMSG, "field \"%s.values\" lacks a value for a selected PCR", name);
+		return set_error(err, -EBADMSG, "field \"%s.values\" lacks a value for a selected PCR", name);
 	*mask_out = mask;
 	return 0;
 }
@@ -317,18 +317,18 @@ static int parse_authority(json_object *o, mb_sealed *s, mb_error *err)
 	int r;
 
 	if (!o)
-		return mb_fail(err, -EBADMSG, "field \"policy.key\" is missing or not an object");
+		return set_error(err, -EBADMSG, "field \"policy.key\" is missing or not an object");
 	r = seal_json_b64(o, "public", MB_SEALED_MAX_BLOB, false, &s->auth_key, &s->auth_key_size, err);
 	if (r < 0)
 		return r;
 	r = mb_tpm_key_name(s->auth_key, s->auth_key_size, s->auth_key_name, err);
 	if (r < 0)
-		return mb_fail_prefix(err, -EBADMSG, "field \"policy.key.public\"");
+		return prefix_error(err, -EBADMSG, "field \"policy.key.public\"");
 	r = seal_json_hex(o, "name", "policy.key.name", name, sizeof(name), err);
 	if (r < 0)
 		return r;
 	if (memcmp(name, s->auth_key_name, sizeof(name)) != 0)
-		return mb_fail(err, -EBADMSG, "field \"policy.key.name\" is not the name of \"policy.key.public\"");
+		return set_error(err, -EBADMSG, "field \"policy.key.name\" is not the name of \"policy.key.public\"");
 	return 0;
 }
 
@@ -347,13 +347,13 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 	v = o ? seal_json_get(o, "kind", json_type_string) : NULL;
 	kind = v ? json_object_get_string(v) : "";
 	if (strcmp(kind, "pcr") != 0 && strcmp(kind, "or") != 0 && strcmp(kind, "authorize") != 0)
-		return mb_fail(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\", \"or\" or \"authorize\"");
+		return set_error(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\", \"or\" or \"authorize\"");
 	r = seal_json_hex(o, "digest", "policy.digest", s->policy, MB_POLICY_DIGEST_SIZE, err);
 	if (r < 0)
 		return r;
 	if (strcmp(kind, "authorize") == 0) {
 		if (json_object_object_get_ex(root, "pcrs", NULL))
-			return mb_fail(err, -EBADMSG, "field \"pcrs\" is not taken with an \"authorize\" policy "
+			return set_error(err, -EBADMSG, "field \"pcrs\" is not taken with an \"authorize\" policy "
 				       "(the signatures carry the PCR values)");
 		s->authorized = true;
 		r = parse_authority(seal_json_get(o, "key", json_type_object), s, err);
@@ -362,7 +362,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 		if (r < 0)
 			return r;
 		if (memcmp(want, s->policy, sizeof(want)) != 0)
-			return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the PolicyAuthorize digest of "
+			return set_error(err, -EBADMSG, "field \"policy.digest\" is not the PolicyAuthorize digest of "
 				       "\"policy.key.name\"");
 		return 0;
 	}
@@ -377,7 +377,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 		br = seal_json_get(o, "branches", json_type_array);
 		n = br ? json_object_array_length(br) : 0;
 		if (n < 2 || n > MB_POLICY_OR_MAX)
-			return mb_fail(err, -EBADMSG, "field \"policy.branches\" is not an array of 2 to %u PCR states",
+			return set_error(err, -EBADMSG, "field \"policy.branches\" is not an array of 2 to %u PCR states",
 				       MB_POLICY_OR_MAX);
 		for (i = 0; i < n; i++) {
 			char name[32];
@@ -397,7 +397,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 			return r;
 	}
 	if (memcmp(want, s->policy, sizeof(want)) != 0)
-		return mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the %s digest of %s",
+		return set_error(err, -EBADMSG, "field \"policy.digest\" is not the %s digest of %s",
 			       s->n_branches ? "PolicyOR" : "PolicyPCR", s->n_branches ? "\"policy.branches\"" : "\"pcrs\"");
 	return 0;
 }
@@ -429,13 +429,13 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 		goto fail;
 	/* else the TPM would refuse every unseal, with no word on why */
 	if (memcmp(auth_policy, s.policy, sizeof(auth_policy)) != 0) {
-		r = mb_fail(err, -EBADMSG, "field \"policy.digest\" is not the sealed object's authPolicy (in \"public\")");
+		r = set_error(err, -EBADMSG, "field \"policy.digest\" is not the sealed object's authPolicy (in \"public\")");
 		goto fail;
 	}
 
 	o = seal_json_get(root, "parent", json_type_object);
 	if (!o) {
-		r = mb_fail(err, -EBADMSG, "field \"parent\" is missing or not an object");
+		r = set_error(err, -EBADMSG, "field \"parent\" is missing or not an object");
 		goto fail;
 	}
 	if ((v = seal_json_get(o, "handle", json_type_string))) {
@@ -444,18 +444,18 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 		unsigned long x = strtoul(h, &end, 16);
 
 		if (strncmp(h, "0x", 2) != 0 || *end || (x >> 24) != 0x81) {
-			r = mb_fail(err, -EBADMSG, "field \"parent.handle\" is not a persistent handle (0x81xxxxxx)");
+			r = set_error(err, -EBADMSG, "field \"parent.handle\" is not a persistent handle (0x81xxxxxx)");
 			goto fail;
 		}
 		s.parent_persistent = true;
 		s.parent_handle = (uint32_t) x;
 	} else if ((v = seal_json_get(o, "template", json_type_string))) {
 		if (strcmp(json_object_get_string(v), "ecc-p256-srk") != 0) {
-			r = mb_fail(err, -EBADMSG, "field \"parent.template\" is not \"ecc-p256-srk\"");
+			r = set_error(err, -EBADMSG, "field \"parent.template\" is not \"ecc-p256-srk\"");
 			goto fail;
 		}
 	} else {
-		r = mb_fail(err, -EBADMSG, "field \"parent\" has neither \"handle\" nor \"template\"");
+		r = set_error(err, -EBADMSG, "field \"parent\" has neither \"handle\" nor \"template\"");
 		goto fail;
 	}
 	json_object_put(root);
@@ -498,7 +498,7 @@ json_object *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 			continue;
 		json_object_array_add(sel, json_object_new_int((int) p));
 		snprintf(key, sizeof(key), "%u", p);
-		json_object_object_add(vals, key, json_object_new_string(mb_hex(b->value[p], d->size, hex)));
+		json_object_object_add(vals, key, json_object_new_string(hex_format(b->value[p], d->size, hex)));
 	}
 	json_object_object_add(o, "selection", sel);
 	json_object_object_add(o, "values", vals);
@@ -526,12 +526,12 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 		json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&s->pcrs, s->mask));
 	json_object_object_add(pol, "kind",
 			       json_object_new_string(s->authorized ? "authorize" : s->n_branches ? "or" : "pcr"));
-	json_object_object_add(pol, "digest", json_object_new_string(mb_hex(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
+	json_object_object_add(pol, "digest", json_object_new_string(hex_format(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
 	if (s->authorized) {
 		json_object *key = json_object_new_object();
 
 		json_object_object_add(key, "name",
-				       json_object_new_string(mb_hex(s->auth_key_name, MB_TPM_NAME_SIZE, hex)));
+				       json_object_new_string(hex_format(s->auth_key_name, MB_TPM_NAME_SIZE, hex)));
 		json_object_object_add(key, "public", seal_json_b64_obj(s->auth_key, s->auth_key_size));
 		json_object_object_add(pol, "key", key);
 	}

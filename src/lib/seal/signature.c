@@ -49,14 +49,14 @@ MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_pol
 	sig->sig = NULL;
 	sig->sig_size = 0;
 	if (key_pem_size == 0 || key_pem_size > KEY_PEM_MAX)
-		return mb_fail(err, -EBADMSG, "not a PEM private key (empty, or over %u bytes)", KEY_PEM_MAX);
+		return set_error(err, -EBADMSG, "not a PEM private key (empty, or over %u bytes)", KEY_PEM_MAX);
 	bio = BIO_new_mem_buf(key_pem, (int) key_pem_size);
 	if (bio)
 		/* an encrypted key is refused (no prompt in a library): the passphrase "" fails */
 		pk = PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *) "");
 	BIO_free(bio);
 	if (!pk)
-		return mb_fail(err, -EBADMSG, "not an unencrypted PEM private key");
+		return set_error(err, -EBADMSG, "not an unencrypted PEM private key");
 	if (EVP_PKEY_is_a(pk, "RSA"))
 		sig->scheme = MB_SIG_RSASSA;
 	else if (EVP_PKEY_is_a(pk, "EC")) {
@@ -65,12 +65,12 @@ MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_pol
 		if (!EVP_PKEY_get_utf8_string_param(pk, OSSL_PKEY_PARAM_GROUP_NAME, curve, sizeof(curve), NULL) ||
 		    strcmp(curve, "prime256v1") != 0) {
 			EVP_PKEY_free(pk);
-			return mb_fail(err, -EOPNOTSUPP, "an EC key on curve %s (NIST P-256 is taken)", *curve ? curve : "?");
+			return set_error(err, -EOPNOTSUPP, "an EC key on curve %s (NIST P-256 is taken)", *curve ? curve : "?");
 		}
 		sig->scheme = MB_SIG_ECDSA;
 	} else {
 		EVP_PKEY_free(pk);
-		return mb_fail(err, -EOPNOTSUPP, "not an RSA or EC key");
+		return set_error(err, -EOPNOTSUPP, "not an RSA or EC key");
 	}
 	/* RSA: PKCS#1 v1.5, the default padding and what TPM_ALG_RSASSA verifies. */
 	md = EVP_MD_CTX_new();
@@ -81,7 +81,7 @@ MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_pol
 	EVP_PKEY_free(pk);
 	if (!r) {
 		free(out);
-		return mb_fail(err, -EINVAL, "signing failed");
+		return set_error(err, -EINVAL, "signing failed");
 	}
 	sig->sig = out;
 	sig->sig_size = n;
@@ -106,7 +106,7 @@ static int check_signature_bytes(const mb_policy_signature *s, mb_error *err)
 	}
 	ECDSA_SIG_free(es);
 	if (!ok)
-		return mb_fail(err, -EBADMSG, "field \"signature.value\" is not one DER ECDSA-Sig-Value of a P-256 key");
+		return set_error(err, -EBADMSG, "field \"signature.value\" is not one DER ECDSA-Sig-Value of a P-256 key");
 	return 0;
 }
 
@@ -124,25 +124,25 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 		return r;
 	r = seal_json_pcr_state(seal_json_get(root, "pcrs", json_type_object), "pcrs", &s.pcrs, &s.mask, err);
 	if (r == 0 && s.mask == 0)
-		r = mb_fail(err, -EBADMSG, "field \"pcrs.selection\" is empty: a signature for no PCRs approves any boot");
+		r = set_error(err, -EBADMSG, "field \"pcrs.selection\" is empty: a signature for no PCRs approves any boot");
 	if (r == 0)
 		r = seal_json_hex(root, "policy", "policy", s.approved, sizeof(s.approved), err);
 	if (r == 0)
 		r = mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, want, err);
 	if (r == 0 && memcmp(want, s.approved, sizeof(want)) != 0)
-		r = mb_fail(err, -EBADMSG, "field \"policy\" is not the PolicyPCR digest of \"pcrs\"");
+		r = set_error(err, -EBADMSG, "field \"policy\" is not the PolicyPCR digest of \"pcrs\"");
 	if (r < 0)
 		goto fail;
 	o = seal_json_get(root, "key", json_type_object);
 	if (!o) {
-		r = mb_fail(err, -EBADMSG, "field \"key\" is missing or not an object");
+		r = set_error(err, -EBADMSG, "field \"key\" is missing or not an object");
 		goto fail;
 	}
 	r = seal_json_hex(o, "name", "key.name", s.key_name, sizeof(s.key_name), err);
 	if (r < 0)
 		goto fail;
 	if (s.key_name[0] != 0x00 || s.key_name[1] != 0x0b) {
-		r = mb_fail(err, -EBADMSG, "field \"key.name\" is not a SHA-256 name (000b...)");
+		r = set_error(err, -EBADMSG, "field \"key.name\" is not a SHA-256 name (000b...)");
 		goto fail;
 	}
 	o = seal_json_get(root, "signature", json_type_object);
@@ -153,21 +153,21 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 	else if (strcmp(scheme, "ecdsa") == 0)
 		s.scheme = MB_SIG_ECDSA;
 	else {
-		r = mb_fail(err, -EBADMSG, "field \"signature.scheme\" is missing or not \"rsassa\" or \"ecdsa\"");
+		r = set_error(err, -EBADMSG, "field \"signature.scheme\" is missing or not \"rsassa\" or \"ecdsa\"");
 		goto fail;
 	}
 	v = seal_json_get(o, "hash", json_type_string);
 	if (!v || strcmp(json_object_get_string(v), "sha256") != 0) {
-		r = mb_fail(err, -EBADMSG, "field \"signature.hash\" is not \"sha256\"");
+		r = set_error(err, -EBADMSG, "field \"signature.hash\" is not \"sha256\"");
 		goto fail;
 	}
 	r = seal_json_b64(o, "value", MB_SIG_MAX, false, &s.sig, &s.sig_size, err);
 	if (r < 0) {
-		mb_fail_prefix(err, r, "signature");
+		prefix_error(err, r, "signature");
 		goto fail;
 	}
 	if (s.sig_size == 0) {
-		r = mb_fail(err, -EBADMSG, "field \"signature.value\" is empty");
+		r = set_error(err, -EBADMSG, "field \"signature.value\" is empty");
 		goto fail;
 	}
 	r = check_signature_bytes(&s, err);
@@ -197,8 +197,8 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 	json_object_object_add(root, "kind", json_object_new_string("mboot-policy-signature"));
 	json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&sig->pcrs, sig->mask));
 	json_object_object_add(root, "policy",
-			       json_object_new_string(mb_hex(sig->approved, MB_POLICY_DIGEST_SIZE, hex)));
-	json_object_object_add(key, "name", json_object_new_string(mb_hex(sig->key_name, MB_TPM_NAME_SIZE, hex)));
+			       json_object_new_string(hex_format(sig->approved, MB_POLICY_DIGEST_SIZE, hex)));
+	json_object_object_add(key, "name", json_object_new_string(hex_format(sig->key_name, MB_TPM_NAME_SIZE, hex)));
 	json_object_object_add(root, "key", key);
 	json_object_object_add(so, "scheme", json_object_new_string(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));
 	json_object_object_add(so, "hash", json_object_new_string("sha256"));

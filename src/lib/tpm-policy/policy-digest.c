@@ -24,11 +24,11 @@ MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, 
 	int r;
 
 	if (!bank || !mb_digest_by_alg(bank->alg) || mb_digest_by_alg(bank->alg)->size != bank->size)
-		return mb_fail(err, -EINVAL, "unknown PCR bank");
+		return set_error(err, -EINVAL, "unknown PCR bank");
 	if (mask >> MB_PCR_COUNT)
-		return mb_fail(err, -EINVAL, "PCR selection beyond PCR %u", MB_PCR_COUNT - 1);
+		return set_error(err, -EINVAL, "PCR selection beyond PCR %u", MB_PCR_COUNT - 1);
 	if ((bank->present & mask) != mask)
-		return mb_fail(err, -EINVAL, "a selected PCR has no value");
+		return set_error(err, -EINVAL, "a selected PCR has no value");
 
 	if (old)
 		memcpy(p, old, MB_POLICY_DIGEST_SIZE);
@@ -53,7 +53,7 @@ MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, 
 	/* pcrDigest: the session's hash (SHA-256) over the selected values, in selection order. */
 	r = mb_digest_ctx_new(MB_ALG_SHA256, &ctx);
 	if (r < 0)
-		return mb_fail(err, r, "cannot hash");
+		return set_error(err, r, "cannot hash");
 	for (i = 0; i < MB_PCR_COUNT && r >= 0; i++)
 		if (mask & (1u << i))
 			r = mb_digest_ctx_update(ctx, bank->value[i], bank->size);
@@ -61,12 +61,12 @@ MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, 
 		r = mb_digest_ctx_final(ctx, p);
 	mb_digest_ctx_free(ctx);
 	if (r < 0)
-		return mb_fail(err, r, "cannot hash");
+		return set_error(err, r, "cannot hash");
 	p += MB_POLICY_DIGEST_SIZE;
 
 	r = mb_digest(MB_ALG_SHA256, buf, (size_t) (p - buf), out);
 	if (r < 0)
-		return mb_fail(err, r, "cannot hash");
+		return set_error(err, r, "cannot hash");
 	return 0;
 }
 
@@ -81,7 +81,7 @@ MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZ
 	int r;
 
 	if (n < 2 || n > MB_POLICY_OR_MAX)
-		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to %u branches, not %zu", MB_POLICY_OR_MAX, n);
+		return set_error(err, -EINVAL, "a PolicyOR needs 2 to %u branches, not %zu", MB_POLICY_OR_MAX, n);
 	memset(buf, 0, MB_POLICY_DIGEST_SIZE);
 	buf[off++] = TPM_CC_POLICY_OR >> 24;
 	buf[off++] = (TPM_CC_POLICY_OR >> 16) & 0xff;
@@ -91,7 +91,7 @@ MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZ
 	off += n * MB_POLICY_DIGEST_SIZE;
 	r = mb_digest(MB_ALG_SHA256, buf, off, out);
 	if (r < 0)
-		return mb_fail(err, r, "cannot hash");
+		return set_error(err, r, "cannot hash");
 	return 0;
 }
 
@@ -116,6 +116,6 @@ MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE
 	memcpy(buf + off, key_name, MB_TPM_NAME_SIZE);
 	off += MB_TPM_NAME_SIZE;
 	if (mb_digest(MB_ALG_SHA256, buf, off, mid) < 0 || mb_digest(MB_ALG_SHA256, mid, sizeof(mid), out) < 0)
-		return mb_fail(err, -ENOMEM, "cannot hash");
+		return set_error(err, -ENOMEM, "cannot hash");
 	return 0;
 }

@@ -132,7 +132,7 @@ int attest_ek_cert_indices(mb_tpm *t, unsigned *ret, mb_error *err)
 		uint32_t i, h = 0;
 
 		if (rc != TSS2_RC_SUCCESS)
-			return mb_tpm_fail(t, err, rc, "TPM2_GetCapability(HANDLES) of the NV indices failed");
+			return tpm_fail(t, err, rc, "TPM2_GetCapability(HANDLES) of the NV indices failed");
 		if (cap->capability != TPM2_CAP_HANDLES || cap->data.handles.count == 0) {
 			Esys_Free(cap);
 			break;
@@ -177,12 +177,12 @@ static uint16_t nv_buffer_max(mb_tpm *t)
  */
 static size_t der_size(const uint8_t *p, size_t n)
 {
-	mb_reader r;
+	byte_reader r;
 	uint8_t tag, len0, b;
 	size_t len = 0, head;
 
-	mb_reader_init(&r, p, n, 0);
-	if (mb_read_u8(&r, &tag) < 0 || tag != 0x30 || mb_read_u8(&r, &len0) < 0)
+	reader_init(&r, p, n, 0);
+	if (read_u8(&r, &tag) < 0 || tag != 0x30 || read_u8(&r, &len0) < 0)
 		return 0;
 	if (len0 < 0x80) {
 		len = len0;
@@ -192,13 +192,13 @@ static size_t der_size(const uint8_t *p, size_t n)
 		if (k == 0 || k > 3)
 			return 0;
 		while (k--) {
-			if (mb_read_u8(&r, &b) < 0)
+			if (read_u8(&r, &b) < 0)
 				return 0;
 			len = len << 8 | b;
 		}
 	}
 	head = r.pos;
-	if (len > mb_reader_left(&r))
+	if (len > reader_left(&r))
 		return 0;
 	return head + len;
 }
@@ -222,17 +222,17 @@ int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_si
 		rc = Esys_NV_ReadPublic(t->esys, nv, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
 		snprintf(what, sizeof(what), "TPM2_NV_ReadPublic of the EK certificate index 0x%08x failed", index);
-		r = mb_tpm_fail(t, err, rc, what);
+		r = tpm_fail(t, err, rc, what);
 		goto out;
 	}
 	size = pub->nvPublic.dataSize;
 	if (size == 0 || size > EK_CERT_MAX) {
-		r = mb_fail(err, MB_ERR_TPM, "the EK certificate index 0x%08x holds %u bytes", index, size);
+		r = set_error(err, MB_ERR_TPM, "the EK certificate index 0x%08x holds %u bytes", index, size);
 		goto out;
 	}
 	buf = malloc(size);
 	if (!buf) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	chunk = nv_buffer_max(t);
@@ -246,12 +246,12 @@ int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_si
 					  off, &data);
 		if (rc != TSS2_RC_SUCCESS) {
 			snprintf(what, sizeof(what), "TPM2_NV_Read of the EK certificate index 0x%08x failed", index);
-			r = mb_tpm_fail(t, err, rc, what);
+			r = tpm_fail(t, err, rc, what);
 			goto out;
 		}
 		if (data->size != n) {
 			Esys_Free(data);
-			r = mb_fail(err, MB_ERR_TPM, "TPM2_NV_Read returned %u bytes, not %u", data->size, n);
+			r = set_error(err, MB_ERR_TPM, "TPM2_NV_Read returned %u bytes, not %u", data->size, n);
 			goto out;
 		}
 		memcpy(buf + off, data->buffer, n);

@@ -60,14 +60,14 @@ static int marshal_public(mb_tpm *t, const TPM2B_PUBLIC *p, uint8_t *out, size_t
 	TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Marshal(p, out, sizeof(TPM2B_PUBLIC), &off);
 
 	if (rc != TSS2_RC_SUCCESS)
-		return mb_tpm_fail(t, err, rc, "cannot marshal a TPM2B_PUBLIC");
+		return tpm_fail(t, err, rc, "cannot marshal a TPM2B_PUBLIC");
 	*size = off;
 	return 0;
 }
 
 json_object *attest_hex_json(const uint8_t *p, size_t n)
 {
-	char *s = mb_hex_dup(p, n);
+	char *s = hex_dup(p, n);
 	json_object *o = s ? json_object_new_string(s) : NULL;
 
 	free(s);
@@ -90,7 +90,7 @@ int attest_doc_finish(json_object *root, char **ret, mb_error *err)
 {
 	*ret = root ? seal_json_finish(root) : NULL;
 	if (!*ret)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	return 0;
 }
 MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **ret_ak_file, char **ret_request,
@@ -115,7 +115,7 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 
 	*ret_ak_file = *ret_request = NULL;
 	if (ak_alg != MB_ATTEST_KEY_ECC && ak_alg != MB_ATTEST_KEY_RSA)
-		return mb_fail(err, -EINVAL, "unknown AK algorithm %d", (int) ak_alg);
+		return set_error(err, -EINVAL, "unknown AK algorithm %d", (int) ak_alg);
 
 	/* The EK whose certificate the TPM holds; without any, the RSA EK (then ECC, for a TPM without RSA). */
 	r = attest_ek_cert_indices(t, &have_cert, err);
@@ -162,7 +162,7 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 		goto out;
 	rc = Tss2_MU_TPM2B_PRIVATE_Marshal(ak_priv, priv_buf, sizeof(priv_buf), &off);
 	if (rc != TSS2_RC_SUCCESS) {
-		r = mb_tpm_fail(t, err, rc, "cannot marshal the AK's TPM2B_PRIVATE");
+		r = tpm_fail(t, err, rc, "cannot marshal the AK's TPM2B_PRIVATE");
 		goto out;
 	}
 	priv_size = off;
@@ -239,8 +239,8 @@ static int hex_var(json_object *o, const char *key, uint8_t *out, size_t max, si
 	json_object *v = seal_json_get(o, key, json_type_string);
 	size_t len = v ? (size_t) json_object_get_string_len(v) : 0;
 
-	if (!v || len == 0 || len % 2 || len / 2 > max || mb_unhex(json_object_get_string(v), len, out, len / 2) < 0)
-		return mb_fail(err, -EBADMSG, "field \"%s\" is not hex of 1 to %zu bytes", key, max);
+	if (!v || len == 0 || len % 2 || len / 2 > max || hex_parse(json_object_get_string(v), len, out, len / 2) < 0)
+		return set_error(err, -EBADMSG, "field \"%s\" is not hex of 1 to %zu bytes", key, max);
 	*ret_size = len / 2;
 	return 0;
 }
@@ -265,12 +265,12 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 		goto out;
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(ak->pub_raw, ak->pub_raw_size, &off, &ak->pub) != TSS2_RC_SUCCESS ||
 	    off != ak->pub_raw_size) {
-		r = mb_fail(err, -EBADMSG, "field \"public\" is not one TPM2B_PUBLIC");
+		r = set_error(err, -EBADMSG, "field \"public\" is not one TPM2B_PUBLIC");
 		goto out;
 	}
 	if ((ak->pub.publicArea.objectAttributes & want) != want ||
 	    (ak->pub.publicArea.objectAttributes & TPMA_OBJECT_DECRYPT)) {
-		r = mb_fail(err, -EBADMSG, "field \"public\" is not a restricted signing key");
+		r = set_error(err, -EBADMSG, "field \"public\" is not a restricted signing key");
 		goto out;
 	}
 	r = mb_tpm_key_name(ak->pub_raw, ak->pub_raw_size, ak->name, err);
@@ -280,7 +280,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	if (r < 0)
 		goto out;
 	if (memcmp(name, ak->name, sizeof(name)) != 0) {
-		r = mb_fail(err, -EBADMSG, "field \"name\" is not the name of field \"public\"");
+		r = set_error(err, -EBADMSG, "field \"name\" is not the name of field \"public\"");
 		goto out;
 	}
 	r = b64_exact(root, "private", raw, sizeof(raw), &n, err);
@@ -289,18 +289,18 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	off = 0;
 	if (Tss2_MU_TPM2B_PRIVATE_Unmarshal(raw, n, &off, &ak->priv) != TSS2_RC_SUCCESS || off != n ||
 	    ak->priv.size == 0) {
-		r = mb_fail(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
+		r = set_error(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
 		goto out;
 	}
 	v = seal_json_get(root, "parent", json_type_string);
 	s = v ? json_object_get_string(v) : "";
 	if (strcmp(s, "srk-template") == 0) {
 		ak->parent_persistent = false;
-	} else if (strlen(s) == 10 && strncmp(s, "0x81", 4) == 0 && mb_unhex(s + 2, 8, raw, 4) == 0) {
+	} else if (strlen(s) == 10 && strncmp(s, "0x81", 4) == 0 && hex_parse(s + 2, 8, raw, 4) == 0) {
 		ak->parent_persistent = true;
 		ak->parent_handle = (uint32_t) raw[0] << 24 | (uint32_t) raw[1] << 16 | (uint32_t) raw[2] << 8 | raw[3];
 	} else {
-		r = mb_fail(err, -EBADMSG, "field \"parent\" is neither \"srk-template\" nor a persistent handle");
+		r = set_error(err, -EBADMSG, "field \"parent\" is neither \"srk-template\" nor a persistent handle");
 		goto out;
 	}
 	v = seal_json_get(root, "ek", json_type_string);
@@ -308,7 +308,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 		if (strcmp(json_object_get_string(v), attest_ek_kinds[k].name) == 0)
 			break;
 	if (!v || k == EK_KIND_MAX) {
-		r = mb_fail(err, -EBADMSG, "field \"ek\" is not \"rsa2048\", \"ecc-p256\" or \"ecc-p384\"");
+		r = set_error(err, -EBADMSG, "field \"ek\" is not \"rsa2048\", \"ecc-p256\" or \"ecc-p384\"");
 		goto out;
 	}
 	ak->ek = (ek_kind) k;
@@ -364,7 +364,7 @@ int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, 
 		goto out;
 	if (Tss2_MU_TPM2B_ID_OBJECT_Unmarshal(raw, n, &off, &ret->blob) != TSS2_RC_SUCCESS || off != n ||
 	    ret->blob.size == 0) {
-		r = mb_fail(err, -EBADMSG, "field \"credential_blob\" is not one TPM2B_ID_OBJECT");
+		r = set_error(err, -EBADMSG, "field \"credential_blob\" is not one TPM2B_ID_OBJECT");
 		goto out;
 	}
 	r = b64_exact(root, "encrypted_secret", raw, sizeof(raw), &n, err);
@@ -373,7 +373,7 @@ int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, 
 	off = 0;
 	if (Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal(raw, n, &off, &ret->secret) != TSS2_RC_SUCCESS || off != n ||
 	    ret->secret.size == 0) {
-		r = mb_fail(err, -EBADMSG, "field \"encrypted_secret\" is not one TPM2B_ENCRYPTED_SECRET");
+		r = set_error(err, -EBADMSG, "field \"encrypted_secret\" is not one TPM2B_ENCRYPTED_SECRET");
 		goto out;
 	}
 	r = 0;
@@ -399,14 +399,14 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 	*ret_response = NULL;
 	r = attest_ak_file_read(ak_text, ak_text_size, &ak, err);
 	if (r < 0)
-		return mb_fail_prefix(err, r, "AK file");
+		return prefix_error(err, r, "AK file");
 
 	/* The challenge first: a malformed one is an input error before any TPM work. */
 	r = attest_challenge_read(challenge, challenge_size, &ch, err);
 	if (r < 0)
 		goto out_input;
 	if (ch.name_size != sizeof(ak.name) || memcmp(ch.name, ak.name, ch.name_size) != 0) {
-		r = mb_fail(err, MB_ERR_ATTEST_REFUSED, "the challenge is for another AK (its ak_name is not this AK's "
+		r = set_error(err, MB_ERR_ATTEST_REFUSED, "the challenge is for another AK (its ak_name is not this AK's "
 			    "name): it was made from another enrollment request");
 		goto out;
 	}
@@ -445,7 +445,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_classify(t, err, rc, "TPM2_ActivateCredential failed");
 		if (rc_is_refusal(rc))
-			r = mb_fail(err, MB_ERR_ATTEST_REFUSED, "the TPM cannot open the credential: it was not made "
+			r = set_error(err, MB_ERR_ATTEST_REFUSED, "the TPM cannot open the credential: it was not made "
 				    "for this AK and this TPM's EK (TPM response code 0x%08x)", rc);
 		goto out;
 	}
@@ -458,7 +458,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 	r = attest_doc_finish(resp, ret_response, err);
 	goto out;
 out_input:
-	r = mb_fail_prefix(err, r, "challenge");
+	r = prefix_error(err, r, "challenge");
 out:
 	if (cred)
 		explicit_bzero(cred, sizeof(*cred));

@@ -71,9 +71,9 @@ static int public_from_pkey(EVP_PKEY *pk, TPM2B_PUBLIC *p, mb_error *err)
 		uint32_t exp = 0;
 
 		if (n < 0)
-			return mb_fail(err, -EOPNOTSUPP, "an RSA key of more than %zu bits", 8 * sizeof(a->unique.rsa.buffer));
+			return set_error(err, -EOPNOTSUPP, "an RSA key of more than %zu bits", 8 * sizeof(a->unique.rsa.buffer));
 		if (en < 0)
-			return mb_fail(err, -EOPNOTSUPP, "an RSA exponent of more than 32 bits");
+			return set_error(err, -EOPNOTSUPP, "an RSA exponent of more than 32 bits");
 		for (int i = 0; i < en; i++)
 			exp = exp << 8 | e[i];
 		a->type = TPM2_ALG_RSA;
@@ -83,7 +83,7 @@ static int public_from_pkey(EVP_PKEY *pk, TPM2B_PUBLIC *p, mb_error *err)
 		a->parameters.rsaDetail.exponent = exp;
 		a->unique.rsa.size = (UINT16) n;
 		if (n != 256 && n != 384 && n != 512)
-			return mb_fail(err, -EOPNOTSUPP, "an RSA key of %d bits (2048, 3072 or 4096 are taken)", 8 * n);
+			return set_error(err, -EOPNOTSUPP, "an RSA key of %d bits (2048, 3072 or 4096 are taken)", 8 * n);
 		return 0;
 	}
 	if (EVP_PKEY_is_a(pk, "EC")) {
@@ -91,7 +91,7 @@ static int public_from_pkey(EVP_PKEY *pk, TPM2B_PUBLIC *p, mb_error *err)
 
 		if (!EVP_PKEY_get_utf8_string_param(pk, OSSL_PKEY_PARAM_GROUP_NAME, curve, sizeof(curve), NULL) ||
 		    strcmp(curve, "prime256v1") != 0)
-			return mb_fail(err, -EOPNOTSUPP, "an EC key on curve %s (NIST P-256 is taken)", *curve ? curve : "?");
+			return set_error(err, -EOPNOTSUPP, "an EC key on curve %s (NIST P-256 is taken)", *curve ? curve : "?");
 		a->type = TPM2_ALG_ECC;
 		a->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
 		a->parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
@@ -99,11 +99,11 @@ static int public_from_pkey(EVP_PKEY *pk, TPM2B_PUBLIC *p, mb_error *err)
 		a->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
 		if (bn_param(pk, OSSL_PKEY_PARAM_EC_PUB_X, a->unique.ecc.x.buffer, 32, true) < 0 ||
 		    bn_param(pk, OSSL_PKEY_PARAM_EC_PUB_Y, a->unique.ecc.y.buffer, 32, true) < 0)
-			return mb_fail(err, -EINVAL, "cannot read the EC public point");
+			return set_error(err, -EINVAL, "cannot read the EC public point");
 		a->unique.ecc.x.size = a->unique.ecc.y.size = 32;
 		return 0;
 	}
-	return mb_fail(err, -EOPNOTSUPP, "not an RSA or EC key");
+	return set_error(err, -EOPNOTSUPP, "not an RSA or EC key");
 }
 
 static int name_of(const uint8_t *pub, size_t pub_size, uint8_t name[MB_TPM_NAME_SIZE], mb_error *err)
@@ -112,7 +112,7 @@ static int name_of(const uint8_t *pub, size_t pub_size, uint8_t name[MB_TPM_NAME
 	name[0] = TPM2_ALG_SHA256 >> 8;
 	name[1] = TPM2_ALG_SHA256 & 0xff;
 	if (mb_digest(MB_ALG_SHA256, pub + 2, pub_size - 2, name + 2) < 0)
-		return mb_fail(err, -ENOMEM, "cannot hash");
+		return set_error(err, -ENOMEM, "cannot hash");
 	return 0;
 }
 
@@ -128,20 +128,20 @@ MB_EXPORT int mb_tpm_key_public(const uint8_t *pem, size_t pem_size, uint8_t **r
 	*ret = NULL;
 	*ret_size = 0;
 	if (pem_size == 0 || pem_size > KEY_PEM_MAX)
-		return mb_fail(err, -EBADMSG, "not a PEM key (empty, or over %u bytes)", KEY_PEM_MAX);
+		return set_error(err, -EBADMSG, "not a PEM key (empty, or over %u bytes)", KEY_PEM_MAX);
 	pk = read_pem(pem, pem_size);
 	if (!pk)
-		return mb_fail(err, -EBADMSG, "not a PEM public or private key");
+		return set_error(err, -EBADMSG, "not a PEM public or private key");
 	r = public_from_pkey(pk, &p, err);
 	EVP_PKEY_free(pk);
 	if (r < 0)
 		return r;
 	buf = malloc(sizeof(TPM2B_PUBLIC));
 	if (!buf)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&p, buf, sizeof(TPM2B_PUBLIC), &off) != TSS2_RC_SUCCESS) {
 		free(buf);
-		return mb_fail(err, -EINVAL, "cannot marshal the key");
+		return set_error(err, -EINVAL, "cannot marshal the key");
 	}
 	r = name_of(buf, off, name, err);
 	if (r < 0) {
@@ -160,9 +160,9 @@ MB_EXPORT int mb_tpm_key_name(const uint8_t *pub, size_t pub_size, uint8_t name[
 
 	memset(&p, 0, sizeof(p));
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, &p) != TSS2_RC_SUCCESS || off != pub_size)
-		return mb_fail(err, -EBADMSG, "not one TPM2B_PUBLIC");
+		return set_error(err, -EBADMSG, "not one TPM2B_PUBLIC");
 	if ((p.publicArea.type != TPM2_ALG_RSA && p.publicArea.type != TPM2_ALG_ECC) ||
 	    p.publicArea.nameAlg != TPM2_ALG_SHA256 || !(p.publicArea.objectAttributes & TPMA_OBJECT_SIGN_ENCRYPT))
-		return mb_fail(err, -EBADMSG, "not an RSA or ECC signing key with a SHA-256 name");
+		return set_error(err, -EBADMSG, "not an RSA or ECC signing key with a SHA-256 name");
 	return name_of(pub, pub_size, name, err);
 }

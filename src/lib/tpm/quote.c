@@ -33,7 +33,7 @@ static int pcr_counter(mb_tpm *t, uint32_t *ret, mb_error *err)
 	Esys_Free(sel);
 	Esys_Free(values);
 	if (rc != TSS2_RC_SUCCESS)
-		return mb_tpm_fail(t, err, rc, "TPM2_PCR_Read of the update counter failed");
+		return tpm_fail(t, err, rc, "TPM2_PCR_Read of the update counter failed");
 	return 0;
 }
 
@@ -49,7 +49,7 @@ static int quote_matches(const TPMS_QUOTE_INFO *q, uint16_t hash_alg, const mb_p
 	uint32_t i, p;
 
 	if (!h || q->pcrDigest.size != h->size)
-		return mb_fail(err, MB_ERR_TPM, "the quote's pcrDigest has %u bytes", q->pcrDigest.size);
+		return set_error(err, MB_ERR_TPM, "the quote's pcrDigest has %u bytes", q->pcrDigest.size);
 	for (i = 0; i < q->pcrSelect.count && i < TPM2_NUM_PCR_BANKS; i++) {
 		const TPMS_PCR_SELECTION *s = &q->pcrSelect.pcrSelections[i];
 		const mb_digest_info *d = mb_digest_by_alg(s->hash);
@@ -72,7 +72,7 @@ static int quote_matches(const TPMS_QUOTE_INFO *q, uint16_t hash_alg, const mb_p
 	if (quoted_banks != mb_pcr_values_n_banks(v))
 		return 0;
 	if (mb_digest(hash_alg, buf, n, digest) < 0)
-		return mb_fail(err, -ENOMEM, "cannot hash the PCR values");
+		return set_error(err, -ENOMEM, "cannot hash the PCR values");
 	return memcmp(digest, q->pcrDigest.buffer, h->size) == 0;
 }
 
@@ -149,22 +149,22 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 
 	*ret_evidence = NULL;
 	if (!in->nonce || in->nonce_size < MB_ATTEST_NONCE_MIN || in->nonce_size > MB_ATTEST_NONCE_MAX)
-		return mb_fail(err, -EINVAL, "the nonce must have %u to %u bytes, not %zu", MB_ATTEST_NONCE_MIN,
+		return set_error(err, -EINVAL, "the nonce must have %u to %u bytes, not %zu", MB_ATTEST_NONCE_MIN,
 			       MB_ATTEST_NONCE_MAX, in->nonce ? in->nonce_size : 0);
 	if (mask >> MB_PCR_COUNT)
-		return mb_fail(err, -EINVAL, "PCR mask 0x%x names PCRs over %u", mask, MB_PCR_COUNT - 1);
+		return set_error(err, -EINVAL, "PCR mask 0x%x names PCRs over %u", mask, MB_PCR_COUNT - 1);
 	/* base64 grows by 4/3: keep the evidence readable by a verifier (MB_ATTEST_FILE_MAX). */
 	if (in->eventlog_size > MB_ATTEST_FILE_MAX / 2 || in->userspace_log_size > MB_ATTEST_FILE_MAX / 4)
-		return mb_fail(err, -E2BIG, "the logs are too large for evidence of at most %u bytes",
+		return set_error(err, -E2BIG, "the logs are too large for evidence of at most %u bytes",
 			       MB_ATTEST_FILE_MAX);
 	r = attest_ak_file_read(ak_text, ak_text_size, &ak, err);
 	if (r < 0)
-		return mb_fail_prefix(err, r, "AK file");
+		return prefix_error(err, r, "AK file");
 	hash_alg = ak.pub.publicArea.type == TPM2_ALG_RSA ?
 			   ak.pub.publicArea.parameters.rsaDetail.scheme.details.anySig.hashAlg :
 			   ak.pub.publicArea.parameters.eccDetail.scheme.details.anySig.hashAlg;
 	if (!mb_digest_by_alg(hash_alg))
-		return mb_fail(err, -EBADMSG, "AK file: the AK signs with hash 0x%04x", hash_alg);
+		return set_error(err, -EBADMSG, "AK file: the AK signs with hash 0x%04x", hash_alg);
 
 	r = mb_tpm_banks(t, active, MB_MAX_BANKS, &n_active, err);
 	if (r < 0)
@@ -175,7 +175,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 				use[n_use++] = active[i].alg;
 	} else {
 		if (in->n_algs == 0 || in->n_algs > MB_MAX_BANKS)
-			return mb_fail(err, -EINVAL, "1 to %u banks can be quoted, not %zu", MB_MAX_BANKS, in->n_algs);
+			return set_error(err, -EINVAL, "1 to %u banks can be quoted, not %zu", MB_MAX_BANKS, in->n_algs);
 		for (i = 0; i < in->n_algs; i++) {
 			const mb_digest_info *d = mb_digest_by_alg(in->algs[i]);
 
@@ -183,17 +183,17 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 				if (active[j].alg == in->algs[i])
 					break;
 			if (!d)
-				return mb_fail(err, -EINVAL, "unknown bank 0x%04x", in->algs[i]);
+				return set_error(err, -EINVAL, "unknown bank 0x%04x", in->algs[i]);
 			if (j == n_active)
-				return mb_fail(err, MB_ERR_TPM, "the TPM has no active %s bank", d->name);
+				return set_error(err, MB_ERR_TPM, "the TPM has no active %s bank", d->name);
 			for (j = 0; j < n_use; j++)
 				if (use[j] == in->algs[i])
-					return mb_fail(err, -EINVAL, "bank %s asked for twice", d->name);
+					return set_error(err, -EINVAL, "bank %s asked for twice", d->name);
 			use[n_use++] = in->algs[i];
 		}
 	}
 	if (n_use == 0)
-		return mb_fail(err, MB_ERR_TPM, "no active PCR bank mboot knows has any of the PCRs to quote");
+		return set_error(err, MB_ERR_TPM, "no active PCR bank mboot knows has any of the PCRs to quote");
 	/* One quote over all of it: TPML_PCR_SELECTION holds every bank, and the TPM hashes all of them. */
 	for (i = 0; i < n_use; i++) {
 		for (j = 0; j < n_active; j++)
@@ -213,7 +213,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		goto out;
 	v = mb_pcr_values_new();
 	if (!v) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	/*
@@ -230,7 +230,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		quoted = NULL;
 		sig = NULL;
 		if (tries == QUOTE_MAX_TRIES) {
-			r = mb_fail(err, MB_ERR_TPM, "the PCRs kept changing while being quoted (%u tries)", tries);
+			r = set_error(err, MB_ERR_TPM, "the PCRs kept changing while being quoted (%u tries)", tries);
 			goto out;
 		}
 		r = pcr_counter(t, &before, err);
@@ -254,7 +254,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		if (Tss2_MU_TPMS_ATTEST_Unmarshal(quoted->attestationData, quoted->size, &off, &att) != TSS2_RC_SUCCESS ||
 		    off != quoted->size || att.magic != TPM2_GENERATED_VALUE || att.type != TPM2_ST_ATTEST_QUOTE ||
 		    att.extraData.size != in->nonce_size || memcmp(att.extraData.buffer, in->nonce, in->nonce_size) != 0) {
-			r = mb_fail(err, MB_ERR_TPM, "TPM2_Quote returned an attestation that is not a quote of the nonce");
+			r = set_error(err, MB_ERR_TPM, "TPM2_Quote returned an attestation that is not a quote of the nonce");
 			goto out;
 		}
 		r = quote_matches(&att.attested.quote, hash_alg, v, err);
@@ -265,7 +265,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	}
 	rc = Tss2_MU_TPMT_SIGNATURE_Marshal(sig, sig_buf, sizeof(sig_buf), &sig_size);
 	if (rc != TSS2_RC_SUCCESS) {
-		r = mb_tpm_fail(t, err, rc, "cannot marshal the quote's signature");
+		r = tpm_fail(t, err, rc, "cannot marshal the quote's signature");
 		goto out;
 	}
 

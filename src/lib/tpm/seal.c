@@ -63,7 +63,7 @@ bool tpm_rc_is(TSS2_RC rc, uint32_t code)
 
 int tpm_classify(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
 {
-	int r = mb_tpm_fail(t, err, rc, what);
+	int r = tpm_fail(t, err, rc, what);
 
 	if (tpm_rc_is(rc, TPM2_RC_LOCKOUT) && err)
 		err->code = MB_ERR_TPM_LOCKOUT;
@@ -101,7 +101,7 @@ int tpm_load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret, b
 		if ((pub->publicArea.objectAttributes & want) != want) {
 			Esys_Free(pub);
 			Esys_TR_Close(t->esys, ret);
-			return mb_fail(err, MB_ERR_TPM_NOT_STORAGE, "persistent handle 0x%08x is not a storage key", handle);
+			return set_error(err, MB_ERR_TPM_NOT_STORAGE, "persistent handle 0x%08x is not a storage key", handle);
 		}
 		Esys_Free(pub);
 		return 0;
@@ -138,7 +138,7 @@ int tpm_start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION attr
 	if (rc != TSS2_RC_SUCCESS) {
 		Esys_FlushContext(t->esys, *ret);
 		*ret = ESYS_TR_NONE;
-		return mb_tpm_fail(t, err, rc, "cannot set session attributes");
+		return tpm_fail(t, err, rc, "cannot set session attributes");
 	}
 	return 0;
 }
@@ -173,7 +173,7 @@ static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, cons
 
 	memset(ret, 0, sizeof(*ret));
 	if (secret_size == 0 || secret_size > MB_SEAL_MAX_SECRET)
-		return mb_fail(err, -EINVAL, "a secret of 1 to %u bytes can be sealed, not %zu", MB_SEAL_MAX_SECRET,
+		return set_error(err, -EINVAL, "a secret of 1 to %u bytes can be sealed, not %zu", MB_SEAL_MAX_SECRET,
 			       secret_size);
 
 	if (choice == PARENT_AUTO) {
@@ -214,7 +214,7 @@ static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, cons
 	ret->pub = malloc(sizeof(TPM2B_PUBLIC));
 	ret->priv = malloc(sizeof(TPM2B_PRIVATE));
 	if (!ret->pub || !ret->priv) {
-		r = mb_fail(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	off = 0;
@@ -225,7 +225,7 @@ static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, cons
 		rc = Tss2_MU_TPM2B_PRIVATE_Marshal(out_priv, ret->priv, sizeof(TPM2B_PRIVATE), &off);
 	ret->priv_size = off;
 	if (rc != TSS2_RC_SUCCESS) {
-		r = mb_tpm_fail(t, err, rc, "cannot marshal the sealed object");
+		r = tpm_fail(t, err, rc, "cannot marshal the sealed object");
 		goto out;
 	}
 	ret->parent_persistent = persistent;
@@ -267,15 +267,15 @@ static int unmarshal(const uint8_t *pub, size_t pub_size, const uint8_t *priv, s
 	memset(p, 0, sizeof(*p));
 	memset(q, 0, sizeof(*q));
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, p) != TSS2_RC_SUCCESS || off != pub_size)
-		return mb_fail(err, -EBADMSG, "field \"public\" is not one TPM2B_PUBLIC");
+		return set_error(err, -EBADMSG, "field \"public\" is not one TPM2B_PUBLIC");
 	if (p->publicArea.type != TPM2_ALG_KEYEDHASH || p->publicArea.nameAlg != TPM2_ALG_SHA256 ||
 	    p->publicArea.authPolicy.size != 32 || (p->publicArea.objectAttributes & TPMA_OBJECT_USERWITHAUTH))
-		return mb_fail(err, -EBADMSG,
+		return set_error(err, -EBADMSG,
 			       "field \"public\" is not a sealed object (KEYEDHASH, SHA-256 name, policy only)");
 	off = 0;
 	if (Tss2_MU_TPM2B_PRIVATE_Unmarshal(priv, priv_size, &off, q) != TSS2_RC_SUCCESS || off != priv_size ||
 	    q->size == 0)
-		return mb_fail(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
+		return set_error(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
 	return 0;
 }
 
@@ -305,7 +305,7 @@ static int tpm_signature(const mb_policy_signature *sig, TPMT_SIGNATURE *ts, mb_
 	memset(ts, 0, sizeof(*ts));
 	if (sig->scheme == MB_SIG_RSASSA) {
 		if (sig->sig_size == 0 || sig->sig_size > sizeof(ts->signature.rsassa.sig.buffer))
-			return mb_fail(err, -EBADMSG, "an RSA signature of %zu bytes", sig->sig_size);
+			return set_error(err, -EBADMSG, "an RSA signature of %zu bytes", sig->sig_size);
 		ts->sigAlg = TPM2_ALG_RSASSA;
 		ts->signature.rsassa.hash = TPM2_ALG_SHA256;
 		ts->signature.rsassa.sig.size = (UINT16) sig->sig_size;
@@ -320,7 +320,7 @@ static int tpm_signature(const mb_policy_signature *sig, TPMT_SIGNATURE *ts, mb_
 
 		if (!es || p != sig->sig + sig->sig_size) {
 			ECDSA_SIG_free(es);
-			return mb_fail(err, -EBADMSG, "the ECDSA signature is not one DER ECDSA-Sig-Value");
+			return set_error(err, -EBADMSG, "the ECDSA signature is not one DER ECDSA-Sig-Value");
 		}
 		ECDSA_SIG_get0(es, &r, &s);
 		ok = BN_num_bytes(r) <= 32 && BN_num_bytes(s) <= 32 &&
@@ -328,13 +328,13 @@ static int tpm_signature(const mb_policy_signature *sig, TPMT_SIGNATURE *ts, mb_
 		     BN_bn2binpad(s, ts->signature.ecdsa.signatureS.buffer, 32) == 32;
 		ECDSA_SIG_free(es);
 		if (!ok)
-			return mb_fail(err, -EBADMSG, "the ECDSA signature is not one of a P-256 key");
+			return set_error(err, -EBADMSG, "the ECDSA signature is not one of a P-256 key");
 		ts->sigAlg = TPM2_ALG_ECDSA;
 		ts->signature.ecdsa.hash = TPM2_ALG_SHA256;
 		ts->signature.ecdsa.signatureR.size = ts->signature.ecdsa.signatureS.size = 32;
 		return 0;
 	}
-	return mb_fail(err, -EBADMSG, "signature scheme 0x%04x", sig->scheme);
+	return set_error(err, -EBADMSG, "signature scheme 0x%04x", sig->scheme);
 }
 
 /*
@@ -358,33 +358,33 @@ static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, c
 	a->key = ESYS_TR_NONE;
 	memset(&pub, 0, sizeof(pub));
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(key, key_size, &off, &pub) != TSS2_RC_SUCCESS || off != key_size)
-		return mb_fail(err, -EBADMSG, "the authorising key is not one TPM2B_PUBLIC");
+		return set_error(err, -EBADMSG, "the authorising key is not one TPM2B_PUBLIC");
 	if ((sig->scheme == MB_SIG_RSASSA) != (pub.publicArea.type == TPM2_ALG_RSA))
-		return mb_fail(err, MB_ERR_TPM_SIGNATURE, "the signature is %s, the key the secret is sealed to %s",
+		return set_error(err, MB_ERR_TPM_SIGNATURE, "the signature is %s, the key the secret is sealed to %s",
 			       sig->scheme == MB_SIG_RSASSA ? "RSASSA" : "ECDSA",
 			       pub.publicArea.type == TPM2_ALG_RSA ? "RSA" : "ECC");
 	r = tpm_signature(sig, &ts, err);
 	if (r < 0)
 		return r;
 	if (mb_digest(MB_ALG_SHA256, sig->approved, sizeof(sig->approved), ahash.buffer) < 0)
-		return mb_fail(err, -ENOMEM, "cannot hash");
+		return set_error(err, -ENOMEM, "cannot hash");
 	rc = Esys_LoadExternal(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, NULL, &pub, ESYS_TR_RH_OWNER,
 			       &a->key);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_classify(t, err, rc, "TPM2_LoadExternal of the authorising key failed");
 	rc = Esys_TR_GetName(t->esys, a->key, &name);
 	if (rc != TSS2_RC_SUCCESS)
-		return mb_tpm_fail(t, err, rc, "cannot get the authorising key's name");
+		return tpm_fail(t, err, rc, "cannot get the authorising key's name");
 	a->name = *name;
 	Esys_Free(name);
 	if (a->name.size != MB_TPM_NAME_SIZE || memcmp(a->name.name, sig->key_name, MB_TPM_NAME_SIZE) != 0)
-		return mb_fail(err, MB_ERR_TPM_SIGNATURE, "the signature names another key than the one the secret "
+		return set_error(err, MB_ERR_TPM_SIGNATURE, "the signature names another key than the one the secret "
 			       "is sealed to");
 	rc = Esys_VerifySignature(t->esys, a->key, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &ahash, &ts, &a->ticket);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_classify(t, err, rc, "TPM2_VerifySignature failed");
 		if (tpm_rc_is(rc, TPM2_RC_SIGNATURE))
-			r = mb_fail(err, MB_ERR_TPM_SIGNATURE, "the TPM finds the signature invalid: it was not made "
+			r = set_error(err, MB_ERR_TPM_SIGNATURE, "the TPM finds the signature invalid: it was not made "
 				    "by the key the secret is sealed to over these PCR values (TPM_RC_SIGNATURE)");
 		return r;
 	}
@@ -481,7 +481,7 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		session = ESYS_TR_NONE;
 		if (rc == TSS2_RC_SUCCESS) {
 			if (data->size > MB_SEAL_MAX_SECRET) {
-				r = mb_fail(err, MB_ERR_TPM, "TPM2_Unseal returned %u bytes", data->size);
+				r = set_error(err, MB_ERR_TPM, "TPM2_Unseal returned %u bytes", data->size);
 				explicit_bzero(data, sizeof(*data));
 				Esys_Free(data);
 				goto out;
@@ -497,8 +497,8 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		if (tpm_rc_is(rc, TPM2_RC_PCR_CHANGED) && tries + 1 < UNSEAL_MAX_TRIES)
 			continue;
 		if (tpm_rc_is(rc, TPM2_RC_POLICY_FAIL)) {
-			mb_tpm_fail(t, err, rc, "TPM2_Unseal refused");
-			r = mb_fail(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
+			tpm_fail(t, err, rc, "TPM2_Unseal refused");
+			r = set_error(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
 			goto out;
 		}
 		r = tpm_classify(t, err, rc, tpm_rc_is(rc, TPM2_RC_PCR_CHANGED) ?
@@ -526,7 +526,7 @@ int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t
 
 	*out_size = 0;
 	if (n_or == 1 || n_or > 8)
-		return mb_fail(err, -EINVAL, "a PolicyOR needs 2 to 8 branches, not %zu", n_or);
+		return set_error(err, -EINVAL, "a PolicyOR needs 2 to 8 branches, not %zu", n_or);
 	for (size_t i = 0; i < n_or; i++) {
 		or_list.digests[i].size = 32;
 		memcpy(or_list.digests[i].buffer, or_digests[i], 32);

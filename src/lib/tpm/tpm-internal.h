@@ -14,7 +14,7 @@ struct mb_tpm {
 };
 
 /* Record rc in t and fill err with MB_ERR_TPM and Tss2_RC_Decode's words. */
-int mb_tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what);
+int tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what);
 
 /* The parts of seal.c that attest.c shares: response codes, the storage parent, sessions. */
 
@@ -23,7 +23,7 @@ int mb_tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what);
 
 /* rc is the TPM's response code `code` (format-1 codes without their handle/parameter number). */
 bool tpm_rc_is(TSS2_RC rc, uint32_t code);
-/* mb_tpm_fail, with TPM_RC_LOCKOUT as MB_ERR_TPM_LOCKOUT. */
+/* tpm_fail, with TPM_RC_LOCKOUT as MB_ERR_TPM_LOCKOUT. */
 int tpm_classify(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what);
 /* The parent: the persistent key at handle, or a transient SRK from the template (*flush set). */
 int tpm_load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret, bool *flush, mb_error *err);

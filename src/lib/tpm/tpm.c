@@ -23,14 +23,14 @@
 #define PCR_READ_MAX_CALLS 64
 #define PCR_READ_MAX_RESTARTS 4
 
-int mb_tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
+int tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
 {
 	if (t)
 		t->last_rc = rc;
 	if ((rc & TSS2_RC_LAYER_MASK) == TSS2_TCTI_RC_LAYER)
-		return mb_fail(err, MB_ERR_TPM, "%s: lost the connection to the TPM: %s (TSS response code 0x%08x)",
+		return set_error(err, MB_ERR_TPM, "%s: lost the connection to the TPM: %s (TSS response code 0x%08x)",
 			       what, Tss2_RC_Decode(rc), rc);
-	return mb_fail(err, MB_ERR_TPM, "%s: %s (TPM/TSS response code 0x%08x)", what, Tss2_RC_Decode(rc), rc);
+	return set_error(err, MB_ERR_TPM, "%s: %s (TPM/TSS response code 0x%08x)", what, Tss2_RC_Decode(rc), rc);
 }
 
 MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err)
@@ -45,15 +45,15 @@ MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err)
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	t->tcti_conf = strdup(tcti);
 	if (!t->tcti_conf) {
 		free(t);
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	}
 	rc = Tss2_TctiLdr_Initialize(t->tcti_conf, &t->tcti);
 	if (rc != TSS2_RC_SUCCESS) {
-		int r = mb_fail(err, MB_ERR_TPM, "cannot open TPM via TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
+		int r = set_error(err, MB_ERR_TPM, "cannot open TPM via TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
 				Tss2_RC_Decode(rc), rc);
 
 		mb_tpm_free(t);
@@ -61,7 +61,7 @@ MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err)
 	}
 	rc = Esys_Initialize(&t->esys, t->tcti, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
-		int r = mb_fail(err, MB_ERR_TPM, "cannot set up ESAPI on TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
+		int r = set_error(err, MB_ERR_TPM, "cannot set up ESAPI on TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
 				Tss2_RC_Decode(rc), rc);
 
 		mb_tpm_free(t);
@@ -124,10 +124,10 @@ MB_EXPORT int mb_tpm_banks(mb_tpm *t, mb_tpm_bank *ret, size_t max, size_t *ret_
 
 	rc = Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1, &more, &cap);
 	if (rc != TSS2_RC_SUCCESS)
-		return mb_tpm_fail(t, err, rc, "TPM2_GetCapability(PCRS) failed");
+		return tpm_fail(t, err, rc, "TPM2_GetCapability(PCRS) failed");
 	if (cap->capability != TPM2_CAP_PCRS) {
 		Esys_Free(cap);
-		return mb_fail(err, MB_ERR_TPM, "TPM2_GetCapability(PCRS) answered with capability 0x%x",
+		return set_error(err, MB_ERR_TPM, "TPM2_GetCapability(PCRS) answered with capability 0x%x",
 			       cap->capability);
 	}
 	for (i = 0; i < cap->data.assignedPCR.count && i < TPM2_NUM_PCR_BANKS; i++) {
@@ -138,7 +138,7 @@ MB_EXPORT int mb_tpm_banks(mb_tpm *t, mb_tpm_bank *ret, size_t max, size_t *ret_
 			continue;
 		if (n >= max) {
 			Esys_Free(cap);
-			return mb_fail(err, -E2BIG, "the TPM has more than %zu active PCR banks", max);
+			return set_error(err, -E2BIG, "the TPM has more than %zu active PCR banks", max);
 		}
 		ret[n].alg = s->hash;
 		ret[n].pcrs = mask;
@@ -171,12 +171,12 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 		if (in.count == 0)
 			return 0;
 		if (*calls >= PCR_READ_MAX_CALLS)
-			return mb_fail(err, MB_ERR_TPM, "the TPM returned too few PCRs after %u TPM2_PCR_Read calls",
+			return set_error(err, MB_ERR_TPM, "the TPM returned too few PCRs after %u TPM2_PCR_Read calls",
 				       *calls);
 		(*calls)++;
 		rc = Esys_PCR_Read(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &in, &upd, &out, &values);
 		if (rc != TSS2_RC_SUCCESS)
-			return mb_tpm_fail(t, err, rc, "TPM2_PCR_Read failed");
+			return tpm_fail(t, err, rc, "TPM2_PCR_Read failed");
 		if (have_counter && upd != counter) {
 			Esys_Free(out);
 			Esys_Free(values);
@@ -199,7 +199,7 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 			if (!d || bi == n_banks) {
 				Esys_Free(out);
 				Esys_Free(values);
-				return mb_fail(err, MB_ERR_TPM, "TPM2_PCR_Read returned bank 0x%04x that was not asked for",
+				return set_error(err, MB_ERR_TPM, "TPM2_PCR_Read returned bank 0x%04x that was not asked for",
 					       out->pcrSelections[i].hash);
 			}
 			bank = &v->banks[bi];
@@ -210,7 +210,7 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 				    !(pending[bi] & (1u << p))) {
 					Esys_Free(out);
 					Esys_Free(values);
-					return mb_fail(err, MB_ERR_TPM,
+					return set_error(err, MB_ERR_TPM,
 						       "TPM2_PCR_Read returned a selection that does not match its digests");
 				}
 				memcpy(bank->value[p], values->digests[k].buffer, d->size);
@@ -251,17 +251,17 @@ MB_EXPORT int mb_tpm_read_pcrs(mb_tpm *t, const uint16_t *algs, size_t n_algs, u
 		}
 	} else {
 		if (n_algs > MB_MAX_BANKS)
-			return mb_fail(err, -EINVAL, "too many banks asked for");
+			return set_error(err, -EINVAL, "too many banks asked for");
 		for (i = 0; i < n_algs; i++) {
 			const mb_digest_info *d = mb_digest_by_alg(algs[i]);
 
 			if (!d)
-				return mb_fail(err, -EINVAL, "unknown bank 0x%04x", algs[i]);
+				return set_error(err, -EINVAL, "unknown bank 0x%04x", algs[i]);
 			for (j = 0; j < n_active; j++)
 				if (active[j].alg == algs[i])
 					break;
 			if (j == n_active)
-				return mb_fail(err, MB_ERR_TPM, "the TPM has no active %s bank", d->name);
+				return set_error(err, MB_ERR_TPM, "the TPM has no active %s bank", d->name);
 			use[n] = algs[i];
 			want[n++] = active[j].pcrs & pcr_mask;
 		}
@@ -283,7 +283,7 @@ MB_EXPORT int mb_tpm_read_pcrs(mb_tpm *t, const uint16_t *algs, size_t n_algs, u
 			return 0;
 		}
 	}
-	return mb_fail(err, MB_ERR_TPM, "PCRs kept changing while being read (%u attempts)", attempt);
+	return set_error(err, MB_ERR_TPM, "PCRs kept changing while being read (%u attempts)", attempt);
 }
 
 MB_EXPORT int mb_tpm_extend(mb_tpm *t, uint32_t pcr, const mb_event_digest *digests, size_t n_digests,
@@ -294,14 +294,14 @@ MB_EXPORT int mb_tpm_extend(mb_tpm *t, uint32_t pcr, const mb_event_digest *dige
 	size_t i;
 
 	if (pcr >= MB_PCR_COUNT)
-		return mb_fail(err, -EINVAL, "PCR %u out of range", pcr);
+		return set_error(err, -EINVAL, "PCR %u out of range", pcr);
 	if (n_digests == 0 || n_digests > TPM2_NUM_PCR_BANKS)
-		return mb_fail(err, -EINVAL, "between 1 and %u digests needed, not %zu", TPM2_NUM_PCR_BANKS, n_digests);
+		return set_error(err, -EINVAL, "between 1 and %u digests needed, not %zu", TPM2_NUM_PCR_BANKS, n_digests);
 	for (i = 0; i < n_digests; i++) {
 		const mb_digest_info *d = mb_digest_by_alg(digests[i].alg);
 
 		if (!d || d->size != digests[i].size || d->size > sizeof(v.digests[i].digest))
-			return mb_fail(err, -EINVAL, "digest %zu: unknown algorithm 0x%04x or wrong size %u", i,
+			return set_error(err, -EINVAL, "digest %zu: unknown algorithm 0x%04x or wrong size %u", i,
 				       digests[i].alg, digests[i].size);
 		v.digests[i].hashAlg = digests[i].alg;
 		memcpy(&v.digests[i].digest, digests[i].bytes, d->size);
@@ -312,7 +312,7 @@ MB_EXPORT int mb_tpm_extend(mb_tpm *t, uint32_t pcr, const mb_event_digest *dige
 		char what[64];
 
 		snprintf(what, sizeof(what), "TPM2_PCR_Extend of PCR %u failed", pcr);
-		return mb_tpm_fail(t, err, rc, what);
+		return tpm_fail(t, err, rc, what);
 	}
 	return 0;
 }
@@ -322,13 +322,13 @@ MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err)
 	TSS2_RC rc;
 
 	if (locality > 4)
-		return mb_fail(err, -EINVAL, "locality %u out of range (0-4)", locality);
+		return set_error(err, -EINVAL, "locality %u out of range (0-4)", locality);
 	rc = Tss2_Tcti_SetLocality(t->tcti, locality);
 	if (rc == TSS2_TCTI_RC_NOT_IMPLEMENTED || rc == TSS2_TCTI_RC_NOT_PERMITTED)
-		return mb_fail(err, -EOPNOTSUPP, "TCTI \"%s\" cannot set the locality: %s", t->tcti_conf,
+		return set_error(err, -EOPNOTSUPP, "TCTI \"%s\" cannot set the locality: %s", t->tcti_conf,
 			       Tss2_RC_Decode(rc));
 	if (rc != TSS2_RC_SUCCESS)
-		return mb_tpm_fail(t, err, rc, "setting the locality failed");
+		return tpm_fail(t, err, rc, "setting the locality failed");
 	return 0;
 }
 
@@ -337,6 +337,6 @@ MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err)
 	TSS2_RC rc = Esys_Startup(t->esys, TPM2_SU_CLEAR);
 
 	if (rc != TSS2_RC_SUCCESS)
-		return mb_tpm_fail(t, err, rc, "TPM2_Startup(CLEAR) failed");
+		return tpm_fail(t, err, rc, "TPM2_Startup(CLEAR) failed");
 	return 0;
 }

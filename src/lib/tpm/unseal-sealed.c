@@ -159,7 +159,7 @@ static const mb_event_log *today_log(mb_unseal_explanation *e, const mb_unseal_o
 		return NULL;
 	}
 	if (access(opt->log_path, R_OK) == 0) {
-		if (mb_read_file(opt->log_path, MB_LOG_MAX_SIZE, &buf, &size, &err) == 0 &&
+		if (file_read(opt->log_path, MB_LOG_MAX_SIZE, &buf, &size, &err) == 0 &&
 		    mb_event_log_parse_take(buf, size, owned, &err) == 0)
 			return *owned;
 		add_error(e, opt->log_path, &err);
@@ -226,7 +226,7 @@ out:
 
 static int refused(mb_error *err)
 {
-	return mb_fail(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
+	return set_error(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
 }
 
 /* The PCRs that moved since sealing (against the boot of sealing, s->pcrs); then the events that moved them. */
@@ -300,7 +300,7 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 	char nbuf[32];
 
 	if (!opt->n_signatures || !sigs)
-		return mb_fail(err, -EINVAL, "the secret is sealed to signed policies: no signature given");
+		return set_error(err, -EINVAL, "the secret is sealed to signed policies: no signature given");
 	for (i = 0; i < opt->n_signatures; i++) {
 		mb_error try_err = { 0 };
 		mb_pcr_bank now;
@@ -333,7 +333,7 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 		if (err)
 			*err = try_err;
 		if (try_err.code == -EBADMSG) /* a malformed signature the parser let through */
-			return mb_fail_prefix(err, -EBADMSG, signature_name(opt, i, nbuf));
+			return prefix_error(err, -EBADMSG, signature_name(opt, i, nbuf));
 		return r;
 	}
 	if (tried)
@@ -375,10 +375,10 @@ MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unsea
 	if (!opt)
 		opt = &none;
 	if (!s->authorized && opt->n_signatures)
-		return mb_fail(err, -EINVAL, "the secret is sealed to PCR values, not to signed policies");
+		return set_error(err, -EINVAL, "the secret is sealed to PCR values, not to signed policies");
 	e = calloc(1, sizeof(*e));
 	if (!e)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	if (s->authorized)
 		r = unseal_signed(e, t, s, opt, out, out_size, err);
 	else

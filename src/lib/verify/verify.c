@@ -391,7 +391,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 				continue;
 			}
 			if (mb_digest_extend(banks[b].alg, banks[b].value[rec->pcr], d->bytes) < 0)
-				return mb_fail(err, -EIO, "hashing failed");
+				return set_error(err, -EIO, "hashing failed");
 		}
 	}
 	/*
@@ -414,7 +414,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 			if (!covered && !have)
 				continue;
 			if (ret->n >= sizeof(ret->pcrs) / sizeof(ret->pcrs[0]))
-				return mb_fail(err, -E2BIG, "too many PCR values");
+				return set_error(err, -E2BIG, "too many PCR values");
 			v = &ret->pcrs[ret->n++];
 			/* Explanations only exist for a mismatch: "none found" until one is. */
 			v->extra_event = v->swapped_event = v->swapped_next = v->last_good_event = -1;
@@ -457,7 +457,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 					v->verdict = MB_PCR_MISMATCH;
 					r = explain(log, userspace, &ret->info, v, &budget);
 					if (r < 0)
-						return mb_fail(err, r, "hashing failed");
+						return set_error(err, r, "hashing failed");
 				} else
 					v->verdict = MB_PCR_NOT_COVERED;
 				continue;
@@ -479,7 +479,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 			v->verdict = MB_PCR_MISMATCH;
 			r = explain(log, userspace, &ret->info, v, &budget);
 			if (r < 0)
-				return mb_fail(err, r, "hashing failed");
+				return set_error(err, r, "hashing failed");
 		}
 	}
 
@@ -508,7 +508,7 @@ MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace
 
 	*ret = NULL;
 	if (!res)
-		return mb_fail(err, -ENOMEM, "out of memory");
+		return set_error(err, -ENOMEM, "out of memory");
 	r = verify_into(log, userspace, actual, opts, res, err);
 	if (r < 0) {
 		free(res);
