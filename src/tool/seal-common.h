@@ -65,6 +65,12 @@ int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_parent, 
 	       const char *verb);
 
 /*
+ * mboot seal with args already parsed, sealing secret (filled by the caller; wiped and freed
+ * here) instead of reading args->in: what totp init does with its seed (verb-seal.c).
+ */
+int seal_with_secret(const seal_args *args, secret_buf *secret);
+
+/*
  * Unseal s into secret (verb-unseal.c); a refusal is explained on stderr, or into
  * report (`unseal --json`) when not NULL. sig_paths: the signature files of a secret
  * sealed to signed policies. Returns the exit code.

@@ -39,24 +39,20 @@ static const char seal_help[] =
 	"Exit: 0 sealed, 2 usage or input error, 3 TPM error.\n";
 
 
-int verb_seal(int argc, char **argv)
+/* seal with args; the secret is preset's (wiped and freed here), else read from args->in. */
+static int seal_main(const seal_args *a, secret_buf *preset)
 {
 	const char *values, *in, *out, *log_path, *authority;
 	const mb_digest_info *bank;
 	uint32_t mask;
-	seal_args args;
-	secret_buf secret = { 0 };
+	seal_args args = *a;
+	secret_buf own = { 0 }, *secret = preset ? preset : &own;
 	mb_sealed s = { 0 };
 	mb_pcr_values *v = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	int rc;
 
-	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	rc = parse_seal_args(argc, argv, "seal", seal_help,
-			     TAKES_PCRS | TAKES_BANK | TAKES_VALUES | TAKES_FORCE | TAKES_AUTHORIZED_BY, &args);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
 	values = args.values ? args.values : "current";
 	in = args.in;
 	out = args.out;
@@ -64,20 +60,26 @@ int verb_seal(int argc, char **argv)
 	authority = args.authority;
 	bank = args.bank ? args.bank : mb_digest_by_alg(MB_ALG_SHA256);
 	mask = args.mask;
-	if (!in || !out)
-		return tool_usage_error("seal", "needs -i SECRET (or -i - for stdin) and -o SEALED");
-	if (authority && (args.have_pcrs || args.values || args.bank))
-		return tool_usage_error("seal", "--authorized-by takes no --pcrs, --values or --bank: the "
-					"signatures name the PCRs and their values");
+	if ((!in && !preset) || !out) {
+		rc = tool_usage_error("seal", "needs -i SECRET (or -i - for stdin) and -o SEALED");
+		goto out;
+	}
+	if (authority && (args.have_pcrs || args.values || args.bank)) {
+		rc = tool_usage_error("seal", "--authorized-by takes no --pcrs, --values or --bank: the "
+				      "signatures name the PCRs and their values");
+		goto out;
+	}
 	if (mask & ((1u << 16) | (1u << 23)))
 		/* PC Client PTP: PCRs 16 (debug) and 23 (application) are resettable at locality 0 */
 		fprintf(stderr, "mboot: note: PCRs 16 and 23 can be reset by any program that can use the TPM: "
 			"sealing to them protects nothing\n");
-	if (!authority && (!args.have_pcrs || (mask == 0 && !args.force)))
-		return tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
+	if (!authority && (!args.have_pcrs || (mask == 0 && !args.force))) {
+		rc = tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
+		goto out;
+	}
 	rc = tool_check_output("seal", out, args.force);
 	if (rc)
-		return rc;
+		goto out;
 
 	s.version = 1;
 	/* The values first: a bad values file, key or log is an input error before any TPM work. */
@@ -87,7 +89,7 @@ int verb_seal(int argc, char **argv)
 
 		rc = read_whole(authority, 64u << 10, &pem, &pem_size);
 		if (rc)
-			return rc;
+			goto out;
 		rc = mb_tpm_key_public(pem, pem_size, &s.auth_key, &s.auth_key_size, s.auth_key_name, &err);
 		explicit_bzero(pem, pem_size); /* in case a private key was given */
 		free(pem);
@@ -100,24 +102,26 @@ int verb_seal(int argc, char **argv)
 	} else if (strcmp(values, "current") != 0) {
 		rc = tool_load_pcr_bank(values, bank->alg, mask, "PCRs to seal to", &s.pcrs);
 		if (rc)
-			return rc;
+			goto out;
 	}
 	rc = read_kept_log(log_path, &s.eventlog, &s.eventlog_size);
 	if (rc)
 		goto out;
 
-	rc = secret_alloc(&secret);
-	if (rc)
-		goto out;
-	rc = secret_read(in, &secret);
-	if (rc)
-		goto out;
+	if (!preset) {
+		rc = secret_alloc(secret);
+		if (rc)
+			goto out;
+		rc = secret_read(in, secret);
+		if (rc)
+			goto out;
+	}
 
 	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;
 	if (authority) {
-		rc = seal_write(tpm, &secret, &s, false, out, args.force, "seal");
+		rc = seal_write(tpm, secret, &s, false, out, args.force, "seal");
 		goto out;
 	}
 	if (strcmp(values, "current") == 0) {
@@ -142,12 +146,30 @@ int verb_seal(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = seal_write(tpm, &secret, &s, false, out, args.force, "seal");
+	rc = seal_write(tpm, secret, &s, false, out, args.force, "seal");
 	goto out;
 out:
 	mb_pcr_values_free(v);
-	secret_free(&secret);
+	secret_free(secret);
 	mb_sealed_done(&s);
 	mb_tpm_free(tpm);
 	return rc;
+}
+
+int seal_with_secret(const seal_args *args, secret_buf *secret)
+{
+	return seal_main(args, secret);
+}
+
+int verb_seal(int argc, char **argv)
+{
+	seal_args args;
+	int rc;
+
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	rc = parse_seal_args(argc, argv, "seal", seal_help,
+			     TAKES_PCRS | TAKES_BANK | TAKES_VALUES | TAKES_FORCE | TAKES_AUTHORIZED_BY, &args);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	return seal_main(&args, NULL);
 }

@@ -2,11 +2,10 @@
 /*
  * tpmtotp on TPM 2.0: a random seed sealed to the PCRs of a good boot; the code it gives is the
  * code the user's phone shows only when the machine booted as it should. Sealing and unsealing
- * are `mboot seal` and `mboot unseal` themselves, fed through a pipe so that the seed never
- * reaches argv, a file or a stdio buffer.
+ * are `mboot seal`'s and `mboot unseal`'s own code (seal_with_secret, unseal_to_secret), called
+ * with the seed in their locked page: it never reaches argv, a pipe, a file or a stdio buffer.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -20,12 +19,11 @@
 
 #include <mboot/seal.h>
 #include <mboot/totp.h>
+#include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
 #define TOTP_DEFAULT_FILE "/var/lib/mboot/totp.sealed"
-#define MAX_ARGS 32
-#define MAX_SIGNATURES 8
 
 static const char totp_help[] =
 	"Usage: mboot totp init (--pcrs LIST [--bank NAME] | --authorized-by PUBKEY) [-o SEALED [--force]]\n"
@@ -53,54 +51,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* Run verb(args) with fd 0 reading `in` (or fd 1 writing into *out, up to out_max bytes). */
-static int run_piped(int (*verb)(int, char **), int argc, char **argv, const uint8_t *in, size_t in_size,
-		     uint8_t *out, size_t out_max, size_t *out_size)
-{
-	int pfd[2], saved, target = in ? STDIN_FILENO : STDOUT_FILENO, rc;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	/* Nobody reads while the verb runs: room for everything it may write (explanations). */
-	(void) fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
-	if (in) {
-		if (write(pfd[1], in, in_size) != (ssize_t) in_size) {
-			close(pfd[0]);
-			close(pfd[1]);
-			return -EIO;
-		}
-		close(pfd[1]);
-		pfd[1] = -1;
-	} else {
-		fflush(stdout);
-	}
-	saved = dup(target);
-	if (saved < 0 || dup2(in ? pfd[0] : pfd[1], target) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	rc = verb(argc, argv);
-	if (!in)
-		fflush(stdout);
-	dup2(saved, target);
-	if (!in) {
-		ssize_t n;
-
-		close(pfd[1]);
-		pfd[1] = -1;
-		*out_size = 0;
-		while ((n = read(pfd[0], out + *out_size, out_max - *out_size)) > 0 && *out_size < out_max)
-			*out_size += (size_t) n;
-	}
-out:
-	if (saved >= 0)
-		close(saved);
-	close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	return rc;
-}
-
 static int totp_init(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -113,11 +63,13 @@ static int totp_init(int argc, char **argv)
 	};
 	const char *pcrs = NULL, *bank = NULL, *out = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *authority = NULL;
 	const char *issuer = "mboot";
-	char host[256] = "", *uri = NULL, *sargv[MAX_ARGS];
+	char host[256] = "", *uri = NULL;
 	unsigned digits = 6;
 	bool force = false;
 	uint8_t seed[MB_TOTP_SEED_SIZE];
-	int c, n = 0, rc;
+	seal_args sa = { 0 };
+	secret_buf secret = { 0 };
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
@@ -162,38 +114,31 @@ static int totp_init(int argc, char **argv)
 		tool_errorf("totp init: no random bytes");
 		return EXIT_USAGE;
 	}
-	sargv[n++] = "seal";
-	if (authority) {
-		sargv[n++] = "--authorized-by";
-		sargv[n++] = (char *) authority;
-	} else {
-		sargv[n++] = "--pcrs";
-		sargv[n++] = (char *) pcrs;
+	/* seal itself, with the seed in its locked page: never in argv, a pipe or a stdio buffer */
+	sa.tcti = tcti;
+	sa.out = out;
+	sa.log = log;
+	sa.authority = authority;
+	sa.force = force;
+	if (!authority) {
+		sa.have_pcrs = true;
+		if (tool_parse_pcr_list(pcrs, &sa.mask) < 0) {
+			rc = tool_usage_error("totp init", "bad PCR list '%s' (e.g. 0,2,4-7)", pcrs);
+			goto fail;
+		}
 	}
-	if (bank) {
-		sargv[n++] = "--bank";
-		sargv[n++] = (char *) bank;
+	if (bank && tool_bank_arg("totp init", bank, &sa.bank) != EXIT_OK) {
+		rc = EXIT_USAGE;
+		goto fail;
 	}
-	if (log) {
-		sargv[n++] = "--log";
-		sargv[n++] = (char *) log;
-	}
-	if (tcti) {
-		sargv[n++] = "--tcti";
-		sargv[n++] = (char *) tcti;
-	}
-	if (force)
-		sargv[n++] = "--force";
-	sargv[n++] = "-i";
-	sargv[n++] = "-";
-	sargv[n++] = "-o";
-	sargv[n++] = (char *) out;
-	sargv[n] = NULL;
-	rc = run_piped(verb_seal, n, sargv, seed, sizeof(seed), NULL, 0, NULL);
-	if (rc != EXIT_OK) {
-		explicit_bzero(seed, sizeof(seed));
-		return rc < 0 ? EXIT_USAGE : rc;
-	}
+	rc = secret_alloc(&secret);
+	if (rc)
+		goto fail;
+	memcpy(secret.p, seed, sizeof(seed));
+	secret.size = sizeof(seed);
+	rc = seal_with_secret(&sa, &secret);
+	if (rc != EXIT_OK)
+		goto fail;
 	uri = mb_totp_uri(seed, sizeof(seed), issuer, host, digits, 30, MB_ALG_SHA1);
 	explicit_bzero(seed, sizeof(seed));
 	if (!uri) {
@@ -212,6 +157,10 @@ static int totp_init(int argc, char **argv)
 	explicit_bzero(uri, strlen(uri));
 	free(uri);
 	return EXIT_OK;
+fail:
+	secret_free(&secret);
+	explicit_bzero(seed, sizeof(seed));
+	return rc;
 }
 
 static int totp_show(int argc, char **argv)
@@ -224,13 +173,12 @@ static int totp_show(int argc, char **argv)
 	};
 	const char *in = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *sigs[MAX_SIGNATURES];
 	size_t n_sigs = 0;
-	char *uargv[MAX_ARGS];
-	/* The pipe's size: on failure it holds unseal's explanation, which must not block it. */
-	uint8_t seed[65536];
-	size_t seed_size = 0;
 	unsigned digits = 6;
 	bool watch = false;
-	int c, n = 0, rc;
+	secret_buf secret = { 0 };
+	mb_sealed s = { 0 };
+	mb_tpm *tpm = NULL;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
@@ -256,40 +204,29 @@ static int totp_show(int argc, char **argv)
 	if (optind < argc)
 		return tool_usage_error("totp show", "unexpected argument '%s'", argv[optind]);
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	(void) mlock(seed, sizeof(seed));
-	uargv[n++] = "unseal";
-	uargv[n++] = "-i";
-	uargv[n++] = (char *) in;
-	if (log) {
-		uargv[n++] = "--log";
-		uargv[n++] = (char *) log;
+	/* unseal itself: a refusal is explained on stderr, as `mboot unseal` explains it */
+	rc = load_sealed(in, &s);
+	if (rc)
+		return rc;
+	if (s.authorized != (n_sigs > 0)) {
+		rc = tool_usage_error("totp show", s.authorized ? "%s is sealed to signed policies: give --signature SIG" :
+					   "%s is sealed to PCR values: --signature does not apply", in);
+		goto out;
 	}
-	if (tcti) {
-		uargv[n++] = "--tcti";
-		uargv[n++] = (char *) tcti;
-	}
-	for (size_t i = 0; i < n_sigs; i++) {
-		uargv[n++] = "--signature";
-		uargv[n++] = (char *) sigs[i];
-	}
-	uargv[n] = NULL;
-	rc = run_piped(verb_unseal, n, uargv, NULL, 0, seed, sizeof(seed), &seed_size);
-	if (rc == EXIT_OK && seed_size > MB_SEAL_MAX_SECRET)
-		rc = EXIT_USAGE;
-	if (rc != EXIT_OK || seed_size == 0) {
-		/* No secret came out: what did is unseal's explanation (which PCRs, which events). */
-		if (rc != EXIT_OK && seed_size)
-			fwrite(seed, 1, seed_size, stderr);
-		explicit_bzero(seed, sizeof(seed));
-		return rc < 0 ? EXIT_USAGE : rc ? rc : EXIT_FAILED;
-	}
+	rc = secret_alloc(&secret);
+	if (rc == EXIT_OK)
+		rc = tool_tpm_open(tcti, &tpm);
+	if (rc == EXIT_OK)
+		rc = unseal_to_secret(tpm, &s, log ? log : MB_DEFAULT_LOG, (char **) sigs, n_sigs, &secret, NULL);
+	if (rc != EXIT_OK)
+		goto out;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	do {
 		time_t now = time(NULL);
 		uint32_t code;
 
-		if (mb_totp(seed, seed_size, (uint64_t) now, 30, 0, digits, MB_ALG_SHA1, &code) < 0) {
+		if (mb_totp(secret.p, secret.size, (uint64_t) now, 30, 0, digits, MB_ALG_SHA1, &code) < 0) {
 			rc = EXIT_USAGE;
 			break;
 		}
@@ -299,7 +236,10 @@ static int totp_show(int argc, char **argv)
 			while (!stop && time(NULL) / 30 == now / 30)
 				sleep(1);
 	} while (watch && !stop);
-	explicit_bzero(seed, sizeof(seed));
+out:
+	secret_free(&secret);
+	mb_sealed_done(&s);
+	mb_tpm_free(tpm);
 	return rc;
 }
 
