@@ -73,6 +73,20 @@ static int read_log(const char *path, bool named, size_t max, uint8_t **ret, siz
 	return EXIT_OK;
 }
 
+/* A firmware log the verifier would refuse as malformed is refused here, before the quote. */
+static int check_log(const char *path, const uint8_t *data, size_t size)
+{
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+
+	if (mb_event_log_parse(data, size, &log, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	mb_event_log_free(log);
+	return EXIT_OK;
+}
+
 int verb_quote(int argc, char **argv)
 {
 	const char *ak_path = MB_AK_FILE_DEFAULT, *out = "-", *tcti = NULL;
@@ -153,6 +167,8 @@ int verb_quote(int argc, char **argv)
 	if (rc != EXIT_OK)
 		return rc;
 	rc = read_log(log_path, log_named, MB_ATTEST_FILE_MAX / 2, &log, &in.eventlog_size);
+	if (rc == EXIT_OK && log)
+		rc = check_log(log_path, log, in.eventlog_size);
 	if (rc != EXIT_OK)
 		goto out;
 	in.eventlog = log;

@@ -171,6 +171,15 @@ for n in 00 0011223344556677889900112233445566778899001122334455667788990011ff z
 	expect_rc 2 "quote --nonce $n"
 done
 
+# A firmware log the verifier would refuse as malformed (empty, cut short) is refused before any quote.
+head -c 100 "$LOG" > "$WORK/short.log"
+for bad in /dev/null "$WORK/short.log"; do
+	rc=0; "$M" quote --nonce "$nonce" --ak-file "$WORK/ak.json" --log "$bad" -o "$WORK/bad-evidence.json" \
+		2>"$WORK/err" >/dev/null || rc=$?
+	expect_rc 2 "quote --log $bad"
+	[ ! -e "$WORK/bad-evidence.json" ] || fail "quote --log $bad wrote evidence"
+done
+
 malformed() { # malformed WHAT JQ-FILTER
 	jq "$2" "$WORK/challenge.json" > "$WORK/bad.json"
 	rc=0; "$M" attest activate -i "$WORK/bad.json" --ak-file "$WORK/ak.json" 2>"$WORK/err" >/dev/null || rc=$?
