@@ -9,6 +9,7 @@
 #include <mboot/events.h>
 #include <mboot/replay.h>
 #include <mboot/diff.h>
+#include <mboot/artifacts.h>
 #include <mboot/policy.h>
 #include <mboot/predict.h>
 #include <mboot/tpm.h>

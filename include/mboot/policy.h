@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <mboot/artifacts.h>
 #include <mboot/cel.h>
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>
@@ -94,24 +95,10 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
  * firmware PCRs' values come from it, and the GRUB commands and files that do not load the
  * kernel or initrd are carried over from it (GRUB measures commands after variable
  * expansion, which no config file can tell). EFI binaries for PCR 4 are passed as
- * precomputed Authenticode digests (efi_digests).
+ * precomputed Authenticode digests (boot.efi[].digest).
  */
-typedef struct mb_policy_efi_digest {
-	const char *description;          /* "shimx64.efi" */
-	size_t n;
-	uint16_t algs[MB_MAX_BANKS];
-	uint8_t digests[MB_MAX_BANKS][MB_DIGEST_MAX];
-} mb_policy_efi_digest;
-
 typedef struct mb_policy_artifacts {
-	const char *kernel;               /* host path of the kernel image GRUB will read */
-	const char *initrd;               /* host path of the initrd */
-	const char *cmdline;              /* kernel arguments as the boot entry gives them, without the path */
-	const char *grub_cfg;             /* host path of grub.cfg: its digest, and the linux/initrd lines */
-	const char *kernel_path;          /* the kernel's path as GRUB names it (else from grub_cfg, else any) */
-	const char *initrd_path;          /* likewise for the initrd */
-	const mb_policy_efi_digest *efi;  /* PCR 4 applications */
-	size_t n_efi;
+	mb_boot_artifacts boot;           /* kernel and initrd required; cmdline or grub_cfg; efi: digest */
 	const char *const *allow_text;    /* extra PCR 8 EV_IPL text rules (regular expressions) */
 	size_t n_allow_text;
 	const mb_event_log *log;          /* known-good log, or NULL */

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <mboot/artifacts.h>
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>
 
@@ -15,25 +16,11 @@ extern "C" {
  * The PCR values of the next boot: walk today's log and recompute each event whose source is
  * being replaced; carry everything else over. What cannot be predicted is said per PCR.
  */
-typedef struct mb_predict_efi {
-	/* An EFI application being replaced: its Authenticode digests today and after. */
-	size_t n;
-	uint16_t algs[MB_MAX_BANKS];
-	uint8_t old_digest[MB_MAX_BANKS][MB_DIGEST_MAX];
-	uint8_t new_digest[MB_MAX_BANKS][MB_DIGEST_MAX];
-	const char *description;
-} mb_predict_efi;
-
 typedef struct mb_predict_input {
 	const mb_event_log *log;   /* today's boot */
-	const char *kernel;        /* the new kernel file (host path), or NULL: unchanged */
-	const char *initrd;        /* the new initrd, or NULL */
-	const char *grub_cfg;      /* the new grub.cfg, or NULL */
-	const char *cmdline;       /* the new kernel arguments (without the path), or NULL */
-	const char *kernel_path;   /* the new kernel's path as GRUB names it, or NULL (from grub_cfg, else today's) */
-	const char *initrd_path;   /* likewise */
-	const mb_predict_efi *efi;
-	size_t n_efi;
+	/* what changes: each field NULL (or n_efi 0) when unchanged; an EFI application is
+	 * replaced where today's log has its old_digest, by its digest */
+	mb_boot_artifacts boot;
 } mb_predict_input;
 
 typedef struct mb_predict_result {

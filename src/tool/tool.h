@@ -77,6 +77,19 @@ int tool_bank_arg(const char *verb, const char *name, const mb_digest_info **ret
 /* A repeatable --bank: NAME's algorithm added to algs[*n] once; EXIT_USAGE, said, when unknown or too many. */
 int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_BANKS], size_t *n);
 
+/*
+ * The boot-artifact options policy generate and predict share, by their short codes: 'k'
+ * --kernel, 'i' --initrd, 'c' --cmdline, 'g' --grub-cfg, 'K' --kernel-path, 'I' --initrd-path.
+ * True when opt was one of them (stored in b).
+ */
+bool tool_artifact_option(int opt, const char *arg, mb_boot_artifacts *b);
+/*
+ * --efi: FILE (policy generate: the application that will boot) or OLD=NEW (predict, with_old:
+ * the one it replaces, then the new one), their Authenticode digests in every bank mboot hashes.
+ * EXIT_OK, else reported (usage or unreadable file) and EXIT_USAGE.
+ */
+int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e);
+
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
 /* A decimal number in [min, max], digits only; -EINVAL otherwise. */

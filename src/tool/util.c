@@ -82,6 +82,45 @@ int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_
 	return EXIT_OK;
 }
 
+bool tool_artifact_option(int opt, const char *arg, mb_boot_artifacts *b)
+{
+	switch (opt) {
+	case 'k': b->kernel = arg; return true;
+	case 'i': b->initrd = arg; return true;
+	case 'c': b->cmdline = arg; return true;
+	case 'g': b->grub_cfg = arg; return true;
+	case 'K': b->kernel_path = arg; return true;
+	case 'I': b->initrd_path = arg; return true;
+	default: return false;
+	}
+}
+
+int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e)
+{
+	static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
+	char *path = arg, *eq = strchr(arg, '=');
+	mb_error err = { 0 };
+
+	if (with_old) {
+		if (!eq || eq == arg || !eq[1])
+			return tool_usage_error(verb, "--efi takes OLD=NEW, two EFI binaries");
+		*eq = '\0';
+		path = eq + 1;
+		if (mb_pe_authenticode_file(arg, 0, algs, 4, e->old_digest, &err) < 0) {
+			tool_report(arg, &err);
+			return EXIT_USAGE;
+		}
+	}
+	if (mb_pe_authenticode_file(path, 0, algs, 4, e->digest, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	memcpy(e->algs, algs, sizeof(algs));
+	e->n = 4;
+	e->description = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	return EXIT_OK;
+}
+
 int tool_check_output(const char *verb, const char *path, bool force)
 {
 	struct stat st;

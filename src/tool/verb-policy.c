@@ -69,7 +69,7 @@ static int policy_generate(int argc, char **argv)
 		{ 0 },
 	};
 	const char *log_path = NULL, *out = "-", *allow[MAX_ALLOW];
-	static mb_policy_efi_digest efi[MAX_ALLOW];
+	static mb_efi_binary efi[MAX_ALLOW];
 	mb_policy_artifacts art = { 0 };
 	uint32_t pcrs = 0xffff, firmware = 0xff;
 	bool firmware_given = false, force = false;
@@ -81,6 +81,8 @@ static int policy_generate(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if (tool_artifact_option(c, optarg, &art.boot))
+			continue;
 		switch (c) {
 		case 'h':
 			fputs(generate_help, stdout);
@@ -105,58 +107,30 @@ static int policy_generate(int argc, char **argv)
 		case 'F':
 			force = true;
 			break;
-		case 'k':
-			art.kernel = optarg;
-			break;
-		case 'i':
-			art.initrd = optarg;
-			break;
-		case 'c':
-			art.cmdline = optarg;
-			break;
-		case 'g':
-			art.grub_cfg = optarg;
-			break;
-		case 'K':
-			art.kernel_path = optarg;
-			break;
-		case 'I':
-			art.initrd_path = optarg;
-			break;
 		case 'a':
 			if (art.n_allow_text >= MAX_ALLOW)
 				return tool_usage_error("policy generate", "at most %d --allow-text", MAX_ALLOW);
 			allow[art.n_allow_text++] = optarg;
 			break;
-		case 'e': {
-			static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
-			mb_policy_efi_digest *e = &efi[art.n_efi];
-			const char *base = strrchr(optarg, '/');
-
-			if (art.n_efi >= MAX_ALLOW)
+		case 'e':
+			if (art.boot.n_efi >= MAX_ALLOW)
 				return tool_usage_error("policy generate", "at most %d --efi", MAX_ALLOW);
-			if (mb_pe_authenticode_file(optarg, 0, algs, 4, e->digests, &err) < 0) {
-				tool_report(optarg, &err);
+			if (tool_efi_binary("policy generate", optarg, false, &efi[art.boot.n_efi]) != EXIT_OK)
 				return EXIT_USAGE;
-			}
-			memcpy(e->algs, algs, sizeof(algs));
-			e->n = 4;
-			e->description = base ? base + 1 : optarg;
-			art.n_efi++;
+			art.boot.n_efi++;
 			break;
-		}
 		default:
 			return tool_usage_error("policy generate", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return tool_usage_error("policy generate", "unexpected argument '%s'", argv[optind]);
-	art.efi = efi;
-	if (!log_path && !art.kernel)
+	art.boot.efi = efi;
+	if (!log_path && !art.boot.kernel)
 		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ...");
-	if (art.kernel && (!art.initrd || (!art.cmdline && !art.grub_cfg)))
+	if (art.boot.kernel && (!art.boot.initrd || (!art.boot.cmdline && !art.boot.grub_cfg)))
 		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
-	if (!art.kernel && (art.initrd || art.cmdline || art.grub_cfg || art.n_allow_text))
+	if (!art.boot.kernel && (art.boot.initrd || art.boot.cmdline || art.boot.grub_cfg || art.n_allow_text))
 		return tool_usage_error("policy generate", "--initrd, --cmdline, --grub-cfg, --allow-text go with --kernel");
 	rc = tool_check_output("policy generate", out, force);
 	if (rc)
@@ -166,7 +140,7 @@ static int policy_generate(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	if (art.kernel) {
+	if (art.boot.kernel) {
 		art.log = log;
 		art.allow_text = allow;
 		art.firmware_pcrs = firmware_given ? firmware : 0;

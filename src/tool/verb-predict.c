@@ -52,7 +52,6 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	mb_error err = { 0 };
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -60,50 +59,29 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (tool_artifact_option(c, optarg, &a->in.boot))
+			continue;
 		switch (c) {
 		case 'h':
 			fputs(predict_help, stdout);
 			return -1;
 		case 'l': a->log_path = optarg; break;
-		case 'k': a->in.kernel = optarg; break;
-		case 'i': a->in.initrd = optarg; break;
-		case 'c': a->in.cmdline = optarg; break;
-		case 'g': a->in.grub_cfg = optarg; break;
-		case 'K': a->in.kernel_path = optarg; break;
-		case 'I': a->in.initrd_path = optarg; break;
 		case 'j': a->json = true; break;
 		case 'w': a->write_log = optarg; break;
-		case 'e': {
-			static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
-			char *eq = strchr(optarg, '=');
-			mb_predict_efi *e = &a->efi[a->in.n_efi];
-
-			if (!eq || eq == optarg || !eq[1])
-				return tool_usage_error(verb, "--efi takes OLD=NEW, two EFI binaries");
-			if (a->in.n_efi >= PREDICT_MAX_EFI)
+		case 'e':
+			if (a->in.boot.n_efi >= PREDICT_MAX_EFI)
 				return tool_usage_error(verb, "at most %d --efi", PREDICT_MAX_EFI);
-			*eq = 0;
-			if (mb_pe_authenticode_file(optarg, 0, algs, 4, e->old_digest, &err) < 0) {
-				tool_report(optarg, &err);
+			if (tool_efi_binary(verb, optarg, true, &a->efi[a->in.boot.n_efi]) != EXIT_OK)
 				return EXIT_USAGE;
-			}
-			if (mb_pe_authenticode_file(eq + 1, 0, algs, 4, e->new_digest, &err) < 0) {
-				tool_report(eq + 1, &err);
-				return EXIT_USAGE;
-			}
-			memcpy(e->algs, algs, sizeof(algs));
-			e->n = 4;
-			e->description = strrchr(eq + 1, '/') ? strrchr(eq + 1, '/') + 1 : eq + 1;
-			a->in.n_efi++;
+			a->in.boot.n_efi++;
 			break;
-		}
 		default:
 			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return tool_usage_error(verb, "unexpected argument '%s'", argv[optind]);
-	a->in.efi = a->efi;
+	a->in.boot.efi = a->efi;
 	return EXIT_OK;
 }
 

@@ -27,7 +27,7 @@ int log_extend(int argc, char **argv);
 #define PREDICT_MAX_EFI 16
 typedef struct predict_args {
 	mb_predict_input in;
-	mb_predict_efi efi[PREDICT_MAX_EFI];
+	mb_efi_binary efi[PREDICT_MAX_EFI];
 	const char *log_path;
 	const char *write_log;
 	bool json;

@@ -177,7 +177,7 @@ static void test_constants_are_openssls(void **state)
 static void test_new_cmdline(void **state)
 {
 	mb_event_log *log = sample();
-	mb_predict_input in = { .log = log, .cmdline = NEW_ARGS };
+	mb_predict_input in = { .log = log, .boot = { .cmdline = NEW_ARGS } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
@@ -221,7 +221,7 @@ static void test_new_kernel(void **state)
 {
 	mb_event_log *log = sample();
 	char path[] = "/tmp/mb-test-kernel-XXXXXX";
-	mb_predict_input in = { .log = log, .kernel = path };
+	mb_predict_input in = { .log = log, .boot = { .kernel = path } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };

@@ -249,21 +249,21 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		" and a known-good log (firmware PCRs, GRUB's other commands and files)"));
 	json_object_object_add(root, "generator", json_object_new_string("mboot policy generate --kernel ..."));
 	json_object_object_add(root, "pcrs", jp);
-	if (!a->kernel || !a->initrd) {
+	if (!a->boot.kernel || !a->boot.initrd) {
 		rc = set_error(err, -EINVAL, "a kernel and an initrd are needed");
 		goto out;
 	}
-	if (!a->cmdline && !a->grub_cfg) {
+	if (!a->boot.cmdline && !a->boot.grub_cfg) {
 		rc = set_error(err, -EINVAL, "the kernel command line is needed: --cmdline or --grub-cfg");
 		goto out;
 	}
-	if (a->grub_cfg) {
-		rc = grub_read_cfg_entry(a->grub_cfg, &entry, err);
+	if (a->boot.grub_cfg) {
+		rc = grub_read_cfg_entry(a->boot.grub_cfg, &entry, err);
 		if (rc < 0)
 			goto out;
 	}
-	if (a->cmdline) {
-		rc = grub_split_words(a->cmdline, a->cmdline + strlen(a->cmdline), &args);
+	if (a->boot.cmdline) {
+		rc = grub_split_words(a->boot.cmdline, a->boot.cmdline + strlen(a->boot.cmdline), &args);
 		if (rc < 0) {
 			rc = set_error(err, rc, "the command line has too many words");
 			goto out;
@@ -283,14 +283,14 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	kargs = join_regex(&args, 0);
 	lcmd = entry.linux_line.n ? policy_regex_literal(entry.linux_line.w[0]) : strdup("linux(?:efi|16)?");
 	icmd = entry.initrd_line.n ? policy_regex_literal(entry.initrd_line.w[0]) : strdup("initrd(?:efi|16)?");
-	if (a->kernel_path)
-		kpath = policy_regex_literal(a->kernel_path);
+	if (a->boot.kernel_path)
+		kpath = policy_regex_literal(a->boot.kernel_path);
 	else if (entry.linux_line.n)
 		kpath = word_regex(entry.linux_line.w[1]);
 	else
 		kpath = strdup("[^ ]+");
-	if (a->initrd_path) {
-		ipaths = policy_regex_literal(a->initrd_path);
+	if (a->boot.initrd_path) {
+		ipaths = policy_regex_literal(a->boot.initrd_path);
 	} else if (entry.initrd_line.n) {
 		ipaths = join_regex(&entry.initrd_line, 1);
 	} else {
@@ -336,13 +336,13 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = file_rule(r9, "EV_IPL", a->kernel, algs, n_algs, "kernel", true, err)) < 0 ||
-	    (rc = file_rule(r9, "EV_IPL", a->initrd, algs, n_algs, "initrd", true, err)) < 0 ||
-	    (rc = file_rule(r9, "EV_EVENT_TAG", a->initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0 ||
-	    (a->grub_cfg && (rc = file_rule(r9, "EV_IPL", a->grub_cfg, algs, n_algs, "GRUB config", true, err)) < 0))
+	if ((rc = file_rule(r9, "EV_IPL", a->boot.kernel, algs, n_algs, "kernel", true, err)) < 0 ||
+	    (rc = file_rule(r9, "EV_IPL", a->boot.initrd, algs, n_algs, "initrd", true, err)) < 0 ||
+	    (rc = file_rule(r9, "EV_EVENT_TAG", a->boot.initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0 ||
+	    (a->boot.grub_cfg && (rc = file_rule(r9, "EV_IPL", a->boot.grub_cfg, algs, n_algs, "GRUB config", true, err)) < 0))
 		goto out;
 	/* PCR 4: the EFI applications given. */
-	if (a->n_efi) {
+	if (a->boot.n_efi) {
 		json_object *r4 = policy_pcr_entry(jp, 4, "rules");
 		static const uint8_t sep[4];
 
@@ -374,7 +374,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 				goto out;
 			}
 		}
-		for (i = 0; i < a->n_efi; i++) {
+		for (i = 0; i < a->boot.n_efi; i++) {
 			json_object *ds = json_object_new_object();
 			size_t k;
 
@@ -382,15 +382,15 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 				rc = set_error(err, -ENOMEM, "out of memory");
 				goto out;
 			}
-			for (k = 0; k < a->efi[i].n; k++) {
-				const mb_digest_info *info = mb_digest_by_alg(a->efi[i].algs[k]);
+			for (k = 0; k < a->boot.efi[i].n; k++) {
+				const mb_digest_info *info = mb_digest_by_alg(a->boot.efi[i].algs[k]);
 				char hex[2 * MB_DIGEST_MAX + 1];
 
 				if (info)
 					json_object_object_add(ds, info->name,
-							       json_object_new_string(hex_format(a->efi[i].digests[k], info->size, hex)));
+							       json_object_new_string(hex_format(a->boot.efi[i].digest[k], info->size, hex)));
 			}
-			if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->efi[i].description, true) < 0) {
+			if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->boot.efi[i].description, true) < 0) {
 				rc = set_error(err, -ENOMEM, "out of memory");
 				goto out;
 			}
@@ -420,7 +420,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 
 			for (b = 0; b < v->n_banks; b++)
 				touched |= !!(v->banks[b].present & (1u << pcr));
-			if (!touched || (pcr == 4 && a->n_efi))
+			if (!touched || (pcr == 4 && a->boot.n_efi))
 				continue;
 			if (firmware & (1u << pcr)) {
 				/* false only for an untouched PCR, and this one is touched */

@@ -329,34 +329,34 @@ static int plan(predict_ctx *c, mb_error *err)
 	rc = read_today(c);
 	if (rc < 0)
 		return set_error(err, rc, "reading today's GRUB commands: %s", mb_strerror(rc));
-	if (in->grub_cfg) {
+	if (in->boot.grub_cfg) {
 		size_t size;
 
-		rc = grub_read_cfg_entry(in->grub_cfg, &c->entry, err);
+		rc = grub_read_cfg_entry(in->boot.grub_cfg, &c->entry, err);
 		if (rc < 0)
 			return rc;
-		rc = file_read(in->grub_cfg, GRUB_CFG_MAX, (uint8_t **) &c->cfg_text, &size, err);
+		rc = file_read(in->boot.grub_cfg, GRUB_CFG_MAX, (uint8_t **) &c->cfg_text, &size, err);
 		if (rc < 0)
 			return rc;
-		rc = digest_file(c, in->grub_cfg, &c->cfg, err);
+		rc = digest_file(c, in->boot.grub_cfg, &c->cfg, err);
 		if (rc < 0)
 			return rc;
 	}
-	if (in->kernel && (rc = digest_file(c, in->kernel, &c->kernel, err)) < 0)
+	if (in->boot.kernel && (rc = digest_file(c, in->boot.kernel, &c->kernel, err)) < 0)
 		return rc;
-	if (in->initrd && (rc = digest_file(c, in->initrd, &c->initrd, err)) < 0)
+	if (in->boot.initrd && (rc = digest_file(c, in->boot.initrd, &c->initrd, err)) < 0)
 		return rc;
 
 	c->linux_cmd = dup_or(c->entry.linux_line.n ? c->entry.linux_line.w[0] : NULL,
 			      c->old_linux.n ? c->old_linux.w[0] : "linux");
 	c->initrd_cmd = dup_or(c->entry.initrd_line.n ? c->entry.initrd_line.w[0] : NULL,
 			       c->old_initrd.n ? c->old_initrd.w[0] : "initrd");
-	c->kernel_path = dup_or(in->kernel_path ? in->kernel_path : c->entry.linux_line.n > 1 ? c->entry.linux_line.w[1] : NULL,
+	c->kernel_path = dup_or(in->boot.kernel_path ? in->boot.kernel_path : c->entry.linux_line.n > 1 ? c->entry.linux_line.w[1] : NULL,
 				c->old_linux.n > 1 ? c->old_linux.w[1] : NULL);
 	if (!c->linux_cmd || !c->initrd_cmd || !c->kernel_path)
 		return set_error(err, -ENOMEM, "out of memory");
-	if (in->cmdline) {
-		rc = grub_split_words(in->cmdline, in->cmdline + strlen(in->cmdline), &c->args);
+	if (in->boot.cmdline) {
+		rc = grub_split_words(in->boot.cmdline, in->boot.cmdline + strlen(in->boot.cmdline), &c->args);
 	} else {
 		const grub_words *from = c->entry.linux_line.n ? &c->entry.linux_line : &c->old_linux;
 
@@ -366,8 +366,8 @@ static int plan(predict_ctx *c, mb_error *err)
 	}
 	if (rc < 0)
 		return set_error(err, rc, "the command line: %s", mb_strerror(rc));
-	if (in->initrd_path) {
-		c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->initrd_path);
+	if (in->boot.initrd_path) {
+		c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->boot.initrd_path);
 	} else {
 		const grub_words *from = c->entry.initrd_line.n ? &c->entry.initrd_line : &c->old_initrd;
 
@@ -375,11 +375,11 @@ static int plan(predict_ctx *c, mb_error *err)
 			c->initrd_paths.w[c->initrd_paths.n++] = strdup(from->w[i]);
 	}
 	for (i = 0; i < c->args.n; i++)
-		if (!in->cmdline && strchr(c->args.w[i], '$'))
+		if (!in->boot.cmdline && strchr(c->args.w[i], '$'))
 			note(c, 8, true, "the config's kernel arguments use a variable (%s): give the expanded --cmdline",
 			     c->args.w[i]);
-	c->loader_changed = in->cmdline || in->grub_cfg || in->kernel_path || in->initrd_path;
-	c->kernel_path_given = in->kernel_path || c->entry.linux_line.n > 1;
+	c->loader_changed = in->boot.cmdline || in->boot.grub_cfg || in->boot.kernel_path || in->boot.initrd_path;
+	c->kernel_path_given = in->boot.kernel_path || c->entry.linux_line.n > 1;
 	return 0;
 }
 
@@ -499,12 +499,12 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 			     "commands it runs, after expansion", text ? text + 10 : "?");
 			free(text);
 		}
-		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && in->n_efi) {
+		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && in->boot.n_efi) {
 			size_t e;
 			bool done = false;
 
-			for (e = 0; e < in->n_efi && !done; e++) {
-				const mb_predict_efi *r = &in->efi[e];
+			for (e = 0; e < in->boot.n_efi && !done; e++) {
+				const mb_efi_binary *r = &in->boot.efi[e];
 				size_t a;
 
 				for (a = 0; a < r->n; a++) {
@@ -532,7 +532,7 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 							     r->description ? r->description : "an EFI application");
 							memcpy(fd.d[b], ev->digests[j].bytes, ev->digests[j].size);
 						} else {
-							memcpy(fd.d[b], r->new_digest[a], ev->digests[j].size);
+							memcpy(fd.d[b], r->digest[a], ev->digests[j].size);
 						}
 					}
 					note(c, 4, false, "%s", r->description ? r->description : "an EFI application");

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_ARTIFACTS_H
+#define MBOOT_ARTIFACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/digest.h>
+#include <mboot/eventlog.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * What a release ships for the boot: the files GRUB reads, the kernel's command line, the EFI
+ * applications. One type for the two places that take them: a policy generated from them
+ * (mb_policy_generate_from_artifacts) and the next boot predicted from them (mb_predict).
+ */
+
+/* An EFI application of the boot chain, by its Authenticode digests (mb_pe_authenticode_file). */
+typedef struct mb_efi_binary {
+	const char *description;                          /* "shimx64.efi" */
+	size_t n;
+	uint16_t algs[MB_MAX_BANKS];
+	uint8_t digest[MB_MAX_BANKS][MB_DIGEST_MAX];      /* the one that will boot */
+	uint8_t old_digest[MB_MAX_BANKS][MB_DIGEST_MAX];  /* the one it replaces (predict only) */
+} mb_efi_binary;
+
+typedef struct mb_boot_artifacts {
+	const char *kernel;        /* host path of the kernel image GRUB will read, or NULL */
+	const char *initrd;        /* host path of the initrd, or NULL */
+	const char *grub_cfg;      /* host path of grub.cfg: its digest, and the linux/initrd lines */
+	const char *cmdline;       /* kernel arguments as the boot entry gives them, without the path */
+	const char *kernel_path;   /* the kernel's path as GRUB names it (else from grub_cfg) */
+	const char *initrd_path;   /* likewise for the initrd */
+	const mb_efi_binary *efi;  /* PCR 4 applications */
+	size_t n_efi;
+} mb_boot_artifacts;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
