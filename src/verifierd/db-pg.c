@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The shared backend: PostgreSQL through libpq, for several verifiers serving one fleet. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "shared/fail.h"
+#include "verifierd/db-internal.h"
+
+/* Each statement text is prepared once per connection, under a name of its own. */
+#define STMT_CACHE 48
+
+typedef struct pg_db {
+	struct db base;
+	PGconn *conn;
+	struct {
+		char *sql;
+		char name[16];
+	} cache[STMT_CACHE];
+	size_t n_cache;
+	unsigned next_name;
+} pg_db;
+
+static void forget_statements(pg_db *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_cache; i++)
+		free(p->cache[i].sql);
+	p->n_cache = 0;
+}
+
+/* A broken connection is reset before the next statement; the statement it broke fails. */
+static int ensure_connected(pg_db *p, mb_error *err)
+{
+	if (PQstatus(p->conn) == CONNECTION_OK)
+		return 0;
+	forget_statements(p);
+	PQreset(p->conn);
+	if (PQstatus(p->conn) != CONNECTION_OK)
+		return set_error(err, -ENOTCONN, "PostgreSQL: %s", PQerrorMessage(p->conn));
+	return 0;
+}
+
+static int pg_fail(pg_db *p, const PGresult *res, mb_error *err, const char *sql)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(p->conn);
+	size_t len = strlen(msg);
+	int code = -EIO;
+
+	if (PQstatus(p->conn) != CONNECTION_OK || !state)
+		code = -ENOTCONN;
+	else if (strcmp(state, "23505") == 0)
+		code = -EEXIST;
+	else if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 || strcmp(state, "55P03") == 0)
+		code = -EBUSY;
+	else if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0)
+		code = -ENOTCONN; /* connection exception, admin shutdown, cannot connect now */
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+		len--;
+	return set_error(err, code, "PostgreSQL: %.*s (%.60s)", (int) len, msg, sql);
+}
+
+static int statement_name(pg_db *p, const char *sql, size_t n_params, const char **ret, mb_error *err)
+{
+	PGresult *res;
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->n_cache; i++)
+		if (strcmp(p->cache[i].sql, sql) == 0) {
+			*ret = p->cache[i].name;
+			return 0;
+		}
+	if (p->n_cache == STMT_CACHE) {
+		/* Full: statements are no longer cached (the store has fewer than this). */
+		*ret = "";
+		return 0;
+	}
+	i = p->n_cache;
+	snprintf(p->cache[i].name, sizeof(p->cache[i].name), "mb%u", p->next_name++);
+	res = PQprepare(p->conn, p->cache[i].name, sql, (int) n_params, NULL);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		r = pg_fail(p, res, err, sql);
+		PQclear(res);
+		return r;
+	}
+	PQclear(res);
+	p->cache[i].sql = strdup(sql);
+	if (!p->cache[i].sql)
+		return set_error(err, -ENOMEM, "out of memory");
+	p->n_cache++;
+	*ret = p->cache[i].name;
+	return 0;
+}
+
+static int run(pg_db *p, const char *sql, const char *const *params, size_t n_params, PGresult **ret, mb_error *err)
+{
+	const char *name = NULL;
+	PGresult *res;
+	ExecStatusType st;
+	int r;
+
+	*ret = NULL;
+	r = ensure_connected(p, err);
+	if (r < 0)
+		return r;
+	/* BEGIN, COMMIT and ROLLBACK are not worth a prepared statement. */
+	if (n_params || strncmp(sql, "SELECT", 6) == 0 || strncmp(sql, "INSERT", 6) == 0 ||
+	    strncmp(sql, "UPDATE", 6) == 0 || strncmp(sql, "DELETE", 6) == 0) {
+		r = statement_name(p, sql, n_params, &name, err);
+		if (r < 0)
+			return r;
+	}
+	if (name && *name)
+		res = PQexecPrepared(p->conn, name, (int) n_params, params, NULL, NULL, 0);
+	else
+		res = PQexecParams(p->conn, sql, (int) n_params, NULL, params, NULL, NULL, 0);
+	st = PQresultStatus(res);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		r = pg_fail(p, res, err, sql);
+		PQclear(res);
+		return r;
+	}
+	*ret = res;
+	return 0;
+}
+
+static int64_t pg_exec(db *d, const char *sql, const char *const *params, size_t n_params, mb_error *err)
+{
+	pg_db *p = (pg_db *) d;
+	PGresult *res;
+	const char *n;
+	int64_t changed;
+	int r;
+
+	r = run(p, sql, params, n_params, &res, err);
+	if (r < 0)
+		return r;
+	n = PQcmdTuples(res);
+	changed = n && *n ? strtoll(n, NULL, 10) : 0;
+	PQclear(res);
+	return changed;
+}
+
+static int pg_query(db *d, const char *sql, const char *const *params, size_t n_params, db_rows **ret,
+		    mb_error *err)
+{
+	pg_db *p = (pg_db *) d;
+	PGresult *res;
+	db_rows *rows;
+	size_t n, m, i, j;
+	int r;
+
+	r = run(p, sql, params, n_params, &res, err);
+	if (r < 0)
+		return r;
+	n = (size_t) PQntuples(res);
+	m = (size_t) PQnfields(res);
+	rows = db_rows_new(n, m);
+	if (!rows) {
+		PQclear(res);
+		return set_error(err, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m; j++) {
+			if (PQgetisnull(res, (int) i, (int) j))
+				continue;
+			if (db_rows_set(rows, i, j, PQgetvalue(res, (int) i, (int) j),
+					(size_t) PQgetlength(res, (int) i, (int) j)) < 0) {
+				db_rows_free(rows);
+				PQclear(res);
+				return set_error(err, -ENOMEM, "out of memory");
+			}
+		}
+	PQclear(res);
+	*ret = rows;
+	return 0;
+}
+
+static void pg_close(db *d)
+{
+	pg_db *p = (pg_db *) d;
+
+	forget_statements(p);
+	PQfinish(p->conn);
+	free(p);
+}
+
+static const struct db_ops pg_ops = {
+	.exec = pg_exec,
+	.query = pg_query,
+	.close = pg_close,
+};
+
+static void quiet_notices(void *arg, const char *message)
+{
+	/* "relation already exists, skipping" and the like: the service logs its own errors. */
+}
+
+int db_pg_open(const char *url, db **ret, mb_error *err)
+{
+	pg_db *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return set_error(err, -ENOMEM, "out of memory");
+	p->base.ops = &pg_ops;
+	p->base.kind = DB_POSTGRESQL;
+	p->conn = PQconnectdb(url);
+	if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
+		r = set_error(err, p->conn ? -ENOTCONN : -ENOMEM, "PostgreSQL: %s",
+			      p->conn ? PQerrorMessage(p->conn) : "out of memory");
+		PQfinish(p->conn);
+		free(p);
+		return r;
+	}
+	PQsetNoticeProcessor(p->conn, quiet_notices, NULL);
+	*ret = &p->base;
+	return 0;
+}
