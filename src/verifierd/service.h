@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_VERIFIERD_SERVICE_H
+#define MBOOT_VERIFIERD_SERVICE_H
+/*
+ * The seam between the HTTP server (http.c, main.c: libmicrohttpd, TLS, limits, threads)
+ * and the fleet (fleet*.c, store.c: routing, enrollment, nonces, verdicts, the database).
+ * The server turns each complete request into an http_request and sends back the
+ * http_response fleet_handle() fills; it knows nothing of machines. The fleet knows
+ * nothing of sockets, so its tests call fleet_handle() directly.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mboot/attest.h>
+#include <mboot/error.h>
+
+typedef struct http_request {
+	const char *method;   /* "GET", "POST", "PUT", "DELETE", ... */
+	const char *path;     /* "/v1/machines/web1/evidence" (no query string), percent-decoded */
+	const char *nonce;    /* the query argument "nonce", or NULL */
+	const char *bearer;   /* the token of "Authorization: Bearer TOKEN", or NULL */
+	const char *body;     /* NUL-terminated (the NUL is not counted); "" when none */
+	size_t body_size;
+} http_request;
+
+typedef struct http_response {
+	unsigned status;           /* 200, 201, 400, ... */
+	const char *content_type;  /* NULL: "application/json" */
+	char *body;                /* malloc'd, freed by the server (unless body_static) */
+	size_t body_size;
+	bool body_static;          /* body points to constant data (the web page) */
+} http_response;
+
+typedef struct fleet_options {
+	const char *db_url;             /* "sqlite:PATH" or a PostgreSQL URL */
+	const mb_ek_roots *ek_roots;    /* NULL only with allow_no_ek_cert */
+	bool allow_no_ek_cert;
+	const char *default_policy;     /* policy file text for new machines, or NULL */
+	size_t default_policy_size;
+	int64_t interval;               /* seconds a machine gets when it does not say (600) */
+	int64_t nonce_ttl;              /* seconds a nonce is good for (60) */
+} fleet_options;
+
+typedef struct fleet fleet;               /* one per process; shared by all threads */
+typedef struct fleet_worker fleet_worker; /* one per server thread: its database connection */
+
+/* Opens the database once to create or migrate the schema; fails when it cannot. */
+int fleet_new(const fleet_options *o, fleet **ret, mb_error *err);
+void fleet_free(fleet *f);
+
+/* A worker connects lazily (on its first request) and reconnects after a failure. */
+fleet_worker *fleet_worker_new(fleet *f);
+void fleet_worker_free(fleet_worker *w);
+
+/* Answer one request; never fails (an error is a response with a JSON body {"error": ...}). */
+void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp);
+
+/* A new operator token (printed once by `mboot-verifierd --new-token`); only its hash is stored. */
+int fleet_new_token(fleet *f, char **ret_token, mb_error *err);
+
+#endif
