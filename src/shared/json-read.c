@@ -44,6 +44,14 @@ typedef struct scan {
 	uint8_t *names;
 	size_t n_names, cap_names;
 	bool dup_found;
+	/* String values long enough to hand json-c as a copy instead (see lift_long_strings()). */
+	size_t n_string_values;
+	bool last_plain; /* the last string scanned had no escape and no byte over 0x7f */
+	struct long_string {
+		size_t ordinal; /* among the string values, in text order */
+		size_t start, len;
+	} *longs;
+	size_t n_longs, cap_longs;
 	size_t dup_at;     /* the first repeated key, in text order */
 	char dup_shown[96]; /* it, printable */
 	mb_error *err;
@@ -300,12 +308,15 @@ static int scan_string(scan *s, bool keep)
 			return 0;
 		if (c < 0x20)
 			return fail(s, at, "control character 0x%02x in a string (JSON needs it escaped)", (unsigned) c);
-		if (c == '\\')
+		if (c == '\\') {
+			s->last_plain = false;
 			r = scan_escape(s, at, keep);
-		else if (c < 0x80)
+		} else if (c < 0x80) {
 			r = keep ? add_name_byte(s, (uint8_t) c) : 0;
-		else
+		} else {
+			s->last_plain = false;
 			r = scan_utf8(s, at, c, keep);
+		}
 		if (r < 0)
 			return r;
 	}
@@ -468,13 +479,42 @@ static int scan_key(scan *s, size_t at)
 	return 0;
 }
 
+/* Plain strings at least this long go around json-c's tokener (it copies them byte by byte). */
+#define LONG_STRING 256
+
+static int note_string_value(scan *s, size_t start, size_t len)
+{
+	size_t ordinal = s->n_string_values++;
+
+	if (!s->last_plain || len < LONG_STRING)
+		return 0;
+	if (s->n_longs == s->cap_longs) {
+		size_t ncap = s->cap_longs ? s->cap_longs * 2 : 8;
+		struct long_string *n = reallocarray(s->longs, ncap, sizeof(*n));
+
+		if (!n)
+			return set_error(s->err, -ENOMEM, "out of memory");
+		s->longs = n;
+		s->cap_longs = ncap;
+	}
+	s->longs[s->n_longs++] = (struct long_string) { ordinal, start, len };
+	return 0;
+}
+
 static int scan_scalar(scan *s)
 {
 	int c = peek(s);
 
 	if (c == '"') {
+		size_t start;
+		int r;
+
 		next(s);
-		return scan_string(s, false);
+		start = here(s);
+		s->last_plain = true;
+		if ((r = scan_string(s, false)) < 0)
+			return r;
+		return note_string_value(s, start, here(s) - 1 - start);
 	}
 	if (c == '-' || is_digit(c))
 		return scan_number(s);
@@ -550,6 +590,95 @@ static int scan_text(scan *s)
 	}
 }
 
+/*
+ * json-c's tokener copies a string's bytes one at a time through its buffer: the base64 of an
+ * event log (tens of KiB in evidence) cost more than the rest of judging it. The scanner has
+ * already checked every string, so the long plain ones (no escape, ASCII) are cut out of the
+ * text json-c reads and put back into the tree as copies of the original bytes. The tree's
+ * order is the text's (json-c keeps keys in insertion order; the scanner refused a key twice),
+ * so the k-th string value met walking the tree is the k-th in the text.
+ */
+typedef struct lift {
+	const char *doc;
+	const struct long_string *longs;
+	size_t n_longs, next_long, ordinal;
+} lift;
+
+/* For a string value met on the walk: 1 and *ret, the original long string to put in its
+ * place; 0 when it is not one of them; -ENOMEM. */
+static int lifted_string(lift *l, json_object *v, json_object **ret)
+{
+	const struct long_string *ls;
+
+	if (!json_object_is_type(v, json_type_string))
+		return 0;
+	if (l->next_long == l->n_longs || l->longs[l->next_long].ordinal != l->ordinal++)
+		return 0;
+	ls = &l->longs[l->next_long++];
+	*ret = json_object_new_string_len(l->doc + ls->start, (int) ls->len);
+	return *ret ? 1 : -ENOMEM;
+}
+
+static int put_back_long_strings(lift *l, json_object *o)
+{
+	json_object *n;
+	size_t i, count;
+	int r;
+
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, v) {
+			if ((r = lifted_string(l, v, &n)) < 0)
+				return r;
+			/* Replacing the value of a key in place keeps the key's position. */
+			if (r > 0 && json_object_object_add(o, key, n) < 0) {
+				json_object_put(n);
+				return -ENOMEM;
+			}
+			if (r == 0 && (r = put_back_long_strings(l, v)) < 0)
+				return r;
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		count = json_object_array_length(o);
+		for (i = 0; i < count; i++) {
+			json_object *v = json_object_array_get_idx(o, i);
+
+			if ((r = lifted_string(l, v, &n)) < 0)
+				return r;
+			if (r > 0 && json_object_array_put_idx(o, i, n) < 0) {
+				json_object_put(n);
+				return -ENOMEM;
+			}
+			if (r == 0 && (r = put_back_long_strings(l, v)) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* doc[start, start + len) without the long strings' bytes; caller frees. */
+static char *cut_long_strings(const char *doc, size_t start, size_t len, const struct long_string *longs,
+			      size_t n_longs, size_t *ret_len)
+{
+	size_t cut = 0, i, from = start, o = 0;
+	char *text;
+
+	for (i = 0; i < n_longs; i++)
+		cut += longs[i].len;
+	text = malloc(len - cut + 1);
+	if (!text)
+		return NULL;
+	for (i = 0; i < n_longs; i++) {
+		memcpy(text + o, doc + from, longs[i].start - from);
+		o += longs[i].start - from;
+		from = longs[i].start + longs[i].len;
+	}
+	memcpy(text + o, doc + from, start + len - from);
+	o += start + len - from;
+	text[o] = '\0';
+	*ret_len = o;
+	return text;
+}
+
 int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size_t len, unsigned max_depth,
 			    json_object **ret, mb_error *err)
 {
@@ -557,7 +686,8 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 	json_tokener *tok = NULL;
 	json_object *root = NULL;
 	const char *nul;
-	size_t end;
+	char *cut = NULL;
+	size_t end, cut_len = 0;
 	int r;
 
 	*ret = NULL;
@@ -583,18 +713,27 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 	r = scan_text(&s);
 	free(s.keys);
 	free(s.names);
-	if (r < 0)
+	if (r >= 0 && s.dup_found)
+		r = fail(&s, s.dup_at, "duplicate key \"%s\"", s.dup_shown);
+	if (r >= 0 && s.n_longs) {
+		cut = cut_long_strings(doc, start, len, s.longs, s.n_longs, &cut_len);
+		if (!cut)
+			r = set_error(err, -ENOMEM, "out of memory");
+	}
+	if (r < 0) {
+		free(s.longs);
 		return r;
-	if (s.dup_found)
-		return fail(&s, s.dup_at, "duplicate key \"%s\"", s.dup_shown);
+	}
 
 	/* json-c counts the scalar inside the innermost container as a level too. */
 	tok = json_tokener_new_ex((int) max_depth + 1);
 	if (!tok)
 		return set_error(err, -ENOMEM, "out of memory");
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	root = json_tokener_parse_ex(tok, doc + start, (int) len);
+	root = json_tokener_parse_ex(tok, cut ? cut : doc + start, (int) (cut ? cut_len : len));
 	end = json_tokener_get_parse_end(tok);
+	if (cut)
+		end = 0; /* an offset in the cut text: say where the value starts */
 	/* A number alone needs to see the end before json-c takes it as complete. */
 	if (!root && json_tokener_get_error(tok) == json_tokener_continue) {
 		root = json_tokener_parse_ex(tok, "", 1);
@@ -607,9 +746,37 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 			 jerr == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc(jerr));
 		json_object_put(root);
 		json_tokener_free(tok);
+		free(cut);
+		free(s.longs);
 		return r;
 	}
 	json_tokener_free(tok);
+	free(cut);
+	if (s.n_longs) {
+		lift l = { .doc = doc, .longs = s.longs, .n_longs = s.n_longs };
+
+		json_object *n = NULL;
+
+		/* The value itself may be the one long string. */
+		r = lifted_string(&l, root, &n);
+		if (r > 0) {
+			json_object_put(root);
+			root = n;
+			r = 0;
+		} else if (r == 0) {
+			r = put_back_long_strings(&l, root);
+		}
+		/* a long string the walk did not meet would be a bug: refuse rather than trust */
+		if (r == 0 && l.next_long != l.n_longs)
+			r = set_error(err, -EBADMSG, "JSON tree does not match its text");
+		else if (r < 0)
+			r = set_error(err, -ENOMEM, "out of memory");
+		free(s.longs);
+		if (r < 0) {
+			json_object_put(root);
+			return r;
+		}
+	}
 	*ret = root;
 	return 0;
 }

@@ -135,14 +135,21 @@ static int64_t pg_exec(db *d, const char *sql, const char *const *params, size_t
 	pg_db *p = (pg_db *) d;
 	PGresult *res;
 	const char *n;
-	int64_t changed;
+	char *end;
+	int64_t changed = 0;
 	int r;
 
 	r = run(p, sql, params, n_params, &res, err);
 	if (r < 0)
 		return r;
+	/* "" for statements that change no rows (BEGIN, CREATE TABLE). */
 	n = PQcmdTuples(res);
-	changed = n && *n ? strtoll(n, NULL, 10) : 0;
+	if (n && *n) {
+		errno = 0;
+		changed = strtoll(n, &end, 10);
+		if (errno || *end || changed < 0)
+			changed = 0;
+	}
 	PQclear(res);
 	return changed;
 }

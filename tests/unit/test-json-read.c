@@ -220,6 +220,63 @@ static void test_piece(void **state)
 	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 30, 20, 8, &o, &err), -EINVAL);
 }
 
+/* Long plain strings go around json-c's tokener and are put back: the tree must be the one
+ * json-c makes of the whole text, in every position a string can be (value of a key, array
+ * element, the value itself, next to short, escaped and non-ASCII strings, in nested
+ * containers), and a duplicate key or a bad byte inside one must still be refused. */
+static char *long_text(size_t n, char c)
+{
+	char *s = malloc(n + 1);
+
+	assert_non_null(s);
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+static void test_long_strings(void **state)
+{
+	char *a = long_text(300, 'A'), *b = long_text(70000, 'b'), *c = long_text(255, 'c'), *d = long_text(256, 'd');
+	char *docs[8], *refused;
+	size_t i, n = 0;
+	json_object *o, *ref;
+	mb_error err = { 0 };
+
+	(void) state;
+	assert_true(asprintf(&docs[n++], "{\"eventlog\": \"%s\", \"x\": 1}", b) > 0);
+	assert_true(asprintf(&docs[n++], "\"%s\"", b) > 0);
+	assert_true(asprintf(&docs[n++], "[\"%s\", \"s\", \"%s\", [\"%s\"], {\"k\": \"%s\"}, \"%s\"]", a, c, d, b, a) > 0);
+	assert_true(asprintf(&docs[n++], "{\"a\": {\"b\": [\"%s\\n%s\", \"caf\xc3\xa9%s\"]}, \"c\": \"%s\", \"d\": null}",
+			     a, a, a, d) > 0);
+	assert_true(asprintf(&docs[n++], "{\"k1\": \"%s\", \"k2\": \"short\", \"k3\": \"%s\", \"k4\": [], \"k5\": \"%s\"}", d, a, b) >
+		    0);
+	for (i = 0; i < n; i++) {
+		o = NULL;
+		ref = json_tokener_parse(docs[i]);
+		assert_non_null(ref);
+		if (untrusted_json_parse(docs[i], strlen(docs[i]), 8, &o, &err) < 0)
+			fail_msg("refused document %zu: %s", i, err.message);
+		assert_true(json_object_equal(o, ref));
+		json_object_put(o);
+		json_object_put(ref);
+		free(docs[i]);
+	}
+	/* A key twice next to long strings, and a raw control byte deep in one. */
+	assert_true(asprintf(&refused, "{\"a\": \"%s\", \"a\": \"%s\"}", d, d) > 0);
+	assert_non_null(refusal(refused, strlen(refused), &err));
+	assert_non_null(strstr(err.message, "duplicate key"));
+	free(refused);
+	b[60000] = '\x01';
+	assert_true(asprintf(&refused, "[\"%s\"]", b) > 0);
+	assert_non_null(refusal(refused, strlen(refused), &err));
+	assert_int_equal(err.offset, 60002);
+	free(refused);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -411,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_json_c_strict_is_not_enough),
 		cmocka_unit_test(test_piece),
+		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_many_keys),
 		cmocka_unit_test(test_every_user_file),
 	};

@@ -18,6 +18,11 @@ struct mb_event_log {
 	mb_trailer_kind trailer;
 	uint64_t trailer_offset;
 	uint64_t trailer_size;
+	/* Each event's data check, computed once on first use (event_log_digest_checks()) and
+	 * published atomically: verifying a log checks every PCR of every bank, and a policy
+	 * then judges the same events; hashing each event's data again each time cost half of
+	 * judging attestation evidence. */
+	struct mb_digest_check *digest_checks;
 };
 
 #define MB_SPEC_ID_SIGNATURE_03 "Spec ID Event03"

@@ -391,6 +391,7 @@ MB_EXPORT void mb_event_log_free(mb_event_log *log)
 		return;
 	free(log->bytes);
 	free(log->events);
+	free(log->digest_checks);
 	free(log);
 }
 

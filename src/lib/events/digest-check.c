@@ -6,10 +6,13 @@
  * without their prefix and NUL.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
+#include "lib/eventlog/eventlog-internal.h"
+#include "lib/events/digest-check.h"
 #include "lib/grub/grub.h"
 #include "shared/reader.h"
 
@@ -123,6 +126,29 @@ MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
 	default:
 		return 0;
 	}
+}
+
+const mb_digest_check *event_log_digest_checks(const mb_event_log *log)
+{
+	mb_digest_check *checks, *expected = NULL;
+	size_t i;
+
+	checks = __atomic_load_n(&log->digest_checks, __ATOMIC_ACQUIRE);
+	if (checks || log->n_events == 0)
+		return checks;
+	checks = calloc(log->n_events, sizeof(*checks));
+	if (!checks)
+		return NULL;
+	for (i = 0; i < log->n_events; i++)
+		if (mb_event_check_digest(&log->events[i], &checks[i]) < 0)
+			checks[i] = (mb_digest_check) { .status = MB_DIGEST_UNCHECKABLE };
+	/* Two threads judging one log may both compute it: the first to publish wins. */
+	if (!__atomic_compare_exchange_n(&((mb_event_log *) log)->digest_checks, &expected, checks, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		free(checks);
+		return expected;
+	}
+	return checks;
 }
 
 MB_EXPORT const char *mb_digest_status_name(mb_digest_status s)

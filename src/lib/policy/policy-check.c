@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <mboot/events.h>
+#include "lib/events/digest-check.h"
 #include "lib/grub/grub.h"
 #include "policy-internal.h"
 #include "shared/fail.h"
@@ -304,6 +305,7 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 {
 	size_t n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0, i, k, cursor = 0;
 	uint32_t *counts = calloc(pp->n_rules + 1, sizeof(*counts));
+	const mb_digest_check *checks = event_log_digest_checks(log);
 	grub_string_walk walk = { 0 };
 	int rc = 0;
 
@@ -321,7 +323,9 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 			continue;
 		j.derived = grub_string_walk_next(&walk, ev);
 		j.d = mb_event_digest_for(ev, c->bank);
-		if (mb_event_check_digest(ev, &check) < 0)
+		if (checks)
+			check = checks[i];
+		else if (mb_event_check_digest(ev, &check) < 0)
 			check.status = MB_DIGEST_UNCHECKABLE;
 		j.text_trusted = check.status == MB_DIGEST_MATCH || check.status == MB_DIGEST_MATCH_ALTERNATE;
 		label = grub_string_split(ev, &body, &len);
