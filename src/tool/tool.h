@@ -22,6 +22,8 @@ enum {
 /* Print "mboot: <what>: [at byte N: ]<message>" to stderr. */
 void tool_report(const char *what, const mb_error *err);
 void tool_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "mboot: note: <what>" on stderr: something true the user may want to know, not an error. */
+void tool_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A one-line usage error: "mboot VERB: msg (see 'mboot VERB --help')"; returns EXIT_USAGE. */
 int tool_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -28,6 +28,17 @@ void tool_errorf(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void tool_notef(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mboot: note: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 int tool_usage_error(const char *verb, const char *fmt, ...)
 {
 	va_list ap;

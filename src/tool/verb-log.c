@@ -378,7 +378,11 @@ static int log_replay(int argc, char **argv)
 			char name[8], hex[2 * MB_DIGEST_MAX + 1];
 			uint32_t p;
 
-			printf("%s:\n", tool_alg_name(alg, name));
+			/* A bank without a single value prints nothing: a bare heading does not read back. */
+			for (p = 0; p < MB_PCR_COUNT && !mb_pcr_values_get(v, alg, p); p++)
+				;
+			if (p < MB_PCR_COUNT)
+				printf("%s:\n", tool_alg_name(alg, name));
 			for (p = 0; p < MB_PCR_COUNT; p++) {
 				const uint8_t *value = mb_pcr_values_get(v, alg, p);
 
@@ -386,20 +390,21 @@ static int log_replay(int argc, char **argv)
 					printf("  %2u: %s\n", p, hex_format(value, digest_size, hex));
 			}
 		}
+		/* Notes go to stderr: stdout stays a PCR file that `verify --pcrs` reads back. */
 		if (info.startup_locality_seen)
-			printf("note: StartupLocality %u: PCR 0 started at 0...%02x\n", info.startup_locality,
-			       info.startup_locality);
+			tool_notef("StartupLocality %u: PCR 0 started at 0...%02x", info.startup_locality,
+				   info.startup_locality);
 		if (info.hcrtm)
-			printf("note: H-CRTM event: PCR 0 started at 0...04\n");
+			tool_notef("H-CRTM event: PCR 0 started at 0...04");
 		if (info.events_out_of_range)
-			printf("note: %u events for PCR indices above 23 were not extended\n", info.events_out_of_range);
+			tool_notef("%u events for PCR indices above 23 were not extended", info.events_out_of_range);
 		for (b = 0; b < mb_pcr_values_n_banks(v); b++)
 			if (info.incomplete[b])
-				printf("note: %s: some events carry no digest for this bank; PCRs 0x%06x are incomplete\n",
-				       mb_digest_by_alg(mb_pcr_values_bank_alg(v, b))->name, info.incomplete[b]);
+				tool_notef("%s: some events carry no digest for this bank; PCRs 0x%06x are incomplete",
+					   mb_digest_by_alg(mb_pcr_values_bank_alg(v, b))->name, info.incomplete[b]);
 		for (b = 0; b < info.n_unknown_algs; b++)
-			printf("note: bank 0x%04x is carried by the log but mboot cannot compute it: not replayed\n",
-			       info.unknown_algs[b]);
+			tool_notef("bank 0x%04x is carried by the log but mboot cannot compute it: not replayed",
+				   info.unknown_algs[b]);
 	}
 	rc = EXIT_OK;
 out:
