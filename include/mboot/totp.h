@@ -22,6 +22,27 @@ extern "C" {
 MB_EXPORT int mb_totp(const uint8_t *seed, size_t seed_len, uint64_t unix_time, uint32_t step, uint64_t t0,
 		      unsigned digits, uint16_t alg, uint32_t *ret_code) MB_WUR;
 
+/*
+ * What `totp init` seals: the seed with the settings of the codes it was enrolled with, so
+ * that `totp show` gives the digits and period the phone uses (and they are as tamper-proof
+ * as the seed). Layout: "MBTOTP1" NUL, digits (1 byte), period (4 bytes, big-endian), seed.
+ * A secret without that header is a seed sealed before (6 digits, 30 s).
+ */
+#define MB_TOTP_SECRET_MAX (12 + 64)
+
+typedef struct mb_totp_settings {
+	unsigned digits;   /* 6 to 10 */
+	uint32_t period;   /* seconds, 1 to 3600 */
+} mb_totp_settings;
+
+/* Pack seed (1 to 64 bytes) and settings into out (MB_TOTP_SECRET_MAX bytes). -EINVAL. */
+MB_EXPORT int mb_totp_secret_pack(const uint8_t *seed, size_t seed_len, const mb_totp_settings *s, uint8_t *out,
+				  size_t *ret_len) MB_WUR;
+/* The seed (pointing into secret) and settings of an unsealed secret; -EBADMSG for a header
+ * with impossible settings or no seed. */
+MB_EXPORT int mb_totp_secret_unpack(const uint8_t *secret, size_t len, const uint8_t **ret_seed,
+				    size_t *ret_seed_len, mb_totp_settings *ret) MB_WUR;
+
 /* RFC 4648 base32, no padding (as otpauth URIs carry secrets). Caller frees. */
 MB_EXPORT char *mb_base32_encode(const uint8_t *in, size_t n);
 

@@ -35,6 +35,8 @@ static const char totp_help[] =
 	"authenticator. show: the seed is unsealed (only on a boot with the same PCR values) and the\n"
 	"current RFC 6238 code printed (HMAC-SHA-1, 30 s); compare it with the phone's before typing\n"
 	"a password into this machine. --watch prints a new code every step until interrupted.\n"
+	"--digits (6, 7 or 8; default 6) is sealed with the seed by init, so show prints codes of\n"
+	"that length; show --digits overrides it.\n"
 	"The seed reseals with 'mboot reseal' like any sealed secret; with --authorized-by it is\n"
 	"sealed to signed policies instead (see 'mboot seal --help'), and show needs --signature.\n"
 	"SEALED defaults to\n"
@@ -134,8 +136,12 @@ static int totp_init(int argc, char **argv)
 	rc = secret_alloc(&secret);
 	if (rc)
 		goto fail;
-	memcpy(secret.p, seed, sizeof(seed));
-	secret.size = sizeof(seed);
+	/* the settings are sealed with the seed: `totp show` gives the codes the phone was told of */
+	if (mb_totp_secret_pack(seed, sizeof(seed), &(mb_totp_settings) { .digits = digits, .period = 30 },
+				(uint8_t *) secret.p, &secret.size) < 0) {
+		rc = EXIT_USAGE;
+		goto fail;
+	}
 	rc = seal_with_secret(&sa, &secret);
 	if (rc != EXIT_OK)
 		goto fail;
@@ -173,7 +179,10 @@ static int totp_show(int argc, char **argv)
 	};
 	const char *in = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *sigs[MAX_SIGNATURES];
 	size_t n_sigs = 0;
-	unsigned digits = 6;
+	unsigned digits = 0; /* 0: as sealed */
+	mb_totp_settings set;
+	const uint8_t *seed;
+	size_t seed_len;
 	bool watch = false;
 	secret_buf secret = { 0 };
 	mb_sealed s = { 0 };
@@ -220,20 +229,27 @@ static int totp_show(int argc, char **argv)
 		rc = unseal_to_secret(tpm, &s, log ? log : MB_DEFAULT_LOG, (char **) sigs, n_sigs, &secret, NULL);
 	if (rc != EXIT_OK)
 		goto out;
+	if (mb_totp_secret_unpack(secret.p, secret.size, &seed, &seed_len, &set) < 0) {
+		tool_errorf("totp show: %s does not hold a TOTP seed", in);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (!digits)
+		digits = set.digits;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	do {
 		time_t now = time(NULL);
 		uint32_t code;
 
-		if (mb_totp(secret.p, secret.size, (uint64_t) now, 30, 0, digits, MB_ALG_SHA1, &code) < 0) {
+		if (mb_totp(seed, seed_len, (uint64_t) now, set.period, 0, digits, MB_ALG_SHA1, &code) < 0) {
 			rc = EXIT_USAGE;
 			break;
 		}
-		printf("%0*u  (valid for %d s)\n", (int) digits, code, (int) (30 - now % 30));
+		printf("%0*u  (valid for %d s)\n", (int) digits, code, (int) (set.period - (uint64_t) now % set.period));
 		fflush(stdout);
 		if (watch)
-			while (!stop && time(NULL) / 30 == now / 30)
+			while (!stop && (uint64_t) time(NULL) / set.period == (uint64_t) now / set.period)
 				sleep(1);
 	} while (watch && !stop);
 out:

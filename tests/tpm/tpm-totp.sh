@@ -50,6 +50,19 @@ done
 [ "$ours" = "$theirs" ] || fail "totp show $ours, oathtool $theirs"
 echo "ok: totp show ($ours) equals oathtool --totp on the seed from the URI"
 
+# --digits 8 is sealed with the seed: show prints 8 digits without being told, as oathtool does.
+"$M" totp init --pcrs 0,7 -o "$WORK/totp8.sealed" --digits 8 --account test-host >"$WORK/init8" 2>"$WORK/err" ||
+	fail "totp init --digits 8: $(cat "$WORK/err")"
+grep -q '&digits=8&' "$WORK/init8" || fail "URI without digits=8"
+secret8=$(grep '^otpauth://totp/' "$WORK/init8" | sed 's/.*secret=\([A-Z2-7]*\).*/\1/')
+for _ in 1 2; do
+	ours=$("$M" totp show -i "$WORK/totp8.sealed" 2>"$WORK/err" | cut -d' ' -f1) || fail "totp show (8): $(cat "$WORK/err")"
+	theirs=$(oathtool --totp --digits=8 -b "$secret8")
+	[ "$ours" = "$theirs" ] && break
+done
+[ "$ours" = "$theirs" ] && [ ${#ours} -eq 8 ] || fail "totp show of a --digits 8 seed: $ours, oathtool $theirs"
+echo "ok: totp init --digits 8: show prints the 8-digit code oathtool gives ($ours)"
+
 tpm2_pcrextend "7:sha256=$(printf '%064x' 8)" || fail "tpm2_pcrextend"
 "$M" totp show -i "$WORK/totp.sealed" >"$WORK/out" 2>"$WORK/err"
 rc=$?

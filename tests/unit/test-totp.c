@@ -103,6 +103,43 @@ static void test_uri(void **state)
 	free(uri);
 }
 
+/* The sealed form: settings and seed round-trip; a seed sealed before the header is read with
+ * init's old settings; a header with impossible settings or no seed is refused. */
+static void test_secret_pack(void **state)
+{
+	static const uint8_t seed[20] = "12345678901234567890";
+	static const uint8_t expected[13] = { 'M', 'B', 'T', 'O', 'T', 'P', '1', 0, 8, 0, 0, 0, 60 };
+	uint8_t out[MB_TOTP_SECRET_MAX], bad[14];
+	const uint8_t *got;
+	size_t len, got_len;
+	mb_totp_settings set = { .digits = 8, .period = 60 }, back;
+
+	(void) state;
+	assert_int_equal(mb_totp_secret_pack(seed, sizeof(seed), &set, out, &len), 0);
+	assert_int_equal(len, 33);
+	assert_memory_equal(out, expected, sizeof(expected));
+	assert_int_equal(mb_totp_secret_unpack(out, len, &got, &got_len, &back), 0);
+	assert_int_equal(back.digits, 8);
+	assert_int_equal(back.period, 60);
+	assert_int_equal(got_len, 20);
+	assert_memory_equal(got, seed, 20);
+	assert_int_equal(mb_totp_secret_unpack(seed, sizeof(seed), &got, &got_len, &back), 0);
+	assert_int_equal(back.digits, 6);
+	assert_int_equal(back.period, 30);
+	assert_ptr_equal(got, seed);
+	/* no seed after the header; 11 digits; period 0; cut inside the period */
+	assert_int_equal(mb_totp_secret_unpack(out, 13, &got, &got_len, &back), -EBADMSG);
+	memcpy(bad, out, sizeof(bad));
+	bad[8] = 11;
+	assert_int_equal(mb_totp_secret_unpack(bad, sizeof(bad), &got, &got_len, &back), -EBADMSG);
+	memcpy(bad, out, sizeof(bad));
+	memset(bad + 9, 0, 4);
+	assert_int_equal(mb_totp_secret_unpack(bad, sizeof(bad), &got, &got_len, &back), -EBADMSG);
+	assert_int_equal(mb_totp_secret_unpack(out, 11, &got, &got_len, &back), -EBADMSG);
+	set.digits = 5;
+	assert_int_equal(mb_totp_secret_pack(seed, sizeof(seed), &set, out, &len), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +147,7 @@ int main(void)
 		cmocka_unit_test(test_base32_rfc4648),
 		cmocka_unit_test(test_against_oathtool),
 		cmocka_unit_test(test_uri),
+		cmocka_unit_test(test_secret_pack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* RFC 6238 TOTP over RFC 4226 HOTP (dynamic truncation, §5.3), with OpenSSL's HMAC. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 #include <mboot/digest.h>
 #include <mboot/totp.h>
+#include "shared/fail.h"
+#include "shared/reader.h"
 
 MB_EXPORT int mb_totp(const uint8_t *seed, size_t seed_len, uint64_t unix_time, uint32_t step, uint64_t t0,
 		      unsigned digits, uint16_t alg, uint32_t *ret_code)
@@ -104,4 +107,54 @@ MB_EXPORT char *mb_totp_uri(const uint8_t *seed, size_t seed_len, const char *is
 	free(iss);
 	free(acc);
 	return uri;
+}
+
+static const char totp_magic[8] = "MBTOTP1"; /* with its NUL: 8 bytes */
+
+static bool settings_valid(const mb_totp_settings *s)
+{
+	return s->digits >= 6 && s->digits <= 10 && s->period >= 1 && s->period <= 3600;
+}
+
+MB_EXPORT int mb_totp_secret_pack(const uint8_t *seed, size_t seed_len, const mb_totp_settings *s, uint8_t *out,
+				  size_t *ret_len)
+{
+	if (!seed_len || seed_len > MB_TOTP_SECRET_MAX - 13 || !settings_valid(s))
+		return -EINVAL;
+	memcpy(out, totp_magic, 8);
+	out[8] = (uint8_t) s->digits;
+	out[9] = (uint8_t) (s->period >> 24);
+	out[10] = (uint8_t) (s->period >> 16);
+	out[11] = (uint8_t) (s->period >> 8);
+	out[12] = (uint8_t) s->period;
+	memcpy(out + 13, seed, seed_len);
+	*ret_len = 13 + seed_len;
+	return 0;
+}
+
+MB_EXPORT int mb_totp_secret_unpack(const uint8_t *secret, size_t len, const uint8_t **ret_seed,
+				    size_t *ret_seed_len, mb_totp_settings *ret)
+{
+	byte_reader r;
+	uint8_t digits;
+	uint32_t period;
+
+	if (len < 8 || memcmp(secret, totp_magic, 8) != 0) {
+		/* sealed before the settings were: what init then always used */
+		if (!len)
+			return -EBADMSG;
+		*ret_seed = secret;
+		*ret_seed_len = len;
+		*ret = (mb_totp_settings) { .digits = 6, .period = 30 };
+		return 0;
+	}
+	reader_init(&r, secret, len, 0);
+	if (read_skip(&r, 8) < 0 || read_u8(&r, &digits) < 0 || read_u32be(&r, &period) < 0 || !reader_left(&r))
+		return -EBADMSG;
+	*ret = (mb_totp_settings) { .digits = digits, .period = period };
+	if (!settings_valid(ret))
+		return -EBADMSG;
+	*ret_seed = reader_cur(&r);
+	*ret_seed_len = reader_left(&r);
+	return 0;
 }
