@@ -320,6 +320,10 @@ int tool_tpm_open(const char *tcti, mb_tpm **ret)
 	setenv("TSS2_LOG", "all+none", 0);
 	if (mb_tpm_open(tcti, ret, &err) < 0) {
 		tool_report("TPM", &err);
+		if (err.code == MB_ERR_TPM)
+			fputs("mboot: hint: point mboot at a TPM with --tcti (e.g. swtpm:path=SOCKET, device:/dev/tpm0)\n"
+			      "  or $TPM2TOOLS_TCTI; without a TPM, verify reads a recorded boot with --log LOG --pcrs FILE\n",
+			      stderr);
 		return err.code == MB_ERR_TPM ? EXIT_TPM : EXIT_USAGE;
 	}
 	return EXIT_OK;

@@ -40,7 +40,8 @@ echo "ok: usage and input errors exit 2"
 
 # No TPM there: exit 3, the TCTI named.
 expect_rc 3 "no TPM" -- "$M" pcrs --tcti "swtpm:path=$SWTPM_DIR/nothing"
-grep -q "TCTI" "$WORK/out" || fail "no TPM: message does not name the TCTI"
+grep -q "no TPM answered at TCTI \"swtpm:path=$SWTPM_DIR/nothing\"" "$WORK/out" || fail "no TPM: message does not say so: $(cat "$WORK/out")"
+grep -q -- "--tcti" "$WORK/out" && grep -q -- "--log LOG --pcrs FILE" "$WORK/out" || fail "no TPM: no hint how to point mboot at one"
 expect_rc 3 "no TPM (verify)" -- "$M" verify --log "$ARCH" --tcti "device:$SWTPM_DIR/nothing"
 echo "ok: unreachable TPM exits 3: $(head -n 1 "$WORK/out")"
 

@@ -53,7 +53,7 @@ MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err)
 	}
 	rc = Tss2_TctiLdr_Initialize(t->tcti_conf, &t->tcti);
 	if (rc != TSS2_RC_SUCCESS) {
-		int r = set_error(err, MB_ERR_TPM, "cannot open TPM via TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
+		int r = set_error(err, MB_ERR_TPM, "no TPM answered at TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
 				Tss2_RC_Decode(rc), rc);
 
 		mb_tpm_free(t);
