@@ -48,6 +48,10 @@ printf 'linux /boot/vmlinuz-5.7.0-rc2+ root=/dev/sda1 ro\ninitrd /boot/initrd.im
 "$M" predict --log "$LOG" --grub-cfg "$W/grub.cfg" --json >"$W/u.json"; rc=$?
 [ $rc = 1 ] && jq -e '.unpredictable["8"] | test("grub.cfg changed")' "$W/u.json" >/dev/null &&
 	ok "a grub.cfg without today's commands: exit 1, PCR 8 named as unpredictable" || bad "unpredictable: rc $rc $(jq -c .unpredictable "$W/u.json")"
+# One reason, not one per command: the first missing command named, the others counted.
+jq -e '.unpredictable["8"] | (split("is not in it") | length) == 2 and test("[0-9]+ more of today.s commands are not in it") and length < 500' \
+	"$W/u.json" >/dev/null && ok "PCR 8's reason names the first missing command and counts the rest" ||
+	bad "PCR 8's reason repeats itself: $(jq -r '.unpredictable["8"] | .[0:300]' "$W/u.json")"
 
 echo "predict cli: $fails failed"
 [ "$fails" = 0 ]

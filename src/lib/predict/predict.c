@@ -43,6 +43,8 @@ typedef struct predict_ctx {
 	char *linux_cmd, *initrd_cmd, *kernel_path;
 	grub_words args, initrd_paths;
 	bool loader_changed;
+	/* Today's PCR 8 commands a changed grub.cfg no longer has: the first is named, the rest counted. */
+	unsigned commands_missing;
 } predict_ctx;
 
 static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
@@ -493,10 +495,11 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 		}
 		if (ev->pcr == 8 && ev->type == MB_EV_IPL && after_cfg && cfg_changed && kind == GRUB_EVENT_NONE &&
 		    !command_in_config(c, ev)) {
-			char *text = event_string(ev);
+			char *text = c->commands_missing++ ? NULL : event_string(ev);
 
-			note(c, 8, true, "grub.cfg changed and today's command \"%.60s\" is not in it: GRUB measures the "
-			     "commands it runs, after expansion", text ? text + 10 : "?");
+			if (c->commands_missing == 1)
+				note(c, 8, true, "grub.cfg changed and today's command \"%.60s\" is not in it: GRUB measures the "
+				     "commands it runs, after expansion", text ? text + 10 : "?");
 			free(text);
 		}
 		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && in->boot.n_efi) {
@@ -545,6 +548,8 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 		}
 		rc = mb_log_writer_add_event(w, ev);
 	}
+	if (c->commands_missing > 1)
+		note(c, 8, true, "%u more of today's commands are not in it", c->commands_missing - 1);
 	return rc;
 }
 
