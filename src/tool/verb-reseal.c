@@ -166,6 +166,17 @@ int verb_reseal(int argc, char **argv)
 			goto out;
 		pred = &predicted;
 	}
+	rc = secret_alloc(&secret);
+	if (rc)
+		goto out;
+	rc = tool_tpm_open(args.tcti, &tpm);
+	if (rc)
+		goto out;
+	rc = unseal_to_secret(tpm, &s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &secret, NULL);
+	if (rc)
+		goto out;
+	/* Today's log is kept with the new object only now: a refused unseal above is explained
+	 * against the log kept at sealing time, as `unseal` explains it, not today's against itself. */
 	{
 		uint8_t *log = NULL;
 		size_t log_size = 0;
@@ -180,15 +191,6 @@ int verb_reseal(int argc, char **argv)
 		}
 	}
 
-	rc = secret_alloc(&secret);
-	if (rc)
-		goto out;
-	rc = tool_tpm_open(args.tcti, &tpm);
-	if (rc)
-		goto out;
-	rc = unseal_to_secret(tpm, &s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &secret, NULL);
-	if (rc)
-		goto out;
 
 	/* The new policy: the current values, and the predicted ones when they differ. */
 	v = tool_pcr_values_new();

@@ -180,6 +180,15 @@ grep -q "^PCR 8 (sha256) differs" "$WORK/out" || fail "PCR 8 not named: $(cat "$
 grep -Eq "^PCR (0|4|7|9) " "$WORK/out" && fail "an unchanged PCR is named: $(cat "$WORK/out")"
 grep -q "^PCR 8: changed: #[0-9]* EV_IPL: kernel_cmdline: .*vt.handoff=7 → #[0-9]* EV_IPL: kernel_cmdline: .*init=/bin/sh$" "$WORK/out" ||
 	fail "the kernel_cmdline event is not named: $(cat "$WORK/out")"
+# reseal there cannot unseal either, and says why as unseal does (the log kept at sealing time
+# against today's), not "no change" from comparing today's log with itself.
+cp "$WORK/sealedlog" "$WORK/sealedlog.orig"
+"$M" reseal -i "$WORK/sealedlog" --log "$WORK/evil.bin" > "$WORK/stdout" 2>"$WORK/out"; rc=$?
+expect_rc 1 "reseal on the init=/bin/sh boot"
+grep -q "^PCR 8: changed: #[0-9]* EV_IPL: kernel_cmdline: .*vt.handoff=7 → #[0-9]* EV_IPL: kernel_cmdline: .*init=/bin/sh$" "$WORK/out" ||
+	fail "reseal does not name the kernel_cmdline event: $(cat "$WORK/out")"
+grep -q "show no change" "$WORK/out" && fail "reseal compared today's log with itself: $(cat "$WORK/out")"
+cmp -s "$WORK/sealedlog" "$WORK/sealedlog.orig" || fail "a refused reseal changed the sealed file"
 "$M" unseal -i "$WORK/sealedlog" --log "$WORK/evil.bin" --json > "$WORK/report.json" 2>"$WORK/err"; rc=$?
 expect_rc 1 "unseal --json on the init=/bin/sh boot"
 jq -e '.unsealed == false and ([.pcrs[].pcr] == [8]) and .pcrs[0].bank == "sha256"' "$WORK/report.json" >/dev/null ||
