@@ -36,6 +36,23 @@ static void forget_statements(pg_db *p)
 	p->n_cache = 0;
 }
 
+/* libpq's messages span lines ("...failed: ...\n\tIs the server running...?\n"); the service
+ * puts them in a one-line JSON error and a log line. */
+static int one_line(mb_error *err, int code)
+{
+	size_t i, len;
+
+	if (!err)
+		return code;
+	len = strlen(err->message);
+	for (i = 0; i < len; i++)
+		if (err->message[i] == '\n' || err->message[i] == '\t' || err->message[i] == '\r')
+			err->message[i] = ' ';
+	while (len && err->message[len - 1] == ' ')
+		err->message[--len] = '\0';
+	return code;
+}
+
 /* An idle connection has nothing to read (the service does not LISTEN): if it has, that is
  * the server's goodbye (a restart sends FATAL 57P01, then closes). */
 static bool server_said_goodbye(pg_db *p)
@@ -60,7 +77,7 @@ static int ensure_connected(pg_db *p, const char *sql, mb_error *err)
 	forget_statements(p);
 	PQreset(p->conn);
 	if (PQstatus(p->conn) != CONNECTION_OK)
-		return set_error(err, -ENOTCONN, "PostgreSQL: %s", PQerrorMessage(p->conn));
+		return one_line(err, set_error(err, -ENOTCONN, "PostgreSQL: %s", PQerrorMessage(p->conn)));
 	return 0;
 }
 
@@ -81,7 +98,7 @@ static int pg_fail(pg_db *p, const PGresult *res, mb_error *err, const char *sql
 		code = -ENOTCONN; /* connection exception, admin shutdown, cannot connect now */
 	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
 		len--;
-	return set_error(err, code, "PostgreSQL: %.*s (%.60s)", (int) len, msg, sql);
+	return one_line(err, set_error(err, code, "PostgreSQL: %.*s (%.60s)", (int) len, msg, sql));
 }
 
 static int statement_name(pg_db *p, const char *sql, size_t n_params, const char **ret, mb_error *err)
@@ -236,8 +253,8 @@ int db_pg_open(const char *url, db **ret, mb_error *err)
 	p->base.kind = DB_POSTGRESQL;
 	p->conn = PQconnectdb(url);
 	if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
-		r = set_error(err, p->conn ? -ENOTCONN : -ENOMEM, "PostgreSQL: %s",
-			      p->conn ? PQerrorMessage(p->conn) : "out of memory");
+		r = one_line(err, set_error(err, p->conn ? -ENOTCONN : -ENOMEM, "PostgreSQL: %s",
+					    p->conn ? PQerrorMessage(p->conn) : "out of memory"));
 		PQfinish(p->conn);
 		free(p);
 		return r;

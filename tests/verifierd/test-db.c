@@ -412,6 +412,16 @@ static int setup_pg(void **state)
 	return 0;
 }
 
+/* A message the service can put in a one-line JSON error and a log line: libpq's span lines. */
+static void assert_one_line(const char *msg)
+{
+	size_t len = strlen(msg);
+
+	assert_true(len > 0);
+	if (strpbrk(msg, "\n\r\t") || msg[len - 1] == ' ')
+		fail_msg("not one line: \"%s\"", msg);
+}
+
 /* Asks test-db-pg.sh to "stop" or "start" the server, and waits until it has. */
 static void pg_ctl(const char *what)
 {
@@ -448,7 +458,7 @@ static void test_pg_reconnect(void **state)
 	pg_ctl("stop");
 	/* Server gone: -ENOTCONN with a message (the service answers 503), every time. */
 	assert_int_equal(db_exec(f->d, "INSERT INTO t_reconnect (k) VALUES ($1)", k2, 1, &err), -ENOTCONN);
-	assert_true(err.message[0] != '\0');
+	assert_one_line(err.message);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(db_exec(f->d, "SELECT 1", NULL, 0, &err), -ENOTCONN);
 	assert_int_equal(db_begin(f->d, &err), -ENOTCONN);
@@ -500,7 +510,7 @@ static void test_pg_unreachable(void **state)
 	/* No server on this socket: -ENOTCONN at open, nothing allocated. */
 	assert_int_equal(db_open("postgresql:///mboot?host=/nonexistent-mboot-test", &d, &err), -ENOTCONN);
 	assert_null(d);
-	assert_true(err.message[0] != '\0');
+	assert_one_line(err.message);
 }
 
 #define COMMON_TESTS                                                                                   \
