@@ -401,9 +401,11 @@ static bool split_id(const char *s, char *buf, size_t size, char **ret_id, char 
 {
 	char *slash;
 
-	if (strlen(s) >= size)
+	size_t len = strlen(s);
+
+	if (len >= size)
 		return false;
-	strcpy(buf, s);
+	memcpy(buf, s, len + 1);
 	*ret_id = buf;
 	*ret_rest = NULL;
 	slash = strchr(buf, '/');

@@ -69,9 +69,17 @@ static void i64s(char buf[24], int64_t v)
 	snprintf(buf, 24, "%" PRId64, v);
 }
 
+/* A number the database returned for a BIGINT column (never NULL there but for absent rows). */
 static int64_t to_i64(const char *s)
 {
-	return s ? strtoll(s, NULL, 10) : 0;
+	char *end;
+	long long v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno || *end ? 0 : v;
 }
 
 static char *dup_or_null(const char *s)
