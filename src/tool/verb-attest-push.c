@@ -227,7 +227,7 @@ static int print_verdict(json_object *answer, bool json)
 		return EXIT_USAGE;
 	}
 	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PRETTY |
+		printf("%s\n", json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 									  JSON_C_TO_STRING_NOSLASHESCAPE));
 		return trusted ? EXIT_OK : EXIT_FAILED;
 	}

@@ -125,7 +125,7 @@ static const char *str(json_object *o, const char *key)
 
 static void print_json(json_object *o)
 {
-	printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
+	printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 			 : "{}");
 }
 
