@@ -115,8 +115,10 @@ fleet policy clear m3 >/dev/null
 check "fleet policy clear m3: no policy in fleet show" test "$(fleet show m3 --json | jq -r .policy)" = null
 
 fleet list --json >list.json
-check "fleet list --json: three machines, m1 and m2 trusted, m3 untrusted" \
-	test "$(jq -r '[.machines[] | .id + "=" + .status] | join(" ")' list.json)" = "m1=trusted m2=trusted m3=untrusted"
+# (m2's status is not asked here: it may be stale by now, 2 x 2 s after its push)
+check "fleet list --json: three machines, m1 trusted, m3 untrusted" \
+	test "$(jq -r '[.machines[] | .id + "=" + (if .id == "m2" then "" else .status end)] | join(" ")' list.json)" = \
+	"m1=trusted m2= m3=untrusted"
 fleet list >list.txt
 check "fleet list: a table with m1's status and policy digest" \
 	grep -Eq "^m1 +trusted +[0-9T:Z-]{20} +$(sha256sum <policy.json | cut -c1-12)$" list.txt
