@@ -127,5 +127,12 @@ MBOOT_MACHINE_ID='bad id' expect "attest push: \$MBOOT_MACHINE_ID checked too" 2
 expect "attest push: a machine the stub does not know, no TPM: exit 3 (the TPM)" 3 "TPM" \
 	"$M" attest push --server "$URL" --insecure --machine-id m1 --ak-file "$T/ak.json" --tcti "swtpm:path=$T/none"
 
+# The machine-side tool talks HTTP through libcurl and nothing more: no web server, no database client.
+needed=$(readelf -d "$M" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+all=$(ldd "$M" 2>/dev/null | awk '{ print $1 }' | tr '\n' ' ')
+if [[ $needed == *libcurl* ]] && ! grep -Eq 'microhttpd|sqlite|libpq' <<<"$all"; then
+	ok "mboot links libcurl, and no web server or database library, not even indirectly ($needed)"
+else bad "mboot's libraries: $needed"; fi
+
 echo "$failures check(s) failed"
 [ "$failures" -eq 0 ]
