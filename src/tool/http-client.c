@@ -250,14 +250,18 @@ int http_request(http_client *c, const char *method, const char *path, const cha
 		errorf(c->verb, "out of memory");
 		return EXIT_USAGE;
 	}
-	h = curl_slist_append(headers, "Accept: application/json");
-	if (h)
-		headers = h = curl_slist_append(h, "Content-Type: application/json");
-	if (h && c->auth)
-		headers = h = curl_slist_append(headers, c->auth);
-	if (!h) {
-		errorf(c->verb, "out of memory");
-		goto out;
+	{
+		const char *lines[] = { "Accept: application/json", "Content-Type: application/json", c->auth };
+		size_t i;
+
+		for (i = 0; i < sizeof(lines) / sizeof(lines[0]) && lines[i]; i++) {
+			h = curl_slist_append(headers, lines[i]);
+			if (!h) {
+				errorf(c->verb, "out of memory");
+				goto out;
+			}
+			headers = h;
+		}
 	}
 
 	curl_easy_reset(c->curl);

@@ -69,7 +69,7 @@ typedef struct push {
 	mb_tpm *tpm;
 	char *ak;
 	size_t ak_size;
-	char path[160];
+	char path[256]; /* the longest: /v1/machines/ID/evidence?nonce=HEX, 157 bytes */
 } push;
 
 static int tpm_open(push *p)
