@@ -23,6 +23,7 @@ static const struct {
 	{ "unseal", verb_unseal, "unseal it, or say which PCRs and events changed" },
 	{ "reseal", verb_reseal, "seal again to the current and the predicted PCR values (PolicyOR)" },
 	{ "attest", verb_attest, "remote attestation: enroll, prove a boot to a verifier, verify the proof" },
+	{ "fleet", verb_fleet, "a fleet verifier's machines: list, show, set their policy, revoke, forget" },
 	{ "quote", verb_quote, "a TPM quote of the PCRs with the logs: the evidence 'attest verify' judges" },
 	{ "hash", verb_hash, "digest of a file as a measuring stage computes it (--authenticode for EFI binaries)" },
 };

@@ -75,6 +75,15 @@ int attest_read_ak_file(const char *path, char **ret, size_t *ret_size)
 	return EXIT_OK;
 }
 
+int attest_ak_dir(const char *ak_path)
+{
+	if (strcmp(ak_path, MB_AK_FILE_DEFAULT) == 0 && mkdir(MB_AK_DIR_DEFAULT, 0700) < 0 && errno != EEXIST) {
+		tool_errorf("%s: cannot create: %s", MB_AK_DIR_DEFAULT, strerror(errno));
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 enum { OPT_AK_ALG = 1000, OPT_AK_FILE, OPT_FORCE, OPT_TCTI };
 
 static const struct option enroll_options[] = {
@@ -141,10 +150,9 @@ int attest_enroll(int argc, char **argv)
 		rc = tool_check_output("attest enroll", out, force);
 	if (rc != EXIT_OK)
 		return rc;
-	if (strcmp(ak_path, MB_AK_FILE_DEFAULT) == 0 && mkdir(MB_AK_DIR_DEFAULT, 0700) < 0 && errno != EEXIST) {
-		tool_errorf("%s: cannot create: %s", MB_AK_DIR_DEFAULT, strerror(errno));
-		return EXIT_USAGE;
-	}
+	rc = attest_ak_dir(ak_path);
+	if (rc != EXIT_OK)
+		return rc;
 
 	rc = tool_tpm_open(tcti, &tpm);
 	if (rc != EXIT_OK)

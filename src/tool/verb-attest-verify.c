@@ -68,6 +68,20 @@ static int load(const char *path, uint8_t **ret, size_t *ret_size)
 	return EXIT_OK;
 }
 
+void attest_print_verdict(bool trusted, bool with_policy, const attest_reason_text *reasons, size_t n)
+{
+	size_t i;
+
+	if (trusted) {
+		printf("trusted: the quote is the enrolled AK's, for this nonce; the logs replay to the quoted values%s\n",
+		       with_policy ? " and meet the policy" : "");
+		return;
+	}
+	printf("NOT TRUSTED:\n");
+	for (i = 0; i < n; i++)
+		printf("  %s: %s\n", reasons[i].name, reasons[i].detail);
+}
+
 int attest_verify(int argc, char **argv)
 {
 	const char *machine_path = NULL, *nonce_hex = NULL, *policy_path = NULL, *baseline_path = NULL;
@@ -153,17 +167,19 @@ int attest_verify(int argc, char **argv)
 		}
 		printf("%s\n", s);
 		free(s);
-	} else if (mb_attest_verdict_trusted(v)) {
-		printf("trusted: the quote is the enrolled AK's, for this nonce; the logs replay to the quoted values%s\n",
-		       policy ? " and meet the policy" : "");
 	} else {
-		printf("NOT TRUSTED:\n");
-		for (i = 0; i < mb_attest_verdict_n_reasons(v); i++) {
-			const char *detail;
-			mb_attest_reason r = mb_attest_verdict_reason(v, i, &detail);
+		size_t n = mb_attest_verdict_n_reasons(v);
+		attest_reason_text *reasons = calloc(n ? n : 1, sizeof(*reasons));
 
-			printf("  %s: %s\n", mb_attest_reason_name(r), detail);
+		if (!reasons) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
 		}
+		for (i = 0; i < n; i++)
+			reasons[i].name = mb_attest_reason_name(mb_attest_verdict_reason(v, i, &reasons[i].detail));
+		attest_print_verdict(mb_attest_verdict_trusted(v), policy != NULL, reasons, n);
+		free(reasons);
 	}
 	rc = mb_attest_verdict_trusted(v) ? EXIT_OK : EXIT_FAILED;
 out:

@@ -10,7 +10,9 @@ static const char attest_help[] =
 	"  enroll     on the machine: create the EK and an AK, write the enrollment request\n"
 	"  activate   on the machine: answer the verifier's challenge with the TPM\n"
 	"  challenge  on the verifier: check an enrollment request, make its challenge; check the answer\n"
-	"  verify     on the verifier: judge a machine's evidence (no TPM needed)\n\n"
+	"  verify     on the verifier: judge a machine's evidence (no TPM needed)\n"
+	"  push       on the machine: all of it with a fleet verifier (mboot-verifierd, docs/api.md):\n"
+	"             enroll on first contact, then prove this boot and print the verdict\n\n"
 	"The flow: enroll -> challenge -> activate -> challenge --state (the machine record);\n"
 	"then, for every boot, `mboot quote --nonce N` on the machine and `attest verify` here.\n"
 	"Exit status: 0 success or trusted, 1 refused or not trusted, 2 usage or malformed input,\n"
@@ -21,6 +23,7 @@ static const tool_command attest_commands[] = {
 	{ "activate", attest_activate },
 	{ "challenge", attest_challenge },
 	{ "verify", attest_verify },
+	{ "push", attest_push },
 	{ NULL, NULL },
 };
 

@@ -39,15 +39,14 @@ static const char quote_help[] =
 	"  --tcti TCTI         the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 quoted, 2 usage or input error, 3 TPM error.\n";
 
-enum { OPT_NONCE = 1000, OPT_PCRS, OPT_BANK, OPT_AK_FILE, OPT_LOG, OPT_USLOG, OPT_FORCE, OPT_TCTI };
+enum { OPT_NONCE = 1000, OPT_PCRS, OPT_BANK, OPT_AK_FILE, OPT_FORCE, OPT_TCTI };
 
 static const struct option quote_options[] = {
 	{ "nonce", required_argument, NULL, OPT_NONCE },
 	{ "pcrs", required_argument, NULL, OPT_PCRS },
 	{ "bank", required_argument, NULL, OPT_BANK },
 	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "userspace-log", required_argument, NULL, OPT_USLOG },
+	QUOTE_LOG_OPTIONS,
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "tcti", required_argument, NULL, OPT_TCTI },
@@ -87,19 +86,76 @@ static int check_log(const char *path, const uint8_t *data, size_t size)
 	return EXIT_OK;
 }
 
+bool quote_log_option(int opt, const char *arg, quote_logs *l)
+{
+	if (opt == QUOTE_OPT_LOG) {
+		l->log_path = arg;
+		l->log_named = true;
+	} else if (opt == QUOTE_OPT_USLOG) {
+		l->us_path = arg;
+		l->us_named = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+int quote_evidence(const char *tcti, mb_tpm **tpm, const char *ak, size_t ak_size, const quote_logs *logs,
+		   mb_quote_input *in, char **ret_evidence)
+{
+	uint8_t *log = NULL, *us = NULL;
+	mb_error err = { 0 };
+	int us_fd = -1, rc;
+
+	rc = read_log(logs->log_path, logs->log_named, MB_ATTEST_FILE_MAX / 2, &log, &in->eventlog_size);
+	if (rc == EXIT_OK && log)
+		rc = check_log(logs->log_path, log, in->eventlog_size);
+	if (rc != EXIT_OK)
+		goto out;
+	in->eventlog = log;
+
+	/* The userspace log stays locked until the quote: a measurement cannot fall between the two. */
+	rc = file_open_locked(logs->us_path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &us_fd, &err);
+	if (rc == -ENOENT && !logs->us_named) {
+		rc = EXIT_OK;
+	} else if (rc < 0) {
+		tool_report(logs->us_path, &err);
+		rc = EXIT_USAGE;
+		goto out;
+	} else {
+		rc = file_read_fd(us_fd, MB_ATTEST_FILE_MAX / 4, &us, &in->userspace_log_size, &err);
+		if (rc < 0) {
+			tool_report(logs->us_path, &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		in->userspace_log = us;
+	}
+
+	if (!*tpm && (rc = tool_tpm_open(tcti, tpm)) != EXIT_OK)
+		goto out;
+	if (mb_tpm_quote(*tpm, ak, ak_size, in, ret_evidence, &err) < 0)
+		rc = attest_machine_exit("quote", &err);
+out:
+	if (us_fd >= 0)
+		close(us_fd);
+	in->eventlog = in->userspace_log = NULL;
+	free(log);
+	free(us);
+	return rc;
+}
+
 int verb_quote(int argc, char **argv)
 {
 	const char *ak_path = MB_AK_FILE_DEFAULT, *out = "-", *tcti = NULL;
-	const char *log_path = MB_DEFAULT_LOG, *us_path = MB_CEL_DEFAULT_PATH;
-	bool force = false, log_named = false, us_named = false;
+	quote_logs logs = { .log_path = MB_DEFAULT_LOG, .us_path = MB_CEL_DEFAULT_PATH };
+	bool force = false;
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	uint16_t banks[MB_MAX_BANKS];
 	mb_quote_input in = { 0 };
 	char *ak = NULL, *evidence = NULL;
-	uint8_t *log = NULL, *us = NULL;
 	size_t ak_size = 0, n_banks = 0;
-	int us_fd = -1, c, rc;
-	mb_error err = { 0 };
+	int c, rc;
 	mb_tpm *tpm = NULL;
 
 	optind = 1;
@@ -131,14 +187,6 @@ int verb_quote(int argc, char **argv)
 		case OPT_AK_FILE:
 			ak_path = optarg;
 			break;
-		case OPT_LOG:
-			log_path = optarg;
-			log_named = true;
-			break;
-		case OPT_USLOG:
-			us_path = optarg;
-			us_named = true;
-			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -149,6 +197,8 @@ int verb_quote(int argc, char **argv)
 			tcti = optarg;
 			break;
 		default:
+			if (quote_log_option(c, optarg, &logs))
+				break;
 			return tool_usage_error("quote", "unknown option or missing argument '%s'", argv[optind - 1]);
 		}
 	}
@@ -166,51 +216,11 @@ int verb_quote(int argc, char **argv)
 	rc = attest_read_ak_file(ak_path, &ak, &ak_size);
 	if (rc != EXIT_OK)
 		return rc;
-	rc = read_log(log_path, log_named, MB_ATTEST_FILE_MAX / 2, &log, &in.eventlog_size);
-	if (rc == EXIT_OK && log)
-		rc = check_log(log_path, log, in.eventlog_size);
-	if (rc != EXIT_OK)
-		goto out;
-	in.eventlog = log;
-
-	/* The userspace log stays locked until the quote: a measurement cannot fall between the two. */
-	rc = file_open_locked(us_path, O_RDONLY, 0, LOCK_SH, TOOL_LOCK_TIMEOUT_MS, &us_fd, &err);
-	if (rc == -ENOENT && !us_named) {
-		rc = EXIT_OK;
-	} else if (rc < 0) {
-		tool_report(us_path, &err);
-		rc = EXIT_USAGE;
-		goto out;
-	} else {
-		rc = file_read_fd(us_fd, MB_ATTEST_FILE_MAX / 4, &us, &in.userspace_log_size, &err);
-		if (rc < 0) {
-			tool_report(us_path, &err);
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		in.userspace_log = us;
-	}
-
-	rc = tool_tpm_open(tcti, &tpm);
-	if (rc != EXIT_OK)
-		goto out;
-	if (mb_tpm_quote(tpm, ak, ak_size, &in, &evidence, &err) < 0) {
-		rc = attest_machine_exit("quote", &err);
-		goto out;
-	}
-	if (us_fd >= 0) {
-		close(us_fd);
-		us_fd = -1;
-	}
-	rc = tool_write_output("quote", out, evidence, strlen(evidence), 0644, force);
-out:
-	if (us_fd >= 0)
-		close(us_fd);
-	if (ak)
-		explicit_bzero(ak, ak_size);
+	rc = quote_evidence(tcti, &tpm, ak, ak_size, &logs, &in, &evidence);
+	if (rc == EXIT_OK)
+		rc = tool_write_output("quote", out, evidence, strlen(evidence), 0644, force);
+	explicit_bzero(ak, ak_size);
 	free(ak);
-	free(log);
-	free(us);
 	free(evidence);
 	mb_tpm_free(tpm);
 	return rc;

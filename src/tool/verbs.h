@@ -43,11 +43,41 @@ int policy_sign(int argc, char **argv);
 /* mboot attest enroll and activate (verb-attest-machine.c), mboot quote (verb-quote.c). */
 #include <stddef.h>
 #include <mboot/error.h>
+#include <mboot/mboot.h>
 #define MB_AK_DIR_DEFAULT "/var/lib/mboot"
 #define MB_AK_FILE_DEFAULT MB_AK_DIR_DEFAULT "/ak.json"
 int attest_enroll(int argc, char **argv);
 int attest_activate(int argc, char **argv);
+/* mboot attest push (verb-attest-push.c), the client of mboot-verifierd; mboot fleet (verb-fleet.c). */
+int attest_push(int argc, char **argv);
+int verb_fleet(int argc, char **argv);
 int verb_quote(int argc, char **argv);
+/* Where mboot quote finds the logs; a missing default log is no log, a missing named one an error. */
+typedef struct quote_logs {
+	const char *log_path, *us_path;
+	bool log_named, us_named;
+} quote_logs;
+/* --log and --userspace-log, for the getopt_long tables of quote and attest push. */
+enum { QUOTE_OPT_LOG = 0x2100, QUOTE_OPT_USLOG };
+#define QUOTE_LOG_OPTIONS                                           \
+	{ "log", required_argument, NULL, QUOTE_OPT_LOG },          \
+	{ "userspace-log", required_argument, NULL, QUOTE_OPT_USLOG }
+/* True when opt is one of them, stored (and marked named) in l. */
+bool quote_log_option(int opt, const char *arg, quote_logs *l);
+/*
+ * mboot quote's work: read and check the logs (the userspace one under a shared lock until the
+ * quote is made), open the TPM (tcti) unless *tpm is open already, quote with the AK into
+ * *ret_evidence (the caller's to free). Reports; the exit code.
+ */
+int quote_evidence(const char *tcti, mb_tpm **tpm, const char *ak, size_t ak_size, const quote_logs *logs,
+		   mb_quote_input *in, char **ret_evidence);
+/* Create the default AK file's folder (0700) when ak_path is the default; reports, EXIT_USAGE. */
+int attest_ak_dir(const char *ak_path);
+/* A verdict as 'attest verify' prints it: "trusted: ..." or "NOT TRUSTED:" and a line a reason. */
+typedef struct attest_reason_text {
+	const char *name, *detail;
+} attest_reason_text;
+void attest_print_verdict(bool trusted, bool with_policy, const attest_reason_text *reasons, size_t n);
 /* Report err; the exit code: 1 refused, 2 malformed input or bad arguments, 3 the TPM (or memory). */
 int attest_machine_exit(const char *what, const mb_error *err);
 /* Read the AK file (64 KiB at most); a missing one says to enroll first. Reports, EXIT_USAGE. */

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot attest push: the machine's side of the fleet verifier (docs/api.md). Enrolls on first
+ * contact (the TPM work is attest enroll's and activate's, the verifier's answers come over
+ * HTTPS), then proves this boot: a nonce from the verifier, mboot quote's evidence, the verdict.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shared/hex.h"
+#include "shared/json-read.h"
+#include "tool/http-client.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+#define VERB "attest push"
+#define INTERVAL_MAX (7u * 24 * 3600)
+
+static const char push_help[] =
+	"Usage: mboot attest push [--server URL] [--machine-id ID] [--ak-file FILE] [--interval S]\n"
+	"                         [--log LOG] [--userspace-log FILE] [--tcti TCTI] [--ca-file FILE]\n"
+	"                         [--insecure] [--json]\n\n"
+	"Prove this boot to a fleet verifier (mboot-verifierd, docs/api.md). On first contact (no AK\n"
+	"file, or the verifier does not know the machine) enroll: create the EK and an AK ('attest\n"
+	"enroll'), send the request, answer the verifier's challenge with the TPM ('attest activate')\n"
+	"and keep the AK file. Then take a single-use nonce from the verifier, quote the PCRs with the\n"
+	"logs ('mboot quote'), send the evidence and print the verifier's verdict as 'attest verify'\n"
+	"prints it. Nothing listens on the machine: it pushes, from mboot-attest.timer.\n\n"
+	"  --server URL        the verifier, https://HOST:PORT; default $MBOOT_VERIFIER\n"
+	"  --machine-id ID     this machine's name at the verifier (1 to 64 of A-Z a-z 0-9 . _ -);\n"
+	"                      default $MBOOT_MACHINE_ID, else the host name\n"
+	"  --ak-file FILE      the AK kept between runs (0600, replaced atomically on enrollment);\n"
+	"                      default " MB_AK_FILE_DEFAULT "\n"
+	"  --interval S        on enrollment: how often this machine will push, in seconds (the\n"
+	"                      verifier calls it stale after twice that); default the verifier's\n"
+	"  --log LOG           the firmware event log (default " MB_DEFAULT_LOG ")\n"
+	"  --userspace-log FILE  the userspace measurement log; default " MB_CEL_DEFAULT_PATH "\n"
+	"                      when it exists\n"
+	"  --tcti TCTI         the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n"
+	"  --ca-file FILE      the CA certificates (PEM) the verifier's must chain to; default the\n"
+	"                      system's. Certificates are always verified.\n"
+	"  --insecure          allow a plain http:// URL (tests on the loopback only)\n"
+	"  --json              print the verifier's answer (status, verdict) as JSON\n\n"
+	"Exit: 0 trusted, 1 not trusted (the reasons printed), 2 usage, input, network or verifier\n"
+	"error, 3 TPM error.\n";
+
+enum { OPT_MACHINE_ID = 1000, OPT_AK_FILE, OPT_INTERVAL, OPT_TCTI, OPT_JSON };
+
+static const struct option push_options[] = {
+	HTTP_CLIENT_OPTIONS,
+	QUOTE_LOG_OPTIONS,
+	{ "machine-id", required_argument, NULL, OPT_MACHINE_ID },
+	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "tcti", required_argument, NULL, OPT_TCTI },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+typedef struct push {
+	http_client *http;
+	const char *id, *ak_path, *tcti;
+	unsigned interval; /* 0: the verifier's default */
+	mb_tpm *tpm;
+	char *ak;
+	size_t ak_size;
+	char path[256]; /* the longest: /v1/machines/ID/evidence?nonce=HEX, 157 bytes */
+} push;
+
+static int tpm_open(push *p)
+{
+	return p->tpm ? EXIT_OK : tool_tpm_open(p->tcti, &p->tpm);
+}
+
+static void ak_clear(push *p)
+{
+	if (p->ak)
+		explicit_bzero(p->ak, p->ak_size);
+	free(p->ak);
+	p->ak = NULL;
+	p->ak_size = 0;
+}
+
+/* A member of an answer, of a type; NULL (said) when it lacks it. */
+static json_object *member(json_object *o, const char *key, json_type type)
+{
+	json_object *v = NULL;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type)) {
+		tool_errorf("%s: the verifier's answer has no \"%s\" %s", VERB, key,
+			    type == json_type_string ? "string" : type == json_type_object ? "object" : "member");
+		return NULL;
+	}
+	return v;
+}
+
+/*
+ * Enrollment: the TPM makes an AK and the request; the verifier checks the EK chain and answers
+ * with a credential only this TPM can open; the TPM opens it; the verifier stores the machine.
+ * The AK file is written once the verifier has taken the activation: a kept AK file means enrolled.
+ */
+static int enroll(push *p)
+{
+	json_object *body = NULL, *request = NULL, *answer = NULL, *challenge;
+	char *ak = NULL, *request_text = NULL, *response = NULL;
+	const char *challenge_text;
+	mb_error err = { 0 };
+	int rc;
+
+	rc = attest_ak_dir(p->ak_path);
+	if (rc == EXIT_OK)
+		rc = tpm_open(p);
+	if (rc != EXIT_OK)
+		return rc;
+	if (mb_tpm_attest_enroll(p->tpm, MB_ATTEST_KEY_ECC, &ak, &request_text, &err) < 0) {
+		rc = attest_machine_exit("TPM", &err);
+		goto out;
+	}
+	rc = EXIT_USAGE;
+	if (untrusted_json_parse(request_text, strlen(request_text), JSON_READ_MAX_DEPTH, &request, &err) < 0) {
+		tool_report("the enrollment request", &err);
+		goto out;
+	}
+	body = json_object_new_object();
+	if (!body || json_object_object_add(body, "machine_id", json_object_new_string(p->id)) < 0 ||
+	    json_object_object_add(body, "request", json_object_get(request)) < 0 ||
+	    (p->interval && json_object_object_add(body, "interval", json_object_new_int64(p->interval)) < 0)) {
+		tool_errorf("out of memory");
+		goto out;
+	}
+	rc = http_call(p->http, "POST", "/v1/enroll", json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN),
+		       &answer);
+	if (rc != EXIT_OK)
+		goto out;
+	rc = EXIT_USAGE;
+	challenge = member(answer, "challenge", json_type_object);
+	if (!challenge)
+		goto out;
+	challenge_text = json_object_to_json_string_ext(challenge, JSON_C_TO_STRING_PLAIN);
+	if (mb_tpm_attest_activate(p->tpm, ak, strlen(ak), challenge_text, strlen(challenge_text), &response,
+				   &err) < 0) {
+		rc = attest_machine_exit("attest activate", &err);
+		goto out;
+	}
+	snprintf(p->path, sizeof(p->path), "/v1/enroll/%s/activate", p->id);
+	rc = http_call(p->http, "POST", p->path, response, NULL);
+	if (rc != EXIT_OK)
+		goto out;
+	rc = tool_write_output(VERB, p->ak_path, ak, strlen(ak), 0600, true);
+	if (rc != EXIT_OK)
+		goto out;
+	fprintf(stderr, "mboot %s: enrolled as '%s'; the AK is kept in %s\n", VERB, p->id, p->ak_path);
+	ak_clear(p);
+	p->ak = ak;
+	p->ak_size = strlen(ak);
+	ak = NULL;
+out:
+	if (ak)
+		explicit_bzero(ak, strlen(ak));
+	free(ak);
+	free(request_text);
+	free(response);
+	json_object_put(request);
+	json_object_put(body);
+	json_object_put(answer);
+	return rc;
+}
+
+/* A nonce for this machine: EXIT_OK with hex (64 bytes of room), or -ENOENT when it is unknown. */
+static int take_nonce(push *p, char hex[2 * MB_ATTEST_NONCE_MAX + 1])
+{
+	json_object *answer = NULL, *n;
+	long status = 0;
+	size_t len;
+	int rc;
+
+	snprintf(p->path, sizeof(p->path), "/v1/machines/%s/nonce", p->id);
+	rc = http_request(p->http, "POST", p->path, NULL, &status, &answer);
+	if (rc != EXIT_OK)
+		return rc;
+	if (status == 404) {
+		json_object_put(answer);
+		return -ENOENT;
+	}
+	rc = EXIT_USAGE;
+	if (status != 200) {
+		http_report_status(p->http, "POST", p->path, status, answer);
+		goto out;
+	}
+	n = member(answer, "nonce", json_type_string);
+	if (!n)
+		goto out;
+	len = strlen(json_object_get_string(n));
+	if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
+	    strspn(json_object_get_string(n), "0123456789abcdefABCDEF") != len) {
+		tool_errorf("%s: the verifier's nonce is not %u to %u bytes of hex", VERB, MB_ATTEST_NONCE_MIN,
+			    MB_ATTEST_NONCE_MAX);
+		goto out;
+	}
+	memcpy(hex, json_object_get_string(n), len + 1);
+	rc = EXIT_OK;
+out:
+	json_object_put(answer);
+	return rc;
+}
+
+/* The verdict's reasons, printed as attest verify prints them; the exit code by the status. */
+static int print_verdict(json_object *answer, bool json)
+{
+	json_object *status, *verdict = NULL, *reasons = NULL;
+	attest_reason_text *texts = NULL;
+	size_t n = 0, i;
+	bool trusted;
+
+	status = member(answer, "status", json_type_string);
+	if (!status)
+		return EXIT_USAGE;
+	trusted = strcmp(json_object_get_string(status), "trusted") == 0;
+	if (!trusted && strcmp(json_object_get_string(status), "untrusted") != 0) {
+		tool_errorf("%s: the verifier answered the evidence with status '%s'", VERB,
+			    json_object_get_string(status));
+		return EXIT_USAGE;
+	}
+	if (json) {
+		printf("%s\n", json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		return trusted ? EXIT_OK : EXIT_FAILED;
+	}
+	if (json_object_object_get_ex(answer, "verdict", &verdict) &&
+	    json_object_object_get_ex(verdict, "reasons", &reasons) && json_object_is_type(reasons, json_type_array))
+		n = json_object_array_length(reasons);
+	texts = calloc(n ? n : 1, sizeof(*texts));
+	if (!texts) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(reasons, i), *name = NULL, *detail = NULL;
+
+		json_object_object_get_ex(r, "name", &name);
+		json_object_object_get_ex(r, "detail", &detail);
+		texts[i].name = json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "?";
+		texts[i].detail = json_object_is_type(detail, json_type_string) ? json_object_get_string(detail) : "";
+	}
+	/* The verifier never trusts a machine without a policy: a trusted verdict met one. */
+	attest_print_verdict(trusted, true, texts, n);
+	free(texts);
+	return trusted ? EXIT_OK : EXIT_FAILED;
+}
+
+static int attest(push *p, const quote_logs *logs, bool json)
+{
+	char hex[2 * MB_ATTEST_NONCE_MAX + 1];
+	uint8_t nonce[MB_ATTEST_NONCE_MAX];
+	mb_quote_input in = { 0 };
+	json_object *answer = NULL;
+	char *evidence = NULL;
+	int rc;
+
+	rc = take_nonce(p, hex);
+	if (rc == -ENOENT) {
+		fprintf(stderr, "mboot %s: the verifier does not know '%s': enrolling again\n", VERB, p->id);
+		rc = enroll(p);
+		if (rc == EXIT_OK)
+			rc = take_nonce(p, hex);
+		if (rc == -ENOENT) {
+			tool_errorf("%s: the verifier still does not know '%s' after enrolling", VERB, p->id);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (rc != EXIT_OK)
+		return rc;
+	in.nonce = nonce;
+	in.nonce_size = strlen(hex) / 2;
+	if (hex_parse(hex, strlen(hex), nonce, in.nonce_size) < 0)
+		return EXIT_USAGE; /* checked by take_nonce */
+	rc = quote_evidence(p->tcti, &p->tpm, p->ak, p->ak_size, logs, &in, &evidence);
+	if (rc != EXIT_OK)
+		return rc;
+	snprintf(p->path, sizeof(p->path), "/v1/machines/%s/evidence?nonce=%s", p->id, hex);
+	rc = http_call(p->http, "POST", p->path, evidence, &answer);
+	if (rc == EXIT_OK)
+		rc = print_verdict(answer, json);
+	json_object_put(answer);
+	free(evidence);
+	return rc;
+}
+
+int attest_push(int argc, char **argv)
+{
+	http_options ho = { .server = getenv("MBOOT_VERIFIER") };
+	quote_logs logs = { .log_path = MB_DEFAULT_LOG, .us_path = MB_CEL_DEFAULT_PATH };
+	push p = { .id = getenv("MBOOT_MACHINE_ID"), .ak_path = MB_AK_FILE_DEFAULT };
+	char host[256];
+	bool json = false;
+	struct stat st;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", push_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(push_help, stdout);
+			return EXIT_OK;
+		case OPT_MACHINE_ID:
+			p.id = optarg;
+			break;
+		case OPT_AK_FILE:
+			p.ak_path = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (tool_parse_uint(optarg, 1, INTERVAL_MAX, &p.interval) < 0)
+				return tool_usage_error(VERB, "--interval: '%s' is not 1 to %u seconds", optarg,
+							INTERVAL_MAX);
+			break;
+		case OPT_TCTI:
+			p.tcti = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		default:
+			if (http_option(c, optarg, &ho) || quote_log_option(c, optarg, &logs))
+				break;
+			return tool_usage_error(VERB, "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error(VERB, "unexpected argument '%s'", argv[optind]);
+	if (!p.id || !p.id[0]) {
+		/* The host name: what an operator reads in 'mboot fleet list'; the verifier refuses it
+		 * for another TPM (409), so two machines of one name cannot pass for each other. */
+		if (gethostname(host, sizeof(host)) < 0) {
+			tool_errorf("%s: no host name (%s): give --machine-id", VERB, strerror(errno));
+			return EXIT_USAGE;
+		}
+		host[sizeof(host) - 1] = '\0';
+		p.id = host;
+	}
+	if (!http_machine_id_valid(p.id))
+		return tool_usage_error(VERB, "machine id '%s': 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'",
+					p.id);
+	if (strcmp(p.ak_path, "-") == 0)
+		return tool_usage_error(VERB, "the AK is kept in a file, not written to standard output");
+	rc = http_client_new(VERB, &ho, &p.http);
+	if (rc != EXIT_OK)
+		return rc;
+
+	if (stat(p.ak_path, &st) < 0 && errno == ENOENT) {
+		rc = enroll(&p);
+	} else {
+		rc = attest_read_ak_file(p.ak_path, &p.ak, &p.ak_size);
+	}
+	if (rc == EXIT_OK)
+		rc = attest(&p, &logs, json);
+	ak_clear(&p);
+	mb_tpm_free(p.tpm);
+	http_client_free(p.http);
+	return rc;
+}

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot fleet: the operator's client of mboot-verifierd (docs/api.md), a thin one: each
+ * command is one call of the API, its answer printed as a table or text, or as it came (--json).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/policy.h>
+
+#include "shared/fileio.h"
+#include "tool/http-client.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+/* The verifier refuses larger bodies (its --max-body default). */
+#define POLICY_FILE_MAX (8u << 20)
+
+static const char fleet_help[] =
+	"Usage: mboot fleet COMMAND [ARGS] [--server URL] --token-file FILE [--json]\n"
+	"                   [--ca-file FILE] [--insecure]\n\n"
+	"The fleet a verifier (mboot-verifierd, docs/api.md) knows, for its operators. Commands:\n"
+	"  list                    every machine: id, status, last attestation, policy (short digest)\n"
+	"  show ID                 one machine: status, the last verdict's reasons, its history\n"
+	"  policy set ID POLICY    judge ID by the policy file POLICY ('mboot policy generate'); its\n"
+	"                          latest evidence is judged again, the new status printed\n"
+	"  policy clear ID         remove ID's policy (a machine without one is never trusted)\n"
+	"  revoke ID               refuse ID's evidence from now on (status revoked)\n"
+	"  forget ID               forget ID, its history and nonces; it may enroll again\n\n"
+	"Statuses: enrolled, trusted, untrusted, stale (nothing judged within twice the machine's\n"
+	"interval), revoked.\n\n"
+	"  --server URL       the verifier, https://HOST:PORT; default $MBOOT_VERIFIER\n"
+	"  --token-file FILE  the operator token ('mboot-verifierd --new-token') on its first line;\n"
+	"                     refused when group or others may read the file\n"
+	"  --json             print the verifier's answer as JSON\n"
+	"  --ca-file FILE     the CA certificates (PEM) the verifier's must chain to; default the\n"
+	"                     system's. Certificates are always verified.\n"
+	"  --insecure         allow a plain http:// URL (tests on the loopback only)\n\n"
+	"Exit: 0 done, 2 usage, network or verifier error (its message printed).\n";
+
+enum { OPT_JSON = 1000 };
+
+static const struct option fleet_options[] = {
+	HTTP_CLIENT_OPTIONS,
+	{ "token-file", required_argument, NULL, HTTP_OPT_TOKEN_FILE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+typedef struct fleet {
+	const char *verb;
+	const char *args[2];
+	bool json;
+	http_client *http;
+	char path[160];
+} fleet;
+
+/*
+ * The options every command takes, and exactly n_args arguments (machine ids checked as the
+ * API wants them, so that none can reach into another path). EXIT_OK with f->http ready;
+ * -1 after --help.
+ */
+static int fleet_start(fleet *f, const char *verb, const char *const *arg_names, size_t n_args, int argc, char **argv)
+{
+	http_options ho = { .server = getenv("MBOOT_VERIFIER") };
+	size_t i;
+	int c;
+
+	f->verb = verb;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", fleet_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(fleet_help, stdout);
+			return -1;
+		case OPT_JSON:
+			f->json = true;
+			break;
+		default:
+			if (http_option(c, optarg, &ho))
+				break;
+			return tool_usage_error(verb, "unknown option or missing argument '%s'", argv[optind - 1]);
+		}
+	}
+	if ((size_t) (argc - optind) < n_args)
+		return tool_usage_error(verb, "needs %s", arg_names[argc - optind]);
+	if ((size_t) (argc - optind) > n_args)
+		return tool_usage_error(verb, "unexpected argument '%s'", argv[optind + n_args]);
+	for (i = 0; i < n_args; i++)
+		f->args[i] = argv[optind + i];
+	if (n_args && !http_machine_id_valid(f->args[0]))
+		return tool_usage_error(verb, "'%s' is not a machine id (1 to 64 of A-Z a-z 0-9 . _ -)", f->args[0]);
+	if (!ho.token_file)
+		return tool_usage_error(verb, "needs --token-file FILE (an operator token)");
+	return http_client_new(verb, &ho, &f->http);
+}
+
+/* A string from the verifier, without the control characters that could drive the terminal. */
+static void put_text(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char) *s >= 0x20 && *s != 0x7f)
+			putchar(*s);
+}
+
+/* "label value\n", the value as put_text prints it. */
+static void line(const char *label, const char *value)
+{
+	fputs(label, stdout);
+	put_text(value);
+	putchar('\n');
+}
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return NULL;
+}
+
+static void print_json(json_object *o)
+{
+	printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+			 : "{}");
+}
+
+static int fleet_end(fleet *f, int rc)
+{
+	http_client_free(f->http);
+	return rc;
+}
+
+static int fleet_list(int argc, char **argv)
+{
+	fleet f = { 0 };
+	json_object *answer = NULL, *machines = NULL;
+	int rc = fleet_start(&f, "fleet list", NULL, 0, argc, argv), width = 10;
+	size_t n, i;
+
+	if (rc < 0)
+		return EXIT_OK;
+	if (rc != EXIT_OK)
+		return fleet_end(&f, rc);
+	rc = http_call(f.http, "GET", "/v1/machines", NULL, &answer);
+	if (rc != EXIT_OK)
+		return fleet_end(&f, rc);
+	if (f.json) {
+		print_json(answer);
+		goto out;
+	}
+	if (!json_object_object_get_ex(answer, "machines", &machines) ||
+	    !json_object_is_type(machines, json_type_array)) {
+		tool_errorf("fleet list: the verifier's answer has no \"machines\" list");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	n = json_object_array_length(machines);
+	for (i = 0; i < n; i++) {
+		const char *id = str(json_object_array_get_idx(machines, i), "id");
+
+		if (id && (int) strlen(id) > width && strlen(id) <= 64)
+			width = (int) strlen(id);
+	}
+	printf("%-*s  %-9s  %-20s  %s\n", width, "ID", "STATUS", "LAST ATTESTATION", "POLICY");
+	for (i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(machines, i);
+		const char *id = str(m, "id"), *status = str(m, "status"), *last = str(m, "last_attestation");
+		const char *policy = str(m, "policy");
+		int pad;
+
+		put_text(id ? id : "?");
+		for (pad = id ? (int) strlen(id) : 1; pad < width + 2; pad++)
+			putchar(' ');
+		printf("%-9.9s  %-20.20s  %.12s\n", status ? status : "?", last ? last : "-", policy ? policy : "-");
+	}
+out:
+	json_object_put(answer);
+	return fleet_end(&f, rc);
+}
+
+static void print_machine(json_object *m)
+{
+	json_object *verdict = NULL, *reasons = NULL, *history = NULL, *v = NULL;
+	const char *s;
+	size_t i, n;
+
+	line("machine: ", str(m, "id"));
+	line("status: ", str(m, "status"));
+	line("enrolled: ", str(m, "enrolled"));
+	s = str(m, "last_attestation");
+	line("last attestation: ", s ? s : "never");
+	if (json_object_object_get_ex(m, "interval", &v) && json_object_is_type(v, json_type_int))
+		printf("interval: %lld s\n", (long long) json_object_get_int64(v));
+	s = str(m, "policy");
+	line("policy: ", s ? s : "none (never trusted)");
+
+	if (!json_object_object_get_ex(m, "verdict", &verdict) || !json_object_is_type(verdict, json_type_object)) {
+		printf("last verdict: none\n");
+	} else {
+		json_object *t = NULL;
+
+		json_object_object_get_ex(verdict, "trusted", &t);
+		printf("last verdict: %s\n", json_object_get_boolean(t) ? "trusted" : "NOT TRUSTED");
+		if (json_object_object_get_ex(verdict, "reasons", &reasons) &&
+		    json_object_is_type(reasons, json_type_array)) {
+			n = json_object_array_length(reasons);
+			for (i = 0; i < n; i++) {
+				json_object *r = json_object_array_get_idx(reasons, i);
+
+				fputs("  ", stdout);
+				put_text(str(r, "name"));
+				line(": ", str(r, "detail"));
+			}
+		}
+	}
+	if (json_object_object_get_ex(m, "history", &history) && json_object_is_type(history, json_type_array) &&
+	    (n = json_object_array_length(history)) > 0) {
+		printf("history (newest first):\n");
+		for (i = 0; i < n; i++) {
+			json_object *h = json_object_array_get_idx(history, i), *t = NULL, *nr = NULL;
+
+			json_object_object_get_ex(h, "trusted", &t);
+			json_object_object_get_ex(h, "reasons", &nr);
+			fputs("  ", stdout);
+			put_text(str(h, "at"));
+			if (json_object_get_boolean(t))
+				printf("  trusted\n");
+			else
+				printf("  not trusted (%lld reason(s))\n", (long long) json_object_get_int64(nr));
+		}
+	}
+}
+
+static int fleet_show(int argc, char **argv)
+{
+	static const char *const names[] = { "a machine ID" };
+	fleet f = { 0 };
+	json_object *answer = NULL;
+	int rc = fleet_start(&f, "fleet show", names, 1, argc, argv);
+
+	if (rc < 0)
+		return EXIT_OK;
+	if (rc != EXIT_OK)
+		return fleet_end(&f, rc);
+	snprintf(f.path, sizeof(f.path), "/v1/machines/%s", f.args[0]);
+	rc = http_call(f.http, "GET", f.path, NULL, &answer);
+	if (rc == EXIT_OK) {
+		if (f.json)
+			print_json(answer);
+		else
+			print_machine(answer);
+	}
+	json_object_put(answer);
+	return fleet_end(&f, rc);
+}
+
+/* One call on a machine (revoke, forget, policy clear): "ID: done_what", or the answer. */
+static int machine_call(const char *verb, const char *method, const char *suffix, const char *done_what, int argc,
+			char **argv)
+{
+	static const char *const names[] = { "a machine ID" };
+	fleet f = { 0 };
+	json_object *answer = NULL;
+	int rc = fleet_start(&f, verb, names, 1, argc, argv);
+
+	if (rc < 0)
+		return EXIT_OK;
+	if (rc != EXIT_OK)
+		return fleet_end(&f, rc);
+	snprintf(f.path, sizeof(f.path), "/v1/machines/%s%s", f.args[0], suffix);
+	rc = http_call(f.http, method, f.path, NULL, &answer);
+	if (rc == EXIT_OK) {
+		if (f.json)
+			print_json(answer);
+		else
+			printf("%s: %s\n", f.args[0], done_what);
+	}
+	json_object_put(answer);
+	return fleet_end(&f, rc);
+}
+
+static int fleet_revoke(int argc, char **argv)
+{
+	return machine_call("fleet revoke", "POST", "/revoke", "revoked: its evidence is refused",
+			    argc, argv);
+}
+
+static int fleet_forget(int argc, char **argv)
+{
+	return machine_call("fleet forget", "DELETE", "",
+			    "forgotten, with its history; it may enroll again", argc, argv);
+}
+
+static int policy_clear(int argc, char **argv)
+{
+	return machine_call("fleet policy clear", "DELETE", "/policy",
+			    "no policy: it is not trusted until it has one", argc, argv);
+}
+
+static int policy_set(int argc, char **argv)
+{
+	static const char *const names[] = { "a machine ID", "a POLICY file" };
+	fleet f = { 0 };
+	json_object *answer = NULL;
+	mb_policy *policy = NULL;
+	uint8_t *text = NULL;
+	size_t size = 0;
+	mb_error err = { 0 };
+	int rc = fleet_start(&f, "fleet policy set", names, 2, argc, argv);
+
+	if (rc < 0)
+		return EXIT_OK;
+	if (rc != EXIT_OK)
+		return fleet_end(&f, rc);
+	/* Loaded here first: a policy the verifier would refuse is said with its line and field. */
+	rc = tool_load_policy(f.args[1], &policy);
+	if (rc != EXIT_OK)
+		return fleet_end(&f, rc);
+	mb_policy_free(policy);
+	if (file_read(f.args[1], POLICY_FILE_MAX, &text, &size, &err) < 0) {
+		tool_report(f.args[1], &err);
+		return fleet_end(&f, EXIT_USAGE);
+	}
+	snprintf(f.path, sizeof(f.path), "/v1/machines/%s/policy", f.args[0]);
+	rc = http_call(f.http, "PUT", f.path, (const char *) text, &answer);
+	if (rc == EXIT_OK) {
+		const char *digest = str(answer, "policy"), *status = str(answer, "status");
+
+		if (f.json) {
+			print_json(answer);
+		} else {
+			printf("%s: policy ", f.args[0]);
+			put_text(digest ? digest : "?");
+			line(", status ", status ? status : "?");
+		}
+	}
+	json_object_put(answer);
+	free(text);
+	return fleet_end(&f, rc);
+}
+
+static const tool_command policy_commands[] = {
+	{ "set", policy_set },
+	{ "clear", policy_clear },
+	{ NULL, NULL },
+};
+
+static int fleet_policy(int argc, char **argv)
+{
+	return tool_dispatch("fleet policy", fleet_help, policy_commands, argc, argv);
+}
+
+static const tool_command fleet_commands[] = {
+	{ "list", fleet_list },
+	{ "show", fleet_show },
+	{ "policy", fleet_policy },
+	{ "revoke", fleet_revoke },
+	{ "forget", fleet_forget },
+	{ NULL, NULL },
+};
+
+int verb_fleet(int argc, char **argv)
+{
+	return tool_dispatch("fleet", fleet_help, fleet_commands, argc, argv);
+}

@@ -1,0 +1,162 @@
+#!/bin/bash
+# The fleet end to end, as issue 18 proves it: mboot-verifierd (SQLite in a temp dir, plain HTTP
+# on 127.0.0.1) and three machines, each a manufactured swtpm of its own (EK certificates from
+# its own swtpm_localca CA) booted by replaying a real recorded GRUB boot (the demo's Ubuntu VM)
+# with `mboot log extend`. Every machine runs `mboot attest push` (enroll on first contact,
+# nonce, quote, evidence, verdict) and the operator `mboot fleet`. Proves: trusted machines; the
+# init=/bin/sh boot untrusted with the event named; a machine that stops pushing turns stale
+# after twice its interval; a second push takes a new nonce; policy set re-judges; revoke refuses;
+# forget lets the machine enroll again; a wrong token and http:// without --insecure are refused.
+. "${MB_TPM_TESTS:?}/swtpm-env.sh"
+M=${MBOOT:?}
+V=${MB_VERIFIERD:?}
+LOG=${MB_TESTDATA:?}/corpus/go-tpm-tools/ubuntu-2104-no-secure-boot.bin
+BANKS=sha1,sha256
+CMDLINE="root=PARTUUID=6443a6ae-e5e9-4df7-9a06-d1329e50f33c ro console=ttyS0 panic=-1" # the VM's
+cd "$WORK" || exit 1
+unset MBOOT_VERIFIER MBOOT_MACHINE_ID http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+VPID=
+stop_all() {
+	[ -n "$VPID" ] && kill "$VPID" 2>/dev/null && wait "$VPID" 2>/dev/null
+	swtpm_cleanup
+}
+trap stop_all EXIT
+failures=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; failures=$((failures + 1)); }
+check() { # check WHAT COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+
+# boot NAME LOG: machine NAME (manufactured once) powered on, LOG replayed into its PCRs.
+boot() {
+	swtpm_stop
+	[ -d "$SWTPM_DIR/$1/state" ] || swtpm_manufacture "$SWTPM_DIR/$1" "$BANKS"
+	swtpm_serve "$SWTPM_DIR/$1/state" not-need-init # mboot log extend sends TPM2_Startup
+	"$M" log extend --tcti "$TCTI" "$2" >extend.out 2>&1 || fail "log extend $2 on $1: $(cat extend.out)"
+}
+# push NAME [ARGS]: mboot attest push from machine NAME (its TPM booted); output in push.out, rc in $rc
+push() {
+	local name=$1
+	shift
+	rc=0
+	"$M" attest push --server "$URL" --insecure --machine-id "$name" --ak-file "$WORK/ak-$name.json" \
+		--tcti "$TCTI" --log "$BOOTED" "$@" >push.out 2>push.err || rc=$?
+}
+fleet() { "$M" fleet "$@" --server "$URL" --token-file "$WORK/token" --insecure 2>fleet.err; }
+status_of() { fleet list --json | jq -r --arg id "$1" '.machines[] | select(.id == $id) | .status'; }
+
+# The machines, made first: the verifier trusts their manufacturers' CAs.
+mkdir -p ekca
+for m in m1 m2 m3; do
+	swtpm_manufacture "$SWTPM_DIR/$m" "$BANKS"
+	cp "$SWTPM_DIR/$m/ca/swtpm-localca-rootca-cert.pem" "ekca/$m-root.pem"
+	cp "$SWTPM_DIR/$m/ca/issuercert.pem" "ekca/$m-issuer.pem"
+done
+"$M" policy generate --from-log "$LOG" -o policy.json || fail "policy generate"
+# The boot the demo's attacker makes: the same machine with init=/bin/sh added to the kernel's
+# command line, the log of that boot as mboot predict writes it (GRUB measures the command line).
+"$M" predict --log "$LOG" --cmdline "$CMDLINE init=/bin/sh" --write-log cmdline.log >/dev/null ||
+	fail "predict --write-log (init=/bin/sh)"
+DB=sqlite:$WORK/verifier.db
+(umask 077 && "$V" --db "$DB" --new-token >token) || fail "mboot-verifierd --new-token"
+"$V" --listen 127.0.0.1:0 --port-file port --insecure --db "$DB" --ek-ca-dir ekca \
+	--default-policy policy.json --threads 2 2>verifierd.log &
+VPID=$!
+for _ in $(seq 100); do [ -s port ] && break; sleep 0.1; done
+[ -s port ] || fail "mboot-verifierd did not start: $(cat verifierd.log)"
+URL=http://127.0.0.1:$(cat port)
+
+# --- m1: the good boot, enrolled on first contact, trusted ----------------------------------------
+BOOTED=$LOG
+boot m1 "$BOOTED"
+push m1 --json
+check "m1: first push enrolls and is trusted (exit $rc: $(head -c 300 push.err))" \
+	test "$rc:$(jq -r .status push.out)" = "0:trusted"
+nonce1=$(jq -r .nonce push.out)
+check "m1: the AK file is kept, mode 600" test "$(stat -c %a "$WORK/ak-m1.json" 2>/dev/null)" = 600
+push m1
+check "m1: a second push (a new nonce) is trusted, said as attest verify says it (exit $rc)" \
+	test "$rc:$(cut -c1-8 push.out)" = "0:trusted:"
+fleet show m1 --json >show-m1.json
+check "m1: two attestations in the history, the last with a new nonce" \
+	test "$(jq '.history | length' show-m1.json):$(jq -r '.history[0].trusted' show-m1.json)" = "2:true"
+push m1 --json
+check "m1: a third push's nonce is not the first's" test "$rc:$(jq -r '.nonce != "'"$nonce1"'"' push.out)" = "0:true"
+
+# --- m2: interval 2 s, pushes once and then stays silent ------------------------------------------
+boot m2 "$BOOTED"
+push m2 --interval 2
+check "m2: trusted (exit $rc)" test "$rc" = 0
+m2_pushed=$(date +%s)
+check "m2: trusted in fleet list while it is fresh" test "$(status_of m2)" = trusted
+
+# --- m3: the init=/bin/sh boot --------------------------------------------------------------------
+BOOTED=$WORK/cmdline.log
+boot m3 "$BOOTED"
+push m3
+check "m3 booted with init=/bin/sh: push exits 1, NOT TRUSTED (exit $rc: $(head -c 300 push.err))" \
+	test "$rc:$(head -1 push.out)" = "1:NOT TRUSTED:"
+check "m3: a policy-violated reason names the event: its PCR, index and the init=/bin/sh command line" \
+	grep -Eq '^  policy-violated: PCR 8 event [0-9]+ "kernel_cmdline: .* init=/bin/sh": ' push.out
+fleet show m3 --json >show-m3.json
+check "m3: fleet show --json says untrusted with the policy-violated reason" \
+	test "$(jq -r '.status + " " + ([.verdict.reasons[].name] | unique | join(","))' show-m3.json)" = "untrusted policy-violated"
+fleet show m3 >show-m3.txt
+check "m3: fleet show prints the status and the reason naming the event" \
+	grep -Eq '^  policy-violated: PCR 8 event [0-9]+ "kernel_cmdline: .* init=/bin/sh": ' show-m3.txt
+"$M" policy generate --from-log cmdline.log -o policy-sh.json || fail "policy generate (init=/bin/sh)"
+fleet policy set m3 policy-sh.json >set.out
+check "fleet policy set m3 (a policy of that boot): judged again, trusted ($(cat set.out fleet.err))" \
+	grep -q "^m3: policy $(sha256sum <policy-sh.json | cut -d' ' -f1), status trusted$" set.out
+fleet policy clear m3 >/dev/null
+check "fleet policy clear m3: no policy in fleet show" test "$(fleet show m3 --json | jq -r .policy)" = null
+
+fleet list --json >list.json
+# (m2's status is not asked here: it may be stale by now, 2 x 2 s after its push)
+check "fleet list --json: three machines, m1 trusted, m3 untrusted" \
+	test "$(jq -r '[.machines[] | .id + "=" + (if .id == "m2" then "" else .status end)] | join(" ")' list.json)" = \
+	"m1=trusted m2= m3=untrusted"
+fleet list >list.txt
+check "fleet list: a table with m1's status and policy digest" \
+	grep -Eq "^m1 +trusted +[0-9T:Z-]{20} +$(sha256sum <policy.json | cut -c1-12)$" list.txt
+
+# --- revoke, forget, enroll again --------------------------------------------------------------
+BOOTED=$LOG
+boot m1 "$BOOTED"
+fleet revoke m1 >/dev/null
+push m1
+check "a revoked m1: push exits 2 with the verifier's 403 (exit $rc: $(cat push.err))" \
+	grep -q "HTTP 403" push.err
+test "$rc" = 2 || bad "revoked push: exit $rc, not 2"
+check "m1 revoked in fleet show" test "$(fleet show m1 --json | jq -r .status)" = revoked
+fleet forget m1 >/dev/null
+rc=0
+fleet show m1 >/dev/null || rc=$?
+check "forgotten m1: fleet show exits 2 with the 404" test "$rc:$(grep -c "HTTP 404" fleet.err)" = "2:1"
+push m1
+check "forgotten m1 pushes again: enrolls anew (its AK file kept, the verifier said 404) and is trusted (exit $rc)" \
+	test "$rc:$(grep -c "enrolling again" push.err)" = "0:1"
+
+# --- refusals ------------------------------------------------------------------------------------
+umask 077
+echo not-the-token >wrong-token
+rc=0
+"$M" fleet list --server "$URL" --token-file wrong-token --insecure 2>wrong.err >/dev/null || rc=$?
+check "a wrong token: exit 2 with the verifier's 401 message (exit $rc: $(cat wrong.err))" \
+	test "$rc:$(grep -c "HTTP 401: ." wrong.err)" = "2:1"
+rc=0
+"$M" attest push --server "$URL" --machine-id m1 --ak-file "$WORK/ak-m1.json" --tcti "$TCTI" 2>plain.err >/dev/null || rc=$?
+check "http:// without --insecure: exit 2 (exit $rc)" test "$rc:$(grep -c "plain http://" plain.err)" = "2:1"
+
+# --- m2 silent for more than twice its interval ----------------------------------------------------
+now=$(date +%s)
+[ $((now - m2_pushed)) -ge 5 ] || sleep $((5 - (now - m2_pushed)))
+check "m2, silent for more than 2 x 2 s: stale" test "$(status_of m2)" = stale
+check "m1 (pushed recently, interval 600 s) is not stale" test "$(status_of m1)" = trusted
+
+kill -0 "$VPID" 2>/dev/null || bad "mboot-verifierd died: $(tail -5 verifierd.log)"
+echo "$failures check(s) failed"
+[ "$failures" -eq 0 ]
