@@ -65,6 +65,8 @@ void reply_json(http_response *resp, unsigned status, json_object *o); /* takes 
 void reply_error(http_response *resp, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A database error: 503 (nothing stored) for the connection, busy and I/O errors, else 500. */
 void reply_db_error(http_response *resp, int r, const mb_error *err);
+/* r < 0 answered (404 "unknown machine ID" for -ENOENT, else as reply_db_error): true. */
+bool reply_machine_failed(http_response *resp, int r, const mb_error *err, const char *id);
 
 int64_t fleet_now(void);
 int64_t fleet_now_us(void);

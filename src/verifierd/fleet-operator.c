@@ -363,14 +363,8 @@ void fleet_policy_put(fleet_worker *w, const char *id, const http_request *req, 
 	r = store_policy_put(w->d, sha, req->body, &err);
 	if (r >= 0)
 		r = store_machine_set_policy(w->d, id, sha, &err);
-	if (r == -ENOENT) {
-		reply_error(resp, 404, "unknown machine %s", id);
+	if (reply_machine_failed(resp, r, &err, id))
 		return;
-	}
-	if (r < 0) {
-		reply_db_error(resp, r, &err);
-		return;
-	}
 	policy_answer(w, id, sha, resp);
 }
 
@@ -379,14 +373,8 @@ void fleet_policy_delete(fleet_worker *w, const char *id, http_response *resp)
 	mb_error err = { 0 };
 	int r = store_machine_set_policy(w->d, id, NULL, &err);
 
-	if (r == -ENOENT) {
-		reply_error(resp, 404, "unknown machine %s", id);
+	if (reply_machine_failed(resp, r, &err, id))
 		return;
-	}
-	if (r < 0) {
-		reply_db_error(resp, r, &err);
-		return;
-	}
 	policy_answer(w, id, NULL, resp);
 }
 
@@ -396,14 +384,8 @@ void fleet_revoke(fleet_worker *w, const char *id, http_response *resp)
 	json_object *o;
 	int r = store_machine_revoke(w->d, id, fleet_now(), &err);
 
-	if (r == -ENOENT) {
-		reply_error(resp, 404, "unknown machine %s", id);
+	if (reply_machine_failed(resp, r, &err, id))
 		return;
-	}
-	if (r < 0) {
-		reply_db_error(resp, r, &err);
-		return;
-	}
 	o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_string(id));
 	json_object_object_add(o, "status", json_object_new_string("revoked"));
@@ -421,14 +403,8 @@ void fleet_forget(fleet_worker *w, const char *id, http_response *resp)
 	json_object *o;
 	int r = fleet_transaction(w->d, forget_tx, (void *) id, &err);
 
-	if (r == -ENOENT) {
-		reply_error(resp, 404, "unknown machine %s", id);
+	if (reply_machine_failed(resp, r, &err, id))
 		return;
-	}
-	if (r < 0) {
-		reply_db_error(resp, r, &err);
-		return;
-	}
 	o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_string(id));
 	json_object_object_add(o, "forgotten", json_object_new_boolean(true));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "shared/fail.h"
+#include "shared/hex.h"
 #include "shared/json-read.h"
 #include "verifierd/fleet-internal.h"
 
@@ -29,33 +30,16 @@ bool fleet_id_valid(const char *id, size_t n)
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int fleet_nonce_parse(const char *hex, char out[2 * MB_ATTEST_NONCE_MAX + 1], uint8_t *bytes, size_t *ret_size)
 {
-	size_t n = hex ? strlen(hex) : 0, i;
+	size_t n = hex ? strlen(hex) : 0;
 
 	if (n % 2 || n < 2 * MB_ATTEST_NONCE_MIN || n > 2 * MB_ATTEST_NONCE_MAX)
 		return -EINVAL;
-	for (i = 0; i < n; i += 2) {
-		int hi = hexval(hex[i]), lo = hexval(hex[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		bytes[i / 2] = (uint8_t) (hi << 4 | lo);
-		out[i] = "0123456789abcdef"[hi];
-		out[i + 1] = "0123456789abcdef"[lo];
-	}
-	out[n] = 0;
+	if (hex_parse(hex, n, bytes, n / 2) < 0)
+		return -EINVAL;
+	/* the nonce as the store keys it: lowercase, whatever case the machine sent */
+	hex_format(bytes, n / 2, out);
 	*ret_size = n / 2;
 	return 0;
 }

@@ -105,6 +105,15 @@ void reply_db_error(http_response *resp, int r, const mb_error *err)
 		reply_error(resp, 500, "database: %s", m);
 }
 
+bool reply_machine_failed(http_response *resp, int r, const mb_error *err, const char *id)
+{
+	if (r == -ENOENT)
+		reply_error(resp, 404, "unknown machine %s", id);
+	else if (r < 0)
+		reply_db_error(resp, r, err);
+	return r < 0;
+}
+
 int fleet_transaction(db *d, fleet_tx_fn fn, void *ctx, mb_error *err)
 {
 	int r = 0, i;

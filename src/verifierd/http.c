@@ -355,28 +355,26 @@ int http_server_start(fleet *f, const http_server_options *o, http_server **ret,
 	}
 
 	errno = 0;
-	if (o->tls_cert)
-		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
-			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,   /* first, or MHD logs before it is set */
-			MHD_OPTION_SOCK_ADDR, o->addr,
-			MHD_OPTION_THREAD_POOL_SIZE, pool_size,
-			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
-			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-			MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-			MHD_OPTION_HTTPS_MEM_CERT, o->tls_cert,
-			MHD_OPTION_HTTPS_MEM_KEY, o->tls_key,
-			MHD_OPTION_END);
-	else
-		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
-			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,   /* first, or MHD logs before it is set */
-			MHD_OPTION_SOCK_ADDR, o->addr,
-			MHD_OPTION_THREAD_POOL_SIZE, pool_size,
-			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
-			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-			MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-			MHD_OPTION_END);
+	{
+		/* MHD logs from the start: its logger is the first option. */
+		struct MHD_OptionItem opts[] = {
+			{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t) mhd_log, s },
+			{ MHD_OPTION_SOCK_ADDR, 0, (void *) o->addr },
+			{ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) pool_size, NULL },
+			{ MHD_OPTION_CONNECTION_LIMIT, (intptr_t) o->connection_limit, NULL },
+			{ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) o->connection_timeout, NULL },
+			{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) on_completed, s },
+			{ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) unescape, NULL },
+			{ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) o->tls_cert },
+			{ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *) o->tls_key },
+			{ MHD_OPTION_END, 0, NULL },
+		};
+
+		if (!o->tls_cert) /* no TLS: the list ends before the certificate */
+			opts[7] = (struct MHD_OptionItem) { MHD_OPTION_END, 0, NULL };
+		errno = 0;
+		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	}
 	if (!s->daemon) {
 		r = errno ? -errno : -EIO;
 		pthread_key_delete(s->worker_key);
