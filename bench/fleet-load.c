@@ -114,7 +114,8 @@ static void buf_add(buf *b, const void *data, size_t n)
 			die("out of memory");
 		b->cap = cap;
 	}
-	memcpy(b->p + b->n, data, n);
+	if (n) /* data may be NULL then */
+		memcpy(b->p + b->n, data, n);
 	b->n += n;
 	b->p[b->n] = 0; /* always a C string too */
 }
