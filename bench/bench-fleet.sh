@@ -12,7 +12,7 @@
 # Usage: bench/bench-fleet.sh [BUILD_DIR] [MACHINES]   (defaults: build, 10000)
 # Environment: DURATION (paced runs, s, default 60), SAT_DURATION (default 20), SAT_MACHINES
 # (machines in the saturation runs, default 200), CONCURRENCY (saturation threads, default 8),
-# PERF=1 (perf record of the verifier during PostgreSQL's saturation run), KEEP=DIR (the JSON).
+# PERF=1 (perf record of the verifier during PostgreSQL's saturation run, its enrollment included), KEEP=DIR (the JSON).
 set -eEu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -78,7 +78,7 @@ swtpm_enroll() { # swtpm_enroll URL ID
 	jq -n --arg id "$id" --slurpfile r request.json '{machine_id: $id, request: $r[0]}' >enroll.json
 	[ "$(post "$u/v1/enroll" enrolled.json enroll.json)" = 201 ] || { cat enrolled.json; exit 1; }
 	jq .challenge enrolled.json >challenge.json
-	"$M" attest activate --tcti "$TCTI" --ak-file ak.json -i challenge.json -o response.json
+	"$M" attest activate --tcti "$TCTI" --ak-file ak.json -i challenge.json -o response.json --force
 	[ "$(post "$u/v1/enroll/$id/activate" activated.json response.json)" = 200 ] || { cat activated.json; exit 1; }
 }
 # swtpm_attest URL ID UNTIL OUT: attest about once a second until the time UNTIL (date +%s);
@@ -99,9 +99,9 @@ swtpm_attest() {
 	done
 }
 swtpm_summary() { # the swtpm machine's line of the report
-	awk '{ n++; if ($1 == 200 && $2 == "trusted") ok++; ms[n] = $3 }
-	     END { asort(ms); printf "swtpm machine: %d attestations, %d trusted, median %d ms (quote included)\n",
-	           n, ok, n ? ms[int((n + 1) / 2)] : 0 }' "$1"
+	sort -n -k3 "$1" | awk '{ n++; if ($1 == 200 && $2 == "trusted") ok++; ms[n] = $3 }
+	     END { printf "swtpm machine: %d attestations, %d trusted, median %d ms (quote included)\n",
+	           n, ok, n ? ms[int((n + 1) / 2)] : 0 }'
 }
 
 echo "setup: policy, EK CA, swtpm machine, PostgreSQL"
@@ -112,7 +112,9 @@ swtpm_banks "sha1 sha256"
 "$M" log extend --tcti "$TCTI" "$LOG" >/dev/null
 "$M" attest enroll --tcti "$TCTI" --ak-file ak.json -o request.json
 cat ca/ca.pem "$SWTPM_EK_CA" "$SWTPM_EK_ISSUER" >ekca.pem
+cd / # the server runs as nobody, who may not enter $WORK
 pg_start
+cd "$WORK"
 mkdir -p results
 
 # run NAME DB VERIFIERS: the paced run (with the swtpm machine), then saturation
@@ -131,13 +133,13 @@ run() {
 	swtpm_summary "results/swtpm-$name.txt"
 	echo "== $name: $count verifier(s), saturation ($CONCURRENCY concurrent machines of $SAT_MACHINES) for $SAT_DURATION s"
 	if [ "${PERF:-0}" = 1 ] && [ "$name" = pg1 ]; then
-		(sleep 20 && perf record -q -g -o "$WORK/perf.data" -p "${PIDS%%,*}" -- sleep 10 >/dev/null 2>&1) &
+		perf record -q -g -o "$WORK/perf.data" -p "${PIDS%%,*}" >/dev/null 2>&1 &
 		perf_pid=$!
 	fi
 	"$FL" --url "$URLS" --ca ca --log "$LOG" --machines "$SAT_MACHINES" --id-prefix "$name-sat-" --enroll-jobs 4 \
 		--saturate --concurrency "$CONCURRENCY" --duration "$SAT_DURATION" --pid "$PIDS" \
 		--json "results/$name-sat.json" || true
-	[ -z "$perf_pid" ] || wait "$perf_pid" || true
+	if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
 	stop_verifiers
 }
 run sqlite1 "sqlite:$WORK/verifier.db" 1
@@ -156,10 +158,12 @@ done
 per_proc=$(echo "100 / ($(date +%s.%N) - $t0)" | bc -l)
 
 echo
-printf '%-34s %9s %8s %8s %8s %s\n' run "att/s" "p50 ms" "p99 ms" errors "verifier CPU % / peak RSS MiB"
+printf '%-34s %9s %8s %8s %8s %6s %s\n' run "att/s" "p50 ms" "p99 ms" errors "gen %" \
+	"verifier CPU % / peak RSS MiB"
 for f in results/*-rate.json results/*-sat.json; do
-	printf '%-34s %9.1f %8.1f %8.1f %8s %s\n' "$(basename "$f" .json)" "$(jq .per_second "$f")" \
+	printf '%-34s %9.1f %8.1f %8.1f %8s %6.0f %s\n' "$(basename "$f" .json)" "$(jq .per_second "$f")" \
 		"$(jq .p50_ms "$f")" "$(jq .p99_ms "$f")" "$(jq '[.errors[]] | add // 0' "$f")" \
+		"$(jq .generator_cpu_percent "$f")" \
 		"$(jq -r '[.verifiers[] | "\(.cpu_percent) / \(.peak_rss_kib / 1024 | floor)"] | join(", ")' "$f")"
 done
 printf '%-34s %9.0f\n' "in-process ceiling (1 core)" "$inproc"
@@ -171,7 +175,7 @@ for n in pg1 pg2; do
 done
 echo "aims: $N machines once a minute with p99 < 100 ms; >= 2000 attestations/s at saturation on PostgreSQL"
 if [ "${PERF:-0}" = 1 ] && [ -f perf.data ]; then
-	echo "== where the PostgreSQL verifier's time goes (perf, 10 s of saturation)"
-	perf report -q -i perf.data --no-children --sort dso,symbol 2>/dev/null | head -25
+	echo "== where the PostgreSQL verifier's time goes (perf, the saturation run)"
+	perf report -q -i perf.data --no-children --sort dso,symbol -g none 2>/dev/null | head -25
 fi
 [ -z "${KEEP:-}" ] || cp -r results "$KEEP"

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,7 +115,8 @@ static void buf_add(buf *b, const void *data, size_t n)
 			die("out of memory");
 		b->cap = cap;
 	}
-	memcpy(b->p + b->n, data, n);
+	if (n) /* data may be NULL then */
+		memcpy(b->p + b->n, data, n);
 	b->n += n;
 	b->p[b->n] = 0; /* always a C string too */
 }
@@ -703,6 +705,65 @@ static void keep_file(const char *dir, const char *name, const void *data, size_
 		die("%s: %s", path, err.message);
 }
 
+/* The machine's EK (public area, private key) and AK name, for --activate. */
+static void keep_ek(const char *dir, const machine *m)
+{
+	char path[4096], name[2 * NAME_SIZE + 2];
+	FILE *f;
+
+	keep_file(dir, "ek.pub", m->ek->pub.p, m->ek->pub.n);
+	hex_format(m->name, NAME_SIZE, name);
+	strcat(name, "\n");
+	keep_file(dir, "ak.name", name, strlen(name));
+	snprintf(path, sizeof(path), "%s/ek.key", dir);
+	umask(077);
+	if (!(f = fopen(path, "w")) || !PEM_write_PrivateKey(f, m->ek->key, NULL, NULL, 0, NULL, NULL) || fclose(f) != 0)
+		die("cannot write %s", path);
+}
+
+/*
+ * --activate DIR FILE: the software TPM2_ActivateCredential of a file tpm2_makecredential wrote
+ * (magic, version, TPM2B_ID_OBJECT, TPM2B_ENCRYPTED_SECRET) with the EK and AK name --keep wrote;
+ * prints the credential in hex. A check of this code against another implementation.
+ */
+static int activate_file(const char *dir, const char *file)
+{
+	char path[4096], hex[2 * 64 + 1];
+	uint8_t name[NAME_SIZE], *in = NULL, *text = NULL;
+	size_t in_size, text_size, id_size;
+	EVP_PKEY *key;
+	mb_error err = { 0 };
+	buf cred = { 0 };
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/ek.key", dir);
+	if (!(f = fopen(path, "r")) || !(key = PEM_read_PrivateKey(f, NULL, NULL, NULL)))
+		die("cannot read %s", path);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/ak.name", dir);
+	if (file_read(path, 256, &text, &text_size, &err) < 0 || text_size < 2 * NAME_SIZE ||
+	    hex_parse((const char *) text, 2 * NAME_SIZE, name, NAME_SIZE) < 0)
+		die("%s: not a SHA-256 Name in hex", path);
+	if (file_read(file, 4096, &in, &in_size, &err) < 0)
+		die("%s: %s", file, err.message);
+	if (in_size < 10 || memcmp(in, "\xba\xdc\xc0\xde\x00\x00\x00\x01", 8) != 0)
+		die("%s: not a tpm2_makecredential file", file);
+	id_size = 2 + (size_t) ((in[8] << 8) | in[9]);
+	if (id_size > in_size - 8)
+		die("%s: truncated", file);
+	r = activate(key, name, in + 8, id_size, in + 8 + id_size, in_size - 8 - id_size, &cred);
+	if (r == 0 && cred.n <= 64)
+		printf("%s\n", hex_format(cred.p, cred.n, hex));
+	else
+		fprintf(stderr, "fleet-load: the credential does not open with this EK and AK name\n");
+	EVP_PKEY_free(key);
+	free(in);
+	free(text);
+	free(cred.p);
+	return r == 0 ? 0 : 1;
+}
+
 static int self_check(const char *log_path, const char *policy_path, const char *keep)
 {
 	char dir[] = "/tmp/fleet-load-check.XXXXXX", path[4096];
@@ -796,6 +857,7 @@ static int self_check(const char *log_path, const char *policy_path, const char 
 		keep_file(keep, "evidence.json", ev.p, ev.n);
 		keep_file(keep, "machine.json", record, strlen(record));
 		keep_file(keep, "nonce", hex, strlen(hex));
+		keep_ek(keep, &m);
 	}
 
 	/* and another nonce is not: the quote names the nonce it answers */
@@ -1100,6 +1162,16 @@ static double pct(double *v, size_t n, double p)
 	return v[i ? i - 1 : 0];
 }
 
+/* This process's CPU seconds so far: the generator shares the machine with the verifier. */
+static double self_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double) ru.ru_utime.tv_sec + (double) ru.ru_stime.tv_sec +
+	       ((double) ru.ru_utime.tv_usec + (double) ru.ru_stime.tv_usec) / 1e6;
+}
+
 /* The verifier's CPU seconds so far (utime + stime) and its peak RSS in KiB (VmHWM). */
 static double proc_cpu(long pid)
 {
@@ -1140,11 +1212,15 @@ static void usage(FILE *f)
 {
 	fputs("usage: fleet-load --make-ca DIR\n"
 	      "       fleet-load --self-check --log LOG [--policy POLICY] [--keep DIR]\n"
+	      "       fleet-load --activate DIR CREDENTIAL_FILE\n"
 	      "       fleet-load --url URL[,URL] --ca DIR --log LOG [--machines N] [--ek-pool K]\n"
 	      "                  (--rate R | --saturate [--concurrency C]) [--duration S]\n"
 	      "                  [--enroll-jobs J] [--id-prefix P] [--pid PID[,PID]] [--json FILE]\n"
 	      "  --keep DIR       --self-check: write DIR/evidence.json, machine.json and nonce\n"
-	      "                   (the evidence of one attestation, for bench-attest)\n"
+	      "                   (the evidence of one attestation, for bench-attest), and the\n"
+	      "                   machine's EK (ek.pub, ek.key) and AK name (ak.name)\n"
+	      "  --activate DIR F the software TPM2_ActivateCredential of tpm2_makecredential's\n"
+	      "                   file F with --keep DIR's EK and AK name; prints the credential\n"
 	      "  --url URL,...    the verifiers (thread t uses the URL t modulo their number)\n"
 	      "  --machines N     simulated machines, enrolled before the timed phase (default 100)\n"
 	      "  --ek-pool K      the machines share K software EKs (RSA key generation is slow;\n"
@@ -1170,13 +1246,13 @@ int main(int argc, char **argv)
 		{ "concurrency", required_argument, NULL, 'C' }, { "duration", required_argument, NULL, 'd' },
 		{ "enroll-jobs", required_argument, NULL, 'j' }, { "id-prefix", required_argument, NULL, 'i' },
 		{ "pid", required_argument, NULL, 'p' },     { "json", required_argument, NULL, 'J' },
-		{ "keep", required_argument, NULL, 'k' }, { "help", no_argument, NULL, 'h' },          { 0 },
+		{ "keep", required_argument, NULL, 'k' }, { "activate", required_argument, NULL, 'a' }, { "help", no_argument, NULL, 'h' },          { 0 },
 	};
 	const char *make_ca = NULL, *policy = NULL, *ca_dir = NULL, *log_path = NULL, *json_path = NULL;
-	const char *prefix = "load-", *keep = NULL;
+	const char *prefix = "load-", *keep = NULL, *activate_dir = NULL;
 	size_t n_machines = 100, concurrency = 0, enroll_jobs = 8, n_pids = 0, i, enrolled = 0;
 	long ek_pool = -1, pids[MAX_PIDS];
-	double cpu0[MAX_PIDS], cpu1[MAX_PIDS], t_enroll, wall;
+	double cpu0[MAX_PIDS], cpu1[MAX_PIDS], t_enroll, wall, self0, self1;
 	bool check = false;
 	machine *machines;
 	boot b = { 0 };
@@ -1190,6 +1266,7 @@ int main(int argc, char **argv)
 		case 'A': make_ca = optarg; break;
 		case 'K': check = true; break;
 		case 'k': keep = optarg; break;
+		case 'a': activate_dir = optarg; break;
 		case 'P': policy = optarg; break;
 		case 'u':
 			for (char *u = strtok(optarg, ","); u && r.n_urls < MAX_URLS; u = strtok(NULL, ","))
@@ -1220,6 +1297,11 @@ int main(int argc, char **argv)
 	if (make_ca) {
 		ca_make(make_ca);
 		return 0;
+	}
+	if (activate_dir) {
+		if (optind != argc - 1)
+			die("--activate DIR FILE");
+		return activate_file(activate_dir, argv[optind]);
 	}
 	if (check) {
 		if (!log_path)
@@ -1270,9 +1352,11 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < n_pids; i++)
 		cpu0[i] = proc_cpu(pids[i]);
+	self0 = self_cpu();
 	r.t0 = now();
 	run_threads(&r, concurrency, attest_worker);
 	wall = now() - r.t0;
+	self1 = self_cpu();
 	for (i = 0; i < n_pids; i++)
 		cpu1[i] = proc_cpu(pids[i]);
 
@@ -1309,6 +1393,7 @@ int main(int argc, char **argv)
 		}
 		if (r.first_error[0])
 			printf("first error: %s\n", r.first_error);
+		printf("fleet-load itself: CPU %.0f %% of one core\n", (self1 - self0) / wall * 100.0);
 		for (i = 0; i < n_pids; i++) {
 			json_object *pv = json_object_new_object();
 			double cpu = (cpu1[i] - cpu0[i]) / wall * 100.0;
@@ -1337,6 +1422,8 @@ int main(int argc, char **argv)
 		json_object_object_add(j, "evidence_p50_ms", json_object_new_double(round(e50 * 1e4) / 10));
 		json_object_object_add(j, "evidence_p99_ms", json_object_new_double(round(e99 * 1e4) / 10));
 		json_object_object_add(j, "errors", errs);
+		json_object_object_add(j, "generator_cpu_percent",
+				       json_object_new_double(round((self1 - self0) / wall * 1000) / 10));
 		json_object_object_add(j, "verifiers", vs);
 		if (json_path) {
 			const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);

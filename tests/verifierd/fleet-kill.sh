@@ -25,7 +25,7 @@ vd_wait v || fail "mboot-verifierd did not start"
 proxy_start "127.0.0.1:${VD_PORT[v]}"
 
 t0=$(now)
-load_start 20 --machines 8 --rate 40 --concurrency 8
+load_start 10 --machines 8 --rate 40 --concurrency 8
 wait_acks_since "$t0" 20 || fail "no attestations under load: $(cat "$RW/load.out")"
 for round in 1 2; do
 	vd_kill9 v

@@ -5,7 +5,9 @@
 # under the same EK); mb_attest_challenge_check accepts the answer; a software quote of a real
 # GRUB boot (162 events, sha1 and sha256) is trusted by mb_attest_verify under the policy
 # `mboot policy generate --from-log` makes from that boot, and not for another nonce.
-# The evidence is then judged once more by `mboot attest verify`, another program.
+# The evidence is then judged once more by `mboot attest verify`, another program; its PCR values
+# are compared with the real machine's; and the software activation opens a credential made by
+# another implementation, tpm2-tools' tpm2_makecredential (without a TPM), for the same EK.
 set -eu
 M=${MBOOT:?}
 FL=${MB_BUILD_ROOT:?}/bench/fleet-load
@@ -39,4 +41,17 @@ while read -r pcr value; do
 	n=$((n + 1))
 done < "$REAL"
 [ "$n" = 23 ] || fail "compared $n PCRs"
+
+if command -v tpm2_makecredential >/dev/null; then
+	head -c 32 /dev/urandom > "$W/secret"
+	tpm2_makecredential -T none -u "$W/keep/ek.pub" -s "$W/secret" -n "$(cat "$W/keep/ak.name")" -o "$W/cred" \
+		2>/dev/null || fail "tpm2_makecredential does not take the software EK's public area"
+	got=$("$FL" --activate "$W/keep" "$W/cred") || fail "the software activation refuses tpm2_makecredential's credential"
+	[ "$got" = "$(od -An -tx1 -v "$W/secret" | tr -d ' \n')" ] || fail "activation: $got"
+	# made for another name: the integrity HMAC does not match
+	tpm2_makecredential -T none -u "$W/keep/ek.pub" -s "$W/secret" -n "000b$(printf '%064d' 0)" -o "$W/cred2" 2>/dev/null
+	if "$FL" --activate "$W/keep" "$W/cred2" 2>/dev/null; then fail "a credential for another name opened"; fi
+else
+	echo "tpm2_makecredential not installed: the check against tpm2-tools skipped"
+fi
 echo "ok"

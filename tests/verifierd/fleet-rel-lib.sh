@@ -66,13 +66,18 @@ rel_setup() {
 	"$FLEET_LOAD" --make-ca "$RW/ca" >/dev/null || fail "fleet-load --make-ca"
 }
 
-# vd_start NAME DBURL [PORT]: the same NAME again (after a kill) reuses its port.
+# vd_start NAME DBURL [PORT]: the same NAME again (after a kill) reuses its port. With
+# VD_GATE set to a file, the verifier waits for a shared lock on it before it starts (bash
+# takes the lock, then becomes the verifier: the pid stays the same): a test holding the
+# lock exclusively starts several at the same moment by letting go.
 vd_start() {
 	local name=$1 url=$2 port=${3:-${VD_PORT[$1]:-}}
 	[ -n "$port" ] || port=$(free_port)
 	VD_PORT[$name]=$port
-	"$VD" --listen "127.0.0.1:$port" --db "$url" --ek-ca-file "$RW/ca/ca.pem" \
-		--default-policy "$RW/policy.json" --insecure >>"$RW/vd-$name.log" 2>&1 &
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	bash -c '[ -z "$1" ] || flock -s 9; shift; exec "$@"' vd "${VD_GATE:-}" \
+		"$VD" --listen "127.0.0.1:$port" --db "$url" --ek-ca-file "$RW/ca/ca.pem" \
+		--default-policy "$RW/policy.json" --insecure 9<"${VD_GATE:-/dev/null}" >>"$RW/vd-$name.log" 2>&1 &
 	VD_PID[$name]=$!
 }
 
