@@ -11,7 +11,7 @@
 # the in-process ceiling; and one `mboot attest verify` process per attestation.
 # Usage: bench/bench-fleet.sh [BUILD_DIR] [MACHINES]   (defaults: build, 10000)
 # Environment: DURATION (paced runs, s, default 60), SAT_DURATION (default 20), SAT_MACHINES
-# (machines in the saturation runs, default 200), CONCURRENCY (saturation threads, default 8),
+# (machines in the saturation runs, default 200), CONCURRENCY (saturation threads, default 32),
 # PERF=1 (perf record of the verifier during PostgreSQL's saturation run, its enrollment included), KEEP=DIR (the JSON).
 set -eEu
 export LC_ALL=C
@@ -22,7 +22,7 @@ N=${2:-10000}
 DURATION=${DURATION:-60}
 SAT_DURATION=${SAT_DURATION:-20}
 SAT_MACHINES=${SAT_MACHINES:-200}
-CONCURRENCY=${CONCURRENCY:-8}
+CONCURRENCY=${CONCURRENCY:-32}
 M=$B/mboot
 VD=$B/src/verifierd/mboot-verifierd
 FL=$B/bench/fleet-load
