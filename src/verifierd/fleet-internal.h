@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_VERIFIERD_FLEET_INTERNAL_H
+#define MBOOT_VERIFIERD_FLEET_INTERNAL_H
+/* What the fleet's files share (fleet.c: routing; fleet-machine.c, fleet-operator.c: the calls). */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+#include <mboot/mboot.h>
+
+#include "verifierd/db.h"
+#include "verifierd/service.h"
+#include "verifierd/store.h"
+
+/* Policies parsed once per SHA-256 and kept for the process (there are few). */
+#define FLEET_POLICY_CACHE_MAX 64
+
+typedef struct fleet_policy {
+	char sha256[65];
+	mb_policy *policy;
+} fleet_policy;
+
+struct fleet {
+	char *db_url;
+	const mb_ek_roots *ek_roots;
+	bool allow_no_ek_cert;
+	char default_policy[65]; /* sha256 of the default policy, "" when none */
+	int64_t interval;
+	int64_t nonce_ttl;
+	db_kind kind;
+
+	pthread_mutex_t lock; /* guards policies */
+	fleet_policy policies[FLEET_POLICY_CACHE_MAX];
+	size_t n_policies;
+};
+
+struct fleet_worker {
+	fleet *f;
+	db *d; /* opened on the first request */
+};
+
+/* ---- fleet-request.c: request bodies and path pieces (no database; fuzzed) ---- */
+
+/* docs/api.md: 1 to 64 of [A-Za-z0-9._-], not starting with '.'. */
+bool fleet_id_valid(const char *id, size_t n);
+
+typedef struct fleet_enroll_body {
+	char *machine_id;
+	char *request;        /* the mboot-attest-request, as JSON text */
+	size_t request_size;
+	int64_t interval;     /* 0: not given */
+} fleet_enroll_body;
+
+/* {"machine_id": ID, "request": {...}, "interval": S}: -EBADMSG with a message when malformed. */
+int fleet_enroll_body_parse(const char *body, size_t size, fleet_enroll_body *ret, mb_error *err);
+void fleet_enroll_body_done(fleet_enroll_body *b);
+
+/* A nonce in lowercase hex of MB_ATTEST_NONCE_MIN..MAX bytes; lowercases into out (65 bytes). */
+int fleet_nonce_parse(const char *hex, char out[2 * MB_ATTEST_NONCE_MAX + 1], uint8_t *bytes, size_t *ret_size);
+
+/* ---- fleet.c: answers and shared helpers ---- */
+
+void reply_json(http_response *resp, unsigned status, json_object *o); /* takes o */
+void reply_error(http_response *resp, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A database error: 503 (nothing stored) for the connection, busy and I/O errors, else 500. */
+void reply_db_error(http_response *resp, int r, const mb_error *err);
+
+int64_t fleet_now(void);
+int64_t fleet_now_us(void);
+/* RFC 3339 UTC, or JSON null for 0. */
+json_object *json_time(int64_t t);
+void sha256_hex(const void *p, size_t n, char out[65]);
+
+/* The parsed policy of this sha256 (cached; owned by the fleet), NULL when the database has
+ * none by that hash; a negative errno on a database error. */
+int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret, mb_error *err);
+
+/* The machine's status as shown: stale when nothing was judged within twice its interval. */
+const char *fleet_status_shown(const store_machine *m, int64_t now);
+
+/* Run fn in a transaction, retried while the database says busy. */
+typedef int (*fleet_tx_fn)(db *d, void *ctx, mb_error *err);
+int fleet_transaction(db *d, fleet_tx_fn fn, void *ctx, mb_error *err);
+
+/* Judge evidence of a machine: the verdict JSON as stored (with no-policy added when the
+ * machine has none); a negative errno when the evidence is malformed (message in err). */
+typedef struct fleet_judgment {
+	char *verdict; /* JSON text */
+	bool trusted;
+	int64_t n_reasons;
+} fleet_judgment;
+int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
+		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error);
+
+/* ---- the calls ---- */
+void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp);
+void fleet_activate(fleet_worker *w, const char *id, const http_request *req, http_response *resp);
+void fleet_nonce(fleet_worker *w, const char *id, http_response *resp);
+void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, http_response *resp);
+
+void fleet_list(fleet_worker *w, http_response *resp);
+void fleet_show(fleet_worker *w, const char *id, http_response *resp);
+void fleet_events(fleet_worker *w, const char *id, http_response *resp);
+void fleet_policy_put(fleet_worker *w, const char *id, const http_request *req, http_response *resp);
+void fleet_policy_delete(fleet_worker *w, const char *id, http_response *resp);
+void fleet_revoke(fleet_worker *w, const char *id, http_response *resp);
+void fleet_forget(fleet_worker *w, const char *id, http_response *resp);
+
+#endif

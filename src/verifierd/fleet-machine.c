@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The machine calls of docs/api.md: enroll, activate, nonce, evidence. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "shared/fail.h"
+#include "verifierd/fleet-internal.h"
+
+/* SHA-256 of the bytes of a base64 string (the EK's TPM2B_PUBLIC), so that the request's and the
+ * machine record's spellings of one key compare equal. */
+static int b64_sha256(const char *b64, char out[65])
+{
+	size_t n = b64 ? strlen(b64) : 0, pad = 0;
+	unsigned char *buf;
+	int len;
+
+	if (n == 0 || n % 4 || n > (1u << 20))
+		return -EBADMSG;
+	buf = malloc(n / 4 * 3);
+	if (!buf)
+		return -ENOMEM;
+	len = EVP_DecodeBlock(buf, (const unsigned char *) b64, (int) n);
+	if (len < 0) {
+		free(buf);
+		return -EBADMSG;
+	}
+	pad = (b64[n - 1] == '=') + (b64[n - 2] == '=');
+	sha256_hex(buf, (size_t) len - pad, out);
+	free(buf);
+	return 0;
+}
+
+/* o.keys[0].keys[1]... as a string, or NULL. */
+static const char *json_path_string(json_object *o, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (!json_object_object_get_ex(o, *keys, &o))
+			return NULL;
+	return json_object_is_type(o, json_type_string) ? json_object_get_string(o) : NULL;
+}
+
+/* The EK's fingerprint from the library's own output (a state or a machine record). */
+static int ek_sha256_of(const char *json, const char *const *keys, char out[65])
+{
+	json_object *o = json_tokener_parse(json);
+	int r = b64_sha256(json_path_string(o, keys), out);
+
+	json_object_put(o);
+	return r;
+}
+
+/* A machine known to the fleet that may not use this call: 403 (revoked) answered. */
+static bool refused_revoked(const store_machine *m, http_response *resp)
+{
+	if (strcmp(m->status, "revoked") != 0)
+		return false;
+	reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once forgotten)",
+		    m->id);
+	return true;
+}
+
+void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
+{
+	mb_attest_challenge_options opts = { .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert };
+	fleet_enroll_body body;
+	store_machine m = { 0 };
+	mb_error err = { 0 };
+	char *challenge = NULL, *state = NULL, ek[65];
+	json_object *o;
+	int r;
+
+	r = fleet_enroll_body_parse(req->body, req->body_size, &body, &err);
+	if (r < 0) {
+		reply_error(resp, 400, "%s", err.message);
+		return;
+	}
+	r = mb_attest_challenge_make(body.request, body.request_size, &opts, &challenge, &state, &err);
+	if (r == MB_ERR_ATTEST_REFUSED) {
+		reply_error(resp, 403, "the enrollment request is refused: %s", err.message);
+		goto out;
+	}
+	if (r < 0) {
+		reply_error(resp, r == -ENOMEM ? 500 : 400, "the enrollment request: %s", err.message);
+		goto out;
+	}
+	if (ek_sha256_of(state, (const char *const[]) { "request", "ek", "public", NULL }, ek) < 0) {
+		/* The library checked the request it put into the state: this cannot be. */
+		reply_error(resp, 500, "the enrollment state holds no EK public key");
+		goto out;
+	}
+	r = store_machine_get(w->d, body.machine_id, &m, &err);
+	if (r < 0 && r != -ENOENT) {
+		reply_db_error(resp, r, &err);
+		goto out;
+	}
+	if (r >= 0) {
+		if (refused_revoked(&m, resp))
+			goto out;
+		if (strcmp(m.ek_sha256, ek) != 0) {
+			reply_error(resp, 409, "machine id %s is enrolled with another TPM (EK); forget it first",
+				    body.machine_id);
+			goto out;
+		}
+	}
+	r = store_enrollment_put(w->d, body.machine_id, state, body.interval ? body.interval : w->f->interval,
+				 fleet_now(), &err);
+	if (r < 0) {
+		reply_db_error(resp, r, &err);
+		goto out;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "machine_id", json_object_new_string(body.machine_id));
+	json_object_object_add(o, "challenge", json_tokener_parse(challenge));
+	reply_json(resp, 201, o);
+out:
+	store_machine_done(&m);
+	fleet_enroll_body_done(&body);
+	free(challenge);
+	free(state);
+}
+
+typedef struct activate_ctx {
+	const char *id, *record, *ek, *policy;
+	int64_t interval;
+	unsigned refused; /* 403 or 409 when the stored machine forbids it */
+} activate_ctx;
+
+static int activate_tx(db *d, void *p, mb_error *err)
+{
+	activate_ctx *c = p;
+	store_machine m;
+	int r;
+
+	/* Read again inside the transaction: another verifier may have enrolled the id since. */
+	r = store_machine_get(d, c->id, &m, err);
+	if (r >= 0) {
+		c->refused = strcmp(m.status, "revoked") == 0 ? 403 : strcmp(m.ek_sha256, c->ek) != 0 ? 409 : 0;
+		store_machine_done(&m);
+		if (c->refused)
+			return -EPERM;
+	} else if (r != -ENOENT)
+		return r;
+	return store_activate_tx(d, c->id, c->record, c->ek, c->policy, c->interval, fleet_now(), err);
+}
+
+void fleet_activate(fleet_worker *w, const char *id, const http_request *req, http_response *resp)
+{
+	mb_error err = { 0 };
+	char *state = NULL, *record = NULL, ek[65];
+	activate_ctx c = { .id = id };
+	json_object *o;
+	int r;
+
+	r = store_enrollment_get(w->d, id, &state, &c.interval, &err);
+	if (r == -ENOENT) {
+		reply_error(resp, 404, "no pending enrollment for machine %s (POST /v1/enroll first)", id);
+		return;
+	}
+	if (r < 0) {
+		reply_db_error(resp, r, &err);
+		return;
+	}
+	r = mb_attest_challenge_check(state, strlen(state), req->body, req->body_size, &record, &err);
+	if (r == MB_ERR_ATTEST_REFUSED) {
+		reply_error(resp, 403, "the activation is refused: %s", err.message);
+		goto out;
+	}
+	if (r < 0) {
+		reply_error(resp, r == -ENOMEM ? 500 : 400, "the activation response: %s", err.message);
+		goto out;
+	}
+	if (ek_sha256_of(record, (const char *const[]) { "ek_public", NULL }, ek) < 0) {
+		reply_error(resp, 500, "the machine record holds no EK public key");
+		goto out;
+	}
+	c.record = record;
+	c.ek = ek;
+	c.policy = w->f->default_policy[0] ? w->f->default_policy : NULL;
+	r = fleet_transaction(w->d, activate_tx, &c, &err);
+	if (c.refused == 403)
+		reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once forgotten)",
+			    id);
+	else if (c.refused == 409)
+		reply_error(resp, 409, "machine id %s is enrolled with another TPM (EK); forget it first", id);
+	else if (r < 0)
+		reply_db_error(resp, r, &err);
+	else {
+		o = json_object_new_object();
+		json_object_object_add(o, "machine_id", json_object_new_string(id));
+		json_object_object_add(o, "status", json_object_new_string("enrolled"));
+		reply_json(resp, 200, o);
+	}
+out:
+	free(state);
+	free(record);
+}
+
+/* The machine, answered 404 / 403 / 503 when it may not attest. */
+static bool machine_for_attestation(fleet_worker *w, const char *id, store_machine *m, http_response *resp)
+{
+	mb_error err = { 0 };
+	int r = store_machine_get(w->d, id, m, &err);
+
+	if (r == -ENOENT) {
+		reply_error(resp, 404, "unknown machine %s (enroll it)", id);
+		return false;
+	}
+	if (r < 0) {
+		reply_db_error(resp, r, &err);
+		return false;
+	}
+	if (refused_revoked(m, resp)) {
+		store_machine_done(m);
+		return false;
+	}
+	return true;
+}
+
+void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
+{
+	uint8_t raw[32];
+	char hex[65];
+	store_machine m;
+	mb_error err = { 0 };
+	int64_t now = fleet_now();
+	json_object *o;
+	size_t i;
+	int r;
+
+	if (!machine_for_attestation(w, id, &m, resp))
+		return;
+	store_machine_done(&m);
+	if (RAND_bytes(raw, sizeof(raw)) != 1) {
+		reply_error(resp, 500, "no random bytes from OpenSSL");
+		return;
+	}
+	for (i = 0; i < sizeof(raw); i++) {
+		hex[2 * i] = "0123456789abcdef"[raw[i] >> 4];
+		hex[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];
+	}
+	hex[64] = 0;
+	r = store_nonce_add(w->d, hex, id, now + w->f->nonce_ttl, fleet_now_us(), now, &err);
+	if (r < 0) {
+		reply_db_error(resp, r, &err);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "nonce", json_object_new_string(hex));
+	json_object_object_add(o, "expires", json_time(now + w->f->nonce_ttl));
+	json_object_object_add(o, "expires_in", json_object_new_int64(w->f->nonce_ttl));
+	reply_json(resp, 200, o);
+}
+
+/* A machine without a policy is never trusted: the verdict says so in its own words. */
+static int add_no_policy(fleet_judgment *j, const char *why)
+{
+	json_object *o = json_tokener_parse(j->verdict), *reasons, *r;
+	const char *s;
+	char *text;
+
+	if (!o || !json_object_object_get_ex(o, "reasons", &reasons)) {
+		json_object_put(o);
+		return -EINVAL;
+	}
+	r = json_object_new_object();
+	json_object_object_add(r, "name", json_object_new_string("no-policy"));
+	json_object_object_add(r, "detail", json_object_new_string(why));
+	json_object_array_add(reasons, r);
+	json_object_object_add(o, "trusted", json_object_new_boolean(false));
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = s ? strdup(s) : NULL;
+	json_object_put(o);
+	if (!text)
+		return -ENOMEM;
+	free(j->verdict);
+	j->verdict = text;
+	j->trusted = false;
+	j->n_reasons++;
+	return 0;
+}
+
+int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
+		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error)
+{
+	uint8_t nonce[MB_ATTEST_NONCE_MAX];
+	char norm[2 * MB_ATTEST_NONCE_MAX + 1];
+	mb_attest_verify_options opts = { 0 };
+	mb_attest_verdict *v = NULL;
+	const mb_policy *policy = NULL;
+	size_t nonce_size;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	*ret_db_error = false;
+	if (fleet_nonce_parse(nonce_hex, norm, nonce, &nonce_size) < 0)
+		return set_error(err, -EBADMSG, "the stored nonce is not hex");
+	if (m->policy) {
+		r = fleet_policy_get(w, m->policy, &policy, err);
+		if (r < 0) {
+			*ret_db_error = r == -ENOTCONN || r == -EIO || r == -EBUSY;
+			return r;
+		}
+	}
+	opts.nonce = nonce;
+	opts.nonce_size = nonce_size;
+	opts.policy = policy;
+	r = mb_attest_verify(evidence, evidence_size, m->record, strlen(m->record), &opts, &v, err);
+	if (r < 0)
+		return r;
+	ret->verdict = mb_attest_verdict_to_json(v, false);
+	ret->trusted = mb_attest_verdict_trusted(v);
+	ret->n_reasons = (int64_t) mb_attest_verdict_n_reasons(v);
+	mb_attest_verdict_free(v);
+	if (!ret->verdict)
+		return set_error(err, -ENOMEM, "out of memory");
+	if (!policy) {
+		r = add_no_policy(ret, m->policy ? "the machine's policy is no longer stored"
+						 : "the machine has no policy (PUT /v1/machines/ID/policy)");
+		if (r < 0) {
+			free(ret->verdict);
+			ret->verdict = NULL;
+			return set_error(err, r, "the verdict could not be amended");
+		}
+	}
+	return 0;
+}
+
+typedef struct evidence_ctx {
+	const char *id, *nonce, *evidence;
+	const fleet_judgment *j;
+	int64_t at;
+} evidence_ctx;
+
+static int evidence_tx(db *d, void *p, mb_error *err)
+{
+	evidence_ctx *c = p;
+
+	return store_attestation_tx(d, c->id, c->nonce, c->at, fleet_now_us(), c->j->trusted, c->j->n_reasons,
+				    c->j->verdict, c->evidence, err);
+}
+
+void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, http_response *resp)
+{
+	uint8_t raw[MB_ATTEST_NONCE_MAX];
+	char nonce[2 * MB_ATTEST_NONCE_MAX + 1];
+	fleet_judgment j = { 0 };
+	store_machine m;
+	mb_error err = { 0 };
+	evidence_ctx c;
+	json_object *o;
+	size_t n;
+	bool db_error;
+	int r;
+
+	if (!req->nonce) {
+		reply_error(resp, 400, "no nonce: POST /v1/machines/ID/evidence?nonce=HEX");
+		return;
+	}
+	if (fleet_nonce_parse(req->nonce, nonce, raw, &n) < 0) {
+		reply_error(resp, 400, "the nonce is not hex of %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
+		return;
+	}
+	if (!machine_for_attestation(w, id, &m, resp))
+		return;
+	/* Consumed before anything is judged: of two posts of one nonce, one gets it. */
+	r = store_nonce_take(w->d, nonce, id, fleet_now(), &err);
+	if (r < 0) {
+		reply_db_error(resp, r, &err);
+		goto out;
+	}
+	if (r == 0) {
+		reply_error(resp, 409, "nonce %s is not one this verifier gave machine %s, or it was used or expired", nonce,
+			    id);
+		goto out;
+	}
+	r = fleet_judge(w, &m, req->body, req->body_size, nonce, &j, &err, &db_error);
+	if (r < 0) {
+		if (db_error)
+			reply_db_error(resp, r, &err);
+		else
+			reply_error(resp, r == -ENOMEM ? 500 : 400, "the evidence: %s", err.message);
+		goto out;
+	}
+	c = (evidence_ctx) { .id = id, .nonce = nonce, .evidence = req->body, .j = &j, .at = fleet_now() };
+	r = fleet_transaction(w->d, evidence_tx, &c, &err);
+	if (r == -ENOENT) {
+		/* Forgotten or revoked while the evidence was judged. */
+		store_machine_done(&m);
+		if (machine_for_attestation(w, id, &m, resp))
+			reply_error(resp, 409, "machine %s changed while its evidence was judged", id);
+		goto out;
+	}
+	if (r == -EEXIST) {
+		reply_error(resp, 409, "nonce %s was judged already", nonce);
+		goto out;
+	}
+	if (r < 0) {
+		reply_db_error(resp, r, &err);
+		goto out;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "machine_id", json_object_new_string(id));
+	json_object_object_add(o, "status", json_object_new_string(j.trusted ? "trusted" : "untrusted"));
+	json_object_object_add(o, "at", json_time(c.at));
+	json_object_object_add(o, "nonce", json_object_new_string(nonce));
+	json_object_object_add(o, "verdict", json_tokener_parse(j.verdict));
+	reply_json(resp, 200, o);
+out:
+	store_machine_done(&m);
+	free(j.verdict);
+}

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The HTTP server: libmicrohttpd with its own pool of threads, each polling its share of the
+ * connections with epoll. A thread gets a fleet_worker (its database connection) on its first
+ * request and frees it when it ends (a pthread key's destructor), so no lock is ever taken
+ * around the database. The body is collected under a cap before the fleet sees the request.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "shared/fail.h"
+#include "verifierd/http.h"
+
+struct http_server {
+	fleet *fleet;
+	struct MHD_Daemon *daemon;
+	pthread_key_t worker_key;
+	size_t max_body;
+	bool verbose;
+	atomic_uint in_flight;   /* requests begun and not yet completed */
+	uint16_t port;
+};
+
+/* One request's state, from its headers to its completion. */
+typedef struct request_state {
+	char *body;
+	size_t body_size;
+	size_t body_allocated;
+	size_t discarded;        /* bytes thrown away after the body went over the cap */
+	bool too_large;          /* (or out of memory): the rest of the body is discarded */
+	bool out_of_memory;
+	bool answered;           /* a response is queued already (413 early) */
+} request_state;
+
+static const char json_out_of_memory[] = "{\"error\": \"out of memory\"}";
+
+static void worker_destroy(void *w)
+{
+	fleet_worker_free(w);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	const http_server *s = cls;
+
+	/* TLS handshake failures and clients that hang up are routine; only --verbose shows them. */
+	if (!s->verbose)
+		return;
+	fputs("mboot-verifierd: libmicrohttpd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+static bool method_supported(const char *method)
+{
+	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_POST) == 0 ||
+	       strcmp(method, MHD_HTTP_METHOD_PUT) == 0 || strcmp(method, MHD_HTTP_METHOD_DELETE) == 0;
+}
+
+/* Queue resp (which this takes over) with the headers every answer carries. */
+static enum MHD_Result send_response(http_server *s, struct MHD_Connection *c, const char *method,
+				     const char *url, http_response *resp)
+{
+	const char *type = resp->content_type ? resp->content_type : "application/json";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (resp->body_static)
+		r = MHD_create_response_from_buffer(resp->body_size, resp->body, MHD_RESPMEM_PERSISTENT);
+	else
+		r = MHD_create_response_from_buffer_with_free_callback(resp->body_size, resp->body, free);
+	if (!r) {
+		if (!resp->body_static)
+			free(resp->body);
+		*resp = (http_response){ .status = MHD_HTTP_INTERNAL_SERVER_ERROR };
+		r = MHD_create_response_from_buffer(strlen(json_out_of_memory), (void *)json_out_of_memory,
+						    MHD_RESPMEM_PERSISTENT);
+		if (!r)
+			return MHD_NO;   /* nothing left to answer with: drop the connection */
+		type = "application/json";
+	}
+	resp->body = NULL;
+
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
+	    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") != MHD_YES ||
+	    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") != MHD_YES ||
+	    (strncasecmp(type, "text/html", 9) == 0 &&
+	     MHD_add_response_header(r, "Content-Security-Policy",
+				     "default-src 'none'; script-src 'unsafe-inline'; "
+				     "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; "
+				     "frame-ancestors 'none'") != MHD_YES)) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+
+	if (s->verbose)
+		fprintf(stderr, "mboot-verifierd: %s %s %u\n", method, url, resp->status);
+	ret = MHD_queue_response(c, resp->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* An answer of the server itself: {"error": msg}. */
+static enum MHD_Result send_error(http_server *s, struct MHD_Connection *c, const char *method, const char *url,
+				  unsigned status, const char *msg)
+{
+	http_response resp = { .status = status };
+
+	if (asprintf(&resp.body, "{\"error\": \"%s\"}", msg) < 0) {
+		resp = (http_response){ .status = MHD_HTTP_INTERNAL_SERVER_ERROR, .body = (char *)json_out_of_memory,
+					.body_size = strlen(json_out_of_memory), .body_static = true };
+	} else {
+		resp.body_size = strlen(resp.body);
+	}
+	return send_response(s, c, method, url, &resp);
+}
+
+static enum MHD_Result send_too_large(http_server *s, struct MHD_Connection *c, const char *method, const char *url)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "the request body is over the limit of %zu bytes", s->max_body);
+	return send_error(s, c, method, url, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+}
+
+static const char *bearer_token(struct MHD_Connection *c)
+{
+	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+
+	/* The scheme is case-insensitive (RFC 9110 11.1). */
+	if (!v || strncasecmp(v, "Bearer", 6) != 0 || (v[6] != ' ' && v[6] != '\t'))
+		return NULL;
+	v += 6;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	return *v ? v : NULL;
+}
+
+static bool append_body(request_state *st, const char *data, size_t size)
+{
+	if (st->body_size + size + 1 > st->body_allocated) {
+		size_t n = st->body_allocated ? st->body_allocated : 4096;
+		char *b;
+
+		while (n < st->body_size + size + 1)
+			n *= 2;
+		b = realloc(st->body, n);
+		if (!b)
+			return false;
+		st->body = b;
+		st->body_allocated = n;
+	}
+	memcpy(st->body + st->body_size, data, size);
+	st->body_size += size;
+	st->body[st->body_size] = '\0';
+	return true;
+}
+
+static enum MHD_Result handle_complete(http_server *s, struct MHD_Connection *c, const char *method,
+				       const char *url, request_state *st)
+{
+	fleet_worker *w = pthread_getspecific(s->worker_key);
+	http_request req = {
+		.method = method,
+		.path = url,
+		.nonce = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "nonce"),
+		.bearer = bearer_token(c),
+		.body = st->body ? st->body : "",
+		.body_size = st->body_size,
+	};
+	http_response resp = { 0 };
+
+	if (!w) {
+		w = fleet_worker_new(s->fleet);
+		if (!w || pthread_setspecific(s->worker_key, w) != 0) {
+			fleet_worker_free(w);
+			return send_error(s, c, method, url, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		}
+	}
+
+	fleet_handle(w, &req, &resp);
+	if (resp.status >= 500) {
+		/* The fleet's own failures (the database above all) are the operator's business. */
+		fprintf(stderr, "mboot-verifierd: %s %s: %u %.*s\n", method, url, resp.status,
+			(int)(resp.body_size < 400 ? resp.body_size : 400), resp.body ? resp.body : "");
+	}
+	return send_response(s, c, method, url, &resp);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size,
+				  void **con_cls)
+{
+	http_server *s = cls;
+	request_state *st = *con_cls;
+
+	if (!st) {
+		/* The headers are in; the body (if any) is not read yet. */
+		const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return send_error(s, c, method, url, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		*con_cls = st;
+		atomic_fetch_add(&s->in_flight, 1);
+
+		if (!method_supported(method)) {
+			st->answered = true;
+			return send_error(s, c, method, url, MHD_HTTP_NOT_FOUND, "no such method");
+		}
+		if (length) {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = strtoull(length, &end, 10);
+			/* libmicrohttpd has checked the syntax; anything odd left is simply too large. */
+			if (errno != 0 || end == length || n > s->max_body) {
+				st->answered = true;
+				return send_too_large(s, c, method, url);
+			}
+		}
+		return MHD_YES;
+	}
+
+	if (*upload_data_size > 0) {
+		size_t n = *upload_data_size;
+
+		*upload_data_size = 0;
+		if (st->answered)
+			return MHD_YES;   /* discarded */
+		if (st->too_large) {
+			/*
+			 * A chunked body (no Content-Length) grew over the cap. libmicrohttpd (0.9.75)
+			 * cannot answer before the body has been read, so the rest is read and thrown
+			 * away to send the 413, but only up to the cap once more: past that the
+			 * connection is dropped.
+			 */
+			st->discarded += n;
+			return st->discarded <= s->max_body ? MHD_YES : MHD_NO;
+		}
+		if (n > s->max_body - st->body_size) {
+			free(st->body);
+			st->body = NULL;
+			st->discarded = st->body_size + n - s->max_body;
+			st->body_size = st->body_allocated = 0;
+			st->too_large = true;
+			return st->discarded <= s->max_body ? MHD_YES : MHD_NO;
+		}
+		if (!append_body(st, upload_data, n)) {
+			/* answered when the body is complete */
+			free(st->body);
+			st->body = NULL;
+			st->body_size = st->body_allocated = 0;
+			st->out_of_memory = true;
+			st->too_large = true;
+		}
+		return MHD_YES;
+	}
+
+	if (st->answered)
+		return MHD_YES;
+	st->answered = true;
+	if (st->out_of_memory)
+		return send_error(s, c, method, url, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	if (st->too_large)
+		return send_too_large(s, c, method, url);
+	return handle_complete(s, c, method, url, st);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	http_server *s = cls;
+	request_state *st = *con_cls;
+
+	if (!st)
+		return;
+	free(st->body);
+	free(st);
+	*con_cls = NULL;
+	atomic_fetch_sub(&s->in_flight, 1);
+}
+
+int http_server_start(fleet *f, const http_server_options *o, http_server **ret, mb_error *err)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	http_server *s;
+	int r;
+
+	if (o->threads == 0 || o->connection_limit < o->threads || o->max_body == 0 || o->max_body > SIZE_MAX / 4)
+		return set_error(err, -EINVAL, "bad server limits");
+	if ((o->tls_cert != NULL) != (o->tls_key != NULL))
+		return set_error(err, -EINVAL, "a TLS certificate needs its key and the key its certificate");
+	if (o->tls_cert) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+			return set_error(err, -EOPNOTSUPP, "libmicrohttpd was built without TLS");
+		flags |= MHD_USE_TLS;
+	}
+	if (o->addr->sa_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return set_error(err, -ENOMEM, "out of memory");
+	s->fleet = f;
+	s->max_body = o->max_body;
+	s->verbose = o->verbose;
+	atomic_init(&s->in_flight, 0);
+	r = pthread_key_create(&s->worker_key, worker_destroy);
+	if (r != 0) {
+		free(s);
+		return set_error(err, -r, "pthread_key_create: %s", strerror(r));
+	}
+
+	errno = 0;
+	if (o->tls_cert)
+		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,   /* first, or MHD logs before it is set */
+			MHD_OPTION_SOCK_ADDR, o->addr,
+			MHD_OPTION_THREAD_POOL_SIZE, o->threads,
+			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
+			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+			MHD_OPTION_HTTPS_MEM_CERT, o->tls_cert,
+			MHD_OPTION_HTTPS_MEM_KEY, o->tls_key,
+			MHD_OPTION_END);
+	else
+		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,   /* first, or MHD logs before it is set */
+			MHD_OPTION_SOCK_ADDR, o->addr,
+			MHD_OPTION_THREAD_POOL_SIZE, o->threads,
+			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
+			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+			MHD_OPTION_END);
+	if (!s->daemon) {
+		r = errno ? -errno : -EIO;
+		pthread_key_delete(s->worker_key);
+		free(s);
+		if (o->tls_cert && r == -EIO)
+			return set_error(err, r, "cannot start the HTTPS server (is the certificate or key not PEM?)");
+		return set_error(err, r, "cannot listen: %s", strerror(-r));
+	}
+
+	info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : 0;
+	*ret = s;
+	return 0;
+}
+
+uint16_t http_server_port(const http_server *s)
+{
+	return s->port;
+}
+
+void http_server_stop(http_server *s, unsigned grace_seconds)
+{
+	struct timespec tick = { .tv_nsec = 20 * 1000 * 1000 };
+	unsigned long waited_ms = 0;
+	MHD_socket listen_fd;
+
+	if (!s)
+		return;
+	/* No new connection from here on; those open may still send their requests. */
+	listen_fd = MHD_quiesce_daemon(s->daemon);
+	while (atomic_load(&s->in_flight) > 0 && waited_ms < grace_seconds * 1000UL) {
+		nanosleep(&tick, NULL);
+		waited_ms += 20;
+	}
+	/* Joins the pool's threads; each one's exit frees its worker (the key's destructor). */
+	MHD_stop_daemon(s->daemon);
+	if (listen_fd != MHD_INVALID_SOCKET)
+		close(listen_fd);
+	pthread_key_delete(s->worker_key);
+	free(s);
+}

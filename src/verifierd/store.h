@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_VERIFIERD_STORE_H
+#define MBOOT_VERIFIERD_STORE_H
+/*
+ * The fleet's tables and every SQL statement the fleet runs, written once for both backends
+ * (db.h). Times are BIGINT unix seconds; digests lowercase hex; JSON documents TEXT.
+ * Functions return 0 (or a count), -ENOENT where a row is missing, or db.h's errors.
+ * Functions named *_tx run inside a transaction the caller opened.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "verifierd/db.h"
+
+#define STORE_SCHEMA_VERSION 1
+/* Pending nonces kept per machine: the oldest go when a new one would make more. */
+#define STORE_NONCES_PER_MACHINE 8
+#define STORE_HISTORY 20
+
+/* Create or migrate the schema (in one transaction; safe when verifiers start together). */
+int store_migrate(db *d, mb_error *err);
+
+/* A machine's row; strings are malloc'd (NULL for SQL NULL). */
+typedef struct store_machine {
+	char *id;
+	char *record;          /* the mboot-machine JSON */
+	char *ek_sha256;       /* SHA-256 of the EK public (TPM2B_PUBLIC) */
+	char *policy;          /* sha256 of its policy, or NULL */
+	int64_t interval;
+	char *status;          /* enrolled, trusted, untrusted, revoked */
+	int64_t status_changed;
+	int64_t enrolled;
+	int64_t last_attestation; /* 0: none */
+	char *last_nonce;
+	char *last_verdict;
+	int64_t last_reasons;
+} store_machine;
+
+void store_machine_done(store_machine *m);
+
+int store_machine_get(db *d, const char *id, store_machine *ret, mb_error *err);
+/* All machines, sorted by id (record and last_verdict left NULL). */
+int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err);
+/* The last evidence of a machine (-ENOENT: none). */
+int store_machine_last_evidence(db *d, const char *id, char **ret, mb_error *err);
+
+/* Enrollment: the verifier's state of one pending enrollment per machine. */
+int store_enrollment_put(db *d, const char *id, const char *state, int64_t interval, int64_t now, mb_error *err);
+int store_enrollment_get(db *d, const char *id, char **ret_state, int64_t *ret_interval, mb_error *err);
+
+/*
+ * Activation: store the machine (a new one with policy, an existing one keeping its policy
+ * and history, with the new record) and drop its pending enrollment.
+ */
+int store_activate_tx(db *d, const char *id, const char *record, const char *ek_sha256, const char *policy,
+		      int64_t interval, int64_t now, mb_error *err);
+
+/* A new nonce for the machine; prunes its expired and oldest pending ones first. */
+int store_nonce_add(db *d, const char *nonce, const char *id, int64_t expires, int64_t issued_us, int64_t now,
+		    mb_error *err);
+/* Consume a nonce: 1 when it was the machine's and still good (and is now gone), 0 when not. */
+int store_nonce_take(db *d, const char *nonce, const char *id, int64_t now, mb_error *err);
+/* Test hook: move a pending nonce's expiry. */
+int store_nonce_set_expires(db *d, const char *nonce, int64_t expires, mb_error *err);
+
+/* The judgment of one nonce's evidence: the history row and the machine's state. Returns
+ * -ENOENT when the machine is gone or revoked (nothing written: the caller rolls back). */
+int store_attestation_tx(db *d, const char *id, const char *nonce, int64_t at, int64_t seq, bool trusted,
+			 int64_t n_reasons, const char *verdict, const char *evidence, mb_error *err);
+
+/* The last judgment replaced (a policy change re-judged the last evidence). */
+int store_rejudge_tx(db *d, const char *id, const char *nonce, int64_t now, bool trusted, int64_t n_reasons,
+		     const char *verdict, mb_error *err);
+
+typedef struct store_history {
+	int64_t at;
+	bool trusted;
+	int64_t reasons;
+} store_history;
+int store_history_get(db *d, const char *id, store_history *ret, size_t max, size_t *ret_n, mb_error *err);
+
+int store_policy_put(db *d, const char *sha256, const char *text, mb_error *err);
+int store_policy_get(db *d, const char *sha256, char **ret_text, mb_error *err);
+/* Set (sha256) or remove (NULL) a machine's policy; -ENOENT for an unknown machine. */
+int store_machine_set_policy(db *d, const char *id, const char *sha256, mb_error *err);
+
+int store_machine_revoke(db *d, const char *id, int64_t now, mb_error *err);
+/* Forget a machine: its history, nonces, pending enrollment; -ENOENT when none of it existed. */
+int store_machine_delete_tx(db *d, const char *id, mb_error *err);
+
+int store_token_add(db *d, const char *sha256, int64_t now, mb_error *err);
+/* 1 when a token with this hash exists, 0 when not. */
+int store_token_check(db *d, const char *sha256, mb_error *err);
+
+/* A trivial query: is the database answering? */
+int store_ping(db *d, mb_error *err);
+
+#endif

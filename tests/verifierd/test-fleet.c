@@ -1,0 +1,713 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The fleet (docs/api.md) driven through fleet_handle() in process, on SQLite in a temp
+ * folder, with a real swtpm as the machine (test-fleet.sh prepares it): the library's
+ * mb_tpm_attest_enroll / activate / mb_tpm_quote play the machine's part of every call.
+ * The tests run in order and share the fleet: machines enrolled early are used later.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <mboot/mboot.h>
+
+#include "verifierd/db.h"
+#include "verifierd/service.h"
+#include "verifierd/store.h"
+#include "verifierd/web.h"
+
+static struct {
+	fleet *f;
+	fleet_worker *w;
+	db *d; /* the test's own look into the database */
+	mb_ek_roots *roots;
+	mb_tpm *tpm;
+	char *token;
+	char db_url[512];
+	uint8_t *log, *evil_log;
+	size_t log_size, evil_log_size;
+	char *policy;
+	size_t policy_size;
+	/* web1: enrolled with the TPM, attests with the good boot */
+	char *ak1, *ak2, *evidence1, nonce1[65];
+} T;
+
+static char *slurp(const char *path, size_t *ret_size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t) n + 1)) && fread(buf, 1, (size_t) n, f) == (size_t) n) {
+		buf[n] = 0;
+		if (ret_size)
+			*ret_size = (size_t) n;
+	} else {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (!v) {
+		fprintf(stderr, "%s is not set: run test-fleet.sh\n", name);
+		exit(1);
+	}
+	return v;
+}
+
+/* One call: the status, and the body parsed (the caller puts it). */
+typedef struct answer {
+	unsigned status;
+	json_object *json;
+	char *body;
+	const char *content_type;
+} answer;
+
+static answer call(const char *method, const char *path, const char *nonce, const char *bearer, const char *body)
+{
+	http_request req = { .method = method, .path = path, .nonce = nonce, .bearer = bearer,
+			     .body = body ? body : "", .body_size = body ? strlen(body) : 0 };
+	http_response resp;
+	answer a = { 0 };
+
+	fleet_handle(T.w, &req, &resp);
+	a.status = resp.status;
+	a.content_type = resp.content_type;
+	a.body = strndup(resp.body, resp.body_size);
+	if (!resp.content_type)
+		a.json = json_tokener_parse(a.body);
+	if (!resp.body_static)
+		free(resp.body);
+	return a;
+}
+
+static void answer_done(answer *a)
+{
+	json_object_put(a->json);
+	free(a->body);
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+/* The call's status is want, and its body says why when it is an error. */
+#define expect_status(a, want)                                                                             \
+	do {                                                                                               \
+		if ((a).status != (want))                                                                  \
+			fprintf(stderr, "status %u, want %u: %s\n", (a).status, (unsigned) (want), (a).body); \
+		assert_int_equal((a).status, (want));                                                      \
+		if ((want) >= 400) {                                                                       \
+			assert_non_null(jstr((a).json, "error"));                                          \
+			assert_true(strlen(jstr((a).json, "error")) > 10);                                 \
+		}                                                                                          \
+	} while (0)
+
+static void checked_call(unsigned want, const char *method, const char *path, const char *nonce, const char *bearer,
+			 const char *body)
+{
+	answer a = call(method, path, nonce, bearer, body);
+
+	expect_status(a, want);
+	answer_done(&a);
+}
+
+/* The machine's side of enrollment, with a new AK of the swtpm: POST enroll, activate. */
+static char *enroll(const char *id, int64_t interval, unsigned want_enroll)
+{
+	char *ak = NULL, *request = NULL, *response = NULL, *body, path[128];
+	mb_error err = { 0 };
+	json_object *o;
+	answer a;
+
+	assert_int_equal(mb_tpm_attest_enroll(T.tpm, MB_ATTEST_KEY_ECC, &ak, &request, &err), 0);
+	o = json_object_new_object();
+	json_object_object_add(o, "machine_id", json_object_new_string(id));
+	json_object_object_add(o, "request", json_tokener_parse(request));
+	if (interval)
+		json_object_object_add(o, "interval", json_object_new_int64(interval));
+	body = strdup(json_object_to_json_string(o));
+	json_object_put(o);
+	a = call("POST", "/v1/enroll", NULL, NULL, body);
+	free(body);
+	free(request);
+	expect_status(a, want_enroll);
+	if (want_enroll != 201) {
+		answer_done(&a);
+		free(ak);
+		return NULL;
+	}
+	assert_string_equal(jstr(a.json, "machine_id"), id);
+	{
+		const char *ch = jstr(a.json, "challenge");
+
+		assert_non_null(ch);
+		if (mb_tpm_attest_activate(T.tpm, ak, strlen(ak), ch, strlen(ch), &response, &err) < 0)
+			fail_msg("activate: %s", err.message);
+	}
+	answer_done(&a);
+	snprintf(path, sizeof(path), "/v1/enroll/%s/activate", id);
+	a = call("POST", path, NULL, NULL, response);
+	free(response);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	answer_done(&a);
+	return ak;
+}
+
+static void get_nonce(const char *id, char out[65])
+{
+	char path[128];
+	answer a;
+
+	snprintf(path, sizeof(path), "/v1/machines/%s/nonce", id);
+	a = call("POST", path, NULL, NULL, NULL);
+	expect_status(a, 200);
+	assert_int_equal(strlen(jstr(a.json, "nonce")), 64);
+	assert_int_equal(json_object_get_int64(json_object_object_get(a.json, "expires_in")), 60);
+	memcpy(out, jstr(a.json, "nonce"), 65);
+	answer_done(&a);
+}
+
+static char *quote(const char *ak, const char *nonce_hex, const uint8_t *log, size_t log_size)
+{
+	uint8_t nonce[32];
+	mb_quote_input in = { .nonce = nonce, .nonce_size = 32, .eventlog = log, .eventlog_size = log_size };
+	mb_error err = { 0 };
+	char *ev = NULL;
+	size_t i;
+
+	for (i = 0; i < 32; i++)
+		assert_int_equal(sscanf(nonce_hex + 2 * i, "%2hhx", &nonce[i]), 1);
+	if (mb_tpm_quote(T.tpm, ak, strlen(ak), &in, &ev, &err) < 0)
+		fail_msg("quote: %s", err.message);
+	return ev;
+}
+
+static answer post_evidence(const char *id, const char *nonce, const char *evidence)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/v1/machines/%s/evidence", id);
+	return call("POST", path, nonce, NULL, evidence);
+}
+
+static answer show(const char *id)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/v1/machines/%s", id);
+	return call("GET", path, NULL, T.token, NULL);
+}
+
+/* The names of a verdict's reasons, joined by ",". */
+static void reason_names(json_object *verdict, char *out, size_t size)
+{
+	json_object *reasons = json_object_object_get(verdict, "reasons");
+	size_t i;
+
+	out[0] = 0;
+	for (i = 0; i < json_object_array_length(reasons); i++) {
+		const char *n = jstr(json_object_array_get_idx(reasons, i), "name");
+
+		snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? "," : "", n ? n : "?");
+	}
+}
+
+static int setup(void **state)
+{
+	mb_error err = { 0 };
+	fleet_options o = { 0 };
+	(void) state;
+	snprintf(T.db_url, sizeof(T.db_url), "sqlite:%s/fleet.db", env("MB_FLEET_DIR"));
+	if (mb_ek_roots_new(&T.roots, &err) < 0 || mb_ek_roots_add_path(T.roots, env("MB_FLEET_EK_CA"), &err) < 0 ||
+	    mb_tpm_open(env("MB_FLEET_TCTI"), &T.tpm, &err) < 0) {
+		fprintf(stderr, "setup: %s\n", err.message);
+		return -1;
+	}
+	T.log = (uint8_t *) slurp(env("MB_FLEET_LOG"), &T.log_size);
+	T.evil_log = (uint8_t *) slurp(env("MB_FLEET_EVIL_LOG"), &T.evil_log_size);
+	T.policy = slurp(env("MB_FLEET_POLICY"), &T.policy_size);
+	if (!T.log || !T.evil_log || !T.policy)
+		return -1;
+	o.db_url = T.db_url;
+	o.ek_roots = T.roots;
+	o.interval = 600;
+	o.nonce_ttl = 60;
+	if (fleet_new(&o, &T.f, &err) < 0 || fleet_new_token(T.f, &T.token, &err) < 0 ||
+	    db_open(T.db_url, &T.d, &err) < 0) {
+		fprintf(stderr, "setup: %s\n", err.message);
+		return -1;
+	}
+	T.w = fleet_worker_new(T.f);
+	return T.w ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void) state;
+	fleet_worker_free(T.w);
+	fleet_free(T.f);
+	db_close(T.d);
+	mb_ek_roots_free(T.roots);
+	mb_tpm_free(T.tpm);
+	free(T.token);
+	free(T.log);
+	free(T.evil_log);
+	free(T.policy);
+	free(T.ak1);
+	free(T.ak2);
+	free(T.evidence1);
+	return 0;
+}
+
+/* A second fleet on the same database finds the schema made: migration is idempotent. */
+static void test_schema(void **state)
+{
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots };
+	mb_error err = { 0 };
+	db_rows *rows;
+	fleet *f2;
+
+	(void) state;
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	fleet_free(f2);
+	assert_int_equal(db_query(T.d, "SELECT version FROM schema_version", NULL, 0, &rows, &err), 0);
+	assert_int_equal(db_rows_count(rows), 1);
+	assert_string_equal(db_rows_get(rows, 0, 0), "1");
+	db_rows_free(rows);
+	/* Only the token's hash is kept. */
+	assert_int_equal(db_query(T.d, "SELECT sha256 FROM tokens", NULL, 0, &rows, &err), 0);
+	assert_int_equal(db_rows_count(rows), 1);
+	assert_string_not_equal(db_rows_get(rows, 0, 0), T.token);
+	assert_int_equal(strlen(db_rows_get(rows, 0, 0)), 64);
+	db_rows_free(rows);
+}
+
+static void test_healthz_and_page(void **state)
+{
+	answer a;
+
+	(void) state;
+	a = call("GET", "/healthz", NULL, NULL, NULL);
+	expect_status(a, 200);
+	assert_true(json_object_get_boolean(json_object_object_get(a.json, "ok")));
+	assert_string_equal(jstr(a.json, "db"), "sqlite");
+	answer_done(&a);
+
+	a = call("GET", "/", NULL, NULL, NULL);
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.content_type, "text/html; charset=utf-8");
+	assert_int_equal(strlen(a.body), verifierd_web_page_len);
+	assert_memory_equal(a.body, verifierd_web_page, verifierd_web_page_len);
+	answer_done(&a);
+
+	checked_call(404, "GET", "/v2/nothing", NULL, NULL, NULL);
+	checked_call(405, "DELETE", "/healthz", NULL, NULL, NULL);
+}
+
+static void test_operator_token(void **state)
+{
+	answer a;
+
+	(void) state;
+	checked_call(401, "GET", "/v1/machines", NULL, NULL, NULL);
+	checked_call(401, "GET", "/v1/machines", NULL, "not-the-token", NULL);
+	checked_call(401, "GET", "/v1/machines/web1", NULL, NULL, NULL);
+	checked_call(401, "PUT", "/v1/machines/web1/policy", NULL, "x", "{}");
+	checked_call(401, "DELETE", "/v1/machines/web1", NULL, NULL, NULL);
+	a = call("GET", "/v1/machines", NULL, T.token, NULL);
+	expect_status(a, 200);
+	assert_int_equal(json_object_array_length(json_object_object_get(a.json, "machines")), 0);
+	answer_done(&a);
+}
+
+static void test_malformed(void **state)
+{
+	answer a;
+
+	(void) state;
+	a = call("POST", "/v1/enroll", NULL, NULL, "{\"machine_id\": \"web1\",");
+	expect_status(a, 400);
+	/* The strict reader's position of the problem. */
+	assert_non_null(strstr(jstr(a.json, "error"), "line 1"));
+	answer_done(&a);
+	checked_call(400, "POST", "/v1/enroll", NULL, NULL, "[]");
+	checked_call(400, "POST", "/v1/enroll", NULL, NULL, "{\"machine_id\": \".hidden\", \"request\": {}}");
+	checked_call(400, "POST", "/v1/enroll", NULL, NULL, "{\"machine_id\": \"a/b\", \"request\": {}}");
+	checked_call(400, "POST", "/v1/enroll", NULL, NULL, "{\"machine_id\": \"web1\", \"request\": []}");
+	checked_call(400, "POST", "/v1/enroll", NULL, NULL,
+		     "{\"machine_id\": \"web1\", \"request\": {}, \"interval\": -5}");
+	checked_call(400, "POST", "/v1/enroll", NULL, NULL, "{\"machine_id\": \"web1\", \"machine_id\": \"x\"}");
+	/* A request the library refuses to read. */
+	a = call("POST", "/v1/enroll", NULL, NULL, "{\"machine_id\": \"web1\", \"request\": {\"version\": 1}}");
+	expect_status(a, 400);
+	answer_done(&a);
+	checked_call(400, "GET", "/v1/machines/.x", NULL, T.token, NULL);
+	checked_call(400, "POST", "/v1/machines/web1/evidence", NULL, NULL, "{}");
+	checked_call(400, "POST", "/v1/machines/web1/evidence", "zz", NULL, "{}");
+	checked_call(404, "POST", "/v1/enroll/web1/activate", NULL, NULL, "{}");
+	checked_call(404, "POST", "/v1/machines/nobody/nonce", NULL, NULL, NULL);
+	checked_call(404, "GET", "/v1/machines/nobody", NULL, T.token, NULL);
+}
+
+/* Enroll, nonce, evidence: untrusted for want of a policy; the policy set re-judges it trusted. */
+static void test_attest_no_policy_then_policy(void **state)
+{
+	char names[256], path[128], sha[65];
+	answer a;
+
+	(void) state;
+	T.ak1 = enroll("web1", 0, 201);
+	a = show("web1");
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	assert_null(json_object_object_get(a.json, "policy"));
+	assert_non_null(jstr(a.json, "ak_name"));
+	assert_int_equal(strlen(jstr(a.json, "ek_certificate_sha256")), 64);
+	answer_done(&a);
+
+	get_nonce("web1", T.nonce1);
+	T.evidence1 = quote(T.ak1, T.nonce1, T.log, T.log_size);
+	a = post_evidence("web1", T.nonce1, T.evidence1);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	assert_string_equal(jstr(a.json, "nonce"), T.nonce1);
+	reason_names(json_object_object_get(a.json, "verdict"), names, sizeof(names));
+	assert_string_equal(names, "no-policy");
+	assert_false(json_object_get_boolean(json_object_object_get(json_object_object_get(a.json, "verdict"), "trusted")));
+	answer_done(&a);
+
+	a = call("PUT", "/v1/machines/web1/policy", NULL, T.token, "{\"version\": 1, \"pcrs\": ");
+	expect_status(a, 400);
+	answer_done(&a);
+
+	a = call("PUT", "/v1/machines/web1/policy", NULL, T.token, T.policy);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "trusted");
+	{
+		/* Stored once, under its SHA-256. */
+		mb_error err = { 0 };
+		db_rows *rows;
+		const char *p[] = { jstr(a.json, "policy") };
+
+		assert_int_equal(strlen(p[0]), 64);
+		assert_int_equal(db_query(T.d, "SELECT text FROM policies WHERE sha256 = $1", p, 1, &rows, &err), 0);
+		assert_int_equal(db_rows_count(rows), 1);
+		assert_string_equal(db_rows_get(rows, 0, 0), T.policy);
+		db_rows_free(rows);
+		memcpy(sha, p[0], 65);
+	}
+	answer_done(&a);
+
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "trusted");
+	assert_string_equal(jstr(a.json, "policy"), sha);
+	assert_true(json_object_get_boolean(json_object_object_get(json_object_object_get(a.json, "verdict"), "trusted")));
+	answer_done(&a);
+
+	/* A fresh nonce, a fresh quote: trusted at once. */
+	{
+		char n2[65];
+		char *ev;
+
+		get_nonce("web1", n2);
+		ev = quote(T.ak1, n2, T.log, T.log_size);
+		a = post_evidence("web1", n2, ev);
+		expect_status(a, 200);
+		assert_string_equal(jstr(a.json, "status"), "trusted");
+		reason_names(json_object_object_get(a.json, "verdict"), names, sizeof(names));
+		assert_string_equal(names, "");
+		answer_done(&a);
+		free(ev);
+	}
+	a = show("web1");
+	{
+		json_object *h = json_object_object_get(a.json, "history");
+
+		assert_int_equal(json_object_array_length(h), 2);
+		/* Newest first. */
+		assert_true(json_object_get_boolean(json_object_object_get(json_object_array_get_idx(h, 0), "trusted")));
+		assert_false(json_object_get_boolean(json_object_object_get(json_object_array_get_idx(h, 1), "trusted")));
+		assert_int_equal(json_object_get_int(json_object_object_get(json_object_array_get_idx(h, 1), "reasons")), 1);
+	}
+	answer_done(&a);
+	a = call("GET", "/v1/machines", NULL, T.token, NULL);
+	expect_status(a, 200);
+	{
+		json_object *m = json_object_array_get_idx(json_object_object_get(a.json, "machines"), 0);
+
+		assert_string_equal(jstr(m, "id"), "web1");
+		assert_string_equal(jstr(m, "status"), "trusted");
+		assert_string_equal(jstr(m, "policy"), sha);
+		assert_int_equal(json_object_get_int(json_object_object_get(m, "interval")), 600);
+		assert_non_null(jstr(m, "last_attestation"));
+	}
+	answer_done(&a);
+	snprintf(path, sizeof(path), "/v1/machines/%s/events", "web1");
+	a = call("GET", path, NULL, T.token, NULL);
+	expect_status(a, 200);
+	{
+		json_object *evs = json_object_object_get(a.json, "events");
+		size_t i;
+
+		assert_true(json_object_array_length(evs) > 100);
+		for (i = 0; i < json_object_array_length(evs); i++)
+			assert_false(json_object_get_boolean(json_object_object_get(json_object_array_get_idx(evs, i), "broken")));
+	}
+	answer_done(&a);
+}
+
+static void test_replay_refused(void **state)
+{
+	answer a;
+
+	(void) state;
+	/* The first evidence again, with its (used) nonce. */
+	a = post_evidence("web1", T.nonce1, T.evidence1);
+	expect_status(a, 409);
+	answer_done(&a);
+	/* A nonce never given. */
+	a = post_evidence("web1", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", T.evidence1);
+	expect_status(a, 409);
+	answer_done(&a);
+}
+
+static void test_expired_nonce(void **state)
+{
+	mb_error err = { 0 };
+	char n[65], *ev;
+	answer a;
+
+	(void) state;
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.log, T.log_size);
+	assert_int_equal(store_nonce_set_expires(T.d, n, (int64_t) time(NULL) - 1, &err), 0);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 409);
+	answer_done(&a);
+	free(ev);
+}
+
+static void test_other_machines_nonce(void **state)
+{
+	char n[65], *ev;
+	answer a;
+
+	(void) state;
+	T.ak2 = enroll("web2", 0, 201);
+	get_nonce("web2", n);
+	ev = quote(T.ak1, n, T.log, T.log_size);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 409);
+	answer_done(&a);
+	/* The nonce was not used up by the refused post: web2 can still use it (and web1's
+	 * evidence is not web2's: ak-not-enrolled). */
+	a = post_evidence("web2", n, ev);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	answer_done(&a);
+	free(ev);
+}
+
+static void test_nonce_cap(void **state)
+{
+	mb_error err = { 0 };
+	char first[65], n[65];
+	const char *p[] = { "web2" };
+	db_rows *rows;
+	answer a;
+	int i;
+
+	(void) state;
+	get_nonce("web2", first);
+	for (i = 0; i < STORE_NONCES_PER_MACHINE; i++)
+		get_nonce("web2", n);
+	assert_int_equal(db_query(T.d, "SELECT nonce FROM nonces WHERE machine_id = $1", p, 1, &rows, &err), 0);
+	assert_int_equal(db_rows_count(rows), STORE_NONCES_PER_MACHINE);
+	db_rows_free(rows);
+	/* The oldest went. */
+	a = post_evidence("web2", first, "{}");
+	expect_status(a, 409);
+	answer_done(&a);
+	/* Malformed evidence under a good nonce: 400, with the library's message. */
+	a = post_evidence("web2", n, "{\"version\": 1}");
+	expect_status(a, 400);
+	answer_done(&a);
+}
+
+/* The good boot's PCR 8 extended with the event init=/bin/sh adds: genuine quote, genuine
+ * log, a boot the policy refuses; the verdict and the events name the event. */
+static void test_evil_boot(void **state)
+{
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	const mb_event *added;
+	char n[65], *ev, names[256];
+	json_object *viol, *evs;
+	int64_t index;
+	size_t i, n_broken = 0;
+	answer a;
+
+	(void) state;
+	assert_int_equal(mb_event_log_parse(T.evil_log, T.evil_log_size, &log, &err), 0);
+	added = mb_event_log_event(log, mb_event_log_count(log) - 1);
+	assert_int_equal(added->pcr, 8);
+	assert_int_equal(mb_tpm_extend(T.tpm, 8, added->digests, added->n_digests, &err), 0);
+	index = added->number;
+
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.evil_log, T.evil_log_size);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	reason_names(json_object_object_get(a.json, "verdict"), names, sizeof(names));
+	assert_string_equal(names, "policy-violated");
+	viol = json_object_object_get(json_object_object_get(json_object_object_get(a.json, "verdict"), "policy"),
+				      "violations");
+	assert_int_equal(json_object_array_length(viol), 1);
+	assert_int_equal(json_object_get_int64(json_object_object_get(json_object_array_get_idx(viol, 0), "event")),
+			 index);
+	answer_done(&a);
+	free(ev);
+
+	a = call("GET", "/v1/machines/web1/events", NULL, T.token, NULL);
+	expect_status(a, 200);
+	evs = json_object_object_get(a.json, "events");
+	assert_int_equal(json_object_array_length(evs), mb_event_log_count(log));
+	for (i = 0; i < json_object_array_length(evs); i++) {
+		json_object *e = json_object_array_get_idx(evs, i);
+
+		if (!json_object_get_boolean(json_object_object_get(e, "broken"))) {
+			assert_null(json_object_object_get(e, "why"));
+			continue;
+		}
+		n_broken++;
+		assert_int_equal(json_object_get_int64(json_object_object_get(e, "index")), index);
+		assert_int_equal(json_object_get_int(json_object_object_get(e, "pcr")), 8);
+		assert_string_equal(jstr(e, "type"), "EV_IPL");
+		assert_non_null(jstr(e, "why"));
+		/* The decoded GRUB command is the one that was added. */
+		assert_non_null(strstr(json_object_to_json_string_ext(json_object_object_get(e, "decoded"),
+								       JSON_C_TO_STRING_NOSLASHESCAPE),
+				      "init=/bin/sh"));
+		{
+			char hex[65];
+			const mb_event_digest *d = mb_event_digest_for(added, 0x000b);
+			size_t b;
+
+			for (b = 0; b < 32; b++)
+				snprintf(hex + 2 * b, 3, "%02x", d->bytes[b]);
+			assert_string_equal(jstr(json_object_object_get(e, "digests"), "sha256"), hex);
+		}
+	}
+	assert_int_equal(n_broken, 1);
+	answer_done(&a);
+	mb_event_log_free(log);
+
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	answer_done(&a);
+}
+
+static void test_stale(void **state)
+{
+	char *ak;
+	answer a;
+
+	(void) state;
+	ak = enroll("quiet1", 1, 201);
+	a = show("quiet1");
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	assert_int_equal(json_object_get_int(json_object_object_get(a.json, "interval")), 1);
+	answer_done(&a);
+	sleep(3);
+	a = show("quiet1");
+	assert_string_equal(jstr(a.json, "status"), "stale");
+	answer_done(&a);
+	free(ak);
+}
+
+/* An id enrolled with one EK is not taken over by another TPM. */
+static void test_other_ek(void **state)
+{
+	mb_error err = { 0 };
+	const char *p[] = { "quiet1" };
+	char *ak;
+
+	(void) state;
+	assert_int_equal(db_exec(T.d, "UPDATE machines SET ek_sha256 = 'another-tpm' WHERE id = $1", p, 1, &err), 1);
+	ak = enroll("quiet1", 0, 409);
+	assert_null(ak);
+}
+
+static void test_revoke_forget(void **state)
+{
+	char n[65], *ak;
+	answer a;
+
+	(void) state;
+	get_nonce("web2", n);
+	checked_call(200, "POST", "/v1/machines/web2/revoke", NULL, T.token, NULL);
+	a = show("web2");
+	assert_string_equal(jstr(a.json, "status"), "revoked");
+	answer_done(&a);
+	checked_call(403, "POST", "/v1/machines/web2/nonce", NULL, NULL, NULL);
+	a = post_evidence("web2", n, "{}");
+	expect_status(a, 403);
+	answer_done(&a);
+	assert_null(enroll("web2", 0, 403));
+
+	checked_call(200, "DELETE", "/v1/machines/web2", NULL, T.token, NULL);
+	checked_call(404, "GET", "/v1/machines/web2", NULL, T.token, NULL);
+	checked_call(404, "POST", "/v1/machines/web2/nonce", NULL, NULL, NULL);
+	checked_call(404, "DELETE", "/v1/machines/web2", NULL, T.token, NULL);
+	ak = enroll("web2", 0, 201);
+	a = show("web2");
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	assert_int_equal(json_object_array_length(json_object_object_get(a.json, "history")), 0);
+	answer_done(&a);
+	free(ak);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schema),
+		cmocka_unit_test(test_healthz_and_page),
+		cmocka_unit_test(test_operator_token),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_attest_no_policy_then_policy),
+		cmocka_unit_test(test_replay_refused),
+		cmocka_unit_test(test_expired_nonce),
+		cmocka_unit_test(test_other_machines_nonce),
+		cmocka_unit_test(test_nonce_cap),
+		cmocka_unit_test(test_evil_boot),
+		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_other_ek),
+		cmocka_unit_test(test_revoke_forget),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
