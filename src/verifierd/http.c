@@ -61,6 +61,35 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+static int hex_value(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/*
+ * Percent-decoding of the path and the query arguments, in place. libmicrohttpd's own would
+ * decode %00 too, and the C string would end there: "/v1/machines/x%00/revoke" would reach
+ * the fleet as "/v1/machines/x", another call. %00 stays as it is (no id contains '%').
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *text)
+{
+	char *r = text, *w = text;
+
+	while (*r) {
+		int hi = r[0] == '%' ? hex_value(r[1]) : -1;
+		int lo = hi >= 0 ? hex_value(r[2]) : -1;
+
+		if (lo >= 0 && (hi | lo) != 0) {
+			*w++ = (char)(hi << 4 | lo);
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - text);
+}
+
 static bool method_supported(const char *method)
 {
 	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_POST) == 0 ||
@@ -332,6 +361,7 @@ int http_server_start(fleet *f, const http_server_options *o, http_server **ret,
 			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
 			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+			MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			MHD_OPTION_HTTPS_MEM_CERT, o->tls_cert,
 			MHD_OPTION_HTTPS_MEM_KEY, o->tls_key,
 			MHD_OPTION_END);
@@ -343,6 +373,7 @@ int http_server_start(fleet *f, const http_server_options *o, http_server **ret,
 			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
 			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+			MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			MHD_OPTION_END);
 	if (!s->daemon) {
 		r = errno ? -errno : -EIO;
