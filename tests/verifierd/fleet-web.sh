@@ -111,7 +111,8 @@ check "the page is served with the CSP it is written for" \
 	grep -qi "^content-security-policy: default-src 'none'; script-src 'unsafe-inline'" \
 	<(curl -sS -D - -o page.html "$URL/")
 
-# browse URL NAME: Chromium's DOM of the page into NAME.html, its screenshot into meson-logs.
+# browse URL NAME [shot]: Chromium's DOM of the page into NAME.html; with shot, its screenshot
+# into meson-logs too.
 # Only 127.0.0.1 resolves; nothing in the background reaches out.
 browse() {
 	local url=$1 name=$2 profile
@@ -124,8 +125,8 @@ browse() {
 		--window-size=1280,1600 --virtual-time-budget=5000)
 	timeout 60 "$CHROMIUM" "${flags[@]}" --dump-dom "$url" >"$name.html" 2>>chromium.log ||
 		bad "chromium --dump-dom $name (exit $?)"
-	timeout 60 "$CHROMIUM" "${flags[@]}" --screenshot="$LOGS/fleet-web-$name.png" "$url" \
-		>/dev/null 2>>chromium.log || bad "chromium --screenshot $name (exit $?)"
+	[ "${3:-}" != shot ] || timeout 60 "$CHROMIUM" "${flags[@]}" --screenshot="$LOGS/fleet-web-$name.png" \
+		"$url" >/dev/null 2>>chromium.log || bad "chromium --screenshot $name (exit $?)"
 	rm -rf "$profile"
 }
 # dom_facts FILE: what the page shows, one fact a line, read with an HTML parser:
@@ -135,6 +136,7 @@ browse() {
 #   element TAG                every img, iframe, object, embed, svg and script element (the page
 #                              has one script, its own, and makes none of the others)
 #   form-shown                 the token form is visible
+#   notice TEXT                the page's message (errors from the API)
 #   script-ran                 the body has the attribute the hostile string's handler sets
 dom_facts() {
 	python3 - "$1" "$HOSTILE" <<'PY'
@@ -181,6 +183,8 @@ class Facts(HTMLParser):
             self.row = None
 
     def handle_data(self, data):
+        if self.inside("id", "notice"):
+            self.out.append("notice " + data)
         if self.row is None:
             return
         self.row["text"] += data
@@ -197,7 +201,7 @@ PY
 }
 
 # The fleet, the token in the fragment.
-browse "$URL/#token=$token" fleet
+browse "$URL/#token=$token" fleet shot
 dom_facts fleet.html >fleet.facts
 for id in $GOOD $EVIL; do
 	want=$(jq -r --arg id "$id" '.machines[] | select(.id == $id) | .status' machines.json)
@@ -210,7 +214,7 @@ check "the fleet view lists exactly the API's machines ($(jq -c '[.machines[].id
 check "the fleet view did not ask for the token" test "$(grep -c '^form-shown' fleet.facts)" = 0
 
 # The untrusted machine: the broken events highlighted, the hostile string text only.
-browse "$URL/#/machines/$EVIL&token=$token" machine
+browse "$URL/#/machines/$EVIL&token=$token" machine shot
 dom_facts machine.html >machine.facts
 check "the machine view highlights exactly the events the verdict names ($named)" \
 	test "$(sed -n 's/^broken \([^ ]*\).*/\1/p' machine.facts | paste -sd' ')" = "$named"
@@ -227,6 +231,13 @@ for f in fleet machine; do
 done
 check "the machine view names the machine" grep -q "<span class=\"mono\" id=\"machine-id\">$EVIL</span>" machine.html
 
+# A wrong token: the page says what the API said and asks for another.
+refused=$(curl -sS -H "Authorization: Bearer not-$token" "$URL/v1/machines" | jq -r .error)
+browse "$URL/#token=not-$token" refused
+dom_facts refused.html >refused.facts
+check "a refused token brings the token form back" grep -qx form-shown refused.facts
+check "and the page shows the API's 401 error as text ($refused)" grep -qF "401: $refused" refused.facts
+
 for name in fleet machine; do
 	png=$LOGS/fleet-web-$name.png
 	check "the $name screenshot is a non-empty PNG ($png)" \
@@ -237,6 +248,7 @@ done
 if [ "$failures" -gt 0 ]; then
 	echo "--- fleet.facts"; cat fleet.facts
 	echo "--- machine.facts"; cat machine.facts
+	echo "--- refused.facts"; cat refused.facts
 	echo "--- verifierd.log"; tail -n 20 verifierd.log
 fi
 echo "$failures check(s) failed"
