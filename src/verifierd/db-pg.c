@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The shared backend: PostgreSQL through libpq, for several verifiers serving one fleet. */
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ typedef struct pg_db {
 	} cache[STMT_CACHE];
 	size_t n_cache;
 	unsigned next_name;
+	bool in_transaction; /* a BEGIN went through, its COMMIT or ROLLBACK not yet */
 } pg_db;
 
 static void forget_statements(pg_db *p)
@@ -33,15 +36,48 @@ static void forget_statements(pg_db *p)
 	p->n_cache = 0;
 }
 
-/* A broken connection is reset before the next statement; the statement it broke fails. */
-static int ensure_connected(pg_db *p, mb_error *err)
+/* libpq's messages span lines ("...failed: ...\n\tIs the server running...?\n"); the service
+ * puts them in a one-line JSON error and a log line. */
+static int one_line(mb_error *err, int code)
 {
-	if (PQstatus(p->conn) == CONNECTION_OK)
+	size_t i, len;
+
+	if (!err)
+		return code;
+	len = strlen(err->message);
+	for (i = 0; i < len; i++)
+		if (err->message[i] == '\n' || err->message[i] == '\t' || err->message[i] == '\r')
+			err->message[i] = ' ';
+	while (len && err->message[len - 1] == ' ')
+		err->message[--len] = '\0';
+	return code;
+}
+
+/* An idle connection has nothing to read (the service does not LISTEN): if it has, that is
+ * the server's goodbye (a restart sends FATAL 57P01, then closes). */
+static bool server_said_goodbye(pg_db *p)
+{
+	struct pollfd pfd = { .fd = PQsocket(p->conn), .events = POLLIN };
+
+	return pfd.fd >= 0 && poll(&pfd, 1, 0) == 1;
+}
+
+/* A broken connection is reset before the next statement; the statement it broke fails.
+ * Not inside a transaction: its earlier statements are gone with the old connection, so
+ * everything up to the ROLLBACK fails, rather than run on, committed one by one. */
+static int ensure_connected(pg_db *p, const char *sql, mb_error *err)
+{
+	bool rollback = strcmp(sql, "ROLLBACK") == 0;
+
+	if (PQstatus(p->conn) == CONNECTION_OK && (p->in_transaction || !server_said_goodbye(p)))
 		return 0;
+	if (p->in_transaction && !rollback)
+		return set_error(err, -ENOTCONN, "PostgreSQL: the connection was lost inside a transaction");
+	p->in_transaction = false;
 	forget_statements(p);
 	PQreset(p->conn);
 	if (PQstatus(p->conn) != CONNECTION_OK)
-		return set_error(err, -ENOTCONN, "PostgreSQL: %s", PQerrorMessage(p->conn));
+		return one_line(err, set_error(err, -ENOTCONN, "PostgreSQL: %s", PQerrorMessage(p->conn)));
 	return 0;
 }
 
@@ -62,7 +98,7 @@ static int pg_fail(pg_db *p, const PGresult *res, mb_error *err, const char *sql
 		code = -ENOTCONN; /* connection exception, admin shutdown, cannot connect now */
 	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
 		len--;
-	return set_error(err, code, "PostgreSQL: %.*s (%.60s)", (int) len, msg, sql);
+	return one_line(err, set_error(err, code, "PostgreSQL: %.*s (%.60s)", (int) len, msg, sql));
 }
 
 static int statement_name(pg_db *p, const char *sql, size_t n_params, const char **ret, mb_error *err)
@@ -106,9 +142,11 @@ static int run(pg_db *p, const char *sql, const char *const *params, size_t n_pa
 	int r;
 
 	*ret = NULL;
-	r = ensure_connected(p, err);
+	r = ensure_connected(p, sql, err);
 	if (r < 0)
 		return r;
+	if (strcmp(sql, "COMMIT") == 0 || strcmp(sql, "ROLLBACK") == 0)
+		p->in_transaction = false;
 	/* BEGIN, COMMIT and ROLLBACK are not worth a prepared statement. */
 	if (n_params || strncmp(sql, "SELECT", 6) == 0 || strncmp(sql, "INSERT", 6) == 0 ||
 	    strncmp(sql, "UPDATE", 6) == 0 || strncmp(sql, "DELETE", 6) == 0) {
@@ -126,6 +164,8 @@ static int run(pg_db *p, const char *sql, const char *const *params, size_t n_pa
 		PQclear(res);
 		return r;
 	}
+	if (strcmp(sql, "BEGIN") == 0)
+		p->in_transaction = true;
 	*ret = res;
 	return 0;
 }
@@ -213,8 +253,8 @@ int db_pg_open(const char *url, db **ret, mb_error *err)
 	p->base.kind = DB_POSTGRESQL;
 	p->conn = PQconnectdb(url);
 	if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
-		r = set_error(err, p->conn ? -ENOTCONN : -ENOMEM, "PostgreSQL: %s",
-			      p->conn ? PQerrorMessage(p->conn) : "out of memory");
+		r = one_line(err, set_error(err, p->conn ? -ENOTCONN : -ENOMEM, "PostgreSQL: %s",
+					    p->conn ? PQerrorMessage(p->conn) : "out of memory"));
 		PQfinish(p->conn);
 		free(p);
 		return r;

@@ -115,6 +115,7 @@ static int64_t sqlite_exec(db *d, const char *sql, const char *const *params, si
 {
 	sqlite_db *s = (sqlite_db *) d;
 	sqlite3_stmt *stmt;
+	sqlite3_int64 total_before = sqlite3_total_changes64(s->conn);
 	int r, rc;
 
 	r = prepare(s, sql, &stmt, err);
@@ -130,7 +131,11 @@ static int64_t sqlite_exec(db *d, const char *sql, const char *const *params, si
 out:
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
-	return r < 0 ? r : (int64_t) sqlite3_changes64(s->conn);
+	if (r < 0)
+		return r;
+	/* sqlite3_changes64() is the last INSERT, UPDATE or DELETE's count, even when this
+	 * statement was none (CREATE, BEGIN): it only counts if this one changed something. */
+	return sqlite3_total_changes64(s->conn) == total_before ? 0 : (int64_t) sqlite3_changes64(s->conn);
 }
 
 static int sqlite_query(db *d, const char *sql, const char *const *params, size_t n_params, db_rows **ret,
@@ -248,6 +253,9 @@ int db_sqlite_open(const char *path, db **ret, mb_error *err)
 		free(s);
 		return r;
 	}
+	/* SQLITE_CONSTRAINT_PRIMARYKEY and _UNIQUE (-EEXIST) are extended codes: without this,
+	 * sqlite3_step() says only SQLITE_CONSTRAINT. */
+	sqlite3_extended_result_codes(s->conn, 1);
 	sqlite3_busy_timeout(s->conn, 5000);
 	for (i = 0; i < sizeof(setup) / sizeof(setup[0]); i++) {
 		rc = sqlite3_exec(s->conn, setup[i], NULL, NULL, NULL);

@@ -72,9 +72,11 @@ int64_t fleet_now_us(void);
 json_object *json_time(int64_t t);
 void sha256_hex(const void *p, size_t n, char out[65]);
 
-/* The parsed policy of this sha256 (cached; owned by the fleet), NULL when the database has
- * none by that hash; a negative errno on a database error. */
-int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret, mb_error *err);
+/* The parsed policy of this sha256 (cached, owned by the fleet; or, once the cache is full,
+ * also in *ret_owned for the caller to free), NULL when the database has none by that hash;
+ * a negative errno on a database error. */
+int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret, mb_policy **ret_owned,
+		     mb_error *err);
 
 /* The machine's status as shown: stale when nothing was judged within twice its interval. */
 const char *fleet_status_shown(const store_machine *m, int64_t now);

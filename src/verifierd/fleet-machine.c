@@ -291,6 +291,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	mb_attest_verify_options opts = { 0 };
 	mb_attest_verdict *v = NULL;
 	const mb_policy *policy = NULL;
+	mb_policy *owned = NULL;
 	size_t nonce_size;
 	int r;
 
@@ -299,7 +300,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	if (fleet_nonce_parse(nonce_hex, norm, nonce, &nonce_size) < 0)
 		return set_error(err, -EBADMSG, "the stored nonce is not hex");
 	if (m->policy) {
-		r = fleet_policy_get(w, m->policy, &policy, err);
+		r = fleet_policy_get(w, m->policy, &policy, &owned, err);
 		if (r < 0) {
 			*ret_db_error = r == -ENOTCONN || r == -EIO || r == -EBUSY;
 			return r;
@@ -309,6 +310,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	opts.nonce_size = nonce_size;
 	opts.policy = policy;
 	r = mb_attest_verify(evidence, evidence_size, m->record, strlen(m->record), &opts, &v, err);
+	mb_policy_free(owned);
 	if (r < 0)
 		return r;
 	ret->verdict = mb_attest_verdict_to_json(v, false);

@@ -135,7 +135,8 @@ const char *fleet_status_shown(const store_machine *m, int64_t now)
 	return m->status;
 }
 
-int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret, mb_error *err)
+int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret, mb_policy **ret_owned,
+		     mb_error *err)
 {
 	fleet *f = w->f;
 	mb_policy *p = NULL;
@@ -144,6 +145,7 @@ int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret,
 	int r;
 
 	*ret = NULL;
+	*ret_owned = NULL;
 	pthread_mutex_lock(&f->lock);
 	for (i = 0; i < f->n_policies; i++)
 		if (strcmp(f->policies[i].sha256, sha256) == 0) {
@@ -176,13 +178,9 @@ int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret,
 		memcpy(f->policies[i].sha256, sha256, 65);
 		f->policies[i].policy = p;
 		f->n_policies++;
-	} else {
-		/* The cache is full: more policies than a fleet has groups. Keep it anyway, as a
-		 * leak bounded by the number of distinct policies would be; never free one that
-		 * another thread may be using. */
-		pthread_mutex_unlock(&f->lock);
-		return set_error(err, -E2BIG, "more than %d distinct policies in use", FLEET_POLICY_CACHE_MAX);
-	}
+	} else
+		/* The cache is full (more policies than a fleet has groups): this caller's own. */
+		*ret_owned = p;
 	pthread_mutex_unlock(&f->lock);
 	*ret = p;
 	return 0;

@@ -323,6 +323,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 int http_server_start(fleet *f, const http_server_options *o, http_server **ret, mb_error *err)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	/* One thread is the daemon's own polling thread, not a pool (MHD warns about a pool of 1). */
+	unsigned pool_size = o->threads > 1 ? o->threads : 0;
 	const union MHD_DaemonInfo *info;
 	http_server *s;
 	int r;
@@ -357,7 +359,7 @@ int http_server_start(fleet *f, const http_server_options *o, http_server **ret,
 		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,   /* first, or MHD logs before it is set */
 			MHD_OPTION_SOCK_ADDR, o->addr,
-			MHD_OPTION_THREAD_POOL_SIZE, o->threads,
+			MHD_OPTION_THREAD_POOL_SIZE, pool_size,
 			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
 			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
@@ -369,7 +371,7 @@ int http_server_start(fleet *f, const http_server_options *o, http_server **ret,
 		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,   /* first, or MHD logs before it is set */
 			MHD_OPTION_SOCK_ADDR, o->addr,
-			MHD_OPTION_THREAD_POOL_SIZE, o->threads,
+			MHD_OPTION_THREAD_POOL_SIZE, pool_size,
 			MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
 			MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,

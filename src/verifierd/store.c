@@ -301,8 +301,13 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 		    "ON CONFLICT (id) DO UPDATE SET record = excluded.record, ek_sha256 = excluded.ek_sha256, "
 		    "interval_s = excluded.interval_s, enrolled = excluded.enrolled, "
 		    "status_changed = CASE WHEN machines.status = 'enrolled' THEN machines.status_changed "
-		    "ELSE excluded.status_changed END, status = 'enrolled'",
+		    "ELSE excluded.status_changed END, status = 'enrolled' "
+		    "WHERE machines.ek_sha256 = excluded.ek_sha256 AND machines.status <> 'revoked'",
 		    p, 6, err);
+	/* Another TPM's machine, or a revoked one, that the caller's check did not see yet
+	 * (PostgreSQL, READ COMMITTED: committed meanwhile): the transaction's retry sees it. */
+	if (r == 0)
+		return set_error(err, -EBUSY, "machine %s changed meanwhile", id);
 	if (r >= 0)
 		r = db_exec(d, "DELETE FROM enrollments WHERE machine_id = $1", pid, 1, err);
 	return r < 0 ? (int) r : 0;

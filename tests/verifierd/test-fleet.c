@@ -6,6 +6,7 @@
  * The tests run in order and share the fleet: machines enrolled early are used later.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,7 +241,10 @@ static int setup(void **state)
 	mb_error err = { 0 };
 	fleet_options o = { 0 };
 	(void) state;
-	snprintf(T.db_url, sizeof(T.db_url), "sqlite:%s/fleet.db", env("MB_FLEET_DIR"));
+	if (getenv("MB_FLEET_DB_URL") && getenv("MB_FLEET_DB_URL")[0])
+		snprintf(T.db_url, sizeof(T.db_url), "%s", getenv("MB_FLEET_DB_URL"));
+	else
+		snprintf(T.db_url, sizeof(T.db_url), "sqlite:%s/fleet.db", env("MB_FLEET_DIR"));
 	if (mb_ek_roots_new(&T.roots, &err) < 0 || mb_ek_roots_add_path(T.roots, env("MB_FLEET_EK_CA"), &err) < 0 ||
 	    mb_tpm_open(env("MB_FLEET_TCTI"), &T.tpm, &err) < 0) {
 		fprintf(stderr, "setup: %s\n", err.message);
@@ -298,11 +302,19 @@ static void test_schema(void **state)
 	assert_string_equal(db_rows_get(rows, 0, 0), "1");
 	db_rows_free(rows);
 	/* Only the token's hash is kept. */
-	assert_int_equal(db_query(T.d, "SELECT sha256 FROM tokens", NULL, 0, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), 1);
-	assert_string_not_equal(db_rows_get(rows, 0, 0), T.token);
-	assert_int_equal(strlen(db_rows_get(rows, 0, 0)), 64);
-	db_rows_free(rows);
+	{
+		const char *p[] = { T.token };
+		size_t i;
+
+		assert_int_equal(db_query(T.d, "SELECT sha256 FROM tokens", NULL, 0, &rows, &err), 0);
+		assert_true(db_rows_count(rows) >= 1);
+		for (i = 0; i < db_rows_count(rows); i++)
+			assert_int_equal(strlen(db_rows_get(rows, i, 0)), 64);
+		db_rows_free(rows);
+		assert_int_equal(db_query(T.d, "SELECT 1 FROM tokens WHERE sha256 = $1", p, 1, &rows, &err), 0);
+		assert_int_equal(db_rows_count(rows), 0);
+		db_rows_free(rows);
+	}
 }
 
 static void test_healthz_and_page(void **state)
@@ -313,7 +325,7 @@ static void test_healthz_and_page(void **state)
 	a = call("GET", "/healthz", NULL, NULL, NULL);
 	expect_status(a, 200);
 	assert_true(json_object_get_boolean(json_object_object_get(a.json, "ok")));
-	assert_string_equal(jstr(a.json, "db"), "sqlite");
+	assert_string_equal(jstr(a.json, "db"), strncmp(T.db_url, "sqlite:", 7) == 0 ? "sqlite" : "postgresql");
 	answer_done(&a);
 
 	a = call("GET", "/", NULL, NULL, NULL);
@@ -631,6 +643,41 @@ static void test_evil_boot(void **state)
 	answer_done(&a);
 }
 
+/* The same TPM enrolls web1 again (a new AK): its policy and history stay, the new AK counts. */
+static void test_reenroll_same_ek(void **state)
+{
+	char *policy, *ak, n[65], *ev;
+	size_t n_history;
+	answer a;
+
+	(void) state;
+	a = show("web1");
+	policy = strdup(jstr(a.json, "policy"));
+	n_history = json_object_array_length(json_object_object_get(a.json, "history"));
+	assert_true(n_history >= 3);
+	answer_done(&a);
+
+	ak = enroll("web1", 0, 201);
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	assert_string_equal(jstr(a.json, "policy"), policy);
+	assert_int_equal(json_object_array_length(json_object_object_get(a.json, "history")), n_history);
+	answer_done(&a);
+
+	/* The old AK's evidence no longer vouches for web1. */
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.evil_log, T.evil_log_size);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	assert_non_null(strstr(a.body, "ak-not-enrolled"));
+	answer_done(&a);
+	free(ev);
+	free(T.ak1);
+	T.ak1 = ak;
+	free(policy);
+}
+
 static void test_stale(void **state)
 {
 	char *ak;
@@ -691,6 +738,59 @@ static void test_revoke_forget(void **state)
 	free(ak);
 }
 
+/* Ask test-fleet.sh to stop or start PostgreSQL (two FIFOs in MB_FLEET_PG_CTL), and wait. */
+static void pg_control(const char *what)
+{
+	const char *dir = getenv("MB_FLEET_PG_CTL");
+	char path[600], ack[8] = { 0 };
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/req", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, what, strlen(what)), (ssize_t) strlen(what));
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/ack", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_true(read(fd, ack, sizeof(ack) - 1) > 0);
+	close(fd);
+	assert_memory_equal(ack, "ok", 2);
+}
+
+/* The database gone: every call that needs it is 503 with a message, nothing half-done; once it
+ * is back the same worker reconnects. */
+static void test_database_down(void **state)
+{
+	char n[65], *ev;
+	answer a;
+
+	(void) state;
+	if (!getenv("MB_FLEET_PG_CTL"))
+		skip();
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.evil_log, T.evil_log_size);
+	pg_control("stop");
+	a = call("GET", "/healthz", NULL, NULL, NULL);
+	expect_status(a, 503);
+	answer_done(&a);
+	checked_call(503, "POST", "/v1/machines/web1/nonce", NULL, NULL, NULL);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 503);
+	answer_done(&a);
+	checked_call(503, "GET", "/v1/machines", NULL, T.token, NULL);
+	/* The page needs no database. */
+	checked_call(200, "GET", "/", NULL, NULL, NULL);
+	pg_control("start");
+	checked_call(200, "GET", "/healthz", NULL, NULL, NULL);
+	/* The nonce was not consumed (the database never saw the evidence): it still counts. */
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 200);
+	answer_done(&a);
+	free(ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,9 +804,11 @@ int main(void)
 		cmocka_unit_test(test_other_machines_nonce),
 		cmocka_unit_test(test_nonce_cap),
 		cmocka_unit_test(test_evil_boot),
+		cmocka_unit_test(test_reenroll_same_ek),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_other_ek),
 		cmocka_unit_test(test_revoke_forget),
+		cmocka_unit_test(test_database_down),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

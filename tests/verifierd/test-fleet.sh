@@ -3,6 +3,8 @@
 # certificates from swtpm_localca) holding a real GRUB boot (ima-evm-utils' sample), the
 # policy generated from that boot, and the same boot with init=/bin/sh added to the kernel's
 # command line (what the C test extends into PCR 8 for the untrusted case).
+# test-fleet.sh [postgresql]: on SQLite in the temp dir (default), or on a private PostgreSQL
+# (pg-env.sh) whose schema three mboot-verifierd --new-token make at once first.
 . "${MB_TPM_TESTS:?}/swtpm-env.sh"
 M=${MBOOT:?}
 F=${MB_FORGE:?}
@@ -20,5 +22,42 @@ mkdir -p ca && cp "$SWTPM_EK_CA" "$SWTPM_EK_ISSUER" ca/
 "$M" policy generate --from-log "$LOG" -o policy.json || fail "policy generate"
 "$F" "$LOG" evil.bin append 8 grub_cmd "linux $KERNEL $ARGS init=/bin/sh" || fail "mb-forge"
 
-MB_FLEET_TCTI=$TCTI MB_FLEET_EK_CA=$WORK/ca MB_FLEET_LOG=$LOG MB_FLEET_EVIL_LOG=$WORK/evil.bin \
-	MB_FLEET_POLICY=$WORK/policy.json MB_FLEET_DIR=$WORK "$T"
+db_url=
+if [ "${1:-sqlite}" = postgresql ]; then
+	# shellcheck source=tests/verifierd/pg-env.sh
+	. "${MB_FLEET_TESTS:?}/pg-env.sh"
+	pg_start
+	db_url=$PG_URL
+	# Verifiers starting together on an empty database: each migrates or finds it done.
+	pids=()
+	for i in 1 2 3; do
+		"${MB_VERIFIERD:?}" --db "$PG_URL" --new-token >"token$i" 2>"token$i.err" &
+		pids+=($!)
+	done
+	for i in 1 2 3; do
+		wait "${pids[$((i - 1))]}" || fail "mboot-verifierd --new-token $i at once: $(cat "token$i.err")"
+	done
+	[ "$(pg_psql "SELECT count(*) FROM tokens")" = 3 ] || fail "three tokens stored: $(pg_psql "SELECT count(*) FROM tokens")"
+	[ "$(pg_psql "SELECT string_agg(version::text, ',') FROM schema_version")" = 1 ] ||
+		fail "schema_version: $(pg_psql "SELECT * FROM schema_version")"
+	echo "ok   three verifiers started at once on one PostgreSQL: one schema, three tokens"
+	# The C test stops and starts the server through these to see 503s, then a reconnect.
+	mkfifo "$PG_DIR/req" "$PG_DIR/ack"
+	(
+		while read -r cmd <"$PG_DIR/req"; do
+			case $cmd in
+			stop) pg_stop ;;
+			start) pg_restart ;;
+			esac
+			echo ok >"$PG_DIR/ack"
+		done
+	) &
+	ctl=$!
+	export MB_FLEET_PG_CTL=$PG_DIR
+fi
+
+MB_FLEET_DB_URL=$db_url MB_FLEET_TCTI=$TCTI MB_FLEET_EK_CA=$WORK/ca MB_FLEET_LOG=$LOG MB_FLEET_EVIL_LOG=$WORK/evil.bin \
+	MB_FLEET_POLICY=$WORK/policy.json MB_FLEET_DIR=$WORK "$T" || rc=$?
+# The control loop waits on its FIFO: it would hold the test's output open.
+[ -n "${ctl:-}" ] && { kill "$ctl" 2>/dev/null; wait "$ctl" 2>/dev/null; }
+exit "${rc:-0}"

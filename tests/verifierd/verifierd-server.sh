@@ -127,6 +127,11 @@ json_error "wrong token"
 	fail "the new token: $(cat "$T/body")"
 jq -e '.machines == []' "$T/body" >/dev/null || fail "GET /v1/machines: $(cat "$T/body")"
 ok "operator call: 401 JSON without a token or with a wrong one, 200 with --new-token's"
+seq 32 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code}\n' --max-time 10 \
+	-H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/machines" >"$T/codes" || true
+[ "$(sort "$T/codes" | uniq -c | tr -s ' ')" = " 32 200" ] ||
+	fail "32 operator calls, 8 at once: $(sort "$T/codes" | uniq -c | tr '\n' ' ')"
+ok "32 operator calls, 8 at once over 2 threads: all 200"
 code=$(http "http://127.0.0.1:$port/v1/machines%00/x" -H "Authorization: Bearer $token")
 [ "$code" = 404 ] || fail "/v1/machines%00/x answered $code, not 404 (did %00 cut the path short?)"
 json_error "%00"
@@ -185,6 +190,17 @@ pid=
 [ "$rc" = 0 ] || fail "exit $rc after SIGTERM"
 grep -q 'POST /v1/enroll 400' "$T/log" || fail "--verbose logged no line for the request"
 ok "SIGTERM: the request in flight is answered, then exit 0; --verbose logs each request"
+
+# --- the connection limit ----------------------------------------------------------------------
+start --listen 127.0.0.1:0 --insecure --threads 1 --max-connections 2 --connection-timeout 5
+exec 4<>"/dev/tcp/127.0.0.1/$port" 5<>"/dev/tcp/127.0.0.1/$port"
+sleep 0.3
+code=$(http "http://127.0.0.1:$port/healthz" --max-time 1)
+[ "$code" = 000 ] || fail "a third connection over --max-connections 2 was answered $code"
+exec 4<&- 5<&-
+[ "$(http "http://127.0.0.1:$port/healthz")" = 200 ] || fail "no answer once the 2 connections closed"
+stop
+ok "--max-connections 2: a third connection waits unanswered, and is served once the others close"
 
 # --- HTTPS -------------------------------------------------------------------------------------
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
