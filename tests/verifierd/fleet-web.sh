@@ -245,6 +245,15 @@ for name in fleet machine; do
 		"$(stat -c %s "$png" 2>/dev/null || echo 0)" -gt 10000
 done
 
+# The service stops cleanly on SIGTERM, and (in the ASan build) without a sanitizer report.
+kill -TERM "$VD_PID"
+rc=0
+wait "$VD_PID" || rc=$?
+VD_PID=
+check "mboot-verifierd stops on SIGTERM with exit 0 (exit $rc)" test "$rc" = 0
+check "mboot-verifierd's log has no sanitizer report" \
+	test "$(grep -cE 'ERROR: (Address|Leak)Sanitizer|runtime error:' verifierd.log)" = 0
+
 if [ "$failures" -gt 0 ]; then
 	echo "--- fleet.facts"; cat fleet.facts
 	echo "--- machine.facts"; cat machine.facts
