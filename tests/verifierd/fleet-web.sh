@@ -136,6 +136,9 @@ browse() {
 #   element TAG                every img, iframe, object, embed, svg and script element (the page
 #                              has one script, its own, and makes none of the others)
 #   form-shown                 the token form is visible
+#   count STATUS N             the number of machines of a status, above the fleet table
+#   reason NAME                a reason of the machine's last verdict
+#   history VERDICT            a row of the machine's history (its badge)
 #   notice TEXT                the page's message (errors from the API)
 #   script-ran                 the body has the attribute the hostile string's handler sets
 dom_facts() {
@@ -175,6 +178,8 @@ class Facts(HTMLParser):
             r, a = self.row, self.row["attrs"]
             if self.inside("id", "fleet") and "data-id" in a:
                 self.out.append("machine %s %s %s" % (a["data-id"], a.get("data-status", ""), r["badge"]))
+            if self.inside("id", "history") and any(t == "tbody" for t, _ in self.stack):
+                self.out.append("history " + r["badge"])
             if self.inside("id", "events"):
                 if "broken" in a.get("class", "").split():
                     self.out.append("broken %s %s" % (a.get("data-index", "?"), r["why"]))
@@ -185,10 +190,16 @@ class Facts(HTMLParser):
     def handle_data(self, data):
         if self.inside("id", "notice"):
             self.out.append("notice " + data)
+        tags = [t for t, _ in self.stack]
+        classes = [c for _, a in self.stack for c in a.get("class", "").split()]
+        if "count" in classes:
+            status = [a["data-status"] for t, a in self.stack if t == "li" and "data-status" in a]
+            self.out.append("count %s %s" % (status[-1] if status else "?", data))
+        if self.inside("id", "reasons") and tags and tags[-1] == "code":
+            self.out.append("reason " + data)
         if self.row is None:
             return
         self.row["text"] += data
-        classes = [c for _, a in self.stack for c in a.get("class", "").split()]
         if "why" in classes:
             self.row["why"] += data
         if "badge" in classes:
@@ -211,6 +222,9 @@ done
 check "the fleet view lists exactly the API's machines ($(jq -c '[.machines[].id]' machines.json))" \
 	test "$(sed -n 's/^machine \([^ ]*\) .*/\1/p' fleet.facts | paste -sd,)" = \
 	"$(jq -r '[.machines[].id] | join(",")' machines.json)"
+check "the fleet view counts the machines per status as the API's list does" \
+	test "$(sed -n 's/^count //p' fleet.facts | sort | paste -sd,)" = \
+	"$(jq -r '[.machines | group_by(.status)[] | "\(.[0].status) \(length)"] | sort | join(",")' machines.json)"
 check "the fleet view did not ask for the token" test "$(grep -c '^form-shown' fleet.facts)" = 0
 
 # The untrusted machine: the broken events highlighted, the hostile string text only.
@@ -229,6 +243,11 @@ for f in fleet machine; do
 		test "$(grep '^element' $f.facts | paste -sd,)" = "element script"
 	check "the $f view ran no script from the hostile string" test "$(grep -c '^script-ran' $f.facts)" = 0
 done
+check "the machine view lists the verdict's reasons ($(jq -c '[.verdict.reasons[].name]' evil.json))" \
+	test "$(sed -n 's/^reason //p' machine.facts | paste -sd,)" = "$(jq -r '[.verdict.reasons[].name] | join(",")' evil.json)"
+check "the machine view's history is the API's ($(jq -c '[.history[].trusted]' evil.json))" \
+	test "$(sed -n 's/^history //p' machine.facts | paste -sd,)" = \
+	"$(jq -r '[.history[] | if .trusted then "trusted" else "untrusted" end] | join(",")' evil.json)"
 check "the machine view names the machine" grep -q "<span class=\"mono\" id=\"machine-id\">$EVIL</span>" machine.html
 
 # A wrong token: the page says what the API said and asks for another.
