@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -81,9 +83,23 @@ MB_EXPORT const mb_digest_info *mb_digest_at(size_t i)
 }
 
 /* One context per thread, reused: EVP_Digest() allocates a context per call, which costs
- * more than hashing the 64 bytes of an extend. The thread's context is freed at thread exit
- * by OpenSSL's own cleanup only at process end; it holds no secret (digests of public data). */
+ * more than hashing the 64 bytes of an extend. It holds no secret (digests of public data).
+ * A thread-specific key frees it when its thread ends: a server's worker threads would
+ * otherwise leave one context each behind (the main thread's lives until the process ends). */
 static _Thread_local EVP_MD_CTX *thread_ctx;
+static tss_t thread_ctx_key;
+static once_flag thread_ctx_once = ONCE_FLAG_INIT;
+static bool thread_ctx_key_ok;
+
+static void thread_ctx_free(void *ctx)
+{
+	EVP_MD_CTX_free(ctx);
+}
+
+static void thread_ctx_key_init(void)
+{
+	thread_ctx_key_ok = tss_create(&thread_ctx_key, thread_ctx_free) == thrd_success;
+}
 
 MB_EXPORT int mb_digest(uint16_t alg, const void *data, size_t size, uint8_t *out)
 {
@@ -93,9 +109,12 @@ MB_EXPORT int mb_digest(uint16_t alg, const void *data, size_t size, uint8_t *ou
 	if (!md)
 		return -EOPNOTSUPP;
 	if (!thread_ctx) {
+		call_once(&thread_ctx_once, thread_ctx_key_init);
 		thread_ctx = EVP_MD_CTX_new();
 		if (!thread_ctx)
 			return -ENOMEM;
+		if (thread_ctx_key_ok)
+			(void) tss_set(thread_ctx_key, thread_ctx);
 	}
 	if (!EVP_DigestInit_ex2(thread_ctx, md, NULL) || !EVP_DigestUpdate(thread_ctx, data, size) ||
 	    !EVP_DigestFinal_ex(thread_ctx, out, &len))
