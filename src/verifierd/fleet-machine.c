@@ -220,6 +220,18 @@ static bool machine_for_attestation(fleet_worker *w, const char *id, store_machi
 	return true;
 }
 
+typedef struct nonce_ctx {
+	const char *nonce, *id;
+	int64_t expires, now;
+} nonce_ctx;
+
+static int nonce_tx(db *d, void *p, mb_error *err)
+{
+	nonce_ctx *c = p;
+
+	return store_nonce_add(d, c->nonce, c->id, c->expires, fleet_now_us(), c->now, err);
+}
+
 void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 {
 	uint8_t raw[32];
@@ -243,7 +255,12 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 		hex[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];
 	}
 	hex[64] = 0;
-	r = store_nonce_add(w->d, hex, id, now + w->f->nonce_ttl, fleet_now_us(), now, &err);
+	{
+		nonce_ctx nc = { .nonce = hex, .id = id, .expires = now + w->f->nonce_ttl, .now = now };
+
+		/* The prune and the insert in one commit: each synced commit costs milliseconds. */
+		r = fleet_transaction(w->d, nonce_tx, &nc, &err);
+	}
 	if (r < 0) {
 		reply_db_error(resp, r, &err);
 		return;
@@ -337,10 +354,21 @@ typedef struct evidence_ctx {
 	int64_t at;
 } evidence_ctx;
 
+/* A nonce gone by the time the verdict is stored (another post of it won, or it expired). */
+#define NONCE_TAKEN (-EALREADY)
+
 static int evidence_tx(db *d, void *p, mb_error *err)
 {
 	evidence_ctx *c = p;
+	int r;
 
+	/* Consumed in the transaction that stores the verdict: of two posts of one nonce, exactly
+	 * one commits; a verdict that cannot be stored leaves the nonce unused. */
+	r = store_nonce_take(d, c->nonce, c->id, c->at, err);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return NONCE_TAKEN;
 	return store_attestation_tx(d, c->id, c->nonce, c->at, fleet_now_us(), c->j->trusted, c->j->n_reasons,
 				    c->j->verdict, c->evidence, err);
 }
@@ -368,8 +396,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	}
 	if (!machine_for_attestation(w, id, &m, resp))
 		return;
-	/* Consumed before anything is judged: of two posts of one nonce, one gets it. */
-	r = store_nonce_take(w->d, nonce, id, fleet_now(), &err);
+	/* Checked (not yet consumed) before anything is judged: replays cost no verification. */
+	r = store_nonce_valid(w->d, nonce, id, fleet_now(), &err);
 	if (r < 0) {
 		reply_db_error(resp, r, &err);
 		goto out;
@@ -396,8 +424,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 			reply_error(resp, 409, "machine %s changed while its evidence was judged", id);
 		goto out;
 	}
-	if (r == -EEXIST) {
-		reply_error(resp, 409, "nonce %s was judged already", nonce);
+	if (r == -EEXIST || r == NONCE_TAKEN) {
+		reply_error(resp, 409, "nonce %s was used or expired while the evidence was judged", nonce);
 		goto out;
 	}
 	if (r < 0) {

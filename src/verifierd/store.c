@@ -361,6 +361,23 @@ int store_nonce_take(db *d, const char *nonce, const char *id, int64_t now, mb_e
 	return r;
 }
 
+int store_nonce_valid(db *d, const char *nonce, const char *id, int64_t now, mb_error *err)
+{
+	char nb[24];
+	const char *p[] = { nonce, id, nb };
+	db_rows *rows;
+	int r;
+
+	i64s(nb, now);
+	r = db_query(d, "SELECT nonce FROM nonces WHERE nonce = $1 AND machine_id = $2 AND expires >= $3", p, 3, &rows,
+		     err);
+	if (r < 0)
+		return r;
+	r = db_rows_count(rows) ? 1 : 0;
+	db_rows_free(rows);
+	return r;
+}
+
 int store_nonce_set_expires(db *d, const char *nonce, int64_t expires, mb_error *err)
 {
 	char eb[24];

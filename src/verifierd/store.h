@@ -60,6 +60,8 @@ int store_nonce_add(db *d, const char *nonce, const char *id, int64_t expires, i
 		    mb_error *err);
 /* Consume a nonce: 1 when it was the machine's and still good (and is now gone), 0 when not. */
 int store_nonce_take(db *d, const char *nonce, const char *id, int64_t now, mb_error *err);
+/* 1 when the nonce was given to machine id and is still good at now, else 0 (nothing changes). */
+int store_nonce_valid(db *d, const char *nonce, const char *id, int64_t now, mb_error *err);
 /* Test hook: move a pending nonce's expiry. */
 int store_nonce_set_expires(db *d, const char *nonce, int64_t expires, mb_error *err);
 

@@ -6,6 +6,7 @@
  * The tests run in order and share the fleet: machines enrolled early are used later.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -506,6 +507,69 @@ static void test_replay_refused(void **state)
 	answer_done(&a);
 }
 
+/* Four posts of one fresh nonce at once, each on its own worker (its own connection, as the
+ * server's threads have): all may be judged, exactly one verdict is stored and answered 200,
+ * the others 409. The nonce is consumed in the transaction that stores the verdict. */
+#define RACERS 4
+
+typedef struct racer {
+	pthread_t thread;
+	fleet_worker *w;
+	const char *nonce, *evidence;
+	unsigned status;
+} racer;
+
+static void *race(void *p)
+{
+	racer *r = p;
+	http_request req = { .method = "POST", .path = "/v1/machines/web1/evidence", .nonce = r->nonce,
+			     .body = r->evidence, .body_size = strlen(r->evidence) };
+	http_response resp;
+
+	fleet_handle(r->w, &req, &resp);
+	r->status = resp.status;
+	if (!resp.body_static)
+		free(resp.body);
+	return NULL;
+}
+
+static void test_concurrent_posts_one_nonce(void **state)
+{
+	racer rs[RACERS] = { 0 };
+	char nonce[65], *evidence;
+	unsigned ok = 0, conflict = 0, i;
+	db_rows *rows;
+	const char *p[1];
+	mb_error err = { 0 };
+
+	(void) state;
+	get_nonce("web1", nonce);
+	evidence = quote(T.ak1, nonce, T.log, T.log_size);
+	for (i = 0; i < RACERS; i++) {
+		rs[i] = (racer) { .w = fleet_worker_new(T.f), .nonce = nonce, .evidence = evidence };
+		assert_non_null(rs[i].w);
+	}
+	for (i = 0; i < RACERS; i++)
+		assert_int_equal(pthread_create(&rs[i].thread, NULL, race, &rs[i]), 0);
+	for (i = 0; i < RACERS; i++) {
+		assert_int_equal(pthread_join(rs[i].thread, NULL), 0);
+		ok += rs[i].status == 200;
+		conflict += rs[i].status == 409;
+		fleet_worker_free(rs[i].w);
+	}
+	assert_int_equal(ok, 1);
+	assert_int_equal(conflict, RACERS - 1);
+	p[0] = nonce;
+	assert_int_equal(db_query(T.d, "SELECT nonce FROM attestations WHERE nonce = $1", p, 1, &rows, &err), 0);
+	assert_int_equal(db_rows_count(rows), 1);
+	db_rows_free(rows);
+	/* and the nonce is spent, not merely refused a second row */
+	assert_int_equal(db_query(T.d, "SELECT nonce FROM nonces WHERE nonce = $1", p, 1, &rows, &err), 0);
+	assert_int_equal(db_rows_count(rows), 0);
+	db_rows_free(rows);
+	free(evidence);
+}
+
 static void test_expired_nonce(void **state)
 {
 	mb_error err = { 0 };
@@ -800,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_attest_no_policy_then_policy),
 		cmocka_unit_test(test_replay_refused),
+		cmocka_unit_test(test_concurrent_posts_one_nonce),
 		cmocka_unit_test(test_expired_nonce),
 		cmocka_unit_test(test_other_machines_nonce),
 		cmocka_unit_test(test_nonce_cap),
