@@ -61,6 +61,8 @@ stop_verifier() {
 	kill "$VPID" && wait "$VPID"
 	VPID=
 }
+# The machine, m1 in the messages: an id longer than the table's first column.
+MID=m1-a-machine-with-a-long-name
 # boot LOG: the machine m1 powered on, LOG replayed into its PCRs (and the log push sends)
 boot() {
 	BOOTED=$1
@@ -71,7 +73,7 @@ boot() {
 # push [ARGS]: mboot attest push from m1 (booted); output in push.out, rc in $rc
 push() {
 	rc=0
-	"$M" attest push --machine-id m1 --ak-file "$WORK/ak-m1.json" --tcti "$TCTI" --log "$BOOTED" "$@" >push.out 2>push.err || rc=$?
+	"$M" attest push --machine-id "$MID" --ak-file "$WORK/ak-m1.json" --tcti "$TCTI" --log "$BOOTED" "$@" >push.out 2>push.err || rc=$?
 }
 # api METHOD PATH [curl args]: the server's own answer, read with curl and the token
 api() {
@@ -152,21 +154,21 @@ check404 "policy clear of an unknown machine" DELETE /v1/machines/nosuch/policy 
 # --- a real machine: enrolled by attest push, its policy set, shown ---------------------------------
 boot "$LOG"
 push --server "$URL" --insecure --json
-st=$(api GET /v1/machines/m1 | jq -r .status)
+st=$(api GET "/v1/machines/$MID" | jq -r .status)
 if [ "$rc:$(jq -r .status push.out)" = "1:$st" ] && [ "$st" = untrusted ]; then
 	ok "attest push enrolls m1; without a policy it is untrusted (exit 1), as the server says"
 else bad "first push: exit $rc, $(head -c 300 push.out push.err), the server says '$st'"; fi
 "$M" policy generate --from-log "$LOG" -o policy.json || bad "policy generate"
 digest=$(sha256sum <policy.json | cut -d' ' -f1)
-expect "fleet policy set: m1 judged again, trusted, the digest of the file's bytes" 0 "^m1: policy $digest, status trusted$" \
-	"$M" fleet policy set m1 policy.json "${F[@]}"
-if [ "$(api GET /v1/machines/m1 | jq -r .policy)" = "$digest" ] &&
-	[ "$("$M" fleet show m1 --json "${F[@]}" 2>/dev/null | jq -r .policy)" = "$digest" ]; then
+expect "fleet policy set: m1 judged again, trusted, the digest of the file's bytes" 0 "^$MID: policy $digest, status trusted$" \
+	"$M" fleet policy set "$MID" policy.json "${F[@]}"
+if [ "$(api GET "/v1/machines/$MID" | jq -r .policy)" = "$digest" ] &&
+	[ "$("$M" fleet show "$MID" --json "${F[@]}" 2>/dev/null | jq -r .policy)" = "$digest" ]; then
 	ok "the policy the server holds (curl, fleet show --json) is sha256sum of the file: its exact bytes"
-else bad "the server's policy digest is not $digest: $(api GET /v1/machines/m1)"; fi
+else bad "the server's policy digest is not $digest: $(api GET "/v1/machines/$MID")"; fi
 echo '{"version": 1, "rules": [' >broken.json
-unsent "fleet policy set with a broken policy: refused here, exit 2" "broken.json" "PUT /v1/machines/m1/policy 4" \
-	"$M" fleet policy set m1 broken.json "${F[@]}"
+unsent "fleet policy set with a broken policy: refused here, exit 2" "broken.json" "PUT /v1/machines/$MID/policy 4" \
+	"$M" fleet policy set "$MID" broken.json "${F[@]}"
 
 # The boot the demo's attacker makes (init=/bin/sh on the kernel's command line, the log as
 # mboot predict writes it): the server's verdict names the event.
@@ -174,13 +176,13 @@ unsent "fleet policy set with a broken policy: refused here, exit 2" "broken.jso
 	bad "predict --write-log (init=/bin/sh)"
 boot cmdline.log
 push --server "$URL" --insecure
-api GET /v1/machines/m1 >server-m1.json
+api GET "/v1/machines/$MID" >server-m1.json
 detail=$(jq -r '[.verdict.reasons[] | select(.name == "policy-violated") | .detail | select(test("init=/bin/sh"))][0]' server-m1.json)
 if [ "$rc" = 1 ] && [ "$detail" != null ] && grep -qF "  policy-violated: $detail" push.out; then
 	ok "attest push of the init=/bin/sh boot: exit 1, the server's reason printed ($detail)"
 else bad "push of the init=/bin/sh boot: exit $rc, $(head -c 400 push.out push.err), the server: $detail"; fi
 
-"$M" fleet show m1 --json "${F[@]}" >show.json 2>/dev/null
+"$M" fleet show "$MID" --json "${F[@]}" >show.json 2>/dev/null
 if [ "$(jq -S . show.json)" = "$(jq -S . server-m1.json)" ]; then ok "fleet show --json: the server's answer"
 else bad "fleet show --json differs from the server's: $(head -c 400 show.json)"; fi
 # fleet show's text, made here from the server's answer (control characters, if any, left out).
@@ -192,7 +194,7 @@ jq -r '"machine: \(.id)", "status: \(.status)", "enrolled: \(.enrolled)",
 	"history (newest first):",
 	(.history[] | "  \(.at)  \(if .trusted then "trusted" else "not trusted (\(.reasons) reason(s))" end)")' \
 	server-m1.json | tr -d '\000-\011\013-\037\177' >show.want
-"$M" fleet show m1 "${F[@]}" >show.txt 2>/dev/null
+"$M" fleet show "$MID" "${F[@]}" >show.txt 2>/dev/null
 if cmp -s show.want show.txt && grep -qF "  policy-violated: $detail" show.txt; then
 	ok "fleet show: the server's status, verdict, reasons and history"
 else bad "fleet show: $(diff show.want show.txt | head -20 | cat -v)"; fi
@@ -201,8 +203,10 @@ else bad "fleet show: $(diff show.want show.txt | head -20 | cat -v)"; fi
 api GET /v1/machines >server-list.json
 "$M" fleet list "${F[@]}" >list.txt 2>/dev/null
 want=$(jq -r '.machines[] | [.id, .status, (.last_attestation // "-"), ((.policy // "-")[:12])] | join(" ")' server-list.json)
+# (the first column as wide as the longest id: the header's STATUS above the row's)
 if [ -n "$want" ] && [ "$(awk 'NR > 1 { print $1, $2, $3, $4 }' list.txt)" = "$want" ] &&
-	[ "$(jq -r '.machines[] | select(.id == "m1") | .policy[:12]' server-list.json)" = "${digest:0:12}" ]; then
+	head -1 list.txt | grep -Eq "^ID {${#MID}}STATUS " && grep -Eq "^$MID  [a-z]" list.txt &&
+	[ "$(jq -r --arg id "$MID" '.machines[] | select(.id == $id) | .policy[:12]' server-list.json)" = "${digest:0:12}" ]; then
 	ok "fleet list: a row for m1 ($want), as the server lists it"
 else bad "fleet list: $(cat list.txt), the server: $want"; fi
 "$M" fleet list --json "${F[@]}" >list.json 2>/dev/null
@@ -228,7 +232,7 @@ U=$URL
 URL=$S
 ids=$(api GET /v1/machines --cacert test-ca.pem | jq -r '.machines[].id')
 "$M" fleet list --server "$S" --token-file token --ca-file test-ca.pem >list-tls.txt 2>out
-if [ "$(awk 'NR > 1 { print $1 }' list-tls.txt)" = "$ids" ] && [ "$ids" = m1 ]; then
+if [ "$(awk 'NR > 1 { print $1 }' list-tls.txt)" = "$ids" ] && [ "$ids" = "$MID" ]; then
 	ok "https with the private CA (--ca-file): fleet list lists m1, as curl --cacert does"
 else bad "https with --ca-file: $(cat list-tls.txt out)"; fi
 unsent "https without --ca-file: the certificate is not trusted, exit 2" "(SSL|TLS).*certificate" unsent-tls-noca \
@@ -241,7 +245,7 @@ unsent "https to a name not in the certificate (localhost): refused" "target hos
 	"$M" fleet show unsent-tls-name --server "https://localhost:$(cat port)" --token-file token --ca-file test-ca.pem
 boot "$LOG"
 push --server "$S" --ca-file test-ca.pem
-if [ "$rc:$(cut -c1-8 push.out | head -1)" = "0:trusted:" ] && [ "$(api GET /v1/machines/m1 --cacert test-ca.pem | jq -r .status)" = trusted ]; then
+if [ "$rc:$(cut -c1-8 push.out | head -1)" = "0:trusted:" ] && [ "$(api GET "/v1/machines/$MID" --cacert test-ca.pem | jq -r .status)" = trusted ]; then
 	ok "attest push over https with --ca-file: the good boot, trusted (exit 0), as the server says"
 else bad "push over https: exit $rc, $(head -c 400 push.out push.err)"; fi
 push --server "$S"
@@ -249,10 +253,10 @@ if [ "$rc" = 2 ] && grep -q certificate push.err; then ok "attest push over http
 else bad "push over https without --ca-file: exit $rc, $(head -c 400 push.err)"; fi
 
 # revoke, forget on the real machine
-expect "fleet revoke m1" 0 "^m1: revoked" "$M" fleet revoke m1 --server "$S" --token-file token --ca-file test-ca.pem
-if [ "$(api GET /v1/machines/m1 --cacert test-ca.pem | jq -r .status)" = revoked ]; then ok "the server says m1 is revoked"
+expect "fleet revoke m1" 0 "^$MID: revoked" "$M" fleet revoke "$MID" --server "$S" --token-file token --ca-file test-ca.pem
+if [ "$(api GET "/v1/machines/$MID" --cacert test-ca.pem | jq -r .status)" = revoked ]; then ok "the server says m1 is revoked"
 else bad "m1 not revoked at the server"; fi
-expect "fleet forget m1" 0 "^m1: forgotten" "$M" fleet forget m1 --server "$S" --token-file token --ca-file test-ca.pem
+expect "fleet forget m1" 0 "^$MID: forgotten" "$M" fleet forget "$MID" --server "$S" --token-file token --ca-file test-ca.pem
 if [ "$(api GET /v1/machines --cacert test-ca.pem | jq '.machines | length')" = 0 ]; then ok "the server knows no machine now"
 else bad "m1 not forgotten at the server"; fi
 kill -0 "$VPID" 2>/dev/null || bad "mboot-verifierd died: $(tail -5 verifierd.log)"
