@@ -106,6 +106,15 @@ swtpm_banks() {
 }
 
 fail() { echo "FAIL: $*"; exit 1; }
+# Tests that go on after a failed check: ok, bad, check, then `[ "$failures" -eq 0 ]` at the end.
+failures=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; failures=$((failures + 1)); }
+check() { # check WHAT COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
 
 # swtpm_start_ek_cert [BANKS]
 #   a manufactured TPM: swtpm_setup --tpm2 --create-ek-cert (RSA 2048 and ECC EKs with

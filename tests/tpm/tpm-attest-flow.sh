@@ -11,14 +11,6 @@ LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
 OTHER=$C/tpm2-tss/binary_measurements_hcrtm.bin
 N1=00112233445566778899aabbccddeeff
 N2=0f1e2d3c4b5a69788796a5b4c3d2e1f0
-failures=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
-check() { # check WHAT COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
 cd "$WORK" || exit 1
 
 swtpm_start_ek_cert sha1,sha256

@@ -13,9 +13,6 @@ KERNEL=/boot/vmlinuz-5.7.0-rc2+.signed
 ARGS="root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb"
 N1=00112233445566778899aabbccddeeff
 N2=ffeeddccbbaa99887766554433221100
-failures=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
 python3 -c 'import cryptography' 2>/dev/null || { echo "SKIP: python3 cryptography missing"; exit 77; }
 cd "$WORK" || exit 1
 

@@ -10,9 +10,6 @@ C=${MB_TESTDATA:?}/corpus
 LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
 KERNEL=/boot/vmlinuz-5.7.0-rc2+.signed
 ARGS="root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb"
-failures=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
 
 boot() { # boot LOG [BANKS]: a fresh swtpm holding that boot's PCRs
 	swtpm_stop 2>/dev/null || true

@@ -27,9 +27,6 @@ stop_all() {
 	swtpm_cleanup
 }
 trap stop_all EXIT
-failures=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
 # expect WHAT RC GREP COMMAND...: the command exits RC and its stdout+stderr match GREP (ERE)
 expect() {
 	local what=$1 want=$2 pattern=$3 rc=0

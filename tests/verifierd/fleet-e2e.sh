@@ -21,14 +21,6 @@ stop_all() {
 	swtpm_cleanup
 }
 trap stop_all EXIT
-failures=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; failures=$((failures + 1)); }
-check() { # check WHAT COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
 
 # boot NAME LOG: machine NAME (manufactured once) powered on, LOG replayed into its PCRs.
 boot() {

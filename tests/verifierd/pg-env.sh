@@ -126,7 +126,30 @@ pg_psql() {
 	pg_psql_db "$PG_DB" "$@"
 }
 
+# pg_control_serve: a C test stops and starts the server through two FIFOs in $PG_DIR ("stop"
+# or "start" written to req, "ok" read back from ack; tests/verifierd/pg-control.c). Runs in
+# the background; PG_CONTROL_PID is killed by pg_cleanup (the loop holds the test's output open).
+PG_CONTROL_PID=
+pg_control_serve() {
+	mkfifo "$PG_DIR/req" "$PG_DIR/ack"
+	(
+		while read -r cmd <"$PG_DIR/req"; do
+			case $cmd in
+			stop) pg_stop ;;
+			start) pg_restart ;;
+			*) echo "pg-env: unknown request $cmd" >&2; exit 1 ;;
+			esac
+			echo ok >"$PG_DIR/ack"
+		done
+	) &
+	PG_CONTROL_PID=$!
+}
+
 pg_cleanup() {
+	if [ -n "$PG_CONTROL_PID" ]; then
+		kill "$PG_CONTROL_PID" 2>/dev/null || true
+		wait "$PG_CONTROL_PID" 2>/dev/null || true
+	fi
 	if [ "$PG_STARTED" = 1 ]; then
 		pg_as "$PG_BIN/pg_ctl" stop -w -t 10 -m immediate -D "$PG_DATA" >/dev/null 2>&1 || pg_kill
 	fi

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "verifierd/db.h"
+#include "pg-control.h"
 
 typedef struct fixture {
 	db *d;
@@ -425,24 +426,9 @@ static void assert_one_line(const char *msg)
 /* Asks test-db-pg.sh to "stop" or "start" the server, and waits until it has. */
 static void pg_ctl(const char *what)
 {
-	const char *dir = getenv("MB_TEST_PG_CTL");
-	char path[4200], ack[16] = { 0 };
-	int fd;
-
-	if (!dir)
+	if (!getenv("MB_PG_CONTROL"))
 		skip();
-	snprintf(path, sizeof(path), "%s/req", dir);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, what, strlen(what)), (ssize_t) strlen(what));
-	assert_int_equal(write(fd, "\n", 1), 1);
-	close(fd);
-	snprintf(path, sizeof(path), "%s/ack", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_true(read(fd, ack, sizeof(ack) - 1) > 0);
-	close(fd);
-	assert_memory_equal(ack, "ok", 2);
+	assert_int_equal(pg_control(what), 0);
 }
 
 static void test_pg_reconnect(void **state)

@@ -26,6 +26,7 @@
 #include "verifierd/service.h"
 #include "verifierd/store.h"
 #include "verifierd/web.h"
+#include "pg-control.h"
 
 static struct {
 	fleet *f;
@@ -802,26 +803,6 @@ static void test_revoke_forget(void **state)
 	free(ak);
 }
 
-/* Ask test-fleet.sh to stop or start PostgreSQL (two FIFOs in MB_FLEET_PG_CTL), and wait. */
-static void pg_control(const char *what)
-{
-	const char *dir = getenv("MB_FLEET_PG_CTL");
-	char path[600], ack[8] = { 0 };
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/req", dir);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, what, strlen(what)), (ssize_t) strlen(what));
-	assert_int_equal(write(fd, "\n", 1), 1);
-	close(fd);
-	snprintf(path, sizeof(path), "%s/ack", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_true(read(fd, ack, sizeof(ack) - 1) > 0);
-	close(fd);
-	assert_memory_equal(ack, "ok", 2);
-}
 
 /* The database gone: every call that needs it is 503 with a message, nothing half-done; once it
  * is back the same worker reconnects. */
@@ -831,11 +812,11 @@ static void test_database_down(void **state)
 	answer a;
 
 	(void) state;
-	if (!getenv("MB_FLEET_PG_CTL"))
+	if (!getenv("MB_PG_CONTROL"))
 		skip();
 	get_nonce("web1", n);
 	ev = quote(T.ak1, n, T.evil_log, T.evil_log_size);
-	pg_control("stop");
+	assert_int_equal(pg_control("stop"), 0);
 	a = call("GET", "/healthz", NULL, NULL, NULL);
 	expect_status(a, 503);
 	answer_done(&a);
@@ -846,7 +827,7 @@ static void test_database_down(void **state)
 	checked_call(503, "GET", "/v1/machines", NULL, T.token, NULL);
 	/* The page needs no database. */
 	checked_call(200, "GET", "/", NULL, NULL, NULL);
-	pg_control("start");
+	assert_int_equal(pg_control("start"), 0);
 	checked_call(200, "GET", "/healthz", NULL, NULL, NULL);
 	/* The nonce was not consumed (the database never saw the evidence): it still counts. */
 	a = post_evidence("web1", n, ev);

@@ -42,22 +42,10 @@ if [ "${1:-sqlite}" = postgresql ]; then
 		fail "schema_version: $(pg_psql "SELECT * FROM schema_version")"
 	echo "ok   three verifiers started at once on one PostgreSQL: one schema, three tokens"
 	# The C test stops and starts the server through these to see 503s, then a reconnect.
-	mkfifo "$PG_DIR/req" "$PG_DIR/ack"
-	(
-		while read -r cmd <"$PG_DIR/req"; do
-			case $cmd in
-			stop) pg_stop ;;
-			start) pg_restart ;;
-			esac
-			echo ok >"$PG_DIR/ack"
-		done
-	) &
-	ctl=$!
-	export MB_FLEET_PG_CTL=$PG_DIR
+	pg_control_serve
+	export MB_PG_CONTROL=$PG_DIR
 fi
 
 MB_FLEET_DB_URL=$db_url MB_FLEET_TCTI=$TCTI MB_FLEET_EK_CA=$WORK/ca MB_FLEET_LOG=$LOG MB_FLEET_EVIL_LOG=$WORK/evil.bin \
 	MB_FLEET_POLICY=$WORK/policy.json MB_FLEET_DIR=$WORK "$T" || rc=$?
-# The control loop waits on its FIFO: it would hold the test's output open.
-[ -n "${ctl:-}" ] && { kill "$ctl" 2>/dev/null; wait "$ctl" 2>/dev/null; }
 exit "${rc:-0}"
