@@ -4,6 +4,7 @@
 # challenged, activated, quoted; the verifier trusts the evidence with the policy generated from
 # that boot, and refuses it under another nonce, for another enrolled machine and with a log from
 # another boot. The PCR values it trusted are the ones tpm2_pcrread reads from the TPM.
+# shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
 M=${MBOOT:?}
 C=${MB_TESTDATA:?}/corpus

@@ -2,6 +2,7 @@
 # mboot attest verify against evidence assembled from tpm2-tools output on a swtpm holding a real
 # boot (ima-evm-utils' GRUB machine): trusted with the policy generated from that boot, and a
 # catalogue of forged evidence, each refused with the reason named (exactly that set of reasons).
+# shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
 M=${MBOOT:?}
 F=${MB_FORGE:?}

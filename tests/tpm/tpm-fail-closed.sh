@@ -3,6 +3,7 @@
 # that holds the forged boot or with the values its TPM would hold: every one is refused, naming
 # why. The base is the real GRUB boot of ima-evm-utils' sample machine and the policy generated
 # from it (rules required, with maxima).
+# shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
 M=${MBOOT:?}
 F=${MB_FORGE:?}

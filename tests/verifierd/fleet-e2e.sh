@@ -7,6 +7,7 @@
 # init=/bin/sh boot untrusted with the event named; a machine that stops pushing turns stale
 # after twice its interval; a second push takes a new nonce; policy set re-judges; revoke refuses;
 # forget lets the machine enroll again; a wrong token and http:// without --insecure are refused.
+# shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:?}/swtpm-env.sh"
 M=${MBOOT:?}
 V=${MB_VERIFIERD:?}

@@ -7,6 +7,7 @@
 # DOM must list both machines with the statuses the API gives, highlight exactly the events the
 # verdict names (numbers taken from the API's JSON) with the why beside them, and show the
 # hostile string as text only. Screenshots: meson-logs/fleet-web-{fleet,machine}.png.
+# shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:?}/swtpm-env.sh"
 M=${MBOOT:?}
 D=${MB_VERIFIERD:?}
