@@ -292,12 +292,14 @@ int fleet_new_token(fleet *f, char **ret_token, mb_error *err)
 		return set_error(err, -ENOMEM, "out of memory");
 	for (i = 0; i < sizeof(raw); i++)
 		snprintf(token + 2 * i, 3, "%02x", raw[i]);
+	explicit_bzero(raw, sizeof(raw));
 	sha256_hex(token, strlen(token), hash);
 	r = db_open(f->db_url, &d, err);
 	if (r >= 0)
 		r = store_token_add(d, hash, fleet_now(), err);
 	db_close(d);
 	if (r < 0) {
+		explicit_bzero(token, strlen(token));
 		free(token);
 		return r;
 	}
