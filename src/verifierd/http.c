@@ -50,6 +50,8 @@ static void worker_destroy(void *w)
 	fleet_worker_free(w);
 }
 
+static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	const http_server *s = cls;
