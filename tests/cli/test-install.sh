@@ -124,3 +124,21 @@ if command -v systemd-analyze >/dev/null; then
 else
 	ok "mboot-verify.service installed in $unitdir (systemd-analyze not installed: not analysed)"
 fi
+
+# The userspace log's folder, made at boot by the tmpfiles.d entry installed with the units:
+# systemd-tmpfiles itself reads it (no warning) and makes /run/log/mboot, root's, 0755.
+tmpfilesdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --define-variable=prefix="$prefix" --variable=tmpfilesdir systemd 2>/dev/null) || tmpfilesdir=""
+[ -n "$tmpfilesdir" ] || tmpfilesdir=$prefix/lib/tmpfiles.d
+t=$D$tmpfilesdir/mboot.conf
+[ -s "$t" ] || fail "not installed: $tmpfilesdir/mboot.conf"
+if command -v systemd-tmpfiles >/dev/null && [ "$(id -u)" = 0 ]; then
+	mkdir "$T/root"
+	systemd-tmpfiles --create --root="$T/root" "$t" >"$T/tmpfiles.log" 2>&1 && [ ! -s "$T/tmpfiles.log" ] ||
+		fail "systemd-tmpfiles --create $tmpfilesdir/mboot.conf: $(cat "$T/tmpfiles.log")"
+	[ -d "$T/root/run/log/mboot" ] || fail "systemd-tmpfiles made no /run/log/mboot from mboot.conf"
+	m=$(stat -c '%a %U %G' "$T/root/run/log/mboot")
+	[ "$m" = "755 root root" ] || fail "/run/log/mboot made by systemd-tmpfiles is '$m', not '755 root root'"
+	ok "tmpfiles.d/mboot.conf installed in $tmpfilesdir; systemd-tmpfiles makes /run/log/mboot 0755 root"
+else
+	ok "tmpfiles.d/mboot.conf installed in $tmpfilesdir (not root, or no systemd-tmpfiles: not run)"
+fi
