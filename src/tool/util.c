@@ -223,8 +223,20 @@ int tool_load_pcr_bank(const char *path, uint16_t alg, uint32_t mask, const char
 	mb_pcr_values *v = tool_pcr_values_new();
 	int rc = v ? tool_load_pcrs(path, v) : EXIT_USAGE;
 
-	if (rc == EXIT_OK && (mb_pcr_values_get_bank(v, alg, ret) < 0 || (ret->present & mask) != mask)) {
-		tool_errorf("%s: has no %s value for some of the %s", path, mb_digest_by_alg(alg)->name, pcrs_what);
+	if (rc == EXIT_OK && mb_pcr_values_get_bank(v, alg, ret) < 0) {
+		tool_errorf("%s: has no %s bank (the %s need it)", path, mb_digest_by_alg(alg)->name, pcrs_what);
+		rc = EXIT_USAGE;
+	} else if (rc == EXIT_OK && (ret->present & mask) != mask) {
+		uint32_t missing = mask & ~ret->present;
+		char list[MB_PCR_COUNT * 4] = "";
+		size_t n = 0;
+
+		/* Name them: the user has to find each one in the file. */
+		for (uint32_t p = 0; p < MB_PCR_COUNT; p++)
+			if (missing & (1u << p))
+				n += (size_t) snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", p);
+		tool_errorf("%s: has no %s value for PCR %s (of the %s)", path, mb_digest_by_alg(alg)->name, list,
+			    pcrs_what);
 		rc = EXIT_USAGE;
 	}
 	mb_pcr_values_free(v);

@@ -109,6 +109,13 @@ tpm2_pcrextend 7:sha256=$E || fail "tpm2_pcrextend"
 [ "$(pcr_hex 7)" = "$p7" ] || fail "openssl's prediction $p7 != tpm2_pcrread $(pcr_hex 7)"
 "$M" unseal -i "$WORK/sealedp" | cmp - "$WORK/secret" || fail "unseal after reaching the predicted values"
 echo "ok: sealed to predicted values (openssl), unseals only once PCR 7 reaches them"
+# A values file without one of the PCRs: refused before sealing, naming the PCR.
+printf '{"banks": {"sha256": {"0": "%s"}}}\n' "$(pcr_hex 0)" > "$WORK/partial.json"
+"$M" seal --pcrs 0,4,7 --values "$WORK/partial.json" -i "$WORK/secret" -o "$WORK/sealedq" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal --values missing PCRs 4 and 7"
+grep -q 'no sha256 value for PCR 4,7 ' "$WORK/err" || fail "seal --values does not name PCRs 4,7: $(cat "$WORK/err")"
+[ ! -e "$WORK/sealedq" ] || fail "seal --values with missing PCRs wrote $WORK/sealedq"
+echo "ok: seal --values names the PCRs the file has no value for (4,7), writes nothing"
 
 # 4b. PCRs 16 and 23 are resettable at locality 0 (tpm2_pcrreset shows it): seal says so.
 tpm2_pcrextend "16:sha256=$(printf '%064x' 1)" || fail "extend 16"
