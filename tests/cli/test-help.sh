@@ -37,5 +37,16 @@ if [ $rc = 2 ] && grep -q "unknown command 'frobnicate'" "$T/err"; then ok "mboo
 else bad "mboot help frobnicate: exit $rc, $(cat "$T/err")"; fi
 if "$M" help | grep -q "^Usage: mboot COMMAND"; then ok "mboot help alone: the overview"; else bad "mboot help alone"; fi
 
+# No colour, on a terminal too (so NO_COLOR holds trivially): util-linux's script(1) gives mboot
+# a pty with a colour TERM; a log with a mismatch and a failed verify are where tools colour.
+if command -v script >/dev/null; then
+	L=${MB_SOURCE_ROOT:?}/tests/data/corpus/go-attestation/ebs_event_missing_eventlog
+	for cmd in "--help" "log show $L" "log replay $L" "verify --log $L --pcrs $L.pcrs.json" "seal --bogus"; do
+		TERM=xterm-256color script -qec "$M $cmd" /dev/null >"$T/tty" 2>&1 </dev/null
+		if grep -q $'\x1b' "$T/tty"; then bad "mboot $cmd on a terminal writes escape sequences"
+		else ok "mboot ${cmd%% /*} on a terminal: no escape sequence"; fi
+	done
+fi
+
 [ "$fails" = 0 ] || { echo "help: $fails failed"; exit 1; }
 echo "help: all passed"
