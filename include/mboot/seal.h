@@ -16,7 +16,7 @@ extern "C" {
 /*
  * Sealing secrets to PCR values: the sealed file and signed policies (pure, no TPM). The
  * policy-digest math is in mboot/tpm-policy.h; the TPM commands in mboot/tpm.h
- * (mb_tpm_seal, mb_tpm_unseal_sealed).
+ * (mb_seal_secret, mb_tpm_unseal_sealed).
  */
 
 /* The TPM limit on sealed data: MAX_SYM_DATA (TPM 2.0 Part 2 §10.4.5 TPM2B_SENSITIVE_DATA). */
