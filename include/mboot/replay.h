@@ -63,8 +63,23 @@ MB_EXPORT int mb_pcr_values_get_bank(const mb_pcr_values *v, uint16_t alg, mb_pc
  * ("sha256:\n  0 : 0x..."). Unknown top-level keys are ignored.
  */
 MB_EXPORT int mb_pcr_values_parse(const char *text, size_t size, mb_pcr_values *ret, mb_error *err) MB_WUR;
+/*
+ * Read the digests tpm2_pcrread -o writes (its default "values" format): no header, one digest
+ * after the other, bank by bank in selection order and PCRs ascending within a bank. The
+ * selection is what was given to tpm2_pcrread: bank i is algs[i] with the PCRs of bit mask
+ * pcrs[i]. size must be exactly the selection's digests (-EBADMSG otherwise); a bank named
+ * twice, a bank without PCRs or an unknown algorithm is -EINVAL / -EOPNOTSUPP.
+ */
+MB_EXPORT int mb_pcr_values_parse_digests(const void *data, size_t size, const uint16_t *algs, const uint32_t *pcrs,
+					  size_t n_banks, mb_pcr_values *ret, mb_error *err) MB_WUR;
 /* The JSON form; caller frees. */
 MB_EXPORT char *mb_pcr_values_to_json(const mb_pcr_values *v, bool pretty);
+/*
+ * The text form: tpm2_pcrread's layout byte for byte ("  sha256:\n    0 : 0xABC...\n"), which
+ * mb_pcr_values_parse reads back. A bank without values is left out (no bare heading); no
+ * values at all is "". Caller frees; NULL when out of memory.
+ */
+MB_EXPORT char *mb_pcr_values_to_text(const mb_pcr_values *v);
 
 typedef struct mb_replay_info {
 	bool startup_locality_seen;

@@ -47,8 +47,19 @@ int tool_write_output(const char *verb, const char *path, const void *data, size
 /* Read and parse an event log; on failure reports and returns EXIT_USAGE. */
 int tool_load_log(const char *path, mb_event_log **ret);
 
-/* Read and parse a PCR-values file (JSON or tpm2_pcrread YAML, 1 MiB at most); reports, EXIT_USAGE. */
+/*
+ * Read and parse a PCR-values file (JSON or tpm2_pcrread YAML, 1 MiB at most), or, given as
+ * SELECTION@FILE (tpm2_pcrread's selection, e.g. sha256:0,1,7+sha1:0), the digests tpm2_pcrread
+ * -o wrote for that selection; reports, EXIT_USAGE.
+ */
 int tool_load_pcrs(const char *path, mb_pcr_values *v);
+/*
+ * tpm2_pcrread's PCR selection "sha256:0,1,7+sha1:all" (ranges 4-7 too) into up to max banks:
+ * algs[i], pcrs[i] (bit mask), in the order given; -EINVAL when malformed.
+ */
+int tool_parse_pcr_selection(const char *s, uint16_t *algs, uint32_t *pcrs, size_t max, size_t *ret_n);
+/* PCR values on stdout in the one text layout of pcrs, log replay and predict; EXIT_OK or EXIT_USAGE. */
+int tool_print_pcr_values(const mb_pcr_values *v);
 /*
  * The same, then its values of bank alg for every PCR in mask into *ret; "PATH: has no
  * BANK value for some of the PCRS_WHAT" (EXIT_USAGE) when it lacks one.

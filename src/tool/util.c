@@ -178,24 +178,111 @@ int tool_load_log(const char *path, mb_event_log **ret)
 	return EXIT_OK;
 }
 
+/*
+ * SELECTION@FILE: the text before the first '@' starts with a bank name and a colon. A file
+ * whose own name looks like that is read as ./NAME. Returns the '@', or NULL for a plain path.
+ */
+static const char *selection_at(const char *arg)
+{
+	const char *at = strchr(arg, '@'), *colon = strchr(arg, ':');
+	char bank[16];
+	size_t n;
+
+	if (!at || !colon || colon > at)
+		return NULL;
+	n = (size_t) (colon - arg);
+	if (n == 0 || n >= sizeof(bank))
+		return NULL;
+	memcpy(bank, arg, n);
+	bank[n] = 0;
+	return mb_digest_by_name(bank) ? at : NULL;
+}
+
+int tool_parse_pcr_selection(const char *s, uint16_t *algs, uint32_t *pcrs, size_t max, size_t *ret_n)
+{
+	size_t n = 0;
+
+	for (;;) {
+		const char *end = strchr(s, '+'), *colon;
+		size_t len = end ? (size_t) (end - s) : strlen(s);
+		char part[128], *list;
+		const mb_digest_info *d;
+
+		if (len == 0 || len >= sizeof(part) || n >= max)
+			return -EINVAL;
+		memcpy(part, s, len);
+		part[len] = 0;
+		colon = strchr(part, ':');
+		if (!colon)
+			return -EINVAL;
+		list = part + (colon - part);
+		*list++ = 0;
+		d = mb_digest_by_name(part);
+		if (!d || tool_parse_pcr_list(list, &pcrs[n]) < 0)
+			return -EINVAL;
+		algs[n++] = d->alg;
+		if (!end)
+			break;
+		s = end + 1;
+	}
+	*ret_n = n;
+	return 0;
+}
+
 int tool_load_pcrs(const char *path, mb_pcr_values *v)
 {
+	const char *at = selection_at(path), *file = at ? at + 1 : path;
+	uint16_t algs[MB_MAX_BANKS];
+	uint32_t pcrs[MB_MAX_BANKS];
+	size_t n_banks = 0;
 	mb_error err = { 0 };
 	uint8_t *buf = NULL;
 	size_t size = 0;
 	int r;
 
-	r = file_read(path, 1u << 20, &buf, &size, &err);
+	if (at) {
+		char sel[256];
+		size_t len = (size_t) (at - path);
+
+		if (len < sizeof(sel)) {
+			memcpy(sel, path, len);
+			sel[len] = 0;
+		}
+		if (len >= sizeof(sel) || tool_parse_pcr_selection(sel, algs, pcrs, MB_MAX_BANKS, &n_banks) < 0) {
+			tool_errorf("%s: bad PCR selection before '@' (tpm2_pcrread's, e.g. sha256:0,1,7+sha1:0-7)",
+				    path);
+			return EXIT_USAGE;
+		}
+	}
+	r = file_read(file, 1u << 20, &buf, &size, &err);
 	if (r < 0) {
-		tool_report(path, &err);
+		tool_report(file, &err);
 		return EXIT_USAGE;
 	}
-	r = mb_pcr_values_parse((const char *) buf, size, v, &err);
+	if (at)
+		r = mb_pcr_values_parse_digests(buf, size, algs, pcrs, n_banks, v, &err);
+	else
+		r = mb_pcr_values_parse((const char *) buf, size, v, &err);
+	if (r < 0) {
+		tool_report(file, &err);
+		if (!at && memchr(buf, 0, size))
+			tool_errorf("%s: binary? the digests of tpm2_pcrread -o are read as SELECTION@FILE, "
+				    "with the selection given to tpm2_pcrread, e.g. sha256:0,1,7@%s", file, file);
+	}
 	free(buf);
-	if (r < 0) {
-		tool_report(path, &err);
+	return r < 0 ? EXIT_USAGE : EXIT_OK;
+}
+
+int tool_print_pcr_values(const mb_pcr_values *v)
+{
+	char *s = mb_pcr_values_to_text(v);
+
+	if (!s) {
+		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
+	fputs(s, stdout);
+	free(s);
 	return EXIT_OK;
 }
 

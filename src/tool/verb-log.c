@@ -39,6 +39,8 @@ static const char replay_help[] =
 	"PCR 0's start to 0...0L and an H-CRTM event to 0...04; PCRs 17-22 start at all 0xFF;\n"
 	"events for PCR indices above 23 are skipped; banks mboot cannot compute are named and\n"
 	"skipped.\n\n"
+	"The values are printed in tpm2_pcrread's layout, as 'mboot pcrs' prints them (so the two\n"
+	"diff), and read back by 'mboot verify --pcrs'; notes go to stderr.\n\n"
 	"  --json        {\"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}, \"info\": {...}}\n"
 	"  --bank NAME   only this bank (sha1, sha256, sha384, sha512, sm3_256)\n\n"
 	"Exit: 0 replayed, 2 unreadable or malformed log.\n";
@@ -372,24 +374,9 @@ static int log_replay(int argc, char **argv)
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 	} else {
-		for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
-			uint16_t alg = mb_pcr_values_bank_alg(v, b);
-			size_t digest_size = mb_digest_by_alg(alg)->size;
-			char name[8], hex[2 * MB_DIGEST_MAX + 1];
-			uint32_t p;
-
-			/* A bank without a single value prints nothing: a bare heading does not read back. */
-			for (p = 0; p < MB_PCR_COUNT && !mb_pcr_values_get(v, alg, p); p++)
-				;
-			if (p < MB_PCR_COUNT)
-				printf("%s:\n", tool_alg_name(alg, name));
-			for (p = 0; p < MB_PCR_COUNT; p++) {
-				const uint8_t *value = mb_pcr_values_get(v, alg, p);
-
-				if (value)
-					printf("  %2u: %s\n", p, hex_format(value, digest_size, hex));
-			}
-		}
+		rc = tool_print_pcr_values(v);
+		if (rc != EXIT_OK)
+			goto out;
 		/* Notes go to stderr: stdout stays a PCR file that `verify --pcrs` reads back. */
 		if (info.startup_locality_seen)
 			tool_notef("StartupLocality %u: PCR 0 started at 0...%02x", info.startup_locality,

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/hex.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -15,7 +13,8 @@ static const char pcrs_help[] =
 	"  --bank NAME   only this bank (sha1, sha256, sha384, sha512, sm3_256); may be repeated\n"
 	"  --pcr LIST    only these PCRs, e.g. 0,2,4-7\n"
 	"  --json        {\"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}} (the PCR-values format that\n"
-	"                'mboot verify --pcrs' reads); otherwise the tpm2_pcrread layout\n"
+	"                'mboot verify --pcrs' reads); otherwise tpm2_pcrread's layout, byte for\n"
+	"                byte, as 'mboot log replay' and 'mboot predict' print it\n"
 	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 read, 2 usage error, 3 TPM error.\n";
@@ -30,33 +29,6 @@ static const struct option pcrs_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
-
-/* tpm2_pcrread's layout, so either tool's output can be read by the other's users. */
-static void print_text(const mb_pcr_values *v)
-{
-	size_t b;
-
-	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
-		uint16_t alg = mb_pcr_values_bank_alg(v, b);
-		const mb_digest_info *d = mb_digest_by_alg(alg);
-		char name[8];
-		uint32_t p;
-
-		printf("%s:\n", tool_alg_name(alg, name));
-		for (p = 0; p < MB_PCR_COUNT; p++) {
-			const uint8_t *value = mb_pcr_values_get(v, alg, p);
-			char hex[2 * MB_DIGEST_MAX + 1];
-			size_t i;
-
-			if (!value)
-				continue;
-			hex_format(value, d->size, hex);
-			for (i = 0; hex[i]; i++)
-				hex[i] = (char) toupper((unsigned char) hex[i]);
-			printf("  %-2u: 0x%s\n", p, hex);
-		}
-	}
-}
 
 int verb_pcrs(int argc, char **argv)
 {
@@ -120,9 +92,10 @@ int verb_pcrs(int argc, char **argv)
 		}
 		printf("%s\n", s);
 		free(s);
-	} else
-		print_text(v);
-	rc = EXIT_OK;
+		rc = EXIT_OK;
+	} else {
+		rc = tool_print_pcr_values(v);
+	}
 out:
 	mb_pcr_values_free(v);
 	mb_tpm_free(tpm);

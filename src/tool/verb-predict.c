@@ -8,7 +8,6 @@
 #include <mboot/pe.h>
 #include <mboot/predict.h>
 #include "shared/fileio.h"
-#include "shared/hex.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -19,7 +18,9 @@ static const char predict_help[] =
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
 	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8);\n"
-	"everything else is carried over. What cannot be predicted is said per PCR.\n\n"
+	"everything else is carried over. The values print in tpm2_pcrread's layout, as 'mboot pcrs'\n"
+	"prints them, a file 'mboot seal' and 'mboot verify' read back; which PCRs change, and which\n"
+	"cannot be predicted and why, go to stderr.\n\n"
 	"  --kernel K, --initrd I   the files that will boot (host paths)\n"
 	"  --cmdline S              the kernel arguments, without the kernel path\n"
 	"  --grub-cfg F             the grub.cfg that will boot (its digest; the linux/initrd lines)\n"
@@ -96,7 +97,6 @@ int verb_predict(int argc, char **argv)
 	bool json;
 	int rc;
 	uint32_t p;
-	size_t b;
 
 	rc = predict_parse_args(argc, argv, "predict", &args);
 	if (rc)
@@ -154,23 +154,19 @@ int verb_predict(int argc, char **argv)
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 	} else {
-		for (b = 0; b < mb_pcr_values_n_banks(res->values); b++) {
-			uint16_t alg = mb_pcr_values_bank_alg(res->values, b);
-			const mb_digest_info *d = mb_digest_by_alg(alg);
-			char hex[2 * MB_DIGEST_MAX + 1];
-
-			printf("%s:\n", d->name);
-			for (p = 0; p < MB_PCR_COUNT; p++)
-				if (mb_pcr_values_get(res->values, alg, p))
-					printf("  %2u: %s%s\n", p, hex_format(mb_pcr_values_get(res->values, alg, p), d->size, hex),
-					       res->unpredictable & (1u << p) ? "  (NOT PREDICTABLE)" :
-					       res->changed & (1u << p) ? "  (changes)" : "");
+		/* stdout is the PCR file (seal --values reads it back); what to know about it, on stderr */
+		if (tool_print_pcr_values(res->values) != EXIT_OK) {
+			rc = EXIT_USAGE;
+			goto out;
 		}
 		for (p = 0; p < MB_PCR_COUNT; p++) {
 			if (res->unpredictable & (1u << p))
-				printf("PCR %u cannot be predicted: %s\n", p, res->why[p] ? res->why[p] : "unknown");
+				tool_errorf("PCR %u cannot be predicted (its value above is a guess): %s", p,
+					    res->why[p] ? res->why[p] : "unknown");
 			else if (res->why[p])
-				printf("PCR %u: recomputed %s\n", p, res->why[p]);
+				tool_notef("PCR %u: recomputed %s", p, res->why[p]);
+			else if (res->changed & (1u << p))
+				tool_notef("PCR %u changes", p);
 		}
 	}
 	rc = res->unpredictable ? EXIT_FAILED : EXIT_OK;

@@ -88,11 +88,43 @@ static void test_refused(void **state)
 	refused("18446744073709551615-0");
 }
 
+/*
+ * tpm2_pcrread's selection (verify --pcrs SELECTION@FILE): banks joined by '+', each
+ * "bank:list", in the order given; a bank name mboot does not know, an empty part, an
+ * empty list or a PCR above 23 is refused.
+ */
+static void test_selection(void **state)
+{
+	static const char *const bad[] = {
+		"", "sha256", "sha256:", ":0", "md5:0", "sha256:0+", "+sha256:0", "sha256:24", "sha256:0,",
+		"sha256:0++sha1:0", "sha1:0+sha1:0+sha1:0+sha1:0+sha1:0+sha1:0+sha1:0+sha1:0+sha1:0",
+	};
+	uint16_t algs[MB_MAX_BANKS];
+	uint32_t pcrs[MB_MAX_BANKS];
+	size_t n = 0, i;
+
+	(void) state;
+	assert_int_equal(tool_parse_pcr_selection("sha256:7,0,1+sha1:all+sha384:4-6", algs, pcrs, MB_MAX_BANKS, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(algs[0], MB_ALG_SHA256);
+	assert_int_equal(pcrs[0], 0x83);
+	assert_int_equal(algs[1], MB_ALG_SHA1);
+	assert_int_equal(pcrs[1], 0xffffff);
+	assert_int_equal(algs[2], MB_ALG_SHA384);
+	assert_int_equal(pcrs[2], 0x70);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (tool_parse_pcr_selection(bad[i], algs, pcrs, MB_MAX_BANKS, &n) != -EINVAL)
+			fprintf(stderr, "accepted: \"%s\"\n", bad[i]);
+		assert_int_equal(tool_parse_pcr_selection(bad[i], algs, pcrs, MB_MAX_BANKS, &n), -EINVAL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_selection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -325,6 +325,131 @@ static void test_oversized_and_binary(void **state)
 	}
 }
 
+/*
+ * The text every mboot output of PCR values prints (pcrs, log replay, predict): tpm2_pcrread's
+ * layout byte for byte, as tpm2-tools 5 prints it ("  sha1:\n    9 : 0x...\n    10: 0x..."),
+ * no heading for a bank without values, and it reads back to the same values.
+ */
+static void test_text_layout(void **state)
+{
+	static const char want[] =
+		"  sha256:\n"
+		"    0 : 0x00000000000000000000000000000000000000000000000000000000000000AB\n"
+		"    10: 0xFF00000000000000000000000000000000000000000000000000000000000001\n"
+		"  sha1:\n"
+		"    7 : 0x0102030405060708090A0B0C0D0E0F1011121314\n";
+	mb_pcr_values v = { 0 }, back;
+	uint8_t d[MB_DIGEST_MAX] = { 0 };
+	mb_error err = { 0 };
+	char *text;
+	size_t i;
+
+	(void) state;
+	d[31] = 0xab;
+	assert_int_equal(mb_pcr_values_set(&v, MB_ALG_SHA256, 0, d, 32, NULL), 0);
+	memset(d, 0, sizeof(d));
+	d[0] = 0xff;
+	d[31] = 1;
+	assert_int_equal(mb_pcr_values_set(&v, MB_ALG_SHA256, 10, d, 32, NULL), 0);
+	/* A bank with no value (a log bank nothing extended, a TPM bank outside --pcr). */
+	v.banks[v.n_banks].alg = MB_ALG_SHA384;
+	v.banks[v.n_banks++].size = 48;
+	for (i = 0; i < 20; i++)
+		d[i] = (uint8_t) (i + 1);
+	assert_int_equal(mb_pcr_values_set(&v, MB_ALG_SHA1, 7, d, 20, NULL), 0);
+	text = mb_pcr_values_to_text(&v);
+	assert_non_null(text);
+	assert_string_equal(text, want);
+	assert_int_equal(mb_pcr_values_parse(text, strlen(text), &back, &err), 0);
+	assert_int_equal(back.n_banks, 2);
+	assert_int_equal(mb_pcr_values_present(&back, MB_ALG_SHA256), (1u << 0) | (1u << 10));
+	assert_int_equal(mb_pcr_values_present(&back, MB_ALG_SHA1), 1u << 7);
+	assert_memory_equal(mb_pcr_values_get(&back, MB_ALG_SHA1, 7), d, 20);
+	free(text);
+
+	/* Only empty banks: nothing at all, not a heading. */
+	v.n_banks = 1;
+	v.banks[0].alg = MB_ALG_SHA384;
+	v.banks[0].size = 48;
+	v.banks[0].present = 0;
+	text = mb_pcr_values_to_text(&v);
+	assert_non_null(text);
+	assert_string_equal(text, "");
+	free(text);
+}
+
+/* The real files, printed as text, read back to the same values. */
+static void test_text_round_trip(void **state)
+{
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(json_files) / sizeof(json_files[0]); i++) {
+		mb_pcr_values truth, back;
+		mb_error err = { 0 };
+		char *text;
+
+		assert_true(truth_load(json_files[i], "json", &truth));
+		text = mb_pcr_values_to_text(&truth);
+		assert_non_null(text);
+		assert_int_equal(mb_pcr_values_parse(text, strlen(text), &back, &err), 0);
+		same_values(&back, &truth);
+		free(text);
+	}
+}
+
+/*
+ * tpm2_pcrread -o: digests only, bank by bank in selection order, PCRs ascending. Here
+ * sha256:7,0+sha1:3 written by hand: sha256 PCR 0 (bytes 0x00..), PCR 7 (0x20..), sha1 PCR 3.
+ */
+static void test_digests(void **state)
+{
+	uint8_t file[32 + 32 + 20 + 1];
+	uint16_t algs[] = { MB_ALG_SHA256, MB_ALG_SHA1, MB_ALG_SHA256 };
+	uint32_t pcrs[] = { (1u << 7) | 1u, 1u << 3, 1u << 1 };
+	mb_pcr_values v;
+	mb_error err = { 0 };
+	char *text;
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(file); i++)
+		file[i] = (uint8_t) i;
+	assert_int_equal(mb_pcr_values_parse_digests(file, 84, algs, pcrs, 2, &v, &err), 0);
+	assert_int_equal(v.n_banks, 2);
+	assert_int_equal(mb_pcr_values_bank_alg(&v, 0), MB_ALG_SHA256);
+	assert_int_equal(mb_pcr_values_present(&v, MB_ALG_SHA256), 0x81);
+	assert_memory_equal(mb_pcr_values_get(&v, MB_ALG_SHA256, 0), file, 32);
+	assert_memory_equal(mb_pcr_values_get(&v, MB_ALG_SHA256, 7), file + 32, 32);
+	assert_int_equal(mb_pcr_values_present(&v, MB_ALG_SHA1), 1u << 3);
+	assert_memory_equal(mb_pcr_values_get(&v, MB_ALG_SHA1, 3), file + 64, 20);
+	text = mb_pcr_values_to_text(&v);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "  sha1:\n    3 : 0x404142434445464748494A4B4C4D4E4F50515253\n"));
+	free(text);
+
+	/* A size that is not the selection's: short, long, empty. */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(mb_pcr_values_parse_digests(file, 83, algs, pcrs, 2, &v, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "83 bytes"));
+	assert_non_null(strstr(err.message, "takes 84"));
+	assert_int_equal(mb_pcr_values_parse_digests(file, 85, algs, pcrs, 2, &v, &err), -EBADMSG);
+	assert_int_equal(mb_pcr_values_parse_digests(file, 0, algs, pcrs, 2, &v, &err), -EBADMSG);
+	/* A bank named twice, no PCR, a PCR above 23, an unknown bank, no bank, too many. */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(mb_pcr_values_parse_digests(file, 84 + 32, algs, pcrs, 3, &v, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "twice"));
+	pcrs[1] = 0;
+	assert_int_equal(mb_pcr_values_parse_digests(file, 64, algs, pcrs, 2, &v, &err), -EINVAL);
+	pcrs[1] = 1u << 24;
+	assert_int_equal(mb_pcr_values_parse_digests(file, 84, algs, pcrs, 2, &v, &err), -EINVAL);
+	pcrs[1] = 1u << 3;
+	algs[1] = 0x1234;
+	assert_int_equal(mb_pcr_values_parse_digests(file, 84, algs, pcrs, 2, &v, &err), -EOPNOTSUPP);
+	assert_int_equal(mb_pcr_values_parse_digests(file, 0, algs, pcrs, 0, &v, &err), -EINVAL);
+	assert_int_equal(mb_pcr_values_parse_digests(file, 84, algs, pcrs, MB_MAX_BANKS + 1, &v, &err), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +460,9 @@ int main(void)
 		cmocka_unit_test(test_hostile_json),
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_oversized_and_binary),
+		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_text_round_trip),
+		cmocka_unit_test(test_digests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

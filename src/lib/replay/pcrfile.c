@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PCR values as text: our JSON, and tpm2_pcrread's YAML. */
+/* PCR values as text (our JSON, tpm2_pcrread's YAML) and as tpm2_pcrread -o's raw digests. */
 #include <ctype.h>
 #include <stdio.h>
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/json-read.h"
+#include "shared/reader.h"
 
 #define PCR_TEXT_MAX (1u << 20)
 
@@ -217,4 +218,93 @@ MB_EXPORT char *mb_pcr_values_to_json(const mb_pcr_values *v, bool pretty)
 out:
 	json_object_put(root);
 	return out;
+}
+
+/*
+ * tpm2_pcrread's stdout, byte for byte ("  sha256:\n    0 : 0xABC...\n", upper-case hex,
+ * the index left-aligned in two columns), so that `diff` against it, or between any two mboot
+ * outputs, shows only values that differ. A bank without values prints nothing: a bare
+ * heading would be a bank the parser cannot tell from a cut file.
+ */
+MB_EXPORT char *mb_pcr_values_to_text(const mb_pcr_values *v)
+{
+	/* heading "  sm3_256:\n"; value line "    23: 0x" + hex + "\n" */
+	const size_t line_max = 10 + 2 * MB_DIGEST_MAX + 1, head_max = 16;
+	size_t cap = 1 + v->n_banks * (head_max + MB_PCR_COUNT * line_max), len = 0, b;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	out[0] = 0;
+	for (b = 0; b < v->n_banks; b++) {
+		const mb_pcr_bank *bank = &v->banks[b];
+		const mb_digest_info *d = mb_digest_by_alg(bank->alg);
+		uint32_t p;
+
+		if (!bank->present || !d)
+			continue;
+		len += (size_t) snprintf(out + len, cap - len, "  %s:\n", d->name);
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			size_t i;
+
+			if (!(bank->present & (1u << p)))
+				continue;
+			len += (size_t) snprintf(out + len, cap - len, "    %-2u: 0x", p);
+			for (i = 0; i < bank->size; i++)
+				len += (size_t) snprintf(out + len, cap - len, "%02X", bank->value[p][i]);
+			len += (size_t) snprintf(out + len, cap - len, "\n");
+		}
+	}
+	return out;
+}
+
+/*
+ * tpm2_pcrread -o FILE: the digests alone, bank after bank in the order of the selection, each
+ * bank's PCRs in ascending order (the order TPM2_PCR_Read returns them in, whatever order the
+ * selection named them). Nothing in the file says which PCR a digest belongs to, so the size
+ * must be exactly what the selection takes.
+ */
+MB_EXPORT int mb_pcr_values_parse_digests(const void *data, size_t size, const uint16_t *algs, const uint32_t *pcrs,
+					  size_t n_banks, mb_pcr_values *ret, mb_error *err)
+{
+	const uint32_t all = (1u << MB_PCR_COUNT) - 1;
+	size_t want = 0, b;
+	byte_reader r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (n_banks == 0 || n_banks > MB_MAX_BANKS)
+		return set_error(err, -EINVAL, "a PCR selection names 1 to %d banks, not %zu", MB_MAX_BANKS, n_banks);
+	for (b = 0; b < n_banks; b++) {
+		const mb_digest_info *d = mb_digest_by_alg(algs[b]);
+		size_t k;
+
+		if (!d)
+			return set_error(err, -EOPNOTSUPP, "PCR selection: unknown bank 0x%04x", algs[b]);
+		if (!pcrs[b] || (pcrs[b] & ~all))
+			return set_error(err, -EINVAL, "PCR selection: %s names no PCR, or one above %d", d->name,
+					 MB_PCR_COUNT - 1);
+		for (k = 0; k < b; k++)
+			if (algs[k] == algs[b])
+				return set_error(err, -EINVAL, "PCR selection: bank %s named twice", d->name);
+		for (k = 0; k < MB_PCR_COUNT; k++)
+			if (pcrs[b] & (1u << k))
+				want += d->size;
+	}
+	if (size != want)
+		return set_error(err, -EBADMSG,
+				 "%zu bytes of digests, but the PCR selection takes %zu (tpm2_pcrread -o writes the "
+				 "selected PCRs' digests, bank by bank): not the file of that selection", size, want);
+	reader_init(&r, data, size, 0);
+	for (b = 0; b < n_banks; b++) {
+		mb_pcr_bank *bank = &ret->banks[ret->n_banks++];
+		uint32_t p;
+
+		bank->alg = algs[b];
+		bank->size = mb_digest_by_alg(algs[b])->size;
+		bank->present = pcrs[b];
+		for (p = 0; p < MB_PCR_COUNT; p++)
+			if ((pcrs[b] & (1u << p)) && read_copy(&r, bank->value[p], bank->size) < 0)
+				return set_error(err, -EBADMSG, "PCR values file cut short"); /* size checked above */
+	}
+	return 0;
 }
