@@ -449,8 +449,14 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
 			}
 			json_object_object_add(vo, "reason", json_object_new_string(v->reason));
-			if (v->closest)
-				json_object_object_add(vo, "closest_rules", json_object_new_string(v->closest));
+			if (v->n_closest_rules) {
+				json_object *rules = json_object_new_array();
+				size_t k;
+
+				for (k = 0; k < v->n_closest_rules; k++)
+					json_object_array_add(rules, json_object_new_string(v->closest_rules[k]));
+				json_object_object_add(vo, "closest_rules", rules);
+			}
 			json_object_array_add(viol, vo);
 		}
 		json_object_object_add(o, "pcrs", pcrs);
@@ -491,8 +497,10 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 			else
 				printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "",
 				       v->reason);
-			if (v->closest)
-				printf("      closest rules: %s\n", v->closest);
+			for (size_t k = 0; k < v->n_closest_rules; k++)
+				printf("%s%s", k ? "; " : "      closest rules: ", v->closest_rules[k]);
+			if (v->n_closest_rules)
+				putchar('\n');
 			free(what);
 		}
 		printf(ok ? "The boot meets the policy.\n" : "The boot does NOT meet the policy.\n");
