@@ -23,7 +23,7 @@
 static const char push_help[] =
 	"Usage: mboot attest push [--server URL] [--machine-id ID] [--ak-file FILE] [--interval S]\n"
 	"                         [--log LOG] [--userspace-log FILE] [--tcti TCTI] [--ca-file FILE]\n"
-	"                         [--insecure] [--json]\n\n"
+	"                         [--insecure] [--json [--compact]]\n\n"
 	"Prove this boot to a fleet verifier (mboot-verifierd, docs/api.md). On first contact (no AK\n"
 	"file, or the verifier does not know the machine) enroll: create the EK and an AK ('attest\n"
 	"enroll'), send the request, answer the verifier's challenge with the TPM ('attest activate')\n"
@@ -44,11 +44,12 @@ static const char push_help[] =
 	"  --ca-file FILE      the CA certificates (PEM) the verifier's must chain to; default the\n"
 	"                      system's. Certificates are always verified.\n"
 	"  --insecure          allow a plain http:// URL (tests on the loopback only)\n"
-	"  --json              print the verifier's answer (status, verdict) as JSON\n\n"
+	"  --json              print the verifier's answer (status, verdict) as JSON\n"
+	"  --compact           the JSON on one line (implies --json)\n\n"
 	"Exit: 0 trusted, 1 not trusted (the reasons printed), 2 usage, input, network or verifier\n"
 	"error, 3 TPM error.\n";
 
-enum { OPT_MACHINE_ID = 1000, OPT_AK_FILE, OPT_INTERVAL, OPT_TCTI, OPT_JSON };
+enum { OPT_MACHINE_ID = 1000, OPT_AK_FILE, OPT_INTERVAL, OPT_TCTI };
 
 static const struct option push_options[] = {
 	HTTP_CLIENT_OPTIONS,
@@ -57,7 +58,7 @@ static const struct option push_options[] = {
 	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -210,7 +211,7 @@ out:
 }
 
 /* The verdict's reasons, printed as attest verify prints them; the exit code by the status. */
-static int print_verdict(json_object *answer, bool json)
+static int print_verdict(json_object *answer, tool_json json)
 {
 	json_object *status, *verdict = NULL, *reasons = NULL;
 	attest_reason_text *texts = NULL;
@@ -227,8 +228,7 @@ static int print_verdict(json_object *answer, bool json)
 		return EXIT_USAGE;
 	}
 	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		tool_json_print(json, answer);
 		return trusted ? EXIT_OK : EXIT_FAILED;
 	}
 	if (json_object_object_get_ex(answer, "verdict", &verdict) &&
@@ -253,7 +253,7 @@ static int print_verdict(json_object *answer, bool json)
 	return trusted ? EXIT_OK : EXIT_FAILED;
 }
 
-static int attest(push *p, const quote_logs *logs, bool json)
+static int attest(push *p, const quote_logs *logs, tool_json json)
 {
 	char hex[2 * MB_ATTEST_NONCE_MAX + 1];
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
@@ -297,7 +297,7 @@ int attest_push(int argc, char **argv)
 	quote_logs logs = { .log_path = MB_DEFAULT_LOG, .us_path = MB_CEL_DEFAULT_PATH };
 	push p = { .id = getenv("MBOOT_MACHINE_ID"), .ak_path = MB_AK_FILE_DEFAULT };
 	char host[256];
-	bool json = false;
+	tool_json json = TOOL_JSON_OFF;
 	struct stat st;
 	int c, rc;
 
@@ -322,8 +322,9 @@ int attest_push(int argc, char **argv)
 		case OPT_TCTI:
 			p.tcti = optarg;
 			break;
-		case OPT_JSON:
-			json = true;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
+			tool_json_option(c, &json);
 			break;
 		default:
 			if (http_option(c, optarg, &ho) || quote_log_option(c, optarg, &logs))

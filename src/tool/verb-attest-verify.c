@@ -16,7 +16,8 @@
 
 static const char attest_verify_help[] =
 	"Usage: mboot attest verify EVIDENCE --machine MACHINE --nonce HEX [--policy POLICY]\n"
-	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST] [--json]\n\n"
+	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST] [--json]\n"
+	"                           [--compact]\n\n"
 	"Judge a machine's evidence ('mboot quote', or assembled from tpm2_quote output) without a TPM:\n"
 	"the quote's signature with the AK enrolled in MACHINE ('mboot attest challenge'), its magic\n"
 	"and type, the nonce, that the PCR selection it signs is exactly the PCR values carried and that\n"
@@ -41,10 +42,11 @@ static const char attest_verify_help[] =
 	"                        reboot); a report, not a reason to refuse\n"
 	"  --userspace-pcrs LIST the PCRs userspace records may extend (default 11-15)\n"
 	"  --json                the verdict as JSON: {\"trusted\", \"reasons\": [{\"name\", \"detail\"}],\n"
-	"                        \"quote\", \"logs\", \"policy\", \"baseline\"}\n\n"
+	"                        \"quote\", \"logs\", \"policy\", \"baseline\"} (docs/attest.md)\n"
+	"  --compact             the JSON on one line (implies --json)\n\n"
 	"Exit: 0 trusted, 1 not trusted, 2 usage or malformed input.\n";
 
-enum { OPT_MACHINE = 0x100, OPT_NONCE, OPT_POLICY, OPT_BASELINE, OPT_US_PCRS, OPT_JSON };
+enum { OPT_MACHINE = 0x100, OPT_NONCE, OPT_POLICY, OPT_BASELINE, OPT_US_PCRS };
 
 static const struct option attest_verify_options[] = {
 	{ "machine", required_argument, NULL, OPT_MACHINE },
@@ -52,7 +54,7 @@ static const struct option attest_verify_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "userspace-pcrs", required_argument, NULL, OPT_US_PCRS },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -91,7 +93,7 @@ int attest_verify(int argc, char **argv)
 	mb_policy *policy = NULL;
 	mb_attest_verdict *v = NULL;
 	mb_error err = { 0 };
-	bool json = false;
+	tool_json json = TOOL_JSON_OFF;
 	int c, rc;
 
 	optind = 1;
@@ -118,8 +120,9 @@ int attest_verify(int argc, char **argv)
 				return tool_usage_error("attest verify", "--userspace-pcrs: '%s' is not a list of PCRs 0-23",
 							optarg);
 			break;
-		case OPT_JSON:
-			json = true;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
+			tool_json_option(c, &json);
 			break;
 		default:
 			return tool_usage_error("attest verify", "unknown option '%s'", argv[optind - 1]);
@@ -158,7 +161,7 @@ int attest_verify(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		char *s = mb_attest_verdict_to_json(v, true);
+		char *s = mb_attest_verdict_to_json(v, json != TOOL_JSON_COMPACT);
 
 		if (!s) {
 			tool_errorf("out of memory");

@@ -19,7 +19,7 @@
 
 static const char fleet_help[] =
 	"Usage: mboot fleet COMMAND [ARGS] [--server URL] --token-file FILE [--json]\n"
-	"                   [--ca-file FILE] [--insecure]\n\n"
+	"                   [--compact] [--ca-file FILE] [--insecure]\n\n"
 	"The fleet a verifier (mboot-verifierd, docs/api.md) knows, for its operators. Commands:\n"
 	"  list                    every machine: id, status, last attestation, policy (short digest)\n"
 	"  show ID                 one machine: status, the last verdict's reasons, its history\n"
@@ -34,17 +34,16 @@ static const char fleet_help[] =
 	"  --token-file FILE  the operator token ('mboot-verifierd --new-token') on its first line;\n"
 	"                     refused when group or others may read the file\n"
 	"  --json             print the verifier's answer as JSON\n"
+	"  --compact          the JSON on one line (implies --json)\n"
 	"  --ca-file FILE     the CA certificates (PEM) the verifier's must chain to; default the\n"
 	"                     system's. Certificates are always verified.\n"
 	"  --insecure         allow a plain http:// URL (tests on the loopback only)\n\n"
 	"Exit: 0 done, 2 usage, network or verifier error (its message printed).\n";
 
-enum { OPT_JSON = 1000 };
-
 static const struct option fleet_options[] = {
 	HTTP_CLIENT_OPTIONS,
 	{ "token-file", required_argument, NULL, HTTP_OPT_TOKEN_FILE },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -52,7 +51,7 @@ static const struct option fleet_options[] = {
 typedef struct fleet {
 	const char *verb;
 	const char *args[2];
-	bool json;
+	tool_json json;
 	http_client *http;
 	char path[160];
 } fleet;
@@ -76,8 +75,9 @@ static int fleet_start(fleet *f, const char *verb, const char *const *arg_names,
 		case 'h':
 			fputs(fleet_help, stdout);
 			return -1;
-		case OPT_JSON:
-			f->json = true;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
+			tool_json_option(c, &f->json);
 			break;
 		default:
 			if (http_option(c, optarg, &ho))
@@ -123,10 +123,12 @@ static const char *str(json_object *o, const char *key)
 	return NULL;
 }
 
-static void print_json(json_object *o)
+static void print_json(const fleet *f, json_object *o)
 {
-	printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
-			 : "{}");
+	if (o)
+		tool_json_print(f->json, o);
+	else
+		puts("{}");
 }
 
 static int fleet_end(fleet *f, int rc)
@@ -150,7 +152,7 @@ static int fleet_list(int argc, char **argv)
 	if (rc != EXIT_OK)
 		return fleet_end(&f, rc);
 	if (f.json) {
-		print_json(answer);
+		print_json(&f, answer);
 		goto out;
 	}
 	if (!json_object_object_get_ex(answer, "machines", &machines) ||
@@ -251,7 +253,7 @@ static int fleet_show(int argc, char **argv)
 	rc = http_call(f.http, "GET", f.path, NULL, &answer);
 	if (rc == EXIT_OK) {
 		if (f.json)
-			print_json(answer);
+			print_json(&f, answer);
 		else
 			print_machine(answer);
 	}
@@ -276,7 +278,7 @@ static int machine_call(const char *verb, const char *method, const char *suffix
 	rc = http_call(f.http, method, f.path, NULL, &answer);
 	if (rc == EXIT_OK) {
 		if (f.json)
-			print_json(answer);
+			print_json(&f, answer);
 		else
 			printf("%s: %s\n", f.args[0], done_what);
 	}
@@ -332,7 +334,7 @@ static int policy_set(int argc, char **argv)
 		const char *digest = str(answer, "policy"), *status = str(answer, "status");
 
 		if (f.json) {
-			print_json(answer);
+			print_json(&f, answer);
 		} else {
 			printf("%s: policy ", f.args[0]);
 			put_text(digest ? digest : "?");

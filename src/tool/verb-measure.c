@@ -16,7 +16,8 @@
 
 static const char measure_help[] =
 	"Usage: mboot measure --pcr N (--file FILE | --text STRING | --stdin) [--description D]\n"
-	"                     [--log FILE] [--lock-timeout SECONDS] [--json] [--tcti TCTI]\n\n"
+	"                     [--log FILE] [--lock-timeout SECONDS] [--json]\n"
+	"                     [--compact] [--tcti TCTI]\n\n"
 	"Measure like a boot stage does: hash the input with every active PCR bank's algorithm,\n"
 	"extend PCR N in all of them with one TPM2_PCR_Extend, and append a record to the\n"
 	"userspace measurement log, which 'mboot verify' replays after the firmware log.\n\n"
@@ -39,11 +40,12 @@ static const char measure_help[] =
 	"                    how long to wait for another writer's lock on the log (default 10;\n"
 	"                    0: do not wait)\n"
 	"  --json            print the record\n"
+	"  --compact         the JSON on one line, as the log holds it (implies --json)\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 measured and logged, 2 usage or input error (including a log that is not a\n"
 	"regular file, or locked past the timeout: nothing measured), 3 TPM error (nothing logged).\n";
 
-enum { OPT_PCR = 0x100, OPT_FILE, OPT_TEXT, OPT_STDIN, OPT_DESC, OPT_LOG, OPT_JSON, OPT_TCTI, OPT_LOCK_TIMEOUT };
+enum { OPT_PCR = 0x100, OPT_FILE, OPT_TEXT, OPT_STDIN, OPT_DESC, OPT_LOG, OPT_TCTI, OPT_LOCK_TIMEOUT };
 
 static const struct option measure_options[] = {
 	{ "pcr", required_argument, NULL, OPT_PCR },
@@ -53,7 +55,7 @@ static const struct option measure_options[] = {
 	{ "description", required_argument, NULL, OPT_DESC },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "tcti", required_argument, NULL, OPT_TCTI },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -118,7 +120,8 @@ out:
 int verb_measure(int argc, char **argv)
 {
 	const char *file = NULL, *text = NULL, *desc = NULL, *log_path = MB_CEL_DEFAULT_PATH, *tcti = NULL;
-	bool use_stdin = false, json = false;
+	bool use_stdin = false;
+	tool_json json = TOOL_JSON_OFF;
 	long pcr = -1;
 	unsigned lock_timeout_ms = TOOL_LOCK_TIMEOUT_MS;
 	digests all;
@@ -159,8 +162,9 @@ int verb_measure(int argc, char **argv)
 		case OPT_LOG:
 			log_path = optarg;
 			break;
-		case OPT_JSON:
-			json = true;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
+			tool_json_option(c, &json);
 			break;
 		case OPT_TCTI:
 			tcti = optarg;
@@ -233,8 +237,16 @@ int verb_measure(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (json)
-		fwrite(record + 1, 1, size - 1, stdout);
+	if (json == TOOL_JSON_COMPACT) {
+		fwrite(record + 1, 1, size - 1, stdout); /* after the record separator: one line */
+	} else if (json) {
+		json_tokener *tok = json_tokener_new();
+		json_object *o = tok ? json_tokener_parse_ex(tok, record + 1, (int) (size - 1)) : NULL;
+
+		tool_json_print(json, o);
+		json_object_put(o);
+		json_tokener_free(tok);
+	}
 	rc = EXIT_OK;
 out:
 	free(record);
