@@ -30,7 +30,7 @@ static const char unseal_help[] =
 	"                sign'); up to 8, the one whose values the PCRs hold is used\n"
 	"  --log LOG     today's event log (default " MB_DEFAULT_LOG ")\n"
 	"  --json        when not unsealed (exit 1), the explanation as one JSON object on stdout\n"
-	"                {\"unsealed\": false, \"pcrs\": [{\"pcr\", \"bank\", \"expected\", \"now\"}],\n"
+	"                {\"unsealed\": false, \"pcrs\": [{\"pcr\", \"bank\", \"expected\", \"actual\"}],\n"
 	"                \"events\": [...], \"notes\": [...]}\n"
 	"  --compact     the JSON on one line (implies --json)\n"
 	"  --tcti TCTI   the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
@@ -75,7 +75,7 @@ static void show_pcr(const mb_unseal_item *it, json_object *report)
 	json_object_object_add(o, "pcr", json_object_new_int((int) it->pcr));
 	json_object_object_add(o, "bank", json_object_new_string(d->name));
 	json_object_object_add(o, "expected", json_object_new_string(h1));
-	json_object_object_add(o, "now", it->now_read ? json_object_new_string(h2) : NULL);
+	json_object_object_add(o, "actual", it->now_read ? json_object_new_string(h2) : NULL);
 	if (sig)
 		json_object_object_add(o, "signature", json_object_new_string(sig));
 	json_object_array_add(report_list(report, "pcrs"), o);
