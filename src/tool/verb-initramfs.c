@@ -44,8 +44,9 @@ static const char pack_help[] =
 	"  --json              {\"file\", \"size\", \"compress\", \"entries\", \"mtime\", \"cpio_size\",\n"
 	"                       \"cpio_sha256\", \"digests\": {\"sha256\": ...}}\n"
 	"  --compact           the JSON on one line (implies --json)\n"
-	"  --policy-rule       print the PCR 9 rules a policy needs for this initrd\n"
-	"                      ({\"rules\": [...]}, or \"policy_rules\" inside --json)\n\n"
+	"  --policy-rule       print a policy (docs/policy.md) whose PCR 9 rules allow this initrd:\n"
+	"                      GRUB's EV_IPL (required) and the EFI stub's EV_EVENT_TAG; it loads\n"
+	"                      as it is, its rules go into a fuller policy (\"policy\" inside --json)\n\n"
 	"Exit: 0 written, 2 usage or input error (unreadable tree, socket, file changed).\n";
 
 static const char list_help[] =
@@ -201,30 +202,43 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/*
- * The PCR 9 rules for this initrd. The policy issue defines the final shape; for now one
- * rule per way the bytes reach PCR 9: GRUB's EV_IPL of the file it read, and the EFI stub's
- * EV_EVENT_TAG "Linux initrd" (LoadFile2). Both hash the file exactly as stored.
- */
-static json_object *policy_rules(json_object *digests, const char *file)
+/* A digest rule in the policy format (docs/policy.md), as 'policy generate' writes one. */
+static json_object *digest_rule(const char *type, json_object *digests, const char *desc, bool required)
 {
-	json_object *rules = json_object_new_array(), *r;
+	json_object *r = json_object_new_object(), *list = json_object_new_array(), *d = json_object_new_object();
+
+	json_object_object_foreach(digests, k, v)
+		json_object_object_add(d, k, json_object_get(v));
+	json_object_object_add(d, "description", json_object_new_string(desc));
+	json_object_array_add(list, d);
+	json_object_object_add(r, "type", json_object_new_string(type));
+	json_object_object_add(r, "digests", list);
+	json_object_object_add(r, "required", json_object_new_boolean(required));
+	json_object_object_add(r, "max", json_object_new_int(1));
+	return r;
+}
+
+/*
+ * A policy allowing this initrd in PCR 9, one rule per way its bytes get there, as 'policy
+ * generate --initrd' writes them: GRUB's EV_IPL of the file it read (required) and the EFI
+ * stub's EV_EVENT_TAG "Linux initrd" (LoadFile2 only: not required). Both hash the file as stored.
+ */
+static json_object *initrd_policy(json_object *digests, const char *file)
+{
+	json_object *policy = json_object_new_object(), *pcrs = json_object_new_object();
+	json_object *pcr9 = json_object_new_object(), *rules = json_object_new_array();
 	char desc[512];
 
-	r = json_object_new_object();
-	json_object_object_add(r, "pcr", json_object_new_int(9));
-	json_object_object_add(r, "type", json_object_new_string("EV_IPL"));
-	json_object_object_add(r, "digests", json_object_get(digests));
 	snprintf(desc, sizeof(desc), "initrd %s", base_name(file));
-	json_object_object_add(r, "description", json_object_new_string(desc));
-	json_object_array_add(rules, r);
-	r = json_object_new_object();
-	json_object_object_add(r, "pcr", json_object_new_int(9));
-	json_object_object_add(r, "type", json_object_new_string("EV_EVENT_TAG"));
-	json_object_object_add(r, "digests", json_object_get(digests));
-	json_object_object_add(r, "description", json_object_new_string("Linux initrd"));
-	json_object_array_add(rules, r);
-	return rules;
+	json_object_array_add(rules, digest_rule("EV_IPL", digests, desc, true));
+	snprintf(desc, sizeof(desc), "Linux initrd (EFI stub tag) %s", base_name(file));
+	json_object_array_add(rules, digest_rule("EV_EVENT_TAG", digests, desc, false));
+	json_object_object_add(pcr9, "rules", rules);
+	json_object_object_add(pcrs, "9", pcr9);
+	json_object_object_add(policy, "version", json_object_new_int(1));
+	json_object_object_add(policy, "description", json_object_new_string("mboot initramfs pack --policy-rule"));
+	json_object_object_add(policy, "pcrs", pcrs);
+	return policy;
 }
 
 /* A failed mb_initramfs_pack(DIR): entries inside DIR are named relative to it, so DIR leads the
@@ -292,12 +306,11 @@ static int cmd_pack(int argc, char **argv)
 		json_object_object_add(o, "cpio_sha256", json_object_new_string(hex));
 		json_object_object_add(o, "digests", json_object_get(digests));
 		if (a.policy)
-			json_object_object_add(o, "policy_rules", policy_rules(digests, a.output));
+			json_object_object_add(o, "policy", initrd_policy(digests, a.output));
 		tool_json_print(a.json, o);
 		json_object_put(o);
 	} else if (a.policy) {
-		o = json_object_new_object();
-		json_object_object_add(o, "rules", policy_rules(digests, a.output));
+		o = initrd_policy(digests, a.output);
 		tool_json_print(TOOL_JSON_PRETTY, o);
 		json_object_put(o);
 	} else {
