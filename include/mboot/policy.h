@@ -50,7 +50,10 @@ typedef struct mb_policy_violation {
 	const mb_cel_record *record; /* ...or a userspace record's */
 	size_t record_index;       /* its number in the userspace log, from 0 */
 	char *reason;              /* what was wrong, one line */
-	char *closest;             /* the rules it came closest to, or NULL */
+	/* The rules of the event's type in its PCR (at most 4), each "name" or "name (text ~
+	 * /pattern/)": what it came closest to. NULL (and 0) when none, or not an event. */
+	char **closest_rules;
+	size_t n_closest_rules;
 } mb_policy_violation;
 
 typedef struct mb_policy_result {

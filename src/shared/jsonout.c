@@ -85,7 +85,9 @@ void jsonout_hex(jsonout *b, const uint8_t *p, size_t n)
 
 int jsonout_flush(jsonout *b, FILE *f)
 {
-	if (b->n && fwrite(b->p, 1, b->n, f) != b->n)
+	if (b->n && b->pretty && json_indent_write(&b->indent, b->p, b->n, f) < 0)
+		return -EIO;
+	if (b->n && !b->pretty && fwrite(b->p, 1, b->n, f) != b->n)
 		return -EIO;
 	b->n = 0;
 	return 0;

@@ -16,10 +16,14 @@
 
 #include <json-c/json.h>
 
+#include "shared/json-indent.h"
+
 typedef struct jsonout {
 	char *p;
 	size_t n, cap;
 	bool oom;
+	bool pretty;            /* flushed re-indented (json-indent.h); the writers stay compact */
+	json_indent indent;
 } jsonout;
 
 /* Flush to the file once the buffer holds this much. */
@@ -58,7 +62,7 @@ void jsonout_json(jsonout *b, json_object *o);
  * json-c printed for the same values (members in order, no blanks, its escaping). */
 struct mb_decoded_node;
 void jsonout_decoded(jsonout *b, const struct mb_decoded_node *n);
-/* Write out what the buffer holds and empty it; -EIO on a write error. */
+/* Write out what the buffer holds (re-indented when pretty) and empty it; -EIO on a write error. */
 int jsonout_flush(jsonout *b, FILE *f);
 
 #endif

@@ -61,6 +61,21 @@ static int take(const char *verb, const tool_option *o, const char *arg)
 	return tool_usage_error(verb, "--%s: no parser", o->name);
 }
 
+int tool_json_json_option(void *target, const char *arg, const char *verb)
+{
+	tool_json *style = target;
+
+	if (*style == TOOL_JSON_OFF) /* --compact --json stays compact */
+		*style = TOOL_JSON_PRETTY;
+	return EXIT_OK;
+}
+
+int tool_json_compact_option(void *target, const char *arg, const char *verb)
+{
+	*(tool_json *) target = TOOL_JSON_COMPACT;
+	return EXIT_OK;
+}
+
 int tool_parse_options(const char *verb, const char *help, const tool_option *opts, int argc, char **argv,
 		       int max_args)
 {
@@ -70,7 +85,7 @@ int tool_parse_options(const char *verb, const char *help, const tool_option *op
 	int c;
 
 	for (n = 0; opts[n].name; n++) {
-		bool has_arg = opts[n].kind != TOOL_OPT_FLAG;
+		bool has_arg = opts[n].kind != TOOL_OPT_FLAG && !opts[n].takes_no_arg;
 
 		if (n == TOOL_MAX_OPTIONS)
 			return tool_usage_error(verb, "too many options in this verb's table");

@@ -9,6 +9,8 @@
 
 #include <mboot/mboot.h>
 
+#include "tool/tool.h"
+
 /*
  * A verb's options as a table: each entry says what its argument is and where it goes, and
  * tool_parse_options() runs getopt_long over it. So every verb parses --bank, --pcrs, numbers
@@ -39,7 +41,7 @@ typedef struct tool_option {
 	unsigned min, max;                 /* TOOL_OPT_UINT */
 	const char *const *choices;        /* TOOL_OPT_CHOICE */
 	int (*call)(void *target, const char *arg, const char *verb); /* TOOL_OPT_CALL */
-	const char *arg_hint;              /* in messages: "--digits takes 6-8", "--pcrs: e.g. 0,2,4-7" */
+	bool takes_no_arg;                  /* TOOL_OPT_CALL without an argument (arg is NULL) */
 } tool_option;
 
 /* _Generic makes a target of the wrong type a compile error, though the table holds a void *. */
@@ -59,6 +61,14 @@ typedef struct tool_option {
 	.target = _Generic((p), int *: (p)), .choices = (list) }
 #define TOOL_OPT_FN(n, s, p, fn) { .name = (n), .short_name = (s), .kind = TOOL_OPT_CALL, \
 	.target = (p), .call = (fn) }
+/* --json and --compact (tool.h's tool_json): two table lines every verb that reports has. */
+int tool_json_json_option(void *target, const char *arg, const char *verb);
+int tool_json_compact_option(void *target, const char *arg, const char *verb);
+#define TOOL_OPT_JSON_STYLE(p)                                                                         \
+	{ .name = "json", .kind = TOOL_OPT_CALL, .target = _Generic((p), tool_json *: (p)),             \
+	  .call = tool_json_json_option, .takes_no_arg = true },                                          \
+	{ .name = "compact", .kind = TOOL_OPT_CALL, .target = _Generic((p), tool_json *: (p)),          \
+	  .call = tool_json_compact_option, .takes_no_arg = true }
 #define TOOL_OPT_END { .name = NULL }
 
 /* tool_parse_options() returns this when the verb should go on (argv[optind] is its first argument). */

@@ -18,7 +18,7 @@
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 
-enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE, OPT_AUTHORIZED_BY, OPT_SIGNATURE, OPT_JSON };
+enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE, OPT_AUTHORIZED_BY, OPT_SIGNATURE };
 
 static const struct option seal_options[] = {
 	{ "pcrs", required_argument, NULL, OPT_PCRS },
@@ -29,7 +29,7 @@ static const struct option seal_options[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "authorized-by", required_argument, NULL, OPT_AUTHORIZED_BY },
 	{ "signature", required_argument, NULL, OPT_SIGNATURE },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -47,7 +47,8 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, &idx)) != -1) {
 		unsigned need = c == OPT_PCRS ? TAKES_PCRS : c == OPT_BANK ? TAKES_BANK : c == OPT_VALUES ? TAKES_VALUES :
 				c == OPT_FORCE ? TAKES_FORCE : c == OPT_AUTHORIZED_BY ? TAKES_AUTHORIZED_BY :
-				c == OPT_SIGNATURE ? TAKES_SIGNATURE : c == OPT_JSON ? TAKES_JSON : 0;
+				c == OPT_SIGNATURE ? TAKES_SIGNATURE :
+				c == TOOL_OPT_JSON || c == TOOL_OPT_COMPACT ? TAKES_JSON : 0;
 
 		if (need && !(takes & need))
 			return tool_usage_error(verb, "--%s does not apply here", seal_options[idx].name);
@@ -70,7 +71,8 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 		case OPT_TCTI: a->tcti = optarg; break;
 		case OPT_FORCE: a->force = true; break;
 		case OPT_AUTHORIZED_BY: a->authority = optarg; break;
-		case OPT_JSON: a->json = true; break;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT: tool_json_option(c, &a->json); break;
 		case OPT_SIGNATURE:
 			if (a->n_sigs == MAX_SIGNATURES)
 				return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);

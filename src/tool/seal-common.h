@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <mboot/mboot.h>
+#include "tool/tool.h"
 
 #define MAX_SIGNATURES 8
 
@@ -15,7 +16,8 @@
 typedef struct seal_args {
 	const char *tcti, *in, *out, *log, *values, *authority;
 	const mb_digest_info *bank;       /* NULL: not given */
-	bool have_pcrs, force, json;
+	bool have_pcrs, force;
+	tool_json json;
 	uint32_t mask;
 	char *sigs[MAX_SIGNATURES];
 	size_t n_sigs;

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <json-c/json.h>
+
 #include "shared/fileio.h"
 #include "tool/tool.h"
 
@@ -432,4 +434,24 @@ int tool_tpm_exit(const mb_error *err)
 {
 	tool_report("TPM", err);
 	return err->code == -EINVAL ? EXIT_USAGE : EXIT_TPM;
+}
+
+void tool_json_option(int opt, tool_json *style)
+{
+	/* --compact wins whatever the order: "--compact --json" is still one line. */
+	if (opt == TOOL_OPT_COMPACT)
+		*style = TOOL_JSON_COMPACT;
+	else if (*style == TOOL_JSON_OFF)
+		*style = TOOL_JSON_PRETTY;
+}
+
+int tool_json_flags(tool_json style)
+{
+	return (style == TOOL_JSON_COMPACT ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
+	       JSON_C_TO_STRING_NOSLASHESCAPE;
+}
+
+void tool_json_print(tool_json style, json_object *o)
+{
+	puts(o ? json_object_to_json_string_ext(o, tool_json_flags(style)) : "null");
 }

@@ -23,7 +23,7 @@
 static const char push_help[] =
 	"Usage: mboot attest push [--server URL] [--machine-id ID] [--ak-file FILE] [--interval S]\n"
 	"                         [--log LOG] [--userspace-log FILE] [--tcti TCTI] [--ca-file FILE]\n"
-	"                         [--insecure] [--json]\n\n"
+	"                         [--insecure] [--json [--compact]]\n\n"
 	"Prove this boot to a fleet verifier (mboot-verifierd, docs/api.md). On first contact (no AK\n"
 	"file, or the verifier does not know the machine) enroll: create the EK and an AK ('attest\n"
 	"enroll'), send the request, answer the verifier's challenge with the TPM ('attest activate')\n"
@@ -44,7 +44,8 @@ static const char push_help[] =
 	"  --ca-file FILE      the CA certificates (PEM) the verifier's must chain to; default the\n"
 	"                      system's. Certificates are always verified.\n"
 	"  --insecure          allow a plain http:// URL (tests on the loopback only)\n"
-	"  --json              print the verifier's answer (status, verdict) as JSON\n\n"
+	"  --json              print the verifier's answer (status, verdict) as JSON\n"
+	"  --compact           the JSON on one line (implies --json)\n\n"
 	"Exit: 0 trusted, 1 not trusted (the reasons printed), 2 usage, input, network or verifier\n"
 	"error, 3 TPM error.\n";
 
@@ -196,7 +197,7 @@ out:
 }
 
 /* The verdict's reasons, printed as attest verify prints them; the exit code by the status. */
-static int print_verdict(json_object *answer, bool json)
+static int print_verdict(json_object *answer, tool_json json)
 {
 	json_object *status, *verdict = NULL, *reasons = NULL;
 	attest_reason_text *texts = NULL;
@@ -213,8 +214,7 @@ static int print_verdict(json_object *answer, bool json)
 		return EXIT_USAGE;
 	}
 	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		tool_json_print(json, answer);
 		return trusted ? EXIT_OK : EXIT_FAILED;
 	}
 	if (json_object_object_get_ex(answer, "verdict", &verdict) &&
@@ -239,7 +239,7 @@ static int print_verdict(json_object *answer, bool json)
 	return trusted ? EXIT_OK : EXIT_FAILED;
 }
 
-static int attest(push *p, const quote_logs *logs, bool json)
+static int attest(push *p, const quote_logs *logs, tool_json json)
 {
 	char hex[2 * MB_ATTEST_NONCE_MAX + 1];
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
@@ -282,7 +282,7 @@ int attest_push(int argc, char **argv)
 	http_options ho = { .server = getenv("MBOOT_VERIFIER") };
 	quote_logs logs = { 0 };
 	push p = { .id = getenv("MBOOT_MACHINE_ID"), .ak_path = MB_AK_FILE_DEFAULT };
-	bool json = false;
+	tool_json json = TOOL_JSON_OFF;
 	const tool_option options[] = {
 		HTTP_CLIENT_OPTIONS(&ho),
 		QUOTE_LOG_OPTIONS(&logs),
@@ -290,7 +290,7 @@ int attest_push(int argc, char **argv)
 		TOOL_OPT_STR("ak-file", 0, &p.ak_path),
 		TOOL_OPT_NUMBER("interval", 0, &p.interval, 1, INTERVAL_MAX),
 		TOOL_OPT_STR("tcti", 0, &p.tcti),
-		TOOL_OPT_BOOL("json", 0, &json),
+		TOOL_OPT_JSON_STYLE(&json),
 		TOOL_OPT_END,
 	};
 	char host[256];

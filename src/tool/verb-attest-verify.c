@@ -16,7 +16,8 @@
 
 static const char attest_verify_help[] =
 	"Usage: mboot attest verify EVIDENCE --machine MACHINE --nonce HEX [--policy POLICY]\n"
-	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST] [--json]\n\n"
+	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST] [--json]\n"
+	"                           [--compact]\n\n"
 	"Judge a machine's evidence ('mboot quote', or assembled from tpm2_quote output) without a TPM:\n"
 	"the quote's signature with the AK enrolled in MACHINE ('mboot attest challenge'), its magic\n"
 	"and type, the nonce, that the PCR selection it signs is exactly the PCR values carried and that\n"
@@ -41,7 +42,8 @@ static const char attest_verify_help[] =
 	"                        reboot); a report, not a reason to refuse\n"
 	"  --userspace-pcrs LIST the PCRs userspace records may extend (default 11-15)\n"
 	"  --json                the verdict as JSON: {\"trusted\", \"reasons\": [{\"name\", \"detail\"}],\n"
-	"                        \"quote\", \"logs\", \"policy\", \"baseline\"}\n\n"
+	"                        \"quote\", \"logs\", \"policy\", \"baseline\"} (docs/attest.md)\n"
+	"  --compact             the JSON on one line (implies --json)\n\n"
 	"Exit: 0 trusted, 1 not trusted, 2 usage or malformed input.\n";
 
 static int load(const char *path, uint8_t **ret, size_t *ret_size)
@@ -78,14 +80,14 @@ int attest_verify(int argc, char **argv)
 	mb_policy *policy = NULL;
 	mb_attest_verdict *v = NULL;
 	mb_error err = { 0 };
-	bool json = false;
+	tool_json json = TOOL_JSON_OFF;
 	const tool_option options[] = {
 		TOOL_OPT_STR("machine", 0, &machine_path),
 		TOOL_OPT_STR("nonce", 0, &nonce_hex),
 		TOOL_OPT_STR("policy", 0, &policy_path),
 		TOOL_OPT_STR("baseline", 0, &baseline_path),
 		TOOL_OPT_PCR_LIST("userspace-pcrs", 0, &opts.userspace_pcrs),
-		TOOL_OPT_BOOL("json", 0, &json),
+		TOOL_OPT_JSON_STYLE(&json),
 		TOOL_OPT_END,
 	};
 	int rc;
@@ -126,7 +128,7 @@ int attest_verify(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		char *s = mb_attest_verdict_to_json(v, true);
+		char *s = mb_attest_verdict_to_json(v, json != TOOL_JSON_COMPACT);
 
 		if (!s) {
 			tool_errorf("out of memory");

@@ -19,7 +19,7 @@
 
 static const char fleet_help[] =
 	"Usage: mboot fleet COMMAND [ARGS] [--server URL] --token-file FILE [--json]\n"
-	"                   [--ca-file FILE] [--insecure]\n\n"
+	"                   [--compact] [--ca-file FILE] [--insecure]\n\n"
 	"The fleet a verifier (mboot-verifierd, docs/api.md) knows, for its operators. Commands:\n"
 	"  list                    every machine: id, status, last attestation, policy (short digest)\n"
 	"  show ID                 one machine: status, the last verdict's reasons, its history\n"
@@ -34,6 +34,7 @@ static const char fleet_help[] =
 	"  --token-file FILE  the operator token ('mboot-verifierd --new-token') on its first line;\n"
 	"                     refused when group or others may read the file\n"
 	"  --json             print the verifier's answer as JSON\n"
+	"  --compact          the JSON on one line (implies --json)\n"
 	"  --ca-file FILE     the CA certificates (PEM) the verifier's must chain to; default the\n"
 	"                     system's. Certificates are always verified.\n"
 	"  --insecure         allow a plain http:// URL (tests on the loopback only)\n\n"
@@ -42,7 +43,7 @@ static const char fleet_help[] =
 typedef struct fleet {
 	const char *verb;
 	const char *args[2];
-	bool json;
+	tool_json json;
 	http_client *http;
 	char path[160];
 } fleet;
@@ -58,7 +59,7 @@ static int fleet_start(fleet *f, const char *verb, const char *const *arg_names,
 	const tool_option options[] = {
 		HTTP_CLIENT_OPTIONS(&ho),
 		TOOL_OPT_STR("token-file", 0, &ho.token_file),
-		TOOL_OPT_BOOL("json", 0, &f->json),
+		TOOL_OPT_JSON_STYLE(&f->json),
 		TOOL_OPT_END,
 	};
 	size_t i;
@@ -104,10 +105,12 @@ static const char *str(json_object *o, const char *key)
 	return NULL;
 }
 
-static void print_json(json_object *o)
+static void print_json(const fleet *f, json_object *o)
 {
-	printf("%s\n", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
-			 : "{}");
+	if (o)
+		tool_json_print(f->json, o);
+	else
+		puts("{}");
 }
 
 static int fleet_end(fleet *f, int rc)
@@ -131,7 +134,7 @@ static int fleet_list(int argc, char **argv)
 	if (rc != EXIT_OK)
 		return fleet_end(&f, rc);
 	if (f.json) {
-		print_json(answer);
+		print_json(&f, answer);
 		goto out;
 	}
 	if (!json_object_object_get_ex(answer, "machines", &machines) ||
@@ -232,7 +235,7 @@ static int fleet_show(int argc, char **argv)
 	rc = http_call(f.http, "GET", f.path, NULL, &answer);
 	if (rc == EXIT_OK) {
 		if (f.json)
-			print_json(answer);
+			print_json(&f, answer);
 		else
 			print_machine(answer);
 	}
@@ -257,7 +260,7 @@ static int machine_call(const char *verb, const char *method, const char *suffix
 	rc = http_call(f.http, method, f.path, NULL, &answer);
 	if (rc == EXIT_OK) {
 		if (f.json)
-			print_json(answer);
+			print_json(&f, answer);
 		else
 			printf("%s: %s\n", f.args[0], done_what);
 	}
@@ -313,7 +316,7 @@ static int policy_set(int argc, char **argv)
 		const char *digest = str(answer, "policy"), *status = str(answer, "status");
 
 		if (f.json) {
-			print_json(answer);
+			print_json(&f, answer);
 		} else {
 			printf("%s: policy ", f.args[0]);
 			put_text(digest ? digest : "?");

@@ -13,7 +13,7 @@
 #include "tool/verbs.h"
 
 static const char hash_help[] =
-	"Usage: mboot hash [--authenticode [--pad]] [--alg NAME ...] [--info] [--json] FILE...\n\n"
+	"Usage: mboot hash [--authenticode [--pad]] [--alg NAME ...] [--info] [--json [--compact]] FILE...\n\n"
 	"Print the digest of each FILE as a measuring stage computes it.\n\n"
 	"Without --authenticode: the digest of the whole file, as GRUB extends it into PCR 9\n"
 	"for the kernel, initrd and configuration files it reads ('-' reads stdin).\n\n"
@@ -28,11 +28,12 @@ static const char hash_help[] =
 	"  --alg NAME      only this bank (sha1, sha256, sha384, sha512); repeatable;\n"
 	"                  --bank is the same. Default: all four\n"
 	"  --info          with --authenticode: also machine, subsystem, sections, signatures\n"
-	"  --json          {\"files\": [{\"path\", \"authenticode\", \"digests\": {\"sha256\": \"...\"}}]}\n\n"
+	"  --json          {\"files\": [{\"path\", \"authenticode\", \"digests\": {\"sha256\": \"...\"}}]}\n"
+	"  --compact       the JSON on one line (implies --json)\n\n"
 	"Exit: 0 hashed, 2 usage error, unreadable file, or malformed PE image (the message\n"
 	"names the byte offset).\n";
 
-enum { OPT_JSON = 0x100, OPT_AUTH, OPT_ALG, OPT_PAD, OPT_INFO };
+enum { OPT_AUTH = 0x100, OPT_ALG, OPT_PAD, OPT_INFO };
 
 static const struct option hash_options[] = {
 	{ "authenticode", no_argument, NULL, OPT_AUTH },
@@ -40,7 +41,7 @@ static const struct option hash_options[] = {
 	{ "bank", required_argument, NULL, OPT_ALG },
 	{ "pad", no_argument, NULL, OPT_PAD },
 	{ "info", no_argument, NULL, OPT_INFO },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -48,7 +49,8 @@ static const struct option hash_options[] = {
 #define MAX_ALGS 4
 
 typedef struct hash_args {
-	bool json, authenticode, pad, info;
+	tool_json json;
+	bool authenticode, pad, info;
 	size_t n_algs;
 	uint16_t algs[MAX_ALGS];
 } hash_args;
@@ -222,8 +224,9 @@ int verb_hash(int argc, char **argv)
 		case 'h':
 			fputs(hash_help, stdout);
 			return EXIT_OK;
-		case OPT_JSON:
-			a.json = true;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
+			tool_json_option(c, &a.json);
 			break;
 		case OPT_AUTH:
 			a.authenticode = true;
@@ -274,7 +277,7 @@ int verb_hash(int argc, char **argv)
 		if (hash_one(&a, argv[i], files) != EXIT_OK)
 			ret = EXIT_USAGE;
 	if (root) {
-		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		tool_json_print(a.json, root);
 		json_object_put(root);
 	}
 	if (fflush(stdout) != 0)

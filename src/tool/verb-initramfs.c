@@ -12,6 +12,7 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/jsonout.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -26,7 +27,7 @@ static const char initramfs_help[] =
 
 static const char pack_help[] =
 	"Usage: mboot initramfs pack DIR -o FILE [--force] [--compress none|gzip|zstd] [--mtime EPOCH]\n"
-	"                            [--json] [--policy-rule]\n\n"
+	"                            [--json [--compact]] [--policy-rule]\n\n"
 	"Write a cpio \"newc\" archive of the tree under DIR whose bytes depend only on the names,\n"
 	"types, permission bits, contents, symlink targets, device numbers and hard links of the\n"
 	"files: DIR itself as \".\" (its mode becomes that of / when unpacked), then every entry\n"
@@ -42,35 +43,41 @@ static const char pack_help[] =
 	"  --mtime EPOCH       mtime of every entry; default $SOURCE_DATE_EPOCH, else 0\n"
 	"  --json              {\"file\", \"size\", \"compress\", \"entries\", \"mtime\", \"cpio_size\",\n"
 	"                       \"cpio_sha256\", \"digests\": {\"sha256\": ...}}\n"
-	"  --policy-rule       print the PCR 9 rules a policy needs for this initrd\n"
-	"                      ({\"rules\": [...]}, or \"policy_rules\" inside --json)\n\n"
+	"  --compact           the JSON on one line (implies --json)\n"
+	"  --policy-rule       print a policy (docs/policy.md) whose PCR 9 rules allow this initrd:\n"
+	"                      GRUB's EV_IPL (required) and the EFI stub's EV_EVENT_TAG; it loads\n"
+	"                      as it is, its rules go into a fuller policy (\"policy\" inside --json)\n\n"
 	"Exit: 0 written, 2 usage or input error (unreadable tree, socket, file changed).\n";
 
 static const char list_help[] =
-	"Usage: mboot initramfs list FILE [--json]\n\n"
+	"Usage: mboot initramfs list FILE [--json [--compact]]\n\n"
 	"Print the entries of an initramfs: mode, links, owner, size, mtime, name (symlink target,\n"
 	"device numbers). FILE may hold several concatenated archives, each plain cpio (newc) or\n"
 	"gzip or zstd compressed, as the kernel accepts. The file is untrusted and read as a stream:\n"
 	"sizes are checked and capped (name 4096 bytes, file 2 GiB, 1,000,000 entries, 2 GiB\n"
 	"decompressed, 256 times the compressed size + 16 MiB, 1 MiB of NUL padding in a row;\n"
 	"docs/initramfs.md); names that are absolute or contain '..' are refused. Nothing is written.\n\n"
-	"  --json   {\"file\", \"size\", \"digests\", \"segments\": [...], \"entries\": [...]}\n\n"
+	"  --json     {\"file\", \"size\", \"digests\", \"segments\": [...], \"entries\": [...]}\n"
+	"  --compact  the JSON on one line (implies --json)\n\n"
 	"Exit: 0 listed, 2 unreadable or malformed (the message names the byte offset).\n";
 
 static const char verify_help[] =
-	"Usage: mboot initramfs verify FILE DIR [--compress none|gzip|zstd] [--mtime EPOCH] [--json]\n\n"
+	"Usage: mboot initramfs verify FILE DIR [--compress none|gzip|zstd] [--mtime EPOCH]\n"
+	"                              [--json [--compact]]\n\n"
 	"Pack DIR as 'mboot initramfs pack' would (same options; --compress defaults to the\n"
 	"compression FILE uses) and compare with FILE byte for byte. When they differ, name the\n"
 	"first entry that differs and how.\n\n"
+	"  --json      {\"file\", \"dir\", \"result\", \"compress\", \"mtime\", \"digests\", \"first_difference\"}\n"
+	"  --compact   the JSON on one line (implies --json)\n\n"
 	"Exit: 0 identical, 1 different, 2 usage or input error (malformed FILE, unreadable DIR).\n";
 
-enum { OPT_JSON = 0x100, OPT_COMPRESS, OPT_MTIME, OPT_POLICY, OPT_FORCE };
+enum { OPT_COMPRESS = 0x100, OPT_MTIME, OPT_POLICY, OPT_FORCE };
 
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "compress", required_argument, NULL, OPT_COMPRESS },
 	{ "mtime", required_argument, NULL, OPT_MTIME },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "policy-rule", no_argument, NULL, OPT_POLICY },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
@@ -79,7 +86,8 @@ static const struct option options[] = {
 
 typedef struct args {
 	const char *output;
-	bool json, policy, has_compress, has_mtime, force;
+	tool_json json;
+	bool policy, has_compress, has_mtime, force;
 	mb_initramfs_opts opts;
 	int n_paths;
 	const char *paths[2];
@@ -143,10 +151,11 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 							optarg);
 			a->has_mtime = true;
 			break;
-		case OPT_JSON:
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
 			if (!strchr(allowed, 'j'))
-				return tool_usage_error(verb, "--json is not an option here");
-			a->json = true;
+				return tool_usage_error(verb, "%s is not an option here", argv[optind - 1]);
+			tool_json_option(c, &a->json);
 			break;
 		case OPT_POLICY:
 			if (!strchr(allowed, 'p'))
@@ -185,10 +194,6 @@ static void print_digests(json_object *d)
 		printf("%-7s %s\n", k, json_object_get_string(v));
 }
 
-static void print_json(json_object *o)
-{
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
 
 static const char *base_name(const char *path)
 {
@@ -197,30 +202,43 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/*
- * The PCR 9 rules for this initrd. The policy issue defines the final shape; for now one
- * rule per way the bytes reach PCR 9: GRUB's EV_IPL of the file it read, and the EFI stub's
- * EV_EVENT_TAG "Linux initrd" (LoadFile2). Both hash the file exactly as stored.
- */
-static json_object *policy_rules(json_object *digests, const char *file)
+/* A digest rule in the policy format (docs/policy.md), as 'policy generate' writes one. */
+static json_object *digest_rule(const char *type, json_object *digests, const char *desc, bool required)
 {
-	json_object *rules = json_object_new_array(), *r;
+	json_object *r = json_object_new_object(), *list = json_object_new_array(), *d = json_object_new_object();
+
+	json_object_object_foreach(digests, k, v)
+		json_object_object_add(d, k, json_object_get(v));
+	json_object_object_add(d, "description", json_object_new_string(desc));
+	json_object_array_add(list, d);
+	json_object_object_add(r, "type", json_object_new_string(type));
+	json_object_object_add(r, "digests", list);
+	json_object_object_add(r, "required", json_object_new_boolean(required));
+	json_object_object_add(r, "max", json_object_new_int(1));
+	return r;
+}
+
+/*
+ * A policy allowing this initrd in PCR 9, one rule per way its bytes get there, as 'policy
+ * generate --initrd' writes them: GRUB's EV_IPL of the file it read (required) and the EFI
+ * stub's EV_EVENT_TAG "Linux initrd" (LoadFile2 only: not required). Both hash the file as stored.
+ */
+static json_object *initrd_policy(json_object *digests, const char *file)
+{
+	json_object *policy = json_object_new_object(), *pcrs = json_object_new_object();
+	json_object *pcr9 = json_object_new_object(), *rules = json_object_new_array();
 	char desc[512];
 
-	r = json_object_new_object();
-	json_object_object_add(r, "pcr", json_object_new_int(9));
-	json_object_object_add(r, "type", json_object_new_string("EV_IPL"));
-	json_object_object_add(r, "digests", json_object_get(digests));
 	snprintf(desc, sizeof(desc), "initrd %s", base_name(file));
-	json_object_object_add(r, "description", json_object_new_string(desc));
-	json_object_array_add(rules, r);
-	r = json_object_new_object();
-	json_object_object_add(r, "pcr", json_object_new_int(9));
-	json_object_object_add(r, "type", json_object_new_string("EV_EVENT_TAG"));
-	json_object_object_add(r, "digests", json_object_get(digests));
-	json_object_object_add(r, "description", json_object_new_string("Linux initrd"));
-	json_object_array_add(rules, r);
-	return rules;
+	json_object_array_add(rules, digest_rule("EV_IPL", digests, desc, true));
+	snprintf(desc, sizeof(desc), "Linux initrd (EFI stub tag) %s", base_name(file));
+	json_object_array_add(rules, digest_rule("EV_EVENT_TAG", digests, desc, false));
+	json_object_object_add(pcr9, "rules", rules);
+	json_object_object_add(pcrs, "9", pcr9);
+	json_object_object_add(policy, "version", json_object_new_int(1));
+	json_object_object_add(policy, "description", json_object_new_string("mboot initramfs pack --policy-rule"));
+	json_object_object_add(policy, "pcrs", pcrs);
+	return policy;
 }
 
 /* A failed mb_initramfs_pack(DIR): entries inside DIR are named relative to it, so DIR leads the
@@ -288,13 +306,12 @@ static int cmd_pack(int argc, char **argv)
 		json_object_object_add(o, "cpio_sha256", json_object_new_string(hex));
 		json_object_object_add(o, "digests", json_object_get(digests));
 		if (a.policy)
-			json_object_object_add(o, "policy_rules", policy_rules(digests, a.output));
-		print_json(o);
+			json_object_object_add(o, "policy", initrd_policy(digests, a.output));
+		tool_json_print(a.json, o);
 		json_object_put(o);
 	} else if (a.policy) {
-		o = json_object_new_object();
-		json_object_object_add(o, "rules", policy_rules(digests, a.output));
-		print_json(o);
+		o = initrd_policy(digests, a.output);
+		tool_json_print(TOOL_JSON_PRETTY, o);
 		json_object_put(o);
 	} else {
 		printf("%s: %zu bytes (%s), %zu entries, mtime %u, cpio %zu bytes sha256 %s\n", a.output, size,
@@ -504,11 +521,6 @@ static json_object *file_digests_json(const file_info *fi)
 	return d;
 }
 
-static const char *json_str(json_object *o)
-{
-	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
 static int cmd_list(int argc, char **argv)
 {
 	mb_initramfs *ar = NULL;
@@ -526,13 +538,17 @@ static int cmd_list(int argc, char **argv)
 		return rc;
 	digests = file_digests_json(&fi);
 	if (a.json) {
-		/* Printed entry by entry: a tree of JSON objects for every entry would take far more
+		/* Written entry by entry: a tree of JSON objects for every entry would take far more
 		 * memory than the entries themselves. */
-		json_object *o = json_object_new_string(a.paths[0]), *segs = json_object_new_array();
+		jsonout b = { .pretty = a.json != TOOL_JSON_COMPACT };
+		json_object *segs = json_object_new_array();
 
-		printf("{\n  \"file\": %s,\n  \"size\": %llu,\n  \"digests\": %s,\n", json_str(o),
-		       (unsigned long long) fi.size, json_str(digests));
-		json_object_put(o);
+		jsonout_lit(&b, "{\"file\":");
+		jsonout_string(&b, a.paths[0], strlen(a.paths[0]));
+		jsonout_lit(&b, ",\"size\":");
+		jsonout_u64(&b, fi.size);
+		jsonout_lit(&b, ",\"digests\":");
+		jsonout_json(&b, digests);
 		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
 			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
 			json_object *so = json_object_new_object();
@@ -543,15 +559,28 @@ static int cmd_list(int argc, char **argv)
 			json_object_object_add(so, "cpio_size", json_object_new_int64((int64_t) s->cpio_size));
 			json_object_array_add(segs, so);
 		}
-		printf("  \"segments\": %s,\n  \"entries\": [", json_str(segs));
+		jsonout_lit(&b, ",\"segments\":");
+		jsonout_json(&b, segs);
 		json_object_put(segs);
+		jsonout_lit(&b, ",\"entries\":[");
 		for (i = 0; i < mb_initramfs_entry_count(ar); i++) {
 			json_object *e = entry_json(mb_initramfs_entry_at(ar, i));
 
-			printf("%s\n    %s", i ? "," : "", json_str(e));
+			if (i)
+				jsonout_lit(&b, ",");
+			jsonout_json(&b, e);
 			json_object_put(e);
+			if (b.n >= MB_JSONOUT_FLUSH && jsonout_flush(&b, stdout) < 0)
+				rc = EXIT_USAGE;
 		}
-		printf("%s]\n}\n", i ? "\n  " : "");
+		jsonout_lit(&b, "]}\n");
+		if (b.oom) {
+			tool_errorf("out of memory");
+			rc = EXIT_USAGE;
+		}
+		if (jsonout_flush(&b, stdout) < 0 || fflush(stdout) != 0)
+			rc = EXIT_USAGE;
+		free(b.p);
 	} else {
 		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
 			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
@@ -567,7 +596,7 @@ static int cmd_list(int argc, char **argv)
 	}
 	json_object_put(digests);
 	mb_initramfs_free(ar);
-	return EXIT_OK;
+	return rc;
 }
 
 /*
@@ -699,7 +728,7 @@ static int cmd_verify(int argc, char **argv)
 			json_object_object_add(d, "what", json_object_new_string(what));
 			json_object_object_add(o, "first_difference", d);
 		}
-		print_json(o);
+		tool_json_print(a.json, o);
 		json_object_put(o);
 	} else if (ret == EXIT_OK) {
 		printf("%s: identical to what 'pack' makes from %s (%s, mtime %u)\n", a.paths[0], a.paths[1],

@@ -18,6 +18,7 @@ static const char log_help[] =
 	"  show [LOG] [--json] [--pcr LIST]   every event: number, PCR, type, digests, decoded data\n"
 	"  replay [LOG] [--json] [--bank NAME] PCR values per bank computed from the log\n"
 	"  diff LOG_A LOG_B [--json]           events added, removed or changed, and the PCRs moved\n"
+	"(--json is pretty-printed; --compact prints it on one line.)\n"
 	"  extend LOG [--bank NAME] [--tcti T] replay the log into a TPM, event by event\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG ".\n"
 	"Both TPM 1.2 (SHA-1) and TPM 2.0 crypto-agile logs are read.\n";
@@ -28,6 +29,7 @@ static const char show_help[] =
 	"bank, the decoded event data, and whether the digest matches the data where the data\n"
 	"is what was hashed (a mismatch means the data must not be trusted).\n\n"
 	"  --json        one JSON document: {\"events\": [{\"index\", \"pcr\", \"type\", \"digests\", ...}]}\n"
+	"  --compact     the JSON on one line (implies --json)\n"
 	"  --pcr LIST    only events of these PCRs, e.g. 0,2,4-7\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG "; '-' reads stdin.\n"
 	"Exit: 0 shown, 2 unreadable or malformed log (the message names the byte offset).\n";
@@ -42,6 +44,7 @@ static const char replay_help[] =
 	"The values are printed in tpm2_pcrread's layout, as 'mboot pcrs' prints them (so the two\n"
 	"diff), and read back by 'mboot verify --pcrs'; notes go to stderr.\n\n"
 	"  --json        {\"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}, \"info\": {...}}\n"
+	"  --compact     the JSON on one line (implies --json)\n"
 	"  --bank NAME   only this bank (sha1, sha256, sha384, sha512, sm3_256)\n\n"
 	"Exit: 0 replayed, 2 unreadable or malformed log.\n";
 
@@ -50,13 +53,14 @@ static const char diff_help[] =
 	"Compare two boots: align the events of each PCR, list those removed (in A only), added\n"
 	"(in B only) or changed (same place and type, different digest or data), and name the PCRs\n"
 	"whose replayed values differ. The crypto-agile header is not compared.\n\n"
-	"  --json        {\"entries\": [{\"change\", \"pcr\", \"a\", \"b\"}], \"pcrs_moved\": [...]}\n\n"
+	"  --json        {\"entries\": [{\"change\", \"pcr\", \"a\", \"b\"}], \"pcrs_moved\": [...]}\n"
+	"  --compact     the JSON on one line (implies --json)\n\n"
 	"Exit: 0 the logs record the same boot, 1 they differ, 2 unreadable or malformed log.\n";
 
-enum { OPT_JSON = 0x100, OPT_PCR, OPT_BANK, OPT_HELP };
+enum { OPT_PCR = 0x100, OPT_BANK, OPT_HELP };
 
 static const struct option log_options[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "pcr", required_argument, NULL, OPT_PCR },
 	{ "bank", required_argument, NULL, OPT_BANK },
 	{ "help", no_argument, NULL, 'h' },
@@ -64,7 +68,7 @@ static const struct option log_options[] = {
 };
 
 typedef struct log_args {
-	bool json;
+	tool_json json;
 	uint32_t pcr_mask;
 	const mb_digest_info *bank;
 	int n_paths;
@@ -86,10 +90,11 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 		case 'h':
 			fputs(help, stdout);
 			return -1;
-		case OPT_JSON:
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
 			if (!strchr(allowed, 'j'))
-				return tool_usage_error(verb, "--json is not an option here");
-			a->json = true;
+				return tool_usage_error(verb, "%s is not an option here", argv[optind - 1]);
+			tool_json_option(c, &a->json);
 			break;
 		case OPT_PCR:
 			if (!strchr(allowed, 'p'))
@@ -192,9 +197,9 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
  * as when it was parsed whole), then read a second time, each event written as it comes:
  * no event array, and a 100,000-event log never becomes one JSON tree.
  */
-static int log_show_json(const char *path, uint32_t pcr_mask)
+static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 {
-	show_json s = { .pcr_mask = pcr_mask, .first = true };
+	show_json s = { .out.pretty = style != TOOL_JSON_COMPACT, .pcr_mask = pcr_mask, .first = true };
 	mb_error err = { 0 };
 	uint8_t *data = NULL;
 	size_t size = 0;
@@ -242,7 +247,7 @@ static int log_show(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.json)
-		return log_show_json(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, a.pcr_mask);
+		return log_show_json(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, a.pcr_mask, a.json);
 	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
 	if (rc)
 		return rc;
@@ -360,7 +365,7 @@ static int log_replay(int argc, char **argv)
 		}
 	}
 	if (a.json) {
-		char *s = mb_pcr_values_to_json(v, true);
+		char *s = mb_pcr_values_to_json(v, false);
 		json_object *root = s ? json_tokener_parse(s) : NULL;
 
 		free(s);
@@ -370,8 +375,7 @@ static int log_replay(int argc, char **argv)
 			goto out;
 		}
 		json_object_object_add(root, "info", replay_info_json(&info, v));
-		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		tool_json_print(a.json, root);
 		json_object_put(root);
 	} else {
 		rc = tool_print_pcr_values(v);
@@ -466,8 +470,7 @@ static int log_diff(int argc, char **argv)
 		json_object_object_add(root, "entries", arr);
 		json_object_object_add(root, "pcrs_moved", moved);
 		json_object_object_add(root, "identical", json_object_new_boolean(d->n_entries == 0));
-		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		tool_json_print(a.json, root);
 		json_object_put(root);
 	} else {
 		if (d->n_entries == 0)

@@ -16,7 +16,8 @@
 
 static const char measure_help[] =
 	"Usage: mboot measure --pcr N (--file FILE | --text STRING | --stdin) [--description D]\n"
-	"                     [--log FILE] [--lock-timeout SECONDS] [--json] [--tcti TCTI]\n\n"
+	"                     [--log FILE] [--lock-timeout SECONDS] [--json]\n"
+	"                     [--compact] [--tcti TCTI]\n\n"
 	"Measure like a boot stage does: hash the input with every active PCR bank's algorithm,\n"
 	"extend PCR N in all of them with one TPM2_PCR_Extend, and append a record to the\n"
 	"userspace measurement log, which 'mboot verify' replays after the firmware log.\n\n"
@@ -39,6 +40,7 @@ static const char measure_help[] =
 	"                    how long to wait for another writer's lock on the log (default 10;\n"
 	"                    0: do not wait)\n"
 	"  --json            print the record\n"
+	"  --compact         the JSON on one line, as the log holds it (implies --json)\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 measured and logged, 2 usage or input error (including a log that is not a\n"
 	"regular file, or locked past the timeout: nothing measured), 3 TPM error (nothing logged).\n";
@@ -102,7 +104,8 @@ out:
 int verb_measure(int argc, char **argv)
 {
 	const char *file = NULL, *text = NULL, *desc = NULL, *log_path = MB_CEL_DEFAULT_PATH, *tcti = NULL;
-	bool use_stdin = false, json = false;
+	bool use_stdin = false;
+	tool_json json = TOOL_JSON_OFF;
 	unsigned pcr = MB_PCR_COUNT; /* none given */
 	unsigned lock_timeout = TOOL_LOCK_TIMEOUT_MS / 1000;
 	const tool_option options[] = {
@@ -113,7 +116,7 @@ int verb_measure(int argc, char **argv)
 		TOOL_OPT_STR("description", 0, &desc),
 		TOOL_OPT_STR("log", 0, &log_path),
 		TOOL_OPT_NUMBER("lock-timeout", 0, &lock_timeout, 0, 3600),
-		TOOL_OPT_BOOL("json", 0, &json),
+		TOOL_OPT_JSON_STYLE(&json),
 		TOOL_OPT_STR("tcti", 0, &tcti),
 		TOOL_OPT_END,
 	};
@@ -178,8 +181,16 @@ int verb_measure(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (json)
-		fwrite(record + 1, 1, size - 1, stdout);
+	if (json == TOOL_JSON_COMPACT) {
+		fwrite(record + 1, 1, size - 1, stdout); /* after the record separator: one line */
+	} else if (json) {
+		json_tokener *tok = json_tokener_new();
+		json_object *o = tok ? json_tokener_parse_ex(tok, record + 1, (int) (size - 1)) : NULL;
+
+		tool_json_print(json, o);
+		json_object_put(o);
+		json_tokener_free(tok);
+	}
 	rc = EXIT_OK;
 out:
 	free(record);

@@ -7,7 +7,7 @@
 #include "tool/verbs.h"
 
 static const char pcrs_help[] =
-	"Usage: mboot pcrs [--bank NAME] [--pcr LIST] [--json] [--tcti TCTI]\n\n"
+	"Usage: mboot pcrs [--bank NAME] [--pcr LIST] [--json [--compact]] [--tcti TCTI]\n\n"
 	"Print the PCR values the TPM holds now: every PCR of every active bank (found with\n"
 	"TPM2_GetCapability), read in as few TPM2_PCR_Read calls as the TPM allows.\n\n"
 	"  --bank NAME   only this bank (sha1, sha256, sha384, sha512, sm3_256); may be repeated\n"
@@ -15,14 +15,15 @@ static const char pcrs_help[] =
 	"  --json        {\"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}} (the PCR-values format that\n"
 	"                'mboot verify --pcrs' reads); otherwise tpm2_pcrread's layout, byte for\n"
 	"                byte, as 'mboot log replay' and 'mboot predict' print it\n"
+	"  --compact     the JSON on one line (implies --json)\n"
 	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 read, 2 usage error, 3 TPM error.\n";
 
-enum { OPT_JSON = 0x100, OPT_PCR, OPT_BANK, OPT_TCTI };
+enum { OPT_PCR = 0x100, OPT_BANK, OPT_TCTI };
 
 static const struct option pcrs_options[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "pcr", required_argument, NULL, OPT_PCR },
 	{ "bank", required_argument, NULL, OPT_BANK },
 	{ "tcti", required_argument, NULL, OPT_TCTI },
@@ -36,7 +37,7 @@ int verb_pcrs(int argc, char **argv)
 	uint16_t algs[MB_MAX_BANKS];
 	size_t n_algs = 0;
 	uint32_t mask = (1u << MB_PCR_COUNT) - 1;
-	bool json = false;
+	tool_json json = TOOL_JSON_OFF;
 	mb_pcr_values *v = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
@@ -49,8 +50,9 @@ int verb_pcrs(int argc, char **argv)
 		case 'h':
 			fputs(pcrs_help, stdout);
 			return EXIT_OK;
-		case OPT_JSON:
-			json = true;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
+			tool_json_option(c, &json);
 			break;
 		case OPT_PCR:
 			if (tool_parse_pcr_list(optarg, &mask) < 0)
@@ -83,7 +85,7 @@ int verb_pcrs(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		char *s = mb_pcr_values_to_json(v, true);
+		char *s = mb_pcr_values_to_json(v, json != TOOL_JSON_COMPACT);
 
 		if (!s) {
 			tool_errorf("out of memory");

@@ -14,7 +14,7 @@
 static const char predict_help[] =
 	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S] [--grub-cfg F]\n"
 	"                     [--kernel-path P] [--initrd-path P] [--efi OLD=NEW ...] [--json]\n"
-	"                     [--write-log FILE]\n\n"
+	"                     [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
 	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8);\n"
@@ -29,6 +29,7 @@ static const char predict_help[] =
 	"  --efi OLD=NEW            an EFI application (shim, GRUB, ...) replaced: the PCR 4 event whose\n"
 	"                           digest is OLD's PE/COFF Authenticode digest gets NEW's\n"
 	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"}, \"notes\": {...}}\n"
+	"  --compact                the JSON on one line (implies --json)\n"
 	"  --write-log FILE         also write the predicted event log\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG ".\n"
 	"Exit: 0 every PCR predicted, 1 some PCR could not be predicted (named), 2 usage or input error.\n";
@@ -47,7 +48,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		{ "grub-cfg", required_argument, NULL, 'g' },
 		{ "kernel-path", required_argument, NULL, 'K' },
 		{ "initrd-path", required_argument, NULL, 'I' },
-		{ "json", no_argument, NULL, 'j' },
+		TOOL_JSON_OPTIONS,
 		{ "write-log", required_argument, NULL, 'w' },
 		{ "efi", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
@@ -67,7 +68,8 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 			fputs(predict_help, stdout);
 			return -1;
 		case 'l': a->log_path = optarg; break;
-		case 'j': a->json = true; break;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT: tool_json_option(c, &a->json); break;
 		case 'w': a->write_log = optarg; break;
 		case 'e':
 			if (a->in.boot.n_efi >= PREDICT_MAX_EFI)
@@ -94,7 +96,7 @@ int verb_predict(int argc, char **argv)
 	const char *log_path, *write_log;
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
-	bool json;
+	tool_json json;
 	int rc;
 	uint32_t p;
 
@@ -150,8 +152,7 @@ int verb_predict(int argc, char **argv)
 		json_object_object_add(root, "changed", changed);
 		json_object_object_add(root, "unpredictable", unpred);
 		json_object_object_add(root, "notes", notes);
-		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		tool_json_print(json, root);
 		json_object_put(root);
 	} else {
 		/* stdout is the PCR file (seal --values reads it back); what to know about it, on stderr */

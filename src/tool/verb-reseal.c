@@ -129,7 +129,7 @@ int verb_reseal(int argc, char **argv)
 		if (rc)
 			return rc < 0 ? EXIT_OK : rc;
 		if (pa.json || pa.write_log)
-			return tool_usage_error("reseal", "--predict-args takes no --json or --write-log");
+			return tool_usage_error("reseal", "--predict-args takes no --json, --compact or --write-log");
 	}
 	if (!in)
 		return tool_usage_error("reseal", "needs -i SEALED");

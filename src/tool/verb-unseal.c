@@ -20,7 +20,8 @@
 #include "tool/verbs.h"
 
 static const char unseal_help[] =
-	"Usage: mboot unseal -i SEALED [-o FILE] [--signature SIG ...] [--log LOG] [--json] [--tcti TCTI]\n\n"
+	"Usage: mboot unseal -i SEALED [-o FILE] [--signature SIG ...] [--log LOG] [--json]\n"
+	"                    [--compact] [--tcti TCTI]\n\n"
 	"Unseal a secret sealed by 'mboot seal': to stdout, or to FILE (created 0600, must not\n"
 	"exist). When the PCRs do not hold the sealed values, say which differ and, when the\n"
 	"sealed file keeps the event log of sealing and today's log is readable, which events\n"
@@ -29,7 +30,9 @@ static const char unseal_help[] =
 	"                sign'); up to 8, the one whose values the PCRs hold is used\n"
 	"  --log LOG     today's event log (default " MB_DEFAULT_LOG ")\n"
 	"  --json        when not unsealed (exit 1), the explanation as one JSON object on stdout\n"
-	"                {\"unsealed\": false, \"pcrs\": [...], \"events\": [...], \"notes\": [...]}\n"
+	"                {\"unsealed\": false, \"pcrs\": [{\"pcr\", \"bank\", \"expected\", \"actual\"}],\n"
+	"                \"events\": [...], \"notes\": [...]}\n"
+	"  --compact     the JSON on one line (implies --json)\n"
 	"  --tcti TCTI   the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones, 2 usage or input error\n"
 	"(malformed sealed file), 3 TPM error (including dictionary-attack lockout).\n";
@@ -72,7 +75,7 @@ static void show_pcr(const mb_unseal_item *it, json_object *report)
 	json_object_object_add(o, "pcr", json_object_new_int((int) it->pcr));
 	json_object_object_add(o, "bank", json_object_new_string(d->name));
 	json_object_object_add(o, "expected", json_object_new_string(h1));
-	json_object_object_add(o, "now", it->now_read ? json_object_new_string(h2) : NULL);
+	json_object_object_add(o, "actual", it->now_read ? json_object_new_string(h2) : NULL);
 	if (sig)
 		json_object_object_add(o, "signature", json_object_new_string(sig));
 	json_object_array_add(report_list(report, "pcrs"), o);
@@ -253,8 +256,7 @@ int verb_unseal(int argc, char **argv)
 	}
 	rc = unseal_to_secret(tpm, s, log_path, args.sigs, args.n_sigs, &secret, report);
 	if (report && rc == EXIT_FAILED)
-		puts(json_object_to_json_string_ext(report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								JSON_C_TO_STRING_NOSLASHESCAPE));
+		tool_json_print(args.json, report);
 	json_object_put(report);
 	if (rc)
 		goto out;

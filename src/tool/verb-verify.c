@@ -21,7 +21,7 @@
 static const char verify_help[] =
 	"Usage: mboot verify [--log LOG] [--userspace-log FILE | --no-userspace-log] [--pcrs FILE]\n"
 	"                    [--bank NAME]... [--userspace-pcrs LIST] [--policy POLICY] [--json]\n"
-	"                    [--tcti TCTI]\n\n"
+	"                    [--compact] [--tcti TCTI]\n\n"
 	"Replay the firmware event log, then the userspace measurement log ('mboot measure'),\n"
 	"and compare with the PCRs the TPM holds now (or with PCR values from FILE: mboot's\n"
 	"PCR-values JSON or the text of mboot pcrs, log replay, predict and tpm2_pcrread). For\n"
@@ -57,18 +57,20 @@ static const char verify_help[] =
 	"                (docs/policy.md), with the digests of a bank that verified (sha256 first);\n"
 	"                a PCR the policy governs must verify; exit 0 only when both hold\n"
 	"  --json        {\"verified\": bool (everything asked held), \"log_verified\": bool,\n"
-	"                \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", ...}], \"policy\": {...}}\n"
+	"                \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", \"expected\", \"actual\", ...}],\n"
+	"                \"policy\": {...}} (docs/verify.md)\n"
+	"  --compact     the JSON on one line (implies --json)\n"
 	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 verified, 1 verification failed, 2 usage or input error, 3 TPM error.\n";
 
-enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_JSON, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG, OPT_POLICY, OPT_US_PCRS };
+enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG, OPT_POLICY, OPT_US_PCRS };
 
 static const struct option verify_options[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "pcrs", required_argument, NULL, OPT_PCRS },
 	{ "bank", required_argument, NULL, OPT_BANK },
-	{ "json", no_argument, NULL, OPT_JSON },
+	TOOL_JSON_OPTIONS,
 	{ "tcti", required_argument, NULL, OPT_TCTI },
 	{ "userspace-log", required_argument, NULL, OPT_USLOG },
 	{ "no-userspace-log", no_argument, NULL, OPT_NO_USLOG },
@@ -239,7 +241,8 @@ static json_object *hex_json(const uint8_t *b, size_t n)
 	return json_object_new_string(hex_format(b, n, hex));
 }
 
-static void print_json(const mb_verify_result *res, const char *source, json_object *policy, bool verdict)
+static void print_json(tool_json style, const mb_verify_result *res, const char *source, json_object *policy,
+		       bool verdict)
 {
 	json_object *root = json_object_new_object(), *arr = json_object_new_array();
 	size_t i;
@@ -302,8 +305,7 @@ static void print_json(const mb_verify_result *res, const char *source, json_obj
 	json_object_object_add(root, "pcrs", arr);
 	if (policy)
 		json_object_object_add(root, "policy", policy);
-	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	tool_json_print(style, root);
 	json_object_put(root);
 }
 
@@ -452,8 +454,14 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
 			}
 			json_object_object_add(vo, "reason", json_object_new_string(v->reason));
-			if (v->closest)
-				json_object_object_add(vo, "closest_rules", json_object_new_string(v->closest));
+			if (v->n_closest_rules) {
+				json_object *rules = json_object_new_array();
+				size_t k;
+
+				for (k = 0; k < v->n_closest_rules; k++)
+					json_object_array_add(rules, json_object_new_string(v->closest_rules[k]));
+				json_object_object_add(vo, "closest_rules", rules);
+			}
 			json_object_array_add(viol, vo);
 		}
 		json_object_object_add(o, "pcrs", pcrs);
@@ -494,8 +502,10 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 			else
 				printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "",
 				       v->reason);
-			if (v->closest)
-				printf("      closest rules: %s\n", v->closest);
+			for (size_t k = 0; k < v->n_closest_rules; k++)
+				printf("%s%s", k ? "; " : "      closest rules: ", v->closest_rules[k]);
+			if (v->n_closest_rules)
+				putchar('\n');
 			free(what);
 		}
 		printf(ok ? "The boot meets the policy.\n" : "The boot does NOT meet the policy.\n");
@@ -517,7 +527,7 @@ int verb_verify(int argc, char **argv)
 	uint16_t only[MB_MAX_BANKS];
 	size_t n_only = 0, i;
 	mb_verify_options vopts = { .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
-	bool json = false;
+	tool_json json = TOOL_JSON_OFF;
 	mb_event_log *log = NULL;
 	mb_pcr_values *actual = NULL;
 	mb_verify_result *res = NULL;
@@ -541,8 +551,9 @@ int verb_verify(int argc, char **argv)
 			if (tool_bank_list_add("verify", optarg, only, &n_only) != EXIT_OK)
 				return EXIT_USAGE;
 			break;
-		case OPT_JSON:
-			json = true;
+		case TOOL_OPT_JSON:
+		case TOOL_OPT_COMPACT:
+			tool_json_option(c, &json);
 			break;
 		case OPT_TCTI:
 			tcti = optarg;
@@ -648,7 +659,7 @@ int verb_verify(int argc, char **argv)
 	if (policy)
 		policy_ok = check_policy(policy, policy_path, log, us, res, json, &policy_json);
 	if (json)
-		print_json(res, pcrs_path ? pcrs_path : "tpm", policy_json, mb_verify_result_ok(res) && policy_ok);
+		print_json(json, res, pcrs_path ? pcrs_path : "tpm", policy_json, mb_verify_result_ok(res) && policy_ok);
 	rc = mb_verify_result_ok(res) && policy_ok ? EXIT_OK : EXIT_FAILED;
 out:
 	if (us_fd >= 0)

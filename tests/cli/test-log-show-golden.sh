@@ -15,7 +15,7 @@ if [ "${MB_REGENERATE:-}" = 1 ]; then
 	rm -rf "$G"
 	while IFS= read -r -d '' f; do
 		rel=${f#"$C"/}
-		"$MBOOT" log show --json "$f" >"$tmp/json" 2>/dev/null || continue
+		"$MBOOT" log show --json --compact "$f" >"$tmp/json" 2>/dev/null || continue
 		"$MBOOT" log show "$f" >"$tmp/text" 2>/dev/null || continue
 		mkdir -p "$(dirname "$G/$rel")"
 		gzip -n -9 <"$tmp/json" >"$G/$rel.json.gz"
@@ -29,7 +29,7 @@ while IFS= read -r -d '' g; do
 	n=$((n + 1))
 	for mode in json txt; do
 		if [ "$mode" = json ]; then
-			"$MBOOT" log show --json "$C/$rel" >"$tmp/out" 2>"$tmp/err"
+			"$MBOOT" log show --json --compact "$C/$rel" >"$tmp/out" 2>"$tmp/err"
 		else
 			"$MBOOT" log show "$C/$rel" >"$tmp/out" 2>"$tmp/err"
 		fi

@@ -58,9 +58,9 @@ for comp in none gzip zstd; do
 	cmp "$first" "$TMP/j.$comp" || fail "--mtime 1700000000 differs from SOURCE_DATE_EPOCH=1700000000"
 	want=$(sha256 "$first")
 	[ "$(jq -r .digests.sha256 "$TMP/j.json")" = "$want" ] || fail "json digest"
-	[ "$(jq -r '.policy_rules[0].digests.sha256' "$TMP/j.json")" = "$want" ] || fail "policy rule digest"
-	[ "$(jq -r '.policy_rules[0].pcr' "$TMP/j.json")" = 9 ] || fail "policy rule pcr"
-	[ "$(jq -r '.policy_rules[1].type' "$TMP/j.json")" = EV_EVENT_TAG ] || fail "policy rule type"
+	[ "$(jq -r '.policy.pcrs["9"].rules[0].digests[0].sha256' "$TMP/j.json")" = "$want" ] || fail "policy rule digest"
+	[ "$(jq -r '.policy.pcrs["9"].rules[0].type' "$TMP/j.json")" = EV_IPL ] || fail "policy rule type"
+	[ "$(jq -r '.policy.pcrs["9"].rules[1].type' "$TMP/j.json")" = EV_EVENT_TAG ] || fail "policy rule type"
 	# The uncompressed archive's digest, as printed, is that of the decompressed file.
 	case $comp in
 	gzip) gzip -dc "$first" > "$TMP/dec" ;;
@@ -71,9 +71,28 @@ for comp in none gzip zstd; do
 	cmp "$TMP/dec" "$TMP/a.none" || fail "$comp: decompresses to something else than the plain archive"
 done
 "$MBOOT" initramfs pack "$TMP/a" -o "$TMP/p.img" --policy-rule > "$TMP/p.json"
-[ "$(jq -r '.rules[0].description' "$TMP/p.json")" = "initrd p.img" ] || fail "policy description"
-[ "$(jq -r '.rules[0].digests.sha256' "$TMP/p.json")" = "$(sha256 "$TMP/p.img")" ] || fail "policy digest"
-ok "policy rule: PCR 9 EV_IPL and EV_EVENT_TAG with the file's digests"
+[ "$(jq -r '.pcrs["9"].rules[0].digests[0].description' "$TMP/p.json")" = "initrd p.img" ] || fail "policy description"
+[ "$(jq -r '.pcrs["9"].rules[0].digests[0].sha256' "$TMP/p.json")" = "$(sha256 "$TMP/p.img")" ] || fail "policy digest"
+"$MBOOT" policy lint "$TMP/p.json" > /dev/null || fail "the printed policy does not load"
+ok "policy rule: a policy that loads, PCR 9 EV_IPL and EV_EVENT_TAG with the file's digests"
+
+# End to end: the boot of a real log (GRUB measures its initrd into PCR 9) with this initrd
+# instead, as predict computes it; a policy made from the log, its initrd rule replaced by the
+# printed rules, accepts that boot; without them it refuses it, at the initrd's event.
+LOG=${MB_TESTDATA:?}/corpus/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
+"$MBOOT" predict --log "$LOG" --initrd "$TMP/p.img" --json --write-log "$TMP/next.bin" > "$TMP/next.json" ||
+	fail "predict with the new initrd"
+"$MBOOT" policy generate --from-log "$LOG" --pcrs 9 -o "$TMP/base.json" || fail "policy generate"
+jq 'del(.pcrs["9"].rules[] | select(.digests[0].description | test("initrd")))' "$TMP/base.json" > "$TMP/without.json"
+jq --slurpfile r "$TMP/p.json" '.pcrs["9"].rules += $r[0].pcrs["9"].rules' "$TMP/without.json" > "$TMP/with.json"
+"$MBOOT" verify --log "$TMP/next.bin" --pcrs "$TMP/next.json" --no-userspace-log --policy "$TMP/with.json" \
+	--json > "$TMP/v.json" || fail "the boot with the packed initrd does not meet the policy: $(jq -c .policy "$TMP/v.json")"
+jq -e '.policy.ok and .policy.pcrs["9"] == "ok"' "$TMP/v.json" > /dev/null || fail "policy verdict $(jq -c .policy "$TMP/v.json")"
+"$MBOOT" verify --log "$TMP/next.bin" --pcrs "$TMP/next.json" --no-userspace-log --policy "$TMP/without.json" \
+	--json > "$TMP/v.json" && fail "without the printed rules the boot meets the policy"
+jq -e --arg d "$(sha256 "$TMP/p.img")" '[.policy.violations[] | select(.pcr == 9 and .digest == $d)] | length == 1' \
+	"$TMP/v.json" > /dev/null || fail "no violation at the initrd's event: $(jq -c .policy.violations "$TMP/v.json")"
+ok "policy rule: its rules in a policy accept a boot of this initrd (mboot verify --policy), none refuses it"
 
 # Another mtime gives another archive; the mtime is in every entry (GNU cpio -tv reads it).
 "$MBOOT" initramfs pack "$TMP/a" -o "$TMP/m0" > /dev/null

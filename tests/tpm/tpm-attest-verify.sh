@@ -215,6 +215,10 @@ quote ak "$N1" sha1:all+sha256:all evil.json added.bin
 expect "a genuine boot that ran init=/bin/sh" "policy-violated" evil.json --policy gen.json
 jq -e '.logs.verified and ([.policy.violations[] | select(.pcr == 8) | .event] | index(162))' v.json >/dev/null &&
 	ok "... the logs verified, the violation names event 162 in PCR 8" || bad "evil boot: $(jq -c '.policy' v.json | head -c 400)"
+# closest_rules is a list of rule names, one string each (docs/json.md), not one joined string.
+jq -e '[.policy.violations[] | select(.event == 162) | .closest_rules] | .[0] | type == "array" and length > 0
+	and all(type == "string" and (contains("; ") | not))' v.json >/dev/null &&
+	ok "... its closest_rules are a list of strings" || bad "closest_rules: $(jq -c '.policy.violations' v.json | head -c 400)"
 "$M" attest verify evil.json --machine ak.machine.json --nonce "$N1" --policy gen.json >v.out
 [ $? -eq 1 ] && grep -q 'policy-violated: PCR 8 event 162 "grub_cmd: linux' v.out && ok "... and the text verdict names it" ||
 	bad "text verdict: $(cat v.out)"

@@ -133,7 +133,7 @@ expect_rc 1 "unseal --json, no signature fits"
 jq -e --arg n "$name" '.unsealed == false and .signatures[0].sealed_key == $n and (.signatures[0].file | endswith("other.sig"))
 	and ([.pcrs[].pcr] == [7]) and (.pcrs[0].signature | endswith("a.sig"))' "$WORK/report.json" >/dev/null ||
 	fail "--json report: $(cat "$WORK/report.json")"
-[ "$(jq -r '.pcrs[0].now' "$WORK/report.json")" = "$(pcr_hex 7)" ] || fail "--json: now is not tpm2_pcrread's PCR 7"
+[ "$(jq -r '.pcrs[0].actual' "$WORK/report.json")" = "$(pcr_hex 7)" ] || fail "--json: actual is not tpm2_pcrread's PCR 7"
 jq --arg n "$name" '.key.name=$n' "$WORK/other.sig" > "$WORK/other-relabelled.sig"
 "$M" unseal -i "$WORK/sealed" --signature "$WORK/other-relabelled.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 1 "another key's signature relabelled"

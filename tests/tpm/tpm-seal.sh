@@ -200,7 +200,15 @@ cmp -s "$WORK/sealedlog" "$WORK/sealedlog.orig" || fail "a refused reseal change
 expect_rc 1 "unseal --json on the init=/bin/sh boot"
 jq -e '.unsealed == false and ([.pcrs[].pcr] == [8]) and .pcrs[0].bank == "sha256"' "$WORK/report.json" >/dev/null ||
 	fail "--json report: $(cat "$WORK/report.json")"
-[ "$(jq -r '.pcrs[0].now' "$WORK/report.json")" = "$(pcr_hex 8)" ] || fail "--json: now is not tpm2_pcrread's PCR 8"
+[ "$(jq -r '.pcrs[0].actual' "$WORK/report.json")" = "$(pcr_hex 8)" ] || fail "--json: actual is not tpm2_pcrread's PCR 8"
+[ "$(jq -r '.pcrs[0].expected' "$WORK/report.json")" != "$(pcr_hex 8)" ] || fail "--json: expected is today's PCR 8"
+# verify's names for the same two values (docs/json.md); pretty by default, one line with --compact.
+jq -e '[.. | objects | has("now")] | any | not' "$WORK/report.json" >/dev/null || fail "--json still says now"
+[ "$(wc -l < "$WORK/report.json")" -gt 5 ] || fail "--json is not pretty-printed"
+"$M" unseal -i "$WORK/sealedlog" --log "$WORK/evil.bin" --compact > "$WORK/compact.json" 2>"$WORK/err"; rc=$?
+expect_rc 1 "unseal --compact on the init=/bin/sh boot"
+[ "$(wc -l < "$WORK/compact.json")" = 1 ] && [ "$(jq -c . "$WORK/compact.json")" = "$(jq -c . "$WORK/report.json")" ] ||
+	fail "--compact is not the same report on one line: $(head -c 300 "$WORK/compact.json")"
 jq -e '[.events[] | select(.pcr == 8 and .change == "changed" and (.after | test("EV_IPL: kernel_cmdline: .*init=/bin/sh$")))] | length == 1' \
 	"$WORK/report.json" >/dev/null || fail "--json: the kernel_cmdline change: $(cat "$WORK/report.json")"
 "$M" unseal -i "$WORK/sealedlog" --log /nonexistent > "$WORK/out" 2>&1; rc=$?

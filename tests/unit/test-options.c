@@ -25,6 +25,7 @@ typedef struct parsed {
 	int mode;
 	int calls;
 	const char *called_with;
+	tool_json json;
 } parsed;
 
 static int count_call(void *target, const char *arg, const char *verb)
@@ -54,6 +55,7 @@ static int parse(parsed *p, int max_args, ...)
 		TOOL_OPT_NUMBER("digits", 'd', &p->digits, 6, 8),
 		TOOL_OPT_ONE_OF("mode", 0, &p->mode, modes),
 		TOOL_OPT_FN("call", 0, p, count_call),
+		TOOL_OPT_JSON_STYLE(&p->json),
 		TOOL_OPT_END,
 	};
 
@@ -130,6 +132,23 @@ static void test_help_stops(void **state)
 	assert_int_equal(parse(&p, 0, "-h", NULL), EXIT_OK);
 }
 
+/* --compact means --json on one line, in either order; --json alone is pretty. */
+static void test_json_style(void **state)
+{
+	parsed p = { 0 }, q = { 0 }, r = { 0 }, none = { 0 };
+
+	(void) state;
+	assert_int_equal(parse(&p, 0, "--json", NULL), TOOL_OPTS_GO_ON);
+	assert_int_equal(p.json, TOOL_JSON_PRETTY);
+	assert_int_equal(parse(&q, 0, "--compact", "--json", NULL), TOOL_OPTS_GO_ON);
+	assert_int_equal(q.json, TOOL_JSON_COMPACT);
+	assert_int_equal(parse(&r, 0, "--json", "--compact", NULL), TOOL_OPTS_GO_ON);
+	assert_int_equal(r.json, TOOL_JSON_COMPACT);
+	assert_int_equal(parse(&none, 0, NULL), TOOL_OPTS_GO_ON);
+	assert_int_equal(none.json, TOOL_JSON_OFF);
+	assert_int_equal(parse(&p, 0, "--json=x", NULL), EXIT_USAGE);
+}
+
 /* A table may be parsed again (verbs run sub-commands in one process): getopt restarts. */
 static void test_reparse(void **state)
 {
@@ -149,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_help_stops),
 		cmocka_unit_test(test_reparse),
+		cmocka_unit_test(test_json_style),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,7 +164,11 @@ static void test_tampered_command_line(void **state)
 	assert_int_equal(res.pcr[8], MB_POLICY_PCR_VIOLATED);
 	assert_ptr_equal(res.violations[0].event, mb_event_log_event(bad, victim));
 	assert_non_null(strstr(res.violations[0].reason, "no rule"));
-	assert_non_null(res.violations[0].closest); /* names the kernel_cmdline rule it came closest to */
+	/* The PCR's three EV_IPL rules it came closest to, one string each, in the policy's order. */
+	assert_int_equal(res.violations[0].n_closest_rules, 3);
+	assert_non_null(strstr(res.violations[0].closest_rules[0], "(text ~ /kernel_cmdline: /boot/vmlinuz-"));
+	assert_non_null(strstr(res.violations[0].closest_rules[1], "(text ~ /grub_cmd: linux /boot/vmlinuz-"));
+	assert_non_null(strstr(res.violations[0].closest_rules[2], "(text ~ /(?s)grub_cmd: (?!linux ).*/)"));
 	/* The required kernel_cmdline rule is then missing too. */
 	assert_non_null(strstr(res.violations[res.n_violations - 1].reason, "required"));
 	mb_policy_result_done(&res);

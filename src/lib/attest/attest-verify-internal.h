@@ -68,7 +68,9 @@ typedef struct verdict_violation {
 	int64_t event;            /* firmware event number, or -1 */
 	int64_t record;           /* userspace record index, or -1 */
 	uint32_t type;
-	char *text, *reason, *closest;
+	char *text, *reason;
+	char **closest_rules;     /* copied from mb_policy_violation */
+	size_t n_closest_rules;
 } verdict_violation;
 
 typedef struct verdict_change {

@@ -53,7 +53,7 @@ int verdict_add(mb_attest_verdict *v, mb_attest_reason r, const char *fmt, ...)
 
 MB_EXPORT void mb_attest_verdict_free(mb_attest_verdict *v)
 {
-	size_t i;
+	size_t i, k;
 
 	if (!v)
 		return;
@@ -62,7 +62,9 @@ MB_EXPORT void mb_attest_verdict_free(mb_attest_verdict *v)
 	for (i = 0; i < v->n_violations; i++) {
 		free(v->violations[i].text);
 		free(v->violations[i].reason);
-		free(v->violations[i].closest);
+		for (k = 0; k < v->violations[i].n_closest_rules; k++)
+			free(v->violations[i].closest_rules[k]);
+		free(v->violations[i].closest_rules);
 	}
 	free(v->violations);
 	free(v->pcrs);
@@ -231,8 +233,14 @@ static json_object *policy_json(const mb_attest_verdict *v)
 		if (x->text)
 			json_object_object_add(e, "text", json_object_new_string(x->text));
 		json_object_object_add(e, "reason", json_object_new_string(x->reason));
-		if (x->closest)
-			json_object_object_add(e, "closest_rules", json_object_new_string(x->closest));
+		if (x->n_closest_rules) {
+			json_object *rules = json_object_new_array();
+			size_t k;
+
+			for (k = 0; k < x->n_closest_rules; k++)
+				json_object_array_add(rules, json_object_new_string(x->closest_rules[k]));
+			json_object_object_add(e, "closest_rules", rules);
+		}
 		json_object_array_add(viol, e);
 	}
 	json_object_object_add(o, "violations", viol);

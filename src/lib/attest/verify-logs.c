@@ -85,8 +85,11 @@ static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_
 		o->text = pv->event ? mb_event_text(pv->event) :
 			  pv->record && pv->record->text ? strndup(pv->record->text, pv->record->text_len) : NULL;
 		o->reason = strdup(pv->reason ? pv->reason : "");
-		o->closest = pv->closest ? strdup(pv->closest) : NULL;
-		if (!o->reason)
+		if (pv->n_closest_rules && (o->closest_rules = calloc(pv->n_closest_rules, sizeof(char *))))
+			for (; o->n_closest_rules < pv->n_closest_rules; o->n_closest_rules++)
+				if (!(o->closest_rules[o->n_closest_rules] = strdup(pv->closest_rules[o->n_closest_rules])))
+					break;
+		if (!o->reason || o->n_closest_rules != pv->n_closest_rules)
 			r = -ENOMEM;
 		else if (o->event >= 0)
 			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u event %lld \"%.400s\": %s", o->pcr,

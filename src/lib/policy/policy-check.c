@@ -13,11 +13,22 @@
 #include "shared/fail.h"
 #include "shared/hex.h"
 
-static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const mb_event *ev, char *closest,
-			 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* A list of closest_rules: its strings, then itself. */
+static void free_rule_list(char **list, size_t n)
+{
+	size_t i;
 
-static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const mb_event *ev, char *closest,
-			 const char *fmt, ...)
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* Takes the closest rules (closest[0..n_closest), may be NULL), whether it fails or not. */
+static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const mb_event *ev, char **closest,
+			 size_t n_closest, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const mb_event *ev, char **closest,
+			 size_t n_closest, const char *fmt, ...)
 {
 	va_list ap;
 	char *reason = NULL;
@@ -28,7 +39,7 @@ static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const
 		mb_policy_violation *v = realloc(res->violations, ncap * sizeof(*v));
 
 		if (!v) {
-			free(closest);
+			free_rule_list(closest, n_closest);
 			return -ENOMEM;
 		}
 		res->violations = v;
@@ -38,11 +49,12 @@ static int add_violation(mb_policy_result *res, size_t *cap, uint32_t pcr, const
 	n = vasprintf(&reason, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
-		free(closest);
+		free_rule_list(closest, n_closest);
 		return -ENOMEM;
 	}
 	res->violations[res->n_violations++] = (mb_policy_violation) { .pcr = pcr, .event = ev, .reason = reason,
-									 .closest = closest };
+									 .closest_rules = closest,
+									 .n_closest_rules = n_closest };
 	return 0;
 }
 
@@ -68,29 +80,37 @@ static bool allowed_digest(const policy_rule *r, const mb_event_digest *d)
 	return false;
 }
 
-/* "rule A, rule B" for the rules of the event's type in this PCR, or NULL. */
-static char *closest_rules(const policy_pcr *pp, uint32_t type)
-{
-	char *out = NULL;
-	size_t len = 0, i, shown = 0;
+#define CLOSEST_RULES_MAX 4
 
-	for (i = 0; i < pp->n_rules && shown < 4; i++) {
+/*
+ * The first rules of the event's type in this PCR, each "name" or "name (text ~ /pattern/)",
+ * into *ret (NULL when none; caller frees). A hint only: out of memory gives fewer.
+ */
+static size_t closest_rules(const policy_pcr *pp, uint32_t type, char ***ret)
+{
+	char **out = NULL;
+	size_t i, n = 0;
+
+	*ret = NULL;
+	for (i = 0; i < pp->n_rules && n < CLOSEST_RULES_MAX; i++) {
 		const policy_rule *r = &pp->rules[i];
-		size_t add;
-		char *n;
+		char *one;
 
 		if (r->type != type)
 			continue;
-		add = strlen(r->name) + (r->pattern ? strlen(r->pattern) + 16 : 0) + 4;
-		n = realloc(out, len + add + 1);
-		if (!n)
+		if (!out && !(out = calloc(CLOSEST_RULES_MAX, sizeof(*out))))
 			break;
-		out = n;
-		len += (size_t) snprintf(out + len, add + 1, "%s%s%s%s%s", shown ? "; " : "", r->name,
-					 r->pattern ? " (text ~ /" : "", r->pattern ? r->pattern : "", r->pattern ? "/)" : "");
-		shown++;
+		if (asprintf(&one, "%s%s%s%s", r->name, r->pattern ? " (text ~ /" : "", r->pattern ? r->pattern : "",
+			     r->pattern ? "/)" : "") < 0)
+			break;
+		out[n++] = one;
 	}
-	return out;
+	if (!n) {
+		free(out);
+		return 0;
+	}
+	*ret = out;
+	return n;
 }
 
 typedef struct check_ctx {
@@ -186,14 +206,14 @@ static int check_trusted(check_ctx *c, uint32_t pcr, const mb_verify_pcr *vr, bo
 	if (*ok)
 		return 0;
 	if (!vr)
-		return add_violation(c->res, &c->cap, pcr, NULL, NULL, "PCR %u has no %s value to judge the log against",
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL, 0, "PCR %u has no %s value to judge the log against",
 				     pcr, c->info->name);
 	if (vr->verdict == MB_PCR_NOT_COVERED)
-		return add_violation(c->res, &c->cap, pcr, NULL, NULL,
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL, 0,
 				     "PCR %u (%s) is %s, not its reset value, and the log has no event for it: "
 				     "what was measured into it is not in the log", pcr, c->info->name,
 				     hex_format(vr->actual, vr->size, hex));
-	return add_violation(c->res, &c->cap, pcr, NULL, NULL,
+	return add_violation(c->res, &c->cap, pcr, NULL, NULL, 0,
 			     "PCR %u (%s) did not verify (%s): the log does not account for its value, so its "
 			     "events prove nothing", pcr, c->info->name, mb_pcr_verdict_name(vr->verdict));
 }
@@ -217,7 +237,8 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 	bool text_done = false, over_max = false, limit_hit = false, budget_spent = false;
 	size_t text_len = 0;
 	int matched = -1, rc;
-	size_t k;
+	char **closest = NULL;
+	size_t k, n_closest;
 
 	for (k = pp->ordered ? *cursor : 0; k < pp->n_rules; k++) {
 		const policy_rule *r = &pp->rules[k];
@@ -266,7 +287,8 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 		return 0;
 	}
 	*violated = true;
-	rc = add_violation(c->res, &c->cap, pcr, j->ev, j->ev ? closest_rules(pp, type) : NULL, "%s%s%s%s",
+	n_closest = j->ev ? closest_rules(pp, type, &closest) : 0;
+	rc = add_violation(c->res, &c->cap, pcr, j->ev, closest, n_closest, "%s%s%s%s",
 			   !j->d ? "it has no digest in the verified bank; " :
 			   !j->text_trusted && j->ev ? "its data does not hash to its digest (not trusted); " : "",
 			   budget_spent ? "not judged: the check spent its regular-expression budget" :
@@ -288,12 +310,12 @@ static int judge_values(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const 
 
 	if (!want) {
 		*violated = true;
-		return add_violation(c->res, &c->cap, pcr, NULL, NULL, "the policy has no %s value for PCR %u",
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL, 0, "the policy has no %s value for PCR %u",
 				     c->info->name, pcr);
 	}
 	if (memcmp(want->bytes, vr->actual, c->info->size) != 0) {
 		*violated = true;
-		return add_violation(c->res, &c->cap, pcr, NULL, NULL, "PCR %u (%s) is %s, the policy expects %s", pcr,
+		return add_violation(c->res, &c->cap, pcr, NULL, NULL, 0, "PCR %u (%s) is %s, the policy expects %s", pcr,
 				     c->info->name, hex_format(vr->actual, c->info->size, hh),
 				     hex_format(want->bytes, c->info->size, hw));
 	}
@@ -332,7 +354,7 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 		if (label != j.derived) {
 			/* GRUB never writes another label than the one it measured for: edited. */
 			*violated = true;
-			rc = add_violation(c->res, &c->cap, pcr, ev, NULL,
+			rc = add_violation(c->res, &c->cap, pcr, ev, NULL, 0,
 					   "labelled \"%.*s\" but GRUB measured it as \"%.*s\" (the label is not covered by "
 					   "the digest: the log was edited); judged as the latter",
 					   (int) strlen(grub_string_prefix(label)) - 2, grub_string_prefix(label),
@@ -360,7 +382,7 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 	for (k = 0; k < pp->n_rules && rc == 0; k++)
 		if (pp->rules[k].required && counts[k] == 0) {
 			*violated = true;
-			rc = add_violation(c->res, &c->cap, pcr, NULL, NULL, "required: %s did not appear", pp->rules[k].name);
+			rc = add_violation(c->res, &c->cap, pcr, NULL, NULL, 0, "required: %s did not appear", pp->rules[k].name);
 		}
 	free(counts);
 	return rc;
@@ -425,7 +447,7 @@ MB_EXPORT void mb_policy_result_done(mb_policy_result *r)
 
 	for (i = 0; i < r->n_violations; i++) {
 		free(r->violations[i].reason);
-		free(r->violations[i].closest);
+		free_rule_list(r->violations[i].closest_rules, r->violations[i].n_closest_rules);
 	}
 	free(r->violations);
 	r->violations = NULL;
