@@ -32,7 +32,8 @@ typedef struct mb_policy mb_policy;
  * stops matching and fails, so a hostile log cannot buy hours of CPU (PITFALLS #36). */
 #define MB_POLICY_STEP_BUDGET 10000000u
 
-/* Parse a policy from JSON text; errors name the line and the field (err->message). */
+/* Parse a policy from JSON text; errors name the line and the field (err->message). PCRE2 is
+ * loaded (dlopen) by the first call: -EOPNOTSUPP, the package named, when it cannot be. */
 MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err) MB_WUR;
 MB_EXPORT void mb_policy_free(mb_policy *p);
 /* PCRs the policy governs (bit n for PCR n). */

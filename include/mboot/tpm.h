@@ -22,6 +22,10 @@ extern "C" {
  * or by the TSS (including "cannot reach the TPM") is MB_ERR_TPM, and err->message
  * holds Tss2_RC_Decode's words and the response code, so a caller can tell a TPM
  * failure (exit 3 in the tool) from bad arguments (-EINVAL) or -ENOMEM.
+ *
+ * tpm2-tss is loaded (dlopen) by the first mb_tpm_open, or the first mb_tpm_key_public,
+ * mb_tpm_key_name or mb_tpm_check_sealed_blobs, not when libmboot loads: those return
+ * -EOPNOTSUPP, with the library and package named in err->message, when it cannot be loaded.
  */
 #define MB_ERR_TPM (-4000)
 

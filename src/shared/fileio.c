@@ -113,6 +113,47 @@ int file_read(const char *path, size_t max, uint8_t **ret, size_t *ret_size, mb_
 	return rc;
 }
 
+int file_map(const char *path, size_t max, uint8_t **ret, size_t *ret_size, bool *ret_mapped, mb_error *err)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	*ret_mapped = false;
+	if (strcmp(path, "-") == 0)
+		return file_read(path, max, ret, ret_size, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return set_error(err, -errno, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		int rc = file_read_fd(fd, max, ret, ret_size, err);
+
+		close(fd);
+		return rc;
+	}
+	if ((uint64_t) st.st_size > max) {
+		close(fd);
+		return set_error(err, -E2BIG, "file of %llu bytes is over the %zu MiB limit",
+				 (unsigned long long) st.st_size, max >> 20);
+	}
+	p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return set_error(err, -errno, "cannot map: %s", strerror(errno));
+	*ret = p;
+	*ret_size = (size_t) st.st_size;
+	*ret_mapped = true;
+	return 0;
+}
+
+void file_unmap(uint8_t *p, size_t size, bool mapped)
+{
+	if (mapped)
+		munmap(p, size);
+	else
+		free(p);
+}
+
 /* Where path's directory entry lives: its directory ("." for a bare name), opened for fsync. */
 static int open_parent_dir(const char *path)
 {

@@ -21,6 +21,17 @@ int file_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *
 	__attribute__((warn_unused_result));
 
 /*
+ * A regular file mapped read-only with its pages populated: a big file is read from the page
+ * cache where it is, without a copy into fresh memory (which costs more than hashing it); other
+ * files ("-", pipes, empty files) are read with file_read. *ret_mapped says which, for
+ * file_unmap. A file that shrinks while mapped raises SIGBUS where the lost pages are read:
+ * a caller mapping a file that others may truncate handles it (the tool reports and exits).
+ */
+int file_map(const char *path, size_t max, uint8_t **ret, size_t *ret_size, bool *ret_mapped, mb_error *err)
+	__attribute__((warn_unused_result));
+void file_unmap(uint8_t *p, size_t size, bool mapped);
+
+/*
  * Write all bytes to path ("-": stdout) with mode (0644 when 0), atomically: a temp file
  * beside it (O_EXCL, 0600 until complete), fsync, rename. Readers see the old file or the
  * new one, never part of one; on any error the temp file is removed and path is untouched.

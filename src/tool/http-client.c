@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <mboot/version.h>
 
 #include "shared/fileio.h"
 #include "shared/json-read.h"
+#include "tool/curl-dl.h"
 #include "tool/http-client.h"
 #include "tool/tool.h"
 
@@ -116,6 +116,7 @@ int http_client_new(const char *verb, const http_options *o, http_client **ret)
 	char *token = NULL;
 	bool plain;
 	size_t n;
+	mb_error dl_err = { 0 };
 	int rc;
 
 	if (!o->server || !o->server[0])
@@ -129,6 +130,11 @@ int http_client_new(const char *verb, const http_options *o, http_client **ret)
 	if (plain && !o->insecure)
 		return tool_usage_error(verb, "--server '%s': plain http:// sends everything unprotected "
 					      "and unauthenticated; use https://, or --insecure for a test", o->server);
+	/* libcurl is loaded here, not at start: only attest push and fleet talk HTTP. */
+	if (dlopen_curl(&dl_err) < 0) {
+		errorf(verb, "%s", dl_err.message);
+		return EXIT_USAGE;
+	}
 	if (o->token_file && (rc = read_token(verb, o->token_file, &token)) != EXIT_OK)
 		return rc;
 

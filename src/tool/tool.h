@@ -149,7 +149,8 @@ struct json_object *tool_event_json(const mb_event_log *log, const mb_event *ev)
 /* dec: a holder reused from event to event (the decoded data lives there until the next call). */
 void tool_event_write(struct jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec);
 
-/* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. */
+/* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. Without
+ * libqrencode, prints why there is no QR code instead and returns 0. */
 int tool_print_qr(FILE *f, const char *text);
 
 #endif

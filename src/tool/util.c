@@ -425,7 +425,8 @@ int tool_tpm_open(const char *tcti, mb_tpm **ret)
 			fputs("mboot: hint: point mboot at a TPM with --tcti (e.g. swtpm:path=SOCKET, device:/dev/tpm0)\n"
 			      "  or $TPM2TOOLS_TCTI; without a TPM, verify reads a recorded boot with --log LOG --pcrs FILE\n",
 			      stderr);
-		return err.code == MB_ERR_TPM ? EXIT_TPM : EXIT_USAGE;
+		/* -EOPNOTSUPP: tpm2-tss cannot be loaded; no TPM can be used either way */
+		return err.code == MB_ERR_TPM || err.code == -EOPNOTSUPP ? EXIT_TPM : EXIT_USAGE;
 	}
 	return EXIT_OK;
 }

@@ -11,11 +11,10 @@
 #include <string.h>
 
 #include <zlib.h>
-#include <zstd.h>
-#include <zstd_errors.h>
 
 #include "shared/fail.h"
 #include "lib/initramfs/initramfs-internal.h"
+#include "lib/initramfs/zstd-dl.h"
 
 MB_EXPORT const char *mb_compress_name(mb_compress c)
 {
@@ -105,11 +104,15 @@ out:
 
 static int zstd_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
-	ZSTD_CCtx *cctx = ZSTD_createCCtx();
-	size_t cap = ZSTD_compressBound(in_size), n;
+	ZSTD_CCtx *cctx;
+	size_t cap, n;
 	uint8_t *out = NULL;
-	int rc;
+	int rc = dlopen_zstd(err);
 
+	if (rc < 0)
+		return rc;
+	cctx = ZSTD_createCCtx();
+	cap = ZSTD_compressBound(in_size);
 	if (!cctx)
 		return set_error(err, -ENOMEM, "zstd: cannot create a context");
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, MB_ZSTD_LEVEL)) ||
@@ -279,7 +282,8 @@ inflater *inflater_free(inflater *z)
 		return NULL;
 	if (z->compress == MB_COMPRESS_GZIP)
 		inflateEnd(&z->zs);
-	ZSTD_freeDCtx(z->zd);
+	if (z->zd) /* libzstd may never have been loaded */
+		ZSTD_freeDCtx(z->zd);
 	free(z);
 	return NULL;
 }
@@ -297,6 +301,12 @@ int inflater_new(mb_compress c, inflater **ret, mb_error *err)
 			return set_error(err, -ENOMEM, "zlib: cannot initialise inflate");
 		}
 	} else if (c == MB_COMPRESS_ZSTD) {
+		int rc = dlopen_zstd(err);
+
+		if (rc < 0) {
+			free(z);
+			return rc;
+		}
 		z->zd = ZSTD_createDCtx();
 		/* A frame may ask for a window of up to 2^31 bytes, all of it allocated by us: cap it. */
 		if (!z->zd || ZSTD_isError(ZSTD_DCtx_setParameter(z->zd, ZSTD_d_windowLogMax, MB_ZSTD_WINDOW_LOG_MAX))) {

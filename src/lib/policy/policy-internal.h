@@ -4,6 +4,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include "pcre2-dl.h"
 
 #include <mboot/digest.h>
 #include <mboot/policy.h>

@@ -392,6 +392,10 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 		return set_error(err, -E2BIG, "policy over %u bytes", MB_POLICY_MAX_SIZE);
 	if (memchr(text, 0, size))
 		return set_error(err, -EBADMSG, "policy contains a NUL byte");
+	/* PCRE2 is loaded here, not at start: only policies have regular expressions. */
+	rc = dlopen_pcre2(err);
+	if (rc < 0)
+		return rc;
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->mctx = pcre2_match_context_create(NULL))) {
 		rc = set_error(err, -ENOMEM, "out of memory");

@@ -22,6 +22,7 @@
 #include <mboot/digest.h>
 #include <mboot/tpm.h>
 #include "shared/fail.h"
+#include "tss2-dl.h"
 
 #define KEY_PEM_MAX (64u << 10)
 
@@ -127,6 +128,9 @@ MB_EXPORT int mb_tpm_key_public(const uint8_t *pem, size_t pem_size, uint8_t **r
 
 	*ret = NULL;
 	*ret_size = 0;
+	r = dlopen_tpm2(err);
+	if (r < 0)
+		return r;
 	if (pem_size == 0 || pem_size > KEY_PEM_MAX)
 		return set_error(err, -EBADMSG, "not a PEM key (empty, or over %u bytes)", KEY_PEM_MAX);
 	pk = read_pem(pem, pem_size);
@@ -157,7 +161,10 @@ MB_EXPORT int mb_tpm_key_name(const uint8_t *pub, size_t pub_size, uint8_t name[
 {
 	TPM2B_PUBLIC p;
 	size_t off = 0;
+	int r = dlopen_tpm2(err);
 
+	if (r < 0)
+		return r;
 	memset(&p, 0, sizeof(p));
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, &p) != TSS2_RC_SUCCESS || off != pub_size)
 		return set_error(err, -EBADMSG, "not one TPM2B_PUBLIC");

@@ -284,8 +284,10 @@ MB_EXPORT int mb_tpm_check_sealed_blobs(const uint8_t *pub, size_t pub_size, con
 {
 	TPM2B_PUBLIC p;
 	TPM2B_PRIVATE q;
-	int r = unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
+	int r = dlopen_tpm2(err);
 
+	if (r == 0)
+		r = unmarshal(pub, pub_size, priv, priv_size, &p, &q, err);
 	if (r == 0 && auth_policy)
 		memcpy(auth_policy, p.publicArea.authPolicy.buffer, 32);
 	return r;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <tss2/tss2_esys.h>
 #include <mboot/tpm.h>
+#include "tss2-dl.h"
 
 struct mb_tpm {
 	char *tcti_conf;

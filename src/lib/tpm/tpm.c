@@ -37,7 +37,11 @@ MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err)
 {
 	mb_tpm *t;
 	TSS2_RC rc;
+	/* tpm2-tss is loaded here, not at start: most commands never talk to a TPM. */
+	int loaded = dlopen_tpm2(err);
 
+	if (loaded < 0)
+		return loaded;
 	if (!tcti || !*tcti)
 		tcti = secure_getenv("TPM2TOOLS_TCTI");
 	if (!tcti || !*tcti)

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MB_ZSTD_DL_H
+#define MB_ZSTD_DL_H
+
+/*
+ * libzstd, loaded by the first zstd compression or decompression, not linked
+ * (src/shared/dl-lib.h). After this header ZSTD_compress2 means sym_ZSTD_compress2. A function
+ * called but not listed here is an undefined symbol when libmboot.so links: add it.
+ */
+
+#include <zstd.h>
+#include <zstd_errors.h>
+#include <mboot/error.h>
+#include "shared/dl-lib.h"
+
+#define ZSTD_DL(X) \
+	X(ZSTD_CCtx_setParameter) \
+	X(ZSTD_DCtx_setParameter) \
+	X(ZSTD_compress2) \
+	X(ZSTD_compressBound) \
+	X(ZSTD_createCCtx) \
+	X(ZSTD_createDCtx) \
+	X(ZSTD_decompressStream) \
+	X(ZSTD_freeCCtx) \
+	X(ZSTD_freeDCtx) \
+	X(ZSTD_getErrorCode) \
+	X(ZSTD_getErrorName) \
+	X(ZSTD_isError)
+
+ZSTD_DL(DL_DECLARE)
+
+/* 0, or -EOPNOTSUPP: "zstd is needed and cannot be loaded: ..." */
+int dlopen_zstd(mb_error *err);
+
+#ifndef ZSTD_DL_IMPL
+#define ZSTD_CCtx_setParameter sym_ZSTD_CCtx_setParameter
+#define ZSTD_DCtx_setParameter sym_ZSTD_DCtx_setParameter
+#define ZSTD_compress2 sym_ZSTD_compress2
+#define ZSTD_compressBound sym_ZSTD_compressBound
+#define ZSTD_createCCtx sym_ZSTD_createCCtx
+#define ZSTD_createDCtx sym_ZSTD_createDCtx
+#define ZSTD_decompressStream sym_ZSTD_decompressStream
+#define ZSTD_freeCCtx sym_ZSTD_freeCCtx
+#define ZSTD_freeDCtx sym_ZSTD_freeDCtx
+#define ZSTD_getErrorCode sym_ZSTD_getErrorCode
+#define ZSTD_getErrorName sym_ZSTD_getErrorName
+#define ZSTD_isError sym_ZSTD_isError
+#endif
+
+#endif

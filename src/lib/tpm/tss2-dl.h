@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MB_TSS2_DL_H
+#define MB_TSS2_DL_H
+
+/*
+ * tpm2-tss, loaded at the first mb_tpm_open (or the first TPM2B parse of a key without a
+ * TPM), not linked: see src/shared/dl-lib.h. Every file that calls tpm2-tss includes this
+ * (through tpm-internal.h), after which Esys_Quote means sym_Esys_Quote. A function that may
+ * be the first to call tpm2-tss in a process calls dlopen_tpm2() first; a function given an
+ * open mb_tpm may rely on mb_tpm_open having done so.
+ */
+
+#include <tss2/tss2_esys.h>
+#include <tss2/tss2_mu.h>
+#include <tss2/tss2_rc.h>
+#include <tss2/tss2_tctildr.h>
+#include <mboot/error.h>
+#include "shared/dl-lib.h"
+
+/* Each list is one library (soname in tss2-dl.c). A function called but not listed here is an
+ * undefined symbol when libmboot.so links (-Wl,--no-undefined): add it to its list. */
+#define TSS2_DL_ESYS(X) \
+	X(Esys_ActivateCredential) \
+	X(Esys_Create) \
+	X(Esys_CreatePrimary) \
+	X(Esys_Finalize) \
+	X(Esys_FlushContext) \
+	X(Esys_Free) \
+	X(Esys_GetCapability) \
+	X(Esys_Initialize) \
+	X(Esys_Load) \
+	X(Esys_LoadExternal) \
+	X(Esys_NV_Read) \
+	X(Esys_NV_ReadPublic) \
+	X(Esys_PCR_Extend) \
+	X(Esys_PCR_Read) \
+	X(Esys_PolicyAuthorize) \
+	X(Esys_PolicyOR) \
+	X(Esys_PolicyPCR) \
+	X(Esys_PolicySecret) \
+	X(Esys_Quote) \
+	X(Esys_ReadPublic) \
+	X(Esys_StartAuthSession) \
+	X(Esys_Startup) \
+	X(Esys_TRSess_SetAttributes) \
+	X(Esys_TR_Close) \
+	X(Esys_TR_FromTPMPublic) \
+	X(Esys_TR_GetName) \
+	X(Esys_Unseal) \
+	X(Esys_VerifySignature)
+#define TSS2_DL_MU(X) \
+	X(Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal) \
+	X(Tss2_MU_TPM2B_ID_OBJECT_Unmarshal) \
+	X(Tss2_MU_TPM2B_PRIVATE_Marshal) \
+	X(Tss2_MU_TPM2B_PRIVATE_Unmarshal) \
+	X(Tss2_MU_TPM2B_PUBLIC_Marshal) \
+	X(Tss2_MU_TPM2B_PUBLIC_Unmarshal) \
+	X(Tss2_MU_TPMS_ATTEST_Unmarshal) \
+	X(Tss2_MU_TPMT_SIGNATURE_Marshal)
+#define TSS2_DL_RC(X) \
+	X(Tss2_RC_Decode)
+#define TSS2_DL_TCTILDR(X) \
+	X(Tss2_TctiLdr_Initialize) \
+	X(Tss2_TctiLdr_Finalize)
+
+TSS2_DL_ESYS(DL_DECLARE)
+TSS2_DL_MU(DL_DECLARE)
+TSS2_DL_RC(DL_DECLARE)
+TSS2_DL_TCTILDR(DL_DECLARE)
+
+/* 0, or -EOPNOTSUPP: "tpm2-tss is needed and cannot be loaded: ..." */
+int dlopen_tpm2(mb_error *err);
+
+/* tss2-dl.c defines the pointers themselves and needs the real names. */
+#ifndef TSS2_DL_IMPL
+#define Esys_ActivateCredential sym_Esys_ActivateCredential
+#define Esys_Create sym_Esys_Create
+#define Esys_CreatePrimary sym_Esys_CreatePrimary
+#define Esys_Finalize sym_Esys_Finalize
+#define Esys_FlushContext sym_Esys_FlushContext
+#define Esys_Free sym_Esys_Free
+#define Esys_GetCapability sym_Esys_GetCapability
+#define Esys_Initialize sym_Esys_Initialize
+#define Esys_Load sym_Esys_Load
+#define Esys_LoadExternal sym_Esys_LoadExternal
+#define Esys_NV_Read sym_Esys_NV_Read
+#define Esys_NV_ReadPublic sym_Esys_NV_ReadPublic
+#define Esys_PCR_Extend sym_Esys_PCR_Extend
+#define Esys_PCR_Read sym_Esys_PCR_Read
+#define Esys_PolicyAuthorize sym_Esys_PolicyAuthorize
+#define Esys_PolicyOR sym_Esys_PolicyOR
+#define Esys_PolicyPCR sym_Esys_PolicyPCR
+#define Esys_PolicySecret sym_Esys_PolicySecret
+#define Esys_Quote sym_Esys_Quote
+#define Esys_ReadPublic sym_Esys_ReadPublic
+#define Esys_StartAuthSession sym_Esys_StartAuthSession
+#define Esys_Startup sym_Esys_Startup
+#define Esys_TRSess_SetAttributes sym_Esys_TRSess_SetAttributes
+#define Esys_TR_Close sym_Esys_TR_Close
+#define Esys_TR_FromTPMPublic sym_Esys_TR_FromTPMPublic
+#define Esys_TR_GetName sym_Esys_TR_GetName
+#define Esys_Unseal sym_Esys_Unseal
+#define Esys_VerifySignature sym_Esys_VerifySignature
+#define Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal sym_Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal
+#define Tss2_MU_TPM2B_ID_OBJECT_Unmarshal sym_Tss2_MU_TPM2B_ID_OBJECT_Unmarshal
+#define Tss2_MU_TPM2B_PRIVATE_Marshal sym_Tss2_MU_TPM2B_PRIVATE_Marshal
+#define Tss2_MU_TPM2B_PRIVATE_Unmarshal sym_Tss2_MU_TPM2B_PRIVATE_Unmarshal
+#define Tss2_MU_TPM2B_PUBLIC_Marshal sym_Tss2_MU_TPM2B_PUBLIC_Marshal
+#define Tss2_MU_TPM2B_PUBLIC_Unmarshal sym_Tss2_MU_TPM2B_PUBLIC_Unmarshal
+#define Tss2_MU_TPMS_ATTEST_Unmarshal sym_Tss2_MU_TPMS_ATTEST_Unmarshal
+#define Tss2_MU_TPMT_SIGNATURE_Marshal sym_Tss2_MU_TPMT_SIGNATURE_Marshal
+#define Tss2_RC_Decode sym_Tss2_RC_Decode
+#define Tss2_TctiLdr_Initialize sym_Tss2_TctiLdr_Initialize
+#define Tss2_TctiLdr_Finalize sym_Tss2_TctiLdr_Finalize
+#endif
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+
+#include "shared/dl-lib.h"
+#include "shared/fail.h"
+
+/* One lock for all libraries: a load happens a few times per process at most. */
+static pthread_mutex_t dl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int load_locked(dl_lib *lib, mb_error *err)
+{
+	void *h;
+	size_t i;
+
+	/* RTLD_NODELETE: the slots keep pointing into it for the life of the process. */
+	h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!h)
+		return set_error(err, -EOPNOTSUPP, "%s is needed and cannot be loaded: %s (apt-get install %s)",
+				 lib->what, dlerror(), lib->package);
+	for (i = 0; i < lib->n_syms; i++) {
+		void *p;
+
+		dlerror();
+		p = dlsym(h, lib->syms[i].name);
+		if (!p) {
+			const char *why = dlerror();
+			int r = set_error(err, -EOPNOTSUPP, "%s is needed and cannot be loaded: %s lacks %s (%s); "
+					  "install a version of %s that has it", lib->what, lib->soname,
+					  lib->syms[i].name, why ? why : "a NULL symbol", lib->package);
+
+			while (i > 0)
+				*lib->syms[--i].slot = NULL;
+			dlclose(h);
+			return r;
+		}
+		*lib->syms[i].slot = p;
+	}
+	__atomic_store_n(&lib->loaded, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int dl_lib_load(dl_lib *lib, mb_error *err)
+{
+	int r = 0;
+
+	if (__atomic_load_n(&lib->loaded, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&dl_lock);
+	if (!lib->loaded)
+		r = load_locked(lib, err);
+	pthread_mutex_unlock(&dl_lock);
+	return r;
+}

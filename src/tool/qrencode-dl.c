@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define QRENCODE_DL_IMPL
+#include "tool/qrencode-dl.h"
+
+QRENCODE_DL(DL_DEFINE)
+
+static const dl_sym qrencode_syms[] = { QRENCODE_DL(DL_ENTRY) };
+
+static dl_lib qrencode_lib = {
+	"libqrencode.so.4", "libqrencode", "libqrencode4", qrencode_syms,
+	sizeof(qrencode_syms) / sizeof(qrencode_syms[0]), false,
+};
+
+int dlopen_qrencode(mb_error *err)
+{
+	return dl_lib_load(&qrencode_lib, err);
+}
