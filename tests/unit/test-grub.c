@@ -358,7 +358,34 @@ static void test_string_split(void **state)
 	assert_string_equal(grub_string_prefix(GRUB_STRING_KERNEL_CMDLINE), "kernel_cmdline: ");
 	assert_string_equal(grub_string_prefix(GRUB_STRING_NONE), "");
 
+	/* GRUB 2.02 with Fedora's/RHEL's TPM patches: "kind text", no colon; the same kinds. */
+	ev = ipl(8, "grub_cmd linux (hd2,gpt2)/vmlinuz ro");
+	split_label(&ev, GRUB_STRING_CMD, "linux (hd2,gpt2)/vmlinuz ro");
+	ev = ipl(8, "grub_kernel_cmdline (hd2,gpt2)/vmlinuz ro");
+	split_label(&ev, GRUB_STRING_KERNEL_CMDLINE, "(hd2,gpt2)/vmlinuz ro");
+	{
+		const uint8_t *text;
+		size_t len, label_len = 0;
+		static const char data[] = "grub_kernel_cmdline /k x"; /* the NUL included */
+
+		assert_int_equal(grub_string_parse((const uint8_t *) data, sizeof(data), &text, &len, &label_len),
+				 GRUB_STRING_KERNEL_CMDLINE);
+		assert_int_equal(label_len, 20);
+		assert_int_equal(len, 4);
+		assert_int_equal(grub_string_parse((const uint8_t *) "kernel_cmdline: /k", 18, &text, &len, &label_len),
+				 GRUB_STRING_KERNEL_CMDLINE);
+		assert_int_equal(label_len, 16);
+		/* Only the upstream label is the kind's name. */
+		assert_string_equal(grub_string_prefix(GRUB_STRING_CMD), "grub_cmd: ");
+	}
+
 	/* Not GRUB's: no separator, another label, another PCR or type, no data. */
+	ev = ipl(8, "grub_cmdlinux");
+	split_label(&ev, GRUB_STRING_NONE, NULL);
+	ev = ipl(8, "grub_kernel_cmdline");
+	split_label(&ev, GRUB_STRING_NONE, NULL);
+	ev = ipl(8, "grub_linuxefi Kernel"); /* the 2.02 patches' PCR 9 file label */
+	split_label(&ev, GRUB_STRING_NONE, NULL);
 	ev = ipl(8, "grub_cmd:linux");
 	split_label(&ev, GRUB_STRING_NONE, NULL);
 	ev = ipl(8, "grub_cmd");
@@ -442,6 +469,93 @@ static void test_string_walk(void **state)
 	WALK(T("grub_cmd: multiboot /xen", "kernel_cmdline: /xen", "kernel_cmdline: /xen"), CMD, KCL, CMD);
 }
 
+/* Which loader command an event is, in either label form. */
+static void test_event_kind(void **state)
+{
+	static const struct {
+		const char *text;
+		grub_event_kind kind;
+	} cases[] = {
+		{ "grub_cmd: linux /vmlinuz ro", GRUB_EVENT_LINUX },
+		{ "grub_cmd: linuxefi /vmlinuz", GRUB_EVENT_LINUX },
+		{ "grub_cmd: linux16 /vmlinuz", GRUB_EVENT_LINUX },
+		{ "grub_cmd: linux", GRUB_EVENT_LINUX },
+		{ "grub_cmd: linux_gfx_mode keep", GRUB_EVENT_NONE },
+		{ "grub_cmd: linuxefi2 /vmlinuz", GRUB_EVENT_NONE },
+		{ "grub_cmd: initrdefi /initrd.img", GRUB_EVENT_INITRD },
+		{ "kernel_cmdline: /vmlinuz ro", GRUB_EVENT_KERNEL_CMDLINE },
+		{ "module_cmdline: /initrd", GRUB_EVENT_NONE },
+		{ "grub_cmd linux (hd2,gpt2)/vmlinuz ro", GRUB_EVENT_LINUX },
+		{ "grub_cmd initrd (hd2,gpt2)/initramfs.img", GRUB_EVENT_INITRD },
+		{ "grub_kernel_cmdline (hd2,gpt2)/vmlinuz ro", GRUB_EVENT_KERNEL_CMDLINE },
+		{ "grub_cmd insmod gzio", GRUB_EVENT_NONE },
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mb_event ev = ipl(8, cases[i].text);
+
+		if (grub_event_kind_of(&ev) != cases[i].kind)
+			fprintf(stderr, "[%s]: kind %d, want %d\n", cases[i].text, (int) grub_event_kind_of(&ev),
+				(int) cases[i].kind);
+		assert_int_equal(grub_event_kind_of(&ev), cases[i].kind);
+		ev.pcr = 9;
+		assert_int_equal(grub_event_kind_of(&ev), GRUB_EVENT_NONE);
+	}
+}
+
+/* grub_create_loader_cmdline's quoting (GRUB's lib/cmdline.c): a word with a blank is quoted,
+ * backslash and quotes escaped. */
+static void test_loader_cmdline(void **state)
+{
+	char w0[] = "ro", w1[] = "a b", w2[] = "x\\y", w3[] = "\"q\"", w4[] = "it's";
+	grub_words args = { .n = 5, .w = { w0, w1, w2, w3, w4 } }, none = { 0 };
+	char *s;
+
+	(void) state;
+	s = grub_loader_cmdline("/vmlinuz", &args);
+	assert_string_equal(s, "/vmlinuz ro \"a b\" x\\\\y \\\"q\\\" it\\'s");
+	free(s);
+	s = grub_loader_cmdline("/my kernel", &none);
+	assert_string_equal(s, "\"/my kernel\"");
+	free(s);
+}
+
+/* Fedora 31's GRUB 2.02 (fwupd's log): the chain agrees with every label in that form too. */
+static void test_string_walk_fedora_boot(void **state)
+{
+	size_t size, i, n_cmdline = 0, n_grub = 0;
+	uint8_t *b = corpus_load("fwupd/binary_bios_measurements-v1", &size);
+	mb_event_log *log = NULL;
+	grub_string_walk w = { 0 };
+
+	(void) state;
+	assert_non_null(b);
+	assert_int_equal(mb_event_log_parse_take(b, size, &log, NULL), 0);
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const uint8_t *text;
+		size_t len;
+		grub_string_kind label = grub_string_split(ev, &text, &len), kind = grub_string_walk_next(&w, ev);
+
+		assert_int_equal(kind, label);
+		n_grub += kind != GRUB_STRING_NONE;
+		if (kind == GRUB_STRING_KERNEL_CMDLINE) {
+			n_cmdline++;
+			assert_int_equal(ev->number, 105);
+			assert_int_equal(grub_event_kind_of(ev), GRUB_EVENT_KERNEL_CMDLINE);
+		}
+		if (ev->number == 102)
+			assert_int_equal(grub_event_kind_of(ev), GRUB_EVENT_LINUX);
+		if (ev->number == 106)
+			assert_int_equal(grub_event_kind_of(ev), GRUB_EVENT_INITRD);
+	}
+	assert_int_equal(n_cmdline, 1);
+	assert_int_equal(n_grub, 58); /* every PCR 8 event */
+	mb_event_log_free(log);
+}
+
 /* On a real GRUB boot, the chain agrees with every label, and finds its one command line. */
 static void test_string_walk_real_boot(void **state)
 {
@@ -486,6 +600,9 @@ int main(void)
 		cmocka_unit_test(test_string_split),
 		cmocka_unit_test(test_string_walk),
 		cmocka_unit_test(test_string_walk_real_boot),
+		cmocka_unit_test(test_event_kind),
+		cmocka_unit_test(test_loader_cmdline),
+		cmocka_unit_test(test_string_walk_fedora_boot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

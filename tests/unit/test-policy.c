@@ -360,6 +360,67 @@ static void test_literal_patterns_agree_with_pcre2(void **state)
 	assert_true(literals >= 6);
 }
 
+/*
+ * Fedora 31's GRUB 2.02 (its TPM patches) labels its PCR 8 strings "grub_cmd " and
+ * "grub_kernel_cmdline " (no colon) and hashes the text with its NUL. Text rules judge them as
+ * GRUB's strings, under the upstream labels: the kernel command line as "kernel_cmdline: ".
+ */
+#define FEDORA "fwupd/binary_bios_measurements-v1"
+#define FC31_KERNEL "\\\\(hd2,gpt2\\\\)/vmlinuz-5\\\\.3\\\\.12-300\\\\.fc31\\\\.x86_64"
+#define FC31_ARGS "root=UUID=f6af2f01-aeda-4a22-92db-f899fea6df51 ro resume=UUID=2a16ee05-78c0-46a7-b7f5-30add9ad6c44 rhgb quiet"
+
+static void test_fedora_grub_strings(void **state)
+{
+	mb_event_log *log = load(FEDORA);
+	mb_policy *p;
+	mb_policy_result res;
+	mb_error err = { 0 };
+	char *json = NULL;
+	size_t i;
+
+	(void) state;
+	p = parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": ["
+		       " {\"type\": \"EV_IPL\", \"required\": true, \"max\": 1, \"text\": \"kernel_cmdline: " FC31_KERNEL " " FC31_ARGS "\"},"
+		       " {\"type\": \"EV_IPL\", \"required\": true, \"max\": 1, \"text\": \"grub_cmd: linux " FC31_KERNEL " " FC31_ARGS "\"},"
+		       " {\"type\": \"EV_IPL\", \"required\": true, \"max\": 1,"
+		       "  \"text\": \"grub_cmd: initrd \\\\(hd2,gpt2\\\\)/initramfs-5\\\\.3\\\\.12-300\\\\.fc31\\\\.x86_64\\\\.img\"},"
+		       " {\"type\": \"EV_IPL\", \"text\": \"(?s)grub_cmd: (?!linux |initrd ).*\"}]}}}", 0, NULL);
+	check(p, log, MB_ALG_SHA1, &res);
+	for (i = 0; i < res.n_violations; i++)
+		fprintf(stderr, "PCR %u #%d: %s\n", res.violations[i].pcr,
+			res.violations[i].event ? (int) res.violations[i].event->number : -1, res.violations[i].reason);
+	assert_true(mb_policy_result_ok(&res));
+	assert_int_equal(res.pcr[8], MB_POLICY_PCR_OK);
+	assert_int_equal(res.events_matched, 58); /* every PCR 8 event of the log */
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+
+	/* The label as written is not what a rule sees. */
+	p = parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": ["
+		       " {\"type\": \"EV_IPL\", \"text\": \"grub_kernel_cmdline .*\"},"
+		       " {\"type\": \"EV_IPL\", \"text\": \"(?s)grub_cmd: .*\"}]}}}", 0, NULL);
+	check(p, log, MB_ALG_SHA1, &res);
+	assert_int_equal(res.pcr[8], MB_POLICY_PCR_VIOLATED);
+	assert_int_equal(res.n_violations, 1);
+	assert_int_equal(res.violations[0].event->number, 105);
+	assert_non_null(strstr(res.violations[0].reason, "no rule"));
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+
+	/* A policy generated from the log holds on it, with text rules under the upstream labels. */
+	assert_int_equal(mb_policy_generate_from_log(log, 1u << 8, 0, &json, &err), 0);
+	assert_non_null(strstr(json, "\"kernel_cmdline: \\\\(hd2,gpt2\\\\)/vmlinuz"));
+	assert_null(strstr(json, "grub_kernel_cmdline"));
+	p = parse_text(json, 0, NULL);
+	check(p, log, MB_ALG_SHA1, &res);
+	assert_true(mb_policy_result_ok(&res));
+	assert_int_equal(res.events_matched, 58);
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+	free(json);
+	mb_event_log_free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_values_and_counts),
 		cmocka_unit_test(test_hostile_policies),
 		cmocka_unit_test(test_literal_patterns_agree_with_pcre2),
+		cmocka_unit_test(test_fedora_grub_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

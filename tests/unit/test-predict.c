@@ -205,6 +205,53 @@ static void test_new_cmdline(void **state)
 	mb_event_log_free(log);
 }
 
+/* Fedora 31's GRUB 2.02 (fwupd's log, SHA-1): "grub_cmd linux ..." hashed with its NUL (#102),
+ * "grub_kernel_cmdline ..." without (#105), as `mboot log show` finds them. */
+#define FC31_KERNEL "(hd2,gpt2)/vmlinuz-5.3.12-300.fc31.x86_64"
+
+static bool new_fedora_cmdline(uint32_t number, uint16_t alg, uint8_t *out)
+{
+	static const char cmd[] = "linux " FC31_KERNEL " " NEW_ARGS; /* sizeof: with the NUL */
+	static const char line[] = FC31_KERNEL " " NEW_ARGS;
+
+	if (number == 102)
+		evp(alg, cmd, sizeof(cmd), out);
+	else if (number == 105)
+		evp(alg, line, strlen(line), out);
+	return number == 102 || number == 105;
+}
+
+static void test_fedora_cmdline(void **state)
+{
+	mb_event_log *log = corpus_log("fwupd/binary_bios_measurements-v1");
+	mb_predict_input in = { .log = log, .boot = { .cmdline = NEW_ARGS } };
+	mb_predict_result r;
+	mb_error err = { 0 };
+	uint8_t want[MB_DIGEST_MAX];
+	const mb_event *ev;
+	static const char cmd[] = "grub_cmd linux " FC31_KERNEL " " NEW_ARGS;
+	static const char line[] = "grub_kernel_cmdline " FC31_KERNEL " " NEW_ARGS;
+
+	(void) state;
+	assert_non_null(log);
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.changed, 1u << 8);
+	assert_int_equal(r.unpredictable, 0);
+	changed_events_are(log, &r, (const uint32_t[]) { 102, 105 }, 2);
+	expected_pcr(log, 8, MB_ALG_SHA1, new_fedora_cmdline, want);
+	assert_memory_equal(pcrv_bank_const(r.values, MB_ALG_SHA1)->value[8], want, 20);
+	/* The new strings keep this GRUB's labels. */
+	ev = mb_event_log_event(r.next_log, 102);
+	assert_int_equal(ev->data_size, sizeof(cmd));
+	assert_memory_equal(ev->data, cmd, sizeof(cmd));
+	ev = mb_event_log_event(r.next_log, 105);
+	assert_int_equal(ev->data_size, sizeof(line));
+	assert_memory_equal(ev->data, line, sizeof(line));
+	others_unchanged(log, &r, 1u << 8);
+	mb_predict_result_done(&r);
+	mb_event_log_free(log);
+}
+
 static uint8_t kernel_digest[MB_MAX_BANKS][MB_DIGEST_MAX];
 
 static bool new_kernel(uint32_t number, uint16_t alg, uint8_t *out)
@@ -267,6 +314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constants_are_openssls),
 		cmocka_unit_test(test_new_cmdline),
+		cmocka_unit_test(test_fedora_cmdline),
 		cmocka_unit_test(test_new_kernel),
 	};
 

@@ -19,6 +19,7 @@
 #include <mboot/events.h>
 #include "shared/hex.h"
 #include "shared/reader.h"
+#include "lib/events/utf16.h"
 
 /* Caps on what the input declares (events are already capped at MB_EVENT_MAX_DATA). */
 #define MB_DEC_MAX_DEVPATH_NODES 64
@@ -71,9 +72,6 @@ extern const uint8_t guid_shim_lock[16];
 /* Strings. */
 bool utf8_valid(const uint8_t *p, size_t n);
 void utf8_sanitize(char *s, size_t n); /* bytes that start no well-formed sequence become '?' */
-/* Malloc'd UTF-8 from n bytes of UTF-16LE (n even), stopping at the first NUL.
- * Invalid surrogates become U+FFFD. NULL on OOM. */
-char *utf16le_to_utf8(const uint8_t *p, size_t n);
 /* Does p[0..n) look like a UTF-16LE text (printable, optional NUL terminator(s))? */
 bool looks_utf16(const uint8_t *p, size_t n);
 /* Printable ASCII/UTF-8 text, optionally NUL-terminated (trailing NULs allowed)? */

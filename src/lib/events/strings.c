@@ -179,13 +179,20 @@ static size_t put_utf8(char *out, uint32_t c)
 	return 4;
 }
 
-char *utf16le_to_utf8(const uint8_t *p, size_t n)
+/* The one UTF-16LE converter; the two modes differ only in what they do with what is not text. */
+static char *utf16le_convert(const uint8_t *p, size_t n, bool strict)
 {
 	size_t units = n / 2, i, len = 0;
 	char *s;
 
-	if (units > MB_DEC_MAX_STRING)
+	if (strict) {
+		while (units > 0 && p[2 * units - 2] == 0 && p[2 * units - 1] == 0)
+			units--;
+		if (units == 0 || n % 2)
+			return NULL;
+	} else if (units > MB_DEC_MAX_STRING) {
 		units = MB_DEC_MAX_STRING;
+	}
 	/* At most 3 bytes per unit (a surrogate pair is 2 units for 4 bytes). */
 	s = malloc(units * 3 + 1);
 	if (!s)
@@ -193,6 +200,11 @@ char *utf16le_to_utf8(const uint8_t *p, size_t n)
 	for (i = 0; i < units; i++) {
 		uint32_t c = p[2 * i] | (uint32_t) p[2 * i + 1] << 8;
 
+		if (strict && (c == 0 || (c >= 0xd800 && c < 0xe000) || (c < 0x20 && c != '\t' && c != '\n' && c != '\r'))) {
+			/* Surrogates, NULs or controls in a measured string: not text a rule may judge. */
+			free(s);
+			return NULL;
+		}
 		if (c == 0)
 			break;
 		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
@@ -211,6 +223,16 @@ char *utf16le_to_utf8(const uint8_t *p, size_t n)
 	}
 	s[len] = 0;
 	return s;
+}
+
+char *utf16le_to_utf8(const uint8_t *p, size_t n)
+{
+	return utf16le_convert(p, n, false);
+}
+
+char *utf16le_to_utf8_strict(const uint8_t *p, size_t n)
+{
+	return utf16le_convert(p, n, true);
 }
 
 static bool printable_unit(uint32_t c)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "decode-internal.h"
+#include "lib/grub/grub.h"
 
 static const struct {
 	uint32_t id;
@@ -64,22 +65,12 @@ int dec_event_tag(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 
 static const char *const mok_names[] = { "MokList", "MokListX", "MokSBState", "MokListTrusted", "MokPolicy" };
 
-static const struct {
-	const char *prefix;
-	const char *kind;
-} grub_prefixes[] = {
-	{ "grub_cmd: ", "grub_command" },
-	{ "kernel_cmdline: ", "grub_kernel_cmdline" },
-	{ "module_cmdline: ", "grub_module_cmdline" },
-	/* GRUB 2.02 with the Fedora/RHEL TPM patches (no colon). */
-	{ "grub_cmd ", "grub_command" },
-	{ "grub_kernel_cmdline ", "grub_kernel_cmdline" },
-};
-
 int dec_ipl(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
 	const uint8_t *p = ev->data;
-	size_t n = ev->data_size, len = strip_nuls(p, n), i;
+	size_t n = ev->data_size, len = strip_nuls(p, n), i, tl, pl;
+	const uint8_t *t;
+	grub_string_kind gk;
 
 	if (n == 0) {
 		dec_set_kind(o, "raw");
@@ -87,22 +78,16 @@ int dec_ipl(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 		dec_set_desc(o, "empty");
 		return 0;
 	}
-	/* GRUB (grub-core/commands/tpm.c): "<prefix><text>\0"; the digest covers <text>. */
-	for (i = 0; i < sizeof(grub_prefixes) / sizeof(grub_prefixes[0]); i++) {
-		size_t pl = strlen(grub_prefixes[i].prefix);
-
-		if (n >= pl && memcmp(p, grub_prefixes[i].prefix, pl) == 0) {
-			size_t tl = n - pl;
-
-			/* Exactly one NUL at the end, as GRUB writes it; the text itself may hold any byte. */
-			if (tl > 0 && p[n - 1] == 0)
-				tl--;
-			dec_set_kind(o, grub_prefixes[i].kind);
-			dec_add_strn(o, "text", (const char *) p + pl, tl);
-			dec_set_desc(o, "%.*s%.*s%s", (int) pl, (const char *) p, (int) (tl > 200 ? 200 : tl),
-					(const char *) p + pl, tl > 200 ? "..." : "");
-			return 0;
-		}
+	/* GRUB: "<label><text>\0", the digest covers <text> (labels: src/lib/grub). Exactly one NUL
+	 * at the end, as GRUB writes it; the text itself may hold any byte. */
+	gk = grub_string_parse(p, n, &t, &tl, &pl);
+	if (gk != GRUB_STRING_NONE) {
+		dec_set_kind(o, gk == GRUB_STRING_CMD ? "grub_command" :
+				gk == GRUB_STRING_KERNEL_CMDLINE ? "grub_kernel_cmdline" : "grub_module_cmdline");
+		dec_add_strn(o, "text", (const char *) t, tl);
+		dec_set_desc(o, "%.*s%.*s%s", (int) pl, (const char *) p, (int) (tl > 200 ? 200 : tl),
+				(const char *) t, tl > 200 ? "..." : "");
+		return 0;
 	}
 	/* shim (mok.c): the variable name and a NUL, in PCR 14. */
 	for (i = 0; i < sizeof(mok_names) / sizeof(mok_names[0]); i++) {

@@ -136,64 +136,143 @@ int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err)
 	return rc;
 }
 
-static bool starts_cmd(const mb_event *ev, const char *prefix, const char *cmd)
-{
-	size_t n = strlen(prefix), k = strlen(cmd), m;
-
-	if (ev->data_size < n + k || memcmp(ev->data, prefix, n) != 0 || memcmp(ev->data + n, cmd, k) != 0)
-		return false;
-	m = n + k;
-	/* "linux" and "linuxefi"/"linux16", not "linux_gfx_mode". */
-	if (m + 3 <= ev->data_size && memcmp(ev->data + m, "efi", 3) == 0)
-		m += 3;
-	else if (m + 2 <= ev->data_size && memcmp(ev->data + m, "16", 2) == 0)
-		m += 2;
-	return m == ev->data_size || ev->data[m] == ' ' || ev->data[m] == 0;
-}
-
-grub_event_kind grub_event_kind_of(const mb_event *ev)
-{
-	if (ev->type != MB_EV_IPL || ev->pcr != 8)
-		return GRUB_EVENT_NONE;
-	if (ev->data_size >= 16 && memcmp(ev->data, "kernel_cmdline: ", 16) == 0)
-		return GRUB_EVENT_KERNEL_CMDLINE;
-	if (starts_cmd(ev, "grub_cmd: ", "linux"))
-		return GRUB_EVENT_LINUX;
-	if (starts_cmd(ev, "grub_cmd: ", "initrd"))
-		return GRUB_EVENT_INITRD;
-	return GRUB_EVENT_NONE;
-}
-
-static const char *const string_prefixes[] = {
-	[GRUB_STRING_CMD] = "grub_cmd: ",
-	[GRUB_STRING_KERNEL_CMDLINE] = "kernel_cmdline: ",
-	[GRUB_STRING_MODULE_CMDLINE] = "module_cmdline: ",
+/* The labels GRUB writes before a measured string, each with the separator. */
+static const struct {
+	const char *label;
+	grub_string_kind kind;
+} string_labels[] = {
+	/* Upstream (grub-core/commands/tpm.c), and the kind's canonical label: the first. */
+	{ "grub_cmd: ", GRUB_STRING_CMD },
+	{ "kernel_cmdline: ", GRUB_STRING_KERNEL_CMDLINE },
+	{ "module_cmdline: ", GRUB_STRING_MODULE_CMDLINE },
+	/* GRUB 2.02 with the CoreOS/Fedora/RHEL TPM patches: "%s %s", kind, text (no colon);
+	 * seen on Fedora 31 (corpus fwupd/binary_bios_measurements-v1). */
+	{ "grub_cmd ", GRUB_STRING_CMD },
+	{ "grub_kernel_cmdline ", GRUB_STRING_KERNEL_CMDLINE },
 };
 
 const char *grub_string_prefix(grub_string_kind k)
 {
-	return k > GRUB_STRING_NONE && k <= GRUB_STRING_MODULE_CMDLINE ? string_prefixes[k] : "";
+	size_t i;
+
+	for (i = 0; i < sizeof(string_labels) / sizeof(string_labels[0]); i++)
+		if (string_labels[i].kind == k)
+			return string_labels[i].label;
+	return "";
+}
+
+grub_string_kind grub_string_parse(const uint8_t *data, size_t size, const uint8_t **text, size_t *len,
+				   size_t *label_len)
+{
+	size_t n, i;
+
+	if (size == 0)
+		return GRUB_STRING_NONE;
+	/* GRUB always writes the NUL; a string without it is still judged as GRUB's. */
+	n = size - (data[size - 1] == 0);
+	for (i = 0; i < sizeof(string_labels) / sizeof(string_labels[0]); i++) {
+		size_t p = strlen(string_labels[i].label);
+
+		if (n >= p && memcmp(data, string_labels[i].label, p) == 0) {
+			*text = data + p;
+			*len = n - p;
+			if (label_len)
+				*label_len = p;
+			return string_labels[i].kind;
+		}
+	}
+	return GRUB_STRING_NONE;
 }
 
 grub_string_kind grub_string_split(const mb_event *ev, const uint8_t **text, size_t *len)
 {
-	size_t n;
-	int k;
-
-	if (ev->type != MB_EV_IPL || ev->pcr != 8 || ev->data_size == 0)
+	if (ev->type != MB_EV_IPL || ev->pcr != 8)
 		return GRUB_STRING_NONE;
-	/* GRUB always writes the NUL; a string without it is still judged as GRUB's. */
-	n = ev->data_size - (ev->data[ev->data_size - 1] == 0);
-	for (k = GRUB_STRING_CMD; k <= GRUB_STRING_MODULE_CMDLINE; k++) {
-		size_t p = strlen(string_prefixes[k]);
+	return grub_string_parse(ev->data, ev->data_size, text, len, NULL);
+}
 
-		if (n >= p && memcmp(ev->data, string_prefixes[k], p) == 0) {
-			*text = ev->data + p;
-			*len = n - p;
-			return (grub_string_kind) k;
-		}
+/* Is the command text "<cmd>[efi|16]" followed by its arguments or nothing? "linux" and
+ * "linuxefi"/"linux16", not "linux_gfx_mode". */
+static bool text_is_cmd(const uint8_t *t, size_t n, const char *cmd)
+{
+	size_t k = strlen(cmd), m = k;
+
+	if (n < k || memcmp(t, cmd, k) != 0)
+		return false;
+	if (m + 3 <= n && memcmp(t + m, "efi", 3) == 0)
+		m += 3;
+	else if (m + 2 <= n && memcmp(t + m, "16", 2) == 0)
+		m += 2;
+	return m == n || t[m] == ' ' || t[m] == 0;
+}
+
+grub_event_kind grub_event_kind_of(const mb_event *ev)
+{
+	const uint8_t *t;
+	size_t n;
+
+	switch (grub_string_split(ev, &t, &n)) {
+	case GRUB_STRING_KERNEL_CMDLINE:
+		return GRUB_EVENT_KERNEL_CMDLINE;
+	case GRUB_STRING_CMD:
+		return text_is_cmd(t, n, "linux") ? GRUB_EVENT_LINUX : text_is_cmd(t, n, "initrd") ? GRUB_EVENT_INITRD
+												 : GRUB_EVENT_NONE;
+	default:
+		return GRUB_EVENT_NONE;
 	}
-	return GRUB_STRING_NONE;
+}
+
+char *grub_string_text(const mb_event *ev, grub_string_kind *ret_kind)
+{
+	const uint8_t *t;
+	size_t n;
+	grub_string_kind k = grub_string_split(ev, &t, &n);
+	char *s;
+
+	if (ret_kind)
+		*ret_kind = k;
+	if (k == GRUB_STRING_NONE)
+		return NULL;
+	while (n > 0 && t[n - 1] == 0)
+		n--;
+	s = malloc(n + 1);
+	if (s) {
+		memcpy(s, t, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+char *grub_loader_cmdline(const char *path, const grub_words *args)
+{
+	size_t len = 1, i;
+	char *out, *o;
+
+	len += 2 * strlen(path) + 3;
+	for (i = 0; i < args->n; i++)
+		len += 2 * strlen(args->w[i]) + 4;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	o = out;
+	for (i = 0; i <= args->n; i++) {
+		const char *w = i == 0 ? path : args->w[i - 1];
+		bool space = strpbrk(w, " \t") != NULL;
+
+		if (i)
+			*o++ = ' ';
+		if (space)
+			*o++ = '"';
+		for (; *w; w++) {
+			if (*w == '\\' || *w == '\'' || *w == '"')
+				*o++ = '\\';
+			*o++ = *w;
+		}
+		if (space)
+			*o++ = '"';
+	}
+	*o = 0;
+	return out;
 }
 
 /* The first word of a command, and whether it is one of names[]. */

@@ -36,30 +36,45 @@ int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err);
 int grub_parse_cfg_entry(const char *text, size_t size, const char *name, grub_entry *e, mb_error *err);
 void grub_entry_done(grub_entry *e);
 
-typedef enum grub_event_kind {
-	GRUB_EVENT_NONE = 0,
-	GRUB_EVENT_LINUX,          /* "grub_cmd: linux[efi|16] PATH ARGS" */
-	GRUB_EVENT_INITRD,         /* "grub_cmd: initrd[efi|16] PATH..." */
-	GRUB_EVENT_KERNEL_CMDLINE, /* "kernel_cmdline: PATH ARGS" */
-} grub_event_kind;
-/* What a PCR 8 EV_IPL event of GRUB's is, by its text. */
-grub_event_kind grub_event_kind_of(const mb_event *ev);
-
 /*
- * GRUB's measured strings (PCR 8, EV_IPL): "<label>: <text>" + NUL, of which the digest covers
- * only <text>. The label is not measured, so whoever edits the log can change it.
+ * GRUB's measured strings (PCR 8, EV_IPL): "<label><text>" + NUL, of which the digest covers
+ * only <text> (MEASUREMENTS.md §2). The label is not measured, so whoever edits the log can
+ * change it. This file is the one place that knows the labels: upstream's "grub_cmd: ",
+ * "kernel_cmdline: ", "module_cmdline: " and GRUB 2.02's with the Fedora/RHEL (CoreOS) TPM
+ * patches, "grub_cmd " and "grub_kernel_cmdline ". Everyone else asks here.
  */
 typedef enum grub_string_kind {
 	GRUB_STRING_NONE = 0,
-	GRUB_STRING_CMD,            /* "grub_cmd: " every command GRUB runs */
-	GRUB_STRING_KERNEL_CMDLINE, /* "kernel_cmdline: " the command line a kernel loader built */
-	GRUB_STRING_MODULE_CMDLINE, /* "module_cmdline: " a multiboot module's */
+	GRUB_STRING_CMD,            /* every command GRUB runs */
+	GRUB_STRING_KERNEL_CMDLINE, /* the command line a kernel loader built */
+	GRUB_STRING_MODULE_CMDLINE, /* a multiboot module's */
 } grub_string_kind;
 
-/* "grub_cmd: " etc., with the separator. */
+/* The kind's upstream label with its separator ("grub_cmd: "): the one text rules see. */
 const char *grub_string_prefix(grub_string_kind k);
-/* The label the event carries and the digested text after it (without the NUL). */
+/* Which label (any form) bytes start with, the digested text after it (without GRUB's NUL)
+ * and the label's length (may be NULL); whatever PCR and event type carry them. */
+grub_string_kind grub_string_parse(const uint8_t *data, size_t size, const uint8_t **text, size_t *len,
+				   size_t *label_len);
+/* The same for an event: only a PCR 8 EV_IPL event is GRUB's string. */
 grub_string_kind grub_string_split(const mb_event *ev, const uint8_t **text, size_t *len);
+/* The text after the label as a C string (trailing NULs dropped), NULL when the event is no
+ * GRUB string or out of memory (*ret_kind, may be NULL, tells which). */
+char *grub_string_text(const mb_event *ev, grub_string_kind *ret_kind);
+
+typedef enum grub_event_kind {
+	GRUB_EVENT_NONE = 0,
+	GRUB_EVENT_LINUX,          /* a command "linux[efi|16] PATH ARGS" */
+	GRUB_EVENT_INITRD,         /* a command "initrd[efi|16] PATH..." */
+	GRUB_EVENT_KERNEL_CMDLINE, /* labelled a kernel command line: "PATH ARGS" */
+} grub_event_kind;
+/* What a PCR 8 EV_IPL event of GRUB's is, by its label and text. */
+grub_event_kind grub_event_kind_of(const mb_event *ev);
+
+/* The kernel command line GRUB's linux loader builds and measures from the kernel's path and
+ * its arguments (grub_create_loader_cmdline): `\`, `'` and `"` escaped, words with blanks
+ * quoted. NULL on OOM. */
+char *grub_loader_cmdline(const char *path, const grub_words *args);
 
 /*
  * The kind GRUB measured a string as, from what the digests bind rather than from the label:

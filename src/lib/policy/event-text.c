@@ -3,46 +3,8 @@
 #include <string.h>
 
 #include <mboot/policy.h>
-
-/* UTF-16LE (systemd-boot/stub strings, EFI descriptions) to UTF-8; NULL if not plausible UTF-16. */
-static char *utf16_to_utf8(const uint8_t *p, size_t n)
-{
-	size_t units = n / 2, i, o = 0;
-	char *out;
-
-	while (units > 0 && p[2 * units - 2] == 0 && p[2 * units - 1] == 0)
-		units--;
-	if (units == 0 || n % 2)
-		return NULL;
-	out = malloc(units * 3 + 1);
-	if (!out)
-		return NULL;
-	for (i = 0; i < units; i++) {
-		uint32_t c = (uint32_t) p[2 * i] | (uint32_t) p[2 * i + 1] << 8;
-
-		if (c >= 0xd800 && c <= 0xdfff) {
-			/* Surrogates in a measured string: not text we will judge. */
-			free(out);
-			return NULL;
-		}
-		if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
-			free(out);
-			return NULL;
-		}
-		if (c < 0x80) {
-			out[o++] = (char) c;
-		} else if (c < 0x800) {
-			out[o++] = (char) (0xc0 | c >> 6);
-			out[o++] = (char) (0x80 | (c & 0x3f));
-		} else {
-			out[o++] = (char) (0xe0 | c >> 12);
-			out[o++] = (char) (0x80 | ((c >> 6) & 0x3f));
-			out[o++] = (char) (0x80 | (c & 0x3f));
-		}
-	}
-	out[o] = 0;
-	return out;
-}
+#include "lib/events/utf16.h"
+#include "event-text.h"
 
 MB_EXPORT char *mb_event_text(const mb_event *ev)
 {
@@ -63,11 +25,37 @@ MB_EXPORT char *mb_event_text(const mb_event *ev)
 		}
 	}
 	if (!ascii)
-		return ev->data_size >= 4 && ev->data[1] == 0 ? utf16_to_utf8(ev->data, ev->data_size) : NULL;
+		return ev->data_size >= 4 && ev->data[1] == 0 ? utf16le_to_utf8_strict(ev->data, ev->data_size) : NULL;
 	s = malloc(n + 1);
 	if (!s)
 		return NULL;
 	memcpy(s, ev->data, n);
 	s[n] = 0;
 	return s;
+}
+
+char *policy_judged_text(const mb_event *ev, grub_string_kind derived)
+{
+	const uint8_t *body;
+	size_t len, n;
+	mb_event copy;
+	uint8_t *buf;
+	const char *prefix;
+	char *text;
+
+	if (derived == GRUB_STRING_NONE || grub_string_split(ev, &body, &len) == GRUB_STRING_NONE)
+		return mb_event_text(ev);
+	prefix = grub_string_prefix(derived);
+	n = strlen(prefix);
+	buf = malloc(n + len);
+	if (!buf)
+		return NULL;
+	memcpy(buf, prefix, n);
+	memcpy(buf + n, body, len);
+	copy = *ev;
+	copy.data = buf;
+	copy.data_size = (uint32_t) (n + len);
+	text = mb_event_text(&copy);
+	free(buf);
+	return text;
 }

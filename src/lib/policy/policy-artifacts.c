@@ -3,8 +3,8 @@
  * A policy from release artifacts (the kernel, initrd and GRUB config a release ships), with
  * the firmware part and GRUB's other commands carried over from a known-good log.
  * What GRUB 2's tpm module measures (MEASUREMENTS.md §2): every command into PCR 8 as
- * "grub_cmd: " + argv joined by spaces, the kernel command line as "kernel_cmdline: " + path +
- * arguments, and every file it reads into PCR 9 (H(file)); the EFI stub tags the initrd it
+ * argv joined by spaces, the kernel command line as path + arguments (each under its label,
+ * src/lib/grub), and every file it reads into PCR 9 (H(file)); the EFI stub tags the initrd it
  * loads through LoadFile2 (EV_EVENT_TAG, H(initrd)).
  */
 #include <ctype.h>
@@ -183,16 +183,17 @@ static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
 
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
-		const char *start = (const char *) ev->data + 10;
 		grub_words ws = { 0 };
 		grub_event_kind kind = grub_event_kind_of(ev);
-		size_t k;
+		const uint8_t *text;
+		size_t k, len;
 
-		/* only the commands that load files, "grub_cmd: linux..."/"grub_cmd: initrd..." (start
-		 * skips that prefix); a kernel_cmdline line names the kernel again */
+		/* only the commands that load files, linux... and initrd...; a kernel command line
+		 * names the kernel again */
 		if (kind != GRUB_EVENT_LINUX && kind != GRUB_EVENT_INITRD)
 			continue;
-		if (grub_split_words(start, (const char *) ev->data + ev->data_size - (ev->data[ev->data_size - 1] == 0), &ws) < 0) {
+		grub_string_split(ev, &text, &len);
+		if (grub_split_words((const char *) text, (const char *) text + len, &ws) < 0) {
 			grub_words_done(&ws);
 			continue;
 		}
@@ -308,15 +309,18 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	{
 		char *cmd = NULL;
 
-		if (asprintf(&cmd, "grub_cmd: %s %s", lcmd, kpath) < 0 ||
+		/* Text rules see GRUB's strings under the upstream label, whichever form the log
+		 * writes (grub_string_prefix); the labels hold no regular-expression syntax. */
+		if (asprintf(&cmd, "%s%s %s", grub_string_prefix(GRUB_STRING_CMD), lcmd, kpath) < 0 ||
 		    add_text_rule(r8, cmd, "", kargs, "the command that loads the kernel", true) < 0 ||
-		    add_text_rule(r8, "kernel_cmdline: ", kpath, kargs, "the kernel command line", true) < 0) {
+		    add_text_rule(r8, grub_string_prefix(GRUB_STRING_KERNEL_CMDLINE), kpath, kargs,
+				  "the kernel command line", true) < 0) {
 			free(cmd);
 			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		free(cmd);
-		if (asprintf(&cmd, "grub_cmd: %s ", icmd) < 0 ||
+		if (asprintf(&cmd, "%s%s ", grub_string_prefix(GRUB_STRING_CMD), icmd) < 0 ||
 		    add_text_rule(r8, cmd, ipaths, NULL, "the command that loads the initrd", true) < 0) {
 			free(cmd);
 			rc = set_error(err, -ENOMEM, "out of memory");

@@ -7,6 +7,7 @@
 #include <mboot/events.h>
 #include <mboot/policy.h>
 #include "lib/replay/pcr-values.h"
+#include "event-text.h"
 #include "policy-build.h"
 #include "shared/hex.h"
 
@@ -163,15 +164,21 @@ int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t 
 			  bool (*skip)(const mb_event *ev, void *ud), void *ud, bool required)
 {
 	size_t n = mb_event_log_count(log), i;
+	grub_string_walk walk = { 0 };
 
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 		const char *type = mb_event_type_name(ev->type);
 		mb_digest_check check;
 		char *text = NULL, *pattern = NULL, tbuf[16];
+		grub_string_kind derived;
 		int rc;
 
-		if (ev->pcr != pcr || !mb_event_extends(ev) || (skip && skip(ev, ud)))
+		if (ev->pcr != pcr || !mb_event_extends(ev))
+			continue;
+		/* Every event the checker walks, skipped or not: a rule's text is the one it judges. */
+		derived = grub_string_walk_next(&walk, ev);
+		if (skip && skip(ev, ud))
 			continue;
 		if (!type) {
 			snprintf(tbuf, sizeof(tbuf), "0x%08x", ev->type);
@@ -179,7 +186,7 @@ int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t 
 		}
 		if (mb_event_check_digest(ev, &check) == 0 &&
 		    (check.status == MB_DIGEST_MATCH || check.status == MB_DIGEST_MATCH_ALTERNATE))
-			text = mb_event_text(ev);
+			text = policy_judged_text(ev, derived);
 		if (text && !(pattern = policy_regex_literal(text))) {
 			free(text);
 			return -ENOMEM;

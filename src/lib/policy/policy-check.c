@@ -9,6 +9,7 @@
 #include <mboot/events.h>
 #include "lib/events/digest-check.h"
 #include "lib/grub/grub.h"
+#include "event-text.h"
 #include "policy-internal.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
@@ -167,36 +168,6 @@ static int match_budgeted(check_ctx *c, const policy_rule *r, const char *text, 
 	return 0;
 }
 
-/*
- * The text a rule judges, or NULL: the event's text (mb_event_text), except that a GRUB string
- * carries the label of the kind GRUB measured it as (derived), not the label written in the log.
- */
-static char *judged_text(const mb_event *ev, grub_string_kind derived)
-{
-	const uint8_t *body;
-	size_t len, n;
-	mb_event copy;
-	uint8_t *buf;
-	const char *prefix;
-	char *text;
-
-	if (derived == GRUB_STRING_NONE || grub_string_split(ev, &body, &len) == GRUB_STRING_NONE)
-		return mb_event_text(ev);
-	prefix = grub_string_prefix(derived);
-	n = strlen(prefix);
-	buf = malloc(n + len);
-	if (!buf)
-		return NULL;
-	memcpy(buf, prefix, n);
-	memcpy(buf + n, body, len);
-	copy = *ev;
-	copy.data = buf;
-	copy.data_size = (uint32_t) (n + len);
-	text = mb_event_text(&copy);
-	free(buf);
-	return text;
-}
-
 /* What a governed PCR's judgement rests on: the log must account for its value in the bank. */
 static int check_trusted(check_ctx *c, uint32_t pcr, const mb_verify_pcr *vr, bool *ok)
 {
@@ -254,7 +225,7 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 			match_result m;
 
 			if (!text_done) {
-				text = j->ev ? judged_text(j->ev, j->derived) : strndup(j->rec->text, j->rec->text_len);
+				text = j->ev ? policy_judged_text(j->ev, j->derived) : strndup(j->rec->text, j->rec->text_len);
 				text_len = text ? strlen(text) : 0;
 				text_done = true;
 			}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Predicting the next boot's PCRs (MEASUREMENTS.md §2 and §4): GRUB measures the files it reads
- * into PCR 9 (H(file)), each command into PCR 8 (H(text after "grub_cmd: ")), the kernel command
- * line (H(text after "kernel_cmdline: ")); the Linux EFI stub tags the initrd in PCR 9;
+ * into PCR 9 (H(file)), each command and the kernel command line into PCR 8 (H(text after the
+ * label), src/lib/grub); the Linux EFI stub tags the initrd in PCR 9;
  * firmware or shim measure EFI applications into PCR 4 (Authenticode). Every other event of
  * today's log is carried over as it is.
  */
@@ -170,46 +170,15 @@ static bool same_path(const char *logged, const char *cmd_path)
 	return strcmp(strip_device(logged), strip_device(cmd_path)) == 0;
 }
 
-/* GRUB's grub_create_loader_cmdline: `\`, `'` and `"` escaped, words with blanks quoted. */
-static char *loader_cmdline(const char *path, const grub_words *args)
-{
-	size_t len = 1, i;
-	char *out, *o;
-
-	len += 2 * strlen(path) + 3;
-	for (i = 0; i < args->n; i++)
-		len += 2 * strlen(args->w[i]) + 4;
-	out = malloc(len);
-	if (!out)
-		return NULL;
-	o = out;
-	for (i = 0; i <= args->n; i++) {
-		const char *w = i == 0 ? path : args->w[i - 1];
-		bool space = strpbrk(w, " \t") != NULL;
-
-		if (i)
-			*o++ = ' ';
-		if (space)
-			*o++ = '"';
-		for (; *w; w++) {
-			if (*w == '\\' || *w == '\'' || *w == '"')
-				*o++ = '\\';
-			*o++ = *w;
-		}
-		if (space)
-			*o++ = '"';
-	}
-	*o = 0;
-	return out;
-}
-
-/* Rewrite a GRUB PCR 8 string: the same hashing convention as today's event (with or without NUL). */
-static int write_grub_string(predict_ctx *c, mb_log_writer *w, const mb_event *ev, const char *prefix,
-			     const char *text)
+/* Rewrite a GRUB PCR 8 string: today's label (whichever form this GRUB writes) and hashing
+ * convention (with or without NUL). */
+static int write_grub_string(predict_ctx *c, mb_log_writer *w, const mb_event *ev, const char *text)
 {
 	mb_digest_check check;
 	char *data = NULL;
-	size_t tlen = strlen(text);
+	size_t tlen = strlen(text), label_len = 0;
+	const uint8_t *old;
+	size_t old_len;
 	int rc;
 
 	if (mb_event_check_digest(ev, &check) < 0 ||
@@ -218,7 +187,8 @@ static int write_grub_string(predict_ctx *c, mb_log_writer *w, const mb_event *e
 		     ev->number);
 		return mb_log_writer_add_event(w, ev);
 	}
-	if (asprintf(&data, "%s%s", prefix, text) < 0)
+	if (grub_string_parse(ev->data, ev->data_size, &old, &old_len, &label_len) == GRUB_STRING_NONE ||
+	    asprintf(&data, "%.*s%s", (int) label_len, (const char *) ev->data, text) < 0)
 		return -ENOMEM;
 	/* MATCH_ALTERNATE: this GRUB hashed the trailing NUL too. */
 	rc = write_event(c, w, ev, NULL, text, tlen + (check.status == MB_DIGEST_MATCH_ALTERNATE),
@@ -258,18 +228,19 @@ static bool config_has_command(const char *cfg, const char *line)
  */
 static bool command_in_config(const predict_ctx *c, const mb_event *ev)
 {
-	char *text = event_string(ev), *line, *save = NULL;
+	grub_string_kind kind;
+	char *text = grub_string_text(ev, &kind), *line, *save = NULL;
 	bool found = true, first = true;
 
+	if (kind != GRUB_STRING_CMD) {
+		free(text);
+		return true; /* not a command */
+	}
 	if (!text || !c->cfg_text) {
 		free(text);
 		return false;
 	}
-	if (strncmp(text, "grub_cmd: ", 10) != 0) {
-		free(text);
-		return true;
-	}
-	for (line = strtok_r(text + 10, "\n", &save); line && found; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(text, "\n", &save); line && found; line = strtok_r(NULL, "\n", &save)) {
 		if (first) {
 			found = config_has_command(c->cfg_text, line);
 			first = false;
@@ -297,19 +268,19 @@ static int read_today(predict_ctx *c)
 
 		if (!into)
 			continue;
-		text = event_string(ev);
+		text = grub_string_text(ev, NULL);
 		if (!text)
 			return -ENOMEM;
 		if (k == GRUB_EVENT_LINUX && c->old_kernel_paths.n < GRUB_MAX_WORDS) {
 			grub_words ws = { 0 };
 
-			if (grub_split_words(text + 10, text + strlen(text), &ws) == 0 && ws.n > 1) {
+			if (grub_split_words(text, text + strlen(text), &ws) == 0 && ws.n > 1) {
 				c->old_kernel_paths.w[c->old_kernel_paths.n++] = ws.w[1];
 				ws.w[1] = strdup("");
 			}
 			grub_words_done(&ws);
 		}
-		rc = into->n ? 0 : grub_split_words(text + 10, text + strlen(text), into);
+		rc = into->n ? 0 : grub_split_words(text, text + strlen(text), into);
 		free(text);
 		if (rc < 0)
 			return rc;
@@ -462,10 +433,8 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 
 			/* GRUB may load more than one kernel (a fallback, a .signed copy): each keeps its own
 			 * path unless the next boot's path was given. */
-			if (!c->kernel_path_given && kind != GRUB_EVENT_INITRD && (own_text = event_string(ev))) {
-				const char *start = own_text + (kind == GRUB_EVENT_LINUX ? 10 : 16);
-
-				if (grub_split_words(start, own_text + strlen(own_text), &own) == 0 &&
+			if (!c->kernel_path_given && kind != GRUB_EVENT_INITRD && (own_text = grub_string_text(ev, NULL))) {
+				if (grub_split_words(own_text, own_text + strlen(own_text), &own) == 0 &&
 				    own.n > (kind == GRUB_EVENT_LINUX ? 1u : 0u))
 					kpath = own.w[kind == GRUB_EVENT_LINUX ? 1 : 0];
 			}
@@ -482,24 +451,24 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 				free(paths);
 				note(c, 8, false, "the initrd command");
 			} else {
-				text = loader_cmdline(kpath, &c->args);
+				text = grub_loader_cmdline(kpath, &c->args);
 				note(c, 8, false, "the kernel command line");
 			}
 			grub_words_done(&own);
 			free(own_text);
 			if (!text)
 				return -ENOMEM;
-			rc = write_grub_string(c, w, ev, kind == GRUB_EVENT_KERNEL_CMDLINE ? "kernel_cmdline: " : "grub_cmd: ", text);
+			rc = write_grub_string(c, w, ev, text);
 			free(text);
 			continue;
 		}
 		if (ev->pcr == 8 && ev->type == MB_EV_IPL && after_cfg && cfg_changed && kind == GRUB_EVENT_NONE &&
 		    !command_in_config(c, ev)) {
-			char *text = c->commands_missing++ ? NULL : event_string(ev);
+			char *text = c->commands_missing++ ? NULL : grub_string_text(ev, NULL);
 
 			if (c->commands_missing == 1)
 				note(c, 8, true, "grub.cfg changed and today's command \"%.60s\" is not in it: GRUB measures the "
-				     "commands it runs, after expansion", text ? text + 10 : "?");
+				     "commands it runs, after expansion", text ? text : "?");
 			free(text);
 		}
 		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && in->boot.n_efi) {
