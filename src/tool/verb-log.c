@@ -25,9 +25,15 @@ static const char log_help[] =
 static const char show_help[] =
 	"Usage: mboot log show [LOG] [--json] [--pcr LIST]\n\n"
 	"Print every event of a firmware event log: its number, PCR, type, the digest of each\n"
-	"bank, the decoded event data, and whether the digest matches the data where the data\n"
-	"is what was hashed (a mismatch means the data must not be trusted).\n\n"
-	"  --json        one JSON document: {\"events\": [{\"index\", \"pcr\", \"type\", \"digests\", ...}]}\n"
+	"bank, the decoded data, and whether the digest matches the data where the data\n"
+	"is what was hashed (a mismatch means the data must not be trusted): a plain match says\n"
+	"nothing, \"[digest ok (alternative form: RULE)]\" a match of another preimage than the\n"
+	"spec's, \"[digest not checkable: WHY]\" text mboot cannot prove measured (systemd-boot/UKI\n"
+	"command lines). A footer covers the whole log: the number of events, the events whose data\n"
+	"does not hash to their digest (the first 32), and the PCRs replayed, as `log replay` prints them.\n\n"
+	"  --json        one JSON document: {\"events\": [{\"index\", \"pcr\", \"type\", \"digests\", ...}],\n"
+	"                \"summary\": {\"events\", \"events_shown\", \"digest_mismatches\",\n"
+	"                \"mismatched_events\", \"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}}}\n"
 	"  --pcr LIST    only events of these PCRs, e.g. 0,2,4-7\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG "; '-' reads stdin.\n"
 	"Exit: 0 shown, 2 unreadable or malformed log (the message names the byte offset).\n";
@@ -119,20 +125,161 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 	return 0;
 }
 
-static void print_event_text(const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
+/*
+ * Why the digest of an event that shows text as measured cannot be checked, or NULL when the
+ * label would say nothing: its data is not what the digest covers by nature (an image's device
+ * path, a GRUB file's path, shim's variable name). kind: the decoded data's.
+ */
+static const char *uncheckable_text(const mb_event *ev, const char *kind)
+{
+	if (ev->type != MB_EV_IPL)
+		return NULL;
+	if (strcmp(kind, "utf16_string") == 0)
+		return "systemd-boot/UKI text (UTF-16), mboot does not recompute its digest; not proven measured";
+	if (strncmp(kind, "grub_", 5) == 0 && strcmp(kind, "grub_file") != 0)
+		return "a GRUB string in a form mboot does not hash; not proven measured";
+	if (strcmp(kind, "string") == 0)
+		return "text mboot does not know how it was hashed; not proven measured";
+	return NULL;
+}
+
+/* PCR values in the text layout of `log replay` (a PCR file `verify --pcrs` reads back). */
+static void print_pcr_text(const mb_pcr_values *v)
+{
+	size_t b;
+
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		size_t digest_size = mb_digest_by_alg(alg)->size;
+		char name[8], hex[2 * MB_DIGEST_MAX + 1];
+		uint32_t p;
+
+		/* A bank without a single value prints nothing: a bare heading does not read back. */
+		for (p = 0; p < MB_PCR_COUNT && !mb_pcr_values_get(v, alg, p); p++)
+			;
+		if (p < MB_PCR_COUNT)
+			printf("%s:\n", tool_alg_name(alg, name));
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *value = mb_pcr_values_get(v, alg, p);
+
+			if (value)
+				printf("  %2u: %s\n", p, hex_format(value, digest_size, hex));
+		}
+	}
+}
+
+/* The footer of `log show`: the log's events, the data that does not hash to its digest. */
+#define SHOW_MISMATCHES_LISTED 32u
+
+typedef struct show_summary {
+	size_t events, shown, mismatches;
+	uint32_t listed[SHOW_MISMATCHES_LISTED]; /* the first mismatching events' numbers */
+} show_summary;
+
+static void summary_add(show_summary *sum, const mb_event *ev, bool shown, int status)
+{
+	sum->events++;
+	sum->shown += shown;
+	if (status != MB_DIGEST_MISMATCH)
+		return;
+	if (sum->mismatches < SHOW_MISMATCHES_LISTED)
+		sum->listed[sum->mismatches] = ev->number;
+	sum->mismatches++;
+}
+
+static void print_summary_text(const show_summary *sum, const mb_pcr_values *v)
+{
+	size_t i;
+
+	printf("\n%zu events", sum->events);
+	if (sum->shown != sum->events)
+		printf(" (%zu shown)", sum->shown);
+	printf("; event data not matching its digest: %zu", sum->mismatches);
+	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++)
+		printf("%s#%u", i ? ", " : " (", sum->listed[i]);
+	if (sum->mismatches > SHOW_MISMATCHES_LISTED)
+		printf(", ... %zu more", sum->mismatches - SHOW_MISMATCHES_LISTED);
+	printf("%s\nPCRs replayed from the log:\n", sum->mismatches ? ")" : "");
+	print_pcr_text(v);
+}
+
+/*
+ * --json: the same as the document's last member, "summary": {"events", "events_shown",
+ * "digest_mismatches", "mismatched_events" (the first 32 numbers), "banks" (the PCR-values shape)}.
+ */
+static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr_values *v)
+{
+	size_t i, b;
+	bool first = true;
+
+	jsonout_lit(o, ",\"summary\":{\"events\":");
+	jsonout_u64(o, sum->events);
+	jsonout_lit(o, ",\"events_shown\":");
+	jsonout_u64(o, sum->shown);
+	jsonout_lit(o, ",\"digest_mismatches\":");
+	jsonout_u64(o, sum->mismatches);
+	jsonout_lit(o, ",\"mismatched_events\":[");
+	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++) {
+		if (i)
+			jsonout_lit(o, ",");
+		jsonout_u64(o, sum->listed[i]);
+	}
+	jsonout_lit(o, "],\"banks\":{");
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		size_t digest_size = mb_digest_by_alg(alg)->size;
+		char name[8];
+		uint32_t p;
+		bool first_pcr = true;
+
+		if (!first)
+			jsonout_lit(o, ",");
+		first = false;
+		jsonout_lit(o, "\"");
+		jsonout_raw(o, tool_alg_name(alg, name));
+		jsonout_lit(o, "\":{");
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *value = mb_pcr_values_get(v, alg, p);
+
+			if (!value)
+				continue;
+			if (!first_pcr)
+				jsonout_lit(o, ",");
+			first_pcr = false;
+			jsonout_lit(o, "\"");
+			jsonout_u64(o, p);
+			jsonout_lit(o, "\":\"");
+			jsonout_hex(o, value, digest_size);
+			jsonout_lit(o, "\"");
+		}
+		jsonout_lit(o, "}");
+	}
+	jsonout_lit(o, "}}");
+}
+
+/* Returns the digest check's status (-1: none). */
+static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
 {
 	char tbuf[16], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
 	mb_digest_check check;
+	bool decoded = mb_event_decode(log, ev, dec) == 0;
+	const char *why;
+	int status = -1;
 	uint32_t i;
 
 	printf("#%-5u PCR %-3u %s", ev->number, ev->pcr, tool_type_name(ev->type, tbuf));
 	if (ev->pcr >= MB_PCR_COUNT)
 		printf("  (PCR index out of range: not extended)");
 	if (mb_event_check_digest(ev, &check) == 0) {
+		status = (int) check.status;
+		/* A plain pass says nothing; anything less than one says what it is. */
 		if (check.status == MB_DIGEST_MISMATCH)
 			printf("  [DIGEST MISMATCH: data does not hash to the digest, not trusted]");
 		else if (check.status == MB_DIGEST_MATCH_ALTERNATE)
-			printf("  [digest matches %s]", check.rule);
+			printf("  [digest ok (alternative form: %s)]", check.rule);
+		else if (check.status == MB_DIGEST_UNCHECKABLE && decoded &&
+			 (why = uncheckable_text(ev, mb_event_decoded_kind(dec))))
+			printf("  [digest not checkable: %s]", why);
 	}
 	putchar('\n');
 	for (i = 0; i < ev->n_digests; i++) {
@@ -141,8 +288,17 @@ static void print_event_text(const mb_event_log *log, const mb_event *ev, mb_eve
 		printf("       %-7s %s\n", tool_alg_name(ev->digests[i].alg, name),
 		       hex_format(ev->digests[i].bytes, ev->digests[i].size, hex));
 	}
-	if (mb_event_decode(log, ev, dec) == 0)
+	if (decoded)
 		printf("       %s\n", mb_event_decoded_description(dec));
+	return status;
+}
+
+/* The digest check's status of an event not shown (-1: none). */
+static int check_status(const mb_event *ev)
+{
+	mb_digest_check check;
+
+	return mb_event_check_digest(ev, &check) == 0 ? (int) check.status : -1;
 }
 
 static bool pcr_selected(const mb_event *ev, uint32_t mask)
@@ -155,6 +311,7 @@ typedef struct show_json {
 	mb_event_decoded *dec;
 	uint32_t pcr_mask;
 	bool first;
+	show_summary sum;
 } show_json;
 
 /* mb_event_log_visit() callback: the document's head at event 0 (the log's format is known
@@ -162,6 +319,7 @@ typedef struct show_json {
 static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
 {
 	show_json *s = ctx;
+	bool shown = pcr_selected(ev, s->pcr_mask);
 
 	if (ev->number == 0) {
 		const mb_spec_id *spec = mb_event_log_spec_id(log);
@@ -178,11 +336,13 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 		}
 		jsonout_lit(&s->out, "\"events\":[");
 	}
-	if (pcr_selected(ev, s->pcr_mask)) {
+	if (shown) {
 		if (!s->first)
 			jsonout_lit(&s->out, ",");
 		s->first = false;
-		tool_event_write(&s->out, log, ev, s->dec);
+		summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec));
+	} else {
+		summary_add(&s->sum, ev, false, check_status(ev));
 	}
 	if (s->out.oom)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -192,9 +352,10 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 }
 
 /*
- * `log show --json`: the log is checked first (a malformed log prints nothing but the error,
- * as when it was parsed whole), then read a second time, each event written as it comes:
- * no event array, and a 100,000-event log never becomes one JSON tree.
+ * `log show --json`: the log is checked and replayed first (a malformed log prints nothing
+ * but the error, as when it was parsed whole; the replay is the summary's), then read a second
+ * time, each event written as it comes: no event array, and a 100,000-event log never becomes
+ * one JSON tree.
  */
 static int log_show_json(const char *path, uint32_t pcr_mask)
 {
@@ -202,21 +363,30 @@ static int log_show_json(const char *path, uint32_t pcr_mask)
 	mb_error err = { 0 };
 	uint8_t *data = NULL;
 	size_t size = 0;
+	mb_pcr_values *v;
 	int rc;
 
 	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	if (mb_event_log_visit(data, size, NULL, NULL, &err) < 0) {
+	v = tool_pcr_values_new();
+	if (!v) {
+		free(data);
+		return EXIT_USAGE;
+	}
+	if (mb_replay_log_data(data, size, v, NULL, &err) < 0) {
 		tool_report(path, &err);
+		mb_pcr_values_free(v);
 		free(data);
 		return EXIT_USAGE;
 	}
 	s.dec = mb_event_decoded_new();
 	rc = s.dec ? mb_event_log_visit(data, size, show_json_event, &s, &err) : set_error(&err, -ENOMEM, "out of memory");
 	if (rc == 0) {
-		jsonout_lit(&s.out, "]}\n");
+		jsonout_lit(&s.out, "]");
+		write_summary_json(&s.out, &s.sum, v);
+		jsonout_lit(&s.out, "}\n");
 		if (s.out.oom)
 			rc = set_error(&err, -ENOMEM, "out of memory");
 	}
@@ -224,6 +394,7 @@ static int log_show_json(const char *path, uint32_t pcr_mask)
 		rc = set_error(&err, -EIO, "write error");
 	free(s.out.p);
 	mb_event_decoded_free(s.dec);
+	mb_pcr_values_free(v);
 	free(data);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */
@@ -238,39 +409,57 @@ static int log_show(int argc, char **argv)
 	log_args a;
 	mb_event_log *log = NULL;
 	mb_event_decoded *dec;
+	mb_pcr_values *v;
+	mb_error err = { 0 };
+	show_summary sum = { 0 };
 	size_t i, n;
 	uint64_t toff, tsize;
 	mb_trailer_kind t;
 	int rc = parse_args("log show", show_help, argc, argv, "jp", 1, &a);
+	const char *path = a.n_paths ? a.paths[0] : MB_DEFAULT_LOG;
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.json)
-		return log_show_json(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, a.pcr_mask);
-	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
+		return log_show_json(path, a.pcr_mask);
+	rc = tool_load_log(path, &log);
 	if (rc)
 		return rc;
 	dec = mb_event_decoded_new();
-	if (!dec) {
+	v = tool_pcr_values_new();
+	if (!dec || !v) {
+		mb_event_decoded_free(dec);
+		mb_pcr_values_free(v);
 		mb_event_log_free(log);
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
+	}
+	if (mb_replay_log(log, SIZE_MAX, v, NULL, &err) < 0) {
+		tool_report(path, &err);
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	n = mb_event_log_count(log);
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 
 		if (pcr_selected(ev, a.pcr_mask))
-			print_event_text(log, ev, dec);
+			summary_add(&sum, ev, true, print_event_text(log, ev, dec));
+		else
+			summary_add(&sum, ev, false, check_status(ev));
 	}
-	mb_event_decoded_free(dec);
 	t = mb_event_log_trailer(log, &toff, &tsize);
 	if (t != MB_TRAILER_NONE)
 		printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
 		       (unsigned long long) tsize, t == MB_TRAILER_FF_PADDING ? "ff" : "00",
 		       (unsigned long long) toff);
+	print_summary_text(&sum, v);
+	rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+out:
+	mb_event_decoded_free(dec);
+	mb_pcr_values_free(v);
 	mb_event_log_free(log);
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+	return rc;
 }
 
 static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_values *v)
@@ -378,24 +567,7 @@ static int log_replay(int argc, char **argv)
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 	} else {
-		for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
-			uint16_t alg = mb_pcr_values_bank_alg(v, b);
-			size_t digest_size = mb_digest_by_alg(alg)->size;
-			char name[8], hex[2 * MB_DIGEST_MAX + 1];
-			uint32_t p;
-
-			/* A bank without a single value prints nothing: a bare heading does not read back. */
-			for (p = 0; p < MB_PCR_COUNT && !mb_pcr_values_get(v, alg, p); p++)
-				;
-			if (p < MB_PCR_COUNT)
-				printf("%s:\n", tool_alg_name(alg, name));
-			for (p = 0; p < MB_PCR_COUNT; p++) {
-				const uint8_t *value = mb_pcr_values_get(v, alg, p);
-
-				if (value)
-					printf("  %2u: %s\n", p, hex_format(value, digest_size, hex));
-			}
-		}
+		print_pcr_text(v);
 		/* Notes go to stderr: stdout stays a PCR file that `verify --pcrs` reads back. */
 		if (info.startup_locality_seen)
 			tool_notef("StartupLocality %u: PCR 0 started at 0...%02x", info.startup_locality,
