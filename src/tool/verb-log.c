@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,19 +307,106 @@ static bool pcr_selected(const mb_event *ev, uint32_t mask)
 	return ev->pcr < MB_PCR_COUNT ? (mask & (1u << ev->pcr)) != 0 : mask == UINT32_MAX;
 }
 
+/*
+ * `log show --json` hashes every event twice over: its data for the digest check, its digests
+ * into the replay. A worker thread does both while the main thread writes the JSON: it checks
+ * the events in order, publishing how far it got (checks[0..done) are final), then replays.
+ */
+typedef struct show_work {
+	const uint8_t *data;
+	size_t size;
+	mb_digest_check *checks; /* by event number; status -1: not checked */
+	size_t n_events, checked;
+	mb_pcr_values *v;
+	int replay_rc;
+	mb_error err;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	size_t done;
+} show_work;
+
+#define SHOW_CHECKS_BATCH 256u
+
+static void work_publish(show_work *w, size_t done)
+{
+	pthread_mutex_lock(&w->lock);
+	w->done = done;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static int work_check_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	show_work *w = ctx;
+
+	(void) log;
+	(void) err;
+	if (ev->number >= w->n_events)
+		return 0;
+	if (mb_event_check_digest(ev, &w->checks[ev->number]) < 0)
+		w->checks[ev->number] = (mb_digest_check) { .status = (mb_digest_status) -1 };
+	w->checked = ev->number + 1;
+	if ((ev->number + 1) % SHOW_CHECKS_BATCH == 0)
+		work_publish(w, ev->number + 1);
+	return 0;
+}
+
+static void *work_run(void *ctx)
+{
+	show_work *w = ctx;
+	mb_error ignored = { 0 };
+	size_t i;
+
+	/* The log was checked already, so this visit does not fail; if it did, what it did not
+	 * reach is "not checked" (the JSON then checks those events itself). */
+	if (mb_event_log_visit(w->data, w->size, work_check_event, w, &ignored) < 0)
+		for (i = w->checked; i < w->n_events; i++)
+			w->checks[i] = (mb_digest_check) { .status = (mb_digest_status) -1 };
+	work_publish(w, w->n_events);
+	w->replay_rc = mb_replay_log_data(w->data, w->size, w->v, NULL, &w->err);
+	return NULL;
+}
+
+/* The check of event i, waiting for the worker to get there. */
+static const mb_digest_check *work_check(show_work *w, size_t *seen, uint32_t i)
+{
+	if (i >= w->n_events)
+		return NULL;
+	if (i >= *seen) {
+		pthread_mutex_lock(&w->lock);
+		while (w->done <= i)
+			pthread_cond_wait(&w->more, &w->lock);
+		*seen = w->done;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return (int) w->checks[i].status < 0 ? NULL : &w->checks[i];
+}
+
 typedef struct show_json {
 	jsonout out;
 	mb_event_decoded *dec;
 	uint32_t pcr_mask;
 	bool first;
 	show_summary sum;
+	show_work *work;
+	size_t seen; /* checks the main thread knows are done */
 } show_json;
+
+static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	(void) log;
+	(void) ev;
+	(void) err;
+	(*(size_t *) ctx)++;
+	return 0;
+}
 
 /* mb_event_log_visit() callback: the document's head at event 0 (the log's format is known
  * from there), then every selected event. */
 static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
 {
 	show_json *s = ctx;
+	const mb_digest_check *check = work_check(s->work, &s->seen, ev->number);
 	bool shown = pcr_selected(ev, s->pcr_mask);
 
 	if (ev->number == 0) {
@@ -340,9 +428,9 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 		if (!s->first)
 			jsonout_lit(&s->out, ",");
 		s->first = false;
-		summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec));
+		summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, check));
 	} else {
-		summary_add(&s->sum, ev, false, check_status(ev));
+		summary_add(&s->sum, ev, false, check ? (int) check->status : check_status(ev));
 	}
 	if (s->out.oom)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -352,49 +440,65 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 }
 
 /*
- * `log show --json`: the log is checked and replayed first (a malformed log prints nothing
- * but the error, as when it was parsed whole; the replay is the summary's), then read a second
- * time, each event written as it comes: no event array, and a 100,000-event log never becomes
- * one JSON tree.
+ * `log show --json`: the log is checked first (a malformed log prints nothing but the error,
+ * as when it was parsed whole), then read a second time, each event written as it comes: no
+ * event array, and a 100,000-event log never becomes one JSON tree. The digest checks and the
+ * replay (the summary's PCRs) are the worker's (show_work).
  */
 static int log_show_json(const char *path, uint32_t pcr_mask)
 {
 	show_json s = { .pcr_mask = pcr_mask, .first = true };
+	show_work w = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
 	mb_error err = { 0 };
 	uint8_t *data = NULL;
 	size_t size = 0;
-	mb_pcr_values *v;
+	pthread_t worker;
+	bool threaded = false;
 	int rc;
 
 	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	v = tool_pcr_values_new();
-	if (!v) {
-		free(data);
-		return EXIT_USAGE;
-	}
-	if (mb_replay_log_data(data, size, v, NULL, &err) < 0) {
+	if (mb_event_log_visit(data, size, count_event, &w.n_events, &err) < 0) {
 		tool_report(path, &err);
-		mb_pcr_values_free(v);
 		free(data);
 		return EXIT_USAGE;
 	}
+	w.data = data;
+	w.size = size;
+	w.checks = malloc((w.n_events ? w.n_events : 1) * sizeof(*w.checks));
+	w.v = tool_pcr_values_new();
 	s.dec = mb_event_decoded_new();
-	rc = s.dec ? mb_event_log_visit(data, size, show_json_event, &s, &err) : set_error(&err, -ENOMEM, "out of memory");
+	s.work = &w;
+	if (!w.checks || !w.v || !s.dec) {
+		rc = set_error(&err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Without a thread the same work is done first, in this one. */
+	threaded = pthread_create(&worker, NULL, work_run, &w) == 0;
+	if (!threaded)
+		work_run(&w);
+	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+	if (threaded)
+		pthread_join(worker, NULL);
+	threaded = false;
+	if (rc == 0 && w.replay_rc < 0)
+		rc = w.replay_rc, err = w.err;
 	if (rc == 0) {
 		jsonout_lit(&s.out, "]");
-		write_summary_json(&s.out, &s.sum, v);
+		write_summary_json(&s.out, &s.sum, w.v);
 		jsonout_lit(&s.out, "}\n");
 		if (s.out.oom)
 			rc = set_error(&err, -ENOMEM, "out of memory");
 	}
 	if (jsonout_flush(&s.out, stdout) < 0 && rc == 0)
 		rc = set_error(&err, -EIO, "write error");
+out:
 	free(s.out.p);
 	mb_event_decoded_free(s.dec);
-	mb_pcr_values_free(v);
+	mb_pcr_values_free(w.v);
+	free(w.checks);
 	free(data);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */

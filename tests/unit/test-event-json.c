@@ -44,7 +44,7 @@ static int compare_event(void *ctx, const mb_event_log *view, const mb_event *ev
 
 	(void) err;
 	assert_non_null(pev);
-	tool_event_write(&b, view, ev, c->dec);
+	tool_event_write(&b, view, ev, c->dec, NULL);
 	o = tool_event_json(c->parsed, pev);
 	ref = json_object_to_json_string_length(o, FLAGS, &len);
 	assert_false(b.oom);
