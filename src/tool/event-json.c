@@ -75,10 +75,12 @@ json_object *tool_event_json(const mb_event_log *log, const mb_event *ev)
  * every string the envelope writes itself is hex, a static name or a "0x..." number, so none
  * needs escaping.
  */
-void tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
+int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
+		     const mb_digest_check *checked)
 {
 	char tbuf[16];
 	mb_digest_check check;
+	int status = -1;
 	uint32_t i;
 
 	jsonout_lit(b, "{\"index\":");
@@ -114,7 +116,10 @@ void tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, m
 		jsonout_decoded(b, mb_event_decoded_root(dec));
 	else
 		jsonout_lit(b, "null");
-	if (mb_event_check_digest(ev, &check) == 0) {
+	if (checked)
+		check = *checked;
+	if (checked || mb_event_check_digest(ev, &check) == 0) {
+		status = (int) check.status;
 		jsonout_lit(b, ",\"digest_check\":\"");
 		jsonout_raw(b, mb_digest_status_name(check.status));
 		jsonout_lit(b, "\"");
@@ -127,4 +132,5 @@ void tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, m
 	if (ev->pcr >= MB_PCR_COUNT)
 		jsonout_lit(b, ",\"pcr_out_of_range\":true");
 	jsonout_lit(b, "}");
+	return status;
 }

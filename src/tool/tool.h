@@ -146,8 +146,11 @@ void tool_json_print(tool_json style, struct json_object *o);
  * JSON_C_TO_STRING_NOSLASHESCAPE (tests/unit/test-event-json.c holds them to it).
  */
 struct json_object *tool_event_json(const mb_event_log *log, const mb_event *ev);
-/* dec: a holder reused from event to event (the decoded data lives there until the next call). */
-void tool_event_write(struct jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec);
+/* dec: a holder reused from event to event (the decoded data lives there until the next call);
+ * checked: the event's mb_event_check_digest() result when the caller has it, else NULL.
+ * Returns the event's mb_digest_status (-1: not checked). */
+int tool_event_write(struct jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
+		     const mb_digest_check *checked);
 
 /* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. Without
  * libqrencode, prints why there is no QR code instead and returns 0. */

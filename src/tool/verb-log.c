@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +27,15 @@ static const char log_help[] =
 static const char show_help[] =
 	"Usage: mboot log show [LOG] [--json] [--pcr LIST]\n\n"
 	"Print every event of a firmware event log: its number, PCR, type, the digest of each\n"
-	"bank, the decoded event data, and whether the digest matches the data where the data\n"
-	"is what was hashed (a mismatch means the data must not be trusted).\n\n"
-	"  --json        one JSON document: {\"events\": [{\"index\", \"pcr\", \"type\", \"digests\", ...}]}\n"
+	"bank, the decoded data, and whether the digest matches the data where the data\n"
+	"is what was hashed (a mismatch means the data must not be trusted): a plain match says\n"
+	"nothing, \"[digest ok (alternative form: RULE)]\" a match of another preimage than the\n"
+	"spec's, \"[digest not checkable: WHY]\" text mboot cannot prove measured (systemd-boot/UKI\n"
+	"command lines). A footer covers the whole log: the number of events, the events whose data\n"
+	"does not hash to their digest (the first 32), and the PCRs replayed, as `log replay` prints them.\n\n"
+	"  --json        one JSON document: {\"events\": [{\"index\", \"pcr\", \"type\", \"digests\", ...}],\n"
+	"                \"summary\": {\"events\", \"events_shown\", \"digest_mismatches\",\n"
+	"                \"mismatched_events\", \"banks\": {\"sha256\": {\"0\": \"<hex>\", ...}}}}\n"
 	"  --compact     the JSON on one line (implies --json)\n"
 	"  --pcr LIST    only events of these PCRs, e.g. 0,2,4-7\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG "; '-' reads stdin.\n"
@@ -51,9 +58,15 @@ static const char replay_help[] =
 static const char diff_help[] =
 	"Usage: mboot log diff LOG_A LOG_B [--json]\n\n"
 	"Compare two boots: align the events of each PCR, list those removed (in A only), added\n"
-	"(in B only) or changed (same place and type, different digest or data), and name the PCRs\n"
-	"whose replayed values differ. The crypto-agile header is not compared.\n\n"
-	"  --json        {\"entries\": [{\"change\", \"pcr\", \"a\", \"b\"}], \"pcrs_moved\": [...]}\n"
+	"(in B only) or changed (same place and type, other digests or other measured data), and\n"
+	"name the PCRs whose replayed values differ. Events whose digests agree are the same even\n"
+	"when their data differs where the digest does not cover it (an image's load address); the\n"
+	"data of EV_NO_ACTION events, and data that does not hash to its digest, is compared byte\n"
+	"for byte. A changed event shows what differs: each bank's digests, A's then B's, and the\n"
+	"data of each side when it differs. The crypto-agile header is not compared.\n\n"
+	"  --json        {\"entries\": [{\"change\", \"pcr\", \"a\", \"b\", \"differs\"}], \"pcrs_moved\": [...],\n"
+	"                \"identical\"}; a changed entry's \"differs\": {\"digests\": [banks],\n"
+	"                \"data\": bool, \"data_measured\": bool}\n"
 	"  --compact     the JSON on one line (implies --json)\n\n"
 	"Exit: 0 the logs record the same boot, 1 they differ, 2 unreadable or malformed log.\n";
 
@@ -120,20 +133,136 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 	return 0;
 }
 
-static void print_event_text(const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
+/*
+ * Why the digest of an event that shows text as measured cannot be checked, or NULL when the
+ * label would say nothing: its data is not what the digest covers by nature (an image's device
+ * path, a GRUB file's path, shim's variable name). kind: the decoded data's.
+ */
+static const char *uncheckable_text(const mb_event *ev, const char *kind)
+{
+	if (ev->type != MB_EV_IPL)
+		return NULL;
+	if (strcmp(kind, "utf16_string") == 0)
+		return "systemd-boot/UKI text (UTF-16), mboot does not recompute its digest; not proven measured";
+	if (strncmp(kind, "grub_", 5) == 0 && strcmp(kind, "grub_file") != 0)
+		return "a GRUB string in a form mboot does not hash; not proven measured";
+	if (strcmp(kind, "string") == 0)
+		return "text mboot does not know how it was hashed; not proven measured";
+	return NULL;
+}
+
+/* The footer of `log show`: the log's events, the data that does not hash to its digest. */
+#define SHOW_MISMATCHES_LISTED 32u
+
+typedef struct show_summary {
+	size_t events, shown, mismatches;
+	uint32_t listed[SHOW_MISMATCHES_LISTED]; /* the first mismatching events' numbers */
+} show_summary;
+
+static void summary_add(show_summary *sum, const mb_event *ev, bool shown, int status)
+{
+	sum->events++;
+	sum->shown += shown;
+	if (status != MB_DIGEST_MISMATCH)
+		return;
+	if (sum->mismatches < SHOW_MISMATCHES_LISTED)
+		sum->listed[sum->mismatches] = ev->number;
+	sum->mismatches++;
+}
+
+static void print_summary_text(const show_summary *sum, const mb_pcr_values *v)
+{
+	size_t i;
+
+	printf("\n%zu events", sum->events);
+	if (sum->shown != sum->events)
+		printf(" (%zu shown)", sum->shown);
+	printf("; event data not matching its digest: %zu", sum->mismatches);
+	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++)
+		printf("%s#%u", i ? ", " : " (", sum->listed[i]);
+	if (sum->mismatches > SHOW_MISMATCHES_LISTED)
+		printf(", ... %zu more", sum->mismatches - SHOW_MISMATCHES_LISTED);
+	printf("%s\nPCRs replayed from the log:\n", sum->mismatches ? ")" : "");
+	(void) tool_print_pcr_values(v); /* as `log replay` prints them; it says any failure */
+}
+
+/*
+ * --json: the same as the document's last member, "summary": {"events", "events_shown",
+ * "digest_mismatches", "mismatched_events" (the first 32 numbers), "banks" (the PCR-values shape)}.
+ */
+static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr_values *v)
+{
+	size_t i, b;
+	bool first = true;
+
+	jsonout_lit(o, ",\"summary\":{\"events\":");
+	jsonout_u64(o, sum->events);
+	jsonout_lit(o, ",\"events_shown\":");
+	jsonout_u64(o, sum->shown);
+	jsonout_lit(o, ",\"digest_mismatches\":");
+	jsonout_u64(o, sum->mismatches);
+	jsonout_lit(o, ",\"mismatched_events\":[");
+	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++) {
+		if (i)
+			jsonout_lit(o, ",");
+		jsonout_u64(o, sum->listed[i]);
+	}
+	jsonout_lit(o, "],\"banks\":{");
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		size_t digest_size = mb_digest_by_alg(alg)->size;
+		char name[8];
+		uint32_t p;
+		bool first_pcr = true;
+
+		if (!first)
+			jsonout_lit(o, ",");
+		first = false;
+		jsonout_lit(o, "\"");
+		jsonout_raw(o, tool_alg_name(alg, name));
+		jsonout_lit(o, "\":{");
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *value = mb_pcr_values_get(v, alg, p);
+
+			if (!value)
+				continue;
+			if (!first_pcr)
+				jsonout_lit(o, ",");
+			first_pcr = false;
+			jsonout_lit(o, "\"");
+			jsonout_u64(o, p);
+			jsonout_lit(o, "\":\"");
+			jsonout_hex(o, value, digest_size);
+			jsonout_lit(o, "\"");
+		}
+		jsonout_lit(o, "}");
+	}
+	jsonout_lit(o, "}}");
+}
+
+/* Returns the digest check's status (-1: none). */
+static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
 {
 	char tbuf[16], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
 	mb_digest_check check;
+	bool decoded = mb_event_decode(log, ev, dec) == 0;
+	const char *why;
+	int status = -1;
 	uint32_t i;
 
 	printf("#%-5u PCR %-3u %s", ev->number, ev->pcr, tool_type_name(ev->type, tbuf));
 	if (ev->pcr >= MB_PCR_COUNT)
 		printf("  (PCR index out of range: not extended)");
 	if (mb_event_check_digest(ev, &check) == 0) {
+		status = (int) check.status;
+		/* A plain pass says nothing; anything less than one says what it is. */
 		if (check.status == MB_DIGEST_MISMATCH)
 			printf("  [DIGEST MISMATCH: data does not hash to the digest, not trusted]");
 		else if (check.status == MB_DIGEST_MATCH_ALTERNATE)
-			printf("  [digest matches %s]", check.rule);
+			printf("  [digest ok (alternative form: %s)]", check.rule);
+		else if (check.status == MB_DIGEST_UNCHECKABLE && decoded &&
+			 (why = uncheckable_text(ev, mb_event_decoded_kind(dec))))
+			printf("  [digest not checkable: %s]", why);
 	}
 	putchar('\n');
 	for (i = 0; i < ev->n_digests; i++) {
@@ -142,8 +271,17 @@ static void print_event_text(const mb_event_log *log, const mb_event *ev, mb_eve
 		printf("       %-7s %s\n", tool_alg_name(ev->digests[i].alg, name),
 		       hex_format(ev->digests[i].bytes, ev->digests[i].size, hex));
 	}
-	if (mb_event_decode(log, ev, dec) == 0)
+	if (decoded)
 		printf("       %s\n", mb_event_decoded_description(dec));
+	return status;
+}
+
+/* The digest check's status of an event not shown (-1: none). */
+static int check_status(const mb_event *ev)
+{
+	mb_digest_check check;
+
+	return mb_event_check_digest(ev, &check) == 0 ? (int) check.status : -1;
 }
 
 static bool pcr_selected(const mb_event *ev, uint32_t mask)
@@ -151,18 +289,107 @@ static bool pcr_selected(const mb_event *ev, uint32_t mask)
 	return ev->pcr < MB_PCR_COUNT ? (mask & (1u << ev->pcr)) != 0 : mask == UINT32_MAX;
 }
 
+/*
+ * `log show --json` hashes every event twice over: its data for the digest check, its digests
+ * into the replay. A worker thread does both while the main thread writes the JSON: it checks
+ * the events in order, publishing how far it got (checks[0..done) are final), then replays.
+ */
+typedef struct show_work {
+	const uint8_t *data;
+	size_t size;
+	mb_digest_check *checks; /* by event number; status -1: not checked */
+	size_t n_events, checked;
+	mb_pcr_values *v;
+	int replay_rc;
+	mb_error err;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	size_t done;
+} show_work;
+
+#define SHOW_CHECKS_BATCH 256u
+
+static void work_publish(show_work *w, size_t done)
+{
+	pthread_mutex_lock(&w->lock);
+	w->done = done;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static int work_check_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	show_work *w = ctx;
+
+	(void) log;
+	(void) err;
+	if (ev->number >= w->n_events)
+		return 0;
+	if (mb_event_check_digest(ev, &w->checks[ev->number]) < 0)
+		w->checks[ev->number] = (mb_digest_check) { .status = (mb_digest_status) -1 };
+	w->checked = ev->number + 1;
+	if ((ev->number + 1) % SHOW_CHECKS_BATCH == 0)
+		work_publish(w, ev->number + 1);
+	return 0;
+}
+
+static void *work_run(void *ctx)
+{
+	show_work *w = ctx;
+	mb_error ignored = { 0 };
+	size_t i;
+
+	/* The log was checked already, so this visit does not fail; if it did, what it did not
+	 * reach is "not checked" (the JSON then checks those events itself). */
+	if (mb_event_log_visit(w->data, w->size, work_check_event, w, &ignored) < 0)
+		for (i = w->checked; i < w->n_events; i++)
+			w->checks[i] = (mb_digest_check) { .status = (mb_digest_status) -1 };
+	work_publish(w, w->n_events);
+	w->replay_rc = mb_replay_log_data(w->data, w->size, w->v, NULL, &w->err);
+	return NULL;
+}
+
+/* The check of event i, waiting for the worker to get there. */
+static const mb_digest_check *work_check(show_work *w, size_t *seen, uint32_t i)
+{
+	if (i >= w->n_events)
+		return NULL;
+	if (i >= *seen) {
+		pthread_mutex_lock(&w->lock);
+		while (w->done <= i)
+			pthread_cond_wait(&w->more, &w->lock);
+		*seen = w->done;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return (int) w->checks[i].status < 0 ? NULL : &w->checks[i];
+}
+
 typedef struct show_json {
 	jsonout out;
 	mb_event_decoded *dec;
 	uint32_t pcr_mask;
 	bool first;
+	show_summary sum;
+	show_work *work;
+	size_t seen; /* checks the main thread knows are done */
 } show_json;
+
+static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	(void) log;
+	(void) ev;
+	(void) err;
+	(*(size_t *) ctx)++;
+	return 0;
+}
 
 /* mb_event_log_visit() callback: the document's head at event 0 (the log's format is known
  * from there), then every selected event. */
 static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
 {
 	show_json *s = ctx;
+	const mb_digest_check *check = work_check(s->work, &s->seen, ev->number);
+	bool shown = pcr_selected(ev, s->pcr_mask);
 
 	if (ev->number == 0) {
 		const mb_spec_id *spec = mb_event_log_spec_id(log);
@@ -179,11 +406,13 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 		}
 		jsonout_lit(&s->out, "\"events\":[");
 	}
-	if (pcr_selected(ev, s->pcr_mask)) {
+	if (shown) {
 		if (!s->first)
 			jsonout_lit(&s->out, ",");
 		s->first = false;
-		tool_event_write(&s->out, log, ev, s->dec);
+		summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, check));
+	} else {
+		summary_add(&s->sum, ev, false, check ? (int) check->status : check_status(ev));
 	}
 	if (s->out.oom)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -194,37 +423,64 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 
 /*
  * `log show --json`: the log is checked first (a malformed log prints nothing but the error,
- * as when it was parsed whole), then read a second time, each event written as it comes:
- * no event array, and a 100,000-event log never becomes one JSON tree.
+ * as when it was parsed whole), then read a second time, each event written as it comes: no
+ * event array, and a 100,000-event log never becomes one JSON tree. The digest checks and the
+ * replay (the summary's PCRs) are the worker's (show_work).
  */
 static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 {
 	show_json s = { .out.pretty = style != TOOL_JSON_COMPACT, .pcr_mask = pcr_mask, .first = true };
+	show_work w = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
 	mb_error err = { 0 };
 	uint8_t *data = NULL;
 	size_t size = 0;
+	pthread_t worker;
+	bool threaded = false;
 	int rc;
 
 	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	if (mb_event_log_visit(data, size, NULL, NULL, &err) < 0) {
+	if (mb_event_log_visit(data, size, count_event, &w.n_events, &err) < 0) {
 		tool_report(path, &err);
 		free(data);
 		return EXIT_USAGE;
 	}
+	w.data = data;
+	w.size = size;
+	w.checks = malloc((w.n_events ? w.n_events : 1) * sizeof(*w.checks));
+	w.v = tool_pcr_values_new();
 	s.dec = mb_event_decoded_new();
-	rc = s.dec ? mb_event_log_visit(data, size, show_json_event, &s, &err) : set_error(&err, -ENOMEM, "out of memory");
+	s.work = &w;
+	if (!w.checks || !w.v || !s.dec) {
+		rc = set_error(&err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Without a thread the same work is done first, in this one. */
+	threaded = pthread_create(&worker, NULL, work_run, &w) == 0;
+	if (!threaded)
+		work_run(&w);
+	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+	if (threaded)
+		pthread_join(worker, NULL);
+	threaded = false;
+	if (rc == 0 && w.replay_rc < 0)
+		rc = w.replay_rc, err = w.err;
 	if (rc == 0) {
-		jsonout_lit(&s.out, "]}\n");
+		jsonout_lit(&s.out, "]");
+		write_summary_json(&s.out, &s.sum, w.v);
+		jsonout_lit(&s.out, "}\n");
 		if (s.out.oom)
 			rc = set_error(&err, -ENOMEM, "out of memory");
 	}
 	if (jsonout_flush(&s.out, stdout) < 0 && rc == 0)
 		rc = set_error(&err, -EIO, "write error");
+out:
 	free(s.out.p);
 	mb_event_decoded_free(s.dec);
+	mb_pcr_values_free(w.v);
+	free(w.checks);
 	free(data);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */
@@ -239,39 +495,57 @@ static int log_show(int argc, char **argv)
 	log_args a;
 	mb_event_log *log = NULL;
 	mb_event_decoded *dec;
+	mb_pcr_values *v;
+	mb_error err = { 0 };
+	show_summary sum = { 0 };
 	size_t i, n;
 	uint64_t toff, tsize;
 	mb_trailer_kind t;
 	int rc = parse_args("log show", show_help, argc, argv, "jp", 1, &a);
+	const char *path = a.n_paths ? a.paths[0] : MB_DEFAULT_LOG;
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.json)
-		return log_show_json(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, a.pcr_mask, a.json);
-	rc = tool_load_log(a.n_paths ? a.paths[0] : MB_DEFAULT_LOG, &log);
+		return log_show_json(path, a.pcr_mask, a.json);
+	rc = tool_load_log(path, &log);
 	if (rc)
 		return rc;
 	dec = mb_event_decoded_new();
-	if (!dec) {
+	v = tool_pcr_values_new();
+	if (!dec || !v) {
+		mb_event_decoded_free(dec);
+		mb_pcr_values_free(v);
 		mb_event_log_free(log);
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
+	}
+	if (mb_replay_log(log, SIZE_MAX, v, NULL, &err) < 0) {
+		tool_report(path, &err);
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	n = mb_event_log_count(log);
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 
 		if (pcr_selected(ev, a.pcr_mask))
-			print_event_text(log, ev, dec);
+			summary_add(&sum, ev, true, print_event_text(log, ev, dec));
+		else
+			summary_add(&sum, ev, false, check_status(ev));
 	}
-	mb_event_decoded_free(dec);
 	t = mb_event_log_trailer(log, &toff, &tsize);
 	if (t != MB_TRAILER_NONE)
 		printf("(%llu bytes of 0x%s padding after the last event, from byte %llu)\n",
 		       (unsigned long long) tsize, t == MB_TRAILER_FF_PADDING ? "ff" : "00",
 		       (unsigned long long) toff);
+	print_summary_text(&sum, v);
+	rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+out:
+	mb_event_decoded_free(dec);
+	mb_pcr_values_free(v);
 	mb_event_log_free(log);
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+	return rc;
 }
 
 static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_values *v)
@@ -425,6 +699,99 @@ static void print_side(const char *tag, const mb_event_log *log, const mb_event 
 	free(desc);
 }
 
+/* The digest of alg in ev as hex, or "(none)" when ev has no digest of that bank. */
+static const char *digest_hex(const mb_event *ev, uint16_t alg, char hex[2 * MB_UNKNOWN_DIGEST_MAX + 1])
+{
+	const mb_event_digest *d = mb_event_digest_for(ev, alg);
+
+	return d ? hex_format(d->bytes, d->size, hex) : "(none)";
+}
+
+static bool digest_same(const mb_event *a, const mb_event *b, uint16_t alg)
+{
+	const mb_event_digest *x = mb_event_digest_for(a, alg), *y = mb_event_digest_for(b, alg);
+
+	return x && y && x->size == y->size && memcmp(x->bytes, y->bytes, x->size) == 0;
+}
+
+/*
+ * A changed event: what differs, not two lines that read the same. Every bank whose digests
+ * differ (or that one side lacks), A's then B's; the data as each side describes it when it
+ * differs (measured data in hex when the descriptions read the same), else once, for context.
+ */
+static void print_changed(const mb_diff_entry *e, const mb_event_log *la, const mb_event_log *lb)
+{
+	char tbuf[16], name[8], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
+	char *da = mb_event_description(la, e->a), *db = mb_event_description(lb, e->b);
+	const char *what = e->data_measured ? "data" : "data (not measured)";
+	mb_digest_check check;
+	bool same_desc;
+	uint32_t i;
+
+	printf("PCR %u: changed: #%u in A, #%u in B, %s\n", e->pcr, e->a->number, e->b->number,
+	       tool_type_name(e->a->type, tbuf));
+	for (i = 0; i < e->a->n_digests; i++) {
+		uint16_t alg = e->a->digests[i].alg;
+
+		if (digest_same(e->a, e->b, alg))
+			continue;
+		printf("    - %-7s %s\n", tool_alg_name(alg, name), digest_hex(e->a, alg, hex));
+		printf("    + %-7s %s\n", tool_alg_name(alg, name), digest_hex(e->b, alg, hex));
+	}
+	for (i = 0; i < e->b->n_digests; i++) {
+		uint16_t alg = e->b->digests[i].alg;
+
+		if (mb_event_digest_for(e->a, alg))
+			continue;
+		printf("    - %-7s (none)\n", tool_alg_name(alg, name));
+		printf("    + %-7s %s\n", tool_alg_name(alg, name), digest_hex(e->b, alg, hex));
+	}
+	same_desc = da && db && strcmp(da, db) == 0;
+	/* Unmeasured bytes that the descriptions do not show (a load address) are not worth hex. */
+	if (!(e->differs & MB_DIFF_DATA) || (same_desc && !e->data_measured)) {
+		printf("      %s: %s\n", what, da ? da : "");
+	} else if (!same_desc) {
+		printf("    - %s: %s\n", what, da);
+		printf("    + %s: %s\n", what, db);
+	} else {
+		char *ha = hex_dup(e->a->data, e->a->data_size), *hb = hex_dup(e->b->data, e->b->data_size);
+
+		printf("    - %s: %s (hex)\n", what, ha ? ha : "");
+		printf("    + %s: %s (hex)\n", what, hb ? hb : "");
+		free(ha);
+		free(hb);
+	}
+	if (mb_event_check_digest(e->a, &check) == 0 && check.status == MB_DIGEST_MISMATCH)
+		printf("    A's data does not hash to its digest: not trusted\n");
+	if (mb_event_check_digest(e->b, &check) == 0 && check.status == MB_DIGEST_MISMATCH)
+		printf("    B's data does not hash to its digest: not trusted\n");
+	free(da);
+	free(db);
+}
+
+/* --json: "differs": {"digests": [banks whose digests differ], "data": bool, "data_measured": bool}. */
+static json_object *differs_json(const mb_diff_entry *e)
+{
+	json_object *o = json_object_new_object(), *banks = json_object_new_array();
+	const mb_event *sides[2] = { e->a, e->b };
+	uint32_t i, s;
+
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < sides[s]->n_digests; i++) {
+			uint16_t alg = sides[s]->digests[i].alg;
+			char name[8];
+
+			/* B's banks: only those A lacks (A's loop named the rest). */
+			if (digest_same(e->a, e->b, alg) || (s == 1 && mb_event_digest_for(e->a, alg)))
+				continue;
+			json_object_array_add(banks, json_object_new_string(tool_alg_name(alg, name)));
+		}
+	json_object_object_add(o, "digests", banks);
+	json_object_object_add(o, "data", json_object_new_boolean((e->differs & MB_DIFF_DATA) != 0));
+	json_object_object_add(o, "data_measured", json_object_new_boolean(e->data_measured));
+	return o;
+}
+
 static int log_diff(int argc, char **argv)
 {
 	log_args a;
@@ -462,6 +829,8 @@ static int log_diff(int argc, char **argv)
 			json_object_object_add(o, "pcr", json_object_new_int64(e->pcr));
 			json_object_object_add(o, "a", diff_side(la, e->a));
 			json_object_object_add(o, "b", diff_side(lb, e->b));
+			if (e->kind == MB_DIFF_CHANGED)
+				json_object_object_add(o, "differs", differs_json(e));
 			json_object_array_add(arr, o);
 		}
 		for (p = 0; p < MB_PCR_COUNT; p++)
@@ -478,6 +847,10 @@ static int log_diff(int argc, char **argv)
 		for (i = 0; i < d->n_entries; i++) {
 			const mb_diff_entry *e = &d->entries[i];
 
+			if (e->kind == MB_DIFF_CHANGED) {
+				print_changed(e, la, lb);
+				continue;
+			}
 			printf("PCR %u: %s\n", e->pcr, change_name(e->kind));
 			if (e->a)
 				print_side("-", la, e->a);

@@ -108,15 +108,21 @@ jq -e '[.events[] | select(.pcr == 4294967295)] | length == 1 and all(.pcr_out_o
 
 # Diff: two boots of the same desktop (tpm2-tools' event-arch-linux.bin and go-tpm-tools'
 # arch-linux-workstation.bin differ in 58 bytes). Every byte cmp(1) finds different must lie in
-# an event the diff names, and the diff must name no event without such a byte.
+# an event the diff names or in one whose digests are the same in both logs (an image loaded
+# elsewhere: its data is not what was measured; tests/cli/test-log-diff.sh looks closer), and
+# the diff must name no event without such a byte.
 A=$C/tpm2-tools/event-arch-linux.bin
 B=$C/go-tpm-tools/arch-linux-workstation.bin
 check "diff of two boots exits 1" 1 "$MBOOT" log diff --json "$A" "$B"
 cp "$tmp/out" "$tmp/diff.json"
+"$MBOOT" log show --json "$A" >"$tmp/a.json"
+"$MBOOT" log show --json "$B" >"$tmp/b.json"
 cmp -l "$A" "$B" | awk '{print $1 - 1}' >"$tmp/offsets"
 [ -s "$tmp/offsets" ] || { echo "FAIL cmp found no difference"; fails=$((fails + 1)); }
-covered=$(jq --slurpfile off <(jq -s . "$tmp/offsets") '
-	[.entries[] | .b | select(. != null) | [.offset, .offset + .record_size]] as $spans
+covered=$(jq --slurpfile off <(jq -s . "$tmp/offsets") --slurpfile a "$tmp/a.json" --slurpfile b "$tmp/b.json" '
+	([.entries[] | .b | select(. != null) | [.offset, .offset + .record_size]]
+	 + [$b[0].events[] | . as $e | select($a[0].events[$e.index].digests == $e.digests)
+	    | [.offset, .offset + .record_size]]) as $spans
 	| [$off[0][] | . as $o | select([$spans[] | select($o >= .[0] and $o < .[1])] | length == 0)] | length' "$tmp/diff.json")
 useless=$(jq --slurpfile off <(jq -s . "$tmp/offsets") '
 	[.entries[] | .b | select(. != null) | [.offset, .offset + .record_size] | . as $s

@@ -32,12 +32,15 @@ static mb_event_log *sample(void)
 	return log;
 }
 
-typedef enum edit_kind { KEEP, DROP, REPLACE_TEXT, INSERT_AFTER } edit_kind;
+/* REPLACE_BYTES: data[at] = byte, the digests kept as logged. */
+typedef enum edit_kind { KEEP, DROP, REPLACE_TEXT, INSERT_AFTER, REPLACE_BYTES } edit_kind;
 typedef struct edit {
 	edit_kind kind;
 	uint32_t event;
 	uint32_t pcr;      /* INSERT_AFTER: the new event's */
 	const char *text;  /* REPLACE_TEXT, INSERT_AFTER: the new data, hashed whole */
+	uint32_t at;       /* REPLACE_BYTES */
+	uint8_t byte;
 } edit;
 
 /* A copy of log through the writer, with the edits applied. */
@@ -56,8 +59,20 @@ static mb_event_log *rebuilt(const mb_event_log *log, const edit *edits, size_t 
 		for (k = 0; k < n_edits; k++)
 			if (edits[k].event == ev->number)
 				e = &edits[k];
-		if (!e || e->kind == INSERT_AFTER)
+		if (!e || e->kind == INSERT_AFTER) {
 			assert_int_equal(mb_log_writer_add_event(w, ev), 0);
+		} else if (e->kind == REPLACE_BYTES) {
+			mb_event copy = *ev;
+			uint8_t *data = malloc(ev->data_size);
+
+			assert_non_null(data);
+			assert_true(e->at < ev->data_size);
+			memcpy(data, ev->data, ev->data_size);
+			data[e->at] = e->byte;
+			copy.data = data;
+			assert_int_equal(mb_log_writer_add_event(w, &copy), 0);
+			free(data);
+		}
 		else if (e->kind == REPLACE_TEXT)
 			assert_int_equal(mb_log_writer_add_hashed(w, ev->pcr, ev->type, e->text, strlen(e->text), e->text,
 								  strlen(e->text)), 0);
@@ -103,7 +118,7 @@ static void test_self(void **state)
 
 static void test_removed(void **state)
 {
-	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { DROP, EV_INITRD_CMD, 0, NULL } }, 1);
+	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { .kind = DROP, .event = EV_INITRD_CMD } }, 1);
 	mb_diff d;
 
 	(void) state;
@@ -131,7 +146,7 @@ static void test_removed(void **state)
 static void test_added(void **state)
 {
 	static const char text[] = "(hd0,gpt2)/boot/extra.img";
-	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { INSERT_AFTER, EV_INITRD_FILE, 9, text } }, 1);
+	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { .kind = INSERT_AFTER, .event = EV_INITRD_FILE, .pcr = 9, .text = text } }, 1);
 	mb_diff d;
 
 	(void) state;
@@ -152,7 +167,7 @@ static void test_added(void **state)
 static void test_changed(void **state)
 {
 	static const char text[] = "kernel_cmdline: /boot/vmlinuz-5.7.0-rc2+.signed root=/dev/sda1 ro init=/bin/sh";
-	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { REPLACE_TEXT, EV_CMDLINE, 0, text } }, 1);
+	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { .kind = REPLACE_TEXT, .event = EV_CMDLINE, .text = text } }, 1);
 	mb_diff d;
 
 	(void) state;
@@ -162,6 +177,9 @@ static void test_changed(void **state)
 	assert_int_equal(d.entries[0].pcr, 8);
 	assert_ptr_equal(d.entries[0].a, mb_event_log_event(a, EV_CMDLINE));
 	assert_ptr_equal(d.entries[0].b, mb_event_log_event(b, EV_CMDLINE));
+	/* Another command line: other digests, other data, and GRUB's text is what is hashed. */
+	assert_int_equal(d.entries[0].differs, MB_DIFF_DIGESTS | MB_DIFF_DATA);
+	assert_true(d.entries[0].data_measured);
 	assert_int_equal(d.pcrs_moved, 1u << 8);
 	mb_diff_done(&d);
 	mb_event_log_free(b);
@@ -172,7 +190,7 @@ static void test_changed(void **state)
 static void test_two_pcrs(void **state)
 {
 	mb_event_log *a = sample(),
-		     *b = rebuilt(a, (edit[]) { { DROP, EV_SHIM, 0, NULL }, { REPLACE_TEXT, EV_CMDLINE, 0, "x" } }, 2);
+		     *b = rebuilt(a, (edit[]) { { .kind = DROP, .event = EV_SHIM }, { .kind = REPLACE_TEXT, .event = EV_CMDLINE, .text = "x" } }, 2);
 	mb_diff d;
 	size_t i;
 
@@ -197,6 +215,52 @@ static void test_two_pcrs(void **state)
 	mb_event_log_free(a);
 }
 
+/*
+ * The shim's load event with another image address (UEFI_IMAGE_LOAD_EVENT.ImageLocationInMemory,
+ * the first 8 bytes of its data): the digest is the image's Authenticode digest, so where it
+ * was loaded is not measured and the two boots are the same.
+ */
+static void test_unmeasured_data(void **state)
+{
+	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { .kind = REPLACE_BYTES, .event = EV_SHIM, .at = 2, .byte = 0x5a } }, 1);
+	mb_diff d;
+
+	(void) state;
+	assert_int_equal(mb_event_log_event(a, EV_SHIM)->type, MB_EV_EFI_BOOT_SERVICES_APPLICATION);
+	assert_int_not_equal(mb_event_log_event(a, EV_SHIM)->data[2], 0x5a);
+	diff(a, b, &d);
+	assert_int_equal(d.n_entries, 0);
+	assert_int_equal(d.pcrs_moved, 0);
+	mb_diff_done(&d);
+	mb_event_log_free(b);
+	mb_event_log_free(a);
+}
+
+/*
+ * A GRUB command whose text was edited but whose digests were kept: the data no longer hashes
+ * to the digest, so it is not what was measured and the edit is reported (data only).
+ */
+static void test_measured_data_edited(void **state)
+{
+	mb_event_log *a = sample(), *b = rebuilt(a, (edit[]) { { .kind = REPLACE_BYTES, .event = EV_INITRD_CMD, .at = 17, .byte = 'X' } }, 1);
+	mb_diff d;
+
+	(void) state;
+	/* "grub_cmd: initrd /boot/..." : byte 17 is the '/' */
+	assert_memory_equal(mb_event_log_event(a, EV_INITRD_CMD)->data, "grub_cmd: initrd /", 18);
+	diff(a, b, &d);
+	assert_int_equal(d.n_entries, 1);
+	assert_int_equal(d.entries[0].kind, MB_DIFF_CHANGED);
+	assert_int_equal(d.entries[0].differs, MB_DIFF_DATA);
+	assert_true(d.entries[0].data_measured);
+	assert_int_equal(d.entries[0].a->number, EV_INITRD_CMD);
+	/* Equal digests: the PCRs do not move. */
+	assert_int_equal(d.pcrs_moved, 0);
+	mb_diff_done(&d);
+	mb_event_log_free(b);
+	mb_event_log_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +269,8 @@ int main(void)
 		cmocka_unit_test(test_added),
 		cmocka_unit_test(test_changed),
 		cmocka_unit_test(test_two_pcrs),
+		cmocka_unit_test(test_unmeasured_data),
+		cmocka_unit_test(test_measured_data_edited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

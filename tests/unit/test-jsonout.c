@@ -7,6 +7,7 @@
  * (jsonout_decoded) is what json-c prints for those values once it has read them.
  */
 #include <ftw.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,59 @@ static int differs(json_object *o, const char *what)
 		fprintf(stderr, "%s:\n json-c:  %s\n jsonout: %.*s\n", what, ref, (int) b.n, b.p);
 	free(b.p);
 	return bad;
+}
+
+/* jsonout_hex and jsonout_u64 against printf's "%02x" and "%" PRIu64: every length up to 80
+ * from every alignment, every byte value, and numbers of every width. */
+static void test_hex_numbers(void **state)
+{
+	uint8_t bytes[96];
+	char ref[2 * sizeof(bytes) + 1];
+	size_t start, n, i;
+	uint64_t v;
+
+	(void) state;
+	for (i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t) (i * 167 + 13);
+	for (start = 0; start < 16; start++)
+		for (n = 0; start + n <= 80; n++) {
+			jsonout b = { 0 };
+
+			for (i = 0; i < n; i++)
+				snprintf(ref + 2 * i, 3, "%02x", bytes[start + i]);
+			jsonout_hex(&b, bytes + start, n);
+			assert_false(b.oom);
+			assert_int_equal(b.n, 2 * n);
+			assert_memory_equal(b.p, ref, 2 * n);
+			free(b.p);
+		}
+	for (i = 0; i < 256; i += 16) {
+		jsonout b = { 0 };
+		uint8_t all[16];
+		size_t k;
+
+		for (k = 0; k < 16; k++) {
+			all[k] = (uint8_t) (i + k);
+			snprintf(ref + 2 * k, 3, "%02x", all[k]);
+		}
+		jsonout_hex(&b, all, 16);
+		assert_memory_equal(b.p, ref, 32);
+		free(b.p);
+	}
+	for (v = 1, i = 0; i < 64; i++, v = v * 3 + i) {
+		uint64_t vals[] = { v, v - 1, v % 100, v % 10, UINT64_MAX, 0, 9, 10, 99, 100 };
+		size_t k;
+
+		for (k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+			jsonout b = { 0 };
+			int len = snprintf(ref, sizeof(ref), "%" PRIu64, vals[k]);
+
+			jsonout_u64(&b, vals[k]);
+			assert_int_equal(b.n, (size_t) len);
+			assert_memory_equal(b.p, ref, (size_t) len);
+			free(b.p);
+		}
+	}
 }
 
 static void test_values(void **state)
@@ -143,6 +197,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_hex_numbers),
 		cmocka_unit_test(test_corpus_decoded),
 	};
 

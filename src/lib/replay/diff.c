@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include <mboot/diff.h>
+#include <mboot/events.h>
+#include "lib/events/digest-check.h"
 #include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 
@@ -11,15 +13,12 @@
  * (every event there counts as removed and added): no real boot gets near it. */
 #define DIFF_MAX_CELLS (16u << 20)
 
-static bool same_event(const mb_event *x, const mb_event *y)
+/* Bank by bank where both carry one: MB_DIFF_DIGESTS when any differs or none is shared. */
+static uint32_t digests_differ(const mb_event *x, const mb_event *y)
 {
 	uint32_t i;
 	bool common = false;
 
-	if (x->type != y->type || x->data_size != y->data_size)
-		return false;
-	if (x->data_size && memcmp(x->data, y->data, x->data_size) != 0)
-		return false;
 	for (i = 0; i < x->n_digests; i++) {
 		const mb_event_digest *d = mb_event_digest_for(y, x->digests[i].alg);
 
@@ -27,23 +26,62 @@ static bool same_event(const mb_event *x, const mb_event *y)
 			continue;
 		common = true;
 		if (d->size != x->digests[i].size || memcmp(d->bytes, x->digests[i].bytes, d->size) != 0)
-			return false;
+			return MB_DIFF_DIGESTS;
 	}
-	return common;
+	return common ? 0 : MB_DIFF_DIGESTS;
 }
 
+static bool data_equal(const mb_event *x, const mb_event *y)
+{
+	return x->data_size == y->data_size && (!x->data_size || memcmp(x->data, y->data, x->data_size) == 0);
+}
+
+/*
+ * Does a change of this event's data, its digests being equal, say something? For EV_NO_ACTION
+ * the data is all there is; data that does not hash to its digest is not what was measured,
+ * so two such events are the same only byte for byte. Otherwise equal digests are equal
+ * measurements: what the data holds beyond the digest's input is not measured.
+ */
+static bool data_decides(mb_digest_status s)
+{
+	return s == MB_DIGEST_NOT_EXTENDED || s == MB_DIGEST_MISMATCH;
+}
+
+/* What differs between x and y (MB_DIFF_*), 0 when they are the same event (see diff.h). */
+static uint32_t event_differs(const mb_event *x, mb_digest_status sx, const mb_event *y, mb_digest_status sy)
+{
+	uint32_t what;
+
+	if (x->type != y->type)
+		return MB_DIFF_DIGESTS | MB_DIFF_DATA;
+	what = digests_differ(x, y);
+	if (!data_equal(x, y) && (what || data_decides(sx) || data_decides(sy)))
+		what |= MB_DIFF_DATA;
+	return what;
+}
+
+/* One PCR's events of one log, with their digest checks' status. */
 typedef struct seq {
 	const mb_event **ev;
+	mb_digest_status *st;
 	size_t n;
 } seq;
+
+static bool same_at(const seq *a, size_t i, const seq *b, size_t j)
+{
+	return event_differs(a->ev[i], a->st[i], b->ev[j], b->st[j]) == 0;
+}
 
 static int collect(const mb_event_log *log, uint32_t pcr, seq *s)
 {
 	size_t i, n = mb_event_log_count(log);
+	/* Computed once per log and kept with it (verify and policy use them too). */
+	const mb_digest_check *checks = event_log_digest_checks(log);
 
 	s->n = 0;
 	s->ev = malloc((n ? n : 1) * sizeof(*s->ev));
-	if (!s->ev)
+	s->st = malloc((n ? n : 1) * sizeof(*s->st));
+	if (!s->ev || !s->st)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
@@ -51,13 +89,21 @@ static int collect(const mb_event_log *log, uint32_t pcr, seq *s)
 		/* The crypto-agile header describes the log, not the boot. */
 		if (i == 0 && ev->sha1_format && mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
 			continue;
-		if (ev->pcr == pcr)
-			s->ev[s->n++] = ev;
+		if (ev->pcr != pcr)
+			continue;
+		if (checks) {
+			s->st[s->n] = checks[i].status;
+		} else {
+			mb_digest_check c;
+
+			s->st[s->n] = mb_event_check_digest(ev, &c) == 0 ? c.status : MB_DIGEST_UNCHECKABLE;
+		}
+		s->ev[s->n++] = ev;
 	}
 	return 0;
 }
 
-static int push(mb_diff *d, size_t *cap, mb_diff_kind kind, uint32_t pcr, const mb_event *a, const mb_event *b)
+static int push(mb_diff *d, size_t *cap, mb_diff_entry e)
 {
 	if (d->n_entries == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 32;
@@ -68,24 +114,37 @@ static int push(mb_diff *d, size_t *cap, mb_diff_kind kind, uint32_t pcr, const 
 		d->entries = n;
 		*cap = ncap;
 	}
-	d->entries[d->n_entries++] = (mb_diff_entry) { kind, pcr, a, b };
+	d->entries[d->n_entries++] = e;
 	return 0;
 }
 
-/* A run of removed A events next to a run of added B events: pair same-typed ones as changes. */
-static int flush_run(mb_diff *d, size_t *cap, uint32_t pcr, const mb_event **ra, size_t na,
-		     const mb_event **rb, size_t nb)
+static bool data_is_measured(mb_digest_status s)
+{
+	return s != MB_DIGEST_UNCHECKABLE;
+}
+
+/*
+ * A run of removed A events next to a run of added B events (indices into a and b): pair
+ * same-typed ones as changes.
+ */
+static int flush_run(mb_diff *d, size_t *cap, uint32_t pcr, const seq *a, const size_t *ra, size_t na,
+		     const seq *b, const size_t *rb, size_t nb)
 {
 	size_t i = 0, j = 0;
 	int rc;
 
 	while (i < na || j < nb) {
-		if (i < na && j < nb && ra[i]->type == rb[j]->type) {
-			rc = push(d, cap, MB_DIFF_CHANGED, pcr, ra[i++], rb[j++]);
+		if (i < na && j < nb && a->ev[ra[i]]->type == b->ev[rb[j]]->type) {
+			size_t x = ra[i++], y = rb[j++];
+
+			rc = push(d, cap, (mb_diff_entry) {
+				.kind = MB_DIFF_CHANGED, .pcr = pcr, .a = a->ev[x], .b = b->ev[y],
+				.differs = event_differs(a->ev[x], a->st[x], b->ev[y], b->st[y]),
+				.data_measured = data_is_measured(a->st[x]) || data_is_measured(b->st[y]) });
 		} else if (i < na && (j >= nb || na - i >= nb - j)) {
-			rc = push(d, cap, MB_DIFF_REMOVED, pcr, ra[i++], NULL);
+			rc = push(d, cap, (mb_diff_entry) { .kind = MB_DIFF_REMOVED, .pcr = pcr, .a = a->ev[ra[i++]] });
 		} else {
-			rc = push(d, cap, MB_DIFF_ADDED, pcr, NULL, rb[j++]);
+			rc = push(d, cap, (mb_diff_entry) { .kind = MB_DIFF_ADDED, .pcr = pcr, .b = b->ev[rb[j++]] });
 		}
 		if (rc < 0)
 			return rc;
@@ -96,19 +155,16 @@ static int flush_run(mb_diff *d, size_t *cap, uint32_t pcr, const mb_event **ra,
 static int diff_pcr(mb_diff *d, size_t *cap, uint32_t pcr, const seq *a, const seq *b)
 {
 	size_t pre = 0, suf = 0, na, nb, i, j;
-	const mb_event **ma, **mb;
 	uint32_t *lcs = NULL;
-	const mb_event **ra = NULL, **rb = NULL;
+	size_t *ra = NULL, *rb = NULL;
 	size_t nra = 0, nrb = 0;
 	int rc = 0;
 
-	while (pre < a->n && pre < b->n && same_event(a->ev[pre], b->ev[pre]))
+	while (pre < a->n && pre < b->n && same_at(a, pre, b, pre))
 		pre++;
-	while (suf < a->n - pre && suf < b->n - pre &&
-	       same_event(a->ev[a->n - 1 - suf], b->ev[b->n - 1 - suf]))
+	while (suf < a->n - pre && suf < b->n - pre && same_at(a, a->n - 1 - suf, b, b->n - 1 - suf))
 		suf++;
-	ma = a->ev + pre;
-	mb = b->ev + pre;
+	/* The middle: a's events pre..pre+na, b's pre..pre+nb. */
 	na = a->n - pre - suf;
 	nb = b->n - pre - suf;
 	if (na == 0 && nb == 0)
@@ -121,7 +177,7 @@ static int diff_pcr(mb_diff *d, size_t *cap, uint32_t pcr, const seq *a, const s
 		goto out;
 	}
 	if (na && nb && (na + 1) <= DIFF_MAX_CELLS / (nb + 1)) {
-		/* lcs[i][j]: longest common subsequence of ma[i..] and mb[j..]. */
+		/* lcs[i][j]: longest common subsequence of the middles from i and j on. */
 		lcs = calloc((na + 1) * (nb + 1), sizeof(*lcs));
 		if (!lcs) {
 			rc = -ENOMEM;
@@ -129,28 +185,28 @@ static int diff_pcr(mb_diff *d, size_t *cap, uint32_t pcr, const seq *a, const s
 		}
 		for (i = na; i-- > 0;)
 			for (j = nb; j-- > 0;)
-				lcs[i * (nb + 1) + j] = same_event(ma[i], mb[j]) ?
+				lcs[i * (nb + 1) + j] = same_at(a, pre + i, b, pre + j) ?
 					lcs[(i + 1) * (nb + 1) + j + 1] + 1 :
 					(lcs[(i + 1) * (nb + 1) + j] > lcs[i * (nb + 1) + j + 1] ?
 					 lcs[(i + 1) * (nb + 1) + j] : lcs[i * (nb + 1) + j + 1]);
 	}
 	i = j = 0;
 	while (i < na || j < nb) {
-		if (lcs && i < na && j < nb && same_event(ma[i], mb[j]) &&
+		if (lcs && i < na && j < nb && same_at(a, pre + i, b, pre + j) &&
 		    lcs[i * (nb + 1) + j] == lcs[(i + 1) * (nb + 1) + j + 1] + 1) {
-			rc = flush_run(d, cap, pcr, ra, nra, rb, nrb);
+			rc = flush_run(d, cap, pcr, a, ra, nra, b, rb, nrb);
 			if (rc < 0)
 				goto out;
 			nra = nrb = 0;
 			i++;
 			j++;
 		} else if (i < na && (j >= nb || !lcs || lcs[(i + 1) * (nb + 1) + j] >= lcs[i * (nb + 1) + j + 1])) {
-			ra[nra++] = ma[i++];
+			ra[nra++] = pre + i++;
 		} else {
-			rb[nrb++] = mb[j++];
+			rb[nrb++] = pre + j++;
 		}
 	}
-	rc = flush_run(d, cap, pcr, ra, nra, rb, nrb);
+	rc = flush_run(d, cap, pcr, a, ra, nra, b, rb, nrb);
 out:
 	free(lcs);
 	free(ra);
@@ -210,7 +266,9 @@ MB_EXPORT int mb_log_diff(const mb_event_log *a, const mb_event_log *b, mb_diff 
 			rc = diff_pcr(ret, &cap, pcrs[k], &sa, &sb);
 		free(sa.ev);
 		free(sb.ev);
-		sa.ev = sb.ev = NULL;
+		free(sa.st);
+		free(sb.st);
+		sa = sb = (seq) { 0 };
 		if (rc < 0) {
 			free(pcrs);
 			mb_diff_done(ret);
