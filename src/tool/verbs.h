@@ -24,10 +24,12 @@ int log_extend(int argc, char **argv);
 /* mboot predict's options, parsed for predict and for reseal --predict-args (verb-predict.c). */
 #include <stdbool.h>
 #include <mboot/predict.h>
+#include "tool/tool.h"
 #define PREDICT_MAX_EFI 16
 typedef struct predict_args {
 	mb_predict_input in;
 	mb_efi_binary efi[PREDICT_MAX_EFI];
+	tool_efi_digests efi_digests[PREDICT_MAX_EFI]; /* what efi[] points at */
 	const char *log_path;
 	const char *write_log;
 	bool json;
