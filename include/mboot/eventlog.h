@@ -138,10 +138,10 @@ MB_EXPORT void mb_event_log_free(mb_event_log *log);
 
 /*
  * Called for every event of a visited log, in order. ev and its digests array are valid only
- * during the call, but the digest bytes and the data point into the visited bytes. log is a view valid during the call: its
- * format, Spec ID and banks are set from event 0 on; it keeps no events (mb_event_log_event()
- * returns NULL, mb_event_log_count() is the number read so far) and its trailer is not known
- * yet. A negative return stops the visit and is returned.
+ * during the call, but the digest bytes and the data point into the visited bytes. log is a
+ * view valid during the call: its format, Spec ID and banks are set from event 0 on; it keeps
+ * no events (mb_event_log_event() returns NULL, mb_event_log_count() is the number read so
+ * far) and its trailer is not known yet. A negative return stops the visit and is returned.
  */
 typedef int (*mb_event_visit_fn)(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err);
 
