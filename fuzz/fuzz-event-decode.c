@@ -35,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint16_t algs[] = { 0x0004, 0x000b }; /* sha1, sha256 */
 	uint8_t md[2][64];
+	mb_event_digest digests[2];
 	mb_event ev;
 	mb_digest_check check;
 	mb_event_decoded *dec;
@@ -53,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ev.type = types[data[1] % (sizeof(types) / sizeof(types[0]))];
 	ev.data = copy;
 	ev.data_size = (uint32_t) (size - 2);
+	ev.digests = digests;
 	for (i = 0; i < 2; i++) {
 		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
 
@@ -61,9 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Half the time the digests match the data, half the time they do not. */
 		if (data[1] & 0x80)
 			md[i][0] ^= 1;
-		ev.digests[ev.n_digests].alg = algs[i];
-		ev.digests[ev.n_digests].size = (uint16_t) info->size;
-		ev.digests[ev.n_digests].bytes = md[i];
+		digests[ev.n_digests].alg = algs[i];
+		digests[ev.n_digests].size = (uint16_t) info->size;
+		digests[ev.n_digests].bytes = md[i];
 		ev.n_digests++;
 	}
 

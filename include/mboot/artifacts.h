@@ -17,13 +17,16 @@ extern "C" {
  * (mb_policy_generate_from_artifacts) and the next boot predicted from them (mb_predict).
  */
 
-/* An EFI application of the boot chain, by its Authenticode digests (mb_pe_authenticode_file). */
+/*
+ * An EFI application of the boot chain, by its Authenticode digests (mb_pe_authenticode_file
+ * fills arrays of this shape). The arrays are the caller's, n entries each, read during the call.
+ */
 typedef struct mb_efi_binary {
-	const char *description;                          /* "shimx64.efi" */
+	const char *description;                    /* "shimx64.efi" */
 	size_t n;
-	uint16_t algs[MB_MAX_BANKS];
-	uint8_t digest[MB_MAX_BANKS][MB_DIGEST_MAX];      /* the one that will boot */
-	uint8_t old_digest[MB_MAX_BANKS][MB_DIGEST_MAX];  /* the one it replaces (predict only) */
+	const uint16_t *algs;                       /* the algorithm of each digest */
+	const uint8_t (*digest)[MB_DIGEST_MAX];     /* the one that will boot */
+	const uint8_t (*old_digest)[MB_DIGEST_MAX]; /* the one it replaces (predict only; NULL: none) */
 } mb_efi_binary;
 
 typedef struct mb_boot_artifacts {

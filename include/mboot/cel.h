@@ -31,7 +31,7 @@ typedef struct mb_cel_record {
 	uint64_t offset;     /* of its 0x1E in the input */
 	uint32_t pcr;
 	uint32_t n_digests;  /* digests of algorithms mboot knows; others are skipped */
-	mb_event_digest digests[MB_MAX_BANKS];
+	const mb_event_digest *digests; /* n_digests entries, kept by the log */
 	/* What was measured, when the record says it as text: content.text ('mboot measure
 	 * --text') or content.string (systemd); NULL otherwise or when it holds a NUL. Untrusted
 	 * until it hashes to the record's digest. */

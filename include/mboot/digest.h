@@ -17,7 +17,9 @@ extern "C" {
 #define MB_ALG_SHA512   0x000D
 #define MB_ALG_SM3_256  0x0012
 
-#define MB_DIGEST_MAX 64 /* SHA-512: the largest digest any known bank uses */
+/* SHA-512's size, the largest digest of the TCG algorithm registry's PCR banks: fixed by the specs,
+ * so public structs may hold MB_DIGEST_MAX bytes. */
+#define MB_DIGEST_MAX 64
 
 typedef struct mb_digest_info {
 	uint16_t alg;

@@ -19,10 +19,15 @@ extern "C" {
  * The parser copies the input and every mb_event points into that copy, so events
  * live as long as the log. Nothing here trusts the input: sizes and counts are
  * checked against the input and against the caps below before they are used.
+ *
+ * The caps are input limits, not layouts: no public struct has an array sized by one, so a
+ * later libmboot may raise them without breaking programs built against this one. The sizes
+ * that do shape public structs are fixed by the specifications: MB_PCR_COUNT here, MB_DIGEST_MAX
+ * (mboot/digest.h), MB_POLICY_DIGEST_SIZE and MB_TPM_NAME_SIZE (mboot/tpm-policy.h).
  */
 
 #define MB_MAX_BANKS 8           /* numberOfAlgorithms cap; real firmware has <= 5 */
-#define MB_PCR_COUNT 24
+#define MB_PCR_COUNT 24          /* PCRs of a PC Client TPM (TCG PC Client Platform TPM Profile) */
 #define MB_LOG_MAX_SIZE (256u << 20)     /* 256 MiB */
 #define MB_LOG_MAX_EVENTS 4000000u
 #define MB_EVENT_MAX_DATA (16u << 20)    /* one event's data: 16 MiB */
@@ -89,7 +94,7 @@ typedef struct mb_spec_id {
 	uint8_t errata;
 	uint8_t uintn_size;
 	uint32_t n_algs;
-	mb_spec_id_alg algs[MB_MAX_BANKS];
+	const mb_spec_id_alg *algs;  /* n_algs entries, kept by the log */
 	uint8_t vendor_info_size;
 	const uint8_t *vendor_info;
 } mb_spec_id;
@@ -108,7 +113,7 @@ typedef struct mb_event {
 	uint32_t type;       /* as logged: untrusted, no digest covers it */
 	bool sha1_format;    /* a TCG_PCR_EVENT record (TPM 1.2 log, or the crypto-agile header) */
 	uint32_t n_digests;
-	mb_event_digest digests[MB_MAX_BANKS];
+	const mb_event_digest *digests; /* n_digests entries, kept by the log (one array for all its events) */
 	uint32_t data_size;
 	const uint8_t *data;
 } mb_event;
@@ -132,11 +137,11 @@ MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log *
 MB_EXPORT void mb_event_log_free(mb_event_log *log);
 
 /*
- * Called for every event of a visited log, in order. ev is valid only during the call, but its
- * digests and data point into the visited bytes. log is a view valid during the call: its
- * format, Spec ID and banks are set from event 0 on; it keeps no events (mb_event_log_event()
- * returns NULL, mb_event_log_count() is the number read so far) and its trailer is not known
- * yet. A negative return stops the visit and is returned.
+ * Called for every event of a visited log, in order. ev and its digests array are valid only
+ * during the call, but the digest bytes and the data point into the visited bytes. log is a
+ * view valid during the call: its format, Spec ID and banks are set from event 0 on; it keeps
+ * no events (mb_event_log_event() returns NULL, mb_event_log_count() is the number read so
+ * far) and its trailer is not known yet. A negative return stops the visit and is returned.
  */
 typedef int (*mb_event_visit_fn)(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err);
 

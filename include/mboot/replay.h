@@ -24,7 +24,7 @@ typedef struct mb_pcr_bank {
 } mb_pcr_bank;
 
 /*
- * PCR values, by bank. Opaque, so that MB_PCR_COUNT and MB_MAX_BANKS are not part of the ABI:
+ * PCR values, by bank. Opaque, so that the number of banks is not part of the ABI:
  * made by mb_pcr_values_new, filled by mb_pcr_values_parse, mb_replay_log or mb_tpm_read_pcrs
  * (each replaces what the set held) or value by value with mb_pcr_values_set, read with the
  * accessors below.
@@ -88,11 +88,16 @@ typedef struct mb_replay_info {
 	uint32_t events_extended;
 	uint32_t events_no_action;     /* EV_NO_ACTION: never extended */
 	uint32_t events_out_of_range;  /* PCR index >= 24: shown, never extended */
-	/* incomplete[b] bit n: some event extended PCR n without a digest for bank b of ret
-	 * (mb_pcr_values_bank_alg(ret, b)): that bank's value for PCR n is not what the TPM holds. */
-	uint32_t incomplete[MB_MAX_BANKS];
+	/*
+	 * The two lists below are kept by ret, the mb_pcr_values replayed into: valid while it lives
+	 * and until it is filled again (mb_pcr_values_remove_bank keeps incomplete in step).
+	 * incomplete[b], b < mb_pcr_values_n_banks(ret), bit n: some event extended PCR n without a
+	 * digest for bank b of ret (mb_pcr_values_bank_alg(ret, b)): that bank's value for PCR n
+	 * is not what the TPM holds.
+	 */
+	const uint32_t *incomplete;
 	size_t n_unknown_algs;         /* banks carried but not replayed */
-	uint16_t unknown_algs[MB_MAX_BANKS];
+	const uint16_t *unknown_algs;  /* n_unknown_algs entries */
 } mb_replay_info;
 
 /* The value a PCR holds after reset, before any extend (PFP §3.3.4, DRTM PCRs 17-22 are all 0xFF). */

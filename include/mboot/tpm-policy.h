@@ -17,7 +17,8 @@ extern "C" {
  * judged against: these are the authorization policies sealed objects carry.
  */
 
-/* The session hash of every policy mboot computes: SHA-256 (the sealed object's nameAlg). */
+/* The session hash of every policy mboot computes: SHA-256 (the sealed object's nameAlg).
+ * SHA-256's size, fixed by the specs, not a cap: public structs may hold it. */
 #define MB_POLICY_DIGEST_SIZE 32
 
 /*
@@ -40,7 +41,8 @@ MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, 
 MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZE], size_t n,
 				  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
 
-/* The TPM name of a SHA-256 object: nameAlg (TPM_ALG_SHA256, 2 bytes) || SHA-256(TPMT_PUBLIC). */
+/* The TPM name of a SHA-256 object: nameAlg (TPM_ALG_SHA256, 2 bytes) || SHA-256(TPMT_PUBLIC). Fixed
+ * by the specs (TPM 2.0 Part 1, object names), not a cap: public structs may hold it. */
 #define MB_TPM_NAME_SIZE 34
 
 /*

@@ -47,7 +47,6 @@ typedef enum mb_verify_quirk {
 	MB_QUIRK_STARTUP_LOCALITY,
 } mb_verify_quirk;
 
-#define MB_VERIFY_MAX_BAD_EVENTS 16
 #define MB_VERIFY_MAX_EDIT_EVENTS 1024
 /* Extends the single-edit search may spend over a whole verify: it is quadratic in the events
  * of a PCR, and a hostile log must not buy minutes of CPU with it. */
@@ -79,7 +78,8 @@ typedef struct mb_verify_pcr {
 	 * n_untrusted_data: their data must not be trusted, but they do not fail the PCR.
 	 */
 	uint32_t n_bad_digest;
-	uint32_t bad_digest_events[MB_VERIFY_MAX_BAD_EVENTS];
+	const uint32_t *bad_digest_events; /* the first n_bad_listed of them by number, kept by the result */
+	uint32_t n_bad_listed;             /* <= n_bad_digest: the list is capped */
 	uint32_t n_untrusted_data;
 	/* MISMATCH explanations. */
 	bool prefix_match;               /* the value equals the log replayed up to and including... */

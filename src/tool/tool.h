@@ -99,9 +99,14 @@ bool tool_artifact_option(int opt, const char *arg, mb_boot_artifacts *b);
 /*
  * --efi: FILE (policy generate: the application that will boot) or OLD=NEW (predict, with_old:
  * the one it replaces, then the new one), their Authenticode digests in every bank mboot hashes.
- * EXIT_OK, else reported (usage or unreadable file) and EXIT_USAGE.
+ * EXIT_OK, else reported (usage or unreadable file) and EXIT_USAGE. e's arrays point into store.
  */
-int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e);
+typedef struct tool_efi_digests {
+	uint16_t algs[4];
+	uint8_t digest[4][MB_DIGEST_MAX];
+	uint8_t old_digest[4][MB_DIGEST_MAX];
+} tool_efi_digests;
+int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e, tool_efi_digests *store);
 
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);

@@ -108,7 +108,7 @@ bool tool_artifact_option(int opt, const char *arg, mb_boot_artifacts *b)
 	}
 }
 
-int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e)
+int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e, tool_efi_digests *store)
 {
 	static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };
 	char *path = arg, *eq = strchr(arg, '=');
@@ -119,16 +119,19 @@ int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e
 			return tool_usage_error(verb, "--efi takes OLD=NEW, two EFI binaries");
 		*eq = '\0';
 		path = eq + 1;
-		if (mb_pe_authenticode_file(arg, 0, algs, 4, e->old_digest, &err) < 0) {
+		if (mb_pe_authenticode_file(arg, 0, algs, 4, store->old_digest, &err) < 0) {
 			tool_report(arg, &err);
 			return EXIT_USAGE;
 		}
 	}
-	if (mb_pe_authenticode_file(path, 0, algs, 4, e->digest, &err) < 0) {
+	if (mb_pe_authenticode_file(path, 0, algs, 4, store->digest, &err) < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	memcpy(e->algs, algs, sizeof(algs));
+	memcpy(store->algs, algs, sizeof(algs));
+	e->algs = store->algs;
+	e->digest = (const uint8_t (*)[MB_DIGEST_MAX]) store->digest;
+	e->old_digest = with_old ? (const uint8_t (*)[MB_DIGEST_MAX]) store->old_digest : NULL;
 	e->n = 4;
 	e->description = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	return EXIT_OK;

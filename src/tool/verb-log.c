@@ -629,8 +629,7 @@ static int log_replay(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		info.incomplete[0] = info.incomplete[keep];
-		/* The others go; the kept bank becomes bank 0, as info.incomplete[0] now says. */
+		/* The others go; the kept bank becomes bank 0 (its info.incomplete[] entry with it). */
 		while (mb_pcr_values_n_banks(v) > 1) {
 			size_t drop = mb_pcr_values_bank_alg(v, 0) == a.bank->alg ? 1 : 0;
 

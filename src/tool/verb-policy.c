@@ -70,6 +70,7 @@ static int policy_generate(int argc, char **argv)
 	};
 	const char *log_path = NULL, *out = "-", *allow[MAX_ALLOW];
 	static mb_efi_binary efi[MAX_ALLOW];
+	static tool_efi_digests efi_digests[MAX_ALLOW]; /* what efi[] points at */
 	mb_policy_artifacts art = { 0 };
 	uint32_t pcrs = 0xffff, firmware = 0xff;
 	bool firmware_given = false, force = false;
@@ -115,7 +116,8 @@ static int policy_generate(int argc, char **argv)
 		case 'e':
 			if (art.boot.n_efi >= MAX_ALLOW)
 				return tool_usage_error("policy generate", "at most %d --efi", MAX_ALLOW);
-			if (tool_efi_binary("policy generate", optarg, false, &efi[art.boot.n_efi]) != EXIT_OK)
+			if (tool_efi_binary("policy generate", optarg, false, &efi[art.boot.n_efi],
+					    &efi_digests[art.boot.n_efi]) != EXIT_OK)
 				return EXIT_USAGE;
 			art.boot.n_efi++;
 			break;

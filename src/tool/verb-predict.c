@@ -74,7 +74,8 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		case 'e':
 			if (a->in.boot.n_efi >= PREDICT_MAX_EFI)
 				return tool_usage_error(verb, "at most %d --efi", PREDICT_MAX_EFI);
-			if (tool_efi_binary(verb, optarg, true, &a->efi[a->in.boot.n_efi]) != EXIT_OK)
+			if (tool_efi_binary(verb, optarg, true, &a->efi[a->in.boot.n_efi],
+					    &a->efi_digests[a->in.boot.n_efi]) != EXIT_OK)
 				return EXIT_USAGE;
 			a->in.boot.n_efi++;
 			break;

@@ -94,7 +94,7 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 	if (r->n_events == 0 && r->pcr <= 7)
 		printf("      the log has no event for PCR %u, but the value is not its reset value: "
 		       "measurements are missing from the log\n", r->pcr);
-	for (i = 0; i < r->n_bad_digest && i < MB_VERIFY_MAX_BAD_EVENTS; i++) {
+	for (i = 0; i < r->n_bad_listed; i++) {
 		const mb_event *ev = mb_event_log_event(log, r->bad_digest_events[i]);
 		char tbuf[16];
 
@@ -102,8 +102,8 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 		       "firmware hashed something else\n", r->bad_digest_events[i],
 		       ev ? tool_type_name(ev->type, tbuf) : "?");
 	}
-	if (r->n_bad_digest > MB_VERIFY_MAX_BAD_EVENTS)
-		printf("      ... and %u more such events\n", r->n_bad_digest - MB_VERIFY_MAX_BAD_EVENTS);
+	if (r->n_bad_digest > r->n_bad_listed)
+		printf("      ... and %u more such events\n", r->n_bad_digest - r->n_bad_listed);
 	if (r->prefix_match) {
 		if (r->last_good_event < 0)
 			printf("      the TPM's value is this PCR's start value: none of the log's %u events for it "
@@ -276,7 +276,7 @@ static void print_json(tool_json style, const mb_verify_result *res, const char 
 			json_object *bad = json_object_new_array();
 			uint32_t k;
 
-			for (k = 0; k < r->n_bad_digest && k < MB_VERIFY_MAX_BAD_EVENTS; k++)
+			for (k = 0; k < r->n_bad_listed; k++)
 				json_object_array_add(bad, json_object_new_int64(r->bad_digest_events[k]));
 			json_object_object_add(o, "events_digest_mismatch", bad);
 			if (r->prefix_match)

@@ -29,6 +29,7 @@ int log_extend(int argc, char **argv);
 typedef struct predict_args {
 	mb_predict_input in;
 	mb_efi_binary efi[PREDICT_MAX_EFI];
+	tool_efi_digests efi_digests[PREDICT_MAX_EFI]; /* what efi[] points at */
 	const char *log_path;
 	const char *write_log;
 	tool_json json;

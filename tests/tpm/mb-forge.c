@@ -38,7 +38,8 @@ static int append_grub(mb_log_writer *w, const mb_spec_id_alg *banks, size_t n_b
 		       uint32_t pcr, const char *label, const char *text)
 {
 	uint8_t md[MB_MAX_BANKS][MB_DIGEST_MAX];
-	mb_event ev = { .pcr = pcr, .type = MB_EV_IPL };
+	mb_event_digest digests[MB_MAX_BANKS];
+	mb_event ev = { .pcr = pcr, .type = MB_EV_IPL, .digests = digests };
 	char *line = NULL;
 	size_t i;
 	int r;
@@ -50,7 +51,7 @@ static int append_grub(mb_log_writer *w, const mb_spec_id_alg *banks, size_t n_b
 			continue;
 		if (mb_digest(banks[i].alg, text, strlen(text), md[ev.n_digests]) < 0)
 			return -1;
-		ev.digests[ev.n_digests] = (mb_event_digest) { banks[i].alg, banks[i].size, md[ev.n_digests] };
+		digests[ev.n_digests] = (mb_event_digest) { banks[i].alg, banks[i].size, md[ev.n_digests] };
 		ev.n_digests++;
 	}
 	ev.data = (const uint8_t *) line;

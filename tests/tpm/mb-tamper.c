@@ -131,6 +131,7 @@ int main(int argc, char **argv)
 	for (i = first; i <= n; i++) {
 		const mb_event *src;
 		mb_event ev;
+		mb_event_digest digests[MB_MAX_BANKS]; /* ev's, to edit: the log's stay as parsed */
 		uint8_t *copy = NULL;
 
 		if (strcmp(op, "add") == 0 && i == a) {
@@ -161,6 +162,8 @@ int main(int argc, char **argv)
 		else if (strcmp(op, "swap") == 0 && i == b)
 			src = mb_event_log_event(log, a);
 		ev = *src;
+		memcpy(digests, src->digests, src->n_digests * sizeof(digests[0]));
+		ev.digests = digests;
 		if (strcmp(op, "swap-pcr") == 0 && i == a)
 			ev.pcr = mb_event_log_event(log, b)->pcr;
 		else if (strcmp(op, "swap-pcr") == 0 && i == b)
@@ -172,7 +175,7 @@ int main(int argc, char **argv)
 			if (other->n_digests != ev.n_digests)
 				return die("the two events carry different banks");
 			for (k = 0; k < ev.n_digests; k++)
-				ev.digests[k] = other->digests[k];
+				digests[k] = other->digests[k];
 		}
 		if (strcmp(op, "edit-data") == 0 && i == a) {
 			if (ev.data_size == 0)
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
 
 			for (k = 0; k < ev.n_digests; k++)
 				if (ev.digests[k].alg != drop_one)
-					ev.digests[m++] = ev.digests[k];
+					digests[m++] = digests[k];
 			if (m == ev.n_digests)
 				return die("the event has no digest of that bank");
 			ev.n_digests = m;
@@ -219,7 +222,7 @@ int main(int argc, char **argv)
 			for (k = 0; k < ev.n_digests; k++) {
 				if (mb_digest(ev.digests[k].alg, "mboot tamper", 12, forged[k]) < 0)
 					return die("cannot hash");
-				ev.digests[k].bytes = forged[k];
+				digests[k].bytes = forged[k];
 			}
 		}
 		if (drop) {
@@ -227,7 +230,7 @@ int main(int argc, char **argv)
 
 			for (k = 0; k < ev.n_digests; k++)
 				if (ev.digests[k].alg != drop)
-					ev.digests[m++] = ev.digests[k];
+					digests[m++] = digests[k];
 			ev.n_digests = m;
 		}
 		r = mb_log_writer_add_event(w, &ev);

@@ -294,10 +294,76 @@ static void test_firmware_pcr_not_in_log(void **state)
 	mb_event_log_free(log);
 }
 
+/*
+ * Twenty PCR 5 EV_EFI_ACTION events whose digest is of other bytes than their data: the PCR
+ * matches its replay but is DATA_MISMATCH, all twenty counted, the first sixteen listed by number.
+ */
+static void test_bad_digest_list(void **state)
+{
+	static const mb_spec_id_alg algs[] = { { MB_ALG_SHA1, 20 }, { MB_ALG_SHA256, 32 } };
+	mb_log_writer *w = NULL;
+	mb_event_log *log = NULL;
+	mb_pcr_values v;
+	mb_verify_result *r;
+	const mb_verify_pcr *p5;
+	mb_error err = { 0 };
+	const uint8_t *bytes;
+	size_t size;
+	uint32_t i;
+
+	assert_int_equal(mb_log_writer_new(&w), 0);
+	assert_int_equal(mb_log_writer_add_spec_id(w, algs, 2), 0);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(mb_log_writer_add_hashed(w, 5, MB_EV_EFI_ACTION, "hashed", 6, "logged", 6), 0);
+	bytes = mb_log_writer_data(w, &size);
+	assert_int_equal(mb_event_log_parse(bytes, size, &log, &err), 0);
+	assert_int_equal(mb_replay_log(log, SIZE_MAX, &v, NULL, &err), 0);
+	r = run(log, NULL, &v, NULL, 0);
+	p5 = find(r, MB_ALG_SHA256, 5);
+	assert_int_equal(p5->verdict, MB_PCR_DATA_MISMATCH);
+	assert_int_equal(p5->n_bad_digest, 20);
+	assert_int_equal(p5->n_bad_listed, 16);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(p5->bad_digest_events[i], i + 1); /* event 0 is the Spec ID header */
+	assert_int_equal(find(r, MB_ALG_SHA1, 5)->bad_digest_events[15], 16);
+	mb_verify_result_free(r);
+	mb_event_log_free(log);
+	mb_log_writer_free(w);
+}
+
+/*
+ * tpm2-tss's event-uefiaction.bin: its PCR 4 event has no sha384 or sha512 digest
+ * (tpm2_eventlog: DigestCount 2 of 4 banks). The result's replay info says so, read after
+ * mb_verify_log returned (the result keeps the lists).
+ */
+static void test_replay_info_kept(void **state)
+{
+	mb_event_log *log = load_log("tpm2-tss/event-uefiaction.bin");
+	mb_pcr_values v;
+	mb_verify_result *r;
+	const mb_replay_info *info;
+	mb_error err = { 0 };
+
+	assert_int_equal(mb_replay_log(log, SIZE_MAX, &v, NULL, &err), 0);
+	r = run(log, NULL, &v, NULL, 0);
+	info = mb_verify_result_replay_info(r);
+	assert_int_equal(mb_pcr_values_bank_alg(&v, 2), MB_ALG_SHA384);
+	assert_int_equal(info->incomplete[0], 0);
+	assert_int_equal(info->incomplete[1], 0);
+	assert_int_equal(info->incomplete[2], 1u << 4);
+	assert_int_equal(info->incomplete[3], 1u << 4);
+	assert_int_equal(info->n_unknown_algs, 0);
+	assert_int_equal(find(r, MB_ALG_SHA512, 4)->verdict, MB_PCR_BANK_NOT_IN_LOG);
+	mb_verify_result_free(r);
+	mb_event_log_free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_true_values_verify),
+		cmocka_unit_test(test_bad_digest_list),
+		cmocka_unit_test(test_replay_info_kept),
 		cmocka_unit_test(test_startup_locality_quirk),
 		cmocka_unit_test(test_exit_boot_services_quirk),
 		cmocka_unit_test(test_userspace_merge),

@@ -151,6 +151,73 @@ static void test_unknown_bank(void **state)
 	mb_log_writer_free(w);
 }
 
+/*
+ * Eight 1-byte banks make records of 40 bytes with 8 digests each, more digests than the parser
+ * reserves for a log of that size: the log's digest array grows (and moves) while it is read,
+ * and every event must still see its own digests, the same as a one-pass visit does.
+ */
+static int check_visited(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	const mb_event_log *parsed = ctx;
+	const mb_event *kept = mb_event_log_event(parsed, ev->number);
+	uint32_t k;
+
+	(void) log;
+	(void) err;
+	assert_non_null(kept);
+	assert_int_equal(kept->n_digests, ev->n_digests);
+	for (k = 0; k < ev->n_digests; k++) {
+		assert_int_equal(kept->digests[k].alg, ev->digests[k].alg);
+		assert_int_equal(kept->digests[k].size, ev->digests[k].size);
+		assert_memory_equal(kept->digests[k].bytes, ev->digests[k].bytes, ev->digests[k].size);
+	}
+	return 0;
+}
+
+static void test_many_digests(void **state)
+{
+	enum { N_EVENTS = 5000, N_BANKS = 8 };
+	mb_spec_id_alg algs[N_BANKS];
+	mb_log_writer *w;
+	mb_event_log *log;
+	mb_error err = { 0 };
+	const uint8_t *bytes;
+	size_t size, i, k;
+
+	(void) state;
+	for (k = 0; k < N_BANKS; k++)
+		algs[k] = (mb_spec_id_alg) { (uint16_t) (0x0100 + k), 1 };
+	assert_int_equal(mb_log_writer_new(&w), 0);
+	assert_int_equal(mb_log_writer_add_spec_id(w, algs, N_BANKS), 0);
+	for (i = 0; i < N_EVENTS; i++) {
+		uint8_t b[N_BANKS];
+		mb_event_digest d[N_BANKS];
+
+		for (k = 0; k < N_BANKS; k++) {
+			b[k] = (uint8_t) (i * N_BANKS + k);
+			d[k] = (mb_event_digest) { algs[k].alg, 1, &b[k] };
+		}
+		assert_int_equal(mb_log_writer_add(w, 7, MB_EV_IPL, d, N_BANKS, NULL, 0), 0);
+	}
+	bytes = mb_log_writer_data(w, &size);
+	assert_true(size < (size_t) (N_EVENTS + 1) * 41);
+	log = parse_writer(w, 0, &err);
+	assert_int_equal(mb_event_log_count(log), N_EVENTS + 1);
+	for (i = 1; i <= N_EVENTS; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+
+		assert_int_equal(ev->n_digests, N_BANKS);
+		for (k = 0; k < N_BANKS; k++) {
+			assert_int_equal(ev->digests[k].alg, 0x0100 + k);
+			assert_int_equal(ev->digests[k].size, 1);
+			assert_int_equal(ev->digests[k].bytes[0], (uint8_t) ((i - 1) * N_BANKS + k));
+		}
+	}
+	assert_int_equal(mb_event_log_visit(bytes, size, check_visited, log, &err), 0);
+	mb_event_log_free(log);
+	mb_log_writer_free(w);
+}
+
 /* Hand-built headers with impossible sizes and counts: refused with the offset of the field. */
 static void put32(uint8_t *p, uint32_t v) { p[0] = (uint8_t) v; p[1] = (uint8_t) (v >> 8); p[2] = (uint8_t) (v >> 16); p[3] = (uint8_t) (v >> 24); }
 
@@ -296,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_separator_vector),
 		cmocka_unit_test(test_replay_rules),
 		cmocka_unit_test(test_unknown_bank),
+		cmocka_unit_test(test_many_digests),
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_sha1_log),
 		cmocka_unit_test(test_digest_check_grub),

@@ -309,6 +309,78 @@ static void test_new_kernel(void **state)
 	free(text);
 }
 
+/*
+ * An EFI application replaced (predict --efi OLD=NEW): the events of PCR 4 that carry OLD's
+ * digests (the sample's event 40 and any copy of it) get NEW's, everything else stays. The
+ * digests are the caller's arrays the mb_efi_binary points at.
+ */
+static uint8_t efi_new[2][MB_DIGEST_MAX], efi_old[2][MB_DIGEST_MAX];
+static const mb_event_log *efi_log;
+
+static bool new_efi_app(uint32_t number, uint16_t alg, uint8_t *out)
+{
+	const mb_event *ev = mb_event_log_event(efi_log, number);
+	const mb_event_digest *d = mb_event_digest_for(ev, MB_ALG_SHA256);
+
+	if (ev->type != MB_EV_EFI_BOOT_SERVICES_APPLICATION || !d || memcmp(d->bytes, efi_old[1], 32) != 0)
+		return false;
+	memcpy(out, efi_new[alg == MB_ALG_SHA256], MB_DIGEST_MAX);
+	return true;
+}
+
+static void test_new_efi(void **state)
+{
+	mb_event_log *log = sample();
+	static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
+	mb_efi_binary efi = { .description = "shimx64.efi", .n = 2, .algs = algs,
+			      .digest = (const uint8_t (*)[MB_DIGEST_MAX]) efi_new,
+			      .old_digest = (const uint8_t (*)[MB_DIGEST_MAX]) efi_old };
+	mb_predict_input in = { .log = log, .boot = { .efi = &efi, .n_efi = 1 } };
+	const mb_event *app = mb_event_log_event(log, 40);
+	mb_predict_result r;
+	mb_error err = { 0 };
+	uint32_t changed[8];
+	size_t n_changed = 0, i;
+
+	(void) state;
+	assert_int_equal(app->type, MB_EV_EFI_BOOT_SERVICES_APPLICATION);
+	for (i = 0; i < 2; i++) {
+		memcpy(efi_old[i], mb_event_digest_for(app, algs[i])->bytes, mb_event_digest_for(app, algs[i])->size);
+		evp(algs[i], "new shim", 8, efi_new[i]);
+	}
+	efi_log = log;
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		uint8_t d[MB_DIGEST_MAX];
+
+		if (new_efi_app((uint32_t) i, MB_ALG_SHA256, d)) {
+			assert_true(n_changed < 8);
+			changed[n_changed++] = (uint32_t) i;
+		}
+	}
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.changed, 1u << 4);
+	assert_int_equal(r.unpredictable, 0);
+	changed_events_are(log, &r, changed, n_changed);
+	for (i = 0; i < 2; i++) {
+		uint8_t want[MB_DIGEST_MAX];
+		const mb_pcr_bank *bank = pcrv_bank_const(r.values, algs[i]);
+
+		assert_non_null(bank);
+		expected_pcr(log, 4, algs[i], new_efi_app, want);
+		assert_memory_equal(bank->value[4], want, bank->size);
+	}
+	others_unchanged(log, &r, 1u << 4);
+	mb_predict_result_done(&r);
+
+	/* Without old digests the application replaces nothing. */
+	efi.old_digest = NULL;
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.changed, 0);
+	changed_events_are(log, &r, NULL, 0);
+	mb_predict_result_done(&r);
+	mb_event_log_free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_new_cmdline),
 		cmocka_unit_test(test_fedora_cmdline),
 		cmocka_unit_test(test_new_kernel),
+		cmocka_unit_test(test_new_efi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

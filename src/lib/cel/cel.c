@@ -20,10 +20,16 @@
 #define RS 0x1e
 #define JSON_DEPTH 8
 
+/* One record's digests: its digests array points at d, and d's bytes into bytes. */
+typedef struct cel_digests {
+	mb_event_digest d[MB_MAX_BANKS];
+	uint8_t bytes[MB_MAX_BANKS][MB_DIGEST_MAX];
+} cel_digests;
+
 struct mb_cel_log {
 	size_t n, cap, skipped;
 	mb_cel_record *records;
-	uint8_t *digest_bytes; /* n * MB_MAX_BANKS * MB_DIGEST_MAX, records point in here */
+	cel_digests *digests; /* records[i]'s are digests[i] */
 };
 
 MB_EXPORT void mb_cel_log_free(mb_cel_log *log)
@@ -35,7 +41,7 @@ MB_EXPORT void mb_cel_log_free(mb_cel_log *log)
 	for (i = 0; i < log->n; i++)
 		free((char *) log->records[i].text);
 	free(log->records);
-	free(log->digest_bytes);
+	free(log->digests);
 	free(log);
 }
 
@@ -64,7 +70,7 @@ MB_EXPORT size_t mb_cel_log_skipped(const mb_cel_log *log)
 	return log->skipped;
 }
 
-static int parse_digests(json_object *arr, mb_cel_record *rec, uint8_t *store, mb_error *err)
+static int parse_digests(json_object *arr, mb_cel_record *rec, cel_digests *store, mb_error *err)
 {
 	size_t i, n;
 
@@ -90,15 +96,15 @@ static int parse_digests(json_object *arr, mb_cel_record *rec, uint8_t *store, m
 		if (!info)
 			continue; /* a bank mboot does not compute, like replay does */
 		for (k = 0; k < rec->n_digests; k++)
-			if (rec->digests[k].alg == info->alg)
+			if (store->d[k].alg == info->alg)
 				return set_error_at(err, -EBADMSG, rec->offset, "record: two %s digests", info->name);
 		s = json_object_get_string(hex);
-		if (hex_parse(s, strlen(s), store + rec->n_digests * MB_DIGEST_MAX, info->size) < 0)
+		if (hex_parse(s, strlen(s), store->bytes[rec->n_digests], info->size) < 0)
 			return set_error_at(err, -EBADMSG, rec->offset, "record: %s digest is not %u bytes of hex",
 					  info->name, info->size);
-		rec->digests[rec->n_digests].alg = info->alg;
-		rec->digests[rec->n_digests].size = info->size;
-		rec->digests[rec->n_digests].bytes = store + rec->n_digests * MB_DIGEST_MAX;
+		store->d[rec->n_digests].alg = info->alg;
+		store->d[rec->n_digests].size = info->size;
+		store->d[rec->n_digests].bytes = store->bytes[rec->n_digests];
 		rec->n_digests++;
 	}
 	return 0;
@@ -131,7 +137,7 @@ static int parse_text(json_object *root, mb_cel_record *rec, mb_error *err)
 /* One record's JSON text, log[start, start + len) (between its 0x1E and the next one, ending
  * in a newline). Returns 1 if it was skipped. */
 static int parse_record(const char *log, size_t log_size, size_t start, size_t len, mb_cel_record *rec,
-			uint8_t *store, mb_error *err)
+			cel_digests *store, mb_error *err)
 {
 	json_object *root, *pcr, *digests;
 	int rc;
@@ -177,7 +183,7 @@ static int grow(mb_cel_log *log, mb_error *err)
 {
 	size_t ncap = log->cap ? log->cap * 2 : 64, i;
 	mb_cel_record *nr;
-	uint8_t *nd;
+	cel_digests *nd;
 
 	if (ncap > MB_CEL_MAX_RECORDS)
 		ncap = MB_CEL_MAX_RECORDS;
@@ -185,7 +191,7 @@ static int grow(mb_cel_log *log, mb_error *err)
 	if (!nr)
 		return set_error(err, -ENOMEM, "out of memory");
 	log->records = nr;
-	nd = realloc(log->digest_bytes, ncap * MB_MAX_BANKS * MB_DIGEST_MAX);
+	nd = realloc(log->digests, ncap * sizeof(*nd));
 	if (!nd)
 		return set_error(err, -ENOMEM, "out of memory");
 	/* Records point into the digest store: re-point them after a move. */
@@ -193,9 +199,10 @@ static int grow(mb_cel_log *log, mb_error *err)
 		uint32_t k;
 
 		for (k = 0; k < nr[i].n_digests; k++)
-			nr[i].digests[k].bytes = nd + (i * MB_MAX_BANKS + k) * MB_DIGEST_MAX;
+			nd[i].d[k].bytes = nd[i].bytes[k];
+		nr[i].digests = nd[i].d;
 	}
-	log->digest_bytes = nd;
+	log->digests = nd;
 	log->cap = ncap;
 	return 0;
 }
@@ -248,7 +255,8 @@ MB_EXPORT int mb_cel_log_parse(const void *data, size_t size, mb_cel_log **ret, 
 				goto fail;
 		}
 		rec.offset = off;
-		r = parse_record(p, size, start, len, &rec, log->digest_bytes + log->n * MB_MAX_BANKS * MB_DIGEST_MAX, err);
+		rec.digests = log->digests[log->n].d;
+		r = parse_record(p, size, start, len, &rec, &log->digests[log->n], err);
 		if (r < 0)
 			goto fail;
 		if (r == 1)

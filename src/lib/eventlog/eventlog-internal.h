@@ -15,6 +15,11 @@ struct mb_event_log {
 	mb_event *events;
 	size_t n_events;
 	size_t cap_events;
+	/* The digests of every kept event, in event order: each event's digests point in here. One
+	 * array for the log, not one allocation per event (the parser is benchmarked). */
+	mb_event_digest *digests;
+	size_t n_digests;
+	size_t cap_digests;
 	mb_trailer_kind trailer;
 	uint64_t trailer_offset;
 	uint64_t trailer_size;

@@ -15,15 +15,50 @@
 
 #define SHA1_SIZE 20
 
-/* The next event's slot: in the events array, or the caller's scratch event when the log is
- * only visited (mb_event_log_visit). The count cap holds either way. */
-static int next_event(mb_event_log *log, mb_event *scratch, mb_event **ret, mb_error *err, uint64_t offset)
+/*
+ * Room for n more digests in log->digests. The array may move: the digests of the events kept
+ * so far are pointed into it again (they are in event order, one run an event).
+ */
+static int reserve_digests(mb_event_log *log, size_t n, mb_error *err)
+{
+	mb_event_digest *nd;
+	size_t ncap, i, at = 0;
+
+	if (log->cap_digests - log->n_digests >= n)
+		return 0;
+	ncap = log->cap_digests ? log->cap_digests * 2 : 512;
+	while (ncap - log->n_digests < n)
+		ncap *= 2;
+	nd = realloc(log->digests, ncap * sizeof(*nd));
+	if (!nd)
+		return set_error(err, -ENOMEM, "out of memory");
+	if (nd != log->digests)
+		for (i = 0; i < log->n_events; i++) {
+			log->events[i].digests = nd + at;
+			at += log->events[i].n_digests;
+		}
+	log->digests = nd;
+	log->cap_digests = ncap;
+	return 0;
+}
+
+/*
+ * The next event's slot and room for its digests (at most max_digests, written through
+ * *ret_digests): in the log's arrays, or the caller's scratch event when the log is only
+ * visited (mb_event_log_visit). The count cap holds either way.
+ */
+static int next_event(mb_event_log *log, mb_event *scratch, mb_event_digest *scratch_digests,
+		      size_t max_digests, mb_event **ret, mb_event_digest **ret_digests, mb_error *err,
+		      uint64_t offset)
 {
 	if (log->n_events >= MB_LOG_MAX_EVENTS)
 		return set_error_at(err, -E2BIG, offset, "more than %u events", MB_LOG_MAX_EVENTS);
 	if (scratch) {
 		*ret = scratch;
+		*ret_digests = scratch_digests;
 	} else {
+		int rc;
+
 		if (log->n_events == log->cap_events) {
 			size_t ncap = log->cap_events ? log->cap_events * 2 : 256;
 			mb_event *n = realloc(log->events, ncap * sizeof(*n));
@@ -33,13 +68,25 @@ static int next_event(mb_event_log *log, mb_event *scratch, mb_event **ret, mb_e
 			log->events = n;
 			log->cap_events = ncap;
 		}
+		rc = reserve_digests(log, max_digests, err);
+		if (rc < 0)
+			return rc;
 		*ret = &log->events[log->n_events];
+		*ret_digests = log->digests + log->n_digests;
 	}
-	/* Only the digests a record has are written below: the rest stay zero. */
 	memset(*ret, 0, sizeof(**ret));
 	(*ret)->number = (uint32_t) log->n_events;
 	(*ret)->offset = offset;
+	(*ret)->digests = *ret_digests;
 	return 0;
+}
+
+/* The event is whole: count it, and its digests when the log keeps them. */
+static void event_done(mb_event_log *log, mb_event *scratch, const mb_event *ev)
+{
+	if (!scratch)
+		log->n_digests += ev->n_digests;
+	log->n_events++;
 }
 
 static int read_event_data(byte_reader *r, mb_event *ev, mb_error *err)
@@ -58,11 +105,13 @@ static int read_event_data(byte_reader *r, mb_event *ev, mb_error *err)
 }
 
 /* TCG_PCR_EVENT: the TPM 1.2 record, also the header of a crypto-agile log. */
-static int parse_sha1_record(mb_event_log *log, byte_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
+static int parse_sha1_record(mb_event_log *log, byte_reader *r, mb_event *scratch,
+			     mb_event_digest *scratch_digests, mb_event **ret, mb_error *err)
 {
 	uint64_t start = reader_offset(r);
 	mb_event *ev = NULL;
-	int rc = next_event(log, scratch, &ev, err, start);
+	mb_event_digest *d = NULL;
+	int rc = next_event(log, scratch, scratch_digests, 1, &ev, &d, err, start);
 
 	if (rc < 0)
 		return rc;
@@ -70,15 +119,15 @@ static int parse_sha1_record(mb_event_log *log, byte_reader *r, mb_event *scratc
 	if (read_u32le(r, &ev->pcr) < 0 || read_u32le(r, &ev->type) < 0)
 		return set_error_at(err, -EBADMSG, start, "event %u: truncated record header", ev->number);
 	ev->n_digests = 1;
-	ev->digests[0].alg = MB_ALG_SHA1;
-	ev->digests[0].size = SHA1_SIZE;
-	if (read_bytes(r, SHA1_SIZE, &ev->digests[0].bytes) < 0)
+	d[0].alg = MB_ALG_SHA1;
+	d[0].size = SHA1_SIZE;
+	if (read_bytes(r, SHA1_SIZE, &d[0].bytes) < 0)
 		return set_error_at(err, -EBADMSG, start, "event %u: truncated SHA-1 digest", ev->number);
 	rc = read_event_data(r, ev, err);
 	if (rc < 0)
 		return rc;
 	ev->record_size = (uint32_t) (reader_offset(r) - start);
-	log->n_events++;
+	event_done(log, scratch, ev);
 	*ret = ev;
 	return 0;
 }
@@ -94,12 +143,14 @@ static int find_bank(const mb_event_log *log, uint16_t alg)
 }
 
 /* TCG_PCR_EVENT2 (PFP §10.2.2); digest sizes come from the Spec ID table only. */
-static int parse_agile_record(mb_event_log *log, byte_reader *r, mb_event *scratch, mb_event **ret, mb_error *err)
+static int parse_agile_record(mb_event_log *log, byte_reader *r, mb_event *scratch,
+			      mb_event_digest *scratch_digests, mb_event **ret, mb_error *err)
 {
 	uint64_t start = reader_offset(r);
 	uint32_t count, i;
 	mb_event *ev = NULL;
-	int rc = next_event(log, scratch, &ev, err, start);
+	mb_event_digest *d = NULL;
+	int rc = next_event(log, scratch, scratch_digests, log->n_banks, &ev, &d, err, start);
 
 	if (rc < 0)
 		return rc;
@@ -127,12 +178,12 @@ static int parse_agile_record(mb_event_log *log, byte_reader *r, mb_event *scrat
 					  "event %u: digest algorithm 0x%04x is not declared in the Spec ID event",
 					  ev->number, alg);
 		for (j = 0; j < i; j++)
-			if (ev->digests[j].alg == alg)
+			if (d[j].alg == alg)
 				return set_error_at(err, -EBADMSG, at, "event %u: two digests for algorithm 0x%04x",
 						  ev->number, alg);
-		ev->digests[i].alg = alg;
-		ev->digests[i].size = log->banks[bank].size;
-		if (read_bytes(r, ev->digests[i].size, &ev->digests[i].bytes) < 0)
+		d[i].alg = alg;
+		d[i].size = log->banks[bank].size;
+		if (read_bytes(r, d[i].size, &d[i].bytes) < 0)
 			return set_error_at(err, -EBADMSG, at, "event %u: truncated digest (algorithm 0x%04x)",
 					  ev->number, alg);
 	}
@@ -140,7 +191,7 @@ static int parse_agile_record(mb_event_log *log, byte_reader *r, mb_event *scrat
 	if (rc < 0)
 		return rc;
 	ev->record_size = (uint32_t) (reader_offset(r) - start);
-	log->n_events++;
+	event_done(log, scratch, ev);
 	*ret = ev;
 	return 0;
 }
@@ -169,23 +220,25 @@ static int parse_spec_id(mb_event_log *log, const mb_event *hdr, mb_error *err)
 	if (s->n_algs > MB_MAX_BANKS)
 		return set_error_at(err, -E2BIG, base + 24, "Spec ID event: %u digest algorithms (at most %d supported)",
 				  s->n_algs, MB_MAX_BANKS);
+	/* The table goes straight into the log's banks, which the Spec ID's algs then point at. */
 	for (i = 0; i < s->n_algs; i++) {
 		uint64_t at = reader_offset(&r);
+		mb_spec_id_alg *a = &log->banks[i];
 		const mb_digest_info *info;
 
-		if (read_u16le(&r, &s->algs[i].alg) < 0 || read_u16le(&r, &s->algs[i].size) < 0)
+		if (read_u16le(&r, &a->alg) < 0 || read_u16le(&r, &a->size) < 0)
 			return set_error_at(err, -EBADMSG, at, "Spec ID event: truncated algorithm table");
-		info = mb_digest_by_alg(s->algs[i].alg);
-		if (info && info->size != s->algs[i].size)
+		info = mb_digest_by_alg(a->alg);
+		if (info && info->size != a->size)
 			return set_error_at(err, -EBADMSG, at, "Spec ID event: %s declared with digest size %u (it is %u)",
-					  info->name, s->algs[i].size, info->size);
-		if (!info && (s->algs[i].size == 0 || s->algs[i].size > MB_UNKNOWN_DIGEST_MAX))
+					  info->name, a->size, info->size);
+		if (!info && (a->size == 0 || a->size > MB_UNKNOWN_DIGEST_MAX))
 			return set_error_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x with digest size %u",
-					  s->algs[i].alg, s->algs[i].size);
+					  a->alg, a->size);
 		for (j = 0; j < i; j++)
-			if (s->algs[j].alg == s->algs[i].alg)
+			if (log->banks[j].alg == a->alg)
 				return set_error_at(err, -EBADMSG, at, "Spec ID event: algorithm 0x%04x declared twice",
-						  s->algs[i].alg);
+						  a->alg);
 	}
 	{
 		uint64_t at = reader_offset(&r);
@@ -194,7 +247,7 @@ static int parse_spec_id(mb_event_log *log, const mb_event *hdr, mb_error *err)
 			return set_error_at(err, -EBADMSG, at, "Spec ID event: vendor info runs past the event data");
 	}
 	/* Bytes after vendorInfo are tolerated: some firmware pads the event. */
-	memcpy(log->banks, s->algs, s->n_algs * sizeof(s->algs[0]));
+	s->algs = log->banks;
 	log->n_banks = s->n_algs;
 	log->has_spec_id = true;
 	return 0;
@@ -270,6 +323,7 @@ static const char *ima_log_kind(const uint8_t *data, size_t size)
 static int scan_records(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bool keep, mb_error *err)
 {
 	mb_event scratch, *ev;
+	mb_event_digest scratch_digests[MB_MAX_BANKS];
 	mb_event *slot = keep ? NULL : &scratch;
 	byte_reader r;
 	int rc;
@@ -277,7 +331,7 @@ static int scan_records(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bo
 	reader_init(&r, log->bytes, log->size, 0);
 
 	/* The first record is always TCG_PCR_EVENT; its data says which format follows. */
-	rc = parse_sha1_record(log, &r, slot, &ev, err);
+	rc = parse_sha1_record(log, &r, slot, scratch_digests, &ev, err);
 	if (rc < 0)
 		return rc;
 	if (is_spec_id03(ev)) {
@@ -306,9 +360,9 @@ static int scan_records(mb_event_log *log, mb_event_visit_fn sink, void *ctx, bo
 			break;
 		}
 		if (log->format == MB_LOG_FORMAT_SHA1)
-			rc = parse_sha1_record(log, &r, slot, &ev, err);
+			rc = parse_sha1_record(log, &r, slot, scratch_digests, &ev, err);
 		else
-			rc = parse_agile_record(log, &r, slot, &ev, err);
+			rc = parse_agile_record(log, &r, slot, scratch_digests, &ev, err);
 		if (rc < 0)
 			return rc;
 		if (sink) {
@@ -357,7 +411,9 @@ MB_EXPORT int mb_event_log_parse_take(uint8_t *data, size_t size, mb_event_log *
 	/* Real records are rarely under 64 bytes: one allocation for most logs. */
 	log->cap_events = size / 64 + 16;
 	log->events = malloc(log->cap_events * sizeof(*log->events));
-	if (!log->events) {
+	log->cap_digests = 2 * log->cap_events; /* two banks: most logs' sha1 + sha256 */
+	log->digests = malloc(log->cap_digests * sizeof(*log->digests));
+	if (!log->events || !log->digests) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -391,6 +447,7 @@ MB_EXPORT void mb_event_log_free(mb_event_log *log)
 		return;
 	free(log->bytes);
 	free(log->events);
+	free(log->digests);
 	free(log->digest_checks);
 	free(log);
 }

@@ -479,6 +479,8 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 				const mb_efi_binary *r = &in->boot.efi[e];
 				size_t a;
 
+				if (!r->old_digest)
+					continue; /* replaces nothing */
 				for (a = 0; a < r->n; a++) {
 					const mb_event_digest *d = mb_event_digest_for(ev, r->algs[a]);
 

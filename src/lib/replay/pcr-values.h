@@ -4,7 +4,7 @@
 
 /*
  * The layout of mb_pcr_values, for the library only: the public header keeps it opaque so
- * that MB_PCR_COUNT and MB_MAX_BANKS are not part of the ABI. Code outside src/lib uses
+ * that MB_MAX_BANKS is not part of the ABI. Code outside src/lib uses
  * the mb_pcr_values_* accessors.
  */
 #include <mboot/replay.h>
@@ -12,6 +12,9 @@
 struct mb_pcr_values {
 	size_t n_banks;
 	mb_pcr_bank banks[MB_MAX_BANKS];
+	/* What the last replay into these values found: mb_replay_info's lists point here. */
+	uint32_t incomplete[MB_MAX_BANKS]; /* by bank, like banks[] */
+	uint16_t unknown_algs[MB_MAX_BANKS];
 };
 
 /* The bank of alg, or NULL when v has none. */

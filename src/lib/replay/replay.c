@@ -31,7 +31,10 @@ MB_EXPORT int mb_pcr_values_remove_bank(mb_pcr_values *v, uint16_t alg)
 		return -ENOENT;
 	i = (size_t) (b - v->banks);
 	memmove(b, b + 1, (v->n_banks - i - 1) * sizeof(*b));
+	/* A replay's incomplete PCRs stay with their bank. */
+	memmove(&v->incomplete[i], &v->incomplete[i + 1], (v->n_banks - i - 1) * sizeof(v->incomplete[0]));
 	v->n_banks--;
+	v->incomplete[v->n_banks] = 0;
 	return 0;
 }
 
@@ -160,14 +163,22 @@ typedef struct replay_state {
 	size_t n_pcr0, cap_pcr0;
 } replay_state;
 
+/* Both empty; info's lists point into ret. */
+static void replay_info_init(mb_pcr_values *ret, mb_replay_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	memset(ret, 0, sizeof(*ret));
+	info->incomplete = ret->incomplete;
+	info->unknown_algs = ret->unknown_algs;
+}
+
 static void replay_begin(replay_state *st, const mb_event_log *log, mb_pcr_values *ret,
 			 mb_replay_info *info)
 {
 	const mb_spec_id_alg *banks;
 	size_t b;
 
-	memset(info, 0, sizeof(*info));
-	memset(ret, 0, sizeof(*ret));
+	replay_info_init(ret, info);
 	memset(st, 0, sizeof(*st));
 	st->ret = ret;
 	st->info = info;
@@ -179,7 +190,7 @@ static void replay_begin(replay_state *st, const mb_event_log *log, mb_pcr_value
 		st->algs[b] = banks[b].alg;
 		st->bank_of[b] = -1;
 		if (!d) {
-			info->unknown_algs[info->n_unknown_algs++] = banks[b].alg;
+			ret->unknown_algs[info->n_unknown_algs++] = banks[b].alg;
 			continue;
 		}
 		st->bank_of[b] = (int) ret->n_banks;
@@ -233,7 +244,7 @@ static int replay_event(replay_state *st, const mb_event *ev, mb_error *err)
 	if (ev->n_digests < st->n_banks)
 		for (b = 0; b < ret->n_banks; b++)
 			if (!mb_event_digest_for(ev, ret->banks[b].alg))
-				info->incomplete[b] |= 1u << ev->pcr;
+				ret->incomplete[b] |= 1u << ev->pcr;
 	for (k = 0; k < ev->n_digests; k++) {
 		mb_pcr_bank *bank = NULL;
 		int rc;
@@ -314,6 +325,8 @@ MB_EXPORT int mb_replay_log_data(const void *data, size_t size, mb_pcr_values *r
 	replay_state st = { .ret = ret, .info = info ? info : &local };
 	int rc;
 
+	/* Set at event 0; before it too, for a log that fails there. */
+	replay_info_init(ret, st.info);
 	rc = mb_event_log_visit(data, size, replay_sink, &st, err);
 	if (rc == 0)
 		rc = replay_end(&st, err);

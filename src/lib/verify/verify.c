@@ -11,6 +11,9 @@
 #include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 
+/* Events with data that does not hash to their digest listed by number, a PCR of a bank. */
+#define BAD_EVENTS_LISTED 16
+
 /* Opaque in the public header: only this file fills or reads it. */
 struct mb_verify_result {
 	bool ok;
@@ -20,6 +23,8 @@ struct mb_verify_result {
 	uint32_t n_verified, n_failed;
 	size_t n;
 	mb_verify_pcr pcrs[MB_MAX_BANKS * MB_PCR_COUNT];
+	uint32_t bad_events[MB_MAX_BANKS * MB_PCR_COUNT][BAD_EVENTS_LISTED]; /* pcrs[i] lists bad_events[i] */
+	mb_pcr_values replay;           /* the firmware log's, which info's lists point into */
 	mb_replay_info info;
 };
 
@@ -83,7 +88,7 @@ static bool known_deviant(uint32_t type)
 	return type == MB_EV_EFI_VARIABLE_AUTHORITY || type == MB_EV_S_CRTM_VERSION;
 }
 
-static void check_data(const mb_event_log *log, mb_verify_pcr *r)
+static void check_data(const mb_event_log *log, mb_verify_pcr *r, uint32_t list[BAD_EVENTS_LISTED])
 {
 	const mb_digest_check *checks = event_log_digest_checks(log);
 	size_t i, n = mb_event_log_count(log);
@@ -104,8 +109,8 @@ static void check_data(const mb_event_log *log, mb_verify_pcr *r)
 			r->n_untrusted_data++;
 			continue;
 		}
-		if (r->n_bad_digest < MB_VERIFY_MAX_BAD_EVENTS)
-			r->bad_digest_events[r->n_bad_digest] = ev->number;
+		if (r->n_bad_listed < BAD_EVENTS_LISTED)
+			list[r->n_bad_listed++] = ev->number;
 		r->n_bad_digest++;
 	}
 }
@@ -336,7 +341,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 		       const mb_verify_options *opts, mb_verify_result *ret, mb_error *err)
 {
 	static const mb_verify_options defaults = { NULL, 0, MB_USERSPACE_PCRS_DEFAULT };
-	mb_pcr_values replay;
+	const mb_pcr_values *replay = &ret->replay;
 	combined_bank banks[2 * MB_MAX_BANKS];
 	size_t n_banks = 0, b, i, n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0;
 	size_t budget = MB_VERIFY_EDIT_BUDGET;
@@ -346,7 +351,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 	if (!opts)
 		opts = &defaults;
 	memset(ret, 0, sizeof(*ret));
-	r = mb_replay_log(log, SIZE_MAX, &replay, &ret->info, err);
+	r = mb_replay_log(log, SIZE_MAX, &ret->replay, &ret->info, err);
 	if (r < 0)
 		return r;
 	for (i = 0; i < n; i++) {
@@ -361,11 +366,11 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 	 * A PCR is complete in a bank only if every event that extended it carried that bank's
 	 * digest: the replay skips an event without one, so its value is not what the TPM holds.
 	 */
-	for (b = 0; b < replay.n_banks; b++) {
-		banks[n_banks].alg = replay.banks[b].alg;
-		banks[n_banks].size = replay.banks[b].size;
+	for (b = 0; b < replay->n_banks; b++) {
+		banks[n_banks].alg = replay->banks[b].alg;
+		banks[n_banks].size = replay->banks[b].size;
 		banks[n_banks].complete = ((1u << MB_PCR_COUNT) - 1) & ~ret->info.incomplete[b];
-		memcpy(banks[n_banks].value, replay.banks[b].value, sizeof(banks[n_banks].value));
+		memcpy(banks[n_banks].value, replay->banks[b].value, sizeof(banks[n_banks].value));
 		n_banks++;
 	}
 	for (b = 0; b < actual->n_banks; b++) {
@@ -421,7 +426,8 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 				continue;
 			if (ret->n >= sizeof(ret->pcrs) / sizeof(ret->pcrs[0]))
 				return set_error(err, -E2BIG, "too many PCR values");
-			v = &ret->pcrs[ret->n++];
+			v = &ret->pcrs[ret->n];
+			v->bad_digest_events = ret->bad_events[ret->n++];
 			/* Explanations only exist for a mismatch: "none found" until one is. */
 			v->extra_event = v->swapped_event = v->swapped_next = v->last_good_event = -1;
 			v->alg = a->alg;
@@ -459,7 +465,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 				mb_pcr_initial(a->alg, p, ret->info.startup_locality, ret->info.hcrtm, reset);
 				memcpy(v->expected, reset, a->size);
 				if (p <= 7 && memcmp(reset, a->value[p], a->size) != 0) {
-					check_data(log, v);
+					check_data(log, v, ret->bad_events[v - ret->pcrs]);
 					v->verdict = MB_PCR_MISMATCH;
 					r = explain(log, userspace, &ret->info, v, &budget);
 					if (r < 0)
@@ -477,7 +483,7 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 				v->verdict = MB_PCR_NO_VALUE;
 				continue;
 			}
-			check_data(log, v);
+			check_data(log, v, ret->bad_events[v - ret->pcrs]);
 			if (memcmp(e->value[p], a->value[p], a->size) == 0) {
 				v->verdict = v->n_bad_digest ? MB_PCR_DATA_MISMATCH : MB_PCR_VERIFIED;
 				continue;
