@@ -257,6 +257,10 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	int r;
 
 	memset(ak, 0, sizeof(*ak));
+	/* It unmarshals with tpm2-tss: a parser may be the first user in a process (the fuzzer is). */
+	r = dlopen_tpm2(err);
+	if (r < 0)
+		return r;
 	r = seal_json_open(text, size, AK_FILE_MAX, "the AK file", "mboot-ak", &root, err);
 	if (r < 0)
 		return r;
