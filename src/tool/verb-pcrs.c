@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -20,57 +20,27 @@ static const char pcrs_help[] =
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 read, 2 usage error, 3 TPM error.\n";
 
-enum { OPT_PCR = 0x100, OPT_BANK, OPT_TCTI };
-
-static const struct option pcrs_options[] = {
-	TOOL_JSON_OPTIONS,
-	{ "pcr", required_argument, NULL, OPT_PCR },
-	{ "bank", required_argument, NULL, OPT_BANK },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
-
 int verb_pcrs(int argc, char **argv)
 {
 	const char *tcti = NULL;
-	uint16_t algs[MB_MAX_BANKS];
-	size_t n_algs = 0;
+	tool_banks banks = { 0 };
 	uint32_t mask = (1u << MB_PCR_COUNT) - 1;
 	tool_json json = TOOL_JSON_OFF;
+	const tool_option options[] = {
+		TOOL_OPT_JSON_STYLE(&json),
+		TOOL_OPT_PCR_LIST("pcr", 0, &mask),
+		TOOL_OPT_BANK_LIST("bank", 0, &banks),
+		TOOL_OPT_STR("tcti", 0, &tcti),
+		TOOL_OPT_END,
+	};
 	mb_pcr_values *v = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", pcrs_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(pcrs_help, stdout);
-			return EXIT_OK;
-		case TOOL_OPT_JSON:
-		case TOOL_OPT_COMPACT:
-			tool_json_option(c, &json);
-			break;
-		case OPT_PCR:
-			if (tool_parse_pcr_list(optarg, &mask) < 0)
-				return tool_usage_error("pcrs", "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
-			break;
-		case OPT_BANK:
-			if (tool_bank_list_add("pcrs", optarg, algs, &n_algs) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		default:
-			return tool_usage_error("pcrs", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("pcrs", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("pcrs", pcrs_help, options, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
 
 	rc = tool_tpm_open(tcti, &tpm);
 	if (rc != EXIT_OK)
@@ -80,7 +50,7 @@ int verb_pcrs(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (mb_tpm_read_pcrs(tpm, n_algs ? algs : NULL, n_algs, mask, v, NULL, &err) < 0) {
+	if (mb_tpm_read_pcrs(tpm, banks.n ? banks.alg : NULL, banks.n, mask, v, NULL, &err) < 0) {
 		rc = tool_tpm_exit(&err);
 		goto out;
 	}
