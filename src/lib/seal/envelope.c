@@ -99,41 +99,65 @@ MB_EXPORT void mb_envelope_free(mb_envelope *e)
 	free(e);
 }
 
-MB_EXPORT int mb_envelope_seal(mb_tpm *t, const uint8_t *data, size_t size, const char *label,
-			       const mb_seal_options *opt, mb_envelope **ret, mb_error *err)
+int envelope_make(mb_sealed **sealed, const uint8_t key[MB_ENVELOPE_KEY_SIZE],
+		  const uint8_t nonce[MB_ENVELOPE_NONCE_SIZE], const uint8_t *data, size_t size, const char *label,
+		  mb_envelope **ret, mb_error *err)
 {
-	uint8_t key[MB_ENVELOPE_KEY_SIZE];
-	mb_envelope *e;
 	size_t label_len = label ? strlen(label) : 0;
+	mb_envelope *e = NULL;
 	int r;
 
 	*ret = NULL;
 	if (!data || size == 0 || size > MB_ENVELOPE_MAX_DATA)
-		return set_error(err, -EINVAL, "the data to seal must be 1 to %u bytes", MB_ENVELOPE_MAX_DATA);
-	r = label_check(label, label_len, err);
+		r = set_error(err, -EINVAL, "the data to seal must be 1 to %u bytes", MB_ENVELOPE_MAX_DATA);
+	else
+		r = label_check(label, label_len, err);
 	if (r < 0)
-		return r;
+		goto fail;
 	e = calloc(1, sizeof(*e));
 	if (!e || !(e->label = strdup(label ? label : "")) || !(e->ct = malloc(size))) {
-		mb_envelope_free(e);
-		return set_error(err, -ENOMEM, "out of memory");
+		r = set_error(err, -ENOMEM, "out of memory");
+		goto fail;
 	}
 	e->ct_size = size;
-	/* a fresh key per envelope, so a random nonce never repeats under one key */
-	if (RAND_priv_bytes(key, sizeof(key)) != 1 || RAND_bytes(e->nonce, sizeof(e->nonce)) != 1) {
-		mb_envelope_free(e);
-		return set_error(err, -EIO, "no random bytes from OpenSSL");
-	}
-	r = mb_seal_secret(t, key, sizeof(key), opt, &e->sealed, err);
-	if (r == 0 && envelope_gcm(true, key, e->nonce, NULL, 0, e->label, label_len, data, size, e->ct, e->tag) < 0)
+	memcpy(e->nonce, nonce, sizeof(e->nonce));
+	if (envelope_gcm(true, key, e->nonce, NULL, 0, e->label, label_len, data, size, e->ct, e->tag) < 0) {
 		r = set_error(err, -EIO, "AES-256-GCM encryption failed");
-	OPENSSL_cleanse(key, sizeof(key));
-	if (r < 0) {
-		mb_envelope_free(e);
-		return r;
+		goto fail;
 	}
+	e->sealed = *sealed;
+	*sealed = NULL;
 	*ret = e;
 	return 0;
+fail:
+	mb_envelope_free(e);
+	mb_sealed_free(*sealed);
+	*sealed = NULL;
+	return r;
+}
+
+MB_EXPORT int mb_envelope_seal(mb_tpm *t, const uint8_t *data, size_t size, const char *label,
+			       const mb_seal_options *opt, mb_envelope **ret, mb_error *err)
+{
+	uint8_t key[MB_ENVELOPE_KEY_SIZE], nonce[MB_ENVELOPE_NONCE_SIZE];
+	mb_sealed *sealed = NULL;
+	int r;
+
+	*ret = NULL;
+	/* before the TPM: a refusal costs no TPM work */
+	if (!data || size == 0 || size > MB_ENVELOPE_MAX_DATA)
+		return set_error(err, -EINVAL, "the data to seal must be 1 to %u bytes", MB_ENVELOPE_MAX_DATA);
+	r = label_check(label, label ? strlen(label) : 0, err);
+	if (r < 0)
+		return r;
+	/* a fresh key per envelope, so a random nonce never repeats under one key */
+	if (RAND_priv_bytes(key, sizeof(key)) != 1 || RAND_bytes(nonce, sizeof(nonce)) != 1)
+		return set_error(err, -EIO, "no random bytes from OpenSSL");
+	r = mb_seal_secret(t, key, sizeof(key), opt, &sealed, err);
+	if (r == 0)
+		r = envelope_make(&sealed, key, nonce, data, size, label, ret, err);
+	OPENSSL_cleanse(key, sizeof(key));
+	return r;
 }
 
 MB_EXPORT int mb_envelope_parse(const char *text, size_t size, mb_envelope **ret, mb_error *err)
