@@ -54,7 +54,9 @@ static const char ssh_hostkey_help[] =
 	"  --to FOLDER        where unseal puts the keys (default " SSH_TO_DEFAULT ")\n"
 	"  --pcrs LIST        the PCRs to seal to, e.g. 0,2,4,7\n"
 	"  --bank NAME        their bank (default sha256)\n"
-	"  --values current|FILE  the PCR values (default: the TPM's now); FILE: PCR-values JSON\n"
+	"  --values current|FILE  the PCR values (default: the TPM's now); FILE: PCR-values JSON.\n"
+	"                     Values of another boot cannot be checked here: the sealed files\n"
+	"                     are written, the clear keys kept, exit 1\n"
 	"  --authorized-by PUBKEY  instead of PCR values: any PCR state the owner of PUBKEY signs\n"
 	"                     ('mboot policy sign'; docs/seal.md)\n"
 	"  --signature SIG    a signed policy, for keys sealed --authorized-by: seal needs one for\n"
@@ -63,7 +65,8 @@ static const char ssh_hostkey_help[] =
 	"                     default " MB_DEFAULT_LOG ")\n"
 	"  --force            seal: replace an existing ssh_host_*_key.mboot\n"
 	"  --tcti TCTI        the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
-	"Exit: 0 done, 1 (unseal) the PCRs are not the sealed ones, 2 usage or input error,\n"
+	"Exit: 0 done, 1 the PCRs are not the sealed ones (seal: the clear keys are kept),\n"
+	"2 usage or input error,\n"
 	"3 TPM error.\n";
 
 /* A buffer for a clear host key: locked when the system lets us, kept out of core dumps, wiped. */
@@ -336,7 +339,9 @@ static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uo
 		r = mb_envelope_unseal(tpm, e, uopt, back.p, back.cap, NULL, &err);
 		if (r < 0) {
 			tool_errorf("%s: does not unseal on this boot, so the clear key is kept: %s", path, err.message);
-			rc = r <= MB_ERR_TPM && r > MB_ERR_TPM - 100 && r != MB_ERR_TPM_POLICY ? EXIT_TPM : EXIT_USAGE;
+			/* --values of another boot: sealed for it, but not checkable here (exit 1) */
+			rc = r == MB_ERR_TPM_POLICY ? EXIT_FAILED
+			     : r <= MB_ERR_TPM && r > MB_ERR_TPM - 100 ? EXIT_TPM : EXIT_USAGE;
 		} else if (mb_envelope_data_size(e) != key->size || CRYPTO_memcmp(back.p, key->p, key->size) != 0) {
 			tool_errorf("%s: unseals to other bytes than the key; the clear key is kept", path);
 			rc = EXIT_USAGE;

@@ -84,6 +84,19 @@ cmp -s "$D/ssh_host_ed25519_key" "$WORK/orig/ssh_host_ed25519_key" || fail "a re
 rm "$D/ssh_host_ed25519_key"
 echo "ok: seal refuses (exit 2): no --pcrs, a missing folder, nothing to seal, an existing sealed file"
 
+# Sealed to values of another boot (--values): written, but not unsealable here, so the
+# clear key is kept and seal exits 1.
+mkdir "$WORK/other"
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/other/ssh_host_ed25519_key" || fail "ssh-keygen"
+"$M" pcrs --json >"$WORK/now.json" || fail "mboot pcrs --json"
+jq '.banks.sha256["7"] = "'"$(printf '%064x' 7)"'"' "$WORK/now.json" >"$WORK/next.json"
+"$M" ssh-hostkey seal --dir "$WORK/other" --pcrs 0,7 --values "$WORK/next.json" >/dev/null 2>"$WORK/err"; rc=$?
+expect_rc 1 "seal to another boot's values"
+[ -s "$WORK/other/ssh_host_ed25519_key" ] || fail "the clear key was removed though it did not unseal"
+[ -s "$WORK/other/ssh_host_ed25519_key.mboot" ] || fail "no sealed file for the other boot"
+grep -q "so the clear key is kept" "$WORK/err" || fail "no word on the kept key: $(cat "$WORK/err")"
+echo "ok: seal to another boot's --values: sealed file written, clear key kept, exit 1"
+
 # 2. unseal into the tmpfs: byte for byte, folder 0700, files 0600.
 K=$SHM/keys
 "$M" ssh-hostkey unseal --dir "$D" --to "$K" --log "$LOG" >"$WORK/out" 2>"$WORK/err" ||
@@ -117,13 +130,17 @@ echo "ok: unseal refuses a folder open to others and a symbolic link (exit 2)"
 #    runs as an unmapped user there, so it needs neither the sshd user nor /run/sshd of an
 #    installed server, and still reads the 0600 keys, whose owner it is outside.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# The HostKey lines are those of the drop-in meson installs (hooks/mboot-hostkeys.conf), with
+# this test's folders for /run/mboot/ssh and /etc/ssh.
+DROPIN=${MB_SOURCE_ROOT:?}/hooks/mboot-hostkeys.conf
 {
 	echo "ListenAddress 127.0.0.1:$port"
-	for t in $types; do echo "HostKey $K/ssh_host_${t}_key"; done
+	sed -n "s|^HostKey /run/mboot/ssh/|HostKey $K/|p; s|^HostKey /etc/ssh/|HostKey $D/|p" "$DROPIN"
 	echo "PidFile $WORK/sshd.pid"
 	echo "UsePAM no"
 	echo "AuthorizedKeysFile none"
 } >"$WORK/sshd_config"
+[ "$(grep -c "^HostKey $K/" "$WORK/sshd_config")" = 3 ] || fail "the drop-in does not name 3 keys in /run/mboot/ssh"
 start_sshd() {
 	unshare -U "$SSHD" -D -e -f "$WORK/sshd_config" 2>"$WORK/sshd.log" &
 	SSHD_PID=$!
