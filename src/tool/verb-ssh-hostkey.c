@@ -569,6 +569,13 @@ static int unseal_one(mb_tpm *tpm, const hostkey_args *a, const char *name, int 
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
+	if ((mb_sealed_policy_kind(mb_envelope_sealed(e)) == MB_SEAL_POLICY_AUTHORIZE) != (a->n_sigs > 0)) {
+		rc = tool_usage_error("ssh-hostkey unseal", a->n_sigs ? "%s is sealed to PCR values: --signature does not apply"
+								     : "%s is sealed to signed policies: give --signature SIG",
+				      path);
+		mb_envelope_free(e);
+		return rc;
+	}
 	rc = secret_alloc(&dkey);
 	if (rc == EXIT_OK)
 		rc = key_alloc(&key, mb_envelope_data_size(e));

@@ -97,6 +97,30 @@ expect_rc 1 "seal to another boot's values"
 grep -q "so the clear key is kept" "$WORK/err" || fail "no word on the kept key: $(cat "$WORK/err")"
 echo "ok: seal to another boot's --values: sealed file written, clear key kept, exit 1"
 
+# Sealed to signed policies: seal needs a signature for this boot (its round trip); unseal
+# needs one whose values the PCRs hold.
+A=$WORK/auth
+mkdir -p "$A/keys"
+openssl genrsa -out "$A/rsa.pem" 2048 2>/dev/null || fail "openssl genrsa"
+openssl rsa -in "$A/rsa.pem" -pubout -out "$A/rsa.pub" 2>/dev/null || fail "openssl rsa -pubout"
+ssh-keygen -q -t ed25519 -N '' -f "$A/keys/ssh_host_ed25519_key" || fail "ssh-keygen"
+cp "$A/keys/ssh_host_ed25519_key" "$A/orig"
+"$M" pcrs --json >"$A/now.json" || fail "mboot pcrs --json"
+"$M" policy sign --key "$A/rsa.pem" --pcrs 0,4,7,8,9 --values "$A/now.json" -o "$A/now.sig" >/dev/null || fail "policy sign"
+"$M" ssh-hostkey seal --dir "$A/keys" --authorized-by "$A/rsa.pub" 2>"$WORK/err"; rc=$?
+expect_rc 2 "seal --authorized-by without --signature"
+[ -e "$A/keys/ssh_host_ed25519_key.mboot" ] && fail "a sealed file was written without a signature"
+"$M" ssh-hostkey seal --dir "$A/keys" --authorized-by "$A/rsa.pub" --signature "$A/now.sig" >/dev/null 2>"$WORK/err" ||
+	fail "seal --authorized-by: $(cat "$WORK/err")"
+[ -e "$A/keys/ssh_host_ed25519_key" ] && fail "--authorized-by: the clear key is still there"
+[ "$(jq -r .sealed.policy.kind "$A/keys/ssh_host_ed25519_key.mboot")" = authorize ] || fail "--authorized-by: policy kind"
+"$M" ssh-hostkey unseal --dir "$A/keys" --to "$SHM/auth" 2>"$WORK/err"; rc=$?
+expect_rc 2 "unseal of a signed-policy key without --signature"
+"$M" ssh-hostkey unseal --dir "$A/keys" --to "$SHM/auth" --signature "$A/now.sig" >/dev/null 2>"$WORK/err" ||
+	fail "unseal --signature: $(cat "$WORK/err")"
+cmp "$SHM/auth/ssh_host_ed25519_key" "$A/orig" || fail "--authorized-by: unsealed key differs"
+echo "ok: --authorized-by: seal needs and checks a signature; unseal with it gives the key back, without it exit 2"
+
 # 2. unseal into the tmpfs: byte for byte, folder 0700, files 0600.
 K=$SHM/keys
 "$M" ssh-hostkey unseal --dir "$D" --to "$K" --log "$LOG" >"$WORK/out" 2>"$WORK/err" ||
