@@ -33,25 +33,37 @@
 #define HOSTKEY_MAX (64u << 10)
 #define HOSTKEYS_MAX 16
 
-static const char ssh_hostkey_help[] =
-	"Usage: mboot ssh-hostkey seal [--dir DIR] --pcrs LIST [--bank NAME] [--values current|FILE]\n"
-	"                              [--log LOG] [--force] [--tcti TCTI]\n"
+#define SEAL_USAGE \
+	"Usage: mboot ssh-hostkey seal [--dir DIR] --pcrs LIST [--bank NAME] [--values current|FILE]\n" \
+	"                              [--log LOG] [--force] [--tcti TCTI]\n" \
 	"       mboot ssh-hostkey seal [--dir DIR] --authorized-by PUBKEY --signature SIG [--tcti TCTI]\n"
-	"       mboot ssh-hostkey unseal [--dir DIR] [--to FOLDER] [--signature SIG ...] [--log LOG]\n"
-	"                                [--tcti TCTI]\n\n"
-	"SSH host keys that only a good boot has (docs/ssh.md).\n\n"
-	"seal: for each clear host key DIR/ssh_host_*_key, write DIR/ssh_host_*_key.mboot (JSON,\n"
-	"0600, atomically): the key encrypted with AES-256-GCM under a fresh data key that the TPM\n"
-	"seals to the PCRs (as 'mboot seal' does), and the .pub line as its label. Each sealed\n"
-	"file is read back and unsealed before the clear key is overwritten and removed; the .pub\n"
-	"files stay. Overwriting does not reach old copies on SSDs or journaling file systems: a\n"
-	"disk that was ever copied has exposed the old keys (make new ones first: ssh-keygen -A).\n\n"
-	"unseal: put each DIR/ssh_host_*_key.mboot's key into FOLDER (made 0700 when missing,\n"
-	"files 0600), which must be on tmpfs or ramfs: a host key never touches the disk in\n"
-	"clear. When the PCRs are not a sealed state: exit 1 naming the PCRs (and, with the\n"
-	"event logs, the events) that differ, and FOLDER holds none of the keys.\n\n"
+#define UNSEAL_USAGE \
+	"       mboot ssh-hostkey unseal [--dir DIR] [--to FOLDER] [--signature SIG ...] [--log LOG]\n" \
+	"                                [--tcti TCTI]\n"
+#define SEAL_TEXT \
+	"seal: for each clear host key DIR/ssh_host_*_key, write DIR/ssh_host_*_key.mboot (JSON,\n" \
+	"0600, atomically): the key encrypted with AES-256-GCM under a fresh data key that the TPM\n" \
+	"seals to the PCRs (as 'mboot seal' does), and the .pub line as its label. Each sealed\n" \
+	"file is read back and unsealed before the clear key is overwritten and removed; the .pub\n" \
+	"files stay. Overwriting does not reach old copies on SSDs or journaling file systems: a\n" \
+	"disk that was ever copied has exposed the old keys (make new ones first: ssh-keygen -A).\n"
+#define UNSEAL_TEXT \
+	"unseal: put each DIR/ssh_host_*_key.mboot's key into FOLDER (made 0700 when missing,\n" \
+	"files 0600), which must be on tmpfs or ramfs: a host key never touches the disk in\n" \
+	"clear. When the PCRs are not a sealed state: exit 1 naming the PCRs (and, with the\n" \
+	"event logs, the events) that differ, and FOLDER holds none of the keys.\n"
+#define TCTI_TEXT "  --tcti TCTI        the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n"
+
+static const char ssh_hostkey_help[] =
+	SEAL_USAGE UNSEAL_USAGE "\n"
+	"SSH host keys that only a good boot has (docs/ssh.md).\n\n" SEAL_TEXT "\n" UNSEAL_TEXT "\n"
+	"'mboot ssh-hostkey seal --help' and 'unseal --help' list the options.\n\n"
+	"Exit: 0 done, 1 the PCRs are not the sealed ones (seal: the clear keys are kept),\n"
+	"2 usage or input error, 3 TPM error.\n";
+
+static const char ssh_seal_help[] =
+	SEAL_USAGE "\n" SEAL_TEXT "\n"
 	"  --dir DIR          the host keys' folder (default " SSH_DIR_DEFAULT ")\n"
-	"  --to FOLDER        where unseal puts the keys (default " SSH_TO_DEFAULT ")\n"
 	"  --pcrs LIST        the PCRs to seal to, e.g. 0,2,4,7\n"
 	"  --bank NAME        their bank (default sha256)\n"
 	"  --values current|FILE  the PCR values (default: the TPM's now); FILE: PCR-values JSON.\n"
@@ -59,15 +71,26 @@ static const char ssh_hostkey_help[] =
 	"                     are written, the clear keys kept, exit 1\n"
 	"  --authorized-by PUBKEY  instead of PCR values: any PCR state the owner of PUBKEY signs\n"
 	"                     ('mboot policy sign'; docs/seal.md)\n"
-	"  --signature SIG    a signed policy, for keys sealed --authorized-by: seal needs one for\n"
-	"                     this boot (its round trip), unseal tries up to 8\n"
-	"  --log LOG          seal: the event log kept in each sealed file; unseal: today's (both\n"
-	"                     default " MB_DEFAULT_LOG ")\n"
-	"  --force            seal: replace an existing ssh_host_*_key.mboot\n"
-	"  --tcti TCTI        the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
-	"Exit: 0 done, 1 the PCRs are not the sealed ones (seal: the clear keys are kept),\n"
-	"2 usage or input error,\n"
-	"3 TPM error.\n";
+	"  --signature SIG    with --authorized-by: a signed policy for this boot (the round trip)\n"
+	"  --log LOG          the event log kept in each sealed file, to explain a refused unseal\n"
+	"                     (default " MB_DEFAULT_LOG " when readable)\n"
+	"  --force            replace an existing ssh_host_*_key.mboot\n"
+	TCTI_TEXT "\n"
+	"Exit: 0 sealed (every clear key removed), 1 a sealed file does not unseal on this boot\n"
+	"(the clear key is kept), 2 usage or input error, 3 TPM error.\n";
+
+static const char ssh_unseal_help[] =
+	"Usage: mboot ssh-hostkey unseal [--dir DIR] [--to FOLDER] [--signature SIG ...] [--log LOG]\n"
+	"                                [--tcti TCTI]\n\n" UNSEAL_TEXT "\n"
+	"  --dir DIR          the sealed keys' folder (default " SSH_DIR_DEFAULT ")\n"
+	"  --to FOLDER        where the keys go (default " SSH_TO_DEFAULT ")\n"
+	"  --signature SIG    for keys sealed --authorized-by: a signed policy; up to 8, the one\n"
+	"                     whose values the PCRs hold is used\n"
+	"  --log LOG          today's event log, to name the events that differ (default\n"
+	"                     " MB_DEFAULT_LOG ")\n"
+	TCTI_TEXT "\n"
+	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones (FOLDER holds no key), 2 usage or\n"
+	"input error (also a changed sealed file, a FOLDER not on tmpfs), 3 TPM error.\n";
 
 /* A buffer for a clear host key: locked when the system lets us, kept out of core dumps, wiped. */
 typedef struct key_buf {
@@ -379,7 +402,7 @@ static int ssh_seal(int argc, char **argv)
 	int rc, dirfd = -1;
 
 	memset(sigs, 0, sizeof(sigs));
-	rc = tool_parse_options("ssh-hostkey seal", ssh_hostkey_help, options, argc, argv, 0);
+	rc = tool_parse_options("ssh-hostkey seal", ssh_seal_help, options, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc;
 	if (a.authority && (a.mask || a.values || a.bank))
@@ -627,7 +650,7 @@ static int ssh_unseal(int argc, char **argv)
 	mb_tpm *tpm = NULL;
 	int rc, tofd = -1;
 
-	rc = tool_parse_options("ssh-hostkey unseal", ssh_hostkey_help, options, argc, argv, 0);
+	rc = tool_parse_options("ssh-hostkey unseal", ssh_unseal_help, options, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc;
 	rc = list_hostkeys(a.dir, true, names, &n);
