@@ -655,7 +655,7 @@ static int ssh_unseal(int argc, char **argv)
 		return rc;
 	rc = list_hostkeys(a.dir, true, names, &n);
 	if (rc)
-		return rc;
+		goto out;
 	tofd = open_keys_folder(a.to);
 	if (tofd < 0) {
 		rc = EXIT_USAGE;
