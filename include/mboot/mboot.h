@@ -15,6 +15,7 @@
 #include <mboot/tpm.h>
 #include <mboot/verify.h>
 #include <mboot/seal.h>
+#include <mboot/envelope.h>
 #include <mboot/cel.h>
 #include <mboot/initramfs.h>
 #include <mboot/pe.h>

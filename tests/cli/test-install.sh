@@ -125,6 +125,38 @@ else
 	ok "mboot-verify.service installed in $unitdir (systemd-analyze not installed: not analysed)"
 fi
 
+# SSH host keys sealed to a good boot: the unit that unseals them before sshd (into
+# /run/mboot/ssh, 0700) and the sshd_config drop-in naming them; systemd-analyze verify
+# accepts the unit, and `sshd -t` (when there is one) the drop-in.
+u=$D$unitdir/mboot-ssh-hostkeys.service
+[ -s "$u" ] || fail "not installed: $unitdir/mboot-ssh-hostkeys.service"
+grep -qx "ExecStart=$prefix/bin/mboot ssh-hostkey unseal --dir /etc/ssh --to /run/mboot/ssh" "$u" ||
+	fail "mboot-ssh-hostkeys.service: ExecStart: $(grep ExecStart "$u")"
+grep -qx 'Before=ssh.service sshd.service' "$u" || fail "mboot-ssh-hostkeys.service is not ordered before sshd"
+grep -qx 'RuntimeDirectory=mboot/ssh' "$u" && grep -qx 'RuntimeDirectoryMode=0700' "$u" ||
+	fail "mboot-ssh-hostkeys.service does not make /run/mboot/ssh 0700"
+if command -v systemd-analyze >/dev/null; then
+	sed "s|=$prefix/bin/mboot|=$D$prefix/bin/mboot|" "$u" >"$T/mboot-ssh-hostkeys.service"
+	if ! systemd-analyze verify --man=no "$T/mboot-ssh-hostkeys.service" >"$T/analyze.log" 2>&1 || [ -s "$T/analyze.log" ]; then
+		fail "systemd-analyze verify mboot-ssh-hostkeys.service: $(cat "$T/analyze.log")"
+	fi
+fi
+sysconfdir=$(meson introspect --buildoptions "$B" | jq -r '.[] | select(.name == "sysconfdir") | .value')
+case "$sysconfdir" in /*) ;; *) sysconfdir=$prefix/$sysconfdir ;; esac
+c=$D$sysconfdir/ssh/sshd_config.d/mboot-hostkeys.conf
+[ -s "$c" ] || fail "not installed: $sysconfdir/ssh/sshd_config.d/mboot-hostkeys.conf"
+[ "$(grep -c '^HostKey /run/mboot/ssh/ssh_host_[a-z0-9]*_key$' "$c")" = 3 ] ||
+	fail "mboot-hostkeys.conf does not name the 3 keys in /run/mboot/ssh: $(cat "$c")"
+sshd=$(command -v sshd || echo /opt/mboot-test/openssh-server/usr/sbin/sshd)
+if [ -x "$sshd" ]; then
+	# sshd -t reads the drop-in as sshd_config; a key it names that is missing is only a warning
+	mkdir -p "$T/ssh"
+	ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/key"
+	{ echo "HostKey $T/ssh/key"; cat "$c"; echo "PidFile $T/ssh/pid"; echo "UsePAM no"; } >"$T/ssh/sshd_config"
+	unshare -U "$sshd" -t -f "$T/ssh/sshd_config" >"$T/sshd.log" 2>&1 || fail "sshd -t with mboot-hostkeys.conf: $(cat "$T/sshd.log")"
+fi
+ok "mboot-ssh-hostkeys.service (systemd-analyze verify) and sshd_config.d/mboot-hostkeys.conf (sshd -t) installed"
+
 # The userspace log's folder, made at boot by the tmpfiles.d entry installed with the units:
 # systemd-tmpfiles itself reads it (no warning) and makes /run/log/mboot, root's, 0755.
 tmpfilesdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --define-variable=prefix="$prefix" --variable=tmpfilesdir systemd 2>/dev/null) || tmpfilesdir=""

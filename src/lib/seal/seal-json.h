@@ -15,6 +15,8 @@ int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_er
 /* seal_json_parse_text of at most max bytes (what names the file), whose "kind" is kind and "version" 1. */
 int seal_json_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_object **ret,
 		   mb_error *err);
+/* root's "kind" is kind and its "version" 1. */
+int seal_json_check_kind(json_object *root, const char *kind, mb_error *err);
 /* root as pretty, newline-terminated text (malloc'd; NULL on ENOMEM); puts root. */
 char *seal_json_finish(json_object *root);
 /* o[key] when it has this type, else NULL. */

@@ -55,6 +55,14 @@ struct mb_sealed {
  * another bank, or for a PCR of s->mask missing a value; s is then unchanged.
  */
 int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted, mb_error *err);
+/*
+ * The sealed file as a JSON object, and back (what mb_sealed_to_json and mb_sealed_parse do
+ * with text): for files that carry a sealed object inside (envelope.c). sealed_from_object
+ * does not take root; sealed_to_object returns NULL on ENOMEM.
+ */
+struct json_object;
+int sealed_from_object(struct json_object *root, mb_sealed **ret, mb_error *err);
+struct json_object *sealed_to_object(const mb_sealed *s);
 /* Frees what s holds and zeroes it (s itself is not freed). */
 void sealed_done(mb_sealed *s);
 

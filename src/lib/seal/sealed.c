@@ -155,10 +155,21 @@ int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_er
 	return 0;
 }
 
+int seal_json_check_kind(json_object *root, const char *kind, mb_error *err)
+{
+	json_object *o = seal_json_get(root, "kind", json_type_string);
+
+	if (!o || strcmp(json_object_get_string(o), kind) != 0)
+		return set_error(err, -EBADMSG, "field \"kind\" is not \"%s\"", kind);
+	if (!(o = seal_json_get(root, "version", json_type_int)) || json_object_get_int64(o) != 1)
+		return set_error(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
+	return 0;
+}
+
 int seal_json_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_object **ret,
 		   mb_error *err)
 {
-	json_object *root, *o;
+	json_object *root;
 	int r;
 
 	*ret = NULL;
@@ -167,11 +178,7 @@ int seal_json_open(const char *text, size_t size, size_t max, const char *what, 
 	r = seal_json_parse_text(text, size, &root, err);
 	if (r < 0)
 		return r;
-	o = seal_json_get(root, "kind", json_type_string);
-	if (!o || strcmp(json_object_get_string(o), kind) != 0)
-		r = set_error(err, -EBADMSG, "field \"kind\" is not \"%s\"", kind);
-	else if (!(o = seal_json_get(root, "version", json_type_int)) || json_object_get_int64(o) != 1)
-		r = set_error(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
+	r = seal_json_check_kind(root, kind, err);
 	if (r < 0) {
 		json_object_put(root);
 		return r;
@@ -411,13 +418,27 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 
 MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb_error *err)
 {
-	json_object *root = NULL, *o, *v;
+	json_object *root = NULL;
+	int r;
+
+	*ret = NULL;
+	r = seal_json_open(text, size, MB_SEALED_MAX_FILE, "sealed file", "mboot-sealed", &root, err);
+	if (r < 0)
+		return r;
+	r = sealed_from_object(root, ret, err);
+	json_object_put(root);
+	return r;
+}
+
+int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
+{
+	json_object *o, *v;
 	mb_sealed s = { 0 };
 	uint8_t auth_policy[MB_POLICY_DIGEST_SIZE];
 	int r;
 
 	*ret = NULL;
-	r = seal_json_open(text, size, MB_SEALED_MAX_FILE, "sealed file", "mboot-sealed", &root, err);
+	r = seal_json_check_kind(root, "mboot-sealed", err);
 	if (r < 0)
 		return r;
 	s.version = 1;
@@ -465,7 +486,6 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb
 		r = set_error(err, -EBADMSG, "field \"parent\" has neither \"handle\" nor \"template\"");
 		goto fail;
 	}
-	json_object_put(root);
 	*ret = malloc(sizeof(**ret));
 	if (!*ret) {
 		sealed_done(&s);
@@ -474,7 +494,6 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb
 	**ret = s;
 	return 0;
 fail:
-	json_object_put(root);
 	sealed_done(&s);
 	return r;
 }
@@ -518,6 +537,13 @@ json_object *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 }
 
 MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
+{
+	json_object *root = sealed_to_object(s);
+
+	return root ? seal_json_finish(root) : NULL;
+}
+
+json_object *sealed_to_object(const mb_sealed *s)
 {
 	json_object *root = json_object_new_object(), *pol = json_object_new_object(),
 		    *parent = json_object_new_object();
@@ -563,5 +589,5 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 	json_object_object_add(root, "parent", parent);
 	if (s->eventlog)
 		json_object_object_add(root, "eventlog", seal_json_b64_obj(s->eventlog, s->eventlog_size));
-	return seal_json_finish(root);
+	return root;
 }
