@@ -22,6 +22,7 @@ static const struct {
 	{ "seal", verb_seal, "seal a secret to PCR values, or to signed policies, with the TPM" },
 	{ "unseal", verb_unseal, "unseal it, or say which PCRs and events changed" },
 	{ "reseal", verb_reseal, "seal again to the current and the predicted PCR values (PolicyOR)" },
+	{ "luks", verb_luks, "disk keys sealed into LUKS2 tokens: enroll, list, remove, unlock" },
 	{ "attest", verb_attest, "remote attestation: enroll, prove a boot to a verifier, verify the proof" },
 	{ "fleet", verb_fleet, "a fleet verifier's machines: list, show, set their policy, revoke, forget" },
 	{ "quote", verb_quote, "a TPM quote of the PCRs with the logs: the evidence 'attest verify' judges" },
