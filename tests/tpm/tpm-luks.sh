@@ -162,7 +162,21 @@ expect_rc 2 "enroll --pcrs none"
 expect_rc 2 "unlock of a non-LUKS file"
 "$M" luks unlock "$WORK/copy.img" 2>"$WORK/err"; rc=$?
 expect_rc 2 "unlock with neither NAME nor --test"
-echo "ok: a wrong passphrase, a non-LUKS file, LUKS1, --pcrs none: exit 2, nothing changed"
+# a header whose JSON area another token fills: the new token does not fit, and no keyslot stays
+cp "$WORK/copy.img" "$WORK/full.img"
+# the largest filler token that fits, to 250 bytes: less room is left than a token needs (~1 KiB)
+for size in $(seq 12000 -250 6000); do
+	printf '{"type":"filler","keyslots":[],"x":"%s"}' "$(head -c "$size" /dev/zero | tr '\0' a)" |
+		cryptsetup token import --token-id 9 "$WORK/full.img" 2>/dev/null && break
+done
+cryptsetup token export --token-id 9 "$WORK/full.img" >/dev/null || fail "no filler token fits"
+cryptsetup luksDump "$WORK/full.img" | grep -c ': luks2$' > "$WORK/slots.before"
+"$M" luks enroll "$WORK/full.img" --pcrs 7 --key-file "$WORK/pw" > /dev/null 2>"$WORK/err"; rc=$?
+expect_rc 2 "enroll into a full header"
+grep -q "LUKS2 JSON metadata area (12288 bytes)" "$WORK/err" || fail "no room not said: $(cat "$WORK/err")"
+[ "$(cryptsetup luksDump "$WORK/full.img" | grep -c ': luks2$')" = "$(cat "$WORK/slots.before")" ] ||
+	fail "a keyslot stayed after the token did not fit"
+echo "ok: a wrong passphrase, a non-LUKS file, LUKS1, --pcrs none, a full header: exit 2, nothing changed (no keyslot left behind)"
 
 # 6. Hostile tokens (written with cryptsetup token import): exit 2 naming the field, never a crash.
 sealed=$(jq -c .mboot.sealed "$WORK/token.json")

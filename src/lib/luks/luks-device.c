@@ -150,6 +150,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 		.type = CRYPT_KDF_PBKDF2, .hash = "sha512", .iterations = 1000, .flags = CRYPT_PBKDF_NO_BENCHMARK,
 	};
 	uint64_t metadata_size = 0, keyslots_size = 0;
+	size_t token_size;
 	char *sealed = NULL, *tok = NULL;
 	key_page key = { 0 };
 	device d = { 0 };
@@ -187,6 +188,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 			      "(%llu bytes)", path, strlen(tok), (unsigned long long) (metadata_size - 4096));
 		goto out;
 	}
+	token_size = strlen(tok);
 	free(tok);
 	tok = NULL;
 
@@ -199,8 +201,14 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 	slot = crypt_keyslot_add_by_passphrase(d.cd, CRYPT_ANY_SLOT, opt->passphrase, opt->passphrase_size,
 					       (const char *) key.p, key.size);
 	if (slot < 0) {
-		r = slot == -EPERM ? set_error(err, -EPERM, "%s: the passphrase opens no keyslot", path) :
-				     set_error(err, slot, "%s: adding a keyslot: %s", path, why(&d, slot));
+		if (slot == -EPERM)
+			r = set_error(err, -EPERM, "%s: the passphrase opens no keyslot", path);
+		else if (slot == -ENOSPC)
+			r = set_error(err, -ENOSPC, "%s: the LUKS2 JSON metadata area (%llu bytes) has no room for another "
+				      "keyslot and a token of %zu bytes", path,
+				      (unsigned long long) (metadata_size > 4096 ? metadata_size - 4096 : 0), token_size);
+		else
+			r = set_error(err, slot, "%s: adding a keyslot: %s", path, why(&d, slot));
 		slot = -1;
 		goto out;
 	}
