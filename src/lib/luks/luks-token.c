@@ -281,6 +281,8 @@ MB_EXPORT char *mb_luks_token_describe(const mb_luks_token *t)
 		else
 			text_add(&b, "\tpolicy: PCR values (TPM2_PolicyPCR)\n");
 		text_add(&b, "\tPCRs: %s:", d ? d->name : "?");
+		if (!t->info.pcrs)
+			text_add(&b, "(none)");
 		add_pcr_list(&b, t->info.pcrs);
 		text_add(&b, "\n");
 	}
