@@ -28,7 +28,8 @@ static const char luks_help[] =
 	"                                 --authorized-by PUBKEY) [--key-file FILE] [--tcti TCTI]\n"
 	"       mboot luks list DEVICE [--json]\n"
 	"       mboot luks remove DEVICE --token N\n"
-	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--log LOG] [--tcti TCTI]\n\n"
+	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--signature SIG ...] [--log LOG]\n"
+	"                         [--tcti TCTI]\n\n"
 	"Disk keys sealed into LUKS2 tokens. DEVICE is a LUKS2 block device or image file.\n\n"
 	"enroll: add a keyslot with a new random 32-byte key, authorised by an existing passphrase\n"
 	"  (asked on the terminal, or the bytes of --key-file; '-' is stdin), seal the key as\n"
@@ -44,6 +45,8 @@ static const char luks_help[] =
 	"remove: token N and its keyslot; refused when no keyslot opened by a passphrase would remain.\n"
 	"unlock: unseal the key (of token N, else of each mboot token in turn) and activate the\n"
 	"  device as /dev/mapper/NAME; --test only checks that the key opens its keyslot.\n"
+	"  --signature SIG   for a key sealed --authorized-by: a signed policy ('mboot policy\n"
+	"                    sign'); up to 8, the one whose values the PCRs hold is used\n"
 	"  --log LOG         today's event log, to name the events that changed (default\n"
 	"                    " MB_DEFAULT_LOG ")\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
@@ -52,7 +55,7 @@ static const char luks_help[] =
 	"passphrase, a malformed token, no room in the LUKS2 header); 3 TPM error.\n";
 
 enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_AUTHORIZED_BY, OPT_KEY_FILE, OPT_TCTI, OPT_JSON, OPT_TOKEN,
-       OPT_TEST, OPT_LOG };
+       OPT_TEST, OPT_LOG, OPT_SIGNATURE };
 
 static const struct option luks_options[] = {
 	{ "pcrs", required_argument, NULL, OPT_PCRS },
@@ -65,6 +68,7 @@ static const struct option luks_options[] = {
 	{ "token", required_argument, NULL, OPT_TOKEN },
 	{ "test", no_argument, NULL, OPT_TEST },
 	{ "log", required_argument, NULL, OPT_LOG },
+	{ "signature", required_argument, NULL, OPT_SIGNATURE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -74,6 +78,8 @@ typedef struct luks_args {
 	const mb_digest_info *bank;
 	bool json, test, have_token;
 	unsigned token;
+	char *sigs[MAX_SIGNATURES];
+	size_t n_sigs;
 	char *pos[2];
 	int n_pos;
 } luks_args;
@@ -106,6 +112,11 @@ static int parse_args(int argc, char **argv, const char *verb, unsigned takes, i
 		case OPT_JSON: a->json = true; break;
 		case OPT_TEST: a->test = true; break;
 		case OPT_LOG: a->log = optarg; break;
+		case OPT_SIGNATURE:
+			if (a->n_sigs == MAX_SIGNATURES)
+				return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
+			a->sigs[a->n_sigs++] = optarg;
+			break;
 		case OPT_TOKEN:
 			if (tool_parse_uint(optarg, 0, 31, &a->token) < 0)
 				return tool_usage_error(verb, "--token takes a token number, 0 to 31");
@@ -401,24 +412,45 @@ static int luks_remove(int argc, char **argv)
 
 static int luks_unlock(int argc, char **argv)
 {
+	mb_policy_signature sigs[MAX_SIGNATURES];
 	mb_unseal_explanation *e = NULL;
 	mb_unseal_options opt = { 0 };
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	luks_args a;
 	int rc, r, token = -1;
+	size_t i;
 
-	rc = parse_args(argc, argv, "luks unlock", TAKES(OPT_TOKEN) | TAKES(OPT_TEST) | TAKES(OPT_TCTI) | TAKES(OPT_LOG),
-			2, &a);
+	memset(sigs, 0, sizeof(sigs));
+	rc = parse_args(argc, argv, "luks unlock", TAKES(OPT_TOKEN) | TAKES(OPT_TEST) | TAKES(OPT_TCTI) | TAKES(OPT_LOG) |
+			TAKES(OPT_SIGNATURE), 2, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if ((a.n_pos == 2) == a.test)
 		return tool_usage_error("luks unlock", "needs a NAME to activate the device as, or --test (not both)");
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	opt.log_path = a.log ? a.log : MB_DEFAULT_LOG;
+	for (i = 0; i < a.n_sigs; i++) {
+		uint8_t *text = NULL;
+		size_t size = 0;
+
+		rc = read_whole(a.sigs[i], 1u << 20, &text, &size);
+		if (rc)
+			goto out;
+		r = mb_policy_signature_parse((const char *) text, size, &sigs[i], &err);
+		free(text);
+		if (r < 0) {
+			tool_report(a.sigs[i], &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	opt.signatures = sigs;
+	opt.signature_names = (const char *const *) a.sigs;
+	opt.n_signatures = a.n_sigs;
 	rc = tool_tpm_open(a.tcti, &tpm);
 	if (rc)
-		return rc;
+		goto out;
 	r = mb_luks_unlock(tpm, a.pos[0], a.test ? NULL : a.pos[1], a.have_token ? (int) a.token : -1, &opt, &token, &e,
 			   &err);
 	if (e) {
@@ -435,6 +467,9 @@ static int luks_unlock(int argc, char **argv)
 		printf("%s: token %d's key opens keyslot %d\n", a.pos[0], token, r);
 	else
 		printf("%s: token %d's key opened keyslot %d: /dev/mapper/%s\n", a.pos[0], token, r, a.pos[1]);
+out:
+	for (i = 0; i < a.n_sigs; i++)
+		mb_policy_signature_done(&sigs[i]);
 	mb_tpm_free(tpm);
 	return rc;
 }

@@ -237,4 +237,41 @@ expect_rc 2 "remove of another type's token"
 grep -q 'not "mboot"' "$WORK/err" || fail "not said: $(cat "$WORK/err")"
 echo "ok: remove takes the token and its keyslot only; refuses to leave no passphrase keyslot, a missing token, another type's token"
 
+# 8. Signed policies: enroll --authorized-by; unlock with a signature of this boot's PCRs, not
+#    on another boot; the token names the key as tpm2_loadexternal does.
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$WORK/rsa.pem" 2>/dev/null || fail "openssl genpkey"
+openssl rsa -in "$WORK/rsa.pem" -pubout -out "$WORK/rsa.pub" 2>/dev/null || fail "openssl rsa -pubout"
+format "$WORK/a.img"
+"$M" luks enroll "$WORK/a.img" --authorized-by "$WORK/rsa.pub" --key-file "$WORK/pw" >/dev/null 2>"$WORK/err" ||
+	fail "enroll --authorized-by: $(cat "$WORK/err")"
+tpm2_loadexternal -C o -G rsa -u "$WORK/rsa.pub" -n "$WORK/rsa.name" -c "$WORK/rsa.ctx" >/dev/null || fail "tpm2_loadexternal"
+tpm2_flushcontext -t >/dev/null 2>&1
+"$M" luks list "$WORK/a.img" > "$WORK/out" || fail "list"
+grep -q "signing key: $(xxd -p -c 64 "$WORK/rsa.name")$" "$WORK/out" || fail "the signing key is not tpm2_loadexternal's name: $(cat "$WORK/out")"
+"$M" pcrs --json > "$WORK/now.json" || fail "pcrs --json"
+"$M" policy sign --key "$WORK/rsa.pem" --pcrs 7,8 --values "$WORK/now.json" -o "$WORK/good.sig" >/dev/null 2>&1 || fail "policy sign"
+"$M" luks unlock "$WORK/a.img" --test 2>"$WORK/err"; rc=$?
+expect_rc 2 "unlock of an --authorized-by token without a signature"
+grep -q "no signature given" "$WORK/err" || fail "not said: $(cat "$WORK/err")"
+"$M" luks unlock "$WORK/a.img" --test --signature "$WORK/good.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 0 "unlock --signature on the signed boot"
+grep -q "token 0's key opens keyslot 1" "$WORK/out" || fail "unlock said: $(cat "$WORK/out")"
+# beside it a token sealed to PCR values: each token is tried, whatever kind the other is
+"$M" luks enroll "$WORK/a.img" --pcrs 0,7,8 --key-file "$WORK/pw" >/dev/null 2>"$WORK/err" || fail "second enroll: $(cat "$WORK/err")"
+"$M" luks unlock "$WORK/a.img" --test > "$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 0 "unlock without a signature, with a PCR token beside"
+grep -q "token 1's key opens keyslot 2" "$WORK/out" || fail "unlock said: $(cat "$WORK/out")"
+"$M" luks unlock "$WORK/a.img" --test --signature "$WORK/good.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 0 "unlock --signature with a PCR token beside"
+grep -q "token 0's key opens keyslot 1" "$WORK/out" || fail "unlock said: $(cat "$WORK/out")"
+boot "$WORK/evil.bin"
+"$M" luks unlock "$WORK/a.img" --test --signature "$WORK/good.sig" >/dev/null 2>"$WORK/err"; rc=$?
+expect_rc 1 "unlock --signature on another boot"
+grep -q "PCR 8 (sha256) differs: signed" "$WORK/err" || fail "PCR 8 not named: $(cat "$WORK/err")"
+printf '{"version": 1}' > "$WORK/bad.sig"
+"$M" luks unlock "$WORK/a.img" --test --signature "$WORK/bad.sig" >/dev/null 2>"$WORK/err"; rc=$?
+expect_rc 2 "unlock with a malformed signature file"
+boot "$LOG"
+echo "ok: --authorized-by: the token names tpm2_loadexternal's key; unlock needs a signature, opens with one of this boot's PCRs (also beside a PCR token), exits 1 naming PCR 8 on another boot"
+
 exit 0

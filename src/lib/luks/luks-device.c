@@ -404,7 +404,14 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, in
 			*ret_token = token;
 		goto out;
 	}
-	/* each token in turn; a refusal is remembered, but a later token may still unseal */
+	/*
+	 * Each token in turn until one opens. What is said when none does: a refusal of this
+	 * boot (with its explanation) before another token's error, else the last error. A
+	 * token of the other kind (PCRs, signed policies) than the signatures given is no error
+	 * to stop at; a TPM that does not answer will not answer for the next token either.
+	 */
+	int best = 0;
+
 	for (int id = 0; id < max; id++) {
 		mb_unseal_explanation *e = NULL;
 		mb_error one = { 0 };
@@ -419,14 +426,18 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, in
 				*ret_token = id;
 			goto out;
 		}
-		if (err)
-			*err = one;
-		mb_unseal_explanation_free(*explanation);
-		*explanation = e;
-		/* a TPM that does not answer will not answer the next token either */
-		if (r != MB_ERR_TPM_POLICY && r != -EBADMSG && r != -EPERM)
+		if (r == MB_ERR_TPM_POLICY || best != MB_ERR_TPM_POLICY) {
+			best = r;
+			if (err)
+				*err = one;
+			mb_unseal_explanation_free(*explanation);
+			*explanation = e;
+		} else
+			mb_unseal_explanation_free(e);
+		if (r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == -ENOMEM)
 			goto out;
 	}
+	r = best;
 	if (!found)
 		r = set_error(err, -ENOENT, "%s: no \"" MB_LUKS_TOKEN_TYPE "\" token (mboot luks enroll adds one)", path);
 out:
