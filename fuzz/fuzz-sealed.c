@@ -12,24 +12,46 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static bool same_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	return na == nb && (!na || memcmp(a, b, na) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	mb_sealed s, t;
+	mb_sealed *s = NULL, *t = NULL;
+	const uint8_t *p, *q;
+	size_t np, nq;
 	char *json;
 
 	if (size > (4u << 20) || mb_sealed_parse((const char *) data, size, &s, NULL) < 0)
 		return 0;
-	json = mb_sealed_to_json(&s);
+	json = mb_sealed_to_json(s);
 	if (!json)
 		abort();
-	if (mb_sealed_parse(json, strlen(json), &t, NULL) < 0 || t.mask != s.mask || t.pub_size != s.pub_size ||
-	    memcmp(t.pub, s.pub, s.pub_size) != 0 || t.priv_size != s.priv_size ||
-	    memcmp(t.priv, s.priv, s.priv_size) != 0 || memcmp(t.policy, s.policy, sizeof(s.policy)) != 0 ||
-	    t.eventlog_size != s.eventlog_size || t.authorized != s.authorized || t.auth_key_size != s.auth_key_size ||
-	    memcmp(t.auth_key_name, s.auth_key_name, sizeof(s.auth_key_name)) != 0)
+	if (mb_sealed_parse(json, strlen(json), &t, NULL) < 0 || mb_sealed_mask(t) != mb_sealed_mask(s) ||
+	    mb_sealed_policy_kind(t) != mb_sealed_policy_kind(s) || mb_sealed_n_branches(t) != mb_sealed_n_branches(s) ||
+	    memcmp(mb_sealed_policy_digest(t), mb_sealed_policy_digest(s), MB_POLICY_DIGEST_SIZE) != 0)
 		abort();
-	mb_sealed_done(&t);
-	mb_sealed_done(&s);
+	p = mb_sealed_public(s, &np);
+	q = mb_sealed_public(t, &nq);
+	if (!same_bytes(p, np, q, nq))
+		abort();
+	p = mb_sealed_private(s, &np);
+	q = mb_sealed_private(t, &nq);
+	if (!same_bytes(p, np, q, nq))
+		abort();
+	p = mb_sealed_eventlog(s, &np);
+	q = mb_sealed_eventlog(t, &nq);
+	if (!same_bytes(p, np, q, nq))
+		abort();
+	p = mb_sealed_auth_key(s, &np);
+	q = mb_sealed_auth_key(t, &nq);
+	if (!same_bytes(p, np, q, nq) || (!p) != (!mb_sealed_auth_key_name(t)) ||
+	    (p && memcmp(mb_sealed_auth_key_name(t), mb_sealed_auth_key_name(s), MB_TPM_NAME_SIZE) != 0))
+		abort();
+	mb_sealed_free(t);
+	mb_sealed_free(s);
 	free(json);
 	return 0;
 }

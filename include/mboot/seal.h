@@ -16,7 +16,7 @@ extern "C" {
 /*
  * Sealing secrets to PCR values: the sealed file and signed policies (pure, no TPM). The
  * policy-digest math is in mboot/tpm-policy.h; the TPM commands in mboot/tpm.h
- * (mb_tpm_seal, mb_tpm_unseal_sealed).
+ * (mb_seal_secret, mb_tpm_unseal_sealed).
  */
 
 /* The TPM limit on sealed data: MAX_SYM_DATA (TPM 2.0 Part 2 §10.4.5 TPM2B_SENSITIVE_DATA). */
@@ -64,60 +64,80 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig);
 MB_EXPORT void mb_policy_signature_done(mb_policy_signature *sig);
 
-/* A sealed secret, as kept in the sealed file (DESIGN.md, docs/seal.md). */
-typedef struct mb_sealed {
-	unsigned version;                 /* 1 */
-	uint8_t *pub;                     /* TPM2B_PUBLIC, marshalled (size field included) */
-	size_t pub_size;
-	uint8_t *priv;                    /* TPM2B_PRIVATE, marshalled */
-	size_t priv_size;
-	mb_pcr_bank pcrs;                 /* bank, and value[] of every PCR in mask */
-	uint32_t mask;
-	uint8_t policy[MB_POLICY_DIGEST_SIZE];
-	/*
-	 * policy.kind "or" (mboot reseal): the secret unseals under any of n_branches PCR
-	 * states (PolicyPCR then PolicyOR); pcrs/mask above are then the boot of sealing.
-	 * n_branches == 0: policy.kind "pcr", a single PolicyPCR over pcrs/mask.
-	 */
-	size_t n_branches;
-	mb_pcr_bank branch[MB_POLICY_OR_MAX];
-	uint32_t branch_mask[MB_POLICY_OR_MAX];
-	uint8_t branch_digest[MB_POLICY_OR_MAX][MB_POLICY_DIGEST_SIZE];
-	/*
-	 * policy.kind "authorize" (seal --authorized-by): TPM2_PolicyAuthorize by the key
-	 * auth_key (a marshalled TPM2B_PUBLIC) of name auth_key_name; pcrs/mask are then
-	 * empty: the PCRs and values come with each signature.
-	 */
-	bool authorized;
-	uint8_t *auth_key;
-	size_t auth_key_size;
-	uint8_t auth_key_name[MB_TPM_NAME_SIZE];
-	bool parent_persistent;           /* true: parent_handle; false: the ECC P-256 SRK template */
-	uint32_t parent_handle;
-	uint8_t *eventlog;                /* the firmware event log at sealing, or NULL */
-	size_t eventlog_size;
-} mb_sealed;
+/*
+ * A sealed secret, as kept in the sealed file (DESIGN.md, docs/seal.md). Opaque: made by
+ * mb_sealed_parse (a file) or mb_seal_secret (mboot/tpm.h: a new secret), freed with
+ * mb_sealed_free, read with the accessors below. The pointers they return are s's, valid
+ * until mb_sealed_free(s); every ret_size may be NULL.
+ */
+typedef struct mb_sealed mb_sealed;
 
 /*
- * Parse a sealed file. Checks every field (JSON types, caps, base64, hex sizes, that
- * public and private unmarshal as TPM2B_PUBLIC / TPM2B_PRIVATE, and that the stored
- * policy digest is the PolicyPCR digest of the stored values); -EBADMSG names the field.
+ * Parse a sealed file into a new object (*ret; NULL on failure). Checks every field (JSON
+ * types, caps, base64, hex sizes, that public and private unmarshal as TPM2B_PUBLIC /
+ * TPM2B_PRIVATE, and that the stored policy digest is the PolicyPCR, PolicyOR or
+ * PolicyAuthorize digest of the stored values or key and the object's authPolicy);
+ * -EBADMSG names the field.
  */
-MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_error *err) MB_WUR;
-/*
- * Set s's policy to unseal under the PCR values current (the PCRs of s->mask, which
- * current must all have) or, when predicted is not NULL and differs in one of them,
- * under current or predicted: branches PolicyPCR(current) and PolicyPCR(predicted)
- * joined by TPM2_PolicyOR, as `mboot reseal --values` makes it. Sets s->pcrs (current,
- * only the PCRs of s->mask), s->policy and the branches (n_branches 2, or 0 for a
- * single PolicyPCR). -EINVAL for a secret sealed to signed policies, for predicted of
- * another bank, or for a PCR of s->mask missing a value; s is then unchanged.
- */
-MB_EXPORT int mb_sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted,
-				   mb_error *err) MB_WUR;
-/* The JSON text (pretty, newline-terminated); NULL on ENOMEM. Caller frees. */
+MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb_error *err) MB_WUR;
+/* The JSON text of the sealed file (pretty, newline-terminated); NULL on ENOMEM. Caller frees. */
 MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s);
-MB_EXPORT void mb_sealed_done(mb_sealed *s);
+MB_EXPORT void mb_sealed_free(mb_sealed *s);
+
+/* The sealed file's format version (1). */
+MB_EXPORT unsigned mb_sealed_version(const mb_sealed *s);
+
+/* How the secret is released: policy.kind of the file. */
+typedef enum mb_seal_policy {
+	MB_SEAL_POLICY_PCR = 1,     /* "pcr": one TPM2_PolicyPCR over the PCRs of mb_sealed_mask */
+	MB_SEAL_POLICY_OR = 2,      /* "or": PolicyPCR branches joined by TPM2_PolicyOR (mboot reseal) */
+	MB_SEAL_POLICY_AUTHORIZE = 3, /* "authorize": TPM2_PolicyAuthorize by a key (signed policies) */
+} mb_seal_policy;
+
+MB_EXPORT mb_seal_policy mb_sealed_policy_kind(const mb_sealed *s);
+/* The policy digest (MB_POLICY_DIGEST_SIZE bytes): the sealed object's authPolicy. */
+MB_EXPORT const uint8_t *mb_sealed_policy_digest(const mb_sealed *s);
+
+/*
+ * The PCR values sealed to ("pcrs" of the file): the bank (alg, size) and the value of
+ * every PCR of mb_sealed_mask; for an "or" policy, the boot of sealing. NULL for an
+ * "authorize" policy (the signatures carry the PCRs and values).
+ */
+MB_EXPORT const mb_pcr_bank *mb_sealed_pcrs(const mb_sealed *s);
+/* The bank's algorithm (an MB_ALG_ id) and the sealed PCRs (bit n: PCR n); 0 for "authorize". */
+MB_EXPORT uint16_t mb_sealed_bank(const mb_sealed *s);
+MB_EXPORT uint32_t mb_sealed_mask(const mb_sealed *s);
+
+/* An "or" policy's branches: 2 to 8 PCR states (0 for "pcr" and "authorize"). */
+MB_EXPORT size_t mb_sealed_n_branches(const mb_sealed *s);
+/* Branch i's PCR state and its PCRs (i < mb_sealed_n_branches); NULL and 0 past the end. */
+MB_EXPORT const mb_pcr_bank *mb_sealed_branch(const mb_sealed *s, size_t i);
+MB_EXPORT uint32_t mb_sealed_branch_mask(const mb_sealed *s, size_t i);
+
+/*
+ * An "authorize" policy's key: its TPM2B_PUBLIC (marshalled; *ret_size its size) and its
+ * name (MB_TPM_NAME_SIZE bytes). NULL (and *ret_size 0) for the other kinds.
+ */
+MB_EXPORT const uint8_t *mb_sealed_auth_key(const mb_sealed *s, size_t *ret_size);
+MB_EXPORT const uint8_t *mb_sealed_auth_key_name(const mb_sealed *s);
+
+/*
+ * The parent key: true with *ret_handle a persistent handle (0x81xxxxxx); false for the TCG
+ * ECC P-256 SRK made from its template (*ret_handle 0). ret_handle may be NULL.
+ */
+MB_EXPORT bool mb_sealed_parent_persistent(const mb_sealed *s, uint32_t *ret_handle);
+/*
+ * Only for a secret just sealed by mb_seal_secret with MB_SEAL_PARENT_AUTO: the key at
+ * MB_TPM_SRK_HANDLE exists but is not a storage key, so the SRK template was used instead
+ * (worth saying to the user). Always false for a parsed file.
+ */
+MB_EXPORT bool mb_sealed_parent_fallback(const mb_sealed *s);
+
+/* The sealed object's TPM2B_PUBLIC and TPM2B_PRIVATE (marshalled, size fields included). */
+MB_EXPORT const uint8_t *mb_sealed_public(const mb_sealed *s, size_t *ret_size);
+MB_EXPORT const uint8_t *mb_sealed_private(const mb_sealed *s, size_t *ret_size);
+/* The firmware event log kept at sealing, to explain a refused unseal; NULL (*ret_size 0) when none. */
+MB_EXPORT const uint8_t *mb_sealed_eventlog(const mb_sealed *s, size_t *ret_size);
 
 /* Base64 (RFC 4648 §4, padded). Decode rejects anything but canonical padded input. */
 MB_EXPORT char *mb_base64_encode(const uint8_t *in, size_t n);

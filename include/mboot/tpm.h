@@ -119,6 +119,57 @@ MB_EXPORT int mb_tpm_seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_
 				bool parent_persistent, uint32_t parent_handle, mb_tpm_sealed_blob *ret,
 				mb_error *err) MB_WUR;
 
+/* Which parent key mb_seal_secret seals under. */
+typedef enum mb_seal_parent {
+	MB_SEAL_PARENT_AUTO = 0,       /* MB_TPM_SRK_HANDLE when it is a storage key, else the SRK template */
+	MB_SEAL_PARENT_TEMPLATE = 1,   /* the TCG ECC P-256 SRK from its template */
+	MB_SEAL_PARENT_PERSISTENT = 2, /* the storage key at parent_handle */
+} mb_seal_parent;
+
+/*
+ * What mb_seal_secret seals a secret to. Zero-initialise, then set what applies: either
+ * PCR values (pcr_mask, bank, values, predicted) or a signing key (authority_public).
+ */
+typedef struct mb_seal_options {
+	/* The PCRs to seal to (bit n: PCR n), of bank (an MB_ALG_ id; 0: SHA-256). */
+	uint32_t pcr_mask;
+	uint16_t bank;
+	/*
+	 * The values: NULL for the TPM's own now (one consistent TPM2_PCR_Read), else these
+	 * (predicted values, say), of bank and with every PCR of pcr_mask.
+	 */
+	const mb_pcr_bank *values;
+	/*
+	 * When not NULL and different in a sealed PCR: also unseal under these, a PolicyOR of
+	 * two PolicyPCR branches (`mboot reseal --values`: this boot or the next).
+	 */
+	const mb_pcr_bank *predicted;
+	/*
+	 * Instead of PCR values: TPM2_PolicyAuthorize by this key (a marshalled TPM2B_PUBLIC
+	 * from mb_tpm_key_public), so that the secret unseals in any PCR state its owner signs.
+	 */
+	const uint8_t *authority_public;
+	size_t authority_public_size;
+	/* The firmware event log to keep in the sealed file (copied; at most MB_SEALED_MAX_LOG). */
+	const uint8_t *eventlog;
+	size_t eventlog_size;
+	mb_seal_parent parent;
+	uint32_t parent_handle;        /* MB_SEAL_PARENT_PERSISTENT: a 0x81xxxxxx handle */
+} mb_seal_options;
+
+/*
+ * Seal secret (1 to MB_SEAL_MAX_SECRET bytes) as `mboot seal` does: the policy of opt
+ * (a PolicyPCR of the TPM's current values or opt->values, a PolicyOR with opt->predicted,
+ * or a PolicyAuthorize), the object made under opt's parent (mb_tpm_seal_under), opt's
+ * event log kept. *ret is the sealed secret (mb_sealed_to_json gives the file); the
+ * secret itself is not copied and crosses to the TPM encrypted. -EINVAL for options that
+ * do not fit (before any TPM command; also values of another bank, or a PCR of pcr_mask
+ * without a value), -E2BIG for an event log over the cap, MB_ERR_TPM when the TPM's bank
+ * lacks a PCR to seal to, and the errors of mb_tpm_seal.
+ */
+MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_size, const mb_seal_options *opt,
+			     mb_sealed **ret, mb_error *err) MB_WUR;
+
 /*
  * Why an unseal was refused, in the order it was found out: a list of items, each a
  * note (words), a PCR that differs (the expected value and the TPM's), an event that
@@ -167,8 +218,8 @@ typedef struct mb_unseal_options {
 	const mb_event_log *log;
 	const char *log_path;
 	/*
-	 * A secret sealed to signed policies (mb_sealed.authorized): the signatures to try,
-	 * in order, and their names in the explanation (NULL: "signature N").
+	 * A secret sealed to signed policies (MB_SEAL_POLICY_AUTHORIZE): the signatures to
+	 * try, in order, and their names in the explanation (NULL: "signature N").
 	 */
 	const mb_policy_signature *signatures;
 	const char *const *signature_names;

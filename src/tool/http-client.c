@@ -62,26 +62,6 @@ bool http_machine_id_valid(const char *s)
 	return true;
 }
 
-bool http_option(int opt, const char *arg, http_options *o)
-{
-	switch (opt) {
-	case HTTP_OPT_SERVER:
-		o->server = arg;
-		return true;
-	case HTTP_OPT_CA_FILE:
-		o->ca_file = arg;
-		return true;
-	case HTTP_OPT_INSECURE:
-		o->insecure = true;
-		return true;
-	case HTTP_OPT_TOKEN_FILE:
-		o->token_file = arg;
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* The token's first line, from a file only its owner can read (as ssh holds private keys). */
 static int read_token(const char *verb, const char *path, char **ret)
 {

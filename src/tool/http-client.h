@@ -12,6 +12,8 @@
  */
 
 #include <stdbool.h>
+
+#include "tool/options.h"
 #include <stddef.h>
 #include <json-c/json.h>
 
@@ -26,14 +28,11 @@ typedef struct http_options {
 	bool insecure;          /* allow http:// (said once on stderr) */
 } http_options;
 
-/* The options of the clients (attest push, fleet), for their getopt_long tables. */
-enum { HTTP_OPT_SERVER = 0x2000, HTTP_OPT_CA_FILE, HTTP_OPT_INSECURE, HTTP_OPT_TOKEN_FILE };
-#define HTTP_CLIENT_OPTIONS                                                  \
-	{ "server", required_argument, NULL, HTTP_OPT_SERVER },              \
-	{ "ca-file", required_argument, NULL, HTTP_OPT_CA_FILE },            \
-	{ "insecure", no_argument, NULL, HTTP_OPT_INSECURE }
-/* True when opt is one of them (or HTTP_OPT_TOKEN_FILE), stored in o. */
-bool http_option(int opt, const char *arg, http_options *o);
+/* The options of the clients (attest push, fleet), for their option tables (tool/options.h). */
+#define HTTP_CLIENT_OPTIONS(o)                          \
+	TOOL_OPT_STR("server", 0, &(o)->server),        \
+	TOOL_OPT_STR("ca-file", 0, &(o)->ca_file),      \
+	TOOL_OPT_BOOL("insecure", 0, &(o)->insecure)
 
 typedef struct http_client http_client;
 

@@ -197,13 +197,14 @@ int read_kept_log(const char *log_path, uint8_t **ret, size_t *ret_size)
 }
 
 /* Read and check a sealed file (untrusted input); reports and returns EXIT_USAGE on failure. */
-int load_sealed(const char *path, mb_sealed *s)
+int load_sealed(const char *path, mb_sealed **s)
 {
 	mb_error err = { 0 };
 	uint8_t *text = NULL;
 	size_t size = 0;
 	int rc = read_whole(path, MB_SEALED_MAX_FILE, &text, &size);
 
+	*s = NULL;
 	if (rc)
 		return rc;
 	rc = mb_sealed_parse((const char *) text, size, s, &err);
@@ -226,42 +227,41 @@ int tpm_error_exit(const mb_error *err)
 }
 
 /*
- * Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out
- * (0600, atomically; an existing out only when replace). keep_parent (reseal): under the
- * parent s records, not seal's choice, so that a reseal never moves a secret to another key.
+ * Seal the secret as opt says (mb_seal_secret) and write the sealed file to out (0600,
+ * atomically; an existing out only when replace). The secret is wiped and freed either way.
  */
-int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_parent, const char *out,
-		      bool replace, const char *verb)
+int seal_write(mb_tpm *tpm, secret_buf *secret, const mb_seal_options *opt, const char *out, bool replace,
+	       const char *verb, mb_sealed **ret)
 {
-	mb_tpm_sealed_blob blob = { 0 };
+	mb_sealed *s = NULL;
 	mb_error err = { 0 };
 	char *json;
-	int r = keep_parent ? mb_tpm_seal_under(tpm, secret->p, secret->size, s->policy, s->parent_persistent,
-						s->parent_handle, &blob, &err) :
-			      mb_tpm_seal(tpm, secret->p, secret->size, s->policy, &blob, &err);
+	int r = mb_seal_secret(tpm, secret->p, secret->size, opt, &s, &err);
 
-	if (r < 0) {
-		secret_free(secret);
-		return tpm_error_exit(&err);
-	}
 	secret_free(secret);
-	if (blob.persistent_unusable)
+	if (ret)
+		*ret = NULL;
+	if (r < 0) {
+		/* the tool's own checks come first: a refusal left here is the TPM's, or the policy's */
+		if (r <= MB_ERR_TPM && r > MB_ERR_TPM - 100)
+			return tpm_error_exit(&err);
+		tool_report("policy", &err);
+		return EXIT_USAGE;
+	}
+	if (mb_sealed_parent_fallback(s))
 		fprintf(stderr, "mboot: note: the persistent key at 0x%08x is not a storage key; sealed under the "
 			"ECC P-256 SRK from its template instead\n", MB_TPM_SRK_HANDLE);
-	free(s->pub);
-	free(s->priv);
-	s->pub = blob.pub;
-	s->pub_size = blob.pub_size;
-	s->priv = blob.priv;
-	s->priv_size = blob.priv_size;
-	s->parent_persistent = blob.parent_persistent;
-	s->parent_handle = blob.parent_handle;
 	json = mb_sealed_to_json(s);
 	if (!json) {
+		mb_sealed_free(s);
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
 	r = tool_write_output(verb, out, json, strlen(json), 0600, replace);
 	free(json);
+	if (ret && r == EXIT_OK)
+		*ret = s;
+	else
+		mb_sealed_free(s);
 	return r;
 }

@@ -51,18 +51,17 @@ int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size);
  * it is an extra). *ret is NULL when there is none.
  */
 int read_kept_log(const char *log_path, uint8_t **ret, size_t *ret_size);
-/* Read and check a sealed file (untrusted input); reports and returns EXIT_USAGE on failure. */
-int load_sealed(const char *path, mb_sealed *s);
+/* Read and check a sealed file (untrusted input) into *s; reports and returns EXIT_USAGE on failure. */
+int load_sealed(const char *path, mb_sealed **s);
 /* A TPM error, said as dictionary-attack lockout when it is one; exit 3. */
 int tpm_error_exit(const mb_error *err);
 /*
- * Seal the secret to s's policy (already computed), fill s's TPM fields, write s to out
- * (0600, atomically; an existing out only when replace). keep_parent (reseal): under the
- * parent s records, not seal's choice, so that a reseal never moves a secret to another key.
- * The secret is wiped and freed either way.
+ * Seal the secret as opt says (mb_seal_secret) and write the sealed file to out (0600,
+ * atomically; an existing out only when replace). The secret is wiped and freed either
+ * way. ret (may be NULL) gets the sealed secret on success; the caller frees it.
  */
-int seal_write(mb_tpm *tpm, secret_buf *secret, mb_sealed *s, bool keep_parent, const char *out, bool replace,
-	       const char *verb);
+int seal_write(mb_tpm *tpm, secret_buf *secret, const mb_seal_options *opt, const char *out, bool replace,
+	       const char *verb, mb_sealed **ret);
 
 /*
  * mboot seal with args already parsed, sealing secret (filled by the caller; wiped and freed

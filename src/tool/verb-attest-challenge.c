@@ -4,12 +4,12 @@
  * request's EK certificate and AK are checked and the credential is made in software; the
  * machine's answer is checked against the state kept here.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mboot/attest.h>
 #include "shared/fileio.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -41,19 +41,26 @@ static const char challenge_help[] =
 	"Exit: 0 challenge or machine record written, 1 refused (the reason is printed: EK\n"
 	"certificate, AK attributes or name, wrong credential), 2 usage or malformed input.\n";
 
-enum { OPT_EK_CA = 0x100, OPT_EK_CA_FILE, OPT_ALLOW_NO_EK_CERT, OPT_STATE, OPT_FORCE };
-
-static const struct option challenge_options[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "ek-ca", required_argument, NULL, OPT_EK_CA },
-	{ "ek-ca-file", required_argument, NULL, OPT_EK_CA_FILE },
-	{ "allow-no-ek-cert", no_argument, NULL, OPT_ALLOW_NO_EK_CERT },
-	{ "state", required_argument, NULL, OPT_STATE },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
+/* --ek-ca and --ek-ca-file: each adds to the same set of roots. */
+struct ek_roots_arg {
+	mb_ek_roots *roots;
+	bool given;
 };
+
+static int add_roots(void *target, const char *path, const char *verb)
+{
+	struct ek_roots_arg *r = target;
+	mb_error err = { 0 };
+	char what[64];
+
+	if (mb_ek_roots_add_path(r->roots, path, &err) < 0) {
+		snprintf(what, sizeof(what), "%s: CA certificates", verb);
+		tool_report(what, &err);
+		return EXIT_USAGE;
+	}
+	r->given = true;
+	return EXIT_OK;
+}
 
 static int report(const char *what, const mb_error *err)
 {
@@ -136,58 +143,31 @@ int attest_challenge(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *state = NULL;
 	mb_attest_challenge_options opts = { 0 };
-	mb_ek_roots *roots = NULL;
+	struct ek_roots_arg roots = { 0 };
 	mb_error err = { 0 };
-	bool force = false, making = false;
-	int c, rc = EXIT_USAGE;
+	bool force = false, making;
+	const tool_option options[] = {
+		TOOL_OPT_STR("input", 'i', &in),
+		TOOL_OPT_STR("output", 'o', &out),
+		TOOL_OPT_FN("ek-ca", 0, &roots, add_roots),
+		TOOL_OPT_FN("ek-ca-file", 0, &roots, add_roots),
+		TOOL_OPT_BOOL("allow-no-ek-cert", 0, &opts.allow_no_ek_cert),
+		TOOL_OPT_STR("state", 0, &state),
+		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_END,
+	};
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	if (mb_ek_roots_new(&roots, &err) < 0) {
+	if (mb_ek_roots_new(&roots.roots, &err) < 0) {
 		tool_report("attest challenge", &err);
 		return EXIT_USAGE;
 	}
-	while ((c = getopt_long(argc, argv, "hi:o:", challenge_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(challenge_help, stdout);
-			rc = EXIT_OK;
-			goto out;
-		case 'i':
-			in = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_EK_CA:
-		case OPT_EK_CA_FILE:
-			making = true;
-			if (mb_ek_roots_add_path(roots, optarg, &err) < 0) {
-				tool_report(c == OPT_EK_CA ? "--ek-ca" : "--ek-ca-file", &err);
-				goto out;
-			}
-			opts.roots = roots;
-			break;
-		case OPT_ALLOW_NO_EK_CERT:
-			making = true;
-			opts.allow_no_ek_cert = true;
-			break;
-		case OPT_STATE:
-			state = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		default:
-			rc = tool_usage_error("attest challenge", "unknown option or missing argument '%s'",
-					      argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rc = tool_usage_error("attest challenge", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("attest challenge", challenge_help, options, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
 		goto out;
-	}
+	if (roots.given)
+		opts.roots = roots.roots;
+	making = roots.given || opts.allow_no_ek_cert;
 	if (!in || !out || !state) {
 		rc = tool_usage_error("attest challenge", "needs -i FILE, -o FILE and --state STATE");
 		goto out;
@@ -208,6 +188,6 @@ int attest_challenge(int argc, char **argv)
 			rc = check(in, out, state, force);
 	}
 out:
-	mb_ek_roots_free(roots);
+	mb_ek_roots_free(roots.roots);
 	return rc;
 }

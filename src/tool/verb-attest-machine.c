@@ -4,12 +4,12 @@
  * (docs/attest.md). The TPM work and the formats are the library's (mb_tpm_attest_*).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "shared/fileio.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -84,62 +84,30 @@ int attest_ak_dir(const char *ak_path)
 	return EXIT_OK;
 }
 
-enum { OPT_AK_ALG = 1000, OPT_AK_FILE, OPT_FORCE, OPT_TCTI };
-
-static const struct option enroll_options[] = {
-	{ "ak-alg", required_argument, NULL, OPT_AK_ALG },
-	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
-	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int attest_enroll(int argc, char **argv)
 {
+	static const char *const ak_algs[] = { "ecc", "rsa", NULL };
 	const char *ak_path = MB_AK_FILE_DEFAULT, *out = "-", *tcti = NULL;
-	mb_attest_key_alg alg = MB_ATTEST_KEY_ECC;
+	int alg_index = 0;
 	bool force = false;
+	const tool_option opts[] = {
+		TOOL_OPT_ONE_OF("ak-alg", 0, &alg_index, ak_algs),
+		TOOL_OPT_STR("ak-file", 0, &ak_path),
+		TOOL_OPT_STR("output", 'o', &out),
+		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_STR("tcti", 0, &tcti),
+		TOOL_OPT_END,
+	};
+	mb_attest_key_alg alg;
 	char *ak = NULL, *request = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", enroll_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(enroll_help, stdout);
-			return EXIT_OK;
-		case OPT_AK_ALG:
-			if (strcmp(optarg, "ecc") == 0)
-				alg = MB_ATTEST_KEY_ECC;
-			else if (strcmp(optarg, "rsa") == 0)
-				alg = MB_ATTEST_KEY_RSA;
-			else
-				return tool_usage_error("attest enroll", "--ak-alg is ecc or rsa, not '%s'", optarg);
-			break;
-		case OPT_AK_FILE:
-			ak_path = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		default:
-			return tool_usage_error("attest enroll", "unknown option or missing argument '%s'",
-						argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("attest enroll", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("attest enroll", enroll_help, opts, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	alg = alg_index == 0 ? MB_ATTEST_KEY_ECC : MB_ATTEST_KEY_RSA;
 	if (strcmp(ak_path, "-") == 0)
 		return tool_usage_error("attest enroll", "the AK is kept in a file, not written to standard output");
 	if (strcmp(ak_path, out) == 0)
@@ -173,56 +141,28 @@ out:
 	return rc;
 }
 
-static const struct option activate_options[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 int attest_activate(int argc, char **argv)
 {
 	const char *ak_path = MB_AK_FILE_DEFAULT, *in = NULL, *out = "-", *tcti = NULL;
 	bool force = false;
+	const tool_option opts[] = {
+		TOOL_OPT_STR("input", 'i', &in),
+		TOOL_OPT_STR("output", 'o', &out),
+		TOOL_OPT_STR("ak-file", 0, &ak_path),
+		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_STR("tcti", 0, &tcti),
+		TOOL_OPT_END,
+	};
 	char *ak = NULL, *response = NULL;
 	uint8_t *challenge = NULL;
 	size_t ak_size = 0, challenge_size = 0;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hi:o:", activate_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(activate_help, stdout);
-			return EXIT_OK;
-		case 'i':
-			in = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_AK_FILE:
-			ak_path = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		default:
-			return tool_usage_error("attest activate", "unknown option or missing argument '%s'",
-						argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("attest activate", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("attest activate", activate_help, opts, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
 	if (!in)
 		return tool_usage_error("attest activate", "needs -i CHALLENGE");
 	rc = tool_check_output("attest activate", out, force);

@@ -5,7 +5,6 @@
  * HTTPS), then proves this boot: a nonce from the verifier, mboot quote's evidence, the verdict.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 #include "shared/hex.h"
 #include "shared/json-read.h"
 #include "tool/http-client.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -47,20 +47,6 @@ static const char push_help[] =
 	"  --json              print the verifier's answer (status, verdict) as JSON\n\n"
 	"Exit: 0 trusted, 1 not trusted (the reasons printed), 2 usage, input, network or verifier\n"
 	"error, 3 TPM error.\n";
-
-enum { OPT_MACHINE_ID = 1000, OPT_AK_FILE, OPT_INTERVAL, OPT_TCTI, OPT_JSON };
-
-static const struct option push_options[] = {
-	HTTP_CLIENT_OPTIONS,
-	QUOTE_LOG_OPTIONS,
-	{ "machine-id", required_argument, NULL, OPT_MACHINE_ID },
-	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 typedef struct push {
 	http_client *http;
@@ -294,45 +280,27 @@ static int attest(push *p, const quote_logs *logs, bool json)
 int attest_push(int argc, char **argv)
 {
 	http_options ho = { .server = getenv("MBOOT_VERIFIER") };
-	quote_logs logs = { .log_path = MB_DEFAULT_LOG, .us_path = MB_CEL_DEFAULT_PATH };
+	quote_logs logs = { 0 };
 	push p = { .id = getenv("MBOOT_MACHINE_ID"), .ak_path = MB_AK_FILE_DEFAULT };
-	char host[256];
 	bool json = false;
+	const tool_option options[] = {
+		HTTP_CLIENT_OPTIONS(&ho),
+		QUOTE_LOG_OPTIONS(&logs),
+		TOOL_OPT_STR("machine-id", 0, &p.id),
+		TOOL_OPT_STR("ak-file", 0, &p.ak_path),
+		TOOL_OPT_NUMBER("interval", 0, &p.interval, 1, INTERVAL_MAX),
+		TOOL_OPT_STR("tcti", 0, &p.tcti),
+		TOOL_OPT_BOOL("json", 0, &json),
+		TOOL_OPT_END,
+	};
+	char host[256];
 	struct stat st;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", push_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(push_help, stdout);
-			return EXIT_OK;
-		case OPT_MACHINE_ID:
-			p.id = optarg;
-			break;
-		case OPT_AK_FILE:
-			p.ak_path = optarg;
-			break;
-		case OPT_INTERVAL:
-			if (tool_parse_uint(optarg, 1, INTERVAL_MAX, &p.interval) < 0)
-				return tool_usage_error(VERB, "--interval: '%s' is not 1 to %u seconds", optarg,
-							INTERVAL_MAX);
-			break;
-		case OPT_TCTI:
-			p.tcti = optarg;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		default:
-			if (http_option(c, optarg, &ho) || quote_log_option(c, optarg, &logs))
-				break;
-			return tool_usage_error(VERB, "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error(VERB, "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options(VERB, push_help, options, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	quote_logs_defaults(&logs);
 	if (!p.id || !p.id[0]) {
 		/* The host name: what an operator reads in 'mboot fleet list'; the verifier refuses it
 		 * for another TPM (409), so two machines of one name cannot pass for each other. */

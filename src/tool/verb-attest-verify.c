@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mboot attest verify: the verifier's judgement of a machine's evidence (docs/attest.md). No TPM. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -43,19 +43,6 @@ static const char attest_verify_help[] =
 	"  --json                the verdict as JSON: {\"trusted\", \"reasons\": [{\"name\", \"detail\"}],\n"
 	"                        \"quote\", \"logs\", \"policy\", \"baseline\"}\n\n"
 	"Exit: 0 trusted, 1 not trusted, 2 usage or malformed input.\n";
-
-enum { OPT_MACHINE = 0x100, OPT_NONCE, OPT_POLICY, OPT_BASELINE, OPT_US_PCRS, OPT_JSON };
-
-static const struct option attest_verify_options[] = {
-	{ "machine", required_argument, NULL, OPT_MACHINE },
-	{ "nonce", required_argument, NULL, OPT_NONCE },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "userspace-pcrs", required_argument, NULL, OPT_US_PCRS },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 static int load(const char *path, uint8_t **ret, size_t *ret_size)
 {
@@ -92,41 +79,22 @@ int attest_verify(int argc, char **argv)
 	mb_attest_verdict *v = NULL;
 	mb_error err = { 0 };
 	bool json = false;
-	int c, rc;
+	const tool_option options[] = {
+		TOOL_OPT_STR("machine", 0, &machine_path),
+		TOOL_OPT_STR("nonce", 0, &nonce_hex),
+		TOOL_OPT_STR("policy", 0, &policy_path),
+		TOOL_OPT_STR("baseline", 0, &baseline_path),
+		TOOL_OPT_PCR_LIST("userspace-pcrs", 0, &opts.userspace_pcrs),
+		TOOL_OPT_BOOL("json", 0, &json),
+		TOOL_OPT_END,
+	};
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", attest_verify_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(attest_verify_help, stdout);
-			return EXIT_OK;
-		case OPT_MACHINE:
-			machine_path = optarg;
-			break;
-		case OPT_NONCE:
-			nonce_hex = optarg;
-			break;
-		case OPT_POLICY:
-			policy_path = optarg;
-			break;
-		case OPT_BASELINE:
-			baseline_path = optarg;
-			break;
-		case OPT_US_PCRS:
-			if (tool_parse_pcr_list(optarg, &opts.userspace_pcrs) < 0 || !opts.userspace_pcrs)
-				return tool_usage_error("attest verify", "--userspace-pcrs: '%s' is not a list of PCRs 0-23",
-							optarg);
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		default:
-			return tool_usage_error("attest verify", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind + 1 != argc)
-		return tool_usage_error("attest verify", optind < argc ? "one EVIDENCE file, not more" : "no EVIDENCE given");
+	rc = tool_parse_options("attest verify", attest_verify_help, options, argc, argv, 1);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	if (optind == argc)
+		return tool_usage_error("attest verify", "no EVIDENCE given");
 	if (!machine_path)
 		return tool_usage_error("attest verify", "--machine MACHINE is required");
 	if (!nonce_hex)

@@ -3,7 +3,6 @@
  * mboot fleet: the operator's client of mboot-verifierd (docs/api.md), a thin one: each
  * command is one call of the API, its answer printed as a table or text, or as it came (--json).
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 
 #include "shared/fileio.h"
 #include "tool/http-client.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -39,16 +39,6 @@ static const char fleet_help[] =
 	"  --insecure         allow a plain http:// URL (tests on the loopback only)\n\n"
 	"Exit: 0 done, 2 usage, network or verifier error (its message printed).\n";
 
-enum { OPT_JSON = 1000 };
-
-static const struct option fleet_options[] = {
-	HTTP_CLIENT_OPTIONS,
-	{ "token-file", required_argument, NULL, HTTP_OPT_TOKEN_FILE },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 typedef struct fleet {
 	const char *verb;
 	const char *args[2];
@@ -65,30 +55,21 @@ typedef struct fleet {
 static int fleet_start(fleet *f, const char *verb, const char *const *arg_names, size_t n_args, int argc, char **argv)
 {
 	http_options ho = { .server = getenv("MBOOT_VERIFIER") };
+	const tool_option options[] = {
+		HTTP_CLIENT_OPTIONS(&ho),
+		TOOL_OPT_STR("token-file", 0, &ho.token_file),
+		TOOL_OPT_BOOL("json", 0, &f->json),
+		TOOL_OPT_END,
+	};
 	size_t i;
-	int c;
+	int rc;
 
 	f->verb = verb;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", fleet_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(fleet_help, stdout);
-			return -1;
-		case OPT_JSON:
-			f->json = true;
-			break;
-		default:
-			if (http_option(c, optarg, &ho))
-				break;
-			return tool_usage_error(verb, "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
+	rc = tool_parse_options(verb, fleet_help, options, argc, argv, (int) n_args);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc == EXIT_OK ? -1 : rc; /* -1: after --help */
 	if ((size_t) (argc - optind) < n_args)
 		return tool_usage_error(verb, "needs %s", arg_names[argc - optind]);
-	if ((size_t) (argc - optind) > n_args)
-		return tool_usage_error(verb, "unexpected argument '%s'", argv[optind + n_args]);
 	for (i = 0; i < n_args; i++)
 		f->args[i] = argv[optind + i];
 	if (n_args && !http_machine_id_valid(f->args[0]))

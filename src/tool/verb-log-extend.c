@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mboot log extend: replay a recorded boot into a (software) TPM, event by event. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -30,16 +30,6 @@ static const char extend_help[] =
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 every event extended, 1 refused (see above), 2 usage or unreadable log,\n"
 	"3 TPM error.\n";
-
-enum { OPT_BANK = 0x100, OPT_FORCE, OPT_TCTI };
-
-static const struct option extend_options[] = {
-	{ "bank", required_argument, NULL, OPT_BANK },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 static bool alg_in(uint16_t alg, const uint16_t *algs, size_t n)
 {
@@ -97,8 +87,16 @@ static int check_reset_state(const mb_pcr_values *v, uint8_t locality)
 int log_extend(int argc, char **argv)
 {
 	const char *tcti = NULL, *path;
-	uint16_t only[MB_MAX_BANKS], use[MB_MAX_BANKS];
-	size_t n_only = 0, n_use = 0, n_log_banks, n_tpm = 0, i, b;
+	tool_banks only = { 0 };
+	bool force = false;
+	const tool_option options[] = {
+		TOOL_OPT_BANK_LIST("bank", 0, &only),
+		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_STR("tcti", 0, &tcti),
+		TOOL_OPT_END,
+	};
+	uint16_t use[MB_MAX_BANKS];
+	size_t n_use = 0, n_log_banks, n_tpm = 0, i, b;
 	const mb_spec_id_alg *log_banks;
 	mb_tpm_bank tpm_banks[MB_MAX_BANKS];
 	mb_event_log *log = NULL;
@@ -106,33 +104,14 @@ int log_extend(int argc, char **argv)
 	mb_pcr_values *values = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	bool force = false;
 	uint32_t extended = 0, skipped_banks = 0;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", extend_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(extend_help, stdout);
-			return EXIT_OK;
-		case OPT_BANK:
-			if (tool_bank_list_add("log extend", optarg, only, &n_only) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		default:
-			return tool_usage_error("log extend", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		return tool_usage_error("log extend", argc - optind ? "exactly one LOG expected" : "LOG missing");
+	rc = tool_parse_options("log extend", extend_help, options, argc, argv, 1);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	if (optind == argc)
+		return tool_usage_error("log extend", "LOG missing");
 	path = argv[optind];
 
 	rc = tool_load_log(path, &log);
@@ -188,7 +167,7 @@ int log_extend(int argc, char **argv)
 		for (i = 0; i < n_log_banks; i++)
 			if (log_banks[i].alg == tpm_banks[b].alg)
 				in_log = true;
-		if (n_only && !alg_in(tpm_banks[b].alg, only, n_only))
+		if (only.n && !alg_in(tpm_banks[b].alg, only.alg, only.n))
 			continue;
 		if (!in_log || !d) {
 			tool_errorf("log extend: the TPM has an active %s bank that %s %s; its PCRs could not be "
@@ -201,12 +180,12 @@ int log_extend(int argc, char **argv)
 		}
 		use[n_use++] = tpm_banks[b].alg;
 	}
-	for (i = 0; i < n_only; i++)
-		if (!alg_in(only[i], use, n_use)) {
+	for (i = 0; i < only.n; i++)
+		if (!alg_in(only.alg[i], use, n_use)) {
 			char name[8];
 
 			tool_errorf("log extend: --bank %s: the TPM has no active bank of that name",
-				    tool_alg_name(only[i], name));
+				    tool_alg_name(only.alg[i], name));
 			rc = EXIT_FAILED;
 			goto out;
 		}

@@ -2,13 +2,13 @@
 /* mboot measure: extend every active bank and append the record to the userspace log. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -42,22 +42,6 @@ static const char measure_help[] =
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 measured and logged, 2 usage or input error (including a log that is not a\n"
 	"regular file, or locked past the timeout: nothing measured), 3 TPM error (nothing logged).\n";
-
-enum { OPT_PCR = 0x100, OPT_FILE, OPT_TEXT, OPT_STDIN, OPT_DESC, OPT_LOG, OPT_JSON, OPT_TCTI, OPT_LOCK_TIMEOUT };
-
-static const struct option measure_options[] = {
-	{ "pcr", required_argument, NULL, OPT_PCR },
-	{ "file", required_argument, NULL, OPT_FILE },
-	{ "text", required_argument, NULL, OPT_TEXT },
-	{ "stdin", no_argument, NULL, OPT_STDIN },
-	{ "description", required_argument, NULL, OPT_DESC },
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 typedef struct digests {
 	size_t n;
@@ -119,70 +103,31 @@ int verb_measure(int argc, char **argv)
 {
 	const char *file = NULL, *text = NULL, *desc = NULL, *log_path = MB_CEL_DEFAULT_PATH, *tcti = NULL;
 	bool use_stdin = false, json = false;
-	long pcr = -1;
-	unsigned lock_timeout_ms = TOOL_LOCK_TIMEOUT_MS;
+	unsigned pcr = MB_PCR_COUNT; /* none given */
+	unsigned lock_timeout = TOOL_LOCK_TIMEOUT_MS / 1000;
+	const tool_option options[] = {
+		TOOL_OPT_NUMBER("pcr", 0, &pcr, 0, MB_PCR_COUNT - 1),
+		TOOL_OPT_STR("file", 0, &file),
+		TOOL_OPT_STR("text", 0, &text),
+		TOOL_OPT_BOOL("stdin", 0, &use_stdin),
+		TOOL_OPT_STR("description", 0, &desc),
+		TOOL_OPT_STR("log", 0, &log_path),
+		TOOL_OPT_NUMBER("lock-timeout", 0, &lock_timeout, 0, 3600),
+		TOOL_OPT_BOOL("json", 0, &json),
+		TOOL_OPT_STR("tcti", 0, &tcti),
+		TOOL_OPT_END,
+	};
 	digests all;
 	size_t size = 0;
 	mb_error err = { 0 };
 	json_object *content = NULL;
 	char *record = NULL;
-	int c, rc, in_fd = -1;
+	int rc, in_fd = -1;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", measure_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(measure_help, stdout);
-			return EXIT_OK;
-		case OPT_PCR: {
-			char *end;
-
-			errno = 0;
-			pcr = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || pcr < 0 || pcr >= MB_PCR_COUNT)
-				return tool_usage_error("measure", "bad PCR '%s' (0-23)", optarg);
-			break;
-		}
-		case OPT_FILE:
-			file = optarg;
-			break;
-		case OPT_TEXT:
-			text = optarg;
-			break;
-		case OPT_STDIN:
-			use_stdin = true;
-			break;
-		case OPT_DESC:
-			desc = optarg;
-			break;
-		case OPT_LOG:
-			log_path = optarg;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		case OPT_LOCK_TIMEOUT: {
-			char *end;
-			unsigned long sec;
-
-			errno = 0;
-			sec = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || sec > 3600)
-				return tool_usage_error("measure", "bad --lock-timeout '%s' (seconds, 0-3600)", optarg);
-			lock_timeout_ms = (unsigned) sec * 1000;
-			break;
-		}
-		default:
-			return tool_usage_error("measure", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("measure", "unexpected argument '%s'", argv[optind]);
-	if (pcr < 0)
+	rc = tool_parse_options("measure", measure_help, options, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	if (pcr == MB_PCR_COUNT)
 		return tool_usage_error("measure", "--pcr is required");
 	if (!!file + !!text + use_stdin != 1)
 		return tool_usage_error("measure", "give exactly one of --file, --text, --stdin");
@@ -225,7 +170,7 @@ int verb_measure(int argc, char **argv)
 		mb_measure_input mi = { .pcr = (uint32_t) pcr, .digests = all.d, .n_digests = all.n,
 					.content_type = "mboot",
 					.content_json = json_object_to_json_string_ext(content, JSON_C_TO_STRING_PLAIN),
-					.log_path = log_path, .lock_timeout_ms = lock_timeout_ms };
+					.log_path = log_path, .lock_timeout_ms = lock_timeout * 1000 };
 
 		if (mb_measure(tcti, &mi, &record, &size, &err) < 0) {
 			tool_report("measure", &err);

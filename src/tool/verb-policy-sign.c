@@ -5,13 +5,13 @@
  * a release signs the values `mboot predict` computes for its new kernel, and every
  * machine unseals with the new signature without resealing.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mboot/mboot.h>
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -33,65 +33,31 @@ static const char sign_help[] =
 	"  --force        replace an existing SIG\n\n"
 	"Exit: 0 signed, 2 usage or input error.\n";
 
-enum { OPT_KEY = 0x100, OPT_PCRS, OPT_BANK, OPT_VALUES, OPT_FORCE };
-
-static const struct option sign_options[] = {
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "pcrs", required_argument, NULL, OPT_PCRS },
-	{ "bank", required_argument, NULL, OPT_BANK },
-	{ "values", required_argument, NULL, OPT_VALUES },
-	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
-
 int policy_sign(int argc, char **argv)
 {
 	const char *key_path = NULL, *values = NULL, *out = NULL;
 	const mb_digest_info *bank = mb_digest_by_alg(MB_ALG_SHA256);
+	uint32_t mask = 0;
+	bool force = false;
+	const tool_option options[] = {
+		TOOL_OPT_STR("key", 0, &key_path),
+		TOOL_OPT_PCR_LIST("pcrs", 0, &mask),
+		TOOL_OPT_ONE_BANK("bank", 0, &bank),
+		TOOL_OPT_STR("values", 0, &values),
+		TOOL_OPT_STR("output", 'o', &out),
+		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_END,
+	};
 	mb_policy_signature sig = { 0 };
 	mb_error err = { 0 };
 	uint8_t *key = NULL, *pub = NULL;
 	size_t key_size = 0, pub_size = 0;
-	uint32_t mask = 0;
-	bool force = false;
 	char *json = NULL, name[2 * MB_TPM_NAME_SIZE + 1];
-	int c, rc = EXIT_USAGE;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", sign_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(sign_help, stdout);
-			return EXIT_OK;
-		case OPT_KEY:
-			key_path = optarg;
-			break;
-		case OPT_PCRS:
-			if (tool_parse_pcr_list(optarg, &mask) < 0 || mask == 0)
-				return tool_usage_error("policy sign", "bad PCR list '%s' (e.g. 4,8,9; not empty)", optarg);
-			break;
-		case OPT_BANK:
-			if (tool_bank_arg("policy sign", optarg, &bank) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case OPT_VALUES:
-			values = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		default:
-			return tool_usage_error("policy sign", "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("policy sign", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("policy sign", sign_help, options, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
 	if (!key_path || !mask || !values || !out)
 		return tool_usage_error("policy sign", "needs --key KEY, --pcrs LIST, --values FILE and -o SIG");
 	rc = tool_check_output("policy sign", out, force);

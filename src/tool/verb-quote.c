@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -13,6 +12,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -38,21 +38,6 @@ static const char quote_help[] =
 	"  --force             replace an existing EVIDENCE\n"
 	"  --tcti TCTI         the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 quoted, 2 usage or input error, 3 TPM error.\n";
-
-enum { OPT_NONCE = 1000, OPT_PCRS, OPT_BANK, OPT_AK_FILE, OPT_FORCE, OPT_TCTI };
-
-static const struct option quote_options[] = {
-	{ "nonce", required_argument, NULL, OPT_NONCE },
-	{ "pcrs", required_argument, NULL, OPT_PCRS },
-	{ "bank", required_argument, NULL, OPT_BANK },
-	{ "ak-file", required_argument, NULL, OPT_AK_FILE },
-	QUOTE_LOG_OPTIONS,
-	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* A log's bytes; a missing default log is no log, a missing named one an error. */
 static int read_log(const char *path, bool named, size_t max, uint8_t **ret, size_t *ret_size)
@@ -86,18 +71,27 @@ static int check_log(const char *path, const uint8_t *data, size_t size)
 	return EXIT_OK;
 }
 
-bool quote_log_option(int opt, const char *arg, quote_logs *l)
+void quote_logs_defaults(quote_logs *l)
 {
-	if (opt == QUOTE_OPT_LOG) {
-		l->log_path = arg;
-		l->log_named = true;
-	} else if (opt == QUOTE_OPT_USLOG) {
-		l->us_path = arg;
-		l->us_named = true;
-	} else {
-		return false;
-	}
-	return true;
+	l->log_named = l->log_path != NULL;
+	l->us_named = l->us_path != NULL;
+	if (!l->log_path)
+		l->log_path = MB_DEFAULT_LOG;
+	if (!l->us_path)
+		l->us_path = MB_CEL_DEFAULT_PATH;
+}
+
+int attest_nonce_option(void *target, const char *arg, const char *verb)
+{
+	attest_nonce *n = target;
+	size_t len = strlen(arg);
+
+	if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
+	    hex_parse(arg, len, n->bytes, len / 2) < 0)
+		return tool_usage_error(verb, "--nonce is %u to %u bytes of hex", MB_ATTEST_NONCE_MIN,
+					MB_ATTEST_NONCE_MAX);
+	n->size = len / 2;
+	return EXIT_OK;
 }
 
 int quote_evidence(const char *tcti, mb_tpm **tpm, const char *ak, size_t ak_size, const quote_logs *logs,
@@ -148,68 +142,39 @@ out:
 int verb_quote(int argc, char **argv)
 {
 	const char *ak_path = MB_AK_FILE_DEFAULT, *out = "-", *tcti = NULL;
-	quote_logs logs = { .log_path = MB_DEFAULT_LOG, .us_path = MB_CEL_DEFAULT_PATH };
+	quote_logs logs = { 0 };
+	attest_nonce nonce = { 0 };
+	tool_banks banks = { 0 };
 	bool force = false;
-	uint8_t nonce[MB_ATTEST_NONCE_MAX];
-	uint16_t banks[MB_MAX_BANKS];
 	mb_quote_input in = { 0 };
+	const tool_option options[] = {
+		TOOL_OPT_FN("nonce", 0, &nonce, attest_nonce_option),
+		TOOL_OPT_PCR_LIST("pcrs", 0, &in.pcr_mask),
+		TOOL_OPT_BANK_LIST("bank", 0, &banks),
+		TOOL_OPT_STR("ak-file", 0, &ak_path),
+		QUOTE_LOG_OPTIONS(&logs),
+		TOOL_OPT_STR("output", 'o', &out),
+		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_STR("tcti", 0, &tcti),
+		TOOL_OPT_END,
+	};
 	char *ak = NULL, *evidence = NULL;
-	size_t ak_size = 0, n_banks = 0;
-	int c, rc;
+	size_t ak_size = 0;
+	int rc;
 	mb_tpm *tpm = NULL;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", quote_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(quote_help, stdout);
-			return EXIT_OK;
-		case OPT_NONCE: {
-			size_t len = strlen(optarg);
-
-			if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
-			    hex_parse(optarg, len, nonce, len / 2) < 0)
-				return tool_usage_error("quote", "--nonce is %u to %u bytes of hex", MB_ATTEST_NONCE_MIN,
-							MB_ATTEST_NONCE_MAX);
-			in.nonce = nonce;
-			in.nonce_size = len / 2;
-			break;
-		}
-		case OPT_PCRS:
-			if (tool_parse_pcr_list(optarg, &in.pcr_mask) < 0)
-				return tool_usage_error("quote", "--pcrs: '%s' is not a list of PCRs 0-23", optarg);
-			break;
-		case OPT_BANK:
-			if (tool_bank_list_add("quote", optarg, banks, &n_banks) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case OPT_AK_FILE:
-			ak_path = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		default:
-			if (quote_log_option(c, optarg, &logs))
-				break;
-			return tool_usage_error("quote", "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("quote", "unexpected argument '%s'", argv[optind]);
-	if (!in.nonce)
+	rc = tool_parse_options("quote", quote_help, options, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	if (!nonce.size)
 		return tool_usage_error("quote", "needs --nonce HEX (the verifier's)");
-	if (n_banks) {
-		in.algs = banks;
-		in.n_algs = n_banks;
+	in.nonce = nonce.bytes;
+	in.nonce_size = nonce.size;
+	if (banks.n) {
+		in.algs = banks.alg;
+		in.n_algs = banks.n;
 	}
+	quote_logs_defaults(&logs);
 	rc = tool_check_output("quote", out, force);
 	if (rc != EXIT_OK)
 		return rc;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mboot reseal: unseal under the current boot, then seal the same secret again to the
- * current PCR values, or to them OR predicted ones (docs/seal.md). The policy is the
- * library's (mb_sealed_set_policy); the secret stays in the locked buffer throughout.
+ * current PCR values, or to them OR predicted ones (docs/seal.md). The sealing is the
+ * library's (mb_seal_secret); the secret stays in the locked buffer throughout.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,7 +61,7 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			mb_event_log_free(log);
 		return EXIT_USAGE;
 	}
-	bad = (*res)->unpredictable & s->mask;
+	bad = (*res)->unpredictable & mb_sealed_mask(s);
 	if (bad) {
 		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
 			if (bad & (1u << p))
@@ -71,9 +71,10 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			"is unknown.\n");
 		return EXIT_FAILED;
 	}
-	if (mb_pcr_values_get_bank((*res)->values, s->pcrs.alg, pred) < 0 || (pred->present & s->mask) != s->mask) {
+	if (mb_pcr_values_get_bank((*res)->values, mb_sealed_bank(s), pred) < 0 ||
+	    (pred->present & mb_sealed_mask(s)) != mb_sealed_mask(s)) {
 		tool_errorf("%s: the log has no %s values for some of the sealed PCRs: they cannot be predicted",
-			    pa->log_path, mb_digest_by_alg(s->pcrs.alg)->name);
+			    pa->log_path, mb_digest_by_alg(mb_sealed_bank(s))->name);
 		return EXIT_FAILED;
 	}
 	return EXIT_OK;
@@ -91,11 +92,12 @@ int verb_reseal(int argc, char **argv)
 	const char *in, *out, *values, *log_path;
 	seal_args args;
 	secret_buf secret = { 0 };
-	mb_sealed s = { 0 };
-	mb_pcr_values *v = NULL;
-	mb_pcr_bank predicted, cur;
+	mb_sealed *s = NULL, *resealed = NULL;
+	mb_seal_options opt = { 0 };
+	mb_pcr_bank predicted;
 	const mb_pcr_bank *pred = NULL;
-	mb_error err = { 0 };
+	uint8_t *log = NULL;
+	size_t log_size = 0;
 	mb_tpm *tpm = NULL;
 	static predict_args pa;
 	mb_predict_result *res = NULL;
@@ -149,19 +151,19 @@ int verb_reseal(int argc, char **argv)
 	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
-	if (s.authorized) {
+	if (mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE) {
 		rc = tool_usage_error("reseal", "%s is sealed to signed policies: nothing to reseal, a new release "
 				      "ships a new signature ('mboot policy sign')", in);
 		goto out;
 	}
 	if (values) {
-		rc = tool_load_pcr_bank(values, s.pcrs.alg, s.mask, "sealed PCRs", &predicted);
+		rc = tool_load_pcr_bank(values, mb_sealed_bank(s), mb_sealed_mask(s), "sealed PCRs", &predicted);
 		if (rc)
 			goto out;
 		pred = &predicted;
 	}
 	if (split) {
-		rc = predict_sealed(&s, &pa, &res, &predicted);
+		rc = predict_sealed(s, &pa, &res, &predicted);
 		if (rc)
 			goto out;
 		pred = &predicted;
@@ -172,55 +174,38 @@ int verb_reseal(int argc, char **argv)
 	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;
-	rc = unseal_to_secret(tpm, &s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &secret, NULL);
+	rc = unseal_to_secret(tpm, s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &secret, NULL);
 	if (rc)
 		goto out;
 	/* Today's log is kept with the new object only now: a refused unseal above is explained
 	 * against the log kept at sealing time, as `unseal` explains it, not today's against itself. */
-	{
-		uint8_t *log = NULL;
-		size_t log_size = 0;
+	rc = read_kept_log(log_path, &log, &log_size);
+	if (rc)
+		goto out;
+	if (log) {
+		opt.eventlog = log;
+		opt.eventlog_size = log_size;
+	} else /* the one SEALED keeps stays */
+		opt.eventlog = mb_sealed_eventlog(s, &opt.eventlog_size);
 
-		rc = read_kept_log(log_path, &log, &log_size);
-		if (rc)
-			goto out;
-		if (log) { /* else the one SEALED keeps stays */
-			free(s.eventlog);
-			s.eventlog = log;
-			s.eventlog_size = log_size;
-		}
-	}
-
-
-	/* The new policy: the current values, and the predicted ones when they differ. */
-	v = tool_pcr_values_new();
-	if (!v) {
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (mb_tpm_read_pcrs(tpm, &s.pcrs.alg, 1, s.mask, v, NULL, &err) < 0) {
-		rc = tool_tpm_exit(&err);
-		goto out;
-	}
-	if (mb_pcr_values_get_bank(v, s.pcrs.alg, &cur) < 0 || (cur.present & s.mask) != s.mask) {
-		tool_errorf("TPM: cannot read all of the sealed PCRs");
-		rc = EXIT_TPM;
-		goto out;
-	}
-	if (mb_sealed_set_policy(&s, &cur, pred, &err) < 0) {
-		tool_report("policy", &err);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	rc = seal_write(tpm, &secret, &s, true, own_path ? own_path : out, replace, "reseal");
+	/* The new policy: the values the TPM holds now, and the predicted ones when they differ;
+	 * under the parent SEALED records, so that a reseal never moves a secret to another key. */
+	opt.bank = mb_sealed_bank(s);
+	opt.pcr_mask = mb_sealed_mask(s);
+	opt.predicted = pred;
+	opt.parent = mb_sealed_parent_persistent(s, &opt.parent_handle) ? MB_SEAL_PARENT_PERSISTENT :
+									 MB_SEAL_PARENT_TEMPLATE;
+	rc = seal_write(tpm, &secret, &opt, own_path ? own_path : out, replace, "reseal", &resealed);
 	if (rc == EXIT_OK)
 		printf("Resealed to %s: %s.\n", out,
-		       s.n_branches ? "the current values or the predicted ones (PolicyOR)" : "the current values");
+		       mb_sealed_policy_kind(resealed) == MB_SEAL_POLICY_OR ?
+		       "the current values or the predicted ones (PolicyOR)" : "the current values");
 out:
 	free(own_path);
-	mb_pcr_values_free(v);
 	secret_free(&secret);
-	mb_sealed_done(&s);
+	free(log);
+	mb_sealed_free(resealed);
+	mb_sealed_free(s);
 	mb_tpm_free(tpm);
 	if (res) {
 		mb_event_log_free((mb_event_log *) pa.in.log);

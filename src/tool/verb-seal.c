@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mboot seal: a secret released only when the chosen PCRs hold the chosen values, or
- * in any PCR state a key's owner signs (docs/seal.md). The policy is the library's
- * (mb_sealed_set_policy, mb_policy_authorize_digest); this is the command line.
+ * in any PCR state a key's owner signs (docs/seal.md). The sealing is the library's
+ * (mb_seal_secret); this is the command line, and the reading of files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +47,10 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 	uint32_t mask;
 	seal_args args = *a;
 	secret_buf own = { 0 }, *secret = preset ? preset : &own;
-	mb_sealed s = { 0 };
-	mb_pcr_values *v = NULL;
+	mb_seal_options opt = { 0 };
+	mb_pcr_bank given;
+	uint8_t *auth_key = NULL, *log = NULL;
+	size_t auth_key_size = 0, log_size = 0;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	int rc;
@@ -81,32 +83,39 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 	if (rc)
 		goto out;
 
-	s.version = 1;
-	/* The values first: a bad values file, key or log is an input error before any TPM work. */
+	/* The files first: a bad values file, key or log is an input error before any TPM work. */
 	if (authority) {
-		uint8_t *pem = NULL;
+		uint8_t *pem = NULL, name[MB_TPM_NAME_SIZE];
 		size_t pem_size = 0;
 
 		rc = read_whole(authority, 64u << 10, &pem, &pem_size);
 		if (rc)
 			goto out;
-		rc = mb_tpm_key_public(pem, pem_size, &s.auth_key, &s.auth_key_size, s.auth_key_name, &err);
+		rc = mb_tpm_key_public(pem, pem_size, &auth_key, &auth_key_size, name, &err);
 		explicit_bzero(pem, pem_size); /* in case a private key was given */
 		free(pem);
-		if (rc < 0 || mb_policy_authorize_digest(s.auth_key_name, s.policy, &err) < 0) {
+		if (rc < 0) {
 			tool_report(authority, &err);
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		s.authorized = true;
-	} else if (strcmp(values, "current") != 0) {
-		rc = tool_load_pcr_bank(values, bank->alg, mask, "PCRs to seal to", &s.pcrs);
-		if (rc)
-			goto out;
+		opt.authority_public = auth_key;
+		opt.authority_public_size = auth_key_size;
+	} else {
+		opt.pcr_mask = mask;
+		opt.bank = bank->alg;
+		if (strcmp(values, "current") != 0) {
+			rc = tool_load_pcr_bank(values, bank->alg, mask, "PCRs to seal to", &given);
+			if (rc)
+				goto out;
+			opt.values = &given;
+		}
 	}
-	rc = read_kept_log(log_path, &s.eventlog, &s.eventlog_size);
+	rc = read_kept_log(log_path, &log, &log_size);
 	if (rc)
 		goto out;
+	opt.eventlog = log;
+	opt.eventlog_size = log_size;
 
 	if (!preset) {
 		rc = secret_alloc(secret);
@@ -120,38 +129,11 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;
-	if (authority) {
-		rc = seal_write(tpm, secret, &s, false, out, args.force, "seal");
-		goto out;
-	}
-	if (strcmp(values, "current") == 0) {
-		v = tool_pcr_values_new();
-		if (!v) {
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		if (mb_tpm_read_pcrs(tpm, &bank->alg, 1, mask, v, NULL, &err) < 0) {
-			rc = tool_tpm_exit(&err);
-			goto out;
-		}
-		if (mb_pcr_values_get_bank(v, bank->alg, &s.pcrs) < 0 || (s.pcrs.present & mask) != mask) {
-			tool_errorf("TPM: the %s bank does not have all of the PCRs to seal to", bank->name);
-			rc = EXIT_TPM;
-			goto out;
-		}
-	}
-	s.mask = mask;
-	if (mb_sealed_set_policy(&s, &s.pcrs, NULL, &err) < 0) {
-		tool_report("policy", &err);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	rc = seal_write(tpm, secret, &s, false, out, args.force, "seal");
-	goto out;
+	rc = seal_write(tpm, secret, &opt, out, args.force, "seal", NULL);
 out:
-	mb_pcr_values_free(v);
 	secret_free(secret);
-	mb_sealed_done(&s);
+	free(auth_key);
+	free(log);
 	mb_tpm_free(tpm);
 	return rc;
 }

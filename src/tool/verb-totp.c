@@ -185,8 +185,9 @@ static int totp_show(int argc, char **argv)
 	size_t seed_len;
 	bool watch = false;
 	secret_buf secret = { 0 };
-	mb_sealed s = { 0 };
+	mb_sealed *s = NULL;
 	mb_tpm *tpm = NULL;
+	bool authorized;
 	int c, rc;
 
 	optind = 1;
@@ -217,8 +218,9 @@ static int totp_show(int argc, char **argv)
 	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
-	if (s.authorized != (n_sigs > 0)) {
-		rc = tool_usage_error("totp show", s.authorized ? "%s is sealed to signed policies: give --signature SIG" :
+	authorized = mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE;
+	if (authorized != (n_sigs > 0)) {
+		rc = tool_usage_error("totp show", authorized ? "%s is sealed to signed policies: give --signature SIG" :
 					   "%s is sealed to PCR values: --signature does not apply", in);
 		goto out;
 	}
@@ -226,7 +228,7 @@ static int totp_show(int argc, char **argv)
 	if (rc == EXIT_OK)
 		rc = tool_tpm_open(tcti, &tpm);
 	if (rc == EXIT_OK)
-		rc = unseal_to_secret(tpm, &s, log ? log : MB_DEFAULT_LOG, (char **) sigs, n_sigs, &secret, NULL);
+		rc = unseal_to_secret(tpm, s, log ? log : MB_DEFAULT_LOG, (char **) sigs, n_sigs, &secret, NULL);
 	if (rc != EXIT_OK)
 		goto out;
 	if (mb_totp_secret_unpack(secret.p, secret.size, &seed, &seed_len, &set) < 0) {
@@ -254,7 +256,7 @@ static int totp_show(int argc, char **argv)
 	} while (watch && !stop);
 out:
 	secret_free(&secret);
-	mb_sealed_done(&s);
+	mb_sealed_free(s);
 	mb_tpm_free(tpm);
 	return rc;
 }

@@ -175,7 +175,7 @@ int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char
 		rc = EXIT_OK;
 	else if (r == MB_ERR_TPM_POLICY)
 		rc = EXIT_FAILED;
-	else if (r == -EBADMSG && s->authorized) { /* a malformed signature; the message names it */
+	else if (r == -EBADMSG && mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE) { /* a malformed signature; the message names it */
 		tool_errorf("%s", err.message);
 		rc = EXIT_USAGE;
 	} else
@@ -207,9 +207,10 @@ int verb_unseal(int argc, char **argv)
 	const char *in, *out, *log_path;
 	seal_args args;
 	secret_buf secret = { 0 };
-	mb_sealed s = { 0 };
+	mb_sealed *s = NULL;
 	mb_tpm *tpm = NULL;
 	json_object *report = NULL;
+	bool authorized;
 	int rc, fd;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -225,11 +226,12 @@ int verb_unseal(int argc, char **argv)
 	rc = load_sealed(in, &s);
 	if (rc)
 		return rc;
-	if (s.authorized && !args.n_sigs) {
+	authorized = mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE;
+	if (authorized && !args.n_sigs) {
 		rc = tool_usage_error("unseal", "%s is sealed to signed policies: give --signature SIG", in);
 		goto out;
 	}
-	if (!s.authorized && args.n_sigs) {
+	if (!authorized && args.n_sigs) {
 		rc = tool_usage_error("unseal", "%s is sealed to PCR values, not to signed policies: --signature "
 				      "does not apply", in);
 		goto out;
@@ -249,7 +251,7 @@ int verb_unseal(int argc, char **argv)
 		}
 		json_object_object_add(report, "unsealed", json_object_new_boolean(0));
 	}
-	rc = unseal_to_secret(tpm, &s, log_path, args.sigs, args.n_sigs, &secret, report);
+	rc = unseal_to_secret(tpm, s, log_path, args.sigs, args.n_sigs, &secret, report);
 	if (report && rc == EXIT_FAILED)
 		puts(json_object_to_json_string_ext(report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 								JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -277,7 +279,7 @@ int verb_unseal(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	secret_free(&secret);
-	mb_sealed_done(&s);
+	mb_sealed_free(s);
 	mb_tpm_free(tpm);
 	return rc;
 }

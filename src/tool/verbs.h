@@ -55,16 +55,21 @@ int verb_fleet(int argc, char **argv);
 int verb_quote(int argc, char **argv);
 /* Where mboot quote finds the logs; a missing default log is no log, a missing named one an error. */
 typedef struct quote_logs {
-	const char *log_path, *us_path;
+	const char *log_path, *us_path; /* NULL until given: quote_logs_defaults() */
 	bool log_named, us_named;
 } quote_logs;
-/* --log and --userspace-log, for the getopt_long tables of quote and attest push. */
-enum { QUOTE_OPT_LOG = 0x2100, QUOTE_OPT_USLOG };
-#define QUOTE_LOG_OPTIONS                                           \
-	{ "log", required_argument, NULL, QUOTE_OPT_LOG },          \
-	{ "userspace-log", required_argument, NULL, QUOTE_OPT_USLOG }
-/* True when opt is one of them, stored (and marked named) in l. */
-bool quote_log_option(int opt, const char *arg, quote_logs *l);
+/* --log and --userspace-log, for the option tables of quote and attest push. */
+#define QUOTE_LOG_OPTIONS(l)                             \
+	TOOL_OPT_STR("log", 0, &(l)->log_path),          \
+	TOOL_OPT_STR("userspace-log", 0, &(l)->us_path)
+/* After the options: which were named (a missing named log is an error), and the defaults. */
+void quote_logs_defaults(quote_logs *l);
+/* --nonce HEX: MB_ATTEST_NONCE_MIN to _MAX bytes (a TOOL_OPT_FN for a attest_nonce target). */
+typedef struct attest_nonce {
+	uint8_t bytes[MB_ATTEST_NONCE_MAX];
+	size_t size; /* 0: not given */
+} attest_nonce;
+int attest_nonce_option(void *target, const char *arg, const char *verb);
 /*
  * mboot quote's work: read and check the logs (the userspace one under a shared lock until the
  * quote is made), open the TPM (tcti) unless *tpm is open already, quote with the AK into

@@ -352,11 +352,10 @@ static int parse_pcr_values(const char *t, size_t n, mb_error *err)
 
 static int parse_sealed(const char *t, size_t n, mb_error *err)
 {
-	mb_sealed s;
+	mb_sealed *s = NULL;
 	int r = mb_sealed_parse(t, n, &s, err);
 
-	if (r == 0)
-		mb_sealed_done(&s);
+	mb_sealed_free(s);
 	return r;
 }
 

@@ -78,29 +78,27 @@ static uint8_t *fixed_input(const char *label, const uint8_t *u, size_t u_size, 
 	return buf;
 }
 
-int attest_kdfa(uint16_t hash_alg, const uint8_t *key, size_t key_size, const char *label, const uint8_t *context_u,
-		size_t u_size, const uint8_t *context_v, size_t v_size, uint8_t *out, size_t out_size)
+/*
+ * The counter mode both KDFs share (SP 800-108 / SP 800-56A): block i is PRF(i || buf[4..]),
+ * the counter written into buf's first 4 bytes; the PRF is HMAC with key (KDFa) or, with key
+ * NULL, the hash itself (KDFe). Frees buf, wiped.
+ */
+static int kdf_counter(const EVP_MD *md, const uint8_t *key, size_t key_size, uint8_t *buf, size_t n, uint8_t *out,
+		       size_t out_size)
 {
-	const EVP_MD *md = attest_md(hash_alg);
-	uint8_t block[EVP_MAX_MD_SIZE], *buf;
-	size_t n, done = 0, dsize;
+	size_t done = 0, dsize = (size_t) EVP_MD_get_size(md);
+	uint8_t block[EVP_MAX_MD_SIZE];
 	uint32_t counter = 0;
 	int r = 0;
 
-	if (!md)
-		return -EOPNOTSUPP;
-	if (out_size > 0xffff || key_size > INT32_MAX)
-		return -EINVAL;
-	dsize = (size_t) EVP_MD_get_size(md);
-	buf = fixed_input(label, context_u, u_size, context_v, v_size, 4, 4, &n);
-	if (!buf)
-		return -ENOMEM;
-	put_u32be(buf + n - 4, (uint32_t) (out_size * 8));
 	while (done < out_size) {
 		unsigned len = 0;
+		int ok;
 
 		put_u32be(buf, ++counter);
-		if (!HMAC(md, key, (int) key_size, buf, n, block, &len) || len != dsize) {
+		ok = key ? HMAC(md, key, (int) key_size, buf, n, block, &len) != NULL
+			 : EVP_Digest(buf, n, block, &len, md, NULL) == 1;
+		if (!ok || len != dsize) {
 			r = -EIO;
 			break;
 		}
@@ -112,39 +110,42 @@ int attest_kdfa(uint16_t hash_alg, const uint8_t *key, size_t key_size, const ch
 	return r;
 }
 
+int attest_kdfa(uint16_t hash_alg, const uint8_t *key, size_t key_size, const char *label, const uint8_t *context_u,
+		size_t u_size, const uint8_t *context_v, size_t v_size, uint8_t *out, size_t out_size)
+{
+	const EVP_MD *md = attest_md(hash_alg);
+	uint8_t *buf;
+	size_t n;
+
+	if (!md)
+		return -EOPNOTSUPP;
+	if (out_size > 0xffff || key_size > INT32_MAX)
+		return -EINVAL;
+	buf = fixed_input(label, context_u, u_size, context_v, v_size, 4, 4, &n);
+	if (!buf)
+		return -ENOMEM;
+	put_u32be(buf + n - 4, (uint32_t) (out_size * 8));
+	/* HMAC wants a key pointer even for an empty key: never NULL here */
+	return kdf_counter(md, key ? key : (const uint8_t *) "", key_size, buf, n, out, out_size);
+}
+
 int attest_kdfe(uint16_t hash_alg, const uint8_t *z, size_t z_size, const char *label, const uint8_t *party_u,
 		size_t u_size, const uint8_t *party_v, size_t v_size, uint8_t *out, size_t out_size)
 {
 	const EVP_MD *md = attest_md(hash_alg);
-	uint8_t block[EVP_MAX_MD_SIZE], *buf;
-	size_t n, done = 0, dsize;
-	uint32_t counter = 0;
-	int r = 0;
+	uint8_t *buf;
+	size_t n;
 
 	if (!md)
 		return -EOPNOTSUPP;
 	if (z_size > 0xffff || out_size > 0xffff)
 		return -EINVAL;
-	dsize = (size_t) EVP_MD_get_size(md);
 	/* counter || Z || label || 00 || u || v: Z goes where fixed_input leaves its head free */
 	buf = fixed_input(label, party_u, u_size, party_v, v_size, 4 + z_size, 0, &n);
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf + 4, z, z_size);
-	while (done < out_size) {
-		unsigned len = 0;
-
-		put_u32be(buf, ++counter);
-		if (!EVP_Digest(buf, n, block, &len, md, NULL) || len != dsize) {
-			r = -EIO;
-			break;
-		}
-		memcpy(out + done, block, out_size - done < dsize ? out_size - done : dsize);
-		done += dsize;
-	}
-	OPENSSL_cleanse(block, sizeof(block));
-	OPENSSL_clear_free(buf, n);
-	return r;
+	return kdf_counter(md, NULL, 0, buf, n, out, out_size);
 }
 
 /* RSA: the seed OAEP-encrypted with nameAlg (hash and MGF1) and the label "IDENTITY" with its NUL. */

@@ -9,6 +9,7 @@
 
 #include <mboot/seal.h>
 #include "shared/fail.h"
+#include "sealed-internal.h"
 
 static bool same_values(const mb_pcr_bank *a, const mb_pcr_bank *b, uint32_t mask)
 {
@@ -18,8 +19,7 @@ static bool same_values(const mb_pcr_bank *a, const mb_pcr_bank *b, uint32_t mas
 	return true;
 }
 
-MB_EXPORT int mb_sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted,
-				   mb_error *err)
+int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted, mb_error *err)
 {
 	uint8_t digest[MB_POLICY_OR_MAX][MB_POLICY_DIGEST_SIZE], policy[MB_POLICY_DIGEST_SIZE];
 	mb_pcr_bank now, next;

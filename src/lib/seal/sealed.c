@@ -20,6 +20,7 @@
 #include "shared/hex.h"
 #include "shared/json-read.h"
 #include "seal-json.h"
+#include "sealed-internal.h"
 
 static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -205,7 +206,7 @@ int seal_json_hex(json_object *o, const char *key, const char *name, uint8_t *ou
 	return 0;
 }
 
-MB_EXPORT void mb_sealed_done(mb_sealed *s)
+void sealed_done(mb_sealed *s)
 {
 	if (!s)
 		return;
@@ -214,6 +215,12 @@ MB_EXPORT void mb_sealed_done(mb_sealed *s)
 	free(s->eventlog);
 	free(s->auth_key);
 	memset(s, 0, sizeof(*s));
+}
+
+MB_EXPORT void mb_sealed_free(mb_sealed *s)
+{
+	sealed_done(s);
+	free(s);
 }
 
 json_object *seal_json_get(json_object *o, const char *key, json_type type)
@@ -402,14 +409,14 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 	return 0;
 }
 
-MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_error *err)
+MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb_error *err)
 {
 	json_object *root = NULL, *o, *v;
 	mb_sealed s = { 0 };
 	uint8_t auth_policy[MB_POLICY_DIGEST_SIZE];
 	int r;
 
-	memset(ret, 0, sizeof(*ret));
+	*ret = NULL;
 	r = seal_json_open(text, size, MB_SEALED_MAX_FILE, "sealed file", "mboot-sealed", &root, err);
 	if (r < 0)
 		return r;
@@ -459,11 +466,16 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed *ret, mb_
 		goto fail;
 	}
 	json_object_put(root);
-	*ret = s;
+	*ret = malloc(sizeof(**ret));
+	if (!*ret) {
+		sealed_done(&s);
+		return set_error(err, -ENOMEM, "out of memory");
+	}
+	**ret = s;
 	return 0;
 fail:
 	json_object_put(root);
-	mb_sealed_done(&s);
+	sealed_done(&s);
 	return r;
 }
 

@@ -18,6 +18,7 @@
 #include <mboot/events.h>
 #include <mboot/tpm.h>
 #include "lib/replay/pcr-values.h"
+#include "lib/seal/sealed-internal.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "unseal-internal.h"

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A secret sealed in one call, as `mboot seal` (and totp init, and reseal) seal it: the
+ * policy from PCR values (the TPM's now, or given; OR predicted ones) or a signing key,
+ * the object made under the chosen parent, the event log kept. The secret is only passed
+ * on to mb_tpm_seal, which wipes its own copy.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/digest.h>
+#include <mboot/seal.h>
+#include <mboot/tpm.h>
+#include "lib/seal/sealed-internal.h"
+#include "shared/fail.h"
+
+/* Everything about opt that can be refused before the TPM is asked anything. */
+static int check_options(const uint8_t *secret, size_t secret_size, const mb_seal_options *opt,
+			 const mb_digest_info **bank, mb_error *err)
+{
+	*bank = NULL;
+	if (!secret || secret_size == 0 || secret_size > MB_SEAL_MAX_SECRET)
+		return set_error(err, -EINVAL, "a secret of 1 to %u bytes can be sealed, not %zu", MB_SEAL_MAX_SECRET,
+				 secret ? secret_size : 0);
+	if (opt->eventlog_size > MB_SEALED_MAX_LOG || (!opt->eventlog && opt->eventlog_size))
+		return set_error(err, opt->eventlog ? -E2BIG : -EINVAL, "the event log to keep is larger than %u bytes",
+				 MB_SEALED_MAX_LOG);
+	if (opt->parent != MB_SEAL_PARENT_AUTO && opt->parent != MB_SEAL_PARENT_TEMPLATE &&
+	    opt->parent != MB_SEAL_PARENT_PERSISTENT)
+		return set_error(err, -EINVAL, "no such parent choice (%d)", (int) opt->parent);
+	if (opt->parent == MB_SEAL_PARENT_PERSISTENT && (opt->parent_handle >> 24) != 0x81)
+		return set_error(err, -EINVAL, "parent handle 0x%08x is not a persistent handle (0x81xxxxxx)",
+				 opt->parent_handle);
+	if (opt->authority_public) {
+		if (opt->pcr_mask || opt->bank || opt->values || opt->predicted)
+			return set_error(err, -EINVAL, "a secret sealed to a signing key takes no PCRs or values: the "
+					 "signatures name them");
+		return 0;
+	}
+	*bank = mb_digest_by_alg(opt->bank ? opt->bank : MB_ALG_SHA256);
+	if (!*bank)
+		return set_error(err, -EINVAL, "no known PCR bank 0x%04x", opt->bank);
+	if ((opt->values && opt->values->alg != (*bank)->alg) || (opt->predicted && opt->predicted->alg != (*bank)->alg))
+		return set_error(err, -EINVAL, "the values to seal to are of another bank than %s", (*bank)->name);
+	if (opt->pcr_mask >> MB_PCR_COUNT)
+		return set_error(err, -EINVAL, "PCR mask 0x%08x selects PCRs over %u", opt->pcr_mask, MB_PCR_COUNT - 1);
+	return 0;
+}
+
+/* The policy of a PCR seal: the TPM's values now unless opt gives them; OR opt's predicted ones. */
+static int pcr_policy(mb_tpm *t, const mb_seal_options *opt, const mb_digest_info *bank, mb_sealed *s,
+		      mb_error *err)
+{
+	mb_pcr_values *v = NULL;
+	mb_pcr_bank now;
+	int r;
+
+	s->mask = opt->pcr_mask;
+	if (opt->values)
+		return sealed_set_policy(s, opt->values, opt->predicted, err);
+	v = mb_pcr_values_new();
+	if (!v)
+		return set_error(err, -ENOMEM, "out of memory");
+	r = mb_tpm_read_pcrs(t, &bank->alg, 1, opt->pcr_mask, v, NULL, err);
+	if (r == 0 && (mb_pcr_values_get_bank(v, bank->alg, &now) < 0 ||
+		       (now.present & opt->pcr_mask) != opt->pcr_mask))
+		r = set_error(err, MB_ERR_TPM, "the %s bank does not have all of the PCRs to seal to", bank->name);
+	mb_pcr_values_free(v);
+	if (r == 0)
+		r = sealed_set_policy(s, &now, opt->predicted, err);
+	return r;
+}
+
+static int keep_copy(const uint8_t *p, size_t n, uint8_t **ret, size_t *ret_size, mb_error *err)
+{
+	*ret = NULL;
+	*ret_size = 0;
+	if (!p)
+		return 0;
+	*ret = malloc(n ? n : 1);
+	if (!*ret)
+		return set_error(err, -ENOMEM, "out of memory");
+	memcpy(*ret, p, n);
+	*ret_size = n;
+	return 0;
+}
+
+MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_size, const mb_seal_options *opt,
+			     mb_sealed **ret, mb_error *err)
+{
+	static const mb_seal_options defaults = { 0 };
+	const mb_digest_info *bank;
+	mb_tpm_sealed_blob blob = { 0 };
+	mb_sealed *s;
+	int r;
+
+	*ret = NULL;
+	if (!opt)
+		opt = &defaults;
+	r = check_options(secret, secret_size, opt, &bank, err);
+	if (r < 0)
+		return r;
+	if (!t)
+		return set_error(err, -EINVAL, "no TPM");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return set_error(err, -ENOMEM, "out of memory");
+	s->version = 1;
+	if (opt->authority_public) {
+		s->authorized = true;
+		r = keep_copy(opt->authority_public, opt->authority_public_size, &s->auth_key, &s->auth_key_size, err);
+		if (r == 0 && mb_tpm_key_name(s->auth_key, s->auth_key_size, s->auth_key_name, err) < 0)
+			r = prefix_error(err, -EINVAL, "the signing key");
+		if (r == 0)
+			r = mb_policy_authorize_digest(s->auth_key_name, s->policy, err);
+	} else
+		r = pcr_policy(t, opt, bank, s, err);
+	if (r == 0)
+		r = keep_copy(opt->eventlog, opt->eventlog_size, &s->eventlog, &s->eventlog_size, err);
+	if (r < 0)
+		goto fail;
+
+	if (opt->parent == MB_SEAL_PARENT_AUTO)
+		r = mb_tpm_seal(t, secret, secret_size, s->policy, &blob, err);
+	else
+		r = mb_tpm_seal_under(t, secret, secret_size, s->policy, opt->parent == MB_SEAL_PARENT_PERSISTENT,
+				      opt->parent_handle, &blob, err);
+	if (r < 0)
+		goto fail;
+	s->pub = blob.pub;
+	s->pub_size = blob.pub_size;
+	s->priv = blob.priv;
+	s->priv_size = blob.priv_size;
+	s->parent_persistent = blob.parent_persistent;
+	s->parent_handle = blob.parent_handle;
+	s->parent_fallback = blob.persistent_unusable;
+	*ret = s;
+	return 0;
+fail:
+	mb_sealed_free(s);
+	return r;
+}

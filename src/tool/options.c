@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tool/options.h"
+#include "tool/tool.h"
+
+/* More than any verb has; a table this long is a programming error, said as a usage error. */
+#define TOOL_MAX_OPTIONS 48
+/* getopt_long's value for an option without a letter: above every char. */
+#define TOOL_OPT_CODE_BASE 0x100
+
+static int take(const char *verb, const tool_option *o, const char *arg)
+{
+	unsigned u;
+	size_t i;
+
+	switch (o->kind) {
+	case TOOL_OPT_STRING:
+		*(const char **) o->target = arg;
+		return EXIT_OK;
+	case TOOL_OPT_FLAG:
+		*(bool *) o->target = true;
+		return EXIT_OK;
+	case TOOL_OPT_PCRS:
+		if (tool_parse_pcr_list(arg, o->target) < 0)
+			return tool_usage_error(verb, "--%s: '%s' is not a list of PCRs 0-23 (e.g. 0,2,4-7)", o->name,
+						arg);
+		return EXIT_OK;
+	case TOOL_OPT_BANK:
+		return tool_bank_arg(verb, arg, o->target);
+	case TOOL_OPT_BANKS: {
+		tool_banks *b = o->target;
+
+		return tool_bank_list_add(verb, arg, b->alg, &b->n);
+	}
+	case TOOL_OPT_UINT:
+		if (tool_parse_uint(arg, o->min, o->max, &u) < 0)
+			return tool_usage_error(verb, "--%s takes a number from %u to %u, not '%s'", o->name, o->min,
+						o->max, arg);
+		*(unsigned *) o->target = u;
+		return EXIT_OK;
+	case TOOL_OPT_CHOICE:
+		for (i = 0; o->choices[i]; i++)
+			if (strcmp(arg, o->choices[i]) == 0) {
+				*(int *) o->target = (int) i;
+				return EXIT_OK;
+			}
+		{
+			char list[256] = "";
+			size_t n = 0;
+
+			for (i = 0; o->choices[i] && n < sizeof(list); i++)
+				n += (size_t) snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", o->choices[i]);
+			return tool_usage_error(verb, "--%s is one of %s, not '%s'", o->name, list, arg);
+		}
+	case TOOL_OPT_CALL:
+		return o->call(o->target, arg, verb);
+	}
+	return tool_usage_error(verb, "--%s: no parser", o->name);
+}
+
+int tool_parse_options(const char *verb, const char *help, const tool_option *opts, int argc, char **argv,
+		       int max_args)
+{
+	struct option longopts[TOOL_MAX_OPTIONS + 2];
+	char shortopts[2 * TOOL_MAX_OPTIONS + 4] = ":h";
+	size_t n, s = 2;
+	int c;
+
+	for (n = 0; opts[n].name; n++) {
+		bool has_arg = opts[n].kind != TOOL_OPT_FLAG;
+
+		if (n == TOOL_MAX_OPTIONS)
+			return tool_usage_error(verb, "too many options in this verb's table");
+		longopts[n] = (struct option) { opts[n].name, has_arg ? required_argument : no_argument, NULL,
+						opts[n].short_name ? opts[n].short_name
+								   : TOOL_OPT_CODE_BASE + (int) n };
+		if (opts[n].short_name) {
+			shortopts[s++] = (char) opts[n].short_name;
+			if (has_arg)
+				shortopts[s++] = ':';
+		}
+	}
+	longopts[n++] = (struct option) { "help", no_argument, NULL, 'h' };
+	longopts[n] = (struct option) { 0 };
+	shortopts[s] = '\0';
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const tool_option *o = NULL;
+		int rc;
+
+		if (c == 'h') {
+			fputs(help, stdout);
+			return EXIT_OK;
+		}
+		if (c == ':')
+			return tool_usage_error(verb, "option '%s' needs an argument", argv[optind - 1]);
+		if (c == '?') {
+			if (optopt && optopt < TOOL_OPT_CODE_BASE && optopt != '?')
+				return tool_usage_error(verb, "unknown option '-%c'", optopt);
+			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+		}
+		if (c >= TOOL_OPT_CODE_BASE)
+			o = &opts[c - TOOL_OPT_CODE_BASE];
+		else
+			for (size_t i = 0; opts[i].name && !o; i++)
+				if (opts[i].short_name == c)
+					o = &opts[i];
+		if (!o)
+			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+		rc = take(verb, o, optarg);
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	if (argc - optind > max_args)
+		return tool_usage_error(verb, "unexpected argument '%s'", argv[optind + max_args]);
+	return TOOL_OPTS_GO_ON;
+}

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The opaque mb_sealed and mb_seal_secret, without a TPM. Sealed files made by mboot on a
+ * swtpm (fuzz/corpus/sealed: PolicyPCR, PolicyOR, PolicyAuthorize, a kept log, SHA-1, no
+ * PCRs) are parsed and every accessor is checked against the file as json-c and OpenSSL
+ * read it (base64 with EVP_DecodeBlock, hex with OPENSSL_hexstr2buf, the PolicyPCR digest
+ * recomputed with SHA-256 from TPM 2.0 Part 3 §23.7, the authPolicy at its Part 2 §12.2.4
+ * offset in TPM2B_PUBLIC); then the file must come back byte for byte from
+ * mb_sealed_to_json, and hostile variants are refused naming their field.
+ * mb_seal_secret's refusals happen before any TPM command, so they are checked here too.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
+#include <mboot/mboot.h>
+#include "shared/fileio.h"
+
+/* TCG Algorithm Registry ids, written out here rather than taken from mboot's table. */
+#define TPM_ALG_SHA1 0x0004
+#define TPM_ALG_SHA256 0x000b
+
+static char *read_corpus(const char *name, size_t *size)
+{
+	const char *root = getenv("MB_SOURCE_ROOT");
+	char path[1024];
+	uint8_t *buf = NULL;
+	mb_error err = { 0 };
+
+	assert_non_null(root);
+	snprintf(path, sizeof(path), "%s/fuzz/corpus/sealed/%s", root, name);
+	if (file_read(path, 1u << 20, &buf, size, &err) < 0)
+		fail_msg("%s: %s", path, err.message);
+	return (char *) buf;
+}
+
+static json_object *field(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* Base64 as OpenSSL decodes it (EVP_DecodeBlock counts the padding as zero bytes). */
+static uint8_t *b64(json_object *v, size_t *n)
+{
+	const char *s = json_object_get_string(v);
+	size_t len = strlen(s);
+	uint8_t *out = malloc(len / 4 * 3 + 1);
+	int got;
+
+	assert_non_null(out);
+	got = EVP_DecodeBlock(out, (const unsigned char *) s, (int) len);
+	assert_true(got >= 0);
+	*n = (size_t) got - (len >= 1 && s[len - 1] == '=') - (len >= 2 && s[len - 2] == '=');
+	return out;
+}
+
+static void assert_hex(const uint8_t *got, json_object *v, size_t size)
+{
+	long n = 0;
+	unsigned char *want = OPENSSL_hexstr2buf(json_object_get_string(v), &n);
+
+	assert_non_null(want);
+	assert_int_equal(n, size);
+	assert_memory_equal(got, want, size);
+	OPENSSL_free(want);
+}
+
+static uint32_t selection_mask(json_object *state)
+{
+	json_object *sel = field(state, "selection");
+	uint32_t mask = 0;
+
+	for (size_t i = 0; i < json_object_array_length(sel); i++)
+		mask |= 1u << json_object_get_int(json_object_array_get_idx(sel, i));
+	return mask;
+}
+
+/* A PCR state of the file against the accessors' bank and mask. */
+static void assert_state(const mb_pcr_bank *b, uint32_t mask, json_object *state)
+{
+	const char *bank = json_object_get_string(field(state, "bank"));
+	json_object *vals = field(state, "values");
+	size_t size = strcmp(bank, "sha1") == 0 ? 20 : 32;
+
+	assert_non_null(b);
+	assert_int_equal(b->alg, strcmp(bank, "sha1") == 0 ? TPM_ALG_SHA1 : TPM_ALG_SHA256);
+	assert_int_equal(b->size, size);
+	assert_int_equal(mask, selection_mask(state));
+	assert_int_equal(b->present & mask, mask);
+	json_object_object_foreach(vals, key, val)
+		assert_hex(b->value[atoi(key)], val, size);
+}
+
+/* TPM 2.0 Part 3 §23.7, by hand: SHA-256(0^32 || TPM_CC_PolicyPCR || TPML_PCR_SELECTION || SHA-256(values)). */
+static void policy_pcr_by_hand(const mb_pcr_bank *b, uint32_t mask, uint8_t out[32])
+{
+	uint8_t buf[32 + 4 + 10 + 32] = { 0 }, *p = buf + 32, values[24 * 64];
+	size_t nv = 0;
+
+	for (unsigned i = 0; i < 24; i++)
+		if (mask & (1u << i)) {
+			memcpy(values + nv, b->value[i], b->size);
+			nv += b->size;
+		}
+	memcpy(p, "\x00\x00\x01\x7f", 4);
+	p += 4;
+	memcpy(p, "\x00\x00\x00\x01", 4); /* count */
+	p += 4;
+	*p++ = (uint8_t) (b->alg >> 8);
+	*p++ = (uint8_t) b->alg;
+	*p++ = 3;
+	*p++ = (uint8_t) mask;
+	*p++ = (uint8_t) (mask >> 8);
+	*p++ = (uint8_t) (mask >> 16);
+	SHA256(values, nv, p);
+	SHA256(buf, sizeof(buf), out);
+}
+
+static void assert_bytes(const uint8_t *got, size_t got_size, json_object *v)
+{
+	size_t n;
+	uint8_t *want = b64(v, &n);
+
+	assert_non_null(got);
+	assert_int_equal(got_size, n);
+	assert_memory_equal(got, want, n);
+	free(want);
+}
+
+/* Every accessor of s against the file text it was parsed from. */
+static void assert_matches_file(const mb_sealed *s, const char *text)
+{
+	json_object *root = json_tokener_parse(text), *pol, *kind, *br, *key;
+	const uint8_t *p;
+	size_t n;
+	uint32_t handle = 1;
+
+	assert_non_null(root);
+	pol = field(root, "policy");
+	kind = field(pol, "kind");
+	assert_int_equal(mb_sealed_version(s), 1);
+	assert_hex(mb_sealed_policy_digest(s), field(pol, "digest"), 32);
+	p = mb_sealed_private(s, &n);
+	assert_bytes(p, n, field(root, "private"));
+	p = mb_sealed_public(s, &n);
+	assert_bytes(p, n, field(root, "public"));
+	/* TPM2B_PUBLIC: size, type, nameAlg, objectAttributes, then authPolicy (size 32 and the digest) */
+	assert_true(n > 44);
+	assert_int_equal(p[10] << 8 | p[11], 32);
+	assert_memory_equal(p + 12, mb_sealed_policy_digest(s), 32);
+
+	if (field(root, "eventlog")) {
+		p = mb_sealed_eventlog(s, &n);
+		assert_bytes(p, n, field(root, "eventlog"));
+	} else {
+		n = 1;
+		assert_null(mb_sealed_eventlog(s, &n));
+		assert_int_equal(n, 0);
+	}
+	if (field(field(root, "parent"), "handle")) {
+		assert_true(mb_sealed_parent_persistent(s, &handle));
+		assert_int_equal(handle, strtoul(json_object_get_string(field(field(root, "parent"), "handle")), NULL, 16));
+	} else {
+		assert_false(mb_sealed_parent_persistent(s, &handle));
+		assert_int_equal(handle, 0);
+	}
+	assert_false(mb_sealed_parent_fallback(s));
+
+	if (strcmp(json_object_get_string(kind), "authorize") == 0) {
+		key = field(pol, "key");
+		assert_int_equal(mb_sealed_policy_kind(s), MB_SEAL_POLICY_AUTHORIZE);
+		assert_null(mb_sealed_pcrs(s));
+		assert_int_equal(mb_sealed_bank(s), 0);
+		assert_int_equal(mb_sealed_mask(s), 0);
+		assert_int_equal(mb_sealed_n_branches(s), 0);
+		p = mb_sealed_auth_key(s, &n);
+		assert_bytes(p, n, field(key, "public"));
+		assert_hex(mb_sealed_auth_key_name(s), field(key, "name"), MB_TPM_NAME_SIZE);
+	} else {
+		uint8_t want[32];
+
+		assert_null(mb_sealed_auth_key(s, &n));
+		assert_int_equal(n, 0);
+		assert_null(mb_sealed_auth_key_name(s));
+		assert_state(mb_sealed_pcrs(s), mb_sealed_mask(s), field(root, "pcrs"));
+		assert_int_equal(mb_sealed_bank(s), mb_sealed_pcrs(s)->alg);
+		br = field(pol, "branches");
+		if (strcmp(json_object_get_string(kind), "pcr") == 0) {
+			assert_int_equal(mb_sealed_policy_kind(s), MB_SEAL_POLICY_PCR);
+			assert_int_equal(mb_sealed_n_branches(s), 0);
+			policy_pcr_by_hand(mb_sealed_pcrs(s), mb_sealed_mask(s), want);
+			assert_memory_equal(mb_sealed_policy_digest(s), want, 32);
+		} else {
+			assert_int_equal(mb_sealed_policy_kind(s), MB_SEAL_POLICY_OR);
+			assert_int_equal(mb_sealed_n_branches(s), json_object_array_length(br));
+			for (size_t i = 0; i < mb_sealed_n_branches(s); i++)
+				assert_state(mb_sealed_branch(s, i), mb_sealed_branch_mask(s, i),
+					     json_object_array_get_idx(br, i));
+		}
+		assert_null(mb_sealed_branch(s, mb_sealed_n_branches(s)));
+		assert_int_equal(mb_sealed_branch_mask(s, mb_sealed_n_branches(s)), 0);
+	}
+	json_object_put(root);
+}
+
+static void test_corpus_accessors_and_round_trip(void **state)
+{
+	static const char *const files[] = { "pcr-0-7.json", "policy-or.json", "authorize.json",
+					     "with-log.json", "sha1-all.json", "no-pcrs.json" };
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t size;
+		char *text = read_corpus(files[i], &size), *json;
+		mb_sealed *s = NULL, *again = NULL;
+		mb_error err = { 0 };
+
+		if (mb_sealed_parse(text, size, &s, &err) < 0)
+			fail_msg("%s: %s", files[i], err.message);
+		assert_matches_file(s, text);
+		/* the file as mboot wrote it, byte for byte */
+		json = mb_sealed_to_json(s);
+		assert_non_null(json);
+		assert_int_equal(strlen(json), size);
+		assert_memory_equal(json, text, size);
+		assert_int_equal(mb_sealed_parse(json, strlen(json), &again, &err), 0);
+		assert_matches_file(again, text);
+		free(json);
+		mb_sealed_free(again);
+		mb_sealed_free(s);
+		free(text);
+	}
+}
+
+/* The corpus file name, changed by edit (a json-c tree), parsed: the result, and the message. */
+static int parse_variant(const char *name, void (*edit)(json_object *), mb_sealed **ret, mb_error *err)
+{
+	size_t size;
+	char *text = read_corpus(name, &size);
+	json_object *root = json_tokener_parse(text);
+	const char *v;
+	int r;
+
+	assert_non_null(root);
+	edit(root);
+	v = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+	*ret = (mb_sealed *) 1; /* must be set to NULL on failure */
+	r = mb_sealed_parse(v, strlen(v), ret, err);
+	json_object_put(root);
+	free(text);
+	return r;
+}
+
+static void set_str(json_object *o, const char *key, const char *value)
+{
+	json_object_object_add(o, key, json_object_new_string(value));
+}
+
+static void flip_digest(json_object *root)
+{
+	char d[65];
+
+	snprintf(d, sizeof(d), "%s", json_object_get_string(field(field(root, "policy"), "digest")));
+	d[10] = d[10] == '0' ? '1' : '0';
+	set_str(field(root, "policy"), "digest", d);
+}
+
+static void change_pcr0(json_object *root)
+{
+	set_str(field(field(root, "pcrs"), "values"), "0",
+		"0000000000000000000000000000000000000000000000000000000000000000");
+}
+
+static void drop_branch(json_object *root)
+{
+	json_object_array_del_idx(field(field(root, "policy"), "branches"), 1, 1);
+}
+
+static void change_key_name(json_object *root)
+{
+	char d[2 * MB_TPM_NAME_SIZE + 1];
+	json_object *key = field(field(root, "policy"), "key");
+
+	snprintf(d, sizeof(d), "%s", json_object_get_string(field(key, "name")));
+	d[20] = d[20] == 'a' ? 'b' : 'a';
+	set_str(key, "name", d);
+}
+
+static void bad_eventlog(json_object *root)
+{
+	set_str(root, "eventlog", "not*base64");
+}
+
+static void bad_handle(json_object *root)
+{
+	json_object *parent = json_object_new_object();
+
+	set_str(parent, "handle", "0x80000001");
+	json_object_object_add(root, "parent", parent);
+}
+
+static void persistent_parent(json_object *root)
+{
+	json_object *parent = json_object_new_object();
+
+	set_str(parent, "handle", "0x81000001");
+	json_object_object_add(root, "parent", parent);
+}
+
+static void graft_pcrs(json_object *root)
+{
+	/* a "pcrs" next to an authorize policy: values that would mean nothing */
+	json_object_object_add(root, "pcrs", json_object_new_object());
+}
+
+static void test_hostile_variants(void **state)
+{
+	static const struct {
+		const char *file;
+		void (*edit)(json_object *);
+		int code;
+		const char *words;
+	} cases[] = {
+		{ "pcr-0-7.json", flip_digest, -EBADMSG, "\"policy.digest\" is not the PolicyPCR digest" },
+		{ "pcr-0-7.json", change_pcr0, -EBADMSG, "\"policy.digest\" is not the PolicyPCR digest of \"pcrs\"" },
+		{ "policy-or.json", drop_branch, -EBADMSG, "\"policy.branches\" is not an array of 2 to 8" },
+		{ "policy-or.json", flip_digest, -EBADMSG, "PolicyOR digest" },
+		{ "authorize.json", change_key_name, -EBADMSG, "\"policy.key.name\" is not the name" },
+		{ "authorize.json", graft_pcrs, -EBADMSG, "\"pcrs\" is not taken with an \"authorize\" policy" },
+		{ "with-log.json", bad_eventlog, -EBADMSG, "\"eventlog\" is not valid base64" },
+		{ "pcr-0-7.json", bad_handle, -EBADMSG, "\"parent.handle\" is not a persistent handle" },
+	};
+	mb_sealed *s;
+	mb_error err;
+	uint32_t handle = 0;
+	char *json;
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r;
+
+		memset(&err, 0, sizeof(err));
+		r = parse_variant(cases[i].file, cases[i].edit, &s, &err);
+
+		if (r != cases[i].code || !strstr(err.message, cases[i].words))
+			fail_msg("case %zu (%s): %d \"%s\", wanted \"%s\"", i, cases[i].file, r, err.message, cases[i].words);
+		assert_null(s);
+	}
+	/* a persistent parent parses, and is written back as it was */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(parse_variant("pcr-0-7.json", persistent_parent, &s, &err), 0);
+	assert_true(mb_sealed_parent_persistent(s, &handle));
+	assert_int_equal(handle, 0x81000001);
+	json = mb_sealed_to_json(s);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"parent\": {\n    \"handle\": \"0x81000001\"\n  }"));
+	free(json);
+	mb_sealed_free(s);
+	mb_sealed_free(NULL);
+}
+
+/* mb_seal_secret refuses what does not fit before it sends the TPM anything (no TPM here). */
+static void test_seal_secret_refusals(void **state)
+{
+	static const uint8_t secret[MB_SEAL_MAX_SECRET + 1] = { 1 }, key[4] = { 0 };
+	mb_pcr_bank sha1 = { .alg = TPM_ALG_SHA1, .size = 20, .present = 1 };
+	static const struct {
+		size_t secret_size;
+		mb_seal_options opt;
+		int code;
+		const char *words;
+	} cases[] = {
+		{ 0, { .pcr_mask = 1 }, -EINVAL, "a secret of 1 to 128 bytes" },
+		{ MB_SEAL_MAX_SECRET + 1, { .pcr_mask = 1 }, -EINVAL, "not 129" },
+		{ 32, { .pcr_mask = 1, .authority_public = key, .authority_public_size = 4 }, -EINVAL, "takes no PCRs" },
+		{ 32, { .bank = 0x7777, .pcr_mask = 1 }, -EINVAL, "no known PCR bank 0x7777" },
+		{ 32, { .pcr_mask = 1u << 24 }, -EINVAL, "selects PCRs over 23" },
+		{ 32, { .pcr_mask = 1, .parent = (mb_seal_parent) 7 }, -EINVAL, "no such parent choice" },
+		{ 32, { .pcr_mask = 1, .parent = MB_SEAL_PARENT_PERSISTENT, .parent_handle = 0x80000001 }, -EINVAL,
+		  "0x80000001 is not a persistent handle" },
+		{ 32, { .pcr_mask = 1, .eventlog = key, .eventlog_size = MB_SEALED_MAX_LOG + 1 }, -E2BIG,
+		  "event log to keep is larger" },
+		/* everything fits: only then is the missing TPM noticed */
+		{ 32, { .pcr_mask = 1 }, -EINVAL, "no TPM" },
+	};
+	mb_seal_options other_bank = { .pcr_mask = 1, .values = &sha1 };
+	mb_sealed *s;
+	mb_error err;
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r;
+
+		memset(&err, 0, sizeof(err));
+		s = (mb_sealed *) 1;
+		r = mb_seal_secret(NULL, secret, cases[i].secret_size, &cases[i].opt, &s, &err);
+
+		if (r != cases[i].code || !strstr(err.message, cases[i].words))
+			fail_msg("case %zu: %d \"%s\", wanted \"%s\"", i, r, err.message, cases[i].words);
+		assert_null(s);
+	}
+	/* values of SHA-1 for a (default) SHA-256 seal */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(mb_seal_secret(NULL, secret, 32, &other_bank, &s, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "another bank than sha256"));
+	assert_null(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus_accessors_and_round_trip),
+		cmocka_unit_test(test_hostile_variants),
+		cmocka_unit_test(test_seal_secret_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
