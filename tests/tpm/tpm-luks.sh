@@ -176,6 +176,22 @@ expect_rc 2 "enroll into a full header"
 grep -q "LUKS2 JSON metadata area (12288 bytes)" "$WORK/err" || fail "no room not said: $(cat "$WORK/err")"
 [ "$(cryptsetup luksDump "$WORK/full.img" | grep -c ': luks2$')" = "$(cat "$WORK/slots.before")" ] ||
 	fail "a keyslot stayed after the token did not fit"
+# room for the keyslot (~500 bytes of JSON) but not for the token (~1 KiB): the keyslot just
+# added is destroyed again
+filler() { printf '{"type":"filler","keyslots":[],"x":"%s"}' "$(head -c "$1" /dev/zero | tr '\0' a)"; }
+cp "$WORK/copy.img" "$WORK/tight.img"
+for size in $(seq 12000 -50 6000); do
+	filler "$size" | cryptsetup token import --token-id 9 "$WORK/tight.img" 2>/dev/null && break
+done
+cryptsetup token remove --token-id 9 "$WORK/tight.img" || fail "filler token remove"
+filler $((size - 700)) | cryptsetup token import --token-id 9 "$WORK/tight.img" || fail "smaller filler"
+cp "$WORK/tight.img" "$WORK/tight.copy"
+"$M" luks enroll "$WORK/tight.img" --pcrs 7 --key-file "$WORK/pw" > /dev/null 2>"$WORK/err"; rc=$?
+expect_rc 2 "enroll with room for the keyslot but not the token"
+grep -q "the token ([0-9]* bytes) does not fit in the LUKS2 JSON metadata area (12288 bytes" "$WORK/err" ||
+	fail "not said: $(cat "$WORK/err")"
+[ "$(cryptsetup luksDump "$WORK/tight.img" | grep -c ': luks2$')" = "$(cryptsetup luksDump "$WORK/tight.copy" | grep -c ': luks2$')" ] ||
+	fail "the keyslot stayed after its token did not fit: $(cryptsetup luksDump "$WORK/tight.img" | sed -n '/Keyslots/,/Tokens/p')"
 echo "ok: a wrong passphrase, a non-LUKS file, LUKS1, --pcrs none, a full header: exit 2, nothing changed (no keyslot left behind)"
 
 # 6. Hostile tokens (written with cryptsetup token import): exit 2 naming the field, never a crash.
