@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "tool/options.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -54,25 +54,6 @@ static const char luks_help[] =
 	"named), or it does not open its keyslot; 2 usage or input error (not LUKS2, a wrong\n"
 	"passphrase, a malformed token, no room in the LUKS2 header); 3 TPM error.\n";
 
-enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_AUTHORIZED_BY, OPT_KEY_FILE, OPT_TCTI, OPT_JSON, OPT_TOKEN,
-       OPT_TEST, OPT_LOG, OPT_SIGNATURE };
-
-static const struct option luks_options[] = {
-	{ "pcrs", required_argument, NULL, OPT_PCRS },
-	{ "bank", required_argument, NULL, OPT_BANK },
-	{ "values", required_argument, NULL, OPT_VALUES },
-	{ "authorized-by", required_argument, NULL, OPT_AUTHORIZED_BY },
-	{ "key-file", required_argument, NULL, OPT_KEY_FILE },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "token", required_argument, NULL, OPT_TOKEN },
-	{ "test", no_argument, NULL, OPT_TEST },
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "signature", required_argument, NULL, OPT_SIGNATURE },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
-
 typedef struct luks_args {
 	const char *pcrs, *values, *authority, *key_file, *tcti, *log;
 	const mb_digest_info *bank;
@@ -84,53 +65,56 @@ typedef struct luks_args {
 	int n_pos;
 } luks_args;
 
-/* Options a command takes, as the bits of luks_options' index. */
-#define TAKES(o) (1u << ((o) - OPT_PCRS))
+/* What each command takes: the bits of the options in luks_option_table. */
+enum {
+	LUKS_TAKES_PCRS = 1u << 0, LUKS_TAKES_BANK = 1u << 1, LUKS_TAKES_VALUES = 1u << 2, LUKS_TAKES_AUTHORIZED_BY = 1u << 3,
+	LUKS_TAKES_KEY_FILE = 1u << 4, LUKS_TAKES_TCTI = 1u << 5, LUKS_TAKES_JSON = 1u << 6, LUKS_TAKES_TOKEN = 1u << 7,
+	LUKS_TAKES_TEST = 1u << 8, LUKS_TAKES_LOG = 1u << 9, LUKS_TAKES_SIGNATURE = 1u << 10,
+};
+#define N_LUKS_OPTIONS 11
+
+static int add_signature(void *target, const char *arg, const char *verb)
+{
+	luks_args *a = target;
+
+	if (a->n_sigs == MAX_SIGNATURES)
+		return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
+	a->sigs[a->n_sigs++] = (char *) arg;
+	return EXIT_OK;
+}
 
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
 static int parse_args(int argc, char **argv, const char *verb, unsigned takes, int max_pos, luks_args *a)
 {
-	int c, idx = 0;
+	tool_option all[N_LUKS_OPTIONS] = {
+		TOOL_OPT_STR("pcrs", 0, &a->pcrs),
+		TOOL_OPT_ONE_BANK("bank", 0, &a->bank),
+		TOOL_OPT_STR("values", 0, &a->values),
+		TOOL_OPT_STR("authorized-by", 0, &a->authority),
+		TOOL_OPT_STR("key-file", 0, &a->key_file),
+		TOOL_OPT_STR("tcti", 0, &a->tcti),
+		TOOL_OPT_BOOL("json", 0, &a->json),
+		TOOL_OPT_NUMBER("token", 0, &a->token, 0, 31),
+		TOOL_OPT_BOOL("test", 0, &a->test),
+		TOOL_OPT_STR("log", 0, &a->log),
+		TOOL_OPT_FN("signature", 0, a, add_signature),
+	};
+	tool_option opts[N_LUKS_OPTIONS + 1];
+	size_t n = 0;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", luks_options, &idx)) != -1) {
-		if (c >= OPT_PCRS && !(takes & TAKES(c)))
-			return tool_usage_error(verb, "--%s does not apply here", luks_options[idx].name);
-		switch (c) {
-		case 'h': fputs(luks_help, stdout); return -1;
-		case OPT_PCRS: a->pcrs = optarg; break;
-		case OPT_BANK:
-			if (tool_bank_arg(verb, optarg, &a->bank) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case OPT_VALUES: a->values = optarg; break;
-		case OPT_AUTHORIZED_BY: a->authority = optarg; break;
-		case OPT_KEY_FILE: a->key_file = optarg; break;
-		case OPT_TCTI: a->tcti = optarg; break;
-		case OPT_JSON: a->json = true; break;
-		case OPT_TEST: a->test = true; break;
-		case OPT_LOG: a->log = optarg; break;
-		case OPT_SIGNATURE:
-			if (a->n_sigs == MAX_SIGNATURES)
-				return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
-			a->sigs[a->n_sigs++] = optarg;
-			break;
-		case OPT_TOKEN:
-			if (tool_parse_uint(optarg, 0, 31, &a->token) < 0)
-				return tool_usage_error(verb, "--token takes a token number, 0 to 31");
-			a->have_token = true;
-			break;
-		default:
-			return tool_usage_error(verb, "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
-	for (; optind < argc; optind++) {
-		if (a->n_pos == max_pos)
-			return tool_usage_error(verb, "unexpected argument '%s'", argv[optind]);
+	a->token = UINT32_MAX; /* not given */
+	for (size_t i = 0; i < N_LUKS_OPTIONS; i++)
+		if (takes & (1u << i))
+			opts[n++] = all[i];
+	opts[n] = (tool_option) TOOL_OPT_END;
+	rc = tool_parse_options(verb, luks_help, opts, argc, argv, max_pos);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc == EXIT_OK ? -1 : rc;
+	a->have_token = a->token != UINT32_MAX;
+	for (; optind < argc; optind++)
 		a->pos[a->n_pos++] = argv[optind];
-	}
 	if (a->n_pos == 0)
 		return tool_usage_error(verb, "needs a DEVICE (a LUKS2 block device or image file)");
 	return EXIT_OK;
@@ -250,8 +234,8 @@ static int luks_enroll(int argc, char **argv)
 	luks_args a;
 	int rc, token = -1, slot = -1;
 
-	rc = parse_args(argc, argv, "luks enroll", TAKES(OPT_PCRS) | TAKES(OPT_BANK) | TAKES(OPT_VALUES) |
-			TAKES(OPT_AUTHORIZED_BY) | TAKES(OPT_KEY_FILE) | TAKES(OPT_TCTI), 1, &a);
+	rc = parse_args(argc, argv, "luks enroll", LUKS_TAKES_PCRS | LUKS_TAKES_BANK | LUKS_TAKES_VALUES |
+			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (!a.pcrs == !a.authority)
@@ -334,7 +318,7 @@ static int luks_list(int argc, char **argv)
 	luks_args a;
 	int rc;
 
-	rc = parse_args(argc, argv, "luks list", TAKES(OPT_JSON), 1, &a);
+	rc = parse_args(argc, argv, "luks list", LUKS_TAKES_JSON, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (mb_luks_list(a.pos[0], &e, &n, &err) < 0)
@@ -396,7 +380,7 @@ static int luks_remove(int argc, char **argv)
 	luks_args a;
 	int rc, slot = -1;
 
-	rc = parse_args(argc, argv, "luks remove", TAKES(OPT_TOKEN), 1, &a);
+	rc = parse_args(argc, argv, "luks remove", LUKS_TAKES_TOKEN, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (!a.have_token)
@@ -422,8 +406,8 @@ static int luks_unlock(int argc, char **argv)
 	size_t i;
 
 	memset(sigs, 0, sizeof(sigs));
-	rc = parse_args(argc, argv, "luks unlock", TAKES(OPT_TOKEN) | TAKES(OPT_TEST) | TAKES(OPT_TCTI) | TAKES(OPT_LOG) |
-			TAKES(OPT_SIGNATURE), 2, &a);
+	rc = parse_args(argc, argv, "luks unlock", LUKS_TAKES_TOKEN | LUKS_TAKES_TEST | LUKS_TAKES_TCTI | LUKS_TAKES_LOG |
+			LUKS_TAKES_SIGNATURE, 2, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if ((a.n_pos == 2) == a.test)
