@@ -23,5 +23,6 @@
 #include <mboot/tpm-policy.h>
 #include <mboot/measure.h>
 #include <mboot/attest.h>
+#include <mboot/luks.h>
 
 #endif

@@ -23,6 +23,7 @@ static const struct {
 	{ "unseal", verb_unseal, "unseal it, or say which PCRs and events changed" },
 	{ "reseal", verb_reseal, "seal again to the current and the predicted PCR values (PolicyOR)" },
 	{ "ssh-hostkey", verb_ssh_hostkey, "SSH host keys sealed to a good boot, unsealed into tmpfs for sshd" },
+	{ "luks", verb_luks, "disk keys sealed into LUKS2 tokens: enroll, list, remove, unlock" },
 	{ "attest", verb_attest, "remote attestation: enroll, prove a boot to a verifier, verify the proof" },
 	{ "fleet", verb_fleet, "a fleet verifier's machines: list, show, set their policy, revoke, forget" },
 	{ "quote", verb_quote, "a TPM quote of the PCRs with the logs: the evidence 'attest verify' judges" },

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MBOOT_LUKS_H
+#define MBOOT_LUKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/error.h>
+#include <mboot/replay.h>
+#include <mboot/tpm.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Disk keys sealed into LUKS2 tokens (docs/luks.md). A key of its own (32 random bytes)
+ * opens one keyslot; it is sealed as `mboot seal` seals a secret, and the sealed object
+ * (without the event log a sealed file keeps) is stored in a LUKS2 token of type "mboot"
+ * bound to that keyslot:
+ *
+ *   {"type": "mboot", "keyslots": ["N"], "mboot": {"version": 1, "sealed": {SEALED FILE}}}
+ *
+ * A library built without libcryptsetup (meson -Dluks=disabled) still parses tokens; the
+ * calls that open a device then return -EOPNOTSUPP.
+ */
+#define MB_LUKS_TOKEN_TYPE "mboot"
+#define MB_LUKS_KEY_SIZE 32
+/* The largest token text read (untrusted); LUKS2's default JSON area is 12 KiB. */
+#define MB_LUKS_TOKEN_MAX (64u << 10)
+
+/* A token parsed and checked (mb_luks_token_parse). Opaque. */
+typedef struct mb_luks_token mb_luks_token;
+
+/*
+ * Parse a token's JSON (untrusted: strict JSON, caps, every field checked, the sealed
+ * object as mb_sealed_parse checks a sealed file). -EBADMSG names the field; -E2BIG over
+ * MB_LUKS_TOKEN_MAX.
+ */
+MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token **ret, mb_error *err) MB_WUR;
+MB_EXPORT void mb_luks_token_free(mb_luks_token *t);
+/* The keyslot the token opens. */
+MB_EXPORT int mb_luks_token_keyslot(const mb_luks_token *t);
+/* How the key unseals: "pcr", "or" (mboot reseal's this boot OR the next) or "authorize". */
+MB_EXPORT const char *mb_luks_token_policy(const mb_luks_token *t);
+/* The bank (an MB_ALG_ id) and PCRs (bit n: PCR n) sealed to; 0 for "authorize". */
+MB_EXPORT uint16_t mb_luks_token_bank(const mb_luks_token *t);
+MB_EXPORT uint32_t mb_luks_token_pcrs(const mb_luks_token *t);
+/*
+ * What the token says, as lines "\tkey: value\n" (what `cryptsetup luksDump` and `mboot
+ * luks list` show); NULL on ENOMEM. Caller frees.
+ */
+MB_EXPORT char *mb_luks_token_describe(const mb_luks_token *t);
+/*
+ * Unseal the token's key into key (MB_SEAL_MAX_SECRET bytes; *key_size its size): as
+ * mb_tpm_unseal_sealed, with its errors (MB_ERR_TPM_POLICY: not this boot; *explanation
+ * then says why). The caller wipes key.
+ */
+MB_EXPORT int mb_luks_token_unseal(mb_tpm *tpm, const mb_luks_token *t, const mb_unseal_options *opt, uint8_t *key,
+				   size_t *key_size, mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+/* An unseal explanation as text, one line a finding (what the token plugin logs); NULL on ENOMEM. */
+MB_EXPORT char *mb_luks_explanation_text(const mb_unseal_explanation *e);
+
+/* What mb_luks_enroll seals the new key to: PCR values, or a signing key. */
+typedef struct mb_luks_enroll_options {
+	uint32_t pcr_mask;                 /* the PCRs (bit n: PCR n); not 0 */
+	uint16_t bank;                     /* an MB_ALG_ id; 0: SHA-256 */
+	const mb_pcr_bank *values;         /* NULL: the TPM's values now; else these (predicted) */
+	/* Instead of PCRs: TPM2_PolicyAuthorize by this key (mb_tpm_key_public's TPM2B_PUBLIC). */
+	const uint8_t *authority_public;
+	size_t authority_public_size;
+	/* An existing passphrase (or key file's bytes) of the device, to add a keyslot with. */
+	const char *passphrase;
+	size_t passphrase_size;
+} mb_luks_enroll_options;
+
+/*
+ * Enroll: on the LUKS2 device (a block device or an image file), seal a new random key
+ * (MB_LUKS_KEY_SIZE bytes, kept only in locked memory and wiped) to opt, add a keyslot
+ * for it authorised by opt->passphrase, and store the sealed key in a new "mboot" token
+ * bound to that keyslot. The keyslot is removed again if the token cannot be stored
+ * (-ENOSPC: the JSON metadata area has no room, said with both sizes). Errors: -EINVAL
+ * (not LUKS2, bad options), -EPERM (the passphrase opens no keyslot), the TPM's
+ * (MB_ERR_TPM...), the system's. *ret_token, *ret_keyslot (may be NULL): what was added.
+ */
+MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *device, const mb_luks_enroll_options *opt, int *ret_token,
+			     int *ret_keyslot, mb_error *err) MB_WUR;
+
+/* One "mboot" token of a device: parsed, or why it does not parse. */
+typedef struct mb_luks_entry {
+	int token;
+	mb_luks_token *parsed;             /* NULL when the token is malformed: then error */
+	mb_error error;
+} mb_luks_entry;
+
+/* The device's "mboot" tokens, in token order (*ret_n may be 0). */
+MB_EXPORT int mb_luks_list(const char *device, mb_luks_entry **ret, size_t *ret_n, mb_error *err) MB_WUR;
+MB_EXPORT void mb_luks_list_free(mb_luks_entry *entries, size_t n);
+
+/*
+ * Remove "mboot" token `token` and the keyslot it opens (unless another token uses that
+ * keyslot too). Refused (-EBUSY, nothing changed) when no keyslot would remain that is
+ * not an mboot token's: the device must keep a way in that needs no TPM (a passphrase).
+ * -ENOENT: no such token; -EINVAL: not an "mboot" token. *ret_keyslot (may be NULL): the
+ * keyslot destroyed, or -1.
+ */
+MB_EXPORT int mb_luks_remove(const char *device, int token, int *ret_keyslot, mb_error *err) MB_WUR;
+
+/*
+ * Unseal the key of "mboot" token `token` (-1: each such token in order until one
+ * unseals) and open its keyslot: activate the device as name (a device-mapper name), or
+ * with name NULL only check that the key opens the keyslot. Returns the keyslot opened.
+ * MB_ERR_TPM_POLICY: no token unseals on this boot (*explanation says why, for the last
+ * one tried); -EPERM: a key unsealed but does not open its keyslot; -ENOENT: no such
+ * token; -EBADMSG: the token is malformed (named); the TPM's and the system's errors.
+ * *ret_token (may be NULL): the token used.
+ */
+MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *device, const char *name, int token,
+			     const mb_unseal_options *opt, int *ret_token, mb_unseal_explanation **explanation,
+			     mb_error *err) MB_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * "mboot" tokens on a LUKS2 device, through libcryptsetup (docs/luks.md): enroll, list,
+ * remove, unlock. The disk key lives only in one locked page of ours (and libcryptsetup's
+ * own buffers while it uses it), and is wiped on every path; it is never written anywhere
+ * but, sealed, into the token. libcryptsetup's messages are caught (a log callback on the
+ * device), never printed: the last error it gave goes into the mb_error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <libcryptsetup.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <mboot/luks.h>
+#include "shared/fail.h"
+#include "luks-internal.h"
+#include "luks-seal.h"
+
+/* LUKS2_KEYSLOTS_MAX; crypt_token_max(CRYPT_LUKS2) gives the tokens' */
+#define KEYSLOTS_MAX 32
+
+typedef struct device {
+	struct crypt_device *cd;
+	char last_error[256];      /* libcryptsetup's last error message, for ours */
+} device;
+
+static void on_log(int level, const char *msg, void *usrptr)
+{
+	device *d = usrptr;
+	size_t n;
+
+	if (level != CRYPT_LOG_ERROR || !msg)
+		return;
+	snprintf(d->last_error, sizeof(d->last_error), "%s", msg);
+	n = strlen(d->last_error);
+	while (n && d->last_error[n - 1] == '\n')
+		d->last_error[--n] = '\0';
+}
+
+/* libcryptsetup's words when it gave some, else strerror's. */
+static const char *why(const device *d, int r)
+{
+	return d->last_error[0] ? d->last_error : strerror(-r);
+}
+
+static int device_open(device *d, const char *path, mb_error *err)
+{
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	if (!path)
+		return set_error(err, -EINVAL, "no device given");
+	r = crypt_init(&d->cd, path);
+	if (r < 0)
+		return set_error(err, r, "%s: %s", path, strerror(-r));
+	crypt_set_log_callback(d->cd, on_log, d);
+	r = crypt_load(d->cd, CRYPT_LUKS2, NULL);
+	if (r < 0) {
+		crypt_free(d->cd);
+		d->cd = NULL;
+		return set_error(err, r == -ENOMEM ? r : -EINVAL, "%s: not a LUKS2 device", path);
+	}
+	return 0;
+}
+
+static void device_close(device *d)
+{
+	crypt_free(d->cd);
+	d->cd = NULL;
+}
+
+/* One page for the key: locked when the system lets us, out of core dumps, wiped when freed. */
+typedef struct key_page {
+	uint8_t *p;
+	size_t cap, size;
+	bool locked;
+} key_page;
+
+static int key_alloc(key_page *k, mb_error *err)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	k->cap = page > 0 ? (size_t) page : 4096;
+	k->size = 0;
+	k->p = aligned_alloc(k->cap, k->cap);
+	if (!k->p)
+		return set_error(err, -ENOMEM, "out of memory");
+	k->locked = mlock(k->p, k->cap) == 0;
+	(void) madvise(k->p, k->cap, MADV_DONTDUMP);
+	return 0;
+}
+
+static void key_free(key_page *k)
+{
+	if (!k->p)
+		return;
+	OPENSSL_cleanse(k->p, k->cap);
+	if (k->locked)
+		munlock(k->p, k->cap);
+	free(k->p);
+	k->p = NULL;
+}
+
+/* Token id's type when it is an active token; NULL when it is free. */
+static const char *token_type(device *d, int id)
+{
+	const char *type = NULL;
+	crypt_token_info st = crypt_token_status(d->cd, id, &type);
+
+	if (st == CRYPT_TOKEN_INVALID || st == CRYPT_TOKEN_INACTIVE)
+		return NULL;
+	return type;
+}
+
+static bool is_mboot_token(device *d, int id)
+{
+	const char *type = token_type(d, id);
+
+	return type && strcmp(type, MB_LUKS_TOKEN_TYPE) == 0;
+}
+
+static int token_read(device *d, int id, mb_luks_token **ret, mb_error *err)
+{
+	const char *json = NULL;
+	int r = crypt_token_json_get(d->cd, id, &json);
+	char what[32];
+
+	*ret = NULL;
+	if (r < 0)
+		return set_error(err, r, "token %d: %s", id, why(d, r));
+	r = mb_luks_token_parse(json, strlen(json), ret, err);
+	if (r < 0) {
+		snprintf(what, sizeof(what), "token %d", id);
+		prefix_error(err, r, what);
+	}
+	return r;
+}
+
+MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll_options *opt, int *ret_token,
+			     int *ret_keyslot, mb_error *err)
+{
+	/* the key is random: stretching it adds nothing, and PBKDF2 at its minimum opens it at once */
+	struct crypt_pbkdf_type fast = {
+		.type = CRYPT_KDF_PBKDF2, .hash = "sha512", .iterations = 1000, .flags = CRYPT_PBKDF_NO_BENCHMARK,
+	};
+	uint64_t metadata_size = 0, keyslots_size = 0;
+	size_t token_size;
+	char *sealed = NULL, *tok = NULL;
+	key_page key = { 0 };
+	device d = { 0 };
+	int r, slot = -1, id = -1;
+
+	if (ret_token)
+		*ret_token = -1;
+	if (ret_keyslot)
+		*ret_keyslot = -1;
+	if (!opt || !opt->passphrase)
+		return set_error(err, -EINVAL, "enrolling needs an existing passphrase of the device");
+	if (!opt->authority_public == !opt->pcr_mask)
+		return set_error(err, -EINVAL, "enrolling needs PCRs or a signing key to seal to (one of them)");
+	r = device_open(&d, path, err);
+	if (r < 0)
+		return r;
+	r = key_alloc(&key, err);
+	if (r < 0)
+		goto out;
+	if (RAND_priv_bytes(key.p, MB_LUKS_KEY_SIZE) != 1) {
+		r = set_error(err, -EIO, "no random bytes for the key");
+		goto out;
+	}
+	key.size = MB_LUKS_KEY_SIZE;
+	r = luks_seal_key(tpm, key.p, key.size, opt, &sealed, err);
+	if (r < 0)
+		goto out;
+	/* the widest keyslot number, to refuse a token too large before a keyslot is added */
+	r = luks_token_build(KEYSLOTS_MAX - 1, sealed, &tok, err);
+	if (r < 0)
+		goto out;
+	if (crypt_get_metadata_size(d.cd, &metadata_size, &keyslots_size) == 0 && metadata_size > 4096 &&
+	    strlen(tok) >= metadata_size - 4096) {
+		r = set_error(err, -ENOSPC, "%s: the token (%zu bytes) does not fit in the LUKS2 JSON metadata area "
+			      "(%llu bytes)", path, strlen(tok), (unsigned long long) (metadata_size - 4096));
+		goto out;
+	}
+	token_size = strlen(tok);
+	free(tok);
+	tok = NULL;
+
+	r = crypt_set_pbkdf_type(d.cd, &fast);
+	if (r < 0) {
+		r = set_error(err, r, "%s: %s", path, why(&d, r));
+		goto out;
+	}
+	d.last_error[0] = '\0';
+	slot = crypt_keyslot_add_by_passphrase(d.cd, CRYPT_ANY_SLOT, opt->passphrase, opt->passphrase_size,
+					       (const char *) key.p, key.size);
+	if (slot < 0) {
+		if (slot == -EPERM)
+			r = set_error(err, -EPERM, "%s: the passphrase opens no keyslot", path);
+		else if (slot == -ENOSPC)
+			r = set_error(err, -ENOSPC, "%s: the LUKS2 JSON metadata area (%llu bytes) has no room for another "
+				      "keyslot and a token of %zu bytes", path,
+				      (unsigned long long) (metadata_size > 4096 ? metadata_size - 4096 : 0), token_size);
+		else
+			r = set_error(err, slot, "%s: adding a keyslot: %s", path, why(&d, slot));
+		slot = -1;
+		goto out;
+	}
+	r = luks_token_build(slot, sealed, &tok, err);
+	if (r == 0) {
+		d.last_error[0] = '\0';
+		id = crypt_token_json_set(d.cd, CRYPT_ANY_TOKEN, tok);
+		if (id < 0)
+			r = id == -ENOSPC || id == -EINVAL ?
+				    set_error(err, -ENOSPC, "%s: the token (%zu bytes) does not fit in the LUKS2 JSON "
+					      "metadata area (%llu bytes, %s)", path, strlen(tok),
+					      (unsigned long long) (metadata_size > 4096 ? metadata_size - 4096 : 0),
+					      why(&d, id)) :
+				    set_error(err, id, "%s: storing the token: %s", path, why(&d, id));
+	}
+	if (r < 0) {
+		/* no keyslot without its token: nothing could open it */
+		(void) crypt_keyslot_destroy(d.cd, slot);
+		goto out;
+	}
+	if (ret_token)
+		*ret_token = id;
+	if (ret_keyslot)
+		*ret_keyslot = slot;
+	r = 0;
+out:
+	key_free(&key);
+	free(sealed);
+	free(tok);
+	device_close(&d);
+	return r;
+}
+
+MB_EXPORT void mb_luks_list_free(mb_luks_entry *entries, size_t n)
+{
+	for (size_t i = 0; entries && i < n; i++)
+		mb_luks_token_free(entries[i].parsed);
+	free(entries);
+}
+
+MB_EXPORT int mb_luks_list(const char *path, mb_luks_entry **ret, size_t *ret_n, mb_error *err)
+{
+	int max = crypt_token_max(CRYPT_LUKS2);
+	mb_luks_entry *e = NULL;
+	size_t n = 0;
+	device d;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = device_open(&d, path, err);
+	if (r < 0)
+		return r;
+	if (max > 0 && !(e = calloc((size_t) max, sizeof(*e)))) {
+		device_close(&d);
+		return set_error(err, -ENOMEM, "out of memory");
+	}
+	for (int id = 0; id < max; id++) {
+		if (!is_mboot_token(&d, id))
+			continue;
+		e[n].token = id;
+		r = token_read(&d, id, &e[n].parsed, &e[n].error);
+		if (r == -ENOMEM) {
+			mb_luks_list_free(e, n + 1);
+			device_close(&d);
+			return set_error(err, r, "out of memory");
+		}
+		n++;
+	}
+	device_close(&d);
+	*ret = e;
+	*ret_n = n;
+	return 0;
+}
+
+/* Whether any token of the device (of any type) is assigned to keyslot. */
+static bool slot_has_token(device *d, int max_tokens, int slot, int except)
+{
+	for (int id = 0; id < max_tokens; id++)
+		if (id != except && token_type(d, id) && crypt_token_is_assigned(d->cd, id, slot) == 0)
+			return true;
+	return false;
+}
+
+MB_EXPORT int mb_luks_remove(const char *path, int token, int *ret_keyslot, mb_error *err)
+{
+	int max = crypt_token_max(CRYPT_LUKS2), destroy = -1, others = 0, r;
+	const char *type;
+	device d;
+
+	if (ret_keyslot)
+		*ret_keyslot = -1;
+	r = device_open(&d, path, err);
+	if (r < 0)
+		return r;
+	if (token < 0 || token >= max || !(type = token_type(&d, token))) {
+		r = set_error(err, -ENOENT, "%s: no token %d", path, token);
+		goto out;
+	}
+	if (strcmp(type, MB_LUKS_TOKEN_TYPE) != 0) {
+		r = set_error(err, -EINVAL, "%s: token %d is of type \"%.64s\", not \"" MB_LUKS_TOKEN_TYPE "\"", path,
+			      token, type);
+		goto out;
+	}
+	/*
+	 * What LUKS2 says is assigned, not what the token's JSON claims (which may be corrupt);
+	 * and a way in must remain that needs no TPM: a keyslot no token is assigned to.
+	 */
+	for (int slot = 0; slot < KEYSLOTS_MAX; slot++) {
+		crypt_keyslot_info st = crypt_keyslot_status(d.cd, slot);
+
+		if (st != CRYPT_SLOT_ACTIVE && st != CRYPT_SLOT_ACTIVE_LAST)
+			continue;
+		if (crypt_token_is_assigned(d.cd, token, slot) == 0) {
+			if (!slot_has_token(&d, max, slot, token))
+				destroy = slot;
+		} else if (!slot_has_token(&d, max, slot, -1))
+			others++;
+	}
+	if (!others) {
+		r = set_error(err, -EBUSY, "%s: refusing to remove token %d: no keyslot opened by a passphrase would "
+			      "remain (add one first: cryptsetup luksAddKey)", path, token);
+		goto out;
+	}
+	d.last_error[0] = '\0';
+	r = crypt_token_json_set(d.cd, token, NULL);
+	if (r < 0) {
+		r = set_error(err, r, "%s: removing token %d: %s", path, token, why(&d, r));
+		goto out;
+	}
+	if (destroy >= 0) {
+		r = crypt_keyslot_destroy(d.cd, destroy);
+		if (r < 0) {
+			r = set_error(err, r, "%s: token %d removed, but not its keyslot %d: %s", path, token, destroy,
+				      why(&d, r));
+			goto out;
+		}
+		if (ret_keyslot)
+			*ret_keyslot = destroy;
+	}
+	r = 0;
+out:
+	device_close(&d);
+	return r;
+}
+
+/* Unseal token id's key and open its keyslot (activate as name, or only check with name NULL). */
+static int unlock_one(mb_tpm *tpm, device *d, const char *path, const char *name, int id,
+		      const mb_unseal_options *opt, mb_unseal_explanation **explanation, mb_error *err)
+{
+	mb_luks_token *t = NULL;
+	key_page key = { 0 };
+	int r = token_read(d, id, &t, err), slot;
+
+	if (r < 0)
+		return r;
+	r = key_alloc(&key, err);
+	if (r == 0)
+		r = mb_luks_token_unseal(tpm, t, opt, key.p, &key.size, explanation, err);
+	if (r < 0)
+		goto out;
+	slot = mb_luks_token_keyslot(t);
+	d->last_error[0] = '\0';
+	r = crypt_activate_by_passphrase(d->cd, name, slot, (const char *) key.p, key.size, 0);
+	if (r == -EPERM || r == -ENOENT)
+		r = set_error(err, -EPERM, "%s: token %d's key does not open keyslot %d", path, id, slot);
+	else if (r < 0)
+		r = set_error(err, r, "%s: %s keyslot %d: %s", path, name ? "activating with" : "checking", slot,
+			      why(d, r));
+out:
+	key_free(&key);
+	mb_luks_token_free(t);
+	return r;
+}
+
+MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, int token,
+			     const mb_unseal_options *opt, int *ret_token, mb_unseal_explanation **explanation,
+			     mb_error *err)
+{
+	int max = crypt_token_max(CRYPT_LUKS2), r = 0, found = 0;
+	device d;
+
+	*explanation = NULL;
+	if (ret_token)
+		*ret_token = -1;
+	r = device_open(&d, path, err);
+	if (r < 0)
+		return r;
+	if (token >= 0) {
+		if (token >= max || !is_mboot_token(&d, token))
+			r = set_error(err, -ENOENT, "%s: no \"" MB_LUKS_TOKEN_TYPE "\" token %d", path, token);
+		else if ((r = unlock_one(tpm, &d, path, name, token, opt, explanation, err)) >= 0 && ret_token)
+			*ret_token = token;
+		goto out;
+	}
+	/*
+	 * Each token in turn until one opens. What is said when none does: a refusal of this
+	 * boot (with its explanation) before another token's error, else the last error. A
+	 * token of the other kind (PCRs, signed policies) than the signatures given is no error
+	 * to stop at; a TPM that does not answer will not answer for the next token either.
+	 */
+	int best = 0;
+
+	for (int id = 0; id < max; id++) {
+		mb_unseal_explanation *e = NULL;
+		mb_error one = { 0 };
+
+		if (!is_mboot_token(&d, id))
+			continue;
+		found++;
+		r = unlock_one(tpm, &d, path, name, id, opt, &e, &one);
+		if (r >= 0) {
+			mb_unseal_explanation_free(e);
+			if (ret_token)
+				*ret_token = id;
+			goto out;
+		}
+		if (r == MB_ERR_TPM_POLICY || best != MB_ERR_TPM_POLICY) {
+			best = r;
+			if (err)
+				*err = one;
+			mb_unseal_explanation_free(*explanation);
+			*explanation = e;
+		} else
+			mb_unseal_explanation_free(e);
+		if (r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == -ENOMEM)
+			goto out;
+	}
+	r = best;
+	if (!found)
+		r = set_error(err, -ENOENT, "%s: no \"" MB_LUKS_TOKEN_TYPE "\" token (mboot luks enroll adds one)", path);
+out:
+	device_close(&d);
+	return r;
+}

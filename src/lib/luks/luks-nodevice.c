@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A libmboot built without libcryptsetup (-Dluks=disabled): the same exports, no device. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <mboot/luks.h>
+#include "shared/fail.h"
+
+static int no_luks(mb_error *err)
+{
+	return set_error(err, -EOPNOTSUPP, "this mboot was built without LUKS support (libcryptsetup)");
+}
+
+MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll_options *opt, int *ret_token,
+			     int *ret_keyslot, mb_error *err)
+{
+	return no_luks(err);
+}
+
+MB_EXPORT int mb_luks_list(const char *path, mb_luks_entry **ret, size_t *ret_n, mb_error *err)
+{
+	*ret = NULL;
+	*ret_n = 0;
+	return no_luks(err);
+}
+
+MB_EXPORT void mb_luks_list_free(mb_luks_entry *entries, size_t n)
+{
+	free(entries);
+}
+
+MB_EXPORT int mb_luks_remove(const char *path, int token, int *ret_keyslot, mb_error *err)
+{
+	return no_luks(err);
+}
+
+MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *device, const char *name, int token,
+			     const mb_unseal_options *opt, int *ret_token, mb_unseal_explanation **explanation,
+			     mb_error *err)
+{
+	*explanation = NULL;
+	return no_luks(err);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The luks part's adapter to the sealing API (luks-seal.h): sealing a disk key the way
+ * `mboot seal` does (mb_seal_secret), and unsealing it, with the sealed object passed
+ * around as text. Only this file changes when mb_sealed does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/seal.h>
+#include <mboot/tpm.h>
+#include "shared/fail.h"
+#include "luks-seal.h"
+
+int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_enroll_options *opt,
+		  char **ret_json, mb_error *err)
+{
+	/* no event log: the LUKS2 header has no room for one (docs/luks.md) */
+	mb_seal_options so = {
+		.pcr_mask = opt->authority_public ? 0 : opt->pcr_mask,
+		.bank = opt->authority_public ? 0 : opt->bank,
+		.values = opt->authority_public ? NULL : opt->values,
+		.authority_public = opt->authority_public,
+		.authority_public_size = opt->authority_public_size,
+		.parent = MB_SEAL_PARENT_AUTO,
+	};
+	mb_sealed *s = NULL;
+	int r;
+
+	*ret_json = NULL;
+	r = mb_seal_secret(t, key, key_size, &so, &s, err);
+	if (r < 0)
+		return r;
+	*ret_json = mb_sealed_to_json(s);
+	mb_sealed_free(s);
+	return *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
+}
+
+int luks_sealed_check(const char *json, size_t size, luks_sealed_info *info, mb_error *err)
+{
+	mb_sealed *s = NULL;
+	const uint8_t *name;
+	int r = mb_sealed_parse(json, size, &s, err);
+
+	if (r < 0)
+		return r;
+	memset(info, 0, sizeof(*info));
+	switch (mb_sealed_policy_kind(s)) {
+	case MB_SEAL_POLICY_AUTHORIZE:
+		info->policy = "authorize";
+		name = mb_sealed_auth_key_name(s);
+		if (name)
+			memcpy(info->auth_key_name, name, MB_TPM_NAME_SIZE);
+		break;
+	case MB_SEAL_POLICY_OR:
+		info->policy = "or";
+		break;
+	default:
+		info->policy = "pcr";
+		break;
+	}
+	info->bank = mb_sealed_bank(s);
+	info->pcrs = mb_sealed_mask(s);
+	info->n_branches = mb_sealed_n_branches(s);
+	mb_sealed_free(s);
+	return 0;
+}
+
+int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const mb_unseal_options *opt, uint8_t *out,
+		    size_t *out_size, mb_unseal_explanation **explanation, mb_error *err)
+{
+	mb_sealed *s = NULL;
+	int r;
+
+	*explanation = NULL;
+	r = mb_sealed_parse(json, size, &s, err);
+	if (r < 0)
+		return r;
+	r = mb_tpm_unseal_sealed(t, s, opt, out, out_size, explanation, err);
+	mb_sealed_free(s);
+	return r;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The only place the luks part touches the sealing API (mb_sealed and how a secret is
+ * sealed): the rest of src/lib/luks sees a sealed key as the JSON text of a sealed file
+ * without its event log. Internal.
+ */
+#ifndef MB_LUKS_SEAL_H
+#define MB_LUKS_SEAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mboot/luks.h>
+#include <mboot/tpm.h>
+
+/* What a sealed file says about how it unseals (for list and luksDump). */
+typedef struct luks_sealed_info {
+	const char *policy;   /* "pcr", "or" or "authorize" (static) */
+	uint16_t bank;        /* 0 for "authorize" */
+	uint32_t pcrs;        /* the sealed PCRs; for "or" those of the boot of sealing */
+	size_t n_branches;    /* "or" only */
+	uint8_t auth_key_name[MB_TPM_NAME_SIZE]; /* "authorize" only */
+} luks_sealed_info;
+
+/*
+ * Seal key as `mboot seal` does, to what opt says (PCR values or a signing key; no event
+ * log is kept), and return the sealed file's JSON text (*ret_json, malloc'd).
+ */
+int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_enroll_options *opt,
+		  char **ret_json, mb_error *err);
+/* Check a sealed file's text (untrusted: mb_sealed_parse's checks) and say how it unseals. */
+int luks_sealed_check(const char *json, size_t size, luks_sealed_info *info, mb_error *err);
+/* mb_tpm_unseal_sealed of the sealed file's text into out (MB_SEAL_MAX_SECRET bytes). */
+int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const mb_unseal_options *opt, uint8_t *out,
+		    size_t *out_size, mb_unseal_explanation **explanation, mb_error *err);
+
+#endif

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcryptsetup-token-mboot.so: the cryptsetup token plugin for "mboot" LUKS2 tokens
+ * (docs/luks.md), so that `cryptsetup open` and `systemd-cryptsetup` unseal the disk key
+ * with no mboot on the command line. ABI: libcryptsetup.h "CRYPTSETUP_TOKEN_1.0" (the
+ * symbols are versioned by luks-token.sym). The work is libmboot's (mb_luks_token_*); this
+ * is the glue: the TPM is $TPM2TOOLS_TCTI, else device:/dev/tpmrm0, as for mboot, and a
+ * refusal is logged with crypt_log (which PCRs and events differ), before cryptsetup
+ * falls back to asking for a passphrase.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <libcryptsetup.h>
+#include <openssl/crypto.h>
+
+#include <mboot/luks.h>
+#include <mboot/seal.h>
+#include <mboot/tpm.h>
+#include <mboot/version.h>
+
+#define PLUGIN_EXPORT __attribute__((visibility("default")))
+
+/* The firmware event log of this boot, to say which events changed. */
+#define SYSTEM_LOG "/sys/kernel/security/tpm0/binary_bios_measurements"
+
+PLUGIN_EXPORT const char *cryptsetup_token_version(void);
+PLUGIN_EXPORT int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, size_t *buffer_len,
+					void *usrptr);
+PLUGIN_EXPORT void cryptsetup_token_buffer_free(void *buffer, size_t buffer_len);
+PLUGIN_EXPORT int cryptsetup_token_validate(struct crypt_device *cd, const char *json);
+PLUGIN_EXPORT void cryptsetup_token_dump(struct crypt_device *cd, const char *json);
+
+const char *cryptsetup_token_version(void)
+{
+	return mb_version();
+}
+
+static size_t page_size(void)
+{
+	long n = sysconf(_SC_PAGESIZE);
+
+	return n > 0 ? (size_t) n : 4096;
+}
+
+/* text without its last newline (libcryptsetup's log ends each message with one); "" for NULL */
+static const char *chomp(char *text)
+{
+	size_t n = text ? strlen(text) : 0;
+
+	if (n && text[n - 1] == '\n')
+		text[n - 1] = '\0';
+	return text ? text : "";
+}
+
+static int token_get(struct crypt_device *cd, int token, mb_luks_token **ret)
+{
+	const char *json = NULL;
+	mb_error err = { 0 };
+	int r = crypt_token_json_get(cd, token, &json);
+
+	*ret = NULL;
+	if (r < 0)
+		return r;
+	r = mb_luks_token_parse(json, strlen(json), ret, &err);
+	if (r < 0) {
+		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d is malformed: %s\n", token, err.message);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The key goes into one locked page of ours, given to libcryptsetup as the passphrase;
+ * it hands the page back to cryptsetup_token_buffer_free, which wipes it.
+ */
+int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, size_t *buffer_len, void *usrptr)
+{
+	mb_unseal_options opt = { .log_path = SYSTEM_LOG };
+	mb_unseal_explanation *e = NULL;
+	mb_luks_token *t = NULL;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	size_t size = 0, cap = page_size();
+	uint8_t *key = NULL;
+	char *text;
+	int r;
+
+	(void) usrptr;
+	*buffer = NULL;
+	*buffer_len = 0;
+	r = token_get(cd, token, &t);
+	if (r < 0)
+		return r;
+	key = aligned_alloc(cap, cap);
+	if (!key) {
+		mb_luks_token_free(t);
+		return -ENOMEM;
+	}
+	(void) mlock(key, cap);
+	(void) madvise(key, cap, MADV_DONTDUMP);
+	/* tpm2-tss's own log lines would land between cryptsetup's; the refusal is said below */
+	setenv("TSS2_LOG", "all+none", 0);
+	r = mb_tpm_open(NULL, &tpm, &err);
+	if (r < 0) {
+		/* no TPM here: "requires additional hardware not present" */
+		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d: %s\n", token, err.message);
+		r = -EAGAIN;
+		goto fail;
+	}
+	r = mb_luks_token_unseal(tpm, t, &opt, key, &size, &e, &err);
+	if (r == MB_ERR_TPM_POLICY) {
+		text = mb_luks_explanation_text(e);
+		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d: the disk key is not released on this boot.\n%s", token,
+			   chomp(text));
+		free(text);
+		r = -EPERM;
+		goto fail;
+	}
+	if (r < 0) {
+		text = e ? mb_luks_explanation_text(e) : NULL;
+		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d: %s\n%s", token, err.message, chomp(text));
+		free(text);
+		r = r == -ENOMEM ? r : -EIO;
+		goto fail;
+	}
+	mb_unseal_explanation_free(e);
+	mb_luks_token_free(t);
+	mb_tpm_free(tpm);
+	*buffer = (char *) key;
+	*buffer_len = size;
+	return 0;
+fail:
+	mb_unseal_explanation_free(e);
+	mb_luks_token_free(t);
+	mb_tpm_free(tpm);
+	cryptsetup_token_buffer_free(key, size);
+	return r;
+}
+
+void cryptsetup_token_buffer_free(void *buffer, size_t buffer_len)
+{
+	size_t cap = page_size();
+
+	(void) buffer_len;
+	if (!buffer)
+		return;
+	/* the whole page: it is ours, and what the TPM returned is in it */
+	OPENSSL_cleanse(buffer, cap);
+	(void) munlock(buffer, cap);
+	free(buffer);
+}
+
+int cryptsetup_token_validate(struct crypt_device *cd, const char *json)
+{
+	mb_luks_token *t = NULL;
+	mb_error err = { 0 };
+	int r = mb_luks_token_parse(json, strlen(json), &t, &err);
+
+	if (r < 0) {
+		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: malformed token: %s\n", err.message);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	mb_luks_token_free(t);
+	return 0;
+}
+
+void cryptsetup_token_dump(struct crypt_device *cd, const char *json)
+{
+	mb_luks_token *t = NULL;
+	mb_error err = { 0 };
+	char *text;
+
+	if (mb_luks_token_parse(json, strlen(json), &t, &err) < 0) {
+		crypt_logf(cd, CRYPT_LOG_NORMAL, "\tmalformed mboot token: %s\n", err.message);
+		return;
+	}
+	text = mb_luks_token_describe(t);
+	if (text)
+		crypt_log(cd, CRYPT_LOG_NORMAL, text);
+	free(text);
+	mb_luks_token_free(t);
+}

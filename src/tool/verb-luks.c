@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mboot luks: disk keys sealed into LUKS2 tokens (docs/luks.md). The library does the work
+ * (mb_luks_*: libcryptsetup and the sealing); this parses options, reads the existing
+ * passphrase (from a terminal with no echo, or --key-file) into a locked page, and prints.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "tool/options.h"
+#include "tool/seal-common.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+/* The largest key file read: cryptsetup's own key files are a few KiB; the page is locked. */
+#define KEY_FILE_MAX 8192
+
+static const char luks_help[] =
+	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] |\n"
+	"                                 --authorized-by PUBKEY) [--key-file FILE] [--tcti TCTI]\n"
+	"       mboot luks list DEVICE [--json]\n"
+	"       mboot luks remove DEVICE --token N\n"
+	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--signature SIG ...] [--log LOG]\n"
+	"                         [--tcti TCTI]\n\n"
+	"Disk keys sealed into LUKS2 tokens. DEVICE is a LUKS2 block device or image file.\n\n"
+	"enroll: add a keyslot with a new random 32-byte key, authorised by an existing passphrase\n"
+	"  (asked on the terminal, or the bytes of --key-file; '-' is stdin), seal the key as\n"
+	"  'mboot seal' does, and store the sealed key in a LUKS2 token of type \"mboot\" bound to\n"
+	"  that keyslot. The key itself is never written anywhere. With the token plugin\n"
+	"  installed, 'cryptsetup open DEVICE NAME' unseals it; on a boot whose PCRs differ it says\n"
+	"  which, and asks for a passphrase.\n"
+	"  --pcrs LIST       the PCRs to seal to, e.g. 0,2,4,7\n"
+	"  --bank NAME       their bank (default sha256)\n"
+	"  --values current  the values the TPM holds now (default); FILE: predicted values\n"
+	"  --authorized-by PUBKEY  instead: any PCR values the key's owner signs ('mboot seal --help')\n"
+	"list: the device's mboot tokens, their keyslots and what they are sealed to.\n"
+	"remove: token N and its keyslot; refused when no keyslot opened by a passphrase would remain.\n"
+	"unlock: unseal the key (of token N, else of each mboot token in turn) and activate the\n"
+	"  device as /dev/mapper/NAME; --test only checks that the key opens its keyslot.\n"
+	"  --signature SIG   for a key sealed --authorized-by: a signed policy ('mboot policy\n"
+	"                    sign'); up to 8, the one whose values the PCRs hold is used\n"
+	"  --log LOG         today's event log, to name the events that changed (default\n"
+	"                    " MB_DEFAULT_LOG ")\n"
+	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Exit: 0 done; 1 (unlock) the key is not released on this boot (the PCRs and events are\n"
+	"named), or it does not open its keyslot; 2 usage or input error (not LUKS2, a wrong\n"
+	"passphrase, a malformed token, no room in the LUKS2 header); 3 TPM error.\n";
+
+typedef struct luks_args {
+	const char *pcrs, *values, *authority, *key_file, *tcti, *log;
+	const mb_digest_info *bank;
+	bool json, test, have_token;
+	unsigned token;
+	char *sigs[MAX_SIGNATURES];
+	size_t n_sigs;
+	char *pos[2];
+	int n_pos;
+} luks_args;
+
+/* What each command takes: the bits of the options in luks_option_table. */
+enum {
+	LUKS_TAKES_PCRS = 1u << 0, LUKS_TAKES_BANK = 1u << 1, LUKS_TAKES_VALUES = 1u << 2, LUKS_TAKES_AUTHORIZED_BY = 1u << 3,
+	LUKS_TAKES_KEY_FILE = 1u << 4, LUKS_TAKES_TCTI = 1u << 5, LUKS_TAKES_JSON = 1u << 6, LUKS_TAKES_TOKEN = 1u << 7,
+	LUKS_TAKES_TEST = 1u << 8, LUKS_TAKES_LOG = 1u << 9, LUKS_TAKES_SIGNATURE = 1u << 10,
+};
+#define N_LUKS_OPTIONS 11
+
+static int add_signature(void *target, const char *arg, const char *verb)
+{
+	luks_args *a = target;
+
+	if (a->n_sigs == MAX_SIGNATURES)
+		return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
+	a->sigs[a->n_sigs++] = (char *) arg;
+	return EXIT_OK;
+}
+
+/* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
+static int parse_args(int argc, char **argv, const char *verb, unsigned takes, int max_pos, luks_args *a)
+{
+	tool_option all[N_LUKS_OPTIONS] = {
+		TOOL_OPT_STR("pcrs", 0, &a->pcrs),
+		TOOL_OPT_ONE_BANK("bank", 0, &a->bank),
+		TOOL_OPT_STR("values", 0, &a->values),
+		TOOL_OPT_STR("authorized-by", 0, &a->authority),
+		TOOL_OPT_STR("key-file", 0, &a->key_file),
+		TOOL_OPT_STR("tcti", 0, &a->tcti),
+		TOOL_OPT_BOOL("json", 0, &a->json),
+		TOOL_OPT_NUMBER("token", 0, &a->token, 0, 31),
+		TOOL_OPT_BOOL("test", 0, &a->test),
+		TOOL_OPT_STR("log", 0, &a->log),
+		TOOL_OPT_FN("signature", 0, a, add_signature),
+	};
+	tool_option opts[N_LUKS_OPTIONS + 1];
+	size_t n = 0;
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	a->token = UINT32_MAX; /* not given */
+	for (size_t i = 0; i < N_LUKS_OPTIONS; i++)
+		if (takes & (1u << i))
+			opts[n++] = all[i];
+	opts[n] = (tool_option) TOOL_OPT_END;
+	rc = tool_parse_options(verb, luks_help, opts, argc, argv, max_pos);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc == EXIT_OK ? -1 : rc;
+	a->have_token = a->token != UINT32_MAX;
+	for (; optind < argc; optind++)
+		a->pos[a->n_pos++] = argv[optind];
+	if (a->n_pos == 0)
+		return tool_usage_error(verb, "needs a DEVICE (a LUKS2 block device or image file)");
+	return EXIT_OK;
+}
+
+/* A failed mb_luks_* call: its exit code, said. */
+static int luks_exit(const char *what, const mb_error *err)
+{
+	switch (err->code) {
+	case MB_ERR_TPM:
+	case MB_ERR_TPM_LOCKOUT:
+	case MB_ERR_TPM_SIGNATURE:
+		return tpm_error_exit(err);
+	case MB_ERR_TPM_POLICY:
+	case -EPERM:
+		tool_report(what, err);
+		return EXIT_FAILED;
+	default:
+		tool_report(what, err);
+		return EXIT_USAGE;
+	}
+}
+
+/* The passphrase, from the terminal with echo off (its newline dropped), into the locked page. */
+static int read_passphrase_tty(const char *device, secret_buf *pw)
+{
+	struct termios old, quiet;
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	bool restore = false;
+	int rc = EXIT_OK;
+
+	if (fd < 0) {
+		tool_errorf("luks enroll: no terminal to ask for a passphrase of %s: give --key-file FILE", device);
+		return EXIT_USAGE;
+	}
+	dprintf(fd, "Enter an existing passphrase of %s: ", device);
+	if (tcgetattr(fd, &old) == 0) {
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t) ECHO;
+		restore = tcsetattr(fd, TCSAFLUSH, &quiet) == 0;
+	}
+	for (;;) {
+		char c;
+		ssize_t n = read(fd, &c, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || c == '\n')
+			break;
+		if (pw->size == pw->cap) {
+			tool_errorf("luks enroll: the passphrase is longer than %zu bytes", pw->cap);
+			rc = EXIT_USAGE;
+			break;
+		}
+		pw->p[pw->size++] = (uint8_t) c;
+	}
+	if (restore)
+		(void) tcsetattr(fd, TCSAFLUSH, &old);
+	dprintf(fd, "\n");
+	close(fd);
+	if (rc == EXIT_OK && pw->size == 0) {
+		tool_errorf("luks enroll: no passphrase given");
+		rc = EXIT_USAGE;
+	}
+	return rc;
+}
+
+/* A key file's bytes, all of them (as cryptsetup --key-file takes them), with read(2): no stdio buffer. */
+static int read_key_file(const char *path, secret_buf *pw)
+{
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = pw->cap < KEY_FILE_MAX ? pw->cap : KEY_FILE_MAX;
+	int rc = EXIT_OK;
+
+	if (fd < 0) {
+		tool_errorf("%s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	for (;;) {
+		uint8_t extra;
+		ssize_t n = pw->size < cap ? read(fd, pw->p + pw->size, cap - pw->size) : read(fd, &extra, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			tool_errorf("%s: %s", path, strerror(errno));
+			rc = EXIT_USAGE;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (pw->size == cap) {
+			explicit_bzero(&extra, 1);
+			tool_errorf("%s: a key file of more than %zu bytes is not taken", path, cap);
+			rc = EXIT_USAGE;
+			break;
+		}
+		pw->size += (size_t) n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (rc == EXIT_OK && pw->size == 0) {
+		tool_errorf("%s: the key file is empty", path);
+		rc = EXIT_USAGE;
+	}
+	return rc;
+}
+
+static int luks_enroll(int argc, char **argv)
+{
+	mb_luks_enroll_options opt = { 0 };
+	secret_buf pw = { 0 };
+	mb_pcr_bank values;
+	uint8_t *key_public = NULL;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	luks_args a;
+	int rc, token = -1, slot = -1;
+
+	rc = parse_args(argc, argv, "luks enroll", LUKS_TAKES_PCRS | LUKS_TAKES_BANK | LUKS_TAKES_VALUES |
+			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI, 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (!a.pcrs == !a.authority)
+		return tool_usage_error("luks enroll", "needs --pcrs LIST (e.g. 0,2,4,7) or --authorized-by PUBKEY");
+	if (a.authority && (a.values || a.bank))
+		return tool_usage_error("luks enroll", "--authorized-by takes no --values or --bank: the signatures "
+					"name the PCRs and their values");
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	opt.bank = a.bank ? a.bank->alg : MB_ALG_SHA256;
+	if (a.pcrs) {
+		if (tool_parse_pcr_list(a.pcrs, &opt.pcr_mask) < 0 || opt.pcr_mask == 0)
+			return tool_usage_error("luks enroll", "bad PCR list '%s' (e.g. 0,2,4-7; a disk key is never "
+						"sealed to no PCRs)", a.pcrs);
+		if (opt.pcr_mask & ((1u << 16) | (1u << 23)))
+			tool_notef("PCRs 16 and 23 can be reset by any program that can use the TPM: sealing to them "
+				   "protects nothing");
+		if (a.values && strcmp(a.values, "current") != 0) {
+			rc = tool_load_pcr_bank(a.values, opt.bank, opt.pcr_mask, "PCRs to seal to", &values);
+			if (rc)
+				return rc;
+			opt.values = &values;
+		}
+	} else {
+		uint8_t *pem = NULL, name[MB_TPM_NAME_SIZE];
+		size_t pem_size = 0;
+
+		rc = read_whole(a.authority, 64u << 10, &pem, &pem_size);
+		if (rc)
+			return rc;
+		rc = mb_tpm_key_public(pem, pem_size, &key_public, &opt.authority_public_size, name, &err);
+		explicit_bzero(pem, pem_size); /* in case a private key was given */
+		free(pem);
+		if (rc < 0) {
+			tool_report(a.authority, &err);
+			return EXIT_USAGE;
+		}
+		opt.authority_public = key_public;
+	}
+	rc = secret_alloc(&pw);
+	if (rc)
+		goto out;
+	rc = a.key_file ? read_key_file(a.key_file, &pw) : read_passphrase_tty(a.pos[0], &pw);
+	if (rc)
+		goto out;
+	opt.passphrase = (const char *) pw.p;
+	opt.passphrase_size = pw.size;
+	rc = tool_tpm_open(a.tcti, &tpm);
+	if (rc)
+		goto out;
+	if (mb_luks_enroll(tpm, a.pos[0], &opt, &token, &slot, &err) < 0) {
+		rc = err.code == -EPERM ? (tool_report("luks enroll", &err), EXIT_USAGE) : luks_exit("luks enroll", &err);
+		goto out;
+	}
+	printf("%s: token %d, keyslot %d: a new key sealed to %s%s\n", a.pos[0], token, slot,
+	       a.pcrs ? "PCRs " : "policies signed by the key of ", a.pcrs ? a.pcrs : a.authority);
+	rc = EXIT_OK;
+out:
+	secret_free(&pw);
+	free(key_public);
+	mb_tpm_free(tpm);
+	return rc;
+}
+
+static json_object *pcr_array(uint32_t mask)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
+		if (mask & (1u << p))
+			json_object_array_add(a, json_object_new_int((int) p));
+	return a;
+}
+
+static int luks_list(int argc, char **argv)
+{
+	mb_luks_entry *e = NULL;
+	mb_error err = { 0 };
+	json_object *root = NULL, *arr = NULL;
+	size_t n = 0;
+	luks_args a;
+	int rc;
+
+	rc = parse_args(argc, argv, "luks list", LUKS_TAKES_JSON, 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (mb_luks_list(a.pos[0], &e, &n, &err) < 0)
+		return luks_exit("luks list", &err);
+	if (a.json) {
+		root = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(root, "device", json_object_new_string(a.pos[0]));
+		json_object_object_add(root, "tokens", arr);
+	} else if (!n)
+		printf("%s: no mboot token\n", a.pos[0]);
+	for (size_t i = 0; i < n; i++) {
+		const mb_luks_token *t = e[i].parsed;
+		char name[8];
+
+		if (a.json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "token", json_object_new_int(e[i].token));
+			if (!t)
+				json_object_object_add(o, "error", json_object_new_string(e[i].error.message));
+			else {
+				json_object_object_add(o, "keyslot", json_object_new_int(mb_luks_token_keyslot(t)));
+				json_object_object_add(o, "policy", json_object_new_string(mb_luks_token_policy(t)));
+				if (mb_luks_token_bank(t)) {
+					json_object_object_add(o, "bank", json_object_new_string(
+							       tool_alg_name(mb_luks_token_bank(t), name)));
+					json_object_object_add(o, "pcrs", pcr_array(mb_luks_token_pcrs(t)));
+				}
+			}
+			json_object_array_add(arr, o);
+			continue;
+		}
+		if (!t) {
+			printf("Token %d: malformed: %s\n", e[i].token, e[i].error.message);
+			rc = EXIT_USAGE;
+			continue;
+		}
+		char *text = mb_luks_token_describe(t);
+
+		printf("Token %d:\n%s", e[i].token, text ? text : "");
+		free(text);
+	}
+	if (root) {
+		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+		for (size_t i = 0; i < n; i++)
+			if (!e[i].parsed)
+				rc = EXIT_USAGE;
+	}
+	mb_luks_list_free(e, n);
+	return rc;
+}
+
+static int luks_remove(int argc, char **argv)
+{
+	mb_error err = { 0 };
+	luks_args a;
+	int rc, slot = -1;
+
+	rc = parse_args(argc, argv, "luks remove", LUKS_TAKES_TOKEN, 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (!a.have_token)
+		return tool_usage_error("luks remove", "needs --token N (see 'mboot luks list')");
+	if (mb_luks_remove(a.pos[0], (int) a.token, &slot, &err) < 0)
+		return luks_exit("luks remove", &err);
+	if (slot >= 0)
+		printf("%s: token %u and keyslot %d removed\n", a.pos[0], a.token, slot);
+	else
+		printf("%s: token %u removed (its keyslot is another token's too, and stays)\n", a.pos[0], a.token);
+	return EXIT_OK;
+}
+
+static int luks_unlock(int argc, char **argv)
+{
+	mb_policy_signature sigs[MAX_SIGNATURES];
+	mb_unseal_explanation *e = NULL;
+	mb_unseal_options opt = { 0 };
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	luks_args a;
+	int rc, r, token = -1;
+	size_t i;
+
+	memset(sigs, 0, sizeof(sigs));
+	rc = parse_args(argc, argv, "luks unlock", LUKS_TAKES_TOKEN | LUKS_TAKES_TEST | LUKS_TAKES_TCTI | LUKS_TAKES_LOG |
+			LUKS_TAKES_SIGNATURE, 2, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if ((a.n_pos == 2) == a.test)
+		return tool_usage_error("luks unlock", "needs a NAME to activate the device as, or --test (not both)");
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	opt.log_path = a.log ? a.log : MB_DEFAULT_LOG;
+	for (i = 0; i < a.n_sigs; i++) {
+		uint8_t *text = NULL;
+		size_t size = 0;
+
+		rc = read_whole(a.sigs[i], 1u << 20, &text, &size);
+		if (rc)
+			goto out;
+		r = mb_policy_signature_parse((const char *) text, size, &sigs[i], &err);
+		free(text);
+		if (r < 0) {
+			tool_report(a.sigs[i], &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	opt.signatures = sigs;
+	opt.signature_names = (const char *const *) a.sigs;
+	opt.n_signatures = a.n_sigs;
+	rc = tool_tpm_open(a.tcti, &tpm);
+	if (rc)
+		goto out;
+	r = mb_luks_unlock(tpm, a.pos[0], a.test ? NULL : a.pos[1], a.have_token ? (int) a.token : -1, &opt, &token, &e,
+			   &err);
+	if (e) {
+		char *text = mb_luks_explanation_text(e);
+
+		if (text)
+			fputs(text, stderr);
+		free(text);
+		mb_unseal_explanation_free(e);
+	}
+	if (r < 0)
+		rc = luks_exit("luks unlock", &err);
+	else if (a.test)
+		printf("%s: token %d's key opens keyslot %d\n", a.pos[0], token, r);
+	else
+		printf("%s: token %d's key opened keyslot %d: /dev/mapper/%s\n", a.pos[0], token, r, a.pos[1]);
+out:
+	for (i = 0; i < a.n_sigs; i++)
+		mb_policy_signature_done(&sigs[i]);
+	mb_tpm_free(tpm);
+	return rc;
+}
+
+static const tool_command luks_commands[] = {
+	{ "enroll", luks_enroll },
+	{ "list", luks_list },
+	{ "remove", luks_remove },
+	{ "unlock", luks_unlock },
+	{ NULL, NULL },
+};
+
+int verb_luks(int argc, char **argv)
+{
+	return tool_dispatch("luks", luks_help, luks_commands, argc, argv);
+}
