@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Start-up cost: tpm2-tss, PCRE2, libqrencode, zstd and libcurl are dlopen()ed by the commands
+# Start-up cost: tpm2-tss, PCRE2, libqrencode, zstd, libcurl and libcryptsetup are dlopen()ed by the commands
 # that use them, never loaded by 'mboot --version', 'hash' or 'log replay'. The dynamic
 # loader's own account (LD_DEBUG=libs: one "calling init" per object it loads, dlopen()ed
 # ones too) says what a process loaded. And when a library cannot be loaded, the command
@@ -17,7 +17,7 @@ ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 LOG=$DATA/corpus/tpm2-tss/binary_measurements_hcrtm.bin
-LAZY='libtss2|libpcre2|libqrencode|libzstd|libcurl'
+LAZY='libtss2|libpcre2|libqrencode|libzstd|libcurl|libcryptsetup'
 
 # loaded CMD...: the objects the process loaded, one basename a line
 loaded() {
@@ -34,7 +34,7 @@ for cmd in "--version" "hash --alg sha256 $T/small" "hash --authenticode --alg s
 	elif grep -Eq "$LAZY" <<<"$libs"; then
 		bad "mboot $cmd loads $(grep -Eo "($LAZY)[^ ]*" <<<"$libs" | tr '\n' ' ')"
 	else
-		ok "mboot $cmd loads none of tpm2-tss, PCRE2, libqrencode, zstd, libcurl ($libs)"
+		ok "mboot $cmd loads none of tpm2-tss, PCRE2, libqrencode, zstd, libcurl, libcryptsetup ($libs)"
 	fi
 done
 
@@ -55,6 +55,8 @@ loads "initramfs pack --compress zstd" libzstd.so.1 "$M" initramfs pack "$T/root
 (umask 077 && echo token >"$T/token")
 FLEET=(fleet list --server "http://127.0.0.1:1" --insecure --token-file "$T/token")
 loads "fleet list" libcurl.so.4 "$M" "${FLEET[@]}"
+truncate -s 1M "$T/not-luks"
+loads "luks list" libcryptsetup.so.12 "$M" luks list "$T/not-luks"
 
 # A library that cannot be loaded: a directory on LD_LIBRARY_PATH (searched first) holds a file
 # by its soname that is not a library at all, or a library that lacks what mboot calls.

@@ -13,12 +13,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <libcryptsetup.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include <mboot/luks.h>
 #include "shared/fail.h"
+#include "cryptsetup-dl.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
 
@@ -56,6 +56,9 @@ static int device_open(device *d, const char *path, mb_error *err)
 	memset(d, 0, sizeof(*d));
 	if (!path)
 		return set_error(err, -EINVAL, "no device given");
+	r = dlopen_cryptsetup(err);
+	if (r < 0)
+		return r;
 	r = crypt_init(&d->cd, path);
 	if (r < 0)
 		return set_error(err, r, "%s: %s", path, strerror(-r));
@@ -251,7 +254,7 @@ MB_EXPORT void mb_luks_list_free(mb_luks_entry *entries, size_t n)
 
 MB_EXPORT int mb_luks_list(const char *path, mb_luks_entry **ret, size_t *ret_n, mb_error *err)
 {
-	int max = crypt_token_max(CRYPT_LUKS2);
+	int max;
 	mb_luks_entry *e = NULL;
 	size_t n = 0;
 	device d;
@@ -262,6 +265,7 @@ MB_EXPORT int mb_luks_list(const char *path, mb_luks_entry **ret, size_t *ret_n,
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
+	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
 	if (max > 0 && !(e = calloc((size_t) max, sizeof(*e)))) {
 		device_close(&d);
 		return set_error(err, -ENOMEM, "out of memory");
@@ -295,7 +299,7 @@ static bool slot_has_token(device *d, int max_tokens, int slot, int except)
 
 MB_EXPORT int mb_luks_remove(const char *path, int token, int *ret_keyslot, mb_error *err)
 {
-	int max = crypt_token_max(CRYPT_LUKS2), destroy = -1, others = 0, r;
+	int max, destroy = -1, others = 0, r;
 	const char *type;
 	device d;
 
@@ -304,6 +308,7 @@ MB_EXPORT int mb_luks_remove(const char *path, int token, int *ret_keyslot, mb_e
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
+	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
 	if (token < 0 || token >= max || !(type = token_type(&d, token))) {
 		r = set_error(err, -ENOENT, "%s: no token %d", path, token);
 		goto out;
@@ -388,7 +393,7 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, in
 			     const mb_unseal_options *opt, int *ret_token, mb_unseal_explanation **explanation,
 			     mb_error *err)
 {
-	int max = crypt_token_max(CRYPT_LUKS2), r = 0, found = 0;
+	int max, r = 0, found = 0;
 	device d;
 
 	*explanation = NULL;
@@ -397,6 +402,7 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, in
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
+	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
 	if (token >= 0) {
 		if (token >= max || !is_mboot_token(&d, token))
 			r = set_error(err, -ENOENT, "%s: no \"" MB_LUKS_TOKEN_TYPE "\" token %d", path, token);

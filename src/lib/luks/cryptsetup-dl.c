@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define CRYPTSETUP_DL_IMPL
+#include "cryptsetup-dl.h"
+
+CRYPTSETUP_DL(DL_DEFINE)
+
+static const dl_sym cryptsetup_syms[] = { CRYPTSETUP_DL(DL_ENTRY) };
+
+static dl_lib cryptsetup_lib = {
+	"libcryptsetup.so.12", "libcryptsetup", "libcryptsetup12", cryptsetup_syms,
+	sizeof(cryptsetup_syms) / sizeof(cryptsetup_syms[0]), false,
+};
+
+int dlopen_cryptsetup(mb_error *err)
+{
+	return dl_lib_load(&cryptsetup_lib, err);
+}
