@@ -187,6 +187,23 @@ static int rename_noreplace(const char *from, const char *to)
 	return 0;
 }
 
+int fd_write_all(int fd, const void *data, size_t size)
+{
+	const uint8_t *p = data;
+
+	while (size > 0) {
+		ssize_t n = write(fd, p, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO; /* 0: no progress, as a full pipe never gives */
+		p += n;
+		size -= (size_t) n;
+	}
+	return 0;
+}
+
 int file_write(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
 {
 	char *tmp = NULL;
@@ -194,17 +211,8 @@ int file_write(const char *path, const void *data, size_t size, unsigned mode, b
 	int fd = -1, dir_fd, rc;
 
 	if (strcmp(path, "-") == 0) {
-		while (size > 0) {
-			ssize_t n = write(STDOUT_FILENO, p, size);
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				return set_error(err, -errno, "write error: %s", strerror(errno));
-			}
-			p += n;
-			size -= (size_t) n;
-		}
-		return 0;
+		rc = fd_write_all(STDOUT_FILENO, p, size);
+		return rc < 0 ? set_error(err, rc, "write error: %s", strerror(-rc)) : 0;
 	}
 	/* In path's directory, so that rename(2) is atomic; mkostemp creates it O_EXCL, 0600. */
 	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
@@ -221,20 +229,10 @@ int file_write(const char *path, const void *data, size_t size, unsigned mode, b
 		rc = set_error(err, -errno, "chmod: %s", strerror(errno));
 		goto out;
 	}
-	while (size > 0) {
-		ssize_t n = write(fd, p, size);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = set_error(err, -errno, "write error: %s", strerror(errno));
-			goto out;
-		}
-		if (n == 0) {
-			rc = set_error(err, -EIO, "write error: no progress");
-			goto out;
-		}
-		p += n;
-		size -= (size_t) n;
+	rc = fd_write_all(fd, p, size);
+	if (rc < 0) {
+		rc = set_error(err, rc, "write error: %s", strerror(-rc));
+		goto out;
 	}
 	/* The data is on disk before the name points at it: a crash leaves the old file or the new. */
 	if (fsync(fd) < 0) {

@@ -40,6 +40,8 @@ void file_unmap(uint8_t *p, size_t size, bool mapped);
  */
 int file_write(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
 	__attribute__((warn_unused_result));
+/* All of data to fd, across short writes and EINTR: 0, or -errno (-EIO when no progress). */
+int fd_write_all(int fd, const void *data, size_t size) __attribute__((warn_unused_result));
 
 /*
  * Open path (flags: O_RDONLY, or O_WRONLY|O_APPEND|O_CREAT... with mode) and flock it (lock:

@@ -94,29 +94,16 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 
 int secret_alloc(secret_buf *s)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
-	s->cap = page > 0 ? (size_t) page : 4096;
-	s->size = 0;
-	s->p = aligned_alloc(s->cap, s->cap);
-	if (!s->p) {
+	if (secret_page_alloc(s, 0) < 0) {
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
-	s->locked = mlock(s->p, s->cap) == 0;
-	(void) madvise(s->p, s->cap, MADV_DONTDUMP);
 	return 0;
 }
 
 void secret_free(secret_buf *s)
 {
-	if (!s->p)
-		return;
-	explicit_bzero(s->p, s->cap);
-	if (s->locked)
-		munlock(s->p, s->cap);
-	free(s->p);
-	s->p = NULL;
+	secret_page_free(s);
 }
 
 /* Read at most MB_SEAL_MAX_SECRET + 1 bytes (to see an oversized secret) with read(2): no stdio buffer. */

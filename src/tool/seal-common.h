@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <mboot/mboot.h>
+#include "shared/secret-page.h"
 #include "tool/tool.h"
 
 #define MAX_SIGNATURES 8
@@ -32,11 +33,7 @@ enum {
 int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a);
 
 /* One page, locked when the system lets us: the only place the secret is kept. */
-typedef struct secret_buf {
-	uint8_t *p;
-	size_t size, cap;
-	bool locked;
-} secret_buf;
+typedef secret_page secret_buf;
 
 /* EXIT_OK, or EXIT_USAGE said ("out of memory"). */
 int secret_alloc(secret_buf *s);

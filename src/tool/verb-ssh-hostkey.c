@@ -20,6 +20,7 @@
 
 #include <openssl/crypto.h>
 
+#include "shared/secret-page.h"
 #include "shared/fileio.h"
 #include "tool/options.h"
 #include "tool/seal-common.h"
@@ -92,54 +93,16 @@ static const char ssh_unseal_help[] =
 	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones (FOLDER holds no key), 2 usage or\n"
 	"input error (also a changed sealed file, a FOLDER not on tmpfs), 3 TPM error.\n";
 
-/* A buffer for a clear host key: locked when the system lets us, kept out of core dumps, wiped. */
-typedef struct key_buf {
-	uint8_t *p;
-	size_t size, cap;
-	bool locked;
-} key_buf;
+/* A clear host key's buffer (shared/secret-page.h): locked, out of core dumps, wiped. */
+typedef secret_page key_buf;
 
 static int key_alloc(key_buf *k, size_t size)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t ps = page > 0 ? (size_t) page : 4096;
-
-	k->cap = (size + ps - 1) / ps * ps;
-	k->size = 0;
-	k->p = aligned_alloc(ps, k->cap);
-	if (!k->p) {
+	if (secret_page_alloc(k, size) < 0) {
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
-	k->locked = mlock(k->p, k->cap) == 0;
-	(void) madvise(k->p, k->cap, MADV_DONTDUMP);
 	return EXIT_OK;
-}
-
-static void key_free(key_buf *k)
-{
-	if (!k->p)
-		return;
-	OPENSSL_cleanse(k->p, k->cap);
-	if (k->locked)
-		munlock(k->p, k->cap);
-	free(k->p);
-	k->p = NULL;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t) w;
-	}
-	return 0;
 }
 
 /* ssh_host_<type>_key (sealed: with SEALED_SUFFIX), <type> lowercase letters and digits. */
@@ -281,7 +244,7 @@ static int wipe_file(int dirfd, const char *dir, const char *name)
 	while (done < st.st_size) {
 		size_t chunk = (size_t) (st.st_size - done) < sizeof(zeros) ? (size_t) (st.st_size - done) : sizeof(zeros);
 
-		if (write_all(fd, zeros, chunk) < 0)
+		if (fd_write_all(fd, zeros, chunk) < 0)
 			break;
 		done += (off_t) chunk;
 	}
@@ -370,7 +333,7 @@ static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uo
 			rc = EXIT_USAGE;
 		}
 	}
-	key_free(&back);
+	secret_page_free(&back);
 	mb_envelope_free(e);
 	return rc;
 }
@@ -510,7 +473,7 @@ static int ssh_seal(int argc, char **argv)
 		free(json);
 		free(label);
 		mb_envelope_free(e);
-		key_free(&key);
+		secret_page_free(&key);
 	}
 out:
 	if (dirfd >= 0)
@@ -619,7 +582,7 @@ static int unseal_one(mb_tpm *tpm, const hostkey_args *a, const char *name, int 
 		key.size = mb_envelope_data_size(e);
 		(void) unlinkat(tofd, clear, 0);
 		fd = openat(tofd, clear, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 || write_all(fd, key.p, key.size) < 0 || close(fd) < 0) {
+		if (fd < 0 || fd_write_all(fd, key.p, key.size) < 0 || close(fd) < 0) {
 			tool_errorf("%s/%s: %s", a->to, clear, strerror(errno));
 			if (fd >= 0)
 				(void) unlinkat(tofd, clear, 0);
@@ -628,7 +591,7 @@ static int unseal_one(mb_tpm *tpm, const hostkey_args *a, const char *name, int 
 			printf("%s -> %s/%s\n", path, a->to, clear);
 		}
 	}
-	key_free(&key);
+	secret_page_free(&key);
 	secret_free(&dkey);
 	mb_envelope_free(e);
 	return rc;

@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "shared/fileio.h"
 #include "shared/hex.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
@@ -190,21 +191,6 @@ out:
 	return rc;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -errno;
-		p += w;
-		n -= (size_t) w;
-	}
-	return 0;
-}
-
 int verb_unseal(int argc, char **argv)
 {
 	const char *in, *out, *log_path;
@@ -267,13 +253,13 @@ int verb_unseal(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		if (write_all(fd, secret.p, secret.size) < 0 || close(fd) < 0) {
+		if (fd_write_all(fd, secret.p, secret.size) < 0 || close(fd) < 0) {
 			tool_errorf("%s: write failed", out);
 			unlink(out);
 			rc = EXIT_USAGE;
 			goto out;
 		}
-	} else if (write_all(STDOUT_FILENO, secret.p, secret.size) < 0) {
+	} else if (fd_write_all(STDOUT_FILENO, secret.p, secret.size) < 0) {
 		tool_errorf("stdout: write failed");
 		rc = EXIT_USAGE;
 		goto out;

@@ -18,6 +18,7 @@
 
 #include <mboot/luks.h>
 #include "shared/fail.h"
+#include "shared/secret-page.h"
 #include "cryptsetup-dl.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
@@ -78,36 +79,12 @@ static void device_close(device *d)
 	d->cd = NULL;
 }
 
-/* One page for the key: locked when the system lets us, out of core dumps, wiped when freed. */
-typedef struct key_page {
-	uint8_t *p;
-	size_t cap, size;
-	bool locked;
-} key_page;
-
-static int key_alloc(key_page *k, mb_error *err)
+/* The key's page (shared/secret-page.h): locked, out of core dumps, wiped when freed. */
+static int key_alloc(secret_page *k, mb_error *err)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
-	k->cap = page > 0 ? (size_t) page : 4096;
-	k->size = 0;
-	k->p = aligned_alloc(k->cap, k->cap);
-	if (!k->p)
+	if (secret_page_alloc(k, 0) < 0)
 		return set_error(err, -ENOMEM, "out of memory");
-	k->locked = mlock(k->p, k->cap) == 0;
-	(void) madvise(k->p, k->cap, MADV_DONTDUMP);
 	return 0;
-}
-
-static void key_free(key_page *k)
-{
-	if (!k->p)
-		return;
-	OPENSSL_cleanse(k->p, k->cap);
-	if (k->locked)
-		munlock(k->p, k->cap);
-	free(k->p);
-	k->p = NULL;
 }
 
 /* Token id's type when it is an active token; NULL when it is free. */
@@ -155,7 +132,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 	uint64_t metadata_size = 0, keyslots_size = 0;
 	size_t token_size;
 	char *sealed = NULL, *tok = NULL;
-	key_page key = { 0 };
+	secret_page key = { 0 };
 	device d = { 0 };
 	int r, slot = -1, id = -1;
 
@@ -238,7 +215,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 		*ret_keyslot = slot;
 	r = 0;
 out:
-	key_free(&key);
+	secret_page_free(&key);
 	free(sealed);
 	free(tok);
 	device_close(&d);
@@ -365,7 +342,7 @@ static int unlock_one(mb_tpm *tpm, device *d, const char *path, const char *name
 		      const mb_unseal_options *opt, mb_unseal_explanation **explanation, mb_error *err)
 {
 	mb_luks_token *t = NULL;
-	key_page key = { 0 };
+	secret_page key = { 0 };
 	int r = token_read(d, id, &t, err), slot;
 
 	if (r < 0)
@@ -384,7 +361,7 @@ static int unlock_one(mb_tpm *tpm, device *d, const char *path, const char *name
 		r = set_error(err, r, "%s: %s keyslot %d: %s", path, name ? "activating with" : "checking", slot,
 			      why(d, r));
 out:
-	key_free(&key);
+	secret_page_free(&key);
 	mb_luks_token_free(t);
 	return r;
 }

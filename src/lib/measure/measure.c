@@ -35,21 +35,6 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t size)
-{
-	while (size > 0) {
-		ssize_t k = write(fd, buf, size);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		buf += k;
-		size -= (size_t) k;
-	}
-	return 0;
-}
-
 /* The digests for the TPM's active banks that hold the PCR, in the TPM's order. */
 static int pick_digests(mb_tpm *tpm, const mb_measure_input *in, mb_event_digest *use, size_t *n_use, mb_error *err)
 {
@@ -133,7 +118,7 @@ MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in, char **re
 		(void) fchmod(fd, st.st_mode & 07777 & ~S_ISVTX); /* nothing extended: nothing to log */
 		goto out;
 	}
-	r = write_all(fd, record, size);
+	r = fd_write_all(fd, record, size);
 	if (r < 0) {
 		r = set_error(err, -EIO, "%s: PCR %u was extended but the record could not be written (%s): the log "
 			    "stays marked incomplete", in->log_path, in->pcr, strerror(-r));
