@@ -23,6 +23,8 @@ int attest_verify(int argc, char **argv);
 
 /* mboot log extend: in verb-log-extend.c, dispatched from verb-log.c. */
 int log_extend(int argc, char **argv);
+/* mboot log diff: in verb-log-diff.c, dispatched from verb-log.c. */
+int log_diff(int argc, char **argv);
 /* mboot predict's options, parsed for predict and for reseal --predict-args (verb-predict.c). */
 #include <stdbool.h>
 #include <mboot/predict.h>
