@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -14,6 +13,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -63,22 +63,6 @@ static const char verify_help[] =
 	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 verified, 1 verification failed, 2 usage or input error, 3 TPM error.\n";
-
-enum { OPT_LOG = 0x100, OPT_PCRS, OPT_BANK, OPT_TCTI, OPT_USLOG, OPT_NO_USLOG, OPT_POLICY, OPT_US_PCRS };
-
-static const struct option verify_options[] = {
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "pcrs", required_argument, NULL, OPT_PCRS },
-	{ "bank", required_argument, NULL, OPT_BANK },
-	TOOL_JSON_OPTIONS,
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "userspace-log", required_argument, NULL, OPT_USLOG },
-	{ "no-userspace-log", no_argument, NULL, OPT_NO_USLOG },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "userspace-pcrs", required_argument, NULL, OPT_US_PCRS },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 static const char ebs_names[4][96] = {
 	"",
@@ -516,68 +500,42 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 
 int verb_verify(int argc, char **argv)
 {
-	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = MB_CEL_DEFAULT_PATH;
+	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = NULL;
 	const char *policy_path = NULL;
 	mb_policy *policy = NULL;
 	json_object *policy_json = NULL;
 	bool policy_ok = true;
-	bool us_named = false, us_off = false;
+	bool us_named, us_off = false;
 	mb_cel_log *us = NULL;
 	int us_fd = -1;
-	uint16_t only[MB_MAX_BANKS];
-	size_t n_only = 0, i;
+	tool_banks only = { 0 };
+	size_t i;
 	mb_verify_options vopts = { .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	tool_json json = TOOL_JSON_OFF;
+	const tool_option options[] = {
+		TOOL_OPT_STR("log", 0, &log_path),
+		TOOL_OPT_STR("pcrs", 0, &pcrs_path),
+		TOOL_OPT_BANK_LIST("bank", 0, &only),
+		TOOL_OPT_JSON_STYLE(&json),
+		TOOL_OPT_STR("tcti", 0, &tcti),
+		TOOL_OPT_STR("userspace-log", 0, &us_path),
+		TOOL_OPT_BOOL("no-userspace-log", 0, &us_off),
+		TOOL_OPT_STR("policy", 0, &policy_path),
+		TOOL_OPT_PCR_LIST("userspace-pcrs", 0, &vopts.userspace_pcrs),
+		TOOL_OPT_END,
+	};
 	mb_event_log *log = NULL;
 	mb_pcr_values *actual = NULL;
 	mb_verify_result *res = NULL;
 	mb_error err = { 0 };
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", verify_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(verify_help, stdout);
-			return EXIT_OK;
-		case OPT_LOG:
-			log_path = optarg;
-			break;
-		case OPT_PCRS:
-			pcrs_path = optarg;
-			break;
-		case OPT_BANK:
-			if (tool_bank_list_add("verify", optarg, only, &n_only) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case TOOL_OPT_JSON:
-		case TOOL_OPT_COMPACT:
-			tool_json_option(c, &json);
-			break;
-		case OPT_TCTI:
-			tcti = optarg;
-			break;
-		case OPT_USLOG:
-			us_path = optarg;
-			us_named = true;
-			break;
-		case OPT_NO_USLOG:
-			us_off = true;
-			break;
-		case OPT_POLICY:
-			policy_path = optarg;
-			break;
-		case OPT_US_PCRS:
-			if (tool_parse_pcr_list(optarg, &vopts.userspace_pcrs) < 0)
-				return tool_usage_error("verify", "--userspace-pcrs: '%s' is not a list of PCRs 0-23", optarg);
-			break;
-		default:
-			return tool_usage_error("verify", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("verify", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("verify", verify_help, options, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	us_named = us_path != NULL;
+	if (!us_path)
+		us_path = MB_CEL_DEFAULT_PATH;
 	if (pcrs_path && tcti)
 		return tool_usage_error("verify", "--pcrs and --tcti exclude each other");
 
@@ -625,7 +583,7 @@ int verb_verify(int argc, char **argv)
 		for (i = 0; i < n_banks; i++) {
 			char name[8];
 
-			if (mb_digest_by_alg(banks[i].alg) || (n_only && !in_only(banks[i].alg, only, n_only)))
+			if (mb_digest_by_alg(banks[i].alg) || (only.n && !in_only(banks[i].alg, only.alg, only.n)))
 				continue;
 			tool_errorf("verify: the TPM has an active bank %s that mboot cannot compute: it cannot be "
 				    "verified (limit the check with --bank)", tool_alg_name(banks[i].alg, name));
@@ -637,18 +595,18 @@ int verb_verify(int argc, char **argv)
 		close(us_fd); /* drops the lock: the log and the PCRs were read together */
 		us_fd = -1;
 	}
-	for (i = 0; i < n_only; i++)
-		if (!tool_pcr_values_has_bank(actual, only[i])) {
+	for (i = 0; i < only.n; i++)
+		if (!tool_pcr_values_has_bank(actual, only.alg[i])) {
 			char name[8];
 
-			tool_errorf("verify: --bank %s: %s has no such bank", tool_alg_name(only[i], name),
+			tool_errorf("verify: --bank %s: %s has no such bank", tool_alg_name(only.alg[i], name),
 				    pcrs_path ? pcrs_path : "the TPM");
 			rc = EXIT_USAGE;
 			goto out;
 		}
 
-	vopts.only_banks = only;
-	vopts.n_only = n_only;
+	vopts.only_banks = only.alg;
+	vopts.n_only = only.n;
 	if (mb_verify_log(log, us, actual, &vopts, &res, &err) < 0) {
 		tool_report(log_path, &err);
 		rc = EXIT_USAGE;
