@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mboot hash: a file's digest as a measuring stage computes it. */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -35,19 +36,6 @@ static const char hash_help[] =
 	"  --compact       the JSON on one line (implies --json)\n\n"
 	"Exit: 0 hashed, 2 usage error, unreadable file, or malformed PE image (the message\n"
 	"names the byte offset).\n";
-
-enum { OPT_AUTH = 0x100, OPT_ALG, OPT_PAD, OPT_INFO };
-
-static const struct option hash_options[] = {
-	{ "authenticode", no_argument, NULL, OPT_AUTH },
-	{ "alg", required_argument, NULL, OPT_ALG },
-	{ "bank", required_argument, NULL, OPT_ALG },
-	{ "pad", no_argument, NULL, OPT_PAD },
-	{ "info", no_argument, NULL, OPT_INFO },
-	TOOL_JSON_OPTIONS,
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 #define MAX_ALGS 4
 
@@ -226,50 +214,41 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 	return EXIT_OK;
 }
 
+/* --alg / --bank: the four banks firmware measures PE images and files with. */
+static int alg_option(void *target, const char *arg, const char *verb)
+{
+	hash_args *a = target;
+	const mb_digest_info *d = mb_digest_by_name(arg);
+
+	if (!d || (d->alg != MB_ALG_SHA1 && d->alg != MB_ALG_SHA256 && d->alg != MB_ALG_SHA384 &&
+		   d->alg != MB_ALG_SHA512))
+		return tool_usage_error(verb, "unknown algorithm '%s' (sha1, sha256, sha384, sha512)", arg);
+	for (size_t i = 0; i < a->n_algs; i++)
+		if (a->algs[i] == d->alg)
+			return EXIT_OK;
+	a->algs[a->n_algs++] = d->alg;
+	return EXIT_OK;
+}
+
 int verb_hash(int argc, char **argv)
 {
 	hash_args a = { 0 };
+	const tool_option options[] = {
+		TOOL_OPT_BOOL("authenticode", 0, &a.authenticode),
+		TOOL_OPT_FN("alg", 0, &a, alg_option),
+		TOOL_OPT_FN("bank", 0, &a, alg_option),
+		TOOL_OPT_BOOL("pad", 0, &a.pad),
+		TOOL_OPT_BOOL("info", 0, &a.info),
+		TOOL_OPT_JSON_STYLE(&a.json),
+		TOOL_OPT_END,
+	};
 	json_object *root = NULL, *files = NULL;
-	int c, ret = EXIT_OK;
+	int ret = EXIT_OK;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", hash_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(hash_help, stdout);
-			return EXIT_OK;
-		case TOOL_OPT_JSON:
-		case TOOL_OPT_COMPACT:
-			tool_json_option(c, &a.json);
-			break;
-		case OPT_AUTH:
-			a.authenticode = true;
-			break;
-		case OPT_PAD:
-			a.pad = true;
-			break;
-		case OPT_INFO:
-			a.info = true;
-			break;
-		case OPT_ALG: {
-			const mb_digest_info *d = mb_digest_by_name(optarg);
-			bool dup = false;
-
-			if (!d || (d->alg != MB_ALG_SHA1 && d->alg != MB_ALG_SHA256 && d->alg != MB_ALG_SHA384 &&
-				   d->alg != MB_ALG_SHA512))
-				return tool_usage_error("hash", "unknown algorithm '%s' (sha1, sha256, sha384, sha512)",
-							optarg);
-			for (size_t i = 0; i < a.n_algs; i++)
-				dup |= a.algs[i] == d->alg;
-			if (!dup)
-				a.algs[a.n_algs++] = d->alg;
-			break;
-		}
-		default:
-			return tool_usage_error("hash", "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
+	ret = tool_parse_options("hash", hash_help, options, argc, argv, INT_MAX);
+	if (ret != TOOL_OPTS_GO_ON)
+		return ret;
+	ret = EXIT_OK;
 	if (optind >= argc)
 		return tool_usage_error("hash", "needs at least one FILE");
 	if (a.pad && !a.authenticode)
