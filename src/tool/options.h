@@ -69,6 +69,14 @@ int tool_json_compact_option(void *target, const char *arg, const char *verb);
 	  .call = tool_json_json_option, .takes_no_arg = true },                                          \
 	{ .name = "compact", .kind = TOOL_OPT_CALL, .target = _Generic((p), tool_json *: (p)),          \
 	  .call = tool_json_compact_option, .takes_no_arg = true }
+/* The release's files policy generate and predict both take, into one mb_boot_artifacts. */
+#define TOOL_OPT_ARTIFACTS(b)                                   \
+	TOOL_OPT_STR("kernel", 0, &(b)->kernel),                \
+	TOOL_OPT_STR("initrd", 0, &(b)->initrd),                \
+	TOOL_OPT_STR("cmdline", 0, &(b)->cmdline),              \
+	TOOL_OPT_STR("grub-cfg", 0, &(b)->grub_cfg),            \
+	TOOL_OPT_STR("kernel-path", 0, &(b)->kernel_path),      \
+	TOOL_OPT_STR("initrd-path", 0, &(b)->initrd_path)
 #define TOOL_OPT_END { .name = NULL }
 
 /* tool_parse_options() returns this when the verb should go on (argv[optind] is its first argument). */

@@ -91,12 +91,6 @@ int tool_bank_arg(const char *verb, const char *name, const mb_digest_info **ret
 int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_BANKS], size_t *n);
 
 /*
- * The boot-artifact options policy generate and predict share, by their short codes: 'k'
- * --kernel, 'i' --initrd, 'c' --cmdline, 'g' --grub-cfg, 'K' --kernel-path, 'I' --initrd-path.
- * True when opt was one of them (stored in b).
- */
-bool tool_artifact_option(int opt, const char *arg, mb_boot_artifacts *b);
-/*
  * --efi: FILE (policy generate: the application that will boot) or OLD=NEW (predict, with_old:
  * the one it replaces, then the new one), their Authenticode digests in every bank mboot hashes.
  * EXIT_OK, else reported (usage or unreadable file) and EXIT_USAGE. e's arrays point into store.

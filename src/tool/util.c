@@ -95,19 +95,6 @@ int tool_bank_list_add(const char *verb, const char *name, uint16_t algs[MB_MAX_
 	return EXIT_OK;
 }
 
-bool tool_artifact_option(int opt, const char *arg, mb_boot_artifacts *b)
-{
-	switch (opt) {
-	case 'k': b->kernel = arg; return true;
-	case 'i': b->initrd = arg; return true;
-	case 'c': b->cmdline = arg; return true;
-	case 'g': b->grub_cfg = arg; return true;
-	case 'K': b->kernel_path = arg; return true;
-	case 'I': b->initrd_path = arg; return true;
-	default: return false;
-	}
-}
-
 int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e, tool_efi_digests *store)
 {
 	static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384, MB_ALG_SHA512 };

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mboot/pe.h>
 #include <mboot/policy.h>
 #include "shared/fileio.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -49,84 +49,72 @@ static const char generate_help[] =
 
 #define MAX_ALLOW 64
 
+/* Where the repeatable --allow-text and --efi go. */
+struct generate_lists {
+	mb_policy_artifacts *art;
+	const char **allow;
+	mb_efi_binary *efi;
+	tool_efi_digests *efi_digests;
+};
+
+static int allow_text_option(void *target, const char *arg, const char *verb)
+{
+	struct generate_lists *l = target;
+
+	if (l->art->n_allow_text >= MAX_ALLOW)
+		return tool_usage_error(verb, "at most %d --allow-text", MAX_ALLOW);
+	l->allow[l->art->n_allow_text++] = arg;
+	return EXIT_OK;
+}
+
+static int efi_option(void *target, const char *arg, const char *verb)
+{
+	struct generate_lists *l = target;
+	size_t n = l->art->boot.n_efi;
+
+	if (n >= MAX_ALLOW)
+		return tool_usage_error(verb, "at most %d --efi", MAX_ALLOW);
+	/* tool_efi_binary may change arg in place: an argv string, ours to change */
+	if (tool_efi_binary(verb, (char *) arg, false, &l->efi[n], &l->efi_digests[n]) != EXIT_OK)
+		return EXIT_USAGE;
+	l->art->boot.n_efi++;
+	return EXIT_OK;
+}
+
 static int policy_generate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "from-log", required_argument, NULL, 'l' },
-		{ "pcrs", required_argument, NULL, 'p' },
-		{ "firmware-pcrs", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "initrd", required_argument, NULL, 'i' },
-		{ "cmdline", required_argument, NULL, 'c' },
-		{ "grub-cfg", required_argument, NULL, 'g' },
-		{ "kernel-path", required_argument, NULL, 'K' },
-		{ "initrd-path", required_argument, NULL, 'I' },
-		{ "allow-text", required_argument, NULL, 'a' },
-		{ "efi", required_argument, NULL, 'e' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *log_path = NULL, *out = "-", *allow[MAX_ALLOW];
+	const char *log_path = NULL, *out = "-", *firmware_arg = NULL;
 	static mb_efi_binary efi[MAX_ALLOW];
 	static tool_efi_digests efi_digests[MAX_ALLOW]; /* what efi[] points at */
+	static const char *allow[MAX_ALLOW];
 	mb_policy_artifacts art = { 0 };
+	struct generate_lists lists = { &art, allow, efi, efi_digests };
 	uint32_t pcrs = 0xffff, firmware = 0xff;
-	bool firmware_given = false, force = false;
+	bool force = false;
+	const tool_option opts[] = {
+		TOOL_OPT_STR("from-log", 0, &log_path),
+		TOOL_OPT_PCR_LIST("pcrs", 0, &pcrs),
+		TOOL_OPT_STR("firmware-pcrs", 0, &firmware_arg),
+		TOOL_OPT_STR("output", 'o', &out),
+		TOOL_OPT_ARTIFACTS(&art.boot),
+		TOOL_OPT_FN("allow-text", 0, &lists, allow_text_option),
+		TOOL_OPT_FN("efi", 0, &lists, efi_option),
+		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_END,
+	};
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
 	char *json = NULL;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		if (tool_artifact_option(c, optarg, &art.boot))
-			continue;
-		switch (c) {
-		case 'h':
-			fputs(generate_help, stdout);
-			return EXIT_OK;
-		case 'l':
-			log_path = optarg;
-			break;
-		case 'p':
-			if (tool_parse_pcr_list(optarg, &pcrs) < 0)
-				return tool_usage_error("policy generate", "bad PCR list '%s'", optarg);
-			break;
-		case 'f':
-			firmware_given = true;
-			if (strcmp(optarg, "none") == 0)
-				firmware = 0;
-			else if (tool_parse_pcr_list(optarg, &firmware) < 0)
-				return tool_usage_error("policy generate", "bad PCR list '%s'", optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'F':
-			force = true;
-			break;
-		case 'a':
-			if (art.n_allow_text >= MAX_ALLOW)
-				return tool_usage_error("policy generate", "at most %d --allow-text", MAX_ALLOW);
-			allow[art.n_allow_text++] = optarg;
-			break;
-		case 'e':
-			if (art.boot.n_efi >= MAX_ALLOW)
-				return tool_usage_error("policy generate", "at most %d --efi", MAX_ALLOW);
-			if (tool_efi_binary("policy generate", optarg, false, &efi[art.boot.n_efi],
-					    &efi_digests[art.boot.n_efi]) != EXIT_OK)
-				return EXIT_USAGE;
-			art.boot.n_efi++;
-			break;
-		default:
-			return tool_usage_error("policy generate", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("policy generate", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("policy generate", generate_help, opts, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	/* "none": no firmware PCR values in the policy */
+	if (firmware_arg && strcmp(firmware_arg, "none") == 0)
+		firmware = 0;
+	else if (firmware_arg && tool_parse_pcr_list(firmware_arg, &firmware) < 0)
+		return tool_usage_error("policy generate", "bad PCR list '%s'", firmware_arg);
 	art.boot.efi = efi;
 	if (!log_path && !art.boot.kernel)
 		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ...");
@@ -145,7 +133,7 @@ static int policy_generate(int argc, char **argv)
 	if (art.boot.kernel) {
 		art.log = log;
 		art.allow_text = allow;
-		art.firmware_pcrs = firmware_given ? firmware : 0;
+		art.firmware_pcrs = firmware_arg ? firmware : 0;
 		rc = mb_policy_generate_from_artifacts(&art, &json, &err);
 	} else {
 		rc = mb_policy_generate_from_log(log, pcrs | firmware, firmware, &json, &err);

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +7,7 @@
 #include <mboot/pe.h>
 #include <mboot/predict.h>
 #include "shared/fileio.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -38,53 +38,38 @@ static const char predict_help[] =
  * Parse predict's options into a (also for `mboot reseal --predict-args`); verb names the
  * command in messages. Returns -1 when --help was given (and shown), else an exit code.
  */
+/* --efi OLD=NEW, repeatable: the application replaced and its successor. */
+static int efi_option(void *target, const char *arg, const char *verb)
+{
+	predict_args *a = target;
+	size_t n = a->in.boot.n_efi;
+
+	if (n >= PREDICT_MAX_EFI)
+		return tool_usage_error(verb, "at most %d --efi", PREDICT_MAX_EFI);
+	/* tool_efi_binary splits OLD=NEW in place: arg is an argv string, ours to change */
+	if (tool_efi_binary(verb, (char *) arg, true, &a->efi[n], &a->efi_digests[n]) != EXIT_OK)
+		return EXIT_USAGE;
+	a->in.boot.n_efi++;
+	return EXIT_OK;
+}
+
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 {
-	static const struct option opts[] = {
-		{ "log", required_argument, NULL, 'l' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "initrd", required_argument, NULL, 'i' },
-		{ "cmdline", required_argument, NULL, 'c' },
-		{ "grub-cfg", required_argument, NULL, 'g' },
-		{ "kernel-path", required_argument, NULL, 'K' },
-		{ "initrd-path", required_argument, NULL, 'I' },
-		TOOL_JSON_OPTIONS,
-		{ "write-log", required_argument, NULL, 'w' },
-		{ "efi", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	const tool_option opts[] = {
+		TOOL_OPT_STR("log", 0, &a->log_path),
+		TOOL_OPT_ARTIFACTS(&a->in.boot),
+		TOOL_OPT_JSON_STYLE(&a->json),
+		TOOL_OPT_STR("write-log", 0, &a->write_log),
+		TOOL_OPT_FN("efi", 0, a, efi_option),
+		TOOL_OPT_END,
 	};
-	int c;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->log_path = MB_DEFAULT_LOG;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (tool_artifact_option(c, optarg, &a->in.boot))
-			continue;
-		switch (c) {
-		case 'h':
-			fputs(predict_help, stdout);
-			return -1;
-		case 'l': a->log_path = optarg; break;
-		case TOOL_OPT_JSON:
-		case TOOL_OPT_COMPACT: tool_json_option(c, &a->json); break;
-		case 'w': a->write_log = optarg; break;
-		case 'e':
-			if (a->in.boot.n_efi >= PREDICT_MAX_EFI)
-				return tool_usage_error(verb, "at most %d --efi", PREDICT_MAX_EFI);
-			if (tool_efi_binary(verb, optarg, true, &a->efi[a->in.boot.n_efi],
-					    &a->efi_digests[a->in.boot.n_efi]) != EXIT_OK)
-				return EXIT_USAGE;
-			a->in.boot.n_efi++;
-			break;
-		default:
-			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error(verb, "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options(verb, predict_help, opts, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	a->in.boot.efi = a->efi;
 	return EXIT_OK;
 }
