@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,82 +15,73 @@
 #include <unistd.h>
 
 #include "shared/fileio.h"
+#include "tool/options.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 
-enum { OPT_PCRS = 0x100, OPT_BANK, OPT_VALUES, OPT_LOG, OPT_TCTI, OPT_FORCE, OPT_AUTHORIZED_BY, OPT_SIGNATURE };
+/* --pcrs LIST, or "none" (with --force: sealed to no PCR at all). */
+static int pcrs_option(void *target, const char *arg, const char *verb)
+{
+	seal_args *a = target;
 
-static const struct option seal_options[] = {
-	{ "pcrs", required_argument, NULL, OPT_PCRS },
-	{ "bank", required_argument, NULL, OPT_BANK },
-	{ "values", required_argument, NULL, OPT_VALUES },
-	{ "log", required_argument, NULL, OPT_LOG },
-	{ "tcti", required_argument, NULL, OPT_TCTI },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "authorized-by", required_argument, NULL, OPT_AUTHORIZED_BY },
-	{ "signature", required_argument, NULL, OPT_SIGNATURE },
-	TOOL_JSON_OPTIONS,
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
+	a->have_pcrs = true;
+	a->mask = 0;
+	if (strcmp(arg, "none") != 0 && tool_parse_pcr_list(arg, &a->mask) < 0)
+		return tool_usage_error(verb, "bad PCR list '%s' (e.g. 0,2,4-7)", arg);
+	return EXIT_OK;
+}
+
+static int signature_option(void *target, const char *arg, const char *verb)
+{
+	seal_args *a = target;
+
+	if (a->n_sigs == MAX_SIGNATURES)
+		return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
+	a->sigs[a->n_sigs++] = (char *) arg;
+	return EXIT_OK;
+}
 
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
 int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a)
 {
-	int c, idx = 0;
+	/* Every option, and the TAKES_ bit a verb needs for it (0: every verb takes it). */
+	const struct {
+		unsigned need;
+		tool_option opt;
+	} all[] = {
+		{ TAKES_PCRS, TOOL_OPT_FN("pcrs", 0, a, pcrs_option) },
+		{ TAKES_BANK, TOOL_OPT_ONE_BANK("bank", 0, &a->bank) },
+		{ TAKES_VALUES, TOOL_OPT_STR("values", 0, &a->values) },
+		{ 0, TOOL_OPT_STR("log", 0, &a->log) },
+		{ 0, TOOL_OPT_STR("tcti", 0, &a->tcti) },
+		{ TAKES_FORCE, TOOL_OPT_BOOL("force", 0, &a->force) },
+		{ TAKES_AUTHORIZED_BY, TOOL_OPT_STR("authorized-by", 0, &a->authority) },
+		{ TAKES_SIGNATURE, TOOL_OPT_FN("signature", 0, a, signature_option) },
+		{ TAKES_JSON, { .name = "json", .kind = TOOL_OPT_CALL, .target = &a->json,
+				.call = tool_json_json_option, .takes_no_arg = true } },
+		{ TAKES_JSON, { .name = "compact", .kind = TOOL_OPT_CALL, .target = &a->json,
+				.call = tool_json_compact_option, .takes_no_arg = true } },
+		{ 0, TOOL_OPT_STR("input", 'i', &a->in) },
+		{ 0, TOOL_OPT_STR("output", 'o', &a->out) },
+	};
+	tool_option opts[sizeof(all) / sizeof(all[0]) + 1];
+	size_t i, n = 0;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hi:o:", seal_options, &idx)) != -1) {
-		unsigned need = c == OPT_PCRS ? TAKES_PCRS : c == OPT_BANK ? TAKES_BANK : c == OPT_VALUES ? TAKES_VALUES :
-				c == OPT_FORCE ? TAKES_FORCE : c == OPT_AUTHORIZED_BY ? TAKES_AUTHORIZED_BY :
-				c == OPT_SIGNATURE ? TAKES_SIGNATURE :
-				c == TOOL_OPT_JSON || c == TOOL_OPT_COMPACT ? TAKES_JSON : 0;
-
-		if (need && !(takes & need))
-			return tool_usage_error(verb, "--%s does not apply here", seal_options[idx].name);
-		switch (c) {
-		case 'h':
-			fputs(help, stdout);
-			return -1;
-		case OPT_PCRS:
-			a->have_pcrs = true;
-			a->mask = 0;
-			if (strcmp(optarg, "none") != 0 && tool_parse_pcr_list(optarg, &a->mask) < 0)
-				return tool_usage_error(verb, "bad PCR list '%s' (e.g. 0,2,4-7)", optarg);
-			break;
-		case OPT_BANK:
-			if (tool_bank_arg(verb, optarg, &a->bank) != EXIT_OK)
-				return EXIT_USAGE;
-			break;
-		case OPT_VALUES: a->values = optarg; break;
-		case OPT_LOG: a->log = optarg; break;
-		case OPT_TCTI: a->tcti = optarg; break;
-		case OPT_FORCE: a->force = true; break;
-		case OPT_AUTHORIZED_BY: a->authority = optarg; break;
-		case TOOL_OPT_JSON:
-		case TOOL_OPT_COMPACT: tool_json_option(c, &a->json); break;
-		case OPT_SIGNATURE:
-			if (a->n_sigs == MAX_SIGNATURES)
-				return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
-			a->sigs[a->n_sigs++] = optarg;
-			break;
-		case 'i': a->in = optarg; break;
-		case 'o': a->out = optarg; break;
-		default:
-			return tool_usage_error(verb, "unknown option or missing argument '%s'", argv[optind - 1]);
-		}
-	}
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!all[i].need || (takes & all[i].need))
+			opts[n++] = all[i].opt;
+	opts[n] = (tool_option) TOOL_OPT_END;
+	rc = tool_parse_options(verb, help, opts, argc, argv, INT_MAX);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	if (optind < argc)
 		/* not echoed: it may be a secret typed where it does not belong */
 		return tool_usage_error(verb, "unexpected argument (a secret is read with -i FILE or -i -, never from "
 					"the command line)");
 	return EXIT_OK;
 }
-
 
 int secret_alloc(secret_buf *s)
 {
