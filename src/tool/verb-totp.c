@@ -6,7 +6,6 @@
  * with the seed in their locked page: it never reaches argv, a pipe, a file or a stdio buffer.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 
 #include <mboot/seal.h>
 #include <mboot/totp.h>
+#include "tool/options.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -55,47 +55,34 @@ static void on_signal(int sig)
 
 static int totp_init(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pcrs", required_argument, NULL, 'p' }, { "bank", required_argument, NULL, 'b' },
-		{ "output", required_argument, NULL, 'o' }, { "account", required_argument, NULL, 'a' },
-		{ "issuer", required_argument, NULL, 'I' }, { "digits", required_argument, NULL, 'd' },
-		{ "log", required_argument, NULL, 'l' }, { "tcti", required_argument, NULL, 't' },
-		{ "authorized-by", required_argument, NULL, 'A' }, { "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
-	};
 	const char *pcrs = NULL, *bank = NULL, *out = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *authority = NULL;
-	const char *issuer = "mboot";
+	const char *issuer = "mboot", *account = NULL;
 	char host[256] = "", *uri = NULL;
 	unsigned digits = 6;
 	bool force = false;
+	const tool_option opts[] = {
+		TOOL_OPT_STR("pcrs", 'p', &pcrs),
+		TOOL_OPT_STR("bank", 'b', &bank),
+		TOOL_OPT_STR("output", 'o', &out),
+		TOOL_OPT_STR("account", 'a', &account),
+		TOOL_OPT_STR("issuer", 'I', &issuer),
+		TOOL_OPT_NUMBER("digits", 'd', &digits, 6, 8),
+		TOOL_OPT_STR("log", 'l', &log),
+		TOOL_OPT_STR("tcti", 't', &tcti),
+		TOOL_OPT_STR("authorized-by", 'A', &authority),
+		TOOL_OPT_BOOL("force", 'f', &force),
+		TOOL_OPT_END,
+	};
 	uint8_t seed[MB_TOTP_SEED_SIZE];
 	seal_args sa = { 0 };
 	secret_buf secret = { 0 };
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h': fputs(totp_help, stdout); return EXIT_OK;
-		case 'p': pcrs = optarg; break;
-		case 'b': bank = optarg; break;
-		case 'A': authority = optarg; break;
-		case 'o': out = optarg; break;
-		case 'a': snprintf(host, sizeof(host), "%s", optarg); break;
-		case 'I': issuer = optarg; break;
-		case 'd':
-			if (tool_parse_uint(optarg, 6, 8, &digits) < 0)
-				return tool_usage_error("totp init", "--digits takes 6, 7 or 8");
-			break;
-		case 'l': log = optarg; break;
-		case 't': tcti = optarg; break;
-		case 'f': force = true; break;
-		default: return tool_usage_error("totp init", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("totp init", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("totp init", totp_help, opts, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	if (account)
+		snprintf(host, sizeof(host), "%s", account);
 	if (!pcrs == !authority)
 		return tool_usage_error("totp init", "needs --pcrs LIST (the PCRs of a good boot, e.g. 0,2,4,7) or "
 					"--authorized-by PUBKEY");
@@ -169,50 +156,51 @@ fail:
 	return rc;
 }
 
+/* --signature SIG, repeatable: the signed policies a secret sealed --authorized-by needs. */
+struct signatures {
+	const char *list[MAX_SIGNATURES];
+	size_t n;
+};
+
+static int signature_option(void *target, const char *arg, const char *verb)
+{
+	struct signatures *s = target;
+
+	if (s->n == MAX_SIGNATURES)
+		return tool_usage_error(verb, "at most %d --signature", MAX_SIGNATURES);
+	s->list[s->n++] = arg;
+	return EXIT_OK;
+}
+
 static int totp_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' }, { "digits", required_argument, NULL, 'd' },
-		{ "watch", no_argument, NULL, 'w' }, { "log", required_argument, NULL, 'l' },
-		{ "tcti", required_argument, NULL, 't' }, { "signature", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
-	};
-	const char *in = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL, *sigs[MAX_SIGNATURES];
-	size_t n_sigs = 0;
+	const char *in = TOTP_DEFAULT_FILE, *log = NULL, *tcti = NULL;
+	struct signatures sigs = { 0 };
 	unsigned digits = 0; /* 0: as sealed */
+	bool watch = false;
+	const tool_option opts[] = {
+		TOOL_OPT_STR("input", 'i', &in),
+		TOOL_OPT_NUMBER("digits", 'd', &digits, 6, 8),
+		TOOL_OPT_BOOL("watch", 'w', &watch),
+		TOOL_OPT_STR("log", 'l', &log),
+		TOOL_OPT_STR("tcti", 't', &tcti),
+		TOOL_OPT_FN("signature", 's', &sigs, signature_option),
+		TOOL_OPT_END,
+	};
+	size_t n_sigs;
 	mb_totp_settings set;
 	const uint8_t *seed;
 	size_t seed_len;
-	bool watch = false;
 	secret_buf secret = { 0 };
 	mb_sealed *s = NULL;
 	mb_tpm *tpm = NULL;
 	bool authorized;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h': fputs(totp_help, stdout); return EXIT_OK;
-		case 'i': in = optarg; break;
-		case 'd':
-			if (tool_parse_uint(optarg, 6, 8, &digits) < 0)
-				return tool_usage_error("totp show", "--digits takes 6, 7 or 8");
-			break;
-		case 'w': watch = true; break;
-		case 'l': log = optarg; break;
-		case 't': tcti = optarg; break;
-		case 's':
-			if (n_sigs == MAX_SIGNATURES)
-				return tool_usage_error("totp show", "at most %d --signature", MAX_SIGNATURES);
-			sigs[n_sigs++] = optarg;
-			break;
-		default: return tool_usage_error("totp show", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return tool_usage_error("totp show", "unexpected argument '%s'", argv[optind]);
+	rc = tool_parse_options("totp show", totp_help, opts, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	n_sigs = sigs.n;
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* unseal itself: a refusal is explained on stderr, as `mboot unseal` explains it */
 	rc = load_sealed(in, &s);
@@ -228,7 +216,7 @@ static int totp_show(int argc, char **argv)
 	if (rc == EXIT_OK)
 		rc = tool_tpm_open(tcti, &tpm);
 	if (rc == EXIT_OK)
-		rc = unseal_to_secret(tpm, s, log ? log : MB_DEFAULT_LOG, (char **) sigs, n_sigs, &secret, NULL);
+		rc = unseal_to_secret(tpm, s, log ? log : MB_DEFAULT_LOG, (char **) sigs.list, n_sigs, &secret, NULL);
 	if (rc != EXIT_OK)
 		goto out;
 	if (mb_totp_secret_unpack(secret.p, secret.size, &seed, &seed_len, &set) < 0) {
