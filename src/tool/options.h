@@ -64,11 +64,12 @@ typedef struct tool_option {
 /* --json and --compact (tool.h's tool_json): two table lines every verb that reports has. */
 int tool_json_json_option(void *target, const char *arg, const char *verb);
 int tool_json_compact_option(void *target, const char *arg, const char *verb);
-#define TOOL_OPT_JSON_STYLE(p)                                                                         \
-	{ .name = "json", .kind = TOOL_OPT_CALL, .target = _Generic((p), tool_json *: (p)),             \
-	  .call = tool_json_json_option, .takes_no_arg = true },                                          \
-	{ .name = "compact", .kind = TOOL_OPT_CALL, .target = _Generic((p), tool_json *: (p)),          \
-	  .call = tool_json_compact_option, .takes_no_arg = true }
+#define TOOL_OPT_JSON(p) { .name = "json", .kind = TOOL_OPT_CALL, .target = _Generic((p), tool_json *: (p)), \
+	.call = tool_json_json_option, .takes_no_arg = true }
+#define TOOL_OPT_COMPACT(p) { .name = "compact", .kind = TOOL_OPT_CALL, \
+	.target = _Generic((p), tool_json *: (p)), .call = tool_json_compact_option, .takes_no_arg = true }
+#define TOOL_OPT_JSON_STYLE(p) TOOL_OPT_JSON(p), TOOL_OPT_COMPACT(p)
+
 /* The release's files policy generate and predict both take, into one mb_boot_artifacts. */
 #define TOOL_OPT_ARTIFACTS(b)                                   \
 	TOOL_OPT_STR("kernel", 0, &(b)->kernel),                \

@@ -57,10 +57,8 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 		{ TAKES_FORCE, TOOL_OPT_BOOL("force", 0, &a->force) },
 		{ TAKES_AUTHORIZED_BY, TOOL_OPT_STR("authorized-by", 0, &a->authority) },
 		{ TAKES_SIGNATURE, TOOL_OPT_FN("signature", 0, a, signature_option) },
-		{ TAKES_JSON, { .name = "json", .kind = TOOL_OPT_CALL, .target = &a->json,
-				.call = tool_json_json_option, .takes_no_arg = true } },
-		{ TAKES_JSON, { .name = "compact", .kind = TOOL_OPT_CALL, .target = &a->json,
-				.call = tool_json_compact_option, .takes_no_arg = true } },
+		{ TAKES_JSON, TOOL_OPT_JSON(&a->json) },
+		{ TAKES_JSON, TOOL_OPT_COMPACT(&a->json) },
 		{ 0, TOOL_OPT_STR("input", 'i', &a->in) },
 		{ 0, TOOL_OPT_STR("output", 'o', &a->out) },
 	};

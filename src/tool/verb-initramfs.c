@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 #include "shared/fileio.h"
 #include "shared/hex.h"
 #include "shared/jsonout.h"
+#include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
@@ -71,19 +71,6 @@ static const char verify_help[] =
 	"  --compact   the JSON on one line (implies --json)\n\n"
 	"Exit: 0 identical, 1 different, 2 usage or input error (malformed FILE, unreadable DIR).\n";
 
-enum { OPT_COMPRESS = 0x100, OPT_MTIME, OPT_POLICY, OPT_FORCE };
-
-static const struct option options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "compress", required_argument, NULL, OPT_COMPRESS },
-	{ "mtime", required_argument, NULL, OPT_MTIME },
-	TOOL_JSON_OPTIONS,
-	{ "policy-rule", no_argument, NULL, OPT_POLICY },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
-
 typedef struct args {
 	const char *output;
 	tool_json json;
@@ -111,63 +98,56 @@ static int parse_epoch(const char *s, uint32_t *ret)
 	return 0;
 }
 
+static int compress_option(void *target, const char *arg, const char *verb)
+{
+	args *a = target;
+
+	if (mb_compress_from_name(arg, &a->opts.compress) < 0)
+		return tool_usage_error(verb, "unknown compression '%s' (none, gzip, zstd)", arg);
+	a->has_compress = true;
+	return EXIT_OK;
+}
+
+static int mtime_option(void *target, const char *arg, const char *verb)
+{
+	args *a = target;
+
+	if (parse_epoch(arg, &a->opts.mtime) < 0)
+		return tool_usage_error(verb, "bad --mtime '%s' (seconds since 1970, 0..4294967295)", arg);
+	a->has_mtime = true;
+	return EXIT_OK;
+}
+
 /* allowed: o output (and --force), c compress, m mtime, j json, p policy-rule. Returns -1 after --help. */
 static int parse_args(const char *verb, const char *help, int argc, char **argv, const char *allowed,
 		      int want_paths, args *a)
 {
+	/* Every option, and the letter of allowed a verb needs for it. */
+	const struct {
+		char need;
+		tool_option opt;
+	} all[] = {
+		{ 'o', TOOL_OPT_STR("output", 'o', &a->output) },
+		{ 'o', TOOL_OPT_BOOL("force", 0, &a->force) },
+		{ 'c', TOOL_OPT_FN("compress", 0, a, compress_option) },
+		{ 'm', TOOL_OPT_FN("mtime", 0, a, mtime_option) },
+		{ 'j', TOOL_OPT_JSON(&a->json) },
+		{ 'j', TOOL_OPT_COMPACT(&a->json) },
+		{ 'p', TOOL_OPT_BOOL("policy-rule", 0, &a->policy) },
+	};
+	tool_option opts[sizeof(all) / sizeof(all[0]) + 1];
 	const char *sde;
-	int c;
+	size_t i, n = 0;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(help, stdout);
-			return -1;
-		case 'o':
-			if (!strchr(allowed, 'o'))
-				return tool_usage_error(verb, "-o is not an option here");
-			a->output = optarg;
-			break;
-		case OPT_FORCE:
-			if (!strchr(allowed, 'o'))
-				return tool_usage_error(verb, "--force is not an option here");
-			a->force = true;
-			break;
-		case OPT_COMPRESS:
-			if (!strchr(allowed, 'c'))
-				return tool_usage_error(verb, "--compress is not an option here");
-			if (mb_compress_from_name(optarg, &a->opts.compress) < 0)
-				return tool_usage_error(verb, "unknown compression '%s' (none, gzip, zstd)", optarg);
-			a->has_compress = true;
-			break;
-		case OPT_MTIME:
-			if (!strchr(allowed, 'm'))
-				return tool_usage_error(verb, "--mtime is not an option here");
-			if (parse_epoch(optarg, &a->opts.mtime) < 0)
-				return tool_usage_error(verb, "bad --mtime '%s' (seconds since 1970, 0..4294967295)",
-							optarg);
-			a->has_mtime = true;
-			break;
-		case TOOL_OPT_JSON:
-		case TOOL_OPT_COMPACT:
-			if (!strchr(allowed, 'j'))
-				return tool_usage_error(verb, "%s is not an option here", argv[optind - 1]);
-			tool_json_option(c, &a->json);
-			break;
-		case OPT_POLICY:
-			if (!strchr(allowed, 'p'))
-				return tool_usage_error(verb, "--policy-rule is not an option here");
-			a->policy = true;
-			break;
-		case ':':
-			return tool_usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return tool_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (strchr(allowed, all[i].need))
+			opts[n++] = all[i].opt;
+	opts[n] = (tool_option) TOOL_OPT_END;
+	rc = tool_parse_options(verb, help, opts, argc, argv, want_paths);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc == EXIT_OK ? -1 : rc;
 	for (; optind < argc; optind++) {
 		if (a->n_paths >= want_paths)
 			return tool_usage_error(verb, "unexpected argument '%s'", argv[optind]);
