@@ -124,20 +124,18 @@ int tool_tpm_exit(const mb_error *err);
 struct json_object;
 struct jsonout;
 /*
- * --json and --compact, the same in every verb that reports: TOOL_JSON_OPTIONS in its option
- * table, `case TOOL_OPT_JSON: case TOOL_OPT_COMPACT: tool_json_option(c, &style); break;`, and
- * tool_json_print(). JSON is pretty (json-c's layout: two spaces a level, "key": value, no '/'
- * escaped) unless --compact, one line, which also means --json. TOOL_JSON_OFF is 0: false.
+ * --json and --compact, the same in every verb that reports: TOOL_OPT_JSON_STYLE(&style) in its
+ * option table (tool/options.h), and tool_json_print(). JSON is pretty (json-c's layout: two
+ * spaces a level, "key": value, no '/' escaped) unless --compact, one line, which also means
+ * --json. TOOL_JSON_OFF is 0: false.
  */
-enum { TOOL_OPT_JSON = 0x7f00, TOOL_OPT_COMPACT };
-#define TOOL_JSON_OPTIONS \
-	{ "json", no_argument, NULL, TOOL_OPT_JSON }, { "compact", no_argument, NULL, TOOL_OPT_COMPACT }
 typedef enum tool_json { TOOL_JSON_OFF = 0, TOOL_JSON_PRETTY, TOOL_JSON_COMPACT } tool_json;
-void tool_json_option(int opt, tool_json *style);
 /* The json_object_to_json_string_ext() flags of a style. */
 int tool_json_flags(tool_json style);
 /* o and a newline on stdout in style (NULL prints null). */
 void tool_json_print(tool_json style, struct json_object *o);
+/* JSON text a library call wrote (NULL: it ran out of memory, said), a newline, freed: the exit code. */
+int tool_json_text_print(char *text);
 /*
  * One event as JSON (index, offset, record_size, pcr, type, digests, data, decoded, digest
  * check): a json-c object (log diff), or written straight into a buffer (log show --json).

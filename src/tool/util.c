@@ -427,15 +427,6 @@ int tool_tpm_exit(const mb_error *err)
 	return err->code == -EINVAL ? EXIT_USAGE : EXIT_TPM;
 }
 
-void tool_json_option(int opt, tool_json *style)
-{
-	/* --compact wins whatever the order: "--compact --json" is still one line. */
-	if (opt == TOOL_OPT_COMPACT)
-		*style = TOOL_JSON_COMPACT;
-	else if (*style == TOOL_JSON_OFF)
-		*style = TOOL_JSON_PRETTY;
-}
-
 int tool_json_flags(tool_json style)
 {
 	return (style == TOOL_JSON_COMPACT ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
@@ -445,4 +436,15 @@ int tool_json_flags(tool_json style)
 void tool_json_print(tool_json style, json_object *o)
 {
 	puts(o ? json_object_to_json_string_ext(o, tool_json_flags(style)) : "null");
+}
+
+int tool_json_text_print(char *text)
+{
+	if (!text) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
+	puts(text);
+	free(text);
+	return EXIT_OK;
 }

@@ -128,15 +128,9 @@ int attest_verify(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		char *s = mb_attest_verdict_to_json(v, json != TOOL_JSON_COMPACT);
-
-		if (!s) {
-			tool_errorf("out of memory");
-			rc = EXIT_USAGE;
+		rc = tool_json_text_print(mb_attest_verdict_to_json(v, json != TOOL_JSON_COMPACT));
+		if (rc != EXIT_OK)
 			goto out;
-		}
-		printf("%s\n", s);
-		free(s);
 	} else {
 		size_t n = mb_attest_verdict_n_reasons(v);
 		attest_reason_text *reasons = calloc(n ? n : 1, sizeof(*reasons));

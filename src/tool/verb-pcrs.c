@@ -55,16 +55,7 @@ int verb_pcrs(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		char *s = mb_pcr_values_to_json(v, json != TOOL_JSON_COMPACT);
-
-		if (!s) {
-			tool_errorf("out of memory");
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		printf("%s\n", s);
-		free(s);
-		rc = EXIT_OK;
+		rc = tool_json_text_print(mb_pcr_values_to_json(v, json != TOOL_JSON_COMPACT));
 	} else {
 		rc = tool_print_pcr_values(v);
 	}
