@@ -108,10 +108,17 @@ vm_initramfs() {
 		cp "$MBOOT" "$root/bin/mboot"
 		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
 		# included), so the guest's loader finds them with its default search path.
-		# tpm2-tss's TCTI loader opens the device TCTI with dlopen: ldd does not name it.
-		tcti=$(ldconfig -p | sed -n 's/.*libtss2-tcti-device.so.0 .*=> //p' | head -n 1)
-		[ -n "$tcti" ] || vm_die "libtss2-tcti-device.so.0 not found (libtss2-tcti-device0)"
-		for lib in $( (ldd "$MBOOT"; echo "$tcti"; ldd "$tcti") | grep -o '/[^ )]*' | sort -u); do
+		# What is dlopen()ed, ldd does not name: mboot loads tpm2-tss at its first TPM command
+		# (src/lib/tpm/tss2-dl.c), and tpm2-tss's TCTI loader opens the device TCTI.
+		dl=""
+		for so in libtss2-esys.so.0 libtss2-mu.so.0 libtss2-rc.so.0 libtss2-tctildr.so.0 \
+			libtss2-tcti-device.so.0; do
+			lib=$(ldconfig -p | sed -n "s/.*$so .*=> //p" | head -n 1)
+			[ -n "$lib" ] || vm_die "$so not found (scripts/install-deps installs tpm2-tss)"
+			dl="$dl $lib"
+		done
+		# shellcheck disable=SC2086 # dl: a list of paths without spaces
+		for lib in $( (ldd "$MBOOT"; for l in $dl; do echo "$l"; ldd "$l"; done) | grep -o '/[^ )]*' | sort -u); do
 			mkdir -p "$root$(dirname "$lib")"
 			cp -L "$lib" "$root$lib"
 			# libmboot.so from the build tree: the binary finds it through its RUNPATH
