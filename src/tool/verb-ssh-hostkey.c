@@ -302,24 +302,35 @@ static int load_signatures(const hostkey_args *a, mb_policy_signature *sigs)
 	return EXIT_OK;
 }
 
-/* Read back what was written and unseal it: the clear key goes only when this gives it back. */
-static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uopt, const key_buf *key)
+/* Read and parse a sealed host key file; reported, EXIT_USAGE, on failure. */
+static int load_envelope(const char *path, mb_envelope **ret)
 {
 	uint8_t *text = NULL;
 	size_t size = 0;
-	mb_envelope *e = NULL;
 	mb_error err = { 0 };
-	key_buf back = { 0 };
 	int rc = read_whole(path, MB_ENVELOPE_MAX_FILE, &text, &size), r;
 
 	if (rc)
 		return rc;
-	r = mb_envelope_parse((const char *) text, size, &e, &err);
+	r = mb_envelope_parse((const char *) text, size, ret, &err);
 	free(text);
 	if (r < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
+	return EXIT_OK;
+}
+
+/* Read back what was written and unseal it: the clear key goes only when this gives it back. */
+static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uopt, const key_buf *key)
+{
+	mb_envelope *e = NULL;
+	mb_error err = { 0 };
+	key_buf back = { 0 };
+	int rc = load_envelope(path, &e), r;
+
+	if (rc)
+		return rc;
 	rc = key_alloc(&back, mb_envelope_data_size(e));
 	if (rc == EXIT_OK) {
 		r = mb_envelope_unseal(tpm, e, uopt, back.p, back.cap, NULL, &err);
@@ -536,25 +547,18 @@ static void remove_keys(int tofd, char **names, size_t n)
 static int unseal_one(mb_tpm *tpm, const hostkey_args *a, const char *name, int tofd)
 {
 	char path[4096], clear[256];
-	uint8_t *text = NULL;
-	size_t size = 0, len = strlen(name) - strlen(SEALED_SUFFIX);
+	size_t len = strlen(name) - strlen(SEALED_SUFFIX);
 	mb_envelope *e = NULL;
 	mb_error err = { 0 };
 	secret_buf dkey = { 0 };
 	key_buf key = { 0 };
-	int rc, r, fd;
+	int rc, fd;
 
 	snprintf(path, sizeof(path), "%s/%s", a->dir, name);
 	snprintf(clear, sizeof(clear), "%.*s", (int) len, name);
-	rc = read_whole(path, MB_ENVELOPE_MAX_FILE, &text, &size);
+	rc = load_envelope(path, &e);
 	if (rc)
 		return rc;
-	r = mb_envelope_parse((const char *) text, size, &e, &err);
-	free(text);
-	if (r < 0) {
-		tool_report(path, &err);
-		return EXIT_USAGE;
-	}
 	if ((mb_sealed_policy_kind(mb_envelope_sealed(e)) == MB_SEAL_POLICY_AUTHORIZE) != (a->n_sigs > 0)) {
 		rc = tool_usage_error("ssh-hostkey unseal", a->n_sigs ? "%s is sealed to PCR values: --signature does not apply"
 								     : "%s is sealed to signed policies: give --signature SIG",
