@@ -67,11 +67,9 @@ int file_read_fd(int fd, size_t max, uint8_t **ret, size_t *ret_size, mb_error *
 			buf = nbuf;
 			cap = ncap;
 		}
-		n = read(fd, buf + size, cap - size - 1);
+		n = fd_read_some(fd, buf + size, cap - size - 1);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = set_error(err, -errno, "read error: %s", strerror(errno));
+			rc = set_error(err, (int) n, "read error: %s", strerror((int) -n));
 			goto out;
 		}
 		if (n == 0)
@@ -185,6 +183,16 @@ static int rename_noreplace(const char *from, const char *to)
 		return -1;
 	(void) unlink(from);
 	return 0;
+}
+
+ssize_t fd_read_some(int fd, void *buf, size_t size)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
 }
 
 int fd_write_all(int fd, const void *data, size_t size)

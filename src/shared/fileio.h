@@ -40,6 +40,8 @@ void file_unmap(uint8_t *p, size_t size, bool mapped);
  */
 int file_write(const char *path, const void *data, size_t size, unsigned mode, bool replace, mb_error *err)
 	__attribute__((warn_unused_result));
+/* read(2) retried on EINTR: the bytes read (0 at the end), or -errno. */
+ssize_t fd_read_some(int fd, void *buf, size_t size) __attribute__((warn_unused_result));
 /* All of data to fd, across short writes and EINTR: 0, or -errno (-EIO when no progress). */
 int fd_write_all(int fd, const void *data, size_t size) __attribute__((warn_unused_result));
 

@@ -105,12 +105,10 @@ int secret_read(const char *path, secret_buf *s)
 		return EXIT_USAGE;
 	}
 	for (;;) {
-		ssize_t n = read(fd, s->p + s->size, s->cap - s->size);
+		ssize_t n = fd_read_some(fd, s->p + s->size, s->cap - s->size);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0) {
-			tool_errorf("%s: %s", path, strerror(errno));
+			tool_errorf("%s: %s", path, strerror((int) -n));
 			break;
 		}
 		if (n == 0)

@@ -593,13 +593,11 @@ static int compare_file(const char *path, const uint8_t *out, size_t osize, size
 	if (fd < 0)
 		return fd;
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+		ssize_t n = fd_read_some(fd, buf, sizeof(buf));
 		size_t k = 0;
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0) {
-			rc = set_error(err, -errno, "read error: %s", strerror(errno));
+			rc = set_error(err, (int) n, "read error: %s", strerror((int) -n));
 			break;
 		}
 		if (n == 0) {

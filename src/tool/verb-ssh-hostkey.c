@@ -183,12 +183,10 @@ static int read_hostkey(int dirfd, const char *dir, const char *name, key_buf *k
 	if (key_alloc(k, (size_t) st.st_size + 1))
 		goto out;
 	for (;;) {
-		ssize_t r = read(fd, k->p + k->size, k->cap - k->size);
+		ssize_t r = fd_read_some(fd, k->p + k->size, k->cap - k->size);
 
-		if (r < 0 && errno == EINTR)
-			continue;
 		if (r < 0) {
-			tool_errorf("%s/%s: %s", dir, name, strerror(errno));
+			tool_errorf("%s/%s: %s", dir, name, strerror((int) -r));
 			goto out;
 		}
 		if (r == 0 || (k->size += (size_t) r) == k->cap)

@@ -25,6 +25,7 @@
 
 #include <mboot/digest.h>
 #include "shared/fail.h"
+#include "shared/fileio.h"
 
 static const mb_digest_info digests[] = {
 	{ MB_ALG_SHA1, 20, "sha1" },
@@ -312,12 +313,10 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 		(void) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf, CHUNK);
+		ssize_t n = fd_read_some(fd, buf, CHUNK);
 
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = set_error(err, -errno, "read error: %s", strerror(errno));
+			rc = set_error(err, (int) n, "read error: %s", strerror((int) -n));
 			goto out;
 		}
 		if (n == 0)

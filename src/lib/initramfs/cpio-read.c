@@ -27,6 +27,7 @@
 #include <mboot/digest.h>
 
 #include "shared/fail.h"
+#include "shared/fileio.h"
 #include "shared/reader.h"
 #include "lib/initramfs/initramfs-internal.h"
 
@@ -197,12 +198,10 @@ static int raw_fill(ctx *c)
 	if (w->end)
 		return 0;
 	win_room(w, w->cap);
-	do
-		n = read(c->fd, w->buf + w->len, w->cap - w->len);
-	while (n < 0 && errno == EINTR);
+	n = fd_read_some(c->fd, w->buf + w->len, w->cap - w->len);
 	if (n < 0)
-		return set_error(c->err, -errno, "read error at byte %llu: %s",
-			       (unsigned long long) (w->off + win_left(w)), strerror(errno));
+		return set_error(c->err, (int) n, "read error at byte %llu: %s",
+			       (unsigned long long) (w->off + win_left(w)), strerror((int) -n));
 	if (n == 0) {
 		w->end = true;
 		return 0;

@@ -30,6 +30,7 @@
 
 #include <mboot/digest.h>
 #include "shared/fail.h"
+#include "shared/fileio.h"
 #include "lib/initramfs/initramfs-internal.h"
 
 typedef struct pentry {
@@ -432,11 +433,9 @@ static int put_file_data(packer *p, const pentry *e, int pfd, const char *base)
 	if (rc < 0)
 		goto out;
 	while (got < size) {
-		n = read(fd, p->out + p->olen + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = fd_read_some(fd, p->out + p->olen + got, size - got);
 		if (n < 0) {
-			rc = set_error(p->err, -errno, "%s: read error: %s", e->path, strerror(errno));
+			rc = set_error(p->err, (int) n, "%s: read error: %s", e->path, strerror((int) -n));
 			goto out;
 		}
 		if (n == 0) { /* shrank */
@@ -445,9 +444,7 @@ static int put_file_data(packer *p, const pentry *e, int pfd, const char *base)
 		}
 		got += (size_t) n;
 	}
-	do
-		n = read(fd, &extra, 1);
-	while (n < 0 && errno == EINTR);
+	n = fd_read_some(fd, &extra, 1);
 	if (n != 0 || fstat(fd, &st) < 0 || !unchanged(&st, &e->st)) { /* grew, or written meanwhile */
 		rc = changed(p, e);
 		goto out;
