@@ -52,50 +52,44 @@ static void ek_template(ek_kind kind, TPM2B_PUBLIC *p)
 	memset(p, 0, sizeof(*p));
 	a->objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
 			      TPMA_OBJECT_ADMINWITHPOLICY | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
+	/* All three: AES-CFB as the parent's symmetric scheme, no signing scheme, no KDF. */
 	if (kind == EK_RSA2048) {
-		/* L-1: AES-128-CFB, 2048-bit modulus, unique 256 zero bytes */
+		/* L-1: AES-128, 2048-bit modulus, unique 256 zero bytes */
 		a->type = TPM2_ALG_RSA;
-		a->nameAlg = TPM2_ALG_SHA256;
-		a->authPolicy.size = 32;
-		memcpy(a->authPolicy.buffer, policy_a_sha256, 32);
-		a->parameters.rsaDetail.symmetric.algorithm = TPM2_ALG_AES;
-		a->parameters.rsaDetail.symmetric.keyBits.aes = 128;
-		a->parameters.rsaDetail.symmetric.mode.aes = TPM2_ALG_CFB;
+		a->parameters.rsaDetail.symmetric = (TPMT_SYM_DEF_OBJECT) { .algorithm = TPM2_ALG_AES,
+									   .keyBits.aes = 128, .mode.aes = TPM2_ALG_CFB };
 		a->parameters.rsaDetail.scheme.scheme = TPM2_ALG_NULL;
 		a->parameters.rsaDetail.keyBits = 2048;
-		a->parameters.rsaDetail.exponent = 0;
 		a->unique.rsa.size = 256;
-	} else if (kind == EK_ECC_P256) {
-		/* L-2: AES-128-CFB, NIST P-256, unique two 32-byte zero coordinates */
+	} else {
+		/* L-2: AES-128, NIST P-256, unique two 32-byte zero coordinates; H-3 below */
 		a->type = TPM2_ALG_ECC;
-		a->nameAlg = TPM2_ALG_SHA256;
-		a->authPolicy.size = 32;
-		memcpy(a->authPolicy.buffer, policy_a_sha256, 32);
-		a->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_AES;
-		a->parameters.eccDetail.symmetric.keyBits.aes = 128;
-		a->parameters.eccDetail.symmetric.mode.aes = TPM2_ALG_CFB;
+		a->parameters.eccDetail.symmetric = (TPMT_SYM_DEF_OBJECT) { .algorithm = TPM2_ALG_AES,
+									   .keyBits.aes = 128, .mode.aes = TPM2_ALG_CFB };
 		a->parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
 		a->parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
 		a->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
 		a->unique.ecc.x.size = 32;
 		a->unique.ecc.y.size = 32;
-	} else {
-		/*
-		 * H-3: SHA-384 name, AES-256-CFB, NIST P-384, empty unique; userWithAuth set, so the
-		 * empty endorsement authValue authorises it without a policy session.
-		 */
-		a->type = TPM2_ALG_ECC;
-		a->nameAlg = TPM2_ALG_SHA384;
-		a->objectAttributes |= TPMA_OBJECT_USERWITHAUTH;
-		a->authPolicy.size = 48;
-		memcpy(a->authPolicy.buffer, policy_b_sha384, 48);
-		a->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_AES;
-		a->parameters.eccDetail.symmetric.keyBits.aes = 256;
-		a->parameters.eccDetail.symmetric.mode.aes = TPM2_ALG_CFB;
-		a->parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
-		a->parameters.eccDetail.curveID = TPM2_ECC_NIST_P384;
-		a->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
 	}
+	if (kind != EK_ECC_P384) {
+		a->nameAlg = TPM2_ALG_SHA256;
+		a->authPolicy.size = 32;
+		memcpy(a->authPolicy.buffer, policy_a_sha256, 32);
+		return;
+	}
+	/*
+	 * H-3: SHA-384 name, AES-256, NIST P-384, empty unique; userWithAuth set, so the empty
+	 * endorsement authValue authorises it without a policy session.
+	 */
+	a->nameAlg = TPM2_ALG_SHA384;
+	a->objectAttributes |= TPMA_OBJECT_USERWITHAUTH;
+	a->authPolicy.size = 48;
+	memcpy(a->authPolicy.buffer, policy_b_sha384, 48);
+	a->parameters.eccDetail.symmetric.keyBits.aes = 256;
+	a->parameters.eccDetail.curveID = TPM2_ECC_NIST_P384;
+	a->unique.ecc.x.size = 0;
+	a->unique.ecc.y.size = 0;
 }
 
 int attest_create_ek(mb_tpm *t, ek_kind kind, ESYS_TR *ret, TPM2B_PUBLIC **ret_pub, mb_error *err)
