@@ -111,6 +111,27 @@ static int bind(sqlite_db *s, sqlite3_stmt *stmt, const char *sql, const char *c
 	return 0;
 }
 
+/* Every statement is reset after use: the cached one is then ready, and holds no parameter. */
+static void statement_end(sqlite3_stmt *stmt)
+{
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+}
+
+/* The cached statement for sql, with params bound. */
+static int statement_start(sqlite_db *s, const char *sql, const char *const *params, size_t n_params,
+			   sqlite3_stmt **ret, mb_error *err)
+{
+	int r = prepare(s, sql, ret, err);
+
+	if (r < 0)
+		return r;
+	r = bind(s, *ret, sql, params, n_params, err);
+	if (r < 0)
+		statement_end(*ret);
+	return r;
+}
+
 static int64_t sqlite_exec(db *d, const char *sql, const char *const *params, size_t n_params, mb_error *err)
 {
 	sqlite_db *s = (sqlite_db *) d;
@@ -118,19 +139,14 @@ static int64_t sqlite_exec(db *d, const char *sql, const char *const *params, si
 	sqlite3_int64 total_before = sqlite3_total_changes64(s->conn);
 	int r, rc;
 
-	r = prepare(s, sql, &stmt, err);
+	r = statement_start(s, sql, params, n_params, &stmt, err);
 	if (r < 0)
 		return r;
-	r = bind(s, stmt, sql, params, n_params, err);
-	if (r < 0)
-		goto out;
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
 		;
 	if (rc != SQLITE_DONE)
 		r = sqlite_fail(s, rc, err, sql);
-out:
-	sqlite3_reset(stmt);
-	sqlite3_clear_bindings(stmt);
+	statement_end(stmt);
 	if (r < 0)
 		return r;
 	/* sqlite3_changes64() is the last INSERT, UPDATE or DELETE's count, even when this
@@ -148,12 +164,9 @@ static int sqlite_query(db *d, const char *sql, const char *const *params, size_
 	char **cells = NULL;
 	int r, rc;
 
-	r = prepare(s, sql, &stmt, err);
+	r = statement_start(s, sql, params, n_params, &stmt, err);
 	if (r < 0)
 		return r;
-	r = bind(s, stmt, sql, params, n_params, err);
-	if (r < 0)
-		goto out;
 	n_cols = (size_t) sqlite3_column_count(stmt);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if (n == cap) {
@@ -198,8 +211,7 @@ out:
 	for (i = 0; cells && i < n * n_cols; i++)
 		free(cells[i]);
 	free(cells);
-	sqlite3_reset(stmt);
-	sqlite3_clear_bindings(stmt);
+	statement_end(stmt);
 	return r;
 }
 

@@ -81,14 +81,6 @@ static int next_event(mb_event_log *log, mb_event *scratch, mb_event_digest *scr
 	return 0;
 }
 
-/* The event is whole: count it, and its digests when the log keeps them. */
-static void event_done(mb_event_log *log, mb_event *scratch, const mb_event *ev)
-{
-	if (!scratch)
-		log->n_digests += ev->n_digests;
-	log->n_events++;
-}
-
 static int read_event_data(byte_reader *r, mb_event *ev, mb_error *err)
 {
 	uint64_t at = reader_offset(r);
@@ -101,6 +93,23 @@ static int read_event_data(byte_reader *r, mb_event *ev, mb_error *err)
 	if (read_bytes(r, ev->data_size, &ev->data) < 0)
 		return set_error_at(err, -EBADMSG, at, "event %u: data size %u runs past the end of the log (%zu bytes left)",
 				  ev->number, ev->data_size, reader_left(r));
+	return 0;
+}
+
+/* A record's digests are read: its data ends it. The event is then whole: count it, and its
+ * digests when the log keeps them. */
+static int finish_record(mb_event_log *log, byte_reader *r, mb_event *scratch, mb_event *ev, uint64_t start,
+			 mb_event **ret, mb_error *err)
+{
+	int rc = read_event_data(r, ev, err);
+
+	if (rc < 0)
+		return rc;
+	ev->record_size = (uint32_t) (reader_offset(r) - start);
+	if (!scratch)
+		log->n_digests += ev->n_digests;
+	log->n_events++;
+	*ret = ev;
 	return 0;
 }
 
@@ -123,13 +132,7 @@ static int parse_sha1_record(mb_event_log *log, byte_reader *r, mb_event *scratc
 	d[0].size = SHA1_SIZE;
 	if (read_bytes(r, SHA1_SIZE, &d[0].bytes) < 0)
 		return set_error_at(err, -EBADMSG, start, "event %u: truncated SHA-1 digest", ev->number);
-	rc = read_event_data(r, ev, err);
-	if (rc < 0)
-		return rc;
-	ev->record_size = (uint32_t) (reader_offset(r) - start);
-	event_done(log, scratch, ev);
-	*ret = ev;
-	return 0;
+	return finish_record(log, r, scratch, ev, start, ret, err);
 }
 
 static int find_bank(const mb_event_log *log, uint16_t alg)
@@ -187,13 +190,7 @@ static int parse_agile_record(mb_event_log *log, byte_reader *r, mb_event *scrat
 			return set_error_at(err, -EBADMSG, at, "event %u: truncated digest (algorithm 0x%04x)",
 					  ev->number, alg);
 	}
-	rc = read_event_data(r, ev, err);
-	if (rc < 0)
-		return rc;
-	ev->record_size = (uint32_t) (reader_offset(r) - start);
-	event_done(log, scratch, ev);
-	*ret = ev;
-	return 0;
+	return finish_record(log, r, scratch, ev, start, ret, err);
 }
 
 /* TCG_EfiSpecIDEventStruct (PFP §10.4.5.1), from the header record's data. */
