@@ -30,6 +30,8 @@ typedef struct mb_digest_info {
 /* NULL when the algorithm is not one we can compute. */
 MB_EXPORT const mb_digest_info *mb_digest_by_alg(uint16_t alg);
 MB_EXPORT const mb_digest_info *mb_digest_by_name(const char *name);
+/* alg's name ("sha256"), or for an algorithm mboot cannot compute its number ("0x0012") written into buf. */
+MB_EXPORT const char *mb_digest_alg_name(uint16_t alg, char buf[8]);
 
 /* Known algorithms, in the order mboot prints banks. */
 MB_EXPORT size_t mb_digest_count(void);

@@ -17,7 +17,7 @@ static void add_digests(json_object *o, const mb_event *ev)
 		char name[8], *hex = hex_dup(ev->digests[i].bytes, ev->digests[i].size);
 
 		if (hex)
-			json_object_object_add(d, tool_alg_name(ev->digests[i].alg, name), json_object_new_string(hex));
+			json_object_object_add(d, mb_digest_alg_name(ev->digests[i].alg, name), json_object_new_string(hex));
 		free(hex);
 	}
 	json_object_object_add(o, "digests", d);
@@ -103,7 +103,7 @@ int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb
 		if (i)
 			jsonout_lit(b, ",");
 		jsonout_lit(b, "\"");
-		jsonout_raw(b, tool_alg_name(ev->digests[i].alg, name));
+		jsonout_raw(b, mb_digest_alg_name(ev->digests[i].alg, name));
 		jsonout_lit(b, "\":\"");
 		jsonout_hex(b, ev->digests[i].bytes, ev->digests[i].size);
 		jsonout_lit(b, "\"");

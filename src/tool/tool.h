@@ -107,9 +107,6 @@ int tool_parse_pcr_list(const char *s, uint32_t *ret);
 /* A decimal number in [min, max], digits only; -EINVAL otherwise. */
 int tool_parse_uint(const char *s, unsigned min, unsigned max, unsigned *ret);
 
-/* Name for a bank: "sha256", or "0x1234" for an algorithm mboot does not know. */
-const char *tool_alg_name(uint16_t alg, char buf[8]);
-
 /* Event type name, or "0x%08x". */
 const char *tool_type_name(uint32_t type, char buf[16]);
 

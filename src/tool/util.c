@@ -383,15 +383,6 @@ int tool_parse_uint(const char *s, unsigned min, unsigned max, unsigned *ret)
 	return 0;
 }
 
-const char *tool_alg_name(uint16_t alg, char buf[8])
-{
-	const mb_digest_info *d = mb_digest_by_alg(alg);
-
-	if (d)
-		return d->name;
-	snprintf(buf, 8, "0x%04x", alg);
-	return buf;
-}
 
 const char *tool_type_name(uint32_t type, char buf[16])
 {

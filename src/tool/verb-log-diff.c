@@ -87,16 +87,16 @@ static void print_changed(const mb_diff_entry *e, const mb_event_log *la, const 
 
 		if (digest_same(e->a, e->b, alg))
 			continue;
-		printf("    - %-7s %s\n", tool_alg_name(alg, name), digest_hex(e->a, alg, hex));
-		printf("    + %-7s %s\n", tool_alg_name(alg, name), digest_hex(e->b, alg, hex));
+		printf("    - %-7s %s\n", mb_digest_alg_name(alg, name), digest_hex(e->a, alg, hex));
+		printf("    + %-7s %s\n", mb_digest_alg_name(alg, name), digest_hex(e->b, alg, hex));
 	}
 	for (i = 0; i < e->b->n_digests; i++) {
 		uint16_t alg = e->b->digests[i].alg;
 
 		if (mb_event_digest_for(e->a, alg))
 			continue;
-		printf("    - %-7s (none)\n", tool_alg_name(alg, name));
-		printf("    + %-7s %s\n", tool_alg_name(alg, name), digest_hex(e->b, alg, hex));
+		printf("    - %-7s (none)\n", mb_digest_alg_name(alg, name));
+		printf("    + %-7s %s\n", mb_digest_alg_name(alg, name), digest_hex(e->b, alg, hex));
 	}
 	same_desc = da && db && strcmp(da, db) == 0;
 	/* Unmeasured bytes that the descriptions do not show (a load address) are not worth hex. */
@@ -136,7 +136,7 @@ static json_object *differs_json(const mb_diff_entry *e)
 			/* B's banks: only those A lacks (A's loop named the rest). */
 			if (digest_same(e->a, e->b, alg) || (s == 1 && mb_event_digest_for(e->a, alg)))
 				continue;
-			json_object_array_add(banks, json_object_new_string(tool_alg_name(alg, name)));
+			json_object_array_add(banks, json_object_new_string(mb_digest_alg_name(alg, name)));
 		}
 	json_object_object_add(o, "digests", banks);
 	json_object_object_add(o, "data", json_object_new_boolean((e->differs & MB_DIFF_DATA) != 0));

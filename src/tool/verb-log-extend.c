@@ -70,14 +70,14 @@ static int check_reset_state(const mb_pcr_values *v, uint8_t locality)
 						    "the TPM was started at locality 0: %s PCR 0 would not match. Reset the TPM "
 						    "(swtpm: 'swtpm_ioctl --unix SOCK.ctrl -i') and run 'mboot log extend' "
 						    "again: it then starts the TPM at locality %u.",
-						    locality, tool_alg_name(alg, name), locality);
+						    locality, mb_digest_alg_name(alg, name), locality);
 					return -1;
 				}
 			}
 			if (!bad)
 				tool_errorf("log extend: %s PCR %u is not in reset state: this TPM has already "
 					    "measured something (a real boot?); refusing without --force",
-					    tool_alg_name(alg, name), p);
+					    mb_digest_alg_name(alg, name), p);
 			bad = -1;
 		}
 	}
@@ -173,7 +173,7 @@ int log_extend(int argc, char **argv)
 			tool_errorf("log extend: the TPM has an active %s bank that %s %s; its PCRs could not be "
 				    "rebuilt. Limit the extends with --bank (the log has %zu bank%s), or allocate "
 				    "only the log's banks (tpm2_pcrallocate, then a TPM reset)",
-				    tool_alg_name(tpm_banks[b].alg, name), d ? "the log does not carry:" : "mboot cannot hash:",
+				    mb_digest_alg_name(tpm_banks[b].alg, name), d ? "the log does not carry:" : "mboot cannot hash:",
 				    path, n_log_banks, n_log_banks == 1 ? "" : "s");
 			rc = EXIT_FAILED;
 			goto out;
@@ -185,7 +185,7 @@ int log_extend(int argc, char **argv)
 			char name[8];
 
 			tool_errorf("log extend: --bank %s: the TPM has no active bank of that name",
-				    tool_alg_name(only.alg[i], name));
+				    mb_digest_alg_name(only.alg[i], name));
 			rc = EXIT_FAILED;
 			goto out;
 		}
@@ -208,7 +208,7 @@ int log_extend(int argc, char **argv)
 			char name[8];
 
 			tool_errorf("log extend: %s: event %u (PCR %u) has no %s digest; nothing extended", path,
-				    ev->number, ev->pcr, tool_alg_name(use[b], name));
+				    ev->number, ev->pcr, mb_digest_alg_name(use[b], name));
 			rc = EXIT_FAILED;
 			goto out;
 		}
@@ -251,7 +251,7 @@ int log_extend(int argc, char **argv)
 	for (b = 0; b < n_use; b++) {
 		char name[8];
 
-		printf("%s%s", b ? ", " : " (", tool_alg_name(use[b], name));
+		printf("%s%s", b ? ", " : " (", mb_digest_alg_name(use[b], name));
 	}
 	printf(")\n");
 	if (skipped_banks)

@@ -155,7 +155,7 @@ static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr
 			jsonout_lit(o, ",");
 		first = false;
 		jsonout_lit(o, "\"");
-		jsonout_raw(o, tool_alg_name(alg, name));
+		jsonout_raw(o, mb_digest_alg_name(alg, name));
 		jsonout_lit(o, "\":{");
 		for (p = 0; p < MB_PCR_COUNT; p++) {
 			const uint8_t *value = mb_pcr_values_get(v, alg, p);
@@ -204,7 +204,7 @@ static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_even
 	for (i = 0; i < ev->n_digests; i++) {
 		char name[8];
 
-		printf("       %-7s %s\n", tool_alg_name(ev->digests[i].alg, name),
+		printf("       %-7s %s\n", mb_digest_alg_name(ev->digests[i].alg, name),
 		       hex_format(ev->digests[i].bytes, ev->digests[i].size, hex));
 	}
 	if (decoded)
@@ -525,7 +525,7 @@ static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_va
 
 		for (i = 0; i < info->n_unknown_algs; i++) {
 			char name[8];
-			json_object_array_add(u, json_object_new_string(tool_alg_name(info->unknown_algs[i], name)));
+			json_object_array_add(u, json_object_new_string(mb_digest_alg_name(info->unknown_algs[i], name)));
 		}
 		json_object_object_add(o, "banks_not_replayed", u);
 	}

@@ -345,7 +345,7 @@ static int luks_list(int argc, char **argv)
 				json_object_object_add(o, "policy", json_object_new_string(mb_luks_token_policy(t)));
 				if (mb_luks_token_bank(t)) {
 					json_object_object_add(o, "bank", json_object_new_string(
-							       tool_alg_name(mb_luks_token_bank(t), name)));
+							       mb_digest_alg_name(mb_luks_token_bank(t), name)));
 					json_object_object_add(o, "pcrs", pcr_array(mb_luks_token_pcrs(t)));
 				}
 			}

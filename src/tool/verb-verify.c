@@ -133,7 +133,7 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 	for (i = 0; i < mb_verify_result_count(res); i++) {
 		const mb_verify_pcr *r = mb_verify_result_entry(res, i);
 		char buf[8], hex[2 * MB_DIGEST_MAX + 1];
-		const char *name = tool_alg_name(r->alg, buf);
+		const char *name = mb_digest_alg_name(r->alg, buf);
 
 		if (r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_UNVERIFIED)
 			continue;
@@ -205,7 +205,7 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 			char buf[8];
 
 			printf("bank %s UNVERIFIED (left out by --bank): %u PCR%s the log extends not checked\n",
-			       tool_alg_name(ua[k], buf), nu[k], nu[k] == 1 ? "" : "s");
+			       mb_digest_alg_name(ua[k], buf), nu[k], nu[k] == 1 ? "" : "s");
 		}
 		if (nc)
 			printf("(%u PCR values not covered by the log, not shown: no claim about them)\n", nc);
@@ -243,7 +243,7 @@ static void print_json(tool_json style, const mb_verify_result *res, const char 
 		char name[8];
 
 		json_object_object_add(o, "pcr", json_object_new_int64(r->pcr));
-		json_object_object_add(o, "bank", json_object_new_string(tool_alg_name(r->alg, name)));
+		json_object_object_add(o, "bank", json_object_new_string(mb_digest_alg_name(r->alg, name)));
 		json_object_object_add(o, "verdict", json_object_new_string(mb_pcr_verdict_name(r->verdict)));
 		json_object_object_add(o, "events", json_object_new_int64(r->n_events));
 		if (r->n_userspace)
@@ -586,7 +586,7 @@ int verb_verify(int argc, char **argv)
 			if (mb_digest_by_alg(banks[i].alg) || (only.n && !in_only(banks[i].alg, only.alg, only.n)))
 				continue;
 			tool_errorf("verify: the TPM has an active bank %s that mboot cannot compute: it cannot be "
-				    "verified (limit the check with --bank)", tool_alg_name(banks[i].alg, name));
+				    "verified (limit the check with --bank)", mb_digest_alg_name(banks[i].alg, name));
 			rc = EXIT_FAILED;
 			goto out;
 		}
@@ -599,7 +599,7 @@ int verb_verify(int argc, char **argv)
 		if (!tool_pcr_values_has_bank(actual, only.alg[i])) {
 			char name[8];
 
-			tool_errorf("verify: --bank %s: %s has no such bank", tool_alg_name(only.alg[i], name),
+			tool_errorf("verify: --bank %s: %s has no such bank", mb_digest_alg_name(only.alg[i], name),
 				    pcrs_path ? pcrs_path : "the TPM");
 			rc = EXIT_USAGE;
 			goto out;

@@ -95,15 +95,6 @@ MB_EXPORT mb_attest_reason mb_attest_verdict_reason(const mb_attest_verdict *v, 
 	return v->reasons[i].reason;
 }
 
-static const char *bank(uint16_t alg, char buf[8])
-{
-	const mb_digest_info *d = mb_digest_by_alg(alg);
-
-	if (d)
-		return d->name;
-	snprintf(buf, 8, "0x%04x", alg);
-	return buf;
-}
 
 static json_object *pcr_list(uint32_t mask)
 {
@@ -142,9 +133,9 @@ static json_object *quote_json(const mb_attest_verdict *v)
 	json_object_object_add(o, "safe", json_object_new_boolean(q->safe));
 	json_object_object_add(o, "firmware_version", json_object_new_string(fw));
 	json_object_object_add(o, "signature", json_object_new_string(quote_sig_alg_name(v->sig_alg, buf)));
-	json_object_object_add(o, "signature_hash", json_object_new_string(bank(v->sig_hash, buf)));
+	json_object_object_add(o, "signature_hash", json_object_new_string(mb_digest_alg_name(v->sig_hash, buf)));
 	for (i = 0; i < q->n_selections; i++)
-		json_object_object_add(sel, bank(q->selections[i].hash, buf), pcr_list(q->selections[i].mask));
+		json_object_object_add(sel, mb_digest_alg_name(q->selections[i].hash, buf), pcr_list(q->selections[i].mask));
 	json_object_object_add(o, "pcrs", sel);
 	return o;
 }
@@ -165,7 +156,7 @@ static json_object *logs_json(const mb_attest_verdict *v)
 	json_object_object_add(o, "pcrs_failed", json_object_new_int64(v->n_failed));
 	for (i = 0; i < v->n_pcrs; i++) {
 		const verdict_pcr *p = &v->pcrs[i];
-		const char *name = bank(p->alg, buf);
+		const char *name = mb_digest_alg_name(p->alg, buf);
 		json_object *b, *e;
 
 		if (p->verdict == MB_PCR_NOT_COVERED || p->verdict == MB_PCR_UNVERIFIED)
@@ -210,7 +201,7 @@ static json_object *policy_json(const mb_attest_verdict *v)
 	if (!v->policy_checked)
 		return o;
 	json_object_object_add(o, "ok", json_object_new_boolean(v->policy_ok));
-	json_object_object_add(o, "bank", json_object_new_string(bank(v->policy_bank, buf)));
+	json_object_object_add(o, "bank", json_object_new_string(mb_digest_alg_name(v->policy_bank, buf)));
 	json_object_object_add(o, "pcrs_ok", pcr_list(v->policy_ok_pcrs));
 	json_object_object_add(o, "pcrs_violated", pcr_list(v->policy_violated_pcrs));
 	viol = json_object_new_array();

@@ -24,15 +24,6 @@
 #include "shared/fail.h"
 #include "shared/hex.h"
 
-static const char *alg_name(uint16_t alg, char buf[8])
-{
-	const mb_digest_info *d = mb_digest_by_alg(alg);
-
-	if (d)
-		return d->name;
-	snprintf(buf, 8, "0x%04x", alg);
-	return buf;
-}
 
 /*
  * Is sig of the kind the AK signs with? RSASSA or RSAPSS for an RSA key, ECDSA for an ECC key,
@@ -55,11 +46,11 @@ static const char *scheme_problem(const tpm_public *ak, const quote_signature *s
 		char h2[8];
 
 		snprintf(buf, n, "a %s/%s signature, but the AK signs with %s/%s", quote_sig_alg_name(sig->alg, a),
-			 alg_name(sig->hash, h), quote_sig_alg_name(ak->scheme, b), alg_name(ak->scheme_hash, h2));
+			 mb_digest_alg_name(sig->hash, h), quote_sig_alg_name(ak->scheme, b), mb_digest_alg_name(ak->scheme_hash, h2));
 		return buf;
 	}
 	if (!tpm_alg_digest_name(sig->hash) || !mb_digest_by_alg(sig->hash)) {
-		snprintf(buf, n, "a signature with hash %s, which mboot does not verify", alg_name(sig->hash, h));
+		snprintf(buf, n, "a signature with hash %s, which mboot does not verify", mb_digest_alg_name(sig->hash, h));
 		return buf;
 	}
 	return NULL;
@@ -127,7 +118,7 @@ static int check_selection(mb_attest_verdict *v, const quote_attest *q, const mb
 			if (q->selections[k].hash == s->hash) {
 				*ret_ok = false;
 				r = verdict_add(v, MB_ATTEST_SELECTION_MISMATCH, "the quote selects bank %s twice",
-						alg_name(s->hash, buf));
+						mb_digest_alg_name(s->hash, buf));
 				if (r < 0)
 					return r;
 			}
@@ -137,7 +128,7 @@ static int check_selection(mb_attest_verdict *v, const quote_attest *q, const mb
 			*ret_ok = false;
 			r = verdict_add(v, MB_ATTEST_SELECTION_MISMATCH,
 					"bank %s: quoted PCRs 0x%06x, values carried for 0x%06x (%s%s%s)",
-					alg_name(s->hash, buf), s->mask, carried,
+					mb_digest_alg_name(s->hash, buf), s->mask, carried,
 					dropped ? "quoted without a value" : "", dropped && added ? ", " : "",
 					added ? "values not quoted" : "");
 			if (r < 0)
@@ -156,7 +147,7 @@ static int check_selection(mb_attest_verdict *v, const quote_attest *q, const mb
 		if (!quoted && mb_pcr_values_present(pcrs, alg)) {
 			*ret_ok = false;
 			r = verdict_add(v, MB_ATTEST_SELECTION_MISMATCH, "bank %s: values carried, but the quote does not "
-					"cover the bank", alg_name(alg, buf));
+					"cover the bank", mb_digest_alg_name(alg, buf));
 			if (r < 0)
 				return r;
 		}

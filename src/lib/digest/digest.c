@@ -72,7 +72,17 @@ MB_EXPORT const mb_digest_info *mb_digest_by_alg(uint16_t alg)
 	return NULL;
 }
 
-MB_EXPORT const mb_digest_info *mb_digest_by_name(const char *name)
+MB_EXPORT const char *mb_digest_alg_name(uint16_t alg, char buf[8])
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+
+	if (d)
+		return d->name;
+	snprintf(buf, 8, "0x%04x", alg);
+	return buf;
+}
+
+const mb_digest_info *mb_digest_by_name(const char *name)
 {
 	size_t i;
 
