@@ -52,76 +52,74 @@ static bool variable_data(const mb_event *ev, const uint8_t **ret, size_t *ret_s
 	return read_bytes(&r, (size_t) data_len, ret) == 0 && (*ret_size = (size_t) data_len, true);
 }
 
-MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
-{
+/* One way an event's digest may have been computed: rule, over the bytes p[0..n) when usable. */
+typedef struct hash_form {
+	const char *rule;
 	const uint8_t *p;
 	size_t n;
-	uint32_t bad = 0, bad2 = 0;
-	bool any;
+	bool usable;
+} hash_form;
+
+/*
+ * The spec's form first, then a form some firmware or bootloader uses instead; a mismatch
+ * reports the digests that differ under the form report_alt says.
+ */
+static void judge(const mb_event *ev, hash_form spec, hash_form alt, bool report_alt, mb_digest_check *ret)
+{
+	uint32_t bad = 0, bad_alt = 0;
+	bool any = false;
+
+	ret->rule = spec.rule;
+	if (spec.usable && digests_equal(ev, spec.p, spec.n, &bad, &any)) {
+		ret->status = MB_DIGEST_MATCH;
+		return;
+	}
+	if (alt.usable && digests_equal(ev, alt.p, alt.n, &bad_alt, &any)) {
+		ret->status = MB_DIGEST_MATCH_ALTERNATE;
+		ret->rule = alt.rule;
+		return;
+	}
+	ret->status = any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
+	ret->mismatched_digests = report_alt ? bad_alt : bad;
+}
+
+MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
+{
+	const hash_form data = { "H(event data)", ev->data, ev->data_size, true }, none = { 0 };
+	hash_form var = { "H(VariableData)", NULL, 0, false }, text, text_nul;
 
 	memset(ret, 0, sizeof(*ret));
-	if (ev->type == MB_EV_NO_ACTION) {
+	switch (ev->type) {
+	case MB_EV_NO_ACTION:
 		ret->status = MB_DIGEST_NOT_EXTENDED;
 		return 0;
-	}
-	switch (ev->type) {
 	case MB_EV_EFI_ACTION:
 	case MB_EV_EFI_GPT_EVENT:
 	case MB_EV_EFI_VARIABLE_BOOT2:
 	case MB_EV_EFI_VARIABLE_AUTHORITY:
 	case MB_EV_SEPARATOR:
 	case MB_EV_S_CRTM_VERSION:
-		ret->rule = "H(event data)";
-		ret->status = digests_equal(ev, ev->data, ev->data_size, &bad, &any) ? MB_DIGEST_MATCH :
-			any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
-		ret->mismatched_digests = bad;
+		judge(ev, data, none, false, ret);
 		return 0;
 	case MB_EV_EFI_VARIABLE_DRIVER_CONFIG:
 		/* By the spec H(whole UEFI_VARIABLE_DATA); some firmware hashes VariableData only. */
-		ret->rule = "H(event data)";
-		if (digests_equal(ev, ev->data, ev->data_size, &bad, &any)) {
-			ret->status = MB_DIGEST_MATCH;
-			return 0;
-		}
-		if (variable_data(ev, &p, &n) && digests_equal(ev, p, n, &bad2, &any)) {
-			ret->status = MB_DIGEST_MATCH_ALTERNATE;
-			ret->rule = "H(VariableData)";
-			return 0;
-		}
-		ret->status = any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
-		ret->mismatched_digests = bad;
+		var.usable = variable_data(ev, &var.p, &var.n);
+		judge(ev, data, var, false, ret);
 		return 0;
 	case MB_EV_EFI_VARIABLE_BOOT:
 		/* By the spec H(VariableData); some Dell firmware hashes the whole event (pcr-oracle). */
-		ret->rule = "H(VariableData)";
-		if (variable_data(ev, &p, &n) && digests_equal(ev, p, n, &bad, &any)) {
-			ret->status = MB_DIGEST_MATCH;
-			return 0;
-		}
-		if (digests_equal(ev, ev->data, ev->data_size, &bad2, &any)) {
-			ret->status = MB_DIGEST_MATCH_ALTERNATE;
-			ret->rule = "H(event data)";
-			return 0;
-		}
-		ret->status = any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
-		ret->mismatched_digests = bad2;
+		var.usable = variable_data(ev, &var.p, &var.n);
+		judge(ev, var, data, true, ret);
 		return 0;
 	case MB_EV_IPL:
-		if (grub_string_split(ev, &p, &n) == GRUB_STRING_NONE)
+		if (grub_string_split(ev, &text.p, &text.n) == GRUB_STRING_NONE)
 			return 0; /* files, shim's MokList, sd-boot sections: H(something not in the log) */
-		ret->rule = "H(text after prefix, without NUL)";
-		if (digests_equal(ev, p, n, &bad, &any)) {
-			ret->status = MB_DIGEST_MATCH;
-			return 0;
-		}
+		text.rule = "H(text after prefix, without NUL)";
+		text.usable = true;
 		/* Older distribution patches hashed the trailing NUL too (tpm2-tools verify_digests). */
-		if (p + n < ev->data + ev->data_size && digests_equal(ev, p, n + 1, &bad2, &any)) {
-			ret->status = MB_DIGEST_MATCH_ALTERNATE;
-			ret->rule = "H(text after prefix, with NUL)";
-			return 0;
-		}
-		ret->status = any ? MB_DIGEST_MISMATCH : MB_DIGEST_UNCHECKABLE;
-		ret->mismatched_digests = bad;
+		text_nul = (hash_form) { "H(text after prefix, with NUL)", text.p, text.n + 1,
+					 text.p + text.n < ev->data + ev->data_size };
+		judge(ev, text, text_nul, false, ret);
 		return 0;
 	default:
 		return 0;
