@@ -33,7 +33,8 @@
 # the session and the primary they made, as bench/bench-seal.sh's sequences do.
 #
 # Time: the median of R runs (interleaved, the order alternating), process start included:
-# that is what a boot or an administrator waits for. TPM commands: one separate run of each
+# that is what a boot or an administrator waits for; beside it the CPU time of the tool's
+# processes (bash's `times`; the swtpm's own work is not in it), steadier on a busy machine. TPM commands: one separate run of each
 # through bench/tpm-count-proxy.py (a unix-socket proxy in front of the swtpm that logs the
 # command code of every command any client sends; its own cost stays out of the timing),
 # listed per command code. Ratios: reference / mboot (> 1: mboot is cheaper).
@@ -104,7 +105,8 @@ mount --bind "$W/plugins" "$TOKEN_DIR"
 # The counting proxy; CT is the TCTI through it. Its control channel is swtpm's own.
 PROXY_PID=
 stop_proxy() { [ -z "$PROXY_PID" ] || kill "$PROXY_PID" 2>/dev/null || true; }
-trap 'stop_proxy; swtpm_cleanup' EXIT
+# set +e: swtpm_stop's kill -9 fails when swtpm is gone already, and the folder must still go
+trap 'set +e; trap - ERR; stop_proxy; swtpm_cleanup' EXIT
 python3 bench/tpm-count-proxy.py "$W/count.sock" "$SWTPM_DIR/sock" "$W/trace" &
 PROXY_PID=$!
 ln -s "$SWTPM_DIR/sock.ctrl" "$W/count.sock.ctrl"
@@ -171,7 +173,7 @@ while read -r code name; do
 done < <(sed -n 's/^#define TPM2_CC_\([A-Za-z0-9_]*\)[[:space:]]*((TPM2_CC) 0x\([0-9a-fA-F]*\)).*/\2 \1/p' \
 	/usr/include/tss2/tss2_tpm2_types.h 2>/dev/null | awk '{ print tolower($1), $2 }')
 
-declare -A US CNT PROCS LEFT
+declare -A US CPU CNT PROCS LEFT
 # rows: KEY|operation|tool|the mboot row it is compared with|short name for the command table
 ROWS=("enroll.m|enroll|mboot luks enroll||mb-enrl")
 [ $HAVE_SD = 0 ] || ROWS+=("enroll.s|enroll|systemd-cryptenroll --tpm2-device|enroll.m|sd-enrl")
@@ -253,6 +255,16 @@ done
 # Every command the tools send counted: the same commands go to the swtpm directly below.
 T=$TCTI
 
+# The CPU time (user + system, ms) of all the shell's finished children: bash's `times`, run
+# in this shell (a subshell's children would be others), second line "XmY.YYYs XmY.YYYs".
+# Sets CPU_MS (called without $(...), which would run it in a subshell).
+children_cpu_ms() {
+	local u s
+	times > "$W/times"
+	{ read -r _ _; read -r u s; } < "$W/times"
+	CPU_MS=$(echo "$u $s" | tr 'ms' '  ' | awk '{ printf "%d\n", ($1 * 60 + $2 + $3 * 60 + $4) * 1000 + 0.5 }')
+}
+
 # ---- timing pass: R runs, interleaved, the order alternating ----
 start=${EPOCHREALTIME/./}
 for ((i = 0; i < R; i++)); do
@@ -264,10 +276,14 @@ for ((i = 0; i < R; i++)); do
 	for row in "${order[@]}"; do
 		k=${row%%|*}
 		img=$(image "$k")
+		children_cpu_ms
+		c0=$CPU_MS
 		s=${EPOCHREALTIME/./}
 		run "$k" "$img"
 		e=${EPOCHREALTIME/./}
 		US[$k]="${US[$k]:-} $((e - s))"
+		children_cpu_ms
+		CPU[$k]="${CPU[$k]:-} $((CPU_MS - c0))"
 		case $k in
 		enroll.m) check_enrolled "$img" mboot ;;
 		enroll.s) check_enrolled "$img" systemd-tpm2 ;;
@@ -278,23 +294,29 @@ done
 end=${EPOCHREALTIME/./}
 
 median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-declare -A MED
+declare -A MED MCPU
 for row in "${ROWS[@]}"; do
 	k=${row%%|*}
 	MED[$k]=$(median <<<"${US[$k]}")
+	MCPU[$k]=$(median <<<"${CPU[$k]}")
 done
 
 echo "mboot luks vs systemd 252 and tpm2-tools on one swtpm (unix socket, no resource manager),"
 echo "LUKS2 image files, sealed to sha256:$SEL; median of R=$R runs, process start included."
 echo "Ratios: reference / mboot (> 1: mboot cheaper)."
 echo
-printf '%-9s %-42s %8s %6s %6s | %7s %7s\n' operation tool "ms" "TPM cmds" procs time cmds
+printf '%-9s %-42s %8s %7s %5s %5s | %6s %6s %6s\n' "" "" "wall" "CPU" "TPM" "" "ratios" "" ""
+printf '%-9s %-42s %8s %7s %5s %5s | %6s %6s %6s\n' operation tool "ms" "ms" cmds procs wall CPU cmds
 for row in "${ROWS[@]}"; do
 	IFS='|' read -r k op label ref _ <<<"$row"
-	printf '%-9s %-42s %8.1f %6d %6d |' "$op" "$label" "$(echo "${MED[$k]} / 1000" | bc -l)" "${CNT[$k]}" "${PROCS[$k]}"
-	[ -z "$ref" ] || printf ' %6.2fx %6.2fx' "$(echo "${MED[$k]} / ${MED[$ref]}" | bc -l)" "$(echo "${CNT[$k]} / ${CNT[$ref]}" | bc -l)"
+	printf '%-9s %-42s %8.1f %7d %5d %5d |' "$op" "$label" "$(echo "${MED[$k]} / 1000" | bc -l)" "${MCPU[$k]}" \
+		"${CNT[$k]}" "${PROCS[$k]}"
+	[ -z "$ref" ] || printf ' %5.2fx %5.2fx %5.2fx' "$(echo "${MED[$k]} / ${MED[$ref]}" | bc -l)" \
+		"$(echo "${MCPU[$k]} / (${MCPU[$ref]} + (${MCPU[$ref]} == 0))" | bc -l)" "$(echo "${CNT[$k]} / ${CNT[$ref]}" | bc -l)"
 	echo
 done
+echo "wall: what the user waits for, the swtpm's work included; CPU: user + system time of the"
+echo "tool's processes (not the swtpm's), steadier when the machine is busy."
 [ $HAVE_SD = 0 ] || echo "(*) stops at device-mapper, after the unseal and before the keyslot: a lower bound"
 echo
 # counts by trace file and command code, in one pass
