@@ -43,6 +43,7 @@
 # Usage: bench/bench-luks.sh [BUILD_DIR] [R]   (defaults: build, 5)
 set -eEu -o pipefail
 export LC_ALL=C
+SELF=$(realpath "$0")
 cd "$(dirname "$0")/.."
 B=${1:-build}
 R=${2:-5}
@@ -56,7 +57,7 @@ done
 # Into a private mount namespace once, so that no timed command pays for one.
 if [ -z "${MB_BENCH_LUKS_NS:-}" ]; then
 	unshare -m -- true 2>/dev/null || { echo "unshare -m failed: root is needed (the plugin's bind mount)"; exit 2; }
-	MB_BENCH_LUKS_NS=1 exec unshare -m -- "$0" "$@"
+	MB_BENCH_LUKS_NS=1 exec unshare -m -- "$SELF" "$@"
 fi
 SDENROLL=/usr/bin/systemd-cryptenroll
 SDCRYPT=
