@@ -41,7 +41,7 @@ swtpm_stop() {
 			kill -0 "$SWTPM_PID" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill -9 "$SWTPM_PID" 2>/dev/null
+		kill -9 "$SWTPM_PID" 2>/dev/null || true # gone already: under set -e a failure here would skip the cleanup
 	fi
 	SWTPM_PID=
 }
