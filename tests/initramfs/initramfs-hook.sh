@@ -29,6 +29,13 @@ usr() { case "$1" in /bin/* | /lib* | /sbin/*) echo "/usr$1" ;; *) echo "$1" ;; 
 libdir=$(usr "${token_dir%/*}")
 LOADER=$(usr "$(ldd /bin/sh | sed -n 's/^[[:blank:]]*\(\/[^ ]*ld-linux[^ ]*\) (.*/\1/p')")
 
+# A sanitized libmboot needs its runtime loaded first; python is not instrumented.
+PRELOAD=
+if [ "${MB_SANITIZE:-none}" != none ] && [ -n "${MB_CC:-}" ]; then
+	# shellcheck disable=SC2086 # MB_CC is a command line
+	PRELOAD=$($MB_CC -print-file-name=libasan.so)
+	[ -f "$PRELOAD" ] || PRELOAD=
+fi
 DLOPENED=(libtss2-esys.so.0 libtss2-mu.so.0 libtss2-rc.so.0 libtss2-tctildr.so.0 libtss2-tcti-device.so.0)
 functions=("$S/tests/hook-functions-shim.sh")
 [ -r "${MB_HOOK_FUNCTIONS:-/usr/share/initramfs-tools/hook-functions}" ] &&
@@ -65,7 +72,8 @@ for hf in "${functions[@]}"; do
 	# The way libmboot loads them: dlopen() by soname, here through python's ctypes, the search
 	# path pointed into the initramfs; the loader's own trace names the file each one came from.
 	if command -v python3 >/dev/null; then
-		env -i LD_LIBRARY_PATH="$D$libdir" LD_DEBUG=libs python3 -c '
+		env -i LD_LIBRARY_PATH="$D$libdir" ${PRELOAD:+LD_PRELOAD="$PRELOAD"} ASAN_OPTIONS=detect_leaks=0 \
+			LD_DEBUG=libs python3 -c '
 import ctypes, sys
 for n in sys.argv[1:]:
     ctypes.CDLL(n)' libmboot.so.0 "${DLOPENED[@]}" 2>"$T/ld-debug" || fail "$hf: dlopen from the initramfs failed: $(tail -n 5 "$T/ld-debug")"

@@ -125,6 +125,11 @@ fi
 if [ -e /extra/luks ]; then
 	say() { echo "MBVM-BEGIN-$1"; echo "$2"; echo "MBVM-END-$1"; }
 	export DM_DISABLE_UDEV=1 # no udev here: libdevmapper makes the /dev/mapper nodes itself
+	# an ASan build's plugin in cryptsetup: the sanitizer runtime first (tests/vm/lib.sh)
+	if [ -s /extra/luks-preload ]; then
+		LD_PRELOAD=$(cat /extra/luks-preload)
+		export LD_PRELOAD ASAN_OPTIONS=detect_leaks=0
+	fi
 	mkdir -p /run/cryptsetup
 	while read -r m; do
 		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"

@@ -217,6 +217,10 @@ vm_initramfs_luks() {
 		. "$hf"
 		copy_exec "$(command -v cryptsetup)" /sbin/cryptsetup || exit 1
 	) || vm_die "copying cryptsetup failed"
+	# A sanitized plugin in an uninstrumented cryptsetup needs the sanitizer's runtime loaded
+	# first (the hook has copied it: ldd names it): the guest preloads what this file names.
+	ldd "$(find "$root" -name libcryptsetup-token-mboot.so | head -n 1)" |
+		sed -n 's/^[[:blank:]]*\(libasan\.so[^ ]*\) => \([^ ]*\).*/\2/p' >"$root/extra/luks-preload"
 	rm -rf "$inst" "$inst.log"
 	mkdir -p "$root/lib/cryptsetup"
 	cat >"$root/lib/cryptsetup/askpass" <<-'EOF'
