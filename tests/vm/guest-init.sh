@@ -49,7 +49,7 @@ for bankdir in /sys/class/tpm/tpm0/pcr-*; do
 done
 echo "MBVM-END-PCRS"
 
-if [ -x /bin/mboot ]; then
+if [ -x /bin/mboot ] && [ ! -e /extra/luks ]; then
 	/bin/mboot log replay --json "$log" >/tmp/replay.json 2>/tmp/replay.err
 	rc=$?
 	echo "MBVM-BEGIN-MBOOT-REPLAY"
@@ -113,6 +113,59 @@ if [ -x /bin/mboot ] && [ -e /extra/attest ] && [ -c /dev/ttyS1 ]; then
 	fi
 	echo "DONE" >&3
 	echo "MBVM-BEGIN-ATTEST-ERR"; cat /tmp/attest.err; echo "MBVM-END-ATTEST-ERR"
+fi
+
+# The luks scenario (/extra/luks): the second virtio disk holds a LUKS2 volume. Without an mboot
+# token yet (first boot) the guest enrolls one, sealed to this boot's PCRs 0,4,7,8,9, with the
+# passphrase in /extra/luks-passphrase. Then it unlocks the disk exactly as Debian's cryptroot
+# does with `keyscript=` in crypttab (cryptsetup's lib/cryptsetup/functions: run_keyscript |
+# unlock_mapping), with the keyscript and token plugin mboot's initramfs-tools hook put here.
+# Unlocked: a known 4 KiB block is written once, the caches dropped, and the block read back
+# from the mapping (LUKS-DATA: its size and the block's SHA-256).
+if [ -e /extra/luks ]; then
+	say() { echo "MBVM-BEGIN-$1"; echo "$2"; echo "MBVM-END-$1"; }
+	export DM_DISABLE_UDEV=1 # no udev here: libdevmapper makes the /dev/mapper nodes itself
+	# an ASan build's plugin in cryptsetup: the sanitizer runtime first (tests/vm/lib.sh)
+	if [ -s /extra/luks-preload ]; then
+		LD_PRELOAD=$(cat /extra/luks-preload)
+		export LD_PRELOAD ASAN_OPTIONS=detect_leaks=0
+	fi
+	mkdir -p /run/cryptsetup
+	while read -r m; do
+		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
+	done </lib/modules/mboot-vm/order
+	i=0
+	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	dev=/dev/vdb
+	if ! cryptsetup luksDump "$dev" 2>/dev/null | grep -q '^  [0-9]*: mboot$'; then
+		/bin/mboot luks enroll "$dev" --pcrs 0,4,7,8,9 --key-file /extra/luks-passphrase \
+			--tcti device:/dev/tpmrm0 >/tmp/enroll.out 2>&1
+		say LUKS-ENROLL-RC $?
+		say LUKS-ENROLL "$(cat /tmp/enroll.out)"
+	fi
+	ks=$(ls /usr/lib/mboot/luks-keyscript /usr/local/lib/mboot/luks-keyscript 2>/dev/null | head -n 1)
+	export CRYPTTAB_NAME=mbootvm CRYPTTAB_SOURCE=$dev CRYPTTAB_KEY=none CRYPTTAB_TRIED=0 \
+		CRYPTTAB_OPTIONS="luks,keyscript=$ks"
+	echo "MBVM-BEGIN-LUKS-UNLOCK"
+	"$ks" "$CRYPTTAB_KEY" | cryptsetup -T1 --type=luks --key-file=- open -- "$CRYPTTAB_SOURCE" "$CRYPTTAB_NAME" 2>&1
+	rc=$?
+	echo "MBVM-END-LUKS-UNLOCK"
+	say LUKS-UNLOCK-RC $rc
+	m=/dev/mapper/$CRYPTTAB_NAME
+	if [ -b "$m" ]; then
+		i=0
+		while [ $i -lt 128 ]; do
+			printf 'mboot-luks-test line %03d ......\n' $i
+			i=$((i + 1))
+		done >/tmp/block
+		if ! dd if="$m" bs=4096 count=1 2>/dev/null | cmp -s - /tmp/block; then
+			dd if=/tmp/block of="$m" bs=4096 count=1 conv=fsync 2>/dev/null
+		fi
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		say LUKS-DATA "$(blockdev --getsize64 "$m") $(dd if="$m" bs=4096 count=1 2>/dev/null | sha256sum | cut -d' ' -f1)"
+		cryptsetup close "$CRYPTTAB_NAME"
+	fi
 fi
 
 echo "MBVM-DONE"

@@ -100,10 +100,17 @@ vm_initramfs() {
 	shift 2 || shift $#
 	root=$(mktemp -d "${out}.root.XXXXXX")
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,extra}
+	if [ "$mode" = luks ]; then
+		# usr-merged, as mkinitramfs lays out Debian 12's initramfs: the hook's copies land in
+		# /usr/lib, where /lib/x86_64-linux-gnu/cryptsetup (libcryptsetup's plugin folder) points.
+		mkdir -p "$root/usr/lib" "$root/usr/lib64"
+		ln -s usr/lib "$root/lib"
+		ln -s usr/lib64 "$root/lib64"
+	fi
 	cp /bin/busybox "$root/bin/busybox"
 	cp "$VM_DIR/guest-init.sh" "$root/init"
 	chmod 0755 "$root/init" "$root/bin/busybox"
-	if [ "$mode" = with-mboot ]; then
+	if [ "$mode" = with-mboot ] || [ "$mode" = luks ]; then
 		[ -x "${MBOOT:-}" ] || vm_die "MBOOT is not set to an executable"
 		cp "$MBOOT" "$root/bin/mboot"
 		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
@@ -128,6 +135,7 @@ vm_initramfs() {
 			fi
 		done
 	fi
+	[ "$mode" = luks ] && vm_initramfs_luks "$root"
 	for f in "$@"; do cp "$f" "$root/extra/"; done
 	# Packed by mboot itself (deterministic: sorted, owner 0, fixed mtime and inode numbers);
 	# modes made independent of the umask.
@@ -135,6 +143,92 @@ vm_initramfs() {
 	"$MBOOT" initramfs pack "$root" -o "$out" --force --compress none --mtime "$VM_EPOCH" >/dev/null ||
 		vm_die "mboot initramfs pack failed"
 	rm -rf "$root"
+}
+
+# vm_kernel_modules DEST MODULE...: the kernel's MODULEs and every module they depend on (their
+# .modinfo "depends=" and "softdep=pre:", recursively), from the cached linux-image package, into DEST, with
+# DEST/order listing them dependencies first, for insmod. The package ships no modules.dep
+# (depmod makes it at install), so the dependencies are read here.
+vm_kernel_modules() {
+	local dest=$1 kernel dir pkg deb mods m
+	shift
+	kernel=$(vm_kernel)
+	dir=$(dirname "$(dirname "$kernel")")
+	pkg=$(basename "$dir")
+	mods=$dir/modules
+	(
+		flock 9
+		if [ ! -d "$mods" ]; then
+			deb=$(ls "$MB_VM_CACHE/deb/${pkg}"_*.deb 2>/dev/null | tail -n 1)
+			[ -n "$deb" ] || vm_die "the package of $pkg is not in $MB_VM_CACHE/deb (delete $dir to download it again)"
+			rm -rf "$mods.tmp" && mkdir -p "$mods.tmp"
+			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$mods.tmp" --wildcards './lib/modules/*/modules.order' \
+				'./lib/modules/*/kernel/crypto/*' './lib/modules/*/kernel/drivers/virtio/*' \
+				'./lib/modules/*/kernel/drivers/block/*' './lib/modules/*/kernel/drivers/md/*' ||
+				vm_die "unpacking the modules of $deb failed"
+			mv "$mods.tmp" "$mods"
+		fi
+	) 9>"$MB_VM_CACHE/.lock"
+	mods=$(ls -d "$mods"/lib/modules/*/ | head -n 1)
+	mkdir -p "$dest"
+	: >"$dest/order"
+	vm_module_add() {
+		local name=$1 path dep
+		grep -qx "${name//-/_}.ko" "$dest/order.names" 2>/dev/null && return 0
+		path=$(awk -v n="$name" '{ b = $0; sub(/.*\//, "", b); sub(/\.ko$/, "", b); gsub(/-/, "_", b);
+			m = n; gsub(/-/, "_", m); if (b == m) { print; exit } }' "$mods/modules.order")
+		[ -n "$path" ] && [ -f "$mods/$path" ] || vm_die "kernel module $name is not in the unpacked package ($path)"
+		# depends= are hard dependencies; "softdep=pre: ..." are what modprobe loads first (xts
+		# needs ecb, and says so only there).
+		for dep in $(objcopy -O binary --only-section=.modinfo "$mods/$path" /dev/stdout | tr '\0' '\n' |
+			sed -n 's/^depends=//p; s/^softdep=pre: *\([^:]*\)$/\1/p' | tr ', ' '  '); do
+			vm_module_add "$dep"
+		done
+		cp "$mods/$path" "$dest/"
+		basename "$path" >>"$dest/order"
+		echo "${name//-/_}.ko" >>"$dest/order.names"
+	}
+	for m in "$@"; do vm_module_add "$m"; done
+	rm -f "$dest/order.names"
+}
+
+# vm_initramfs_luks ROOT: what the luks scenario's guest adds to a with-mboot initramfs: what
+# mboot's initramfs-tools hook copies (run as mkinitramfs runs it, on mboot as `meson install`
+# lays it out), cryptsetup (as cryptsetup-initramfs copies it), the kernel modules for the second
+# virtio disk and dm-crypt, and a stand-in for cryptsetup's askpass (nobody types at the console:
+# it says it was asked and gives no passphrase).
+vm_initramfs_luks() {
+	local root=$1 build inst hf
+	build=${MB_BUILD_ROOT:-$(dirname "$(readlink -f "$MBOOT")")}
+	[ -f "$build/build.ninja" ] || vm_die "the luks scenario needs the build folder of $MBOOT (set MB_BUILD_ROOT)"
+	inst=$(mktemp -d "${root}.inst.XXXXXX")
+	meson install -C "$build" --no-rebuild --quiet --destdir "$inst" >"$inst.log" 2>&1 ||
+		vm_die "meson install --destdir failed: $(tail -n 5 "$inst.log")"
+	hf=/usr/share/initramfs-tools/hook-functions
+	[ -r "$hf" ] || hf=$VM_DIR/../hook-functions-shim.sh
+	local hook
+	hook=$(find "$inst" -path '*/share/initramfs-tools/hooks/mboot' | head -n 1)
+	[ -n "$hook" ] || vm_die "meson install put no initramfs-tools hook (built without LUKS support?)"
+	env DESTDIR="$root" verbose=n MBOOT_HOOK_ROOT="$inst" MBOOT_HOOK_FUNCTIONS="$hf" sh "$hook" >&2 ||
+		vm_die "the initramfs-tools hook failed"
+	(
+		export DESTDIR=$root verbose=n
+		# shellcheck source=/dev/null # initramfs-tools' hook-functions or the shim
+		. "$hf"
+		copy_exec "$(command -v cryptsetup)" /sbin/cryptsetup || exit 1
+	) || vm_die "copying cryptsetup failed"
+	# A sanitized plugin in an uninstrumented cryptsetup needs the sanitizer's runtime loaded
+	# first (the hook has copied it: ldd names it): the guest preloads what this file names.
+	ldd "$(find "$root" -name libcryptsetup-token-mboot.so | head -n 1)" |
+		sed -n 's/^[[:blank:]]*\(libasan\.so[^ ]*\) => \([^ ]*\).*/\2/p' >"$root/extra/luks-preload"
+	rm -rf "$inst" "$inst.log"
+	mkdir -p "$root/lib/cryptsetup"
+	cat >"$root/lib/cryptsetup/askpass" <<-'EOF'
+		#!/bin/sh
+		echo "MBVM-ASKPASS $1" >&2
+	EOF
+	chmod 0755 "$root/lib/cryptsetup/askpass"
+	vm_kernel_modules "$root/lib/modules/mboot-vm" virtio_pci virtio_blk dm-crypt xts algif_skcipher
 }
 
 # --- GRUB and the disk ------------------------------------------------------------------------
@@ -245,7 +339,12 @@ vm_ek_ca() {
 # for LIMIT); 3 when nothing reached the serial console within FIRST_OUTPUT_LIMIT seconds.
 vm_qemu() {
 	local dir=$1 accel=$2 limit=$3 first=${4:-0} tpm t0 rc=1 waited=0
-	tpm=$(mktemp -d /tmp/mb-vm-tpm.XXXXXX)
+	if [ -n "${VM_TPM_STATE:-}" ]; then
+		tpm=$VM_TPM_STATE
+		mkdir -p "$tpm"
+	else
+		tpm=$(mktemp -d /tmp/mb-vm-tpm.XXXXXX)
+	fi
 	cp "$OVMF_VARS" "$dir/vars.fd"
 	rm -f "$dir/serial.raw" "$dir/qemu.err"
 	if [ -n "${VM_EK_CA:-}" ]; then
@@ -254,7 +353,12 @@ vm_qemu() {
 			{ cat "$dir/swtpm-setup.log" >&2; vm_die "swtpm_setup could not make a TPM with EK certificates"; }
 		cp "$VM_EK_CA/ca/swtpm-localca-rootca-cert.pem" "$VM_EK_CA/ca/issuercert.pem" "$VM_EK_CA/ca-certs/"
 	fi
-	local -a attest_args=()
+	local -a attest_args=() disk_args=()
+	if [ -n "${VM_EXTRA_DISK:-}" ]; then
+		# shellcheck disable=SC2054 # QEMU's option values have commas
+		disk_args=(-drive if=none,id=disk1,format=raw,file="$VM_EXTRA_DISK"
+			-device virtio-blk-pci,drive=disk1)
+	fi
 	if [ -n "${VM_ATTEST_SOCK:-}" ]; then
 		rm -f "$VM_ATTEST_SOCK"
 		attest_args=(-serial "unix:$VM_ATTEST_SOCK,server=on,wait=off")
@@ -275,7 +379,7 @@ vm_qemu() {
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$OVMF_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
 		-drive if=none,id=disk0,format=raw,file="$dir/disk.img",snapshot=on \
-		-device virtio-blk-pci,drive=disk0,bootindex=1 \
+		-device virtio-blk-pci,drive=disk0,bootindex=1 "${disk_args[@]}" \
 		-chardev socket,id=chrtpm,path="$tpm/ctrl.sock" \
 		-tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0 \
 		-nic none -vga none -display none -monitor none -nodefaults \
@@ -304,7 +408,8 @@ vm_qemu() {
 	kill "$VM_SWTPM_PID" 2>/dev/null || true
 	wait "$VM_SWTPM_PID" 2>/dev/null || true
 	VM_SWTPM_PID=
-	rm -rf "$tpm"
+	[ -n "${VM_TPM_STATE:-}" ] || rm -rf "$tpm"
+	rm -f "$tpm/ctrl.sock"
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$dir/seconds"
 	tr -d '\r' <"$dir/serial.raw" >"$dir/serial.log" 2>/dev/null || : >"$dir/serial.log"
 	[ $rc -ge 2 ] && return $rc

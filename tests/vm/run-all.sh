@@ -3,11 +3,11 @@
 # Results go to $MB_VM_OUT (default /tmp/mboot-vm-results)/<scenario>/. Exit 1 if any failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[ -n "${MBOOT:-}" ] || { echo "usage: MBOOT=build/mboot $0 [baseline|repeat|changes|inguest ...]" >&2; exit 2; }
+[ -n "${MBOOT:-}" ] || { echo "usage: MBOOT=build/mboot $0 [baseline|repeat|changes|inguest|luks ...]" >&2; exit 2; }
 MBOOT=$(realpath "$MBOOT") || exit 2
 export MBOOT
 export MB_VM_OUT=${MB_VM_OUT:-/tmp/mboot-vm-results}
-[ $# -gt 0 ] || set -- baseline repeat changes inguest
+[ $# -gt 0 ] || set -- baseline repeat changes inguest luks
 failed=()
 start=$(date +%s)
 for s in "$@"; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real measured-boot scenarios (see tests/vm/README.md):
-#   run-scenario.sh baseline|repeat|changes|inguest [OUTDIR]
+#   run-scenario.sh baseline|repeat|changes|inguest|luks [OUTDIR]
 # Each scenario boots what it needs (OVMF + swtpm + GRUB + a Debian kernel under QEMU) and
 # asserts on what the guest printed. Exit 0 = all assertions held; anything else fails,
 # including a QEMU that cannot start (never a skip).
@@ -10,9 +10,9 @@ set -euo pipefail
 
 scenario=${1:-}
 case "$scenario" in
-baseline | repeat | changes | inguest) ;;
+baseline | repeat | changes | inguest | luks) ;;
 *)
-	echo "usage: $0 baseline|repeat|changes|inguest [OUTDIR]" >&2
+	echo "usage: $0 baseline|repeat|changes|inguest|luks [OUTDIR]" >&2
 	exit 2
 	;;
 esac
@@ -372,6 +372,64 @@ inguest)
 	check "attest: a boot whose command line is not the release's is refused at GRUB's kernel_cmdline event (exit $rc)" \
 		test "$rc:$(jq -c '([.reasons[].name] | index("policy-violated") != null) and
 			([.. | strings | select(startswith("kernel_cmdline: /vmlinuz"))] | length > 0)' "$a/verify-other.json" 2>/dev/null)" = "1:true"
+	;;
+luks)
+	# A LUKS2 volume on a second virtio disk, made here (no root, no dm-crypt needed to format an
+	# image file), and one TPM state kept across both boots. First boot (good): the guest enrolls
+	# an mboot token sealed to its PCRs 0,4,7,8,9 and unlocks the disk as Debian's cryptroot does
+	# with mboot's keyscript (tests/vm/guest-init.sh); second boot, the command line changed: the
+	# token is refused, PCR 8 named, and only then is a passphrase asked for.
+	for t in cryptsetup objcopy; do command -v $t >/dev/null || vm_die "missing: $t"; done
+	printf 'mboot vm luks passphrase' >"$out/luks-passphrase"
+	printf 'enroll once, then unlock\n' >"$out/luks"
+	img=$out/luks.img
+	truncate -s 32M "$img"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file "$out/luks-passphrase" "$img" || vm_die "cryptsetup luksFormat $img failed"
+	offset=$(cryptsetup luksDump "$img" | awk '/^Data segments:/ { on = 1 } on && $1 == "offset:" { print $2; exit }')
+	export VM_TPM_STATE=$out/tpm-state VM_EXTRA_DISK=$img
+	boot good "$VM_CMDLINE_DEFAULT" luks "$out/luks" "$out/luks-passphrase"
+	boot bad "$VM_CMDLINE_DEFAULT mboot.test=changed" luks "$out/luks" "$out/luks-passphrase"
+	unset VM_TPM_STATE VM_EXTRA_DISK
+	check "luks: both boots ran the same initramfs (byte-identical)" cmp "$out/good/initrd.img" "$out/bad/initrd.img"
+	for b in good bad; do
+		printf '  %s console: %s\n' "$b" "$(vm_section "$out/$b/serial.log" LUKS-UNLOCK | tr '\n' '|')"
+		grep '^MBVM-INSMOD-FAILED' "$out/$b/serial.log" || true
+	done
+
+	# Good boot: enrolled, unlocked by the token with no passphrase asked, the data read back.
+	g=$out/good/serial.log
+	check "luks good: mboot luks enroll in the guest exited 0 ($(vm_section "$g" LUKS-ENROLL | tr '\n' ' '))" \
+		test "$(vm_section "$g" LUKS-ENROLL-RC)" = 0
+	check "luks good: keyscript | cryptsetup --key-file=- open exited 0" test "$(vm_section "$g" LUKS-UNLOCK-RC)" = 0
+	check "luks good: no passphrase was asked for (askpass not run)" test "$(grep -c '^MBVM-ASKPASS' "$g")" = 0
+	want=$(for i in $(seq 0 127); do printf 'mboot-luks-test line %03d ......\n' "$i"; done | sha256sum | awk '{ print $1 }')
+	want="$(($(stat -c %s "$img") - offset)) $want"
+	check "luks good: /dev/mapper/mbootvm is the data segment's size (image - offset $offset) and reads back the block written ($want)" \
+		test "$(vm_section "$g" LUKS-DATA)" = "$want"
+	cryptsetup token export --token-id 0 "$img" >"$out/token.json" 2>/dev/null || bad "luks: no token 0 in the image"
+	check "luks: the token the guest enrolled is bound to keyslot 1 and sealed to PCRs 0,4,7,8,9 of the good boot's TPM" \
+		test "$(jq -c '[.type, .keyslots, .mboot.sealed.pcrs.selection]' "$out/token.json" 2>/dev/null):$(jq -c --slurpfile p "$out/good/pcrs.json" \
+			'[.mboot.sealed.pcrs.values | to_entries[] | .value == $p[0].sha256[.key]] | all' "$out/token.json" 2>/dev/null)" \
+		= '["mboot",["1"],[0,4,7,8,9]]:true'
+
+	# Bad boot: refused, the reason on the console before the prompt, nothing unlocked.
+	b=$out/bad/serial.log
+	good8=$(jq -r '.sha256["8"]' "$out/good/pcrs.json")
+	bad8=$(jq -r '.sha256["8"]' "$out/bad/pcrs.json")
+	check "luks bad: the command line moved PCR 8 (TPM: $good8 -> $bad8)" test "$good8" != "$bad8"
+	check "luks bad: no new token was enrolled" test -z "$(vm_section "$b" LUKS-ENROLL-RC)"
+	check "luks bad: keyscript | cryptsetup open failed (exit $(vm_section "$b" LUKS-UNLOCK-RC))" \
+		test "$(vm_section "$b" LUKS-UNLOCK-RC)" -ne 0
+	check "luks bad: nothing was unlocked (no data read)" test -z "$(vm_section "$b" LUKS-DATA)"
+	check "luks bad: the console says the token's key is not released on this boot" \
+		grep -q "^mboot: token 0: the disk key is not released on this boot" "$b"
+	line8=$(grep -n "^PCR 8 (sha256) differs: sealed to $good8, now $bad8\$" "$b" | head -n 1 | cut -d: -f1)
+	check "luks bad: the console names PCR 8 with the good boot's value and this boot's (the TPM's, from sysfs)" test -n "$line8"
+	check "luks bad: PCRs 0, 4, 7 (unchanged) are not named" test "$(grep -cE '^PCR (0|4|7) \(sha256\) differs' "$b")" = 0
+	ask=$(grep -n '^MBVM-ASKPASS Please unlock disk mbootvm: $' "$b" | head -n 1 | cut -d: -f1)
+	check "luks bad: then the passphrase is asked for, after the explanation (console lines ${line8:-?} < ${ask:-?})" \
+		test -n "$ask" -a -n "$line8" -a "${ask:-0}" -gt "${line8:-0}"
 	;;
 esac
 
