@@ -179,7 +179,7 @@ if [ "$HAVE_NS" = 1 ]; then
 fi
 boot "$LOG"
 "$M" luks unlock "$IMG" --test >/dev/null 2>"$WORK/err" || fail "unlock back on the good boot: $(cat "$WORK/err")"
-echo "ok: another boot: unlock --test exits 1 naming PCR 8 only (sealed and tpm2_pcrread's value); the plugin refuses and says why; back on the good boot it opens"
+echo "ok: another boot: unlock --test exits 1 naming PCR 8 only (sealed and tpm2_pcrread's value) and tpm2_eventlog's kernel_cmdline event; the plugin refuses and says the same; back on the good boot it opens"
 
 # 5. Input errors: a wrong passphrase, not LUKS2, LUKS1; nothing changed.
 cp "$IMG" "$WORK/copy.img"
