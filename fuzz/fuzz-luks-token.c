@@ -3,7 +3,8 @@
  * Input: any bytes, taken as the JSON of a LUKS2 "mboot" token (docs/luks.md): what
  * libcryptsetup hands the token plugin from a disk's header. Parses it (strict JSON, the
  * token's fields, the sealed object as a sealed file; no TPM, no device) and, when it
- * parses, describes it as `cryptsetup luksDump` shows it; what it says must hold together.
+ * parses, describes it as `cryptsetup luksDump` shows it; what it says must hold together
+ * (also of its event summary, "mboot.events").
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	mb_luks_token *t = NULL;
 	const char *policy;
+	uint32_t events_pcrs = 0;
+	int n_events;
 	char *text;
 
 	if (mb_luks_token_parse((const char *) data, size, &t, NULL) < 0) {
@@ -29,8 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (strcmp(policy, "pcr") != 0 && strcmp(policy, "or") != 0 && strcmp(policy, "authorize") != 0) ||
 	    (strcmp(policy, "authorize") == 0) != (mb_luks_token_bank(t) == 0))
 		abort();
+	/* an event summary: only of PCRs sealed to, within the cap, never with signed policies */
+	n_events = mb_luks_token_events(t, &events_pcrs);
+	if (n_events < -1 || n_events > MB_EVENT_SUMMARY_MAX_EVENTS || (events_pcrs & ~mb_luks_token_pcrs(t)) ||
+	    (n_events < 0 && events_pcrs) || (n_events >= 0 && strcmp(policy, "authorize") == 0))
+		abort();
 	text = mb_luks_token_describe(t);
-	if (!text || !strstr(text, "keyslot: "))
+	if (!text || !strstr(text, "keyslot: ") || (n_events >= 0 && !strstr(text, "\tevents: ")))
 		abort();
 	free(text);
 	mb_luks_token_free(t);

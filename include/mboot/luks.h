@@ -16,10 +16,11 @@ extern "C" {
 /*
  * Disk keys sealed into LUKS2 tokens (docs/luks.md). A key of its own (32 random bytes)
  * opens one keyslot; it is sealed as `mboot seal` seals a secret, and the sealed object
- * (without the event log a sealed file keeps) is stored in a LUKS2 token of type "mboot"
- * bound to that keyslot:
+ * (without the event log a sealed file keeps; optionally with its event summary, base64)
+ * is stored in a LUKS2 token of type "mboot" bound to that keyslot:
  *
- *   {"type": "mboot", "keyslots": ["N"], "mboot": {"version": 1, "sealed": {SEALED FILE}}}
+ *   {"type": "mboot", "keyslots": ["N"], "mboot": {"version": 1, "sealed": {SEALED FILE},
+ *    "events": "SUMMARY"}}
  *
  * A library built without libcryptsetup (meson -Dluks=disabled) still parses tokens; the
  * calls that open a device then return -EOPNOTSUPP.
@@ -47,6 +48,11 @@ MB_EXPORT const char *mb_luks_token_policy(const mb_luks_token *t);
 MB_EXPORT uint16_t mb_luks_token_bank(const mb_luks_token *t);
 MB_EXPORT uint32_t mb_luks_token_pcrs(const mb_luks_token *t);
 /*
+ * The number of events in the token's event summary ("mboot.events"), and the PCRs
+ * summarised (ret_pcrs may be NULL); -1 (and 0) when the token keeps none.
+ */
+MB_EXPORT int mb_luks_token_events(const mb_luks_token *t, uint32_t *ret_pcrs);
+/*
  * What the token says, as lines "\tkey: value\n" (what `cryptsetup luksDump` and `mboot
  * luks list` show); NULL on ENOMEM. Caller frees.
  */
@@ -72,6 +78,13 @@ typedef struct mb_luks_enroll_options {
 	/* An existing passphrase (or key file's bytes) of the device, to add a keyslot with. */
 	const char *passphrase;
 	size_t passphrase_size;
+	/*
+	 * The firmware event log of the boot whose values are sealed to, or NULL: its event
+	 * summary (mboot/seal.h) is kept in the token, so that a refused unlock names the
+	 * events that changed. It must replay to the values sealed to (PCR values only).
+	 */
+	const uint8_t *eventlog;
+	size_t eventlog_size;
 } mb_luks_enroll_options;
 
 /*

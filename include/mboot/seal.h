@@ -139,6 +139,39 @@ MB_EXPORT const uint8_t *mb_sealed_private(const mb_sealed *s, size_t *ret_size)
 /* The firmware event log kept at sealing, to explain a refused unseal; NULL (*ret_size 0) when none. */
 MB_EXPORT const uint8_t *mb_sealed_eventlog(const mb_sealed *s, size_t *ret_size);
 
+/*
+ * An event summary: where the sealed object cannot keep the event log of sealing (a LUKS2
+ * token: the header has no room, docs/luks.md), what that log said about the sealed PCRs,
+ * so that a refused unseal can still name the events of today's log that changed. Per
+ * event that extends a sealed PCR, in log order: its PCR, its type and the first
+ * MB_EVENT_SUMMARY_PREFIX bytes of its digest in the sealed bank, MB_EVENT_SUMMARY_RECORD
+ * bytes after a 4-byte header (the PCRs summarised). At most MB_EVENT_SUMMARY_MAX_EVENTS
+ * events: PCRs are taken in index order while their events fit; a PCR that does not fit
+ * is not summarised at all. mb_sealed_to_json never writes it: the caller keeps it where
+ * it has room and gives it back with mb_sealed_set_event_summary before unsealing.
+ */
+#define MB_EVENT_SUMMARY_MAX_EVENTS 256
+#define MB_EVENT_SUMMARY_PREFIX 8
+#define MB_EVENT_SUMMARY_RECORD 13
+#define MB_EVENT_SUMMARY_MAX (4 + MB_EVENT_SUMMARY_MAX_EVENTS * MB_EVENT_SUMMARY_RECORD)
+
+/*
+ * Summarise log (a firmware event log, the boot of sealing) into s, sealed to PCR values:
+ * -EINVAL for a secret sealed to signed policies, a log that does not parse, lacks the
+ * sealed bank, or does not replay to the sealed values in every sealed PCR (named).
+ */
+MB_EXPORT int mb_sealed_keep_event_summary(mb_sealed *s, const uint8_t *log, size_t log_size, mb_error *err) MB_WUR;
+/*
+ * Give s the summary kept with it (untrusted): -EBADMSG saying what is wrong (its length,
+ * more than MB_EVENT_SUMMARY_MAX_EVENTS events, a PCR not sealed to, a record of a PCR not
+ * summarised; any summary for a secret sealed to signed policies).
+ */
+MB_EXPORT int mb_sealed_set_event_summary(mb_sealed *s, const uint8_t *summary, size_t size, mb_error *err) MB_WUR;
+/* s's event summary; NULL (*ret_size 0) when none. */
+MB_EXPORT const uint8_t *mb_sealed_event_summary(const mb_sealed *s, size_t *ret_size);
+/* The number of events in s's summary (0 when none), and the PCRs summarised (ret_pcrs may be NULL). */
+MB_EXPORT size_t mb_sealed_event_summary_count(const mb_sealed *s, uint32_t *ret_pcrs);
+
 /* Base64 (RFC 4648 §4, padded). Decode rejects anything but canonical padded input. */
 MB_EXPORT char *mb_base64_encode(const uint8_t *in, size_t n);
 MB_EXPORT int mb_base64_decode(const char *s, size_t len, size_t max, uint8_t **ret, size_t *ret_size) MB_WUR;

@@ -178,7 +178,7 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
  * Why an unseal was refused, in the order it was found out: a list of items, each a
  * note (words), a PCR that differs (the expected value and the TPM's), an event that
  * made a differing PCR differ (today's event log against the one the sealed file
- * keeps), a signature by another key than the sealed one, or an error met while
+ * keeps, or against its event summary, mboot/seal.h), a signature by another key than the sealed one, or an error met while
  * finding out (what it concerns, e.g. "TPM" or a log's path, and the error).
  */
 typedef enum mb_unseal_item_kind {
@@ -199,7 +199,11 @@ typedef struct mb_unseal_item {
 	bool now_read;
 	char *signature;                    /* PCR, OTHER_KEY: the signature's name; NULL for PCR values sealed to */
 	const char *change;                 /* EVENT: "changed", "added" or "removed" */
-	char *before, *after;               /* EVENT: "#N TYPE: description" then and today (NULL: none) */
+	/*
+	 * EVENT: "#N TYPE: description" then and today (NULL: none); then, from an event
+	 * summary (no log of sealing): "sealed event K of PCR P: TYPE, BANK PREFIX…".
+	 */
+	char *before, *after;
 	uint8_t key_name[MB_TPM_NAME_SIZE]; /* OTHER_KEY: the signing key */
 	uint8_t sealed_key_name[MB_TPM_NAME_SIZE];
 	char *what;                         /* ERROR */

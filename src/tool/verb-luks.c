@@ -24,7 +24,7 @@
 #define KEY_FILE_MAX 8192
 
 static const char luks_help[] =
-	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] |\n"
+	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] [--log LOG|none] |\n"
 	"                                 --authorized-by PUBKEY) [--key-file FILE] [--tcti TCTI]\n"
 	"       mboot luks list DEVICE [--json]\n"
 	"       mboot luks remove DEVICE --token N\n"
@@ -41,6 +41,11 @@ static const char luks_help[] =
 	"  --bank NAME       their bank (default sha256)\n"
 	"  --values current  the values the TPM holds now (default); FILE: predicted values\n"
 	"  --authorized-by PUBKEY  instead: any PCR values the key's owner signs ('mboot seal --help')\n"
+	"  --log LOG         the event log of the boot sealed to: a summary of its events in the\n"
+	"                    sealed PCRs is kept in the token, so that a refused unlock names the\n"
+	"                    events that changed; it must replay to the values sealed to (default\n"
+	"                    " MB_DEFAULT_LOG "\n"
+	"                    when readable and not --values FILE; none: keep no summary)\n"
 	"list: the device's mboot tokens, their keyslots and what they are sealed to.\n"
 	"remove: token N and its keyslot; refused when no keyslot opened by a passphrase would remain.\n"
 	"unlock: unseal the key (of token N, else of each mboot token in turn) and activate the\n"
@@ -223,26 +228,43 @@ static int read_key_file(const char *path, secret_buf *pw)
 	return rc;
 }
 
+/*
+ * The event log to summarise in the token (*ret NULL: none): --log LOG, none with --log
+ * none; by default the system's when readable, unless the values sealed to are not this
+ * boot's (--values FILE) or there are no PCR values (--authorized-by).
+ */
+static int enroll_log(const luks_args *a, uint8_t **ret, size_t *ret_size)
+{
+	*ret = NULL;
+	*ret_size = 0;
+	if (a->log && strcmp(a->log, "none") == 0)
+		return EXIT_OK;
+	if (!a->log && (a->authority || (a->values && strcmp(a->values, "current") != 0) ||
+			access(MB_DEFAULT_LOG, R_OK) != 0))
+		return EXIT_OK;
+	return read_whole(a->log ? a->log : MB_DEFAULT_LOG, MB_LOG_MAX_SIZE, ret, ret_size);
+}
+
 static int luks_enroll(int argc, char **argv)
 {
 	mb_luks_enroll_options opt = { 0 };
 	secret_buf pw = { 0 };
 	mb_pcr_bank values;
-	uint8_t *key_public = NULL;
+	uint8_t *key_public = NULL, *log = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	luks_args a;
 	int rc, token = -1, slot = -1;
 
 	rc = parse_args(argc, argv, "luks enroll", LUKS_TAKES_PCRS | LUKS_TAKES_BANK | LUKS_TAKES_VALUES |
-			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI, 1, &a);
+			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (!a.pcrs == !a.authority)
 		return tool_usage_error("luks enroll", "needs --pcrs LIST (e.g. 0,2,4,7) or --authorized-by PUBKEY");
-	if (a.authority && (a.values || a.bank))
-		return tool_usage_error("luks enroll", "--authorized-by takes no --values or --bank: the signatures "
-					"name the PCRs and their values");
+	if (a.authority && (a.values || a.bank || a.log))
+		return tool_usage_error("luks enroll", "--authorized-by takes no --values, --bank or --log: the "
+					"signatures name the PCRs and their values");
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	opt.bank = a.bank ? a.bank->alg : MB_ALG_SHA256;
 	if (a.pcrs) {
@@ -282,11 +304,17 @@ static int luks_enroll(int argc, char **argv)
 		goto out;
 	opt.passphrase = (const char *) pw.p;
 	opt.passphrase_size = pw.size;
+	rc = enroll_log(&a, &log, &opt.eventlog_size);
+	if (rc)
+		goto out;
+	opt.eventlog = log;
 	rc = tool_tpm_open(a.tcti, &tpm);
 	if (rc)
 		goto out;
 	if (mb_luks_enroll(tpm, a.pos[0], &opt, &token, &slot, &err) < 0) {
 		rc = err.code == -EPERM ? (tool_report("luks enroll", &err), EXIT_USAGE) : luks_exit("luks enroll", &err);
+		if (log && !a.log && err.code == -EINVAL && strstr(err.message, "event log"))
+			tool_notef("the event log was %s: '--log none' enrolls without an event summary", MB_DEFAULT_LOG);
 		goto out;
 	}
 	printf("%s: token %d, keyslot %d: a new key sealed to %s%s\n", a.pos[0], token, slot,
@@ -294,6 +322,7 @@ static int luks_enroll(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	secret_free(&pw);
+	free(log);
 	free(key_public);
 	mb_tpm_free(tpm);
 	return rc;
@@ -344,9 +373,16 @@ static int luks_list(int argc, char **argv)
 				json_object_object_add(o, "keyslot", json_object_new_int(mb_luks_token_keyslot(t)));
 				json_object_object_add(o, "policy", json_object_new_string(mb_luks_token_policy(t)));
 				if (mb_luks_token_bank(t)) {
+					uint32_t summarised = 0;
+					int n_events = mb_luks_token_events(t, &summarised);
+
 					json_object_object_add(o, "bank", json_object_new_string(
 							       mb_digest_alg_name(mb_luks_token_bank(t), name)));
 					json_object_object_add(o, "pcrs", pcr_array(mb_luks_token_pcrs(t)));
+					if (n_events >= 0) {
+						json_object_object_add(o, "events", json_object_new_int(n_events));
+						json_object_object_add(o, "events_pcrs", pcr_array(summarised));
+					}
 				}
 			}
 			json_object_array_add(arr, o);

@@ -6,7 +6,8 @@
 # cryptsetup (--key-file) and is in no file, not even in the image; `cryptsetup open
 # --test-passphrase --token-only` (the plugin, bind-mounted over libcryptsetup's plugin folder
 # inside `unshare -m`: nothing is installed) and `mboot luks unlock --test` succeed on that
-# boot and fail on another one (init=/bin/sh on the kernel command line), naming PCR 8;
+# boot and fail on another one (init=/bin/sh on the kernel command line), naming PCR 8 and the
+# kernel command line event (from the event summary the token keeps, checked against tpm2_eventlog);
 # hostile tokens are input errors (exit 2), never a crash; remove never leaves the device
 # without a passphrase keyslot. No device-mapper here: only the --test paths run.
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
@@ -61,7 +62,7 @@ snapshot() { # every file under $SWTPM_DIR but the image, the TPM's own and the 
 		-exec sha256sum {} + | sort
 }
 before=$(snapshot)
-"$M" luks enroll "$IMG" --pcrs 0,4,7,8,9 --key-file "$WORK/pw" > "$WORK/out" 2>"$WORK/err"; rc=$?
+"$M" luks enroll "$IMG" --pcrs 0,4,7,8,9 --key-file "$WORK/pw" --log "$LOG" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 0 "luks enroll"
 grep -q "token 0, keyslot 1: a new key sealed to PCRs 0,4,7,8,9" "$WORK/out" || fail "enroll said: $(cat "$WORK/out")"
 [ "$(snapshot)" = "$before" ] || fail "enroll changed or wrote a file besides the image: $(diff <(echo "$before") <(snapshot))"
@@ -79,7 +80,27 @@ for p in 0 4 7 8 9; do
 		fail "token's PCR $p is not tpm2_pcrread's"
 done
 cryptsetup open --test-passphrase --key-file "$WORK/pw" --key-slot 0 "$IMG" || fail "the passphrase no longer opens keyslot 0"
-echo "ok: enroll: keyslot 1 and token 0 (luksDump, token export), sealed to tpm2_pcrread's values, no event log; no other file changed"
+# The event summary: a 4-byte header (the PCRs: 0,4,7,8,9 = 0x391) and 13 bytes an event,
+# one per event of tpm2_eventlog's reading of the log in those PCRs (EV_NO_ACTION extends nothing).
+tpm2_eventlog "$LOG" > "$WORK/log.yaml" 2>/dev/null || fail "tpm2_eventlog $LOG"
+n_events=$(awk '/PCRIndex:/ { p = $2 } /EventType:/ { if ($2 != "EV_NO_ACTION" && p ~ /^(0|4|7|8|9)$/) n++ } END { print n }' "$WORK/log.yaml")
+jq -r .mboot.events "$WORK/token.json" | base64 -d > "$WORK/events.bin" || fail "mboot.events is not base64: $(cat "$WORK/token.json")"
+[ "$(stat -c %s "$WORK/events.bin")" = $((4 + 13 * n_events)) ] ||
+	fail "the event summary is $(stat -c %s "$WORK/events.bin") bytes, not 4 + 13 x $n_events events"
+[ "$(head -c 4 "$WORK/events.bin" | xxd -p)" = 91030000 ] || fail "the summary's PCRs: $(head -c 4 "$WORK/events.bin" | xxd -p)"
+# the kernel command line event of that boot: its PCR, type (EV_IPL, 0x0d) and sha256 digest's first 8 bytes
+cmdline_event() { # cmdline_event YAML: "NUMBER SHA256" of GRUB's kernel_cmdline event, as tpm2_eventlog reads it
+	awk '/EventNum:/ { n = $3 } /AlgorithmId: sha256/ { getline; gsub(/"/, "", $2); d = $2 }
+		/kernel_cmdline:/ { print n, d; exit }' "$1"
+}
+read -r good_cmdline_num good_cmdline_digest < <(cmdline_event "$WORK/log.yaml")
+[ -n "$good_cmdline_digest" ] || fail "no kernel_cmdline event in tpm2_eventlog's output"
+xxd -p -c 13 -s 4 "$WORK/events.bin" | grep -qx "080d000000${good_cmdline_digest:0:16}" ||
+	fail "the summary has no record of event $good_cmdline_num (PCR 8, EV_IPL, ${good_cmdline_digest:0:16})"
+token_size=$(stat -c %s "$WORK/token.json")
+echo "note: the token with its summary of $n_events events is $token_size bytes (the LUKS2 JSON area: 12288)"
+[ "$token_size" -lt 4096 ] || fail "the token is $token_size bytes: over the 4 KiB it should take of a 12 KiB area"
+echo "ok: enroll: keyslot 1 and token 0 (luksDump, token export), sealed to tpm2_pcrread's values, no event log but a summary of tpm2_eventlog's $n_events events; no other file changed"
 
 # 2. The key: what the token's sealed object unseals to opens keyslot 1 for cryptsetup, and its
 #    bytes are in no file (the image keeps only the keyslot's encrypted material).
@@ -103,11 +124,13 @@ expect_rc 0 "luks unlock --test"
 grep -q "token 0's key opens keyslot 1" "$WORK/out" || fail "unlock said: $(cat "$WORK/out")"
 "$M" luks list "$IMG" > "$WORK/out" || fail "luks list"
 grep -q "PCRs: sha256:0,4,7-9" "$WORK/out" || fail "list: $(cat "$WORK/out")"
-"$M" luks list "$IMG" --json | jq -e '.tokens == [{"token": 0, "keyslot": 1, "policy": "pcr", "bank": "sha256", "pcrs": [0, 4, 7, 8, 9]}]' >/dev/null ||
+"$M" luks list "$IMG" --json | jq -e --argjson n "$n_events" '.tokens == [{"token": 0, "keyslot": 1, "policy": "pcr", "bank": "sha256",
+	"pcrs": [0, 4, 7, 8, 9], "events": $n, "events_pcrs": [0, 4, 7, 8, 9]}]' >/dev/null ||
 	fail "list --json: $("$M" luks list "$IMG" --json)"
 if [ "$HAVE_NS" = 1 ]; then
 	with_plugin cryptsetup luksDump "$IMG" > "$WORK/dump" 2>"$WORK/err" || fail "luksDump with the plugin: $(cat "$WORK/err")"
 	grep -q "PCRs: sha256:0,4,7-9" "$WORK/dump" || fail "luksDump with the plugin: $(sed -n '/Tokens/,$p' "$WORK/dump")"
+	grep -q "events: $n_events (PCRs 0,4,7-9)" "$WORK/dump" || fail "luksDump with the plugin: $(sed -n '/Tokens/,$p' "$WORK/dump")"
 	with_plugin cryptsetup open --test-passphrase --token-only "$IMG" </dev/null 2>"$WORK/err"; rc=$?
 	expect_rc 0 "cryptsetup open --test-passphrase --token-only"
 	with_plugin cryptsetup open --test-passphrase --token-only --token-type mboot "$IMG" </dev/null 2>"$WORK/err"; rc=$?
@@ -119,8 +142,18 @@ fi
 "$M" predict --log "$LOG" --cmdline "root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb init=/bin/sh" \
 	--write-log "$WORK/evil.bin" >/dev/null || fail "predict for the other boot"
 boot "$WORK/evil.bin"
+tpm2_eventlog "$WORK/evil.bin" > "$WORK/evil.yaml" 2>/dev/null || fail "tpm2_eventlog evil.bin"
+read -r cmdline_num cmdline_digest < <(cmdline_event "$WORK/evil.yaml")
+if [ -z "$cmdline_num" ] || [ "$cmdline_digest" = "$good_cmdline_digest" ]; then fail "no changed kernel_cmdline event in evil.bin"; fi
+# "PCR 8: changed: sealed event K of PCR 8: EV_IPL, sha256 <the sealed prefix>… → #N EV_IPL: kernel_cmdline: ... init=/bin/sh"
+names_cmdline() { # names_cmdline FILE: the refusal names today's kernel_cmdline event, tpm2_eventlog's number
+	grep -q "^PCR 8: changed: sealed event [0-9]* of PCR 8: EV_IPL, sha256 ${good_cmdline_digest:0:16}… → #$cmdline_num EV_IPL: kernel_cmdline: .* init=/bin/sh$" "$1"
+}
 "$M" luks unlock "$IMG" --test --log "$WORK/evil.bin" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 1 "luks unlock --test on the init=/bin/sh boot"
+names_cmdline "$WORK/err" || fail "unlock does not name event $cmdline_num (kernel_cmdline): $(cat "$WORK/err")"
+grep -q "^PCR [0-9]*: changed: .* → #[0-9]* EV_IPL: grub_cmd: linux .*init=/bin/sh$" "$WORK/err" || fail "the grub_cmd linux event is not named: $(cat "$WORK/err")"
+[ "$(grep -c '^PCR 8: changed: ' "$WORK/err")" = 3 ] || fail "not exactly the 3 changed events (two linux commands, kernel_cmdline): $(cat "$WORK/err")"
 grep -q "^PCR 8 (sha256) differs: sealed to $(jq -r '.mboot.sealed.pcrs.values["8"]' "$WORK/token.json"), now $(pcr_hex 8)$" "$WORK/err" ||
 	fail "PCR 8 not named with tpm2_pcrread's value: $(cat "$WORK/err")"
 grep -Eq "^PCR (0|4|7|9) " "$WORK/err" && fail "an unchanged PCR is named: $(cat "$WORK/err")"
@@ -131,6 +164,13 @@ if [ "$HAVE_NS" = 1 ]; then
 	[ "$rc" -lt 128 ] || fail "cryptsetup died (exit $rc): $(cat "$WORK/err")"
 	grep -q "mboot: token 0: the disk key is not released on this boot" "$WORK/err" || fail "no refusal from the plugin: $(cat "$WORK/err")"
 	grep -q "^PCR 8 (sha256) differs: .*, now $(pcr_hex 8)$" "$WORK/err" || fail "the plugin does not name PCR 8: $(cat "$WORK/err")"
+	# the plugin reads the system's log: evil.bin, on a tmpfs over securityfs in the namespace
+	# shellcheck disable=SC2016 # the inner shell's $1, $@
+	with_plugin sh -c 'mount -t tmpfs tmpfs /sys/kernel/security && mkdir /sys/kernel/security/tpm0 &&
+		cp "$1" /sys/kernel/security/tpm0/binary_bios_measurements && shift && exec "$@"' sh "$WORK/evil.bin" \
+		cryptsetup open --test-passphrase --token-only "$IMG" </dev/null 2>"$WORK/err"; rc=$?
+	if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then fail "cryptsetup with today's log: exit $rc: $(cat "$WORK/err")"; fi
+	names_cmdline "$WORK/err" || fail "the plugin does not name event $cmdline_num (kernel_cmdline): $(cat "$WORK/err")"
 	grep -q "ESYS\|esys" "$WORK/err" && fail "tpm2-tss's own log lines reach cryptsetup's stderr: $(cat "$WORK/err")"
 	# without --token-only cryptsetup then asks for a passphrase: the explanation comes first
 	printf 'correct horse' | with_plugin cryptsetup open --test-passphrase "$IMG" 2>"$WORK/err"; rc=$?
@@ -139,7 +179,7 @@ if [ "$HAVE_NS" = 1 ]; then
 fi
 boot "$LOG"
 "$M" luks unlock "$IMG" --test >/dev/null 2>"$WORK/err" || fail "unlock back on the good boot: $(cat "$WORK/err")"
-echo "ok: another boot: unlock --test exits 1 naming PCR 8 only (sealed and tpm2_pcrread's value); the plugin refuses and says why; back on the good boot it opens"
+echo "ok: another boot: unlock --test exits 1 naming PCR 8 only (sealed and tpm2_pcrread's value) and tpm2_eventlog's kernel_cmdline event; the plugin refuses and says the same; back on the good boot it opens"
 
 # 5. Input errors: a wrong passphrase, not LUKS2, LUKS1; nothing changed.
 cp "$IMG" "$WORK/copy.img"
@@ -147,6 +187,11 @@ printf 'wrong' > "$WORK/bad-pw"
 "$M" luks enroll "$IMG" --pcrs 7 --key-file "$WORK/bad-pw" > /dev/null 2>"$WORK/err"; rc=$?
 expect_rc 2 "enroll with a wrong passphrase"
 grep -q "the passphrase opens no keyslot" "$WORK/err" || fail "wrong passphrase not said: $(cat "$WORK/err")"
+cmp -s "$IMG" "$WORK/copy.img" || fail "a refused enroll changed the image"
+# an event log of another boot than the values sealed to: its summary would name wrong events
+"$M" luks enroll "$IMG" --pcrs 0,8 --key-file "$WORK/pw" --log "$WORK/evil.bin" > /dev/null 2>"$WORK/err"; rc=$?
+expect_rc 2 "enroll with the log of another boot"
+grep -q "the event log does not replay to the sha256 value of PCR 8 sealed to" "$WORK/err" || fail "not said: $(cat "$WORK/err")"
 cmp -s "$IMG" "$WORK/copy.img" || fail "a refused enroll changed the image"
 head -c 1M /dev/zero > "$WORK/zero.img"
 "$M" luks enroll "$WORK/zero.img" --pcrs 7 --key-file "$WORK/pw" 2>"$WORK/err"; rc=$?
@@ -226,6 +271,34 @@ done <<EOF
 {"type":"mboot","keyslots":["1"],"mboot":{"version":1,"sealed":{"a":{"b":{"c":{"d":{"e":{"f":{"g":1}}}}}}}}}
 EOF
 echo "ok: $n hostile tokens: unlock and list exit 2 naming the field; the plugin refuses them and luksDump says malformed, no crash"
+
+# 6b. Hostile event summaries ("mboot.events"): exit 2 naming the field and what is wrong.
+rec8=$(printf '080d000000%016x' 0)                  # one event record: PCR 8, EV_IPL, a digest prefix
+summary() { xxd -r -p | base64 -w0; }               # summary HEX...: base64 of the bytes
+n=0
+while IFS='|' read -r events said; do
+	n=$((n + 1))
+	cp "$WORK/copy.img" "$WORK/hostile.img"
+	jq -c --argjson e "$events" '.mboot.events = $e | .keyslots = ["1"]' "$WORK/token.json" |
+		cryptsetup token import --token-id 3 "$WORK/hostile.img" 2>"$WORK/err" || fail "token import $n: $(cat "$WORK/err")"
+	"$M" luks unlock "$WORK/hostile.img" --test --token 3 > /dev/null 2>"$WORK/err"; rc=$?
+	expect_rc 2 "unlock of a token with hostile summary $n ($said)"
+	grep -q "token 3: field \"mboot.events\".*$said" "$WORK/err" || fail "hostile summary $n: not said ($said): $(cat "$WORK/err")"
+	if [ "$HAVE_NS" = 1 ]; then
+		with_plugin cryptsetup open --test-passphrase --token-only --token-id 3 "$WORK/hostile.img" </dev/null 2>"$WORK/err"; rc=$?
+		if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then fail "plugin on hostile summary $n: exit $rc: $(cat "$WORK/err")"; fi
+		grep -q "mboot: .*malformed.*mboot.events" "$WORK/err" || fail "plugin on hostile summary $n: $(cat "$WORK/err")"
+	fi
+done <<EOF
+"$(echo 910300 | summary)"|shorter than its 4-byte header
+"$(echo "91030000${rec8:0:24}" | summary)"|not a 4-byte header and 13-byte records
+"$(echo "93030000" | summary)"|PCR 1 is summarised but not sealed to
+"$(echo "10000000$rec8" | summary)"|event 0 is of PCR 8, which is not summarised
+"$(echo "91030000$(for _ in $(seq 257); do printf %s "$rec8"; done)" | summary)"|257 events, more than 256
+"not base64!"|is not valid base64
+5|is not a string
+EOF
+echo "ok: $n hostile event summaries (truncated, wrong length, a PCR not sealed, one not summarised, over the cap, not base64): exit 2 naming mboot.events"
 
 # 7. remove: the token and its keyslot; never the last way in without a TPM.
 cp "$IMG" "$WORK/r.img"

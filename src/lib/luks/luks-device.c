@@ -131,7 +131,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 	};
 	uint64_t metadata_size = 0, keyslots_size = 0;
 	size_t token_size;
-	char *sealed = NULL, *tok = NULL;
+	char *sealed = NULL, *events = NULL, *tok = NULL;
 	secret_page key = { 0 };
 	device d = { 0 };
 	int r, slot = -1, id = -1;
@@ -155,11 +155,11 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 		goto out;
 	}
 	key.size = MB_LUKS_KEY_SIZE;
-	r = luks_seal_key(tpm, key.p, key.size, opt, &sealed, err);
+	r = luks_seal_key(tpm, key.p, key.size, opt, &sealed, &events, err);
 	if (r < 0)
 		goto out;
 	/* the widest keyslot number, to refuse a token too large before a keyslot is added */
-	r = luks_token_build(KEYSLOTS_MAX - 1, sealed, &tok, err);
+	r = luks_token_build(KEYSLOTS_MAX - 1, sealed, events, &tok, err);
 	if (r < 0)
 		goto out;
 	if (crypt_get_metadata_size(d.cd, &metadata_size, &keyslots_size) == 0 && metadata_size > 4096 &&
@@ -192,7 +192,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 		slot = -1;
 		goto out;
 	}
-	r = luks_token_build(slot, sealed, &tok, err);
+	r = luks_token_build(slot, sealed, events, &tok, err);
 	if (r == 0) {
 		d.last_error[0] = '\0';
 		id = crypt_token_json_set(d.cd, CRYPT_ANY_TOKEN, tok);
@@ -217,6 +217,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 out:
 	secret_page_free(&key);
 	free(sealed);
+	free(events);
 	free(tok);
 	device_close(&d);
 	return r;

@@ -5,7 +5,10 @@
 
 #include <mboot/luks.h>
 
-/* The token text for keyslot holding the sealed file sealed_json (compact JSON; malloc'd). */
-int luks_token_build(int keyslot, const char *sealed_json, char **ret, mb_error *err);
+/*
+ * The token text for keyslot holding the sealed file sealed_json and the base64 event
+ * summary events (NULL: none) (compact JSON; malloc'd).
+ */
+int luks_token_build(int keyslot, const char *sealed_json, const char *events, char **ret, mb_error *err);
 
 #endif

@@ -13,10 +13,31 @@
 #include "shared/fail.h"
 #include "luks-seal.h"
 
-int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_enroll_options *opt,
-		  char **ret_json, mb_error *err)
+/* The event summary of s from log, in base64 (*ret); NULL when there is no log. */
+static int keep_events(mb_sealed *s, const uint8_t *log, size_t log_size, char **ret, mb_error *err)
 {
-	/* no event log: the LUKS2 header has no room for one (docs/luks.md) */
+	const uint8_t *summary;
+	size_t size = 0;
+	int r;
+
+	*ret = NULL;
+	if (!log)
+		return 0;
+	if (mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE)
+		return set_error(err, -EINVAL, "a key sealed to signed policies keeps no event summary: the signatures "
+				 "name the PCR values");
+	r = mb_sealed_keep_event_summary(s, log, log_size, err);
+	if (r < 0)
+		return r;
+	summary = mb_sealed_event_summary(s, &size);
+	*ret = mb_base64_encode(summary, size);
+	return *ret ? 0 : set_error(err, -ENOMEM, "out of memory");
+}
+
+int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_enroll_options *opt,
+		  char **ret_json, char **ret_events, mb_error *err)
+{
+	/* no event log, at most its summary: the LUKS2 header has no room for one (docs/luks.md) */
 	mb_seal_options so = {
 		.pcr_mask = opt->authority_public ? 0 : opt->pcr_mask,
 		.bank = opt->authority_public ? 0 : opt->bank,
@@ -29,23 +50,42 @@ int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_
 	int r;
 
 	*ret_json = NULL;
+	*ret_events = NULL;
 	r = mb_seal_secret(t, key, key_size, &so, &s, err);
 	if (r < 0)
 		return r;
-	*ret_json = mb_sealed_to_json(s);
+	r = keep_events(s, opt->eventlog, opt->eventlog_size, ret_events, err);
+	if (r == 0 && !(*ret_json = mb_sealed_to_json(s)))
+		r = set_error(err, -ENOMEM, "out of memory");
 	mb_sealed_free(s);
-	return *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
+	if (r < 0) {
+		free(*ret_events);
+		*ret_events = NULL;
+	}
+	return r;
 }
 
-int luks_sealed_check(const char *json, size_t size, luks_sealed_info *info, mb_error *err)
+int luks_sealed_check(const char *json, size_t size, const uint8_t *summary, size_t summary_size,
+		      luks_sealed_info *info, mb_error *err)
 {
 	mb_sealed *s = NULL;
 	const uint8_t *name;
-	int r = mb_sealed_parse(json, size, &s, err);
+	int r;
 
+	memset(info, 0, sizeof(*info));
+	r = mb_sealed_parse(json, size, &s, err);
 	if (r < 0)
 		return r;
-	memset(info, 0, sizeof(*info));
+	if (summary) {
+		r = mb_sealed_set_event_summary(s, summary, summary_size, err);
+		if (r < 0) {
+			info->events_bad = true;
+			mb_sealed_free(s);
+			return r;
+		}
+		info->has_events = true;
+		info->n_events = mb_sealed_event_summary_count(s, &info->events_pcrs);
+	}
 	switch (mb_sealed_policy_kind(s)) {
 	case MB_SEAL_POLICY_AUTHORIZE:
 		info->policy = "authorize";
@@ -67,16 +107,21 @@ int luks_sealed_check(const char *json, size_t size, luks_sealed_info *info, mb_
 	return 0;
 }
 
-int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const mb_unseal_options *opt, uint8_t *out,
-		    size_t *out_size, mb_unseal_explanation **explanation, mb_error *err)
+int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const uint8_t *summary, size_t summary_size,
+		    const mb_unseal_options *opt, uint8_t *out, size_t *out_size, mb_unseal_explanation **explanation,
+		    mb_error *err)
 {
 	mb_sealed *s = NULL;
 	int r;
 
 	*explanation = NULL;
 	r = mb_sealed_parse(json, size, &s, err);
-	if (r < 0)
+	if (r == 0 && summary)
+		r = mb_sealed_set_event_summary(s, summary, summary_size, err);
+	if (r < 0) {
+		mb_sealed_free(s);
 		return r;
+	}
 	r = mb_tpm_unseal_sealed(t, s, opt, out, out_size, explanation, err);
 	mb_sealed_free(s);
 	return r;

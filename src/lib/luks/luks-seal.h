@@ -7,6 +7,7 @@
 #ifndef MB_LUKS_SEAL_H
 #define MB_LUKS_SEAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <mboot/luks.h>
@@ -19,18 +20,28 @@ typedef struct luks_sealed_info {
 	uint32_t pcrs;        /* the sealed PCRs; for "or" those of the boot of sealing */
 	size_t n_branches;    /* "or" only */
 	uint8_t auth_key_name[MB_TPM_NAME_SIZE]; /* "authorize" only */
+	bool has_events;      /* an event summary is kept: */
+	size_t n_events;      /* its events */
+	uint32_t events_pcrs; /* the PCRs it summarises */
+	bool events_bad;      /* luks_sealed_check failed on the summary, not the sealed file */
 } luks_sealed_info;
 
 /*
  * Seal key as `mboot seal` does, to what opt says (PCR values or a signing key; no event
- * log is kept), and return the sealed file's JSON text (*ret_json, malloc'd).
+ * log is kept), and return the sealed file's JSON text (*ret_json, malloc'd) and, when opt
+ * gives the event log, its event summary in base64 (*ret_events, malloc'd; else NULL).
  */
 int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_enroll_options *opt,
-		  char **ret_json, mb_error *err);
-/* Check a sealed file's text (untrusted: mb_sealed_parse's checks) and say how it unseals. */
-int luks_sealed_check(const char *json, size_t size, luks_sealed_info *info, mb_error *err);
-/* mb_tpm_unseal_sealed of the sealed file's text into out (MB_SEAL_MAX_SECRET bytes). */
-int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const mb_unseal_options *opt, uint8_t *out,
-		    size_t *out_size, mb_unseal_explanation **explanation, mb_error *err);
+		  char **ret_json, char **ret_events, mb_error *err);
+/*
+ * Check a sealed file's text and its event summary (summary NULL: none; both untrusted:
+ * mb_sealed_parse's and mb_sealed_set_event_summary's checks) and say how it unseals.
+ */
+int luks_sealed_check(const char *json, size_t size, const uint8_t *summary, size_t summary_size,
+		      luks_sealed_info *info, mb_error *err);
+/* mb_tpm_unseal_sealed of the sealed file's text, with its event summary (may be NULL), into out. */
+int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const uint8_t *summary, size_t summary_size,
+		    const mb_unseal_options *opt, uint8_t *out, size_t *out_size, mb_unseal_explanation **explanation,
+		    mb_error *err);
 
 #endif

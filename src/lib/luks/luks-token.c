@@ -15,6 +15,7 @@
 
 #include <mboot/digest.h>
 #include <mboot/luks.h>
+#include <mboot/seal.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/json-read.h"
@@ -29,10 +30,12 @@ struct mb_luks_token {
 	int keyslot;
 	char *sealed;              /* the sealed file's JSON text */
 	size_t sealed_size;
+	uint8_t *events;           /* the event summary ("events", decoded), or NULL */
+	size_t events_size;
 	luks_sealed_info info;
 };
 
-int luks_token_build(int keyslot, const char *sealed_json, char **ret, mb_error *err)
+int luks_token_build(int keyslot, const char *sealed_json, const char *events, char **ret, mb_error *err)
 {
 	json_object *root = json_object_new_object(), *slots = json_object_new_array(), *mb = json_object_new_object();
 	json_object *sealed = NULL;
@@ -55,6 +58,8 @@ int luks_token_build(int keyslot, const char *sealed_json, char **ret, mb_error 
 	slots = NULL;
 	json_object_object_add(mb, "version", json_object_new_int(TOKEN_VERSION));
 	json_object_object_add(mb, "sealed", sealed);
+	if (events)
+		json_object_object_add(mb, "events", json_object_new_string(events));
 	json_object_object_add(root, "mboot", mb);
 	mb = NULL;
 	/* compact: the JSON area is small (12 KiB by default) */
@@ -99,6 +104,28 @@ static int parse_keyslots(json_object *root, int *ret, mb_error *err)
 	return 0;
 }
 
+/*
+ * "events" (optional): the event summary, canonical base64; decoded here with a generous
+ * cap so that the summary's own check can say how many events are too many.
+ */
+static int parse_events(json_object *mb, mb_luks_token *t, mb_error *err)
+{
+	json_object *v = NULL;
+	int r;
+
+	if (!json_object_object_get_ex(mb, "events", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return set_error(err, -EBADMSG, "field \"mboot.events\" is not a string");
+	r = mb_base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), MB_LUKS_TOKEN_MAX,
+			     &t->events, &t->events_size);
+	if (r == -ENOMEM)
+		return set_error(err, r, "out of memory");
+	if (r < 0)
+		return set_error(err, -EBADMSG, "field \"mboot.events\" is not valid base64");
+	return 0;
+}
+
 MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token **ret, mb_error *err)
 {
 	json_object *root = NULL, *o, *mb, *sealed;
@@ -137,7 +164,7 @@ MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token *
 	/* unknown keys are refused: a field this version does not know might matter */
 	json_object_object_foreach(mb, key, val) {
 		(void) val;
-		if (strcmp(key, "version") != 0 && strcmp(key, "sealed") != 0) {
+		if (strcmp(key, "version") != 0 && strcmp(key, "sealed") != 0 && strcmp(key, "events") != 0) {
 			r = set_error(err, -EBADMSG, "field \"mboot.%.32s\" is unknown", key);
 			goto out;
 		}
@@ -159,9 +186,12 @@ MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token *
 		goto out;
 	}
 	t->sealed_size = strlen(t->sealed);
-	r = luks_sealed_check(t->sealed, t->sealed_size, &t->info, err);
+	r = parse_events(mb, t, err);
+	if (r < 0)
+		goto out;
+	r = luks_sealed_check(t->sealed, t->sealed_size, t->events, t->events_size, &t->info, err);
 	if (r < 0) {
-		r = prefix_error(err, r, "field \"mboot.sealed\"");
+		r = prefix_error(err, r, t->info.events_bad ? "field \"mboot.events\"" : "field \"mboot.sealed\"");
 		goto out;
 	}
 	*ret = t;
@@ -177,6 +207,7 @@ MB_EXPORT void mb_luks_token_free(mb_luks_token *t)
 	if (!t)
 		return;
 	free(t->sealed);
+	free(t->events);
 	free(t);
 }
 
@@ -198,6 +229,13 @@ MB_EXPORT uint16_t mb_luks_token_bank(const mb_luks_token *t)
 MB_EXPORT uint32_t mb_luks_token_pcrs(const mb_luks_token *t)
 {
 	return t->info.pcrs;
+}
+
+MB_EXPORT int mb_luks_token_events(const mb_luks_token *t, uint32_t *ret_pcrs)
+{
+	if (ret_pcrs)
+		*ret_pcrs = t->info.has_events ? t->info.events_pcrs : 0;
+	return t->info.has_events ? (int) t->info.n_events : -1;
 }
 
 /* A growing string; on ENOMEM it is freed and stays NULL. */
@@ -285,6 +323,19 @@ MB_EXPORT char *mb_luks_token_describe(const mb_luks_token *t)
 			text_add(&b, "(none)");
 		add_pcr_list(&b, t->info.pcrs);
 		text_add(&b, "\n");
+		if (t->info.has_events) {
+			text_add(&b, "\tevents: %zu (PCRs ", t->info.n_events);
+			if (!t->info.events_pcrs)
+				text_add(&b, "none");
+			add_pcr_list(&b, t->info.events_pcrs);
+			text_add(&b, ")\n");
+			if (t->info.pcrs & ~t->info.events_pcrs) {
+				text_add(&b, "\tevents not kept (over %d): PCRs ", MB_EVENT_SUMMARY_MAX_EVENTS);
+				add_pcr_list(&b, t->info.pcrs & ~t->info.events_pcrs);
+				text_add(&b, "\n");
+			}
+		} else
+			text_add(&b, "\tevents: not kept (a refusal names the PCRs only)\n");
 	}
 	return text_done(&b);
 }
@@ -294,7 +345,8 @@ MB_EXPORT int mb_luks_token_unseal(mb_tpm *tpm, const mb_luks_token *t, const mb
 {
 	static const mb_unseal_options none = { 0 };
 
-	return luks_unseal_key(tpm, t->sealed, t->sealed_size, opt ? opt : &none, key, key_size, explanation, err);
+	return luks_unseal_key(tpm, t->sealed, t->sealed_size, t->events, t->events_size, opt ? opt : &none, key,
+			       key_size, explanation, err);
 }
 
 MB_EXPORT char *mb_luks_explanation_text(const mb_unseal_explanation *e)

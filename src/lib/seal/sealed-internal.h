@@ -43,6 +43,9 @@ struct mb_sealed {
 	bool parent_fallback;
 	uint8_t *eventlog;                /* the firmware event log at sealing, or NULL */
 	size_t eventlog_size;
+	/* the event summary (event-summary.h), or NULL: never in the sealed file, the caller keeps it */
+	uint8_t *summary;
+	size_t summary_size;
 };
 
 /*

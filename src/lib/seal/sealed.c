@@ -220,6 +220,7 @@ void sealed_done(mb_sealed *s)
 	free(s->pub);
 	free(s->priv);
 	free(s->eventlog);
+	free(s->summary);
 	free(s->auth_key);
 	memset(s, 0, sizeof(*s));
 }

@@ -18,7 +18,9 @@
 #include <mboot/events.h>
 #include <mboot/tpm.h>
 #include "lib/replay/pcr-values.h"
+#include "lib/seal/event-summary.h"
 #include "lib/seal/sealed-internal.h"
+#include "shared/hex.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "unseal-internal.h"
@@ -169,6 +171,75 @@ static const mb_event_log *today_log(mb_unseal_explanation *e, const mb_unseal_o
 	return NULL;
 }
 
+/* "sealed event K of PCR P: TYPE, BANK PREFIX…": all a summary says of an event of sealing (NULL on ENOMEM). */
+static char *summary_words(const summary_change *c, uint32_t pcr, uint16_t alg)
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+	const char *type = mb_event_type_name(c->then_type);
+	char tbuf[16], hex[2 * MB_EVENT_SUMMARY_PREFIX + 1], *s = NULL;
+
+	if (!type) {
+		snprintf(tbuf, sizeof(tbuf), "0x%08x", c->then_type);
+		type = tbuf;
+	}
+	if (asprintf(&s, "sealed event %zu of PCR %u: %s, %s %s…", c->then_pos + 1, pcr, type, d ? d->name : "?",
+		     hex_format(c->then_prefix, MB_EVENT_SUMMARY_PREFIX, hex)) < 0)
+		s = NULL;
+	return s;
+}
+
+/*
+ * No log of sealing, but its summary (a LUKS2 token's): today's events of each differing
+ * PCR against the summary's, by type and digest prefix.
+ */
+static void explain_from_summary(mb_unseal_explanation *e, const mb_sealed *s, const mb_unseal_options *opt,
+				 uint32_t differ)
+{
+	uint32_t summarised = event_summary_pcrs(s->summary, s->summary_size);
+	mb_event_log *owned = NULL;
+	const mb_event_log *now = today_log(e, opt, &owned);
+	size_t shown = 0;
+
+	if (!now)
+		return;
+	for (unsigned p = 0; p < MB_PCR_COUNT; p++) {
+		summary_change *c = NULL;
+		size_t n = 0;
+
+		if (!(differ & (1u << p)))
+			continue;
+		if (!(summarised & (1u << p))) {
+			add_note(e, "PCR %u: its events at sealing were not kept (more than %d events in all): cannot say "
+				 "which changed.", p, MB_EVENT_SUMMARY_MAX_EVENTS);
+			shown++;
+			continue;
+		}
+		if (event_summary_compare(s->summary, s->summary_size, s->pcrs.alg, now, p, &c, &n) < 0) {
+			e->incomplete = true;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			mb_unseal_item *it = add_item(e, MB_UNSEAL_EVENT);
+
+			shown++;
+			if (!it)
+				continue;
+			it->pcr = p;
+			it->change = c[i].kind == MB_DIFF_CHANGED ? "changed" : c[i].kind == MB_DIFF_ADDED ? "added" : "removed";
+			if (c[i].kind != MB_DIFF_ADDED && !(it->before = summary_words(&c[i], p, s->pcrs.alg)))
+				e->incomplete = true;
+			if (c[i].kind != MB_DIFF_REMOVED && !(it->after = event_words(now, c[i].now)) &&
+			    !(it->after = strdup("?")))
+				e->incomplete = true;
+		}
+		free(c);
+	}
+	if (!shown)
+		add_note(e, "Today's event log shows no change in these PCRs since sealing (extended outside the logged "
+			 "boot?).");
+	mb_event_log_free(owned);
+}
+
 /* Which events of today's log made the differing PCRs differ from the log of sealing. */
 static void explain_events(mb_unseal_explanation *e, const mb_sealed *s, const mb_unseal_options *opt,
 			   uint32_t differ)
@@ -179,6 +250,10 @@ static void explain_events(mb_unseal_explanation *e, const mb_sealed *s, const m
 	mb_error err = { 0 };
 	size_t shown = 0;
 
+	if (!s->eventlog && s->summary) {
+		explain_from_summary(e, s, opt, differ);
+		return;
+	}
 	if (!s->eventlog) {
 		add_note(e, "The sealed file keeps no event log: cannot say which events changed.");
 		return;
