@@ -90,4 +90,14 @@ typedef struct grub_string_walk {
 
 grub_string_kind grub_string_walk_next(grub_string_walk *w, const mb_event *ev);
 
+/*
+ * GRUB measures each file it reads into PCR 9 (EV_IPL) under the path it opened, the configs
+ * too: "(hd0,gpt1)/EFI/debian/grub.cfg". The path of such an event (trailing NULs dropped) as
+ * a new string, NULL for another event or out of memory.
+ */
+char *grub_file_event_path(const mb_event *ev);
+bool grub_is_config_path(const char *path);
+/* Each config path a log measured, once, in log order (appended to paths). -ENOMEM. */
+int grub_measured_configs(const mb_event_log *log, grub_words *paths);
+
 #endif
