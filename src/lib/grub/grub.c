@@ -77,6 +77,30 @@ char *grub_join(const grub_words *ws, size_t from)
 	return out;
 }
 
+char *grub_join_list(const grub_words *ws, const char *sep)
+{
+	size_t i, len = 1, at = 0, sl = strlen(sep);
+	char *out;
+
+	for (i = 0; i < ws->n; i++)
+		len += strlen(ws->w[i]) + sl;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	for (i = 0; i < ws->n; i++) {
+		size_t k = strlen(ws->w[i]);
+
+		if (i) {
+			memcpy(out + at, sep, sl);
+			at += sl;
+		}
+		memcpy(out + at, ws->w[i], k);
+		at += k;
+	}
+	out[at] = 0;
+	return out;
+}
+
 bool grub_is_cmd(const char *w, const char *base)
 {
 	size_t n = strlen(base);

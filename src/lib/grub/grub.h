@@ -23,6 +23,8 @@ void grub_words_done(grub_words *ws);
 int grub_split_words(const char *s, const char *end, grub_words *ws);
 /* Words [from, n) joined by single spaces, as GRUB joins argv into "grub_cmd: ..." */
 char *grub_join(const grub_words *ws, size_t from);
+/* All words joined by sep ("a, b, c"); NULL on OOM. */
+char *grub_join_list(const grub_words *ws, const char *sep);
 /* "linux", "linuxefi", "linux16" for base "linux". */
 bool grub_is_cmd(const char *w, const char *base);
 

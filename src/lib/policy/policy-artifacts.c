@@ -200,7 +200,7 @@ static int resolve_configs(const mb_policy_artifacts *a, carry_ctx *carry, mb_er
 		return set_error(err, -ENOMEM, "out of memory");
 	for (i = 0; i < a->boot.n_grub_cfg && rc == 0; i++) {
 		const mb_grub_config *g = &a->boot.grub_cfg[i];
-		char *list = grub_join(&measured, 0);
+		char *list = grub_join_list(&measured, ", ");
 		bool found = false;
 
 		if (!g->measured_path && measured.n != 1) {

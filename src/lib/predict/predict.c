@@ -295,31 +295,6 @@ static int read_today(predict_ctx *c)
 	return 0;
 }
 
-/* "a, b, c"; NULL on OOM. */
-static char *join_paths(const grub_words *ws)
-{
-	size_t i, len = 1, at = 0;
-	char *out;
-
-	for (i = 0; i < ws->n; i++)
-		len += strlen(ws->w[i]) + 2;
-	out = malloc(len);
-	if (!out)
-		return NULL;
-	for (i = 0; i < ws->n; i++) {
-		size_t k = strlen(ws->w[i]);
-
-		if (i) {
-			memcpy(out + at, ", ", 2);
-			at += 2;
-		}
-		memcpy(out + at, ws->w[i], k);
-		at += k;
-	}
-	out[at] = 0;
-	return out;
-}
-
 /* A new grub.cfg: the config event it replaces, its text and digests; the entry of the first
  * config that has one. */
 static int plan_config(predict_ctx *c, const mb_grub_config *g, new_config *cfg, mb_error *err)
@@ -337,7 +312,7 @@ static int plan_config(predict_ctx *c, const mb_grub_config *g, new_config *cfg,
 		if (grub_measured_configs(c->in->log, &paths) < 0)
 			return set_error(err, -ENOMEM, "out of memory");
 		if (paths.n > 1) {
-			char *list = join_paths(&paths);
+			char *list = grub_join_list(&paths, ", ");
 
 			rc = set_error(err, -EINVAL, "today's boot measured %zu GRUB configs (%s): say which one %s replaces, "
 				       "as MEASURED_PATH=FILE", paths.n, list ? list : "?", g->file);
