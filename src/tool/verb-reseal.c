@@ -79,7 +79,7 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			"is unknown.\n");
 		return EXIT_FAILED;
 	}
-	if (mb_pcr_values_get_bank((*res)->values, mb_sealed_bank(s), pred) < 0 ||
+	if (!(*res)->values || mb_pcr_values_get_bank((*res)->values, mb_sealed_bank(s), pred) < 0 ||
 	    (pred->present & mb_sealed_mask(s)) != mb_sealed_mask(s)) {
 		tool_errorf("%s: the log has no %s values for some of the sealed PCRs: they cannot be predicted",
 			    pa->log_path, mb_digest_by_alg(mb_sealed_bank(s))->name);

@@ -463,6 +463,81 @@ static void test_new_efi(void **state)
 	mb_event_log_free(log);
 }
 
+/*
+ * A UKI boot: the systemd-boot VM of the corpus (tpm2-tools' event-sd-boot-fedora37.bin,
+ * its command line in PCR 12, the stub's initrd tag in PCR 9) with what systemd-stub adds for
+ * a UKI, a section name in PCR 11 (UTF-16 ".linux", EV_IPL) after the PCR 12 events. A new
+ * initrd moves the UKI's sections (PCR 11) and its command line is not computed (PCR 12): both
+ * unpredictable, without values; PCR 9's tag is still predicted. An --efi that matches no PCR 4
+ * application leaves nothing predicted.
+ */
+static mb_event_log *uki_log(void)
+{
+	mb_event_log *sd = corpus_log("tpm2-tools/event-sd-boot-fedora37.bin"), *log = NULL;
+	static const uint8_t section[] = { '.', 0, 'l', 0, 'i', 0, 'n', 0, 'u', 0, 'x', 0, 0, 0 };
+	mb_log_writer *w = NULL;
+	const uint8_t *bytes;
+	size_t i, size;
+
+	assert_non_null(sd);
+	assert_int_equal(mb_log_writer_new(&w), 0);
+	for (i = 0; i < mb_event_log_count(sd); i++) {
+		const mb_event *ev = mb_event_log_event(sd, i);
+
+		assert_int_equal(mb_log_writer_add_event(w, ev), 0);
+		if (i == 24) { /* the second PCR 12 command line */
+			assert_int_equal(ev->pcr, 12);
+			assert_int_equal(mb_log_writer_add_hashed(w, 11, MB_EV_IPL, section, sizeof(section), section,
+								  sizeof(section)), 0);
+		}
+	}
+	bytes = mb_log_writer_data(w, &size);
+	assert_int_equal(mb_event_log_parse(bytes, size, &log, NULL), 0);
+	mb_log_writer_free(w);
+	mb_event_log_free(sd);
+	return log;
+}
+
+static void test_uki(void **state)
+{
+	mb_event_log *log = uki_log();
+	char path[] = "/tmp/mb-test-initrd-XXXXXX";
+	static const uint16_t algs[] = { MB_ALG_SHA256 };
+	static const uint8_t nothing[1][MB_DIGEST_MAX];
+	mb_efi_binary efi = { .description = "uki.efi", .n = 1, .algs = algs, .digest = nothing, .old_digest = nothing };
+	mb_predict_input in = { .log = log, .boot = { .initrd = path } };
+	mb_predict_result r;
+	mb_error err = { 0 };
+	mb_pcr_bank bank;
+	uint8_t want[MB_DIGEST_MAX] = { 0 }, d[MB_DIGEST_MAX];
+	int fd;
+
+	(void) state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "initrd", 6), 6);
+	close(fd);
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	unlink(path);
+	assert_int_equal(r.unmatched, 0);
+	assert_int_equal(r.unpredictable, 1u << 11 | 1u << 12);
+	assert_non_null(strstr(r.why[11], "UKI"));
+	assert_int_equal(mb_pcr_values_get_bank(r.values, MB_ALG_SHA256, &bank), 0);
+	assert_int_equal(bank.present & (1u << 11 | 1u << 12), 0);
+	/* PCR 9: zeros extended with H("initrd"), the tag's one event */
+	evp(MB_ALG_SHA256, "initrd", 6, d);
+	extend(MB_ALG_SHA256, want, d);
+	assert_memory_equal(bank.value[9], want, 32);
+	mb_predict_result_done(&r);
+
+	in.boot = (mb_boot_artifacts) { .efi = &efi, .n_efi = 1 };
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.unmatched_efi, 1);
+	assert_null(r.values);
+	mb_predict_result_done(&r);
+	mb_event_log_free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_new_kernel),
 		cmocka_unit_test(test_new_efi),
 		cmocka_unit_test(test_kernel_efi),
+		cmocka_unit_test(test_uki),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
