@@ -55,7 +55,7 @@ typedef struct mb_predict_result {
 /*
  * 0 with ret filled (check unmatched* and unpredictable before using values); negative errno
  * on bad input: an unreadable file, or a grub_cfg without measured_path when the log measured
- * no single config (the message names the configs it measured).
+ * several configs (the message names them).
  */
 MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_error *err) MB_WUR;
 MB_EXPORT void mb_predict_result_done(mb_predict_result *r);

@@ -417,7 +417,8 @@ static uint32_t tag_id(const mb_event *ev)
 	return ev->data[0] | ev->data[1] << 8 | ev->data[2] << 16 | (uint32_t) ev->data[3] << 24;
 }
 
-/* An EV_IPL of systemd-boot or systemd-stub: UTF-16 text (a GRUB string or path is ASCII). */
+/* An EV_IPL of systemd-boot or systemd-stub: UTF-16 text (GRUB's strings and paths are ASCII,
+ * never a NUL second byte). */
 static bool is_utf16_text(const mb_event *ev)
 {
 	return ev->type == MB_EV_IPL && ev->data_size >= 2 && ev->data_size % 2 == 0 && ev->data[0] && !ev->data[1];
@@ -623,7 +624,7 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 		}
 		/* systemd-boot (type 1 entries) and systemd-stub measure the kernel command line as
 		 * UTF-16 into PCR 12 (older systemd-boot: PCR 8); the new kernel's entry or UKI sets it. */
-		if ((ev->pcr == 12 || ev->pcr == 8) && is_utf16_text(ev) && grub_string_split(ev, NULL, NULL) == GRUB_STRING_NONE) {
+		if ((ev->pcr == 12 || ev->pcr == 8) && is_utf16_text(ev)) {
 			if (entry_changes && !c->systemd_cmdline)
 				note(c, ev->pcr, true, "systemd-boot or systemd-stub measured the kernel command line (UTF-16, "
 				     "event %u), which mboot does not compute; the new kernel's boot entry or UKI sets it", ev->number);
