@@ -29,10 +29,23 @@ typedef struct mb_efi_binary {
 	const uint8_t (*old_digest)[MB_DIGEST_MAX]; /* the one it replaces (predict only; NULL: none) */
 } mb_efi_binary;
 
+/*
+ * A GRUB config file of the next boot. GRUB measures each config it reads into PCR 9 under the
+ * path it opened ("(hd0,gpt1)/EFI/debian/grub.cfg"), so that path is what tells two configs
+ * apart (Debian's ESP stub that loads /boot/grub/grub.cfg).
+ */
+typedef struct mb_grub_config {
+	const char *measured_path; /* as today's log names it; NULL: the one config the log measured */
+	const char *file;          /* host path of the new config */
+} mb_grub_config;
+
 typedef struct mb_boot_artifacts {
 	const char *kernel;        /* host path of the kernel image GRUB will read, or NULL */
 	const char *initrd;        /* host path of the initrd, or NULL */
-	const char *grub_cfg;      /* host path of grub.cfg: its digest, and the linux/initrd lines */
+	/* The configs that change: their digests, and the linux/initrd lines of the first that has
+	 * a menu entry. */
+	const mb_grub_config *grub_cfg;
+	size_t n_grub_cfg;
 	const char *cmdline;       /* kernel arguments as the boot entry gives them, without the path */
 	const char *kernel_path;   /* the kernel's path as GRUB names it (else from grub_cfg) */
 	const char *initrd_path;   /* likewise for the initrd */

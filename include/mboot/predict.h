@@ -18,21 +18,45 @@ extern "C" {
  */
 typedef struct mb_predict_input {
 	const mb_event_log *log;   /* today's boot */
-	/* what changes: each field NULL (or n_efi 0) when unchanged; an EFI application is
-	 * replaced where today's log has its old_digest, by its digest */
+	/* what changes: each field NULL (or n_efi, n_grub_cfg 0) when unchanged; an EFI
+	 * application is replaced where today's log has its old_digest, by its digest; a grub.cfg
+	 * where the log measured its measured_path (at most 32 of each) */
 	mb_boot_artifacts boot;
 } mb_predict_input;
 
+/* The changes of mb_predict_input.boot, as bits of mb_predict_result.unmatched. */
+enum {
+	MB_PREDICT_KERNEL = 1u << 0,
+	MB_PREDICT_INITRD = 1u << 1,
+	MB_PREDICT_CMDLINE = 1u << 2,
+	MB_PREDICT_KERNEL_PATH = 1u << 3,
+	MB_PREDICT_INITRD_PATH = 1u << 4,
+};
+
+/*
+ * A prediction holds only when every requested change applied to an event of today's log
+ * (else the change's effect is unknown: unmatched, unmatched_efi or unmatched_grub_cfg say
+ * which, and values is NULL) and only for the PCRs not marked unpredictable (values has no
+ * value for them; why[] says what mboot cannot compute).
+ */
 typedef struct mb_predict_result {
 	mb_pcr_values *values;         /* predicted, every bank of the log mboot can compute */
 	uint32_t touched;              /* PCRs the log extends */
-	uint32_t changed;              /* PCRs whose predicted value differs from today's replay */
-	uint32_t unpredictable;        /* PCRs mboot cannot predict (values[] then holds a guess) */
+	uint32_t changed;              /* predictable PCRs whose value differs from today's replay */
+	uint32_t unpredictable;        /* PCRs mboot cannot predict: absent from values */
 	char *why[MB_PCR_COUNT];       /* for unpredictable PCRs: the reason; for changed: what changed */
 	uint32_t events_rewritten;
-	mb_event_log *next_log;        /* the predicted log */
+	uint32_t unmatched;            /* MB_PREDICT_* changes that applied to no event */
+	uint32_t unmatched_efi;        /* bit i: boot.efi[i] replaced no event */
+	uint32_t unmatched_grub_cfg;   /* bit i: boot.grub_cfg[i] replaced no event */
+	mb_event_log *next_log;        /* the predicted log; unpredictable PCRs' events are today's */
 } mb_predict_result;
 
+/*
+ * 0 with ret filled (check unmatched* and unpredictable before using values); negative errno
+ * on bad input: an unreadable file, or a grub_cfg without measured_path when the log measured
+ * several configs (the message names them).
+ */
 MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_error *err) MB_WUR;
 MB_EXPORT void mb_predict_result_done(mb_predict_result *r);
 

@@ -70,6 +70,37 @@ int tool_json_json_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+int tool_grub_cfg_option(void *target, const char *arg, const char *verb)
+{
+	tool_grub_cfgs *g = target;
+	mb_grub_config *c;
+	char *eq = strchr(arg, '=');
+	size_t i;
+
+	if (g->boot->n_grub_cfg >= TOOL_MAX_GRUB_CFG)
+		return tool_usage_error(verb, "at most %d --grub-cfg", TOOL_MAX_GRUB_CFG);
+	c = &g->cfg[g->boot->n_grub_cfg];
+	c->file = arg;
+	c->measured_path = NULL;
+	if (eq) {
+		if (eq == arg || !eq[1])
+			return tool_usage_error(verb, "--grub-cfg takes FILE or MEASURED_PATH=FILE, not '%s'", arg);
+		/* an argv string, ours to split */
+		*eq = '\0';
+		c->measured_path = arg;
+		c->file = eq + 1;
+	}
+	/* Two files for one config, or a bare FILE beside another: which one boots is unsaid. */
+	for (i = 0; i < g->boot->n_grub_cfg; i++)
+		if (!g->cfg[i].measured_path || !c->measured_path || strcmp(g->cfg[i].measured_path, c->measured_path) == 0)
+			return tool_usage_error(verb, "--grub-cfg %s%s%s: give each config once, as MEASURED_PATH=FILE "
+						"when there are several", c->measured_path ? c->measured_path : "",
+						c->measured_path ? "=" : "", c->file);
+	g->boot->grub_cfg = g->cfg;
+	g->boot->n_grub_cfg++;
+	return EXIT_OK;
+}
+
 int tool_json_compact_option(void *target, const char *arg, const char *verb)
 {
 	*(tool_json *) target = TOOL_JSON_COMPACT;

@@ -70,12 +70,14 @@ int tool_json_compact_option(void *target, const char *arg, const char *verb);
 	.target = _Generic((p), tool_json *: (p)), .call = tool_json_compact_option, .takes_no_arg = true }
 #define TOOL_OPT_JSON_STYLE(p) TOOL_OPT_JSON(p), TOOL_OPT_COMPACT(p)
 
-/* The release's files policy generate and predict both take, into one mb_boot_artifacts. */
-#define TOOL_OPT_ARTIFACTS(b)                                   \
+/* The release's files policy generate and predict both take, into one mb_boot_artifacts (g:
+ * a tool_grub_cfgs whose boot is b). */
+int tool_grub_cfg_option(void *target, const char *arg, const char *verb);
+#define TOOL_OPT_ARTIFACTS(b, g)                                \
 	TOOL_OPT_STR("kernel", 0, &(b)->kernel),                \
 	TOOL_OPT_STR("initrd", 0, &(b)->initrd),                \
 	TOOL_OPT_STR("cmdline", 0, &(b)->cmdline),              \
-	TOOL_OPT_STR("grub-cfg", 0, &(b)->grub_cfg),            \
+	TOOL_OPT_FN("grub-cfg", 0, _Generic((g), tool_grub_cfgs *: (g)), tool_grub_cfg_option), \
 	TOOL_OPT_STR("kernel-path", 0, &(b)->kernel_path),      \
 	TOOL_OPT_STR("initrd-path", 0, &(b)->initrd_path)
 #define TOOL_OPT_END { .name = NULL }

@@ -102,6 +102,14 @@ typedef struct tool_efi_digests {
 } tool_efi_digests;
 int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e, tool_efi_digests *store);
 
+/* --grub-cfg [MEASURED_PATH=]FILE, repeatable (TOOL_OPT_ARTIFACTS): the array boot->grub_cfg
+ * points at; boot is set before the options are parsed. */
+#define TOOL_MAX_GRUB_CFG 8
+typedef struct tool_grub_cfgs {
+	mb_boot_artifacts *boot;
+	mb_grub_config cfg[TOOL_MAX_GRUB_CFG];
+} tool_grub_cfgs;
+
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
 /* A decimal number in [min, max], digits only; -EINVAL otherwise. */

@@ -13,7 +13,7 @@ static const char policy_help[] =
 	"Usage: mboot policy COMMAND [OPTIONS]\n\n"
 	"  generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE [--force]]\n"
 	"                       write a policy from a boot known to be good\n"
-	"  generate --kernel K --initrd I (--cmdline S | --grub-cfg F) [--from-log LOG]\n"
+	"  generate --kernel K --initrd I (--cmdline S | --grub-cfg [MEASURED_PATH=]F ...) [--from-log LOG]\n"
 	"           [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...] [--efi FILE ...]\n"
 	"           [-o FILE [--force]]\n"
 	"                       write a policy from release artifacts (the next boot's kernel, initrd\n"
@@ -25,7 +25,8 @@ static const char policy_help[] =
 
 static const char generate_help[] =
 	"Usage: mboot policy generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE [--force]]\n"
-	"       mboot policy generate --kernel K --initrd I (--cmdline S | --grub-cfg F) [--from-log LOG]\n"
+	"       mboot policy generate --kernel K --initrd I (--cmdline S | --grub-cfg [MEASURED_PATH=]F ...)\n"
+	"                             [--from-log LOG]\n"
 	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...]\n"
 	"                             [--efi FILE ...] [-o FILE [--force]]\n\n"
 	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
@@ -39,7 +40,11 @@ static const char generate_help[] =
 	"kernel's arguments as the boot entry gives them, without the kernel path; with --grub-cfg\n"
 	"the path and commands come from its first entry ($variables match any text). With\n"
 	"--from-log, the firmware PCRs come from the log, and GRUB's other commands and files are\n"
-	"carried over from it (GRUB measures commands after variable expansion). --allow-text adds\n"
+	"carried over from it (GRUB measures commands after variable expansion). GRUB measures each\n"
+	"config under the path it read it from: --grub-cfg MEASURED_PATH=F replaces only the config\n"
+	"the log measured as MEASURED_PATH (e.g. '(hd0,gpt2)/boot/grub/grub.cfg' beside Debian's\n"
+	"ESP stub, which is carried over); F alone, with --from-log, needs the log to have measured\n"
+	"exactly one config (else exit 2, the measured paths named). --allow-text adds\n"
 	"a PCR 8 text rule for what legitimately varies. --efi FILE (shim, GRUB, systemd-boot, a\n"
 	"kernel with an EFI stub) adds a PCR 4 rule with its PE/COFF Authenticode digest; PCR 4 then\n"
 	"comes from the artifacts, not from the log.\n\n"
@@ -89,6 +94,7 @@ static int policy_generate(int argc, char **argv)
 	static const char *allow[MAX_ALLOW];
 	mb_policy_artifacts art = { 0 };
 	struct generate_lists lists = { &art, allow, efi, efi_digests };
+	tool_grub_cfgs cfgs = { .boot = &art.boot };
 	uint32_t pcrs = 0xffff, firmware = 0xff;
 	bool force = false;
 	const tool_option opts[] = {
@@ -96,7 +102,7 @@ static int policy_generate(int argc, char **argv)
 		TOOL_OPT_PCR_LIST("pcrs", 0, &pcrs),
 		TOOL_OPT_STR("firmware-pcrs", 0, &firmware_arg),
 		TOOL_OPT_STR("output", 'o', &out),
-		TOOL_OPT_ARTIFACTS(&art.boot),
+		TOOL_OPT_ARTIFACTS(&art.boot, &cfgs),
 		TOOL_OPT_FN("allow-text", 0, &lists, allow_text_option),
 		TOOL_OPT_FN("efi", 0, &lists, efi_option),
 		TOOL_OPT_BOOL("force", 0, &force),
@@ -118,9 +124,9 @@ static int policy_generate(int argc, char **argv)
 	art.boot.efi = efi;
 	if (!log_path && !art.boot.kernel)
 		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ...");
-	if (art.boot.kernel && (!art.boot.initrd || (!art.boot.cmdline && !art.boot.grub_cfg)))
+	if (art.boot.kernel && (!art.boot.initrd || (!art.boot.cmdline && !art.boot.n_grub_cfg)))
 		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
-	if (!art.boot.kernel && (art.boot.initrd || art.boot.cmdline || art.boot.grub_cfg || art.n_allow_text))
+	if (!art.boot.kernel && (art.boot.initrd || art.boot.cmdline || art.boot.n_grub_cfg || art.n_allow_text))
 		return tool_usage_error("policy generate", "--initrd, --cmdline, --grub-cfg, --allow-text go with --kernel");
 	rc = tool_check_output("policy generate", out, force);
 	if (rc)

@@ -12,27 +12,37 @@
 #include "tool/verbs.h"
 
 static const char predict_help[] =
-	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S] [--grub-cfg F]\n"
-	"                     [--kernel-path P] [--initrd-path P] [--efi OLD=NEW ...] [--json]\n"
-	"                     [--compact] [--write-log FILE]\n\n"
+	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S]\n"
+	"                     [--grub-cfg [MEASURED_PATH=]F ...] [--kernel-path P] [--initrd-path P]\n"
+	"                     [--efi OLD=NEW ...] [--json] [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
-	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8);\n"
-	"everything else is carried over. The values print in tpm2_pcrread's layout, as 'mboot pcrs'\n"
-	"prints them, a file 'mboot seal' and 'mboot verify' read back; which PCRs change, and which\n"
-	"cannot be predicted and why, go to stderr.\n\n"
+	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8,\n"
+	"EFI applications in PCR 4); everything else is carried over. The values print in\n"
+	"tpm2_pcrread's layout, as 'mboot pcrs' prints them, a file 'mboot seal' and 'mboot verify'\n"
+	"read back; which PCRs change, and which cannot be predicted and why, go to stderr.\n"
+	"Every change given must apply to an event of the log: one that matches nothing is named and\n"
+	"no values print. A PCR the changes move in a way mboot does not compute (the kernel measured\n"
+	"into PCR 4 too, systemd-boot's command line in PCR 12, a UKI's PCR 11) is named and has no value.\n\n"
 	"  --kernel K, --initrd I   the files that will boot (host paths)\n"
 	"  --cmdline S              the kernel arguments, without the kernel path\n"
-	"  --grub-cfg F             the grub.cfg that will boot (its digest; the linux/initrd lines)\n"
+	"  --grub-cfg [MEASURED_PATH=]F\n"
+	"                           a grub.cfg that will boot (its digest; the linux/initrd lines of the\n"
+	"                           first config with an entry), replacing the config GRUB measured as\n"
+	"                           MEASURED_PATH, as the log names it: '(hd0,gpt1)/EFI/debian/grub.cfg'.\n"
+	"                           F alone: the log's only config (exit 2 when it measured several).\n"
+	"                           Repeatable, once per config\n"
 	"  --kernel-path P          the kernel's path as GRUB will name it (default: from grub.cfg, else today's)\n"
 	"  --initrd-path P          likewise for the initrd\n"
 	"  --efi OLD=NEW            an EFI application (shim, GRUB, ...) replaced: the PCR 4 event whose\n"
 	"                           digest is OLD's PE/COFF Authenticode digest gets NEW's\n"
-	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"}, \"notes\": {...}}\n"
+	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"},\n"
+	"                           \"unmatched\": [{\"option\", \"value\", \"why\"}], \"notes\": {...}}\n"
 	"  --compact                the JSON on one line (implies --json)\n"
 	"  --write-log FILE         also write the predicted event log\n\n"
 	"LOG defaults to " MB_DEFAULT_LOG ".\n"
-	"Exit: 0 every PCR predicted, 1 some PCR could not be predicted (named), 2 usage or input error.\n";
+	"Exit: 0 every PCR predicted, 1 some PCR could not be predicted or some change matched nothing\n"
+	"(named), 2 usage or input error.\n";
 
 /*
  * Parse predict's options into a (also for `mboot reseal --predict-args`); verb names the
@@ -49,6 +59,7 @@ static int efi_option(void *target, const char *arg, const char *verb)
 	/* tool_efi_binary splits OLD=NEW in place: arg is an argv string, ours to change */
 	if (tool_efi_binary(verb, (char *) arg, true, &a->efi[n], &a->efi_digests[n]) != EXIT_OK)
 		return EXIT_USAGE;
+	a->efi_arg[n] = arg;
 	a->in.boot.n_efi++;
 	return EXIT_OK;
 }
@@ -57,7 +68,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 {
 	const tool_option opts[] = {
 		TOOL_OPT_STR("log", 0, &a->log_path),
-		TOOL_OPT_ARTIFACTS(&a->in.boot),
+		TOOL_OPT_ARTIFACTS(&a->in.boot, &a->grub_cfgs),
 		TOOL_OPT_JSON_STYLE(&a->json),
 		TOOL_OPT_STR("write-log", 0, &a->write_log),
 		TOOL_OPT_FN("efi", 0, a, efi_option),
@@ -67,11 +78,86 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->log_path = MB_DEFAULT_LOG;
+	a->grub_cfgs.boot = &a->in.boot;
 	rc = tool_parse_options(verb, predict_help, opts, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	a->in.boot.efi = a->efi;
 	return EXIT_OK;
+}
+
+/* Each change that applied to no event of the log: the option as given, and what was looked for. */
+typedef void (*unmatched_fn)(const char *option, const char *value, const char *why, void *ud);
+
+static void each_unmatched(const predict_args *a, const mb_predict_result *r, unmatched_fn fn, void *ud)
+{
+	static const struct {
+		uint32_t bit;
+		const char *option, *why;
+	} changes[] = {
+		{ MB_PREDICT_KERNEL, "--kernel", "no PCR 9 event of the file GRUB's linux command loaded (under "
+		  "systemd-boot or a UKI the kernel is an EFI application: name it with --efi OLD=NEW)" },
+		{ MB_PREDICT_INITRD, "--initrd", "no PCR 9 event of the file GRUB's initrd command loaded, no Linux "
+		  "initrd tag of the EFI stub" },
+		{ MB_PREDICT_CMDLINE, "--cmdline", "no kernel command line: no GRUB linux command or kernel_cmdline, "
+		  "no systemd-boot or EFI stub command line" },
+		{ MB_PREDICT_KERNEL_PATH, "--kernel-path", "no GRUB linux command or kernel_cmdline" },
+		{ MB_PREDICT_INITRD_PATH, "--initrd-path", "no GRUB initrd command" },
+	};
+	const mb_boot_artifacts *b = &a->in.boot;
+	char buf[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		const char *value = changes[i].bit == MB_PREDICT_KERNEL ? b->kernel :
+				    changes[i].bit == MB_PREDICT_INITRD ? b->initrd :
+				    changes[i].bit == MB_PREDICT_CMDLINE ? b->cmdline :
+				    changes[i].bit == MB_PREDICT_KERNEL_PATH ? b->kernel_path : b->initrd_path;
+
+		if (r->unmatched & changes[i].bit)
+			fn(changes[i].option, value, changes[i].why, ud);
+	}
+	for (i = 0; i < b->n_grub_cfg; i++) {
+		const mb_grub_config *g = &b->grub_cfg[i];
+
+		if (!(r->unmatched_grub_cfg & (1u << i)))
+			continue;
+		snprintf(buf, sizeof(buf), "%s%s%s", g->measured_path ? g->measured_path : "", g->measured_path ? "=" : "",
+			 g->file);
+		fn("--grub-cfg", buf, g->measured_path ? "no PCR 9 event of a file GRUB measured under that path" :
+		   "today's boot measured no GRUB config", ud);
+	}
+	for (i = 0; i < b->n_efi; i++) {
+		if (!(r->unmatched_efi & (1u << i)))
+			continue;
+		/* efi_arg is "OLD\0NEW" since tool_efi_binary split it */
+		snprintf(buf, sizeof(buf), "%s=%s", a->efi_arg[i], a->efi_arg[i] + strlen(a->efi_arg[i]) + 1);
+		fn("--efi", buf, "no PCR 4 EFI application has OLD's Authenticode digest", ud);
+	}
+}
+
+static void say_unmatched(const char *option, const char *value, const char *why, void *ud)
+{
+	tool_errorf("%s %s matched no event of today's log: %s", option, value ? value : "", why);
+	*(unsigned *) ud += 1;
+}
+
+unsigned predict_report_unmatched(const predict_args *a, const mb_predict_result *r)
+{
+	unsigned n = 0;
+
+	each_unmatched(a, r, say_unmatched, &n);
+	return n;
+}
+
+static void json_unmatched(const char *option, const char *value, const char *why, void *ud)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "option", json_object_new_string(option));
+	json_object_object_add(o, "value", json_object_new_string(value ? value : ""));
+	json_object_object_add(o, "why", json_object_new_string(why));
+	json_object_array_add(ud, o);
 }
 
 int verb_predict(int argc, char **argv)
@@ -85,6 +171,7 @@ int verb_predict(int argc, char **argv)
 	tool_json json;
 	int rc;
 	uint32_t p;
+	bool unmatched;
 
 	rc = predict_parse_args(argc, argv, "predict", &args);
 	if (rc)
@@ -113,10 +200,13 @@ int verb_predict(int argc, char **argv)
 			goto out;
 		}
 	}
+	unmatched = res->unmatched || res->unmatched_efi || res->unmatched_grub_cfg;
 	if (json) {
-		char *s = mb_pcr_values_to_json(res->values, false);
+		/* no values when a change matched nothing; none for the unpredictable PCRs */
+		char *s = res->values ? mb_pcr_values_to_json(res->values, false) : strdup("{\"banks\": {}}");
 		json_object *root = s ? json_tokener_parse(s) : NULL, *changed = json_object_new_array(),
-			    *unpred = json_object_new_object(), *notes = json_object_new_object();
+			    *unpred = json_object_new_object(), *notes = json_object_new_object(),
+			    *unmatched_list = json_object_new_array();
 
 		free(s);
 		if (!root) {
@@ -128,35 +218,45 @@ int verb_predict(int argc, char **argv)
 			char key[4];
 
 			snprintf(key, sizeof(key), "%u", p);
-			if (res->changed & (1u << p))
+			if (res->changed & (1u << p) && !unmatched)
 				json_object_array_add(changed, json_object_new_int((int) p));
 			if (res->unpredictable & (1u << p))
 				json_object_object_add(unpred, key, json_object_new_string(res->why[p] ? res->why[p] : "unknown"));
 			else if (res->why[p])
 				json_object_object_add(notes, key, json_object_new_string(res->why[p]));
 		}
+		each_unmatched(&args, res, json_unmatched, unmatched_list);
 		json_object_object_add(root, "changed", changed);
 		json_object_object_add(root, "unpredictable", unpred);
+		json_object_object_add(root, "unmatched", unmatched_list);
 		json_object_object_add(root, "notes", notes);
 		tool_json_print(json, root);
 		json_object_put(root);
+		if (unmatched)
+			predict_report_unmatched(&args, res);
 	} else {
-		/* stdout is the PCR file (seal --values reads it back); what to know about it, on stderr */
-		if (tool_print_pcr_values(res->values) != EXIT_OK) {
+		/* stdout is the PCR file (seal --values reads it back): only values that are predicted;
+		 * what to know about them, on stderr */
+		if (unmatched) {
+			predict_report_unmatched(&args, res);
+			tool_errorf("no values printed: the effect of a change that matched nothing is unknown");
+		} else if (tool_print_pcr_values(res->values) != EXIT_OK) {
 			rc = EXIT_USAGE;
 			goto out;
 		}
 		for (p = 0; p < MB_PCR_COUNT; p++) {
 			if (res->unpredictable & (1u << p))
-				tool_errorf("PCR %u cannot be predicted (its value above is a guess): %s", p,
+				tool_errorf("PCR %u cannot be predicted (no value printed): %s", p,
 					    res->why[p] ? res->why[p] : "unknown");
+			else if (unmatched)
+				continue;
 			else if (res->why[p])
 				tool_notef("PCR %u: recomputed %s", p, res->why[p]);
 			else if (res->changed & (1u << p))
 				tool_notef("PCR %u changes", p);
 		}
 	}
-	rc = res->unpredictable ? EXIT_FAILED : EXIT_OK;
+	rc = res->unpredictable || unmatched ? EXIT_FAILED : EXIT_OK;
 out:
 	if (res)
 		mb_predict_result_done(res);

@@ -28,9 +28,10 @@ static const char reseal_help[] =
 	"  --predict-args PREDICT-OPTIONS...\n"
 	"                 predict the values here: the rest of the command line is 'mboot predict'\n"
 	"                 options (--kernel K --initrd I --cmdline S --grub-cfg F --efi OLD=NEW\n"
-	"                 --log LOG ...); when a sealed PCR cannot be predicted, nothing is resealed\n"
-	"                 (exit 1, the PCR and the reason named). It comes last: everything after\n"
-	"                 it is predict's\n"
+	"                 --log LOG ...); when a sealed PCR cannot be predicted, or a change given\n"
+	"                 matches no event of the log, nothing is resealed (exit 1, the PCR and the\n"
+	"                 reason, or the change, named). It comes last: everything after it is\n"
+	"                 predict's\n"
 	"  -o OUT         where to write (default: replace SEALED); always atomically: a\n"
 	"                 temp file beside it, renamed over it. An existing OUT that is not\n"
 	"                 SEALED itself is kept, exit 2, unless --force\n"
@@ -62,6 +63,12 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			mb_event_log_free(log);
 		return EXIT_USAGE;
 	}
+	/* A change that applied to nothing: its effect on any PCR is unknown. */
+	if (predict_report_unmatched(pa, *res)) {
+		fprintf(stderr, "Nothing resealed: a change asked for matched no event of today's log, so the next "
+			"boot's values are unknown.\n");
+		return EXIT_FAILED;
+	}
 	bad = (*res)->unpredictable & mb_sealed_mask(s);
 	if (bad) {
 		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
@@ -72,7 +79,7 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			"is unknown.\n");
 		return EXIT_FAILED;
 	}
-	if (mb_pcr_values_get_bank((*res)->values, mb_sealed_bank(s), pred) < 0 ||
+	if (!(*res)->values || mb_pcr_values_get_bank((*res)->values, mb_sealed_bank(s), pred) < 0 ||
 	    (pred->present & mb_sealed_mask(s)) != mb_sealed_mask(s)) {
 		tool_errorf("%s: the log has no %s values for some of the sealed PCRs: they cannot be predicted",
 			    pa->log_path, mb_digest_by_alg(mb_sealed_bank(s))->name);

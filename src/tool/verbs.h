@@ -34,11 +34,15 @@ typedef struct predict_args {
 	mb_predict_input in;
 	mb_efi_binary efi[PREDICT_MAX_EFI];
 	tool_efi_digests efi_digests[PREDICT_MAX_EFI]; /* what efi[] points at */
+	const char *efi_arg[PREDICT_MAX_EFI];           /* each --efi as given (OLD, NUL, NEW) */
+	tool_grub_cfgs grub_cfgs;                       /* what in.boot.grub_cfg points at */
 	const char *log_path;
 	const char *write_log;
 	tool_json json;
 } predict_args;
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a);
+/* Each change of a that applied to no event of the log, named on stderr; how many. */
+unsigned predict_report_unmatched(const predict_args *a, const mb_predict_result *r);
 
 /* mboot attest challenge: in verb-attest-challenge.c, dispatched from verb-attest.c. */
 int attest_challenge(int argc, char **argv);

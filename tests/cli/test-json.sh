@@ -36,10 +36,11 @@ run hash 0 hash "$LOG"
 run log-show 0 log show "$LOG" --pcr 8,9
 run log-replay 0 log replay "$LOG"
 "$M" log replay "$LOG" --json >"$W/pcrs.json" || bad "log replay"
-"$M" predict --log "$LOG" --kernel "$W/kernel" --write-log "$W/next.bin" >/dev/null || bad "predict --write-log"
+# (exit 1: this boot measured its kernel into PCR 4 too, which --kernel cannot predict)
+"$M" predict --log "$LOG" --kernel "$W/kernel" --write-log "$W/next.bin" >/dev/null 2>&1; [ $? = 1 ] || bad "predict --write-log"
 "$M" log replay "$W/next.bin" --json >"$W/next.pcrs.json" || bad "log replay of the predicted log"
 run log-diff 1 log diff "$LOG" "$W/next.bin"
-run predict 0 predict --log "$LOG" --kernel "$W/kernel"
+run predict 1 predict --log "$LOG" --kernel "$W/kernel"
 run verify 0 verify --log "$LOG" --pcrs "$W/pcrs.json" --no-userspace-log
 # A policy from today's log judges the next boot's new kernel: a violation with closest_rules.
 "$M" policy generate --from-log "$LOG" --pcrs 8,9 -o "$W/policy.json" || bad "policy generate"

@@ -37,15 +37,26 @@ cmp -s "$W/rebuilt.bin" "$LOG" && ok "GRUB's linux commands and kernel_cmdline r
 	bad "rebuilt GRUB strings differ from the real log"
 
 head -c 10000 /dev/urandom >"$W/vmlinuz"
+# A new kernel: its PCR 9 file events are recomputed, but this machine's shim also measured each
+# kernel GRUB loaded into PCR 4 (events 131, 132, 155, 156), which a file's digest does not give:
+# exit 1, PCR 4 unpredictable and without a value (this used to exit 0 with PCR 4 unchanged).
 "$M" predict --log "$LOG" --kernel "$W/vmlinuz" --json --write-log "$W/k.bin" >"$W/k.json"; rc=$?
 want=$(sha256sum <"$W/vmlinuz" | cut -d' ' -f1)
-[ $rc = 0 ] && [ "$(jq -c .changed "$W/k.json")" = "[9]" ] &&
+[ $rc = 1 ] && [ "$(jq -c .changed "$W/k.json")" = "[9]" ] && [ "$(jq -c '.unpredictable | keys' "$W/k.json")" = '["4"]' ] &&
+	jq -e '.unpredictable["4"] | test("event 131")' "$W/k.json" >/dev/null &&
+	jq -e '[.banks[] | has("4")] == [false, false] and [.banks[] | has("9")] == [true, true]' "$W/k.json" >/dev/null &&
 	"$M" log show --json --pcr 9 "$W/k.bin" | jq -e --arg d "$want" '[.events[] | select(.digests.sha256 == $d)] | length == 2' >/dev/null &&
-	ok "a new kernel: only PCR 9 changes; both kernel file events carry sha256sum's digest" || bad "new kernel: rc $rc $(jq -c .changed "$W/k.json")"
+	ok "a new kernel: PCR 9 changes, both kernel file events carry sha256sum's digest; PCR 4 (the kernel's EFI application events) unpredictable, no value" ||
+	bad "new kernel: rc $rc $(jq -c '[.changed, .unpredictable]' "$W/k.json")"
+
+# Two configs measured (the ESP's grub.cfg and /boot/grub/grub.cfg): a bare FILE is ambiguous.
+printf 'linux /boot/vmlinuz-5.7.0-rc2+ root=/dev/sda1 ro\ninitrd /boot/initrd.img-5.7.0-rc2+\n' >"$W/grub.cfg"
+"$M" predict --log "$LOG" --grub-cfg "$W/grub.cfg" >"$W/a.out" 2>"$W/a.err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$W/a.out" ] && grep -qF '(hd0,gpt1)/EFI/ubuntu/grub.cfg, (hd0,gpt2)/boot/grub/grub.cfg' "$W/a.err" &&
+	ok "--grub-cfg FILE when two configs were measured: exit 2, both measured paths named" || bad "ambiguous --grub-cfg: rc $rc $(cat "$W/a.err")"
 
 # A grub.cfg that does not run today's commands: PCR 8 cannot be predicted, and says why.
-printf 'linux /boot/vmlinuz-5.7.0-rc2+ root=/dev/sda1 ro\ninitrd /boot/initrd.img-5.7.0-rc2+\n' >"$W/grub.cfg"
-"$M" predict --log "$LOG" --grub-cfg "$W/grub.cfg" --json >"$W/u.json"; rc=$?
+"$M" predict --log "$LOG" --grub-cfg "(hd0,gpt2)/boot/grub/grub.cfg=$W/grub.cfg" --json >"$W/u.json"; rc=$?
 [ $rc = 1 ] && jq -e '.unpredictable["8"] | test("grub.cfg changed")' "$W/u.json" >/dev/null &&
 	ok "a grub.cfg without today's commands: exit 1, PCR 8 named as unpredictable" || bad "unpredictable: rc $rc $(jq -c .unpredictable "$W/u.json")"
 # One reason, not one per command: the first missing command named, the others counted.

@@ -41,9 +41,11 @@ for hook in postinst kernel-install; do
 	grep -q "resealed to this boot and the next one" "$WORK/hook.err" || fail "$hook said: $(cat "$WORK/hook.err")"
 	[ "$(jq -r .policy.kind "$MBOOT_SEALED_DIR/disk.sealed")" = or ] || fail "$hook: not a PolicyOR"
 
-	# The next boot, as the new kernel and initrd will measure themselves.
-	"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-6.9" --initrd "$WORK/initrd.img-6.9" --write-log "$WORK/next.bin" >/dev/null ||
-		fail "predict"
+	# The next boot, as the new kernel and initrd will measure themselves (exit 1: PCR 4, which
+	# the secret is not sealed to, cannot be predicted on this machine).
+	"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-6.9" --initrd "$WORK/initrd.img-6.9" --write-log "$WORK/next.bin" \
+		--json >"$WORK/next.json"
+	[ $? = 1 ] && [ "$(jq -c '.unpredictable | keys' "$WORK/next.json")" = '["4"]' ] || fail "predict: $(jq -c .unpredictable "$WORK/next.json")"
 	boot "$WORK/next.bin"
 	"$M" unseal -i "$MBOOT_SEALED_DIR/disk.sealed" --log "$WORK/next.bin" | cmp -s - "$WORK/secret" ||
 		fail "$hook: the next boot does not unseal"
@@ -72,7 +74,8 @@ MBOOT_PREDICT_ARGS='--cmdline
 root=/dev/sda1 ro quiet' "$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" 2>"$WORK/hook.err" ||
 	fail "MBOOT_PREDICT_ARGS with --cmdline: $(cat "$WORK/hook.err")"
 "$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-6.9" --initrd "$WORK/initrd.img-6.9" \
-	--cmdline "root=/dev/sda1 ro quiet" --write-log "$WORK/next.bin" >/dev/null || fail "predict --cmdline"
+	--cmdline "root=/dev/sda1 ro quiet" --write-log "$WORK/next.bin" --json >"$WORK/next.json"
+[ $? = 1 ] && [ "$(jq -c '.unpredictable | keys' "$WORK/next.json")" = '["4"]' ] || fail "predict --cmdline: $(jq -c .unpredictable "$WORK/next.json")"
 grep -aq 'kernel_cmdline: [^ ]* root=/dev/sda1 ro quiet' "$WORK/next.bin" || fail "the predicted log has no such command line"
 boot "$WORK/next.bin"
 "$M" unseal -i "$MBOOT_SEALED_DIR/disk.sealed" --log "$WORK/next.bin" | cmp -s - "$WORK/secret" ||
@@ -87,4 +90,34 @@ MBOOT_PREDICT_ARGS='--grub-cfg
 cmp -s "$WORK/before" "$MBOOT_SEALED_DIR/disk.sealed" || fail "the sealed file changed"
 grep -q "NOT resealed" "$WORK/hook.err" || fail "no warning: $(cat "$WORK/hook.err")"
 echo "ok: when the next boot cannot be predicted, nothing is resealed and the hook says so"
+
+# A secret sealed to PCR 4 too: this machine measured the kernel into PCR 4 (shim), which the
+# hook's --kernel cannot predict. reseal refuses, naming PCR 4; the hook says NOT resealed.
+"$M" seal --pcrs 4,8,9 --log "$LOG" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/disk.sealed" --force || fail "seal 4,8,9"
+cp "$MBOOT_SEALED_DIR/disk.sealed" "$WORK/before"
+"$M" reseal -i "$MBOOT_SEALED_DIR/disk.sealed" --tcti "$TCTI" --predict-args --log "$LOG" --kernel "$WORK/vmlinuz-6.9" \
+	>"$WORK/reseal.out" 2>"$WORK/reseal.err"
+rc=$?
+[ $rc = 1 ] && grep -q "PCR 4 cannot be predicted" "$WORK/reseal.err" && grep -q "Nothing resealed" "$WORK/reseal.err" &&
+	! grep -q "Resealed" "$WORK/reseal.out" || fail "reseal with PCR 4 sealed: rc $rc $(cat "$WORK/reseal.err")"
+"$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" 2>"$WORK/hook.err" && fail "PCR 4 sealed: the hook succeeded"
+grep -q "disk.sealed: NOT resealed" "$WORK/hook.err" && ! grep -q "resealed to this boot" "$WORK/hook.err" ||
+	fail "PCR 4 sealed: $(cat "$WORK/hook.err")"
+cmp -s "$WORK/before" "$MBOOT_SEALED_DIR/disk.sealed" || fail "PCR 4 sealed: the sealed file changed"
+echo "ok: sealed to PCR 4, which a new kernel moves unpredictably here: reseal exits 1 naming PCR 4, the hook says NOT resealed"
+
+# A change that matches nothing in today's log: a systemd-boot machine's log (no GRUB file
+# events) and the hook's --kernel. Nothing is resealed, whatever PCRs the secret is sealed to.
+SDLOG=$MB_TESTDATA/corpus/tpm2-tools/event-sd-boot-fedora37.bin
+"$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/disk.sealed" --force || fail "seal 8,9"
+cp "$MBOOT_SEALED_DIR/disk.sealed" "$WORK/before"
+"$M" reseal -i "$MBOOT_SEALED_DIR/disk.sealed" --tcti "$TCTI" --predict-args --log "$SDLOG" --kernel "$WORK/vmlinuz-6.9" \
+	>"$WORK/reseal.out" 2>"$WORK/reseal.err"
+rc=$?
+[ $rc = 1 ] && grep -q -- "--kernel $WORK/vmlinuz-6.9 matched no event" "$WORK/reseal.err" && grep -q "Nothing resealed" "$WORK/reseal.err" ||
+	fail "reseal with an unmatched --kernel: rc $rc $(cat "$WORK/reseal.err")"
+MBOOT_LOG=$SDLOG "$MBOOT_RESEAL" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" && fail "unmatched --kernel: the hook succeeded"
+grep -q "disk.sealed: NOT resealed" "$WORK/hook.err" || fail "unmatched --kernel: $(cat "$WORK/hook.err")"
+cmp -s "$WORK/before" "$MBOOT_SEALED_DIR/disk.sealed" || fail "unmatched --kernel: the sealed file changed"
+echo "ok: --kernel matching no event (systemd-boot log): reseal exits 1 naming --kernel, the hook says NOT resealed"
 echo "tpm-hooks: all passed"

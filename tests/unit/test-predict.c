@@ -123,8 +123,9 @@ static bool new_cmdline(uint32_t number, uint16_t alg, uint8_t *out)
 	return true;
 }
 
-/* Every PCR but those in `moved` keeps today's value in every bank. */
-static void others_unchanged(const mb_event_log *log, const mb_predict_result *r, uint32_t moved)
+/* Every PCR but those in `moved` keeps today's value in every bank; those in `absent` (the
+ * unpredictable ones) have no value. */
+static void others_unchanged_but(const mb_event_log *log, const mb_predict_result *r, uint32_t moved, uint32_t absent)
 {
 	mb_pcr_values today;
 	size_t b;
@@ -136,9 +137,9 @@ static void others_unchanged(const mb_event_log *log, const mb_predict_result *r
 		const mb_pcr_bank *t = &today.banks[b], *n = pcrv_bank_const(r->values, t->alg);
 
 		assert_non_null(n);
-		assert_int_equal(n->present, t->present);
+		assert_int_equal(n->present, t->present & ~absent);
 		for (p = 0; p < MB_PCR_COUNT; p++) {
-			if (!(t->present & (1u << p)))
+			if (!(n->present & (1u << p)))
 				continue;
 			if (moved & (1u << p))
 				assert_memory_not_equal(n->value[p], t->value[p], t->size);
@@ -146,6 +147,11 @@ static void others_unchanged(const mb_event_log *log, const mb_predict_result *r
 				assert_memory_equal(n->value[p], t->value[p], t->size);
 		}
 	}
+}
+
+static void others_unchanged(const mb_event_log *log, const mb_predict_result *r, uint32_t moved)
+{
+	others_unchanged_but(log, r, moved, 0);
 }
 
 static void changed_events_are(const mb_event_log *log, const mb_predict_result *r, const uint32_t *numbers, size_t n)
@@ -291,7 +297,11 @@ static void test_new_kernel(void **state)
 	assert_int_equal(mb_predict(&in, &r, &err), 0);
 	unlink(path);
 	assert_int_equal(r.changed, 1u << 9);
-	assert_int_equal(r.unpredictable, 0);
+	/* After each linux command, PCR 4 got the kernel as an EFI application (events 131, 132,
+	 * 155, 156: shim's Verify, LoadImage): no --kernel says what the new one's will be. */
+	assert_int_equal(r.unpredictable, 1u << 4);
+	assert_non_null(strstr(r.why[4], "event 131"));
+	assert_int_equal(r.unmatched, 0);
 	changed_events_are(log, &r, (const uint32_t[]) { 130, 154 }, 2);
 	for (i = 0; i < 2; i++) {
 		uint8_t want[MB_DIGEST_MAX];
@@ -303,10 +313,80 @@ static void test_new_kernel(void **state)
 		if (algs[i] == MB_ALG_SHA256)
 			hex_is(bank->value[9], 32, PCR9_NEW_SHA256);
 	}
-	others_unchanged(log, &r, 1u << 9);
+	others_unchanged_but(log, &r, 1u << 9, 1u << 4);
 	mb_predict_result_done(&r);
 	mb_event_log_free(log);
 	free(text);
+}
+
+/*
+ * The kernel's PCR 4 events named with --efi OLD=NEW: each distinct digest there (131 and 155
+ * are the same Authenticode digest, of the kernel and its .signed copy) replaced. While one is
+ * left, PCR 4 stays unpredictable; with all, it is today's PCR 4 with those events' digests
+ * replaced, extended here with OpenSSL.
+ */
+static uint8_t app_new[3][2][MB_DIGEST_MAX], app_old[3][2][MB_DIGEST_MAX];
+static const mb_event_log *app_log;
+
+static bool new_kernel_apps(uint32_t number, uint16_t alg, uint8_t *out)
+{
+	const mb_event_digest *d = mb_event_digest_for(mb_event_log_event(app_log, number), alg);
+	size_t k;
+
+	if (number < 131)
+		return false;
+	for (k = 0; k < 3; k++)
+		if (memcmp(d->bytes, app_old[k][alg == MB_ALG_SHA256], d->size) == 0) {
+			memcpy(out, app_new[k][alg == MB_ALG_SHA256], d->size);
+			return true;
+		}
+	return false;
+}
+
+static void test_kernel_efi(void **state)
+{
+	static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
+	static const uint32_t events[] = { 131, 132, 156 };
+	mb_event_log *log = sample();
+	mb_efi_binary efi[3];
+	mb_predict_input in = { .log = log, .boot = { .kernel = "/dev/null", .efi = efi, .n_efi = 1 } };
+	mb_predict_result r;
+	mb_error err = { 0 };
+	size_t k, i;
+
+	(void) state;
+	app_log = log;
+	for (k = 0; k < 3; k++) {
+		const mb_event *ev = mb_event_log_event(log, events[k]);
+
+		assert_int_equal(ev->type, MB_EV_EFI_BOOT_SERVICES_APPLICATION);
+		for (i = 0; i < 2; i++) {
+			memcpy(app_old[k][i], mb_event_digest_for(ev, algs[i])->bytes, mb_event_digest_for(ev, algs[i])->size);
+			evp(algs[i], &k, sizeof(k), app_new[k][i]);
+		}
+		efi[k] = (mb_efi_binary) { .description = "vmlinuz", .n = 2, .algs = algs,
+					   .digest = (const uint8_t (*)[MB_DIGEST_MAX]) app_new[k],
+					   .old_digest = (const uint8_t (*)[MB_DIGEST_MAX]) app_old[k] };
+	}
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.unpredictable, 1u << 4);
+	assert_non_null(strstr(r.why[4], "event 132"));
+	mb_predict_result_done(&r);
+
+	in.boot.n_efi = 3;
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.unpredictable, 0);
+	assert_int_equal(r.unmatched | r.unmatched_efi, 0);
+	assert_int_equal(r.changed, 1u << 4 | 1u << 9);
+	for (i = 0; i < 2; i++) {
+		uint8_t want[MB_DIGEST_MAX];
+		const mb_pcr_bank *bank = pcrv_bank_const(r.values, algs[i]);
+
+		expected_pcr(log, 4, algs[i], new_kernel_apps, want);
+		assert_memory_equal(bank->value[4], want, bank->size);
+	}
+	mb_predict_result_done(&r);
+	mb_event_log_free(log);
 }
 
 /*
@@ -372,11 +452,88 @@ static void test_new_efi(void **state)
 	others_unchanged(log, &r, 1u << 4);
 	mb_predict_result_done(&r);
 
-	/* Without old digests the application replaces nothing. */
+	/* Without old digests the application replaces nothing, and the caller hears so: no values. */
 	efi.old_digest = NULL;
 	assert_int_equal(mb_predict(&in, &r, &err), 0);
 	assert_int_equal(r.changed, 0);
+	assert_int_equal(r.unmatched_efi, 1);
+	assert_null(r.values);
 	changed_events_are(log, &r, NULL, 0);
+	mb_predict_result_done(&r);
+	mb_event_log_free(log);
+}
+
+/*
+ * A UKI boot: the systemd-boot VM of the corpus (tpm2-tools' event-sd-boot-fedora37.bin,
+ * its command line in PCR 12, the stub's initrd tag in PCR 9) with what systemd-stub adds for
+ * a UKI, a section name in PCR 11 (UTF-16 ".linux", EV_IPL) after the PCR 12 events. A new
+ * initrd moves the UKI's sections (PCR 11) and its command line is not computed (PCR 12): both
+ * unpredictable, without values; PCR 9's tag is still predicted. An --efi that matches no PCR 4
+ * application leaves nothing predicted.
+ */
+static mb_event_log *uki_log(void)
+{
+	mb_event_log *sd = corpus_log("tpm2-tools/event-sd-boot-fedora37.bin"), *log = NULL;
+	static const uint8_t section[] = { '.', 0, 'l', 0, 'i', 0, 'n', 0, 'u', 0, 'x', 0, 0, 0 };
+	mb_log_writer *w = NULL;
+	const uint8_t *bytes;
+	size_t i, size;
+
+	assert_non_null(sd);
+	assert_int_equal(mb_log_writer_new(&w), 0);
+	for (i = 0; i < mb_event_log_count(sd); i++) {
+		const mb_event *ev = mb_event_log_event(sd, i);
+
+		assert_int_equal(mb_log_writer_add_event(w, ev), 0);
+		if (i == 24) { /* the second PCR 12 command line */
+			assert_int_equal(ev->pcr, 12);
+			assert_int_equal(mb_log_writer_add_hashed(w, 11, MB_EV_IPL, section, sizeof(section), section,
+								  sizeof(section)), 0);
+		}
+	}
+	bytes = mb_log_writer_data(w, &size);
+	assert_int_equal(mb_event_log_parse(bytes, size, &log, NULL), 0);
+	mb_log_writer_free(w);
+	mb_event_log_free(sd);
+	return log;
+}
+
+static void test_uki(void **state)
+{
+	mb_event_log *log = uki_log();
+	char path[] = "/tmp/mb-test-initrd-XXXXXX";
+	static const uint16_t algs[] = { MB_ALG_SHA256 };
+	static const uint8_t nothing[1][MB_DIGEST_MAX];
+	mb_efi_binary efi = { .description = "uki.efi", .n = 1, .algs = algs, .digest = nothing, .old_digest = nothing };
+	mb_predict_input in = { .log = log, .boot = { .initrd = path } };
+	mb_predict_result r;
+	mb_error err = { 0 };
+	mb_pcr_bank bank;
+	uint8_t want[MB_DIGEST_MAX] = { 0 }, d[MB_DIGEST_MAX];
+	int fd;
+
+	(void) state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "initrd", 6), 6);
+	close(fd);
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	unlink(path);
+	assert_int_equal(r.unmatched, 0);
+	assert_int_equal(r.unpredictable, 1u << 11 | 1u << 12);
+	assert_non_null(strstr(r.why[11], "UKI"));
+	assert_int_equal(mb_pcr_values_get_bank(r.values, MB_ALG_SHA256, &bank), 0);
+	assert_int_equal(bank.present & (1u << 11 | 1u << 12), 0);
+	/* PCR 9: zeros extended with H("initrd"), the tag's one event */
+	evp(MB_ALG_SHA256, "initrd", 6, d);
+	extend(MB_ALG_SHA256, want, d);
+	assert_memory_equal(bank.value[9], want, 32);
+	mb_predict_result_done(&r);
+
+	in.boot = (mb_boot_artifacts) { .efi = &efi, .n_efi = 1 };
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.unmatched_efi, 1);
+	assert_null(r.values);
 	mb_predict_result_done(&r);
 	mb_event_log_free(log);
 }
@@ -389,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_fedora_cmdline),
 		cmocka_unit_test(test_new_kernel),
 		cmocka_unit_test(test_new_efi),
+		cmocka_unit_test(test_kernel_efi),
+		cmocka_unit_test(test_uki),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

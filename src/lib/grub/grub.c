@@ -77,6 +77,30 @@ char *grub_join(const grub_words *ws, size_t from)
 	return out;
 }
 
+char *grub_join_list(const grub_words *ws, const char *sep)
+{
+	size_t i, len = 1, at = 0, sl = strlen(sep);
+	char *out;
+
+	for (i = 0; i < ws->n; i++)
+		len += strlen(ws->w[i]) + sl;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	for (i = 0; i < ws->n; i++) {
+		size_t k = strlen(ws->w[i]);
+
+		if (i) {
+			memcpy(out + at, sep, sl);
+			at += sl;
+		}
+		memcpy(out + at, ws->w[i], k);
+		at += k;
+	}
+	out[at] = 0;
+	return out;
+}
+
 bool grub_is_cmd(const char *w, const char *base)
 {
 	size_t n = strlen(base);
@@ -337,4 +361,52 @@ grub_string_kind grub_string_walk_next(grub_string_walk *w, const mb_event *ev)
 	w->prev_text = text;
 	w->prev_len = len;
 	return kind;
+}
+
+char *grub_file_event_path(const mb_event *ev)
+{
+	size_t n = ev->data_size;
+	char *s;
+
+	if (ev->pcr != 9 || ev->type != MB_EV_IPL)
+		return NULL;
+	while (n > 0 && ev->data[n - 1] == 0)
+		n--;
+	s = malloc(n + 1);
+	if (s) {
+		memcpy(s, ev->data, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+bool grub_is_config_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 9 && strcmp(path + n - 9, "/grub.cfg") == 0;
+}
+
+int grub_measured_configs(const mb_event_log *log, grub_words *paths)
+{
+	size_t i, k, n = mb_event_log_count(log);
+
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		char *path;
+
+		if (ev->pcr != 9 || ev->type != MB_EV_IPL)
+			continue;
+		path = grub_file_event_path(ev);
+		if (!path)
+			return -ENOMEM;
+		for (k = 0; k < paths->n && strcmp(paths->w[k], path) != 0; k++)
+			;
+		if (!grub_is_config_path(path) || k < paths->n || paths->n >= GRUB_MAX_WORDS) {
+			free(path);
+			continue;
+		}
+		paths->w[paths->n++] = path;
+	}
+	return 0;
 }

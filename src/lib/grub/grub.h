@@ -23,6 +23,8 @@ void grub_words_done(grub_words *ws);
 int grub_split_words(const char *s, const char *end, grub_words *ws);
 /* Words [from, n) joined by single spaces, as GRUB joins argv into "grub_cmd: ..." */
 char *grub_join(const grub_words *ws, size_t from);
+/* All words joined by sep ("a, b, c"); NULL on OOM. */
+char *grub_join_list(const grub_words *ws, const char *sep);
 /* "linux", "linuxefi", "linux16" for base "linux". */
 bool grub_is_cmd(const char *w, const char *base);
 
@@ -89,5 +91,15 @@ typedef struct grub_string_walk {
 } grub_string_walk;
 
 grub_string_kind grub_string_walk_next(grub_string_walk *w, const mb_event *ev);
+
+/*
+ * GRUB measures each file it reads into PCR 9 (EV_IPL) under the path it opened, the configs
+ * too: "(hd0,gpt1)/EFI/debian/grub.cfg". The path of such an event (trailing NULs dropped) as
+ * a new string, NULL for another event or out of memory.
+ */
+char *grub_file_event_path(const mb_event *ev);
+bool grub_is_config_path(const char *path);
+/* Each config path a log measured, once, in log order (appended to paths). -ENOMEM. */
+int grub_measured_configs(const mb_event_log *log, grub_words *paths);
 
 #endif

@@ -137,6 +137,7 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 /* Which log events the artifacts replace. */
 typedef struct carry_ctx {
 	grub_words log_paths; /* files the log's own linux/initrd commands loaded */
+	grub_words configs;   /* the measured paths of the configs given; none given: every config */
 } carry_ctx;
 
 static bool skip_pcr8(const mb_event *ev, void *ud)
@@ -158,12 +159,19 @@ static bool skip_pcr9(const mb_event *ev, void *ud)
 {
 	const carry_ctx *c = ud;
 	size_t i;
+	char *path;
+	bool config;
 
 	if (ev->type == MB_EV_EVENT_TAG)
 		return true; /* the stub's initrd tag: replaced by the artifact's */
 	if (ev->type != MB_EV_IPL)
 		return false;
-	if (ends_with(ev->data, ev->data_size, "/grub.cfg"))
+	path = grub_file_event_path(ev);
+	config = path && (c->configs.n ? false : grub_is_config_path(path));
+	for (i = 0; path && i < c->configs.n && !config; i++)
+		config = strcmp(c->configs.w[i], path) == 0;
+	free(path);
+	if (config)
 		return true;
 	for (i = 0; i < c->log_paths.n; i++) {
 		const char *p = c->log_paths.w[i];
@@ -174,6 +182,71 @@ static bool skip_pcr9(const mb_event *ev, void *ud)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The configs given, by the path today's log measured them under (carry->configs): a single
+ * config without one is the log's only config. With no log, there is nothing to tell apart.
+ */
+static int resolve_configs(const mb_policy_artifacts *a, carry_ctx *carry, mb_error *err)
+{
+	grub_words measured = { 0 };
+	size_t i, k, n;
+	int rc = 0;
+
+	if (!a->log || !a->boot.n_grub_cfg)
+		return 0;
+	if (grub_measured_configs(a->log, &measured) < 0)
+		return set_error(err, -ENOMEM, "out of memory");
+	for (i = 0; i < a->boot.n_grub_cfg && rc == 0; i++) {
+		const mb_grub_config *g = &a->boot.grub_cfg[i];
+		char *list = grub_join_list(&measured, ", ");
+		bool found = false;
+
+		if (!g->measured_path && measured.n != 1) {
+			rc = set_error(err, -EINVAL, "the log measured %zu GRUB configs%s%s%s: say which one %s replaces, "
+				       "as MEASURED_PATH=FILE", measured.n, measured.n ? " (" : "", measured.n ? list : "",
+				       measured.n ? ")" : "", g->file);
+		} else if (g->measured_path) {
+			/* any file GRUB measured may be named, not only a ".../grub.cfg" */
+			for (k = 0, n = mb_event_log_count(a->log); k < n && !found; k++) {
+				char *path = grub_file_event_path(mb_event_log_event(a->log, k));
+
+				found = path && strcmp(path, g->measured_path) == 0;
+				free(path);
+			}
+			if (!found)
+				rc = set_error(err, -EINVAL, "the log measured no file at %s (its GRUB configs: %s)",
+					       g->measured_path, measured.n ? list : "none");
+		}
+		if (rc == 0 && carry->configs.n < GRUB_MAX_WORDS &&
+		    !(carry->configs.w[carry->configs.n++] = strdup(g->measured_path ? g->measured_path : measured.w[0])))
+			rc = set_error(err, -ENOMEM, "out of memory");
+		free(list);
+	}
+	grub_words_done(&measured);
+	return rc;
+}
+
+/* The first menu entry of the configs given: the one of the first config that has a linux
+ * command (Debian's ESP stub has none). */
+static int configs_entry(const mb_boot_artifacts *b, grub_entry *entry, mb_error *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < b->n_grub_cfg; i++) {
+		mb_error scratch = { 0 };
+
+		rc = grub_read_cfg_entry(b->grub_cfg[i].file, entry, &scratch);
+		if (rc == 0)
+			return 0;
+		if (rc != -EBADMSG || i + 1 == b->n_grub_cfg) {
+			*err = scratch;
+			return rc;
+		}
+	}
+	return 0;
 }
 
 /* Paths the log's linux/initrd commands loaded: they are the old kernel and initrd. -ENOMEM. */
@@ -254,12 +327,17 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		rc = set_error(err, -EINVAL, "a kernel and an initrd are needed");
 		goto out;
 	}
-	if (!a->boot.cmdline && !a->boot.grub_cfg) {
+	if (!a->boot.cmdline && !a->boot.n_grub_cfg) {
 		rc = set_error(err, -EINVAL, "the kernel command line is needed: --cmdline or --grub-cfg");
 		goto out;
 	}
-	if (a->boot.grub_cfg) {
-		rc = grub_read_cfg_entry(a->boot.grub_cfg, &entry, err);
+	if (a->boot.n_grub_cfg) {
+		rc = configs_entry(&a->boot, &entry, err);
+		if (rc == -EBADMSG && a->boot.cmdline)
+			rc = 0; /* no entry: the paths are then matched loosely, as with --cmdline alone */
+		if (rc < 0)
+			goto out;
+		rc = resolve_configs(a, &carry, err);
 		if (rc < 0)
 			goto out;
 	}
@@ -342,9 +420,18 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	}
 	if ((rc = file_rule(r9, "EV_IPL", a->boot.kernel, algs, n_algs, "kernel", true, err)) < 0 ||
 	    (rc = file_rule(r9, "EV_IPL", a->boot.initrd, algs, n_algs, "initrd", true, err)) < 0 ||
-	    (rc = file_rule(r9, "EV_EVENT_TAG", a->boot.initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0 ||
-	    (a->boot.grub_cfg && (rc = file_rule(r9, "EV_IPL", a->boot.grub_cfg, algs, n_algs, "GRUB config", true, err)) < 0))
+	    (rc = file_rule(r9, "EV_EVENT_TAG", a->boot.initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0)
 		goto out;
+	for (i = 0; i < a->boot.n_grub_cfg; i++) {
+		const mb_grub_config *g = &a->boot.grub_cfg[i];
+		char what[400];
+
+		snprintf(what, sizeof(what), "GRUB config%s%s", g->measured_path ? " measured as " : "",
+			 g->measured_path ? g->measured_path : "");
+		rc = file_rule(r9, "EV_IPL", g->file, algs, n_algs, what, true, err);
+		if (rc < 0)
+			goto out;
+	}
 	/* PCR 4: the EFI applications given. */
 	if (a->boot.n_efi) {
 		json_object *r4 = policy_pcr_entry(jp, 4, "rules");
@@ -449,6 +536,7 @@ out:
 	grub_entry_done(&entry);
 	grub_words_done(&args);
 	grub_words_done(&carry.log_paths);
+	grub_words_done(&carry.configs);
 	free(kpath);
 	free(kargs);
 	free(ipaths);

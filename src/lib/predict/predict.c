@@ -5,6 +5,11 @@
  * label), src/lib/grub); the Linux EFI stub tags the initrd in PCR 9;
  * firmware or shim measure EFI applications into PCR 4 (Authenticode). Every other event of
  * today's log is carried over as it is.
+ *
+ * What a change moves but mboot does not compute is marked unpredictable rather than carried
+ * over: the kernel shim or the firmware measured into PCR 4 after GRUB's linux command, the
+ * EFI stub's LoadOptions tag (PCR 9), systemd-boot's and systemd-stub's UTF-16 command line
+ * (PCR 12, or 8 in older systemd-boot), a UKI's sections (PCR 11).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,19 +26,32 @@
 #include "shared/fileio.h"
 
 #define LINUX_INITRD_TAG 0x8F3B22ECu
+#define LINUX_LOAD_OPTIONS_TAG 0x8F3B22EDu
+#define MAX_CONFIGS 32
+
 
 typedef struct file_digests {
 	bool have;
 	uint8_t d[MB_MAX_BANKS][MB_DIGEST_MAX]; /* indexed like the log's banks */
 } file_digests;
 
+/* A grub.cfg of the next boot and the config event(s) of today's it replaces. */
+typedef struct new_config {
+	char *measured_path; /* as the log names it */
+	char *text;
+	file_digests d;
+	bool changed;        /* today's digest differs (seen at its event) */
+	bool matched;        /* an event was replaced */
+} new_config;
+
 typedef struct predict_ctx {
 	const mb_predict_input *in;
 	mb_predict_result *res;
 	const mb_spec_id_alg *banks;
 	size_t n_banks;
-	file_digests kernel, initrd, cfg;
-	char *cfg_text;
+	file_digests kernel, initrd;
+	new_config cfg[MAX_CONFIGS];
+	size_t n_cfg;
 	grub_entry entry;
 	/* Today's loader commands, read from the log (the first of each), and every kernel path
 	 * a linux command loaded (GRUB may run several). */
@@ -45,6 +63,11 @@ typedef struct predict_ctx {
 	bool loader_changed;
 	/* Today's PCR 8 commands a changed grub.cfg no longer has: the first is named, the rest counted. */
 	unsigned commands_missing;
+	/* What the walk found: the changes that applied (MB_PREDICT_*), and the measurements of
+	 * systemd-boot/systemd-stub (its command line in PCR 12 or 8, a UKI's sections in PCR 11). */
+	uint32_t matched;
+	bool efi_applied, systemd_cmdline, uki;
+	bool first_app, efi_after_first; /* a PCR 4 EFI application; an --efi replaced one after the first */
 } predict_ctx;
 
 static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
@@ -138,22 +161,6 @@ static int write_event(predict_ctx *c, mb_log_writer *w, const mb_event *ev, con
 				 data ? data_size : ev->data_size);
 }
 
-/* The event's text without trailing NULs, as a new string. */
-static char *event_string(const mb_event *ev)
-{
-	size_t n = ev->data_size;
-	char *s;
-
-	while (n > 0 && ev->data[n - 1] == 0)
-		n--;
-	s = malloc(n + 1);
-	if (s) {
-		memcpy(s, ev->data, n);
-		s[n] = 0;
-	}
-	return s;
-}
-
 /* The path of a file event, without GRUB's "(device)" prefix. */
 static const char *strip_device(const char *p)
 {
@@ -226,7 +233,7 @@ static bool config_has_command(const char *cfg, const char *line)
  * must appear in the config as written. Commands whose arguments GRUB expanded ($root, ...) do
  * not match: they are reported, never guessed.
  */
-static bool command_in_config(const predict_ctx *c, const mb_event *ev)
+static bool command_in_config(const new_config *cfg, const mb_event *ev)
 {
 	grub_string_kind kind;
 	char *text = grub_string_text(ev, &kind), *line, *save = NULL;
@@ -236,20 +243,20 @@ static bool command_in_config(const predict_ctx *c, const mb_event *ev)
 		free(text);
 		return true; /* not a command */
 	}
-	if (!text || !c->cfg_text) {
+	if (!text || !cfg->text) {
 		free(text);
 		return false;
 	}
 	for (line = strtok_r(text, "\n", &save); line && found; line = strtok_r(NULL, "\n", &save)) {
 		if (first) {
-			found = config_has_command(c->cfg_text, line);
+			found = config_has_command(cfg->text, line);
 			first = false;
 			continue;
 		}
 		while (*line == ' ' || *line == '\t')
 			line++;
 		if (*line)
-			found = strstr(c->cfg_text, line) != NULL;
+			found = strstr(cfg->text, line) != NULL;
 	}
 	free(text);
 	return found;
@@ -288,6 +295,56 @@ static int read_today(predict_ctx *c)
 	return 0;
 }
 
+/* A new grub.cfg: the config event it replaces, its text and digests; the entry of the first
+ * config that has one. */
+static int plan_config(predict_ctx *c, const mb_grub_config *g, new_config *cfg, mb_error *err)
+{
+	grub_words paths = { 0 };
+	mb_error scratch = { 0 };
+	size_t size;
+	int rc;
+
+	if (g->measured_path) {
+		cfg->measured_path = strdup(g->measured_path);
+		if (!cfg->measured_path)
+			return set_error(err, -ENOMEM, "out of memory");
+	} else {
+		if (grub_measured_configs(c->in->log, &paths) < 0)
+			return set_error(err, -ENOMEM, "out of memory");
+		if (paths.n > 1) {
+			char *list = grub_join_list(&paths, ", ");
+
+			rc = set_error(err, -EINVAL, "today's boot measured %zu GRUB configs (%s): say which one %s replaces, "
+				       "as MEASURED_PATH=FILE", paths.n, list ? list : "?", g->file);
+			free(list);
+			grub_words_done(&paths);
+			return rc;
+		}
+		/* none measured: the config replaces nothing, and the caller hears so (unmatched) */
+		if (paths.n == 1) {
+			cfg->measured_path = paths.w[0];
+			paths.w[0] = NULL;
+		}
+		grub_words_done(&paths);
+	}
+	rc = file_read(g->file, GRUB_CFG_MAX, (uint8_t **) &cfg->text, &size, err);
+	if (rc < 0)
+		return rc;
+	rc = digest_file(c, g->file, &cfg->d, err);
+	if (rc < 0)
+		return rc;
+	if (c->entry.linux_line.n)
+		return 0;
+	/* A config without a linux command (Debian's ESP stub, which loads /boot/grub/grub.cfg) has
+	 * no entry to take the lines from. */
+	rc = grub_parse_cfg_entry(cfg->text, size, g->file, &c->entry, &scratch);
+	if (rc == -EBADMSG)
+		return 0;
+	if (rc < 0)
+		return set_error(err, rc, "%s", scratch.message);
+	return 0;
+}
+
 static char *dup_or(const char *a, const char *b)
 {
 	return strdup(a ? a : b ? b : "");
@@ -302,19 +359,16 @@ static int plan(predict_ctx *c, mb_error *err)
 	rc = read_today(c);
 	if (rc < 0)
 		return set_error(err, rc, "reading today's GRUB commands: %s", mb_strerror(rc));
-	if (in->boot.grub_cfg) {
-		size_t size;
-
-		rc = grub_read_cfg_entry(in->boot.grub_cfg, &c->entry, err);
-		if (rc < 0)
-			return rc;
-		rc = file_read(in->boot.grub_cfg, GRUB_CFG_MAX, (uint8_t **) &c->cfg_text, &size, err);
-		if (rc < 0)
-			return rc;
-		rc = digest_file(c, in->boot.grub_cfg, &c->cfg, err);
+	if (in->boot.n_grub_cfg > MAX_CONFIGS)
+		return set_error(err, -EINVAL, "at most %d GRUB configs", MAX_CONFIGS);
+	for (i = 0; i < in->boot.n_grub_cfg; i++) {
+		rc = plan_config(c, &in->boot.grub_cfg[i], &c->cfg[i], err);
+		c->n_cfg = i + 1;
 		if (rc < 0)
 			return rc;
 	}
+	if (in->boot.n_efi > 32)
+		return set_error(err, -EINVAL, "at most 32 EFI applications");
 	if (in->boot.kernel && (rc = digest_file(c, in->boot.kernel, &c->kernel, err)) < 0)
 		return rc;
 	if (in->boot.initrd && (rc = digest_file(c, in->boot.initrd, &c->initrd, err)) < 0)
@@ -351,16 +405,182 @@ static int plan(predict_ctx *c, mb_error *err)
 		if (!in->boot.cmdline && strchr(c->args.w[i], '$'))
 			note(c, 8, true, "the config's kernel arguments use a variable (%s): give the expanded --cmdline",
 			     c->args.w[i]);
-	c->loader_changed = in->boot.cmdline || in->boot.grub_cfg || in->boot.kernel_path || in->boot.initrd_path;
+	c->loader_changed = in->boot.cmdline || c->entry.linux_line.n || in->boot.kernel_path || in->boot.initrd_path;
 	c->kernel_path_given = in->boot.kernel_path || c->entry.linux_line.n > 1;
 	return 0;
 }
 
-static int walk(predict_ctx *c, mb_log_writer *w)
+static uint32_t tag_id(const mb_event *ev)
+{
+	if (ev->type != MB_EV_EVENT_TAG || ev->data_size < 4)
+		return 0;
+	return ev->data[0] | ev->data[1] << 8 | ev->data[2] << 16 | (uint32_t) ev->data[3] << 24;
+}
+
+/* An EV_IPL of systemd-boot or systemd-stub: UTF-16 text (GRUB's strings and paths are ASCII,
+ * never a NUL second byte). */
+static bool is_utf16_text(const mb_event *ev)
+{
+	return ev->type == MB_EV_IPL && ev->data_size >= 2 && ev->data_size % 2 == 0 && ev->data[0] && !ev->data[1];
+}
+
+/* A PCR 9 file event: replaced by a new config, the kernel or the initrd, else carried over. */
+static int walk_file(predict_ctx *c, mb_log_writer *w, const mb_event *ev, new_config **cur_cfg)
+{
+	char *path = grub_file_event_path(ev);
+	const file_digests *fd = NULL;
+	const char *what = NULL;
+	size_t k;
+	int rc;
+
+	if (!path)
+		return -ENOMEM;
+	if (grub_is_config_path(path))
+		*cur_cfg = NULL; /* the commands that follow are this config's, which stays */
+	for (k = 0; k < c->n_cfg; k++) {
+		new_config *cfg = &c->cfg[k];
+		const mb_event_digest *d = ev->n_digests ? &ev->digests[0] : NULL;
+		int b = d ? bank_index(c, d->alg) : -1;
+
+		if (!cfg->measured_path || strcmp(cfg->measured_path, path) != 0)
+			continue;
+		cfg->changed = b >= 0 && memcmp(cfg->d.d[b], d->bytes, d->size) != 0;
+		*cur_cfg = cfg;
+		cfg->matched = true;
+		fd = &cfg->d;
+		what = "grub.cfg";
+		break;
+	}
+	if (!fd && c->kernel.have) {
+		for (k = 0; k < c->old_kernel_paths.n; k++)
+			if (same_path(path, c->old_kernel_paths.w[k]))
+				break;
+		if (k < c->old_kernel_paths.n) {
+			fd = &c->kernel;
+			what = "the kernel";
+			c->matched |= MB_PREDICT_KERNEL;
+		}
+	}
+	if (!fd && c->initrd.have) {
+		for (k = 1; k < c->old_initrd.n; k++)
+			if (same_path(path, c->old_initrd.w[k]))
+				break;
+		if (k < c->old_initrd.n) {
+			if (c->old_initrd.n > 2)
+				note(c, 9, true, "today's boot loads %zu initrds; one new initrd was given", c->old_initrd.n - 1);
+			fd = &c->initrd;
+			what = "the initrd";
+			c->matched |= MB_PREDICT_INITRD;
+		}
+	}
+	free(path);
+	if (!fd)
+		return mb_log_writer_add_event(w, ev);
+	note(c, 9, false, "%s", what);
+	rc = write_event(c, w, ev, fd, NULL, 0, NULL, 0);
+	return rc;
+}
+
+/* A PCR 4 EFI application: replaced by an --efi whose old digest it has, else carried over.
+ * *replaced says which. */
+static int walk_efi(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *replaced, uint32_t *efi_used)
 {
 	const mb_predict_input *in = c->in;
-	size_t i, n = mb_event_log_count(in->log), k;
-	bool after_cfg = false, cfg_changed = false;
+	size_t e;
+
+	*replaced = false;
+	for (e = 0; e < in->boot.n_efi; e++) {
+		const mb_efi_binary *r = &in->boot.efi[e];
+		file_digests fd = { .have = true };
+		size_t a;
+		uint32_t j;
+
+		if (!r->old_digest)
+			continue; /* replaces nothing */
+		for (a = 0; a < r->n; a++) {
+			const mb_event_digest *d = mb_event_digest_for(ev, r->algs[a]);
+
+			if (d && memcmp(d->bytes, r->old_digest[a], d->size) == 0)
+				break;
+		}
+		if (a == r->n)
+			continue;
+		for (j = 0; j < ev->n_digests; j++) {
+			int b = bank_index(c, ev->digests[j].alg);
+
+			for (a = 0; a < r->n && r->algs[a] != ev->digests[j].alg; a++)
+				;
+			if (b < 0)
+				continue;
+			if (a == r->n) {
+				note(c, 4, true, "no new %s digest for %s", mb_digest_by_alg(ev->digests[j].alg) ?
+				     mb_digest_by_alg(ev->digests[j].alg)->name : "?",
+				     r->description ? r->description : "an EFI application");
+				memcpy(fd.d[b], ev->digests[j].bytes, ev->digests[j].size);
+			} else {
+				memcpy(fd.d[b], r->digest[a], ev->digests[j].size);
+			}
+		}
+		note(c, 4, false, "%s", r->description ? r->description : "an EFI application");
+		*efi_used |= 1u << e;
+		*replaced = true;
+		c->efi_applied = true;
+		return write_event(c, w, ev, &fd, NULL, 0, NULL, 0);
+	}
+	return mb_log_writer_add_event(w, ev);
+}
+
+/* Rewrite one of GRUB's linux, initrd or kernel_cmdline strings for the next boot's loader. */
+static int walk_loader(predict_ctx *c, mb_log_writer *w, const mb_event *ev, grub_event_kind kind)
+{
+	const char *kpath = c->kernel_path;
+	grub_words own = { 0 };
+	char *own_text = NULL, *text = NULL;
+	int rc;
+
+	/* GRUB may load more than one kernel (a fallback, a .signed copy): each keeps its own
+	 * path unless the next boot's path was given. */
+	if (!c->kernel_path_given && kind != GRUB_EVENT_INITRD && (own_text = grub_string_text(ev, NULL))) {
+		if (grub_split_words(own_text, own_text + strlen(own_text), &own) == 0 &&
+		    own.n > (kind == GRUB_EVENT_LINUX ? 1u : 0u))
+			kpath = own.w[kind == GRUB_EVENT_LINUX ? 1 : 0];
+	}
+	if (kind == GRUB_EVENT_LINUX) {
+		char *args = grub_join(&c->args, 0);
+		if (args && asprintf(&text, "%s %s%s%s", c->linux_cmd, kpath, c->args.n ? " " : "", args) < 0)
+			text = NULL;
+		free(args);
+		note(c, 8, false, "the linux command");
+		c->matched |= MB_PREDICT_CMDLINE | MB_PREDICT_KERNEL_PATH;
+	} else if (kind == GRUB_EVENT_INITRD) {
+		char *paths = grub_join(&c->initrd_paths, 0);
+		if (paths && asprintf(&text, "%s %s", c->initrd_cmd, paths) < 0)
+			text = NULL;
+		free(paths);
+		note(c, 8, false, "the initrd command");
+		c->matched |= MB_PREDICT_INITRD_PATH;
+	} else {
+		text = grub_loader_cmdline(kpath, &c->args);
+		note(c, 8, false, "the kernel command line");
+		c->matched |= MB_PREDICT_CMDLINE | MB_PREDICT_KERNEL_PATH;
+	}
+	grub_words_done(&own);
+	free(own_text);
+	if (!text)
+		return -ENOMEM;
+	rc = write_grub_string(c, w, ev, text);
+	free(text);
+	return rc;
+}
+
+static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
+{
+	const mb_predict_input *in = c->in;
+	const mb_boot_artifacts *b = &in->boot;
+	size_t i, n = mb_event_log_count(in->log);
+	/* the config the commands GRUB runs come from: the last config event's, when it is replaced */
+	new_config *cur_cfg = NULL;
+	bool after_linux = false, kernel_app_noted = false, entry_changes = b->kernel || b->initrd || b->cmdline;
 	int rc = 0;
 
 	for (i = 0; i < n && rc == 0; i++) {
@@ -372,98 +592,29 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 			continue;
 		}
 		if (ev->pcr == 9 && ev->type == MB_EV_IPL) {
-			char *path = event_string(ev);
-			const file_digests *fd = NULL;
-			const char *what = NULL;
-
-			if (!path)
-				return -ENOMEM;
-			if (strlen(path) >= 9 && strcmp(path + strlen(path) - 9, "/grub.cfg") == 0) {
-				after_cfg = true;
-				if (c->cfg.have) {
-					const mb_event_digest *d = ev->n_digests ? &ev->digests[0] : NULL;
-					int b = d ? bank_index(c, d->alg) : -1;
-
-					cfg_changed = b >= 0 && memcmp(c->cfg.d[b], d->bytes, d->size) != 0;
-					fd = &c->cfg;
-					what = "grub.cfg";
-				}
-			} else if (c->kernel.have) {
-				for (k = 0; k < c->old_kernel_paths.n; k++)
-					if (same_path(path, c->old_kernel_paths.w[k]))
-						break;
-				if (k < c->old_kernel_paths.n) {
-					fd = &c->kernel;
-					what = "the kernel";
-				}
-			}
-			if (!fd && c->initrd.have) {
-				for (k = 1; k < c->old_initrd.n; k++)
-					if (same_path(path, c->old_initrd.w[k]))
-						break;
-				if (k < c->old_initrd.n) {
-					if (c->old_initrd.n > 2)
-						note(c, 9, true, "today's boot loads %zu initrds; one new initrd was given",
-						     c->old_initrd.n - 1);
-					fd = &c->initrd;
-					what = "the initrd";
-				}
-			}
-			free(path);
-			if (fd) {
-				note(c, 9, false, "%s", what);
-				rc = write_event(c, w, ev, fd, NULL, 0, NULL, 0);
-			} else {
-				rc = mb_log_writer_add_event(w, ev);
-			}
+			rc = walk_file(c, w, ev, &cur_cfg);
 			continue;
 		}
-		if (ev->pcr == 9 && ev->type == MB_EV_EVENT_TAG && c->initrd.have && ev->data_size >= 4 &&
-		    (ev->data[0] | ev->data[1] << 8 | ev->data[2] << 16 | (uint32_t) ev->data[3] << 24) == LINUX_INITRD_TAG) {
+		if (ev->pcr == 9 && tag_id(ev) == LINUX_INITRD_TAG && c->initrd.have) {
 			note(c, 9, false, "the EFI stub's initrd tag");
+			c->matched |= MB_PREDICT_INITRD;
 			rc = write_event(c, w, ev, &c->initrd, NULL, 0, NULL, 0);
 			continue;
 		}
+		if (ev->pcr == 9 && tag_id(ev) == LINUX_LOAD_OPTIONS_TAG && c->loader_changed) {
+			/* what the stub received as its command line, in whatever form the loader passed it */
+			note(c, 9, true, "event %u: the Linux EFI stub measured its command line (LoadOptions tag), "
+			     "which mboot does not compute", ev->number);
+			c->matched |= MB_PREDICT_CMDLINE | MB_PREDICT_KERNEL_PATH;
+		}
+		if (kind == GRUB_EVENT_LINUX)
+			after_linux = true;
 		if (kind != GRUB_EVENT_NONE && c->loader_changed) {
-			char *text = NULL;
-
-			const char *kpath = c->kernel_path;
-			grub_words own = { 0 };
-			char *own_text = NULL;
-
-			/* GRUB may load more than one kernel (a fallback, a .signed copy): each keeps its own
-			 * path unless the next boot's path was given. */
-			if (!c->kernel_path_given && kind != GRUB_EVENT_INITRD && (own_text = grub_string_text(ev, NULL))) {
-				if (grub_split_words(own_text, own_text + strlen(own_text), &own) == 0 &&
-				    own.n > (kind == GRUB_EVENT_LINUX ? 1u : 0u))
-					kpath = own.w[kind == GRUB_EVENT_LINUX ? 1 : 0];
-			}
-			if (kind == GRUB_EVENT_LINUX) {
-				char *args = grub_join(&c->args, 0);
-				if (args && asprintf(&text, "%s %s%s%s", c->linux_cmd, kpath, c->args.n ? " " : "", args) < 0)
-					text = NULL;
-				free(args);
-				note(c, 8, false, "the linux command");
-			} else if (kind == GRUB_EVENT_INITRD) {
-				char *paths = grub_join(&c->initrd_paths, 0);
-				if (paths && asprintf(&text, "%s %s", c->initrd_cmd, paths) < 0)
-					text = NULL;
-				free(paths);
-				note(c, 8, false, "the initrd command");
-			} else {
-				text = grub_loader_cmdline(kpath, &c->args);
-				note(c, 8, false, "the kernel command line");
-			}
-			grub_words_done(&own);
-			free(own_text);
-			if (!text)
-				return -ENOMEM;
-			rc = write_grub_string(c, w, ev, text);
-			free(text);
+			rc = walk_loader(c, w, ev, kind);
 			continue;
 		}
-		if (ev->pcr == 8 && ev->type == MB_EV_IPL && after_cfg && cfg_changed && kind == GRUB_EVENT_NONE &&
-		    !command_in_config(c, ev)) {
+		if (ev->pcr == 8 && ev->type == MB_EV_IPL && cur_cfg && cur_cfg->changed && kind == GRUB_EVENT_NONE &&
+		    !command_in_config(cur_cfg, ev)) {
 			char *text = c->commands_missing++ ? NULL : grub_string_text(ev, NULL);
 
 			if (c->commands_missing == 1)
@@ -471,62 +622,60 @@ static int walk(predict_ctx *c, mb_log_writer *w)
 				     "commands it runs, after expansion", text ? text : "?");
 			free(text);
 		}
-		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && in->boot.n_efi) {
-			size_t e;
-			bool done = false;
+		/* systemd-boot (type 1 entries) and systemd-stub measure the kernel command line as
+		 * UTF-16 into PCR 12 (older systemd-boot: PCR 8); the new kernel's entry or UKI sets it. */
+		if ((ev->pcr == 12 || ev->pcr == 8) && is_utf16_text(ev)) {
+			if (entry_changes && !c->systemd_cmdline)
+				note(c, ev->pcr, true, "systemd-boot or systemd-stub measured the kernel command line (UTF-16, "
+				     "event %u), which mboot does not compute; the new kernel's boot entry or UKI sets it", ev->number);
+			if (entry_changes)
+				c->matched |= MB_PREDICT_CMDLINE;
+			c->systemd_cmdline = true;
+		}
+		if (ev->pcr == 11 && ev->type == MB_EV_IPL)
+			c->uki = true;
+		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION) {
+			bool replaced;
 
-			for (e = 0; e < in->boot.n_efi && !done; e++) {
-				const mb_efi_binary *r = &in->boot.efi[e];
-				size_t a;
-
-				if (!r->old_digest)
-					continue; /* replaces nothing */
-				for (a = 0; a < r->n; a++) {
-					const mb_event_digest *d = mb_event_digest_for(ev, r->algs[a]);
-
-					if (d && memcmp(d->bytes, r->old_digest[a], d->size) == 0)
-						break;
-				}
-				if (a == r->n)
-					continue;
-				{
-					file_digests fd = { .have = true };
-					uint32_t j;
-
-					for (j = 0; j < ev->n_digests; j++) {
-						int b = bank_index(c, ev->digests[j].alg);
-
-						for (a = 0; a < r->n && r->algs[a] != ev->digests[j].alg; a++)
-							;
-						if (b < 0)
-							continue;
-						if (a == r->n) {
-							note(c, 4, true, "no new %s digest for %s", mb_digest_by_alg(ev->digests[j].alg) ?
-							     mb_digest_by_alg(ev->digests[j].alg)->name : "?",
-							     r->description ? r->description : "an EFI application");
-							memcpy(fd.d[b], ev->digests[j].bytes, ev->digests[j].size);
-						} else {
-							memcpy(fd.d[b], r->digest[a], ev->digests[j].size);
-						}
-					}
-					note(c, 4, false, "%s", r->description ? r->description : "an EFI application");
-					rc = write_event(c, w, ev, &fd, NULL, 0, NULL, 0);
-					done = true;
-				}
-			}
-			if (done)
-				continue;
+			rc = walk_efi(c, w, ev, &replaced, efi_used);
+			/* the first application is the boot manager (shim, GRUB, systemd-boot), never the kernel */
+			c->efi_after_first |= replaced && c->first_app;
+			c->first_app = true;
+			/* GRUB had the kernel its linux command loaded measured here too (shim's Verify, or
+			 * LoadImage): its Authenticode digest, which no --kernel gives. */
+			if (!replaced && after_linux && b->kernel && !kernel_app_noted)
+				note(c, 4, true, "GRUB's linux command had the kernel measured as an EFI application too (event %u, "
+				     "its Authenticode digest): name today's and the new kernel with --efi OLD=NEW", ev->number);
+			kernel_app_noted |= !replaced && after_linux && b->kernel;
+			continue;
 		}
 		rc = mb_log_writer_add_event(w, ev);
 	}
 	if (c->commands_missing > 1)
 		note(c, 8, true, "%u more of today's commands are not in it", c->commands_missing - 1);
+	/* A UKI's sections (kernel, initrd, command line, ...) are measured into PCR 11 by
+	 * systemd-stub, the UKI itself into PCR 4: an --efi may be the UKI. */
+	if (c->uki && (entry_changes || c->efi_applied))
+		note(c, 11, true, "systemd-stub measured the UKI's sections, which mboot does not compute");
+	if (c->uki && c->efi_applied)
+		note(c, 12, true, "systemd-stub measures the UKI's command line, which mboot does not compute");
+	if (!c->uki && !c->systemd_cmdline)
+		return rc;
+	/* systemd-boot loads a kernel or UKI with LoadImage: the firmware measures it into PCR 4. */
+	if (c->first_app && !c->efi_after_first && (b->kernel || (c->uki && entry_changes)))
+		note(c, 4, true, "systemd-boot loads the kernel (or UKI) as an EFI application, measured into PCR 4 by "
+		     "its Authenticode digest: name today's and the new one with --efi OLD=NEW");
+	if (b->kernel && (c->first_app || c->uki))
+		c->matched |= MB_PREDICT_KERNEL;
+	if (c->uki)
+		c->matched |= (b->initrd ? MB_PREDICT_INITRD : 0) | (b->cmdline ? MB_PREDICT_CMDLINE : 0);
 	return rc;
 }
 
 MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_error *err)
 {
 	predict_ctx c = { 0 };
+	uint32_t efi_used = 0;
 	mb_log_writer *w = NULL;
 	mb_pcr_values *today = NULL;
 	const uint8_t *bytes;
@@ -542,7 +691,7 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 		goto out;
 	rc = mb_log_writer_new(&w);
 	if (rc == 0)
-		rc = walk(&c, w);
+		rc = walk(&c, w, &efi_used);
 	if (rc < 0) {
 		rc = set_error(err, rc, "predicting the log: %s", mb_strerror(rc));
 		goto out;
@@ -572,6 +721,23 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 			if (t && (p->present & (1u << pcr)) && memcmp(p->value[pcr], t->value[pcr], p->size) != 0)
 				ret->changed |= 1u << pcr;
 	}
+	/* What was asked and found nothing to change, and what cannot be predicted: no value. */
+	ret->unmatched = ((in->boot.kernel ? MB_PREDICT_KERNEL : 0) | (in->boot.initrd ? MB_PREDICT_INITRD : 0) |
+			  (in->boot.cmdline ? MB_PREDICT_CMDLINE : 0) | (in->boot.kernel_path ? MB_PREDICT_KERNEL_PATH : 0) |
+			  (in->boot.initrd_path ? MB_PREDICT_INITRD_PATH : 0)) & ~c.matched;
+	for (b = 0; b < in->boot.n_efi; b++)
+		if (!(efi_used & (1u << b)))
+			ret->unmatched_efi |= 1u << b;
+	for (b = 0; b < c.n_cfg; b++)
+		if (!c.cfg[b].matched)
+			ret->unmatched_grub_cfg |= 1u << b;
+	ret->changed &= ~ret->unpredictable;
+	for (b = 0; b < ret->values->n_banks; b++)
+		ret->values->banks[b].present &= ~ret->unpredictable;
+	if (ret->unmatched || ret->unmatched_efi || ret->unmatched_grub_cfg) {
+		mb_pcr_values_free(ret->values);
+		ret->values = NULL;
+	}
 out:
 	if (rc < 0)
 		mb_predict_result_done(ret);
@@ -586,7 +752,10 @@ out:
 	free(c.linux_cmd);
 	free(c.initrd_cmd);
 	free(c.kernel_path);
-	free(c.cfg_text);
+	for (b = 0; b < c.n_cfg; b++) {
+		free(c.cfg[b].measured_path);
+		free(c.cfg[b].text);
+	}
 	return rc;
 }
 
