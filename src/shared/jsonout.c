@@ -121,15 +121,45 @@ int jsonout_flush(jsonout *b, FILE *f)
 	return 0;
 }
 
+/* A new line and the indentation of depth into d (room for 1 + 2 * depth bytes). */
+static void line_at(char *d, size_t depth)
+{
+	/* A newline and 32 levels of blanks: one copy for any depth a log's JSON reaches. */
+	static const char blanks[] = "\n" "                                " "                                "
+				     "                                " "                                ";
+
+	if (depth <= (sizeof(blanks) - 2) / 2) {
+		memcpy(d, blanks, 1 + 2 * depth);
+		return;
+	}
+	d[0] = '\n';
+	memset(d + 1, ' ', 2 * depth);
+}
+
 void jsonout_line(jsonout *b)
 {
 	char *d = jsonout_room(b, 1 + 2 * b->depth);
 
 	if (d) {
-		d[0] = '\n';
-		memset(d + 1, ' ', 2 * b->depth);
+		line_at(d, b->depth);
 		b->n += 1 + 2 * b->depth;
 	}
+}
+
+/* jsonout_key_lit pretty: s is ",\"key\":", written as newline, indentation, "\"key\": ". */
+void jsonout_key_pretty(jsonout *b, const char *s, size_t n)
+{
+	size_t head = b->opened ? 0 : 1, line = 1 + 2 * b->depth;
+	char *d = jsonout_room(b, head + line + n);
+
+	b->opened = false;
+	if (!d)
+		return;
+	d[0] = ',';
+	line_at(d + head, b->depth);
+	memcpy(d + head + line, s + 1, n - 1);
+	d[head + line + n - 1] = ' ';
+	b->n += head + line + n;
 }
 
 /*

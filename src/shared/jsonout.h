@@ -98,16 +98,15 @@ static inline void jsonout_colon(jsonout *b)
 /* A member's key, k a string literal that needs no escaping: the comma (jsonout_next), the
  * quoted key and the colon, in one piece when compact (as ",\"k\":"). */
 #define jsonout_key(b, k) jsonout_key_lit((b), ",\"" k "\":", sizeof(k) + 3)
+void jsonout_key_pretty(jsonout *b, const char *s, size_t n);
 static inline void jsonout_key_lit(jsonout *b, const char *s, size_t n)
 {
-	if (!b->pretty) {
-		jsonout_put(b, s + b->opened, n - b->opened);
-		b->opened = false;
+	if (b->pretty) {
+		jsonout_key_pretty(b, s, n);
 		return;
 	}
-	jsonout_next(b);
-	jsonout_put(b, s + 1, n - 1);
-	jsonout_lit(b, " ");
+	jsonout_put(b, s + b->opened, n - b->opened);
+	b->opened = false;
 }
 /* s as it is: the caller knows it needs no escaping. */
 void jsonout_raw(jsonout *b, const char *s);
