@@ -101,12 +101,15 @@ static inline void jsonout_colon(jsonout *b)
 void jsonout_key_pretty(jsonout *b, const char *s, size_t n);
 static inline void jsonout_key_lit(jsonout *b, const char *s, size_t n)
 {
+	/* Two copies of constant size (inlined as a few moves), not one of a computed size. */
 	if (b->pretty) {
 		jsonout_key_pretty(b, s, n);
-		return;
+	} else if (b->opened) {
+		b->opened = false;
+		jsonout_put(b, s + 1, n - 1);
+	} else {
+		jsonout_put(b, s, n);
 	}
-	jsonout_put(b, s + b->opened, n - b->opened);
-	b->opened = false;
 }
 /* s as it is: the caller knows it needs no escaping. */
 void jsonout_raw(jsonout *b, const char *s);
