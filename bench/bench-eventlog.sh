@@ -1,8 +1,10 @@
 #!/bin/bash
 # mboot log replay / log show --json against tpm2_eventlog (tpm2-tools), on real logs and on a
 # generated crypto-agile log of 100,000 events (SHA-1 + SHA-256), in the same run.
-# Prints events per second and the ratio; and replay's cost over the bare hashing (hash-floor:
-# OpenSSL doing only the extends the replay cannot avoid).
+# Prints events per second and the ratio (wall time, best of R); then, for the generated log, the
+# ratios of CPU time (user + system, medians of paired runs: bench/paired), which a busy machine
+# disturbs less; and replay's cost over the bare hashing (hash-floor: OpenSSL doing only the
+# extends the replay cannot avoid).
 # Usage: bench/bench-eventlog.sh [BUILD_DIR]   (default: build)
 set -eu
 cd "$(dirname "$0")/.."
@@ -41,6 +43,22 @@ for log in tests/data/corpus/go-tpm-tools/gdc-host.bin tests/data/corpus/tpm2-ts
 	row "replay: $name" "$ev" "$(best "$MBOOT" log replay "$log")" "$ref"
 	row "show --json: $name" "$ev" "$(best "$MBOOT" log show --json "$log")" "$ref"
 done
+
+# cpu LABEL MBOOT_ARGS...: mboot and tpm2_eventlog on the generated log, in pairs (RC runs).
+RC=${RC:-5}
+cpu() {
+	local label=$1 out mc rc mw rw ratio
+	shift
+	out=$("$B/bench/paired" -a "$RC" "$MBOOT" "$@" "$tmp/gen.log" -- tpm2_eventlog "$tmp/gen.log") ||
+		{ echo "failed: $*"; exit 1; }
+	read -r mc rc mw rw ratio <<<"$out"
+	printf '%-44s mboot %8.1f ms (wall %8.1f)  tpm2_eventlog %8.1f ms (wall %8.1f)  cpu ratio %5.1fx\n' \
+		"$label" "$mc" "$mw" "$rc" "$rw" "$ratio"
+}
+printf '\nCPU time (user + system), generated log of %d events, medians of %d paired runs:\n' $N "$RC"
+cpu "replay" log replay
+cpu "show --json" log show --json
+cpu "show --json --compact" log show --json --compact
 
 floor=$(best "$B/bench/hash-floor" $N)
 rep=$(best "$MBOOT" log replay "$tmp/gen.log")

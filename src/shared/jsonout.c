@@ -115,12 +115,51 @@ void jsonout_hex(jsonout *b, const uint8_t *p, size_t n)
 
 int jsonout_flush(jsonout *b, FILE *f)
 {
-	if (b->n && b->pretty && json_indent_write(&b->indent, b->p, b->n, f) < 0)
-		return -EIO;
-	if (b->n && !b->pretty && fwrite(b->p, 1, b->n, f) != b->n)
+	if (b->n && fwrite(b->p, 1, b->n, f) != b->n)
 		return -EIO;
 	b->n = 0;
 	return 0;
+}
+
+/* A new line and the indentation of depth into d (room for 1 + 2 * depth bytes). */
+static void line_at(char *d, size_t depth)
+{
+	/* A newline and 32 levels of blanks: one copy for any depth a log's JSON reaches. */
+	static const char blanks[] = "\n" "                                " "                                "
+				     "                                " "                                ";
+
+	if (depth <= (sizeof(blanks) - 2) / 2) {
+		memcpy(d, blanks, 1 + 2 * depth);
+		return;
+	}
+	d[0] = '\n';
+	memset(d + 1, ' ', 2 * depth);
+}
+
+void jsonout_line(jsonout *b)
+{
+	char *d = jsonout_room(b, 1 + 2 * b->depth);
+
+	if (d) {
+		line_at(d, b->depth);
+		b->n += 1 + 2 * b->depth;
+	}
+}
+
+/* jsonout_key_lit pretty: s is ",\"key\":", written as newline, indentation, "\"key\": ". */
+void jsonout_key_pretty(jsonout *b, const char *s, size_t n)
+{
+	size_t head = b->opened ? 0 : 1, line = 1 + 2 * b->depth;
+	char *d = jsonout_room(b, head + line + n);
+
+	b->opened = false;
+	if (!d)
+		return;
+	d[0] = ',';
+	line_at(d + head, b->depth);
+	memcpy(d + head + line, s + 1, n - 1);
+	d[head + line + n - 1] = ' ';
+	b->n += head + line + n;
 }
 
 /*
@@ -185,7 +224,6 @@ void jsonout_json(jsonout *b, json_object *o)
 	size_t i, n;
 	int64_t v;
 	uint64_t u;
-	bool first = true;
 
 	switch (json_object_get_type(o)) {
 	case json_type_null:
@@ -212,26 +250,23 @@ void jsonout_json(jsonout *b, json_object *o)
 		jsonout_string(b, json_object_get_string(o), (size_t) json_object_get_string_len(o));
 		return;
 	case json_type_object:
-		jsonout_lit(b, "{");
+		jsonout_open(b, '{');
 		json_object_object_foreach(o, key, val) {
-			if (!first)
-				jsonout_lit(b, ",");
-			first = false;
+			jsonout_next(b);
 			jsonout_string(b, key, strlen(key));
-			jsonout_lit(b, ":");
+			jsonout_colon(b);
 			jsonout_json(b, val);
 		}
-		jsonout_lit(b, "}");
+		jsonout_close(b, '}');
 		return;
 	case json_type_array:
-		jsonout_lit(b, "[");
+		jsonout_open(b, '[');
 		n = json_object_array_length(o);
 		for (i = 0; i < n; i++) {
-			if (i)
-				jsonout_lit(b, ",");
+			jsonout_next(b);
 			jsonout_json(b, json_object_array_get_idx(o, i));
 		}
-		jsonout_lit(b, "]");
+		jsonout_close(b, ']');
 		return;
 	default: {
 		size_t len = 0;
@@ -276,23 +311,16 @@ void jsonout_decoded(jsonout *b, const mb_decoded_node *n)
 	switch (n->type) {
 	case MB_DECODED_OBJECT:
 	case MB_DECODED_ARRAY:
-		if (n->type == MB_DECODED_OBJECT)
-			jsonout_lit(b, "{");
-		else
-			jsonout_lit(b, "[");
+		jsonout_open(b, n->type == MB_DECODED_OBJECT ? '{' : '[');
 		for (m = n->v.list.first; m; m = m->next) {
-			if (m != n->v.list.first)
-				jsonout_lit(b, ",");
+			jsonout_next(b);
 			if (n->type == MB_DECODED_OBJECT) {
 				jsonout_string(b, m->key, strlen(m->key));
-				jsonout_lit(b, ":");
+				jsonout_colon(b);
 			}
 			jsonout_decoded(b, m);
 		}
-		if (n->type == MB_DECODED_OBJECT)
-			jsonout_lit(b, "}");
-		else
-			jsonout_lit(b, "]");
+		jsonout_close(b, n->type == MB_DECODED_OBJECT ? '}' : ']');
 		return;
 	case MB_DECODED_STRING:
 		jsonout_string(b, n->v.string.text, n->v.string.len);

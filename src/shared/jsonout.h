@@ -16,14 +16,20 @@
 
 #include <json-c/json.h>
 
-#include "shared/json-indent.h"
-
+/*
+ * The structure (brackets, commas, colons) goes through jsonout_open/close/next/colon/key,
+ * which lay it out: compact, or with pretty as json-c prints JSON_C_TO_STRING_PRETTY |
+ * JSON_C_TO_STRING_SPACED: one member or element a line, two spaces a level, "key": value,
+ * an empty container as "[" newline "]". The writer knows its nesting, so nothing re-reads
+ * the text to indent it.
+ */
 typedef struct jsonout {
 	char *p;
 	size_t n, cap;
 	bool oom;
-	bool pretty;            /* flushed re-indented (json-indent.h); the writers stay compact */
-	json_indent indent;
+	bool pretty;
+	bool opened;            /* just after '[' or '{': the next member takes no comma */
+	size_t depth;           /* containers open */
 } jsonout;
 
 /* Flush to the file once the buffer holds this much. */
@@ -48,6 +54,63 @@ static inline void jsonout_put(jsonout *b, const char *s, size_t n)
 }
 
 #define jsonout_lit(b, s) jsonout_put((b), (s), sizeof(s) - 1)
+
+/* Pretty: a new line indented to the depth. */
+void jsonout_line(jsonout *b);
+
+/* '{' or '['. */
+static inline void jsonout_open(jsonout *b, char bracket)
+{
+	jsonout_put(b, &bracket, 1);
+	b->depth++;
+	b->opened = true;
+}
+
+/* '}' or ']'. */
+static inline void jsonout_close(jsonout *b, char bracket)
+{
+	b->depth--;
+	b->opened = false;
+	if (b->pretty)
+		jsonout_line(b);
+	jsonout_put(b, &bracket, 1);
+}
+
+/* Before each element of an array and each member of an object: the comma but the first. */
+static inline void jsonout_next(jsonout *b)
+{
+	if (!b->opened)
+		jsonout_lit(b, ",");
+	b->opened = false;
+	if (b->pretty)
+		jsonout_line(b);
+}
+
+/* Between a member's key and its value. */
+static inline void jsonout_colon(jsonout *b)
+{
+	if (b->pretty)
+		jsonout_lit(b, ": ");
+	else
+		jsonout_lit(b, ":");
+}
+
+/* A member's key, k a string literal that needs no escaping: the comma (jsonout_next), the
+ * quoted key and the colon, in one piece when compact (as ",\"k\":"). */
+#define jsonout_key(b, k) jsonout_key_lit((b), ",\"" k "\":", sizeof(k) + 3)
+void jsonout_key_pretty(jsonout *b, const char *s, size_t n);
+static inline void jsonout_key_lit(jsonout *b, const char *s, size_t n)
+{
+	/* Two copies of constant size (inlined as a few moves), not one of a computed size. */
+	if (b->pretty) {
+		jsonout_key_pretty(b, s, n);
+	} else if (b->opened) {
+		b->opened = false;
+		jsonout_put(b, s + 1, n - 1);
+	} else {
+		jsonout_put(b, s, n);
+	}
+}
 /* s as it is: the caller knows it needs no escaping. */
 void jsonout_raw(jsonout *b, const char *s);
 void jsonout_u64(jsonout *b, uint64_t v);
@@ -62,7 +125,7 @@ void jsonout_json(jsonout *b, json_object *o);
  * json-c printed for the same values (members in order, no blanks, its escaping). */
 struct mb_decoded_node;
 void jsonout_decoded(jsonout *b, const struct mb_decoded_node *n);
-/* Write out what the buffer holds (re-indented when pretty) and empty it; -EIO on a write error. */
+/* Write out what the buffer holds and empty it; -EIO on a write error. */
 int jsonout_flush(jsonout *b, FILE *f);
 
 #endif

@@ -71,9 +71,9 @@ json_object *tool_event_json(const mb_event_log *log, const mb_event *ev)
  * into a buffer instead of building a json-c tree for it and serialising that: a
  * 100,000-event log spent most of its time there. The decoded data is the library's typed tree,
  * written by jsonout_decoded() (no json-c object either). The bytes are exactly what json-c
- * printed for tool_event_json() with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE:
- * every string the envelope writes itself is hex, a static name or a "0x..." number, so none
- * needs escaping.
+ * printed for tool_event_json() with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE
+ * (b->pretty: with JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED as well): every string
+ * the envelope writes itself is hex, a static name or a "0x..." number, so none needs escaping.
  */
 int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
 		     const mb_digest_check *checked)
@@ -83,34 +83,42 @@ int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb
 	int status = -1;
 	uint32_t i;
 
-	jsonout_lit(b, "{\"index\":");
+	jsonout_open(b, '{');
+	jsonout_key(b, "index");
 	jsonout_u64(b, ev->number);
-	jsonout_lit(b, ",\"offset\":");
+	jsonout_key(b, "offset");
 	jsonout_u64(b, ev->offset);
-	jsonout_lit(b, ",\"record_size\":");
+	jsonout_key(b, "record_size");
 	jsonout_u64(b, ev->record_size);
-	jsonout_lit(b, ",\"pcr\":");
+	jsonout_key(b, "pcr");
 	jsonout_u64(b, ev->pcr);
-	jsonout_lit(b, ",\"type\":\"");
+	jsonout_key(b, "type");
+	jsonout_lit(b, "\"");
 	jsonout_raw(b, tool_type_name(ev->type, tbuf));
-	jsonout_lit(b, "\",\"type_value\":");
+	jsonout_lit(b, "\"");
+	jsonout_key(b, "type_value");
 	jsonout_u64(b, ev->type);
-	jsonout_lit(b, ",\"digests\":{");
+	jsonout_key(b, "digests");
+	jsonout_open(b, '{');
 	/* The parser refuses two digests of one algorithm: every key is new. */
 	for (i = 0; i < ev->n_digests; i++) {
 		char name[8];
 
-		if (i)
-			jsonout_lit(b, ",");
+		jsonout_next(b);
 		jsonout_lit(b, "\"");
 		jsonout_raw(b, mb_digest_alg_name(ev->digests[i].alg, name));
-		jsonout_lit(b, "\":\"");
+		jsonout_lit(b, "\"");
+		jsonout_colon(b);
+		jsonout_lit(b, "\"");
 		jsonout_hex(b, ev->digests[i].bytes, ev->digests[i].size);
 		jsonout_lit(b, "\"");
 	}
-	jsonout_lit(b, "},\"data\":\"");
+	jsonout_close(b, '}');
+	jsonout_key(b, "data");
+	jsonout_lit(b, "\"");
 	jsonout_hex(b, ev->data, ev->data_size);
-	jsonout_lit(b, "\",\"decoded\":");
+	jsonout_lit(b, "\"");
+	jsonout_key(b, "decoded");
 	/* Out of memory prints null, as json-c did for a NULL object. */
 	if (mb_event_decode(log, ev, dec) == 0)
 		jsonout_decoded(b, mb_event_decoded_root(dec));
@@ -120,17 +128,21 @@ int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb
 		check = *checked;
 	if (checked || mb_event_check_digest(ev, &check) == 0) {
 		status = (int) check.status;
-		jsonout_lit(b, ",\"digest_check\":\"");
+		jsonout_key(b, "digest_check");
+		jsonout_lit(b, "\"");
 		jsonout_raw(b, mb_digest_status_name(check.status));
 		jsonout_lit(b, "\"");
 		if (check.rule) {
-			jsonout_lit(b, ",\"digest_rule\":\"");
+			jsonout_key(b, "digest_rule");
+			jsonout_lit(b, "\"");
 			jsonout_raw(b, check.rule);
 			jsonout_lit(b, "\"");
 		}
 	}
-	if (ev->pcr >= MB_PCR_COUNT)
-		jsonout_lit(b, ",\"pcr_out_of_range\":true");
-	jsonout_lit(b, "}");
+	if (ev->pcr >= MB_PCR_COUNT) {
+		jsonout_key(b, "pcr_out_of_range");
+		jsonout_lit(b, "true");
+	}
+	jsonout_close(b, '}');
 	return status;
 }

@@ -523,11 +523,12 @@ static int cmd_list(int argc, char **argv)
 		jsonout b = { .pretty = a.json != TOOL_JSON_COMPACT };
 		json_object *segs = json_object_new_array();
 
-		jsonout_lit(&b, "{\"file\":");
+		jsonout_open(&b, '{');
+		jsonout_key(&b, "file");
 		jsonout_string(&b, a.paths[0], strlen(a.paths[0]));
-		jsonout_lit(&b, ",\"size\":");
+		jsonout_key(&b, "size");
 		jsonout_u64(&b, fi.size);
-		jsonout_lit(&b, ",\"digests\":");
+		jsonout_key(&b, "digests");
 		jsonout_json(&b, digests);
 		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
 			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
@@ -539,21 +540,23 @@ static int cmd_list(int argc, char **argv)
 			json_object_object_add(so, "cpio_size", json_object_new_int64((int64_t) s->cpio_size));
 			json_object_array_add(segs, so);
 		}
-		jsonout_lit(&b, ",\"segments\":");
+		jsonout_key(&b, "segments");
 		jsonout_json(&b, segs);
 		json_object_put(segs);
-		jsonout_lit(&b, ",\"entries\":[");
+		jsonout_key(&b, "entries");
+		jsonout_open(&b, '[');
 		for (i = 0; i < mb_initramfs_entry_count(ar); i++) {
 			json_object *e = entry_json(mb_initramfs_entry_at(ar, i));
 
-			if (i)
-				jsonout_lit(&b, ",");
+			jsonout_next(&b);
 			jsonout_json(&b, e);
 			json_object_put(e);
 			if (b.n >= MB_JSONOUT_FLUSH && jsonout_flush(&b, stdout) < 0)
 				rc = EXIT_USAGE;
 		}
-		jsonout_lit(&b, "]}\n");
+		jsonout_close(&b, ']');
+		jsonout_close(&b, '}');
+		jsonout_lit(&b, "\n");
 		if (b.oom) {
 			tool_errorf("out of memory");
 			rc = EXIT_USAGE;

@@ -129,51 +129,54 @@ static void print_summary_text(const show_summary *sum, const mb_pcr_values *v)
 static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr_values *v)
 {
 	size_t i, b;
-	bool first = true;
 
-	jsonout_lit(o, ",\"summary\":{\"events\":");
+	jsonout_key(o, "summary");
+	jsonout_open(o, '{');
+	jsonout_key(o, "events");
 	jsonout_u64(o, sum->events);
-	jsonout_lit(o, ",\"events_shown\":");
+	jsonout_key(o, "events_shown");
 	jsonout_u64(o, sum->shown);
-	jsonout_lit(o, ",\"digest_mismatches\":");
+	jsonout_key(o, "digest_mismatches");
 	jsonout_u64(o, sum->mismatches);
-	jsonout_lit(o, ",\"mismatched_events\":[");
+	jsonout_key(o, "mismatched_events");
+	jsonout_open(o, '[');
 	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++) {
-		if (i)
-			jsonout_lit(o, ",");
+		jsonout_next(o);
 		jsonout_u64(o, sum->listed[i]);
 	}
-	jsonout_lit(o, "],\"banks\":{");
+	jsonout_close(o, ']');
+	jsonout_key(o, "banks");
+	jsonout_open(o, '{');
 	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
 		uint16_t alg = mb_pcr_values_bank_alg(v, b);
 		size_t digest_size = mb_digest_by_alg(alg)->size;
 		char name[8];
 		uint32_t p;
-		bool first_pcr = true;
 
-		if (!first)
-			jsonout_lit(o, ",");
-		first = false;
+		jsonout_next(o);
 		jsonout_lit(o, "\"");
 		jsonout_raw(o, mb_digest_alg_name(alg, name));
-		jsonout_lit(o, "\":{");
+		jsonout_lit(o, "\"");
+		jsonout_colon(o);
+		jsonout_open(o, '{');
 		for (p = 0; p < MB_PCR_COUNT; p++) {
 			const uint8_t *value = mb_pcr_values_get(v, alg, p);
 
 			if (!value)
 				continue;
-			if (!first_pcr)
-				jsonout_lit(o, ",");
-			first_pcr = false;
+			jsonout_next(o);
 			jsonout_lit(o, "\"");
 			jsonout_u64(o, p);
-			jsonout_lit(o, "\":\"");
+			jsonout_lit(o, "\"");
+			jsonout_colon(o);
+			jsonout_lit(o, "\"");
 			jsonout_hex(o, value, digest_size);
 			jsonout_lit(o, "\"");
 		}
-		jsonout_lit(o, "}");
+		jsonout_close(o, '}');
 	}
-	jsonout_lit(o, "}}");
+	jsonout_close(o, '}');
+	jsonout_close(o, '}');
 }
 
 /* Returns the digest check's status (-1: none). */
@@ -304,7 +307,6 @@ typedef struct show_json {
 	jsonout out;
 	mb_event_decoded *dec;
 	uint32_t pcr_mask;
-	bool first;
 	show_summary sum;
 	show_work *work;
 	size_t seen; /* checks the main thread knows are done */
@@ -330,22 +332,24 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 	if (ev->number == 0) {
 		const mb_spec_id *spec = mb_event_log_spec_id(log);
 
+		jsonout_open(&s->out, '{');
+		jsonout_key(&s->out, "format");
 		if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
-			jsonout_lit(&s->out, "{\"format\":\"crypto-agile\",");
+			jsonout_lit(&s->out, "\"crypto-agile\"");
 		else
-			jsonout_lit(&s->out, "{\"format\":\"sha1\",");
+			jsonout_lit(&s->out, "\"sha1\"");
 		/* Only a log whose header holds exactly "Spec ID Event03" has one: nothing to escape. */
 		if (spec) {
-			jsonout_lit(&s->out, "\"spec_id\":\"");
+			jsonout_key(&s->out, "spec_id");
+			jsonout_lit(&s->out, "\"");
 			jsonout_raw(&s->out, spec->signature);
-			jsonout_lit(&s->out, "\",");
+			jsonout_lit(&s->out, "\"");
 		}
-		jsonout_lit(&s->out, "\"events\":[");
+		jsonout_key(&s->out, "events");
+		jsonout_open(&s->out, '[');
 	}
 	if (shown) {
-		if (!s->first)
-			jsonout_lit(&s->out, ",");
-		s->first = false;
+		jsonout_next(&s->out);
 		summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, check));
 	} else {
 		summary_add(&s->sum, ev, false, check ? (int) check->status : check_status(ev));
@@ -365,7 +369,7 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
  */
 static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 {
-	show_json s = { .out.pretty = style != TOOL_JSON_COMPACT, .pcr_mask = pcr_mask, .first = true };
+	show_json s = { .out.pretty = style != TOOL_JSON_COMPACT, .pcr_mask = pcr_mask };
 	show_work w = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
 	mb_error err = { 0 };
 	uint8_t *data = NULL;
@@ -404,9 +408,10 @@ static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 	if (rc == 0 && w.replay_rc < 0)
 		rc = w.replay_rc, err = w.err;
 	if (rc == 0) {
-		jsonout_lit(&s.out, "]");
+		jsonout_close(&s.out, ']');
 		write_summary_json(&s.out, &s.sum, w.v);
-		jsonout_lit(&s.out, "}\n");
+		jsonout_close(&s.out, '}');
+		jsonout_lit(&s.out, "\n");
 		if (s.out.oom)
 			rc = set_error(&err, -ENOMEM, "out of memory");
 	}

@@ -5,7 +5,8 @@
  * builds a json-c object (tool_event_json, from the parsed log). For every event of every log
  * in tests/data/corpus the written bytes must equal what json-c itself prints for the object
  * with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, the flags the streamed writer
- * promises to match.
+ * promises to match; and written pretty, what it prints with JSON_C_TO_STRING_PRETTY |
+ * JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE.
  */
 #include <ftw.h>
 #include <setjmp.h>
@@ -25,6 +26,7 @@
 #include "tool/tool.h"
 
 #define FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define PRETTY_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 typedef struct compare {
 	const char *path;
@@ -71,6 +73,20 @@ static int compare_event(void *ctx, const mb_event_log *view, const mb_event *ev
 		if (c->n_bad++ < 5)
 			fprintf(stderr, "%s event %u, from byte %zu:\n json-c: %.100s\n stream: %.*s\n", c->path,
 				ev->number, at, ref + at, (int) (b.n - at < 100 ? b.n - at : 100), b.p + at);
+	}
+	/* Pretty: json-c's JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED of the same object. */
+	{
+		jsonout p = { .pretty = true };
+
+		tool_event_write(&p, view, ev, c->dec, NULL);
+		ref = json_object_to_json_string_length(o, PRETTY_FLAGS, &len);
+		assert_false(p.oom);
+		assert_non_null(ref);
+		assert_int_equal(p.depth, 0);
+		if ((p.n != len || memcmp(p.p, ref, len) != 0) && c->n_bad++ < 5)
+			fprintf(stderr, "%s event %u (pretty):\n json-c: %s\n stream: %.*s\n", c->path, ev->number, ref,
+				(int) p.n, p.p);
+		free(p.p);
 	}
 	c->n_events++;
 	json_object_put(o);

@@ -2,9 +2,11 @@
 /*
  * src/shared/jsonout (the hand-written JSON of `log show --json`) against json-c itself:
  * jsonout_json() must print exactly the bytes json_object_to_json_string_ext() prints with
- * JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, for hostile strings and numbers; and
- * the JSON of the decoded data of every event of every log in tests/data/corpus
- * (jsonout_decoded) is what json-c prints for those values once it has read them.
+ * JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE (and, pretty, with
+ * JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED instead of _PLAIN), for hostile strings,
+ * numbers and nesting; and the JSON of the decoded data of every event of every log in
+ * tests/data/corpus (jsonout_decoded, compact and pretty) is what json-c prints for those
+ * values once it has read them.
  */
 #include <ftw.h>
 #include <inttypes.h>
@@ -24,23 +26,59 @@
 #include "shared/jsonout.h"
 
 #define FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define PRETTY_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-/* Compare with json-c; returns 1 when they differ (and says how). */
+/* Compare with json-c, compact and pretty; returns 1 when they differ (and says how). */
 static int differs(json_object *o, const char *what)
 {
-	jsonout b = { 0 };
-	size_t len = 0;
-	const char *ref = json_object_to_json_string_length(o, FLAGS, &len);
-	int bad;
+	int bad = 0, pretty;
 
-	jsonout_json(&b, o);
-	assert_false(b.oom);
-	assert_non_null(ref);
-	bad = b.n != len || memcmp(b.p, ref, len) != 0;
-	if (bad)
-		fprintf(stderr, "%s:\n json-c:  %s\n jsonout: %.*s\n", what, ref, (int) b.n, b.p);
-	free(b.p);
+	for (pretty = 0; pretty < 2; pretty++) {
+		jsonout b = { .pretty = pretty };
+		size_t len = 0;
+		const char *ref = json_object_to_json_string_length(o, pretty ? PRETTY_FLAGS : FLAGS, &len);
+
+		jsonout_json(&b, o);
+		assert_false(b.oom);
+		assert_non_null(ref);
+		assert_int_equal(b.depth, 0);
+		if (b.n != len || memcmp(b.p, ref, len) != 0) {
+			fprintf(stderr, "%s%s:\n json-c:  %s\n jsonout: %.*s\n", what, pretty ? " (pretty)" : "", ref,
+				(int) b.n, b.p);
+			bad = 1;
+		}
+		free(b.p);
+	}
 	return bad;
+}
+
+/* Documents whose strings hold what would be structure outside them, empty and nested
+ * containers, scalars alone. */
+static void test_documents(void **state)
+{
+	static const char *const docs[] = {
+		"{}",
+		"[]",
+		"{\"a\":1}",
+		"{\"a\":[],\"b\":{},\"c\":[[],{}],\"d\":[{\"e\":[]}]}",
+		"{\"s\":\"a/b {x} [y], z: \\\"q\\\" \\\\\",\"t\":\"\\\\\",\"u\":\"\\u0001\\n\\t\"}",
+		"{\"q\":\"\\\",[{:\",\"r\":[\"\\\\\",\"]\"]}",
+		"[1,-2,3.5,true,false,null,\"x\",[1,[2,[3]]]]",
+		"{\"events\":[{\"index\":0,\"digests\":{\"sha1\":\"00\"},\"decoded\":null},{\"index\":1}]}",
+		"\"just a string, with: {braces}\"",
+		"42",
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		json_object *o = json_tokener_parse(docs[i]);
+
+		assert_non_null(o);
+		assert_string_equal(json_object_to_json_string_ext(o, FLAGS), docs[i]);
+		assert_int_equal(differs(o, docs[i]), 0);
+		json_object_put(o);
+	}
 }
 
 /* jsonout_hex and jsonout_u64 against printf's "%02x" and "%" PRIu64: every length up to 80
@@ -171,6 +209,19 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 		snprintf(what, sizeof(what), "%s event %zu", path, i);
 		n_bad += (unsigned) differs(d, what);
 		n_bad += (unsigned) (strcmp(json_object_to_json_string_ext(d, FLAGS), text) != 0);
+		{
+			jsonout p = { .pretty = true };
+			const char *ref = json_object_to_json_string_ext(d, PRETTY_FLAGS);
+
+			jsonout_decoded(&p, mb_event_decoded_root(dec));
+			jsonout_put(&p, "", 1);
+			assert_false(p.oom);
+			if (strcmp(p.p, ref) != 0) {
+				fprintf(stderr, "%s (pretty):\n json-c:  %s\n jsonout: %s\n", what, ref, p.p);
+				n_bad++;
+			}
+			free(p.p);
+		}
 		json_object_put(d);
 		free(text);
 		n_events++;
@@ -197,6 +248,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_documents),
 		cmocka_unit_test(test_hex_numbers),
 		cmocka_unit_test(test_corpus_decoded),
 	};
