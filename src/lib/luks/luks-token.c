@@ -289,6 +289,12 @@ MB_EXPORT char *mb_luks_token_describe(const mb_luks_token *t)
 	return text_done(&b);
 }
 
+const char *luks_token_sealed(const mb_luks_token *t, size_t *ret_size)
+{
+	*ret_size = t->sealed_size;
+	return t->sealed;
+}
+
 MB_EXPORT int mb_luks_token_unseal(mb_tpm *tpm, const mb_luks_token *t, const mb_unseal_options *opt, uint8_t *key,
 				   size_t *key_size, mb_unseal_explanation **explanation, mb_error *err)
 {
