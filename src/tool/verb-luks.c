@@ -591,13 +591,14 @@ static int luks_reseal(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			found |= e[i].token == (int) a.token;
 		if (!found) {
-			rc = tool_usage_error("luks reseal", "%s: no \"mboot\" token %u (see 'mboot luks list')", a.pos[0],
-					      a.token);
+			tool_errorf("luks reseal: %s: no \"mboot\" token %u (see 'mboot luks list')", a.pos[0], a.token);
+			rc = EXIT_USAGE;
 			goto out;
 		}
 	}
 	if (!n) {
-		rc = tool_usage_error("luks reseal", "%s: no \"mboot\" token (mboot luks enroll adds one)", a.pos[0]);
+		tool_errorf("luks reseal: %s: no \"mboot\" token (mboot luks enroll adds one)", a.pos[0]);
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (!todo)
