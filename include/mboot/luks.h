@@ -132,6 +132,40 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *device, const char *name, 
 			     const mb_unseal_options *opt, int *ret_token, mb_unseal_explanation **explanation,
 			     mb_error *err) MB_WUR;
 
+/* What mb_luks_reseal did. */
+typedef struct mb_luks_reseal_result {
+	int keyslot;        /* the keyslot whose "mboot" tokens were resealed */
+	int token;          /* the new token; -1 when none was stored */
+	uint32_t removed;   /* bit n: the keyslot's earlier "mboot" token n, removed once the new one was stored */
+	uint32_t left;      /* bit n: an earlier token that could not be removed (the next reseal removes it) */
+	bool or_policy;     /* sealed to the current OR the predicted values; false: the current ones only */
+} mb_luks_reseal_result;
+
+/*
+ * Reseal the key of "mboot" token `token` before an upgrade, as `mboot reseal` reseals a
+ * sealed file: unseal it on this boot (any "mboot" token of the same keyslot that unseals
+ * and whose key opens the keyslot will do: after a crash in an earlier reseal there are
+ * two), seal it again to the same bank and PCRs under the same parent, to the TPM's values
+ * now OR predicted's values of that bank (a TPM2_PolicyOR; predicted NULL: now only, which
+ * drops the stale branch of an earlier reseal), store that in a NEW token bound to the same
+ * keyslot, read it back from the disk and check that it unseals to the same key, and only
+ * then remove the keyslot's earlier "mboot" tokens (those sealed to signed policies and
+ * malformed ones are left alone). Each step is one LUKS2 header write, so at every instant a
+ * good boot opens the keyslot with some token; a crash leaves at most one token too many,
+ * which the next reseal removes. The keyslot and its key never change; the key is only in
+ * locked memory, and wiped.
+ * Errors (nothing changed unless said): -ENOENT no such "mboot" token; -EBADMSG it is
+ * malformed; -EINVAL it is sealed to signed policies (nothing to reseal: a release ships a
+ * signature), or predicted lacks a sealed PCR; MB_ERR_TPM_POLICY no token of the keyslot
+ * unseals on this boot (*explanation says why); -EPERM a key unsealed but does not open the
+ * keyslot; -ENOSPC no room in the LUKS2 JSON area for the new token beside the old one; the
+ * TPM's and the system's. Failing to remove an old token after the new one was stored is an
+ * error too (ret says which are left). ret is filled on success and on error.
+ */
+MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *predicted,
+			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+			     mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+
 #ifdef __cplusplus
 }
 #endif

@@ -175,6 +175,19 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
 			     mb_sealed **ret, mb_error *err) MB_WUR;
 
 /*
+ * The options `mboot reseal` seals a secret again with, the secret s holds having been
+ * unsealed on this boot: s's bank and PCRs, under the parent s records (a reseal never moves
+ * a secret to another key), to the TPM's values now, OR predicted when it is not NULL and
+ * differs in a sealed PCR (the next boot; without it, the stale branch of an earlier reseal
+ * is dropped). No event log is set: the caller sets one to keep. predicted must stay valid
+ * while ret is used. -EINVAL (ret zeroed): s is sealed to signed policies (nothing to
+ * reseal: a release ships a signature), or predicted is of another bank or lacks a sealed
+ * PCR (named).
+ */
+MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
+				mb_error *err) MB_WUR;
+
+/*
  * Why an unseal was refused, in the order it was found out: a list of items, each a
  * note (words), a PCR that differs (the expected value and the TPM's), an event that
  * made a differing PCR differ (today's event log against the one the sealed file

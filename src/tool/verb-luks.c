@@ -29,7 +29,9 @@ static const char luks_help[] =
 	"       mboot luks list DEVICE [--json]\n"
 	"       mboot luks remove DEVICE --token N\n"
 	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--signature SIG ...] [--log LOG]\n"
-	"                         [--tcti TCTI]\n\n"
+	"                         [--tcti TCTI]\n"
+	"       mboot luks reseal DEVICE [--token N] [--values FILE | --predict-args PREDICT-OPTIONS...]\n"
+	"                         [--log LOG] [--tcti TCTI]\n\n"
 	"Disk keys sealed into LUKS2 tokens. DEVICE is a LUKS2 block device or image file.\n\n"
 	"enroll: add a keyslot with a new random 32-byte key, authorised by an existing passphrase\n"
 	"  (asked on the terminal, or the bytes of --key-file; '-' is stdin), seal the key as\n"
@@ -52,12 +54,26 @@ static const char luks_help[] =
 	"  device as /dev/mapper/NAME; --test only checks that the key opens its keyslot.\n"
 	"  --signature SIG   for a key sealed --authorized-by: a signed policy ('mboot policy\n"
 	"                    sign'); up to 8, the one whose values the PCRs hold is used\n"
+	"reseal: before an upgrade, as 'mboot reseal' does for a sealed file: unseal each token's key\n"
+	"  (of token N's keyslot only, with --token) on this boot and seal it again to the same PCRs,\n"
+	"  to the values the TPM holds now OR the predicted ones (TPM2_PolicyOR): a NEW token for the\n"
+	"  same keyslot, checked, and only then the keyslot's old mboot tokens removed, so that a\n"
+	"  crash never leaves the disk without a token a good boot opens (one left over from a crash\n"
+	"  is removed by the next reseal). Without --values or --predict-args: the current values\n"
+	"  only (the stale branch of an earlier reseal dropped). Tokens sealed --authorized-by are\n"
+	"  skipped (a release ships a signature).\n"
+	"  --values FILE     predicted PCR values ('mboot predict' text or --json; tpm2_pcrread's text)\n"
+	"  --predict-args PREDICT-OPTIONS...\n"
+	"                    predict them here: the rest of the command line is 'mboot predict' options\n"
+	"                    (--kernel K --initrd I --cmdline S --log LOG ...); a sealed PCR that cannot\n"
+	"                    be predicted reseals nothing (exit 1). It comes last\n"
 	"  --log LOG         today's event log, to name the events that changed (default\n"
 	"                    " MB_DEFAULT_LOG ")\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
-	"Exit: 0 done; 1 (unlock) the key is not released on this boot (the PCRs and events are\n"
-	"named), or it does not open its keyslot; 2 usage or input error (not LUKS2, a wrong\n"
-	"passphrase, a malformed token, no room in the LUKS2 header); 3 TPM error.\n";
+	"Exit: 0 done; 1 (unlock, reseal) the key is not released on this boot (the PCRs and events\n"
+	"are named), or it does not open its keyslot, or (reseal) a sealed PCR cannot be predicted;\n"
+	"2 usage or input error (not LUKS2, a wrong passphrase, a malformed token, no room in the\n"
+	"LUKS2 header); 3 TPM error.\n";
 
 typedef struct luks_args {
 	const char *pcrs, *values, *authority, *key_file, *tcti, *log;
@@ -494,10 +510,181 @@ out:
 	return rc;
 }
 
+/* The token ids of a removed-token mask, as "tokens 0 and 3" / "token 0". */
+static void print_token_set(uint32_t set)
+{
+	int n = __builtin_popcount(set), i = 0;
+
+	printf("token%s", n > 1 ? "s" : "");
+	for (int id = 0; id < 32; id++)
+		if (set & (1u << id)) {
+			i++;
+			printf("%s%d", i == 1 ? " " : i == n ? " and " : ", ", id);
+		}
+}
+
+static int luks_reseal_keyslot(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *pred,
+			       const mb_unseal_options *opt)
+{
+	mb_luks_reseal_result res;
+	mb_unseal_explanation *e = NULL;
+	mb_error err = { 0 };
+	int r = mb_luks_reseal(tpm, device, token, pred, opt, &res, &e, &err), rc = EXIT_OK;
+
+	if (e) {
+		char *text = mb_luks_explanation_text(e);
+
+		if (text)
+			fputs(text, stderr);
+		free(text);
+		mb_unseal_explanation_free(e);
+	}
+	if (r < 0)
+		rc = luks_exit("luks reseal", &err);
+	if (res.token < 0)
+		return rc;
+	printf("%s: keyslot %d: resealed to %s: token %d", device, res.keyslot,
+	       res.or_policy ? "the current values or the predicted ones (PolicyOR)" : "the current values", res.token);
+	if (res.removed) {
+		printf(" (");
+		print_token_set(res.removed);
+		printf(" removed)");
+	}
+	printf("\n");
+	return rc;
+}
+
+static int luks_reseal(int argc, char **argv)
+{
+	static predict_args pa;
+	mb_predict_result *predicted = NULL;
+	mb_pcr_values *values = NULL;
+	const mb_pcr_values *pred = NULL;
+	mb_unseal_options opt = { 0 };
+	mb_luks_entry *e = NULL;
+	mb_error err = { 0 };
+	mb_tpm *tpm = NULL;
+	luks_args a;
+	size_t n = 0;
+	uint32_t mask = 0, slots = 0;
+	int rc, split = 0, full_argc = argc, todo = 0;
+
+	/* everything after --predict-args is predict's (argv[split] stands as its argv[0]) */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--predict-args") == 0) {
+			split = i;
+			break;
+		}
+	if (split)
+		argc = split;
+	rc = parse_args(argc, argv, "luks reseal", LUKS_TAKES_TOKEN | LUKS_TAKES_VALUES | LUKS_TAKES_TCTI |
+			LUKS_TAKES_LOG, 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (split) {
+		if (a.values)
+			return tool_usage_error("luks reseal", "--values and --predict-args: give one");
+		rc = predict_parse_args(full_argc - split, argv + split, "luks reseal --predict-args", &pa);
+		if (rc)
+			return rc < 0 ? EXIT_OK : rc;
+		if (pa.json || pa.write_log)
+			return tool_usage_error("luks reseal", "--predict-args takes no --json, --compact or --write-log");
+	}
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	opt.log_path = a.log ? a.log : MB_DEFAULT_LOG;
+	if (mb_luks_list(a.pos[0], &e, &n, &err) < 0)
+		return luks_exit("luks reseal", &err);
+	/* What is resealed: one token a keyslot (the library takes the keyslot's others along). */
+	for (size_t i = 0; i < n; i++) {
+		const mb_luks_token *t = e[i].parsed;
+
+		if (a.have_token && e[i].token != (int) a.token)
+			continue;
+		if (!t) {
+			tool_report(a.have_token ? "luks reseal" : "luks reseal: note: left alone", &e[i].error);
+			if (a.have_token)
+				rc = EXIT_USAGE;
+			continue;
+		}
+		if (strcmp(mb_luks_token_policy(t), "authorize") == 0) {
+			printf("%s: token %d (keyslot %d) is sealed to signed policies: nothing to reseal (a release "
+			       "ships a signature)\n", a.pos[0], e[i].token, mb_luks_token_keyslot(t));
+			continue;
+		}
+		if (slots & (1u << mb_luks_token_keyslot(t))) {
+			e[i].token = -1; /* its keyslot's first token stands for it */
+			continue;
+		}
+		slots |= 1u << mb_luks_token_keyslot(t);
+		mask |= mb_luks_token_pcrs(t);
+		todo++;
+	}
+	if (rc)
+		goto out;
+	if (a.have_token && !todo && !slots) {
+		bool found = false;
+
+		for (size_t i = 0; i < n; i++)
+			found |= e[i].token == (int) a.token;
+		if (!found) {
+			tool_errorf("luks reseal: %s: no \"mboot\" token %u (see 'mboot luks list')", a.pos[0], a.token);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!n) {
+		tool_errorf("luks reseal: %s: no \"mboot\" token (mboot luks enroll adds one)", a.pos[0]);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (!todo)
+		goto out;
+	if (a.values) {
+		values = tool_pcr_values_new();
+		rc = values ? tool_load_pcrs(a.values, values) : EXIT_USAGE;
+		if (rc)
+			goto out;
+		pred = values;
+	}
+	if (split) {
+		rc = reseal_predict(&pa, mask, &predicted);
+		if (rc)
+			goto out;
+		pred = predicted->values;
+		if (!pred) { /* never "now only" by accident */
+			tool_errorf("luks reseal: the prediction gave no values: nothing resealed");
+			rc = EXIT_FAILED;
+			goto out;
+		}
+	}
+	rc = tool_tpm_open(a.tcti, &tpm);
+	if (rc)
+		goto out;
+	/* each keyslot on its own: one that cannot be resealed does not stop the others */
+	for (size_t i = 0; i < n; i++) {
+		int one;
+
+		if (!e[i].parsed || e[i].token < 0 || (a.have_token && e[i].token != (int) a.token) ||
+		    strcmp(mb_luks_token_policy(e[i].parsed), "authorize") == 0)
+			continue;
+		one = luks_reseal_keyslot(tpm, a.pos[0], e[i].token, pred, &opt);
+		if (one > rc)
+			rc = one;
+	}
+out:
+	mb_luks_list_free(e, n);
+	mb_pcr_values_free(values);
+	mb_tpm_free(tpm);
+	if (split)
+		reseal_predict_free(&pa, predicted);
+	return rc;
+}
+
 static const tool_command luks_commands[] = {
 	{ "enroll", luks_enroll },
 	{ "list", luks_list },
 	{ "remove", luks_remove },
+	{ "reseal", luks_reseal },
 	{ "unlock", luks_unlock },
 	{ NULL, NULL },
 };

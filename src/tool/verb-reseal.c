@@ -42,25 +42,24 @@ static const char reseal_help[] =
 	"3 TPM error.\n";
 
 /*
- * reseal --predict-args: the next boot's values of the sealed PCRs, predicted from today's
- * log and the given updates. A sealed PCR that cannot be predicted stops the reseal: a
- * guess would lock the secret out of the next boot.
+ * reseal --predict-args (and luks reseal's): the next boot's PCR values, predicted from
+ * today's log and the given updates. A PCR of mask that cannot be predicted stops the
+ * reseal: a guess would lock the secret out of the next boot.
  */
-static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_result **res, mb_pcr_bank *pred)
+int reseal_predict(predict_args *pa, uint32_t mask, mb_predict_result **res)
 {
 	mb_event_log *log = NULL;
 	mb_error err = { 0 };
 	uint32_t bad;
 	int rc = tool_load_log(pa->log_path, &log);
 
+	*res = NULL;
 	if (rc)
 		return rc;
 	pa->in.log = log;
 	*res = calloc(1, sizeof(**res));
 	if (!*res || mb_predict(&pa->in, *res, &err) < 0) {
 		tool_report("predict", &err);
-		if (!*res)
-			mb_event_log_free(log);
 		return EXIT_USAGE;
 	}
 	/* A change that applied to nothing: its effect on any PCR is unknown. */
@@ -69,7 +68,7 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			"boot's values are unknown.\n");
 		return EXIT_FAILED;
 	}
-	bad = (*res)->unpredictable & mb_sealed_mask(s);
+	bad = (*res)->unpredictable & mask;
 	if (bad) {
 		for (unsigned p = 0; p < MB_PCR_COUNT; p++)
 			if (bad & (1u << p))
@@ -79,6 +78,26 @@ static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_resul
 			"is unknown.\n");
 		return EXIT_FAILED;
 	}
+	return EXIT_OK;
+}
+
+void reseal_predict_free(predict_args *pa, mb_predict_result *res)
+{
+	mb_event_log_free((mb_event_log *) pa->in.log);
+	pa->in.log = NULL;
+	if (res) {
+		mb_predict_result_done(res);
+		free(res);
+	}
+}
+
+/* The predicted values of s's bank and PCRs. */
+static int predict_sealed(const mb_sealed *s, predict_args *pa, mb_predict_result **res, mb_pcr_bank *pred)
+{
+	int rc = reseal_predict(pa, mb_sealed_mask(s), res);
+
+	if (rc)
+		return rc;
 	if (!(*res)->values || mb_pcr_values_get_bank((*res)->values, mb_sealed_bank(s), pred) < 0 ||
 	    (pred->present & mb_sealed_mask(s)) != mb_sealed_mask(s)) {
 		tool_errorf("%s: the log has no %s values for some of the sealed PCRs: they cannot be predicted",
@@ -109,6 +128,7 @@ int verb_reseal(int argc, char **argv)
 	mb_tpm *tpm = NULL;
 	static predict_args pa;
 	mb_predict_result *res = NULL;
+	mb_error err = { 0 };
 	int rc, i, split = 0, full_argc = argc;
 	bool replace = false;
 	char *own_path = NULL;
@@ -190,19 +210,18 @@ int verb_reseal(int argc, char **argv)
 	rc = read_kept_log(log_path, &log, &log_size);
 	if (rc)
 		goto out;
+	/* The new policy (the library's, as luks reseal's): the values the TPM holds now, and the
+	 * predicted ones when they differ; under the parent SEALED records. */
+	if (mb_reseal_options(s, pred, &opt, &err) < 0) {
+		tool_report("reseal", &err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (log) {
 		opt.eventlog = log;
 		opt.eventlog_size = log_size;
 	} else /* the one SEALED keeps stays */
 		opt.eventlog = mb_sealed_eventlog(s, &opt.eventlog_size);
-
-	/* The new policy: the values the TPM holds now, and the predicted ones when they differ;
-	 * under the parent SEALED records, so that a reseal never moves a secret to another key. */
-	opt.bank = mb_sealed_bank(s);
-	opt.pcr_mask = mb_sealed_mask(s);
-	opt.predicted = pred;
-	opt.parent = mb_sealed_parent_persistent(s, &opt.parent_handle) ? MB_SEAL_PARENT_PERSISTENT :
-									 MB_SEAL_PARENT_TEMPLATE;
 	rc = seal_write(tpm, &secret, &opt, own_path ? own_path : out, replace, "reseal", &resealed);
 	if (rc == EXIT_OK)
 		printf("Resealed to %s: %s.\n", out,
@@ -215,10 +234,7 @@ out:
 	mb_sealed_free(resealed);
 	mb_sealed_free(s);
 	mb_tpm_free(tpm);
-	if (res) {
-		mb_event_log_free((mb_event_log *) pa.in.log);
-		mb_predict_result_done(res);
-		free(res);
-	}
+	if (split)
+		reseal_predict_free(&pa, res);
 	return rc;
 }

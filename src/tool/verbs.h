@@ -43,6 +43,13 @@ typedef struct predict_args {
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a);
 /* Each change of a that applied to no event of the log, named on stderr; how many. */
 unsigned predict_report_unmatched(const predict_args *a, const mb_predict_result *r);
+/*
+ * reseal --predict-args, and luks reseal's (verb-reseal.c): predict the next boot from pa's
+ * log and updates into *res; EXIT_FAILED, each PCR named, when a PCR of mask cannot be
+ * predicted. Free with reseal_predict_free (the log too) whatever it returned.
+ */
+int reseal_predict(predict_args *pa, uint32_t mask, mb_predict_result **res);
+void reseal_predict_free(predict_args *pa, mb_predict_result *res);
 
 /* mboot attest challenge: in verb-attest-challenge.c, dispatched from verb-attest.c. */
 int attest_challenge(int argc, char **argv);

@@ -428,3 +428,255 @@ out:
 	device_close(&d);
 	return r;
 }
+
+/* LUKS2_TOKENS_MAX: a token id fits a bit of uint32_t (mb_luks_reseal_result) */
+#define TOKENS_MAX 32
+
+/* The "mboot" tokens of one keyslot that a reseal replaces: parsed, sealed to PCR values. */
+typedef struct slot_tokens {
+	int ids[TOKENS_MAX];
+	mb_luks_token *parsed[TOKENS_MAX];
+	int n;
+} slot_tokens;
+
+static void slot_tokens_free(slot_tokens *g)
+{
+	for (int i = 0; i < g->n; i++)
+		mb_luks_token_free(g->parsed[i]);
+	g->n = 0;
+}
+
+/*
+ * Every "mboot" token assigned to keyslot slot (as LUKS2 records it, and as the token says)
+ * that parses and is sealed to PCR values, token `first` first. Malformed ones and those
+ * sealed to signed policies are not the reseal's: they are left alone.
+ */
+static int slot_tokens_get(device *d, int max, int slot, int first, slot_tokens *g, mb_error *err)
+{
+	g->n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int id = 0; id < max; id++) {
+			mb_luks_token *t = NULL;
+			mb_error ignored = { 0 };
+			int r;
+
+			if ((pass == 0) != (id == first) || !is_mboot_token(d, id) ||
+			    crypt_token_is_assigned(d->cd, id, slot) != 0)
+				continue;
+			r = token_read(d, id, &t, &ignored);
+			if (r == -ENOMEM) {
+				slot_tokens_free(g);
+				return set_error(err, r, "out of memory");
+			}
+			if (r < 0)
+				continue;
+			if (mb_luks_token_keyslot(t) != slot || strcmp(mb_luks_token_policy(t), "authorize") == 0) {
+				mb_luks_token_free(t);
+				continue;
+			}
+			g->ids[g->n] = id;
+			g->parsed[g->n++] = t;
+		}
+	return 0;
+}
+
+/*
+ * Into key: the key of the first token of g that unseals on this boot and opens keyslot
+ * slot (checked with libcryptsetup: a token that unseals to another key must not be
+ * resealed). Returns its index in g; when none does, the error of the most telling one
+ * (a refusal of this boot first, with its explanation), as mb_luks_unlock says it.
+ */
+static int slot_key(mb_tpm *tpm, device *d, const char *path, int slot, const slot_tokens *g,
+		    const mb_unseal_options *opt, secret_page *key, mb_unseal_explanation **explanation, mb_error *err)
+{
+	int best = -ENOENT;
+
+	set_error(err, best, "%s: keyslot %d has no \"" MB_LUKS_TOKEN_TYPE "\" token sealed to PCR values", path, slot);
+	for (int i = 0; i < g->n; i++) {
+		mb_unseal_explanation *e = NULL;
+		mb_error one = { 0 };
+		char what[64];
+		int r = mb_luks_token_unseal(tpm, g->parsed[i], opt, key->p, &key->size, &e, &one);
+
+		if (r == 0) {
+			d->last_error[0] = '\0';
+			r = crypt_activate_by_passphrase(d->cd, NULL, slot, (const char *) key->p, key->size, 0);
+			if (r >= 0) {
+				mb_unseal_explanation_free(e);
+				mb_unseal_explanation_free(*explanation);
+				*explanation = NULL;
+				return i;
+			}
+			OPENSSL_cleanse(key->p, key->cap);
+			key->size = 0;
+			if (r == -EPERM || r == -ENOENT)
+				r = set_error(&one, -EPERM, "token %d's key does not open keyslot %d", g->ids[i], slot);
+			else
+				r = set_error(&one, r, "checking keyslot %d: %s", slot, why(d, r));
+		} else {
+			snprintf(what, sizeof(what), "token %d", g->ids[i]);
+			prefix_error(&one, r, what);
+		}
+		prefix_error(&one, r, path);
+		if (r == MB_ERR_TPM_POLICY || best != MB_ERR_TPM_POLICY) {
+			best = r;
+			if (err)
+				*err = one;
+			mb_unseal_explanation_free(*explanation);
+			*explanation = e;
+		} else
+			mb_unseal_explanation_free(e);
+		if (r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == -ENOMEM)
+			break;
+	}
+	return best;
+}
+
+/*
+ * The new token id, read back from the disk (a fresh crypt_load, not libcryptsetup's memory
+ * of what it wrote), unseals on this boot to key. d is reopened.
+ */
+static int check_stored(mb_tpm *tpm, device *d, const char *path, int id, const mb_unseal_options *opt,
+			const secret_page *key, mb_error *err)
+{
+	mb_unseal_explanation *e = NULL;
+	mb_luks_token *t = NULL;
+	secret_page again = { 0 };
+	int r;
+
+	device_close(d);
+	r = device_open(d, path, err);
+	if (r < 0)
+		return r;
+	if (!is_mboot_token(d, id))
+		return set_error(err, -EIO, "%s: the new token %d is not on the disk", path, id);
+	r = token_read(d, id, &t, err);
+	if (r == 0)
+		r = key_alloc(&again, err);
+	if (r == 0)
+		r = mb_luks_token_unseal(tpm, t, opt, again.p, &again.size, &e, err);
+	if (r == 0 && (again.size != key->size || CRYPTO_memcmp(again.p, key->p, key->size) != 0))
+		r = set_error(err, -EIO, "%s: the new token %d does not unseal to the keyslot's key", path, id);
+	mb_unseal_explanation_free(e);
+	secret_page_free(&again);
+	mb_luks_token_free(t);
+	return r;
+}
+
+MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *path, int token, const mb_pcr_values *predicted,
+			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+			     mb_unseal_explanation **explanation, mb_error *err)
+{
+	static const mb_unseal_options none = { 0 };
+	slot_tokens g = { 0 };
+	secret_page key = { 0 };
+	mb_luks_token *t = NULL;
+	char *sealed = NULL, *tok = NULL, *events = NULL;
+	const uint8_t *summary;
+	const char *old;
+	size_t old_size, summary_size;
+	int max, r, slot, src, id;
+	device d;
+
+	*explanation = NULL;
+	memset(ret, 0, sizeof(*ret));
+	ret->keyslot = -1;
+	ret->token = -1;
+	if (!opt)
+		opt = &none;
+	r = device_open(&d, path, err);
+	if (r < 0)
+		return r;
+	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
+	if (max > TOKENS_MAX)
+		max = TOKENS_MAX;
+	if (token < 0 || token >= max || !is_mboot_token(&d, token)) {
+		r = set_error(err, -ENOENT, "%s: no \"" MB_LUKS_TOKEN_TYPE "\" token %d", path, token);
+		goto out;
+	}
+	r = token_read(&d, token, &t, err);
+	if (r < 0) {
+		prefix_error(err, r, path);
+		goto out;
+	}
+	slot = ret->keyslot = mb_luks_token_keyslot(t);
+	if (strcmp(mb_luks_token_policy(t), "authorize") == 0) {
+		r = set_error(err, -EINVAL, "%s: token %d is sealed to signed policies: nothing to reseal (a new release "
+			      "ships a new signature)", path, token);
+		goto out;
+	}
+	r = slot_tokens_get(&d, max, slot, token, &g, err);
+	if (r == 0)
+		r = key_alloc(&key, err);
+	if (r < 0)
+		goto out;
+	src = slot_key(tpm, &d, path, slot, &g, opt, &key, explanation, err);
+	if (src < 0) {
+		r = src;
+		goto out;
+	}
+	old = luks_token_sealed(g.parsed[src], &old_size);
+	r = luks_reseal_key(tpm, old, old_size, key.p, key.size, predicted, &sealed, &ret->or_policy, err);
+	/* The enrolled boot's event summary goes along: the new token explains a refusal as the old one did. */
+	summary = luks_token_events(g.parsed[src], &summary_size);
+	if (r == 0 && summary && !(events = mb_base64_encode(summary, summary_size)))
+		r = set_error(err, -ENOMEM, "out of memory");
+	if (r == 0)
+		r = luks_token_build(slot, sealed, events, &tok, err);
+	if (r < 0) {
+		prefix_error(err, r, path);
+		goto out;
+	}
+
+	/*
+	 * One header write adds the new token beside the old ones (LUKS2 lets tokens share a
+	 * keyslot; libcryptsetup tries each in turn): a crash before it leaves the old tokens,
+	 * after it both, and each opens the keyslot on the boot it is sealed to. The header's
+	 * two copies carry a sequence id and a checksum, so a crash between writing them leaves
+	 * the one or the other whole.
+	 */
+	d.last_error[0] = '\0';
+	id = crypt_token_json_set(d.cd, CRYPT_ANY_TOKEN, tok);
+	if (id < 0) {
+		r = id == -ENOSPC || id == -EINVAL ?
+			    set_error(err, -ENOSPC, "%s: no room in the LUKS2 JSON metadata area for the new token (%zu "
+				      "bytes) beside the old one (%s); nothing changed", path, strlen(tok), why(&d, id)) :
+			    set_error(err, id, "%s: storing the new token: %s; nothing changed", path, why(&d, id));
+		goto out;
+	}
+	ret->token = id;
+	r = check_stored(tpm, &d, path, id, opt, &key, err);
+	if (r < 0) {
+		/* a new token that cannot be shown to work goes again; the old ones stay */
+		if (d.cd && is_mboot_token(&d, id) && crypt_token_json_set(d.cd, id, NULL) >= 0)
+			ret->token = -1;
+		prefix_error(err, r, ret->token < 0 ? "the new token failed its check and was removed again; nothing "
+			     "changed" : "the new token failed its check and stays beside the old ones");
+		goto out;
+	}
+	/* Only now the old ones, each in a header write of its own. */
+	for (int i = 0; i < g.n; i++) {
+		int oid = g.ids[i], rr;
+
+		if (oid == id || !is_mboot_token(&d, oid) || crypt_token_is_assigned(d.cd, oid, slot) != 0)
+			continue; /* gone meanwhile */
+		d.last_error[0] = '\0';
+		rr = crypt_token_json_set(d.cd, oid, NULL);
+		if (rr < 0) {
+			ret->left |= 1u << oid;
+			if (r == 0)
+				r = set_error(err, rr, "%s: the new token %d is stored, but the old token %d could not be "
+					      "removed (%s): the next reseal removes it", path, id, oid, why(&d, rr));
+		} else
+			ret->removed |= 1u << oid;
+	}
+out:
+	secret_page_free(&key);
+	slot_tokens_free(&g);
+	mb_luks_token_free(t);
+	free(sealed);
+	free(events);
+	free(tok);
+	device_close(&d);
+	return r;
+}

@@ -10,5 +10,9 @@
  * summary events (NULL: none) (compact JSON; malloc'd).
  */
 int luks_token_build(int keyslot, const char *sealed_json, const char *events, char **ret, mb_error *err);
+/* The token's sealed file text (t's; valid while t lives). */
+const char *luks_token_sealed(const mb_luks_token *t, size_t *ret_size);
+/* The token's event summary, decoded (NULL, *ret_size 0: none; t's). */
+const uint8_t *luks_token_events(const mb_luks_token *t, size_t *ret_size);
 
 #endif

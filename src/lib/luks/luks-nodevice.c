@@ -41,3 +41,14 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *device, const char *name, 
 	*explanation = NULL;
 	return no_luks(err);
 }
+
+MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *predicted,
+			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+			     mb_unseal_explanation **explanation, mb_error *err)
+{
+	*explanation = NULL;
+	ret->keyslot = ret->token = -1;
+	ret->removed = ret->left = 0;
+	ret->or_policy = false;
+	return no_luks(err);
+}

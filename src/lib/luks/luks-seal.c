@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mboot/digest.h>
 #include <mboot/seal.h>
 #include <mboot/tpm.h>
 #include "shared/fail.h"
@@ -124,5 +125,43 @@ int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const uint8_t *sum
 	}
 	r = mb_tpm_unseal_sealed(t, s, opt, out, out_size, explanation, err);
 	mb_sealed_free(s);
+	return r;
+}
+
+int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint8_t *key, size_t key_size,
+		    const mb_pcr_values *predicted, char **ret_json, bool *ret_or, mb_error *err)
+{
+	mb_sealed *old = NULL, *s = NULL;
+	mb_seal_options so;
+	mb_pcr_bank pred;
+	int r;
+
+	*ret_json = NULL;
+	*ret_or = false;
+	r = mb_sealed_parse(old_json, old_size, &old, err);
+	if (r < 0)
+		return r;
+	if (predicted && mb_sealed_policy_kind(old) != MB_SEAL_POLICY_AUTHORIZE &&
+	    mb_pcr_values_get_bank(predicted, mb_sealed_bank(old), &pred) < 0) {
+		const mb_digest_info *d = mb_digest_by_alg(mb_sealed_bank(old));
+
+		r = set_error(err, -EINVAL, "the predicted values have no %s bank, which the key is sealed to",
+			      d ? d->name : "such");
+		goto out;
+	}
+	r = mb_reseal_options(old, predicted ? &pred : NULL, &so, err);
+	if (r < 0)
+		goto out;
+	/* no event log, as at enroll: the LUKS2 header has no room for one */
+	r = mb_seal_secret(t, key, key_size, &so, &s, err);
+	if (r < 0)
+		goto out;
+	*ret_or = mb_sealed_policy_kind(s) == MB_SEAL_POLICY_OR;
+	*ret_json = mb_sealed_to_json(s);
+	if (!*ret_json)
+		r = set_error(err, -ENOMEM, "out of memory");
+out:
+	mb_sealed_free(s);
+	mb_sealed_free(old);
 	return r;
 }

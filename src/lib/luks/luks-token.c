@@ -340,6 +340,18 @@ MB_EXPORT char *mb_luks_token_describe(const mb_luks_token *t)
 	return text_done(&b);
 }
 
+const uint8_t *luks_token_events(const mb_luks_token *t, size_t *ret_size)
+{
+	*ret_size = t->events_size;
+	return t->events;
+}
+
+const char *luks_token_sealed(const mb_luks_token *t, size_t *ret_size)
+{
+	*ret_size = t->sealed_size;
+	return t->sealed;
+}
+
 MB_EXPORT int mb_luks_token_unseal(mb_tpm *tpm, const mb_luks_token *t, const mb_unseal_options *opt, uint8_t *key,
 				   size_t *key_size, mb_unseal_explanation **explanation, mb_error *err)
 {

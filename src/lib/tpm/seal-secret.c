@@ -141,3 +141,42 @@ fail:
 	mb_sealed_free(s);
 	return r;
 }
+
+MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
+				mb_error *err)
+{
+	const mb_digest_info *bank;
+	uint32_t missing;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!s)
+		return set_error(err, -EINVAL, "no sealed secret");
+	if (s->authorized)
+		return set_error(err, -EINVAL, "sealed to signed policies: nothing to reseal, a new release ships a new "
+				 "signature ('mboot policy sign')");
+	bank = mb_digest_by_alg(s->pcrs.alg);
+	if (!bank)
+		return set_error(err, -EINVAL, "no known PCR bank 0x%04x", s->pcrs.alg);
+	if (predicted) {
+		if (predicted->alg != s->pcrs.alg)
+			return set_error(err, -EINVAL, "the predicted values are not of the sealed bank %s", bank->name);
+		missing = s->mask & ~predicted->present;
+		if (missing) {
+			unsigned p = 0;
+
+			while (!(missing & (1u << p)))
+				p++;
+			return set_error(err, -EINVAL, "the predicted values have no %s value for PCR %u, which is sealed to",
+					 bank->name, p);
+		}
+	}
+	ret->bank = s->pcrs.alg;
+	ret->pcr_mask = s->mask;
+	ret->predicted = predicted;
+	if (s->parent_persistent) {
+		ret->parent = MB_SEAL_PARENT_PERSISTENT;
+		ret->parent_handle = s->parent_handle;
+	} else
+		ret->parent = MB_SEAL_PARENT_TEMPLATE;
+	return 0;
+}
