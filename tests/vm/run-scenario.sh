@@ -427,6 +427,10 @@ luks)
 	line8=$(grep -n "^PCR 8 (sha256) differs: sealed to $good8, now $bad8\$" "$b" | head -n 1 | cut -d: -f1)
 	check "luks bad: the console names PCR 8 with the good boot's value and this boot's (the TPM's, from sysfs)" test -n "$line8"
 	check "luks bad: PCRs 0, 4, 7 (unchanged) are not named" test "$(grep -cE '^PCR (0|4|7) \(sha256\) differs' "$b")" = 0
+	# the event too: this boot's kernel_cmdline event, by the number tpm2_eventlog gives it
+	evnum=$(tpm2_eventlog "$out/bad/log.bin" 2>/dev/null | awk '/^- EventNum:/ { n = $3 } /"kernel_cmdline: / { print n; exit }')
+	check "luks bad: the console names the changed event, #${evnum:-?} kernel_cmdline as tpm2_eventlog numbers it" \
+		grep -qF "→ #${evnum:-none} EV_IPL: kernel_cmdline: " "$b"
 	ask=$(grep -n '^MBVM-ASKPASS Please unlock disk mbootvm: $' "$b" | head -n 1 | cut -d: -f1)
 	check "luks bad: then the passphrase is asked for, after the explanation (console lines ${line8:-?} < ${ask:-?})" \
 		test -n "$ask" -a -n "$line8" -a "${ask:-0}" -gt "${line8:-0}"
