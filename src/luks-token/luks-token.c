@@ -8,7 +8,10 @@
  * refusal is logged with crypt_log (which PCRs and events differ), before cryptsetup
  * falls back to asking for a passphrase.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +29,17 @@
 
 /* The firmware event log of this boot, to say which events changed. */
 #define SYSTEM_LOG "/sys/kernel/security/tpm0/binary_bios_measurements"
+
+/*
+ * A key sealed --authorized-by needs a release's signed policy: the plugin tries every
+ * "*.sig" file of this folder ($MBOOT_SIGNATURE_DIR overrides it), in name order, at most
+ * SIGNATURES_MAX of at most SIGNATURE_FILE_MAX bytes each (they are untrusted input).
+ */
+#ifndef MBOOT_SIGNATURE_DIR
+#define MBOOT_SIGNATURE_DIR "/etc/mboot/signatures"
+#endif
+#define SIGNATURES_MAX 32
+#define SIGNATURE_FILE_MAX (64u << 10)
 
 PLUGIN_EXPORT const char *cryptsetup_token_version(void);
 PLUGIN_EXPORT int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, size_t *buffer_len,
@@ -73,6 +87,99 @@ static int token_get(struct crypt_device *cd, int token, mb_luks_token **ret)
 	return 0;
 }
 
+typedef struct signature_set {
+	mb_policy_signature sigs[SIGNATURES_MAX];
+	char *names[SIGNATURES_MAX];
+	size_t n;
+} signature_set;
+
+static int is_signature_file(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".sig") == 0;
+}
+
+/* The whole of dir/name, at most SIGNATURE_FILE_MAX bytes; NULL with errno set. */
+static char *read_signature_file(int dir_fd, const char *name, size_t *ret_size)
+{
+	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	char *buf = NULL;
+	size_t size = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(SIGNATURE_FILE_MAX + 1);
+	while (buf && (n = read(fd, buf + size, SIGNATURE_FILE_MAX + 1 - size)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (size += (size_t) n) > SIGNATURE_FILE_MAX) {
+			if (n >= 0)
+				errno = EFBIG;
+			free(buf);
+			buf = NULL;
+		}
+	}
+	close(fd);
+	*ret_size = size;
+	return buf;
+}
+
+/* The signed policies of the folder, each that parses; the others are logged and skipped. */
+static void signatures_load(struct crypt_device *cd, int token, signature_set *set)
+{
+	const char *dir = getenv("MBOOT_SIGNATURE_DIR");
+	struct dirent **list = NULL;
+	int dir_fd, n, i;
+
+	if (!dir || !*dir)
+		dir = MBOOT_SIGNATURE_DIR;
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	n = dir_fd < 0 ? -1 : scandir(dir, &list, is_signature_file, alphasort);
+	if (n < 0) {
+		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d is sealed to signed policies, and %s cannot be read: %s\n",
+			   token, dir, strerror(errno));
+		if (dir_fd >= 0)
+			close(dir_fd);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		mb_error err = { 0 };
+		size_t size = 0;
+		char *text = set->n < SIGNATURES_MAX ? read_signature_file(dir_fd, list[i]->d_name, &size) : NULL;
+
+		if (set->n == SIGNATURES_MAX)
+			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: %s/%s: over %d signatures, not tried\n", dir,
+				   list[i]->d_name, SIGNATURES_MAX);
+		else if (!text)
+			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: %s/%s: %s\n", dir, list[i]->d_name,
+				   errno == EFBIG ? "larger than a signature file can be" : strerror(errno));
+		else if (mb_policy_signature_parse(text, size, &set->sigs[set->n], &err) < 0)
+			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: %s/%s: %s\n", dir, list[i]->d_name, err.message);
+		else if (!(set->names[set->n] = strdup(list[i]->d_name)))
+			mb_policy_signature_done(&set->sigs[set->n]);
+		else
+			set->n++;
+		free(text);
+		free(list[i]);
+	}
+	free(list);
+	close(dir_fd);
+	if (set->n == 0)
+		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d is sealed to signed policies, and %s holds no valid "
+			   "*.sig file\n", token, dir);
+}
+
+static void signatures_free(signature_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		mb_policy_signature_done(&set->sigs[i]);
+		free(set->names[i]);
+	}
+	set->n = 0;
+}
+
 /*
  * The key goes into one locked page of ours, given to libcryptsetup as the passphrase;
  * it hands the page back to cryptsetup_token_buffer_free, which wipes it.
@@ -82,6 +189,7 @@ int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, siz
 	mb_unseal_options opt = { .log_path = SYSTEM_LOG };
 	mb_unseal_explanation *e = NULL;
 	mb_luks_token *t = NULL;
+	signature_set sigs = { .n = 0 };
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	size_t size = 0, cap = page_size();
@@ -111,6 +219,12 @@ int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, siz
 		r = -EAGAIN;
 		goto fail;
 	}
+	if (strcmp(mb_luks_token_policy(t), "authorize") == 0) {
+		signatures_load(cd, token, &sigs);
+		opt.signatures = sigs.sigs;
+		opt.signature_names = (const char *const *) sigs.names;
+		opt.n_signatures = sigs.n;
+	}
 	r = mb_luks_token_unseal(tpm, t, &opt, key, &size, &e, &err);
 	if (r == MB_ERR_TPM_POLICY) {
 		text = mb_luks_explanation_text(e);
@@ -128,6 +242,7 @@ int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, siz
 		goto fail;
 	}
 	mb_unseal_explanation_free(e);
+	signatures_free(&sigs);
 	mb_luks_token_free(t);
 	mb_tpm_free(tpm);
 	*buffer = (char *) key;
@@ -135,6 +250,7 @@ int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, siz
 	return 0;
 fail:
 	mb_unseal_explanation_free(e);
+	signatures_free(&sigs);
 	mb_luks_token_free(t);
 	mb_tpm_free(tpm);
 	cryptsetup_token_buffer_free(key, size);

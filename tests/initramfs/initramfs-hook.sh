@@ -40,6 +40,10 @@ DLOPENED=(libtss2-esys.so.0 libtss2-mu.so.0 libtss2-rc.so.0 libtss2-tctildr.so.0
 functions=("$S/tests/hook-functions-shim.sh")
 [ -r "${MB_HOOK_FUNCTIONS:-/usr/share/initramfs-tools/hook-functions}" ] &&
 	functions+=("${MB_HOOK_FUNCTIONS:-/usr/share/initramfs-tools/hook-functions}")
+# a release's signed policies, for keys sealed --authorized-by: the *.sig files go along
+mkdir -p "$I/etc/mboot/signatures"
+echo '{"kind": "mboot-policy-signature"}' >"$I/etc/mboot/signatures/6.1.0-27.sig"
+echo notes >"$I/etc/mboot/signatures/README.txt"
 for hf in "${functions[@]}"; do
 	D=$T/dest.$(basename "$hf")
 	mkdir -p "$D"
@@ -48,6 +52,9 @@ for hf in "${functions[@]}"; do
 	P=$D$(usr "$token_dir")/libcryptsetup-token-mboot.so
 	[ -f "$P" ] || fail "$hf: no plugin at $(usr "$token_dir") in the initramfs: $(cd "$D" && find . -type f | head -n 30)"
 	[ -x "$D$prefix/lib/mboot/luks-keyscript" ] || fail "$hf: no keyscript in the initramfs"
+	cmp -s "$I/etc/mboot/signatures/6.1.0-27.sig" "$D/etc/mboot/signatures/6.1.0-27.sig" ||
+		fail "$hf: the signed policies of /etc/mboot/signatures are not in the initramfs"
+	[ ! -e "$D/etc/mboot/signatures/README.txt" ] || fail "$hf: a file that is no *.sig went into the initramfs"
 	for so in libmboot.so.0 "${DLOPENED[@]}"; do
 		[ -f "$D$libdir/$so" ] || fail "$hf: $so is not in $libdir of the initramfs"
 	done
@@ -82,7 +89,7 @@ for n in sys.argv[1:]:
 				fail "$hf: dlopen($so) did not load the initramfs's copy: $(grep "init:.*$so" "$T/ld-debug")"
 		done
 	fi
-	ok "hook with $(basename "$hf"): plugin in $(usr "$token_dir"), libmboot and the 5 dlopen()ed tpm2-tss libraries in $libdir by name, the keyscript; ld.so resolves all of them from the initramfs alone; dlopen by name loads the initramfs's copies"
+	ok "hook with $(basename "$hf"): plugin in $(usr "$token_dir"), libmboot and the 5 dlopen()ed tpm2-tss libraries in $libdir by name, the keyscript, the *.sig files of /etc/mboot/signatures; ld.so resolves all of them from the initramfs alone; dlopen by name loads the initramfs's copies"
 done
 
 # Nothing to copy: a clear failure, not an initramfs that cannot unlock.

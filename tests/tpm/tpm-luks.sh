@@ -345,6 +345,22 @@ grep -q "no signature given" "$WORK/err" || fail "not said: $(cat "$WORK/err")"
 "$M" luks unlock "$WORK/a.img" --test --signature "$WORK/good.sig" > "$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 0 "unlock --signature on the signed boot"
 grep -q "token 0's key opens keyslot 1" "$WORK/out" || fail "unlock said: $(cat "$WORK/out")"
+# the plugin takes the signed policies of a folder ($MBOOT_SIGNATURE_DIR; /etc/mboot/signatures)
+if [ $HAVE_NS = 1 ]; then
+	MBOOT_SIGNATURE_DIR=$WORK/nosuch with_plugin cryptsetup open --test-passphrase --token-only --token-id 0 \
+		"$WORK/a.img" </dev/null 2>"$WORK/err"; rc=$?
+	[ "$rc" -ne 0 ] || fail "the plugin opened an --authorized-by token with no signature folder"
+	grep -q "sealed to signed policies, and $WORK/nosuch cannot be read" "$WORK/err" || fail "not said: $(cat "$WORK/err")"
+	mkdir "$WORK/sigs"
+	printf '{"version": 1}' > "$WORK/sigs/0-bad.sig"
+	cp "$WORK/good.sig" "$WORK/sigs/6.1.0-27.sig"
+	cp "$WORK/good.sig" "$WORK/sigs/ignored.txt.old"
+	MBOOT_SIGNATURE_DIR=$WORK/sigs with_plugin cryptsetup open --test-passphrase --token-only --token-id 0 \
+		"$WORK/a.img" </dev/null 2>"$WORK/err"; rc=$?
+	expect_rc 0 "cryptsetup --token-only with the signature folder"
+	grep -q "$WORK/sigs/0-bad.sig: " "$WORK/err" || fail "the malformed signature file is not named: $(cat "$WORK/err")"
+	echo "ok: the plugin opens an --authorized-by token with a signed policy of \$MBOOT_SIGNATURE_DIR, names a malformed one, refuses without the folder"
+fi
 # beside it a token sealed to PCR values: each token is tried, whatever kind the other is
 "$M" luks enroll "$WORK/a.img" --pcrs 0,7,8 --key-file "$WORK/pw" >/dev/null 2>"$WORK/err" || fail "second enroll: $(cat "$WORK/err")"
 "$M" luks unlock "$WORK/a.img" --test > "$WORK/out" 2>"$WORK/err"; rc=$?
@@ -357,6 +373,12 @@ boot "$WORK/evil.bin"
 "$M" luks unlock "$WORK/a.img" --test --signature "$WORK/good.sig" >/dev/null 2>"$WORK/err"; rc=$?
 expect_rc 1 "unlock --signature on another boot"
 grep -q "PCR 8 (sha256) differs: signed" "$WORK/err" || fail "PCR 8 not named: $(cat "$WORK/err")"
+if [ $HAVE_NS = 1 ]; then
+	MBOOT_SIGNATURE_DIR=$WORK/sigs with_plugin cryptsetup open --test-passphrase --token-only --token-id 0 \
+		"$WORK/a.img" </dev/null 2>"$WORK/err"; rc=$?
+	[ "$rc" -ne 0 ] || fail "the plugin opened the --authorized-by token on another boot"
+	grep -q "PCR 8 (sha256) differs: signed" "$WORK/err" || fail "plugin: PCR 8 not named: $(cat "$WORK/err")"
+fi
 printf '{"version": 1}' > "$WORK/bad.sig"
 "$M" luks unlock "$WORK/a.img" --test --signature "$WORK/bad.sig" >/dev/null 2>"$WORK/err"; rc=$?
 expect_rc 2 "unlock with a malformed signature file"
