@@ -8,6 +8,7 @@
 #include "lib/events/digest-check.h"
 #include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
+#include "shared/seq-align.h"
 
 /* Above this many cells the middle of a PCR's two event lists is not aligned
  * (every event there counts as removed and added): no real boot gets near it. */
@@ -123,95 +124,53 @@ static bool data_is_measured(mb_digest_status s)
 	return s != MB_DIGEST_UNCHECKABLE;
 }
 
-/*
- * A run of removed A events next to a run of added B events (indices into a and b): pair
- * same-typed ones as changes.
- */
-static int flush_run(mb_diff *d, size_t *cap, uint32_t pcr, const seq *a, const size_t *ra, size_t na,
-		     const seq *b, const size_t *rb, size_t nb)
+/* One PCR's alignment: where its steps go. */
+typedef struct diff_ctx {
+	mb_diff *d;
+	size_t *cap;
+	uint32_t pcr;
+	const seq *a, *b;
+} diff_ctx;
+
+static bool diff_same(void *ctx, size_t i, size_t j)
 {
-	size_t i = 0, j = 0;
-	int rc;
+	const diff_ctx *c = ctx;
 
-	while (i < na || j < nb) {
-		if (i < na && j < nb && a->ev[ra[i]]->type == b->ev[rb[j]]->type) {
-			size_t x = ra[i++], y = rb[j++];
+	return same_at(c->a, i, c->b, j);
+}
 
-			rc = push(d, cap, (mb_diff_entry) {
-				.kind = MB_DIFF_CHANGED, .pcr = pcr, .a = a->ev[x], .b = b->ev[y],
-				.differs = event_differs(a->ev[x], a->st[x], b->ev[y], b->st[y]),
-				.data_measured = data_is_measured(a->st[x]) || data_is_measured(b->st[y]) });
-		} else if (i < na && (j >= nb || na - i >= nb - j)) {
-			rc = push(d, cap, (mb_diff_entry) { .kind = MB_DIFF_REMOVED, .pcr = pcr, .a = a->ev[ra[i++]] });
-		} else {
-			rc = push(d, cap, (mb_diff_entry) { .kind = MB_DIFF_ADDED, .pcr = pcr, .b = b->ev[rb[j++]] });
-		}
-		if (rc < 0)
-			return rc;
+static bool diff_pairable(void *ctx, size_t i, size_t j)
+{
+	const diff_ctx *c = ctx;
+
+	return c->a->ev[i]->type == c->b->ev[j]->type;
+}
+
+static int diff_emit(void *ctx, seq_step step, size_t x, size_t y)
+{
+	const diff_ctx *c = ctx;
+	const seq *a = c->a, *b = c->b;
+
+	switch (step) {
+	case SEQ_CHANGED:
+		return push(c->d, c->cap, (mb_diff_entry) {
+			.kind = MB_DIFF_CHANGED, .pcr = c->pcr, .a = a->ev[x], .b = b->ev[y],
+			.differs = event_differs(a->ev[x], a->st[x], b->ev[y], b->st[y]),
+			.data_measured = data_is_measured(a->st[x]) || data_is_measured(b->st[y]) });
+	case SEQ_REMOVED:
+		return push(c->d, c->cap, (mb_diff_entry) { .kind = MB_DIFF_REMOVED, .pcr = c->pcr, .a = a->ev[x] });
+	case SEQ_ADDED:
+		return push(c->d, c->cap, (mb_diff_entry) { .kind = MB_DIFF_ADDED, .pcr = c->pcr, .b = b->ev[y] });
 	}
-	return 0;
+	return -EINVAL;
 }
 
 static int diff_pcr(mb_diff *d, size_t *cap, uint32_t pcr, const seq *a, const seq *b)
 {
-	size_t pre = 0, suf = 0, na, nb, i, j;
-	uint32_t *lcs = NULL;
-	size_t *ra = NULL, *rb = NULL;
-	size_t nra = 0, nrb = 0;
-	int rc = 0;
+	static const seq_align_ops ops = { diff_same, diff_pairable, diff_emit };
+	diff_ctx c = { d, cap, pcr, a, b };
 
-	while (pre < a->n && pre < b->n && same_at(a, pre, b, pre))
-		pre++;
-	while (suf < a->n - pre && suf < b->n - pre && same_at(a, a->n - 1 - suf, b, b->n - 1 - suf))
-		suf++;
-	/* The middle: a's events pre..pre+na, b's pre..pre+nb. */
-	na = a->n - pre - suf;
-	nb = b->n - pre - suf;
-	if (na == 0 && nb == 0)
-		return 0;
-
-	ra = malloc((na + 1) * sizeof(*ra));
-	rb = malloc((nb + 1) * sizeof(*rb));
-	if (!ra || !rb) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (na && nb && (na + 1) <= DIFF_MAX_CELLS / (nb + 1)) {
-		/* lcs[i][j]: longest common subsequence of the middles from i and j on. */
-		lcs = calloc((na + 1) * (nb + 1), sizeof(*lcs));
-		if (!lcs) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		for (i = na; i-- > 0;)
-			for (j = nb; j-- > 0;)
-				lcs[i * (nb + 1) + j] = same_at(a, pre + i, b, pre + j) ?
-					lcs[(i + 1) * (nb + 1) + j + 1] + 1 :
-					(lcs[(i + 1) * (nb + 1) + j] > lcs[i * (nb + 1) + j + 1] ?
-					 lcs[(i + 1) * (nb + 1) + j] : lcs[i * (nb + 1) + j + 1]);
-	}
-	i = j = 0;
-	while (i < na || j < nb) {
-		if (lcs && i < na && j < nb && same_at(a, pre + i, b, pre + j) &&
-		    lcs[i * (nb + 1) + j] == lcs[(i + 1) * (nb + 1) + j + 1] + 1) {
-			rc = flush_run(d, cap, pcr, a, ra, nra, b, rb, nrb);
-			if (rc < 0)
-				goto out;
-			nra = nrb = 0;
-			i++;
-			j++;
-		} else if (i < na && (j >= nb || !lcs || lcs[(i + 1) * (nb + 1) + j] >= lcs[i * (nb + 1) + j + 1])) {
-			ra[nra++] = pre + i++;
-		} else {
-			rb[nrb++] = pre + j++;
-		}
-	}
-	rc = flush_run(d, cap, pcr, a, ra, nra, b, rb, nrb);
-out:
-	free(lcs);
-	free(ra);
-	free(rb);
-	return rc;
+	return seq_align(a->n, b->n, DIFF_MAX_CELLS, &ops, &c);
 }
 
 static void pcrs_used(const mb_event_log *log, uint32_t **list, size_t *n, size_t *cap)

@@ -14,6 +14,7 @@
 #include "lib/seal/sealed-internal.h"
 #include "shared/fail.h"
 #include "shared/reader.h"
+#include "shared/seq-align.h"
 
 /* Above this many cells today's events are compared position by position, not aligned. */
 #define ALIGN_MAX_CELLS (1u << 20)
@@ -212,87 +213,47 @@ static summary_change then_change(mb_diff_kind kind, const side *then, size_t i,
 	return c;
 }
 
-/* A gap: then's events ra[0..na) removed, today's rb[0..nb) added; same-typed ones in order are changes. */
-static int flush_gap(changes *ch, const side *then, const size_t *ra, size_t na, const side *now, const size_t *rb,
-		     size_t nb)
-{
-	size_t i = 0, j = 0;
-	int r;
+/* The alignment of one PCR's events: then (the summary) against now (today's log). */
+typedef struct align_ctx {
+	changes *ch;
+	const side *then, *now;
+} align_ctx;
 
-	while (i < na || j < nb) {
-		if (i < na && j < nb && then->k[ra[i]].type == now->k[rb[j]].type) {
-			r = push(ch, then_change(MB_DIFF_CHANGED, then, ra[i], now->ev[rb[j]]));
-			i++;
-			j++;
-		} else if (i < na && (j >= nb || na - i >= nb - j)) {
-			r = push(ch, then_change(MB_DIFF_REMOVED, then, ra[i++], NULL));
-		} else {
-			r = push(ch, (summary_change) { .kind = MB_DIFF_ADDED, .now = now->ev[rb[j++]] });
-		}
-		if (r < 0)
-			return r;
-	}
-	return 0;
+static bool align_same(void *ctx, size_t i, size_t j)
+{
+	const align_ctx *c = ctx;
+
+	return key_equal(&c->then->k[i], &c->now->k[j]);
 }
 
-static int align(changes *ch, const side *a, const side *b)
+static bool align_pairable(void *ctx, size_t i, size_t j)
 {
-	size_t pre = 0, suf = 0, na, nb, i, j, nra = 0, nrb = 0;
-	uint32_t *lcs = NULL;
-	size_t *ra = NULL, *rb = NULL;
-	int r = 0;
+	const align_ctx *c = ctx;
 
-	while (pre < a->n && pre < b->n && key_equal(&a->k[pre], &b->k[pre]))
-		pre++;
-	while (suf < a->n - pre && suf < b->n - pre && key_equal(&a->k[a->n - 1 - suf], &b->k[b->n - 1 - suf]))
-		suf++;
-	na = a->n - pre - suf;
-	nb = b->n - pre - suf;
-	if (!na && !nb)
-		return 0;
-	ra = malloc((na + 1) * sizeof(*ra));
-	rb = malloc((nb + 1) * sizeof(*rb));
-	if (!ra || !rb) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (na && nb && (na + 1) <= ALIGN_MAX_CELLS / (nb + 1)) {
-		/* lcs[i][j]: the longest common subsequence of the middles from i and j on */
-		lcs = calloc((na + 1) * (nb + 1), sizeof(*lcs));
-		if (!lcs) {
-			r = -ENOMEM;
-			goto out;
-		}
-		for (i = na; i-- > 0;)
-			for (j = nb; j-- > 0;) {
-				uint32_t down = lcs[(i + 1) * (nb + 1) + j], right = lcs[i * (nb + 1) + j + 1];
+	return c->then->k[i].type == c->now->k[j].type;
+}
 
-				lcs[i * (nb + 1) + j] = key_equal(&a->k[pre + i], &b->k[pre + j]) ?
-					lcs[(i + 1) * (nb + 1) + j + 1] + 1 : down > right ? down : right;
-			}
+static int align_emit(void *ctx, seq_step step, size_t i, size_t j)
+{
+	const align_ctx *c = ctx;
+
+	switch (step) {
+	case SEQ_CHANGED:
+		return push(c->ch, then_change(MB_DIFF_CHANGED, c->then, i, c->now->ev[j]));
+	case SEQ_REMOVED:
+		return push(c->ch, then_change(MB_DIFF_REMOVED, c->then, i, NULL));
+	case SEQ_ADDED:
+		return push(c->ch, (summary_change) { .kind = MB_DIFF_ADDED, .now = c->now->ev[j] });
 	}
-	i = j = 0;
-	while (i < na || j < nb) {
-		if (lcs && i < na && j < nb && key_equal(&a->k[pre + i], &b->k[pre + j]) &&
-		    lcs[i * (nb + 1) + j] == lcs[(i + 1) * (nb + 1) + j + 1] + 1) {
-			r = flush_gap(ch, a, ra, nra, b, rb, nrb);
-			if (r < 0)
-				goto out;
-			nra = nrb = 0;
-			i++;
-			j++;
-		} else if (i < na && (j >= nb || !lcs || lcs[(i + 1) * (nb + 1) + j] >= lcs[i * (nb + 1) + j + 1])) {
-			ra[nra++] = pre + i++;
-		} else {
-			rb[nrb++] = pre + j++;
-		}
-	}
-	r = flush_gap(ch, a, ra, nra, b, rb, nrb);
-out:
-	free(lcs);
-	free(ra);
-	free(rb);
-	return r;
+	return -EINVAL;
+}
+
+static int align(changes *ch, const side *then, const side *now)
+{
+	static const seq_align_ops ops = { align_same, align_pairable, align_emit };
+	align_ctx c = { ch, then, now };
+
+	return seq_align(then->n, now->n, ALIGN_MAX_CELLS, &ops, &c);
 }
 
 int event_summary_compare(const uint8_t *p, size_t n, uint16_t alg, const mb_event_log *today, uint32_t pcr,
