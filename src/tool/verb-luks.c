@@ -446,6 +446,17 @@ static int luks_remove(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* A refusal's explanation (which PCRs and events), to stderr; e is freed. */
+static void print_explanation(mb_unseal_explanation *e)
+{
+	char *text = e ? mb_luks_explanation_text(e) : NULL;
+
+	if (text)
+		fputs(text, stderr);
+	free(text);
+	mb_unseal_explanation_free(e);
+}
+
 static int luks_unlock(int argc, char **argv)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
@@ -489,14 +500,7 @@ static int luks_unlock(int argc, char **argv)
 		goto out;
 	r = mb_luks_unlock(tpm, a.pos[0], a.test ? NULL : a.pos[1], a.have_token ? (int) a.token : -1, &opt, &token, &e,
 			   &err);
-	if (e) {
-		char *text = mb_luks_explanation_text(e);
-
-		if (text)
-			fputs(text, stderr);
-		free(text);
-		mb_unseal_explanation_free(e);
-	}
+	print_explanation(e);
 	if (r < 0)
 		rc = luks_exit("luks unlock", &err);
 	else if (a.test)
@@ -531,14 +535,7 @@ static int luks_reseal_keyslot(mb_tpm *tpm, const char *device, int token, const
 	mb_error err = { 0 };
 	int r = mb_luks_reseal(tpm, device, token, pred, opt, &res, &e, &err), rc = EXIT_OK;
 
-	if (e) {
-		char *text = mb_luks_explanation_text(e);
-
-		if (text)
-			fputs(text, stderr);
-		free(text);
-		mb_unseal_explanation_free(e);
-	}
+	print_explanation(e);
 	if (r < 0)
 		rc = luks_exit("luks reseal", &err);
 	if (res.token < 0)

@@ -16,10 +16,9 @@
 M=${MBOOT:?}
 S=${MB_SOURCE_ROOT:?}
 C=${MB_TESTDATA:?}/corpus
-PLUGIN_DIR=${MB_LUKS_PLUGIN_DIR:?built without LUKS support}
-TOKEN_DIR=${MB_LUKS_TOKEN_DIR:?}
 SHIM=${MB_CRASH_SHIM:?}
 command -v cryptsetup >/dev/null || { echo "SKIP: cryptsetup not installed"; exit 77; }
+. "${MB_TPM_TESTS:-$(dirname "$0")}/luks-plugin.sh"
 [ -f "$PLUGIN_DIR/libcryptsetup-token-mboot.so" ] || fail "no plugin in $PLUGIN_DIR"
 [ -f "$SHIM" ] || fail "no crash shim $SHIM"
 START=$SECONDS
@@ -28,19 +27,6 @@ expect_rc() { # expect_rc WANT WHAT: checks $rc
 	[ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1: $(cat "$WORK/err" 2>/dev/null)"
 }
 pcr_hex() { tpm2_pcrread "sha256:$1" | sed -n "s/^ *$1 *: 0x//p" | tr 'A-F' 'a-f'; }
-PRELOAD=
-if [ "${MB_SANITIZE:-none}" != none ] && [ -n "${MB_CC:-}" ]; then
-	# the sanitizer runtime must come first: for the plugin in cryptsetup, for the shim in mboot
-	PRELOAD=$($MB_CC -print-file-name=libasan.so)
-	[ -f "$PRELOAD" ] || PRELOAD=
-fi
-with_plugin() { # CMD where libcryptsetup finds the plugin just built (tpm-luks.sh)
-	# shellcheck disable=SC2016 # the inner shell's $1, $2, $@
-	unshare -m -- env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-		sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$PLUGIN_DIR" "$TOKEN_DIR" "$@"
-}
-HAVE_NS=1
-unshare -m -- true 2>/dev/null || { HAVE_NS=0; echo "note: no mount namespace (not root?): the plugin is not tested"; }
 
 LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
 swtpm_start

@@ -13,9 +13,8 @@
 . "${MB_TPM_TESTS:-$(dirname "$0")}/swtpm-env.sh"
 M=${MBOOT:?}
 C=${MB_TESTDATA:?}/corpus
-PLUGIN_DIR=${MB_LUKS_PLUGIN_DIR:?built without LUKS support}
-TOKEN_DIR=${MB_LUKS_TOKEN_DIR:?}
 command -v cryptsetup >/dev/null || { echo "SKIP: cryptsetup not installed"; exit 77; }
+. "${MB_TPM_TESTS:-$(dirname "$0")}/luks-plugin.sh"
 [ -f "$PLUGIN_DIR/libcryptsetup-token-mboot.so" ] || fail "no plugin in $PLUGIN_DIR"
 
 expect_rc() { # expect_rc WANT WHAT: checks $rc
@@ -28,21 +27,6 @@ format() { # format IMG: a small LUKS2 image with passphrase file $WORK/pw in ke
 	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$WORK/pw" "$1" ||
 		fail "luksFormat $1"
 }
-# with_plugin CMD...: CMD where libcryptsetup finds the plugin just built (and no other):
-# a private mount namespace, the plugin's build folder bind-mounted over the plugin folder.
-PRELOAD=
-if [ "${MB_SANITIZE:-none}" != none ] && [ -n "${MB_CC:-}" ]; then
-	# cryptsetup is not instrumented: the sanitizer runtime must come first for the plugin
-	PRELOAD=$($MB_CC -print-file-name=libasan.so)
-	[ -f "$PRELOAD" ] || PRELOAD=
-fi
-with_plugin() {
-	# shellcheck disable=SC2016 # the inner shell's $1, $2, $@
-	unshare -m -- env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-		sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$PLUGIN_DIR" "$TOKEN_DIR" "$@"
-}
-HAVE_NS=1
-unshare -m -- true 2>/dev/null || { HAVE_NS=0; echo "note: no mount namespace (not root?): the plugin is not tested"; }
 
 LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
 swtpm_start

@@ -367,6 +367,24 @@ out:
 	return r;
 }
 
+/*
+ * Of several tokens' failures, the one to report: a refusal of this boot (its explanation
+ * kept) over any other error. True when trying more tokens is pointless (the TPM failed).
+ */
+static bool note_failure(int r, const mb_error *one, mb_unseal_explanation *e, int *best, mb_error *err,
+			 mb_unseal_explanation **explanation)
+{
+	if (r == MB_ERR_TPM_POLICY || *best != MB_ERR_TPM_POLICY) {
+		*best = r;
+		if (err)
+			*err = *one;
+		mb_unseal_explanation_free(*explanation);
+		*explanation = e;
+	} else
+		mb_unseal_explanation_free(e);
+	return r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == -ENOMEM;
+}
+
 MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, int token,
 			     const mb_unseal_options *opt, int *ret_token, mb_unseal_explanation **explanation,
 			     mb_error *err)
@@ -410,15 +428,7 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, in
 				*ret_token = id;
 			goto out;
 		}
-		if (r == MB_ERR_TPM_POLICY || best != MB_ERR_TPM_POLICY) {
-			best = r;
-			if (err)
-				*err = one;
-			mb_unseal_explanation_free(*explanation);
-			*explanation = e;
-		} else
-			mb_unseal_explanation_free(e);
-		if (r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == -ENOMEM)
+		if (note_failure(r, &one, e, &best, err, explanation))
 			goto out;
 	}
 	r = best;
@@ -518,15 +528,7 @@ static int slot_key(mb_tpm *tpm, device *d, const char *path, int slot, const sl
 			prefix_error(&one, r, what);
 		}
 		prefix_error(&one, r, path);
-		if (r == MB_ERR_TPM_POLICY || best != MB_ERR_TPM_POLICY) {
-			best = r;
-			if (err)
-				*err = one;
-			mb_unseal_explanation_free(*explanation);
-			*explanation = e;
-		} else
-			mb_unseal_explanation_free(e);
-		if (r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == -ENOMEM)
+		if (note_failure(r, &one, e, &best, err, explanation))
 			break;
 	}
 	return best;
