@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # PLUGIN_DIR, HAVE_NS: read by the scripts that source this
 # Sourced by the LUKS tests: with_plugin CMD... runs CMD where libcryptsetup finds the token
 # plugin just built (and no other): a private mount namespace, the plugin's build folder
 # bind-mounted over libcryptsetup's plugin folder. HAVE_NS=0 when there is no namespace.
