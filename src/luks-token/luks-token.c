@@ -24,6 +24,8 @@
 #include <mboot/seal.h>
 #include <mboot/tpm.h>
 #include <mboot/version.h>
+#include "shared/fail.h"
+#include "shared/fileio.h"
 
 #define PLUGIN_EXPORT __attribute__((visibility("default")))
 
@@ -100,30 +102,16 @@ static int is_signature_file(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".sig") == 0;
 }
 
-/* The whole of dir/name, at most SIGNATURE_FILE_MAX bytes; NULL with errno set. */
-static char *read_signature_file(int dir_fd, const char *name, size_t *ret_size)
+/* The whole of dir/name, at most SIGNATURE_FILE_MAX bytes (not following a link). */
+static int read_signature_file(int dir_fd, const char *name, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
-	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	char *buf = NULL;
-	size_t size = 0;
-	ssize_t n;
+	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), r;
 
 	if (fd < 0)
-		return NULL;
-	buf = malloc(SIGNATURE_FILE_MAX + 1);
-	while (buf && (n = read(fd, buf + size, SIGNATURE_FILE_MAX + 1 - size)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (size += (size_t) n) > SIGNATURE_FILE_MAX) {
-			if (n >= 0)
-				errno = EFBIG;
-			free(buf);
-			buf = NULL;
-		}
-	}
+		return set_error(err, -errno, "%s", strerror(errno));
+	r = file_read_fd(fd, SIGNATURE_FILE_MAX, ret, ret_size, err);
 	close(fd);
-	*ret_size = size;
-	return buf;
+	return r;
 }
 
 /* The signed policies of the folder, each that parses; the others are logged and skipped. */
@@ -147,15 +135,13 @@ static void signatures_load(struct crypt_device *cd, int token, signature_set *s
 	for (i = 0; i < n; i++) {
 		mb_error err = { 0 };
 		size_t size = 0;
-		char *text = set->n < SIGNATURES_MAX ? read_signature_file(dir_fd, list[i]->d_name, &size) : NULL;
+		uint8_t *text = NULL;
 
 		if (set->n == SIGNATURES_MAX)
 			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: %s/%s: over %d signatures, not tried\n", dir,
 				   list[i]->d_name, SIGNATURES_MAX);
-		else if (!text)
-			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: %s/%s: %s\n", dir, list[i]->d_name,
-				   errno == EFBIG ? "larger than a signature file can be" : strerror(errno));
-		else if (mb_policy_signature_parse(text, size, &set->sigs[set->n], &err) < 0)
+		else if (read_signature_file(dir_fd, list[i]->d_name, &text, &size, &err) < 0 ||
+			 mb_policy_signature_parse((const char *) text, size, &set->sigs[set->n], &err) < 0)
 			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: %s/%s: %s\n", dir, list[i]->d_name, err.message);
 		else if (!(set->names[set->n] = strdup(list[i]->d_name)))
 			mb_policy_signature_done(&set->sigs[set->n]);
