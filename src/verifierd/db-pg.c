@@ -90,7 +90,9 @@ static int pg_fail(pg_db *p, const PGresult *res, mb_error *err, const char *sql
 
 	if (PQstatus(p->conn) != CONNECTION_OK || !state)
 		code = -ENOTCONN;
-	else if (strcmp(state, "23505") == 0)
+	else if (strcmp(state, "23505") == 0 || strcmp(state, "42P07") == 0 || strcmp(state, "42710") == 0)
+		/* unique violation; duplicate table or type: two CREATE TABLE IF NOT EXISTS at
+		 * once both miss the table, and the later one fails once the other commits */
 		code = -EEXIST;
 	else if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 || strcmp(state, "55P03") == 0)
 		code = -EBUSY;
