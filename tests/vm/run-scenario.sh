@@ -565,7 +565,8 @@ uki)
 	for alg in $uki_banks; do
 		cmd_digest=$(uki_cmdline_digest "$alg" "$(cat "$next/cmdline.sect")")
 		pred_args+=(--arg "$alg:9" "$(uki_extend "$alg" "$cmd_digest" "$("${alg}sum" "$next/initrd.img" | awk '{ print $1 }')")")
-		pred_args+=(--arg "$alg:11" "$(uki_pcr11 "$next" "$alg")")
+		p11=$(uki_pcr11 "$next" "$alg") && [ -n "$p11" ] || vm_die "systemd-measure gave no PCR 11 ($alg) for $next"
+		pred_args+=(--arg "$alg:11" "$p11")
 		pred_args+=(--arg "$alg:12" "$(uki_extend "$alg" "$cmd_digest" "$cmd_digest")")
 		case $alg in
 		sha1 | sha256)
