@@ -502,3 +502,113 @@ vm_boot() {
 	vm_extract "$dir"
 	vm_say "boot $(basename "$dir"): $VM_ACCEL_USED, $(cat "$dir/seconds") s, log $(stat -c %s "$dir/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$dir/pcrs.json")"
 }
+
+# --- systemd-boot and a Unified Kernel Image (the uki scenario) -------------------------------
+
+VM_SDBOOT_EFI=${VM_SDBOOT_EFI:-/usr/lib/systemd/boot/efi/systemd-bootx64.efi}
+VM_SDSTUB_EFI=${VM_SDSTUB_EFI:-/usr/lib/systemd/boot/efi/linuxx64.efi.stub}
+# Where systemd-boot finds a Type #2 entry on its own (no loader entry file names it).
+VM_UKI_PATH=/EFI/Linux/mboot-vm.efi
+
+# vm_uki OUT KERNEL INITRD OSREL CMDLINE_FILE: a UKI built as systemd-stub(7) documents it
+# (objcopy adds the sections to the stub). Each section gets a VMA past the previous one (the
+# stub's own first), so none overlaps: page-aligned, the kernel at a 2 MiB boundary.
+vm_uki() {
+	local out=$1 kernel=$2 initrd=$3 osrel=$4 cmdline=$5 next vma size s args=()
+	# End of the stub's last section, from objdump's "Idx Name Size VMA ..." rows.
+	next=0
+	while read -r size vma; do
+		[ $((0x$vma + 0x$size)) -le "$next" ] || next=$((0x$vma + 0x$size))
+	done < <(objdump -h "$VM_SDSTUB_EFI" | awk '$1 ~ /^[0-9]+$/ { print $3, $4 }')
+	[ "$next" -gt 0 ] || vm_die "cannot read the sections of $VM_SDSTUB_EFI"
+	for s in .osrel:"$osrel" .cmdline:"$cmdline" .linux:"$kernel" .initrd:"$initrd"; do
+		local name=${s%%:*} file=${s#*:} align=4096
+		[ "$name" = .linux ] && align=$((2 * 1024 * 1024))
+		vma=$(((next + align - 1) / align * align))
+		size=$(stat -c %s "$file")
+		args+=(--add-section "$name=$file" --change-section-vma "$(printf '%s=0x%x' "$name" "$vma")")
+		next=$((vma + size))
+	done
+	objcopy "${args[@]}" "$VM_SDSTUB_EFI" "$out" || vm_die "objcopy could not build the UKI $out"
+	# objcopy stamps the COFF header with the current time (binutils 2.40 ignores
+	# SOURCE_DATE_EPOCH for PE): set it to VM_EPOCH and recompute the PE checksum over the
+	# result, so the same inputs give the same UKI. Authenticode skips the checksum, not the stamp.
+	python3 - "$out" "$VM_EPOCH" <<'PY' || vm_die "cannot fix the timestamp of $out"
+import struct, sys
+path, stamp = sys.argv[1], int(sys.argv[2])
+img = bytearray(open(path, "rb").read())
+pe = struct.unpack_from("<I", img, 0x3C)[0]
+struct.pack_into("<I", img, pe + 8, stamp)           # COFF TimeDateStamp
+sum_at = pe + 24 + 64                                 # optional header CheckSum
+struct.pack_into("<I", img, sum_at, 0)
+total = 0
+for (word,) in struct.iter_unpack("<H", img + b"\0" * (len(img) % 2)):
+    total += word
+    total = (total & 0xFFFF) + (total >> 16)
+struct.pack_into("<I", img, sum_at, (total + len(img)) & 0xFFFFFFFF)
+open(path, "wb").write(img)
+PY
+}
+
+# vm_esp_disk OUT SRC:DEST...: the GPT disk of vm_disk (same GUIDs, geometry and timestamps)
+# with the given files copied to the given ESP paths, their folders made first.
+vm_esp_disk() {
+	local out=$1 esp start=2048 sectors pair d dest
+	shift
+	sectors=$((VM_ESP_MIB * 2048))
+	esp=$out.esp
+	rm -f "$out" "$esp"
+	truncate -s $(((start + sectors + 2048) * 512)) "$out"
+	sfdisk --quiet --no-reread --no-tell-kernel "$out" <<EOT >/dev/null
+label: gpt
+label-id: $VM_DISK_GUID
+first-lba: 34
+start=$start, size=$sectors, type=$VM_ESP_TYPE, uuid=$VM_ESP_GUID, name="EFI System"
+EOT
+	truncate -s $((sectors * 512)) "$esp"
+	export SOURCE_DATE_EPOCH=$VM_EPOCH
+	mformat -i "$esp" -N "$VM_FAT_SERIAL" -v MBOOTESP -T "$sectors" -h 64 -s 32 -H "$start" :: ||
+		vm_die "mformat failed"
+	for d in $(for pair in "$@"; do
+		dest=${pair#*:}
+		while dest=$(dirname "$dest") && [ "$dest" != / ]; do echo "$dest"; done
+	done | sort -u); do
+		mmd -i "$esp" "::$d"
+	done
+	for pair in "$@"; do
+		mcopy -i "$esp" "${pair%%:*}" "::${pair#*:}" || vm_die "mcopy ${pair%%:*} failed"
+	done
+	unset SOURCE_DATE_EPOCH
+	dd if="$esp" of="$out" bs=512 seek=$start conv=notrunc status=none
+	rm -f "$esp"
+}
+
+# vm_prepare_uki DIR CMDLINE INITRD: systemd-boot as the removable-media loader, a loader.conf
+# (timeout 0) and a UKI (the kernel, INITRD, a fixed os-release and CMDLINE) in /EFI/Linux/,
+# which systemd-boot finds by itself (Type #2 entry). DIR keeps every section file and the
+# images, for the host's own digests.
+vm_prepare_uki() {
+	local dir=$1 cmdline=$2 initrd=$3 kernel
+	mkdir -p "$dir"
+	kernel=$(vm_kernel)
+	cp "$VM_SDBOOT_EFI" "$dir/BOOTX64.EFI"
+	printf 'timeout 0\n' >"$dir/loader.conf"
+	printf 'NAME="mboot VM test"\nID=mbootvm\nVERSION_ID=1\nPRETTY_NAME="mboot VM test UKI"\n' >"$dir/osrel"
+	# The .cmdline section: the command line exactly, no newline.
+	printf '%s' "$cmdline" >"$dir/cmdline.sect"
+	cp "$initrd" "$dir/initrd.img"
+	vm_uki "$dir/uki.efi" "$kernel" "$dir/initrd.img" "$dir/osrel" "$dir/cmdline.sect"
+	vm_esp_disk "$dir/disk.img" "$dir/BOOTX64.EFI:/EFI/BOOT/BOOTX64.EFI" \
+		"$dir/loader.conf:/loader/loader.conf" "$dir/uki.efi:$VM_UKI_PATH"
+	printf '%s\n' "$cmdline" >"$dir/cmdline"
+	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
+}
+
+# vm_boot_uki DIR CMDLINE INITRD: prepare (systemd-boot + UKI), boot, extract.
+vm_boot_uki() {
+	local dir=$1
+	vm_prepare_uki "$@"
+	vm_boot_dir "$dir"
+	vm_extract "$dir"
+	vm_say "boot $(basename "$dir"): $VM_ACCEL_USED, $(cat "$dir/seconds") s, log $(stat -c %s "$dir/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$dir/pcrs.json")"
+}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real measured-boot scenarios (see tests/vm/README.md):
-#   run-scenario.sh baseline|repeat|changes|inguest|luks [OUTDIR]
+#   run-scenario.sh baseline|repeat|changes|inguest|luks|uki [OUTDIR]
 # Each scenario boots what it needs (OVMF + swtpm + GRUB + a Debian kernel under QEMU) and
 # asserts on what the guest printed. Exit 0 = all assertions held; anything else fails,
 # including a QEMU that cannot start (never a skip).
@@ -10,9 +10,9 @@ set -euo pipefail
 
 scenario=${1:-}
 case "$scenario" in
-baseline | repeat | changes | inguest | luks) ;;
+baseline | repeat | changes | inguest | luks | uki) ;;
 *)
-	echo "usage: $0 baseline|repeat|changes|inguest|luks [OUTDIR]" >&2
+	echo "usage: $0 baseline|repeat|changes|inguest|luks|uki [OUTDIR]" >&2
 	exit 2
 	;;
 esac
@@ -56,11 +56,12 @@ def text: .data | unhex | sub("\u0000$"; "");
 def initial($i): if $i >= 17 and $i <= 22 then "f" else "0" end;
 '
 
-# check_replay NAME DIR REPLAY_JSON: the replayed log equals the PCRs the guest read, for every
+# check_replay NAME DIR REPLAY_JSON [LOGGED]: the replayed log equals the PCRs the guest read, for every
 # bank the TPM has and every PCR the log touches. PCRs the TPM shows as extended but the log
-# never touches are listed; PCR 10 (IMA) is expected there, any other is a failure.
+# never touches are listed; PCR 10 (IMA) is expected there, any other is a failure. The log
+# must cover PCRs 0-9 (GRUB's chain), or exactly the JSON list LOGGED when given.
 check_replay() {
-	local name=$1 dir=$2 replay=$3 res
+	local name=$1 dir=$2 replay=$3 logged=${4:-} res
 	res=$(jq -n --slurpfile s "$dir/pcrs.json" --slurpfile r "$replay" "$JQ_LIB"'
 		$s[0] as $tpm | $r[0].banks as $rep |
 		{
@@ -82,8 +83,12 @@ check_replay() {
 	check "$name: replay equals the TPM for all $(jq .compared <<<"$res") (bank, PCR) pairs the log touches" \
 		test "$(jq '.mismatches | length' <<<"$res")" -eq 0
 	jq -r '.mismatches[]' <<<"$res"
-	check "$name: the log covers PCRs 0-9 (firmware and GRUB)" \
-		test "$(jq -c '[.logged_sha256[] | select(. <= 9)]' <<<"$res")" = "[0,1,2,3,4,5,6,7,8,9]"
+	if [ -n "$logged" ]; then
+		check "$name: the log covers exactly PCRs $logged" test "$(jq -c '.logged_sha256' <<<"$res")" = "$logged"
+	else
+		check "$name: the log covers PCRs 0-9 (firmware and GRUB)" \
+			test "$(jq -c '[.logged_sha256[] | select(. <= 9)]' <<<"$res")" = "[0,1,2,3,4,5,6,7,8,9]"
+	fi
 	printf 'info %s: PCRs extended in the TPM but not in the firmware log: %s (10 = IMA boot_aggregate)\n' \
 		"$name" "$(jq -c .unlogged <<<"$res")"
 	check "$name: no PCR but 10 is extended outside the log" \
@@ -434,6 +439,198 @@ luks)
 	ask=$(grep -n '^MBVM-ASKPASS Please unlock disk mbootvm: $' "$b" | head -n 1 | cut -d: -f1)
 	check "luks bad: then the passphrase is asked for, after the explanation (console lines ${line8:-?} < ${ask:-?})" \
 		test -n "$ask" -a -n "$line8" -a "${ask:-0}" -gt "${line8:-0}"
+	;;
+uki)
+	# OVMF -> systemd-boot (removable-media path) -> a UKI in /EFI/Linux/ (Type #2 entry, found by
+	# systemd-boot itself) whose systemd-stub measures the UKI's sections into PCR 11 and hands
+	# the kernel its .cmdline and .initrd. Two boots: base, and a UKI with another .cmdline
+	# whose PCRs are predicted before it boots.
+	measure=${MB_SYSTEMD_MEASURE:-/usr/lib/systemd/systemd-measure}
+	for t in objcopy objdump iconv xxd "$measure"; do command -v "$t" >/dev/null || vm_die "missing: $t"; done
+	[ -r "$VM_SDBOOT_EFI" ] && [ -r "$VM_SDSTUB_EFI" ] || vm_die "missing: systemd-boot-efi ($VM_SDBOOT_EFI, $VM_SDSTUB_EFI)"
+	uki_banks="sha1 sha256 sha384 sha512"
+
+	# uki_pcr11 DIR BANK: PCR 11 as systemd-stub leaves it, computed by systemd-measure from the
+	# section files of DIR. --phase= (one empty phase): the value before any systemd-pcrphase
+	# string; without it systemd-measure prints the enter-initrd... values, which only a systemd
+	# initrd reaches (our busybox initramfs extends nothing).
+	uki_pcr11() {
+		"$measure" calculate --linux="$(vm_kernel)" --osrel="$1/osrel" --cmdline="$1/cmdline.sect" \
+			--initrd="$1/initrd.img" --bank="$2" --phase= 2>/dev/null | sed -n "s/^11:$2=//p"
+	}
+	# uki_cmdline_digest BANK TEXT: digest of TEXT as UTF-16LE with its NUL, the form in which
+	# systemd measures a command line into PCR 12.
+	uki_cmdline_digest() {
+		{ printf '%s' "$2" | iconv -f UTF-8 -t UTF-16LE; printf '\0\0'; } | "${1}sum" | awk '{ print $1 }'
+	}
+	# uki_extend BANK DIGEST...: a PCR of that bank extended from zero with the digests, in order.
+	uki_extend() {
+		local bank=$1 pcr d len
+		shift
+		len=$(printf '' | "${bank}sum" | awk '{ print length($1) }')
+		pcr=$(printf "%0${len}d" 0)
+		for d in "$@"; do pcr=$(printf '%s%s' "$pcr" "$d" | xxd -r -p | "${bank}sum" | awk '{ print $1 }'); done
+		printf '%s\n' "$pcr"
+	}
+	# uki_predict_with_mboot OUT NEXT_DIR: mboot's own prediction of the next boot, for the lead
+	# to turn on once `mboot hash --uki` / `mboot predict --uki` are merged (called only when
+	# `mboot hash --help` mentions --uki). It writes OUT ({"banks": ...}) and the caller compares
+	# it with the same TPM values as the systemd-measure + pesign prediction.
+	uki_predict_with_mboot() {
+		local pred=$1 next=$2
+		# MBOOT-UKI-PREDICT: enable after the merge of `mboot predict --uki`, e.g.
+		# "$MBOOT" predict --log "$out/base/log.bin" --uki "$next/uki.efi" --json >"$pred"
+		: "$pred" "$next"
+		return 1
+	}
+
+	# check_uki_boot NAME: what one boot of the chain must show, digests computed here from the
+	# files put on the ESP and into the UKI.
+	check_uki_boot() {
+		local name=$1 d=$out/$1 show want got alg cmdline kernel
+		show=$d/show.json
+		cmdline=$(cat "$d/cmdline.sect")
+		kernel=$(vm_kernel)
+		check_show "$name" "$d"
+		check_replay "$name" "$d" "$d/replay.json" '[0,1,2,3,4,5,6,7,9,11,12]'
+		check "$name: the kernel ran with the UKI's .cmdline ('$cmdline')" \
+			test "$(vm_section "$d/serial.log" INFO | sed -n 2p)" = "$cmdline"
+		# PCR 4: the firmware measures systemd-boot (boot option), the UKI (systemd-boot's
+		# LoadImage) and the kernel (the stub's LoadImage of its .linux section from memory),
+		# each as its PE/COFF Authenticode digest. pesign knows sha1 and sha256 only.
+		for alg in sha1 sha256; do
+			want=$(for f in "$d/BOOTX64.EFI" "$d/uki.efi" "$kernel"; do pesign -h -d "$alg" -i "$f" | awk '{ print $2 }'; done | paste -sd,)
+			got=$(jq -r '[.events[] | select(.pcr == 4 and .type == "EV_EFI_BOOT_SERVICES_APPLICATION")
+				| .digests.'"$alg"'] | join(",")' "$show")
+			check "$name: PCR 4 applications = pesign -d $alg of systemd-boot, the UKI, the kernel" test "$got" = "$want"
+		done
+		# PCR 11: the TPM's value in every bank = systemd-measure on the section files.
+		for alg in $uki_banks; do
+			want=$(uki_pcr11 "$d" "$alg")
+			got=$(jq -r --arg b "$alg" '.[$b]["11"] // ""' "$d/pcrs.json")
+			check "$name: TPM PCR 11 ($alg) = systemd-measure calculate --phase= (${want:0:16}...)" test -n "$want" -a "$got" = "$want"
+		done
+		check "$name: PCR 11 events name the sections in systemd's order, twice each (name, contents)" \
+			test "$(jq -c '[.events[] | select(.pcr == 11) | .decoded.text]' "$show")" \
+			= '[".linux",".linux",".osrel",".osrel",".cmdline",".cmdline",".initrd",".initrd"]'
+		# PCR 12: the command line twice, UTF-16LE with its NUL: systemd-boot passes a Type #2
+		# entry's .cmdline as the UKI's load options and measures them; without Secure Boot the
+		# stub takes passed options over its own section and measures them again.
+		check "$name: PCR 12 has two events, before and after the stub's PCR 11 events" \
+			test "$(jq -c '[.events[] | select(.pcr == 11 or .pcr == 12) | .pcr] | [.[0], .[-1], length]' "$show")" = '[12,12,10]'
+		# PCR 9: the kernel's EFI stub tags the load options and the initrd (LoadFile2).
+		for alg in $uki_banks; do
+			want=$(uki_cmdline_digest "$alg" "$cmdline")
+			got=$(jq -r '[.events[] | select(.pcr == 12) | .digests.'"$alg"'] | join(",")' "$show")
+			check "$name: PCR 12 ($alg) events = the .cmdline as UTF-16LE + NUL" test "$got" = "$want,$want"
+			want="$want,$("${alg}sum" "$d/initrd.img" | awk '{ print $1 }')"
+			got=$(jq -r '[.events[] | select(.pcr == 9) | .digests.'"$alg"'] | join(",")' "$show")
+			check "$name: PCR 9 ($alg) = the kernel stub's LoadOptions tag (the same string) and initrd tag (${alg}sum)" \
+				test "$got" = "$want"
+		done
+	}
+	# uki_boot NAME: boot the prepared $out/NAME, then what `boot` does after a boot.
+	uki_boot() {
+		local d=$out/$1
+		vm_boot_dir "$d"
+		vm_extract "$d"
+		vm_say "boot $1: $VM_ACCEL_USED, $(cat "$d/seconds") s, log $(stat -c %s "$d/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$d/pcrs.json")"
+		sha256sum <"$d/disk.img" | awk '{ print $1 }' >"$d/disk.sha256"
+		[ "${MB_VM_KEEP:-0}" = 1 ] || rm -f "$d/disk.img" "$d/vars.fd"
+		"$MBOOT" log replay --json "$d/log.bin" >"$d/replay.json" || bad "$1: mboot log replay exited $?"
+	}
+
+	vm_initramfs "$out/initrd.in" plain
+	vm_prepare_uki "$out/base" "$VM_CMDLINE_DEFAULT" "$out/initrd.in"
+	uki_boot base
+	check_uki_boot base
+	# The images are reproducible: built again from the same inputs, byte for byte (no boot).
+	vm_prepare_uki "$out/rebuild" "$VM_CMDLINE_DEFAULT" "$out/initrd.in"
+	check "uki: the UKI built again is byte-identical" cmp "$out/base/uki.efi" "$out/rebuild/uki.efi"
+	check "uki: the disk image built again is byte-identical" \
+		test "$(sha256sum <"$out/rebuild/disk.img" | awk '{ print $1 }')" = "$(cat "$out/base/disk.sha256")"
+	rm -rf "$out/rebuild"
+
+	# Another command line, in a second UKI (same path, same kernel and initrd). Its PCRs are
+	# predicted before it boots, from the base boot and the new UKI's files alone:
+	#   PCR 4 (sha1, sha256): the base log's PCR 4 events, the UKI's digest replaced by pesign's;
+	#   PCR 9: the kernel stub's LoadOptions tag (new string) and initrd tag (same initrd);
+	#   PCR 11: systemd-measure; PCR 12: the new string, twice; every other PCR as in the base
+	#   boot, except PCR 10 (IMA's boot_aggregate over PCRs 0-9 moves with them; not predicted)
+	#   and PCR 4 in sha384/sha512 (no Authenticode digest of those from pesign).
+	next=$out/cmdline
+	vm_prepare_uki "$next" "$VM_CMDLINE_DEFAULT mboot.test=changed" "$out/initrd.in"
+	check "uki: both UKIs carry the same initramfs" cmp "$out/base/initrd.img" "$next/initrd.img"
+	pred_args=()
+	for alg in $uki_banks; do
+		cmd_digest=$(uki_cmdline_digest "$alg" "$(cat "$next/cmdline.sect")")
+		pred_args+=(--arg "$alg:9" "$(uki_extend "$alg" "$cmd_digest" "$("${alg}sum" "$next/initrd.img" | awk '{ print $1 }')")")
+		p11=$(uki_pcr11 "$next" "$alg") && [ -n "$p11" ] || vm_die "systemd-measure gave no PCR 11 ($alg) for $next"
+		pred_args+=(--arg "$alg:11" "$p11")
+		pred_args+=(--arg "$alg:12" "$(uki_extend "$alg" "$cmd_digest" "$cmd_digest")")
+		case $alg in
+		sha1 | sha256)
+			old=$(pesign -h -d "$alg" -i "$out/base/uki.efi" | awk '{ print $2 }')
+			new=$(pesign -h -d "$alg" -i "$next/uki.efi" | awk '{ print $2 }')
+			# shellcheck disable=SC2046 # digests are hex words
+			pred_args+=(--arg "$alg:4" "$(uki_extend "$alg" $(jq -r --arg b "$alg" '.events[] | select(.pcr == 4) | .digests[$b]' "$out/base/show.json" | sed "s/^$old\$/$new/"))")
+			;;
+		esac
+	done
+	jq -n --slurpfile base "$out/base/pcrs.json" "${pred_args[@]}" '{banks: ($base[0] | with_entries(.key as $b | .value |= (
+			with_entries(select(.key != "10" and (.key != "4" or $b == "sha1" or $b == "sha256")))
+			| with_entries(.key as $p | .value = ($ARGS.named["\($b):\($p)"] // .value)))))}' >"$out/predict-cmdline.json"
+	check "uki predict: PCR 4 (sha1, sha256), 9, 11, 12 predicted differ from the base boot's" \
+		test "$(jq -n -c --slurpfile p "$out/predict-cmdline.json" --slurpfile b "$out/base/pcrs.json" \
+			'[$p[0].banks | to_entries[] as $x | $x.value | to_entries[] | select($b[0][$x.key][.key] != .value) | "\($x.key):\(.key)"] | sort')" \
+		= '["sha1:11","sha1:12","sha1:4","sha1:9","sha256:11","sha256:12","sha256:4","sha256:9","sha384:11","sha384:12","sha384:9","sha512:11","sha512:12","sha512:9"]'
+	mboot_pred=
+	if "$MBOOT" hash --help 2>&1 | grep -q -- '--uki'; then
+		# MBOOT-UKI-PREDICT: the spot for mboot's own prediction (see uki_predict_with_mboot).
+		if uki_predict_with_mboot "$out/predict-mboot.json" "$next"; then
+			mboot_pred=$out/predict-mboot.json
+		else
+			printf 'info uki: mboot hash knows --uki, but uki_predict_with_mboot is not enabled yet\n'
+		fi
+	fi
+
+	uki_boot cmdline
+	check_uki_boot cmdline
+	moved=$(tpm_moved base cmdline)
+	printf 'info cmdline: PCRs that differ in the TPM (sha256): %s\n' "$moved"
+	check "uki cmdline: the TPM moved exactly PCRs 4, 9, 11, 12 and 10 (IMA)" test "$moved" = "[4,9,10,11,12]"
+	# uki_check_prediction NAME FILE: every (bank, PCR) the prediction gives equals the TPM's.
+	uki_check_prediction() {
+		local res
+		res=$(jq -n -c --slurpfile p "$2" --slurpfile t "$out/cmdline/pcrs.json" \
+			'[$p[0].banks | to_entries[] as $x | $x.value | to_entries[] | {b: $x.key, p: .key, v: .value}] as $all
+			| {n: ($all | length), bad: [$all[] | select($t[0][.b][.p] != .v) | "\(.b) PCR \(.p): predicted \(.v), TPM \($t[0][.b][.p])"]}')
+		jq -r '.bad[]' <<<"$res"
+		check "$1: all $(jq .n <<<"$res") predicted (bank, PCR) pairs equal the second boot's TPM" \
+			test "$(jq '.bad | length' <<<"$res")" = 0
+	}
+	uki_check_prediction "uki predict (systemd-measure + pesign + base boot)" "$out/predict-cmdline.json"
+	check "uki predict: the prediction covers PCRs 4 (sha1, sha256), 9, 11, 12 in all four banks" \
+		test "$(jq -c '[.banks[] | keys | length]' "$out/predict-cmdline.json")" = '[23,23,22,22]'
+	[ -z "$mboot_pred" ] || uki_check_prediction "uki predict (mboot)" "$mboot_pred"
+
+	# A policy from the base boot's log: the base boot meets it, the other UKI breaks it in
+	# PCR 4 (firmware PCRs are exact values) and PCR 11 (the .cmdline section's digest).
+	"$MBOOT" policy generate --from-log "$out/base/log.bin" -o "$out/policy.json" ||
+		bad "uki: policy generate --from-log exited $?"
+	for b in base cmdline; do
+		jq '{banks: .}' "$out/$b/pcrs.json" >"$out/$b/pcrs-banks.json"
+		rc=0
+		"$MBOOT" verify --log "$out/$b/log.bin" --pcrs "$out/$b/pcrs-banks.json" --no-userspace-log \
+			--policy "$out/policy.json" --json >"$out/$b/verify-policy.json" || rc=$?
+		printf 'info %s: policy violations: %s\n' "$b" "$(jq -c '[.policy.violations[]? | {pcr, text, reason}]' "$out/$b/verify-policy.json")"
+		case $b in
+		base) check "uki policy: the base boot verifies and meets its own policy (exit 0)" \
+			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
+		cmdline) check "uki policy: the other UKI verifies but breaks the policy, naming PCRs 4 and 11 (exit 1)" \
+			test "$rc:$(jq -c '[.log_verified, .policy.ok, ([.policy.violations[].pcr] | index(4) != null and index(11) != null)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
+		esac
+	done
 	;;
 esac
 
