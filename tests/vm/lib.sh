@@ -34,6 +34,10 @@ VM_CMDLINE_DEFAULT="console=ttyS0,115200 quiet loglevel=1 panic=-1 rdinit=/init"
 VM_GRUB_MODULES="normal configfile echo boot fat part_gpt tpm linuxefi linux"
 OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+# More QEMU options for the firmware a chain needs (the Secure Boot chain's SMM flash).
+VM_QEMU_ARGS=()
+# What vm_boot builds the boot's files with (vm_prepare: GRUB chain; vm_prepare_secureboot).
+VM_PREPARE=vm_prepare
 
 vm_say() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() { printf 'vm: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -254,11 +258,18 @@ boot
 EOF
 }
 
-# vm_disk OUT GRUB_EFI GRUB_CFG VMLINUZ INITRD
-# A GPT disk with one EFI system partition, built as a regular file: sfdisk writes the table
-# with fixed GUIDs, mtools formats and fills the FAT at the partition's offset.
+# vm_disk OUT GRUB_EFI GRUB_CFG VMLINUZ INITRD: the ESP of the GRUB chain.
 vm_disk() {
-	local out=$1 grub=$2 cfg=$3 kernel=$4 initrd=$5 esp start=2048 sectors
+	vm_disk_esp "$1" "$2=/EFI/BOOT/BOOTX64.EFI" "$3=/EFI/BOOT/grub.cfg" "$4=/vmlinuz" "$5=/initrd.img"
+}
+
+# vm_disk_esp OUT SOURCE=/ESP/PATH...
+# A GPT disk with one EFI system partition, built as a regular file: sfdisk writes the table
+# with fixed GUIDs, mtools formats and fills the FAT at the partition's offset, making the
+# folders each ESP path needs, in the order given.
+vm_disk_esp() {
+	local out=$1 esp start=2048 sectors pair src dst d rest part made=" "
+	shift
 	sectors=$((VM_ESP_MIB * 2048))
 	esp=$out.esp
 	rm -f "$out" "$esp"
@@ -273,11 +284,15 @@ EOF
 	export SOURCE_DATE_EPOCH=$VM_EPOCH
 	mformat -i "$esp" -N "$VM_FAT_SERIAL" -v MBOOTESP -T "$sectors" -h 64 -s 32 -H "$start" :: ||
 		vm_die "mformat failed"
-	mmd -i "$esp" ::/EFI ::/EFI/BOOT
-	mcopy -i "$esp" "$grub" ::/EFI/BOOT/BOOTX64.EFI
-	mcopy -i "$esp" "$cfg" ::/EFI/BOOT/grub.cfg
-	mcopy -i "$esp" "$kernel" ::/vmlinuz
-	mcopy -i "$esp" "$initrd" ::/initrd.img
+	for pair in "$@"; do
+		src=${pair%=*} dst=${pair##*=} d=
+		rest=${dst#/}
+		while [[ $rest == */* ]]; do
+			part=${rest%%/*} rest=${rest#*/} d=$d/$part
+			[[ $made == *" $d "* ]] || { mmd -i "$esp" "::$d"; made="$made$d "; }
+		done
+		mcopy -i "$esp" "$src" "::$dst"
+	done
 	unset SOURCE_DATE_EPOCH
 	dd if="$esp" of="$out" bs=512 seek=$start conv=notrunc status=none
 	rm -f "$esp"
@@ -376,6 +391,7 @@ vm_qemu() {
 	timeout -k 5 "$limit" qemu-system-x86_64 \
 		-machine "$VM_MACHINE" "${accel_args[@]}" -cpu "$VM_CPU" -m "$VM_MEM" -smp "$VM_SMP" \
 		-rtc base="$VM_RTC",clock=vm \
+		"${VM_QEMU_ARGS[@]}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$OVMF_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
 		-drive if=none,id=disk0,format=raw,file="$dir/disk.img",snapshot=on \
@@ -497,7 +513,7 @@ vm_extract() {
 # vm_boot DIR CMDLINE INITRD: prepare, boot, extract. Prints one summary line.
 vm_boot() {
 	local dir=$1
-	vm_prepare "$@"
+	"$VM_PREPARE" "$@"
 	vm_boot_dir "$dir"
 	vm_extract "$dir"
 	vm_say "boot $(basename "$dir"): $VM_ACCEL_USED, $(cat "$dir/seconds") s, log $(stat -c %s "$dir/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$dir/pcrs.json")"
