@@ -518,3 +518,78 @@ vm_boot() {
 	vm_extract "$dir"
 	vm_say "boot $(basename "$dir"): $VM_ACCEL_USED, $(cat "$dir/seconds") s, log $(stat -c %s "$dir/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$dir/pcrs.json")"
 }
+
+# --- the Secure Boot chain --------------------------------------------------------------------
+# OVMF with Secure Boot on and Microsoft's keys enrolled -> Debian's shim (signed by Microsoft)
+# -> Debian's monolithic GRUB and Debian's kernel (both signed by Debian, whose CA shim carries).
+
+VM_SB_OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+VM_SB_OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
+VM_SB_SHIM=/usr/lib/shim/shimx64.efi.signed
+VM_SB_GRUB_PACKAGE='grub-efi-amd64-signed'
+
+# vm_secureboot_firmware: the firmware settings of the Secure Boot chain for the boots that
+# follow. The secboot build of OVMF keeps its variables behind SMM: q35 with SMM, and the
+# flash writable only from SMM.
+vm_secureboot_firmware() {
+	OVMF_CODE=$VM_SB_OVMF_CODE
+	OVMF_VARS=$VM_SB_OVMF_VARS
+	VM_MACHINE=q35,smm=on
+	# shellcheck disable=SC2054 # one QEMU option value with commas
+	VM_QEMU_ARGS=(-global driver=cfi.pflash01,property=secure,value=on)
+	VM_PREPARE=vm_prepare_secureboot
+}
+
+# Prints the path of Debian's signed monolithic GRUB, downloading grub-efi-amd64-signed once
+# (apt-get download, as for the kernel) and unpacking only grubx64.efi.signed. Without a
+# package index the newest cached version is used; with none cached the test is skipped (77).
+vm_signed_grub() {
+	local pkg=$VM_SB_GRUB_PACKAGE ver dir deb f=usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed
+	mkdir -p "$MB_VM_CACHE"
+	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: \([^ (]*\)$/\1/p' | head -n 1)
+	if [ -z "$ver" ]; then
+		dir=$(ls -d "$MB_VM_CACHE/$pkg"_*/ 2>/dev/null | sort -V | tail -n 1)
+		if [ -z "$dir" ]; then
+			vm_say "SKIP: apt-cache knows no $pkg and $MB_VM_CACHE has none"
+			exit 77
+		fi
+		dir=${dir%/}
+	else
+		dir=$MB_VM_CACHE/${pkg}_$ver
+	fi
+	(
+		flock 9
+		if [ ! -f "$dir/$f" ]; then
+			vm_say "downloading $pkg $ver into $MB_VM_CACHE"
+			mkdir -p "$MB_VM_CACHE/deb"
+			(cd "$MB_VM_CACHE/deb" && apt-get -o APT::Sandbox::User=root download "$pkg=$ver" >&2) ||
+				vm_die "apt-get download $pkg=$ver failed"
+			deb=$MB_VM_CACHE/deb/${pkg}_${ver//:/%3a}_amd64.deb # apt's name for it
+			rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.tmp" "./$f" || vm_die "unpacking $deb failed"
+			rm -rf "$dir" && mv "$dir.tmp" "$dir"
+		fi
+	) 9>"$MB_VM_CACHE/.lock"
+	printf '%s\n' "$dir/$f"
+}
+
+# vm_prepare_secureboot DIR CMDLINE INITRD: the ESP as a removable medium boots it under Secure
+# Boot: shim as /EFI/BOOT/BOOTX64.EFI and GRUB beside it as grubx64.efi, which shim loads
+# (no fbx64.efi, so shim does not hand over to the fallback, which would write boot entries and
+# reset). Debian's GRUB image has its prefix built in: it reads /EFI/debian/grub.cfg.
+# DIR keeps copies of shim and GRUB for the host's Authenticode hashes.
+vm_prepare_secureboot() {
+	local dir=$1 cmdline=$2 initrd=$3 kernel grub
+	mkdir -p "$dir"
+	kernel=$(vm_kernel)
+	grub=$(vm_signed_grub)
+	cp "$VM_SB_SHIM" "$dir/shimx64.efi"
+	cp "$grub" "$dir/grubx64.efi"
+	vm_grub_cfg "$dir/grub.cfg" "$cmdline"
+	vm_disk_esp "$dir/disk.img" "$dir/shimx64.efi=/EFI/BOOT/BOOTX64.EFI" "$dir/grubx64.efi=/EFI/BOOT/grubx64.efi" \
+		"$dir/grub.cfg=/EFI/debian/grub.cfg" "$kernel=/vmlinuz" "$initrd=/initrd.img"
+	cp "$initrd" "$dir/initrd.img"
+	printf '%s\n' "$cmdline" >"$dir/cmdline"
+	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
+	printf '%s\n' "$(basename "${grub%/usr/lib/grub/*}")" >"$dir/grub-package"
+}
