@@ -2,6 +2,7 @@
 # shellcheck shell=dash
 # /init of the test initramfs (runs in the guest, busybox only). Prints, between markers that
 # the host parses (tests/vm/lib.sh vm_extract):
+#   SECUREBOOT   the kernel's Secure Boot messages, lockdown mode, the SecureBoot variable
 #   LOG          base64 of /sys/kernel/security/tpm0/binary_bios_measurements
 #   LOG-SHA256   its SHA-256, so the host can prove the serial transfer was exact
 #   PCRS         "<bank> <index> <hex>" for every PCR of every bank in /sys/class/tpm/tpm0
@@ -23,6 +24,17 @@ echo "MBVM-BEGIN-INFO"
 uname -r
 cat /proc/cmdline
 echo "MBVM-END-INFO"
+
+# Secure Boot as the kernel found it: its boot message, the lockdown Debian's kernel enters
+# under Secure Boot, and the SecureBoot variable (attributes, then the value byte) when
+# efivarfs is there.
+echo "MBVM-BEGIN-SECUREBOOT"
+dmesg | grep -i -E 'secure ?boot|lockdown' | sed 's/^\[[^]]*\] //'
+echo "lockdown: $(cat /sys/kernel/security/lockdown 2>/dev/null)"
+sbvar=/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
+[ -r $sbvar ] && echo "SecureBoot variable:$(od -A n -t x1 $sbvar)"
+echo "MBVM-END-SECUREBOOT"
 
 log=/sys/kernel/security/tpm0/binary_bios_measurements
 # Copy first: securityfs gives short reads, and every consumer below reads the same bytes.

@@ -34,6 +34,10 @@ VM_CMDLINE_DEFAULT="console=ttyS0,115200 quiet loglevel=1 panic=-1 rdinit=/init"
 VM_GRUB_MODULES="normal configfile echo boot fat part_gpt tpm linuxefi linux"
 OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+# More QEMU options for the firmware a chain needs (the Secure Boot chain's SMM flash).
+VM_QEMU_ARGS=()
+# What vm_boot builds the boot's files with (vm_prepare: GRUB chain; vm_prepare_secureboot).
+VM_PREPARE=vm_prepare
 
 vm_say() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() { printf 'vm: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -254,11 +258,18 @@ boot
 EOF
 }
 
-# vm_disk OUT GRUB_EFI GRUB_CFG VMLINUZ INITRD
-# A GPT disk with one EFI system partition, built as a regular file: sfdisk writes the table
-# with fixed GUIDs, mtools formats and fills the FAT at the partition's offset.
+# vm_disk OUT GRUB_EFI GRUB_CFG VMLINUZ INITRD: the ESP of the GRUB chain.
 vm_disk() {
-	local out=$1 grub=$2 cfg=$3 kernel=$4 initrd=$5 esp start=2048 sectors
+	vm_disk_esp "$1" "$2=/EFI/BOOT/BOOTX64.EFI" "$3=/EFI/BOOT/grub.cfg" "$4=/vmlinuz" "$5=/initrd.img"
+}
+
+# vm_disk_esp OUT SOURCE=/ESP/PATH...
+# A GPT disk with one EFI system partition, built as a regular file: sfdisk writes the table
+# with fixed GUIDs, mtools formats and fills the FAT at the partition's offset, making the
+# folders each ESP path needs, in the order given.
+vm_disk_esp() {
+	local out=$1 esp start=2048 sectors pair src dst d rest part made=" "
+	shift
 	sectors=$((VM_ESP_MIB * 2048))
 	esp=$out.esp
 	rm -f "$out" "$esp"
@@ -273,11 +284,15 @@ EOF
 	export SOURCE_DATE_EPOCH=$VM_EPOCH
 	mformat -i "$esp" -N "$VM_FAT_SERIAL" -v MBOOTESP -T "$sectors" -h 64 -s 32 -H "$start" :: ||
 		vm_die "mformat failed"
-	mmd -i "$esp" ::/EFI ::/EFI/BOOT
-	mcopy -i "$esp" "$grub" ::/EFI/BOOT/BOOTX64.EFI
-	mcopy -i "$esp" "$cfg" ::/EFI/BOOT/grub.cfg
-	mcopy -i "$esp" "$kernel" ::/vmlinuz
-	mcopy -i "$esp" "$initrd" ::/initrd.img
+	for pair in "$@"; do
+		src=${pair%=*} dst=${pair##*=} d=
+		rest=${dst#/}
+		while [[ $rest == */* ]]; do
+			part=${rest%%/*} rest=${rest#*/} d=$d/$part
+			[[ $made == *" $d "* ]] || { mmd -i "$esp" "::$d"; made="$made$d "; }
+		done
+		mcopy -i "$esp" "$src" "::$dst"
+	done
 	unset SOURCE_DATE_EPOCH
 	dd if="$esp" of="$out" bs=512 seek=$start conv=notrunc status=none
 	rm -f "$esp"
@@ -376,6 +391,7 @@ vm_qemu() {
 	timeout -k 5 "$limit" qemu-system-x86_64 \
 		-machine "$VM_MACHINE" "${accel_args[@]}" -cpu "$VM_CPU" -m "$VM_MEM" -smp "$VM_SMP" \
 		-rtc base="$VM_RTC",clock=vm \
+		"${VM_QEMU_ARGS[@]}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$OVMF_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
 		-drive if=none,id=disk0,format=raw,file="$dir/disk.img",snapshot=on \
@@ -497,7 +513,7 @@ vm_extract() {
 # vm_boot DIR CMDLINE INITRD: prepare, boot, extract. Prints one summary line.
 vm_boot() {
 	local dir=$1
-	vm_prepare "$@"
+	"$VM_PREPARE" "$@"
 	vm_boot_dir "$dir"
 	vm_extract "$dir"
 	vm_say "boot $(basename "$dir"): $VM_ACCEL_USED, $(cat "$dir/seconds") s, log $(stat -c %s "$dir/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$dir/pcrs.json")"
@@ -550,39 +566,6 @@ open(path, "wb").write(img)
 PY
 }
 
-# vm_esp_disk OUT SRC:DEST...: the GPT disk of vm_disk (same GUIDs, geometry and timestamps)
-# with the given files copied to the given ESP paths, their folders made first.
-vm_esp_disk() {
-	local out=$1 esp start=2048 sectors pair d dest
-	shift
-	sectors=$((VM_ESP_MIB * 2048))
-	esp=$out.esp
-	rm -f "$out" "$esp"
-	truncate -s $(((start + sectors + 2048) * 512)) "$out"
-	sfdisk --quiet --no-reread --no-tell-kernel "$out" <<EOT >/dev/null
-label: gpt
-label-id: $VM_DISK_GUID
-first-lba: 34
-start=$start, size=$sectors, type=$VM_ESP_TYPE, uuid=$VM_ESP_GUID, name="EFI System"
-EOT
-	truncate -s $((sectors * 512)) "$esp"
-	export SOURCE_DATE_EPOCH=$VM_EPOCH
-	mformat -i "$esp" -N "$VM_FAT_SERIAL" -v MBOOTESP -T "$sectors" -h 64 -s 32 -H "$start" :: ||
-		vm_die "mformat failed"
-	for d in $(for pair in "$@"; do
-		dest=${pair#*:}
-		while dest=$(dirname "$dest") && [ "$dest" != / ]; do echo "$dest"; done
-	done | sort -u); do
-		mmd -i "$esp" "::$d"
-	done
-	for pair in "$@"; do
-		mcopy -i "$esp" "${pair%%:*}" "::${pair#*:}" || vm_die "mcopy ${pair%%:*} failed"
-	done
-	unset SOURCE_DATE_EPOCH
-	dd if="$esp" of="$out" bs=512 seek=$start conv=notrunc status=none
-	rm -f "$esp"
-}
-
 # vm_prepare_uki DIR CMDLINE INITRD: systemd-boot as the removable-media loader, a loader.conf
 # (timeout 0) and a UKI (the kernel, INITRD, a fixed os-release and CMDLINE) in /EFI/Linux/,
 # which systemd-boot finds by itself (Type #2 entry). DIR keeps every section file and the
@@ -598,8 +581,8 @@ vm_prepare_uki() {
 	printf '%s' "$cmdline" >"$dir/cmdline.sect"
 	cp "$initrd" "$dir/initrd.img"
 	vm_uki "$dir/uki.efi" "$kernel" "$dir/initrd.img" "$dir/osrel" "$dir/cmdline.sect"
-	vm_esp_disk "$dir/disk.img" "$dir/BOOTX64.EFI:/EFI/BOOT/BOOTX64.EFI" \
-		"$dir/loader.conf:/loader/loader.conf" "$dir/uki.efi:$VM_UKI_PATH"
+	vm_disk_esp "$dir/disk.img" "$dir/BOOTX64.EFI=/EFI/BOOT/BOOTX64.EFI" \
+		"$dir/loader.conf=/loader/loader.conf" "$dir/uki.efi=$VM_UKI_PATH"
 	printf '%s\n' "$cmdline" >"$dir/cmdline"
 	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
 }
@@ -611,4 +594,79 @@ vm_boot_uki() {
 	vm_boot_dir "$dir"
 	vm_extract "$dir"
 	vm_say "boot $(basename "$dir"): $VM_ACCEL_USED, $(cat "$dir/seconds") s, log $(stat -c %s "$dir/log.bin") bytes, banks $(jq -r 'keys | join(",")' "$dir/pcrs.json")"
+}
+
+# --- the Secure Boot chain --------------------------------------------------------------------
+# OVMF with Secure Boot on and Microsoft's keys enrolled -> Debian's shim (signed by Microsoft)
+# -> Debian's monolithic GRUB and Debian's kernel (both signed by Debian, whose CA shim carries).
+
+VM_SB_OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+VM_SB_OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
+VM_SB_SHIM=/usr/lib/shim/shimx64.efi.signed
+VM_SB_GRUB_PACKAGE='grub-efi-amd64-signed'
+
+# vm_secureboot_firmware: the firmware settings of the Secure Boot chain for the boots that
+# follow. The secboot build of OVMF keeps its variables behind SMM: q35 with SMM, and the
+# flash writable only from SMM.
+vm_secureboot_firmware() {
+	OVMF_CODE=$VM_SB_OVMF_CODE
+	OVMF_VARS=$VM_SB_OVMF_VARS
+	VM_MACHINE=q35,smm=on
+	# shellcheck disable=SC2054 # one QEMU option value with commas
+	VM_QEMU_ARGS=(-global driver=cfi.pflash01,property=secure,value=on)
+	VM_PREPARE=vm_prepare_secureboot
+}
+
+# Prints the path of Debian's signed monolithic GRUB, downloading grub-efi-amd64-signed once
+# (apt-get download, as for the kernel) and unpacking only grubx64.efi.signed. Without a
+# package index the newest cached version is used; with none cached the test is skipped (77).
+vm_signed_grub() {
+	local pkg=$VM_SB_GRUB_PACKAGE ver dir deb f=usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed
+	mkdir -p "$MB_VM_CACHE"
+	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: \([^ (]*\)$/\1/p' | head -n 1)
+	if [ -z "$ver" ]; then
+		dir=$(ls -d "$MB_VM_CACHE/$pkg"_*/ 2>/dev/null | sort -V | tail -n 1)
+		if [ -z "$dir" ]; then
+			vm_say "SKIP: apt-cache knows no $pkg and $MB_VM_CACHE has none"
+			exit 77
+		fi
+		dir=${dir%/}
+	else
+		dir=$MB_VM_CACHE/${pkg}_$ver
+	fi
+	(
+		flock 9
+		if [ ! -f "$dir/$f" ]; then
+			vm_say "downloading $pkg $ver into $MB_VM_CACHE"
+			mkdir -p "$MB_VM_CACHE/deb"
+			(cd "$MB_VM_CACHE/deb" && apt-get -o APT::Sandbox::User=root download "$pkg=$ver" >&2) ||
+				vm_die "apt-get download $pkg=$ver failed"
+			deb=$MB_VM_CACHE/deb/${pkg}_${ver//:/%3a}_amd64.deb # apt's name for it
+			rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.tmp" "./$f" || vm_die "unpacking $deb failed"
+			rm -rf "$dir" && mv "$dir.tmp" "$dir"
+		fi
+	) 9>"$MB_VM_CACHE/.lock"
+	printf '%s\n' "$dir/$f"
+}
+
+# vm_prepare_secureboot DIR CMDLINE INITRD: the ESP as a removable medium boots it under Secure
+# Boot: shim as /EFI/BOOT/BOOTX64.EFI and GRUB beside it as grubx64.efi, which shim loads
+# (no fbx64.efi, so shim does not hand over to the fallback, which would write boot entries and
+# reset). Debian's GRUB image has its prefix built in: it reads /EFI/debian/grub.cfg.
+# DIR keeps copies of shim and GRUB for the host's Authenticode hashes.
+vm_prepare_secureboot() {
+	local dir=$1 cmdline=$2 initrd=$3 kernel grub
+	mkdir -p "$dir"
+	kernel=$(vm_kernel)
+	grub=$(vm_signed_grub)
+	cp "$VM_SB_SHIM" "$dir/shimx64.efi"
+	cp "$grub" "$dir/grubx64.efi"
+	vm_grub_cfg "$dir/grub.cfg" "$cmdline"
+	vm_disk_esp "$dir/disk.img" "$dir/shimx64.efi=/EFI/BOOT/BOOTX64.EFI" "$dir/grubx64.efi=/EFI/BOOT/grubx64.efi" \
+		"$dir/grub.cfg=/EFI/debian/grub.cfg" "$kernel=/vmlinuz" "$initrd=/initrd.img"
+	cp "$initrd" "$dir/initrd.img"
+	printf '%s\n' "$cmdline" >"$dir/cmdline"
+	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
+	printf '%s\n' "$(basename "${grub%/usr/lib/grub/*}")" >"$dir/grub-package"
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real measured-boot scenarios (see tests/vm/README.md):
-#   run-scenario.sh baseline|repeat|changes|inguest|luks|uki [OUTDIR]
+#   run-scenario.sh baseline|repeat|changes|inguest|luks|uki|secureboot [OUTDIR]
 # Each scenario boots what it needs (OVMF + swtpm + GRUB + a Debian kernel under QEMU) and
 # asserts on what the guest printed. Exit 0 = all assertions held; anything else fails,
 # including a QEMU that cannot start (never a skip).
@@ -10,9 +10,9 @@ set -euo pipefail
 
 scenario=${1:-}
 case "$scenario" in
-baseline | repeat | changes | inguest | luks | uki) ;;
+baseline | repeat | changes | inguest | luks | uki | secureboot) ;;
 *)
-	echo "usage: $0 baseline|repeat|changes|inguest|luks|uki [OUTDIR]" >&2
+	echo "usage: $0 baseline|repeat|changes|inguest|luks|uki|secureboot [OUTDIR]" >&2
 	exit 2
 	;;
 esac
@@ -629,6 +629,158 @@ uki)
 			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
 		cmdline) check "uki policy: the other UKI verifies but breaks the policy, naming PCRs 4 and 11 (exit 1)" \
 			test "$rc:$(jq -c '[.log_verified, .policy.ok, ([.policy.violations[].pcr] | index(4) != null and index(11) != null)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
+		esac
+	done
+	;;
+secureboot)
+	# OVMF with Secure Boot on and Microsoft's keys -> Debian's shim -> Debian's signed GRUB ->
+	# Debian's signed kernel (tests/vm/lib.sh vm_prepare_secureboot). Two boots: the baseline,
+	# then the command line changed, predicted from the baseline's log before it boots.
+	for t in objcopy openssl xxd; do command -v $t >/dev/null || vm_die "missing: $t"; done
+	[ -r "$VM_SB_SHIM" ] || vm_die "missing: $VM_SB_SHIM (shim-signed)"
+	[ -r "$VM_SB_OVMF_CODE" ] && [ -r "$VM_SB_OVMF_VARS" ] || vm_die "missing: $VM_SB_OVMF_CODE or $VM_SB_OVMF_VARS (ovmf)"
+	vm_secureboot_firmware
+	sb_cmdline="$VM_CMDLINE_DEFAULT mboot.test=changed"
+	boot base "$VM_CMDLINE_DEFAULT" plain
+	# The prediction is made before the changed boot exists: its inputs only.
+	vm_grub_cfg "$out/predict-grub.cfg" "$sb_cmdline"
+	rc=0
+	"$MBOOT" predict --log "$out/base/log.bin" --grub-cfg "$out/predict-grub.cfg" --cmdline "$sb_cmdline" \
+		--json >"$out/predict-cmdline.json" || rc=$?
+	boot cmdline "$sb_cmdline" plain
+	kernel=$(vm_kernel)
+	printf 'info secureboot: shim %s, GRUB %s, kernel %s\n' "$(dpkg-query -W -f '${Version}' shim-signed 2>/dev/null)" \
+		"$(cat "$out/base/grub-package")" "$(cat "$out/base/kernel-package")"
+
+	# UEFI_VARIABLE_DATA (hex): GUID, u64 name length (UTF-16 units), u64 data length, name, data.
+	JQ_SB="$JQ_LIB"'
+	def hexbyte: . as $x | ("0123456789abcdef" | index($x[0:1])) * 16 + ("0123456789abcdef" | index($x[1:2]));
+	def le64: [range(0; 16; 2) as $i | .[$i:$i+2] | hexbyte] | reverse | reduce .[] as $b (0; . * 256 + $b);
+	def vardata: (.data | ascii_downcase) as $h | ($h[32:48] | le64) as $n | ($h[48:64] | le64) as $d
+		| $h[64 + $n * 4 : 64 + $n * 4 + $d * 2];
+	'
+	for b in base cmdline; do
+		d=$out/$b
+		sb=$(vm_section "$d/serial.log" SECUREBOOT)
+		printf '%s\n' "$sb" | sed "s/^/  $b guest: /"
+		check "$b: the kernel says 'secureboot: Secure boot enabled' and locked itself down (integrity)" \
+			test "$(grep -cx -e 'secureboot: Secure boot enabled' -e 'lockdown: none \[integrity\] confidentiality' <<<"$sb")" = 2
+		check_replay "$b" "$d" "$d/replay.json"
+		check_show "$b" "$d"
+		check "$b: PCR 14 (shim's MOK variables) is in the log and replays" \
+			test "$(jq -r '.banks.sha256["14"] // "none"' "$d/replay.json")" = "$(jq -r '.sha256["14"]' "$d/pcrs.json")"
+	done
+
+	d=$out/base
+	show=$d/show.json
+	check "base: PCR 7 SecureBoot variable event says enabled (data byte 01)" \
+		test "$(jq -r "$JQ_SB"'[.events[] | select(.pcr == 7 and .type == "EV_EFI_VARIABLE_DRIVER_CONFIG" and .decoded.name == "SecureBoot") | vardata] | join(",")' "$show")" = 01
+	# PCR 4: the firmware measured shim, shim measured GRUB (its loader) and the kernel (its
+	# Verify, which Debian's GRUB calls twice: its shim_lock verifier on opening the file, and
+	# linuxefi before the hand-over), each by its Authenticode digest.
+	want="$(pesign -h -i "$d/shimx64.efi" | awk '{ print $2 }'),$(pesign -h -i "$d/grubx64.efi" | awk '{ print $2 }')"
+	k=$(pesign -h -i "$kernel" | awk '{ print $2 }')
+	want="$want,$k,$k"
+	got=$(jq -r '[.events[] | select(.pcr == 4 and .type == "EV_EFI_BOOT_SERVICES_APPLICATION") | .digests.sha256] | join(",")' "$show")
+	check "base: PCR 4 applications = pesign -h of shim, GRUB, the kernel (twice), in that order" test "$got" = "$want"
+	check "base: PCR 4's shim and GRUB events name \\EFI\\BOOT\\BOOTX64.EFI and \\EFI\\BOOT\\grubx64.efi" \
+		test "$(jq -r '[.events[] | select(.pcr == 4 and .type == "EV_EFI_BOOT_SERVICES_APPLICATION") | .decoded.description // ""
+			| capture("(?<p>\\\\EFI\\\\BOOT\\\\[A-Za-z0-9]+\\.(EFI|efi))$").p] | join(",")' "$show")" = '\EFI\BOOT\BOOTX64.EFI,\EFI\BOOT\grubx64.efi'
+
+	# PCR 7: the Secure Boot policy (SecureBoot, PK, KEK, db, dbx), the separator, then one
+	# authority per certificate that verified something: db's Microsoft UEFI CA (shim), shim's
+	# SbatLevel, shim's vendor certificate (GRUB and the kernel: measured once).
+	check "base: PCR 7 configuration events are SecureBoot, PK, KEK, db, dbx" \
+		test "$(jq -r '[.events[] | select(.pcr == 7 and .type == "EV_EFI_VARIABLE_DRIVER_CONFIG") | .decoded.name] | join(",")' "$show")" = SecureBoot,PK,KEK,db,dbx
+	check "base: PCR 7 has 3 authority events: db, SbatLevel, MokListRT (shim's vendor certificate)" \
+		test "$(jq -r '[.events[] | select(.pcr == 7 and .type == "EV_EFI_VARIABLE_AUTHORITY") | .decoded.name] | join(",")' "$show")" = db,SbatLevel,MokListRT
+	check "base: PCR 7 has 9 events, the authorities after the separator" \
+		test "$(jq -r '[.events[] | select(.pcr == 7) | .type | sub("EV_EFI_VARIABLE_"; "")] | join(",")' "$show")" \
+		= DRIVER_CONFIG,DRIVER_CONFIG,DRIVER_CONFIG,DRIVER_CONFIG,DRIVER_CONFIG,EV_SEPARATOR,AUTHORITY,AUTHORITY,AUTHORITY
+	check "base: mboot log show says every PCR 7 digest matches its event data" \
+		test "$(jq '[.events[] | select(.pcr == 7) | .digest_check] | unique' -c "$show")" = '["match"]'
+	# the same from outside: each bank's digest is sha*sum of the event data
+	n=0 bad_digests=0
+	while read -r alg dig hex; do
+		n=$((n + 1))
+		[ "$(printf '%s' "$hex" | xxd -r -p | "${alg}sum" | awk '{ print $1 }')" = "$dig" ] || bad_digests=$((bad_digests + 1))
+	done < <(jq -r '.events[] | select(.pcr == 7) | .data as $h | .digests | to_entries[] | "\(.key) \(.value) \($h)"' "$show")
+	check "base: all $n PCR 7 digests (every bank) = sha*sum of the event data" test "$n:$bad_digests" = 36:0
+	authority() { jq -r --arg n "$1" "$JQ_SB"'[.events[] | select(.pcr == 7 and .type == "EV_EFI_VARIABLE_AUTHORITY" and .decoded.name == $n) | vardata] | join(",")' "$show"; }
+	# db's entry: EFI_SIGNATURE_DATA, owner GUID then the certificate, one of db's own.
+	auth=$(authority db)
+	cert=${auth:32}
+	printf '%s' "$cert" | xxd -r -p >"$d/db-authority.der"
+	check "base: the db authority is Microsoft's UEFI CA 2011 (openssl: $(openssl x509 -inform der -noout -subject -in "$d/db-authority.der" 2>&1 | cut -c1-120))" \
+		grep -q 'CN *= *Microsoft Corporation UEFI CA 2011' < <(openssl x509 -inform der -noout -subject -in "$d/db-authority.der" 2>&1)
+	check "base: that certificate is in db as the log's db event carries it" \
+		test "$(jq -r --arg c "$cert" "$JQ_SB"'[.events[] | select(.pcr == 7 and .type == "EV_EFI_VARIABLE_DRIVER_CONFIG" and .decoded.name == "db") | vardata | contains($c)] | join(",")' "$show")" = true
+	# shim's vendor certificate: the first (authorized) part of shim's .vendor_cert section
+	# (u32 authorized size, u32 deauthorized size, u32 offsets of each).
+	objcopy -O binary --only-section=.vendor_cert "$d/shimx64.efi" "$d/vendor_cert.bin"
+	vsize=$(od -A n -t u4 -N 4 "$d/vendor_cert.bin" 2>/dev/null | tr -d ' ') || vsize=
+	voff=$(od -A n -t u4 -j 8 -N 4 "$d/vendor_cert.bin" 2>/dev/null | tr -d ' ') || voff=
+	want=$(tail -c +$((${voff:-0} + 1)) "$d/vendor_cert.bin" | head -c "${vsize:-0}" | xxd -p | tr -d '\n') || want=
+	auth=$(authority MokListRT)
+	check "base: the MokListRT authority is shim's owner GUID + the certificate in shim's .vendor_cert ($vsize bytes)" \
+		test "${auth:0:32}:${auth:32}" = "50ab5d6046e00043abb63dd810dd8b23:$want"
+	# SbatLevel: the 'previous' revocation level shim carries in .sbatlevel (u32 version, u32
+	# offsets of previous and latest counted from byte 4, NUL-terminated texts).
+	objcopy -O binary --only-section=.sbatlevel "$d/shimx64.efi" "$d/sbatlevel.bin"
+	poff=$(od -A n -t u4 -j 4 -N 4 "$d/sbatlevel.bin" 2>/dev/null | tr -d ' ') || poff=
+	want=$(tail -c +$((${poff:-0} + 5)) "$d/sbatlevel.bin" | head -z -n 1 | tr -d '\0' | xxd -p | tr -d '\n') || want=
+	check "base: the SbatLevel authority is shim's built-in previous level ($(printf '%s' "$want" | xxd -r -p | tr '\n' ' '))" \
+		test "$(authority SbatLevel)" = "$want"
+	# PCR 14: shim's MOK lists, each event's data its name and a NUL.
+	check "base: PCR 14 events are shim's MokList, MokListX, MokListTrusted (EV_IPL, data = name + NUL)" \
+		test "$(jq -r "$JQ_SB"'[.events[] | select(.pcr == 14) | "\(.type):\(.data | unhex)"] | join(",")' "$show" | tr '\0' '#')" \
+		= 'EV_IPL:MokList#,EV_IPL:MokListX#,EV_IPL:MokListTrusted#'
+
+	# GRUB: Debian's image runs its built-in config first (4 commands: test the prefix, source
+	# /EFI/debian/grub.cfg), then the lines of our grub.cfg; PCR 9: the config, kernel, initrd.
+	got=$(jq -c "$JQ_LIB"'[.events[] | select(.pcr == 8) | text | select(startswith("grub_cmd: ")) | ltrimstr("grub_cmd: ")]' "$show")
+	printf 'info base: GRUB commands: %s\n' "$got"
+	check "base: PCR 8 grub_cmd events end with 'source (hd0,gpt1)/EFI/debian/grub.cfg' then the lines of grub.cfg" \
+		test "$(jq -c '.[-6:]' <<<"$got")" = "$(jq -R -s -c '["source (hd0,gpt1)/EFI/debian/grub.cfg"] + (split("\n") | map(select(length > 0)))' "$d/grub.cfg")"
+	check "base: PCR 8 kernel_cmdline is '/vmlinuz $VM_CMDLINE_DEFAULT'" \
+		test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 8) | text | select(startswith("kernel_cmdline: "))] | join("|")' "$show")" \
+		= "kernel_cmdline: /vmlinuz $VM_CMDLINE_DEFAULT"
+	for alg in sha1 sha256 sha384 sha512; do
+		want="(hd0,gpt1)/EFI/debian/grub.cfg=$("${alg}sum" <"$d/grub.cfg" | awk '{ print $1 }'),/vmlinuz=$("${alg}sum" <"$kernel" | awk '{ print $1 }'),/initrd.img=$("${alg}sum" <"$d/initrd.img" | awk '{ print $1 }')"
+		check "base: PCR 9 $alg: grub.cfg, /vmlinuz, /initrd.img = ${alg}sum of the files" \
+			test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 9) | "\(text)=\(.digests.'"$alg"')"] | join(",")' "$show")" = "$want"
+	done
+
+	# The changed command line moves only what GRUB measures; the Secure Boot chain is the same.
+	moved=$(tpm_moved base cmdline)
+	check "cmdline: the TPM moved exactly PCRs 8, 9 and 10 (IMA): 0-7 and 14 identical ($moved)" test "$moved" = "[8,9,10]"
+	check "predict cmdline (made before that boot): exits 0, nothing unpredictable ($(jq -c '{unpredictable, unmatched}' "$out/predict-cmdline.json"))" \
+		test "$rc:$(jq -c '.changed' "$out/predict-cmdline.json")" = "0:[8,9]"
+	check_replay predict-cmdline "$out/cmdline" "$out/predict-cmdline.json"
+	# The kernel is measured in PCR 4 by shim too: --kernel alone leaves PCR 4 unpredictable;
+	# naming it with --efi (here the same kernel) predicts it.
+	rc=0
+	"$MBOOT" predict --log "$d/log.bin" --kernel "$kernel" --json >"$out/predict-kernel.json" 2>/dev/null || rc=$?
+	check "predict --kernel without --efi: exit 1, PCR 4 unpredictable ($(jq -c .unpredictable "$out/predict-kernel.json"))" \
+		test "$rc:$(jq -c '.unpredictable | keys' "$out/predict-kernel.json")" = '1:["4"]'
+	rc=0
+	"$MBOOT" predict --log "$d/log.bin" --kernel "$kernel" --efi "$kernel=$kernel" --json >"$out/predict-kernel-efi.json" || rc=$?
+	check "predict --kernel --efi OLD=NEW: exit 0" test $rc -eq 0
+	check_replay predict-kernel-efi "$d" "$out/predict-kernel-efi.json"
+
+	# A policy from the baseline's log: the baseline meets it, the changed boot breaks it in PCR 8.
+	"$MBOOT" policy generate --from-log "$d/log.bin" -o "$out/policy.json" || bad "policy generate --from-log exited $?"
+	for b in base cmdline; do
+		jq '{banks: .}' "$out/$b/pcrs.json" >"$out/$b/pcrs-banks.json"
+		rc=0
+		"$MBOOT" verify --log "$out/$b/log.bin" --pcrs "$out/$b/pcrs-banks.json" --no-userspace-log \
+			--policy "$out/policy.json" --json >"$out/$b/verify-policy.json" || rc=$?
+		printf 'info %s: policy violations: %s\n' "$b" "$(jq -c '[.policy.violations[]? | {pcr, text, reason}]' "$out/$b/verify-policy.json" | cut -c1-600)"
+		case $b in
+		base) check "policy: the baseline verifies and meets its log's policy (exit 0)" \
+			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
+		cmdline) check "policy: the changed boot verifies but breaks the policy, PCR 8 named (exit 1)" \
+			test "$rc:$(jq -c '[.log_verified, .policy.ok, ([.policy.violations[] | select(.pcr == 8)] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
 		esac
 	done
 	;;
