@@ -184,7 +184,11 @@ vm_kernel_modules() {
 		[ -n "$path" ] && [ -f "$mods/$path" ] || vm_die "kernel module $name is not in the unpacked package ($path)"
 		# depends= are hard dependencies; "softdep=pre: ..." are what modprobe loads first (xts
 		# needs ecb, and says so only there).
-		for dep in $(objcopy -O binary --only-section=.modinfo "$mods/$path" /dev/stdout | tr '\0' '\n' |
+		# Into a file, not /dev/stdout: objcopy replaces its output by rename, and with its
+		# stdout closed it turns the /dev/stdout link into a regular file (seen on this machine).
+		objcopy -O binary --only-section=.modinfo "$mods/$path" "$dest/.modinfo" ||
+			vm_die "objcopy cannot read the .modinfo of $path"
+		for dep in $(tr '\0' '\n' <"$dest/.modinfo" |
 			sed -n 's/^depends=//p; s/^softdep=pre: *\([^:]*\)$/\1/p' | tr ', ' '  '); do
 			vm_module_add "$dep"
 		done
@@ -193,7 +197,7 @@ vm_kernel_modules() {
 		echo "${name//-/_}.ko" >>"$dest/order.names"
 	}
 	for m in "$@"; do vm_module_add "$m"; done
-	rm -f "$dest/order.names"
+	rm -f "$dest/order.names" "$dest/.modinfo"
 }
 
 # vm_initramfs_luks ROOT: what the luks scenario's guest adds to a with-mboot initramfs: what
