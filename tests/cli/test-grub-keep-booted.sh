@@ -114,5 +114,23 @@ fi
 "$M" grub keep-booted --map 'hd0=/x' --log "$W/log" --dir "$W/x" 2>/dev/null
 [ $? = 2 ] && ok "--map without (DEVICE): exit 2" || bad "--map hd0=/x accepted"
 
+# The kernel hook (mboot-reseal) keeps the copies first, only when there are none: by then the
+# configs may be rewritten (here, not at the default places at all), which it says, and goes on.
+hook() { MBOOT=$M MBOOT_LOG=$W/log MBOOT_SEALED_DIR=$W/no-sealed MBOOT_LUKS_DEVICES='' MBOOT_GRUB_BOOTED_DIR=$W/hook-copies \
+	"$S/hooks/mboot-reseal" "$W/vmlinuz" 2>"$W/hook.err"; }
+mkdir "$W/hook-copies"
+if hook && [ -s "$W/hook-copies/index.json" ] && grep -qF "mboot: NOT kept $NOWHERE" "$W/hook.err" &&
+	grep -q "^mboot-reseal: some GRUB configs that booted were not kept (exit 1)" "$W/hook.err"; then
+	ok "kernel hook with no copies: keep-booted runs first (index.json written), what is not kept is said, exit 0"
+else
+	bad "hook without copies: rc $?, $(cat "$W/hook.err")"
+fi
+cp "$W/copies/index.json" "$W/hook-copies/index.json"
+if hook && ! grep -q "NOT kept" "$W/hook.err" && cmp -s "$W/copies/index.json" "$W/hook-copies/index.json"; then
+	ok "kernel hook with copies: keep-booted does not run (the copies of this boot stay)"
+else
+	bad "hook with copies: $(cat "$W/hook.err")"
+fi
+
 [ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "test-grub-keep-booted: all passed"

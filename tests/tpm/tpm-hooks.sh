@@ -22,6 +22,8 @@ boot() { # boot LOG: the same TPM (its keys survive), rebooted, holding that boo
 
 export MBOOT=$M MBOOT_LOG=$LOG MBOOT_SEALED_DIR=$WORK/sealed.d MBOOT_RESEAL_STRICT=1
 export MBOOT_RESEAL=$S/hooks/mboot-reseal
+# the copies of the GRUB configs that booted, which the hook keeps when there are none: a temp folder
+export MBOOT_GRUB_BOOTED_DIR=$WORK/grub-booted
 mkdir -p "$MBOOT_SEALED_DIR"
 printf 'disk key\n' >"$WORK/secret"
 
