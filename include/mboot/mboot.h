@@ -24,5 +24,6 @@
 #include <mboot/measure.h>
 #include <mboot/attest.h>
 #include <mboot/luks.h>
+#include <mboot/grub-booted.h>
 
 #endif

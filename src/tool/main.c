@@ -28,6 +28,7 @@ static const struct {
 	{ "fleet", verb_fleet, "a fleet verifier's machines: list, show, set their policy, revoke, forget" },
 	{ "quote", verb_quote, "a TPM quote of the PCRs with the logs: the evidence 'attest verify' judges" },
 	{ "hash", verb_hash, "digest of a file as a measuring stage computes it (--authenticode for EFI binaries)" },
+	{ "grub", verb_grub, "keep copies of the GRUB configs this boot measured, for predict" },
 };
 
 static void usage(FILE *f)

@@ -17,6 +17,8 @@ int verb_unseal(int argc, char **argv);
 int verb_reseal(int argc, char **argv);
 int verb_ssh_hostkey(int argc, char **argv);
 int verb_luks(int argc, char **argv);
+/* mboot grub keep-booted: verb-grub.c. */
+int verb_grub(int argc, char **argv);
 int verb_attest(int argc, char **argv);
 /* mboot attest verify: in verb-attest-verify.c, dispatched from verb-attest.c. */
 int attest_verify(int argc, char **argv);

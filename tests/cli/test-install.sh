@@ -164,6 +164,22 @@ if [ -x "$sshd" ]; then
 fi
 ok "mboot-ssh-hostkeys.service (systemd-analyze verify) and sshd_config.d/mboot-hostkeys.conf (sshd -t) installed"
 
+# Copies of the GRUB configs that booted (docs/predict.md): once a boot after the local file
+# systems, only with a firmware log; systemd-analyze verify accepts the unit.
+u=$D$unitdir/mboot-grub-booted.service
+[ -s "$u" ] || fail "not installed: $unitdir/mboot-grub-booted.service"
+grep -qx "ExecStart=$prefix/bin/mboot grub keep-booted" "$u" && grep -qx 'Type=oneshot' "$u" &&
+	grep -qx 'After=local-fs.target' "$u" &&
+	grep -qx 'ConditionPathExists=/sys/kernel/security/tpm0/binary_bios_measurements' "$u" ||
+	fail "mboot-grub-booted.service: $(grep -E '^(ExecStart|Type|After|Condition)' "$u")"
+if command -v systemd-analyze >/dev/null; then
+	sed "s|=$prefix/bin/mboot|=$D$prefix/bin/mboot|" "$u" >"$T/mboot-grub-booted.service"
+	if ! systemd-analyze verify --man=no "$T/mboot-grub-booted.service" >"$T/analyze.log" 2>&1 || [ -s "$T/analyze.log" ]; then
+		fail "systemd-analyze verify mboot-grub-booted.service: $(cat "$T/analyze.log")"
+	fi
+fi
+ok "mboot-grub-booted.service installed: oneshot after local-fs, mboot grub keep-booted (systemd-analyze verify)"
+
 # The userspace log's folder, made at boot by the tmpfiles.d entry installed with the units:
 # systemd-tmpfiles itself reads it (no warning) and makes /run/log/mboot, root's, 0755.
 tmpfilesdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --define-variable=prefix="$prefix" --variable=tmpfilesdir systemd 2>/dev/null) || tmpfilesdir=""

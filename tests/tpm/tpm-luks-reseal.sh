@@ -87,6 +87,7 @@ PREDICT=(--predict-args --log "$LOG" --kernel "$WORK/vmlinuz-6.9" --initrd "$WOR
 # 1. The hook reseals the token: one new token for keyslot 1, the old one gone; its branches are
 #    tpm2_pcrread's values now and after the reboot.
 export MBOOT=$M MBOOT_LOG=$LOG MBOOT_SEALED_DIR=$WORK/sealed.d MBOOT_RESEAL_STRICT=1 MBOOT_LUKS_DEVICES=$IMG
+export MBOOT_GRUB_BOOTED_DIR=$WORK/grub-booted # the hook keeps copies of the configs that booted: not in /var/lib
 mkdir -p "$MBOOT_SEALED_DIR"
 "$S/hooks/mboot-reseal" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" 2>"$WORK/hook.err" ||
 	fail "hook: $(cat "$WORK/hook.err")"

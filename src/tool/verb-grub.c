@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mboot grub keep-booted: copies of the GRUB configs that booted, for the next boot's prediction. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "shared/hex.h"
+#include "tool/options.h"
+#include "tool/tool.h"
+#include "tool/verbs.h"
+
+static const char grub_help[] =
+	"Usage: mboot grub COMMAND [OPTIONS]\n\n"
+	"  keep-booted [--log LOG] [--dir DIR] [--map (DEVICE)=DIR]... [--json]\n"
+	"                    keep copies of the GRUB configs this boot measured\n\n"
+	"The layout of the copies is in docs/predict.md (\"Copies of the configs that booted\").\n";
+
+static const char keep_booted_help[] =
+	"Usage: mboot grub keep-booted [--log LOG] [--dir DIR] [--map (DEVICE)=DIR]... [--json [--compact]]\n\n"
+	"GRUB measures each config it reads into PCR 9 under the path it opened, e.g.\n"
+	"\"(hd0,gpt2)/boot/grub/grub.cfg\". For each such config of today's log, find the file on this\n"
+	"machine that has the event's digest in every bank, and keep a copy of it in DIR: a file named\n"
+	"by the lowercase SHA-256 hex of the measured path, and DIR/index.json {\"configs\": [{\"path\",\n"
+	"\"file\", \"sha256\"}]}, each written atomically, mode 0644. A kernel update rewrites the\n"
+	"configs before the next boot is predicted; 'mboot predict' reads these copies for today's.\n"
+	"A file that was rewritten since it booted has other digests and is not kept; a copy already\n"
+	"in DIR that still has the measured digests is kept. Copies no config of the log names are\n"
+	"removed.\n\n"
+	"  --log LOG         today's firmware event log (default " MB_DEFAULT_LOG ")\n"
+	"  --dir DIR         where the copies go (default " MB_GRUB_BOOTED_DIR ")\n"
+	"  --map (DEVICE)=DIR  GRUB's DEVICE is mounted at DIR here, e.g. --map '(hd0,gpt1)=/boot/efi';\n"
+	"                    repeatable. A device with no --map is looked for at /boot/efi, /efi,\n"
+	"                    /boot and /, in that order, and the first file with the digests is kept\n"
+	"  --json            {\"dir\", \"configs\": [{\"path\", \"status\", \"file\", \"copy\", \"sha256\"}]}\n"
+	"  --compact         the JSON on one line (implies --json)\n\n"
+	"Paths that are not \"(DEVICE)/...\", or have a \"..\" component or control characters, are never\n"
+	"looked up. Exit: 0 every measured config kept (or none measured), 1 some not kept (named),\n"
+	"2 usage or input error (unreadable log, DIR not writable).\n";
+
+#define MAX_MAPS 16
+/* The mounts to look in: the --map ones, then the defaults for any other device. */
+typedef struct grub_maps {
+	mb_grub_mount m[MAX_MAPS + 4];
+	size_t n;
+} grub_maps;
+
+static int map_option(void *target, const char *arg, const char *verb)
+{
+	grub_maps *maps = target;
+	char *close = strchr(arg, ')');
+
+	if (arg[0] != '(' || !close || close[1] != '=' || !close[2])
+		return tool_usage_error(verb, "--map takes (DEVICE)=DIR, e.g. '(hd0,gpt1)=/boot/efi', not '%s'", arg);
+	if (maps->n >= MAX_MAPS)
+		return tool_usage_error(verb, "at most %d --map", MAX_MAPS);
+	/* an argv string, ours to split */
+	close[1] = '\0';
+	maps->m[maps->n++] = (mb_grub_mount) { .device = arg, .dir = close + 2 };
+	return EXIT_OK;
+}
+
+static const char *status_name(mb_grub_booted_status s)
+{
+	switch (s) {
+	case MB_GRUB_BOOTED_FOUND:
+		return "kept";
+	case MB_GRUB_BOOTED_CHANGED:
+		return "changed";
+	case MB_GRUB_BOOTED_MISSING:
+		return "missing";
+	case MB_GRUB_BOOTED_UNSAFE:
+		return "unsafe";
+	}
+	return "unknown";
+}
+
+/* A path from the log, untrusted: control characters printed as '?', a long one cut. */
+static void print_path(FILE *f, const char *p)
+{
+	size_t i;
+
+	for (i = 0; p[i] && i < 512; i++)
+		fputc((unsigned char) p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i], f);
+	if (p[i])
+		fprintf(f, "...(%zu bytes)", strlen(p));
+}
+
+static int cmd_keep_booted(int argc, char **argv)
+{
+	const char *log_path = MB_DEFAULT_LOG, *dir = MB_GRUB_BOOTED_DIR;
+	grub_maps maps = { .n = 0 };
+	tool_json json = TOOL_JSON_OFF;
+	const tool_option opts[] = {
+		TOOL_OPT_STR("log", 0, &log_path),
+		TOOL_OPT_STR("dir", 0, &dir),
+		TOOL_OPT_FN("map", 0, &maps, map_option),
+		TOOL_OPT_JSON_STYLE(&json),
+		TOOL_OPT_END,
+	};
+	static const char *const defaults[] = { "/boot/efi", "/efi", "/boot", "/" };
+	mb_event_log *log = NULL;
+	mb_grub_booted *b = NULL;
+	mb_error err = { 0 };
+	size_t n = 0, i, kept = 0;
+	json_object *out = NULL, *configs = NULL;
+	int rc;
+
+	rc = tool_parse_options("grub keep-booted", keep_booted_help, opts, argc, argv, 0);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		maps.m[maps.n++] = (mb_grub_mount) { .device = NULL, .dir = defaults[i] };
+	rc = tool_load_log(log_path, &log);
+	if (rc != EXIT_OK)
+		return rc;
+	if (mb_grub_find_booted(log, maps.m, maps.n, dir, &b, &n, &err) < 0) {
+		tool_report("grub keep-booted", &err);
+		mb_event_log_free(log);
+		return EXIT_USAGE;
+	}
+	mb_event_log_free(log);
+	/* the default folder's parent is mboot's state folder, private as attest makes it */
+	if (strcmp(dir, MB_GRUB_BOOTED_DIR) == 0 && mkdir(MB_AK_DIR_DEFAULT, 0700) < 0 && errno != EEXIST) {
+		tool_errorf("%s: cannot create: %s", MB_AK_DIR_DEFAULT, strerror(errno));
+		mb_grub_booted_free(b, n);
+		return EXIT_USAGE;
+	}
+	if (mb_grub_booted_store(dir, b, n, &err) < 0) {
+		tool_report(dir, &err);
+		mb_grub_booted_free(b, n);
+		return EXIT_USAGE;
+	}
+
+	if (json) {
+		out = json_object_new_object();
+		configs = json_object_new_array();
+		json_object_object_add(out, "dir", json_object_new_string(dir));
+		json_object_object_add(out, "configs", configs);
+	}
+	for (i = 0; i < n; i++) {
+		char name[MB_GRUB_BOOTED_NAME_SIZE] = "", hex[65] = "";
+
+		if (b[i].status == MB_GRUB_BOOTED_FOUND) {
+			kept++;
+			if (mb_grub_booted_name(b[i].measured_path, name) < 0)
+				name[0] = 0;
+			hex_format(b[i].sha256, sizeof(b[i].sha256), hex);
+		}
+		if (json) {
+			json_object *c = json_object_new_object();
+
+			json_object_object_add(c, "path", json_object_new_string(b[i].measured_path));
+			json_object_object_add(c, "status", json_object_new_string(status_name(b[i].status)));
+			json_object_object_add(c, "file", b[i].file ? json_object_new_string(b[i].file) : NULL);
+			json_object_object_add(c, "copy", name[0] ? json_object_new_string(name) : NULL);
+			json_object_object_add(c, "sha256", hex[0] ? json_object_new_string(hex) : NULL);
+			json_object_array_add(configs, c);
+			continue;
+		}
+		FILE *f = b[i].status == MB_GRUB_BOOTED_FOUND ? stdout : stderr;
+
+		fputs(b[i].status == MB_GRUB_BOOTED_FOUND ? "kept " : "mboot: NOT kept ", f);
+		print_path(f, b[i].measured_path);
+		switch (b[i].status) {
+		case MB_GRUB_BOOTED_FOUND:
+			fprintf(f, ": %s -> %s/%s\n", b[i].file, dir, name);
+			break;
+		case MB_GRUB_BOOTED_CHANGED:
+			fprintf(f, ": %s has other digests than event %u (rewritten since it booted?)\n", b[i].file,
+				b[i].event_number);
+			break;
+		case MB_GRUB_BOOTED_MISSING:
+			fprintf(f, ": no such file here (give --map (DEVICE)=DIR)\n");
+			break;
+		case MB_GRUB_BOOTED_UNSAFE:
+			fprintf(f, ": not a (DEVICE)/PATH without '..' and control characters: not looked up\n");
+			break;
+		}
+	}
+	if (json)
+		tool_json_print(json, out);
+	else if (n == 0)
+		tool_notef("%s: GRUB measured no config: nothing to keep", log_path);
+	json_object_put(out);
+	mb_grub_booted_free(b, n);
+	return kept == n ? EXIT_OK : EXIT_FAILED;
+}
+
+static const tool_command grub_commands[] = {
+	{ "keep-booted", cmd_keep_booted },
+	{ NULL, NULL },
+};
+
+int verb_grub(int argc, char **argv)
+{
+	return tool_dispatch("grub", grub_help, grub_commands, argc, argv);
+}
