@@ -1289,8 +1289,16 @@ static void emit(gs *g, grub_string_kind kind, char *text)
 			      kind_label(kind), text);
 			g->mismatch = true;
 		} else if (g->today[at].kind != kind || strcmp(g->today[at].text, text)) {
-			stopf(g, "GRUB string %zu differs: today's %s\"%.200s\", the model's %s\"%.200s\"", at + 1,
-			      kind_label(g->today[at].kind), g->today[at].text, kind_label(kind), text);
+			/* a long string (a menu entry's block): shown from a little before where they part */
+			const char *t = g->today[at].text;
+			size_t d = 0, from;
+
+			while (t[d] && t[d] == text[d])
+				d++;
+			from = d > 120 ? d - 40 : 0;
+			stopf(g, "GRUB string %zu differs%s: today's %s\"%s%.200s\", the model's %s\"%s%.200s\"", at + 1,
+			      from ? " after its first bytes" : "", kind_label(g->today[at].kind), from ? "..." : "",
+			      t + from, kind_label(kind), from ? "..." : "", text + from);
 			g->mismatch = true;
 		}
 	}
