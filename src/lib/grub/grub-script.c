@@ -1470,11 +1470,14 @@ static void add_entry(gs *g, char **a, size_t n, bool submenu)
 	m->e = grown;
 	m->e[m->n++] = e;
 	return;
-fail: {
-	menu tmp = { &e, 1 };
-	menu_done(&tmp);
+fail:
+	free(e.title);
+	free(e.id);
+	free(e.source);
+	for (i = 0; i < e.nargs; i++)
+		free(e.args[i]);
+	free(e.args);
 	free(src.s);
-}
 }
 
 static func *func_find(gs *g, const char *name)
