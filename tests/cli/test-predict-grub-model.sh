@@ -100,5 +100,17 @@ rc=$?
 [ $rc = 1 ] && [ -z "$(pcr8 "$W/none.json")" ] && ok "no booted copy: PCR 8 unpredictable as before" ||
 	bad "no copy: rc $rc $(jq -c .unpredictable "$W/none.json")"
 
+# input errors: a booted copy under a path the log never measured; with --cmdline
+"$M" predict --log "$D/log.bin" --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	--grub-cfg-booted "(hd0,gpt9)/grub.cfg=$D/boot-grub.cfg" >"$W/out" 2>"$W/err"
+rc=$?
+[ $rc = 2 ] && grep -qF '(hd0,gpt9)/grub.cfg: today' "$W/err" && ok "a booted copy under an unmeasured path: exit 2, named" ||
+	bad "unmeasured path: rc $rc $(cat "$W/err")"
+"$M" predict --log "$D/log.bin" --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --cmdline quiet >"$W/out" 2>"$W/err"
+rc=$?
+[ $rc = 2 ] && grep -qF -- '--cmdline' "$W/err" && ok "--grub-cfg-booted with --cmdline: exit 2" ||
+	bad "with --cmdline: rc $rc $(cat "$W/err")"
+
 echo "predict grub model: $fails failed"
 [ "$fails" = 0 ]

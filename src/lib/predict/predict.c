@@ -508,6 +508,9 @@ static int plan_model(predict_ctx *c, mb_error *err)
 	grub_model_run run = { 0 };
 	int rc = 0;
 
+	if (in->n_grub_booted && (in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path))
+		return set_error(err, -EINVAL, "the configs that booted (--grub-cfg-booted) are for running the new "
+				 "config, whose linux and initrd lines --cmdline, --kernel-path and --initrd-path would replace");
 	if (!in->boot.n_grub_cfg || in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path)
 		return 0; /* the options name PCR 8's linux/initrd lines themselves */
 	if (grub_measured_configs(in->log, &paths) < 0)
