@@ -22,6 +22,16 @@ typedef struct mb_predict_input {
 	 * application is replaced where today's log has its old_digest, by its digest; a grub.cfg
 	 * where the log measured its measured_path (at most 32 of each) */
 	mb_boot_artifacts boot;
+	/*
+	 * The GRUB configs that booted today, by the path GRUB measured them under (at most 32):
+	 * with a copy of each config today's log measured and a boot.grub_cfg, PCR 8 is predicted
+	 * by running the configs as GRUB does (docs/predict.md), after the model reproduced today's
+	 * PCR 8 from these copies. A config without one here is looked for in grub_booted_dir
+	 * (a file named by the sha256 hex of the measured path); NULL: nowhere else.
+	 */
+	const mb_grub_config *grub_booted;
+	size_t n_grub_booted;
+	const char *grub_booted_dir;
 } mb_predict_input;
 
 /* The changes of mb_predict_input.boot, as bits of mb_predict_result.unmatched. */

@@ -11,9 +11,13 @@
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
+/* Where the boot-time hook keeps copies of the configs that booted (docs/predict.md). */
+#define MB_GRUB_BOOTED_DIR "/var/lib/mboot/grub-booted"
+
 static const char predict_help[] =
 	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S]\n"
 	"                     [--grub-cfg [MEASURED_PATH=]F ...] [--kernel-path P] [--initrd-path P]\n"
+	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
 	"                     [--efi OLD=NEW ...] [--json] [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
@@ -32,6 +36,14 @@ static const char predict_help[] =
 	"                           MEASURED_PATH, as the log names it: '(hd0,gpt1)/EFI/debian/grub.cfg'.\n"
 	"                           F alone: the log's only config (exit 2 when it measured several).\n"
 	"                           Repeatable, once per config\n"
+	"  --grub-cfg-booted MEASURED_PATH=F\n"
+	"                           a copy of a config that booted today. With a copy of every config\n"
+	"                           the log measured, PCR 8 is predicted by running the configs as GRUB\n"
+	"                           does, once the run of today's copies reproduced today's PCR 8 exactly\n"
+	"                           (else PCR 8 is unpredictable, the first differing command named).\n"
+	"                           Not with --cmdline, --kernel-path, --initrd-path. Repeatable\n"
+	"  --grub-booted-dir DIR    where copies not given are kept, one file per config named by the\n"
+	"                           sha256 hex of MEASURED_PATH (default " MB_GRUB_BOOTED_DIR "; '' none)\n"
 	"  --kernel-path P          the kernel's path as GRUB will name it (default: from grub.cfg, else today's)\n"
 	"  --initrd-path P          likewise for the initrd\n"
 	"  --efi OLD=NEW            an EFI application (shim, GRUB, ...) replaced: the PCR 4 event whose\n"
@@ -64,6 +76,27 @@ static int efi_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+/* --grub-cfg-booted MEASURED_PATH=FILE, repeatable. */
+static int booted_option(void *target, const char *arg, const char *verb)
+{
+	predict_args *a = target;
+	mb_grub_config *g;
+	const char *eq = strchr(arg, '=');
+
+	if (a->in.n_grub_booted >= TOOL_MAX_GRUB_CFG)
+		return tool_usage_error(verb, "at most %d --grub-cfg-booted", TOOL_MAX_GRUB_CFG);
+	if (!eq || eq == arg || !eq[1])
+		return tool_usage_error(verb, "--grub-cfg-booted takes MEASURED_PATH=FILE, not '%s'", arg);
+	g = &a->grub_booted[a->in.n_grub_booted];
+	/* arg is an argv string, ours to split */
+	*(char *) eq = 0;
+	g->measured_path = arg;
+	g->file = eq + 1;
+	a->in.grub_booted = a->grub_booted;
+	a->in.n_grub_booted++;
+	return EXIT_OK;
+}
+
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 {
 	const tool_option opts[] = {
@@ -72,12 +105,15 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_JSON_STYLE(&a->json),
 		TOOL_OPT_STR("write-log", 0, &a->write_log),
 		TOOL_OPT_FN("efi", 0, a, efi_option),
+		TOOL_OPT_FN("grub-cfg-booted", 0, a, booted_option),
+		TOOL_OPT_STR("grub-booted-dir", 0, &a->in.grub_booted_dir),
 		TOOL_OPT_END,
 	};
 	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->log_path = MB_DEFAULT_LOG;
+	a->in.grub_booted_dir = MB_GRUB_BOOTED_DIR;
 	a->grub_cfgs.boot = &a->in.boot;
 	rc = tool_parse_options(verb, predict_help, opts, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)

@@ -38,6 +38,7 @@ typedef struct predict_args {
 	tool_efi_digests efi_digests[PREDICT_MAX_EFI]; /* what efi[] points at */
 	const char *efi_arg[PREDICT_MAX_EFI];           /* each --efi as given (OLD, NUL, NEW) */
 	tool_grub_cfgs grub_cfgs;                       /* what in.boot.grub_cfg points at */
+	mb_grub_config grub_booted[TOOL_MAX_GRUB_CFG];  /* what in.grub_booted points at */
 	const char *log_path;
 	const char *write_log;
 	tool_json json;

@@ -16,12 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
 #include <mboot/predict.h>
 #include "lib/replay/pcr-values.h"
 #include "lib/grub/grub.h"
+#include "lib/grub/grub-script.h"
+#include "shared/hex.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 
@@ -68,6 +71,11 @@ typedef struct predict_ctx {
 	uint32_t matched;
 	bool efi_applied, systemd_cmdline, uki;
 	bool first_app, efi_after_first; /* a PCR 4 EFI application; an --efi replaced one after the first */
+	/* PCR 8 by running the configs (grub-script.c): not used (today's line by line check),
+	 * refused (PCR 8 unpredictable, the reason noted) or the model's strings replace today's */
+	enum { MODEL_OFF, MODEL_REFUSED, MODEL_ON } model;
+	grub_model_run model_run;
+	bool model_written;
 } predict_ctx;
 
 static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
@@ -410,6 +418,232 @@ static int plan(predict_ctx *c, mb_error *err)
 	return 0;
 }
 
+/* The first PCR 9 event of a file GRUB read under path, or NULL. */
+static const mb_event *file_event(const mb_event_log *log, const char *path)
+{
+	size_t i, n = mb_event_log_count(log);
+
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		char *p = grub_file_event_path(ev);
+		bool same = p && strcmp(p, path) == 0;
+
+		free(p);
+		if (same)
+			return ev;
+	}
+	return NULL;
+}
+
+/* The kept copy of the config GRUB measured as path: explicit, else in the directory under
+ * the sha256 hex of the path (docs/predict.md); NULL when there is none. */
+static char *booted_copy(const mb_predict_input *in, const char *path)
+{
+	uint8_t d[MB_DIGEST_MAX];
+	char hex[2 * 32 + 1], *file = NULL;
+	size_t i;
+
+	for (i = 0; i < in->n_grub_booted; i++)
+		if (in->grub_booted[i].measured_path && strcmp(in->grub_booted[i].measured_path, path) == 0)
+			return strdup(in->grub_booted[i].file);
+	if (!in->grub_booted_dir || !in->grub_booted_dir[0] || mb_digest(MB_ALG_SHA256, path, strlen(path), d) < 0)
+		return NULL;
+	hex_format(d, 32, hex);
+	if (asprintf(&file, "%s/%s", in->grub_booted_dir, hex) < 0)
+		return NULL;
+	if (access(file, F_OK) != 0) {
+		free(file);
+		return NULL;
+	}
+	return file;
+}
+
+/* Today's PCR 8 strings, as the chain of events binds their kinds. */
+static int today_strings(const mb_event_log *log, grub_model_string **ret, size_t *n_ret, bool *cmdline)
+{
+	size_t i, n = mb_event_log_count(log), k = 0;
+	grub_string_walk walk = { 0 };
+	grub_model_string *s = calloc(n + 1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	*cmdline = false;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		grub_string_kind kind = grub_string_walk_next(&walk, ev);
+
+		if (kind == GRUB_STRING_NONE)
+			continue;
+		s[k].kind = kind;
+		*cmdline |= kind == GRUB_STRING_KERNEL_CMDLINE;
+		if (!(s[k++].text = grub_string_text(ev, NULL))) {
+			while (k--)
+				free(s[k].text);
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	*ret = s;
+	*n_ret = k;
+	return 0;
+}
+
+/*
+ * With copies of the configs that booted: run them through the model and, when it reproduces
+ * today's PCR 8 strings exactly, run the new configs to get the next boot's (MODEL_ON). When a
+ * copy does not hash to today's event, or the model does not reproduce today, or cannot decide
+ * the new run: PCR 8 is unpredictable with the reason (MODEL_REFUSED). Without a copy of every
+ * config today's log measured: MODEL_OFF, today's line by line check.
+ */
+static int plan_model(predict_ctx *c, mb_error *err)
+{
+	const mb_predict_input *in = c->in;
+	grub_words paths = { 0 };
+	grub_model_config booted[MAX_CONFIGS], next[MAX_CONFIGS];
+	char *texts[MAX_CONFIGS] = { 0 };
+	grub_model_string *today = NULL;
+	size_t n_today = 0, i, k;
+	bool cmdline = false;
+	grub_model *m = NULL;
+	grub_model_run run = { 0 };
+	int rc = 0;
+
+	if (in->n_grub_booted && (in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path))
+		return set_error(err, -EINVAL, "the configs that booted (--grub-cfg-booted) are for running the new "
+				 "config, whose linux and initrd lines --cmdline, --kernel-path and --initrd-path would replace");
+	if (!in->boot.n_grub_cfg || in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path)
+		return 0; /* the options name PCR 8's linux/initrd lines themselves */
+	if (grub_measured_configs(in->log, &paths) < 0)
+		return set_error(err, -ENOMEM, "out of memory");
+	for (i = 0; i < in->n_grub_booted; i++) {
+		for (k = 0; k < paths.n && strcmp(paths.w[k], in->grub_booted[i].measured_path ?
+						  in->grub_booted[i].measured_path : "") != 0; k++)
+			;
+		if (k == paths.n) {
+			rc = set_error(err, -EINVAL, "--grub-cfg-booted %s: today's log measured no GRUB config under that path",
+				       in->grub_booted[i].measured_path ? in->grub_booted[i].measured_path : "(none)");
+			goto out;
+		}
+	}
+	if (!paths.n || paths.n > MAX_CONFIGS)
+		goto out;
+	for (i = 0; i < paths.n; i++) {
+		char *file = booted_copy(in, paths.w[i]);
+		const mb_event *ev = file_event(in->log, paths.w[i]);
+		file_digests fd = { 0 };
+		size_t size;
+		uint32_t d;
+
+		if (!file)
+			goto out; /* no copy: today's check */
+		rc = file_read(file, GRUB_CFG_MAX, (uint8_t **) &texts[i], &size, err);
+		if (rc == 0)
+			rc = digest_file(c, file, &fd, err);
+		if (rc < 0) {
+			free(file);
+			goto out;
+		}
+		for (d = 0; ev && d < ev->n_digests; d++) {
+			int b = bank_index(c, ev->digests[d].alg);
+
+			if (b >= 0 && mb_digest_by_alg(ev->digests[d].alg) &&
+			    memcmp(fd.d[b], ev->digests[d].bytes, ev->digests[d].size) != 0) {
+				note(c, 8, true, "the booted copy %s of %s does not hash to today's PCR 9 event %u: it is not "
+				     "the config that booted", file, paths.w[i], ev->number);
+				c->model = MODEL_REFUSED;
+				free(file);
+				goto out;
+			}
+		}
+		free(file);
+		booted[i] = (grub_model_config) { paths.w[i], texts[i], size };
+		next[i] = booted[i];
+		for (k = 0; k < c->n_cfg; k++)
+			if (c->cfg[k].measured_path && strcmp(c->cfg[k].measured_path, paths.w[i]) == 0)
+				next[i] = (grub_model_config) { paths.w[i], c->cfg[k].text, strlen(c->cfg[k].text) };
+	}
+	rc = today_strings(in->log, &today, &n_today, &cmdline);
+	if (rc < 0 || !(m = grub_model_new())) {
+		rc = set_error(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	c->model = MODEL_REFUSED;
+	rc = grub_model_check(m, booted, paths.n, today, n_today, cmdline, &run);
+	if (rc == 0 && run.why) {
+		note(c, 8, true, "the GRUB model does not reproduce today's PCR 8 from the configs that booted: %s", run.why);
+		goto out;
+	}
+	grub_model_run_done(&run);
+	if (rc == 0)
+		rc = grub_model_predict(m, next, paths.n, cmdline, &run);
+	if (rc < 0) {
+		rc = set_error(err, rc, "the GRUB model: %s", mb_strerror(rc));
+		goto out;
+	}
+	if (run.why) {
+		note(c, 8, true, "the GRUB model cannot tell what the new config runs: %s", run.why);
+		goto out;
+	}
+	c->model = MODEL_ON;
+	/* a new kernel command line moves the EFI stub's LoadOptions tag too */
+	c->loader_changed = false;
+	for (i = 0; i < run.n; i++)
+		if (i >= n_today || strcmp(run.s[i].text, today[i].text) != 0)
+			c->loader_changed = true;
+	c->loader_changed |= run.n != n_today;
+	c->model_run = run;
+	memset(&run, 0, sizeof(run));
+out:
+	grub_model_run_done(&run);
+	grub_model_free(m);
+	if (today) {
+		for (i = 0; i < n_today; i++)
+			free(today[i].text);
+		free(today);
+	}
+	for (i = 0; i < MAX_CONFIGS; i++)
+		free(texts[i]);
+	grub_words_done(&paths);
+	return rc;
+}
+
+/* The model's strings in place of today's PCR 8 strings, with today's label form and hashing
+ * convention (tmpl: today's first such event). */
+static int write_model_strings(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl)
+{
+	mb_digest_check check;
+	const uint8_t *t;
+	size_t len, label_len = 0, i;
+	bool upstream;
+	int rc = 0;
+
+	if (mb_event_check_digest(tmpl, &check) < 0 ||
+	    (check.status != MB_DIGEST_MATCH && check.status != MB_DIGEST_MATCH_ALTERNATE)) {
+		note(c, 8, true, "event %u: today's text does not hash to its digest, so how GRUB hashes it is unknown",
+		     tmpl->number);
+		c->model = MODEL_REFUSED;
+		return mb_log_writer_add_event(w, tmpl);
+	}
+	grub_string_parse(tmpl->data, tmpl->data_size, &t, &len, &label_len);
+	upstream = label_len > 0 && tmpl->data[label_len - 2] == ':';
+	for (i = 0; i < c->model_run.n && rc == 0; i++) {
+		const grub_model_string *s = &c->model_run.s[i];
+		const char *label = upstream ? grub_string_prefix(s->kind)
+				    : s->kind == GRUB_STRING_KERNEL_CMDLINE ? "grub_kernel_cmdline " : "grub_cmd ";
+		char *data = NULL;
+		size_t tl = strlen(s->text);
+
+		if (asprintf(&data, "%s%s", label, s->text) < 0)
+			return -ENOMEM;
+		rc = write_event(c, w, tmpl, NULL, s->text, tl + (check.status == MB_DIGEST_MATCH_ALTERNATE), data,
+				 strlen(data) + 1);
+		free(data);
+	}
+	note(c, 8, false, "GRUB's commands, by running the new config (the model reproduced today's from the configs "
+	     "that booted)");
+	return rc;
+}
+
 static uint32_t tag_id(const mb_event *ev)
 {
 	if (ev->type != MB_EV_EVENT_TAG || ev->data_size < 4)
@@ -609,11 +843,21 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 		}
 		if (kind == GRUB_EVENT_LINUX)
 			after_linux = true;
-		if (kind != GRUB_EVENT_NONE && c->loader_changed) {
+		if (c->model == MODEL_ON && ev->pcr == 8 && ev->type == MB_EV_IPL &&
+		    grub_string_split(ev, &(const uint8_t *) { NULL }, &(size_t) { 0 }) != GRUB_STRING_NONE) {
+			/* every GRUB string of today's is the model's now, written where the first was */
+			if (!c->model_written) {
+				c->model_written = true;
+				rc = write_model_strings(c, w, ev);
+			}
+			continue;
+		}
+		if (kind != GRUB_EVENT_NONE && c->loader_changed && c->model == MODEL_OFF) {
 			rc = walk_loader(c, w, ev, kind);
 			continue;
 		}
 		if (ev->pcr == 8 && ev->type == MB_EV_IPL && cur_cfg && cur_cfg->changed && kind == GRUB_EVENT_NONE &&
+		    c->model == MODEL_OFF &&
 		    !command_in_config(cur_cfg, ev)) {
 			char *text = c->commands_missing++ ? NULL : grub_string_text(ev, NULL);
 
@@ -687,6 +931,8 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	c.res = ret;
 	c.n_banks = mb_event_log_banks(in->log, &c.banks);
 	rc = plan(&c, err);
+	if (rc == 0)
+		rc = plan_model(&c, err);
 	if (rc < 0)
 		goto out;
 	rc = mb_log_writer_new(&w);
@@ -744,6 +990,7 @@ out:
 	mb_pcr_values_free(today);
 	mb_log_writer_free(w);
 	grub_entry_done(&c.entry);
+	grub_model_run_done(&c.model_run);
 	grub_words_done(&c.old_linux);
 	grub_words_done(&c.old_initrd);
 	grub_words_done(&c.old_kernel_paths);

@@ -1,0 +1,116 @@
+#!/bin/bash
+# predict runs GRUB's configs (src/lib/grub/grub-script.c) on a real boot: Debian's GRUB 2.06
+# with its tpm module, configs made by Debian's grub-mkconfig scripts (tests/data/grub-model,
+# PROVENANCE there).
+# - The kernel bump grub-mkconfig made (boot-grub-next.cfg): the predicted PCR 8 is today's PCR 8
+#   strings (as GRUB logged them) with the kernel version replaced, extended here with
+#   sha256sum from zero, never with mboot's digest or extend code.
+# - The kept copies (--grub-booted-dir: one file per config, named by the sha256 hex of the
+#   measured path) do the same as --grub-cfg-booted.
+# - A booted copy that is not what booted (its digest is not today's PCR 9 event): refused.
+# - A booted copy the model does not reproduce today from: refused, the first differing
+#   command named.
+set -u
+M=${MBOOT:?}
+D=${MB_TESTDATA:?}/grub-model
+ESP='(hd0,gpt1)/EFI/BOOT/grub.cfg'
+BOOT='(hd0,gpt1)/boot/grub/grub.cfg'
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# Today's PCR 8 strings (event data, hex, label and NUL dropped), one a line, from the log.
+"$M" log show --json "$D/log.bin" >"$W/log.json" || bad "log show"
+jq -r '.events[] | select(.pcr == 8) | .data' "$W/log.json" | while read -r hex; do
+	printf '%s' "$hex" | xxd -r -p | tr -d '\0' | sed -e 's/^grub_cmd: //' -e 's/^kernel_cmdline: //' | base64 -w0
+	echo
+done >"$W/today.b64"
+[ "$(wc -l <"$W/today.b64")" -gt 30 ] || bad "today's log has its PCR 8 strings"
+old=$(sed -n 's/.*vmlinuz-\([^ \t]*\).*/\1/p' "$D/boot-grub.cfg" | head -n 1)
+new=$(sed -n 's/.*vmlinuz-\([^ \t]*\).*/\1/p' "$D/boot-grub-next.cfg" | head -n 1)
+[ -n "$old" ] && [ -n "$new" ] && [ "$old" != "$new" ] || bad "the two configs name two kernels ($old, $new)"
+
+# extend STRINGS_B64: PCR 8 (sha256) from zero over each string's digest
+extend() {
+	local pcr d
+	pcr=$(printf '%064d' 0)
+	while read -r b; do
+		d=$(printf '%s' "$b" | base64 -d | sha256sum | cut -c1-64)
+		pcr=$(printf '%s%s' "$pcr" "$d" | xxd -r -p | sha256sum | cut -c1-64)
+	done <"$1"
+	echo "$pcr"
+}
+# GRUB's strings for the next kernel: every occurrence of the version replaced
+while read -r b; do printf '%s' "$b" | base64 -d | sed "s/$old/$new/g" | base64 -w0; echo; done <"$W/today.b64" >"$W/next.b64"
+want_today=$(extend "$W/today.b64")
+want_next=$(extend "$W/next.b64")
+got_real=$(jq -r '.sha256["8"]' "$D/pcrs.json")
+[ "$want_today" = "$got_real" ] && ok "today's PCR 8 strings replay to the PCR 8 the guest read ($got_real)" ||
+	bad "replay of today's strings $want_today, TPM $got_real"
+
+pcr8() { jq -r '.banks.sha256["8"] // empty' "$1"; }
+
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" >"$W/next.json" 2>"$W/err"
+rc=$?
+[ $rc = 0 ] && [ "$(pcr8 "$W/next.json")" = "$want_next" ] &&
+	ok "kernel bump: predicted PCR 8 is the replay of GRUB's strings for $new ($want_next)" ||
+	bad "kernel bump: rc $rc, PCR 8 $(pcr8 "$W/next.json"), want $want_next; $(cat "$W/err")"
+
+# the kept copies: named by the sha256 hex of the measured path
+mkdir "$W/kept"
+cp "$D/esp-grub.cfg" "$W/kept/$(printf '%s' "$ESP" | sha256sum | cut -c1-64)"
+cp "$D/boot-grub.cfg" "$W/kept/$(printf '%s' "$BOOT" | sha256sum | cut -c1-64)"
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir "$W/kept" --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	>"$W/kept.json" 2>"$W/err"
+rc=$?
+[ $rc = 0 ] && [ "$(pcr8 "$W/kept.json")" = "$want_next" ] && ok "kept copies in --grub-booted-dir: the same PCR 8" ||
+	bad "kept copies: rc $rc, PCR 8 $(pcr8 "$W/kept.json"); $(cat "$W/err")"
+
+# the unchanged config through the model: today's PCR 8 again
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir "$W/kept" --grub-cfg "$BOOT=$D/boot-grub.cfg" \
+	>"$W/same.json" 2>"$W/err"
+[ "$(pcr8 "$W/same.json")" = "$want_today" ] && ok "the config that booted predicts today's PCR 8" ||
+	bad "same config: PCR 8 $(pcr8 "$W/same.json"); $(cat "$W/err")"
+
+# a booted copy that is not what booted
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	--grub-cfg-booted "$BOOT=$D/boot-grub-next.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" >"$W/wrong.json" 2>"$W/err"
+rc=$?
+[ $rc = 1 ] && [ -z "$(pcr8 "$W/wrong.json")" ] &&
+	jq -e '.unpredictable["8"] | contains("does not hash to today")' "$W/wrong.json" >/dev/null &&
+	ok "a booted copy that did not boot: PCR 8 unpredictable, said why" ||
+	bad "wrong copy: rc $rc $(jq -c .unpredictable "$W/wrong.json")"
+
+# an edited copy: its digest is not today's either (the model's own refusal of a config it does
+# not reproduce today from, naming the first differing command, is tests/unit/test-grub-script.c)
+{ echo 'insmod extra'; cat "$D/boot-grub.cfg"; } >"$W/edited.cfg"
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	--grub-cfg-booted "$BOOT=$W/edited.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" >"$W/edited.json" 2>"$W/err"
+rc=$?
+[ $rc = 1 ] && [ -z "$(pcr8 "$W/edited.json")" ] && ok "an edited booted copy: refused (exit 1, no PCR 8)" ||
+	bad "edited copy: rc $rc $(jq -c .unpredictable "$W/edited.json")"
+
+# no copy: today's line by line check, which cannot follow grub-mkconfig's config
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	>"$W/none.json" 2>"$W/err"
+rc=$?
+[ $rc = 1 ] && [ -z "$(pcr8 "$W/none.json")" ] && ok "no booted copy: PCR 8 unpredictable as before" ||
+	bad "no copy: rc $rc $(jq -c .unpredictable "$W/none.json")"
+
+# input errors: a booted copy under a path the log never measured; with --cmdline
+"$M" predict --log "$D/log.bin" --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	--grub-cfg-booted "(hd0,gpt9)/grub.cfg=$D/boot-grub.cfg" >"$W/out" 2>"$W/err"
+rc=$?
+[ $rc = 2 ] && grep -qF '(hd0,gpt9)/grub.cfg: today' "$W/err" && ok "a booted copy under an unmeasured path: exit 2, named" ||
+	bad "unmeasured path: rc $rc $(cat "$W/err")"
+"$M" predict --log "$D/log.bin" --grub-booted-dir '' --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
+	--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --cmdline quiet >"$W/out" 2>"$W/err"
+rc=$?
+[ $rc = 2 ] && grep -qF -- '--cmdline' "$W/err" && ok "--grub-cfg-booted with --cmdline: exit 2" ||
+	bad "with --cmdline: rc $rc $(cat "$W/err")"
+
+echo "predict grub model: $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The GRUB execution model (src/lib/grub/grub-script.c) against a real GRUB: the boot recorded
+ * in tests/data/grub-model (Debian's GRUB 2.06 with its tpm module, configs made by Debian's
+ * grub-mkconfig scripts; PROVENANCE there). Today's PCR 8 strings are read from that log, so
+ * every expected string here comes from GRUB, not from the model.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <mboot/mboot.h>
+#include "lib/grub/grub-script.h"
+
+#define ESP_PATH "(hd0,gpt1)/EFI/BOOT/grub.cfg"
+#define BOOT_PATH "(hd0,gpt1)/boot/grub/grub.cfg"
+
+static char *load(const char *name, size_t *size)
+{
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/grub-model/%s", getenv("MB_TESTDATA") ? getenv("MB_TESTDATA") : "tests/data",
+		 name);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t) n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t) n, f), (size_t) n);
+	buf[n] = 0;
+	fclose(f);
+	*size = (size_t) n;
+	return buf;
+}
+
+/* Today's PCR 8 strings of the recorded boot, with their kinds as the event chain binds them. */
+static grub_model_string *today_strings(size_t *n)
+{
+	size_t size, i, k = 0;
+	char *bytes = load("log.bin", &size);
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	grub_string_walk w = { 0 };
+	grub_model_string *s;
+
+	assert_int_equal(mb_event_log_parse((const uint8_t *) bytes, size, &log, &err), 0);
+	s = calloc(mb_event_log_count(log), sizeof(*s));
+	assert_non_null(s);
+	for (i = 0; i < mb_event_log_count(log); i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		grub_string_kind kind = grub_string_walk_next(&w, ev);
+
+		if (kind == GRUB_STRING_NONE)
+			continue;
+		s[k].kind = kind;
+		s[k].text = grub_string_text(ev, NULL);
+		assert_non_null(s[k].text);
+		k++;
+	}
+	mb_event_log_free(log);
+	free(bytes);
+	*n = k;
+	return s;
+}
+
+static void strings_free(grub_model_string *s, size_t n)
+{
+	while (n--)
+		free(s[n].text);
+	free(s);
+}
+
+typedef struct configs {
+	grub_model_config c[2];
+	char *text[2];
+} configs;
+
+static void configs_load(configs *c, const char *boot_cfg)
+{
+	c->text[0] = load("esp-grub.cfg", &c->c[0].size);
+	c->c[0].text = c->text[0];
+	c->c[0].path = ESP_PATH;
+	c->text[1] = load(boot_cfg, &c->c[1].size);
+	c->c[1].text = c->text[1];
+	c->c[1].path = BOOT_PATH;
+}
+
+static void configs_free(configs *c)
+{
+	free(c->text[0]);
+	free(c->text[1]);
+}
+
+/* The model runs the configs that booted and measures exactly what GRUB measured. */
+static void test_reproduces_real_boot(void **state)
+{
+	size_t n, i;
+	grub_model_string *today = today_strings(&n);
+	grub_model *m = grub_model_new();
+	grub_model_run run;
+	configs c;
+
+	(void) state;
+	configs_load(&c, "boot-grub.cfg");
+	/* the recording holds the whole chain: stub, configfile, the entry, the kernel line */
+	assert_true(n > 30);
+	assert_string_equal(today[2].text, "configfile (hd0,gpt1)/boot/grub/grub.cfg");
+	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
+	if (run.why)
+		fprintf(stderr, "model: %s\n", run.why);
+	assert_null(run.why);
+	assert_int_equal(run.n, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(run.s[i].kind, today[i].kind);
+		assert_string_equal(run.s[i].text, today[i].text);
+	}
+	grub_model_run_done(&run);
+	grub_model_free(m);
+	configs_free(&c);
+	strings_free(today, n);
+}
+
+/* Replace every "from" in s by "to" (a new string). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to), n = 0;
+	const char *p;
+	char *out, *o;
+
+	for (p = s; (p = strstr(p, from)); p += fl)
+		n++;
+	out = malloc(strlen(s) + n * (tl > fl ? tl - fl : 0) + 1);
+	assert_non_null(out);
+	for (o = out, p = s; *p;) {
+		if (!strncmp(p, from, fl)) {
+			memcpy(o, to, tl);
+			o += tl;
+			p += fl;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/*
+ * The kernel bump grub-mkconfig made (boot-grub-next.cfg): GRUB would measure today's strings
+ * with the new version wherever the config names it (the entries' blocks, the echo, linux,
+ * initrd, kernel_cmdline) and nothing else changes.
+ */
+static void test_predicts_kernel_bump(void **state)
+{
+	size_t n, i, nsize, osize;
+	grub_model_string *today = today_strings(&n);
+	grub_model *m = grub_model_new();
+	grub_model_run run;
+	configs c, next;
+	char *old_text = load("boot-grub.cfg", &osize), *new_text = load("boot-grub-next.cfg", &nsize);
+	const char *ov = strstr(old_text, "vmlinuz-"), *nv = strstr(new_text, "vmlinuz-");
+	char oldver[64], newver[64];
+
+	(void) state;
+	assert_non_null(ov);
+	assert_non_null(nv);
+	snprintf(oldver, sizeof(oldver), "%.*s", (int) strcspn(ov + 8, " \t\n"), ov + 8);
+	snprintf(newver, sizeof(newver), "%.*s", (int) strcspn(nv + 8, " \t\n"), nv + 8);
+	assert_string_not_equal(oldver, newver);
+	configs_load(&c, "boot-grub.cfg");
+	configs_load(&next, "boot-grub-next.cfg");
+	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
+	assert_null(run.why);
+	grub_model_run_done(&run);
+	assert_int_equal(grub_model_predict(m, next.c, 2, true, &run), 0);
+	if (run.why)
+		fprintf(stderr, "model: %s\n", run.why);
+	assert_null(run.why);
+	assert_int_equal(run.n, n);
+	for (i = 0; i < n; i++) {
+		char *want = replace_all(today[i].text, oldver, newver);
+
+		assert_int_equal(run.s[i].kind, today[i].kind);
+		assert_string_equal(run.s[i].text, want);
+		free(want);
+	}
+	grub_model_run_done(&run);
+	grub_model_free(m);
+	configs_free(&c);
+	configs_free(&next);
+	free(old_text);
+	free(new_text);
+	strings_free(today, n);
+}
+
+/* A config that is not the one that booted: refused, naming the first string that differs. */
+static void test_refuses_other_config(void **state)
+{
+	size_t n, size;
+	grub_model_string *today = today_strings(&n);
+	grub_model *m = grub_model_new();
+	grub_model_run run;
+	configs c;
+	char *edited;
+
+	(void) state;
+	configs_load(&c, "boot-grub.cfg");
+	size = c.c[1].size;
+	edited = malloc(size + 32);
+	assert_non_null(edited);
+	memcpy(edited, "insmod extra\n", 13);
+	memcpy(edited + 13, c.text[1], size);
+	c.c[1].text = edited;
+	c.c[1].size = size + 13;
+	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
+	assert_non_null(run.why);
+	assert_string_equal(run.why, "GRUB string 4 differs: today's grub_cmd: \"[ -s (hd0,gpt1)/boot/grub/grubenv ]\", "
+				     "the model's grub_cmd: \"insmod extra\"");
+	grub_model_run_done(&run);
+	/* nothing learned from a failed check: predicting says why instead of guessing */
+	assert_int_equal(grub_model_predict(m, c.c, 2, true, &run), 0);
+	assert_non_null(run.why);
+	grub_model_run_done(&run);
+	free(edited);
+	grub_model_free(m);
+	configs_free(&c);
+	strings_free(today, n);
+}
+
+/* A new condition today's boot never ran: unpredictable, never a guess. */
+static void test_unknown_condition_refused(void **state)
+{
+	size_t n;
+	grub_model_string *today = today_strings(&n);
+	grub_model *m = grub_model_new();
+	grub_model_run run;
+	configs c;
+	static const char extra[] = "if [ -f $prefix/other ]; then set x=1; fi\n";
+	char *edited;
+
+	(void) state;
+	configs_load(&c, "boot-grub.cfg");
+	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
+	assert_null(run.why);
+	grub_model_run_done(&run);
+	edited = malloc(c.c[1].size + sizeof(extra));
+	assert_non_null(edited);
+	memcpy(edited, extra, sizeof(extra) - 1);
+	memcpy(edited + sizeof(extra) - 1, c.text[1], c.c[1].size);
+	c.c[1].text = edited;
+	c.c[1].size += sizeof(extra) - 1;
+	assert_int_equal(grub_model_predict(m, c.c, 2, true, &run), 0);
+	assert_non_null(run.why);
+	assert_string_equal(run.why, "whether `[ -f (hd0,gpt1)/boot/grub/other ]` succeeds decides what GRUB runs, "
+				     "and today's boot did not run it");
+	grub_model_run_done(&run);
+	free(edited);
+	grub_model_free(m);
+	configs_free(&c);
+	strings_free(today, n);
+}
+
+/* Hostile configs: deep nesting, endless loops, recursion end with a reason, not a crash. */
+static void test_hostile_bounded(void **state)
+{
+	static const char *const texts[] = {
+		"function f { f\n}\nf\n",
+		"while true; do echo x; done\n",
+		"menuentry a { echo \"unterminated }\n",
+		"set a=\x01\n",
+		"echo $\n",
+	};
+	grub_model *m = grub_model_new();
+	grub_model_run run;
+	char deep[4096];
+	size_t i, k = 0;
+
+	(void) state;
+	for (i = 0; i < 200; i++)
+		k += (size_t) snprintf(deep + k, sizeof(deep) - k, "if true; then ");
+	snprintf(deep + k, sizeof(deep) - k, "echo x\n");
+	for (i = 0; i <= sizeof(texts) / sizeof(texts[0]); i++) {
+		grub_model_config c = { "(hd0)/grub.cfg", i < 5 ? texts[i] : deep, 0 };
+
+		c.size = strlen(c.text);
+		assert_int_equal(grub_model_predict(m, &c, 1, true, &run), 0);
+		assert_non_null(run.why);
+		assert_true(run.n <= GRUB_MODEL_MAX_STRINGS);
+		grub_model_run_done(&run);
+	}
+	grub_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reproduces_real_boot),
+		cmocka_unit_test(test_predicts_kernel_bump),
+		cmocka_unit_test(test_refuses_other_config),
+		cmocka_unit_test(test_unknown_condition_refused),
+		cmocka_unit_test(test_hostile_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
