@@ -249,7 +249,7 @@ static void test_hostile_policies(void **state)
 	size_t i, n;
 
 	parse_text("{\"version\": 1,\n\"pcrs\": {\n\"8\": [}", -EBADMSG, "line 3");
-	parse_text("{\"version\": 2, \"pcrs\": {}}", -EBADMSG, "version 1");
+	parse_text("{\"version\": 3, \"pcrs\": {}}", -EBADMSG, "versions 1 and 2");
 	parse_text("{\"version\": 1, \"pcrs\": {}, \"polcy\": 1}", -EBADMSG, "unknown key \"polcy\"");
 	parse_text("{\"version\": 1, \"pcrs\": {\"24\": {\"values\": {}}}}", -EBADMSG, "0 to 23");
 	parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"(a\"}]}}}",
