@@ -128,9 +128,10 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
  * a new firmware set of a policy (JSON text): the PCRs of the policy's sets, or of its PCR
  * values (a version-1 policy, whose values become the first set, "firmware-1", and which is
  * written as version 2). pcrs (0: those) must name the same PCRs, or with a version-1 policy
- * some of them. name NULL: "firmware-N". Refused (-EBADMSG, -EEXIST): a policy that does not
- * load, a signature file (mboot policy sign: re-sign instead), a set with this name or these
- * values already. The new policy text (caller frees) is in *ret_json.
+ * some of them. name NULL: "firmware-N". Refused: a policy that does not load or a signature
+ * file (mboot policy sign: re-sign instead) (-EBADMSG), a set with this name or these values
+ * already (-EEXIST), other PCRs than the sets' (-EINVAL), the most sets already (-E2BIG). The
+ * new policy text (caller frees) is in *ret_json.
  */
 MB_EXPORT int mb_policy_add_firmware(const char *policy_text, size_t size, const mb_event_log *log, uint32_t pcrs,
 				     const char *name, char **ret_json, mb_error *err) MB_WUR;
