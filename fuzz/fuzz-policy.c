@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Input: any bytes, taken as a policy file. Loads it and, when it loads, judges a small
- * crypto-agile log (GRUB strings, a separator, an application) against it in both banks.
+ * crypto-agile log (GRUB strings, a separator, an application) against it in both banks, and
+ * adds the log's values to it as a firmware set (mb_policy_add_firmware), whose output must load.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static mb_verify_result *verified;
 	mb_policy *p = NULL;
 	mb_policy_result res;
+	char *json = NULL;
 
 	if (!log) {
 		mb_pcr_values *values = mb_pcr_values_new();
@@ -58,5 +60,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mb_policy_check(p, log, NULL, verified, MB_ALG_SHA1, &res, NULL) == 0)
 		mb_policy_result_done(&res);
 	mb_policy_free(p);
+	p = NULL;
+	if (mb_policy_add_firmware((const char *) data, size, log, 0, NULL, &json, NULL) == 0) {
+		/* what add-firmware writes loads, and holds the log's firmware values */
+		if (mb_policy_parse(json, strlen(json), &p, NULL) < 0 ||
+		    mb_policy_check(p, log, NULL, verified, MB_ALG_SHA256, &res, NULL) < 0)
+			abort();
+		if (mb_policy_n_firmware_sets(p) && !res.firmware_set)
+			abort();
+		mb_policy_result_done(&res);
+		mb_policy_free(p);
+		free(json);
+	}
 	return 0;
 }

@@ -28,6 +28,8 @@ typedef struct mb_policy mb_policy;
 #define MB_POLICY_MAX_RULES 4096         /* rules in one PCR */
 #define MB_POLICY_MAX_DIGESTS 65536      /* allowed digests in one rule */
 #define MB_POLICY_MAX_REGEX 65536        /* bytes of one pattern */
+#define MB_POLICY_MAX_FIRMWARE_SETS 256  /* firmware value sets (version 2) */
+#define MB_POLICY_MAX_SET_NAME 128       /* bytes of a firmware set's name */
 /* PCRE2 match steps one check may spend (an upper bound, charged per match): past it the check
  * stops matching and fails, so a hostile log cannot buy hours of CPU (PITFALLS #36). */
 #define MB_POLICY_STEP_BUDGET 10000000u
@@ -38,6 +40,13 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 MB_EXPORT void mb_policy_free(mb_policy *p);
 /* PCRs the policy governs (bit n for PCR n). */
 MB_EXPORT uint32_t mb_policy_pcrs(const mb_policy *p);
+/* The policy file's version (1 or 2). */
+MB_EXPORT unsigned mb_policy_version(const mb_policy *p);
+/* Firmware value sets (docs/policy.md, "Firmware releases"): how many, each one's name, and
+ * the PCRs each gives (the same for all; 0 when the policy has no sets). */
+MB_EXPORT size_t mb_policy_n_firmware_sets(const mb_policy *p);
+MB_EXPORT const char *mb_policy_firmware_set_name(const mb_policy *p, size_t i);
+MB_EXPORT uint32_t mb_policy_firmware_pcrs(const mb_policy *p);
 
 typedef enum mb_policy_verdict {
 	MB_POLICY_PCR_OK = 0,
@@ -63,6 +72,9 @@ typedef struct mb_policy_result {
 	size_t n_violations;
 	mb_policy_violation *violations;
 	uint32_t events_matched;
+	/* The name of the firmware set whose values all the firmware PCRs hold, or NULL (no sets,
+	 * or none matched). Freed by mb_policy_result_done. */
+	char *firmware_set;
 } mb_policy_result;
 
 /*
@@ -110,6 +122,19 @@ typedef struct mb_policy_artifacts {
 } mb_policy_artifacts;
 
 MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err) MB_WUR;
+
+/*
+ * Add the firmware values a known-good log replays to (a machine after a firmware update) as
+ * a new firmware set of a policy (JSON text): the PCRs of the policy's sets, or of its PCR
+ * values (a version-1 policy, whose values become the first set, "firmware-1", and which is
+ * written as version 2). pcrs (0: those) must name the same PCRs, or with a version-1 policy
+ * some of them. name NULL: "firmware-N". Refused: a policy that does not load or a signature
+ * file (mboot policy sign: re-sign instead) (-EBADMSG), a set with this name or these values
+ * already (-EEXIST), other PCRs than the sets' (-EINVAL), the most sets already (-E2BIG). The
+ * new policy text (caller frees) is in *ret_json.
+ */
+MB_EXPORT int mb_policy_add_firmware(const char *policy_text, size_t size, const mb_event_log *log, uint32_t pcrs,
+				     const char *name, char **ret_json, mb_error *err) MB_WUR;
 
 #ifdef __cplusplus
 }

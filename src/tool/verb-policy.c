@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,11 @@ static const char policy_help[] =
 	"           [-o FILE [--force]]\n"
 	"                       write a policy from release artifacts (the next boot's kernel, initrd\n"
 	"                       and command line, EFI binaries)\n"
-	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2)\n"
+	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2);\n"
+	"                       names its firmware sets\n"
+	"  add-firmware POLICY --from-log LOG [--name NAME] [--pcrs LIST]\n"
+	"                       add the firmware PCR values of a known-good machine's log (after a\n"
+	"                       firmware update) to POLICY as one more firmware set\n"
 	"  sign --key KEY --pcrs LIST --values FILE -o SIG [--force]\n"
 	"                       sign PCR values for secrets sealed with 'mboot seal --authorized-by'\n\n"
 	"A policy is checked with 'mboot verify --policy POLICY'. Its format is in docs/policy.md.\n";
@@ -191,18 +196,100 @@ static int policy_lint(int argc, char **argv)
 	if (rc)
 		return rc;
 	m = mb_policy_pcrs(p);
-	printf("%s: policy version 1, governs PCRs", argv[1]);
+	printf("%s: policy version %u, governs PCRs", argv[1], mb_policy_version(p));
 	for (i = 0; i < MB_PCR_COUNT; i++)
 		if (m & (1u << i))
 			printf(" %u", i);
 	putchar('\n');
+	if (mb_policy_n_firmware_sets(p)) {
+		m = mb_policy_firmware_pcrs(p);
+		printf("%zu firmware sets, each giving PCRs", mb_policy_n_firmware_sets(p));
+		for (i = 0; i < MB_PCR_COUNT; i++)
+			if (m & (1u << i))
+				printf(" %u", i);
+		printf(":\n");
+		for (size_t s = 0; s < mb_policy_n_firmware_sets(p); s++)
+			printf("  %s\n", mb_policy_firmware_set_name(p, s));
+	}
 	mb_policy_free(p);
 	return EXIT_OK;
+}
+
+static const char add_firmware_help[] =
+	"Usage: mboot policy add-firmware POLICY --from-log LOG [--name NAME] [--pcrs LIST]\n\n"
+	"A fleet runs several firmware releases, and a firmware update changes PCRs 0-7. This adds\n"
+	"the values LOG replays to (the firmware log of a machine known to be good, on the new\n"
+	"release) to POLICY as one more firmware set; verify then accepts the firmware PCRs when\n"
+	"all of them hold one set's values (never a mix of sets) and names that set. The set gives\n"
+	"the PCRs the policy's sets give, or, for a version-1 policy, the PCRs it has values for;\n"
+	"those values become the set \"firmware-1\" and the policy becomes version 2. POLICY is\n"
+	"rewritten in place, atomically (its JSON re-indented).\n\n"
+	"  --from-log LOG  the known-good log (required)\n"
+	"  --name NAME     the set's name, shown by verify (default: firmware-N)\n"
+	"  --pcrs LIST     the PCRs to take (default: the policy's firmware PCRs; a version-1\n"
+	"                  policy may take fewer)\n\n"
+	"Refused (exit 2, POLICY unchanged): a policy that does not load (unknown keys included),\n"
+	"a set with this name or these values already, a log without an event for one of the\n"
+	"PCRs, and a signed policy (mboot policy sign): its signature covers its values, so a new\n"
+	"release needs a new signature, not an edit.\n";
+
+static int policy_add_firmware(int argc, char **argv)
+{
+	const char *log_path = NULL, *name = NULL, *path;
+	uint32_t pcrs = 0;
+	const tool_option opts[] = {
+		TOOL_OPT_STR("from-log", 0, &log_path),
+		TOOL_OPT_STR("name", 0, &name),
+		TOOL_OPT_PCR_LIST("pcrs", 0, &pcrs),
+		TOOL_OPT_END,
+	};
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	uint8_t *text = NULL;
+	char *json = NULL;
+	size_t size;
+	int rc;
+
+	rc = tool_parse_options("policy add-firmware", add_firmware_help, opts, argc, argv, 1);
+	if (rc != TOOL_OPTS_GO_ON)
+		return rc;
+	if (argc - optind != 1)
+		return tool_usage_error("policy add-firmware", "needs one POLICY file");
+	if (!log_path)
+		return tool_usage_error("policy add-firmware", "needs --from-log LOG");
+	path = argv[optind];
+	if (file_read(path, MB_POLICY_MAX_SIZE, &text, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	rc = tool_load_log(log_path, &log);
+	if (rc == EXIT_OK && mb_policy_add_firmware((const char *) text, size, log, pcrs, name, &json, &err) < 0) {
+		tool_report(path, &err);
+		rc = EXIT_USAGE;
+	}
+	if (rc == EXIT_OK) {
+		size_t len = strlen(json);
+		mb_policy *p = NULL;
+
+		/* the name the set got (the default is the library's choice): the last set's */
+		if (mb_policy_parse(json, len, &p, &err) == 0)
+			name = mb_policy_firmware_set_name(p, mb_policy_n_firmware_sets(p) - 1);
+		json[len] = '\n';
+		rc = tool_write_output("policy add-firmware", path, json, len + 1, 0644, true);
+		if (rc == EXIT_OK)
+			printf("%s: added firmware set \"%s\"\n", path, name ? name : "?");
+		mb_policy_free(p);
+	}
+	free(json);
+	free(text);
+	mb_event_log_free(log);
+	return rc;
 }
 
 static const tool_command policy_commands[] = {
 	{ "generate", policy_generate },
 	{ "lint", policy_lint },
+	{ "add-firmware", policy_add_firmware },
 	{ "sign", policy_sign },
 	{ NULL, NULL },
 };

@@ -404,6 +404,9 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 		json_object_object_add(o, "checked", json_object_new_boolean(true));
 		json_object_object_add(o, "ok", json_object_new_boolean(ok));
 		json_object_object_add(o, "bank", json_object_new_string(mb_digest_by_alg(bank)->name));
+		if (mb_policy_n_firmware_sets(policy))
+			json_object_object_add(o, "firmware_set", pr.firmware_set ?
+					       json_object_new_string(pr.firmware_set) : NULL);
 		for (p = 0; p < MB_PCR_COUNT; p++) {
 			char key[4];
 
@@ -465,6 +468,11 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 		for (p = 0; p < MB_PCR_COUNT; p++)
 			if (pr.pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
 				printf("  PCR %2u: %s\n", p, policy_verdict_name(pr.pcr[p]));
+		if (pr.firmware_set)
+			printf("  firmware: the values of firmware set \"%s\"\n", pr.firmware_set);
+		else if (mb_policy_n_firmware_sets(policy))
+			printf("  firmware: the values of none of the policy's %zu firmware sets\n",
+			       mb_policy_n_firmware_sets(policy));
 		{
 			bool any = false;
 

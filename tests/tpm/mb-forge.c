@@ -9,6 +9,8 @@
  *   mb-forge IN OUT drop-pcr PCR                drop every event of PCR
  *   mb-forge IN OUT move-tail PCR K USERLOG     move the last K events of PCR into a userspace
  *                                               log (CEL-JSON records with the same digests)
+ *   mb-forge IN OUT splice-pcr PCR OTHER        PCR's events from the log OTHER (same banks) in
+ *                                               place of IN's: a boot mixing two machines' PCRs
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +85,7 @@ static int append_record(FILE *f, const mb_event *ev)
 int main(int argc, char **argv)
 {
 	const mb_spec_id_alg *banks = NULL;
-	mb_event_log *log = NULL;
+	mb_event_log *log = NULL, *other = NULL;
 	mb_log_writer *w = NULL;
 	mb_error err = { 0 };
 	uint8_t *buf = NULL;
@@ -111,6 +113,14 @@ int main(int argc, char **argv)
 
 	if (strcmp(op, "drop-pcr") == 0 && argc == 5) {
 		pcr = number(argv[4]);
+	} else if (strcmp(op, "splice-pcr") == 0 && argc == 6) {
+		pcr = number(argv[4]);
+		if (file_read(argv[5], MB_LOG_MAX_SIZE, &buf, &size, &err) < 0 ||
+		    mb_event_log_parse(buf, size, &other, &err) < 0) {
+			fprintf(stderr, "mb-forge: %s: %s\n", argv[5], err.message);
+			return 2;
+		}
+		free(buf);
 	} else if (strcmp(op, "move-tail") == 0 && argc == 7) {
 		pcr = number(argv[4]);
 		k = number(argv[5]);
@@ -121,7 +131,7 @@ int main(int argc, char **argv)
 		   !(strcmp(op, "append-bank") == 0 && argc == 7)) {
 		return die("unknown operation or wrong arguments");
 	}
-	if ((strcmp(op, "drop-pcr") == 0 || us) && (pcr < 0 || pcr >= MB_PCR_COUNT))
+	if ((strcmp(op, "drop-pcr") == 0 || us || other) && (pcr < 0 || pcr >= MB_PCR_COUNT))
 		return die("PCR out of range");
 	for (i = first; i < n; i++)
 		if ((long) mb_event_log_event(log, i)->pcr == pcr)
@@ -132,7 +142,7 @@ int main(int argc, char **argv)
 
 		if ((long) ev->pcr == pcr) {
 			seen++;
-			if (strcmp(op, "drop-pcr") == 0)
+			if (strcmp(op, "drop-pcr") == 0 || other)
 				continue;
 			if (us && seen > pcr_events - (size_t) k) {
 				if (append_record(us, ev) < 0)
@@ -158,6 +168,27 @@ int main(int argc, char **argv)
 		if (!d || append_grub(w, banks, n_banks, d->alg, 8, argv[5], argv[6]) < 0)
 			return die("append-bank BANK LABEL TEXT");
 	}
+	/* EV_NO_ACTION (OTHER's Spec ID event among them) is never extended: left out */
+	for (i = 0; other && i < mb_event_log_count(other); i++) {
+		const mb_event *ev = mb_event_log_event(other, i);
+
+		mb_event_digest digests[MB_MAX_BANKS];
+		mb_event copy = *ev;
+		size_t d, b;
+
+		if ((long) ev->pcr != pcr || !mb_event_extends(ev))
+			continue;
+		/* IN's banks only: OTHER may have more */
+		copy.digests = digests;
+		copy.n_digests = 0;
+		for (d = 0; d < ev->n_digests; d++)
+			for (b = 0; b < n_banks; b++)
+				if (ev->digests[d].alg == banks[b].alg && copy.n_digests < MB_MAX_BANKS)
+					digests[copy.n_digests++] = ev->digests[d];
+		if (mb_log_writer_add_event(w, &copy) < 0)
+			return die("copying an event of OTHER");
+	}
+	mb_event_log_free(other);
 	if (us && fclose(us) != 0)
 		return die("writing the userspace log");
 	data = mb_log_writer_data(w, &size);

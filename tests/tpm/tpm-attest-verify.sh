@@ -90,6 +90,15 @@ rc=$?
 	ok "the real boot, quoted by the swtpm: trusted with the generated policy" || bad "good evidence: exit $rc $(head -c 600 v.json)"
 "$M" attest verify good.json --machine ak.machine.json --nonce "$N1" --policy gen.json >v.out
 [ $? -eq 0 ] && grep -q '^trusted' v.out && ok "... the text verdict says trusted" || bad "text verdict: $(cat v.out)"
+# Firmware sets (docs/policy.md): with another machine's firmware added as a second set, the
+# verdict names the set the quoted boot's firmware PCRs hold.
+cp gen.json gen2.json
+"$M" policy add-firmware gen2.json --from-log "$C/go-tpm-tools/cos-85-amd-sev.bin" --name cos-85 >/dev/null &&
+	"$M" attest verify good.json --machine ak.machine.json --nonce "$N1" --policy gen2.json --json >v.json
+rc=$?
+[ $rc -eq 0 ] && jq -e '.trusted and .policy.ok and .policy.firmware_set == "firmware-1"' v.json >/dev/null &&
+	ok "with a second firmware set: trusted, the verdict names set firmware-1" ||
+	bad "firmware sets: exit $rc $(jq -c .policy v.json | head -c 600)"
 
 # 1, 2. The nonce: another verifier's nonce; an old quote replayed for a new nonce, as it is and
 # with extraData edited to the new nonce (then the TPM's signature no longer covers it).

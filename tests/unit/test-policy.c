@@ -249,7 +249,7 @@ static void test_hostile_policies(void **state)
 	size_t i, n;
 
 	parse_text("{\"version\": 1,\n\"pcrs\": {\n\"8\": [}", -EBADMSG, "line 3");
-	parse_text("{\"version\": 2, \"pcrs\": {}}", -EBADMSG, "version 1");
+	parse_text("{\"version\": 3, \"pcrs\": {}}", -EBADMSG, "versions 1 and 2");
 	parse_text("{\"version\": 1, \"pcrs\": {}, \"polcy\": 1}", -EBADMSG, "unknown key \"polcy\"");
 	parse_text("{\"version\": 1, \"pcrs\": {\"24\": {\"values\": {}}}}", -EBADMSG, "0 to 23");
 	parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": [{\"type\": \"EV_IPL\", \"text\": \"(a\"}]}}}",
@@ -421,6 +421,229 @@ static void test_fedora_grub_strings(void **state)
 	mb_event_log_free(log);
 }
 
+/*
+ * Firmware sets (version 2) on two real machines' logs, with the values their TPMs held (the
+ * corpus's pcrs.json, not mboot's replay): each log meets its own set and is named by it; a
+ * policy whose sets each hold one of the log's PCRs but never both is refused for the PCR
+ * that differs from the closest set.
+ */
+#define FW_A "go-tpm-tools/arch-linux-workstation.bin"
+#define FW_B "go-tpm-tools/cos-85-amd-sev.bin"
+
+static void hex_of(const mb_pcr_values *v, uint16_t alg, uint32_t pcr, char *out)
+{
+	const mb_pcr_bank *b = pcrv_bank_const(v, alg);
+	size_t i;
+
+	assert_non_null(b);
+	assert_true(b->present & (1u << pcr));
+	for (i = 0; i < b->size; i++)
+		sprintf(out + 2 * i, "%02x", b->value[pcr][i]);
+}
+
+/* {"0": {"sha256": "<hex>"}, ...} of PCRs 0-7 of v; pcr_from_other (or -1) from other. */
+static void set_pcrs_json(char *out, size_t n, const mb_pcr_values *v, const mb_pcr_values *other, int pcr_from_other)
+{
+	char hex[65];
+	size_t o = 0;
+	uint32_t pcr;
+
+	o += (size_t) snprintf(out + o, n - o, "{");
+	for (pcr = 0; pcr < 8; pcr++) {
+		hex_of((int) pcr == pcr_from_other ? other : v, MB_ALG_SHA256, pcr, hex);
+		o += (size_t) snprintf(out + o, n - o, "%s\"%u\": {\"sha256\": \"%s\"}", pcr ? ", " : "", pcr, hex);
+	}
+	snprintf(out + o, n - o, "}");
+}
+
+/* Judge log as verified against the TPM values v (the machine's own, from the corpus). */
+static void check_against(const mb_policy *p, const mb_event_log *log, const mb_pcr_values *v, mb_policy_result *res)
+{
+	uint16_t bank = MB_ALG_SHA256;
+	mb_verify_options opts = { &bank, 1, MB_USERSPACE_PCRS_DEFAULT };
+	mb_verify_result *vr = NULL;
+	mb_error err = { 0 };
+
+	assert_int_equal(mb_verify_log(log, NULL, v, &opts, &vr, &err), 0);
+	assert_true(mb_verify_result_ok(vr));
+	assert_int_equal(mb_policy_check(p, log, NULL, vr, bank, res, &err), 0);
+	mb_verify_result_free(vr);
+}
+
+static void test_firmware_sets(void **state)
+{
+	mb_event_log *a = load(FW_A), *b = load(FW_B);
+	mb_pcr_values ta, tb;
+	char sa[1200], sb[1200], text[3000];
+	mb_policy_result res;
+	mb_policy *p;
+	uint32_t pcr;
+
+	assert_true(truth_load(FW_A ".pcrs.json", "json", &ta));
+	assert_true(truth_load(FW_B ".pcrs.json", "json", &tb));
+	set_pcrs_json(sa, sizeof(sa), &ta, NULL, -1);
+	set_pcrs_json(sb, sizeof(sb), &tb, NULL, -1);
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"arch\", \"pcrs\": %s},"
+		 " {\"name\": \"cos-85\", \"pcrs\": %s}]}", sa, sb);
+	p = parse_text(text, 0, NULL);
+	assert_int_equal(mb_policy_version(p), 2);
+	assert_int_equal(mb_policy_n_firmware_sets(p), 2);
+	assert_int_equal(mb_policy_firmware_pcrs(p), 0xff);
+	assert_int_equal(mb_policy_pcrs(p), 0xff);
+	check_against(p, a, &ta, &res);
+	assert_true(mb_policy_result_ok(&res));
+	assert_string_equal(res.firmware_set, "arch");
+	mb_policy_result_done(&res);
+	check_against(p, b, &tb, &res);
+	assert_true(mb_policy_result_ok(&res));
+	assert_string_equal(res.firmware_set, "cos-85");
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+
+	/* Each set holds one of A's PCRs 0 and 2 (the machines differ in both), neither set both. */
+	set_pcrs_json(sa, sizeof(sa), &ta, &tb, 2); /* A's PCR 0, B's PCR 2 */
+	set_pcrs_json(sb, sizeof(sb), &ta, &tb, 0); /* B's PCR 0, A's PCR 2 */
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"x\", \"pcrs\": %s},"
+		 " {\"name\": \"y\", \"pcrs\": %s}]}", sa, sb);
+	p = parse_text(text, 0, NULL);
+	check_against(p, a, &ta, &res);
+	assert_false(mb_policy_result_ok(&res));
+	assert_null(res.firmware_set);
+	for (pcr = 0; pcr < 8; pcr++)
+		assert_int_equal(res.pcr[pcr], pcr == 2 ? MB_POLICY_PCR_VIOLATED : MB_POLICY_PCR_OK);
+	assert_int_equal(res.n_violations, 1);
+	assert_int_equal(res.violations[0].pcr, 2);
+	assert_non_null(strstr(res.violations[0].reason, "no firmware set holds all of PCRs 0-7; the closest, \"x\""));
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+	mb_event_log_free(a);
+	mb_event_log_free(b);
+}
+
+/* A firmware set's text with n sets named name0, name1... (or all "same"), each of PCR 4. */
+static char *sets_text(size_t n, bool same_name)
+{
+	size_t cap = 120 + n * 140, o, i;
+	char *t = malloc(cap);
+
+	assert_non_null(t);
+	o = (size_t) snprintf(t, cap, "{\"version\": 2, \"pcrs\": {}, \"firmware\": [");
+	for (i = 0; i < n; i++)
+		o += (size_t) snprintf(t + o, cap - o, "%s{\"name\": \"%s%zu\", \"pcrs\": {\"4\": {\"sha256\": \"%064zx\"}}}",
+				       i ? ", " : "", same_name ? "same" : "name", same_name ? (size_t) 0 : i, i);
+	snprintf(t + o, cap - o, "]}");
+	return t;
+}
+
+static void test_hostile_firmware_sets(void **state)
+{
+	static const char v4[] = "{\"4\": {\"sha256\": \"df3f619804a92fdb4057192dc43dd748ea778adc52bc498ce80524c014b81119\"}}";
+	char text[1000];
+	mb_policy *p;
+	char *t;
+
+	snprintf(text, sizeof(text), "{\"version\": 1, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\", \"pcrs\": %s}]}", v4);
+	parse_text(text, -EBADMSG, "firmware sets need \"version\": 2");
+	parse_text("{\"version\": 2, \"pcrs\": {}, \"firmware\": []}", -EBADMSG, "1 to 256 sets");
+	parse_text("{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\", \"pcrs\": {}}]}", -EBADMSG,
+		   "firmware[0]: needs \"pcrs\"");
+	parse_text("{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\"}]}", -EBADMSG, "firmware[0]: needs \"pcrs\"");
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"pcrs\": %s}]}", v4);
+	parse_text(text, -EBADMSG, "needs a \"name\"");
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\\u0007\", \"pcrs\": %s}]}", v4);
+	parse_text(text, -EBADMSG, "needs a \"name\"");
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\", \"pcrs\": %s, \"pcr\": 1}]}", v4);
+	parse_text(text, -EBADMSG, "firmware[0]: unknown key \"pcr\"");
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\", \"pcrs\": {\"4\": {}}}]}");
+	parse_text(text, -EBADMSG, "firmware[0].pcrs.4: expected an object mapping bank names");
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\", \"pcrs\": {\"04\": {\"sha256\": \"00\"}}}]}");
+	parse_text(text, -EBADMSG, "no leading zero");
+	/* a PCR governed twice: by a set and by "pcrs" */
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {\"4\": {\"rules\": []}}, \"firmware\": [{\"name\": \"a\", \"pcrs\": %s}]}", v4);
+	parse_text(text, -EBADMSG, "PCR 4 is governed in \"pcrs\" too");
+	/* sets giving other PCRs: the smaller would leave the others open */
+	snprintf(text, sizeof(text), "{\"version\": 2, \"pcrs\": {}, \"firmware\": [{\"name\": \"a\", \"pcrs\": %s},"
+		 " {\"name\": \"b\", \"pcrs\": {\"5\": {\"sha256\": \"%064d\"}}}]}", v4, 0);
+	parse_text(text, -EBADMSG, "firmware[1]: gives other PCRs than firmware[0]");
+	t = sets_text(2, true);
+	parse_text(t, -EBADMSG, "firmware[1]: the name \"same0\" is given to firmware[0] too");
+	free(t);
+	t = sets_text(MB_POLICY_MAX_FIRMWARE_SETS + 1, false);
+	parse_text(t, -EBADMSG, "1 to 256 sets");
+	free(t);
+	t = sets_text(MB_POLICY_MAX_FIRMWARE_SETS, false);
+	p = parse_text(t, 0, NULL);
+	assert_int_equal(mb_policy_n_firmware_sets(p), MB_POLICY_MAX_FIRMWARE_SETS);
+	assert_string_equal(mb_policy_firmware_set_name(p, 255), "name255");
+	mb_policy_free(p);
+	free(t);
+	/* version 1 reads as it always did */
+	p = parse_text("{\"version\": 1, \"pcrs\": {\"4\": {\"values\": {\"sha256\": "
+		       "\"df3f619804a92fdb4057192dc43dd748ea778adc52bc498ce80524c014b81119\"}}}}", 0, NULL);
+	assert_int_equal(mb_policy_version(p), 1);
+	assert_int_equal(mb_policy_n_firmware_sets(p), 0);
+	mb_policy_free(p);
+}
+
+/* mb_policy_add_firmware: B's values next to A's, by the corpus's true values. */
+static void test_add_firmware(void **state)
+{
+	static const char sig[] = "{\"kind\": \"mboot-policy-signature\", \"version\": 1}";
+	static const char unknown[] = "{\"version\": 1, \"pcrs\": {}, \"signature\": \"AA\"}";
+	mb_event_log *a = load(FW_A), *b = load(FW_B), *sample = load(SAMPLE);
+	mb_pcr_values ta, tb;
+	mb_error err = { 0 };
+	char *gen = NULL, *two = NULL, *again = NULL, hex[65];
+	mb_policy *p = NULL;
+	mb_policy_result res;
+	uint32_t pcr;
+
+	assert_true(truth_load(FW_A ".pcrs.json", "json", &ta));
+	assert_true(truth_load(FW_B ".pcrs.json", "json", &tb));
+	assert_int_equal(mb_policy_generate_from_log(a, 0xff, 0xff, &gen, &err), 0);
+	assert_int_equal(mb_policy_add_firmware(gen, strlen(gen), b, 0, "cos-85", &two, &err), 0);
+	p = parse_text(two, 0, NULL);
+	assert_int_equal(mb_policy_version(p), 2);
+	assert_int_equal(mb_policy_n_firmware_sets(p), 2);
+	assert_string_equal(mb_policy_firmware_set_name(p, 0), "firmware-1");
+	assert_string_equal(mb_policy_firmware_set_name(p, 1), "cos-85");
+	/* the new set holds B's true values */
+	for (pcr = 0; pcr < 8; pcr++) {
+		char needle[100];
+
+		hex_of(&tb, MB_ALG_SHA256, pcr, hex);
+		snprintf(needle, sizeof(needle), "\"sha256\": \"%s\"", hex);
+		assert_non_null(strstr(strstr(two, "\"cos-85\""), needle));
+	}
+	check_against(p, b, &tb, &res);
+	assert_true(mb_policy_result_ok(&res));
+	assert_string_equal(res.firmware_set, "cos-85");
+	mb_policy_result_done(&res);
+	check_against(p, a, &ta, &res);
+	assert_string_equal(res.firmware_set, "firmware-1");
+	mb_policy_result_done(&res);
+	mb_policy_free(p);
+
+	/* the same values again, under any name, and a name again: refused */
+	assert_int_equal(mb_policy_add_firmware(two, strlen(two), b, 0, "other", &again, &err), -EEXIST);
+	assert_non_null(strstr(err.message, "set \"cos-85\" already"));
+	assert_int_equal(mb_policy_add_firmware(gen, strlen(gen), a, 0, NULL, &again, &err), -EEXIST);
+	assert_int_equal(mb_policy_add_firmware(two, strlen(two), sample, 0, "cos-85", &again, &err), -EEXIST);
+	/* fewer PCRs than the sets give */
+	assert_int_equal(mb_policy_add_firmware(two, strlen(two), b, 0x3, "x", &again, &err), -EINVAL);
+	/* a signature file, and a policy with an unknown key */
+	assert_int_equal(mb_policy_add_firmware(sig, strlen(sig), b, 0, NULL, &again, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "signed policy"));
+	assert_int_equal(mb_policy_add_firmware(unknown, strlen(unknown), b, 0, NULL, &again, &err), -EBADMSG);
+	assert_non_null(strstr(err.message, "unknown key \"signature\""));
+	assert_null(again);
+	free(gen);
+	free(two);
+	mb_event_log_free(sample);
+	mb_event_log_free(a);
+	mb_event_log_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +653,9 @@ int main(void)
 		cmocka_unit_test(test_hostile_policies),
 		cmocka_unit_test(test_literal_patterns_agree_with_pcre2),
 		cmocka_unit_test(test_fedora_grub_strings),
+		cmocka_unit_test(test_firmware_sets),
+		cmocka_unit_test(test_hostile_firmware_sets),
+		cmocka_unit_test(test_add_firmware),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

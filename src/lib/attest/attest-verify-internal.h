@@ -96,6 +96,8 @@ struct mb_attest_verdict {
 	bool policy_checked, policy_ok;
 	uint16_t policy_bank;
 	uint32_t policy_ok_pcrs, policy_violated_pcrs;
+	bool policy_has_sets;
+	char *firmware_set;       /* the firmware set the PCRs matched (mb_policy_result), or NULL */
 	size_t n_violations;
 	verdict_violation *violations;
 

@@ -67,6 +67,7 @@ MB_EXPORT void mb_attest_verdict_free(mb_attest_verdict *v)
 		free(v->violations[i].closest_rules);
 	}
 	free(v->violations);
+	free(v->firmware_set);
 	free(v->pcrs);
 	free(v->changes);
 	free(v);
@@ -204,6 +205,8 @@ static json_object *policy_json(const mb_attest_verdict *v)
 	json_object_object_add(o, "bank", json_object_new_string(mb_digest_alg_name(v->policy_bank, buf)));
 	json_object_object_add(o, "pcrs_ok", pcr_list(v->policy_ok_pcrs));
 	json_object_object_add(o, "pcrs_violated", pcr_list(v->policy_violated_pcrs));
+	if (v->policy_has_sets)
+		json_object_object_add(o, "firmware_set", v->firmware_set ? json_object_new_string(v->firmware_set) : NULL);
 	viol = json_object_new_array();
 	for (i = 0; i < v->n_violations; i++) {
 		const verdict_violation *x = &v->violations[i];

@@ -66,6 +66,9 @@ static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_
 		return r;
 	v->policy_checked = true;
 	v->policy_ok = mb_policy_result_ok(&pr);
+	v->policy_has_sets = mb_policy_n_firmware_sets(policy) > 0;
+	if (pr.firmware_set && !(v->firmware_set = strdup(pr.firmware_set)))
+		r = -ENOMEM;
 	for (p = 0; p < MB_PCR_COUNT; p++) {
 		if (pr.pcr[p] == MB_POLICY_PCR_OK)
 			v->policy_ok_pcrs |= 1u << p;

@@ -293,6 +293,114 @@ static int judge_values(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const 
 	return 0;
 }
 
+/* "0-7" or "0, 2, 4": the PCRs of a mask, for messages. */
+static const char *pcr_list_text(uint32_t mask, char buf[128])
+{
+	size_t o = 0;
+	unsigned p = 0;
+
+	buf[0] = 0;
+	while (p < MB_PCR_COUNT) {
+		unsigned end = p;
+
+		if (!(mask & (1u << p))) {
+			p++;
+			continue;
+		}
+		while (end + 1 < MB_PCR_COUNT && (mask & (1u << (end + 1))))
+			end++;
+		o += (size_t) snprintf(buf + o, 128 - o, "%s%u", o ? ", " : "", p);
+		if (end >= p + 2)
+			o += (size_t) snprintf(buf + o, 128 - o, "-%u", end);
+		else if (end == p + 1)
+			o += (size_t) snprintf(buf + o, 128 - o, ", %u", end);
+		p = end + 1;
+	}
+	return buf;
+}
+
+static const policy_digest *set_value_for(const policy_set_value *sv, uint16_t alg)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n_values; i++)
+		if (sv->values[i].alg == alg)
+			return &sv->values[i];
+	return NULL;
+}
+
+/*
+ * The firmware PCRs against the policy's firmware sets: good when every one of them holds the
+ * value one set gives, the same set for all (a PCR 0 of one release next to a PCR 2 of
+ * another is no release anyone tested). Else each PCR that differs from the closest set (the
+ * one most PCRs match) is a violation.
+ */
+static int judge_sets(check_ctx *c, const mb_policy *p, const mb_verify_result *verified)
+{
+	mb_policy_result *res = c->res;
+	uint32_t trusted = 0, pcr;
+	size_t s, k, best = 0, best_score = 0;
+	char list[128], hw[2 * MB_DIGEST_MAX + 1], hh[2 * MB_DIGEST_MAX + 1];
+	int rc;
+
+	for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
+		bool ok;
+
+		if (!(p->fw_pcrs & (1u << pcr)))
+			continue;
+		rc = check_trusted(c, pcr, mb_verify_result_pcr(verified, c->bank, pcr), &ok);
+		if (rc < 0)
+			return rc;
+		trusted |= ok ? 1u << pcr : 0;
+		res->pcr[pcr] = ok ? MB_POLICY_PCR_OK : MB_POLICY_PCR_VIOLATED;
+	}
+	for (s = 0; s < p->n_fw_sets; s++) {
+		const policy_fw_set *set = &p->fw_sets[s];
+		size_t score = 0;
+
+		for (k = 0; k < set->n; k++) {
+			const policy_digest *want = set_value_for(&set->v[k], c->bank);
+			const mb_verify_pcr *vr = mb_verify_result_pcr(verified, c->bank, set->v[k].pcr);
+
+			if ((trusted & (1u << set->v[k].pcr)) && want && memcmp(want->bytes, vr->actual, c->info->size) == 0)
+				score++;
+		}
+		if (score == set->n) {
+			res->firmware_set = strdup(set->name);
+			return res->firmware_set ? 0 : -ENOMEM;
+		}
+		if (score > best_score) {
+			best = s;
+			best_score = score;
+		}
+	}
+	pcr_list_text(p->fw_pcrs, list);
+	for (k = 0; k < p->fw_sets[best].n; k++) {
+		const policy_fw_set *set = &p->fw_sets[best];
+		const policy_digest *want = set_value_for(&set->v[k], c->bank);
+		const mb_verify_pcr *vr = mb_verify_result_pcr(verified, c->bank, set->v[k].pcr);
+
+		pcr = set->v[k].pcr;
+		if (!(trusted & (1u << pcr)))
+			continue; /* its violation is there already */
+		if (want && memcmp(want->bytes, vr->actual, c->info->size) == 0)
+			continue;
+		res->pcr[pcr] = MB_POLICY_PCR_VIOLATED;
+		if (!want)
+			rc = add_violation(res, &c->cap, pcr, NULL, NULL, 0, "no firmware set holds all of PCRs %s; the "
+					   "closest, \"%s\" (%zu of %zu PCRs match), has no %s value for PCR %u", list,
+					   set->name, best_score, set->n, c->info->name, pcr);
+		else
+			rc = add_violation(res, &c->cap, pcr, NULL, NULL, 0, "PCR %u (%s) is %s: no firmware set holds all "
+					   "of PCRs %s; the closest, \"%s\" (%zu of %zu PCRs match), expects %s", pcr,
+					   c->info->name, hex_format(vr->actual, c->info->size, hh), list, set->name,
+					   best_score, set->n, hex_format(want->bytes, c->info->size, hw));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const mb_event_log *log,
 		       const mb_cel_log *userspace, bool *violated)
 {
@@ -378,11 +486,15 @@ MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const
 		goto out;
 	}
 
+	if (p->n_fw_sets)
+		rc = judge_sets(&c, p, verified);
 	for (pcr = 0; pcr < MB_PCR_COUNT && rc == 0; pcr++) {
 		const policy_pcr *pp = &p->pcr[pcr];
 		const mb_verify_pcr *vr = mb_verify_result_pcr(verified, bank, pcr);
 		bool violated = false, trusted;
 
+		if (pp->by_sets)
+			continue; /* judged with its set */
 		if (!pp->governed) {
 			ret->pcr[pcr] = MB_POLICY_PCR_NOT_GOVERNED;
 			continue;
@@ -423,4 +535,6 @@ MB_EXPORT void mb_policy_result_done(mb_policy_result *r)
 	free(r->violations);
 	r->violations = NULL;
 	r->n_violations = 0;
+	free(r->firmware_set);
+	r->firmware_set = NULL;
 }

@@ -42,6 +42,7 @@ typedef struct policy_rule {
 typedef struct policy_pcr {
 	bool governed;
 	bool by_values;
+	bool by_sets;      /* judged by the policy's firmware sets (all of a set's PCRs at once) */
 	size_t n_values;
 	policy_digest values[MB_MAX_BANKS];
 	bool ordered;
@@ -58,8 +59,26 @@ typedef struct policy_pcr {
  */
 char *policy_pattern_literal(const char *pattern, size_t *ret_len);
 
+/* One PCR's values in a firmware set. */
+typedef struct policy_set_value {
+	uint32_t pcr;
+	size_t n_values;
+	policy_digest values[MB_MAX_BANKS];
+} policy_set_value;
+
+/* A known-good firmware release: values for every firmware PCR, matched all together. */
+typedef struct policy_fw_set {
+	char *name;
+	size_t n;
+	policy_set_value *v;   /* n of them, in the file's order */
+} policy_fw_set;
+
 struct mb_policy {
+	unsigned version;
 	policy_pcr pcr[MB_PCR_COUNT];
+	size_t n_fw_sets;
+	policy_fw_set *fw_sets;
+	uint32_t fw_pcrs;      /* the PCRs every set gives */
 	pcre2_match_context *mctx;
 };
 

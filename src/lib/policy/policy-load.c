@@ -306,6 +306,48 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 	return 0;
 }
 
+/* A PCR number as a key: "0" to "23", no leading zero (one spelling per PCR: "08" next to "8"
+ * would let a later entry replace an earlier one). */
+static int parse_pcr_key(const load_ctx *c, const char *field, const char *key, unsigned *ret)
+{
+	unsigned pcr = 0;
+	size_t i;
+
+	for (i = 0; key[i]; i++) {
+		if (key[i] < '0' || key[i] > '9' || i > 1)
+			return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
+		pcr = pcr * 10 + (unsigned) (key[i] - '0');
+	}
+	if (i == 0 || pcr >= MB_PCR_COUNT)
+		return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
+	if (i > 1 && key[0] == '0')
+		return fail_field(c, NULL, field, "write PCR %u as \"%u\" (no leading zero)", pcr, pcr);
+	*ret = pcr;
+	return 0;
+}
+
+/* {"sha256": "<hex>", ...}: one value per bank, at least one. */
+static int parse_values(const load_ctx *c, const char *field, json_object *values, policy_digest *out, size_t *n)
+{
+	size_t k;
+	int rc;
+
+	if (!json_object_is_type(values, json_type_object) || json_object_object_length(values) == 0)
+		return fail_field(c, NULL, field, "expected an object mapping bank names to hex values");
+	json_object_object_foreach(values, bank, val) {
+		if (*n >= MB_MAX_BANKS)
+			return fail_field(c, bank, field, "too many banks");
+		rc = parse_digest(c, field, bank, val, &out[*n]);
+		if (rc < 0)
+			return rc;
+		for (k = 0; k < *n; k++)
+			if (out[k].alg == out[*n].alg)
+				return fail_field(c, bank, field, "bank %s given twice", bank);
+		(*n)++;
+	}
+	return 0;
+}
+
 static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_object *o)
 {
 	static const char *const keys[] = { "values", "rules", "ordered", "description", NULL };
@@ -314,20 +356,13 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_obje
 	const char *bad;
 	char field[32];
 	unsigned pcr = 0;
-	size_t i, k, n;
+	size_t i, n;
 	int rc;
 
 	snprintf(field, sizeof(field), "pcrs.%.8s", key);
-	for (i = 0; key[i]; i++) {
-		if (key[i] < '0' || key[i] > '9' || i > 1)
-			return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
-		pcr = pcr * 10 + (unsigned) (key[i] - '0');
-	}
-	if (i == 0 || pcr >= MB_PCR_COUNT)
-		return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
-	/* One spelling per PCR: "08" next to "8" would let a later entry replace an earlier one. */
-	if (i > 1 && key[0] == '0')
-		return fail_field(c, NULL, field, "write PCR %u as \"%u\" (no leading zero)", pcr, pcr);
+	rc = parse_pcr_key(c, field, key, &pcr);
+	if (rc < 0)
+		return rc;
 	pp = &p->pcr[pcr];
 	if (pp->governed)
 		return fail_field(c, NULL, field, "PCR %u is given twice", pcr);
@@ -349,18 +384,7 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_obje
 		if (!json_object_is_type(values, json_type_object) || json_object_object_length(values) == 0)
 			return fail_field(c, "values", field, "\"values\" must map bank names to hex values");
 		pp->by_values = true;
-		json_object_object_foreach(values, bank, val) {
-			if (pp->n_values >= MB_MAX_BANKS)
-				return fail_field(c, bank, field, "too many banks");
-			rc = parse_digest(c, field, bank, val, &pp->values[pp->n_values]);
-			if (rc < 0)
-				return rc;
-			for (k = 0; k < pp->n_values; k++)
-				if (pp->values[k].alg == pp->values[pp->n_values].alg)
-					return fail_field(c, bank, field, "bank %s given twice", bank);
-			pp->n_values++;
-		}
-		return 0;
+		return parse_values(c, field, values, pp->values, &pp->n_values);
 	}
 	if (!json_object_is_type(rules, json_type_array))
 		return fail_field(c, "rules", field, "\"rules\" must be an array");
@@ -379,11 +403,113 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_obje
 	return 0;
 }
 
+/* A set's name: what verdicts report, so printable and short. */
+static bool good_set_name(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > MB_POLICY_MAX_SET_NAME)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_object *o, policy_fw_set *set)
+{
+	static const char *const keys[] = { "name", "description", "pcrs", NULL };
+	json_object *v, *pcrs;
+	const char *bad, *name;
+	char field[64];
+	uint32_t mask = 0;
+	size_t i;
+	int rc;
+
+	snprintf(field, sizeof(field), "firmware[%zu]", idx);
+	if (!json_object_is_type(o, json_type_object))
+		return fail_field(c, NULL, field, "expected an object with \"name\" and \"pcrs\"");
+	if (!only_keys(o, keys, &bad))
+		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
+	if (!json_object_object_get_ex(o, "name", &v) || !json_object_is_type(v, json_type_string) ||
+	    !good_set_name(json_object_get_string(v)))
+		return fail_field(c, "name", field, "needs a \"name\": 1 to %u printable bytes", MB_POLICY_MAX_SET_NAME);
+	name = json_object_get_string(v);
+	for (i = 0; i < idx; i++)
+		if (strcmp(p->fw_sets[i].name, name) == 0)
+			return fail_field(c, name, field, "the name \"%s\" is given to firmware[%zu] too", name, i);
+	if (!(set->name = strdup(name)))
+		return set_error(c->err, -ENOMEM, "out of memory");
+	if (json_object_object_get_ex(o, "description", &v) && !json_object_is_type(v, json_type_string))
+		return fail_field(c, "description", field, "\"description\" must be a string");
+	if (!json_object_object_get_ex(o, "pcrs", &pcrs) || !json_object_is_type(pcrs, json_type_object) ||
+	    json_object_object_length(pcrs) == 0)
+		return fail_field(c, name, field, "needs \"pcrs\": the values of at least one PCR");
+	set->v = calloc(MB_PCR_COUNT, sizeof(*set->v));
+	if (!set->v)
+		return set_error(c->err, -ENOMEM, "out of memory");
+	{
+		json_object_object_foreach(pcrs, key, val) {
+			char pfield[96];
+			unsigned pcr;
+
+			snprintf(pfield, sizeof(pfield), "%s.pcrs.%.8s", field, key);
+			rc = parse_pcr_key(c, pfield, key, &pcr);
+			if (rc < 0)
+				return rc;
+			/* json-c keeps one entry per key and the reader refuses duplicates: no PCR twice */
+			if (p->pcr[pcr].governed)
+				return fail_field(c, NULL, pfield, "PCR %u is governed in \"pcrs\" too: a PCR is "
+						  "governed in one place", pcr);
+			if (set->n >= MB_PCR_COUNT)
+				return fail_field(c, NULL, pfield, "too many PCRs");
+			set->v[set->n].pcr = pcr;
+			rc = parse_values(c, pfield, val, set->v[set->n].values, &set->v[set->n].n_values);
+			if (rc < 0)
+				return rc;
+			set->n++;
+			mask |= 1u << pcr;
+		}
+	}
+	/* Every set gives the same PCRs: a set with fewer would let those others be anything. */
+	if (idx == 0)
+		p->fw_pcrs = mask;
+	else if (mask != p->fw_pcrs)
+		return fail_field(c, name, field, "gives other PCRs than firmware[0]: every set must give the same PCRs");
+	return 0;
+}
+
+static int parse_firmware(const load_ctx *c, mb_policy *p, json_object *arr)
+{
+	size_t n, i;
+	unsigned pcr;
+	int rc;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return fail_field(c, "firmware", "firmware", "expected an array of firmware sets");
+	n = json_object_array_length(arr);
+	if (n == 0 || n > MB_POLICY_MAX_FIRMWARE_SETS)
+		return fail_field(c, "firmware", "firmware", "must hold 1 to %u sets", MB_POLICY_MAX_FIRMWARE_SETS);
+	p->fw_sets = calloc(n, sizeof(*p->fw_sets));
+	if (!p->fw_sets)
+		return set_error(c->err, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		p->n_fw_sets++;
+		rc = parse_fw_set(c, p, i, json_object_array_get_idx(arr, i), &p->fw_sets[i]);
+		if (rc < 0)
+			return rc;
+	}
+	for (pcr = 0; pcr < MB_PCR_COUNT; pcr++)
+		if (p->fw_pcrs & (1u << pcr))
+			p->pcr[pcr].governed = p->pcr[pcr].by_sets = true;
+	return 0;
+}
+
 MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err)
 {
-	static const char *const keys[] = { "version", "description", "pcrs", "generator", NULL };
+	static const char *const keys[] = { "version", "description", "pcrs", "generator", "firmware", NULL };
 	load_ctx c = { text, size, err };
-	json_object *root = NULL, *v, *pcrs;
+	json_object *root = NULL, *v, *pcrs, *firmware = NULL;
 	mb_policy *p = NULL;
 	const char *bad;
 	int rc;
@@ -417,8 +543,15 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 		goto out;
 	}
 	if (!json_object_object_get_ex(root, "version", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) != 1) {
-		rc = fail_field(&c, "version", "version", "this mboot reads policy version 1");
+	    json_object_get_int64(v) < 1 || json_object_get_int64(v) > 2) {
+		rc = fail_field(&c, "version", "version", "this mboot reads policy versions 1 and 2");
+		goto out;
+	}
+	p->version = (unsigned) json_object_get_int64(v);
+	/* Version 2 adds firmware sets: a version-1 reader refuses the file by its version rather
+	 * than by an unknown key, and a version-1 file means what it always meant. */
+	if (json_object_object_get_ex(root, "firmware", &firmware) && p->version < 2) {
+		rc = fail_field(&c, "firmware", "firmware", "firmware sets need \"version\": 2");
 		goto out;
 	}
 	if (!json_object_object_get_ex(root, "pcrs", &pcrs) || !json_object_is_type(pcrs, json_type_object)) {
@@ -431,6 +564,11 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 			if (rc < 0)
 				goto out;
 		}
+	}
+	if (firmware) {
+		rc = parse_firmware(&c, p, firmware);
+		if (rc < 0)
+			goto out;
 	}
 	/* A policy that governs nothing would call every boot good. */
 	if (mb_policy_pcrs(p) == 0) {
@@ -466,6 +604,11 @@ MB_EXPORT void mb_policy_free(mb_policy *p)
 		}
 		free(p->pcr[i].rules);
 	}
+	for (i = 0; i < p->n_fw_sets; i++) {
+		free(p->fw_sets[i].name);
+		free(p->fw_sets[i].v);
+	}
+	free(p->fw_sets);
 	pcre2_match_context_free(p->mctx);
 	free(p);
 }
@@ -479,4 +622,24 @@ MB_EXPORT uint32_t mb_policy_pcrs(const mb_policy *p)
 		if (p->pcr[i].governed)
 			m |= 1u << i;
 	return m;
+}
+
+MB_EXPORT unsigned mb_policy_version(const mb_policy *p)
+{
+	return p->version;
+}
+
+MB_EXPORT size_t mb_policy_n_firmware_sets(const mb_policy *p)
+{
+	return p->n_fw_sets;
+}
+
+MB_EXPORT const char *mb_policy_firmware_set_name(const mb_policy *p, size_t i)
+{
+	return i < p->n_fw_sets ? p->fw_sets[i].name : NULL;
+}
+
+MB_EXPORT uint32_t mb_policy_firmware_pcrs(const mb_policy *p)
+{
+	return p->fw_pcrs;
 }
