@@ -126,3 +126,18 @@ rc=0; "$M" predict --log "$T/log.bin" --uki "$stub" >/dev/null 2>"$T/err" || rc=
 rc=0; "$M" predict --log "$T/log.bin" --uki "$T/new.efi" --kernel "$T/linux-new" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "--uki with --kernel: exit $rc"
 ok "refused: logs without a UKI (exit 1, --uki named), a stub without .linux and --uki with --kernel (exit 2)"
+
+# --- policy generate --uki ----------------------------------------------------------
+"$M" policy generate --uki "$T/new.efi" --from-log "$T/log.bin" -o "$T/policy.json"
+jq -e --arg v "$want11" --arg a "$app" '.pcrs["11"].values.sha256 == $v and
+	([.pcrs["4"].rules[].digests[]?.sha256] | index($a)) != null and .pcrs["12"] == null' "$T/policy.json" >/dev/null ||
+	fail "policy: PCR 11 value or PCR 4 digest: $(jq -c '.pcrs["11"], [.pcrs["4"].rules[].digests[]?.sha256]' "$T/policy.json")"
+"$M" log replay --json "$T/next.bin" >"$T/next.pcrs"
+"$M" verify --log "$T/next.bin" --pcrs "$T/next.pcrs" --policy "$T/policy.json" >"$T/v.out" 2>&1 ||
+	{ cat "$T/v.out"; fail "the predicted boot does not pass the policy generated from the same UKI"; }
+"$M" log replay --json "$T/log.bin" >"$T/today.pcrs"
+rc=0; "$M" verify --log "$T/log.bin" --pcrs "$T/today.pcrs" --policy "$T/policy.json" >"$T/v.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "PCR 11" "$T/v.out" || { cat "$T/v.out"; fail "today's boot passes the next UKI's policy (exit $rc)"; }
+rc=0; "$M" policy generate --uki "$T/new.efi" --kernel "$T/linux-new" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "policy generate --uki --kernel: exit $rc"
+ok "policy generate --uki: PCR 11 = systemd-measure, PCR 4 = pesign -h; the predicted boot passes, today's fails on PCR 11"
