@@ -2,7 +2,8 @@
 /*
  * Input: any bytes, taken as a PE/COFF image. Parses it with and without 8-byte
  * padding and, when it parses, computes its Authenticode digest (every range the
- * parser accepted is read) and looks at what the parser extracted.
+ * parser accepted is read) and looks at what the parser extracted; and its PCR 11 as a UKI
+ * (every section the UKI walker accepts is read, within the image).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		mb_pe_info_summary(pe, &sum);
 		(void) mb_pe_machine_name(sum.machine);
+		if (!flags) {
+			mb_uki_section secs[MB_UKI_MAX_SECTIONS];
+			uint8_t pcr11[1][MB_DIGEST_MAX];
+			const uint16_t alg = MB_ALG_SHA256;
+			size_t n;
+
+			if (mb_uki_sections(pe, secs, &n, &err) == 0) {
+				if (n == 0 || n > MB_UKI_MAX_SECTIONS || strcmp(secs[0].name, ".linux") != 0)
+					abort();
+				for (size_t i = 0; i < n; i++)
+					if ((uint64_t) secs[i].raw_offset + secs[i].size > size)
+						abort(); /* a measured section lies in the file */
+				if (mb_uki_pcr11(pe, data, size, &alg, 1, pcr11, &err) < 0)
+					abort(); /* a walked UKI must always hash */
+			}
+		}
 		mb_pe_info_free(pe);
 	}
 	return 0;

@@ -51,6 +51,10 @@ typedef struct mb_boot_artifacts {
 	const char *initrd_path;   /* likewise for the initrd */
 	const mb_efi_binary *efi;  /* PCR 4 applications */
 	size_t n_efi;
+	/* A unified kernel image booted by systemd-boot (host path): its sections in PCR 11 as
+	 * systemd-stub measures them, its Authenticode digest in PCR 4. It carries the kernel,
+	 * initrd and command line, so kernel, initrd and cmdline stay NULL with it. */
+	const char *uki;
 } mb_boot_artifacts;
 
 #ifdef __cplusplus

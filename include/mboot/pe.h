@@ -136,6 +136,40 @@ MB_EXPORT int mb_pe_read_file(const char *path, uint8_t **ret, size_t *ret_size,
 MB_EXPORT int mb_pe_authenticode_file(const char *path, unsigned flags, const uint16_t *algs,
 				      size_t n_algs, uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;
 
+/*
+ * Unified kernel images (UKI): what systemd-stub measures into PCR 11 before it starts the
+ * kernel. systemd 252 (Debian 12) measures, in this order, each of .linux .osrel .cmdline
+ * .initrd .splash .dtb .pcrpkey the image has (not .pcrsig: it signs the result) as two EV_IPL
+ * events: the section name with its NUL, then the section's bytes as loaded (VirtualSize
+ * bytes). PCR 11 starts at zero (no firmware extends it); systemd-pcrphase extends boot phase
+ * strings later, in userspace, which these values do not include. docs/pe.md, "UKI".
+ */
+#define MB_UKI_MAX_SECTIONS 7
+
+typedef struct mb_uki_section {
+	const char *name;      /* ".linux", ...: a static string */
+	uint32_t table_index;  /* its entry in the section table (the last of that name, as the stub finds it) */
+	uint32_t raw_offset;   /* PointerToRawData */
+	uint32_t size;         /* bytes measured: VirtualSize */
+} mb_uki_section;
+
+/*
+ * The sections systemd-stub measures, in its order, into out[MB_UKI_MAX_SECTIONS]; *ret_n of
+ * them. -EBADMSG (err names the section table entry's offset) when the image has no .linux
+ * (not a UKI), a measured section is larger in memory than in the file (the loader's zero fill
+ * is not computed), or overlaps another section in memory (the loaded bytes are not the file's).
+ */
+MB_EXPORT int mb_uki_sections(const mb_pe_info *pe, mb_uki_section *out, size_t *ret_n, mb_error *err) MB_WUR;
+
+/* The digests of a section's two events with alg: its name with NUL, and its bytes. data and
+ * size are the parsed image's. */
+MB_EXPORT int mb_uki_section_digests(const mb_uki_section *s, const void *data, size_t size, uint16_t alg,
+				     uint8_t *name_digest, uint8_t *content_digest) MB_WUR;
+
+/* PCR 11 when systemd-stub hands over to the kernel, in each of algs; errors as mb_uki_sections. */
+MB_EXPORT int mb_uki_pcr11(const mb_pe_info *pe, const void *data, size_t size, const uint16_t *algs,
+			   size_t n_algs, uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;
+
 /* "x64", "aa64", "ia32", ... (as EFI names the boot file), or NULL. */
 MB_EXPORT const char *mb_pe_machine_name(uint16_t machine);
 

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <mboot/pe.h>
+#include <mboot/replay.h>
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
@@ -17,7 +18,8 @@
 #include "tool/verbs.h"
 
 static const char hash_help[] =
-	"Usage: mboot hash [--authenticode [--pad]] [--alg NAME ...] [--info] [--json [--compact]] FILE...\n\n"
+	"Usage: mboot hash [--authenticode [--pad]] [--alg NAME ...] [--info] [--json [--compact]] FILE...\n"
+	"       mboot hash --uki [--bank NAME ...] [--json [--compact]] FILE\n\n"
 	"Print the digest of each FILE as a measuring stage computes it.\n\n"
 	"Without --authenticode: the digest of the whole file, as GRUB extends it into PCR 9\n"
 	"for the kernel, initrd and configuration files it reads ('-' reads stdin).\n\n"
@@ -34,6 +36,12 @@ static const char hash_help[] =
 	"  --info          with --authenticode: also machine, subsystem, sections, signatures\n"
 	"  --json          {\"files\": [{\"path\", \"authenticode\", \"digests\": {\"sha256\": \"...\"}}]}\n"
 	"  --compact       the JSON on one line (implies --json)\n\n"
+	"With --uki: PCR 11 of the unified kernel image FILE as systemd-stub (systemd 252) leaves it\n"
+	"when it starts the kernel: its .linux .osrel .cmdline .initrd .splash .dtb .pcrpkey sections,\n"
+	"each as its name and its bytes, from zero; what 'systemd-measure calculate --phase=' prints.\n"
+	"systemd-pcrphase's later boot phase strings are not included (docs/pe.md). Printed as\n"
+	"'mboot pcrs' prints values (--json: {\"banks\": {\"sha256\": {\"11\": \"<hex>\"}}}); default bank\n"
+	"sha256; --bank (or --alg) repeatable.\n\n"
 	"Exit: 0 hashed, 2 usage error, unreadable file, or malformed PE image (the message\n"
 	"names the byte offset).\n";
 
@@ -41,7 +49,7 @@ static const char hash_help[] =
 
 typedef struct hash_args {
 	tool_json json;
-	bool authenticode, pad, info;
+	bool authenticode, pad, info, uki;
 	size_t n_algs;
 	uint16_t algs[MAX_ALGS];
 } hash_args;
@@ -214,6 +222,44 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 	return EXIT_OK;
 }
 
+/* --uki FILE: PCR 11 as systemd-stub measures the UKI's sections. */
+static int hash_uki(const hash_args *a, const char *path)
+{
+	uint8_t out[MAX_ALGS][MB_DIGEST_MAX];
+	mb_pcr_values *v = NULL;
+	mb_error err = { 0 };
+	mb_pe_info *pe = NULL;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	bool mapped = false;
+	int rc;
+
+	rc = file_map(path, MB_PE_MAX_FILE, &buf, &size, &mapped, &err);
+	if (rc >= 0)
+		rc = mb_pe_parse(buf, size, 0, &pe, &err);
+	if (rc >= 0)
+		rc = mb_uki_pcr11(pe, buf, size, a->algs, a->n_algs, out, &err);
+	file_unmap(buf, size, mapped);
+	mb_pe_info_free(pe);
+	if (rc >= 0 && !(v = mb_pcr_values_new()))
+		rc = -ENOMEM;
+	for (size_t i = 0; rc >= 0 && i < a->n_algs; i++)
+		rc = mb_pcr_values_set(v, a->algs[i], 11, out[i], mb_digest_by_alg(a->algs[i])->size, &err);
+	if (rc < 0) {
+		if (!err.code) {
+			err.code = rc;
+			snprintf(err.message, sizeof(err.message), "%s", mb_strerror(rc));
+		}
+		tool_report(path, &err);
+		mb_pcr_values_free(v);
+		return EXIT_USAGE;
+	}
+	rc = a->json ? tool_json_text_print(mb_pcr_values_to_json(v, a->json != TOOL_JSON_COMPACT)) :
+		       tool_print_pcr_values(v);
+	mb_pcr_values_free(v);
+	return rc;
+}
+
 /* --alg / --bank: the four banks firmware measures PE images and files with. */
 static int alg_option(void *target, const char *arg, const char *verb)
 {
@@ -239,6 +285,7 @@ int verb_hash(int argc, char **argv)
 		TOOL_OPT_FN("bank", 0, &a, alg_option),
 		TOOL_OPT_BOOL("pad", 0, &a.pad),
 		TOOL_OPT_BOOL("info", 0, &a.info),
+		TOOL_OPT_BOOL("uki", 0, &a.uki),
 		TOOL_OPT_JSON_STYLE(&a.json),
 		TOOL_OPT_END,
 	};
@@ -255,6 +302,16 @@ int verb_hash(int argc, char **argv)
 		return tool_usage_error("hash", "--pad only applies with --authenticode");
 	if (a.info && !a.authenticode)
 		return tool_usage_error("hash", "--info only applies with --authenticode");
+	if (a.uki) {
+		if (a.authenticode || a.pad || a.info)
+			return tool_usage_error("hash", "--uki computes PCR 11, not a file digest: no --authenticode, --pad, --info");
+		if (optind + 1 != argc)
+			return tool_usage_error("hash", "--uki takes one FILE");
+		if (!a.n_algs)
+			a.algs[a.n_algs++] = MB_ALG_SHA256; /* as pcrs, seal and predict default */
+		signal(SIGBUS, on_sigbus);
+		return hash_uki(&a, argv[optind]);
+	}
 	if (!a.n_algs) {
 		a.algs[a.n_algs++] = MB_ALG_SHA1;
 		a.algs[a.n_algs++] = MB_ALG_SHA256;

@@ -19,6 +19,9 @@ static const char policy_help[] =
 	"           [-o FILE [--force]]\n"
 	"                       write a policy from release artifacts (the next boot's kernel, initrd\n"
 	"                       and command line, EFI binaries)\n"
+	"  generate --uki FILE [--from-log LOG] [--efi FILE ...] [-o FILE [--force]]\n"
+	"                       write a policy for a unified kernel image (PCR 11, PCR 4) booted by\n"
+	"                       systemd-boot\n"
 	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2);\n"
 	"                       names its firmware sets\n"
 	"  add-firmware POLICY --from-log LOG [--name NAME] [--pcrs LIST]\n"
@@ -33,7 +36,9 @@ static const char generate_help[] =
 	"       mboot policy generate --kernel K --initrd I (--cmdline S | --grub-cfg [MEASURED_PATH=]F ...)\n"
 	"                             [--from-log LOG]\n"
 	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...]\n"
-	"                             [--efi FILE ...] [-o FILE [--force]]\n\n"
+	"                             [--efi FILE ...] [-o FILE [--force]]\n"
+	"       mboot policy generate --uki FILE [--from-log LOG] [--firmware-pcrs LIST] [--efi FILE ...]\n"
+	"                             [-o FILE [--force]]\n\n"
 	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
 	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
 	"every event seen there: a text rule (the exact text, as an anchored regular expression) where\n"
@@ -53,6 +58,12 @@ static const char generate_help[] =
 	"a PCR 8 text rule for what legitimately varies. --efi FILE (shim, GRUB, systemd-boot, a\n"
 	"kernel with an EFI stub) adds a PCR 4 rule with its PE/COFF Authenticode digest; PCR 4 then\n"
 	"comes from the artifacts, not from the log.\n\n"
+	"From a unified kernel image (--uki FILE, booted by systemd-boot): PCR 11's value as\n"
+	"systemd-stub (systemd 252) measures FILE's sections (when it starts the kernel; systemd-\n"
+	"pcrphase's later phases are not included), a PCR 4 rule with FILE's Authenticode digest (and\n"
+	"each --efi), a PCR 9 rule for the kernel's initrd tag of its .initrd; with --from-log, the\n"
+	"firmware PCRs' values (default 0-7 but 4) and rules for the other PCRs except 4, 9, 11 and\n"
+	"12 (the command line systemd-boot and the stub measure is not computed: docs/predict.md).\n\n"
 	"  -o, --output FILE    write there (default: stdout), atomically; an existing FILE (a\n"
 	"                       policy perhaps edited by hand) is kept, exit 2, unless --force\n"
 	"  --force              replace an existing FILE\n";
@@ -110,6 +121,7 @@ static int policy_generate(int argc, char **argv)
 		TOOL_OPT_ARTIFACTS(&art.boot, &cfgs),
 		TOOL_OPT_FN("allow-text", 0, &lists, allow_text_option),
 		TOOL_OPT_FN("efi", 0, &lists, efi_option),
+		TOOL_OPT_STR("uki", 0, &art.boot.uki),
 		TOOL_OPT_BOOL("force", 0, &force),
 		TOOL_OPT_END,
 	};
@@ -127,11 +139,15 @@ static int policy_generate(int argc, char **argv)
 	else if (firmware_arg && tool_parse_pcr_list(firmware_arg, &firmware) < 0)
 		return tool_usage_error("policy generate", "bad PCR list '%s'", firmware_arg);
 	art.boot.efi = efi;
-	if (!log_path && !art.boot.kernel)
-		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ...");
+	if (art.boot.uki && (art.boot.kernel || art.boot.initrd || art.boot.cmdline || art.boot.n_grub_cfg ||
+			     art.n_allow_text))
+		return tool_usage_error("policy generate", "--uki carries the kernel, initrd and command line: no "
+					"--kernel, --initrd, --cmdline, --grub-cfg or --allow-text with it");
+	if (!log_path && !art.boot.kernel && !art.boot.uki)
+		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ..., or --uki FILE");
 	if (art.boot.kernel && (!art.boot.initrd || (!art.boot.cmdline && !art.boot.n_grub_cfg)))
 		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
-	if (!art.boot.kernel && (art.boot.initrd || art.boot.cmdline || art.boot.n_grub_cfg || art.n_allow_text))
+	if (!art.boot.kernel && !art.boot.uki && (art.boot.initrd || art.boot.cmdline || art.boot.n_grub_cfg || art.n_allow_text))
 		return tool_usage_error("policy generate", "--initrd, --cmdline, --grub-cfg, --allow-text go with --kernel");
 	rc = tool_check_output("policy generate", out, force);
 	if (rc)
@@ -141,7 +157,7 @@ static int policy_generate(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	if (art.boot.kernel) {
+	if (art.boot.kernel || art.boot.uki) {
 		art.log = log;
 		art.allow_text = allow;
 		art.firmware_pcrs = firmware_arg ? firmware : 0;

@@ -18,7 +18,7 @@ static const char predict_help[] =
 	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S]\n"
 	"                     [--grub-cfg [MEASURED_PATH=]F ...] [--kernel-path P] [--initrd-path P]\n"
 	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
-	"                     [--efi OLD=NEW ...] [--json] [--compact] [--write-log FILE]\n\n"
+	"                     [--efi OLD=NEW ...] [--uki FILE] [--json] [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
 	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8,\n"
@@ -48,6 +48,13 @@ static const char predict_help[] =
 	"  --initrd-path P          likewise for the initrd\n"
 	"  --efi OLD=NEW            an EFI application (shim, GRUB, ...) replaced: the PCR 4 event whose\n"
 	"                           digest is OLD's PE/COFF Authenticode digest gets NEW's\n"
+	"  --uki FILE               the unified kernel image systemd-boot will start: PCR 11 from its\n"
+	"                           sections as systemd-stub (systemd 252) measures them, the value when\n"
+	"                           the stub starts the kernel (systemd-pcrphase's phases are not included),\n"
+	"                           PCR 4 from its Authenticode digest in place of today's UKI (the last\n"
+	"                           EFI application before the stub's PCR 11 events); PCR 12 (the UKI's\n"
+	"                           command line as systemd-boot and the stub measure it) is unpredictable.\n"
+	"                           Not with --kernel, --initrd or --cmdline: the UKI carries them\n"
 	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"},\n"
 	"                           \"unmatched\": [{\"option\", \"value\", \"why\"}], \"notes\": {...}}\n"
 	"  --compact                the JSON on one line (implies --json)\n"
@@ -107,6 +114,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_FN("efi", 0, a, efi_option),
 		TOOL_OPT_FN("grub-cfg-booted", 0, a, booted_option),
 		TOOL_OPT_STR("grub-booted-dir", 0, &a->in.grub_booted_dir),
+		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
 		TOOL_OPT_END,
 	};
 	int rc;
@@ -119,6 +127,9 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	a->in.boot.efi = a->efi;
+	if (a->in.boot.uki && (a->in.boot.kernel || a->in.boot.initrd || a->in.boot.cmdline))
+		return tool_usage_error(verb, "--uki carries the kernel, initrd and command line: no --kernel, --initrd "
+					"or --cmdline with it");
 	return EXIT_OK;
 }
 
@@ -139,6 +150,8 @@ static void each_unmatched(const predict_args *a, const mb_predict_result *r, un
 		  "no systemd-boot or EFI stub command line" },
 		{ MB_PREDICT_KERNEL_PATH, "--kernel-path", "no GRUB linux command or kernel_cmdline" },
 		{ MB_PREDICT_INITRD_PATH, "--initrd-path", "no GRUB initrd command" },
+		{ MB_PREDICT_UKI, "--uki", "no systemd-stub PCR 11 events after an EFI application: today's boot did "
+		  "not start a UKI" },
 	};
 	const mb_boot_artifacts *b = &a->in.boot;
 	char buf[4096];
@@ -148,6 +161,7 @@ static void each_unmatched(const predict_args *a, const mb_predict_result *r, un
 		const char *value = changes[i].bit == MB_PREDICT_KERNEL ? b->kernel :
 				    changes[i].bit == MB_PREDICT_INITRD ? b->initrd :
 				    changes[i].bit == MB_PREDICT_CMDLINE ? b->cmdline :
+				    changes[i].bit == MB_PREDICT_UKI ? b->uki :
 				    changes[i].bit == MB_PREDICT_KERNEL_PATH ? b->kernel_path : b->initrd_path;
 
 		if (r->unmatched & changes[i].bit)

@@ -7,6 +7,9 @@
  *                                               them: data "LABEL: TEXT" + NUL, digests H(TEXT)
  *   mb-forge IN OUT append-bank BANK LABEL TEXT the same, once, in PCR 8, with a digest in BANK only
  *   mb-forge IN OUT drop-pcr PCR                drop every event of PCR
+ *   mb-forge IN OUT append-event PCR TYPE DATA HASHED
+ *                                               append one event of TYPE (a number): data the bytes
+ *                                               of file DATA, digests H(bytes of file HASHED)
  *   mb-forge IN OUT move-tail PCR K USERLOG     move the last K events of PCR into a userspace
  *                                               log (CEL-JSON records with the same digests)
  *   mb-forge IN OUT splice-pcr PCR OTHER        PCR's events from the log OTHER (same banks) in
@@ -128,7 +131,7 @@ int main(int argc, char **argv)
 		if (!us || k < 1)
 			return die("move-tail PCR K USERLOG");
 	} else if (!(strcmp(op, "append") == 0 && (argc == 7 || argc == 8)) &&
-		   !(strcmp(op, "append-bank") == 0 && argc == 7)) {
+		   !(strcmp(op, "append-bank") == 0 && argc == 7) && !(strcmp(op, "append-event") == 0 && argc == 8)) {
 		return die("unknown operation or wrong arguments");
 	}
 	if ((strcmp(op, "drop-pcr") == 0 || us || other) && (pcr < 0 || pcr >= MB_PCR_COUNT))
@@ -167,6 +170,33 @@ int main(int argc, char **argv)
 
 		if (!d || append_grub(w, banks, n_banks, d->alg, 8, argv[5], argv[6]) < 0)
 			return die("append-bank BANK LABEL TEXT");
+	} else if (strcmp(op, "append-event") == 0) {
+		uint8_t md[MB_MAX_BANKS][MB_DIGEST_MAX], *bytes = NULL, *hashed = NULL;
+		mb_event_digest digests[MB_MAX_BANKS];
+		size_t bytes_size = 0, hashed_size = 0;
+		char *end;
+		unsigned long type = strtoul(argv[5], &end, 0);
+		mb_event ev = { .digests = digests };
+
+		pcr = number(argv[4]);
+		if (pcr < 0 || pcr >= MB_PCR_COUNT || *end || !*argv[5] ||
+		    file_read(argv[6], MB_LOG_MAX_SIZE, &bytes, &bytes_size, &err) < 0 ||
+		    file_read(argv[7], 1u << 30, &hashed, &hashed_size, &err) < 0)
+			return die("append-event PCR TYPE DATA HASHED");
+		ev.pcr = (uint32_t) pcr;
+		ev.type = (uint32_t) type;
+		for (i = 0; i < n_banks; i++) {
+			if (mb_digest(banks[i].alg, hashed, hashed_size, md[i]) < 0)
+				return die("a bank mboot cannot hash");
+			digests[i] = (mb_event_digest) { banks[i].alg, banks[i].size, md[i] };
+		}
+		ev.n_digests = (uint32_t) n_banks;
+		ev.data = bytes;
+		ev.data_size = (uint32_t) bytes_size;
+		if (mb_log_writer_add_event(w, &ev) < 0)
+			return die("appending");
+		free(bytes);
+		free(hashed);
 	}
 	/* EV_NO_ACTION (OTHER's Spec ID event among them) is never extended: left out */
 	for (i = 0; other && i < mb_event_log_count(other); i++) {

@@ -464,6 +464,86 @@ static void test_files(void **state)
 	free(m);
 }
 
+/* sha256 over one buffer, with OpenSSL. */
+static void sha256_of(const void *p, size_t n, uint8_t *out)
+{
+	unsigned len;
+
+	assert_true(EVP_Digest(p, n, out, &len, EVP_sha256(), NULL));
+}
+
+/* pcr = sha256(pcr || H(data)) */
+static void extend_with(uint8_t *pcr, const void *data, size_t n)
+{
+	uint8_t buf[64];
+
+	memcpy(buf, pcr, 32);
+	sha256_of(data, n, buf + 32);
+	sha256_of(buf, 64, pcr);
+}
+
+/*
+ * PCR 11 of a UKI as systemd-stub 252 measures it: its sections in the stub's order (.linux,
+ * .osrel, .cmdline, .initrd, ...), not the table's; a later entry of a name wins; VirtualSize
+ * 0 is absent; .pcrsig is not measured. Expected value extended here with OpenSSL.
+ */
+static void test_uki(void **state)
+{
+	static const sec s[] = { { ".initrd", 0x500, 0x80 }, { ".linux", 0x200, 0x100 }, { ".cmdline", 0x300, 0x20 },
+				 { ".linux", 0x400, 0x100 }, { ".pcrsig", 0x600, 0x10 }, { ".dtb", 0x700, 0x10 } };
+	const uint16_t alg = MB_ALG_SHA256;
+	mb_uki_section secs[MB_UKI_MAX_SECTIONS];
+	uint8_t want[32] = { 0 }, got[1][MB_DIGEST_MAX];
+	img *m = malloc(sizeof(*m)), *h = malloc(sizeof(*h));
+	mb_pe_info *pe = NULL;
+	mb_error err = { 0 };
+	size_t n;
+
+	(void) state;
+	build(m, true, 0, s, 6, 0x800); /* no data directories: room for six section headers */
+	put32(m->b + m->sections_at + 40 * 5 + 8, 0); /* .dtb: VirtualSize 0, the stub skips it */
+	extend_with(want, ".linux", 7);
+	extend_with(want, m->b + 0x400, 0x100);
+	extend_with(want, ".cmdline", 9);
+	extend_with(want, m->b + 0x300, 0x20);
+	extend_with(want, ".initrd", 8);
+	extend_with(want, m->b + 0x500, 0x80);
+	if (reparse(m->b, m->size, 0, &pe, &err) < 0)
+		fail_msg("%s", err.message);
+	if (mb_uki_sections(pe, secs, &n, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_int_equal(n, 3);
+	assert_string_equal(secs[0].name, ".linux");
+	assert_int_equal(secs[0].table_index, 3);
+	assert_string_equal(secs[2].name, ".initrd");
+	assert_int_equal(mb_uki_pcr11(pe, m->b, m->size, &alg, 1, got, &err), 0);
+	assert_memory_equal(got[0], want, 32);
+
+	/* VirtualSize over the raw size: the zero fill is not computed */
+	*h = *m;
+	put32(h->b + h->sections_at + 40 * 2 + 8, 0x21);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_uki_pcr11(pe, h->b, h->size, &alg, 1, got, &err), -EBADMSG);
+	assert_int_equal(err.offset, h->sections_at + 40 * 2 + 8);
+	/* .cmdline loaded over .linux: named at .linux's entry, the first measured */
+	*h = *m;
+	put32(h->b + h->sections_at + 40 * 2 + 12, 0x4000 + 0x80);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_uki_sections(pe, secs, &n, &err), -EBADMSG);
+	assert_int_equal(err.offset, h->sections_at + 40 * 3 + 12);
+	/* no .linux (both renamed): not a UKI */
+	*h = *m;
+	memcpy(h->b + h->sections_at + 40 * 1, ".linu", 6);
+	memcpy(h->b + h->sections_at + 40 * 3, ".linu", 6);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_uki_sections(pe, secs, &n, &err), -EBADMSG);
+	assert_int_equal(n, 0);
+	assert_int_equal(err.offset, h->sections_at);
+	mb_pe_info_free(pe);
+	free(h);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_truncation_and_flips),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_uki),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

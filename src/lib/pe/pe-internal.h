@@ -8,6 +8,7 @@
 struct mb_pe_info {
 	mb_pe_summary s;
 	size_t n_sections;
+	uint64_t section_table_offset; /* file offset of the section table, for messages */
 	mb_pe_section sections[MB_PE_MAX_SECTIONS];
 	size_t n_certs;             /* WIN_CERTIFICATE entries found in the table */
 	mb_pe_cert certs[MB_PE_MAX_CERTS];

@@ -250,6 +250,7 @@ static int parse_into(const void *vdata, size_t size, unsigned flags, mb_pe_info
 				  (unsigned long long) sec_end);
 
 	pe->n_sections = n_sections;
+	pe->section_table_offset = sec_off;
 	for (i = 0; i < n_sections; i++) {
 		mb_pe_section *s = &pe->sections[i];
 		uint64_t hdr = sec_off + (uint64_t) i * SECTION_HEADER_SIZE;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mboot/pe.h>
 #include <mboot/policy.h>
 #include "lib/replay/pcr-values.h"
 #include "lib/grub/grub.h"
@@ -299,6 +300,205 @@ static int add_text_rule(json_object *rules, const char *fmt_prefix, const char 
 	return rc;
 }
 
+/* PCR 4 rules: the firmware's boot-manager action, the separator, each --efi application and
+ * extra (the UKI's digests, a JSON object given away, or NULL) described as extra_what. */
+static int pcr4_rules(json_object *jp, const mb_policy_artifacts *a, const uint16_t *algs, size_t n_algs,
+		      json_object *extra, const char *extra_what, mb_error *err)
+{
+	json_object *r4 = policy_pcr_entry(jp, 4, "rules");
+	static const uint8_t sep[4];
+	size_t i;
+	int rc = 0;
+
+	if (!r4 || policy_add_rule(r4, "EV_EFI_ACTION", "Calling EFI Application from Boot Option", NULL,
+				   "the firmware's boot-manager action", false) < 0) {
+		json_object_put(extra);
+		return set_error(err, -ENOMEM, "out of memory");
+	}
+	{
+		json_object *ds = json_object_new_object();
+
+		for (i = 0; ds && i < n_algs; i++) {
+			uint8_t d[MB_DIGEST_MAX];
+			char hex[2 * MB_DIGEST_MAX + 1];
+			const mb_digest_info *info = mb_digest_by_alg(algs[i]);
+
+			/* the banks are known ones (policy_banks): only memory can fail here */
+			if (mb_digest(algs[i], sep, 4, d) < 0) {
+				json_object_put(ds);
+				ds = NULL;
+				break;
+			}
+			json_object_object_add(ds, info->name, json_object_new_string(hex_format(d, info->size, hex)));
+		}
+		if (!ds || policy_add_rule(r4, "EV_SEPARATOR", NULL, ds, "separator 00000000 (success)", true) < 0) {
+			json_object_put(extra);
+			return set_error(err, -ENOMEM, "out of memory");
+		}
+	}
+	for (i = 0; i < a->boot.n_efi; i++) {
+		json_object *ds = json_object_new_object();
+		size_t k;
+
+		if (!ds) {
+			json_object_put(extra);
+			return set_error(err, -ENOMEM, "out of memory");
+		}
+		for (k = 0; k < a->boot.efi[i].n; k++) {
+			const mb_digest_info *info = mb_digest_by_alg(a->boot.efi[i].algs[k]);
+			char hex[2 * MB_DIGEST_MAX + 1];
+
+			if (info)
+				json_object_object_add(ds, info->name,
+						       json_object_new_string(hex_format(a->boot.efi[i].digest[k], info->size, hex)));
+		}
+		if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->boot.efi[i].description, true) < 0) {
+			json_object_put(extra);
+			return set_error(err, -ENOMEM, "out of memory");
+		}
+	}
+	if (extra && policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, extra, extra_what, true) < 0)
+		rc = set_error(err, -ENOMEM, "out of memory");
+	return rc;
+}
+
+/*
+ * From a unified kernel image: PCR 11's value (systemd-stub's sections, at its hand-over), PCR 4
+ * rules with the UKI's Authenticode digest (and each --efi), the kernel's initrd tag of .initrd
+ * (PCR 9, not required); with a known-good log, the firmware PCRs' values and its rules for the
+ * PCRs the UKI does not decide. PCR 12 (the command line systemd-boot and the stub measure) is
+ * left out: docs/predict.md says why it is not computed.
+ */
+static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
+{
+	json_object *root = json_object_new_object(), *jp = json_object_new_object(), *app = NULL;
+	uint16_t algs[MB_MAX_BANKS];
+	size_t n_algs = policy_banks(a->log, algs), n_secs = 0, i;
+	uint8_t pcr11[MB_MAX_BANKS][MB_DIGEST_MAX], d[MB_DIGEST_MAX];
+	mb_uki_section secs[MB_UKI_MAX_SECTIONS];
+	mb_pcr_values *v11 = mb_pcr_values_new(), *v = NULL;
+	uint32_t firmware = a->firmware_pcrs ? a->firmware_pcrs : 0xff & ~(1u << 4), pcr;
+	const char *base = strrchr(a->boot.uki, '/');
+	mb_pe_info *pe = NULL;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	char what[512], hex[2 * MB_DIGEST_MAX + 1];
+	int rc;
+
+	if (!root || !jp || !v11) {
+		json_object_put(jp);
+		rc = set_error(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "description", json_object_new_string(
+		"generated from a unified kernel image (PCR 11 as systemd-stub measures it, PCR 4 its Authenticode"
+		" digest) and a known-good log (firmware PCRs)"));
+	json_object_object_add(root, "generator", json_object_new_string("mboot policy generate --uki ..."));
+	json_object_object_add(root, "pcrs", jp);
+	if (a->boot.kernel || a->boot.initrd || a->boot.cmdline || a->boot.n_grub_cfg || a->n_allow_text) {
+		rc = set_error(err, -EINVAL, "a UKI carries the kernel, initrd and command line: no kernel, initrd, "
+			       "cmdline, grub_cfg or allow_text with it");
+		goto out;
+	}
+	rc = mb_pe_read_file(a->boot.uki, &buf, &size, err);
+	if (rc >= 0)
+		rc = mb_pe_parse(buf, size, 0, &pe, err);
+	if (rc >= 0)
+		rc = mb_uki_sections(pe, secs, &n_secs, err);
+	if (rc >= 0)
+		rc = mb_uki_pcr11(pe, buf, size, algs, n_algs, pcr11, err);
+	for (i = 0; rc >= 0 && i < n_algs; i++)
+		rc = mb_pcr_values_set(v11, algs[i], 11, pcr11[i], mb_digest_by_alg(algs[i])->size, err);
+	if (rc < 0) {
+		rc = prefix_error(err, rc, a->boot.uki);
+		goto out;
+	}
+	if (!policy_add_values(jp, v11, 11)) {
+		rc = set_error(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* PCR 4: the UKI as the firmware measures it when systemd-boot loads it */
+	app = json_object_new_object();
+	for (i = 0; app && i < n_algs; i++) {
+		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
+
+		if (mb_pe_hash(pe, buf, size, algs[i], d) < 0) {
+			rc = set_error(err, -EIO, "%s: hashing failed", a->boot.uki);
+			goto out;
+		}
+		json_object_object_add(app, info->name, json_object_new_string(hex_format(d, info->size, hex)));
+	}
+	snprintf(what, sizeof(what), "unified kernel image %s", base ? base + 1 : a->boot.uki);
+	rc = pcr4_rules(jp, a, algs, n_algs, app, what, err);
+	app = NULL;
+	if (rc < 0)
+		goto out;
+	/* PCR 9: the kernel's EFI stub tags the initrd systemd-stub hands it (.initrd, when nothing
+	 * is appended from the ESP) */
+	for (i = 0; i < n_secs; i++) {
+		json_object *ds, *r9;
+		uint8_t name_d[MB_DIGEST_MAX];
+
+		if (strcmp(secs[i].name, ".initrd") != 0)
+			continue;
+		ds = json_object_new_object();
+		r9 = policy_pcr_entry(jp, 9, "rules");
+		for (size_t k = 0; ds && k < n_algs; k++) {
+			if (mb_uki_section_digests(&secs[i], buf, size, algs[k], name_d, d) < 0) {
+				json_object_put(ds);
+				rc = set_error(err, -EIO, "%s: hashing failed", a->boot.uki);
+				goto out;
+			}
+			json_object_object_add(ds, mb_digest_by_alg(algs[k])->name,
+					       json_object_new_string(hex_format(d, mb_digest_by_alg(algs[k])->size, hex)));
+		}
+		if (!ds || !r9 || policy_add_rule(r9, "EV_EVENT_TAG", NULL, ds, "Linux initrd (EFI stub tag) of the UKI's "
+						   ".initrd", false) < 0) {
+			rc = set_error(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (a->log) {
+		v = mb_pcr_values_new();
+		if (!v) {
+			rc = set_error(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = mb_replay_log(a->log, SIZE_MAX, v, NULL, err);
+		if (rc < 0)
+			goto out;
+		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
+			bool touched = false;
+
+			for (i = 0; i < mb_pcr_values_n_banks(v); i++)
+				touched |= !!(mb_pcr_values_present(v, mb_pcr_values_bank_alg(v, i)) & (1u << pcr));
+			/* what the UKI decides, and PCR 12 (not computed) */
+			if (!touched || pcr == 4 || pcr == 9 || pcr == 11 || pcr == 12)
+				continue;
+			if (firmware & (1u << pcr)) {
+				(void) policy_add_values(jp, v, pcr);
+				continue;
+			}
+			rc = policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), a->log, pcr, NULL, NULL, true);
+			if (rc < 0) {
+				rc = set_error(err, rc, "out of memory");
+				goto out;
+			}
+		}
+	}
+	*ret_json = policy_to_string(root);
+	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
+out:
+	json_object_put(app);
+	json_object_put(root);
+	mb_pcr_values_free(v11);
+	mb_pcr_values_free(v);
+	mb_pe_info_free(pe);
+	free(buf);
+	return rc;
+}
+
 MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
 {
 	json_object *root = json_object_new_object(), *jp = json_object_new_object(), *r8, *r9;
@@ -312,6 +512,11 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	char *kpath = NULL, *kargs = NULL, *ipaths = NULL, *lcmd = NULL, *icmd = NULL;
 	int rc;
 
+	if (a->boot.uki) {
+		json_object_put(root);
+		json_object_put(jp);
+		return generate_uki(a, ret_json, err);
+	}
 	if (!root || !jp) {
 		json_object_put(jp);
 		rc = set_error(err, -ENOMEM, "out of memory");
@@ -434,58 +639,11 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	}
 	/* PCR 4: the EFI applications given. */
 	if (a->boot.n_efi) {
-		json_object *r4 = policy_pcr_entry(jp, 4, "rules");
-		static const uint8_t sep[4];
-
 		if (a->firmware_pcrs == 0)
 			firmware = 0xff & ~(1u << 4);
-		if (!r4 || policy_add_rule(r4, "EV_EFI_ACTION", "Calling EFI Application from Boot Option", NULL,
-				    "the firmware's boot-manager action", false) < 0) {
-			rc = set_error(err, -ENOMEM, "out of memory");
+		rc = pcr4_rules(jp, a, algs, n_algs, NULL, NULL, err);
+		if (rc < 0)
 			goto out;
-		}
-		{
-			json_object *ds = json_object_new_object();
-
-			for (i = 0; ds && i < n_algs; i++) {
-				uint8_t d[MB_DIGEST_MAX];
-				char hex[2 * MB_DIGEST_MAX + 1];
-				const mb_digest_info *info = mb_digest_by_alg(algs[i]);
-
-				/* the banks are known ones (policy_banks): only memory can fail here */
-				if (mb_digest(algs[i], sep, 4, d) < 0) {
-					json_object_put(ds);
-					ds = NULL;
-					break;
-				}
-				json_object_object_add(ds, info->name, json_object_new_string(hex_format(d, info->size, hex)));
-			}
-			if (!ds || policy_add_rule(r4, "EV_SEPARATOR", NULL, ds, "separator 00000000 (success)", true) < 0) {
-				rc = set_error(err, -ENOMEM, "out of memory");
-				goto out;
-			}
-		}
-		for (i = 0; i < a->boot.n_efi; i++) {
-			json_object *ds = json_object_new_object();
-			size_t k;
-
-			if (!ds) {
-				rc = set_error(err, -ENOMEM, "out of memory");
-				goto out;
-			}
-			for (k = 0; k < a->boot.efi[i].n; k++) {
-				const mb_digest_info *info = mb_digest_by_alg(a->boot.efi[i].algs[k]);
-				char hex[2 * MB_DIGEST_MAX + 1];
-
-				if (info)
-					json_object_object_add(ds, info->name,
-							       json_object_new_string(hex_format(a->boot.efi[i].digest[k], info->size, hex)));
-			}
-			if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->boot.efi[i].description, true) < 0) {
-				rc = set_error(err, -ENOMEM, "out of memory");
-				goto out;
-			}
-		}
 	} else if (a->firmware_pcrs == 0) {
 		firmware = 0xff;
 	}

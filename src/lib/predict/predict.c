@@ -9,7 +9,9 @@
  * What a change moves but mboot does not compute is marked unpredictable rather than carried
  * over: the kernel shim or the firmware measured into PCR 4 after GRUB's linux command, the
  * EFI stub's LoadOptions tag (PCR 9), systemd-boot's and systemd-stub's UTF-16 command line
- * (PCR 12, or 8 in older systemd-boot), a UKI's sections (PCR 11).
+ * (PCR 12, or 8 in older systemd-boot), a UKI's sections (PCR 11) unless the new UKI is given:
+ * then its sections replace today's PCR 11 events (mb_uki_section_digests) and its Authenticode
+ * digest the application event systemd-boot had the firmware measure before them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,6 +22,8 @@
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
+#include <mboot/pe.h>
+#include <mboot/policy.h>
 #include <mboot/predict.h>
 #include "lib/replay/pcr-values.h"
 #include "lib/grub/grub.h"
@@ -76,6 +80,14 @@ typedef struct predict_ctx {
 	enum { MODEL_OFF, MODEL_REFUSED, MODEL_ON } model;
 	grub_model_run model_run;
 	bool model_written;
+	/* --uki: the new image's events, and where today's log has the UKI's */
+	size_t n_uki;
+	const char *uki_names[MB_UKI_MAX_SECTIONS];
+	file_digests uki_name_d[MB_UKI_MAX_SECTIONS], uki_content_d[MB_UKI_MAX_SECTIONS], uki_app;
+	int uki_initrd;                  /* index of the new .initrd in uki_*, or -1 */
+	file_digests today_initrd;       /* today's .initrd content event, when it has one */
+	size_t uki_app_event, uki_first_pcr11; /* indices of today's events; SIZE_MAX: none */
+	bool uki_written, uki_initrd_tag;
 } predict_ctx;
 
 static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
@@ -353,6 +365,90 @@ static int plan_config(predict_ctx *c, const mb_grub_config *g, new_config *cfg,
 	return 0;
 }
 
+/* The new UKI's digests in every bank of the log mboot computes: the PCR 11 events (name, bytes
+ * of each section) and its Authenticode digest (PCR 4). */
+static int plan_uki(predict_ctx *c, mb_error *err)
+{
+	const char *path = c->in->boot.uki;
+	mb_uki_section secs[MB_UKI_MAX_SECTIONS];
+	mb_pe_info *pe = NULL;
+	uint8_t *buf = NULL;
+	size_t size = 0, b, k;
+	int rc = mb_pe_read_file(path, &buf, &size, err);
+
+	if (rc >= 0)
+		rc = mb_pe_parse(buf, size, 0, &pe, err);
+	if (rc >= 0)
+		rc = mb_uki_sections(pe, secs, &c->n_uki, err);
+	c->uki_initrd = -1;
+	for (k = 0; rc >= 0 && k < c->n_uki; k++) {
+		c->uki_names[k] = secs[k].name;
+		if (strcmp(secs[k].name, ".initrd") == 0)
+			c->uki_initrd = (int) k;
+		c->uki_name_d[k].have = c->uki_content_d[k].have = true;
+	}
+	for (b = 0; rc >= 0 && b < c->n_banks; b++) {
+		uint16_t alg = c->banks[b].alg;
+
+		if (!mb_digest_by_alg(alg))
+			continue; /* write_event says so at each event of that bank */
+		rc = mb_pe_hash(pe, buf, size, alg, c->uki_app.d[b]);
+		for (k = 0; rc >= 0 && k < c->n_uki; k++)
+			rc = mb_uki_section_digests(&secs[k], buf, size, alg, c->uki_name_d[k].d[b], c->uki_content_d[k].d[b]);
+		if (rc < 0)
+			rc = set_error(err, rc, "hashing: %s", mb_strerror(rc));
+	}
+	c->uki_app.have = rc >= 0;
+	free(buf);
+	mb_pe_info_free(pe);
+	return rc < 0 ? prefix_error(err, rc, path) : 0;
+}
+
+/* An EV_IPL of PCR 11 whose UTF-16 text is name and whose digest is not H(name NUL): the
+ * content event of that section. */
+static bool is_section_content(predict_ctx *c, const mb_event *ev, const char *name)
+{
+	char *text = mb_event_text(ev);
+	bool same = text && strcmp(text, name) == 0;
+	uint8_t d[MB_DIGEST_MAX];
+
+	free(text);
+	if (!same || !ev->n_digests || mb_digest(ev->digests[0].alg, name, strlen(name) + 1, d) < 0)
+		return false;
+	(void) c;
+	return memcmp(d, ev->digests[0].bytes, ev->digests[0].size) != 0;
+}
+
+/* Today's UKI: the last PCR 4 application before systemd-stub's first PCR 11 event (systemd-boot
+ * had the firmware load it), and today's .initrd content digests. */
+static void find_today_uki(predict_ctx *c)
+{
+	size_t i, n = mb_event_log_count(c->in->log);
+
+	c->uki_app_event = c->uki_first_pcr11 = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(c->in->log, i);
+
+		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && c->uki_first_pcr11 == SIZE_MAX)
+			c->uki_app_event = i;
+		if (ev->pcr != 11 || ev->type != MB_EV_IPL)
+			continue;
+		if (c->uki_first_pcr11 == SIZE_MAX)
+			c->uki_first_pcr11 = i;
+		if (!c->today_initrd.have && is_section_content(c, ev, ".initrd")) {
+			for (uint32_t j = 0; j < ev->n_digests; j++) {
+				int b = bank_index(c, ev->digests[j].alg);
+
+				if (b >= 0)
+					memcpy(c->today_initrd.d[b], ev->digests[j].bytes, ev->digests[j].size);
+			}
+			c->today_initrd.have = true;
+		}
+	}
+	if (c->uki_first_pcr11 != SIZE_MAX && c->uki_app_event != SIZE_MAX)
+		c->matched |= MB_PREDICT_UKI;
+}
+
 static char *dup_or(const char *a, const char *b)
 {
 	return strdup(a ? a : b ? b : "");
@@ -381,6 +477,14 @@ static int plan(predict_ctx *c, mb_error *err)
 		return rc;
 	if (in->boot.initrd && (rc = digest_file(c, in->boot.initrd, &c->initrd, err)) < 0)
 		return rc;
+	if (in->boot.uki) {
+		if (in->boot.kernel || in->boot.initrd || in->boot.cmdline)
+			return set_error(err, -EINVAL, "a UKI carries the kernel, initrd and command line: no kernel, "
+					 "initrd or cmdline with it");
+		if ((rc = plan_uki(c, err)) < 0)
+			return rc;
+		find_today_uki(c);
+	}
 
 	c->linux_cmd = dup_or(c->entry.linux_line.n ? c->entry.linux_line.w[0] : NULL,
 			      c->old_linux.n ? c->old_linux.w[0] : "linux");
@@ -807,6 +911,53 @@ static int walk_loader(predict_ctx *c, mb_log_writer *w, const mb_event *ev, gru
 	return rc;
 }
 
+/* systemd-stub's PCR 11 events for the new UKI, in place of today's (tmpl: today's first, for
+ * the banks and the event type): per section its name, then its bytes; each event's data is the
+ * section name in UTF-16 with its NUL, as the stub logs it. */
+static int write_uki_events(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl)
+{
+	uint8_t data[2 * 16];
+	int rc = 0;
+
+	for (size_t k = 0; k < c->n_uki && rc == 0; k++) {
+		size_t len = strlen(c->uki_names[k]), j;
+
+		for (j = 0; j <= len; j++) {
+			data[2 * j] = (uint8_t) c->uki_names[k][j];
+			data[2 * j + 1] = 0;
+		}
+		rc = write_event(c, w, tmpl, &c->uki_name_d[k], NULL, 0, data, 2 * (len + 1));
+		if (rc == 0)
+			rc = write_event(c, w, tmpl, &c->uki_content_d[k], NULL, 0, data, 2 * (len + 1));
+	}
+	note(c, 11, false, "the UKI's sections as systemd-stub measures them (the value when it starts the kernel; "
+	     "systemd-pcrphase's boot phases come later and are not included)");
+	return rc;
+}
+
+/* The Linux EFI stub's initrd tag (PCR 9) on a UKI boot: the initrd systemd-stub passed it. It is
+ * the .initrd section when today's tag has today's .initrd digest (no credentials or system
+ * extensions were appended); anything else is not computed. */
+static int walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *ev)
+{
+	const mb_event_digest *d = ev->n_digests ? &ev->digests[0] : NULL;
+	int b = d ? bank_index(c, d->alg) : -1;
+
+	c->uki_initrd_tag = true;
+	if (!c->today_initrd.have || b < 0 || memcmp(c->today_initrd.d[b], d->bytes, d->size) != 0) {
+		note(c, 9, true, "event %u: the kernel's EFI stub tagged an initrd that is not today's .initrd section "
+		     "alone (systemd-stub appends credentials and system extensions), which mboot does not compute",
+		     ev->number);
+		return mb_log_writer_add_event(w, ev);
+	}
+	if (c->uki_initrd < 0) {
+		note(c, 9, true, "event %u: the kernel's EFI stub tagged today's .initrd; the new UKI has none", ev->number);
+		return mb_log_writer_add_event(w, ev);
+	}
+	note(c, 9, false, "the kernel's EFI stub's initrd tag (the UKI's .initrd)");
+	return write_event(c, w, ev, &c->uki_content_d[c->uki_initrd], NULL, 0, NULL, 0);
+}
+
 static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 {
 	const mb_predict_input *in = c->in;
@@ -824,6 +975,27 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 		if (i == 0 && ev->sha1_format && mb_event_log_format(in->log) == MB_LOG_FORMAT_CRYPTO_AGILE) {
 			rc = mb_log_writer_add_event(w, ev);
 			continue;
+		}
+		if (b->uki && (c->matched & MB_PREDICT_UKI)) {
+			if (i == c->uki_app_event) {
+				note(c, 4, false, "the UKI (its Authenticode digest)");
+				c->first_app = true;
+				rc = write_event(c, w, ev, &c->uki_app, NULL, 0, NULL, 0);
+				continue;
+			}
+			if (ev->pcr == 11 && ev->type == MB_EV_IPL) {
+				if (!c->uki_written)
+					rc = write_uki_events(c, w, ev);
+				c->uki_written = true;
+				continue;
+			}
+			if (ev->pcr == 9 && tag_id(ev) == LINUX_INITRD_TAG) {
+				rc = walk_uki_initrd_tag(c, w, ev);
+				continue;
+			}
+			if (i > c->uki_app_event && ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION)
+				note(c, 4, true, "event %u: an EFI application started after the UKI, which mboot does not "
+				     "compute", ev->number);
 		}
 		if (ev->pcr == 9 && ev->type == MB_EV_IPL) {
 			rc = walk_file(c, w, ev, &cur_cfg);
@@ -874,6 +1046,14 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 				     "event %u), which mboot does not compute; the new kernel's boot entry or UKI sets it", ev->number);
 			if (entry_changes)
 				c->matched |= MB_PREDICT_CMDLINE;
+			/* systemd 252's systemd-boot passes a UKI's .cmdline as its load options and
+			 * measures them; systemd-stub measures them again without Secure Boot; an edit in
+			 * the menu replaces them. Which happened today is not in the log. */
+			if (b->uki && !c->systemd_cmdline)
+				note(c, ev->pcr, true, "systemd-boot or systemd-stub measured the kernel command line (UTF-16, "
+				     "event %u): systemd 252's systemd-boot passes the UKI's .cmdline as load options and "
+				     "measures them, the stub measures them again without Secure Boot, a menu edit changes "
+				     "them; which happened is not in the log", ev->number);
 			c->systemd_cmdline = true;
 		}
 		if (ev->pcr == 11 && ev->type == MB_EV_IPL)
@@ -899,9 +1079,12 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 		note(c, 8, true, "%u more of today's commands are not in it", c->commands_missing - 1);
 	/* A UKI's sections (kernel, initrd, command line, ...) are measured into PCR 11 by
 	 * systemd-stub, the UKI itself into PCR 4: an --efi may be the UKI. */
-	if (c->uki && (entry_changes || c->efi_applied))
-		note(c, 11, true, "systemd-stub measured the UKI's sections, which mboot does not compute");
-	if (c->uki && c->efi_applied)
+	if (b->uki && c->uki_initrd >= 0 && !c->today_initrd.have && !c->uki_initrd_tag)
+		note(c, 9, true, "the new UKI has an .initrd and today's had none: the kernel's EFI stub may tag it");
+	if (!b->uki && c->uki && (entry_changes || c->efi_applied))
+		note(c, 11, true, "systemd-stub measured the UKI's sections, which mboot does not compute: give the new "
+		     "UKI with --uki");
+	if (!b->uki && c->uki && c->efi_applied)
 		note(c, 12, true, "systemd-stub measures the UKI's command line, which mboot does not compute");
 	if (!c->uki && !c->systemd_cmdline)
 		return rc;
@@ -970,7 +1153,8 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	/* What was asked and found nothing to change, and what cannot be predicted: no value. */
 	ret->unmatched = ((in->boot.kernel ? MB_PREDICT_KERNEL : 0) | (in->boot.initrd ? MB_PREDICT_INITRD : 0) |
 			  (in->boot.cmdline ? MB_PREDICT_CMDLINE : 0) | (in->boot.kernel_path ? MB_PREDICT_KERNEL_PATH : 0) |
-			  (in->boot.initrd_path ? MB_PREDICT_INITRD_PATH : 0)) & ~c.matched;
+			  (in->boot.initrd_path ? MB_PREDICT_INITRD_PATH : 0) | (in->boot.uki ? MB_PREDICT_UKI : 0)) &
+			 ~c.matched;
 	for (b = 0; b < in->boot.n_efi; b++)
 		if (!(efi_used & (1u << b)))
 			ret->unmatched_efi |= 1u << b;
