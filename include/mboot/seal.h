@@ -108,7 +108,22 @@ MB_EXPORT const mb_pcr_bank *mb_sealed_pcrs(const mb_sealed *s);
 MB_EXPORT uint16_t mb_sealed_bank(const mb_sealed *s);
 MB_EXPORT uint32_t mb_sealed_mask(const mb_sealed *s);
 
-/* An "or" policy's branches: 2 to 8 PCR states (0 for "pcr" and "authorize"). */
+/*
+ * The firmware's PCRs, which a firmware-update window leaves unchecked: 0 (firmware code),
+ * 1 (its configuration), 2 (option ROM code), 3 (option ROM configuration).
+ */
+#define MB_FIRMWARE_PCRS 0x0000000Fu
+
+/*
+ * A firmware-update window (mboot reseal --firmware-update, docs/seal.md): true when the
+ * secret also unseals with the sealed PCRs but MB_FIRMWARE_PCRS at their values of sealing
+ * while mboot's NV counter at *ret_index holds *ret_counter. Its branch is the last of
+ * mb_sealed_n_branches. ret_index and ret_counter may be NULL.
+ */
+MB_EXPORT bool mb_sealed_window(const mb_sealed *s, uint32_t *ret_index, uint64_t *ret_counter);
+
+/* An "or" policy's branches: 2 to 8 PCR states (0 for "pcr" and "authorize"), the window's last
+ * when there is one (its mask then lacks MB_FIRMWARE_PCRS, and its PolicyPCR is followed by a PolicyNV). */
 MB_EXPORT size_t mb_sealed_n_branches(const mb_sealed *s);
 /* Branch i's PCR state and its PCRs (i < mb_sealed_n_branches); NULL and 0 past the end. */
 MB_EXPORT const mb_pcr_bank *mb_sealed_branch(const mb_sealed *s, size_t i);

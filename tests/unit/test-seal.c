@@ -198,14 +198,14 @@ static void test_sealed_set_policy_trial_vectors(void **state)
 	assert_int_equal(hex_parse(NEXT_PCR4, 64, next.value[4], 32), 0);
 
 	/* No prediction: one PolicyPCR, tpm2_policypcr's digest. */
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 0);
 	assert_hex_equal(s.policy, TRIAL_BRANCH0);
 	assert_int_equal(s.pcrs.present, s.mask);
 	assert_memory_equal(s.pcrs.value[4], cur.value[4], 32);
 
 	/* A prediction that differs: PolicyOR(current, predicted), tpm2_policyor's digest. */
-	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 2);
 	assert_hex_equal(s.branch_digest[0], TRIAL_BRANCH0);
 	assert_hex_equal(s.branch_digest[1], TRIAL_BRANCH1);
@@ -219,13 +219,13 @@ static void test_sealed_set_policy_trial_vectors(void **state)
 	/* A prediction equal to the current values in the sealed PCRs: no OR (reseal drops the stale branch). */
 	next = cur;
 	next.value[9][0] ^= 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 0);
 	assert_hex_equal(s.policy, TRIAL_BRANCH0);
 
 	/* Another bank: the session hash stays SHA-256, the values are 20-byte SHA-1 ones. */
 	sha1.present = s.mask;
-	assert_int_equal(sealed_set_policy(&s, &sha1, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &sha1, NULL, NULL, NULL), 0);
 	assert_hex_equal(s.policy, TRIAL_SHA1);
 }
 
@@ -238,24 +238,24 @@ static void test_sealed_set_policy_refusals(void **state)
 	(void) state;
 	set_pcr(&cur, 1, CUR_PCR1);
 	set_pcr(&cur, 4, CUR_PCR4);
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, NULL), 0);
 	memcpy(&before, &s, sizeof(s));
 	/* a prediction of another bank */
 	sha1.present = s.mask;
-	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, NULL, &err), -EINVAL);
 	/* a sealed PCR without a value, now or predicted */
 	cur.present = 1u << 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, &err), -EINVAL);
 	set_pcr(&cur, 4, CUR_PCR4);
 	sha1 = cur;
 	sha1.present = 1u << 1;
 	sha1.value[4][0] ^= 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, NULL, &err), -EINVAL);
 	/* s is untouched by a refusal */
 	assert_memory_equal(&s, &before, sizeof(s));
 	/* a secret sealed to signed policies has no PCR policy to set */
 	s.authorized = true;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, &err), -EINVAL);
 }
 
 int main(void)
