@@ -26,7 +26,7 @@ printf 'disk\0key\n' > "$WORK/secret"
 # A window needs a PCR the firmware does not measure.
 "$M" seal --pcrs 0,1 -i "$WORK/secret" -o "$WORK/fw-only" || fail "seal fw-only"
 "$M" reseal -i "$WORK/fw-only" --firmware-update > "$WORK/out" 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q "no PCR but the firmware" "$WORK/out" || fail "window on PCRs 0-1 only: exit $rc: $(cat "$WORK/out")"
+{ [ $rc -eq 2 ] && grep -q "no PCR but the firmware" "$WORK/out"; } || fail "window on PCRs 0-1 only: exit $rc: $(cat "$WORK/out")"
 tpm2_nvreadpublic 2>/dev/null | grep -qi "$NV" && fail "the refused window defined the counter"
 echo "ok: no window for a secret sealed only to firmware PCRs (exit 2, the TPM untouched)"
 
@@ -35,7 +35,7 @@ grep -q "Firmware-update window open" "$WORK/out" || fail "no window message: $(
 c0=$(counter) || fail "tpm2_nvread of the counter"
 [ "$(jq -r .policy.window.counter "$WORK/sealed")" = "$((16#$c0))" ] ||
 	fail "window counter $(jq -r .policy.window.counter "$WORK/sealed"), tpm2_nvread $c0"
-[ "$(jq -r .policy.window[\"nv-index\"] "$WORK/sealed")" = "$NV" ] || fail "window nv-index"
+[ "$(jq -r '.policy.window["nv-index"]' "$WORK/sealed")" = "$NV" ] || fail "window nv-index"
 [ "$(jq -c .policy.window.pcrs.selection "$WORK/sealed")" = "[7]" ] || fail "window PCRs $(jq -c .policy.window.pcrs.selection "$WORK/sealed")"
 # tpm2_nvreadpublic: mboot's attributes (owner range index, counter, ownerwrite, owner/authread, no_da, written)
 tpm2_nvreadpublic "$NV" > "$WORK/nvpub" || fail "tpm2_nvreadpublic"
@@ -105,5 +105,5 @@ tpm2_nvdefine 0x01800b07 -C o -s 8 -a "ownerread|ownerwrite|authread" >/dev/null
 boot "$F3"
 "$M" seal --pcrs 0,7 -i "$WORK/secret" -o "$WORK/other" || fail "seal"
 "$M" reseal -i "$WORK/other" --firmware-update --nv-index 0x01800b07 > "$WORK/out" 2>&1; rc=$?
-[ $rc -eq 3 ] && grep -q "not an mboot counter" "$WORK/out" || fail "foreign NV index: exit $rc: $(cat "$WORK/out")"
+{ [ $rc -eq 3 ] && grep -q "not an mboot counter" "$WORK/out"; } || fail "foreign NV index: exit $rc: $(cat "$WORK/out")"
 echo "ok: an NV index with other attributes is refused (exit 3)"
