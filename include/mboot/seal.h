@@ -33,7 +33,8 @@ extern "C" {
 
 /*
  * A signed policy (`mboot policy sign`, docs/seal.md): PCR values a key's owner
- * approves. approved is the PolicyPCR digest of pcrs/mask; the signature is over
+ * approves. approved is the PolicyPCR digest of pcrs/mask (then a PolicyNV on a
+ * revocation counter, below); the signature is over
  * aHash = SHA-256(approved || policyRef), policyRef empty (Part 3 §23.16), as
  * `openssl dgst -sha256 -sign` makes it: PKCS#1 v1.5 bytes, or a DER ECDSA-Sig-Value.
  */
@@ -45,7 +46,21 @@ typedef struct mb_policy_signature {
 	uint16_t scheme;                  /* MB_SIG_RSASSA or MB_SIG_ECDSA */
 	uint8_t *sig;
 	size_t sig_size;
+	/*
+	 * Revocable (docs/seal.md): approved is then PolicyPCR(pcrs, mask) followed by
+	 * PolicyNV(mboot's NV counter at counter_index == counter_value), so the signature
+	 * stops working when `mboot policy revoke` moves the counter on.
+	 */
+	bool counter;
+	uint32_t counter_index;
+	uint64_t counter_value;
 } mb_policy_signature;
+
+/*
+ * sig->approved from sig's pcrs and mask (every PCR of mask present), and its counter when
+ * sig->counter is set (an index of the owner range): what a signer signs.
+ */
+MB_EXPORT int mb_policy_signature_approve(mb_policy_signature *sig, mb_error *err) MB_WUR;
 
 /*
  * Sign sig->approved with the private key of key_pem (PEM: PKCS#8 or traditional, RSA

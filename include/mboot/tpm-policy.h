@@ -60,6 +60,9 @@ MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE
  * MB_NV_COUNTER_ATTRIBUTES, SHA-256 name, empty authValue and authPolicy, 8 bytes.
  */
 #define MB_NV_COUNTER_DEFAULT 0x01800b00u
+/* The counter signed policies are bound to (mboot policy sign --counter-value, policy revoke):
+ * another index, so that closing a firmware-update window revokes no signature. */
+#define MB_NV_REVOCATION_DEFAULT 0x01800b01u
 #define MB_NV_OWNER_FIRST 0x01800000u
 #define MB_NV_OWNER_LAST 0x01bfffffu
 /*

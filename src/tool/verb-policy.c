@@ -19,8 +19,12 @@ static const char policy_help[] =
 	"                       write a policy from release artifacts (the next boot's kernel, initrd\n"
 	"                       and command line, EFI binaries)\n"
 	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2)\n"
-	"  sign --key KEY --pcrs LIST --values FILE -o SIG [--force]\n"
-	"                       sign PCR values for secrets sealed with 'mboot seal --authorized-by'\n\n"
+	"  sign --key KEY --pcrs LIST --values FILE [--counter-value N] -o SIG [--force]\n"
+	"                       sign PCR values for secrets sealed with 'mboot seal --authorized-by'\n"
+	"  counter [--nv-index INDEX] [--tcti TCTI]\n"
+	"                       print the revocation counter's value (the N of sign --counter-value)\n"
+	"  revoke [--nv-index INDEX] [--tcti TCTI]\n"
+	"                       increment it: signatures issued for earlier values stop unsealing\n\n"
 	"A policy is checked with 'mboot verify --policy POLICY'. Its format is in docs/policy.md.\n";
 
 static const char generate_help[] =
@@ -204,6 +208,8 @@ static const tool_command policy_commands[] = {
 	{ "generate", policy_generate },
 	{ "lint", policy_lint },
 	{ "sign", policy_sign },
+	{ "counter", policy_counter },
+	{ "revoke", policy_revoke },
 	{ NULL, NULL },
 };
 

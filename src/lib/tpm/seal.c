@@ -584,7 +584,9 @@ int tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const 
 				       uint8_t *out, size_t *out_size, mb_error *err)
 {
 	authorization a = { .sig = sig, .key = ESYS_TR_NONE };
+	tpm_nv_condition nv = { sig->counter_index, sig->counter_value };
 
+	/* a revocable signature: PolicyPCR, PolicyNV(counter == value signed), PolicyAuthorize */
 	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, sig->pcrs.alg,
-			     sig->mask, NULL, NULL, &a, key, key_size, out, out_size, err);
+			     sig->mask, sig->counter ? &nv : NULL, NULL, &a, key, key_size, out, out_size, err);
 }

@@ -400,7 +400,7 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 			 uint8_t *out, size_t *out_size, mb_error *err)
 {
 	const mb_policy_signature *sigs = opt->signatures;
-	size_t i, tried = 0;
+	size_t i, tried = 0, revoked = 0;
 	char nbuf[32];
 
 	if (!opt->n_signatures || !sigs)
@@ -418,6 +418,30 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 			return (int) differ;
 		if (differ)
 			continue;
+		if (sigs[i].counter) {
+			uint64_t counter = 0;
+			mb_error cerr = { 0 };
+
+			r = mb_tpm_counter_read(t, sigs[i].counter_index, false, &counter, &cerr);
+			if (r < 0 && r != -ENOENT && r != -EEXIST) {
+				if (err)
+					*err = cerr;
+				return r;
+			}
+			/* revoked (mboot policy revoke moved the counter on), or no such counter: not tried */
+			if (r < 0) {
+				revoked++;
+				add_note(e, "Not unsealed with %s: %s.", signature_name(opt, i, nbuf), cerr.message);
+				continue;
+			}
+			if (counter != sigs[i].counter_value) {
+				revoked++;
+				add_note(e, "Not unsealed with %s: revoked (signed for NV counter 0x%08x at %llu, which is "
+					 "at %llu now).", signature_name(opt, i, nbuf), sigs[i].counter_index,
+					 (unsigned long long) sigs[i].counter_value, (unsigned long long) counter);
+				continue;
+			}
+		}
 		tried++;
 		r = tpm_unseal_authorized(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
 					     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[i], out, out_size,
@@ -440,7 +464,7 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 			return prefix_error(err, -EBADMSG, signature_name(opt, i, nbuf));
 		return r;
 	}
-	if (tried)
+	if (tried || revoked)
 		return refused(err);
 	add_note(e, "Not unsealed: no signature approves the PCR values this machine holds.");
 	for (i = 0; i < opt->n_signatures; i++) {
