@@ -485,6 +485,53 @@ static void test_hostile_variants(void **state)
 	mb_sealed_free(NULL);
 }
 
+/*
+ * A revocable signature (fuzz/corpus/signature/rsassa-counter.json, made by mboot policy sign
+ * --counter-value 3): it parses and comes back byte for byte; its counter cannot be edited,
+ * dropped or malformed without the parser naming it (the approved policy binds it).
+ */
+static void test_revocable_signature(void **state)
+{
+	static const struct {
+		const char *file;
+		const char *words;
+	} hostile[] = {
+		{ "hostile-counter-edited.json", "\"policy\" is not the PolicyPCR + PolicyNV digest" },
+		{ "hostile-counter-dropped.json", "\"policy\" is not the PolicyPCR digest of \"pcrs\"" },
+		{ "hostile-counter-index.json", "\"counter.nv-index\" is not an NV index of the owner range" },
+		{ "hostile-counter-array.json", "\"counter\" is not an object" },
+	};
+	mb_policy_signature sig;
+	mb_error err = { 0 };
+	size_t size;
+	char *text = read_corpus("../signature/rsassa-counter.json", &size), *json;
+
+	(void) state;
+	if (mb_policy_signature_parse(text, size, &sig, &err) < 0)
+		fail_msg("rsassa-counter.json: %s", err.message);
+	assert_true(sig.counter);
+	assert_int_equal(sig.counter_index, MB_NV_REVOCATION_DEFAULT);
+	assert_int_equal(sig.counter_value, 3);
+	json = mb_policy_signature_to_json(&sig);
+	assert_non_null(json);
+	assert_int_equal(strlen(json), size);
+	assert_memory_equal(json, text, size);
+	free(json);
+	mb_policy_signature_done(&sig);
+	free(text);
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "../signature/%s", hostile[i].file);
+		text = read_corpus(name, &size);
+		memset(&err, 0, sizeof(err));
+		if (mb_policy_signature_parse(text, size, &sig, &err) != -EBADMSG || !strstr(err.message, hostile[i].words))
+			fail_msg("%s: \"%s\", wanted \"%s\"", hostile[i].file, err.message, hostile[i].words);
+		assert_false(sig.counter);
+		free(text);
+	}
+}
+
 /* mb_seal_secret refuses what does not fit before it sends the TPM anything (no TPM here). */
 static void test_seal_secret_refusals(void **state)
 {
@@ -537,6 +584,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_accessors_and_round_trip),
 		cmocka_unit_test(test_hostile_variants),
+		cmocka_unit_test(test_revocable_signature),
 		cmocka_unit_test(test_seal_secret_refusals),
 	};
 
