@@ -33,7 +33,8 @@ extern "C" {
 
 /*
  * A signed policy (`mboot policy sign`, docs/seal.md): PCR values a key's owner
- * approves. approved is the PolicyPCR digest of pcrs/mask; the signature is over
+ * approves. approved is the PolicyPCR digest of pcrs/mask (then a PolicyNV on a
+ * revocation counter, below); the signature is over
  * aHash = SHA-256(approved || policyRef), policyRef empty (Part 3 §23.16), as
  * `openssl dgst -sha256 -sign` makes it: PKCS#1 v1.5 bytes, or a DER ECDSA-Sig-Value.
  */
@@ -45,7 +46,21 @@ typedef struct mb_policy_signature {
 	uint16_t scheme;                  /* MB_SIG_RSASSA or MB_SIG_ECDSA */
 	uint8_t *sig;
 	size_t sig_size;
+	/*
+	 * Revocable (docs/seal.md): approved is then PolicyPCR(pcrs, mask) followed by
+	 * PolicyNV(mboot's NV counter at counter_index == counter_value), so the signature
+	 * stops working when `mboot policy revoke` moves the counter on.
+	 */
+	bool counter;
+	uint32_t counter_index;
+	uint64_t counter_value;
 } mb_policy_signature;
+
+/*
+ * sig->approved from sig's pcrs and mask (every PCR of mask present), and its counter when
+ * sig->counter is set (an index of the owner range): what a signer signs.
+ */
+MB_EXPORT int mb_policy_signature_approve(mb_policy_signature *sig, mb_error *err) MB_WUR;
 
 /*
  * Sign sig->approved with the private key of key_pem (PEM: PKCS#8 or traditional, RSA
@@ -108,7 +123,22 @@ MB_EXPORT const mb_pcr_bank *mb_sealed_pcrs(const mb_sealed *s);
 MB_EXPORT uint16_t mb_sealed_bank(const mb_sealed *s);
 MB_EXPORT uint32_t mb_sealed_mask(const mb_sealed *s);
 
-/* An "or" policy's branches: 2 to 8 PCR states (0 for "pcr" and "authorize"). */
+/*
+ * The firmware's PCRs, which a firmware-update window leaves unchecked: 0 (firmware code),
+ * 1 (its configuration), 2 (option ROM code), 3 (option ROM configuration).
+ */
+#define MB_FIRMWARE_PCRS 0x0000000Fu
+
+/*
+ * A firmware-update window (mboot reseal --firmware-update, docs/seal.md): true when the
+ * secret also unseals with the sealed PCRs but MB_FIRMWARE_PCRS at their values of sealing
+ * while mboot's NV counter at *ret_index holds *ret_counter. Its branch is the last of
+ * mb_sealed_n_branches. ret_index and ret_counter may be NULL.
+ */
+MB_EXPORT bool mb_sealed_window(const mb_sealed *s, uint32_t *ret_index, uint64_t *ret_counter);
+
+/* An "or" policy's branches: 2 to 8 PCR states (0 for "pcr" and "authorize"), the window's last
+ * when there is one (its mask then lacks MB_FIRMWARE_PCRS, and its PolicyPCR is followed by a PolicyNV). */
 MB_EXPORT size_t mb_sealed_n_branches(const mb_sealed *s);
 /* Branch i's PCR state and its PCRs (i < mb_sealed_n_branches); NULL and 0 past the end. */
 MB_EXPORT const mb_pcr_bank *mb_sealed_branch(const mb_sealed *s, size_t i);

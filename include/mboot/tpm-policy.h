@@ -53,6 +53,42 @@ MB_EXPORT int mb_policy_or_digest(const uint8_t (*branches)[MB_POLICY_DIGEST_SIZ
 MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE],
 					 uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
 
+/*
+ * The NV counter mboot binds firmware-update windows and signed policies to (docs/seal.md):
+ * an index in the owner range of the TCG "Registry of Reserved TPM 2.0 Handles and
+ * Localities" (0x01800000-0x01BFFFFF), defined by mboot when absent with exactly
+ * MB_NV_COUNTER_ATTRIBUTES, SHA-256 name, empty authValue and authPolicy, 8 bytes.
+ */
+#define MB_NV_COUNTER_DEFAULT 0x01800b00u
+/* The counter signed policies are bound to (mboot policy sign --counter-value, policy revoke):
+ * another index, so that closing a firmware-update window revokes no signature. */
+#define MB_NV_REVOCATION_DEFAULT 0x01800b01u
+#define MB_NV_OWNER_FIRST 0x01800000u
+#define MB_NV_OWNER_LAST 0x01bfffffu
+/*
+ * TPMA_NV of the counter once incremented (Part 2 §13.4): TPM_NT_COUNTER, OWNERWRITE (only
+ * the owner moves it), OWNERREAD and AUTHREAD (anyone may read it, as PolicyNV must: a
+ * counter is no secret), NO_DA, WRITTEN (set by the first TPM2_NV_Increment, which mboot
+ * sends right after defining it: PolicyNV refuses an unwritten index).
+ */
+#define MB_NV_COUNTER_ATTRIBUTES 0x22060012u
+
+/*
+ * The TPM name of mboot's counter at index (MB_NV_COUNTER_ATTRIBUTES; Part 1 §16, Part 2
+ * §13.5): nameAlg (TPM_ALG_SHA256) || SHA-256(TPMS_NV_PUBLIC). -EINVAL for an index outside
+ * the owner range.
+ */
+MB_EXPORT int mb_nv_counter_name(uint32_t index, uint8_t out[MB_TPM_NAME_SIZE], mb_error *err) MB_WUR;
+
+/*
+ * TPM2_PolicyNV(operandB = value as 8 big-endian bytes, offset 0, TPM_EO_EQ) on an NV
+ * counter of this name, Part 3 §23.9: policyDigest = H(old || TPM_CC_PolicyNV || args ||
+ * name), args = H(operandB || offset || operation). old: the previous digest, or NULL for
+ * a fresh session. The policy holds while the counter's value is value.
+ */
+MB_EXPORT int mb_policy_nv_counter_digest(const uint8_t *old, const uint8_t name[MB_TPM_NAME_SIZE], uint64_t value,
+					  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
+
 #ifdef __cplusplus
 }
 #endif

@@ -88,6 +88,21 @@ MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err) MB
 MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err) MB_WUR;
 
 /*
+ * mboot's NV counter at index (MB_NV_COUNTER_DEFAULT; mboot/tpm-policy.h): its value (as
+ * TPM2_NV_Read gives it, big-endian). When absent and create is set, it is defined in the
+ * owner hierarchy (empty owner authorization, as the rest of mboot's TPM use) and
+ * incremented once, so that it is written (PolicyNV refuses an unwritten index); else
+ * -ENOENT. An index that exists with other attributes, size or policy than mboot's: -EEXIST
+ * (not mboot's counter: mboot touches it no further). TPM failures: MB_ERR_TPM.
+ */
+MB_EXPORT int mb_tpm_counter_read(mb_tpm *t, uint32_t index, bool create, uint64_t *ret, mb_error *err) MB_WUR;
+/*
+ * TPM2_NV_Increment of mboot's counter at index (owner authorization, empty); *ret_value
+ * (may be NULL) gets its new value. -ENOENT when absent, -EEXIST when not mboot's.
+ */
+MB_EXPORT int mb_tpm_counter_increment(mb_tpm *t, uint32_t index, uint64_t *ret_value, mb_error *err) MB_WUR;
+
+/*
  * Sealing (src/lib/tpm/seal.c). The sealed object is a KEYEDHASH object holding the
  * secret (at most MB_SEAL_MAX_SECRET bytes), with authPolicy = policy (a SHA-256
  * policy digest, mb_policy_pcr_digest) and userWithAuth clear, so only a policy
@@ -159,6 +174,14 @@ typedef struct mb_seal_options {
 	size_t eventlog_size;
 	mb_seal_parent parent;
 	uint32_t parent_handle;        /* MB_SEAL_PARENT_PERSISTENT: a 0x81xxxxxx handle */
+	/*
+	 * A firmware-update window (PCR values only; docs/seal.md): also unseal when the sealed
+	 * PCRs but MB_FIRMWARE_PCRS hold these values (values, or the TPM's now) while mboot's NV
+	 * counter at window_index (0: MB_NV_COUNTER_DEFAULT) keeps its present value, read here
+	 * (the counter is defined when absent, mb_tpm_counter_read).
+	 */
+	bool firmware_window;
+	uint32_t window_index;
 } mb_seal_options;
 
 /*

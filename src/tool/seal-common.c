@@ -41,6 +41,21 @@ static int signature_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+int nv_index_option(void *target, const char *arg, const char *verb)
+{
+	uint32_t *index = target;
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(arg, &end, 16);
+	if (strncmp(arg, "0x", 2) != 0 || *end || errno || x < MB_NV_OWNER_FIRST || x > MB_NV_OWNER_LAST)
+		return tool_usage_error(verb, "--nv-index wants an NV index of the owner range, 0x%08x to 0x%08x",
+					MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
+	*index = (uint32_t) x;
+	return EXIT_OK;
+}
+
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
 int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a)
 {
@@ -61,6 +76,10 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 		{ TAKES_JSON, TOOL_OPT_COMPACT(&a->json) },
 		{ 0, TOOL_OPT_STR("input", 'i', &a->in) },
 		{ 0, TOOL_OPT_STR("output", 'o', &a->out) },
+		{ TAKES_WINDOW, TOOL_OPT_BOOL("firmware-update", 0, &a->firmware_update) },
+		{ TAKES_WINDOW, TOOL_OPT_BOOL("keep-window", 0, &a->keep_window) },
+		{ TAKES_WINDOW, TOOL_OPT_BOOL("close-window", 0, &a->close_window) },
+		{ TAKES_WINDOW, TOOL_OPT_FN("nv-index", 0, &a->nv_index, nv_index_option) },
 	};
 	tool_option opts[sizeof(all) / sizeof(all[0]) + 1];
 	size_t i, n = 0;
@@ -219,7 +238,8 @@ int seal_write(mb_tpm *tpm, secret_buf *secret, const mb_seal_options *opt, cons
 		*ret = NULL;
 	if (r < 0) {
 		/* the tool's own checks come first: a refusal left here is the TPM's, or the policy's */
-		if (r <= MB_ERR_TPM && r > MB_ERR_TPM - 100)
+		/* -EEXIST: the NV index of a firmware-update window is not mboot's counter */
+		if ((r <= MB_ERR_TPM && r > MB_ERR_TPM - 100) || r == -EEXIST)
 			return tpm_error_exit(&err);
 		tool_report("policy", &err);
 		return EXIT_USAGE;

@@ -22,12 +22,18 @@ typedef struct seal_args {
 	uint32_t mask;
 	char *sigs[MAX_SIGNATURES];
 	size_t n_sigs;
+	/* reseal's firmware-update window: --firmware-update, --keep-window, --close-window, --nv-index */
+	bool firmware_update, keep_window, close_window;
+	uint32_t nv_index;                /* 0: not given */
 } seal_args;
 
 enum {
 	TAKES_PCRS = 1u << 0, TAKES_BANK = 1u << 1, TAKES_VALUES = 1u << 2, TAKES_FORCE = 1u << 3,
-	TAKES_AUTHORIZED_BY = 1u << 4, TAKES_SIGNATURE = 1u << 5, TAKES_JSON = 1u << 6,
+	TAKES_AUTHORIZED_BY = 1u << 4, TAKES_SIGNATURE = 1u << 5, TAKES_JSON = 1u << 6, TAKES_WINDOW = 1u << 7,
 };
+
+/* --nv-index HANDLE: an NV index of the owner range (0x01800000-0x01bfffff), into the uint32_t at target. */
+int nv_index_option(void *target, const char *arg, const char *verb);
 
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
 int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a);

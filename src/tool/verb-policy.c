@@ -27,8 +27,12 @@ static const char policy_help[] =
 	"  add-firmware POLICY --from-log LOG [--name NAME] [--pcrs LIST]\n"
 	"                       add the firmware PCR values of a known-good machine's log (after a\n"
 	"                       firmware update) to POLICY as one more firmware set\n"
-	"  sign --key KEY --pcrs LIST --values FILE -o SIG [--force]\n"
-	"                       sign PCR values for secrets sealed with 'mboot seal --authorized-by'\n\n"
+	"  sign --key KEY --pcrs LIST --values FILE [--counter-value N] -o SIG [--force]\n"
+	"                       sign PCR values for secrets sealed with 'mboot seal --authorized-by'\n"
+	"  counter [--nv-index INDEX] [--tcti TCTI]\n"
+	"                       print the revocation counter's value (the N of sign --counter-value)\n"
+	"  revoke [--nv-index INDEX] [--tcti TCTI]\n"
+	"                       increment it: signatures issued for earlier values stop unsealing\n\n"
 	"A policy is checked with 'mboot verify --policy POLICY'. Its format is in docs/policy.md.\n";
 
 static const char generate_help[] =
@@ -307,6 +311,8 @@ static const tool_command policy_commands[] = {
 	{ "lint", policy_lint },
 	{ "add-firmware", policy_add_firmware },
 	{ "sign", policy_sign },
+	{ "counter", policy_counter },
+	{ "revoke", policy_revoke },
 	{ NULL, NULL },
 };
 

@@ -17,7 +17,9 @@
 
 static const char reseal_help[] =
 	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT [--force]] [--log LOG] [--tcti TCTI]\n"
-	"                    [--predict-args PREDICT-OPTIONS...]\n\n"
+	"                    [--firmware-update [--nv-index INDEX] | --keep-window]\n"
+	"                    [--predict-args PREDICT-OPTIONS...]\n"
+	"       mboot reseal --close-window [--nv-index INDEX] [--tcti TCTI]\n\n"
 	"Unseal under the current boot, then seal the same secret again, to the same bank and\n"
 	"PCRs: to the values the TPM holds now and, with --values, also to the predicted values\n"
 	"of FILE (a TPM2_PolicyOR of both, so that the next boot and a fallback to this one both\n"
@@ -38,6 +40,19 @@ static const char reseal_help[] =
 	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
 	"                 when readable, else the one SEALED keeps)\n"
 	"  --tcti TCTI    the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
+	"Firmware updates (docs/seal.md): the firmware measures itself into PCRs 0-3, so their next\n"
+	"values cannot be predicted.\n"
+	"  --firmware-update\n"
+	"                 before a firmware update: also open a window, a branch that leaves PCRs\n"
+	"                 0, 1, 2 and 3 unchecked (the other sealed PCRs at today's values) while\n"
+	"                 mboot's TPM NV counter keeps its present value (defined when absent)\n"
+	"  --nv-index INDEX\n"
+	"                 the counter (default 0x01800b00, in the TPM owner range)\n"
+	"  (no option)    on a SEALED with a window: seal to today's values and increment the\n"
+	"                 counter, which closes the window (of every secret bound to it)\n"
+	"  --keep-window  reseal a SEALED with a window without incrementing the counter (the\n"
+	"                 other secrets still to reseal keep theirs; the last reseal closes it)\n"
+	"  --close-window increment the counter only: every window bound to it closes\n\n"
 	"Exit: 0 resealed, 1 the current boot cannot unseal SEALED, 2 usage or input error,\n"
 	"3 TPM error.\n";
 
@@ -114,6 +129,55 @@ static bool same_file(const char *a, const char *b)
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* mboot reseal --close-window: the counter moves on, every window bound to it closes. */
+static int close_window(const seal_args *args)
+{
+	uint32_t index = args->nv_index ? args->nv_index : MB_NV_COUNTER_DEFAULT;
+	mb_tpm *tpm = NULL;
+	mb_error err = { 0 };
+	uint64_t v = 0;
+	int rc = tool_tpm_open(args->tcti, &tpm);
+
+	if (rc)
+		return rc;
+	if (mb_tpm_counter_increment(tpm, index, &v, &err) < 0)
+		rc = err.code == -ENOENT ? (tool_report("reseal", &err), EXIT_USAGE) : tpm_error_exit(&err);
+	else
+		printf("Closed the firmware-update windows of NV counter 0x%08x: it is now at %llu.\n", index,
+		       (unsigned long long) v);
+	mb_tpm_free(tpm);
+	return rc;
+}
+
+/*
+ * After resealing s (which had a window) without --keep-window: close the window by
+ * incrementing its counter, unless it has moved on already. The new file is written first:
+ * were the increment first and the write to fail, the secret would be locked out.
+ */
+static int close_window_after(mb_tpm *tpm, const mb_sealed *s)
+{
+	uint32_t index;
+	uint64_t counter, now = 0;
+	mb_error err = { 0 };
+
+	if (!mb_sealed_window(s, &index, &counter))
+		return EXIT_OK;
+	if (mb_tpm_counter_read(tpm, index, false, &now, &err) < 0)
+		return tpm_error_exit(&err);
+	if (now != counter) {
+		printf("The firmware-update window was closed already (NV counter 0x%08x at %llu).\n", index,
+		       (unsigned long long) now);
+		return EXIT_OK;
+	}
+	if (mb_tpm_counter_increment(tpm, index, &now, &err) < 0) {
+		fprintf(stderr, "mboot: resealed, but the firmware-update window is still open: ");
+		return tpm_error_exit(&err);
+	}
+	printf("Closed the firmware-update window: NV counter 0x%08x is now at %llu.\n", index,
+	       (unsigned long long) now);
+	return EXIT_OK;
+}
+
 int verb_reseal(int argc, char **argv)
 {
 	const char *in, *out, *values, *log_path;
@@ -142,9 +206,18 @@ int verb_reseal(int argc, char **argv)
 		}
 	if (split)
 		argc = split;
-	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES | TAKES_FORCE, &args);
+	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES | TAKES_FORCE | TAKES_WINDOW, &args);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	if (args.close_window) {
+		if (args.in || args.out || args.values || args.firmware_update || args.keep_window || split)
+			return tool_usage_error("reseal", "--close-window takes only --nv-index and --tcti");
+		return close_window(&args);
+	}
+	if (args.firmware_update && args.keep_window)
+		return tool_usage_error("reseal", "--firmware-update and --keep-window: give one");
+	if (args.nv_index && !args.firmware_update)
+		return tool_usage_error("reseal", "--nv-index goes with --firmware-update or --close-window");
 	in = args.in;
 	out = args.out;
 	values = args.values;
@@ -222,11 +295,31 @@ int verb_reseal(int argc, char **argv)
 		opt.eventlog_size = log_size;
 	} else /* the one SEALED keeps stays */
 		opt.eventlog = mb_sealed_eventlog(s, &opt.eventlog_size);
+	if (args.firmware_update) {
+		uint32_t index = 0;
+
+		opt.firmware_window = true;
+		/* a window reopened (a second reseal before the update) stays on its counter */
+		if (!args.nv_index && mb_sealed_window(s, &index, NULL))
+			opt.window_index = index;
+		else
+			opt.window_index = args.nv_index;
+	}
 	rc = seal_write(tpm, &secret, &opt, own_path ? own_path : out, replace, "reseal", &resealed);
-	if (rc == EXIT_OK)
+	if (rc == EXIT_OK) {
+		uint32_t index;
+		uint64_t counter;
+
 		printf("Resealed to %s: %s.\n", out,
-		       mb_sealed_policy_kind(resealed) == MB_SEAL_POLICY_OR ?
+		       mb_sealed_n_branches(resealed) > (mb_sealed_window(resealed, NULL, NULL) ? 2u : 1u) ?
 		       "the current values or the predicted ones (PolicyOR)" : "the current values");
+		if (mb_sealed_window(resealed, &index, &counter))
+			printf("Firmware-update window open: PCRs 0-3 are not checked while NV counter 0x%08x stays at "
+			       "%llu; after the first boot on the new firmware, 'mboot reseal' closes it.\n", index,
+			       (unsigned long long) counter);
+		else if (!args.keep_window)
+			rc = close_window_after(tpm, s);
+	}
 out:
 	free(own_path);
 	secret_free(&secret);

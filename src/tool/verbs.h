@@ -59,6 +59,9 @@ int attest_challenge(int argc, char **argv);
 
 /* mboot policy sign: in verb-policy-sign.c, dispatched from verb-policy.c. */
 int policy_sign(int argc, char **argv);
+/* mboot policy counter / policy revoke: the revocation counter of signed policies (verb-policy-sign.c). */
+int policy_counter(int argc, char **argv);
+int policy_revoke(int argc, char **argv);
 
 /* mboot attest enroll and activate (verb-attest-machine.c), mboot quote (verb-quote.c). */
 #include <stddef.h>

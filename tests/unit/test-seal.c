@@ -198,14 +198,14 @@ static void test_sealed_set_policy_trial_vectors(void **state)
 	assert_int_equal(hex_parse(NEXT_PCR4, 64, next.value[4], 32), 0);
 
 	/* No prediction: one PolicyPCR, tpm2_policypcr's digest. */
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 0);
 	assert_hex_equal(s.policy, TRIAL_BRANCH0);
 	assert_int_equal(s.pcrs.present, s.mask);
 	assert_memory_equal(s.pcrs.value[4], cur.value[4], 32);
 
 	/* A prediction that differs: PolicyOR(current, predicted), tpm2_policyor's digest. */
-	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 2);
 	assert_hex_equal(s.branch_digest[0], TRIAL_BRANCH0);
 	assert_hex_equal(s.branch_digest[1], TRIAL_BRANCH1);
@@ -219,13 +219,13 @@ static void test_sealed_set_policy_trial_vectors(void **state)
 	/* A prediction equal to the current values in the sealed PCRs: no OR (reseal drops the stale branch). */
 	next = cur;
 	next.value[9][0] ^= 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 0);
 	assert_hex_equal(s.policy, TRIAL_BRANCH0);
 
 	/* Another bank: the session hash stays SHA-256, the values are 20-byte SHA-1 ones. */
 	sha1.present = s.mask;
-	assert_int_equal(sealed_set_policy(&s, &sha1, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &sha1, NULL, NULL, NULL), 0);
 	assert_hex_equal(s.policy, TRIAL_SHA1);
 }
 
@@ -238,24 +238,77 @@ static void test_sealed_set_policy_refusals(void **state)
 	(void) state;
 	set_pcr(&cur, 1, CUR_PCR1);
 	set_pcr(&cur, 4, CUR_PCR4);
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, NULL), 0);
 	memcpy(&before, &s, sizeof(s));
 	/* a prediction of another bank */
 	sha1.present = s.mask;
-	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, NULL, &err), -EINVAL);
 	/* a sealed PCR without a value, now or predicted */
 	cur.present = 1u << 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, &err), -EINVAL);
 	set_pcr(&cur, 4, CUR_PCR4);
 	sha1 = cur;
 	sha1.present = 1u << 1;
 	sha1.value[4][0] ^= 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, NULL, &err), -EINVAL);
 	/* s is untouched by a refusal */
 	assert_memory_equal(&s, &before, sizeof(s));
 	/* a secret sealed to signed policies has no PCR policy to set */
 	s.authorized = true;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, &err), -EINVAL);
+}
+
+/*
+ * mboot's NV counter at 0x01800b00 as tpm2-tools saw it on a swtpm (tests/tpm/tpm-fw-window.sh
+ * makes it): tpm2_nvreadpublic's name, and tpm2_policynv -i OPERAND 0x01800b00 eq in a fresh
+ * trial session, with operandB 8 big-endian bytes 1, then 2.
+ */
+static void test_policy_nv_trial_vectors(void **state)
+{
+	uint8_t name[MB_TPM_NAME_SIZE], got[32], pcr[32];
+	mb_error err = { 0 };
+
+	(void) state;
+	assert_int_equal(mb_nv_counter_name(MB_NV_COUNTER_DEFAULT, name, NULL), 0);
+	assert_hex_equal(name, "000baf5f9e554eb8e61ecc2b2d4d9a41f3352ea912484fa39e5630340647e89b354a");
+	assert_int_equal(mb_policy_nv_counter_digest(NULL, name, 1, got, NULL), 0);
+	assert_hex_equal(got, "82a45c9db2f33abc66464b7863fa7c3e31d9cb9f8c9a97f6d0b7e9d57a0bc1c8");
+	assert_int_equal(mb_policy_nv_counter_digest(NULL, name, 2, got, NULL), 0);
+	assert_hex_equal(got, "535a188456c0597a9644fb96d6182e106224ad87106b98660dd64d82a3eba83c");
+	/* the previous digest counts: after a PolicyPCR it is another digest */
+	memset(pcr, 0x5a, sizeof(pcr));
+	assert_int_equal(mb_policy_nv_counter_digest(pcr, name, 1, got, NULL), 0);
+	assert_memory_not_equal(got, pcr, 32);
+	assert_int_equal(mb_policy_nv_counter_digest(NULL, name, 1, pcr, NULL), 0);
+	assert_memory_not_equal(got, pcr, 32);
+	/* only the owner range */
+	assert_int_equal(mb_nv_counter_name(0x01400000, name, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "owner range"));
+	assert_int_equal(mb_nv_counter_name(0x01c00002, name, NULL), -EINVAL);
+}
+
+/* A window on a secret sealed only to firmware PCRs would open on any boot: refused, s unchanged. */
+static void test_window_refusals(void **state)
+{
+	mb_sealed s = { .mask = 0x3 };
+	mb_pcr_bank cur = { .alg = MB_ALG_SHA256, .size = 32, .present = 0x3 };
+	sealed_window w = { .index = MB_NV_COUNTER_DEFAULT, .counter = 1 };
+	mb_error err = { 0 };
+
+	(void) state;
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &w, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "no PCR but the firmware"));
+	assert_false(s.window);
+	assert_int_equal(s.n_branches, 0);
+	s.mask = 0x83;
+	cur.present = 0x83;
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &w, &err), 0);
+	assert_true(s.window);
+	assert_int_equal(s.n_branches, 2);
+	assert_int_equal(s.branch_mask[1], 0x80);
+	w.index = 0x01c00002; /* an EK certificate's index: not the owner's */
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &w, &err), -EINVAL);
+	assert_int_equal(s.window_index, MB_NV_COUNTER_DEFAULT);
 }
 
 int main(void)
@@ -267,6 +320,8 @@ int main(void)
 		cmocka_unit_test(test_policy_or_trial_vector),
 		cmocka_unit_test(test_sealed_set_policy_trial_vectors),
 		cmocka_unit_test(test_sealed_set_policy_refusals),
+		cmocka_unit_test(test_policy_nv_trial_vectors),
+		cmocka_unit_test(test_window_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

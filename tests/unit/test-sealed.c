@@ -204,11 +204,27 @@ static void assert_matches_file(const mb_sealed *s, const char *text)
 			policy_pcr_by_hand(mb_sealed_pcrs(s), mb_sealed_mask(s), want);
 			assert_memory_equal(mb_sealed_policy_digest(s), want, 32);
 		} else {
+			json_object *win = field(pol, "window");
+			size_t n_br = json_object_array_length(br);
+			uint32_t index = 1;
+			uint64_t counter = 1;
+
 			assert_int_equal(mb_sealed_policy_kind(s), MB_SEAL_POLICY_OR);
-			assert_int_equal(mb_sealed_n_branches(s), json_object_array_length(br));
-			for (size_t i = 0; i < mb_sealed_n_branches(s); i++)
+			/* the window is the last branch of the PolicyOR, kept apart in the file */
+			assert_int_equal(mb_sealed_n_branches(s), n_br + (win ? 1 : 0));
+			for (size_t i = 0; i < n_br; i++)
 				assert_state(mb_sealed_branch(s, i), mb_sealed_branch_mask(s, i),
 					     json_object_array_get_idx(br, i));
+			assert_int_equal(mb_sealed_window(s, &index, &counter), win != NULL);
+			if (win) {
+				assert_int_equal(index, strtoul(json_object_get_string(field(win, "nv-index")), NULL, 16));
+				assert_int_equal(counter, json_object_get_int64(field(win, "counter")));
+				assert_state(mb_sealed_branch(s, n_br), mb_sealed_branch_mask(s, n_br), field(win, "pcrs"));
+				assert_int_equal(mb_sealed_branch_mask(s, n_br), mb_sealed_mask(s) & ~0xfu);
+			} else {
+				assert_int_equal(index, 0);
+				assert_int_equal(counter, 0);
+			}
 		}
 		assert_null(mb_sealed_branch(s, mb_sealed_n_branches(s)));
 		assert_int_equal(mb_sealed_branch_mask(s, mb_sealed_n_branches(s)), 0);
@@ -219,7 +235,7 @@ static void assert_matches_file(const mb_sealed *s, const char *text)
 static void test_corpus_accessors_and_round_trip(void **state)
 {
 	static const char *const files[] = { "pcr-0-7.json", "policy-or.json", "authorize.json",
-					     "with-log.json", "sha1-all.json", "no-pcrs.json" };
+					     "with-log.json", "sha1-all.json", "no-pcrs.json", "window.json" };
 
 	(void) state;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -326,6 +342,88 @@ static void graft_pcrs(json_object *root)
 	json_object_object_add(root, "pcrs", json_object_new_object());
 }
 
+static json_object *window_of(json_object *root)
+{
+	return field(field(root, "policy"), "window");
+}
+
+static void window_counter_moved(json_object *root)
+{
+	json_object_object_add(window_of(root), "counter", json_object_new_int64(2));
+}
+
+static void window_counter_negative(json_object *root)
+{
+	json_object_object_add(window_of(root), "counter", json_object_new_int64(-1));
+}
+
+static void window_counter_string(json_object *root)
+{
+	set_str(window_of(root), "counter", "1");
+}
+
+static void window_counter_huge(json_object *root)
+{
+	/* over INT64_MAX: json-c clamps it, which must not pass for a value */
+	json_object_object_add(window_of(root), "counter", json_object_new_uint64(UINT64_MAX));
+}
+
+static void window_index_platform(json_object *root)
+{
+	set_str(window_of(root), "nv-index", "0x01400000");
+}
+
+static void window_index_short(json_object *root)
+{
+	set_str(window_of(root), "nv-index", "0x1800b00");
+}
+
+static void window_index_junk(json_object *root)
+{
+	set_str(window_of(root), "nv-index", "0x01800b0g");
+}
+
+static void window_with_pcr0(json_object *root)
+{
+	/* the window's PCR state made to hold a firmware PCR: the window would check what it cannot know */
+	json_object *pcrs = field(window_of(root), "pcrs");
+
+	json_object_array_add(field(pcrs, "selection"), json_object_new_int(0));
+	set_str(field(pcrs, "values"), "0", "0000000000000000000000000000000000000000000000000000000000000000");
+}
+
+static void window_no_pcrs(json_object *root)
+{
+	json_object_object_del(window_of(root), "pcrs");
+}
+
+static void window_not_object(json_object *root)
+{
+	json_object_object_add(field(root, "policy"), "window", json_object_new_array());
+}
+
+static void window_no_branch(json_object *root)
+{
+	json_object_array_del_idx(field(field(root, "policy"), "branches"), 0, 1);
+}
+
+static void window_on_pcr_kind(json_object *root)
+{
+	json_object *w = json_object_new_object();
+
+	set_str(w, "nv-index", "0x01800b00");
+	json_object_object_add(field(root, "policy"), "window", w);
+}
+
+static void window_full(json_object *root)
+{
+	/* 8 branches and a window: 9 digests, more than a PolicyOR takes */
+	json_object *br = field(field(root, "policy"), "branches");
+
+	for (int i = 0; i < 7; i++)
+		json_object_array_add(br, json_object_get(json_object_array_get_idx(br, 0)));
+}
+
 static void test_hostile_variants(void **state)
 {
 	static const struct {
@@ -342,6 +440,21 @@ static void test_hostile_variants(void **state)
 		{ "authorize.json", graft_pcrs, -EBADMSG, "\"pcrs\" is not taken with an \"authorize\" policy" },
 		{ "with-log.json", bad_eventlog, -EBADMSG, "\"eventlog\" is not valid base64" },
 		{ "pcr-0-7.json", bad_handle, -EBADMSG, "\"parent.handle\" is not a persistent handle" },
+		{ "window.json", flip_digest, -EBADMSG, "PolicyOR digest" },
+		{ "window.json", window_counter_moved, -EBADMSG, "PolicyOR digest" },
+		{ "window.json", window_counter_negative, -EBADMSG, "\"policy.window.counter\" is not an integer" },
+		{ "window.json", window_counter_string, -EBADMSG, "\"policy.window.counter\" is not an integer" },
+		{ "window.json", window_counter_huge, -EBADMSG, "\"policy.window.counter\" is not an integer" },
+		{ "window.json", window_index_platform, -EBADMSG, "\"policy.window.nv-index\" is not an NV index" },
+		{ "window.json", window_index_short, -EBADMSG, "\"policy.window.nv-index\" is not an NV index" },
+		{ "window.json", window_index_junk, -EBADMSG, "\"policy.window.nv-index\" is not an NV index" },
+		{ "window.json", window_with_pcr0, -EBADMSG, "\"policy.window.pcrs\" is not of the sealed bank and PCRs" },
+		{ "window.json", window_no_pcrs, -EBADMSG, "\"policy.window.pcrs\" is missing" },
+		{ "window.json", window_not_object, -EBADMSG, "\"policy.window\" is not an object" },
+		{ "window.json", window_no_branch, -EBADMSG, "\"policy.branches\" is not an array of 1 to 7" },
+		{ "window.json", window_full, -EBADMSG, "\"policy.branches\" is not an array of 1 to 7" },
+		{ "pcr-0-7.json", window_on_pcr_kind, -EBADMSG, "\"policy.window\" is only taken with an \"or\" policy" },
+		{ "authorize.json", window_on_pcr_kind, -EBADMSG, "\"policy.window\" is only taken with an \"or\" policy" },
 	};
 	mb_sealed *s;
 	mb_error err;
@@ -370,6 +483,53 @@ static void test_hostile_variants(void **state)
 	free(json);
 	mb_sealed_free(s);
 	mb_sealed_free(NULL);
+}
+
+/*
+ * A revocable signature (fuzz/corpus/signature/rsassa-counter.json, made by mboot policy sign
+ * --counter-value 3): it parses and comes back byte for byte; its counter cannot be edited,
+ * dropped or malformed without the parser naming it (the approved policy binds it).
+ */
+static void test_revocable_signature(void **state)
+{
+	static const struct {
+		const char *file;
+		const char *words;
+	} hostile[] = {
+		{ "hostile-counter-edited.json", "\"policy\" is not the PolicyPCR + PolicyNV digest" },
+		{ "hostile-counter-dropped.json", "\"policy\" is not the PolicyPCR digest of \"pcrs\"" },
+		{ "hostile-counter-index.json", "\"counter.nv-index\" is not an NV index of the owner range" },
+		{ "hostile-counter-array.json", "\"counter\" is not an object" },
+	};
+	mb_policy_signature sig;
+	mb_error err = { 0 };
+	size_t size;
+	char *text = read_corpus("../signature/rsassa-counter.json", &size), *json;
+
+	(void) state;
+	if (mb_policy_signature_parse(text, size, &sig, &err) < 0)
+		fail_msg("rsassa-counter.json: %s", err.message);
+	assert_true(sig.counter);
+	assert_int_equal(sig.counter_index, MB_NV_REVOCATION_DEFAULT);
+	assert_int_equal(sig.counter_value, 3);
+	json = mb_policy_signature_to_json(&sig);
+	assert_non_null(json);
+	assert_int_equal(strlen(json), size);
+	assert_memory_equal(json, text, size);
+	free(json);
+	mb_policy_signature_done(&sig);
+	free(text);
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "../signature/%s", hostile[i].file);
+		text = read_corpus(name, &size);
+		memset(&err, 0, sizeof(err));
+		if (mb_policy_signature_parse(text, size, &sig, &err) != -EBADMSG || !strstr(err.message, hostile[i].words))
+			fail_msg("%s: \"%s\", wanted \"%s\"", hostile[i].file, err.message, hostile[i].words);
+		assert_false(sig.counter);
+		free(text);
+	}
 }
 
 /* mb_seal_secret refuses what does not fit before it sends the TPM anything (no TPM here). */
@@ -424,6 +584,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_accessors_and_round_trip),
 		cmocka_unit_test(test_hostile_variants),
+		cmocka_unit_test(test_revocable_signature),
 		cmocka_unit_test(test_seal_secret_refusals),
 	};
 

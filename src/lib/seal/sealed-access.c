@@ -47,6 +47,15 @@ MB_EXPORT size_t mb_sealed_n_branches(const mb_sealed *s)
 	return s->n_branches;
 }
 
+MB_EXPORT bool mb_sealed_window(const mb_sealed *s, uint32_t *ret_index, uint64_t *ret_counter)
+{
+	if (ret_index)
+		*ret_index = s->window ? s->window_index : 0;
+	if (ret_counter)
+		*ret_counter = s->window ? s->window_counter : 0;
+	return s->window;
+}
+
 MB_EXPORT const mb_pcr_bank *mb_sealed_branch(const mb_sealed *s, size_t i)
 {
 	return i < s->n_branches ? &s->branch[i] : NULL;

@@ -29,6 +29,15 @@ struct mb_sealed {
 	uint32_t branch_mask[MB_POLICY_OR_MAX];
 	uint8_t branch_digest[MB_POLICY_OR_MAX][MB_POLICY_DIGEST_SIZE];
 	/*
+	 * A firmware-update window (mboot reseal --firmware-update; docs/seal.md): then the last
+	 * of the n_branches is PolicyPCR over the sealed PCRs but MB_FIRMWARE_PCRS, followed by
+	 * PolicyNV(mboot's counter at window_index == window_counter). In the file it is
+	 * policy.window, apart from policy.branches.
+	 */
+	bool window;
+	uint32_t window_index;
+	uint64_t window_counter;
+	/*
 	 * policy.kind "authorize" (seal --authorized-by): TPM2_PolicyAuthorize by the key
 	 * auth_key (a marshalled TPM2B_PUBLIC) of name auth_key_name; pcrs/mask are then
 	 * empty: the PCRs and values come with each signature.
@@ -57,7 +66,18 @@ struct mb_sealed {
  * single PolicyPCR). -EINVAL for a secret sealed to signed policies, for predicted of
  * another bank, or for a PCR of s->mask missing a value; s is then unchanged.
  */
-int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted, mb_error *err);
+typedef struct sealed_window {
+	uint32_t index;   /* mboot's NV counter */
+	uint64_t counter; /* its value now: the window is open while it stays */
+} sealed_window;
+
+/* With window (not NULL), a third (or second) branch: the window's (see struct mb_sealed). -EINVAL
+ * when the secret is sealed to no PCR outside MB_FIRMWARE_PCRS (the window would open on any boot). */
+int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted,
+		      const sealed_window *window, mb_error *err);
+/* The window branch's policy digest: PolicyPCR(bank, mask) then PolicyNV(index == counter). */
+int sealed_window_digest(const mb_pcr_bank *bank, uint32_t mask, uint32_t index, uint64_t counter,
+			 uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err);
 /*
  * The sealed file as a JSON object, and back (what mb_sealed_to_json and mb_sealed_parse do
  * with text): for files that carry a sealed object inside (envelope.c). sealed_from_object

@@ -348,6 +348,48 @@ static int parse_authority(json_object *o, mb_sealed *s, mb_error *err)
 }
 
 /*
+ * policy.window (docs/seal.md): {"nv-index": "0x01800b00", "counter": N, "pcrs": PCR state},
+ * the PCR state being the sealed PCRs but MB_FIRMWARE_PCRS, of the sealed bank. It becomes
+ * branch i of s.
+ */
+static int parse_window(json_object *w, mb_sealed *s, size_t i, mb_error *err)
+{
+	json_object *v;
+	const char *h;
+	char *end;
+	unsigned long long x;
+	int64_t c;
+	int r;
+
+	if (!json_object_is_type(w, json_type_object))
+		return set_error(err, -EBADMSG, "field \"policy.window\" is not an object");
+	v = seal_json_get(w, "nv-index", json_type_string);
+	h = v ? json_object_get_string(v) : "";
+	x = strtoull(h, &end, 16);
+	if (strncmp(h, "0x", 2) != 0 || json_object_get_string_len(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
+	    x > MB_NV_OWNER_LAST)
+		return set_error(err, -EBADMSG, "field \"policy.window.nv-index\" is not an NV index of the owner range "
+			       "(0x%08x-0x%08x)", MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
+	v = seal_json_get(w, "counter", json_type_int);
+	/* json-c reads larger numbers as INT64_MAX: refused with them, as no TPM counter gets there */
+	c = v ? json_object_get_int64(v) : -1;
+	if (c < 0 || c == INT64_MAX)
+		return set_error(err, -EBADMSG, "field \"policy.window.counter\" is not an integer from 0 to %lld",
+			       (long long) INT64_MAX - 1);
+	r = seal_json_pcr_state(seal_json_get(w, "pcrs", json_type_object), "policy.window.pcrs", &s->branch[i],
+				&s->branch_mask[i], err);
+	if (r < 0)
+		return r;
+	if (s->branch[i].alg != s->pcrs.alg || s->branch_mask[i] != (s->mask & ~MB_FIRMWARE_PCRS) || !s->branch_mask[i])
+		return set_error(err, -EBADMSG, "field \"policy.window.pcrs\" is not of the sealed bank and PCRs but 0-3");
+	s->window = true;
+	s->window_index = (uint32_t) x;
+	s->window_counter = (uint64_t) c;
+	return sealed_window_digest(&s->branch[i], s->branch_mask[i], s->window_index, s->window_counter,
+				    s->branch_digest[i], err);
+}
+
+/*
  * policy: {"kind": "pcr", "digest"} over "pcrs", {"kind": "or", "digest", "branches":
  * [PCR state, ...]}, or {"kind": "authorize", "digest", "key"} (no "pcrs").
  */
@@ -367,6 +409,8 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 	if (r < 0)
 		return r;
 	if (strcmp(kind, "authorize") == 0) {
+		if (json_object_object_get_ex(o, "window", NULL))
+			return set_error(err, -EBADMSG, "field \"policy.window\" is only taken with an \"or\" policy");
 		if (json_object_object_get_ex(root, "pcrs", NULL))
 			return set_error(err, -EBADMSG, "field \"pcrs\" is not taken with an \"authorize\" policy "
 				       "(the signatures carry the PCR values)");
@@ -384,16 +428,22 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 	r = seal_json_pcr_state(seal_json_get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
 	if (r < 0)
 		return r;
+	if (strcmp(kind, "or") != 0 && json_object_object_get_ex(o, "window", NULL))
+		return set_error(err, -EBADMSG, "field \"policy.window\" is only taken with an \"or\" policy");
 	if (strcmp(kind, "pcr") == 0) {
 		r = mb_policy_pcr_digest(NULL, &s->pcrs, s->mask, want, err);
 		if (r < 0)
 			return r;
 	} else {
+		json_object *win = NULL;
+		bool has_window = json_object_object_get_ex(o, "window", &win);
+
 		br = seal_json_get(o, "branches", json_type_array);
 		n = br ? json_object_array_length(br) : 0;
-		if (n < 2 || n > MB_POLICY_OR_MAX)
-			return set_error(err, -EBADMSG, "field \"policy.branches\" is not an array of 2 to %u PCR states",
-				       MB_POLICY_OR_MAX);
+		/* the window is one more branch of the PolicyOR */
+		if (n < (has_window ? 1u : 2u) || n > MB_POLICY_OR_MAX - (has_window ? 1u : 0u))
+			return set_error(err, -EBADMSG, "field \"policy.branches\" is not an array of %u to %u PCR states",
+				       has_window ? 1u : 2u, MB_POLICY_OR_MAX - (has_window ? 1u : 0u));
 		for (i = 0; i < n; i++) {
 			char name[32];
 
@@ -405,6 +455,12 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 			r = mb_policy_pcr_digest(NULL, &s->branch[i], s->branch_mask[i], s->branch_digest[i], err);
 			if (r < 0)
 				return r;
+		}
+		if (has_window) {
+			r = parse_window(win, s, n, err);
+			if (r < 0)
+				return r;
+			n++;
 		}
 		s->n_branches = n;
 		r = mb_policy_or_digest((const uint8_t (*)[MB_POLICY_DIGEST_SIZE]) s->branch_digest, n, want, err);
@@ -576,10 +632,20 @@ json_object *sealed_to_object(const mb_sealed *s)
 	}
 	if (s->n_branches) {
 		json_object *br = json_object_new_array();
+		size_t n = s->n_branches - (s->window ? 1 : 0);
 
-		for (i = 0; i < s->n_branches; i++)
+		for (i = 0; i < n; i++)
 			json_object_array_add(br, seal_json_pcr_state_obj(&s->branch[i], s->branch_mask[i]));
 		json_object_object_add(pol, "branches", br);
+		if (s->window) {
+			json_object *w = json_object_new_object();
+
+			snprintf(hex, sizeof(hex), "0x%08x", s->window_index);
+			json_object_object_add(w, "nv-index", json_object_new_string(hex));
+			json_object_object_add(w, "counter", json_object_new_int64((int64_t) s->window_counter));
+			json_object_object_add(w, "pcrs", seal_json_pcr_state_obj(&s->branch[n], s->branch_mask[n]));
+			json_object_object_add(pol, "window", w);
+		}
 	}
 	json_object_object_add(root, "policy", pol);
 	if (s->parent_persistent) {

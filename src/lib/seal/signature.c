@@ -21,6 +21,7 @@
 
 #include <mboot/digest.h>
 #include <mboot/seal.h>
+#include <mboot/tpm-policy.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "seal-json.h"
@@ -110,6 +111,48 @@ static int check_signature_bytes(const mb_policy_signature *s, mb_error *err)
 	return 0;
 }
 
+MB_EXPORT int mb_policy_signature_approve(mb_policy_signature *sig, mb_error *err)
+{
+	uint8_t pcr[MB_POLICY_DIGEST_SIZE], name[MB_TPM_NAME_SIZE];
+	int r = mb_policy_pcr_digest(NULL, &sig->pcrs, sig->mask, sig->counter ? pcr : sig->approved, err);
+
+	if (r < 0 || !sig->counter)
+		return r;
+	r = mb_nv_counter_name(sig->counter_index, name, err);
+	if (r == 0)
+		r = mb_policy_nv_counter_digest(pcr, name, sig->counter_value, sig->approved, err);
+	return r;
+}
+
+/* "counter": {"nv-index": "0x01800b01", "value": N} of a revocable signature. */
+static int parse_counter(json_object *o, mb_policy_signature *s, mb_error *err)
+{
+	json_object *v;
+	const char *h;
+	char *end;
+	unsigned long long x;
+	int64_t c;
+
+	if (!json_object_is_type(o, json_type_object))
+		return set_error(err, -EBADMSG, "field \"counter\" is not an object");
+	v = seal_json_get(o, "nv-index", json_type_string);
+	h = v ? json_object_get_string(v) : "";
+	x = strtoull(h, &end, 16);
+	if (strncmp(h, "0x", 2) != 0 || json_object_get_string_len(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
+	    x > MB_NV_OWNER_LAST)
+		return set_error(err, -EBADMSG, "field \"counter.nv-index\" is not an NV index of the owner range "
+				 "(0x%08x-0x%08x)", MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
+	v = seal_json_get(o, "value", json_type_int);
+	c = v ? json_object_get_int64(v) : -1;
+	if (c < 0 || c == INT64_MAX)
+		return set_error(err, -EBADMSG, "field \"counter.value\" is not an integer from 0 to %lld",
+				 (long long) INT64_MAX - 1);
+	s->counter = true;
+	s->counter_index = (uint32_t) x;
+	s->counter_value = (uint64_t) c;
+	return 0;
+}
+
 MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy_signature *ret, mb_error *err)
 {
 	json_object *root = NULL, *o, *v;
@@ -126,11 +169,14 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 	if (r == 0 && s.mask == 0)
 		r = set_error(err, -EBADMSG, "field \"pcrs.selection\" is empty: a signature for no PCRs approves any boot");
 	if (r == 0)
-		r = seal_json_hex(root, "policy", "policy", s.approved, sizeof(s.approved), err);
+		r = seal_json_hex(root, "policy", "policy", want, sizeof(want), err);
+	if (r == 0 && json_object_object_get_ex(root, "counter", &o))
+		r = parse_counter(o, &s, err);
 	if (r == 0)
-		r = mb_policy_pcr_digest(NULL, &s.pcrs, s.mask, want, err);
+		r = mb_policy_signature_approve(&s, err);
 	if (r == 0 && memcmp(want, s.approved, sizeof(want)) != 0)
-		r = set_error(err, -EBADMSG, "field \"policy\" is not the PolicyPCR digest of \"pcrs\"");
+		r = set_error(err, -EBADMSG, s.counter ? "field \"policy\" is not the PolicyPCR + PolicyNV digest of "
+			      "\"pcrs\" and \"counter\"" : "field \"policy\" is not the PolicyPCR digest of \"pcrs\"");
 	if (r < 0)
 		goto fail;
 	o = seal_json_get(root, "key", json_type_object);
@@ -198,6 +244,14 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 	json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&sig->pcrs, sig->mask));
 	json_object_object_add(root, "policy",
 			       json_object_new_string(hex_format(sig->approved, MB_POLICY_DIGEST_SIZE, hex)));
+	if (sig->counter) {
+		json_object *c = json_object_new_object();
+
+		snprintf(hex, sizeof(hex), "0x%08x", sig->counter_index);
+		json_object_object_add(c, "nv-index", json_object_new_string(hex));
+		json_object_object_add(c, "value", json_object_new_int64((int64_t) sig->counter_value));
+		json_object_object_add(root, "counter", c);
+	}
 	json_object_object_add(key, "name", json_object_new_string(hex_format(sig->key_name, MB_TPM_NAME_SIZE, hex)));
 	json_object_object_add(root, "key", key);
 	json_object_object_add(so, "scheme", json_object_new_string(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));

@@ -119,3 +119,58 @@ MB_EXPORT int mb_policy_authorize_digest(const uint8_t key_name[MB_TPM_NAME_SIZE
 		return set_error(err, -ENOMEM, "cannot hash");
 	return 0;
 }
+
+#define TPM_CC_POLICY_NV 0x00000149u
+#define TPM_ALG_SHA256_ID 0x000Bu
+
+static uint8_t *put_be(uint8_t *p, uint64_t v, unsigned bytes)
+{
+	while (bytes--)
+		*p++ = (uint8_t) (v >> (8 * bytes));
+	return p;
+}
+
+MB_EXPORT int mb_nv_counter_name(uint32_t index, uint8_t out[MB_TPM_NAME_SIZE], mb_error *err)
+{
+	/* TPMS_NV_PUBLIC: nvIndex, nameAlg, attributes, authPolicy (TPM2B, empty), dataSize (8) */
+	uint8_t pub[4 + 2 + 4 + 2 + 2], *p = pub;
+
+	if (index < MB_NV_OWNER_FIRST || index > MB_NV_OWNER_LAST)
+		return set_error(err, -EINVAL, "NV index 0x%08x is not in the owner range 0x%08x-0x%08x", index,
+				 MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
+	p = put_be(p, index, 4);
+	p = put_be(p, TPM_ALG_SHA256_ID, 2);
+	p = put_be(p, MB_NV_COUNTER_ATTRIBUTES, 4);
+	p = put_be(p, 0, 2);
+	p = put_be(p, 8, 2);
+	put_be(out, TPM_ALG_SHA256_ID, 2);
+	if (mb_digest(MB_ALG_SHA256, pub, (size_t) (p - pub), out + 2) < 0)
+		return set_error(err, -ENOMEM, "cannot hash");
+	return 0;
+}
+
+MB_EXPORT int mb_policy_nv_counter_digest(const uint8_t *old, const uint8_t name[MB_TPM_NAME_SIZE], uint64_t value,
+					  uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err)
+{
+	/* args: operandB (the counter as TPM2_NV_Read gives it: 8 bytes big-endian), offset 0, TPM_EO_EQ (0) */
+	uint8_t args_in[8 + 2 + 2], *a = args_in;
+	uint8_t buf[MB_POLICY_DIGEST_SIZE + 4 + MB_POLICY_DIGEST_SIZE + MB_TPM_NAME_SIZE], *p = buf;
+
+	a = put_be(a, value, 8);
+	a = put_be(a, 0, 2);
+	a = put_be(a, 0, 2);
+	if (old)
+		memcpy(p, old, MB_POLICY_DIGEST_SIZE);
+	else
+		memset(p, 0, MB_POLICY_DIGEST_SIZE);
+	p += MB_POLICY_DIGEST_SIZE;
+	p = put_be(p, TPM_CC_POLICY_NV, 4);
+	if (mb_digest(MB_ALG_SHA256, args_in, (size_t) (a - args_in), p) < 0)
+		return set_error(err, -ENOMEM, "cannot hash");
+	p += MB_POLICY_DIGEST_SIZE;
+	memcpy(p, name, MB_TPM_NAME_SIZE);
+	p += MB_TPM_NAME_SIZE;
+	if (mb_digest(MB_ALG_SHA256, buf, (size_t) (p - buf), out) < 0)
+		return set_error(err, -ENOMEM, "cannot hash");
+	return 0;
+}

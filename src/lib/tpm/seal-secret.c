@@ -33,6 +33,9 @@ static int check_options(const uint8_t *secret, size_t secret_size, const mb_sea
 		return set_error(err, -EINVAL, "parent handle 0x%08x is not a persistent handle (0x81xxxxxx)",
 				 opt->parent_handle);
 	if (opt->authority_public) {
+		if (opt->firmware_window)
+			return set_error(err, -EINVAL, "a secret sealed to a signing key takes no firmware-update window: "
+					 "sign the new values instead");
 		if (opt->pcr_mask || opt->bank || opt->values || opt->predicted)
 			return set_error(err, -EINVAL, "a secret sealed to a signing key takes no PCRs or values: the "
 					 "signatures name them");
@@ -45,6 +48,13 @@ static int check_options(const uint8_t *secret, size_t secret_size, const mb_sea
 		return set_error(err, -EINVAL, "the values to seal to are of another bank than %s", (*bank)->name);
 	if (opt->pcr_mask >> MB_PCR_COUNT)
 		return set_error(err, -EINVAL, "PCR mask 0x%08x selects PCRs over %u", opt->pcr_mask, MB_PCR_COUNT - 1);
+	if (opt->firmware_window && !(opt->pcr_mask & ~MB_FIRMWARE_PCRS))
+		return set_error(err, -EINVAL, "the secret is sealed to no PCR but the firmware's (0-3): a firmware-update "
+				 "window would release it on any boot");
+	if (opt->firmware_window && opt->window_index &&
+	    (opt->window_index < MB_NV_OWNER_FIRST || opt->window_index > MB_NV_OWNER_LAST))
+		return set_error(err, -EINVAL, "NV index 0x%08x is not in the owner range 0x%08x-0x%08x", opt->window_index,
+				 MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
 	return 0;
 }
 
@@ -54,11 +64,19 @@ static int pcr_policy(mb_tpm *t, const mb_seal_options *opt, const mb_digest_inf
 {
 	mb_pcr_values *v = NULL;
 	mb_pcr_bank now;
+	sealed_window window = { 0 }, *w = NULL;
 	int r;
 
 	s->mask = opt->pcr_mask;
+	if (opt->firmware_window) {
+		window.index = opt->window_index ? opt->window_index : MB_NV_COUNTER_DEFAULT;
+		r = mb_tpm_counter_read(t, window.index, true, &window.counter, err);
+		if (r < 0)
+			return r;
+		w = &window;
+	}
 	if (opt->values)
-		return sealed_set_policy(s, opt->values, opt->predicted, err);
+		return sealed_set_policy(s, opt->values, opt->predicted, w, err);
 	v = mb_pcr_values_new();
 	if (!v)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -68,7 +86,7 @@ static int pcr_policy(mb_tpm *t, const mb_seal_options *opt, const mb_digest_inf
 		r = set_error(err, MB_ERR_TPM, "the %s bank does not have all of the PCRs to seal to", bank->name);
 	mb_pcr_values_free(v);
 	if (r == 0)
-		r = sealed_set_policy(s, &now, opt->predicted, err);
+		r = sealed_set_policy(s, &now, opt->predicted, w, err);
 	return r;
 }
 

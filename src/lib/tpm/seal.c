@@ -19,6 +19,7 @@
 
 #include <mboot/digest.h>
 #include <mboot/seal.h>
+#include <mboot/tpm-policy.h>
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "tpm-internal.h"
@@ -408,14 +409,15 @@ static void authorization_done(mb_tpm *t, authorization *a)
  */
 static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 			 bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-			 const TPML_DIGEST *or_list, authorization *auth, const uint8_t *key, size_t key_size,
+			 const tpm_nv_condition *nv, const TPML_DIGEST *or_list, authorization *auth, const uint8_t *key, size_t key_size,
 			 uint8_t *out, size_t *out_size, mb_error *err)
 {
 	TPM2B_PUBLIC p;
 	TPM2B_PRIVATE q;
 	TPML_PCR_SELECTION sel = { 0 };
 	TPM2B_DIGEST empty = { 0 };
-	ESYS_TR parent = ESYS_TR_NONE, obj = ESYS_TR_NONE, session = ESYS_TR_NONE;
+	TPM2B_OPERAND operand = { .size = 8 };
+	ESYS_TR parent = ESYS_TR_NONE, obj = ESYS_TR_NONE, session = ESYS_TR_NONE, nv_tr = ESYS_TR_NONE;
 	bool flush = false;
 	unsigned tries;
 	TSS2_RC rc;
@@ -452,6 +454,34 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		if (r < 0)
 			goto out;
 	}
+	if (nv) {
+		uint8_t want[MB_TPM_NAME_SIZE];
+		TPM2B_NAME *name = NULL;
+
+		for (unsigned i = 0; i < 8; i++)
+			operand.buffer[i] = (uint8_t) (nv->value >> (56 - 8 * i));
+		r = mb_nv_counter_name(nv->index, want, err);
+		if (r < 0)
+			goto out;
+		rc = Esys_TR_FromTPMPublic(t->esys, nv->index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &nv_tr);
+		if (rc != TSS2_RC_SUCCESS) {
+			nv_tr = ESYS_TR_NONE;
+			r = tpm_classify(t, err, rc, "the NV counter cannot be read (TPM2_NV_ReadPublic)");
+			goto out;
+		}
+		rc = Esys_TR_GetName(t->esys, nv_tr, &name);
+		if (rc != TSS2_RC_SUCCESS) {
+			r = tpm_fail(t, err, rc, "cannot get the NV counter's name");
+			goto out;
+		}
+		/* another index than mboot's counter there: PolicyNV would fail on its name anyway */
+		if (name->size != MB_TPM_NAME_SIZE || memcmp(name->name, want, MB_TPM_NAME_SIZE) != 0) {
+			Esys_Free(name);
+			r = set_error(err, MB_ERR_TPM_POLICY, "NV index 0x%08x is not mboot's counter", nv->index);
+			goto out;
+		}
+		Esys_Free(name);
+	}
 
 	for (tries = 0;; tries++) {
 		TPM2B_SENSITIVE_DATA *data = NULL;
@@ -460,6 +490,14 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		if (r < 0)
 			goto out;
 		rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
+		if (rc == TSS2_RC_SUCCESS && nv) {
+			/* read authorised by the index itself (AUTHREAD, empty authValue) */
+			rc = Esys_PolicyNV(t->esys, nv_tr, nv_tr, session, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+					   &operand, 0, TPM2_EO_EQ);
+			/* TPM_RC_POLICY: the counter has moved on, the window is closed */
+			if (tpm_rc_is(rc, TPM2_RC_POLICY))
+				rc = TPM2_RC_POLICY_FAIL;
+		}
 		if (rc == TSS2_RC_SUCCESS && or_list) {
 			rc = Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, or_list);
 			/* the PCRs gave a digest that is none of the branches */
@@ -511,6 +549,8 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 out:
 	if (session != ESYS_TR_NONE)
 		Esys_FlushContext(t->esys, session);
+	if (nv_tr != ESYS_TR_NONE)
+		Esys_TR_Close(t->esys, &nv_tr);
 	if (auth)
 		authorization_done(t, auth);
 	if (obj != ESYS_TR_NONE)
@@ -521,8 +561,8 @@ out:
 
 int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-			    const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
-			    mb_error *err)
+			    const tpm_nv_condition *nv, const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out,
+			    size_t *out_size, mb_error *err)
 {
 	TPML_DIGEST or_list = { 0 };
 
@@ -534,7 +574,7 @@ int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t
 		memcpy(or_list.digests[i].buffer, or_digests[i], 32);
 	}
 	or_list.count = (UINT32) n_or;
-	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, bank_alg, mask,
+	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, bank_alg, mask, nv,
 			     n_or ? &or_list : NULL, NULL, NULL, 0, out, out_size, err);
 }
 
@@ -544,7 +584,9 @@ int tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const 
 				       uint8_t *out, size_t *out_size, mb_error *err)
 {
 	authorization a = { .sig = sig, .key = ESYS_TR_NONE };
+	tpm_nv_condition nv = { sig->counter_index, sig->counter_value };
 
+	/* a revocable signature: PolicyPCR, PolicyNV(counter == value signed), PolicyAuthorize */
 	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, sig->pcrs.alg,
-			     sig->mask, NULL, &a, key, key_size, out, out_size, err);
+			     sig->mask, sig->counter ? &nv : NULL, NULL, &a, key, key_size, out, out_size, err);
 }

@@ -30,11 +30,14 @@
 	X(Esys_Initialize) \
 	X(Esys_Load) \
 	X(Esys_LoadExternal) \
+	X(Esys_NV_DefineSpace) \
+	X(Esys_NV_Increment) \
 	X(Esys_NV_Read) \
 	X(Esys_NV_ReadPublic) \
 	X(Esys_PCR_Extend) \
 	X(Esys_PCR_Read) \
 	X(Esys_PolicyAuthorize) \
+	X(Esys_PolicyNV) \
 	X(Esys_PolicyOR) \
 	X(Esys_PolicyPCR) \
 	X(Esys_PolicySecret) \
@@ -83,11 +86,14 @@ int dlopen_tpm2(mb_error *err);
 #define Esys_Initialize sym_Esys_Initialize
 #define Esys_Load sym_Esys_Load
 #define Esys_LoadExternal sym_Esys_LoadExternal
+#define Esys_NV_DefineSpace sym_Esys_NV_DefineSpace
+#define Esys_NV_Increment sym_Esys_NV_Increment
 #define Esys_NV_Read sym_Esys_NV_Read
 #define Esys_NV_ReadPublic sym_Esys_NV_ReadPublic
 #define Esys_PCR_Extend sym_Esys_PCR_Extend
 #define Esys_PCR_Read sym_Esys_PCR_Read
 #define Esys_PolicyAuthorize sym_Esys_PolicyAuthorize
+#define Esys_PolicyNV sym_Esys_PolicyNV
 #define Esys_PolicyOR sym_Esys_PolicyOR
 #define Esys_PolicyPCR sym_Esys_PolicyPCR
 #define Esys_PolicySecret sym_Esys_PolicySecret

@@ -14,10 +14,16 @@
  * the branch to satisfy). A TPM_RC_PCR_CHANGED race is retried. -> MB_ERR_TPM_POLICY
  * when the PCRs do not match the policy, MB_ERR_TPM_LOCKOUT, MB_ERR_TPM.
  */
+typedef struct tpm_nv_condition {
+	uint32_t index;  /* mboot's NV counter */
+	uint64_t value;  /* PolicyNV(counter == value) */
+} tpm_nv_condition;
+
+/* nv (may be NULL): TPM2_PolicyNV on mboot's counter after the PolicyPCR (a firmware-update window). */
 int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 		   bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-		   const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out, size_t *out_size,
-		   mb_error *err);
+		   const tpm_nv_condition *nv, const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out,
+		   size_t *out_size, mb_error *err);
 
 /*
  * Unseal an object whose policy is TPM2_PolicyAuthorize by key (a marshalled

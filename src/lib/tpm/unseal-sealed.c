@@ -329,12 +329,16 @@ static int explain_failure(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed 
 	return refused(err);
 }
 
-/* A PolicyPCR or PolicyOR object: the branch whose PCR values the TPM holds now is the one to satisfy. */
+/* A PolicyPCR or PolicyOR object: the branch whose PCR values the TPM holds now is the one to satisfy
+ * (the firmware-update window last: also while mboot's counter holds its value). */
 static int unseal_pcr_state(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt,
 			    uint8_t *out, size_t *out_size, mb_error *err)
 {
 	const mb_pcr_bank *bank = &s->pcrs;
 	uint32_t mask = s->mask;
+	tpm_nv_condition nv = { s->window_index, s->window_counter };
+	bool use_window = false, window_closed = false;
+	uint64_t counter = 0;
 	size_t i;
 	int r;
 
@@ -344,11 +348,34 @@ static int unseal_pcr_state(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed
 
 		if (differ < 0)
 			return (int) differ;
-		if (differ == 0)
-			break;
+		if (differ)
+			continue;
+		if (s->window && i + 1 == s->n_branches) {
+			mb_error cerr = { 0 };
+
+			r = mb_tpm_counter_read(t, s->window_index, false, &counter, &cerr);
+			if (r < 0 && r != -ENOENT && r != -EEXIST) {
+				if (err)
+					*err = cerr;
+				return r;
+			}
+			if (r < 0 || counter != s->window_counter) {
+				window_closed = true;
+				if (r < 0)
+					add_note(e, "The firmware-update window is closed: %s.", cerr.message);
+				else
+					add_note(e, "The firmware-update window is closed: mboot's NV counter 0x%08x is at "
+						 "%llu, the window was open at %llu.", s->window_index,
+						 (unsigned long long) counter, (unsigned long long) s->window_counter);
+				continue;
+			}
+			use_window = true;
+		}
+		break;
 	}
 	if (s->n_branches && i == s->n_branches) {
-		add_note(e, "None of the %zu PCR states the secret is sealed to holds now.", s->n_branches);
+		if (!window_closed)
+			add_note(e, "None of the %zu PCR states the secret is sealed to holds now.", s->n_branches);
 		return explain_failure(e, t, s, opt, err);
 	}
 	if (s->n_branches) {
@@ -356,8 +383,9 @@ static int unseal_pcr_state(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed
 		mask = s->branch_mask[i];
 	}
 	r = tpm_unseal_pcr(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent, s->parent_handle,
-			  bank->alg, mask, s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL, s->n_branches,
-			  out, out_size, err);
+			  bank->alg, mask, use_window ? &nv : NULL,
+			  s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL, s->n_branches, out, out_size,
+			  err);
 	if (r == MB_ERR_TPM_POLICY)
 		return explain_failure(e, t, s, opt, err);
 	return r;
@@ -372,7 +400,7 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 			 uint8_t *out, size_t *out_size, mb_error *err)
 {
 	const mb_policy_signature *sigs = opt->signatures;
-	size_t i, tried = 0;
+	size_t i, tried = 0, revoked = 0;
 	char nbuf[32];
 
 	if (!opt->n_signatures || !sigs)
@@ -390,6 +418,30 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 			return (int) differ;
 		if (differ)
 			continue;
+		if (sigs[i].counter) {
+			uint64_t counter = 0;
+			mb_error cerr = { 0 };
+
+			r = mb_tpm_counter_read(t, sigs[i].counter_index, false, &counter, &cerr);
+			if (r < 0 && r != -ENOENT && r != -EEXIST) {
+				if (err)
+					*err = cerr;
+				return r;
+			}
+			/* revoked (mboot policy revoke moved the counter on), or no such counter: not tried */
+			if (r < 0) {
+				revoked++;
+				add_note(e, "Not unsealed with %s: %s.", signature_name(opt, i, nbuf), cerr.message);
+				continue;
+			}
+			if (counter != sigs[i].counter_value) {
+				revoked++;
+				add_note(e, "Not unsealed with %s: revoked (signed for NV counter 0x%08x at %llu, which is "
+					 "at %llu now).", signature_name(opt, i, nbuf), sigs[i].counter_index,
+					 (unsigned long long) sigs[i].counter_value, (unsigned long long) counter);
+				continue;
+			}
+		}
 		tried++;
 		r = tpm_unseal_authorized(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent,
 					     s->parent_handle, s->auth_key, s->auth_key_size, &sigs[i], out, out_size,
@@ -412,7 +464,7 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 			return prefix_error(err, -EBADMSG, signature_name(opt, i, nbuf));
 		return r;
 	}
-	if (tried)
+	if (tried || revoked)
 		return refused(err);
 	add_note(e, "Not unsealed: no signature approves the PCR values this machine holds.");
 	for (i = 0; i < opt->n_signatures; i++) {
