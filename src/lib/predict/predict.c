@@ -22,6 +22,7 @@
 #include <mboot/predict.h>
 #include "lib/replay/pcr-values.h"
 #include "lib/grub/grub.h"
+#include "lib/predict/efivar.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 
@@ -68,6 +69,7 @@ typedef struct predict_ctx {
 	uint32_t matched;
 	bool efi_applied, systemd_cmdline, uki;
 	bool first_app, efi_after_first; /* a PCR 4 EFI application; an --efi replaced one after the first */
+	efivar_set efivars; /* Secure Boot and MOK variables (PCR 7, 14) */
 } predict_ctx;
 
 static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
@@ -573,6 +575,24 @@ static int walk_loader(predict_ctx *c, mb_log_writer *w, const mb_event *ev, gru
 	return rc;
 }
 
+/* A Secure Boot or MOK variable event (lib/predict/efivar.c): rewritten (*done), or carried
+ * over by the caller, its PCR marked unpredictable when the new variables make it unknown. */
+static int walk_efivar(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *done)
+{
+	efivar_action a;
+	int rc = efivar_event(&c->efivars, ev, &a);
+
+	if (rc == 0 && a.unpredictable)
+		note(c, ev->pcr, true, "%s", a.unpredictable);
+	else if (rc == 0 && a.rewrite) {
+		note(c, ev->pcr, false, "%s", a.changed ? a.changed : "an EFI variable");
+		rc = write_event(c, w, ev, NULL, a.hashed, a.hashed_size, a.data, a.data_size);
+		*done = rc == 0;
+	}
+	efivar_action_done(&a);
+	return rc;
+}
+
 static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 {
 	const mb_predict_input *in = c->in;
@@ -649,6 +669,13 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 			kernel_app_noted |= !replaced && after_linux && b->kernel;
 			continue;
 		}
+		if (c->efivars.n && (ev->pcr == 7 || ev->pcr == 14)) {
+			bool done = false;
+
+			rc = walk_efivar(c, w, ev, &done);
+			if (rc < 0 || done)
+				continue;
+		}
 		rc = mb_log_writer_add_event(w, ev);
 	}
 	if (c->commands_missing > 1)
@@ -687,6 +714,8 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	c.res = ret;
 	c.n_banks = mb_event_log_banks(in->log, &c.banks);
 	rc = plan(&c, err);
+	if (rc == 0)
+		rc = efivar_plan(in, &c.efivars, err);
 	if (rc < 0)
 		goto out;
 	rc = mb_log_writer_new(&w);
@@ -731,10 +760,13 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	for (b = 0; b < c.n_cfg; b++)
 		if (!c.cfg[b].matched)
 			ret->unmatched_grub_cfg |= 1u << b;
+	for (b = 0; b < c.efivars.n; b++)
+		if (!c.efivars.ch[b].matched)
+			ret->unmatched_efi_var |= 1u << b;
 	ret->changed &= ~ret->unpredictable;
 	for (b = 0; b < ret->values->n_banks; b++)
 		ret->values->banks[b].present &= ~ret->unpredictable;
-	if (ret->unmatched || ret->unmatched_efi || ret->unmatched_grub_cfg) {
+	if (ret->unmatched || ret->unmatched_efi || ret->unmatched_grub_cfg || ret->unmatched_efi_var) {
 		mb_pcr_values_free(ret->values);
 		ret->values = NULL;
 	}
@@ -744,6 +776,7 @@ out:
 	mb_pcr_values_free(today);
 	mb_log_writer_free(w);
 	grub_entry_done(&c.entry);
+	efivar_done(&c.efivars);
 	grub_words_done(&c.old_linux);
 	grub_words_done(&c.old_initrd);
 	grub_words_done(&c.old_kernel_paths);
