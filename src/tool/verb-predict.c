@@ -96,9 +96,9 @@ static int efi_var_option(void *target, const char *arg, const char *verb)
 	char *eq = strchr(arg, '=');
 	bool append;
 
-	if (!eq)
+	append = eq && eq > arg && eq[-1] == '+';
+	if (!eq || eq == arg + append || !eq[1])
 		return tool_usage_error(verb, "--efi-var takes NAME=FILE or NAME+=FILE, not '%s'", arg);
-	append = eq > arg && eq[-1] == '+';
 	/* split in place: arg is an argv string, ours to change; the NAME stays readable as given */
 	*eq = 0;
 	if (append)
