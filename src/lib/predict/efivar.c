@@ -170,8 +170,8 @@ static void put_u64le(uint8_t *p, uint64_t v)
  * and SignatureSize with an identical entry (owner GUID included); a list left without entries
  * is dropped; the others are appended in order with their header. Both values are checked.
  */
-static int esl_append(const uint8_t *today, size_t today_size, const uint8_t *add, size_t add_size,
-		      uint8_t **ret, size_t *ret_size, size_t *dropped)
+int efivar_append(const uint8_t *today, size_t today_size, const uint8_t *add, size_t add_size,
+		  uint8_t **ret, size_t *ret_size, size_t *dropped)
 {
 	uint8_t *out = malloc(today_size + add_size + 1), *p;
 	byte_reader r;
@@ -182,7 +182,8 @@ static int esl_append(const uint8_t *today, size_t today_size, const uint8_t *ad
 
 	if (!out)
 		return -ENOMEM;
-	memcpy(out, today, today_size);
+	if (today_size)
+		memcpy(out, today, today_size);
 	p = out + today_size;
 	*dropped = 0;
 	reader_init(&r, add, add_size, 0);
@@ -250,6 +251,13 @@ static int auth2_skip(const uint8_t *data, size_t size, const char *what, size_t
 	return 0;
 }
 
+int efivar_secdb_value(const uint8_t *file, size_t size, const char *what, size_t *offset, mb_error *err)
+{
+	int rc = auth2_skip(file, size, what, offset, err);
+
+	return rc < 0 ? rc : efivar_check_esl(file + *offset, size - *offset, what, err);
+}
+
 int efivar_plan(const mb_predict_input *in, efivar_set *s, mb_error *err)
 {
 	size_t i, k, skip;
@@ -286,14 +294,11 @@ int efivar_plan(const mb_predict_input *in, efivar_set *s, mb_error *err)
 				return rc;
 			continue;
 		}
-		rc = auth2_skip(bytes, size, u->file, &skip, err);
+		rc = efivar_secdb_value(bytes, size, u->file, &skip, err);
 		if (rc < 0)
 			return rc;
 		memmove(c->content, c->content + skip, size - skip);
 		c->size = size - skip;
-		rc = efivar_check_esl(c->content, c->size, u->file, err);
-		if (rc < 0)
-			return rc;
 		for (k = 0; k < i; k++)
 			if (strcmp(s->ch[k].u->name, u->name) == 0)
 				return set_error(err, -EINVAL, "EFI variable %s given twice", u->name);
@@ -445,7 +450,7 @@ static int driver_config(efivar_set *s, const mb_event *ev, const var_data *v, e
 		if (efivar_check_esl(v->data, (size_t) v->data_len, c->u->name, &err) < 0)
 			return say(&a->unpredictable, "event %u: today's %s is not a well-formed signature list (%s): what "
 				   "an append makes of it is unknown", ev->number, c->u->name, err.message);
-		rc = esl_append(v->data, (size_t) v->data_len, c->content, c->size, &c->next, &c->next_size, &dropped);
+		rc = efivar_append(v->data, (size_t) v->data_len, c->content, c->size, &c->next, &c->next_size, &dropped);
 		if (rc < 0)
 			return rc;
 	} else {

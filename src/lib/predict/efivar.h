@@ -61,4 +61,18 @@ void efivar_action_done(efivar_action *a);
  */
 int efivar_check_esl(const uint8_t *data, size_t size, const char *what, mb_error *err);
 
+/*
+ * A PK/KEK/db/dbx file: an EFI_VARIABLE_AUTHENTICATION_2 header (skipped, not verified) if it
+ * starts with one, then signature lists, checked; *offset is where they start.
+ */
+int efivar_secdb_value(const uint8_t *file, size_t size, const char *what, size_t *offset, mb_error *err);
+
+/*
+ * today's value with the lists of add appended (EFI_VARIABLE_APPEND_WRITE), each entry that
+ * today's value already holds left out as EDK2 does; *dropped counts them. add must have
+ * passed efivar_check_esl (-EINVAL otherwise); *ret is malloc'd.
+ */
+int efivar_append(const uint8_t *today, size_t today_size, const uint8_t *add, size_t add_size,
+		  uint8_t **ret, size_t *ret_size, size_t *dropped);
+
 #endif
