@@ -107,6 +107,17 @@ cert-to-efi-sig-list "$W/ca.pem" "$W/ca.esl" >/dev/null
 [ "$rc" = 1 ] && [ -z "$(predicted 7 "$W/revoke.txt")" ] && grep -q "PCR 7 cannot be predicted.*dbx revokes" "$W/err" &&
 	ok "dbx revokes the CA of authority event $n_auth: PCR 7 unpredictable" || bad "dbx revocation: rc $rc, $(cat "$W/err")"
 
+# dbx revoking the Authenticode SHA-256 of today's first EFI application (tpm2_eventlog's digest),
+# an ESL built here: the boot stops there, PCR 4 and 7 unpredictable.
+app=$(awk '/^- EventNum:/ { n = $3 } /EventType: EV_EFI_BOOT_SERVICES_APPLICATION/ { on = 1 }
+	on && /Digest:/ { gsub(/"/, "", $2); print n, $2; exit }' "$W/log.yaml")
+printf '2616c4c14c509240aca941f9369343284c0000000000000030000000%s%s' 11111111222233334444555555555555 "${app#* }" |
+	xxd -r -p >"$W/app-hash.esl"
+"$M" predict --log "$LOG" --efi-var dbx+="$W/app-hash.esl" >"$W/app.txt" 2>"$W/err"; rc=$?
+[ "$rc" = 1 ] && [ -z "$(predicted 4 "$W/app.txt")" ] && [ -z "$(predicted 7 "$W/app.txt")" ] &&
+	grep -q "PCR 4 cannot be predicted.*event ${app%% *}: the new dbx holds" "$W/err" &&
+	ok "dbx revokes the Authenticode hash of event ${app%% *}: PCR 4 and 7 unpredictable" || bad "dbx hash revocation: rc $rc, $(cat "$W/err")"
+
 # shim's SbatLevel (its CSV text) in PCR 7.
 printf 'sbat,1,2023012900\nshim,2\ngrub,3\ngrub.debian,4\n' >"$W/sbat.csv"
 want_ev=$(var_event "$GUID_SHIM" SbatLevel "$W/sbat.csv" | sha256_hex)

@@ -522,6 +522,28 @@ static int authority(efivar_set *s, const mb_event *ev, const var_data *v, efiva
 	return 0;
 }
 
+char *efivar_revoked_app(const efivar_set *s, const mb_event *ev)
+{
+	const mb_event_digest *d = mb_event_digest_for(ev, MB_ALG_SHA256);
+	uint8_t entry[16 + 32] = { 0 };
+	char *why = NULL;
+	size_t i;
+
+	if (!d || d->size != 32)
+		return NULL;
+	memcpy(entry + 16, d->bytes, 32);
+	for (i = 0; i < s->n; i++) {
+		const efivar_change *c = &s->ch[i];
+
+		/* an Authenticode hash in dbx: the firmware (and shim) refuse the image */
+		if (c->have_next && strcmp(c->u->name, "dbx") == 0 && esl_has(c->next, c->next_size, entry, sizeof(entry), true) &&
+		    asprintf(&why, "event %u: the new dbx holds this EFI application's Authenticode SHA-256: it will not boot",
+			     ev->number) < 0)
+			why = NULL;
+	}
+	return why;
+}
+
 int efivar_event(efivar_set *s, const mb_event *ev, efivar_action *a)
 {
 	var_data v;

@@ -61,6 +61,9 @@ void efivar_action_done(efivar_action *a);
  */
 int efivar_check_esl(const uint8_t *data, size_t size, const char *what, mb_error *err);
 
+/* Why a PCR 4 EFI application will not boot after the new dbx (malloc'd), or NULL. */
+char *efivar_revoked_app(const efivar_set *s, const mb_event *ev);
+
 /*
  * A PK/KEK/db/dbx file: an EFI_VARIABLE_AUTHENTICATION_2 header (skipped, not verified) if it
  * starts with one, then signature lists, checked; *offset is where they start.

@@ -658,6 +658,16 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 			bool replaced;
 
 			rc = walk_efi(c, w, ev, &replaced, efi_used);
+			/* today's application, kept, revoked by a new dbx: the boot stops there */
+			if (!replaced && c->efivars.n) {
+				char *revoked = efivar_revoked_app(&c->efivars, ev);
+
+				if (revoked) {
+					note(c, 4, true, "%s", revoked);
+					note(c, 7, true, "%s", revoked);
+				}
+				free(revoked);
+			}
 			/* the first application is the boot manager (shim, GRUB, systemd-boot), never the kernel */
 			c->efi_after_first |= replaced && c->first_app;
 			c->first_app = true;
