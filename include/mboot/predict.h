@@ -16,6 +16,18 @@ extern "C" {
  * The PCR values of the next boot: walk today's log and recompute each event whose source is
  * being replaced; carry everything else over. What cannot be predicted is said per PCR.
  */
+/*
+ * A UEFI variable of the next boot: the Secure Boot databases (PCR 7
+ * EV_EFI_VARIABLE_DRIVER_CONFIG), shim's SbatLevel (PCR 7 EV_EFI_VARIABLE_AUTHORITY) and MOK
+ * state (PCR 14 EV_IPL). See docs/predict.md for what each name's file holds.
+ */
+typedef struct mb_efi_var_update {
+	const char *name;   /* PK, KEK, db, dbx, dbt, dbr, SbatLevel, MokList, MokListX, MokListTrusted, MokSBState, MokPolicy */
+	const char *file;   /* host path of the new content; for PK..dbr an EFI_SIGNATURE_LIST sequence,
+			     * optionally behind an EFI_VARIABLE_AUTHENTICATION_2 header */
+	bool append;        /* EFI_VARIABLE_APPEND_WRITE (PK..dbr): the file's lists are added to today's value */
+} mb_efi_var_update;
+
 typedef struct mb_predict_input {
 	const mb_event_log *log;   /* today's boot */
 	/* what changes: each field NULL (or n_efi, n_grub_cfg 0) when unchanged; an EFI
@@ -32,6 +44,8 @@ typedef struct mb_predict_input {
 	const mb_grub_config *grub_booted;
 	size_t n_grub_booted;
 	const char *grub_booted_dir;
+	const mb_efi_var_update *efi_vars; /* n_efi_vars (at most 32) variables that change */
+	size_t n_efi_vars;
 } mb_predict_input;
 
 /* The changes of mb_predict_input.boot, as bits of mb_predict_result.unmatched. */
@@ -60,12 +74,14 @@ typedef struct mb_predict_result {
 	uint32_t unmatched;            /* MB_PREDICT_* changes that applied to no event */
 	uint32_t unmatched_efi;        /* bit i: boot.efi[i] replaced no event */
 	uint32_t unmatched_grub_cfg;   /* bit i: boot.grub_cfg[i] replaced no event */
+	uint32_t unmatched_efi_var;    /* bit i: efi_vars[i] replaced no event */
 	mb_event_log *next_log;        /* the predicted log; unpredictable PCRs' events are today's */
 } mb_predict_result;
 
 /*
  * 0 with ret filled (check unmatched* and unpredictable before using values); negative errno
- * on bad input: an unreadable file, or a grub_cfg without measured_path when the log measured
+ * on bad input: an unreadable file, a malformed signature list or authenticated variable, a
+ * variable name mboot does not predict, or a grub_cfg without measured_path when the log measured
  * several configs (the message names them).
  */
 MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_error *err) MB_WUR;

@@ -18,11 +18,13 @@ static const char predict_help[] =
 	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S]\n"
 	"                     [--grub-cfg [MEASURED_PATH=]F ...] [--kernel-path P] [--initrd-path P]\n"
 	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
-	"                     [--efi OLD=NEW ...] [--uki FILE] [--json] [--compact] [--write-log FILE]\n\n"
+	"                     [--efi OLD=NEW ...] [--uki FILE] [--efi-var NAME[+]=FILE ...]\n"
+	"                     [--sbat-level FILE] [--mok-list FILE] [--json] [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
 	"grub.cfg, the EFI stub's initrd tag, GRUB's linux/initrd commands and kernel_cmdline in PCR 8,\n"
-	"EFI applications in PCR 4); everything else is carried over. The values print in\n"
+	"EFI applications in PCR 4, Secure Boot variables in PCR 7, shim's MOK lists in PCR 14);\n"
+	"everything else is carried over. The values print in\n"
 	"tpm2_pcrread's layout, as 'mboot pcrs' prints them, a file 'mboot seal' and 'mboot verify'\n"
 	"read back; which PCRs change, and which cannot be predicted and why, go to stderr.\n"
 	"Every change given must apply to an event of the log: one that matches nothing is named and\n"
@@ -55,6 +57,14 @@ static const char predict_help[] =
 	"                           EFI application before the stub's PCR 11 events); PCR 12 (the UKI's\n"
 	"                           command line as systemd-boot and the stub measure it) is unpredictable.\n"
 	"                           Not with --kernel, --initrd or --cmdline: the UKI carries them\n"
+	"  --efi-var NAME=FILE      a Secure Boot variable replaced (PK, KEK, db, dbx, dbt, dbr): FILE is\n"
+	"                           EFI_SIGNATURE_LISTs, alone or behind an EFI_VARIABLE_AUTHENTICATION_2\n"
+	"                           header (a signed update); its PCR 7 event is recomputed\n"
+	"  --efi-var NAME+=FILE     the same, appended (EFI_VARIABLE_APPEND_WRITE, as dbxtool and fwupd\n"
+	"                           apply dbx updates): today's value plus FILE's new entries\n"
+	"  --sbat-level FILE        shim's next SbatLevel (its CSV text): PCR 7 (= --efi-var SbatLevel=FILE)\n"
+	"  --mok-list FILE          the MokList shim will measure into PCR 14, as MokListRT shows it\n"
+	"                           (= --efi-var MokList=FILE; also MokListX, MokListTrusted, MokSBState)\n"
 	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"},\n"
 	"                           \"unmatched\": [{\"option\", \"value\", \"why\"}], \"notes\": {...}}\n"
 	"  --compact                the JSON on one line (implies --json)\n"
@@ -104,6 +114,48 @@ static int booted_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+/* --efi-var NAME=FILE or NAME+=FILE (an append), repeatable. */
+static int add_efi_var(predict_args *a, const char *verb, const char *arg, const char *name, const char *file,
+		       bool append)
+{
+	size_t n = a->in.n_efi_vars;
+
+	if (n >= PREDICT_MAX_EFI_VARS)
+		return tool_usage_error(verb, "at most %d EFI variables", PREDICT_MAX_EFI_VARS);
+	if (!*name || !*file)
+		return tool_usage_error(verb, "--efi-var takes NAME=FILE or NAME+=FILE, not '%s'", arg);
+	a->efi_vars[n] = (mb_efi_var_update) { .name = name, .file = file, .append = append };
+	a->efi_var_arg[n] = arg;
+	a->in.n_efi_vars++;
+	a->in.efi_vars = a->efi_vars;
+	return EXIT_OK;
+}
+
+static int efi_var_option(void *target, const char *arg, const char *verb)
+{
+	char *eq = strchr(arg, '=');
+	bool append;
+
+	append = eq && eq > arg && eq[-1] == '+';
+	if (!eq || eq == arg + append || !eq[1])
+		return tool_usage_error(verb, "--efi-var takes NAME=FILE or NAME+=FILE, not '%s'", arg);
+	/* split in place: arg is an argv string, ours to change; the NAME stays readable as given */
+	*eq = 0;
+	if (append)
+		eq[-1] = 0;
+	return add_efi_var(target, verb, arg, arg, eq + 1, append);
+}
+
+static int sbat_level_option(void *target, const char *arg, const char *verb)
+{
+	return add_efi_var(target, verb, arg, "SbatLevel", arg, false);
+}
+
+static int mok_list_option(void *target, const char *arg, const char *verb)
+{
+	return add_efi_var(target, verb, arg, "MokList", arg, false);
+}
+
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 {
 	const tool_option opts[] = {
@@ -115,6 +167,9 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_FN("grub-cfg-booted", 0, a, booted_option),
 		TOOL_OPT_STR("grub-booted-dir", 0, &a->in.grub_booted_dir),
 		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
+		TOOL_OPT_FN("efi-var", 0, a, efi_var_option),
+		TOOL_OPT_FN("sbat-level", 0, a, sbat_level_option),
+		TOOL_OPT_FN("mok-list", 0, a, mok_list_option),
 		TOOL_OPT_END,
 	};
 	int rc;
@@ -184,6 +239,16 @@ static void each_unmatched(const predict_args *a, const mb_predict_result *r, un
 		snprintf(buf, sizeof(buf), "%s=%s", a->efi_arg[i], a->efi_arg[i] + strlen(a->efi_arg[i]) + 1);
 		fn("--efi", buf, "no PCR 4 EFI application has OLD's Authenticode digest", ud);
 	}
+	for (i = 0; i < a->in.n_efi_vars; i++) {
+		const mb_efi_var_update *v = &a->in.efi_vars[i];
+		bool sbat = strcmp(v->name, "SbatLevel") == 0, secdb = !sbat && strncmp(v->name, "Mok", 3) != 0;
+
+		if (!(r->unmatched_efi_var & (1u << i)))
+			continue;
+		snprintf(buf, sizeof(buf), "%s%s=%s", v->name, v->append ? "+" : "", v->file);
+		fn("--efi-var", buf, secdb ? "no PCR 7 EV_EFI_VARIABLE_DRIVER_CONFIG event of this variable" :
+		   sbat ? "no PCR 7 SbatLevel event of shim" : "no PCR 14 event of shim for this variable", ud);
+	}
 }
 
 static void say_unmatched(const char *option, const char *value, const char *why, void *ud)
@@ -250,7 +315,7 @@ int verb_predict(int argc, char **argv)
 			goto out;
 		}
 	}
-	unmatched = res->unmatched || res->unmatched_efi || res->unmatched_grub_cfg;
+	unmatched = res->unmatched || res->unmatched_efi || res->unmatched_grub_cfg || res->unmatched_efi_var;
 	if (json) {
 		/* no values when a change matched nothing; none for the unpredictable PCRs */
 		char *s = res->values ? mb_pcr_values_to_json(res->values, false) : strdup("{\"banks\": {}}");

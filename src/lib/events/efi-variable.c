@@ -21,8 +21,9 @@
 
 #define SIG_LIST_HEADER 28 /* GUID + 3 x u32 */
 
-/* "CN=...,O=..." of a DER certificate, or NULL when it is not one. */
-static char *x509_subject(const uint8_t *der, size_t n)
+/* "CN=...,O=..." of a DER certificate, or NULL when it is not one; its commonName into cn
+ * (empty when it has none). */
+static char *x509_subject(const uint8_t *der, size_t n, char *cn, size_t cn_size)
 {
 	const unsigned char *p = der;
 	X509 *x;
@@ -30,11 +31,15 @@ static char *x509_subject(const uint8_t *der, size_t n)
 	char *s = NULL, *mem;
 	long len;
 
+	cn[0] = 0;
 	if (n > 1u << 20)
 		return NULL;
 	x = d2i_X509(NULL, &p, (long) n);
 	if (!x)
 		return NULL;
+	if (X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn, (int) cn_size) < 0)
+		cn[0] = 0;
+	utf8_sanitize(cn, strlen(cn));
 	bio = BIO_new(BIO_s_mem());
 	if (bio && X509_NAME_print_ex(bio, X509_get_subject_name(x), 0, XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB) >= 0) {
 		len = BIO_get_mem_data(bio, &mem);
@@ -51,14 +56,17 @@ static char *x509_subject(const uint8_t *der, size_t n)
 	return s;
 }
 
-/* Certificate subject into o ("subject"); returns the malloc'd subject or NULL. */
-static char *add_cert(mb_decoded_node *o, const uint8_t *der, size_t n)
+/* Certificate subject into o ("subject", "subject_cn"); returns the malloc'd subject or NULL,
+ * the commonName in cn. */
+static char *add_cert(mb_decoded_node *o, const uint8_t *der, size_t n, char *cn, size_t cn_size)
 {
-	char *subject = x509_subject(der, n);
+	char *subject = x509_subject(der, n, cn, cn_size);
 
-	if (subject)
+	if (subject) {
 		dec_add_str(o, "subject", subject);
-	else
+		if (cn[0])
+			dec_add_str(o, "subject_cn", cn);
+	} else
 		dec_add_str(o, "x509_error", "not a DER X.509 certificate");
 	return subject;
 }
@@ -80,13 +88,16 @@ static const char *sig_type_name(const uint8_t g[16])
  */
 static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o, dec_why *why, char *summary, size_t summary_size)
 {
-	mb_decoded_node *lists = dec_new_array(o);
+	mb_decoded_node *lists = dec_new_array(o), *by_type = dec_new_object(o);
 	byte_reader r;
-	unsigned n_lists = 0, shown = 0;
-	uint64_t n_sigs = 0;
+	unsigned n_lists = 0, shown = 0, n_types = 0, n_cns = 0;
+	uint64_t n_sigs = 0, type_count[8] = { 0 };
+	const uint8_t *type_guid[8];
+	char cns[200] = "";
+	size_t cns_len = 0, t, sl;
 	int rc = 0;
 
-	if (!lists)
+	if (!lists || !by_type)
 		return -ENOMEM;
 	reader_init(&r, data, size, 0);
 	while (reader_left(&r) > 0) {
@@ -148,9 +159,17 @@ static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o,
 		dec_add_u64(l, "signature_size", sig_size);
 		dec_add_u64(l, "count", count);
 		dec_add(l, "signatures", sigs);
+		/* entries per signature type, the same type's lists counted together */
+		for (t = 0; t < n_types && memcmp(type_guid[t], type, 16) != 0; t++)
+			;
+		if (t == n_types && n_types < sizeof(type_guid) / sizeof(type_guid[0]))
+			type_guid[n_types++] = type;
+		if (t < n_types)
+			type_count[t] += count;
 		for (i = 0; i < count; i++) {
 			const uint8_t *owner, *sd;
 			mb_decoded_node *s;
+			char cn[128];
 
 			if (read_bytes(&list, 16, &owner) < 0 || read_bytes(&list, sig_size - 16u, &sd) < 0) {
 				rc = dec_fail(why, "EFI_SIGNATURE_DATA %zu: truncated", i);
@@ -168,20 +187,41 @@ static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o,
 			dec_add_guid(s, "owner", owner);
 			if (guid_name(owner))
 				dec_add_str(s, "owner_name", guid_name(owner));
-			if (tname && strcmp(tname, "x509") == 0)
-				free(add_cert(s, sd, sig_size - 16u));
-			else if (tname && strncmp(tname, "sha", 3) == 0)
+			if (tname && strcmp(tname, "x509") == 0) {
+				free(add_cert(s, sd, sig_size - 16u, cn, sizeof(cn)));
+				/* the first certificates' names for the description */
+				if (cn[0] && n_cns < 3 && cns_len + strlen(cn) + 3 < sizeof(cns))
+					cns_len += (size_t) snprintf(cns + cns_len, sizeof(cns) - cns_len, "%s%s", n_cns ? ", " : "", cn);
+				n_cns++;
+			} else if (tname && strncmp(tname, "sha", 3) == 0) {
 				dec_add_hex(s, tname, sd, sig_size - 16u);
-			else
+			} else {
 				dec_add_hex(s, "data", sd, sig_size - 16u);
+			}
 		}
 		n_lists++;
 		n_sigs += count;
 	}
-	snprintf(summary, summary_size, "%u list%s, %" PRIu64 " signature%s", n_lists, n_lists == 1 ? "" : "s",
-		 n_sigs, n_sigs == 1 ? "" : "s");
+	sl = (size_t) snprintf(summary, summary_size, "%u list%s, %" PRIu64 " signature%s", n_lists, n_lists == 1 ? "" : "s",
+			       n_sigs, n_sigs == 1 ? "" : "s");
+	for (t = 0; t < n_types; t++) {
+		char gtext[MB_GUID_STR];
+		const char *tn = sig_type_name(type_guid[t]);
+		bool x509 = tn && strcmp(tn, "x509") == 0;
+
+		if (!tn) {
+			guid_format(type_guid[t], gtext);
+			tn = gtext;
+		}
+		dec_add_u64(by_type, dec_key_copy(o, tn), type_count[t]);
+		if (sl < summary_size)
+			sl += (size_t) snprintf(summary + sl, summary_size - sl, "%s%" PRIu64 " %s%s%s%s%s", t ? ", " : ": ",
+						type_count[t], tn, x509 && cns_len ? " (" : "", x509 ? cns : "",
+						x509 && n_cns > 3 ? ", ..." : "", x509 && cns_len ? ")" : "");
+	}
 	if (shown < n_sigs)
 		dec_add_bool(o, "signatures_truncated", true);
+	dec_add(o, "signatures_by_type", by_type);
 	dec_add(o, "signature_lists", lists);
 out:
 	return rc;
@@ -263,7 +303,7 @@ static bool is_boot_entry(const char *name)
 static void authority_data(const uint8_t *p, size_t n, mb_decoded_node *o, const char *name)
 {
 	mb_decoded_node *s = dec_new_object(o);
-	char *subject = NULL;
+	char *subject = NULL, cn[128];
 	char owner_text[MB_GUID_STR];
 	const char *owner_name = NULL;
 
@@ -275,16 +315,18 @@ static void authority_data(const uint8_t *p, size_t n, mb_decoded_node *o, const
 		if (owner_name)
 			dec_add_str(s, "owner_name", owner_name);
 		guid_format(p, owner_text);
-		subject = add_cert(s, p + 16, n - 16);
-		dec_set_desc(o, "%s entry: x509 %s (owner %s)", name, subject ? subject : "(unparsable)",
-				owner_name ? owner_name : owner_text);
+		subject = add_cert(s, p + 16, n - 16, cn, sizeof(cn));
+		/* the certificate by its common name; the whole subject is in "signature" */
+		dec_set_desc(o, "%s entry verified the binary: x509 %s (owner %s)", name,
+			     subject ? (cn[0] ? cn : subject) : "(unparsable)", owner_name ? owner_name : owner_text);
 	} else if (n >= 4 && p[0] == 0x30 && p[1] == 0x82) {
-		subject = add_cert(s, p, n);
-		dec_set_desc(o, "%s: x509 %s", name, subject ? subject : "(unparsable)");
+		subject = add_cert(s, p, n, cn, sizeof(cn));
+		dec_set_desc(o, "%s certificate verified the binary: x509 %s", name,
+			     subject ? (cn[0] ? cn : subject) : "(unparsable)");
 	} else if (n == 16 + 32) {
 		dec_add_guid(s, "owner", p);
 		dec_add_hex(s, "sha256", p + 16, 32);
-		dec_set_desc(o, "%s entry: sha256 %02x%02x%02x%02x...", name, p[16], p[17], p[18], p[19]);
+		dec_set_desc(o, "%s entry verified the binary: sha256 %02x%02x%02x%02x...", name, p[16], p[17], p[18], p[19]);
 	} else {
 		const char *text;
 
@@ -296,6 +338,76 @@ static void authority_data(const uint8_t *p, size_t n, mb_decoded_node *o, const
 	}
 	free(subject);
 	dec_add(o, "signature", s);
+}
+
+/*
+ * shim's SbatLevel (rhboot/shim SBAT.md, sbat_var_defs.h): CSV lines, the first
+ * "sbat,VERSION,DATESTAMP", then "component,generation" revocations (a generation below it
+ * does not boot). False when the text is not that; o then gets nothing.
+ */
+static bool sbat_level(const uint8_t *p, size_t n, mb_decoded_node *o, const char *name)
+{
+	mb_decoded_node *lvl = dec_new_object(o), *revs = dec_new_array(o);
+	byte_reader r;
+	char desc[160];
+	size_t dl = 0, line_no = 0;
+
+	if (!lvl || !revs || !looks_text(p, n))
+		return false;
+	reader_init(&r, p, strip_nuls(p, n), 0);
+	while (reader_left(&r) > 0) {
+		const uint8_t *line = reader_cur(&r), *nl = memchr(line, '\n', reader_left(&r));
+		size_t len = nl ? (size_t) (nl - line) : reader_left(&r), c1, c2;
+		const uint8_t *comma, *comma2;
+
+		if (read_skip(&r, len + (nl ? 1 : 0)) < 0)
+			return false;
+		while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+			len--;
+		if (len == 0)
+			continue;
+		comma = memchr(line, ',', len);
+		if (!comma || comma == line || comma + 1 == line + len)
+			return false;
+		c1 = (size_t) (comma - line);
+		comma2 = memchr(comma + 1, ',', len - c1 - 1);
+		c2 = comma2 ? (size_t) (comma2 - comma - 1) : len - c1 - 1;
+		if (line_no++ == 0) {
+			/* the header names the policy, not a component */
+			if (c1 != 4 || memcmp(line, "sbat", 4) != 0)
+				return false;
+			dec_add_strn(lvl, "version", (const char *) comma + 1, c2);
+			if (comma2)
+				dec_add_strn(lvl, "datestamp", (const char *) comma2 + 1, len - c1 - c2 - 2);
+			dl = (size_t) snprintf(desc, sizeof(desc), "%s: %.*s", name, (int) len, (const char *) line);
+		} else {
+			mb_decoded_node *e = dec_new_object(o);
+			uint64_t gen = 0;
+			size_t k;
+
+			/* a generation is a decimal number: anything else is not SBAT */
+			if (!e || c2 == 0 || c2 > 9)
+				return false;
+			for (k = 0; k < c2; k++) {
+				if (comma[1 + k] < '0' || comma[1 + k] > '9')
+					return false;
+				gen = gen * 10 + (uint64_t) (comma[1 + k] - '0');
+			}
+			dec_add_strn(e, "component", (const char *) line, c1);
+			dec_add_u64(e, "generation", gen);
+			dec_append(revs, e);
+			if (dl < sizeof(desc))
+				dl += (size_t) snprintf(desc + dl, sizeof(desc) - dl, "%s%.*s %" PRIu64,
+							line_no == 2 ? "; lowest generations allowed: " : ", ", (int) c1,
+							(const char *) line, gen);
+		}
+	}
+	if (line_no == 0)
+		return false;
+	dec_add(lvl, "revocations", revs);
+	dec_add(o, "sbat_level", lvl);
+	dec_set_desc(o, "%s%s", desc, line_no > 1 ? "" : " (no revocations)");
+	return true;
 }
 
 int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
@@ -348,6 +460,10 @@ int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 		dec_add_u64(o, "value", vdata[0]);
 		dec_add_bool(o, "enabled", vdata[0] != 0);
 		dec_set_desc(o, "%s = %u", name, vdata[0]);
+	} else if (ev->type == MB_EV_EFI_VARIABLE_AUTHORITY && shim && strcmp(name, "SbatLevel") == 0 &&
+		   sbat_level(vdata, (size_t) data_len, o, name)) {
+		/* the CSV text stays under "text" too */
+		dec_add_text_or_hex(o, vdata, (size_t) data_len, NULL);
 	} else if (ev->type == MB_EV_EFI_VARIABLE_AUTHORITY) {
 		authority_data(vdata, (size_t) data_len, o, name);
 	} else if (global && strcmp(name, "SecureBoot") == 0) {
@@ -393,7 +509,7 @@ int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 			      strcmp(name, "dbr") == 0)) ||
 		   (shim && (strcmp(name, "MokList") == 0 || strcmp(name, "MokListX") == 0 ||
 			     strcmp(name, "MokListTrusted") == 0) && data_len >= SIG_LIST_HEADER)) {
-		char summary[80];
+		char summary[400];
 
 		rc = signature_lists(vdata, (size_t) data_len, o, why, summary, sizeof(summary));
 		if (rc == 0)

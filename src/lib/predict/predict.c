@@ -29,6 +29,7 @@
 #include "lib/grub/grub.h"
 #include "lib/grub/grub-script.h"
 #include "shared/hex.h"
+#include "lib/predict/efivar.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 
@@ -88,6 +89,7 @@ typedef struct predict_ctx {
 	file_digests today_initrd;       /* today's .initrd content event, when it has one */
 	size_t uki_app_event, uki_first_pcr11; /* indices of today's events; SIZE_MAX: none */
 	bool uki_written, uki_initrd_tag;
+	efivar_set efivars; /* Secure Boot and MOK variables (PCR 7, 14) */
 } predict_ctx;
 
 static void note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
@@ -958,6 +960,24 @@ static int walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event 
 	return write_event(c, w, ev, &c->uki_content_d[c->uki_initrd], NULL, 0, NULL, 0);
 }
 
+/* A Secure Boot or MOK variable event (lib/predict/efivar.c): rewritten (*done), or carried
+ * over by the caller, its PCR marked unpredictable when the new variables make it unknown. */
+static int walk_efivar(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *done)
+{
+	efivar_action a;
+	int rc = efivar_event(&c->efivars, ev, &a);
+
+	if (rc == 0 && a.unpredictable)
+		note(c, ev->pcr, true, "%s", a.unpredictable);
+	else if (rc == 0 && a.rewrite) {
+		note(c, ev->pcr, false, "%s", a.changed ? a.changed : "an EFI variable");
+		rc = write_event(c, w, ev, NULL, a.hashed, a.hashed_size, a.data, a.data_size);
+		*done = rc == 0;
+	}
+	efivar_action_done(&a);
+	return rc;
+}
+
 static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 {
 	const mb_predict_input *in = c->in;
@@ -1062,6 +1082,16 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 			bool replaced;
 
 			rc = walk_efi(c, w, ev, &replaced, efi_used);
+			/* today's application, kept, revoked by a new dbx: the boot stops there */
+			if (!replaced && c->efivars.n) {
+				char *revoked = efivar_revoked_app(&c->efivars, ev);
+
+				if (revoked) {
+					note(c, 4, true, "%s", revoked);
+					note(c, 7, true, "%s", revoked);
+				}
+				free(revoked);
+			}
 			/* the first application is the boot manager (shim, GRUB, systemd-boot), never the kernel */
 			c->efi_after_first |= replaced && c->first_app;
 			c->first_app = true;
@@ -1072,6 +1102,13 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 				     "its Authenticode digest): name today's and the new kernel with --efi OLD=NEW", ev->number);
 			kernel_app_noted |= !replaced && after_linux && b->kernel;
 			continue;
+		}
+		if (c->efivars.n && (ev->pcr == 7 || ev->pcr == 14)) {
+			bool done = false;
+
+			rc = walk_efivar(c, w, ev, &done);
+			if (rc < 0 || done)
+				continue;
 		}
 		rc = mb_log_writer_add_event(w, ev);
 	}
@@ -1116,6 +1153,8 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	rc = plan(&c, err);
 	if (rc == 0)
 		rc = plan_model(&c, err);
+	if (rc == 0)
+		rc = efivar_plan(in, &c.efivars, err);
 	if (rc < 0)
 		goto out;
 	rc = mb_log_writer_new(&w);
@@ -1161,10 +1200,13 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	for (b = 0; b < c.n_cfg; b++)
 		if (!c.cfg[b].matched)
 			ret->unmatched_grub_cfg |= 1u << b;
+	for (b = 0; b < c.efivars.n; b++)
+		if (!c.efivars.ch[b].matched)
+			ret->unmatched_efi_var |= 1u << b;
 	ret->changed &= ~ret->unpredictable;
 	for (b = 0; b < ret->values->n_banks; b++)
 		ret->values->banks[b].present &= ~ret->unpredictable;
-	if (ret->unmatched || ret->unmatched_efi || ret->unmatched_grub_cfg) {
+	if (ret->unmatched || ret->unmatched_efi || ret->unmatched_grub_cfg || ret->unmatched_efi_var) {
 		mb_pcr_values_free(ret->values);
 		ret->values = NULL;
 	}
@@ -1175,6 +1217,7 @@ out:
 	mb_log_writer_free(w);
 	grub_entry_done(&c.entry);
 	grub_model_run_done(&c.model_run);
+	efivar_done(&c.efivars);
 	grub_words_done(&c.old_linux);
 	grub_words_done(&c.old_initrd);
 	grub_words_done(&c.old_kernel_paths);
