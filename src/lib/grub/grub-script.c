@@ -993,7 +993,13 @@ static const char *lookup(gs *g, const char *name, bool *known, const char **set
 	if (is_digit(name[0]) || !strcmp(name, "#") || !strcmp(name, "*") || !strcmp(name, "@")) {
 		/* positional parameters; "$*" and "$@" as one word is all the model needs */
 		static char num[24];
-		unsigned long k = strtoul(name, NULL, 10);
+		char *end;
+		unsigned long k;
+
+		errno = 0;
+		k = strtoul(name, &end, 10);
+		if (errno || *end)
+			k = 0; /* not a number GRUB would take: no such parameter */
 
 		if (!s)
 			return "";
