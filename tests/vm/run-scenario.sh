@@ -472,16 +472,19 @@ uki)
 		for d in "$@"; do pcr=$(printf '%s%s' "$pcr" "$d" | xxd -r -p | "${bank}sum" | awk '{ print $1 }'); done
 		printf '%s\n' "$pcr"
 	}
-	# uki_predict_with_mboot OUT NEXT_DIR: mboot's own prediction of the next boot, for the lead
-	# to turn on once `mboot hash --uki` / `mboot predict --uki` are merged (called only when
-	# `mboot hash --help` mentions --uki). It writes OUT ({"banks": ...}) and the caller compares
-	# it with the same TPM values as the systemd-measure + pesign prediction.
+	# uki_predict_with_mboot OUT NEXT_DIR: mboot's own prediction of the next boot (predict
+	# --uki), written to OUT ({"banks": ...}); the caller compares it with the same TPM values as
+	# the systemd-measure + pesign prediction. mboot says PCRs 4, 9 and 12 are unpredictable here
+	# (the kernel the stub loads after the UKI; the command line, which systemd-boot or the stub
+	# may take from elsewhere): those have no value, and predict exits 1 for them.
 	uki_predict_with_mboot() {
-		local pred=$1 next=$2
-		# MBOOT-UKI-PREDICT: enable after the merge of `mboot predict --uki`, e.g.
-		# "$MBOOT" predict --log "$out/base/log.bin" --uki "$next/uki.efi" --json >"$pred"
-		: "$pred" "$next"
-		return 1
+		local pred=$1 next=$2 rc=0
+		"$MBOOT" predict --log "$out/base/log.bin" --uki "$next/uki.efi" --json >"$pred" 2>"$pred.err" || rc=$?
+		check "uki predict --uki: exit 1, PCRs 4, 9 and 12 named unpredictable, PCR 11 changed, no option unmatched" \
+			test "$rc:$(jq -c '[(.unpredictable | keys | sort), (.changed | index(11) != null), (.unmatched | length)]' "$pred")" \
+			= '1:[["12","4","9"],true,0]'
+		check "uki predict --uki: PCRs 4, 9, 12 have no value in any bank" \
+			test "$(jq -c '[.banks[] | keys[] | select(. == "4" or . == "9" or . == "12")] | length' "$pred")" = 0
 	}
 
 	# check_uki_boot NAME: what one boot of the chain must show, digests computed here from the
@@ -584,15 +587,9 @@ uki)
 		test "$(jq -n -c --slurpfile p "$out/predict-cmdline.json" --slurpfile b "$out/base/pcrs.json" \
 			'[$p[0].banks | to_entries[] as $x | $x.value | to_entries[] | select($b[0][$x.key][.key] != .value) | "\($x.key):\(.key)"] | sort')" \
 		= '["sha1:11","sha1:12","sha1:4","sha1:9","sha256:11","sha256:12","sha256:4","sha256:9","sha384:11","sha384:12","sha384:9","sha512:11","sha512:12","sha512:9"]'
-	mboot_pred=
-	if "$MBOOT" hash --help 2>&1 | grep -q -- '--uki'; then
-		# MBOOT-UKI-PREDICT: the spot for mboot's own prediction (see uki_predict_with_mboot).
-		if uki_predict_with_mboot "$out/predict-mboot.json" "$next"; then
-			mboot_pred=$out/predict-mboot.json
-		else
-			printf 'info uki: mboot hash knows --uki, but uki_predict_with_mboot is not enabled yet\n'
-		fi
-	fi
+	# mboot's own prediction, before the boot too
+	uki_predict_with_mboot "$out/predict-mboot.json" "$next"
+	mboot_pred=$out/predict-mboot.json
 
 	uki_boot cmdline
 	check_uki_boot cmdline
@@ -612,7 +609,13 @@ uki)
 	uki_check_prediction "uki predict (systemd-measure + pesign + base boot)" "$out/predict-cmdline.json"
 	check "uki predict: the prediction covers PCRs 4 (sha1, sha256), 9, 11, 12 in all four banks" \
 		test "$(jq -c '[.banks[] | keys | length]' "$out/predict-cmdline.json")" = '[23,23,22,22]'
-	[ -z "$mboot_pred" ] || uki_check_prediction "uki predict (mboot)" "$mboot_pred"
+	uki_check_prediction "uki predict --uki (mboot)" "$mboot_pred"
+	# mboot hash --uki on the booted UKI = the TPM's PCR 11 in every bank
+	"$MBOOT" hash --uki "$out/cmdline/uki.efi" --bank sha1 --bank sha256 --bank sha384 --bank sha512 --json \
+		>"$out/cmdline/hash-uki.json" || bad "mboot hash --uki exited $?"
+	check "uki: mboot hash --uki of the second UKI = the TPM's PCR 11 in all four banks" \
+		test "$(jq -n -c --slurpfile h "$out/cmdline/hash-uki.json" --slurpfile t "$out/cmdline/pcrs.json" \
+			'[$h[0].banks | to_entries[] | select(.value["11"] == $t[0][.key]["11"])] | length')" = 4
 
 	# A policy from the base boot's log: the base boot meets it, the other UKI breaks it in
 	# PCR 4 (firmware PCRs are exact values) and PCR 11 (the .cmdline section's digest).

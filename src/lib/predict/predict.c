@@ -1013,6 +1013,13 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 				rc = walk_uki_initrd_tag(c, w, ev);
 				continue;
 			}
+			/* The kernel's EFI stub measures the command line systemd-stub passed it: the
+			 * new UKI's .cmdline or an override, as in PCR 12 (a real boot of a UKI with
+			 * another .cmdline moved this tag). */
+			if (ev->pcr == 9 && tag_id(ev) == LINUX_LOAD_OPTIONS_TAG)
+				note(c, 9, true, "event %u: the Linux EFI stub measured the command line systemd-stub passed "
+				     "it (LoadOptions tag): the new UKI's .cmdline or an override, which is not in the log",
+				     ev->number);
 			if (i > c->uki_app_event && ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION)
 				note(c, 4, true, "event %u: an EFI application started after the UKI, which mboot does not "
 				     "compute", ev->number);
