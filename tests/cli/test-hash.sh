@@ -19,16 +19,8 @@ pesign_hash() { # pesign_hash FILE [pesign args...]
 	local f=$1; shift
 	pesign -h -i "$f" "$@" | awk '/^hash:/ { print $2 }'
 }
-u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
-u16() { od -An -tu2 -j "$2" -N2 "$1" | tr -d ' '; }
-poke32() { # poke32 FILE OFFSET VALUE: little-endian
-	printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)) \
-		$((($3 >> 16) & 255)) $((($3 >> 24) & 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-poke16() {
-	printf "$(printf '\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
+# shellcheck source=tests/cli/pe-bytes.sh
+. "$(dirname "$0")/pe-bytes.sh"
 size_of() { stat -c %s "$1"; }
 embedded_digest() { # the digest inside a signed image's first signature (SpcIndirectDataContent)
 	sbattach --detach "$T/sig.p7" "$1" >/dev/null 2>&1 || return 0

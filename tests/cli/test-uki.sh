@@ -16,16 +16,8 @@ measure=/usr/lib/systemd/systemd-measure
 [ -f "$stub" ] || fail "no $stub (systemd-boot-efi)"
 [ -x "$measure" ] || fail "no $measure (systemd 252)"
 
-u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
-u16() { od -An -tu2 -j "$2" -N2 "$1" | tr -d ' '; }
-poke32() { # poke32 FILE OFFSET VALUE: little-endian
-	printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)) \
-		$((($3 >> 16) & 255)) $((($3 >> 24) & 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-poke16() {
-	printf "$(printf '\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
+# shellcheck source=tests/cli/pe-bytes.sh
+. "$(dirname "$0")/pe-bytes.sh"
 # The section table entry of the section named $2: its file offset.
 section_hdr() {
 	local pe n opt i

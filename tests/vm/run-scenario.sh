@@ -130,6 +130,29 @@ check_grub_events() {
 	check "$name: PCR 4 application event = pesign Authenticode hash of BOOTX64.EFI" test "$got" = "$want"
 }
 
+# check_policy_boots TAG WHAT PCR...: a policy generated from the log of $out/base: that boot
+# verifies and meets it (exit 0); $out/cmdline (WHAT) verifies but breaks it, naming each PCR (exit 1).
+check_policy_boots() {
+	local tag=$1 what=$2 b rc want
+	shift 2
+	want=$(printf '%s\n' "$@" | jq -s -c .)
+	"$MBOOT" policy generate --from-log "$out/base/log.bin" -o "$out/policy.json" ||
+		bad "$tag: policy generate --from-log exited $?"
+	for b in base cmdline; do
+		jq '{banks: .}' "$out/$b/pcrs.json" >"$out/$b/pcrs-banks.json"
+		rc=0
+		"$MBOOT" verify --log "$out/$b/log.bin" --pcrs "$out/$b/pcrs-banks.json" --no-userspace-log \
+			--policy "$out/policy.json" --json >"$out/$b/verify-policy.json" || rc=$?
+		printf 'info %s: policy violations: %s\n' "$b" "$(jq -c '[.policy.violations[]? | {pcr, text, reason}]' "$out/$b/verify-policy.json" | cut -c1-600)"
+		case $b in
+		base) check "$tag policy: the base boot verifies and meets its own policy (exit 0)" \
+			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
+		cmdline) check "$tag policy: $what verifies but breaks the policy, naming PCRs $* (exit 1)" \
+			test "$rc:$(jq -c --argjson want "$want" '[.log_verified, .policy.ok, ([.policy.violations[].pcr] | contains($want))]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
+		esac
+	done
+}
+
 # check_show NAME DIR: mboot log show parses every event of the real log.
 check_show() {
 	local name=$1 dir=$2 n_ref n_show rc=0
@@ -619,21 +642,7 @@ uki)
 
 	# A policy from the base boot's log: the base boot meets it, the other UKI breaks it in
 	# PCR 4 (firmware PCRs are exact values) and PCR 11 (the .cmdline section's digest).
-	"$MBOOT" policy generate --from-log "$out/base/log.bin" -o "$out/policy.json" ||
-		bad "uki: policy generate --from-log exited $?"
-	for b in base cmdline; do
-		jq '{banks: .}' "$out/$b/pcrs.json" >"$out/$b/pcrs-banks.json"
-		rc=0
-		"$MBOOT" verify --log "$out/$b/log.bin" --pcrs "$out/$b/pcrs-banks.json" --no-userspace-log \
-			--policy "$out/policy.json" --json >"$out/$b/verify-policy.json" || rc=$?
-		printf 'info %s: policy violations: %s\n' "$b" "$(jq -c '[.policy.violations[]? | {pcr, text, reason}]' "$out/$b/verify-policy.json")"
-		case $b in
-		base) check "uki policy: the base boot verifies and meets its own policy (exit 0)" \
-			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
-		cmdline) check "uki policy: the other UKI verifies but breaks the policy, naming PCRs 4 and 11 (exit 1)" \
-			test "$rc:$(jq -c '[.log_verified, .policy.ok, ([.policy.violations[].pcr] | index(4) != null and index(11) != null)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
-		esac
-	done
+	check_policy_boots uki "the other UKI" 4 11
 	;;
 secureboot)
 	# OVMF with Secure Boot on and Microsoft's keys -> Debian's shim -> Debian's signed GRUB ->
@@ -772,20 +781,7 @@ secureboot)
 	check_replay predict-kernel-efi "$d" "$out/predict-kernel-efi.json"
 
 	# A policy from the baseline's log: the baseline meets it, the changed boot breaks it in PCR 8.
-	"$MBOOT" policy generate --from-log "$d/log.bin" -o "$out/policy.json" || bad "policy generate --from-log exited $?"
-	for b in base cmdline; do
-		jq '{banks: .}' "$out/$b/pcrs.json" >"$out/$b/pcrs-banks.json"
-		rc=0
-		"$MBOOT" verify --log "$out/$b/log.bin" --pcrs "$out/$b/pcrs-banks.json" --no-userspace-log \
-			--policy "$out/policy.json" --json >"$out/$b/verify-policy.json" || rc=$?
-		printf 'info %s: policy violations: %s\n' "$b" "$(jq -c '[.policy.violations[]? | {pcr, text, reason}]' "$out/$b/verify-policy.json" | cut -c1-600)"
-		case $b in
-		base) check "policy: the baseline verifies and meets its log's policy (exit 0)" \
-			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/$b/verify-policy.json")" = "0:[true,true]" ;;
-		cmdline) check "policy: the changed boot verifies but breaks the policy, PCR 8 named (exit 1)" \
-			test "$rc:$(jq -c '[.log_verified, .policy.ok, ([.policy.violations[] | select(.pcr == 8)] | length > 0)]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
-		esac
-	done
+	check_policy_boots secureboot "the changed boot" 8
 	;;
 esac
 
