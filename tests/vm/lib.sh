@@ -59,7 +59,7 @@ vm_need_tools() {
 # The linux-image package apt resolves linux-image-amd64 to, e.g. linux-image-6.1.0-57-amd64.
 vm_kernel_package() {
 	apt-cache depends linux-image-amd64 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n 1
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | sed -n 1p
 }
 
 # Prints the path of a cached vmlinuz, downloading the package once (apt-get download, the only
@@ -89,7 +89,7 @@ vm_kernel() {
 			rm -rf "$dir" && mv "$dir.tmp" "$dir"
 		fi
 	) 9>"$MB_VM_CACHE/.lock"
-	ls "$dir"/boot/vmlinuz-* | head -n 1
+	ls "$dir"/boot/vmlinuz-* | sed -n 1p
 }
 
 # --- initramfs --------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ vm_initramfs() {
 		dl=""
 		for so in libtss2-esys.so.0 libtss2-mu.so.0 libtss2-rc.so.0 libtss2-tctildr.so.0 \
 			libtss2-tcti-device.so.0; do
-			lib=$(ldconfig -p | sed -n "s/.*$so .*=> //p" | head -n 1)
+			lib=$(ldconfig -p | sed -n "s/.*$so .*=> //p" | sed -n 1p)
 			[ -n "$lib" ] || vm_die "$so not found (scripts/install-deps installs tpm2-tss)"
 			dl="$dl $lib"
 		done
@@ -173,7 +173,7 @@ vm_kernel_modules() {
 			mv "$mods.tmp" "$mods"
 		fi
 	) 9>"$MB_VM_CACHE/.lock"
-	mods=$(ls -d "$mods"/lib/modules/*/ | head -n 1)
+	mods=$(ls -d "$mods"/lib/modules/*/ | sed -n 1p)
 	mkdir -p "$dest"
 	: >"$dest/order"
 	vm_module_add() {
@@ -215,7 +215,7 @@ vm_initramfs_luks() {
 	hf=/usr/share/initramfs-tools/hook-functions
 	[ -r "$hf" ] || hf=$VM_DIR/../hook-functions-shim.sh
 	local hook
-	hook=$(find "$inst" -path '*/share/initramfs-tools/hooks/mboot' | head -n 1)
+	hook=$(find "$inst" -path '*/share/initramfs-tools/hooks/mboot' | sed -n 1p)
 	[ -n "$hook" ] || vm_die "meson install put no initramfs-tools hook (built without LUKS support?)"
 	env DESTDIR="$root" verbose=n MBOOT_HOOK_ROOT="$inst" MBOOT_HOOK_FUNCTIONS="$hf" sh "$hook" >&2 ||
 		vm_die "the initramfs-tools hook failed"
@@ -227,7 +227,7 @@ vm_initramfs_luks() {
 	) || vm_die "copying cryptsetup failed"
 	# A sanitized plugin in an uninstrumented cryptsetup needs the sanitizer's runtime loaded
 	# first (the hook has copied it: ldd names it): the guest preloads what this file names.
-	ldd "$(find "$root" -name libcryptsetup-token-mboot.so | head -n 1)" |
+	ldd "$(find "$root" -name libcryptsetup-token-mboot.so | sed -n 1p)" |
 		sed -n 's/^[[:blank:]]*\(libasan\.so[^ ]*\) => \([^ ]*\).*/\2/p' >"$root/extra/luks-preload"
 	rm -rf "$inst" "$inst.log"
 	mkdir -p "$root/lib/cryptsetup"
@@ -446,7 +446,7 @@ vm_kvm_verdict_file() {
 	local id
 	id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
 	printf '%s/kvm-broken.%s.%s\n' "$MB_VM_CACHE" "$id" \
-		"$(qemu-system-x86_64 --version | head -n 1 | tr -c 'A-Za-z0-9.\n' _)"
+		"$(qemu-system-x86_64 --version | sed -n 1p | tr -c 'A-Za-z0-9.\n' _)"
 }
 vm_boot_dir() {
 	local dir=$1 rc verdict
@@ -627,7 +627,7 @@ vm_secureboot_firmware() {
 vm_signed_grub() {
 	local pkg=$VM_SB_GRUB_PACKAGE ver dir deb f=usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed
 	mkdir -p "$MB_VM_CACHE"
-	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: \([^ (]*\)$/\1/p' | head -n 1)
+	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: \([^ (]*\)$/\1/p' | sed -n 1p)
 	if [ -z "$ver" ]; then
 		dir=$(ls -d "$MB_VM_CACHE/$pkg"_*/ 2>/dev/null | sort -V | tail -n 1)
 		if [ -z "$dir" ]; then

@@ -414,7 +414,7 @@ luks)
 	truncate -s 32M "$img"
 	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
 		--key-file "$out/luks-passphrase" "$img" || vm_die "cryptsetup luksFormat $img failed"
-	offset=$(cryptsetup luksDump "$img" | awk '/^Data segments:/ { on = 1 } on && $1 == "offset:" { print $2; exit }')
+	offset=$(cryptsetup luksDump "$img" | awk '/^Data segments:/ { on = 1 } on && $1 == "offset:" && !done { print $2; done = 1 }')
 	export VM_TPM_STATE=$out/tpm-state VM_EXTRA_DISK=$img
 	boot good "$VM_CMDLINE_DEFAULT" luks "$out/luks" "$out/luks-passphrase"
 	boot bad "$VM_CMDLINE_DEFAULT mboot.test=changed" luks "$out/luks" "$out/luks-passphrase"
@@ -452,14 +452,15 @@ luks)
 	check "luks bad: nothing was unlocked (no data read)" test -z "$(vm_section "$b" LUKS-DATA)"
 	check "luks bad: the console says the token's key is not released on this boot" \
 		grep -q "^mboot: token 0: the disk key is not released on this boot" "$b"
-	line8=$(grep -n "^PCR 8 (sha256) differs: sealed to $good8, now $bad8\$" "$b" | head -n 1 | cut -d: -f1)
+	line8=$(grep -n -m 1 "^PCR 8 (sha256) differs: sealed to $good8, now $bad8\$" "$b" | cut -d: -f1)
 	check "luks bad: the console names PCR 8 with the good boot's value and this boot's (the TPM's, from sysfs)" test -n "$line8"
 	check "luks bad: PCRs 0, 4, 7 (unchanged) are not named" test "$(grep -cE '^PCR (0|4|7) \(sha256\) differs' "$b")" = 0
 	# the event too: this boot's kernel_cmdline event, by the number tpm2_eventlog gives it
-	evnum=$(tpm2_eventlog "$out/bad/log.bin" 2>/dev/null | awk '/^- EventNum:/ { n = $3 } /"kernel_cmdline: / { print n; exit }')
+	# (awk reads to the end: an early exit would SIGPIPE tpm2_eventlog, and pipefail end the test)
+	evnum=$(tpm2_eventlog "$out/bad/log.bin" 2>/dev/null | awk '/^- EventNum:/ { n = $3 } /"kernel_cmdline: / && !done { print n; done = 1 }')
 	check "luks bad: the console names the changed event, #${evnum:-?} kernel_cmdline as tpm2_eventlog numbers it" \
 		grep -qF "→ #${evnum:-none} EV_IPL: kernel_cmdline: " "$b"
-	ask=$(grep -n '^MBVM-ASKPASS Please unlock disk mbootvm: $' "$b" | head -n 1 | cut -d: -f1)
+	ask=$(grep -n -m 1 '^MBVM-ASKPASS Please unlock disk mbootvm: $' "$b" | cut -d: -f1)
 	check "luks bad: then the passphrase is asked for, after the explanation (console lines ${line8:-?} < ${ask:-?})" \
 		test -n "$ask" -a -n "$line8" -a "${ask:-0}" -gt "${line8:-0}"
 	;;
