@@ -733,7 +733,9 @@ secureboot)
 	objcopy -O binary --only-section=.vendor_cert "$d/shimx64.efi" "$d/vendor_cert.bin"
 	vsize=$(od -A n -t u4 -N 4 "$d/vendor_cert.bin" 2>/dev/null | tr -d ' ') || vsize=
 	voff=$(od -A n -t u4 -j 8 -N 4 "$d/vendor_cert.bin" 2>/dev/null | tr -d ' ') || voff=
-	want=$(tail -c +$((${voff:-0} + 1)) "$d/vendor_cert.bin" | head -c "${vsize:-0}" | xxd -p | tr -d '\n') || want=
+	# xxd reads the range itself: no early-exiting reader in a pipe (the section is 9.6 KiB, more
+	# than tail writes at once, and head -c's exit killed tail with SIGPIPE under pipefail).
+	want=$(xxd -p -s "${voff:-0}" -l "${vsize:-0}" "$d/vendor_cert.bin" | tr -d '\n') || want=
 	auth=$(authority MokListRT)
 	check "base: the MokListRT authority is shim's owner GUID + the certificate in shim's .vendor_cert ($vsize bytes)" \
 		test "${auth:0:32}:${auth:32}" = "50ab5d6046e00043abb63dd810dd8b23:$want"
@@ -741,7 +743,8 @@ secureboot)
 	# offsets of previous and latest counted from byte 4, NUL-terminated texts).
 	objcopy -O binary --only-section=.sbatlevel "$d/shimx64.efi" "$d/sbatlevel.bin"
 	poff=$(od -A n -t u4 -j 4 -N 4 "$d/sbatlevel.bin" 2>/dev/null | tr -d ' ') || poff=
-	want=$(tail -c +$((${poff:-0} + 5)) "$d/sbatlevel.bin" | head -z -n 1 | tr -d '\0' | xxd -p | tr -d '\n') || want=
+	tail -c +$((${poff:-0} + 5)) "$d/sbatlevel.bin" >"$d/sbatlevel-previous.bin"
+	want=$(head -z -n 1 "$d/sbatlevel-previous.bin" | tr -d '\0' | xxd -p | tr -d '\n') || want=
 	check "base: the SbatLevel authority is shim's built-in previous level ($(printf '%s' "$want" | xxd -r -p | tr '\n' ' '))" \
 		test "$(authority SbatLevel)" = "$want"
 	# PCR 14: shim's MOK lists, each event's data its name and a NUL.
