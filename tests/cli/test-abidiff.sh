@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; echo "If the change is deliberate: scripts/update-abi,
 [ -e "$BASE" ] || fail "no baseline $BASE"
 command -v abidiff >/dev/null || fail "abidiff not found (apt-get install abigail-tools; scripts/install-deps)"
 # Without DWARF abidiff would compare symbol names only and miss every type change.
-readelf -S "$LIB" | grep -q '\.debug_info' || fail "$LIB has no debug info (build with -Ddebug=true)"
+grep -q '\.debug_info' <<<"$(readelf -S "$LIB")" || fail "$LIB has no debug info (build with -Ddebug=true)"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -49,7 +49,7 @@ python3 "$S/tests/cli/tcg-log.py" "$W/log" "$(ev "$ESP" "$W/esp/EFI/debian/grub.
 	"$(ev "$ESCAPE" "$W/outside/grub.cfg")" "$(ev "$LONG" "$W/outside/grub.cfg")" \
 	"$(ev_nul '(hd0,gpt1)/EFI/nul/grub.cfg' tail "$W/esp/EFI/nul/grub.cfg")" || bad "tcg-log.py"
 # The log is what GRUB writes, as mboot reads it: the paths and openssl's digests.
-"$M" log show --pcr 9 "$W/log" | grep -qF "file $MAIN" || bad "log show does not show $MAIN"
+grep -qF "file $MAIN" <<<"$("$M" log show --pcr 9 "$W/log")" || bad "log show does not show $MAIN"
 
 keep() { "$M" grub keep-booted --log "$W/log" --dir "$W/copies" --map "(hd0,gpt1)=$W/esp" --map "(hd0,gpt2)=$W/root" "$@"; }
 keep >"$W/out" 2>"$W/err"

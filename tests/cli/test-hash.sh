@@ -25,7 +25,7 @@ size_of() { stat -c %s "$1"; }
 embedded_digest() { # the digest inside a signed image's first signature (SpcIndirectDataContent)
 	sbattach --detach "$T/sig.p7" "$1" >/dev/null 2>&1 || return 0
 	openssl asn1parse -inform DER -in "$T/sig.p7" 2>/dev/null |
-		awk '/:1.3.6.1.4.1.311.2.1.4/ { f = 1 } f && /prim: OCTET STRING/ { sub(/.*:/, ""); print tolower($0); exit }'
+		awk '/:1.3.6.1.4.1.311.2.1.4/ { f = 1 } f && !done && /prim: OCTET STRING/ { sub(/.*:/, ""); print tolower($0); done = 1 }'
 	rm -f "$T/sig.p7"
 }
 # Header offsets of a PE image (PE Format: e_lfanew at 0x3c, COFF header, optional header).
@@ -198,7 +198,7 @@ j=$("$M" hash --json "$T/big" "$T/tiny64.efi")
 ok "plain digests equal sha1sum/sha256sum/sha384sum/sha512sum, stdin too; JSON has every bank"
 
 # --- usage ----------------------------------------------------------------------------
-"$M" hash --help | grep -q authenticode || fail "--help"
+grep -q authenticode <<<"$("$M" hash --help)" || fail "--help"
 set +e
 "$M" hash >/dev/null 2>&1; [ $? = 2 ] || fail "no file: not exit 2"
 "$M" hash --alg md5 /etc/os-release >/dev/null 2>&1; [ $? = 2 ] || fail "bad alg: not exit 2"

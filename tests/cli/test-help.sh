@@ -35,7 +35,7 @@ same_help log show
 rc=$?
 if [ $rc = 2 ] && grep -q "unknown command 'frobnicate'" "$T/err"; then ok "mboot help frobnicate: exit 2, named"
 else bad "mboot help frobnicate: exit $rc, $(cat "$T/err")"; fi
-if "$M" help | grep -q "^Usage: mboot COMMAND"; then ok "mboot help alone: the overview"; else bad "mboot help alone"; fi
+if grep -q "^Usage: mboot COMMAND" <<<"$("$M" help)"; then ok "mboot help alone: the overview"; else bad "mboot help alone"; fi
 
 # No colour, on a terminal too (so NO_COLOR holds trivially): util-linux's script(1) gives mboot
 # a pty with a colour TERM; a log with a mismatch and a failed verify are where tools colour.

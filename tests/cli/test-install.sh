@@ -29,7 +29,7 @@ done
 ok "installed: bin/mboot, libmboot.so.$version (+ .so.0, .so), include/mboot/*.h, mboot.pc"
 
 # The binary needs the shared library (not a static copy of it) and runs with the installed one.
-readelf -d "$D$prefix/bin/mboot" | grep -q 'NEEDED.*\[libmboot\.so\.0\]' ||
+grep -q 'NEEDED.*\[libmboot\.so\.0\]' <<<"$(readelf -d "$D$prefix/bin/mboot")" ||
 	fail "installed mboot does not link libmboot.so.0: $(readelf -d "$D$prefix/bin/mboot" | grep NEEDED)"
 out=$(LD_LIBRARY_PATH=$D$libdir "$D$prefix/bin/mboot" --version)
 [ "$out" = "mboot $version" ] || fail "installed mboot --version printed '$out', meson says $version"
@@ -75,7 +75,7 @@ for page in $pages; do
 	f=$D$mandir/man1/$page.1
 	[ -s "$f" ] || [ -s "$f.gz" ] || fail "no man page $mandir/man1/$page.1"
 	[ -s "$f" ] || f=$f.gz
-	zcat -f "$f" | grep -q '^\.TH' || fail "$page.1 is not troff (no .TH)"
+	grep -q '^\.TH' <<<"$(zcat -f "$f")" || fail "$page.1 is not troff (no .TH)"
 	if command -v man >/dev/null; then
 		# The page is deterministic; man(1) once failed here in CI under heavy load with
 		# nothing to show for it: its stderr is kept, and one retry tells such a failure

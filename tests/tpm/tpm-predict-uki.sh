@@ -104,7 +104,7 @@ unpredictable() { # unpredictable WHAT LOG PCR PATTERN
 	[ "$rc" = 1 ] || fail "$1: exit $rc, not 1"
 	jq -e --arg p "$3" '.unpredictable[$p] != null and .banks.sha256[$p] == null and .banks.sha256["11"] != null' \
 		"$T/u.json" >/dev/null || fail "$1: $(jq -c '.unpredictable' "$T/u.json")"
-	jq -r --arg p "$3" '.unpredictable[$p]' "$T/u.json" | grep -q -- "$4" || fail "$1: reason $(jq -c .unpredictable "$T/u.json")"
+	grep -q -- "$4" <<<"$(jq -r --arg p "$3" '.unpredictable[$p]' "$T/u.json")" || fail "$1: reason $(jq -c .unpredictable "$T/u.json")"
 }
 printf ' root=/dev/vda2 quiet\0' | iconv -f ascii -t utf-16le >"$T/cmd16"
 "$F" "$T/log.bin" "$T/log12.bin" append-event 12 13 "$T/cmd16" "$T/cmd16"
