@@ -30,8 +30,8 @@ static const char show_help[] =
 	"bank, the decoded data, and whether the digest matches the data where the data\n"
 	"is what was hashed (a mismatch means the data must not be trusted): a plain match says\n"
 	"nothing, \"[digest ok (alternative form: RULE)]\" a match of another preimage than the\n"
-	"spec's, \"[digest not checkable: WHY]\" text mboot cannot prove measured (systemd-boot/UKI\n"
-	"command lines). A footer covers the whole log: the number of events, the events whose data\n"
+	"spec's, \"[digest not checkable: WHY]\" text mboot cannot prove measured (a GRUB string\n"
+	"in a form it does not hash). A footer covers the whole log: the number of events, the events whose data\n"
 	"does not hash to their digest (the first 32), and the PCRs replayed, as `log replay` prints them.\n\n"
 	"  --json        one JSON document: {\"events\": [{\"index\", \"pcr\", \"type\", \"digests\", ...}],\n"
 	"                \"summary\": {\"events\", \"events_shown\", \"digest_mismatches\",\n"
@@ -79,7 +79,7 @@ static const char *uncheckable_text(const mb_event *ev, const char *kind)
 	if (ev->type != MB_EV_IPL)
 		return NULL;
 	if (strcmp(kind, "utf16_string") == 0)
-		return "systemd-boot/UKI text (UTF-16), mboot does not recompute its digest; not proven measured";
+		return "UTF-16 text that does not hash to its digest in any bank; not proven measured";
 	if (strncmp(kind, "grub_", 5) == 0 && strcmp(kind, "grub_file") != 0)
 		return "a GRUB string in a form mboot does not hash; not proven measured";
 	if (strcmp(kind, "string") == 0)

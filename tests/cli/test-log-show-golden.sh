@@ -2,9 +2,10 @@
 # `mboot log show` (text and --json) of every corpus log, byte for byte against golden files.
 # The goldens under tests/data/golden/log-show/ were first written by the implementation that built a
 # json-c tree per event, before decoding moved to typed results: the rewrite must not change one
-# byte. Regenerated once since, deliberately: the footer (events, digest mismatches, replayed
+# byte. Regenerated twice since, deliberately: the footer (events, digest mismatches, replayed
 # PCRs; "summary" in JSON) and the labels of alternative-form matches and uncheckable text
-# (checked: nothing else changed). MB_REGENERATE=1 rewrites them (only for a deliberate change
+# (checked: nothing else changed); then systemd-boot's UTF-16 command lines, checked as logged
+# (match, no label; only those events changed). MB_REGENERATE=1 rewrites them (only for a deliberate change
 # of the output).
 set -u
 : "${MBOOT:?}" "${MB_TESTDATA:?}"

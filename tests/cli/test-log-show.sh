@@ -70,10 +70,34 @@ sum=$(jq -r '.events[18].data' "$tmp/json" | xxd -r -p | sha256sum | cut -d' ' -
 "$MBOOT" log show "$L" | grep -qx '#18    PCR 1   EV_EFI_VARIABLE_BOOT  \[digest ok (alternative form: H(event data))\]' &&
 	ok "alternative form labelled" || bad "alternative form not labelled"
 
-# systemd-boot's kernel command line (PCR 12, UTF-16): mboot does not check its digest, and says so.
-"$MBOOT" log show "$C/tpm2-tools/event-sd-boot-fedora37.bin" >"$tmp/text"
-[ "$(grep -c '^#2[34]  *PCR 12  EV_IPL  \[digest not checkable: systemd-boot/UKI' "$tmp/text")" = 2 ] &&
-	ok "systemd-boot command line: digest not checkable" || { bad "sd-boot command line label"; grep -A2 '^#23' "$tmp/text"; }
+# systemd-boot's kernel command line (PCR 12, UTF-16 with its NUL): its digest is sha256sum of
+# the data as logged, so it is checked (no label, digest_check match); an edited copy of the text
+# hashes to no bank: not checkable, never shown as proven.
+L=$C/tpm2-tools/event-sd-boot-fedora37.bin
+"$MBOOT" log show "$L" >"$tmp/text"
+"$MBOOT" log show --json "$L" >"$tmp/json"
+for e in 23 24; do
+	[ "$(jq -r ".events[$e].data" "$tmp/json" | xxd -r -p | sha256sum | cut -d' ' -f1)" = "$(jq -r ".events[$e].digests.sha256" "$tmp/json")" ] ||
+		bad "event $e's sha256 is not sha256sum of its data"
+done
+if [ "$(grep -c '^#2[34]  *PCR 12  EV_IPL$' "$tmp/text")" = 2 ] &&
+	[ "$(jq -c '[.events[23,24] | .digest_check, .decoded.kind]' "$tmp/json")" = '["match","utf16_string","match","utf16_string"]' ]; then
+	ok "systemd-boot command line: digest checked as logged"
+else
+	bad "sd-boot command line label"
+	grep -A2 '^#23' "$tmp/text"
+fi
+# u"console" -> u"consolE" in both events (the file's only UTF-16 "console=ttyS0 console=tty0")
+python3 - "$L" "$tmp/edited.bin" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+old = 'console=ttyS0 console=tty0'.encode('utf-16-le')
+assert b.count(old) == 2, b.count(old)
+open(sys.argv[2], 'wb').write(b.replace(old, 'consolE=ttyS0 console=tty0'.encode('utf-16-le')))
+PY
+"$MBOOT" log show "$tmp/edited.bin" >"$tmp/text"
+[ "$(grep -c '^#2[34]  *PCR 12  EV_IPL  \[digest not checkable: UTF-16 text' "$tmp/text")" = 2 ] &&
+	ok "an edited systemd-boot command line: digest not checkable" || { bad "edited sd-boot command line label"; grep -A2 '^#23' "$tmp/text"; }
 
 echo "log show: $fails failed"
 [ "$fails" = 0 ]

@@ -123,5 +123,35 @@ cp "$tmp/mine.orig" "$tmp/sig"
 "$MBOOT" policy sign --key "$tmp/none.pem" --pcrs 7 --values "$tmp/v.json" -o "$tmp/sig2" >/dev/null 2>&1
 [ $? = 2 ] && [ -z "$(find "$tmp" -name '*.tmp*')" ] && [ ! -e "$tmp/sig2" ] && ok "a failed sign leaves no file" || bad "failed sign left files"
 
+# systemd-boot's command line (PCR 12, UTF-16 + NUL, hashed as logged): generate writes a text
+# rule with the text iconv reads from the data, and verify (PCRs replayed by tpm2_eventlog)
+# judges it; another command line breaks the rule; an edited text is not judged as proven.
+L=$C/tpm2-tools/event-sd-boot-fedora37.bin
+tpm2_eventlog "$L" 2>/dev/null | sed -n '/^pcrs:/,$p' | sed 1d >"$tmp/sd-pcrs.txt"
+"$MBOOT" log show --json "$L" >"$tmp/sd.json"
+want=$(jq -r '.events[23].data' "$tmp/sd.json" | xxd -r -p | iconv -f UTF-16LE -t UTF-8 | tr -d '\0')
+"$MBOOT" policy generate --from-log "$L" -o "$tmp/sd-pol.json" --force
+if [ "$(jq -r '.pcrs["12"].rules | map(.text) | join("|")' "$tmp/sd-pol.json")" = "$want" ] &&
+	"$MBOOT" verify --log "$L" --no-userspace-log --pcrs "$tmp/sd-pcrs.txt" --policy "$tmp/sd-pol.json" >/dev/null; then
+	ok "systemd-boot command line: a text rule ('$want'), and the boot meets it"
+else
+	bad "systemd-boot command line rule: $(jq -c '.pcrs["12"]' "$tmp/sd-pol.json")"
+fi
+jq --arg t "${want/efi=debug/init=\/bin\/sh}" '.pcrs["12"].rules[0].text = $t' "$tmp/sd-pol.json" >"$tmp/sd-other.json"
+"$MBOOT" verify --log "$L" --no-userspace-log --pcrs "$tmp/sd-pcrs.txt" --policy "$tmp/sd-other.json" --json >"$tmp/v.json"
+rc=$?
+[ $rc = 1 ] && jq -e '[.policy.violations[] | select(.event)] | length == 2 and all(.pcr == 12 and .reason == "no rule of the policy allows it")' "$tmp/v.json" >/dev/null &&
+	ok "another command line: both PCR 12 events violate, 'no rule allows it'" || bad "other command line: rc $rc $(jq -c .policy "$tmp/v.json")"
+python3 - "$L" "$tmp/sd-edited.bin" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+old = 'console=ttyS0 console=tty0'.encode('utf-16-le')
+open(sys.argv[2], 'wb').write(b.replace(old, 'consolE=ttyS0 console=tty0'.encode('utf-16-le')))
+PY
+"$MBOOT" verify --log "$tmp/sd-edited.bin" --no-userspace-log --pcrs "$tmp/sd-pcrs.txt" --policy "$tmp/sd-pol.json" --json >"$tmp/v.json"
+rc=$?
+[ $rc = 1 ] && jq -e '[.policy.violations[] | select(.event)] | length == 2 and all(.reason | startswith("its digest covers something not in the log, so its text proves nothing; "))' "$tmp/v.json" >/dev/null &&
+	ok "an edited command line: its text proves nothing, violations say so" || bad "edited command line: rc $rc $(jq -c .policy "$tmp/v.json")"
+
 echo "policy cli: $fails failed"
 [ "$fails" = 0 ]

@@ -357,6 +357,53 @@ static void test_digest_check_grub(void **state)
 	mb_log_writer_free(w);
 }
 
+/*
+ * An EV_IPL that is not a GRUB string: systemd-boot's UTF-16 command line hashes as logged
+ * (digests from OpenSSL here); a file's path does not, and proves nothing either way; one bank
+ * over the data and another not is forged.
+ */
+static void test_digest_check_ipl_logged(void **state)
+{
+	static const uint8_t cmdline[] = { 'r', 0, 'o', 0, ' ', 0, 'q', 0, 0, 0 }; /* u"ro q" with its NUL */
+	static const char elsewhere[] = "the kernel image";
+	uint8_t d1[2][20], d256[2][32];
+	unsigned int len;
+	mb_event_digest both[2], mixed[2], none[2];
+	mb_log_writer *w;
+	mb_event_log *log;
+	mb_error err = { 0 };
+	mb_digest_check c;
+
+	(void) state;
+	assert_true(EVP_Digest(cmdline, sizeof(cmdline), d1[0], &len, EVP_sha1(), NULL));
+	assert_true(EVP_Digest(cmdline, sizeof(cmdline), d256[0], &len, EVP_sha256(), NULL));
+	assert_true(EVP_Digest(elsewhere, strlen(elsewhere), d1[1], &len, EVP_sha1(), NULL));
+	assert_true(EVP_Digest(elsewhere, strlen(elsewhere), d256[1], &len, EVP_sha256(), NULL));
+	both[0] = (mb_event_digest) { MB_ALG_SHA1, 20, d1[0] };
+	both[1] = (mb_event_digest) { MB_ALG_SHA256, 32, d256[0] };
+	mixed[0] = both[0];
+	mixed[1] = (mb_event_digest) { MB_ALG_SHA256, 32, d256[1] };
+	none[0] = (mb_event_digest) { MB_ALG_SHA1, 20, d1[1] };
+	none[1] = mixed[1];
+	assert_int_equal(mb_log_writer_new(&w), 0);
+	assert_int_equal(mb_log_writer_add_spec_id(w, sha1_sha256, 2), 0);
+	assert_int_equal(mb_log_writer_add(w, 12, MB_EV_IPL, both, 2, cmdline, sizeof(cmdline)), 0);
+	assert_int_equal(mb_log_writer_add(w, 12, MB_EV_IPL, mixed, 2, cmdline, sizeof(cmdline)), 0);
+	assert_int_equal(mb_log_writer_add(w, 9, MB_EV_IPL, none, 2, "/vmlinuz", 9), 0);
+	log = parse_writer(w, 0, &err);
+	assert_int_equal(mb_event_check_digest(mb_event_log_event(log, 1), &c), 0);
+	assert_int_equal(c.status, MB_DIGEST_MATCH);
+	assert_string_equal(c.rule, "H(event data)");
+	assert_int_equal(mb_event_check_digest(mb_event_log_event(log, 2), &c), 0);
+	assert_int_equal(c.status, MB_DIGEST_MISMATCH);
+	assert_int_equal(c.mismatched_digests, 2);
+	assert_int_equal(mb_event_check_digest(mb_event_log_event(log, 3), &c), 0);
+	assert_int_equal(c.status, MB_DIGEST_UNCHECKABLE);
+	assert_null(c.rule);
+	mb_event_log_free(log);
+	mb_log_writer_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_sha1_log),
 		cmocka_unit_test(test_digest_check_grub),
+		cmocka_unit_test(test_digest_check_ipl_logged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

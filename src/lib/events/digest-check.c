@@ -83,6 +83,33 @@ static void judge(const mb_event *ev, hash_form spec, hash_form alt, bool report
 	ret->mismatched_digests = report_alt ? bad_alt : bad;
 }
 
+/*
+ * An EV_IPL that is not a GRUB string: systemd-boot and the UKI stub log what they hash (the
+ * command line as UTF-16 with its NUL), so every bank equal to H(data) proves the text; GRUB's
+ * files, shim's MokList and a UKI's sections hash what is not in the log, so no bank equal says
+ * nothing. Some banks equal and others not is no innocent form: a mismatch.
+ */
+static void judge_logged_or_elsewhere(const mb_event *ev, mb_digest_check *ret)
+{
+	uint32_t bad = 0, computed = 0, i;
+	bool any;
+
+	for (i = 0; i < ev->n_digests; i++) {
+		const mb_digest_info *info = mb_digest_by_alg(ev->digests[i].alg);
+
+		if (info && info->size == ev->digests[i].size)
+			computed |= 1u << i;
+	}
+	if (digests_equal(ev, ev->data, ev->data_size, &bad, &any)) {
+		ret->status = MB_DIGEST_MATCH;
+		ret->rule = "H(event data)";
+	} else if (any && bad != computed) {
+		ret->status = MB_DIGEST_MISMATCH;
+		ret->rule = "H(event data)";
+		ret->mismatched_digests = bad;
+	}
+}
+
 MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
 {
 	const hash_form data = { "H(event data)", ev->data, ev->data_size, true }, none = { 0 };
@@ -112,8 +139,10 @@ MB_EXPORT int mb_event_check_digest(const mb_event *ev, mb_digest_check *ret)
 		judge(ev, var, data, true, ret);
 		return 0;
 	case MB_EV_IPL:
-		if (grub_string_split(ev, &text.p, &text.n) == GRUB_STRING_NONE)
-			return 0; /* files, shim's MokList, sd-boot sections: H(something not in the log) */
+		if (grub_string_split(ev, &text.p, &text.n) == GRUB_STRING_NONE) {
+			judge_logged_or_elsewhere(ev, ret);
+			return 0;
+		}
 		text.rule = "H(text after prefix, without NUL)";
 		text.usable = true;
 		/* Older distribution patches hashed the trailing NUL too (tpm2-tools verify_digests). */

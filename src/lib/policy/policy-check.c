@@ -197,6 +197,7 @@ typedef struct judged {
 	grub_string_kind derived;
 	const mb_event_digest *d;      /* in the judged bank, or NULL */
 	bool text_trusted;             /* its text hashes to its digests (the judged bank's included) */
+	bool digest_elsewhere;         /* its digest covers what the log does not hold (a file, an image) */
 } judged;
 
 /* Match j against the PCR's rules (counting, ordered from *cursor); a violation when none allows it. */
@@ -261,6 +262,8 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 	n_closest = j->ev ? closest_rules(pp, type, &closest) : 0;
 	rc = add_violation(c->res, &c->cap, pcr, j->ev, closest, n_closest, "%s%s%s%s",
 			   !j->d ? "it has no digest in the verified bank; " :
+			   !j->text_trusted && j->digest_elsewhere ?
+				   "its digest covers something not in the log, so its text proves nothing; " :
 			   !j->text_trusted && j->ev ? "its data does not hash to its digest (not trusted); " : "",
 			   budget_spent ? "not judged: the check spent its regular-expression budget" :
 			   over_max ? "a matching rule already matched its maximum number of times" :
@@ -429,6 +432,7 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 		else if (mb_event_check_digest(ev, &check) < 0)
 			check.status = MB_DIGEST_UNCHECKABLE;
 		j.text_trusted = check.status == MB_DIGEST_MATCH || check.status == MB_DIGEST_MATCH_ALTERNATE;
+		j.digest_elsewhere = check.status == MB_DIGEST_UNCHECKABLE;
 		label = grub_string_split(ev, &body, &len);
 		if (label != j.derived) {
 			/* GRUB never writes another label than the one it measured for: edited. */
