@@ -44,6 +44,9 @@ swtpm_banks "sha1 sha256" # reset: the boot below starts the TPM at its own loca
 "$M" log extend --tcti "$TCTI" "$LOG" >extend.out 2>&1 || fail "log extend: $(cat extend.out)"
 mkdir -p ca && cp "$SWTPM_EK_CA" "$SWTPM_EK_ISSUER" ca/
 "$M" policy generate --from-log "$LOG" -o policy.json || fail "policy generate"
+# Two firmware sets: this boot's values (firmware-1) and another real machine's release.
+"$M" policy add-firmware policy.json --from-log "$C/go-tpm-tools/arch-linux-workstation.bin" --name other-release \
+	>/dev/null || fail "policy add-firmware"
 "$F" "$LOG" evil.bin append 8 grub_cmd "linux /boot/vmlinuz ro init=/bin/sh $HOSTILE" || fail "mb-forge"
 appended=$("$M" log show --json evil.bin | jq '.events[-1].index')
 
@@ -135,6 +138,7 @@ browse() {
 #   history VERDICT            a row of the machine's history (its badge)
 #   notice TEXT                the page's message (errors from the API)
 #   script-ran                 the body has the attribute the hostile string's handler sets
+#   firmware-set TEXT          the firmware set the last verdict names
 dom_facts() {
 	python3 - "$1" "$HOSTILE" <<'PY'
 import sys
@@ -191,6 +195,8 @@ class Facts(HTMLParser):
             self.out.append("count %s %s" % (status[-1] if status else "?", data))
         if self.inside("id", "reasons") and tags and tags[-1] == "code":
             self.out.append("reason " + data)
+        if self.inside("id", "firmware-set"):
+            self.out.append("firmware-set " + data)
         if self.row is None:
             return
         self.row["text"] += data
@@ -242,6 +248,8 @@ check "the machine view lists the verdict's reasons ($(jq -c '[.verdict.reasons[
 check "the machine view's history is the API's ($(jq -c '[.history[].trusted]' evil.json))" \
 	test "$(sed -n 's/^history //p' machine.facts | paste -sd,)" = \
 	"$(jq -r '[.history[] | if .trusted then "trusted" else "untrusted" end] | join(",")' evil.json)"
+check "the machine view names the firmware set the verdict matched ($(jq -c .verdict.policy.firmware_set evil.json), this boot's)" \
+	test "$(sed -n 's/^firmware-set //p' machine.facts):$(jq -r .verdict.policy.firmware_set evil.json)" = firmware-1:firmware-1
 check "the machine view names the machine" grep -q "<span class=\"mono\" id=\"machine-id\">$EVIL</span>" machine.html
 
 # A wrong token: the page says what the API said and asks for another.
