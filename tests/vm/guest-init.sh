@@ -223,9 +223,19 @@ if [ -e /extra/kupdate ]; then
 		/etc/kernel/postinst.d/zzz-mboot-reseal "$v" /boot/vmlinuz-"$v" >/tmp/hook.out 2>/tmp/hook.err
 		kup_rc HOOK $?
 		kup HOOK-ERR /tmp/hook.err
-		# the hook's prediction made again, printed for the host to hold against the next boot
-		mboot predict --kernel /boot/vmlinuz-"$v" --initrd /boot/initrd.img-"$v" \
-			--grub-cfg '(hd0,gpt1)/boot/grub/grub.cfg=/boot/grub/grub.cfg' --json >/tmp/predict.json 2>/tmp/predict.err
+		# the hook's prediction made again, with its arguments (/etc/default/mboot's
+		# MBOOT_PREDICT_ARGS, one a line), printed for the host to hold against the next boot
+		. /etc/default/mboot
+		set -f
+		old_ifs=$IFS
+		IFS='
+'
+		# shellcheck disable=SC2086 # split on purpose: at newlines, globbing off
+		set -- ${MBOOT_PREDICT_ARGS:-}
+		IFS=$old_ifs
+		set +f
+		mboot predict --kernel /boot/vmlinuz-"$v" --initrd /boot/initrd.img-"$v" "$@" --json \
+			>/tmp/predict.json 2>/tmp/predict.err
 		kup_rc PREDICT $?
 		kup PREDICT /tmp/predict.json
 		kup PREDICT-ERR /tmp/predict.err
