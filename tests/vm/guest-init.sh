@@ -37,6 +37,16 @@ mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 [ -r $sbvar ] && echo "SecureBoot variable:$(od -A n -t x1 $sbvar)"
 echo "MBVM-END-SECUREBOOT"
 
+# disk2: the kernel modules lib.sh put in /lib/modules/mboot-vm, loaded in their order, then up
+# to 10 s for the second virtio disk, /dev/vdb, to appear (the luks and kernel-update scenarios).
+disk2() {
+	while read -r m; do
+		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
+	done </lib/modules/mboot-vm/order
+	i=0
+	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
 log=/sys/kernel/security/tpm0/binary_bios_measurements
 # Copy first: securityfs gives short reads, and every consumer below reads the same bytes.
 if cat "$log" >/tmp/log.bin; then
@@ -144,11 +154,7 @@ if [ -e /extra/luks ]; then
 		export LD_PRELOAD ASAN_OPTIONS=detect_leaks=0
 	fi
 	mkdir -p /run/cryptsetup
-	while read -r m; do
-		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
-	done </lib/modules/mboot-vm/order
-	i=0
-	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	disk2
 	dev=/dev/vdb
 	if ! cryptsetup luksDump "$dev" 2>/dev/null | grep -q '^  [0-9]*: mboot$'; then
 		/bin/mboot luks enroll "$dev" --pcrs 0,4,7,8,9 --key-file /extra/luks-passphrase \
@@ -192,11 +198,7 @@ fi
 if [ -e /extra/kupdate ]; then
 	kup() { echo "MBVM-BEGIN-KUP-$1"; cat "$2"; echo "MBVM-END-KUP-$1"; }
 	kup_rc() { echo "MBVM-BEGIN-KUP-$1-RC"; echo "$2"; echo "MBVM-END-KUP-$1-RC"; }
-	while read -r m; do
-		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
-	done </lib/modules/mboot-vm/order
-	i=0
-	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	disk2
 	in=/tmp/kup-in
 	mkdir -p $in
 	tar -xf /dev/vdb -C $in 2>/tmp/tar.err
@@ -226,13 +228,12 @@ if [ -e /extra/kupdate ]; then
 		# the hook's prediction made again, with its arguments (/etc/default/mboot's
 		# MBOOT_PREDICT_ARGS, one a line), printed for the host to hold against the next boot
 		. /etc/default/mboot
-		set -f
-		old_ifs=$IFS
 		IFS='
 '
-		# shellcheck disable=SC2086 # split on purpose: at newlines, globbing off
+		set -f
+		# shellcheck disable=SC2086 # one argument a line, as the hook splits them
 		set -- ${MBOOT_PREDICT_ARGS:-}
-		IFS=$old_ifs
+		unset IFS
 		set +f
 		mboot predict --kernel /boot/vmlinuz-"$v" --initrd /boot/initrd.img-"$v" "$@" --json \
 			>/tmp/predict.json 2>/tmp/predict.err
