@@ -878,7 +878,7 @@ kernel-update)
 	check "the update moved PCRs 8 and 9 in the TPM (and 10, IMA), nothing else: $moved" test "$moved" = "[8,9,10]"
 
 	# The prediction boot 1 made equals boot 2's TPM, every PCR it predicts, every bank.
-	check_replay "boot 1's prediction vs boot 2" "$b2" "$out/predict.json"
+	check_replay prediction-for-boot2 "$b2" "$out/predict.json"
 	check "boot 1's prediction covers PCRs 0-9 in all four banks (40 values)" \
 		test "$(jq '[.banks[] | keys[] | select(tonumber <= 9)] | length' "$out/predict.json")" = 40
 	# PCR 9 from outside: boot 2's config and file events extended from sha*sum of the files put
