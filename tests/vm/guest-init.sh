@@ -10,6 +10,7 @@
 #   MBOOT-PCRS, MBOOT-VERIFY  `mboot pcrs --json` and `mboot verify --json` on the guest's own TPM,
 #                each with its exit code (-RC) and stderr (-ERR)
 #   ATTEST-*     exit codes of attest enroll / activate / quote when /extra/attest asks for them
+#   KUP-*        the kernel-update scenario's steps (/extra/kupdate), below
 # then powers off.
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/sbin:/usr/sbin
@@ -35,6 +36,16 @@ sbvar=/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 [ -r $sbvar ] && echo "SecureBoot variable:$(od -A n -t x1 $sbvar)"
 echo "MBVM-END-SECUREBOOT"
+
+# disk2: the kernel modules lib.sh put in /lib/modules/mboot-vm, loaded in their order, then up
+# to 10 s for the second virtio disk, /dev/vdb, to appear (the luks and kernel-update scenarios).
+disk2() {
+	while read -r m; do
+		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
+	done </lib/modules/mboot-vm/order
+	i=0
+	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
 
 log=/sys/kernel/security/tpm0/binary_bios_measurements
 # Copy first: securityfs gives short reads, and every consumer below reads the same bytes.
@@ -143,11 +154,7 @@ if [ -e /extra/luks ]; then
 		export LD_PRELOAD ASAN_OPTIONS=detect_leaks=0
 	fi
 	mkdir -p /run/cryptsetup
-	while read -r m; do
-		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
-	done </lib/modules/mboot-vm/order
-	i=0
-	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	disk2
 	dev=/dev/vdb
 	if ! cryptsetup luksDump "$dev" 2>/dev/null | grep -q '^  [0-9]*: mboot$'; then
 		/bin/mboot luks enroll "$dev" --pcrs 0,4,7,8,9 --key-file /extra/luks-passphrase \
@@ -177,6 +184,71 @@ if [ -e /extra/luks ]; then
 		echo 3 >/proc/sys/vm/drop_caches
 		say LUKS-DATA "$(blockdev --getsize64 "$m") $(dd if="$m" bs=4096 count=1 2>/dev/null | sha256sum | cut -d' ' -f1)"
 		cryptsetup close "$CRYPTTAB_NAME"
+	fi
+fi
+
+# The kernel-update scenario (/extra/kupdate): the second virtio disk is a tar archive from the
+# host. With update/ in it (the first boot) this machine is set up as it booted (the ESP's stub
+# config at /boot/efi/EFI/BOOT/grub.cfg, /boot/grub/grub.cfg, /etc/default/mboot), a secret is
+# sealed to this boot's PCRs 0-9, the GRUB configs that booted are kept (as
+# mboot-grub-booted.service does at startup), then the kernel update happens as Debian does it:
+# the package's kernel and initramfs-tools' initrd land in /boot, update-grub's new grub.cfg
+# replaces the old, and run-parts runs /etc/kernel/postinst.d, whose last hook is mboot's. With
+# disk.sealed in it (the second boot): that file is unsealed. Every step's exit code is printed.
+if [ -e /extra/kupdate ]; then
+	kup() { echo "MBVM-BEGIN-KUP-$1"; cat "$2"; echo "MBVM-END-KUP-$1"; }
+	kup_rc() { echo "MBVM-BEGIN-KUP-$1-RC"; echo "$2"; echo "MBVM-END-KUP-$1-RC"; }
+	disk2
+	in=/tmp/kup-in
+	mkdir -p $in
+	tar -xf /dev/vdb -C $in 2>/tmp/tar.err
+	kup_rc TAR $?
+	if [ -d $in/update ]; then
+		u=$in/update
+		mkdir -p /boot/efi/EFI/BOOT /boot/grub /etc/mboot/sealed.d /etc/default /var/lib
+		cp $u/esp-grub.cfg /boot/efi/EFI/BOOT/grub.cfg
+		cp $u/boot-grub.cfg /boot/grub/grub.cfg
+		cp $u/default-mboot /etc/default/mboot
+		mboot seal --pcrs 0,1,2,3,4,5,6,7,8,9 -i $u/secret -o /etc/mboot/sealed.d/disk.sealed >/tmp/seal.out 2>&1
+		kup_rc SEAL $?
+		kup SEAL-OUT /tmp/seal.out
+		base64 /etc/mboot/sealed.d/disk.sealed >/tmp/sealed-before.b64
+		kup SEALED-BEFORE /tmp/sealed-before.b64
+		mboot grub keep-booted --json >/tmp/keep.json 2>/tmp/keep.err
+		kup_rc KEEP $?
+		kup KEEP /tmp/keep.json
+		kup KEEP-ERR /tmp/keep.err
+		v=$(cat $u/kver)
+		cp $u/vmlinuz /boot/vmlinuz-"$v"
+		cp $u/initrd.img /boot/initrd.img-"$v"
+		cp $u/grub.cfg /boot/grub/grub.cfg
+		/etc/kernel/postinst.d/zzz-mboot-reseal "$v" /boot/vmlinuz-"$v" >/tmp/hook.out 2>/tmp/hook.err
+		kup_rc HOOK $?
+		kup HOOK-ERR /tmp/hook.err
+		# the hook's prediction made again, with its arguments (/etc/default/mboot's
+		# MBOOT_PREDICT_ARGS, one a line), printed for the host to hold against the next boot
+		. /etc/default/mboot
+		IFS='
+'
+		set -f
+		# shellcheck disable=SC2086 # one argument a line, as the hook splits them
+		set -- ${MBOOT_PREDICT_ARGS:-}
+		unset IFS
+		set +f
+		mboot predict --kernel /boot/vmlinuz-"$v" --initrd /boot/initrd.img-"$v" "$@" --json \
+			>/tmp/predict.json 2>/tmp/predict.err
+		kup_rc PREDICT $?
+		kup PREDICT /tmp/predict.json
+		kup PREDICT-ERR /tmp/predict.err
+		base64 /etc/mboot/sealed.d/disk.sealed >/tmp/sealed.b64
+		kup SEALED /tmp/sealed.b64
+	fi
+	if [ -f $in/disk.sealed ]; then
+		mboot unseal -i $in/disk.sealed -o /tmp/secret.out >/tmp/unseal.out 2>&1
+		kup_rc UNSEAL $?
+		kup UNSEAL-OUT /tmp/unseal.out
+		[ -f /tmp/secret.out ] && sha256sum /tmp/secret.out | cut -d' ' -f1 >/tmp/secret.sha256
+		kup UNSEAL-SHA256 /tmp/secret.sha256
 	fi
 fi
 

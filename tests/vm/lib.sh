@@ -114,7 +114,7 @@ vm_initramfs() {
 	cp /bin/busybox "$root/bin/busybox"
 	cp "$VM_DIR/guest-init.sh" "$root/init"
 	chmod 0755 "$root/init" "$root/bin/busybox"
-	if [ "$mode" = with-mboot ] || [ "$mode" = luks ]; then
+	if [ "$mode" = with-mboot ] || [ "$mode" = luks ] || [ "$mode" = kupdate ]; then
 		[ -x "${MBOOT:-}" ] || vm_die "MBOOT is not set to an executable"
 		cp "$MBOOT" "$root/bin/mboot"
 		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
@@ -140,6 +140,7 @@ vm_initramfs() {
 		done
 	fi
 	[ "$mode" = luks ] && vm_initramfs_luks "$root"
+	[ "$mode" = kupdate ] && vm_initramfs_kupdate "$root"
 	for f in "$@"; do cp "$f" "$root/extra/"; done
 	# Packed by mboot itself (deterministic: sorted, owner 0, fixed mtime and inode numbers);
 	# modes made independent of the umask.
@@ -239,6 +240,18 @@ vm_initramfs_luks() {
 	vm_kernel_modules "$root/lib/modules/mboot-vm" virtio_pci virtio_blk dm-crypt xts algif_skcipher
 }
 
+# vm_initramfs_kupdate ROOT: what the kernel-update scenario's guest adds to a with-mboot
+# initramfs: mboot's kernel hooks at the paths meson installs them to (/usr/lib/mboot/mboot-reseal,
+# /etc/kernel/postinst.d/zzz-mboot-reseal; copied verbatim, as install_data does), and the kernel
+# modules for the second virtio disk, which carries the host's files in (a tar archive).
+vm_initramfs_kupdate() {
+	local root=$1 hooks=$VM_DIR/../../hooks
+	install -D -m 0755 "$hooks/mboot-reseal" "$root/usr/lib/mboot/mboot-reseal"
+	install -D -m 0755 "$hooks/kernel/zzz-mboot-reseal" "$root/etc/kernel/postinst.d/zzz-mboot-reseal"
+	printf 'the kernel-update scenario\n' >"$root/extra/kupdate"
+	vm_kernel_modules "$root/lib/modules/mboot-vm" virtio_pci virtio_blk
+}
+
 # --- GRUB and the disk ------------------------------------------------------------------------
 
 vm_grub_image() {
@@ -313,6 +326,120 @@ vm_prepare() {
 	cp "$initrd" "$dir/initrd.img"
 	printf '%s\n' "$cmdline" >"$dir/cmdline"
 	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
+}
+
+# --- A Debian-shaped GRUB boot (the kernel-update scenario, tests/data/grub-model/record.sh) ----
+# GRUB's image carries what Debian's generated grub.cfg uses; its prefix stays /EFI/BOOT, where
+# the ESP's stub config sends GRUB on to /boot/grub/grub.cfg as grub-install's does.
+VM_DEBIAN_GRUB_MODULES="$VM_GRUB_MODULES search search_fs_uuid gzio test loadenv all_video"
+# The ESP's file system UUID as grub-probe and blkid print it (the FAT serial VM_FAT_SERIAL).
+VM_ESP_UUID=6D62-0001
+# GRUB_CMDLINE_LINUX of the test machine's /etc/default/grub.
+VM_GRUB_CMDLINE="console=ttyS0,115200 loglevel=1 panic=-1 rdinit=/init"
+# /etc/grub.d scripts that run (grub-mkconfig runs the executable ones): all of grub-common's by
+# default; record.sh keeps to 00_header and 10_linux, as the recorded configs were made.
+VM_GRUB_D=${VM_GRUB_D:-}
+
+# vm_kver_next KVER: the next Debian kernel ABI, 6.1.0-57-amd64 -> 6.1.0-58-amd64.
+vm_kver_next() {
+	awk -F- '{ $2 = $2 + 1; print }' OFS=- <<<"$1"
+}
+
+# vm_grub_esp_stub OUT: the ESP's grub.cfg as Debian's grub-install writes it.
+vm_grub_esp_stub() {
+	printf "search.fs_uuid %s root hd0,gpt1 \nset prefix=(\$root)'/boot/grub'\nconfigfile \$prefix/grub.cfg\n" \
+		"$VM_ESP_UUID" >"$1"
+}
+
+# vm_grub_mkconfig OUT KVER...: /boot/grub/grub.cfg as Debian's update-grub writes it on the test
+# machine with the kernels /boot/vmlinuz-KVER (and their initrd.img-KVER) installed. The real
+# update-grub -> grub-mkconfig -> /etc/grub.d of grub-common run in a private mount namespace
+# (unshare -m; -r too when not root) where /boot is a scratch folder holding empty kernel files,
+# /etc/default holds the test machine's grub file (a serial console, so GRUB_TERMINAL=console
+# as Debian's file suggests: no gfxterm, whose font this ESP lacks), and grub-probe and grub-mkrelpath are
+# stand-ins that describe the test disk's ESP (/dev/vda1, FAT, UUID VM_ESP_UUID, GPT): nothing
+# of the host's is read or written. The one edit: linux/initrd -> linuxefi/initrdefi (see
+# vm_grub_cfg: Debian's plain linux hands the kernel no event log).
+vm_grub_mkconfig() {
+	local out=$1 w k s ns=-m
+	shift
+	w=$(mktemp -d "${out}.mkconfig.XXXXXX")
+	mkdir -p "$w/boot/grub" "$w/default" "$w/bin"
+	for k in "$@"; do : >"$w/boot/vmlinuz-$k" && : >"$w/boot/initrd.img-$k"; done
+	cat >"$w/bin/grub-probe" <<-EOP
+		#!/bin/sh
+		# stand-in for grub-probe: the test disk's ESP, whatever is asked about
+		t=
+		prev=
+		for a in "\$@"; do
+			case "\$a" in --target=*) t=\${a#--target=} ;; esac
+			[ "\$prev" = -t ] && t=\$a
+			prev=\$a
+		done
+		case "\$t" in
+		partmap) echo gpt ;; fs) echo fat ;; fs_uuid) echo $VM_ESP_UUID ;; abstraction | hints_string) ;;
+		compatibility_hint) echo hd0,gpt1 ;; device) echo /dev/vda1 ;; drive) echo '(hd0,gpt1)' ;;
+		*) exit 1 ;;
+		esac
+	EOP
+	# shellcheck disable=SC2016 # the stand-in's own $1
+	printf '#!/bin/sh\necho "$1"\n' >"$w/bin/grub-mkrelpath"
+	chmod +x "$w/bin/grub-probe" "$w/bin/grub-mkrelpath"
+	cat >"$w/default/grub" <<-EOF
+		GRUB_DEFAULT=0
+		GRUB_TIMEOUT=0
+		GRUB_DISTRIBUTOR=Debian
+		GRUB_CMDLINE_LINUX_DEFAULT=""
+		GRUB_CMDLINE_LINUX="$VM_GRUB_CMDLINE"
+		GRUB_DISABLE_OS_PROBER=true
+		GRUB_DISABLE_RECOVERY=true
+		GRUB_TERMINAL=console
+	EOF
+	mkdir -p "$w/grub.d"
+	if [ -n "$VM_GRUB_D" ]; then
+		for s in $VM_GRUB_D; do cp -p "/etc/grub.d/$s" "$w/grub.d/"; done
+	else
+		cp -p /etc/grub.d/* "$w/grub.d/"
+	fi
+	[ "$(id -u)" = 0 ] || ns=-rm
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare "$ns" sh -c 'mount --bind "$1/boot" /boot && mount --bind "$1/default" /etc/default &&
+		mount --bind "$1/grub.d" /etc/grub.d && mount --bind "$1/bin/grub-probe" /usr/sbin/grub-probe &&
+		mount --bind "$1/bin/grub-mkrelpath" /usr/bin/grub-mkrelpath &&
+		exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin update-grub' sh "$w" >"$w/mkconfig.log" 2>&1 ||
+		vm_die "update-grub failed: $(cat "$w/mkconfig.log")"
+	sed -e 's/^\([[:blank:]]*\)linux\t/\1linuxefi\t/' -e 's/^\([[:blank:]]*\)initrd\t/\1initrdefi\t/' \
+		"$w/boot/grub/grub.cfg" >"$out"
+	rm -rf "$w"
+}
+
+# vm_prepare_debian DIR INITRD KVER: the Debian-shaped GRUB boot in DIR: GRUB (BOOTX64.EFI), the
+# ESP's stub config (esp-grub.cfg), update-grub's config for kernel KVER (boot-grub.cfg), and
+# disk.img with them at /EFI/BOOT/ and /boot/grub/, the cached kernel as /boot/vmlinuz-KVER and
+# INITRD as /boot/initrd.img-KVER (a copy in DIR/initrd.img).
+vm_prepare_debian() {
+	local dir=$1 initrd=$2 kver=$3 kernel
+	mkdir -p "$dir"
+	kernel=$(vm_kernel)
+	VM_GRUB_MODULES=$VM_DEBIAN_GRUB_MODULES vm_grub_image "$dir/BOOTX64.EFI"
+	vm_grub_esp_stub "$dir/esp-grub.cfg"
+	vm_grub_mkconfig "$dir/boot-grub.cfg" "$kver"
+	cp "$initrd" "$dir/initrd.img"
+	vm_disk_esp "$dir/disk.img" "$dir/BOOTX64.EFI=/EFI/BOOT/BOOTX64.EFI" "$dir/esp-grub.cfg=/EFI/BOOT/grub.cfg" \
+		"$dir/boot-grub.cfg=/boot/grub/grub.cfg" "$kernel=/boot/vmlinuz-$kver" "$dir/initrd.img=/boot/initrd.img-$kver"
+	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
+}
+
+# vm_esp_put DISK SOURCE=/ESP/PATH...: write files into the ESP of a vm_disk_esp disk in place
+# (overwriting; the folders must exist), as a package or update-grub writes /boot.
+vm_esp_put() {
+	local disk=$1 pair
+	shift
+	export SOURCE_DATE_EPOCH=$VM_EPOCH
+	for pair in "$@"; do
+		mcopy -o -i "$disk@@$((2048 * 512))" "${pair%=*}" "::${pair##*=}" || vm_die "mcopy into $disk failed"
+	done
+	unset SOURCE_DATE_EPOCH
 }
 
 # --- one boot ---------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real measured-boot scenarios (see tests/vm/README.md):
-#   run-scenario.sh baseline|repeat|changes|inguest|luks|uki|secureboot [OUTDIR]
+#   run-scenario.sh baseline|repeat|changes|inguest|luks|uki|secureboot|kernel-update [OUTDIR]
 # Each scenario boots what it needs (OVMF + swtpm + GRUB + a Debian kernel under QEMU) and
 # asserts on what the guest printed. Exit 0 = all assertions held; anything else fails,
 # including a QEMU that cannot start (never a skip).
@@ -10,9 +10,9 @@ set -euo pipefail
 
 scenario=${1:-}
 case "$scenario" in
-baseline | repeat | changes | inguest | luks | uki | secureboot) ;;
+baseline | repeat | changes | inguest | luks | uki | secureboot | kernel-update) ;;
 *)
-	echo "usage: $0 baseline|repeat|changes|inguest|luks|uki|secureboot [OUTDIR]" >&2
+	echo "usage: $0 baseline|repeat|changes|inguest|luks|uki|secureboot|kernel-update [OUTDIR]" >&2
 	exit 2
 	;;
 esac
@@ -151,6 +151,17 @@ check_policy_boots() {
 			test "$rc:$(jq -c --argjson want "$want" '[.log_verified, .policy.ok, ([.policy.violations[].pcr] | contains($want))]' "$out/$b/verify-policy.json")" = "1:[true,false,true]" ;;
 		esac
 	done
+}
+
+# pcr_extend BANK DIGEST...: a PCR of that bank extended from zero with the digests, in order
+# (xxd and coreutils' sha*sum).
+pcr_extend() {
+	local bank=$1 pcr d len
+	shift
+	len=$(printf '' | "${bank}sum" | awk '{ print length($1) }')
+	pcr=$(printf "%0${len}d" 0)
+	for d in "$@"; do pcr=$(printf '%s%s' "$pcr" "$d" | xxd -r -p | "${bank}sum" | awk '{ print $1 }'); done
+	printf '%s\n' "$pcr"
 }
 
 # check_show NAME DIR: mboot log show parses every event of the real log.
@@ -487,15 +498,6 @@ uki)
 	uki_cmdline_digest() {
 		{ printf '%s' "$2" | iconv -f UTF-8 -t UTF-16LE; printf '\0\0'; } | "${1}sum" | awk '{ print $1 }'
 	}
-	# uki_extend BANK DIGEST...: a PCR of that bank extended from zero with the digests, in order.
-	uki_extend() {
-		local bank=$1 pcr d len
-		shift
-		len=$(printf '' | "${bank}sum" | awk '{ print length($1) }')
-		pcr=$(printf "%0${len}d" 0)
-		for d in "$@"; do pcr=$(printf '%s%s' "$pcr" "$d" | xxd -r -p | "${bank}sum" | awk '{ print $1 }'); done
-		printf '%s\n' "$pcr"
-	}
 	# uki_predict_with_mboot OUT NEXT_DIR: mboot's own prediction of the next boot (predict
 	# --uki), written to OUT ({"banks": ...}); the caller compares it with the same TPM values as
 	# the systemd-measure + pesign prediction. mboot says PCRs 4, 9 and 12 are unpredictable here
@@ -591,16 +593,16 @@ uki)
 	pred_args=()
 	for alg in $uki_banks; do
 		cmd_digest=$(uki_cmdline_digest "$alg" "$(cat "$next/cmdline.sect")")
-		pred_args+=(--arg "$alg:9" "$(uki_extend "$alg" "$cmd_digest" "$("${alg}sum" "$next/initrd.img" | awk '{ print $1 }')")")
+		pred_args+=(--arg "$alg:9" "$(pcr_extend "$alg" "$cmd_digest" "$("${alg}sum" "$next/initrd.img" | awk '{ print $1 }')")")
 		p11=$(uki_pcr11 "$next" "$alg") && [ -n "$p11" ] || vm_die "systemd-measure gave no PCR 11 ($alg) for $next"
 		pred_args+=(--arg "$alg:11" "$p11")
-		pred_args+=(--arg "$alg:12" "$(uki_extend "$alg" "$cmd_digest" "$cmd_digest")")
+		pred_args+=(--arg "$alg:12" "$(pcr_extend "$alg" "$cmd_digest" "$cmd_digest")")
 		case $alg in
 		sha1 | sha256)
 			old=$(pesign -h -d "$alg" -i "$out/base/uki.efi" | awk '{ print $2 }')
 			new=$(pesign -h -d "$alg" -i "$next/uki.efi" | awk '{ print $2 }')
 			# shellcheck disable=SC2046 # digests are hex words
-			pred_args+=(--arg "$alg:4" "$(uki_extend "$alg" $(jq -r --arg b "$alg" '.events[] | select(.pcr == 4) | .digests[$b]' "$out/base/show.json" | sed "s/^$old\$/$new/"))")
+			pred_args+=(--arg "$alg:4" "$(pcr_extend "$alg" $(jq -r --arg b "$alg" '.events[] | select(.pcr == 4) | .digests[$b]' "$out/base/show.json" | sed "s/^$old\$/$new/"))")
 			;;
 		esac
 	done
@@ -786,6 +788,143 @@ secureboot)
 
 	# A policy from the baseline's log: the baseline meets it, the changed boot breaks it in PCR 8.
 	check_policy_boots secureboot "the changed boot" 8
+	;;
+kernel-update)
+	# A Debian kernel update, end to end (issue 15). The Debian-shaped boot (lib.sh
+	# vm_prepare_debian): GRUB reads the ESP's stub config, which configfiles /boot/grub/grub.cfg,
+	# written by the real update-grub for kernel A. One TPM state serves both boots.
+	# Boot 1 (kernel A), in the guest: seal a secret to PCRs 0-9, keep the configs that booted
+	# (mboot grub keep-booted), install kernel B (the same kernel and initrd under the next
+	# version name) and update-grub's config for B and A, run Debian's postinst.d hook, which
+	# reseals under boot 1's live PCRs. Between the boots the host writes what the package and
+	# update-grub wrote into the ESP. Boot 2 (kernel B, GRUB's default entry): the resealed
+	# secret unseals, and the TPM holds what boot 1 predicted, in every bank.
+	# The files come in on a second virtio disk (a tar archive); what comes out goes over the
+	# serial console. A third boot (GRUB's menu falling back to kernel A) would add: an update/
+	# prediction of that entry in boot 1, a boot 3 made like boot 2 with that entry as the default.
+	for t in xxd tar; do command -v $t >/dev/null || vm_die "missing: $t"; done
+	kernel=$(vm_kernel)
+	kver_a=$(basename "$kernel" | sed 's/^vmlinuz-//')
+	kver_b=$(vm_kver_next "$kver_a")
+	b1=$out/boot1 b2=$out/boot2
+	vm_initramfs "$out/initrd.in" kupdate
+	vm_prepare_debian "$b1" "$out/initrd.in" "$kver_a"
+	# update-grub once B is installed beside A: 10_linux puts the newest first, the default entry
+	vm_grub_mkconfig "$out/grub-next.cfg" "$kver_b" "$kver_a"
+	# /etc/default/mboot as a Debian user sets it: the measured path of /boot/grub/grub.cfg
+	printf '%s\n' "MBOOT_RESEAL_STRICT=1" "MBOOT_PREDICT_ARGS='--grub-cfg" \
+		"(hd0,gpt1)/boot/grub/grub.cfg=/boot/grub/grub.cfg'" >"$out/default-mboot"
+	od -A n -N 32 -t x1 /dev/urandom | tr -d ' \n' >"$out/secret"
+	u=$out/in1/update
+	mkdir -p "$u" "$out/in2"
+	cp "$b1/esp-grub.cfg" "$b1/boot-grub.cfg" "$out/default-mboot" "$out/secret" "$u/"
+	cp "$kernel" "$u/vmlinuz"
+	cp "$b1/initrd.img" "$u/initrd.img"
+	cp "$out/grub-next.cfg" "$u/grub.cfg"
+	printf '%s\n' "$kver_b" >"$u/kver"
+	tar -cf "$out/data1.tar" -C "$out/in1" update
+	# boot 2's disk: boot 1's (QEMU ran it as a snapshot, so it is as it was) with /boot updated
+	mkdir -p "$b2"
+	cp "$b1/disk.img" "$b2/disk.img"
+	vm_esp_put "$b2/disk.img" "$kernel=/boot/vmlinuz-$kver_b" "$b1/initrd.img=/boot/initrd.img-$kver_b" \
+		"$out/grub-next.cfg=/boot/grub/grub.cfg"
+
+	export VM_TPM_STATE=$out/tpm-state VM_EXTRA_DISK=$out/data1.tar
+	vm_boot_dir "$b1"
+	vm_extract "$b1"
+	vm_say "boot 1: $VM_ACCEL_USED, $(cat "$b1/seconds") s"
+	kup() { vm_section "$b1/serial.log" "KUP-$1"; }
+	kup_show() { kup "$1" | sed "s/^/  boot1 $1: /"; }
+	for s in SEAL-OUT KEEP-ERR HOOK-ERR PREDICT-ERR; do kup_show "$s"; done
+	check "boot 1: the guest read the host's archive (tar exit $(kup TAR-RC))" test "$(kup TAR-RC)" = 0
+	check "boot 1: mboot seal --pcrs 0-9 on /dev/tpmrm0 exited 0" test "$(kup SEAL-RC)" = 0
+	kup KEEP >"$b1/keep.json"
+	check "boot 1: mboot grub keep-booted exited 0 and kept both configs GRUB measured ($(jq -c '[.configs[] | {path, status}]' "$b1/keep.json" 2>/dev/null))" \
+		test "$(kup KEEP-RC):$(jq -c '[.configs[] | "\(.path)=\(.status)"]' "$b1/keep.json" 2>/dev/null)" \
+		= '0:["(hd0,gpt1)/EFI/BOOT/grub.cfg=kept","(hd0,gpt1)/boot/grub/grub.cfg=kept"]'
+	check "boot 1: the postinst.d hook (zzz-mboot-reseal, MBOOT_RESEAL_STRICT=1) exited 0" test "$(kup HOOK-RC)" = 0
+	check "boot 1: the hook says the secret was resealed to this boot and the next one" \
+		grep -q '^mboot-reseal: /etc/mboot/sealed.d/disk.sealed: resealed to this boot and the next one$' <<<"$(kup HOOK-ERR)"
+	kup PREDICT >"$out/predict.json"
+	check "boot 1: mboot predict with the hook's arguments exited 0, PCRs 8 and 9 changed ($(jq -c '{changed, unpredictable, unmatched}' "$out/predict.json" 2>/dev/null))" \
+		test "$(kup PREDICT-RC):$(jq -c .changed "$out/predict.json" 2>/dev/null)" = "0:[8,9]"
+	kup SEALED-BEFORE | base64 -d >"$out/sealed-before.json" || bad "boot 1: the sealed file is not base64"
+	kup SEALED | base64 -d >"$out/disk.sealed" || bad "boot 1: the resealed file is not base64"
+	check "boot 1: the resealed file is a PolicyOR (was $(jq -r .policy.kind "$out/sealed-before.json" 2>/dev/null))" \
+		test "$(jq -r .policy.kind "$out/disk.sealed" 2>/dev/null)" = or
+
+	cp "$out/disk.sealed" "$out/in2/disk.sealed"
+	tar -cf "$out/data2.tar" -C "$out/in2" disk.sealed
+	export VM_EXTRA_DISK=$out/data2.tar
+	vm_boot_dir "$b2"
+	vm_extract "$b2"
+	unset VM_TPM_STATE VM_EXTRA_DISK
+	vm_say "boot 2: $VM_ACCEL_USED, $(cat "$b2/seconds") s"
+	for b in boot1 boot2; do
+		"$MBOOT" log replay --json "$out/$b/log.bin" >"$out/$b/replay.json" || bad "$b: mboot log replay exited $?"
+		check_replay "$b" "$out/$b" "$out/$b/replay.json"
+	done
+	check_show boot2 "$out/boot2"
+	# tpm2_eventlog's own replay of boot 2's log ("pcrs:" at its end) = the TPM's PCRs 0-9
+	awk '/^pcrs:/ { on = 1; next } on && /^  [a-z0-9]+:$/ { b = $1; sub(/:$/, "", b); next }
+		on && /^    [0-9]+ +: 0x/ { print b, $1, substr($3, 3) }' "$b2/tpm2_eventlog.yaml" |
+		jq -R -n '[inputs | split(" ")] | reduce .[] as $p ({}; .[$p[0]][$p[1]] = ($p[2] | ascii_downcase))' >"$b2/tpm2-replay.json"
+	check "boot 2: tpm2_eventlog's replay of the log = the TPM, PCRs 0-9 in every bank" \
+		test "$(jq -c -S '[.[] | with_entries(select((.key | tonumber) <= 9))]' "$b2/tpm2-replay.json")" \
+		= "$(jq -c -S '[.[] | with_entries(select((.key | tonumber) <= 9))]' "$b2/pcrs.json")"
+	check "boot 2: the kernel ran from /boot/vmlinuz-$kver_b (GRUB's default entry of the new config)" \
+		grep -q "^BOOT_IMAGE=/boot/vmlinuz-$kver_b " <<<"$(vm_section "$b2/serial.log" INFO)"
+	moved=$(tpm_moved boot1 boot2)
+	check "the update moved PCRs 8 and 9 in the TPM (and 10, IMA), nothing else: $moved" test "$moved" = "[8,9,10]"
+
+	# The prediction boot 1 made equals boot 2's TPM, every PCR it predicts, every bank.
+	check_replay prediction-for-boot2 "$b2" "$out/predict.json"
+	check "boot 1's prediction covers PCRs 0-9 in all four banks (40 values)" \
+		test "$(jq '[.banks[] | keys[] | select(tonumber <= 9)] | length' "$out/predict.json")" = 40
+	# PCR 9 from outside: boot 2's config and file events extended from sha*sum of the files put
+	# on the ESP, in the order the log has them; the prediction and the TPM must both be that.
+	for alg in sha1 sha256 sha384 sha512; do
+		digests=()
+		while read -r path; do
+			case $path in
+			"(hd0,gpt1)/EFI/BOOT/grub.cfg") f=$b1/esp-grub.cfg ;;
+			"(hd0,gpt1)/boot/grub/grub.cfg") f=$out/grub-next.cfg ;;
+			"/boot/vmlinuz-$kver_b") f=$kernel ;;
+			"/boot/initrd.img-$kver_b") f=$b1/initrd.img ;;
+			*) f=/dev/null; bad "boot 2: PCR 9 event of an unexpected file: $path" ;;
+			esac
+			digests+=("$("${alg}sum" <"$f" | awk '{ print $1 }')")
+		done < <(jq -r "$JQ_LIB"'.events[] | select(.pcr == 9) | text' "$b2/show.json")
+		want=$(pcr_extend "$alg" "${digests[@]}")
+		check "PCR 9 ($alg) = the ${#digests[@]} files' ${alg}sum extended: boot 2's TPM and boot 1's prediction" \
+			test "$(jq -r --arg b "$alg" '.[$b]["9"]' "$b2/pcrs.json"):$(jq -r --arg b "$alg" '.banks[$b]["9"]' "$out/predict.json")" = "$want:$want"
+	done
+	# PCR 8 from outside: the kernel command line boot 2 measured is the new config's default
+	# entry's linux line, and its sha256 digest is sha256sum of that string.
+	want=$(sed -n 's/^[[:blank:]]*linuxefi\t\(.*[^ ]\) *$/\1/p' "$out/grub-next.cfg" | sed -n 1p)
+	check "boot 2: PCR 8 kernel_cmdline is the new default entry's '$want'" \
+		test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 8) | text | select(startswith("kernel_cmdline: ")) | ltrimstr("kernel_cmdline: ")] | join("|")' "$b2/show.json")" = "$want"
+	check "boot 2: its sha256 digest = sha256sum of that string" \
+		test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 8) | select(text | startswith("kernel_cmdline: ")) | .digests.sha256] | join(",")' "$b2/show.json")" \
+		= "$(printf '%s' "$want" | sha256sum | awk '{ print $1 }')"
+
+	# The secret, resealed in boot 1, unseals in boot 2.
+	vm_section "$b2/serial.log" KUP-UNSEAL-OUT | sed 's/^/  boot2 unseal: /'
+	check "boot 2: mboot unseal of the resealed file exited 0" test "$(vm_section "$b2/serial.log" KUP-UNSEAL-RC)" = 0
+	check "boot 2: what it unsealed is the secret (sha256)" \
+		test "$(vm_section "$b2/serial.log" KUP-UNSEAL-SHA256)" = "$(sha256sum <"$out/secret" | awk '{ print $1 }')"
+
+	# The hook's old behaviour (it ran before update-grub, predicting with today's config): the
+	# same kernel and initrd but no --grub-cfg. Its PCR 8 is not boot 2's, in any bank.
+	rc=0
+	"$MBOOT" predict --log "$b1/log.bin" --kernel "$kernel" --initrd "$b1/initrd.img" --json \
+		>"$out/predict-old.json" 2>"$out/predict-old.err" || rc=$?
+	check "a reseal with today's config (no --grub-cfg) predicts a PCR 8 boot 2 did not have, in every bank (exit $rc)" \
+		test "$(jq -n -c --slurpfile p "$out/predict-old.json" --slurpfile t "$b2/pcrs.json" \
+			'[$t[0] | to_entries[] | select(.value["8"] != $p[0].banks[.key]["8"])] | length')" = 4
+	# The disks and the kernel's copies are rebuilt from the recorded inputs on demand.
+	[ "${MB_VM_KEEP:-0}" = 1 ] || rm -rf "$b1/disk.img" "$b2/disk.img" "$b1/vars.fd" "$b2/vars.fd" \
+		"$out/initrd.in" "$out/in1" "$out/data1.tar"
 	;;
 esac
 
