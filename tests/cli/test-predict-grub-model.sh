@@ -7,6 +7,14 @@
 #   sha256sum from zero, never with mboot's digest or extend code.
 # - The kept copies (--grub-booted-dir: one file per config, named by the sha256 hex of the
 #   measured path) do the same as --grub-cfg-booted.
+# - The fallback after the update (boot-grub-both.cfg: update-grub's config with both kernels,
+#   PROVENANCE): someone picks "Advanced options > ... with Linux OLD" (--grub-entry by numbers,
+#   by title, by id, --grub-entry-kernel). GRUB measures no key press, so PCR 8 is today's strings
+#   up to the first entry's definition, then the new config's definitions (built here from its
+#   text: argv without quotes, $menuentry_id_option as --id, " {" + the block's raw lines + "}",
+#   the rule checked on today's two definitions first), the submenu's and the entry's setparams
+#   lines, then today's entry commands; PCR 9 is today's events with the new config's sha256sum.
+#   A SPEC that names no entry or a submenu, a kernel no entry loads: exit 1, named.
 # - A booted copy that is not what booted (its digest is not today's PCR 9 event): refused.
 # - A booted copy the model does not reproduce today from: refused, the first differing
 #   command named.
@@ -58,6 +66,99 @@ rc=$?
 [ $rc = 0 ] && [ "$(pcr8 "$W/next.json")" = "$want_next" ] &&
 	ok "kernel bump: predicted PCR 8 is the replay of GRUB's strings for $new ($want_next)" ||
 	bad "kernel bump: rc $rc, PCR 8 $(pcr8 "$W/next.json"), want $want_next; $(cat "$W/err")"
+
+# ---- the fallback: the old kernel picked from the new config's Advanced options ----------------
+BOTH=$D/boot-grub-both.cfg
+cat >"$W/defs.awk" <<'AWK'
+# each menuentry/submenu definition of a grub.cfg as GRUB 2.06 measures it, base64, in file order
+{ line[NR] = $0 }
+END {
+	for (i = 1; i <= NR; i++) {
+		if (line[i] !~ /^[\t ]*(menuentry|submenu) .*\{$/) continue
+		ind = line[i]; sub(/[^\t ].*$/, "", ind)
+		head = line[i]; sub(/^[\t ]*/, "", head); sub(/ *\{$/, "", head)
+		gsub(/\$menuentry_id_option/, "--id", head); gsub(/'/, "", head)
+		s = head " {"
+		for (j = i + 1; j <= NR && line[j] != ind "}"; j++) s = s "\n" line[j]
+		s = s "\n" ind "}"
+		cmd = "base64 -w0"; printf "%s", s | cmd; close(cmd); print ""
+	}
+}
+AWK
+awk -f "$W/defs.awk" "$D/boot-grub.cfg" >"$W/defs-today.b64"
+awk -f "$W/defs.awk" "$BOTH" >"$W/defs-both.b64"
+for n in 1 2; do
+	grep -qxF "$(sed -n "${n}p" "$W/defs-today.b64")" "$W/today.b64" &&
+		ok "definition $n built from boot-grub.cfg's text is GRUB's own string" ||
+		bad "definition $n built from boot-grub.cfg's text is not GRUB's string"
+done
+[ "$(wc -l <"$W/defs-both.b64")" = 4 ] || bad "boot-grub-both.cfg: an entry, a submenu of two entries"
+grep -qF "vmlinuz-$old " "$BOTH" && grep -qF "vmlinuz-$new " "$BOTH" || bad "boot-grub-both.cfg names $old and $new"
+first=
+setp=
+i=0
+while read -r b; do
+	i=$((i + 1))
+	t=$(printf '%s' "$b" | base64 -d)
+	[ -z "$first" ] && [ "${t#menuentry }" != "$t" ] && first=$i
+	[ "$t" = "setparams Debian GNU/Linux" ] && setp=$i
+done <"$W/today.b64"
+[ -n "$first" ] && [ -n "$setp" ] || bad "today's strings: the first definition ($first), the entry's setparams ($setp)"
+sub_title=$(sed -n "s/^submenu '\([^']*\)'.*/\1/p" "$BOTH")
+old_title=$(sed -n "s/^[[:blank:]]*menuentry '\([^']*$old\)'.*/\1/p" "$BOTH")
+[ -n "$sub_title" ] && [ -n "$old_title" ] || bad "titles in boot-grub-both.cfg ($sub_title, $old_title)"
+b64() { printf '%s' "$1" | base64 -w0; echo; }
+{
+	sed -n "1,$((first - 1))p" "$W/today.b64"
+	sed -n 1,2p "$W/defs-both.b64"
+	b64 "setparams $sub_title"
+	sed -n 3,4p "$W/defs-both.b64"
+	b64 "setparams $old_title"
+	sed -n "$((setp + 1)),\$p" "$W/today.b64"
+} >"$W/fallback.b64"
+want_fb=$(extend "$W/fallback.b64")
+# PCR 9: today's events, /boot/grub/grub.cfg's digest that of the new config
+want_fb9=$(printf '%064d' 0)
+while read -r path d; do
+	[ "$path" = "$BOOT" ] && d=$(sha256sum "$BOTH" | cut -c1-64)
+	want_fb9=$(printf '%s%s' "$want_fb9" "$d" | xxd -r -p | sha256sum | cut -c1-64)
+done < <(jq -r '.events[] | select(.pcr == 9) | "\(.decoded.path // "-") \(.digests.sha256)"' "$W/log.json")
+[ "$want_fb" != "$want_next" ] && [ "$want_fb" != "$want_today" ] || bad "the fallback's PCR 8 is its own"
+pcr9() { jq -r '.banks.sha256["9"] // empty' "$1"; }
+for pick in "--grub-entry=1>1" "--grub-entry=$sub_title>$old_title" \
+	"--grub-entry=gnulinux-advanced-6D62-0001>gnulinux-$old-advanced-6D62-0001" \
+	"--grub-entry-kernel=/boot/vmlinuz-$old"; do
+	"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" \
+		--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" "$pick" \
+		>"$W/fb.json" 2>"$W/err"
+	rc=$?
+	[ $rc = 0 ] && [ "$(pcr8 "$W/fb.json")" = "$want_fb" ] && [ "$(pcr9 "$W/fb.json")" = "$want_fb9" ] &&
+		ok "fallback $pick: PCR 8 is the replay of GRUB's strings for the old entry ($want_fb), PCR 9 too" ||
+		bad "fallback $pick: rc $rc, PCR 8 $(pcr8 "$W/fb.json") want $want_fb, PCR 9 $(pcr9 "$W/fb.json") want $want_fb9; $(cat "$W/err")"
+done
+# the default entry of the same config: the new kernel, another PCR 8
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" \
+	--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" >"$W/fbdef.json" 2>"$W/err"
+[ -n "$(pcr8 "$W/fbdef.json")" ] && [ "$(pcr8 "$W/fbdef.json")" != "$want_fb" ] &&
+	ok "without --grub-entry: the default entry, another PCR 8" || bad "default of both: $(pcr8 "$W/fbdef.json"); $(cat "$W/err")"
+# picks that name no entry (a number past the end, a submenu, an entry as a submenu, an unknown
+# title) and a kernel no entry loads: exit 1, the option named, no values
+for pick in "--grub-entry=2" "--grub-entry=1" "--grub-entry=0>1" "--grub-entry=$sub_title>nope" \
+	"--grub-entry-kernel=/boot/vmlinuz-0.0.0-none"; do
+	"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" \
+		--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" "$pick" \
+		>"$W/nope.json" 2>"$W/err"
+	rc=$?
+	[ $rc = 1 ] && [ -z "$(pcr8 "$W/nope.json")" ] &&
+		jq -e --arg o "${pick%%=*}" '[.unmatched[] | select(.option == $o)] | length == 1' "$W/nope.json" >/dev/null &&
+		ok "$pick names no entry to boot: exit 1, named" || bad "$pick: rc $rc; $(cat "$W/nope.json" "$W/err")"
+done
+# without the configs that booted the model does not run: PCR 8 unpredictable, not the default's
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" --grub-entry '1>1' \
+	>"$W/nomodel.json" 2>"$W/err"
+rc=$?
+[ $rc = 1 ] && [ -z "$(pcr8 "$W/nomodel.json")" ] && ok "--grub-entry without the booted configs: PCR 8 unpredictable" ||
+	bad "--grub-entry without model: rc $rc $(jq -c .unpredictable "$W/nomodel.json")"
 
 # the kept copies: named by the sha256 hex of the measured path
 mkdir "$W/kept"
