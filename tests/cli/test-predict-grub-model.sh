@@ -69,60 +69,17 @@ rc=$?
 
 # ---- the fallback: the old kernel picked from the new config's Advanced options ----------------
 BOTH=$D/boot-grub-both.cfg
-cat >"$W/defs.awk" <<'AWK'
-# each menuentry/submenu definition of a grub.cfg as GRUB 2.06 measures it, base64, in file order
-{ line[NR] = $0 }
-END {
-	for (i = 1; i <= NR; i++) {
-		if (line[i] !~ /^[\t ]*(menuentry|submenu) .*\{$/) continue
-		ind = line[i]; sub(/[^\t ].*$/, "", ind)
-		head = line[i]; sub(/^[\t ]*/, "", head); sub(/ *\{$/, "", head)
-		gsub(/\$menuentry_id_option/, "--id", head); gsub(/'/, "", head)
-		s = head " {"
-		for (j = i + 1; j <= NR && line[j] != ind "}"; j++) s = s "\n" line[j]
-		s = s "\n" ind "}"
-		cmd = "base64 -w0"; printf "%s", s | cmd; close(cmd); print ""
-	}
-}
-AWK
-awk -f "$W/defs.awk" "$D/boot-grub.cfg" >"$W/defs-today.b64"
-awk -f "$W/defs.awk" "$BOTH" >"$W/defs-both.b64"
-for n in 1 2; do
-	grep -qxF "$(sed -n "${n}p" "$W/defs-today.b64")" "$W/today.b64" &&
-		ok "definition $n built from boot-grub.cfg's text is GRUB's own string" ||
-		bad "definition $n built from boot-grub.cfg's text is not GRUB's string"
-done
-[ "$(wc -l <"$W/defs-both.b64")" = 4 ] || bad "boot-grub-both.cfg: an entry, a submenu of two entries"
+# shellcheck source=../grub-model-fallback.sh
+. "${MB_SOURCE_ROOT:?}/tests/grub-model-fallback.sh"
+grub_fallback_expect "$W/log.json" "$D/boot-grub.cfg" "$BOTH" "$old" "$W"
+[ -z "$FB_ERR" ] && ok "GRUB's strings for the fallback built by hand (today's definitions rebuilt from the text first)" ||
+	bad "building the fallback's strings:$FB_ERR"
+want_fb=$FB_PCR8
+want_fb9=$FB_PCR9
+[ "$FB_TODAY8" = "$got_real" ] || bad "the helper's replay of today's strings $FB_TODAY8, TPM $got_real"
 grep -qF "vmlinuz-$old " "$BOTH" && grep -qF "vmlinuz-$new " "$BOTH" || bad "boot-grub-both.cfg names $old and $new"
-first=
-setp=
-i=0
-while read -r b; do
-	i=$((i + 1))
-	t=$(printf '%s' "$b" | base64 -d)
-	[ -z "$first" ] && [ "${t#menuentry }" != "$t" ] && first=$i
-	[ "$t" = "setparams Debian GNU/Linux" ] && setp=$i
-done <"$W/today.b64"
-[ -n "$first" ] && [ -n "$setp" ] || bad "today's strings: the first definition ($first), the entry's setparams ($setp)"
 sub_title=$(sed -n "s/^submenu '\([^']*\)'.*/\1/p" "$BOTH")
 old_title=$(sed -n "s/^[[:blank:]]*menuentry '\([^']*$old\)'.*/\1/p" "$BOTH")
-[ -n "$sub_title" ] && [ -n "$old_title" ] || bad "titles in boot-grub-both.cfg ($sub_title, $old_title)"
-b64() { printf '%s' "$1" | base64 -w0; echo; }
-{
-	sed -n "1,$((first - 1))p" "$W/today.b64"
-	sed -n 1,2p "$W/defs-both.b64"
-	b64 "setparams $sub_title"
-	sed -n 3,4p "$W/defs-both.b64"
-	b64 "setparams $old_title"
-	sed -n "$((setp + 1)),\$p" "$W/today.b64"
-} >"$W/fallback.b64"
-want_fb=$(extend "$W/fallback.b64")
-# PCR 9: today's events, /boot/grub/grub.cfg's digest that of the new config
-want_fb9=$(printf '%064d' 0)
-while read -r path d; do
-	[ "$path" = "$BOOT" ] && d=$(sha256sum "$BOTH" | cut -c1-64)
-	want_fb9=$(printf '%s%s' "$want_fb9" "$d" | xxd -r -p | sha256sum | cut -c1-64)
-done < <(jq -r '.events[] | select(.pcr == 9) | "\(.decoded.path // "-") \(.digests.sha256)"' "$W/log.json")
 [ "$want_fb" != "$want_next" ] && [ "$want_fb" != "$want_today" ] || bad "the fallback's PCR 8 is its own"
 pcr9() { jq -r '.banks.sha256["9"] // empty' "$1"; }
 for pick in "--grub-entry=1>1" "--grub-entry=$sub_title>$old_title" \
