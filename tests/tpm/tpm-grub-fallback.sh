@@ -1,6 +1,7 @@
 #!/bin/bash
 # The kernel hook's three PCR states on the real Debian GRUB 2.06 boot (tests/data/grub-model,
-# PROVENANCE) rebuilt in a swtpm: a secret sealed to PCRs 8 and 9, then update-grub's config for
+# PROVENANCE) rebuilt in a swtpm: a secret sealed to PCRs 8 and 9 and a LUKS2 disk image's key
+# enrolled to them (mboot luks, the hook's second half), then update-grub's config for
 # both kernels (boot-grub-both.cfg) and hooks/mboot-reseal for the new kernel. It reseals to
 # today's values, the next boot's default entry (the new kernel) and the fallback to today's
 # kernel from the menu's Advanced options (predict --grub-entry-kernel).
@@ -36,7 +37,15 @@ boot() { # boot LOG: the same TPM (its keys survive), rebooted, holding that boo
 	"$M" log extend --tcti "$TCTI" "$1" >"$WORK/extend" 2>&1 || fail "log extend $1: $(cat "$WORK/extend")"
 }
 pcr_hex() { tpm2_pcrread "sha256:$1" | sed -n "s/^ *$1 *: 0x//p" | tr 'A-F' 'a-f'; }
-unseals() { "$M" unseal -i "$WORK/sealed.d/disk.sealed" --log "$1" 2>"$WORK/unseal.err" | cmp -s - "$WORK/secret"; }
+unseals() { # the sealed file and the LUKS2 disk's token both open on this boot
+	"$M" unseal -i "$WORK/sealed.d/disk.sealed" --log "$1" 2>"$WORK/unseal.err" | cmp -s - "$WORK/secret" &&
+		"$M" luks unlock "$IMG" --test >/dev/null 2>>"$WORK/unseal.err"
+}
+locked() { # neither opens on this boot
+	! "$M" unseal -i "$WORK/sealed.d/disk.sealed" --log "$1" >/dev/null 2>&1 &&
+		! "$M" luks unlock "$IMG" --test >/dev/null 2>&1
+}
+command -v cryptsetup >/dev/null || fail "cryptsetup is not installed (scripts/install-deps)"
 
 # the hand-built values
 "$M" log show --json "$LOG" >"$WORK/log.json" || fail "log show"
@@ -58,6 +67,13 @@ boot "$LOG"
 mkdir -p "$WORK/sealed.d" "$WORK/kept"
 printf 'disk key\n' >"$WORK/secret"
 "$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$WORK/sealed.d/disk.sealed" --force || fail "seal"
+# and a LUKS2 disk whose key is enrolled to the same PCRs (the hook reseals its token too)
+IMG=$WORK/disk.img
+printf 'correct horse' >"$WORK/pw"
+truncate -s 20M "$IMG"
+cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$WORK/pw" "$IMG" ||
+	fail "luksFormat"
+"$M" luks enroll "$IMG" --pcrs 8,9 --log "$LOG" --key-file "$WORK/pw" >/dev/null 2>"$WORK/err" || fail "enroll: $(cat "$WORK/err")"
 # the copies of the configs that booted (as mboot grub keep-booted keeps them)
 cp "$D/esp-grub.cfg" "$WORK/kept/$(printf '%s' "$ESP" | sha256sum | cut -c1-64)"
 cp "$D/boot-grub.cfg" "$WORK/kept/$(printf '%s' "$BOOT" | sha256sum | cut -c1-64)"
@@ -66,15 +82,19 @@ echo '{"configs": []}' >"$WORK/kept/index.json"
 # the hook, as after update-grub: the new config given, the fallback the running kernel
 # (a path that does not exist here: the kernel and initrd that booted today stay as the log has them)
 export MBOOT=$M MBOOT_LOG=$LOG MBOOT_SEALED_DIR=$WORK/sealed.d MBOOT_RESEAL_STRICT=1 MBOOT_GRUB_BOOTED_DIR=$WORK/kept
-export MBOOT_LUKS_DEVICES=
+export MBOOT_LUKS_DEVICES=$IMG
 export MBOOT_PREDICT_ARGS="--grub-cfg
 $BOOT=$BOTH"
 MBOOT_FALLBACK_KERNEL=$WORK/absent/boot/vmlinuz-$OLD "$S/hooks/mboot-reseal" "$WORK/vmlinuz-$NEW" \
 	"$WORK/initrd.img-$NEW" 2>"$WORK/hook.err" || fail "hook: $(cat "$WORK/hook.err")"
 grep -q "resealed to this boot, the next one and a fallback to $WORK/absent/boot/vmlinuz-$OLD" "$WORK/hook.err" ||
 	fail "hook said: $(cat "$WORK/hook.err")"
+grep -q "$IMG: LUKS tokens resealed to this boot, the next one and a fallback to $WORK/absent/boot/vmlinuz-$OLD" \
+	"$WORK/hook.err" || fail "hook said (LUKS): $(cat "$WORK/hook.err")"
 [ "$(jq -r '.policy.branches | length' "$WORK/sealed.d/disk.sealed")" = 3 ] ||
 	fail "branches: $(jq -c .policy "$WORK/sealed.d/disk.sealed")"
+tok=$("$M" luks list "$IMG" --json | jq -r '.tokens[0].token')
+cryptsetup token export --token-id "$tok" "$IMG" >"$WORK/token.json" || fail "token export"
 
 # tpm2-tools' trial sessions: today's PCRs, then the two hand-built states, then the OR
 trial() { # trial OUT [VALUES_FILE]
@@ -94,7 +114,9 @@ tpm2_flushcontext "$WORK/s.ctx"
 want=$(xxd -p -c 64 "$WORK/or.dig")
 got=$(jq -r .policy.digest "$WORK/sealed.d/disk.sealed")
 [ "$got" = "$want" ] || fail "PolicyOR digest $got, tpm2-tools trial $want"
-echo "ok: the hook sealed to 3 states; the PolicyOR digest is tpm2_policyor's of today's and the hand-built next default and fallback ($want)"
+[ "$(jq -r .mboot.sealed.policy.digest "$WORK/token.json")" = "$want" ] ||
+	fail "the LUKS token's PolicyOR digest $(jq -r .mboot.sealed.policy.digest "$WORK/token.json"), tpm2-tools trial $want"
+echo "ok: the hook sealed the file and the LUKS token to 3 states; the PolicyOR digest is tpm2_policyor's of today's and the hand-built next default and fallback ($want)"
 
 # each of the three boots unseals, holding the hand-built values
 "$M" predict --log "$LOG" --grub-booted-dir "$WORK/kept" --grub-cfg "$BOOT=$BOTH" --kernel "$WORK/vmlinuz-$NEW" \
@@ -109,7 +131,7 @@ boot "$WORK/fall.bin"
 unseals "$WORK/fall.bin" || fail "the fallback (Advanced options > $OLD) does not unseal: $(cat "$WORK/unseal.err")"
 boot "$LOG"
 unseals "$LOG" || fail "today's boot does not unseal: $(cat "$WORK/unseal.err")"
-echo "ok: today's boot, the next default boot and the fallback to $OLD from the new menu each unseal"
+echo "ok: today's boot, the next default boot and the fallback to $OLD from the new menu each unseal and open the disk"
 
 # nothing else does: the kernel-bump config's default (another grub.cfg), the fallback with
 # another initrd, the new kernel under today's config
@@ -122,7 +144,7 @@ head -c 50000 /dev/urandom >"$WORK/other-initrd"
 	--kernel "$WORK/vmlinuz-$NEW" --write-log "$WORK/o3.bin" >/dev/null 2>&1 || fail "predict o3"
 for o in o1 o2 o3; do
 	boot "$WORK/$o.bin"
-	unseals "$WORK/$o.bin" && fail "$o: a boot that is none of the three unseals"
+	locked "$WORK/$o.bin" || fail "$o: a boot that is none of the three unseals or opens the disk"
 done
 echo "ok: the kernel-bump config's boot, the fallback with another initrd, the new kernel under today's config: refused"
 
@@ -138,7 +160,7 @@ grep -q "fallback to /boot/vmlinuz-0.0.0-none from the GRUB menu cannot be seale
 boot "$WORK/next.bin"
 unseals "$WORK/next.bin" || fail "without the fallback: the next boot does not unseal"
 boot "$WORK/fall.bin"
-unseals "$WORK/fall.bin" && fail "without the fallback: the fallback unseals"
+locked "$WORK/fall.bin" || fail "without the fallback: the fallback unseals or opens the disk"
 echo "ok: a fallback no entry loads: resealed to today's and the next default only, said on stderr"
 
 # mboot reseal with the three states and a fourth identical to the fallback (--values of its
