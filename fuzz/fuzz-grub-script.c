@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	again = grub_model_new();
 	if (!m || !again)
 		abort();
-	if (grub_model_predict(m, c, 2, true, &run) < 0)
+	if (grub_model_predict(m, c, 2, true, NULL, &run) < 0)
 		goto out;
 	if (run.n > GRUB_MODEL_MAX_STRINGS || (!run.why && !run.n))
 		abort();
@@ -49,6 +49,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	grub_model_run_done(&run);
+	/* a menu entry picked by hand, by spec and by the kernel it loads (grub_model_choice) */
+	{
+		static const grub_model_choice choices[] = { { "1>1", NULL }, { "a>>b>0", NULL }, { NULL, "/vmlinuz" } };
+
+		for (i = 0; i < sizeof(choices) / sizeof(choices[0]); i++) {
+			if (grub_model_predict(m, c, 2, true, &choices[i], &run) < 0)
+				goto out;
+			if (run.n > GRUB_MODEL_MAX_STRINGS || (!run.why && !run.n) || (run.no_entry && !run.why))
+				abort();
+			grub_model_run_done(&run);
+		}
+	}
 out:
 	grub_model_free(m);
 	grub_model_free(again);

@@ -165,6 +165,11 @@ typedef struct mb_luks_reseal_result {
 MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *predicted,
 			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
 			     mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+/* The same to n_predicted predicted states (predicted[0..n-1], each a PolicyOR branch beside the
+ * TPM's values now; identical ones once; at most 7: -E2BIG). */
+MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *const *predicted,
+			       size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+			       mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,16 @@ typedef struct mb_predict_input {
 	const char *grub_booted_dir;
 	const mb_efi_var_update *efi_vars; /* n_efi_vars (at most 32) variables that change */
 	size_t n_efi_vars;
+	/*
+	 * The boot where someone picks a menu entry instead of the default (GRUB measures no key
+	 * press): grub_entry in GRUB's `default` syntax (a number, title or id per menu level, '>'
+	 * between levels), or grub_entry_kernel: the first entry in menu order whose linux command
+	 * loads that path (GRUB's path equal to it or to its end: /vmlinuz-V for /boot/vmlinuz-V).
+	 * Needs the GRUB model (the configs that booted); an entry that loads another kernel or
+	 * initrd than today's needs boot.kernel / boot.initrd. NULL: the default entry.
+	 */
+	const char *grub_entry;
+	const char *grub_entry_kernel;
 } mb_predict_input;
 
 /* The changes of mb_predict_input.boot, as bits of mb_predict_result.unmatched. */
@@ -56,6 +66,7 @@ enum {
 	MB_PREDICT_KERNEL_PATH = 1u << 3,
 	MB_PREDICT_INITRD_PATH = 1u << 4,
 	MB_PREDICT_UKI = 1u << 5,       /* today's log has no systemd-stub PCR 11 events after a PCR 4 application */
+	MB_PREDICT_GRUB_ENTRY = 1u << 6, /* grub_entry / grub_entry_kernel names no menu entry (why[8] says why) */
 };
 
 /*

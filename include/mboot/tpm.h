@@ -182,6 +182,13 @@ typedef struct mb_seal_options {
 	 */
 	bool firmware_window;
 	uint32_t window_index;
+	/*
+	 * More predicted states after predicted (a fallback entry, several kernels): each a branch
+	 * of the PolicyOR too, identical states once; with today's (and the window's) at most
+	 * MB_POLICY_OR_MAX (8) branches, else -E2BIG. n_more_predicted needs predicted.
+	 */
+	const mb_pcr_bank *more_predicted;
+	size_t n_more_predicted;
 } mb_seal_options;
 
 /*
@@ -209,6 +216,12 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
  */
 MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
 				mb_error *err) MB_WUR;
+/*
+ * The same with n_predicted predicted states (predicted[0..n-1]; 0: today's values alone): a
+ * PolicyOR of today's and each distinct one (mb_seal_options.more_predicted). -E2BIG past 7.
+ */
+MB_EXPORT int mb_reseal_options_n(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
+				  mb_seal_options *ret, mb_error *err) MB_WUR;
 
 /*
  * Why an unseal was refused, in the order it was found out: a list of items, each a

@@ -56,6 +56,19 @@ int nv_index_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+/* --values FILE, repeatable: the verb says whether it takes more than one (reseal). */
+static int values_option(void *target, const char *arg, const char *verb)
+{
+	seal_args *a = target;
+
+	if (a->n_values == SEAL_MAX_VALUES)
+		return tool_usage_error(verb, "at most %d --values", SEAL_MAX_VALUES);
+	a->values_list[a->n_values++] = arg;
+	if (!a->values)
+		a->values = arg;
+	return EXIT_OK;
+}
+
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
 int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a)
 {
@@ -66,7 +79,7 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 	} all[] = {
 		{ TAKES_PCRS, TOOL_OPT_FN("pcrs", 0, a, pcrs_option) },
 		{ TAKES_BANK, TOOL_OPT_ONE_BANK("bank", 0, &a->bank) },
-		{ TAKES_VALUES, TOOL_OPT_STR("values", 0, &a->values) },
+		{ TAKES_VALUES, TOOL_OPT_FN("values", 0, a, values_option) },
 		{ 0, TOOL_OPT_STR("log", 0, &a->log) },
 		{ 0, TOOL_OPT_STR("tcti", 0, &a->tcti) },
 		{ TAKES_FORCE, TOOL_OPT_BOOL("force", 0, &a->force) },

@@ -12,6 +12,7 @@
 #include "tool/tool.h"
 
 #define MAX_SIGNATURES 8
+#define SEAL_MAX_VALUES 7 /* reseal: predicted states beside today's, a TPM2_PolicyOR's 8 branches */
 
 /* The options of seal, unseal and reseal, parsed by one function; each verb takes a subset. */
 typedef struct seal_args {
@@ -25,6 +26,9 @@ typedef struct seal_args {
 	/* reseal's firmware-update window: --firmware-update, --keep-window, --close-window, --nv-index */
 	bool firmware_update, keep_window, close_window;
 	uint32_t nv_index;                /* 0: not given */
+	/* --values, repeatable where the verb takes several (reseal): values is the first */
+	const char *values_list[SEAL_MAX_VALUES];
+	size_t n_values;
 } seal_args;
 
 enum {

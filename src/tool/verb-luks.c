@@ -30,7 +30,7 @@ static const char luks_help[] =
 	"       mboot luks remove DEVICE --token N\n"
 	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--signature SIG ...] [--log LOG]\n"
 	"                         [--tcti TCTI]\n"
-	"       mboot luks reseal DEVICE [--token N] [--values FILE | --predict-args PREDICT-OPTIONS...]\n"
+	"       mboot luks reseal DEVICE [--token N] [--values FILE ...] [--predict-args PREDICT-OPTIONS... ...]\n"
 	"                         [--log LOG] [--tcti TCTI]\n\n"
 	"Disk keys sealed into LUKS2 tokens. DEVICE is a LUKS2 block device or image file.\n\n"
 	"enroll: add a keyslot with a new random 32-byte key, authorised by an existing passphrase\n"
@@ -56,17 +56,20 @@ static const char luks_help[] =
 	"                    sign'); up to 8, the one whose values the PCRs hold is used\n"
 	"reseal: before an upgrade, as 'mboot reseal' does for a sealed file: unseal each token's key\n"
 	"  (of token N's keyslot only, with --token) on this boot and seal it again to the same PCRs,\n"
-	"  to the values the TPM holds now OR the predicted ones (TPM2_PolicyOR): a NEW token for the\n"
+	"  to the values the TPM holds now OR each predicted state (TPM2_PolicyOR; at most 7 predicted,\n"
+	"  identical ones once): a NEW token for the\n"
 	"  same keyslot, checked, and only then the keyslot's old mboot tokens removed, so that a\n"
 	"  crash never leaves the disk without a token a good boot opens (one left over from a crash\n"
 	"  is removed by the next reseal). Without --values or --predict-args: the current values\n"
 	"  only (the stale branch of an earlier reseal dropped). Tokens sealed --authorized-by are\n"
 	"  skipped (a release ships a signature).\n"
-	"  --values FILE     predicted PCR values ('mboot predict' text or --json; tpm2_pcrread's text)\n"
+	"  --values FILE     predicted PCR values ('mboot predict' text or --json; tpm2_pcrread's text);\n"
+	"                    repeatable, one state each\n"
 	"  --predict-args PREDICT-OPTIONS...\n"
-	"                    predict them here: the rest of the command line is 'mboot predict' options\n"
-	"                    (--kernel K --initrd I --cmdline S --log LOG ...); a sealed PCR that cannot\n"
-	"                    be predicted reseals nothing (exit 1). It comes last\n"
+	"                    predict them here: what follows, up to the next --predict-args, is 'mboot\n"
+	"                    predict' options (--kernel K --initrd I --grub-cfg F --grub-entry SPEC --log\n"
+	"                    LOG ...), one state; a sealed PCR that cannot be predicted reseals nothing\n"
+	"                    (exit 1). They come last\n"
 	"  --log LOG         today's event log, to name the events that changed (default\n"
 	"                    " MB_DEFAULT_LOG ")\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
@@ -84,6 +87,8 @@ typedef struct luks_args {
 	size_t n_sigs;
 	char *pos[2];
 	int n_pos;
+	const char *values_list[SEAL_MAX_VALUES]; /* --values, repeatable for reseal; values is the first */
+	size_t n_values;
 } luks_args;
 
 /* What each command takes: the bits of the options in luks_option_table. */
@@ -104,13 +109,25 @@ static int add_signature(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+static int add_values(void *target, const char *arg, const char *verb)
+{
+	luks_args *a = target;
+
+	if (a->n_values == SEAL_MAX_VALUES)
+		return tool_usage_error(verb, "at most %d --values", SEAL_MAX_VALUES);
+	a->values_list[a->n_values++] = arg;
+	if (!a->values)
+		a->values = arg;
+	return EXIT_OK;
+}
+
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
 static int parse_args(int argc, char **argv, const char *verb, unsigned takes, int max_pos, luks_args *a)
 {
 	tool_option all[N_LUKS_OPTIONS] = {
 		TOOL_OPT_STR("pcrs", 0, &a->pcrs),
 		TOOL_OPT_ONE_BANK("bank", 0, &a->bank),
-		TOOL_OPT_STR("values", 0, &a->values),
+		TOOL_OPT_FN("values", 0, a, add_values),
 		TOOL_OPT_STR("authorized-by", 0, &a->authority),
 		TOOL_OPT_STR("key-file", 0, &a->key_file),
 		TOOL_OPT_STR("tcti", 0, &a->tcti),
@@ -276,6 +293,9 @@ static int luks_enroll(int argc, char **argv)
 			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	if (a.n_values > 1)
+		return tool_usage_error("luks enroll", "one --values: a key is enrolled to one PCR state ('luks reseal' "
+					"adds predicted ones)");
 	if (!a.pcrs == !a.authority)
 		return tool_usage_error("luks enroll", "needs --pcrs LIST (e.g. 0,2,4,7) or --authorized-by PUBKEY");
 	if (a.authority && (a.values || a.bank || a.log))
@@ -527,13 +547,13 @@ static void print_token_set(uint32_t set)
 		}
 }
 
-static int luks_reseal_keyslot(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *pred,
-			       const mb_unseal_options *opt)
+static int luks_reseal_keyslot(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *const *pred,
+			       size_t n_pred, const mb_unseal_options *opt)
 {
 	mb_luks_reseal_result res;
 	mb_unseal_explanation *e = NULL;
 	mb_error err = { 0 };
-	int r = mb_luks_reseal(tpm, device, token, pred, opt, &res, &e, &err), rc = EXIT_OK;
+	int r = mb_luks_reseal_n(tpm, device, token, pred, n_pred, opt, &res, &e, &err), rc = EXIT_OK;
 
 	print_explanation(e);
 	if (r < 0)
@@ -553,10 +573,12 @@ static int luks_reseal_keyslot(mb_tpm *tpm, const char *device, int token, const
 
 static int luks_reseal(int argc, char **argv)
 {
-	static predict_args pa;
-	mb_predict_result *predicted = NULL;
-	mb_pcr_values *values = NULL;
-	const mb_pcr_values *pred = NULL;
+	static predict_args pa[SEAL_MAX_VALUES];
+	mb_predict_result *predicted[SEAL_MAX_VALUES] = { 0 };
+	mb_pcr_values *values[SEAL_MAX_VALUES] = { 0 };
+	const mb_pcr_values *pred[SEAL_MAX_VALUES];
+	size_t n_pred = 0, n_split = 0, k;
+	int splits[SEAL_MAX_VALUES + 1];
 	mb_unseal_options opt = { 0 };
 	mb_luks_entry *e = NULL;
 	mb_error err = { 0 };
@@ -564,27 +586,29 @@ static int luks_reseal(int argc, char **argv)
 	luks_args a;
 	size_t n = 0;
 	uint32_t mask = 0, slots = 0;
-	int rc, split = 0, full_argc = argc, todo = 0;
+	int rc, todo = 0;
 
-	/* everything after --predict-args is predict's (argv[split] stands as its argv[0]) */
+	/* everything after a --predict-args up to the next is predict's (argv[split] stands as its argv[0]) */
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--predict-args") == 0) {
-			split = i;
-			break;
+			if (n_split == SEAL_MAX_VALUES)
+				return tool_usage_error("luks reseal", "at most %d predicted states (--values, --predict-args): "
+							"a TPM2_PolicyOR has 8 branches, one today's", SEAL_MAX_VALUES);
+			splits[n_split++] = i;
 		}
-	if (split)
-		argc = split;
-	rc = parse_args(argc, argv, "luks reseal", LUKS_TAKES_TOKEN | LUKS_TAKES_VALUES | LUKS_TAKES_TCTI |
-			LUKS_TAKES_LOG, 1, &a);
+	splits[n_split] = argc;
+	rc = parse_args(n_split ? splits[0] : argc, argv, "luks reseal", LUKS_TAKES_TOKEN | LUKS_TAKES_VALUES |
+			LUKS_TAKES_TCTI | LUKS_TAKES_LOG, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	if (split) {
-		if (a.values)
-			return tool_usage_error("luks reseal", "--values and --predict-args: give one");
-		rc = predict_parse_args(full_argc - split, argv + split, "luks reseal --predict-args", &pa);
+	if (a.n_values + n_split > SEAL_MAX_VALUES)
+		return tool_usage_error("luks reseal", "at most %d predicted states (--values, --predict-args): a "
+					"TPM2_PolicyOR has 8 branches, one today's", SEAL_MAX_VALUES);
+	for (k = 0; k < n_split; k++) {
+		rc = predict_parse_args(splits[k + 1] - splits[k], argv + splits[k], "luks reseal --predict-args", &pa[k]);
 		if (rc)
 			return rc < 0 ? EXIT_OK : rc;
-		if (pa.json || pa.write_log)
+		if (pa[k].json || pa[k].write_log)
 			return tool_usage_error("luks reseal", "--predict-args takes no --json, --compact or --write-log");
 	}
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -636,23 +660,26 @@ static int luks_reseal(int argc, char **argv)
 	}
 	if (!todo)
 		goto out;
-	if (a.values) {
-		values = tool_pcr_values_new();
-		rc = values ? tool_load_pcrs(a.values, values) : EXIT_USAGE;
+	for (k = 0; k < a.n_values; k++) {
+		values[k] = tool_pcr_values_new();
+		rc = values[k] ? tool_load_pcrs(a.values_list[k], values[k]) : EXIT_USAGE;
 		if (rc)
 			goto out;
-		pred = values;
+		pred[n_pred++] = values[k];
 	}
-	if (split) {
-		rc = reseal_predict(&pa, mask, &predicted);
-		if (rc)
+	for (k = 0; k < n_split; k++) {
+		rc = reseal_predict(&pa[k], mask, &predicted[k]);
+		if (rc) {
+			if (n_split > 1)
+				fprintf(stderr, "(in --predict-args number %zu)\n", k + 1);
 			goto out;
-		pred = predicted->values;
-		if (!pred) { /* never "now only" by accident */
+		}
+		if (!predicted[k]->values) { /* never "now only" by accident */
 			tool_errorf("luks reseal: the prediction gave no values: nothing resealed");
 			rc = EXIT_FAILED;
 			goto out;
 		}
+		pred[n_pred++] = predicted[k]->values;
 	}
 	rc = tool_tpm_open(a.tcti, &tpm);
 	if (rc)
@@ -664,16 +691,17 @@ static int luks_reseal(int argc, char **argv)
 		if (!e[i].parsed || e[i].token < 0 || (a.have_token && e[i].token != (int) a.token) ||
 		    strcmp(mb_luks_token_policy(e[i].parsed), "authorize") == 0)
 			continue;
-		one = luks_reseal_keyslot(tpm, a.pos[0], e[i].token, pred, &opt);
+		one = luks_reseal_keyslot(tpm, a.pos[0], e[i].token, pred, n_pred, &opt);
 		if (one > rc)
 			rc = one;
 	}
 out:
 	mb_luks_list_free(e, n);
-	mb_pcr_values_free(values);
+	for (k = 0; k < SEAL_MAX_VALUES; k++)
+		mb_pcr_values_free(values[k]);
 	mb_tpm_free(tpm);
-	if (split)
-		reseal_predict_free(&pa, predicted);
+	for (k = 0; k < n_split; k++)
+		reseal_predict_free(&pa[k], predicted[k]);
 	return rc;
 }
 

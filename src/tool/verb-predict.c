@@ -18,6 +18,7 @@ static const char predict_help[] =
 	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S]\n"
 	"                     [--grub-cfg [MEASURED_PATH=]F ...] [--kernel-path P] [--initrd-path P]\n"
 	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
+	"                     [--grub-entry SPEC | --grub-entry-kernel PATH]\n"
 	"                     [--efi OLD=NEW ...] [--uki FILE] [--efi-var NAME[+]=FILE ...]\n"
 	"                     [--sbat-level FILE] [--mok-list FILE] [--json] [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
@@ -46,6 +47,16 @@ static const char predict_help[] =
 	"                           Not with --cmdline, --kernel-path, --initrd-path. Repeatable\n"
 	"  --grub-booted-dir DIR    where copies not given are kept, one file per config named by the\n"
 	"                           sha256 hex of MEASURED_PATH (default " MB_GRUB_BOOTED_DIR "; '' none)\n"
+	"  --grub-entry SPEC        the boot where someone picks SPEC from the menu instead of letting it\n"
+	"                           time out (GRUB measures no key press): SPEC as GRUB's `default` names\n"
+	"                           entries, a number, title or id per menu level, '>' between levels:\n"
+	"                           '1>1', 'gnulinux-advanced-ID>gnulinux-V-advanced-ID'. PCR 8 from\n"
+	"                           running the new config (needs the configs that booted); an entry that\n"
+	"                           loads another kernel or initrd than today's needs --kernel/--initrd.\n"
+	"                           A SPEC that names no entry, or a submenu, matches nothing (exit 1)\n"
+	"  --grub-entry-kernel PATH the same for the first entry in menu order (a submenu's entries at its\n"
+	"                           place) whose linux command loads PATH, as GRUB names it or its end:\n"
+	"                           /boot/vmlinuz-V finds GRUB's /vmlinuz-V on a /boot partition too\n"
 	"  --kernel-path P          the kernel's path as GRUB will name it (default: from grub.cfg, else today's)\n"
 	"  --initrd-path P          likewise for the initrd\n"
 	"  --efi OLD=NEW            an EFI application (shim, GRUB, ...) replaced: the PCR 4 event whose\n"
@@ -166,6 +177,8 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_FN("efi", 0, a, efi_option),
 		TOOL_OPT_FN("grub-cfg-booted", 0, a, booted_option),
 		TOOL_OPT_STR("grub-booted-dir", 0, &a->in.grub_booted_dir),
+		TOOL_OPT_STR("grub-entry", 0, &a->in.grub_entry),
+		TOOL_OPT_STR("grub-entry-kernel", 0, &a->in.grub_entry_kernel),
 		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
 		TOOL_OPT_FN("efi-var", 0, a, efi_var_option),
 		TOOL_OPT_FN("sbat-level", 0, a, sbat_level_option),
@@ -182,6 +195,10 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	a->in.boot.efi = a->efi;
+	if (a->in.grub_entry && a->in.grub_entry_kernel)
+		return tool_usage_error(verb, "--grub-entry or --grub-entry-kernel, not both");
+	if ((a->in.grub_entry && !*a->in.grub_entry) || (a->in.grub_entry_kernel && !*a->in.grub_entry_kernel))
+		return tool_usage_error(verb, "--grub-entry and --grub-entry-kernel take a non-empty value");
 	if (a->in.boot.uki && (a->in.boot.kernel || a->in.boot.initrd || a->in.boot.cmdline))
 		return tool_usage_error(verb, "--uki carries the kernel, initrd and command line: no --kernel, --initrd "
 					"or --cmdline with it");
@@ -222,6 +239,10 @@ static void each_unmatched(const predict_args *a, const mb_predict_result *r, un
 		if (r->unmatched & changes[i].bit)
 			fn(changes[i].option, value, changes[i].why, ud);
 	}
+	if (r->unmatched & MB_PREDICT_GRUB_ENTRY)
+		fn(a->in.grub_entry ? "--grub-entry" : "--grub-entry-kernel",
+		   a->in.grub_entry ? a->in.grub_entry : a->in.grub_entry_kernel,
+		   r->why[8] ? r->why[8] : "no such menu entry", ud);
 	for (i = 0; i < b->n_grub_cfg; i++) {
 		const mb_grub_config *g = &b->grub_cfg[i];
 
@@ -253,7 +274,10 @@ static void each_unmatched(const predict_args *a, const mb_predict_result *r, un
 
 static void say_unmatched(const char *option, const char *value, const char *why, void *ud)
 {
-	tool_errorf("%s %s matched no event of today's log: %s", option, value ? value : "", why);
+	if (!strncmp(option, "--grub-entry", 12))
+		tool_errorf("%s %s names no menu entry to boot: %s", option, value ? value : "", why);
+	else
+		tool_errorf("%s %s matched no event of today's log: %s", option, value ? value : "", why);
 	*(unsigned *) ud += 1;
 }
 

@@ -16,24 +16,26 @@
 #include "tool/verbs.h"
 
 static const char reseal_help[] =
-	"Usage: mboot reseal -i SEALED [--values FILE] [-o OUT [--force]] [--log LOG] [--tcti TCTI]\n"
+	"Usage: mboot reseal -i SEALED [--values FILE ...] [-o OUT [--force]] [--log LOG] [--tcti TCTI]\n"
 	"                    [--firmware-update [--nv-index INDEX] | --keep-window]\n"
-	"                    [--predict-args PREDICT-OPTIONS...]\n"
+	"                    [--predict-args PREDICT-OPTIONS... [--predict-args PREDICT-OPTIONS...]...]\n"
 	"       mboot reseal --close-window [--nv-index INDEX] [--tcti TCTI]\n\n"
 	"Unseal under the current boot, then seal the same secret again, to the same bank and\n"
-	"PCRs: to the values the TPM holds now and, with --values, also to the predicted values\n"
-	"of FILE (a TPM2_PolicyOR of both, so that the next boot and a fallback to this one both\n"
-	"unseal). Without --values, the stale branch of an earlier reseal is dropped. The secret is\n"
-	"never shown.\n\n"
+	"PCRs: to the values the TPM holds now and, with --values or --predict-args, also to each\n"
+	"predicted state (a TPM2_PolicyOR, so that the next boot, a fallback from its boot menu and\n"
+	"this one all unseal): at most 7 predicted states (8 branches with today's; 6 with a\n"
+	"firmware-update window), identical ones sealed to once. Without either, the stale branches\n"
+	"of an earlier reseal are dropped. The secret is never shown.\n\n"
 	"  --values FILE  predicted PCR values ('mboot predict', text or --json; tpm2_pcrread's\n"
-	"                 text; SELECTION@FILE for tpm2_pcrread -o, e.g. sha256:4,8,9@pcrs.bin)\n"
+	"                 text; SELECTION@FILE for tpm2_pcrread -o, e.g. sha256:4,8,9@pcrs.bin).\n"
+	"                 Repeatable: one branch each\n"
 	"  --predict-args PREDICT-OPTIONS...\n"
-	"                 predict the values here: the rest of the command line is 'mboot predict'\n"
-	"                 options (--kernel K --initrd I --cmdline S --grub-cfg F --efi OLD=NEW\n"
-	"                 --log LOG ...); when a sealed PCR cannot be predicted, or a change given\n"
+	"                 predict the values here: what follows, up to the next --predict-args, is\n"
+	"                 'mboot predict' options (--kernel K --initrd I --cmdline S --grub-cfg F\n"
+	"                 --efi OLD=NEW --grub-entry SPEC --log LOG ...), one prediction, one branch;\n"
+	"                 when a sealed PCR of any of them cannot be predicted, or a change given\n"
 	"                 matches no event of the log, nothing is resealed (exit 1, the PCR and the\n"
-	"                 reason, or the change, named). It comes last: everything after it is\n"
-	"                 predict's\n"
+	"                 reason, or the change, named). They come last, after reseal's options\n"
 	"  -o OUT         where to write (default: replace SEALED); always atomically: a\n"
 	"                 temp file beside it, renamed over it. An existing OUT that is not\n"
 	"                 SEALED itself is kept, exit 2, unless --force\n"
@@ -180,30 +182,36 @@ static int close_window_after(mb_tpm *tpm, const mb_sealed *s)
 
 int verb_reseal(int argc, char **argv)
 {
-	const char *in, *out, *values, *log_path;
+	const char *in, *out, *log_path;
 	seal_args args;
 	secret_buf secret = { 0 };
 	mb_sealed *s = NULL, *resealed = NULL;
 	mb_seal_options opt = { 0 };
-	mb_pcr_bank predicted;
-	const mb_pcr_bank *pred = NULL;
+	mb_pcr_bank predicted[SEAL_MAX_VALUES];
+	size_t n_pred = 0, k, n_split = 0;
 	uint8_t *log = NULL;
 	size_t log_size = 0;
 	mb_tpm *tpm = NULL;
-	static predict_args pa;
-	mb_predict_result *res = NULL;
+	static predict_args pa[SEAL_MAX_VALUES];
+	mb_predict_result *res[SEAL_MAX_VALUES] = { 0 };
+	int splits[SEAL_MAX_VALUES + 1];
 	mb_error err = { 0 };
 	int rc, i, split = 0, full_argc = argc;
 	bool replace = false;
 	char *own_path = NULL;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	/* everything after --predict-args is predict's (argv[split] stands as its argv[0]) */
+	/* everything after a --predict-args up to the next is predict's (argv[split] stands as its
+	 * argv[0]) */
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--predict-args") == 0) {
-			split = i;
-			break;
+			if (n_split == SEAL_MAX_VALUES)
+				return tool_usage_error("reseal", "at most %d predicted states (--values, --predict-args): a "
+							"TPM2_PolicyOR has 8 branches, one today's", SEAL_MAX_VALUES);
+			splits[n_split++] = i;
 		}
+	splits[n_split] = argc;
+	split = n_split ? splits[0] : 0;
 	if (split)
 		argc = split;
 	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES | TAKES_FORCE | TAKES_WINDOW, &args);
@@ -220,17 +228,18 @@ int verb_reseal(int argc, char **argv)
 		return tool_usage_error("reseal", "--nv-index goes with --firmware-update or --close-window");
 	in = args.in;
 	out = args.out;
-	values = args.values;
 	log_path = args.log;
-	if (split) {
-		if (values)
-			return tool_usage_error("reseal", "--values and --predict-args: give one");
-		rc = predict_parse_args(full_argc - split, argv + split, "reseal --predict-args", &pa);
+	if (args.n_values + n_split > SEAL_MAX_VALUES)
+		return tool_usage_error("reseal", "at most %d predicted states (--values, --predict-args): a TPM2_PolicyOR "
+					"has 8 branches, one today's", SEAL_MAX_VALUES);
+	for (k = 0; k < n_split; k++) {
+		rc = predict_parse_args(splits[k + 1] - splits[k], argv + splits[k], "reseal --predict-args", &pa[k]);
 		if (rc)
 			return rc < 0 ? EXIT_OK : rc;
-		if (pa.json || pa.write_log)
+		if (pa[k].json || pa[k].write_log)
 			return tool_usage_error("reseal", "--predict-args takes no --json, --compact or --write-log");
 	}
+	(void) full_argc;
 	if (!in)
 		return tool_usage_error("reseal", "needs -i SEALED");
 	if (!out)
@@ -257,17 +266,21 @@ int verb_reseal(int argc, char **argv)
 				      "ships a new signature ('mboot policy sign')", in);
 		goto out;
 	}
-	if (values) {
-		rc = tool_load_pcr_bank(values, mb_sealed_bank(s), mb_sealed_mask(s), "sealed PCRs", &predicted);
+	for (k = 0; k < args.n_values; k++) {
+		rc = tool_load_pcr_bank(args.values_list[k], mb_sealed_bank(s), mb_sealed_mask(s), "sealed PCRs",
+					&predicted[n_pred]);
 		if (rc)
 			goto out;
-		pred = &predicted;
+		n_pred++;
 	}
-	if (split) {
-		rc = predict_sealed(s, &pa, &res, &predicted);
-		if (rc)
+	for (k = 0; k < n_split; k++) {
+		rc = predict_sealed(s, &pa[k], &res[k], &predicted[n_pred]);
+		if (rc) {
+			if (n_split > 1)
+				fprintf(stderr, "(in --predict-args number %zu)\n", k + 1);
 			goto out;
-		pred = &predicted;
+		}
+		n_pred++;
 	}
 	rc = secret_alloc(&secret);
 	if (rc)
@@ -285,7 +298,7 @@ int verb_reseal(int argc, char **argv)
 		goto out;
 	/* The new policy (the library's, as luks reseal's): the values the TPM holds now, and the
 	 * predicted ones when they differ; under the parent SEALED records. */
-	if (mb_reseal_options(s, pred, &opt, &err) < 0) {
+	if (mb_reseal_options_n(s, predicted, n_pred, &opt, &err) < 0) {
 		tool_report("reseal", &err);
 		rc = EXIT_USAGE;
 		goto out;
@@ -310,9 +323,14 @@ int verb_reseal(int argc, char **argv)
 		uint32_t index;
 		uint64_t counter;
 
-		printf("Resealed to %s: %s.\n", out,
-		       mb_sealed_n_branches(resealed) > (mb_sealed_window(resealed, NULL, NULL) ? 2u : 1u) ?
-		       "the current values or the predicted ones (PolicyOR)" : "the current values");
+		size_t nb = mb_sealed_n_branches(resealed) - (mb_sealed_window(resealed, NULL, NULL) ? 1u : 0u);
+
+		if (nb > 2)
+			printf("Resealed to %s: the current values or %zu predicted states (PolicyOR of %zu).\n", out,
+			       nb - 1, mb_sealed_n_branches(resealed));
+		else
+			printf("Resealed to %s: %s.\n", out, nb == 2 ? "the current values or the predicted ones (PolicyOR)" :
+			       "the current values");
 		if (mb_sealed_window(resealed, &index, &counter))
 			printf("Firmware-update window open: PCRs 0-3 are not checked while NV counter 0x%08x stays at "
 			       "%llu; after the first boot on the new firmware, 'mboot reseal' closes it.\n", index,
@@ -327,7 +345,7 @@ out:
 	mb_sealed_free(resealed);
 	mb_sealed_free(s);
 	mb_tpm_free(tpm);
-	if (split)
-		reseal_predict_free(&pa, res);
+	for (k = 0; k < n_split; k++)
+		reseal_predict_free(&pa[k], res[k]);
 	return rc;
 }

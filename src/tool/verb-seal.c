@@ -57,6 +57,9 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 	mb_tpm *tpm = NULL;
 	int rc;
 
+	if (args.n_values > 1)
+		return tool_usage_error("seal", "one --values: a secret is sealed to one PCR state ('mboot reseal' adds "
+					"predicted ones)");
 	values = args.values ? args.values : "current";
 	in = args.in;
 	out = args.out;

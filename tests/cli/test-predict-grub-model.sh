@@ -7,6 +7,14 @@
 #   sha256sum from zero, never with mboot's digest or extend code.
 # - The kept copies (--grub-booted-dir: one file per config, named by the sha256 hex of the
 #   measured path) do the same as --grub-cfg-booted.
+# - The fallback after the update (boot-grub-both.cfg: update-grub's config with both kernels,
+#   PROVENANCE): someone picks "Advanced options > ... with Linux OLD" (--grub-entry by numbers,
+#   by title, by id, --grub-entry-kernel). GRUB measures no key press, so PCR 8 is today's strings
+#   up to the first entry's definition, then the new config's definitions (built here from its
+#   text: argv without quotes, $menuentry_id_option as --id, " {" + the block's raw lines + "}",
+#   the rule checked on today's two definitions first), the submenu's and the entry's setparams
+#   lines, then today's entry commands; PCR 9 is today's events with the new config's sha256sum.
+#   A SPEC that names no entry or a submenu, a kernel no entry loads: exit 1, named.
 # - A booted copy that is not what booted (its digest is not today's PCR 9 event): refused.
 # - A booted copy the model does not reproduce today from: refused, the first differing
 #   command named.
@@ -58,6 +66,56 @@ rc=$?
 [ $rc = 0 ] && [ "$(pcr8 "$W/next.json")" = "$want_next" ] &&
 	ok "kernel bump: predicted PCR 8 is the replay of GRUB's strings for $new ($want_next)" ||
 	bad "kernel bump: rc $rc, PCR 8 $(pcr8 "$W/next.json"), want $want_next; $(cat "$W/err")"
+
+# ---- the fallback: the old kernel picked from the new config's Advanced options ----------------
+BOTH=$D/boot-grub-both.cfg
+# shellcheck source=../grub-model-fallback.sh
+. "${MB_SOURCE_ROOT:?}/tests/grub-model-fallback.sh"
+grub_fallback_expect "$W/log.json" "$D/boot-grub.cfg" "$BOTH" "$old" "$W"
+[ -z "$FB_ERR" ] && ok "GRUB's strings for the fallback built by hand (today's definitions rebuilt from the text first)" ||
+	bad "building the fallback's strings:$FB_ERR"
+want_fb=$FB_PCR8
+want_fb9=$FB_PCR9
+[ "$FB_TODAY8" = "$got_real" ] || bad "the helper's replay of today's strings $FB_TODAY8, TPM $got_real"
+grep -qF "vmlinuz-$old " "$BOTH" && grep -qF "vmlinuz-$new " "$BOTH" || bad "boot-grub-both.cfg names $old and $new"
+sub_title=$(sed -n "s/^submenu '\([^']*\)'.*/\1/p" "$BOTH")
+old_title=$(sed -n "s/^[[:blank:]]*menuentry '\([^']*$old\)'.*/\1/p" "$BOTH")
+[ "$want_fb" != "$want_next" ] && [ "$want_fb" != "$want_today" ] || bad "the fallback's PCR 8 is its own"
+pcr9() { jq -r '.banks.sha256["9"] // empty' "$1"; }
+for pick in "--grub-entry=1>1" "--grub-entry=$sub_title>$old_title" \
+	"--grub-entry=gnulinux-advanced-6D62-0001>gnulinux-$old-advanced-6D62-0001" \
+	"--grub-entry-kernel=/boot/vmlinuz-$old"; do
+	"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" \
+		--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" "$pick" \
+		>"$W/fb.json" 2>"$W/err"
+	rc=$?
+	[ $rc = 0 ] && [ "$(pcr8 "$W/fb.json")" = "$want_fb" ] && [ "$(pcr9 "$W/fb.json")" = "$want_fb9" ] &&
+		ok "fallback $pick: PCR 8 is the replay of GRUB's strings for the old entry ($want_fb), PCR 9 too" ||
+		bad "fallback $pick: rc $rc, PCR 8 $(pcr8 "$W/fb.json") want $want_fb, PCR 9 $(pcr9 "$W/fb.json") want $want_fb9; $(cat "$W/err")"
+done
+# the default entry of the same config: the new kernel, another PCR 8
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" \
+	--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" >"$W/fbdef.json" 2>"$W/err"
+[ -n "$(pcr8 "$W/fbdef.json")" ] && [ "$(pcr8 "$W/fbdef.json")" != "$want_fb" ] &&
+	ok "without --grub-entry: the default entry, another PCR 8" || bad "default of both: $(pcr8 "$W/fbdef.json"); $(cat "$W/err")"
+# picks that name no entry (a number past the end, a submenu, an entry as a submenu, an unknown
+# title) and a kernel no entry loads: exit 1, the option named, no values
+for pick in "--grub-entry=2" "--grub-entry=1" "--grub-entry=0>1" "--grub-entry=$sub_title>nope" \
+	"--grub-entry-kernel=/boot/vmlinuz-0.0.0-none"; do
+	"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" \
+		--grub-cfg-booted "$BOOT=$D/boot-grub.cfg" --grub-cfg-booted "$ESP=$D/esp-grub.cfg" "$pick" \
+		>"$W/nope.json" 2>"$W/err"
+	rc=$?
+	[ $rc = 1 ] && [ -z "$(pcr8 "$W/nope.json")" ] &&
+		jq -e --arg o "${pick%%=*}" '[.unmatched[] | select(.option == $o)] | length == 1' "$W/nope.json" >/dev/null &&
+		ok "$pick names no entry to boot: exit 1, named" || bad "$pick: rc $rc; $(cat "$W/nope.json" "$W/err")"
+done
+# without the configs that booted the model does not run: PCR 8 unpredictable, not the default's
+"$M" predict --log "$D/log.bin" --json --grub-booted-dir '' --grub-cfg "$BOOT=$BOTH" --grub-entry '1>1' \
+	>"$W/nomodel.json" 2>"$W/err"
+rc=$?
+[ $rc = 1 ] && [ -z "$(pcr8 "$W/nomodel.json")" ] && ok "--grub-entry without the booted configs: PCR 8 unpredictable" ||
+	bad "--grub-entry without model: rc $rc $(jq -c .unpredictable "$W/nomodel.json")"
 
 # the kept copies: named by the sha256 hex of the measured path
 mkdir "$W/kept"

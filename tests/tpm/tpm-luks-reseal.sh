@@ -119,6 +119,28 @@ boot "$LOG"
 opens "back on this boot"
 echo "ok: hook: token 0 replaced by token 1 (PolicyOR of tpm2_pcrread's values now and after the reboot); the plugin and unlock --test open on this boot and the next, not on another kernel's"
 
+# 1b. Several predicted states (a copy of the disk): the next boot and another kernel's, two
+#     --predict-args groups; a third group equal to the first is sealed to once. The branches are
+#     tpm2_pcrread's values of each boot, in the order given; each of the three boots opens it.
+cp "$IMG" "$WORK/multi.img"
+"$M" luks reseal "$WORK/multi.img" "${PREDICT[@]}" --predict-args --log "$LOG" --kernel "$WORK/vmlinuz-evil" \
+	--initrd "$WORK/initrd.img-6.9" "${PREDICT[@]}" >"$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 0 "luks reseal with three --predict-args"
+tok=$("$M" luks list "$WORK/multi.img" --json | jq -r '.tokens[0].token')
+cryptsetup token export --token-id "$tok" "$WORK/multi.img" > "$WORK/multi.json" || fail "token export"
+[ "$(jq -r '.mboot.sealed.policy.branches | length' "$WORK/multi.json")" = 3 ] ||
+	fail "three predictions, one a duplicate: not 3 branches: $(jq -c .mboot.sealed.policy "$WORK/multi.json")"
+for b in 0:"$LOG" 1:"$WORK/next.bin" 2:"$WORK/evil.bin"; do
+	boot "${b#*:}"
+	for p in 7 8 9; do
+		[ "$(jq -r ".mboot.sealed.policy.branches[${b%%:*}].values[\"$p\"]" "$WORK/multi.json")" = "$(pcr_hex $p)" ] ||
+			fail "branch ${b%%:*}'s PCR $p is not tpm2_pcrread's of ${b#*:}"
+	done
+	opens "several predictions, the boot of branch ${b%%:*}" "$WORK/multi.img"
+done
+boot "$LOG"
+echo "ok: luks reseal with three --predict-args (one a duplicate): 3 branches, tpm2_pcrread's values of each boot; each opens"
+
 # 2. The next reseal, on the new boot without a prediction: back to one PolicyPCR branch, the token
 #    slot alternates; the old boot no longer opens.
 boot "$WORK/next.bin"

@@ -183,7 +183,7 @@ static void test_predicts_kernel_bump(void **state)
 	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
 	assert_null(run.why);
 	grub_model_run_done(&run);
-	assert_int_equal(grub_model_predict(m, next.c, 2, true, &run), 0);
+	assert_int_equal(grub_model_predict(m, next.c, 2, true, NULL, &run), 0);
 	if (run.why)
 		fprintf(stderr, "model: %s\n", run.why);
 	assert_null(run.why);
@@ -229,7 +229,7 @@ static void test_refuses_other_config(void **state)
 				     "the model's grub_cmd: \"insmod extra\"");
 	grub_model_run_done(&run);
 	/* nothing learned from a failed check: predicting says why instead of guessing */
-	assert_int_equal(grub_model_predict(m, c.c, 2, true, &run), 0);
+	assert_int_equal(grub_model_predict(m, c.c, 2, true, NULL, &run), 0);
 	assert_non_null(run.why);
 	grub_model_run_done(&run);
 	free(edited);
@@ -260,7 +260,7 @@ static void test_unknown_condition_refused(void **state)
 	memcpy(edited + sizeof(extra) - 1, c.text[1], c.c[1].size);
 	c.c[1].text = edited;
 	c.c[1].size += sizeof(extra) - 1;
-	assert_int_equal(grub_model_predict(m, c.c, 2, true, &run), 0);
+	assert_int_equal(grub_model_predict(m, c.c, 2, true, NULL, &run), 0);
 	assert_non_null(run.why);
 	assert_string_equal(run.why, "whether `[ -f (hd0,gpt1)/boot/grub/other ]` succeeds decides what GRUB runs, "
 				     "and today's boot did not run it");
@@ -268,6 +268,86 @@ static void test_unknown_condition_refused(void **state)
 	free(edited);
 	grub_model_free(m);
 	configs_free(&c);
+	strings_free(today, n);
+}
+
+/*
+ * The fallback to today's kernel after the update (boot-grub-both.cfg: what update-grub writes
+ * with both kernels installed, PROVENANCE): someone picks "Advanced options > ... with Linux
+ * OLD". GRUB measures no key press, so the strings are today's up to the first entry's
+ * definition, the definitions of the new config, the submenu's setparams and its entries'
+ * definitions, the chosen entry's setparams and then today's entry commands, unchanged (the
+ * same kernel). Picked by numbers, by title and id, and by the kernel it loads.
+ */
+static void test_fallback_entry(void **state)
+{
+	size_t n, i, k, first_entry, setp;
+	grub_model_string *today = today_strings(&n);
+	grub_model *m = grub_model_new();
+	grub_model_run run;
+	configs c, both;
+	static const grub_model_choice choices[] = {
+		{ "1>1", NULL },
+		{ "Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.1.0-57-amd64", NULL },
+		{ "gnulinux-advanced-6D62-0001>gnulinux-6.1.0-57-amd64-advanced-6D62-0001", NULL },
+		{ NULL, "/boot/vmlinuz-6.1.0-57-amd64" },
+		{ NULL, "/mnt/boot/vmlinuz-6.1.0-57-amd64" },
+	};
+	static const grub_model_choice wrong[] = {
+		{ "2", NULL }, { "1", NULL }, { "0>1", NULL }, { "1>7", NULL }, { "Advanced>x", NULL },
+		{ NULL, "/boot/vmlinuz-6.1.0-99-amd64" }, { NULL, "vmlinuz-6.1.0-57-amd64" },
+	};
+
+	(void) state;
+	configs_load(&c, "boot-grub.cfg");
+	configs_load(&both, "boot-grub-both.cfg");
+	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
+	assert_null(run.why);
+	grub_model_run_done(&run);
+	for (first_entry = 0; first_entry < n && strncmp(today[first_entry].text, "menuentry ", 10); first_entry++)
+		;
+	for (setp = 0; setp < n && strcmp(today[setp].text, "setparams Debian GNU/Linux"); setp++)
+		;
+	assert_true(first_entry < setp && setp < n);
+	for (k = 0; k < sizeof(choices) / sizeof(choices[0]); k++) {
+		assert_int_equal(grub_model_predict(m, both.c, 2, true, &choices[k], &run), 0);
+		if (run.why)
+			fprintf(stderr, "model: %s\n", run.why);
+		assert_null(run.why);
+		assert_false(run.no_entry);
+		assert_string_equal(run.entry, "1>1");
+		/* 2 definitions, submenu setparams, 2 inner definitions, entry setparams */
+		assert_int_equal(run.n, first_entry + 6 + (n - setp - 1));
+		for (i = 0; i < first_entry; i++)
+			assert_string_equal(run.s[i].text, today[i].text);
+		assert_true(strstr(run.s[first_entry].text, "linuxefi\t/boot/vmlinuz-6.1.0-58-amd64") != NULL);
+		assert_true(strncmp(run.s[first_entry + 1].text, "submenu Advanced options for Debian GNU/Linux --id "
+				    "gnulinux-advanced-6D62-0001 {", 75) == 0);
+		assert_string_equal(run.s[first_entry + 2].text, "setparams Advanced options for Debian GNU/Linux");
+		assert_true(strncmp(run.s[first_entry + 3].text, "menuentry Debian GNU/Linux, with Linux 6.1.0-58-amd64 ", 54) == 0);
+		assert_true(strncmp(run.s[first_entry + 4].text, "menuentry Debian GNU/Linux, with Linux 6.1.0-57-amd64 ", 54) == 0);
+		assert_string_equal(run.s[first_entry + 5].text, "setparams Debian GNU/Linux, with Linux 6.1.0-57-amd64");
+		for (i = setp + 1; i < n; i++) {
+			assert_int_equal(run.s[first_entry + 6 + i - setp - 1].kind, today[i].kind);
+			assert_string_equal(run.s[first_entry + 6 + i - setp - 1].text, today[i].text);
+		}
+		grub_model_run_done(&run);
+	}
+	for (k = 0; k < sizeof(wrong) / sizeof(wrong[0]); k++) {
+		assert_int_equal(grub_model_predict(m, both.c, 2, true, &wrong[k], &run), 0);
+		assert_non_null(run.why);
+		assert_true(run.no_entry);
+		grub_model_run_done(&run);
+	}
+	/* the default entry of the same config: the new kernel, not a pick */
+	assert_int_equal(grub_model_predict(m, both.c, 2, true, NULL, &run), 0);
+	assert_null(run.why);
+	assert_null(run.entry);
+	assert_string_equal(run.s[run.n - 1].text, "initrdefi /boot/initrd.img-6.1.0-58-amd64");
+	grub_model_run_done(&run);
+	grub_model_free(m);
+	configs_free(&c);
+	configs_free(&both);
 	strings_free(today, n);
 }
 
@@ -294,7 +374,7 @@ static void test_hostile_bounded(void **state)
 		grub_model_config c = { "(hd0)/grub.cfg", i < 5 ? texts[i] : deep, 0 };
 
 		c.size = strlen(c.text);
-		assert_int_equal(grub_model_predict(m, &c, 1, true, &run), 0);
+		assert_int_equal(grub_model_predict(m, &c, 1, true, NULL, &run), 0);
 		assert_non_null(run.why);
 		assert_true(run.n <= GRUB_MODEL_MAX_STRINGS);
 		grub_model_run_done(&run);
@@ -307,6 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reproduces_real_boot),
 		cmocka_unit_test(test_predicts_kernel_bump),
+		cmocka_unit_test(test_fallback_entry),
 		cmocka_unit_test(test_refuses_other_config),
 		cmocka_unit_test(test_unknown_condition_refused),
 		cmocka_unit_test(test_hostile_bounded),

@@ -198,14 +198,14 @@ static void test_sealed_set_policy_trial_vectors(void **state)
 	assert_int_equal(hex_parse(NEXT_PCR4, 64, next.value[4], 32), 0);
 
 	/* No prediction: one PolicyPCR, tpm2_policypcr's digest. */
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, 0, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 0);
 	assert_hex_equal(s.policy, TRIAL_BRANCH0);
 	assert_int_equal(s.pcrs.present, s.mask);
 	assert_memory_equal(s.pcrs.value[4], cur.value[4], 32);
 
 	/* A prediction that differs: PolicyOR(current, predicted), tpm2_policyor's digest. */
-	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, (const mb_pcr_bank *[]) { &next }, 1, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 2);
 	assert_hex_equal(s.branch_digest[0], TRIAL_BRANCH0);
 	assert_hex_equal(s.branch_digest[1], TRIAL_BRANCH1);
@@ -219,13 +219,50 @@ static void test_sealed_set_policy_trial_vectors(void **state)
 	/* A prediction equal to the current values in the sealed PCRs: no OR (reseal drops the stale branch). */
 	next = cur;
 	next.value[9][0] ^= 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, &next, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, (const mb_pcr_bank *[]) { &next }, 1, NULL, NULL), 0);
 	assert_int_equal(s.n_branches, 0);
 	assert_hex_equal(s.policy, TRIAL_BRANCH0);
 
+	/* Several predictions (reseal to the next default and a fallback): identical states once, the
+	 * current values' too; [next, cur, next] is tpm2_policyor's two-branch digest again. */
+	next = cur;
+	assert_int_equal(hex_parse(NEXT_PCR4, 64, next.value[4], 32), 0);
+	{
+		const mb_pcr_bank *three[] = { &next, &cur, &next };
+		const mb_pcr_bank *many[MB_POLICY_OR_MAX];
+		mb_pcr_bank other[MB_POLICY_OR_MAX];
+		mb_error err = { 0 };
+		size_t i;
+
+		assert_int_equal(sealed_set_policy(&s, &cur, three, 3, NULL, NULL), 0);
+		assert_int_equal(s.n_branches, 2);
+		assert_hex_equal(s.branch_digest[0], TRIAL_BRANCH0);
+		assert_hex_equal(s.branch_digest[1], TRIAL_BRANCH1);
+		assert_hex_equal(s.policy, TRIAL_OR);
+		/* 7 distinct predictions and today's: 8 branches; an 8th prediction: -E2BIG, s untouched */
+		for (i = 0; i < MB_POLICY_OR_MAX; i++) {
+			other[i] = cur;
+			other[i].value[1][0] ^= (uint8_t) (i + 1);
+			many[i] = &other[i];
+		}
+		assert_int_equal(sealed_set_policy(&s, &cur, many, MB_POLICY_OR_MAX - 1, NULL, NULL), 0);
+		assert_int_equal(s.n_branches, MB_POLICY_OR_MAX);
+		assert_hex_equal(s.branch_digest[0], TRIAL_BRANCH0);
+		assert_int_equal(sealed_set_policy(&s, &cur, many, MB_POLICY_OR_MAX, NULL, &err), -E2BIG);
+		assert_int_equal(s.n_branches, MB_POLICY_OR_MAX);
+		/* with a window, one fewer */
+		{
+			sealed_window w = { .index = 0x01800b00, .counter = 1 };
+
+			assert_int_equal(sealed_set_policy(&s, &cur, many, MB_POLICY_OR_MAX - 1, &w, &err), -E2BIG);
+			assert_int_equal(sealed_set_policy(&s, &cur, many, MB_POLICY_OR_MAX - 2, &w, &err), 0);
+			assert_int_equal(s.n_branches, MB_POLICY_OR_MAX);
+		}
+	}
+
 	/* Another bank: the session hash stays SHA-256, the values are 20-byte SHA-1 ones. */
 	sha1.present = s.mask;
-	assert_int_equal(sealed_set_policy(&s, &sha1, NULL, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &sha1, NULL, 0, NULL, NULL), 0);
 	assert_hex_equal(s.policy, TRIAL_SHA1);
 }
 
@@ -238,24 +275,24 @@ static void test_sealed_set_policy_refusals(void **state)
 	(void) state;
 	set_pcr(&cur, 1, CUR_PCR1);
 	set_pcr(&cur, 4, CUR_PCR4);
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, NULL), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, 0, NULL, NULL), 0);
 	memcpy(&before, &s, sizeof(s));
 	/* a prediction of another bank */
 	sha1.present = s.mask;
-	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, (const mb_pcr_bank *[]) { &sha1 }, 1, NULL, &err), -EINVAL);
 	/* a sealed PCR without a value, now or predicted */
 	cur.present = 1u << 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, 0, NULL, &err), -EINVAL);
 	set_pcr(&cur, 4, CUR_PCR4);
 	sha1 = cur;
 	sha1.present = 1u << 1;
 	sha1.value[4][0] ^= 1;
-	assert_int_equal(sealed_set_policy(&s, &cur, &sha1, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, (const mb_pcr_bank *[]) { &sha1 }, 1, NULL, &err), -EINVAL);
 	/* s is untouched by a refusal */
 	assert_memory_equal(&s, &before, sizeof(s));
 	/* a secret sealed to signed policies has no PCR policy to set */
 	s.authorized = true;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, NULL, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, 0, NULL, &err), -EINVAL);
 }
 
 /*
@@ -296,18 +333,18 @@ static void test_window_refusals(void **state)
 	mb_error err = { 0 };
 
 	(void) state;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &w, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, 0, &w, &err), -EINVAL);
 	assert_non_null(strstr(err.message, "no PCR but the firmware"));
 	assert_false(s.window);
 	assert_int_equal(s.n_branches, 0);
 	s.mask = 0x83;
 	cur.present = 0x83;
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &w, &err), 0);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, 0, &w, &err), 0);
 	assert_true(s.window);
 	assert_int_equal(s.n_branches, 2);
 	assert_int_equal(s.branch_mask[1], 0x80);
 	w.index = 0x01c00002; /* an EK certificate's index: not the owner's */
-	assert_int_equal(sealed_set_policy(&s, &cur, NULL, &w, &err), -EINVAL);
+	assert_int_equal(sealed_set_policy(&s, &cur, NULL, 0, &w, &err), -EINVAL);
 	assert_int_equal(s.window_index, MB_NV_COUNTER_DEFAULT);
 }
 

@@ -751,6 +751,7 @@ void grub_model_run_done(grub_model_run *r)
 		free(r->s[i].text);
 	free(r->s);
 	free(r->why);
+	free(r->entry);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -838,6 +839,14 @@ typedef struct gs {
 	size_t n_keep;
 	char *last_cmd; /* the last measured command: the key of a condition */
 	bool returning;
+	/* a menu entry picked by hand (grub_model_choice.entry): what is left of the spec, NULL
+	 * for the default; explore: stop at the menu the spec leads to and list its entries */
+	const char *choose;
+	bool explore, explored, no_entry;
+	size_t n_explored;
+	bool explored_sub[GRUB_MODEL_MAX_ENTRIES];
+	sbuf chosen_path; /* the entries picked, by number */
+	char *loaded_path; /* the last linux command's kernel */
 } gs;
 
 static void stopf(gs *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1657,6 +1666,11 @@ static enum status exec_cmd(gs *g, node *n)
 			emit(g, GRUB_STRING_KERNEL_CMDLINE, grub_loader_cmdline(a[1], &args));
 		}
 		g->loaded = argc >= 2;
+		if (argc >= 2) {
+			free(g->loaded_path);
+			if (!(g->loaded_path = strdup(a[1])))
+				g->oom = true;
+		}
 	} else if (!strcmp(a[0], "return")) {
 		g->returning = true;
 		st = argc < 2 || !strcmp(a[1], "0") ? S_OK : S_FAIL;
@@ -1936,7 +1950,7 @@ static void run_script(gs *g, const char *text, const char *name)
 }
 
 /* The menu times out: GRUB runs the default entry (normal/menu.c). */
-static void run_entry(gs *g, const entry *e);
+static void run_entry(gs *g, const entry *e, bool auto_boot);
 
 /* menuentry_eq: an id or title against a spec up to its first single '>' */
 static bool entry_eq(const char *id, const char *spec)
@@ -1955,6 +1969,80 @@ static bool entry_eq(const char *id, const char *spec)
 	}
 }
 
+/*
+ * Someone picks an entry from the menu (grub_model_choice.entry): the first component of what is
+ * left of the spec, as GRUB's `default` names entries (a number, else a title or id, '>>' a '>').
+ * Key presses are not measured: GRUB runs the entry as it runs the default (auto_boot off).
+ */
+static void run_chosen(gs *g, menu *m)
+{
+	const char *spec = g->choose, *p, *rest;
+	sbuf first = { 0 };
+	size_t i, idx = SIZE_MAX;
+	char *comp, num[24];
+	bool digits;
+
+	if (g->explore && !*spec) {
+		g->n_explored = m->n < GRUB_MODEL_MAX_ENTRIES ? m->n : GRUB_MODEL_MAX_ENTRIES;
+		for (i = 0; i < g->n_explored; i++)
+			g->explored_sub[i] = m->e[i].submenu;
+		g->explored = true;
+		stopf(g, "the menu listed");
+		return;
+	}
+	for (p = spec; *p; p++) {
+		if (p[0] == '>' && p[1] == '>') {
+			sb_add(&first, ">", 1);
+			p++;
+			continue;
+		}
+		if (*p == '>')
+			break;
+		sb_add(&first, p, 1);
+	}
+	rest = *p ? p + 1 : NULL;
+	comp = sb_take(&first);
+	if (!comp) {
+		g->oom = true;
+		return;
+	}
+	digits = *comp != 0;
+	for (p = comp; *p; p++)
+		digits &= is_digit(*p);
+	if (digits) {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(comp, &end, 10);
+		if (errno == 0 && !*end && n < m->n)
+			idx = n;
+	} else {
+		for (i = 0; i < m->n && idx == SIZE_MAX; i++)
+			if (entry_eq(m->e[i].title, spec) || entry_eq(m->e[i].id, spec))
+				idx = i;
+	}
+	if (idx == SIZE_MAX || (rest && !m->e[idx].submenu) || (!rest && m->e[idx].submenu)) {
+		g->no_entry = true;
+		if (idx == SIZE_MAX)
+			stopf(g, "the menu has no entry \"%.200s\" (%zu entries)", comp, m->n);
+		else if (rest)
+			stopf(g, "\"%.200s\" is an entry, not a submenu: nothing to pick after it", comp);
+		else
+			stopf(g, "\"%.200s\" is a submenu, not an entry: say which of its entries (\"%.200s>...\")", comp,
+			      comp);
+		free(comp);
+		return;
+	}
+	free(comp);
+	snprintf(num, sizeof(num), "%s%zu", g->chosen_path.n ? ">" : "", idx);
+	sb_str(&g->chosen_path, num);
+	g->choose = m->e[idx].submenu ? rest : NULL;
+	run_entry(g, &m->e[idx], false);
+	if (!stopped(g))
+		stopf(g, "the chosen entry \"%.100s\" loads no kernel: GRUB goes back to its menu", m->e[idx].title);
+}
+
 static void run_menu(gs *g)
 {
 	menu *m = &cur(g)->m;
@@ -1965,6 +2053,10 @@ static void run_menu(gs *g)
 
 	if (!m->n)
 		return;
+	if (g->choose) {
+		run_chosen(g, m);
+		return;
+	}
 	v = lookup(g, "timeout", &known, &setter);
 	if (!known) {
 		stopf(g, "the menu's timeout comes from `%.200s`, which the model does not know", setter ? setter : "?");
@@ -1995,12 +2087,12 @@ static void run_menu(gs *g)
 	}
 	if (def < 0 || (size_t) def >= m->n)
 		def = 0;
-	run_entry(g, &m->e[def]);
+	run_entry(g, &m->e[def], true);
 	if (!stopped(g))
 		stopf(g, "the default entry \"%.100s\" loads no kernel: GRUB goes back to its menu", m->e[def].title);
 }
 
-static void run_entry(gs *g, const entry *e)
+static void run_entry(gs *g, const entry *e, bool auto_boot)
 {
 	const char *chosen, *def, *setter, *p;
 	bool known;
@@ -2035,7 +2127,7 @@ static void run_entry(gs *g, const entry *e)
 		free(newdef);
 		return;
 	}
-	if (e->submenu)
+	if (e->submenu && auto_boot)
 		var_set(g, "timeout", "0", NULL);
 	{
 		char *c = sb_take(&buf);
@@ -2171,6 +2263,8 @@ static void gs_done(gs *g)
 	facts_clear(&g->learned, &g->n_learned);
 	free(g->last_cmd);
 	free(g->stop);
+	free(g->chosen_path.s);
+	free(g->loaded_path);
 }
 
 /* One run over the configs from GRUB's start: the environment normal mode has. */
@@ -2299,18 +2393,139 @@ int grub_model_check(grub_model *m, const grub_model_config *configs, size_t n_c
 	return run->why ? 0 : -ENOMEM;
 }
 
-int grub_model_predict(grub_model *m, const grub_model_config *configs, size_t n_configs, bool kernel_cmdline,
-		       grub_model_run *run)
+/* One run of the new configs, picking spec (NULL: the default); explore: list the menu spec
+ * leads to (*n_sub entries, sub[i]: a submenu). */
+static int predict_once(grub_model *m, const grub_model_config *configs, size_t n_configs, bool kernel_cmdline,
+			const char *spec, bool explore, grub_model_run *run, char **loaded, size_t *n_entries, bool *sub)
 {
-	gs g = { .m = m, .cfg = configs, .n_cfg = n_configs, .kernel_cmdline = kernel_cmdline, .out = run };
+	gs g = { .m = m, .cfg = configs, .n_cfg = n_configs, .kernel_cmdline = kernel_cmdline, .out = run,
+		 .choose = spec, .explore = explore };
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	rc = run_once(&g);
+	if (rc == 0 && spec && !g.chosen_path.n && !g.no_entry && !g.explored) {
+		g.no_entry = true;
+		free(g.stop);
+		g.stop = strdup("the configs show no menu to pick an entry from");
+	}
+	if (rc == 0 && explore) {
+		*n_entries = g.explored ? g.n_explored : 0;
+		if (g.explored)
+			memcpy(sub, g.explored_sub, g.n_explored * sizeof(*sub));
+		else if (!g.stop)
+			g.stop = strdup("the configs boot before the menu the kernel search looks at");
+	}
+	if (rc == 0 && g.stop && !(explore && g.explored))
+		take_why(&g, run);
+	run->no_entry = g.no_entry;
+	if (rc == 0 && spec && g.chosen_path.n && !g.chosen_path.oom && !(run->entry = strdup(g.chosen_path.s)))
+		rc = -ENOMEM;
+	if (loaded) {
+		*loaded = g.loaded_path;
+		g.loaded_path = NULL;
+	}
+	gs_done(&g);
+	return g.oom ? -ENOMEM : rc;
+}
+
+static bool loads_kernel(const char *loaded, const char *want)
+{
+	size_t ll, wl = strlen(want);
+
+	if (!loaded)
+		return false;
+	if (loaded[0] == '(' && strchr(loaded, ')'))
+		loaded = strchr(loaded, ')') + 1;
+	ll = strlen(loaded);
+	return !strcmp(loaded, want) || (loaded[0] == '/' && ll < wl && !strcmp(want + wl - ll, loaded));
+}
+
+/* The first entry in menu order under the menu prefix leads to whose linux command loads kernel:
+ * 1 with *found its spec, 0 when none (*why set by the first run that could not tell), -ENOMEM. */
+static int find_kernel(grub_model *m, const grub_model_config *configs, size_t n_configs, bool kernel_cmdline,
+		       const char *kernel, const char *prefix, unsigned depth, unsigned *tries, char **found, char **why)
+{
+	bool sub[GRUB_MODEL_MAX_ENTRIES];
+	size_t n = 0, i;
+	grub_model_run r;
+	int rc;
+
+	if (depth > 8 || ++*tries > GRUB_MODEL_MAX_TRIES) {
+		if (!*why)
+			*why = strdup("the kernel search looked through more entries than the model tries");
+		return 0;
+	}
+	rc = predict_once(m, configs, n_configs, kernel_cmdline, prefix, true, &r, NULL, &n, sub);
+	if (rc == 0 && r.why && !*why) {
+		*why = r.why;
+		r.why = NULL;
+	}
+	grub_model_run_done(&r);
+	for (i = 0; rc >= 0 && i < n; i++) {
+		char *spec = NULL, *loaded = NULL;
+
+		if (asprintf(&spec, "%s%zu%s", prefix, i, sub[i] ? ">" : "") < 0)
+			return -ENOMEM;
+		if (sub[i]) {
+			rc = find_kernel(m, configs, n_configs, kernel_cmdline, kernel, spec, depth + 1, tries, found, why);
+		} else if (++*tries > GRUB_MODEL_MAX_TRIES) {
+			rc = 0;
+			n = 0;
+		} else {
+			rc = predict_once(m, configs, n_configs, kernel_cmdline, spec, false, &r, &loaded, NULL, NULL);
+			if (rc == 0 && !r.why && loads_kernel(loaded, kernel)) {
+				*found = spec;
+				spec = NULL;
+				rc = 1;
+			}
+			grub_model_run_done(&r);
+		}
+		free(loaded);
+		free(spec);
+		if (rc != 0)
+			return rc;
+	}
+	return rc;
+}
+
+int grub_model_predict(grub_model *m, const grub_model_config *configs, size_t n_configs, bool kernel_cmdline,
+		       const grub_model_choice *choice, grub_model_run *run)
+{
+	char *found = NULL, *why = NULL;
+	unsigned tries = 0;
 	int rc;
 
 	memset(run, 0, sizeof(*run));
 	if (!n_configs)
 		return asprintf(&run->why, "no config") < 0 ? -ENOMEM : 0;
-	rc = run_once(&g);
-	if (rc == 0 && g.stop)
-		take_why(&g, run);
-	gs_done(&g);
-	return rc;
+	if (!choice || (!choice->entry && !choice->kernel))
+		return predict_once(m, configs, n_configs, kernel_cmdline, NULL, false, run, NULL, NULL, NULL);
+	if (choice->entry)
+		return predict_once(m, configs, n_configs, kernel_cmdline, choice->entry, false, run, NULL, NULL, NULL);
+	rc = find_kernel(m, configs, n_configs, kernel_cmdline, choice->kernel, "", 0, &tries, &found, &why);
+	if (rc < 0) {
+		free(why);
+		return rc;
+	}
+	if (rc == 1) {
+		free(why);
+		rc = predict_once(m, configs, n_configs, kernel_cmdline, found, false, run, NULL, NULL, NULL);
+		free(found);
+		return rc;
+	}
+	run->no_entry = true;
+	if (asprintf(&run->why, "no menu entry loads the kernel %.200s%s%.400s", choice->kernel,
+		     why ? " (the model could not follow every entry: " : "", why ? why : "") < 0)
+		run->why = NULL;
+	if (run->why && why) {
+		char *w = NULL;
+
+		if (asprintf(&w, "%s)", run->why) >= 0) {
+			free(run->why);
+			run->why = w;
+		}
+	}
+	free(why);
+	return run->why ? 0 : -ENOMEM;
 }

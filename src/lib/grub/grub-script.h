@@ -28,6 +28,8 @@
 #define GRUB_MODEL_MAX_STRINGS 4096
 #define GRUB_MODEL_MAX_STRING (256u << 10)
 #define GRUB_MODEL_MAX_STEPS 200000
+#define GRUB_MODEL_MAX_ENTRIES 256 /* entries of one menu the kernel search looks through */
+#define GRUB_MODEL_MAX_TRIES 64    /* runs the kernel search makes */
 
 typedef struct grub_model_config {
 	const char *path; /* as GRUB opened it and measured it in PCR 9 */
@@ -44,7 +46,21 @@ typedef struct grub_model_run {
 	grub_model_string *s;
 	size_t n;
 	char *why; /* NULL: the run reached the boot; else why the model stops there */
+	bool no_entry; /* the choice names no entry (why says so) */
+	char *entry;   /* with a choice: the entry picked, by number ("1>1") */
 } grub_model_run;
+
+/*
+ * Someone picks an entry from the menu instead of letting it time out (GRUB measures no key
+ * press): entry in GRUB's `default` syntax (a number, title or id per menu level, '>' between
+ * levels, '>>' for a '>' in a title), or kernel: the first entry in menu order (a submenu's
+ * entries at its place) whose linux command loads that path (GRUB's path, without a "(device)"
+ * prefix, equal to kernel or to its end: /vmlinuz-V for /boot/vmlinuz-V on a /boot partition).
+ */
+typedef struct grub_model_choice {
+	const char *entry;
+	const char *kernel;
+} grub_model_choice;
 
 typedef struct grub_model grub_model;
 
@@ -63,8 +79,9 @@ void grub_model_run_done(grub_model_run *r);
 int grub_model_check(grub_model *m, const grub_model_config *configs, size_t n_configs,
 		     const grub_model_string *today, size_t n_today, bool kernel_cmdline, grub_model_run *run);
 
-/* The next boot: run configs with what the self-check learned. run->why says what stops it. */
+/* The next boot: run configs with what the self-check learned, the menu's default entry or the
+ * one choice picks (NULL: the default). run->why says what stops it. */
 int grub_model_predict(grub_model *m, const grub_model_config *configs, size_t n_configs, bool kernel_cmdline,
-		       grub_model_run *run);
+		       const grub_model_choice *choice, grub_model_run *run);
 
 #endif

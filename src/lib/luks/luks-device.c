@@ -569,6 +569,13 @@ MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *path, int token, const mb_
 			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
 			     mb_unseal_explanation **explanation, mb_error *err)
 {
+	return mb_luks_reseal_n(tpm, path, token, &predicted, predicted ? 1 : 0, opt, ret, explanation, err);
+}
+
+MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const mb_pcr_values *const *predicted,
+			       size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+			       mb_unseal_explanation **explanation, mb_error *err)
+{
 	static const mb_unseal_options none = { 0 };
 	slot_tokens g = { 0 };
 	secret_page key = { 0 };
@@ -618,7 +625,7 @@ MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *path, int token, const mb_
 		goto out;
 	}
 	old = luks_token_sealed(g.parsed[src], &old_size);
-	r = luks_reseal_key(tpm, old, old_size, key.p, key.size, predicted, &sealed, &ret->or_policy, err);
+	r = luks_reseal_key(tpm, old, old_size, key.p, key.size, predicted, n_predicted, &sealed, &ret->or_policy, err);
 	/* The enrolled boot's event summary goes along: the new token explains a refusal as the old one did. */
 	summary = luks_token_events(g.parsed[src], &summary_size);
 	if (r == 0 && summary && !(events = mb_base64_encode(summary, summary_size)))

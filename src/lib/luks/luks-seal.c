@@ -129,27 +129,33 @@ int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const uint8_t *sum
 }
 
 int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint8_t *key, size_t key_size,
-		    const mb_pcr_values *predicted, char **ret_json, bool *ret_or, mb_error *err)
+		    const mb_pcr_values *const *predicted, size_t n_predicted, char **ret_json, bool *ret_or,
+		    mb_error *err)
 {
 	mb_sealed *old = NULL, *s = NULL;
 	mb_seal_options so;
-	mb_pcr_bank pred;
+	mb_pcr_bank pred[MB_POLICY_OR_MAX];
+	size_t i;
 	int r;
 
 	*ret_json = NULL;
 	*ret_or = false;
+	if (n_predicted > MB_POLICY_OR_MAX - 1)
+		return set_error(err, -E2BIG, "%zu predicted PCR states: a TPM2_PolicyOR has at most %u branches, one "
+				 "today's", n_predicted, MB_POLICY_OR_MAX);
 	r = mb_sealed_parse(old_json, old_size, &old, err);
 	if (r < 0)
 		return r;
-	if (predicted && mb_sealed_policy_kind(old) != MB_SEAL_POLICY_AUTHORIZE &&
-	    mb_pcr_values_get_bank(predicted, mb_sealed_bank(old), &pred) < 0) {
-		const mb_digest_info *d = mb_digest_by_alg(mb_sealed_bank(old));
+	for (i = 0; i < n_predicted && mb_sealed_policy_kind(old) != MB_SEAL_POLICY_AUTHORIZE; i++) {
+		if (!predicted[i] || mb_pcr_values_get_bank(predicted[i], mb_sealed_bank(old), &pred[i]) < 0) {
+			const mb_digest_info *d = mb_digest_by_alg(mb_sealed_bank(old));
 
-		r = set_error(err, -EINVAL, "the predicted values have no %s bank, which the key is sealed to",
-			      d ? d->name : "such");
-		goto out;
+			r = set_error(err, -EINVAL, "the predicted values have no %s bank, which the key is sealed to",
+				      d ? d->name : "such");
+			goto out;
+		}
 	}
-	r = mb_reseal_options(old, predicted ? &pred : NULL, &so, err);
+	r = mb_reseal_options_n(old, pred, n_predicted, &so, err);
 	if (r < 0)
 		goto out;
 	/* no event log, as at enroll: the LUKS2 header has no room for one */

@@ -44,12 +44,14 @@ int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const uint8_t *sum
 		    const mb_unseal_options *opt, uint8_t *out, size_t *out_size, mb_unseal_explanation **explanation,
 		    mb_error *err);
 /*
- * Seal key again as `mboot reseal` does (mb_reseal_options): the bank, PCRs and parent of the
+ * Seal key again as `mboot reseal` does (mb_reseal_options_n): the bank, PCRs and parent of the
  * sealed file old_json (a PCR policy: the caller has refused "authorize"), to the TPM's values
- * now OR predicted's values of that bank (predicted NULL: now only). *ret_json: the new sealed
- * file's text (malloc'd); *ret_or: whether it is a PolicyOR (the prediction differs).
+ * now OR each predicted[i]'s values of that bank (n_predicted 0: now only; at most 7, identical
+ * states once). *ret_json: the new sealed file's text (malloc'd); *ret_or: whether it is a
+ * PolicyOR (a prediction differs).
  */
 int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint8_t *key, size_t key_size,
-		    const mb_pcr_values *predicted, char **ret_json, bool *ret_or, mb_error *err);
+		    const mb_pcr_values *const *predicted, size_t n_predicted, char **ret_json, bool *ret_or,
+		    mb_error *err);
 
 #endif

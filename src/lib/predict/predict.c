@@ -594,6 +594,34 @@ static int today_strings(const mb_event_log *log, grub_model_string **ret, size_
 	return 0;
 }
 
+/* A menu entry picked by hand may load another kernel or initrd than today's: their PCR 9
+ * events are today's digests unless --kernel / --initrd give the files. */
+static void chosen_files(predict_ctx *c, const grub_model_run *run)
+{
+	const mb_predict_input *in = c->in;
+	size_t i, k;
+
+	for (i = 0; i < run->n; i++) {
+		grub_words ws = { 0 };
+		bool lx, ird;
+
+		if (run->s[i].kind != GRUB_STRING_CMD ||
+		    grub_split_words(run->s[i].text, run->s[i].text + strlen(run->s[i].text), &ws) < 0 || ws.n < 2) {
+			grub_words_done(&ws);
+			continue;
+		}
+		lx = grub_is_cmd(ws.w[0], "linux");
+		ird = grub_is_cmd(ws.w[0], "initrd");
+		if (lx && !in->boot.kernel && (c->old_linux.n < 2 || !same_path(c->old_linux.w[1], ws.w[1])))
+			note(c, 9, true, "the menu entry loads the kernel %s, not today's: give the file with --kernel", ws.w[1]);
+		for (k = 1; ird && !in->boot.initrd && k < ws.n; k++)
+			if (c->old_initrd.n != ws.n || !same_path(c->old_initrd.w[k], ws.w[k]))
+				note(c, 9, true, "the menu entry loads the initrd %s, not today's: give the file with --initrd",
+				     ws.w[k]);
+		grub_words_done(&ws);
+	}
+}
+
 /*
  * With copies of the configs that booted: run them through the model and, when it reproduces
  * today's PCR 8 strings exactly, run the new configs to get the next boot's (MODEL_ON). When a
@@ -617,7 +645,13 @@ static int plan_model(predict_ctx *c, mb_error *err)
 	if (in->n_grub_booted && (in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path))
 		return set_error(err, -EINVAL, "the configs that booted (--grub-cfg-booted) are for running the new "
 				 "config, whose linux and initrd lines --cmdline, --kernel-path and --initrd-path would replace");
-	if (!in->boot.n_grub_cfg || in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path)
+	if ((in->grub_entry || in->grub_entry_kernel) && (in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path))
+		return set_error(err, -EINVAL, "a menu entry picked by hand (--grub-entry, --grub-entry-kernel) is run from the "
+				 "config, whose linux and initrd lines --cmdline, --kernel-path and --initrd-path would replace");
+	if (in->grub_entry && in->grub_entry_kernel)
+		return set_error(err, -EINVAL, "--grub-entry or --grub-entry-kernel, not both");
+	if ((!in->boot.n_grub_cfg && !in->grub_entry && !in->grub_entry_kernel) || in->boot.cmdline ||
+	    in->boot.kernel_path || in->boot.initrd_path)
 		return 0; /* the options name PCR 8's linux/initrd lines themselves */
 	if (grub_measured_configs(in->log, &paths) < 0)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -680,10 +714,18 @@ static int plan_model(predict_ctx *c, mb_error *err)
 		goto out;
 	}
 	grub_model_run_done(&run);
-	if (rc == 0)
-		rc = grub_model_predict(m, next, paths.n, cmdline, &run);
+	if (rc == 0) {
+		grub_model_choice choice = { in->grub_entry, in->grub_entry_kernel };
+
+		rc = grub_model_predict(m, next, paths.n, cmdline, &choice, &run);
+	}
 	if (rc < 0) {
 		rc = set_error(err, rc, "the GRUB model: %s", mb_strerror(rc));
+		goto out;
+	}
+	if (run.no_entry) {
+		c->res->unmatched |= MB_PREDICT_GRUB_ENTRY;
+		note(c, 8, true, "%s", run.why);
 		goto out;
 	}
 	if (run.why) {
@@ -691,6 +733,10 @@ static int plan_model(predict_ctx *c, mb_error *err)
 		goto out;
 	}
 	c->model = MODEL_ON;
+	if (in->grub_entry || in->grub_entry_kernel) {
+		note(c, 8, false, "the menu entry %s picked by hand", run.entry ? run.entry : "?");
+		chosen_files(c, &run);
+	}
 	/* a new kernel command line moves the EFI stub's LoadOptions tag too */
 	c->loader_changed = false;
 	for (i = 0; i < run.n; i++)
@@ -1160,6 +1206,9 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	rc = plan(&c, err);
 	if (rc == 0)
 		rc = plan_model(&c, err);
+	if (rc == 0 && (in->grub_entry || in->grub_entry_kernel) && c.model == MODEL_OFF)
+		note(&c, 8, true, "a menu entry picked by hand is followed only by running the configs as GRUB does, "
+		     "which needs a copy of each config that booted today (--grub-cfg-booted, --grub-booted-dir)");
 	if (rc == 0)
 		rc = efivar_plan(in, &c.efivars, err);
 	if (rc < 0)
@@ -1197,7 +1246,7 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 				ret->changed |= 1u << pcr;
 	}
 	/* What was asked and found nothing to change, and what cannot be predicted: no value. */
-	ret->unmatched = ((in->boot.kernel ? MB_PREDICT_KERNEL : 0) | (in->boot.initrd ? MB_PREDICT_INITRD : 0) |
+	ret->unmatched |= ((in->boot.kernel ? MB_PREDICT_KERNEL : 0) | (in->boot.initrd ? MB_PREDICT_INITRD : 0) |
 			  (in->boot.cmdline ? MB_PREDICT_CMDLINE : 0) | (in->boot.kernel_path ? MB_PREDICT_KERNEL_PATH : 0) |
 			  (in->boot.initrd_path ? MB_PREDICT_INITRD_PATH : 0) | (in->boot.uki ? MB_PREDICT_UKI : 0)) &
 			 ~c.matched;

@@ -71,10 +71,12 @@ typedef struct sealed_window {
 	uint64_t counter; /* its value now: the window is open while it stays */
 } sealed_window;
 
-/* With window (not NULL), a third (or second) branch: the window's (see struct mb_sealed). -EINVAL
- * when the secret is sealed to no PCR outside MB_FIRMWARE_PCRS (the window would open on any boot). */
-int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted,
-		      const sealed_window *window, mb_error *err);
+/* current's branch, then each of the n_predicted states predicted[i] that differs from every
+ * branch before it, then with window (not NULL) the window's (see struct mb_sealed). -EINVAL
+ * when the secret is sealed to no PCR outside MB_FIRMWARE_PCRS (the window would open on any
+ * boot); -E2BIG past MB_POLICY_OR_MAX branches. */
+int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *const *predicted,
+		      size_t n_predicted, const sealed_window *window, mb_error *err);
 /* The window branch's policy digest: PolicyPCR(bank, mask) then PolicyNV(index == counter). */
 int sealed_window_digest(const mb_pcr_bank *bank, uint32_t mask, uint32_t index, uint64_t counter,
 			 uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err);

@@ -37,19 +37,22 @@ int sealed_window_digest(const mb_pcr_bank *bank, uint32_t mask, uint32_t index,
 	return r;
 }
 
-int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *predicted,
-		      const sealed_window *window, mb_error *err)
+int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_bank *const *predicted,
+		      size_t n_predicted, const sealed_window *window, mb_error *err)
 {
 	uint8_t digest[MB_POLICY_OR_MAX][MB_POLICY_DIGEST_SIZE], policy[MB_POLICY_DIGEST_SIZE];
 	mb_pcr_bank bank[MB_POLICY_OR_MAX];
 	uint32_t mask = s->mask, window_mask = s->mask & ~MB_FIRMWARE_PCRS;
-	size_t n = 0;
+	size_t n = 0, i, k;
 	int r;
 
 	if (s->authorized)
 		return set_error(err, -EINVAL, "the secret is sealed to signed policies, not to PCR values");
-	if (!current || (predicted && (predicted->alg != current->alg || predicted->size != current->size)))
-		return set_error(err, -EINVAL, "the predicted values are of another bank than the current ones");
+	if (!current)
+		return set_error(err, -EINVAL, "no current values");
+	for (i = 0; i < n_predicted; i++)
+		if (!predicted[i] || predicted[i]->alg != current->alg || predicted[i]->size != current->size)
+			return set_error(err, -EINVAL, "the predicted values are of another bank than the current ones");
 	if (window && !window_mask)
 		return set_error(err, -EINVAL, "the secret is sealed to no PCR but the firmware's (0-3): a firmware-update "
 				 "window would release it on any boot");
@@ -59,8 +62,16 @@ int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_ban
 	r = mb_policy_pcr_digest(NULL, &bank[0], mask, digest[n++], err);
 	if (r < 0)
 		return r;
-	if (predicted && !same_values(predicted, &bank[0], mask)) {
-		bank[n] = *predicted;
+	for (i = 0; i < n_predicted; i++) {
+		for (k = 0; k < n && !same_values(predicted[i], &bank[k], mask); k++)
+			;
+		if (k < n)
+			continue; /* a state some branch has already */
+		if (n + (window ? 1 : 0) >= MB_POLICY_OR_MAX)
+			return set_error(err, -E2BIG, "more than %u PCR states to seal to (a TPM2_PolicyOR has at most %u "
+					 "branches%s)", MB_POLICY_OR_MAX - (window ? 1u : 0u), MB_POLICY_OR_MAX,
+					 window ? ", one the firmware-update window's" : ", one today's");
+		bank[n] = *predicted[i];
 		bank[n].present &= mask;
 		r = mb_policy_pcr_digest(NULL, &bank[n], mask, digest[n], err);
 		if (r < 0)
@@ -80,7 +91,7 @@ int sealed_set_policy(mb_sealed *s, const mb_pcr_bank *current, const mb_pcr_ban
 		r = mb_policy_or_digest((const uint8_t (*)[MB_POLICY_DIGEST_SIZE]) digest, n, policy, err);
 		if (r < 0)
 			return r;
-		for (size_t i = 0; i < n; i++) {
+		for (i = 0; i < n; i++) {
 			s->branch[i] = bank[i];
 			s->branch_mask[i] = i + 1 == n && window ? window_mask : mask;
 		}

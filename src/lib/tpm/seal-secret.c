@@ -12,6 +12,7 @@
 #include <mboot/digest.h>
 #include <mboot/seal.h>
 #include <mboot/tpm.h>
+#include <mboot/tpm-policy.h>
 #include "lib/seal/sealed-internal.h"
 #include "shared/fail.h"
 
@@ -46,6 +47,14 @@ static int check_options(const uint8_t *secret, size_t secret_size, const mb_sea
 		return set_error(err, -EINVAL, "no known PCR bank 0x%04x", opt->bank);
 	if ((opt->values && opt->values->alg != (*bank)->alg) || (opt->predicted && opt->predicted->alg != (*bank)->alg))
 		return set_error(err, -EINVAL, "the values to seal to are of another bank than %s", (*bank)->name);
+	if ((opt->n_more_predicted && !opt->more_predicted) || (opt->n_more_predicted && !opt->predicted))
+		return set_error(err, -EINVAL, "more predicted values without the first (predicted)");
+	if (opt->n_more_predicted > MB_POLICY_OR_MAX - 2)
+		return set_error(err, -E2BIG, "more than %u PCR states to seal to (a TPM2_PolicyOR has at most %u branches, "
+				 "one today's)", MB_POLICY_OR_MAX - 1, MB_POLICY_OR_MAX);
+	for (size_t i = 0; i < opt->n_more_predicted; i++)
+		if (opt->more_predicted[i].alg != (*bank)->alg)
+			return set_error(err, -EINVAL, "the values to seal to are of another bank than %s", (*bank)->name);
 	if (opt->pcr_mask >> MB_PCR_COUNT)
 		return set_error(err, -EINVAL, "PCR mask 0x%08x selects PCRs over %u", opt->pcr_mask, MB_PCR_COUNT - 1);
 	if (opt->firmware_window && !(opt->pcr_mask & ~MB_FIRMWARE_PCRS))
@@ -65,6 +74,8 @@ static int pcr_policy(mb_tpm *t, const mb_seal_options *opt, const mb_digest_inf
 	mb_pcr_values *v = NULL;
 	mb_pcr_bank now;
 	sealed_window window = { 0 }, *w = NULL;
+	const mb_pcr_bank *preds[MB_POLICY_OR_MAX];
+	size_t n = 0, i;
 	int r;
 
 	s->mask = opt->pcr_mask;
@@ -75,8 +86,12 @@ static int pcr_policy(mb_tpm *t, const mb_seal_options *opt, const mb_digest_inf
 			return r;
 		w = &window;
 	}
+	if (opt->predicted)
+		preds[n++] = opt->predicted;
+	for (i = 0; i < opt->n_more_predicted && n < MB_POLICY_OR_MAX; i++)
+		preds[n++] = &opt->more_predicted[i];
 	if (opt->values)
-		return sealed_set_policy(s, opt->values, opt->predicted, w, err);
+		return sealed_set_policy(s, opt->values, preds, n, w, err);
 	v = mb_pcr_values_new();
 	if (!v)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -86,7 +101,7 @@ static int pcr_policy(mb_tpm *t, const mb_seal_options *opt, const mb_digest_inf
 		r = set_error(err, MB_ERR_TPM, "the %s bank does not have all of the PCRs to seal to", bank->name);
 	mb_pcr_values_free(v);
 	if (r == 0)
-		r = sealed_set_policy(s, &now, opt->predicted, w, err);
+		r = sealed_set_policy(s, &now, preds, n, w, err);
 	return r;
 }
 
@@ -160,11 +175,12 @@ fail:
 	return r;
 }
 
-MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
-				mb_error *err)
+MB_EXPORT int mb_reseal_options_n(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
+				  mb_seal_options *ret, mb_error *err)
 {
 	const mb_digest_info *bank;
 	uint32_t missing;
+	size_t i;
 
 	memset(ret, 0, sizeof(*ret));
 	if (!s)
@@ -175,10 +191,15 @@ MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted
 	bank = mb_digest_by_alg(s->pcrs.alg);
 	if (!bank)
 		return set_error(err, -EINVAL, "no known PCR bank 0x%04x", s->pcrs.alg);
-	if (predicted) {
-		if (predicted->alg != s->pcrs.alg)
+	if (n_predicted && !predicted)
+		return set_error(err, -EINVAL, "no predicted values");
+	if (n_predicted > MB_POLICY_OR_MAX - 1)
+		return set_error(err, -E2BIG, "%zu predicted PCR states: a TPM2_PolicyOR has at most %u branches, one "
+				 "today's", n_predicted, MB_POLICY_OR_MAX);
+	for (i = 0; i < n_predicted; i++) {
+		if (predicted[i].alg != s->pcrs.alg)
 			return set_error(err, -EINVAL, "the predicted values are not of the sealed bank %s", bank->name);
-		missing = s->mask & ~predicted->present;
+		missing = s->mask & ~predicted[i].present;
 		if (missing) {
 			unsigned p = 0;
 
@@ -190,11 +211,19 @@ MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted
 	}
 	ret->bank = s->pcrs.alg;
 	ret->pcr_mask = s->mask;
-	ret->predicted = predicted;
+	ret->predicted = n_predicted ? &predicted[0] : NULL;
+	ret->more_predicted = n_predicted > 1 ? &predicted[1] : NULL;
+	ret->n_more_predicted = n_predicted > 1 ? n_predicted - 1 : 0;
 	if (s->parent_persistent) {
 		ret->parent = MB_SEAL_PARENT_PERSISTENT;
 		ret->parent_handle = s->parent_handle;
 	} else
 		ret->parent = MB_SEAL_PARENT_TEMPLATE;
 	return 0;
+}
+
+MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
+				mb_error *err)
+{
+	return mb_reseal_options_n(s, predicted, predicted ? 1 : 0, ret, err);
 }
