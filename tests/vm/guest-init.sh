@@ -194,7 +194,7 @@ fi
 # mboot-grub-booted.service does at startup), then the kernel update happens as Debian does it:
 # the package's kernel and initramfs-tools' initrd land in /boot, update-grub's new grub.cfg
 # replaces the old, and run-parts runs /etc/kernel/postinst.d, whose last hook is mboot's. With
-# disk.sealed in it (the second boot): that file is unsealed. Every step's exit code is printed.
+# disk.sealed in it (the second and third boots): that file is unsealed. Every step's exit code is printed.
 if [ -e /extra/kupdate ]; then
 	kup() { echo "MBVM-BEGIN-KUP-$1"; cat "$2"; echo "MBVM-END-KUP-$1"; }
 	kup_rc() { echo "MBVM-BEGIN-KUP-$1-RC"; echo "$2"; echo "MBVM-END-KUP-$1-RC"; }
@@ -240,6 +240,13 @@ if [ -e /extra/kupdate ]; then
 		kup_rc PREDICT $?
 		kup PREDICT /tmp/predict.json
 		kup PREDICT-ERR /tmp/predict.err
+		# and the hook's third state: the running kernel picked from the new GRUB menu (its
+		# MBOOT_FALLBACK_KERNEL default; not in /boot here, so today's kernel digests stay)
+		mboot predict "$@" --grub-entry-kernel /boot/vmlinuz-"$(uname -r)" --json \
+			>/tmp/predict-fallback.json 2>/tmp/predict-fallback.err
+		kup_rc PREDICT-FALLBACK $?
+		kup PREDICT-FALLBACK /tmp/predict-fallback.json
+		kup PREDICT-FALLBACK-ERR /tmp/predict-fallback.err
 		base64 /etc/mboot/sealed.d/disk.sealed >/tmp/sealed.b64
 		kup SEALED /tmp/sealed.b64
 	fi

@@ -339,6 +339,10 @@ VM_GRUB_CMDLINE="console=ttyS0,115200 loglevel=1 panic=-1 rdinit=/init"
 # /etc/grub.d scripts that run (grub-mkconfig runs the executable ones): all of grub-common's by
 # default; record.sh keeps to 00_header and 10_linux, as the recorded configs were made.
 VM_GRUB_D=${VM_GRUB_D:-}
+# GRUB_TIMEOUT of the test machine's /etc/default/grub: 0 boots the default entry at once (what
+# record.sh recorded); the kernel-update scenario sets Debian's 5, so that its menu shows with a
+# countdown and boot 3 can pick an entry from it (VM_KEYS).
+VM_GRUB_TIMEOUT=${VM_GRUB_TIMEOUT:-0}
 
 # vm_kver_next KVER: the next Debian kernel ABI, 6.1.0-57-amd64 -> 6.1.0-58-amd64.
 vm_kver_next() {
@@ -387,7 +391,8 @@ vm_grub_mkconfig() {
 	chmod +x "$w/bin/grub-probe" "$w/bin/grub-mkrelpath"
 	cat >"$w/default/grub" <<-EOF
 		GRUB_DEFAULT=0
-		GRUB_TIMEOUT=0
+		GRUB_TIMEOUT=$VM_GRUB_TIMEOUT
+		GRUB_TIMEOUT_STYLE=menu
 		GRUB_DISTRIBUTOR=Debian
 		GRUB_CMDLINE_LINUX_DEFAULT=""
 		GRUB_CMDLINE_LINUX="$VM_GRUB_CMDLINE"
@@ -518,6 +523,10 @@ vm_qemu() {
 	done
 	local -a accel_args
 	if [ "$accel" = kvm ]; then accel_args=(-accel kvm); else accel_args=(-accel tcg); fi
+	# With VM_KEYS: a monitor on a Unix socket, for vm_keys_step's sendkey.
+	local monitor=none step=0 off=0
+	rm -f "$dir/monitor.sock" "$dir/keys.log"
+	[ ${#VM_KEYS[@]} -eq 0 ] || monitor=unix:$dir/monitor.sock,server=on,wait=off
 	t0=$(date +%s.%N)
 	timeout -k 5 "$limit" qemu-system-x86_64 \
 		-machine "$VM_MACHINE" "${accel_args[@]}" -cpu "$VM_CPU" -m "$VM_MEM" -smp "$VM_SMP" \
@@ -529,7 +538,7 @@ vm_qemu() {
 		-device virtio-blk-pci,drive=disk0,bootindex=1 "${disk_args[@]}" \
 		-chardev socket,id=chrtpm,path="$tpm/ctrl.sock" \
 		-tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0 \
-		-nic none -vga none -display none -monitor none -nodefaults \
+		-nic none -vga none -display none -monitor "$monitor" -nodefaults \
 		-serial file:"$dir/serial.raw" "${attest_args[@]}" -no-reboot \
 		2>"$dir/qemu.err" &
 	VM_QEMU_PID=$!
@@ -544,6 +553,7 @@ vm_qemu() {
 			rc=3
 			break
 		fi
+		[ $step -ge ${#VM_KEYS[@]} ] || vm_keys_step "$dir"
 		sleep 0.5
 		waited=$((waited + 1))
 	done
@@ -560,8 +570,55 @@ vm_qemu() {
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$dir/seconds"
 	tr -d '\r' <"$dir/serial.raw" >"$dir/serial.log" 2>/dev/null || : >"$dir/serial.log"
 	[ $rc -ge 2 ] && return $rc
+	if [ $step -lt ${#VM_KEYS[@]} ]; then
+		printf 'the console never showed "%s" (key step %d of %d; %s)\n' "${VM_KEYS[$step]}" \
+			$((step / 2 + 1)) $((${#VM_KEYS[@]} / 2)) "$(tr '\n' ' ' <"$dir/keys.log" 2>/dev/null)" >"$dir/keys.err"
+		return 4
+	fi
 	grep -q '^MBVM-DONE$' "$dir/serial.log" && return 0
 	return 1
+}
+
+# Key presses for the next boots (a person at GRUB's menu): VM_KEYS=(TEXT KEYS TEXT KEYS ...).
+# In turn, once TEXT shows on the serial console (after where the previous TEXT was found),
+# KEYS (QEMU's key names, blank-separated: down ret ...) are typed on the PS/2 keyboard through
+# QEMU's monitor (HMP sendkey), which OVMF puts in ConIn, where GRUB reads. A boot that ends
+# before every TEXT showed fails (vm_qemu returns 4, vm_boot_dir prints the serial tail).
+# DIR/keys.log says when each step was taken.
+VM_KEYS=()
+
+# vm_keys_step DIR: one poll of vm_qemu's loop (its locals step and off): type the next KEYS
+# when their TEXT has shown up.
+vm_keys_step() {
+	local dir=$1 text=${VM_KEYS[$step]} keys=${VM_KEYS[$((step + 1))]} at
+	[ -s "$dir/serial.raw" ] && [ -S "$dir/monitor.sock" ] || return 0
+	# the byte offset, from off, just past the first TEXT (grep reads to the end: no SIGPIPE)
+	at=$(tail -c +$((off + 1)) "$dir/serial.raw" | grep -a -b -o -F -- "$text" | sed -n 1p)
+	[ -n "$at" ] || return 0
+	# shellcheck disable=SC2086 # KEYS: QEMU key names, blank-separated
+	python3 - "$dir/monitor.sock" $keys <<'PY' >>"$dir/keys.log" 2>&1 || return 0
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(60)
+s.connect(sys.argv[1])
+got = b""
+def prompts(n):  # the banner ends with the monitor's prompt; each command gets another
+    global got
+    while got.count(b"(qemu)") < n:
+        d = s.recv(4096)
+        if not d:
+            sys.exit("the monitor closed")
+        got += d
+prompts(1)
+for i, k in enumerate(sys.argv[2:]):
+    s.sendall(b"sendkey " + k.encode() + b"\n")
+    prompts(i + 2)
+s.close()
+PY
+	off=$((off + ${at%%:*} + ${#text}))
+	printf '%s s: "%s" up to byte %d; typed %s\n' "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
+		"$text" "$off" "$keys" >>"$dir/keys.log"
+	step=$((step + 2))
 }
 
 # Decide once per process whether KVM works: a full boot with KVM must reach the end marker
@@ -611,6 +668,7 @@ vm_boot_dir() {
 	[ $rc -eq 0 ] || {
 		tail -n 30 "$dir/serial.log" >&2 || true
 		cat "$dir/qemu.err" >&2 || true
+		[ $rc -ne 4 ] || vm_die "boot in $dir: $(cat "$dir/keys.err") ($(cat "$dir/seconds") s)"
 		vm_die "boot in $dir did not finish (rc $rc, accel $VM_ACCEL_USED, $(cat "$dir/seconds") s)"
 	}
 }

@@ -798,15 +798,21 @@ kernel-update)
 	# version name) and update-grub's config for B and A, run Debian's postinst.d hook, which
 	# reseals under boot 1's live PCRs. Between the boots the host writes what the package and
 	# update-grub wrote into the ESP. Boot 2 (kernel B, GRUB's default entry): the resealed
-	# secret unseals, and the TPM holds what boot 1 predicted, in every bank.
+	# secret unseals, and the TPM holds what boot 1 predicted, in every bank. Boot 3 (the same
+	# disk and TPM, no config edit): a person picks kernel A from GRUB's menu, "Advanced options
+	# for Debian GNU/Linux" > "Debian GNU/Linux, with Linux A", typed on QEMU's keyboard (VM_KEYS);
+	# the secret unseals, and the TPM holds the fallback boot 1 predicted (the hook's third state).
+	# GRUB_TIMEOUT is Debian's 5 for all boots, so the menu shows with a countdown; boots 1 and 2
+	# let it run out.
 	# The files come in on a second virtio disk (a tar archive); what comes out goes over the
-	# serial console. A third boot (GRUB's menu falling back to kernel A) would add: an update/
-	# prediction of that entry in boot 1, a boot 3 made like boot 2 with that entry as the default.
-	for t in xxd tar; do command -v $t >/dev/null || vm_die "missing: $t"; done
+	# serial console.
+	for t in xxd tar python3; do command -v $t >/dev/null || vm_die "missing: $t"; done
+	# shellcheck disable=SC2034 # read by lib.sh's vm_grub_mkconfig
+	VM_GRUB_TIMEOUT=5
 	kernel=$(vm_kernel)
 	kver_a=$(basename "$kernel" | sed 's/^vmlinuz-//')
 	kver_b=$(vm_kver_next "$kver_a")
-	b1=$out/boot1 b2=$out/boot2
+	b1=$out/boot1 b2=$out/boot2 b3=$out/boot3
 	vm_initramfs "$out/initrd.in" kupdate
 	vm_prepare_debian "$b1" "$out/initrd.in" "$kver_a"
 	# update-grub once B is installed beside A: 10_linux puts the newest first, the default entry
@@ -843,24 +849,41 @@ kernel-update)
 		test "$(kup KEEP-RC):$(jq -c '[.configs[] | "\(.path)=\(.status)"]' "$b1/keep.json" 2>/dev/null)" \
 		= '0:["(hd0,gpt1)/EFI/BOOT/grub.cfg=kept","(hd0,gpt1)/boot/grub/grub.cfg=kept"]'
 	check "boot 1: the postinst.d hook (zzz-mboot-reseal, MBOOT_RESEAL_STRICT=1) exited 0" test "$(kup HOOK-RC)" = 0
-	check "boot 1: the hook says the secret was resealed to this boot and the next one" \
-		grep -q '^mboot-reseal: /etc/mboot/sealed.d/disk.sealed: resealed to this boot and the next one$' <<<"$(kup HOOK-ERR)"
+	check "boot 1: the hook says the secret was resealed to this boot, the next one and the fallback to kernel A from the GRUB menu" \
+		grep -q -x -F "mboot-reseal: /etc/mboot/sealed.d/disk.sealed: resealed to this boot, the next one and a fallback to /boot/vmlinuz-$kver_a from the GRUB menu" <<<"$(kup HOOK-ERR)"
 	kup PREDICT >"$out/predict.json"
 	check "boot 1: mboot predict with the hook's arguments exited 0, PCRs 8 and 9 changed ($(jq -c '{changed, unpredictable, unmatched}' "$out/predict.json" 2>/dev/null))" \
 		test "$(kup PREDICT-RC):$(jq -c .changed "$out/predict.json" 2>/dev/null)" = "0:[8,9]"
+	kup PREDICT-FALLBACK >"$out/predict-fallback.json"
+	kup_show PREDICT-FALLBACK-ERR
+	check "boot 1: mboot predict --grub-entry-kernel /boot/vmlinuz-$kver_a with the hook's arguments exited 0, PCRs 8 and 9 changed ($(jq -c '{changed, unpredictable, unmatched}' "$out/predict-fallback.json" 2>/dev/null))" \
+		test "$(kup PREDICT-FALLBACK-RC):$(jq -c .changed "$out/predict-fallback.json" 2>/dev/null)" = "0:[8,9]"
 	kup SEALED-BEFORE | base64 -d >"$out/sealed-before.json" || bad "boot 1: the sealed file is not base64"
 	kup SEALED | base64 -d >"$out/disk.sealed" || bad "boot 1: the resealed file is not base64"
-	check "boot 1: the resealed file is a PolicyOR (was $(jq -r .policy.kind "$out/sealed-before.json" 2>/dev/null))" \
-		test "$(jq -r .policy.kind "$out/disk.sealed" 2>/dev/null)" = or
+	check "boot 1: the resealed file is a PolicyOR of 3 branches: today, the next default, the fallback (was $(jq -r .policy.kind "$out/sealed-before.json" 2>/dev/null))" \
+		test "$(jq -r '"\(.policy.kind) \(.policy.branches | length)"' "$out/disk.sealed" 2>/dev/null)" = "or 3"
 
 	cp "$out/disk.sealed" "$out/in2/disk.sealed"
 	tar -cf "$out/data2.tar" -C "$out/in2" disk.sealed
 	export VM_EXTRA_DISK=$out/data2.tar
 	vm_boot_dir "$b2"
 	vm_extract "$b2"
-	unset VM_TPM_STATE VM_EXTRA_DISK
 	vm_say "boot 2: $VM_ACCEL_USED, $(cat "$b2/seconds") s"
-	for b in boot1 boot2; do
+	# Boot 3: boot 2's disk (unchanged: a snapshot), TPM and archive; at GRUB's menu, once its
+	# countdown runs: down to "Advanced options ...", enter; once the submenu lists kernel A
+	# (second, below B): down, enter.
+	mkdir -p "$b3"
+	cp --sparse=always "$b2/disk.img" "$b3/disk.img"
+	# shellcheck disable=SC2034 # read by lib.sh's vm_qemu
+	VM_KEYS=("The highlighted entry will be executed automatically in" "down ret"
+		"Debian GNU/Linux, with Linux $kver_a" "down ret")
+	vm_boot_dir "$b3"
+	# shellcheck disable=SC2034 # the next boots type nothing
+	VM_KEYS=()
+	vm_extract "$b3"
+	unset VM_TPM_STATE VM_EXTRA_DISK
+	vm_say "boot 3: $VM_ACCEL_USED, $(cat "$b3/seconds") s; keys: $(tr '\n' ' ' <"$b3/keys.log")"
+	for b in boot1 boot2 boot3; do
 		"$MBOOT" log replay --json "$out/$b/log.bin" >"$out/$b/replay.json" || bad "$b: mboot log replay exited $?"
 		check_replay "$b" "$out/$b" "$out/$b/replay.json"
 	done
@@ -914,6 +937,30 @@ kernel-update)
 	check "boot 2: what it unsealed is the secret (sha256)" \
 		test "$(vm_section "$b2/serial.log" KUP-UNSEAL-SHA256)" = "$(sha256sum <"$out/secret" | awk '{ print $1 }')"
 
+	# Boot 3, the fallback picked from the menu: kernel A ran, from the entry under Advanced options,
+	# and the TPM holds what boot 1 predicted for it, a PCR 8 neither boot 1's nor boot 2's.
+	check_show boot3 "$out/boot3"
+	check "boot 3: the kernel ran from /boot/vmlinuz-$kver_a (picked from GRUB's menu)" \
+		grep -q "^BOOT_IMAGE=/boot/vmlinuz-$kver_a " <<<"$(vm_section "$b3/serial.log" INFO)"
+	want=$(sed -n 's/^[[:blank:]]*linuxefi\t\(.*[^ ]\) *$/\1/p' "$out/grub-next.cfg" | grep -F "/boot/vmlinuz-$kver_a ")
+	check "boot 3: PCR 8 kernel_cmdline is the new config's kernel-$kver_a entry '$want'" \
+		test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 8) | text | select(startswith("kernel_cmdline: ")) | ltrimstr("kernel_cmdline: ")] | join("|")' "$b3/show.json")" = "$want"
+	check "boot 3: its sha256 digest = sha256sum of that string" \
+		test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 8) | select(text | startswith("kernel_cmdline: ")) | .digests.sha256] | join(",")' "$b3/show.json")" \
+		= "$(printf '%s' "$want" | sha256sum | awk '{ print $1 }')"
+	check_replay prediction-fallback-for-boot3 "$b3" "$out/predict-fallback.json"
+	check "boot 1's fallback prediction covers PCRs 0-9 in all four banks (40 values)" \
+		test "$(jq '[.banks[] | keys[] | select(tonumber <= 9)] | length' "$out/predict-fallback.json")" = 40
+	for b in boot1 boot2; do
+		check "boot 3's PCR 8 differs from $b's in every bank" \
+			test "$(jq -n -c --slurpfile a "$b3/pcrs.json" --slurpfile b "$out/$b/pcrs.json" \
+				'[$a[0] | to_entries[] | select(.value["8"] != $b[0][.key]["8"])] | length')" = 4
+	done
+	vm_section "$b3/serial.log" KUP-UNSEAL-OUT | sed 's/^/  boot3 unseal: /'
+	check "boot 3: mboot unseal of the resealed file exited 0" test "$(vm_section "$b3/serial.log" KUP-UNSEAL-RC)" = 0
+	check "boot 3: what it unsealed is the secret (sha256)" \
+		test "$(vm_section "$b3/serial.log" KUP-UNSEAL-SHA256)" = "$(sha256sum <"$out/secret" | awk '{ print $1 }')"
+
 	# The hook's old behaviour (it ran before update-grub, predicting with today's config): the
 	# same kernel and initrd but no --grub-cfg. Its PCR 8 is not boot 2's, in any bank.
 	rc=0
@@ -923,7 +970,8 @@ kernel-update)
 		test "$(jq -n -c --slurpfile p "$out/predict-old.json" --slurpfile t "$b2/pcrs.json" \
 			'[$t[0] | to_entries[] | select(.value["8"] != $p[0].banks[.key]["8"])] | length')" = 4
 	# The disks and the kernel's copies are rebuilt from the recorded inputs on demand.
-	[ "${MB_VM_KEEP:-0}" = 1 ] || rm -rf "$b1/disk.img" "$b2/disk.img" "$b1/vars.fd" "$b2/vars.fd" \
+	[ "${MB_VM_KEEP:-0}" = 1 ] || rm -rf "$b1/disk.img" "$b2/disk.img" "$b3/disk.img" "$b1/vars.fd" \
+		"$b2/vars.fd" "$b3/vars.fd" \
 		"$out/initrd.in" "$out/in1" "$out/data1.tar"
 	;;
 esac
