@@ -566,7 +566,7 @@ vm_qemu() {
 	wait "$VM_SWTPM_PID" 2>/dev/null || true
 	VM_SWTPM_PID=
 	[ -n "${VM_TPM_STATE:-}" ] || rm -rf "$tpm"
-	rm -f "$tpm/ctrl.sock"
+	rm -f "$tpm/ctrl.sock" "$dir/monitor.sock"
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$dir/seconds"
 	tr -d '\r' <"$dir/serial.raw" >"$dir/serial.log" 2>/dev/null || : >"$dir/serial.log"
 	[ $rc -ge 2 ] && return $rc
