@@ -571,8 +571,10 @@ vm_qemu() {
 	tr -d '\r' <"$dir/serial.raw" >"$dir/serial.log" 2>/dev/null || : >"$dir/serial.log"
 	[ $rc -ge 2 ] && return $rc
 	if [ $step -lt ${#VM_KEYS[@]} ]; then
-		printf 'the console never showed "%s" (key step %d of %d; %s)\n' "${VM_KEYS[$step]}" \
-			$((step / 2 + 1)) $((${#VM_KEYS[@]} / 2)) "$(tr '\n' ' ' <"$dir/keys.log" 2>/dev/null)" >"$dir/keys.err"
+		local typed
+		typed=$(cat "$dir/keys.log" 2>/dev/null | tr '\n' ' ')
+		printf 'the console never showed "%s" (key step %d of %d; before it: %s)\n' "${VM_KEYS[$step]}" \
+			$((step / 2 + 1)) $((${#VM_KEYS[@]} / 2)) "${typed:-nothing typed}" >"$dir/keys.err"
 		return 4
 	fi
 	grep -q '^MBVM-DONE$' "$dir/serial.log" && return 0
