@@ -802,13 +802,13 @@ kernel-update)
 	# disk and TPM, no config edit): a person picks kernel A from GRUB's menu, "Advanced options
 	# for Debian GNU/Linux" > "Debian GNU/Linux, with Linux A", typed on QEMU's keyboard (VM_KEYS);
 	# the secret unseals, and the TPM holds the fallback boot 1 predicted (the hook's third state).
-	# GRUB_TIMEOUT is Debian's 5 for all boots, so the menu shows with a countdown; boots 1 and 2
-	# let it run out.
+	# GRUB_TIMEOUT is 10 for all boots (Debian's default is 5; 10 leaves boot 3's key presses
+	# room on a loaded host), so the menu shows with a countdown; boots 1 and 2 let it run out.
 	# The files come in on a second virtio disk (a tar archive); what comes out goes over the
 	# serial console.
 	for t in xxd tar python3; do command -v $t >/dev/null || vm_die "missing: $t"; done
 	# shellcheck disable=SC2034 # read by lib.sh's vm_grub_mkconfig
-	VM_GRUB_TIMEOUT=5
+	VM_GRUB_TIMEOUT=10
 	kernel=$(vm_kernel)
 	kver_a=$(basename "$kernel" | sed 's/^vmlinuz-//')
 	kver_b=$(vm_kver_next "$kver_a")
