@@ -56,17 +56,22 @@ int nv_index_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+int seal_values_append(const char **list, size_t *n, const char **first, const char *arg, const char *verb)
+{
+	if (*n == SEAL_MAX_VALUES)
+		return tool_usage_error(verb, "at most %d --values", SEAL_MAX_VALUES);
+	list[(*n)++] = arg;
+	if (!*first)
+		*first = arg;
+	return EXIT_OK;
+}
+
 /* --values FILE, repeatable: the verb says whether it takes more than one (reseal). */
 static int values_option(void *target, const char *arg, const char *verb)
 {
 	seal_args *a = target;
 
-	if (a->n_values == SEAL_MAX_VALUES)
-		return tool_usage_error(verb, "at most %d --values", SEAL_MAX_VALUES);
-	a->values_list[a->n_values++] = arg;
-	if (!a->values)
-		a->values = arg;
-	return EXIT_OK;
+	return seal_values_append(a->values_list, &a->n_values, &a->values, arg, verb);
 }
 
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */

@@ -39,6 +39,10 @@ enum {
 /* --nv-index HANDLE: an NV index of the owner range (0x01800000-0x01bfffff), into the uint32_t at target. */
 int nv_index_option(void *target, const char *arg, const char *verb);
 
+/* --values FILE, repeatable: appended to list (*n entries, at most SEAL_MAX_VALUES, else a usage
+ * error); *first keeps the first one. */
+int seal_values_append(const char **list, size_t *n, const char **first, const char *arg, const char *verb);
+
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */
 int parse_seal_args(int argc, char **argv, const char *verb, const char *help, unsigned takes, seal_args *a);
 

@@ -113,12 +113,7 @@ static int add_values(void *target, const char *arg, const char *verb)
 {
 	luks_args *a = target;
 
-	if (a->n_values == SEAL_MAX_VALUES)
-		return tool_usage_error(verb, "at most %d --values", SEAL_MAX_VALUES);
-	a->values_list[a->n_values++] = arg;
-	if (!a->values)
-		a->values = arg;
-	return EXIT_OK;
+	return seal_values_append(a->values_list, &a->n_values, &a->values, arg, verb);
 }
 
 /* Returns -1 when --help was shown, EXIT_OK, or a usage error's exit code. */

@@ -40,20 +40,13 @@ old=$(sed -n 's/.*vmlinuz-\([^ \t]*\).*/\1/p' "$D/boot-grub.cfg" | head -n 1)
 new=$(sed -n 's/.*vmlinuz-\([^ \t]*\).*/\1/p' "$D/boot-grub-next.cfg" | head -n 1)
 [ -n "$old" ] && [ -n "$new" ] && [ "$old" != "$new" ] || bad "the two configs name two kernels ($old, $new)"
 
-# extend STRINGS_B64: PCR 8 (sha256) from zero over each string's digest
-extend() {
-	local pcr d
-	pcr=$(printf '%064d' 0)
-	while read -r b; do
-		d=$(printf '%s' "$b" | base64 -d | sha256sum | cut -c1-64)
-		pcr=$(printf '%s%s' "$pcr" "$d" | xxd -r -p | sha256sum | cut -c1-64)
-	done <"$1"
-	echo "$pcr"
-}
+# grub_fallback_extend STRINGS_B64: PCR 8 (sha256) from zero over each string's sha256sum
+# shellcheck source=../grub-model-fallback.sh
+. "${MB_SOURCE_ROOT:?}/tests/grub-model-fallback.sh"
 # GRUB's strings for the next kernel: every occurrence of the version replaced
 while read -r b; do printf '%s' "$b" | base64 -d | sed "s/$old/$new/g" | base64 -w0; echo; done <"$W/today.b64" >"$W/next.b64"
-want_today=$(extend "$W/today.b64")
-want_next=$(extend "$W/next.b64")
+want_today=$(grub_fallback_extend "$W/today.b64")
+want_next=$(grub_fallback_extend "$W/next.b64")
 got_real=$(jq -r '.sha256["8"]' "$D/pcrs.json")
 [ "$want_today" = "$got_real" ] && ok "today's PCR 8 strings replay to the PCR 8 the guest read ($got_real)" ||
 	bad "replay of today's strings $want_today, TPM $got_real"
@@ -69,8 +62,6 @@ rc=$?
 
 # ---- the fallback: the old kernel picked from the new config's Advanced options ----------------
 BOTH=$D/boot-grub-both.cfg
-# shellcheck source=../grub-model-fallback.sh
-. "${MB_SOURCE_ROOT:?}/tests/grub-model-fallback.sh"
 grub_fallback_expect "$W/log.json" "$D/boot-grub.cfg" "$BOTH" "$old" "$W"
 [ -z "$FB_ERR" ] && ok "GRUB's strings for the fallback built by hand (today's definitions rebuilt from the text first)" ||
 	bad "building the fallback's strings:$FB_ERR"
