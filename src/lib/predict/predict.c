@@ -594,8 +594,9 @@ static int today_strings(const mb_event_log *log, grub_model_string **ret, size_
 	return 0;
 }
 
-/* A menu entry picked by hand may load another kernel or initrd than today's: their PCR 9
- * events are today's digests unless --kernel / --initrd give the files. */
+/* The entry that boots (the new config's default, or one picked by hand) may load another
+ * kernel or initrd than today's (update-grub's new version name): their PCR 9 events would be
+ * today's digests, so without --kernel / --initrd giving the files PCR 9 is unpredictable. */
 static void chosen_files(predict_ctx *c, const grub_model_run *run)
 {
 	const mb_predict_input *in = c->in;
@@ -613,10 +614,10 @@ static void chosen_files(predict_ctx *c, const grub_model_run *run)
 		lx = grub_is_cmd(ws.w[0], "linux");
 		ird = grub_is_cmd(ws.w[0], "initrd");
 		if (lx && !in->boot.kernel && (c->old_linux.n < 2 || !same_path(c->old_linux.w[1], ws.w[1])))
-			note(c, 9, true, "the menu entry loads the kernel %s, not today's: give the file with --kernel", ws.w[1]);
+			note(c, 9, true, "the entry that boots loads the kernel %s, not today's: give the file with --kernel", ws.w[1]);
 		for (k = 1; ird && !in->boot.initrd && k < ws.n; k++)
 			if (c->old_initrd.n != ws.n || !same_path(c->old_initrd.w[k], ws.w[k]))
-				note(c, 9, true, "the menu entry loads the initrd %s, not today's: give the file with --initrd",
+				note(c, 9, true, "the entry that boots loads the initrd %s, not today's: give the file with --initrd",
 				     ws.w[k]);
 		grub_words_done(&ws);
 	}
@@ -733,10 +734,9 @@ static int plan_model(predict_ctx *c, mb_error *err)
 		goto out;
 	}
 	c->model = MODEL_ON;
-	if (in->grub_entry || in->grub_entry_kernel) {
+	if (in->grub_entry || in->grub_entry_kernel)
 		note(c, 8, false, "the menu entry %s picked by hand", run.entry ? run.entry : "?");
-		chosen_files(c, &run);
-	}
+	chosen_files(c, &run);
 	/* a new kernel command line moves the EFI stub's LoadOptions tag too */
 	c->loader_changed = false;
 	for (i = 0; i < run.n; i++)
