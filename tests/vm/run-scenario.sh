@@ -814,6 +814,11 @@ kernel-update)
 	kver_b=$(vm_kver_next "$kver_a")
 	b1=$out/boot1 b2=$out/boot2 b3=$out/boot3
 	vm_initramfs "$out/initrd.in" kupdate
+	# The ESP holds kernels A and B and their initrds (the ASan build's initramfs is ~45 MiB, over
+	# the default 64 MiB ESP twice over): sized from them, with room for GRUB and the configs.
+	# shellcheck disable=SC2034 # read by lib.sh's vm_disk_esp
+	VM_ESP_MIB=$((((($(stat -c %s "$kernel") + $(stat -c %s "$out/initrd.in")) * 2) >> 20) + 32))
+	[ "$VM_ESP_MIB" -ge 64 ] || VM_ESP_MIB=64
 	vm_prepare_debian "$b1" "$out/initrd.in" "$kver_a"
 	# update-grub once B is installed beside A: 10_linux puts the newest first, the default entry
 	vm_grub_mkconfig "$out/grub-next.cfg" "$kver_b" "$kver_a"
