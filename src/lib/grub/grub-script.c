@@ -2095,7 +2095,7 @@ static void run_menu(gs *g)
 static void run_entry(gs *g, const entry *e, bool auto_boot)
 {
 	const char *chosen, *def, *setter, *p;
-	bool known;
+	bool known, submenu;
 	sbuf buf = { 0 };
 	char *newdef = NULL;
 
@@ -2142,10 +2142,12 @@ static void run_entry(gs *g, const entry *e, bool auto_boot)
 	else
 		var_unset(g, "default");
 	free(newdef);
+	/* the entry's body may add entries to the menu e lives in (realloc): read e first */
+	submenu = e->submenu;
 	run_source(g, e->source, e->args, e->nargs);
 	if (!stopped(g) && g->loaded)
 		g->booted = true; /* the implicit boot: not measured */
-	if (e->submenu && !stopped(g)) {
+	if (submenu && !stopped(g)) {
 		run_menu(g);
 		ctx_close(g);
 	}
