@@ -47,7 +47,7 @@ static int check_options(const uint8_t *secret, size_t secret_size, const mb_sea
 		return set_error(err, -EINVAL, "no known PCR bank 0x%04x", opt->bank);
 	if ((opt->values && opt->values->alg != (*bank)->alg) || (opt->predicted && opt->predicted->alg != (*bank)->alg))
 		return set_error(err, -EINVAL, "the values to seal to are of another bank than %s", (*bank)->name);
-	if ((opt->n_more_predicted && !opt->more_predicted) || (opt->n_more_predicted && !opt->predicted))
+	if (opt->n_more_predicted && (!opt->more_predicted || !opt->predicted))
 		return set_error(err, -EINVAL, "more predicted values without the first (predicted)");
 	if (opt->n_more_predicted > MB_POLICY_OR_MAX - 2)
 		return set_error(err, -E2BIG, "more than %u PCR states to seal to (a TPM2_PolicyOR has at most %u branches, "
