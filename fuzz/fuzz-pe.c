@@ -2,8 +2,9 @@
 /*
  * Input: any bytes, taken as a PE/COFF image. Parses it with and without 8-byte
  * padding and, when it parses, computes its Authenticode digest (every range the
- * parser accepted is read) and looks at what the parser extracted; and its PCR 11 as a UKI
- * (every section the UKI walker accepts is read, within the image).
+ * parser accepted is read) and looks at what the parser extracted; its PCR 11 as a UKI
+ * (every section the UKI walker accepts is read, within the image); and its modules as a GRUB
+ * core image (each within the image).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,6 +48,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						abort(); /* a measured section lies in the file */
 				if (mb_uki_pcr11(pe, data, size, &alg, 1, pcr11, &err) < 0)
 					abort(); /* a walked UKI must always hash */
+			}
+			mb_grub_image grub;
+			if (mb_grub_image_parse(pe, data, size, &grub, &err) == 0) {
+				const uint8_t *end = data + size;
+
+				/* every module found lies in the image */
+				if ((grub.config && grub.config + grub.config_size > end) ||
+				    (grub.prefix && grub.prefix + grub.prefix_size > end) ||
+				    (grub.memdisk && grub.memdisk + grub.memdisk_size > end))
+					abort();
+				if (mb_grub_image_difference(&grub, &grub))
+					abort();
 			}
 		}
 		mb_pe_info_free(pe);

@@ -170,6 +170,59 @@ MB_EXPORT int mb_uki_section_digests(const mb_uki_section *s, const void *data, 
 MB_EXPORT int mb_uki_pcr11(const mb_pe_info *pe, const void *data, size_t size, const uint16_t *algs,
 			   size_t n_algs, uint8_t (*out)[MB_DIGEST_MAX], mb_error *err) MB_WUR;
 
+/*
+ * systemd-stub's drop-ins: the files of <UKI path>.extra.d/ on the ESP. systemd 252 packs the
+ * credentials (*.cred) into one cpio archive (.extra/credentials/), measured into PCR 12 as an
+ * EV_IPL "Credentials initrd", and the system extensions (*.raw) into another (.extra/sysext/),
+ * measured into PCR 13 as "System extension initrd"; the kernel's initrd is .initrd followed by
+ * the archives. Names are picked by suffix (any case), sorted, and skipped when they start with
+ * '.', are not ASCII or are longer than 255 characters. docs/pe.md, "UKI drop-ins".
+ */
+typedef enum mb_uki_dropin_kind {
+	MB_UKI_DROPIN_CREDENTIALS = 0,
+	MB_UKI_DROPIN_SYSEXTS = 1,
+} mb_uki_dropin_kind;
+
+typedef struct mb_uki_dropin {
+	const char *name; /* the file's name in the folder, without a path */
+	const void *data;
+	size_t size;
+} mb_uki_dropin;
+
+/* The kind the stub takes a file name for; -ENOENT (err says why) for one it skips, -EINVAL
+ * for a name with a '/' or empty. */
+MB_EXPORT int mb_uki_dropin_kind_of(const char *name, mb_error *err) MB_WUR;
+/* The PCR and the event text of a kind's archive (UINT32_MAX / NULL for an unknown kind). */
+MB_EXPORT uint32_t mb_uki_dropin_pcr(mb_uki_dropin_kind kind);
+MB_EXPORT const char *mb_uki_dropin_description(mb_uki_dropin_kind kind);
+/*
+ * The archive the stub builds from the files of that kind among files[n] (the others are not
+ * its kind, or skipped: see mb_uki_dropin_kind_of), byte for byte: *ret (malloc'd) and
+ * *ret_size, or NULL and 0 when there is none, and then the stub measures nothing. -EINVAL for
+ * a bad name or one given twice, -E2BIG past cpio's 32-bit sizes.
+ */
+MB_EXPORT int mb_uki_dropin_cpio(mb_uki_dropin_kind kind, const mb_uki_dropin *files, size_t n, uint8_t **ret,
+				 size_t *ret_size, mb_error *err) MB_WUR;
+
+/*
+ * A GRUB EFI core image (grub-mkimage; the signed GRUB of distributions): the modules of its
+ * "mods" section that decide what GRUB runs and measures before it reads /boot: the built-in
+ * config (-c), the prefix (-p: where it reads grub.cfg) and the memdisk (-m). Pointers into
+ * the image's bytes; the texts without their NUL padding, NULL when the image has none.
+ */
+typedef struct mb_grub_image {
+	const uint8_t *config, *prefix, *memdisk;
+	size_t config_size, prefix_size, memdisk_size;
+	size_t n_modules;
+} mb_grub_image;
+
+/* -ENOENT (no "mods" section: not GRUB), -EBADMSG (err has the offset) for a malformed area. */
+MB_EXPORT int mb_grub_image_parse(const mb_pe_info *pe, const void *data, size_t size, mb_grub_image *ret,
+				  mb_error *err) MB_WUR;
+/* NULL when both run the same way before reading files, else what differs: "prefix",
+ * "built-in config" or "memdisk". */
+MB_EXPORT const char *mb_grub_image_difference(const mb_grub_image *a, const mb_grub_image *b);
+
 /* "x64", "aa64", "ia32", ... (as EFI names the boot file), or NULL. */
 MB_EXPORT const char *mb_pe_machine_name(uint16_t machine);
 

@@ -544,6 +544,92 @@ static void test_uki(void **state)
 	free(m);
 }
 
+/* A GRUB core image's mods area (grub-mkimage's layout; tests/cli/test-predict-grub-image.sh
+ * reads real images made by grub-mkimage), then hostile variants: each refused with its offset. */
+static void put_module(uint8_t *p, uint32_t type, const char *text, uint32_t size)
+{
+	put32(p, type);
+	put32(p + 4, size);
+	memcpy(p + 8, text, strlen(text) + 1);
+}
+
+static void test_grub_image(void **state)
+{
+	static const sec s[] = { { "mods", 0x200, 0x100 } };
+	img *m = malloc(sizeof(*m)), *h = malloc(sizeof(*h));
+	mb_grub_image g, g2;
+	mb_pe_info *pe = NULL;
+	mb_error err = { 0 };
+	uint8_t *a;
+
+	(void) state;
+	build(m, true, 0, s, 1, 0x400);
+	a = m->b + 0x200;
+	memset(a, 0, 0x100);
+	memcpy(a, "mimg", 4);
+	put32(a + 8, 24);
+	put32(a + 16, 24 + 24 + 24 + 16);
+	put_module(a + 24, 3, "/EFI/debian", 24);          /* prefix, NUL-padded to 8 */
+	put_module(a + 48, 2, "configfile /g", 24);        /* built-in config */
+	put_module(a + 72, 0, "", 16);                     /* an ELF module: ignored */
+	if (reparse(m->b, m->size, 0, &pe, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_int_equal(mb_grub_image_parse(pe, m->b, m->size, &g, &err), 0);
+	assert_int_equal(g.n_modules, 3);
+	assert_int_equal(g.prefix_size, 11);
+	assert_memory_equal(g.prefix, "/EFI/debian", 11);
+	assert_int_equal(g.config_size, 13);
+	assert_null(g.memdisk);
+	assert_null(mb_grub_image_difference(&g, &g));
+
+	/* another prefix: named */
+	*h = *m;
+	memcpy(h->b + 0x200 + 24 + 8, "/boot/grub", 11);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), 0);
+	assert_string_equal(mb_grub_image_difference(&g, &g2), "prefix");
+	assert_int_equal(mb_grub_image_parse(pe, m->b, m->size, &g, &err), 0);
+
+	/* bad magic; area past the section; a module past the area; a module shorter than its header;
+	 * two configs */
+	*h = *m;
+	h->b[0x200] = 'M';
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), -EBADMSG);
+	assert_int_equal(err.offset, 0x200);
+	*h = *m;
+	put32(h->b + 0x200 + 16, 0x101);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), -EBADMSG);
+	*h = *m;
+	put32(h->b + 0x200 + 72 + 4, 0x100);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), -EBADMSG);
+	assert_int_equal(err.offset, 0x200 + 72 + 4);
+	*h = *m;
+	put32(h->b + 0x200 + 48 + 4, 4);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), -EBADMSG);
+	*h = *m;
+	put32(h->b + 0x200 + 72, 2);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), -EBADMSG);
+	assert_int_equal(err.offset, 0x200 + 72);
+	/* a truncated header: the area smaller than it */
+	*h = *m;
+	put32(h->b + 0x200 + 8, 8);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), -EBADMSG);
+	/* no mods section: not GRUB */
+	*h = *m;
+	memcpy(h->b + h->sections_at, "modz", 4);
+	assert_int_equal(reparse(h->b, h->size, 0, &pe, &err), 0);
+	assert_int_equal(mb_grub_image_parse(pe, h->b, h->size, &g2, &err), -ENOENT);
+	mb_pe_info_free(pe);
+	free(h);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_truncation_and_flips),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_uki),
+		cmocka_unit_test(test_grub_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
