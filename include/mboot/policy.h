@@ -8,6 +8,7 @@
 #include <mboot/artifacts.h>
 #include <mboot/cel.h>
 #include <mboot/eventlog.h>
+#include <mboot/predict.h>
 #include <mboot/replay.h>
 #include <mboot/verify.h>
 
@@ -122,6 +123,21 @@ typedef struct mb_policy_artifacts {
 } mb_policy_artifacts;
 
 MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err) MB_WUR;
+
+/*
+ * The known-good log of the boot after a Secure Boot or MOK update (docs/policy.md, "After a
+ * Secure Boot update"), to generate that boot's policy from before the update is rolled out:
+ * log with each of vars (n_vars, at most 32) applied as mb_predict applies it, PCR 7's db, dbx,
+ * ... and SbatLevel events and PCR 14's MOK events recomputed. Refused with
+ * MB_ERR_POLICY_UNPREDICTABLE, the message naming each PCR and why, when a PCR of that boot
+ * cannot be predicted (a dbx that revokes what verified a booted binary, a db without the entry
+ * that verified it, ...) or a variable has no event in log (what it changes is unknown): a
+ * policy holds no guessed value. Other negative errno on bad input, as mb_predict (an
+ * unreadable or malformed file, a name mboot does not predict). *ret_log: caller frees.
+ */
+#define MB_ERR_POLICY_UNPREDICTABLE (-5100) /* exit 1 in the tool, as predict's unpredictable PCRs */
+MB_EXPORT int mb_policy_log_after_update(const mb_event_log *log, const mb_efi_var_update *vars, size_t n_vars,
+					 mb_event_log **ret_log, mb_error *err) MB_WUR;
 
 /*
  * Add the firmware values a known-good log replays to (a machine after a firmware update) as

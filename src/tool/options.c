@@ -101,6 +101,45 @@ int tool_grub_cfg_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+/* --efi-var NAME=FILE or NAME+=FILE (an append), --sbat-level, --mok-list: repeatable. */
+static int add_efi_var(tool_efi_vars *v, const char *verb, const char *arg, const char *name, const char *file,
+		       bool append)
+{
+	if (v->n >= TOOL_MAX_EFI_VARS)
+		return tool_usage_error(verb, "at most %d EFI variables", TOOL_MAX_EFI_VARS);
+	if (!*name || !*file)
+		return tool_usage_error(verb, "--efi-var takes NAME=FILE or NAME+=FILE, not '%s'", arg);
+	v->var[v->n] = (mb_efi_var_update) { .name = name, .file = file, .append = append };
+	v->arg[v->n] = arg;
+	v->n++;
+	return EXIT_OK;
+}
+
+int tool_efi_var_option(void *target, const char *arg, const char *verb)
+{
+	char *eq = strchr(arg, '=');
+	bool append;
+
+	append = eq && eq > arg && eq[-1] == '+';
+	if (!eq || eq == arg + append || !eq[1])
+		return tool_usage_error(verb, "--efi-var takes NAME=FILE or NAME+=FILE, not '%s'", arg);
+	/* split in place: arg is an argv string, ours to change; the NAME stays readable as given */
+	*eq = 0;
+	if (append)
+		eq[-1] = 0;
+	return add_efi_var(target, verb, arg, arg, eq + 1, append);
+}
+
+int tool_sbat_level_option(void *target, const char *arg, const char *verb)
+{
+	return add_efi_var(target, verb, arg, "SbatLevel", arg, false);
+}
+
+int tool_mok_list_option(void *target, const char *arg, const char *verb)
+{
+	return add_efi_var(target, verb, arg, "MokList", arg, false);
+}
+
 int tool_json_compact_option(void *target, const char *arg, const char *verb)
 {
 	*(tool_json *) target = TOOL_JSON_COMPACT;

@@ -80,6 +80,24 @@ int tool_grub_cfg_option(void *target, const char *arg, const char *verb);
 	TOOL_OPT_FN("grub-cfg", 0, _Generic((g), tool_grub_cfgs *: (g)), tool_grub_cfg_option), \
 	TOOL_OPT_STR("kernel-path", 0, &(b)->kernel_path),      \
 	TOOL_OPT_STR("initrd-path", 0, &(b)->initrd_path)
+/* The Secure Boot and MOK variables of the next boot, one meaning wherever they are taken (v: a
+ * tool_efi_vars), and their --help lines. */
+int tool_efi_var_option(void *target, const char *arg, const char *verb);
+int tool_sbat_level_option(void *target, const char *arg, const char *verb);
+int tool_mok_list_option(void *target, const char *arg, const char *verb);
+#define TOOL_OPT_EFI_VARS(v)                                                                         \
+	TOOL_OPT_FN("efi-var", 0, _Generic((v), tool_efi_vars *: (v)), tool_efi_var_option),         \
+	TOOL_OPT_FN("sbat-level", 0, _Generic((v), tool_efi_vars *: (v)), tool_sbat_level_option),   \
+	TOOL_OPT_FN("mok-list", 0, _Generic((v), tool_efi_vars *: (v)), tool_mok_list_option)
+#define TOOL_HELP_EFI_VARS \
+	"  --efi-var NAME=FILE      a Secure Boot variable replaced (PK, KEK, db, dbx, dbt, dbr): FILE is\n" \
+	"                           EFI_SIGNATURE_LISTs, alone or behind an EFI_VARIABLE_AUTHENTICATION_2\n" \
+	"                           header (a signed update); its PCR 7 event is recomputed\n" \
+	"  --efi-var NAME+=FILE     the same, appended (EFI_VARIABLE_APPEND_WRITE, as dbxtool and fwupd\n" \
+	"                           apply dbx updates): today's value plus FILE's new entries\n" \
+	"  --sbat-level FILE        shim's next SbatLevel (its CSV text): PCR 7 (= --efi-var SbatLevel=FILE)\n" \
+	"  --mok-list FILE          the MokList shim will measure into PCR 14, as MokListRT shows it\n" \
+	"                           (= --efi-var MokList=FILE; also MokListX, MokListTrusted, MokSBState)\n"
 #define TOOL_OPT_END { .name = NULL }
 
 /* tool_parse_options() returns this when the verb should go on (argv[optind] is its first argument). */

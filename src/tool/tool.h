@@ -110,6 +110,15 @@ typedef struct tool_grub_cfgs {
 	mb_grub_config cfg[TOOL_MAX_GRUB_CFG];
 } tool_grub_cfgs;
 
+/* The Secure Boot and MOK variables of the next boot (TOOL_OPT_EFI_VARS): --efi-var NAME[+]=FILE,
+ * --sbat-level FILE and --mok-list FILE, taken alike by predict and policy generate. */
+#define TOOL_MAX_EFI_VARS 16
+typedef struct tool_efi_vars {
+	mb_efi_var_update var[TOOL_MAX_EFI_VARS];
+	const char *arg[TOOL_MAX_EFI_VARS]; /* each as given */
+	size_t n;
+} tool_efi_vars;
+
 /* "0,2,4-7" -> bit mask; -EINVAL on a malformed list or a PCR > 23. */
 int tool_parse_pcr_list(const char *s, uint32_t *ret);
 /* A decimal number in [min, max], digits only; -EINVAL otherwise. */

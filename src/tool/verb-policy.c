@@ -14,6 +14,9 @@ static const char policy_help[] =
 	"Usage: mboot policy COMMAND [OPTIONS]\n\n"
 	"  generate --from-log LOG [--pcrs LIST] [--firmware-pcrs LIST] [-o FILE [--force]]\n"
 	"                       write a policy from a boot known to be good\n"
+	"  generate --from-log LOG --efi-var NAME[+]=FILE ... [--sbat-level FILE] [--mok-list FILE] ...\n"
+	"                       the same for the boot after a Secure Boot update (db, dbx, SbatLevel,\n"
+	"                       MOK), before it is rolled out\n"
 	"  generate --kernel K --initrd I (--cmdline S | --grub-cfg [MEASURED_PATH=]F ...) [--from-log LOG]\n"
 	"           [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...] [--efi FILE ...]\n"
 	"           [-o FILE [--force]]\n"
@@ -42,7 +45,8 @@ static const char generate_help[] =
 	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...]\n"
 	"                             [--efi FILE ...] [-o FILE [--force]]\n"
 	"       mboot policy generate --uki FILE [--from-log LOG] [--firmware-pcrs LIST] [--efi FILE ...]\n"
-	"                             [-o FILE [--force]]\n\n"
+	"                             [-o FILE [--force]]\n"
+	"       each with --from-log also: [--efi-var NAME[+]=FILE ...] [--sbat-level FILE] [--mok-list FILE]\n\n"
 	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
 	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
 	"every event seen there: a text rule (the exact text, as an anchored regular expression) where\n"
@@ -68,9 +72,22 @@ static const char generate_help[] =
 	"each --efi), a PCR 9 rule for the kernel's initrd tag of its .initrd; with --from-log, the\n"
 	"firmware PCRs' values (default 0-7 but 4) and rules for the other PCRs except 4, 9, 11 and\n"
 	"12 (the command line systemd-boot and the stub measure is not computed: docs/predict.md).\n\n"
+	"After a Secure Boot update (--efi-var, --sbat-level, --mok-list, with --from-log; the same\n"
+	"options as 'mboot predict'): the policy of the boot after the update, written before it is\n"
+	"rolled out. LOG is first turned into that boot's log as predict computes it (PCR 7's db, dbx,\n"
+	"... and SbatLevel events, PCR 14's MOK events), and the policy is generated from it: PCR 7's\n"
+	"value (and PCR 14's, as a value or as rules) is the one after the update. When predict would\n"
+	"call a PCR unpredictable (a dbx that revokes the certificate or the Authenticode hash of a\n"
+	"binary booted today, a db without the entry that verified one, a deleted PK) or a variable\n"
+	"has no event in LOG, no policy is written: exit 1, each PCR named with why. Today's binaries\n"
+	"are checked, not --efi's: an update that revokes today's shim has no policy here.\n\n"
+	TOOL_HELP_EFI_VARS
 	"  -o, --output FILE    write there (default: stdout), atomically; an existing FILE (a\n"
 	"                       policy perhaps edited by hand) is kept, exit 2, unless --force\n"
-	"  --force              replace an existing FILE\n";
+	"  --force              replace an existing FILE\n\n"
+	"Exit: 0 the policy written; 1 the boot after a Secure Boot update cannot be predicted, or an\n"
+	"update matches no event of LOG (named; nothing written, as predict's exit 1); 2 usage or input\n"
+	"error (an unreadable or malformed log, artifact or signature list included).\n";
 
 #define MAX_ALLOW 64
 
@@ -115,6 +132,7 @@ static int policy_generate(int argc, char **argv)
 	mb_policy_artifacts art = { 0 };
 	struct generate_lists lists = { &art, allow, efi, efi_digests };
 	tool_grub_cfgs cfgs = { .boot = &art.boot };
+	static tool_efi_vars sb; /* the Secure Boot update, as predict takes it */
 	uint32_t pcrs = 0xffff, firmware = 0xff;
 	bool force = false;
 	const tool_option opts[] = {
@@ -126,6 +144,7 @@ static int policy_generate(int argc, char **argv)
 		TOOL_OPT_FN("allow-text", 0, &lists, allow_text_option),
 		TOOL_OPT_FN("efi", 0, &lists, efi_option),
 		TOOL_OPT_STR("uki", 0, &art.boot.uki),
+		TOOL_OPT_EFI_VARS(&sb),
 		TOOL_OPT_BOOL("force", 0, &force),
 		TOOL_OPT_END,
 	};
@@ -149,6 +168,9 @@ static int policy_generate(int argc, char **argv)
 					"--kernel, --initrd, --cmdline, --grub-cfg or --allow-text with it");
 	if (!log_path && !art.boot.kernel && !art.boot.uki)
 		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ..., or --uki FILE");
+	if (sb.n && !log_path)
+		return tool_usage_error("policy generate", "--efi-var, --sbat-level and --mok-list change the boot of a "
+					"known-good log: they need --from-log LOG");
 	if (art.boot.kernel && (!art.boot.initrd || (!art.boot.cmdline && !art.boot.n_grub_cfg)))
 		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
 	if (!art.boot.kernel && !art.boot.uki && (art.boot.initrd || art.boot.cmdline || art.boot.n_grub_cfg || art.n_allow_text))
@@ -160,6 +182,17 @@ static int policy_generate(int argc, char **argv)
 		rc = tool_load_log(log_path, &log);
 		if (rc)
 			return rc;
+	}
+	if (sb.n) {
+		mb_event_log *next = NULL;
+
+		rc = mb_policy_log_after_update(log, sb.var, sb.n, &next, &err);
+		mb_event_log_free(log);
+		log = next;
+		if (rc < 0) {
+			tool_report("policy generate", &err);
+			return rc == MB_ERR_POLICY_UNPREDICTABLE ? EXIT_FAILED : EXIT_USAGE;
+		}
 	}
 	if (art.boot.kernel || art.boot.uki) {
 		art.log = log;

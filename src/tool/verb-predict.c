@@ -68,14 +68,7 @@ static const char predict_help[] =
 	"                           EFI application before the stub's PCR 11 events); PCR 12 (the UKI's\n"
 	"                           command line as systemd-boot and the stub measure it) is unpredictable.\n"
 	"                           Not with --kernel, --initrd or --cmdline: the UKI carries them\n"
-	"  --efi-var NAME=FILE      a Secure Boot variable replaced (PK, KEK, db, dbx, dbt, dbr): FILE is\n"
-	"                           EFI_SIGNATURE_LISTs, alone or behind an EFI_VARIABLE_AUTHENTICATION_2\n"
-	"                           header (a signed update); its PCR 7 event is recomputed\n"
-	"  --efi-var NAME+=FILE     the same, appended (EFI_VARIABLE_APPEND_WRITE, as dbxtool and fwupd\n"
-	"                           apply dbx updates): today's value plus FILE's new entries\n"
-	"  --sbat-level FILE        shim's next SbatLevel (its CSV text): PCR 7 (= --efi-var SbatLevel=FILE)\n"
-	"  --mok-list FILE          the MokList shim will measure into PCR 14, as MokListRT shows it\n"
-	"                           (= --efi-var MokList=FILE; also MokListX, MokListTrusted, MokSBState)\n"
+	TOOL_HELP_EFI_VARS
 	"  --json                   {\"banks\": {...}, \"changed\": [...], \"unpredictable\": {\"8\": \"why\"},\n"
 	"                           \"unmatched\": [{\"option\", \"value\", \"why\"}], \"notes\": {...}}\n"
 	"  --compact                the JSON on one line (implies --json)\n"
@@ -125,48 +118,6 @@ static int booted_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
-/* --efi-var NAME=FILE or NAME+=FILE (an append), repeatable. */
-static int add_efi_var(predict_args *a, const char *verb, const char *arg, const char *name, const char *file,
-		       bool append)
-{
-	size_t n = a->in.n_efi_vars;
-
-	if (n >= PREDICT_MAX_EFI_VARS)
-		return tool_usage_error(verb, "at most %d EFI variables", PREDICT_MAX_EFI_VARS);
-	if (!*name || !*file)
-		return tool_usage_error(verb, "--efi-var takes NAME=FILE or NAME+=FILE, not '%s'", arg);
-	a->efi_vars[n] = (mb_efi_var_update) { .name = name, .file = file, .append = append };
-	a->efi_var_arg[n] = arg;
-	a->in.n_efi_vars++;
-	a->in.efi_vars = a->efi_vars;
-	return EXIT_OK;
-}
-
-static int efi_var_option(void *target, const char *arg, const char *verb)
-{
-	char *eq = strchr(arg, '=');
-	bool append;
-
-	append = eq && eq > arg && eq[-1] == '+';
-	if (!eq || eq == arg + append || !eq[1])
-		return tool_usage_error(verb, "--efi-var takes NAME=FILE or NAME+=FILE, not '%s'", arg);
-	/* split in place: arg is an argv string, ours to change; the NAME stays readable as given */
-	*eq = 0;
-	if (append)
-		eq[-1] = 0;
-	return add_efi_var(target, verb, arg, arg, eq + 1, append);
-}
-
-static int sbat_level_option(void *target, const char *arg, const char *verb)
-{
-	return add_efi_var(target, verb, arg, "SbatLevel", arg, false);
-}
-
-static int mok_list_option(void *target, const char *arg, const char *verb)
-{
-	return add_efi_var(target, verb, arg, "MokList", arg, false);
-}
-
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 {
 	const tool_option opts[] = {
@@ -180,9 +131,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_STR("grub-entry", 0, &a->in.grub_entry),
 		TOOL_OPT_STR("grub-entry-kernel", 0, &a->in.grub_entry_kernel),
 		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
-		TOOL_OPT_FN("efi-var", 0, a, efi_var_option),
-		TOOL_OPT_FN("sbat-level", 0, a, sbat_level_option),
-		TOOL_OPT_FN("mok-list", 0, a, mok_list_option),
+		TOOL_OPT_EFI_VARS(&a->efi_vars),
 		TOOL_OPT_END,
 	};
 	int rc;
@@ -195,6 +144,8 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	a->in.boot.efi = a->efi;
+	a->in.efi_vars = a->efi_vars.var;
+	a->in.n_efi_vars = a->efi_vars.n;
 	if (a->in.grub_entry && a->in.grub_entry_kernel)
 		return tool_usage_error(verb, "--grub-entry or --grub-entry-kernel, not both");
 	if ((a->in.grub_entry && !*a->in.grub_entry) || (a->in.grub_entry_kernel && !*a->in.grub_entry_kernel))

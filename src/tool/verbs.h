@@ -32,7 +32,6 @@ int log_diff(int argc, char **argv);
 #include <mboot/predict.h>
 #include "tool/tool.h"
 #define PREDICT_MAX_EFI 16
-#define PREDICT_MAX_EFI_VARS 16
 typedef struct predict_args {
 	mb_predict_input in;
 	mb_efi_binary efi[PREDICT_MAX_EFI];
@@ -43,8 +42,7 @@ typedef struct predict_args {
 	const char *log_path;
 	const char *write_log;
 	tool_json json;
-	mb_efi_var_update efi_vars[PREDICT_MAX_EFI_VARS]; /* --efi-var, --sbat-level, --mok-list */
-	const char *efi_var_arg[PREDICT_MAX_EFI_VARS];    /* each as given */
+	tool_efi_vars efi_vars;                         /* what in.efi_vars points at */
 } predict_args;
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a);
 /* Each change of a that applied to no event of the log, named on stderr; how many. */
