@@ -79,12 +79,13 @@ static const char generate_help[] =
 	"value (and PCR 14's, as a value or as rules) is the one after the update. When predict would\n"
 	"call a PCR unpredictable (a dbx that revokes the certificate or the Authenticode hash of a\n"
 	"binary booted today, a db without the entry that verified one, a deleted PK) or a variable\n"
-	"has no event in LOG, no policy is written: exit 1, each PCR named with why. Today's binaries\n"
-	"are checked, not --efi's: an update that revokes today's shim has no policy here.\n\n"
+	"has no event in LOG, no policy is written: exit 1, each PCR named with why. A new dbx is\n"
+	"checked against today's binaries (LOG's), not --efi's: an update that revokes today's shim\n"
+	"is refused even beside a new shim (generate from a log of the new shim instead).\n\n"
 	TOOL_HELP_EFI_VARS
-	"  -o, --output FILE    write there (default: stdout), atomically; an existing FILE (a\n"
-	"                       policy perhaps edited by hand) is kept, exit 2, unless --force\n"
-	"  --force              replace an existing FILE\n\n"
+	"  -o, --output FILE        write there (default: stdout), atomically; an existing FILE (a\n"
+	"                           policy perhaps edited by hand) is kept, exit 2, unless --force\n"
+	"  --force                  replace an existing FILE\n\n"
 	"Exit: 0 the policy written; 1 the boot after a Secure Boot update cannot be predicted, or an\n"
 	"update matches no event of LOG (named; nothing written, as predict's exit 1); 2 usage or input\n"
 	"error (an unreadable or malformed log, artifact or signature list included).\n";

@@ -14,47 +14,11 @@ trap 'rm -rf "$W"' EXIT
 fails=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
-for t in tpm2_eventlog cert-to-efi-sig-list sign-efi-sig-list hash-to-efi-sig-list openssl xxd; do
-	command -v "$t" >/dev/null || { echo "SKIP: $t missing (scripts/install-deps)"; exit 77; }
-done
-
-tpm2_eventlog "$LOG" >"$W/log.yaml" 2>/dev/null || { bad "tpm2_eventlog cannot read $LOG"; exit 1; }
-# "number pcr sha256-digest" of each extending event, as tpm2_eventlog reads them
-awk '/^- EventNum:/ { n = $3 } /^  PCRIndex:/ { p = $2 } /^  EventType:/ { t = $2 }
-	/AlgorithmId: sha256/ { want = 1; next }
-	want && /Digest:/ { gsub(/"/, "", $2); if (t != "EV_NO_ACTION") print n, p, $2; want = 0 }' \
-	"$W/log.yaml" >"$W/digests"
-# the VariableData hex of event N
-var_data() { awk -v n="$1" '/^- EventNum:/ { on = ($3 == n) } on && /VariableData:/ { gsub(/"/, "", $2); print $2 }' "$W/log.yaml"; }
-sha256_hex() { openssl dgst -sha256 -binary | xxd -p -c 256; }
-# replay PCR $1 from tpm2_eventlog's digests, event $2's digest replaced by $3
-replay() {
-	local pcr=$1 num=$2 new=$3 v n p d
-	v=$(printf '%064d' 0)
-	while read -r n p d; do
-		[ "$p" = "$pcr" ] || continue
-		[ "$n" = "$num" ] && d=$new
-		v=$(printf '%s%s' "$v" "$d" | xxd -r -p | sha256_hex)
-	done <"$W/digests"
-	echo "$v"
-}
-# UEFI_VARIABLE_DATA: GUID bytes (hex), name, value file -> stdout
-le64() { printf '%016x' "$1" | sed 's/../& /g' | awk '{ for (i = NF; i > 0; i--) printf "%s", $i }'; }
-var_event() {
-	local guid=$1 name=$2 file=$3
-	{ printf '%s%s%s' "$guid" "$(le64 ${#name})" "$(le64 "$(stat -c %s "$file")")"
-	  printf '%s' "$name" | iconv -f ascii -t utf-16le | xxd -p | tr -d '\n'
-	  xxd -p "$file" | tr -d '\n'; } | xxd -r -p
-}
+# shellcheck source=tests/cli/secureboot-lib.sh
+. "$(dirname "$0")/secureboot-lib.sh"
+sb_need_tools
+sb_read_log
 predicted() { awk -v p="$1" '$1 == p || $1 == p":" { print tolower(substr($NF, 3)) }' "$2"; }
-GUID_SECDB=cbb219d73a3d9645a3bcdad00e67656f
-GUID_SHIM=50ab5d6046e00043abb63dd810dd8b23
-n_db=$(awk '/^- EventNum:/ { n = $3 } /UnicodeName: db$/ { print n; exit }' "$W/log.yaml")
-n_dbx=$(awk '/^- EventNum:/ { n = $3 } /UnicodeName: dbx$/ { print n; exit }' "$W/log.yaml")
-n_sbat=$(awk '/^- EventNum:/ { n = $3 } /UnicodeName: SbatLevel$/ { print n; exit }' "$W/log.yaml")
-n_mok=$(awk '/^- EventNum:/ { n = $3 } /"MokList\\0"/ { print n; exit }' "$W/log.yaml")
-[ -n "$n_db" ] && [ -n "$n_dbx" ] && [ -n "$n_sbat" ] && [ -n "$n_mok" ] ||
-	{ bad "tpm2_eventlog shows no db/dbx/SbatLevel/MokList event ($n_db/$n_dbx/$n_sbat/$n_mok)"; exit 1; }
 
 # Nothing changes: PCR 7 and 14 as tpm2_eventlog's digests replay.
 "$M" predict --log "$LOG" >"$W/none.txt" 2>/dev/null
@@ -146,7 +110,6 @@ want_ev=$(sha256_hex <"$W/db.esl")
 	ok "--mok-list on a boot without shim: unmatched (--json), no values" || bad "--mok-list without shim: rc $rc $(cat "$W/out")"
 
 # Hostile files and bad names exit 2.
-esl_hdr() { printf '%s' "a159c0a5e494a74a87b5ab155c2bf072$(printf '%08x' "$1" | sed 's/../& /g' | awk '{ for (i = NF; i > 0; i--) printf "%s", $i }')$2$3"; }
 hostile() {
 	"$M" predict --log "$LOG" "$@" >/dev/null 2>"$W/err"; local rc=$?
 	[ "$rc" = 2 ] && ok "hostile $*: exit 2 ($(head -c 120 "$W/err"))" || bad "hostile $*: exit $rc"
