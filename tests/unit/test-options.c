@@ -160,6 +160,61 @@ static void test_reparse(void **state)
 	assert_int_equal(q.digits, 6);
 }
 
+/* One parse of --efi-var, --sbat-level and --mok-list (TOOL_OPT_EFI_VARS) into v. */
+static int parse_efi_vars(tool_efi_vars *v, int argc, char **argv)
+{
+	const tool_option opts[] = { TOOL_OPT_EFI_VARS(v), TOOL_OPT_END };
+
+	memset(v, 0, sizeof(*v));
+	return tool_parse_options("test", "help text\n", opts, argc, argv, 0);
+}
+
+/* The Secure Boot update predict and policy generate both take: NAME=FILE, NAME+=FILE (an append,
+ * NAME without its '+'), and the two shorthands. */
+static void test_efi_vars(void **state)
+{
+	char a[] = "db+=db.auth", b[] = "dbx=dbx.esl", c[] = "sbat.csv", d[] = "mok.esl";
+	char *argv[] = { (char *) "test", (char *) "--efi-var", a, (char *) "--efi-var", b,
+			 (char *) "--sbat-level", c, (char *) "--mok-list", d };
+	static const char *const bad[] = { "=f", "+=f", "db=", "db+=", "db", NULL };
+	tool_efi_vars v;
+	char many[20][8];
+	char *more[1 + 2 * 20] = { (char *) "test" };
+	int i;
+
+	(void) state;
+	assert_int_equal(parse_efi_vars(&v, 9, argv), TOOL_OPTS_GO_ON);
+	assert_int_equal(v.n, 4);
+	assert_string_equal(v.var[0].name, "db");
+	assert_string_equal(v.var[0].file, "db.auth");
+	assert_true(v.var[0].append);
+	assert_string_equal(v.var[1].name, "dbx");
+	assert_string_equal(v.var[1].file, "dbx.esl");
+	assert_false(v.var[1].append);
+	assert_string_equal(v.var[2].name, "SbatLevel");
+	assert_string_equal(v.var[2].file, "sbat.csv");
+	assert_string_equal(v.var[3].name, "MokList");
+	assert_string_equal(v.var[3].file, "mok.esl");
+	for (i = 0; bad[i]; i++) {
+		char arg[16];
+		char *one[] = { (char *) "test", (char *) "--efi-var", arg };
+
+		snprintf(arg, sizeof(arg), "%s", bad[i]);
+		assert_int_equal(parse_efi_vars(&v, 3, one), EXIT_USAGE);
+	}
+	/* one more than TOOL_MAX_EFI_VARS */
+	for (i = 0; i <= TOOL_MAX_EFI_VARS; i++) {
+		snprintf(many[i], sizeof(many[i]), "db=f%d", i);
+		more[1 + 2 * i] = (char *) "--efi-var";
+		more[2 + 2 * i] = many[i];
+	}
+	assert_int_equal(parse_efi_vars(&v, 1 + 2 * TOOL_MAX_EFI_VARS, more), TOOL_OPTS_GO_ON);
+	assert_int_equal(v.n, TOOL_MAX_EFI_VARS);
+	for (i = 0; i <= TOOL_MAX_EFI_VARS; i++)
+		snprintf(many[i], sizeof(many[i]), "db=f%d", i);
+	assert_int_equal(parse_efi_vars(&v, 3 + 2 * TOOL_MAX_EFI_VARS, more), EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_help_stops),
 		cmocka_unit_test(test_reparse),
 		cmocka_unit_test(test_json_style),
+		cmocka_unit_test(test_efi_vars),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
