@@ -133,7 +133,7 @@ static int policy_generate(int argc, char **argv)
 	mb_policy_artifacts art = { 0 };
 	struct generate_lists lists = { &art, allow, efi, efi_digests };
 	tool_grub_cfgs cfgs = { .boot = &art.boot };
-	static tool_efi_vars sb; /* the Secure Boot update, as predict takes it */
+	tool_efi_vars sb = { .n = 0 }; /* the Secure Boot update, as predict takes it */
 	uint32_t pcrs = 0xffff, firmware = 0xff;
 	bool force = false;
 	const tool_option opts[] = {
