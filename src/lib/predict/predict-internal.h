@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef MB_PREDICT_INTERNAL_H
+#define MB_PREDICT_INTERNAL_H
+
+/*
+ * What the parts of mb_predict share (predict.c plans, then walks today's log): the state of
+ * one prediction, and the functions of each part the plan and the walk call.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mboot/digest.h>
+#include <mboot/error.h>
+#include <mboot/eventlog.h>
+#include <mboot/pe.h>
+#include <mboot/predict.h>
+#include "lib/grub/grub.h"
+#include "lib/grub/grub-script.h"
+#include "lib/predict/efivar.h"
+
+#define MAX_CONFIGS 32
+
+typedef struct file_digests {
+	bool have;
+	uint8_t d[MB_MAX_BANKS][MB_DIGEST_MAX]; /* indexed like the log's banks */
+} file_digests;
+
+/* A grub.cfg of the next boot and the config event(s) of today's it replaces. */
+typedef struct new_config {
+	char *measured_path; /* as the log names it */
+	char *text;
+	file_digests d;
+	bool changed;        /* today's digest differs (seen at its event) */
+	bool matched;        /* an event was replaced */
+} new_config;
+
+typedef struct predict_ctx {
+	const mb_predict_input *in;
+	mb_predict_result *res;
+	const mb_spec_id_alg *banks;
+	size_t n_banks;
+	file_digests kernel, initrd;
+	new_config cfg[MAX_CONFIGS];
+	size_t n_cfg;
+	grub_entry entry;
+	/* Today's loader commands, read from the log (the first of each), and every kernel path
+	 * a linux command loaded (GRUB may run several). */
+	grub_words old_linux, old_initrd, old_kernel_paths;
+	bool kernel_path_given;
+	/* The next boot's. */
+	char *linux_cmd, *initrd_cmd, *kernel_path;
+	grub_words args, initrd_paths;
+	bool loader_changed;
+	/* Today's PCR 8 commands a changed grub.cfg no longer has: the first is named, the rest counted. */
+	unsigned commands_missing;
+	/* What the walk found: the changes that applied (MB_PREDICT_*), and the measurements of
+	 * systemd-boot/systemd-stub (its command line in PCR 12 or 8, a UKI's sections in PCR 11). */
+	uint32_t matched;
+	bool efi_applied, systemd_cmdline, uki;
+	bool first_app, efi_after_first; /* a PCR 4 EFI application; an --efi replaced one after the first */
+	/* PCR 8 by running the configs (grub-script.c): not used (today's line by line check),
+	 * refused (PCR 8 unpredictable, the reason noted) or the model's strings replace today's */
+	enum { MODEL_OFF, MODEL_REFUSED, MODEL_ON } model;
+	grub_model_run model_run;
+	bool model_written;
+	/* --uki: the new image's events, and where today's log has the UKI's */
+	size_t n_uki;
+	const char *uki_names[MB_UKI_MAX_SECTIONS];
+	file_digests uki_name_d[MB_UKI_MAX_SECTIONS], uki_content_d[MB_UKI_MAX_SECTIONS], uki_app;
+	int uki_initrd;                  /* index of the new .initrd in uki_*, or -1 */
+	file_digests today_initrd;       /* today's .initrd content event, when it has one */
+	size_t uki_app_event, uki_first_pcr11; /* indices of today's events; SIZE_MAX: none */
+	bool uki_written, uki_initrd_tag;
+	efivar_set efivars; /* Secure Boot and MOK variables (PCR 7, 14) */
+} predict_ctx;
+
+/* predict-result.c */
+void pred_note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int pred_digest_file(predict_ctx *c, const char *path, file_digests *fd, mb_error *err);
+int pred_bank_index(const predict_ctx *c, uint16_t alg);
+int pred_write_event(predict_ctx *c, mb_log_writer *w, const mb_event *ev, const file_digests *fd,
+		     const void *hashed, size_t hashed_len, const void *data, size_t data_size);
+
+/* predict-grub.c */
+bool pred_same_path(const char *logged, const char *cmd_path);
+bool pred_command_in_config(const new_config *cfg, const mb_event *ev);
+int pred_read_today(predict_ctx *c);
+int pred_plan_config(predict_ctx *c, const mb_grub_config *g, new_config *cfg, mb_error *err);
+int pred_walk_file(predict_ctx *c, mb_log_writer *w, const mb_event *ev, new_config **cur_cfg);
+int pred_walk_loader(predict_ctx *c, mb_log_writer *w, const mb_event *ev, grub_event_kind kind);
+
+/* predict-grub-model.c */
+int pred_plan_model(predict_ctx *c, mb_error *err);
+int pred_write_model_strings(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl);
+
+/* predict-uki.c */
+int pred_plan_uki(predict_ctx *c, mb_error *err);
+void pred_find_today_uki(predict_ctx *c);
+int pred_write_uki_events(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl);
+int pred_walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
+
+/* predict-efi.c */
+int pred_walk_efi(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *replaced, uint32_t *efi_used);
+int pred_walk_efivar(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *done);
+
+#endif

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A new UKI (--uki): its sections as systemd-stub measures them into PCR 11, its Authenticode
+ * digest in place of the PCR 4 application systemd-boot had the firmware measure, and the Linux
+ * EFI stub's initrd tag (PCR 9) when it is the .initrd section.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/digest.h>
+#include <mboot/events.h>
+#include <mboot/pe.h>
+#include <mboot/policy.h>
+#include "lib/predict/predict-internal.h"
+#include "shared/fail.h"
+
+/* The new UKI's digests in every bank of the log mboot computes: the PCR 11 events (name, bytes
+ * of each section) and its Authenticode digest (PCR 4). */
+int pred_plan_uki(predict_ctx *c, mb_error *err)
+{
+	const char *path = c->in->boot.uki;
+	mb_uki_section secs[MB_UKI_MAX_SECTIONS];
+	mb_pe_info *pe = NULL;
+	uint8_t *buf = NULL;
+	size_t size = 0, b, k;
+	int rc = mb_pe_read_file(path, &buf, &size, err);
+
+	if (rc >= 0)
+		rc = mb_pe_parse(buf, size, 0, &pe, err);
+	if (rc >= 0)
+		rc = mb_uki_sections(pe, secs, &c->n_uki, err);
+	c->uki_initrd = -1;
+	for (k = 0; rc >= 0 && k < c->n_uki; k++) {
+		c->uki_names[k] = secs[k].name;
+		if (strcmp(secs[k].name, ".initrd") == 0)
+			c->uki_initrd = (int) k;
+		c->uki_name_d[k].have = c->uki_content_d[k].have = true;
+	}
+	for (b = 0; rc >= 0 && b < c->n_banks; b++) {
+		uint16_t alg = c->banks[b].alg;
+
+		if (!mb_digest_by_alg(alg))
+			continue; /* pred_write_event says so at each event of that bank */
+		rc = mb_pe_hash(pe, buf, size, alg, c->uki_app.d[b]);
+		for (k = 0; rc >= 0 && k < c->n_uki; k++)
+			rc = mb_uki_section_digests(&secs[k], buf, size, alg, c->uki_name_d[k].d[b], c->uki_content_d[k].d[b]);
+		if (rc < 0)
+			rc = set_error(err, rc, "hashing: %s", mb_strerror(rc));
+	}
+	c->uki_app.have = rc >= 0;
+	free(buf);
+	mb_pe_info_free(pe);
+	return rc < 0 ? prefix_error(err, rc, path) : 0;
+}
+
+/* An EV_IPL of PCR 11 whose UTF-16 text is name and whose digest is not H(name NUL): the
+ * content event of that section. */
+static bool is_section_content(predict_ctx *c, const mb_event *ev, const char *name)
+{
+	char *text = mb_event_text(ev);
+	bool same = text && strcmp(text, name) == 0;
+	uint8_t d[MB_DIGEST_MAX];
+
+	free(text);
+	if (!same || !ev->n_digests || mb_digest(ev->digests[0].alg, name, strlen(name) + 1, d) < 0)
+		return false;
+	(void) c;
+	return memcmp(d, ev->digests[0].bytes, ev->digests[0].size) != 0;
+}
+
+/* Today's UKI: the last PCR 4 application before systemd-stub's first PCR 11 event (systemd-boot
+ * had the firmware load it), and today's .initrd content digests. */
+void pred_find_today_uki(predict_ctx *c)
+{
+	size_t i, n = mb_event_log_count(c->in->log);
+
+	c->uki_app_event = c->uki_first_pcr11 = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		const mb_event *ev = mb_event_log_event(c->in->log, i);
+
+		if (ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION && c->uki_first_pcr11 == SIZE_MAX)
+			c->uki_app_event = i;
+		if (ev->pcr != 11 || ev->type != MB_EV_IPL)
+			continue;
+		if (c->uki_first_pcr11 == SIZE_MAX)
+			c->uki_first_pcr11 = i;
+		if (!c->today_initrd.have && is_section_content(c, ev, ".initrd")) {
+			for (uint32_t j = 0; j < ev->n_digests; j++) {
+				int b = pred_bank_index(c, ev->digests[j].alg);
+
+				if (b >= 0)
+					memcpy(c->today_initrd.d[b], ev->digests[j].bytes, ev->digests[j].size);
+			}
+			c->today_initrd.have = true;
+		}
+	}
+	if (c->uki_first_pcr11 != SIZE_MAX && c->uki_app_event != SIZE_MAX)
+		c->matched |= MB_PREDICT_UKI;
+}
+/* systemd-stub's PCR 11 events for the new UKI, in place of today's (tmpl: today's first, for
+ * the banks and the event type): per section its name, then its bytes; each event's data is the
+ * section name in UTF-16 with its NUL, as the stub logs it. */
+int pred_write_uki_events(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl)
+{
+	uint8_t data[2 * 16];
+	int rc = 0;
+
+	for (size_t k = 0; k < c->n_uki && rc == 0; k++) {
+		size_t len = strlen(c->uki_names[k]), j;
+
+		for (j = 0; j <= len; j++) {
+			data[2 * j] = (uint8_t) c->uki_names[k][j];
+			data[2 * j + 1] = 0;
+		}
+		rc = pred_write_event(c, w, tmpl, &c->uki_name_d[k], NULL, 0, data, 2 * (len + 1));
+		if (rc == 0)
+			rc = pred_write_event(c, w, tmpl, &c->uki_content_d[k], NULL, 0, data, 2 * (len + 1));
+	}
+	pred_note(c, 11, false, "the UKI's sections as systemd-stub measures them (the value when it starts the kernel; "
+		  "systemd-pcrphase's boot phases come later and are not included)");
+	return rc;
+}
+
+/* The Linux EFI stub's initrd tag (PCR 9) on a UKI boot: the initrd systemd-stub passed it. It is
+ * the .initrd section when today's tag has today's .initrd digest (no credentials or system
+ * extensions were appended); anything else is not computed. */
+int pred_walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *ev)
+{
+	const mb_event_digest *d = ev->n_digests ? &ev->digests[0] : NULL;
+	int b = d ? pred_bank_index(c, d->alg) : -1;
+
+	c->uki_initrd_tag = true;
+	if (!c->today_initrd.have || b < 0 || memcmp(c->today_initrd.d[b], d->bytes, d->size) != 0) {
+		pred_note(c, 9, true, "event %u: the kernel's EFI stub tagged an initrd that is not today's .initrd section "
+			  "alone (systemd-stub appends credentials and system extensions), which mboot does not compute",
+			  ev->number);
+		return mb_log_writer_add_event(w, ev);
+	}
+	if (c->uki_initrd < 0) {
+		pred_note(c, 9, true, "event %u: the kernel's EFI stub tagged today's .initrd; the new UKI has none", ev->number);
+		return mb_log_writer_add_event(w, ev);
+	}
+	pred_note(c, 9, false, "the kernel's EFI stub's initrd tag (the UKI's .initrd)");
+	return pred_write_event(c, w, ev, &c->uki_content_d[c->uki_initrd], NULL, 0, NULL, 0);
+}
