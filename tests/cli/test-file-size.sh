@@ -15,7 +15,6 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # FILE MAXLINES REASON
 allowed="
-src/lib/predict/predict.c 1304 being split
 "
 
 files=$(find src include -name '*.[ch]' | sort)
