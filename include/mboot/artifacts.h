@@ -27,6 +27,11 @@ typedef struct mb_efi_binary {
 	const uint16_t *algs;                       /* the algorithm of each digest */
 	const uint8_t (*digest)[MB_DIGEST_MAX];     /* the one that will boot */
 	const uint8_t (*old_digest)[MB_DIGEST_MAX]; /* the one it replaces (predict only; NULL: none) */
+	/* Host paths of the two images (NULL: not known). With both, mb_predict reads them to tell a
+	 * GRUB update that runs as before (the same prefix, built-in config and memdisk: PCRs 8 and
+	 * 9 carried over) from one that does not (they become unpredictable). */
+	const char *file;
+	const char *old_file;
 } mb_efi_binary;
 
 /*

@@ -120,6 +120,8 @@ int tool_efi_binary(const char *verb, char *arg, bool with_old, mb_efi_binary *e
 	e->digest = (const uint8_t (*)[MB_DIGEST_MAX]) store->digest;
 	e->old_digest = with_old ? (const uint8_t (*)[MB_DIGEST_MAX]) store->old_digest : NULL;
 	e->n = 4;
+	e->file = path;
+	e->old_file = with_old ? arg : NULL;
 	e->description = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	return EXIT_OK;
 }

@@ -3,10 +3,95 @@
  * EFI applications (PCR 4) replaced by --efi, and the Secure Boot and MOK variable events
  * (PCR 7, 14) of efivar.c, in the walk over today's log.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mboot/digest.h>
 #include "lib/predict/predict-internal.h"
+#include "shared/fail.h"
+
+/* One image's GRUB modules; *is_grub false for an image that is not GRUB. buf keeps the bytes
+ * the modules point into. */
+static int read_grub_image(const char *path, uint8_t **buf, mb_grub_image *g, bool *is_grub, mb_error *err)
+{
+	mb_pe_info *pe = NULL;
+	size_t size = 0;
+	int rc = mb_pe_read_file(path, buf, &size, err);
+
+	if (rc >= 0)
+		rc = mb_pe_parse(*buf, size, 0, &pe, err);
+	if (rc >= 0) {
+		rc = mb_grub_image_parse(pe, *buf, size, g, err);
+		*is_grub = rc >= 0;
+		if (rc == -ENOENT)
+			rc = 0;
+	}
+	mb_pe_info_free(pe);
+	return rc < 0 ? prefix_error(err, rc, path) : 0;
+}
+
+static char *text_of(const uint8_t *p, size_t n)
+{
+	char *t = NULL;
+
+	if (asprintf(&t, "'%.*s'", (int) (n > 60 ? 60 : n), p ? (const char *) p : "") < 0)
+		return NULL;
+	return t;
+}
+
+/* An --efi that replaces GRUB (or puts GRUB where another loader was): GRUB's own commands
+ * (PCR 8) and the files they read (PCR 9) are today's only when the new image has the same
+ * prefix, built-in config and memdisk; else the reason why they are not, in c->grub_why[e]. */
+int pred_plan_efi_grub(predict_ctx *c, mb_error *err)
+{
+	const mb_boot_artifacts *b = &c->in->boot;
+	int rc = 0;
+
+	for (size_t e = 0; e < b->n_efi && e < MAX_CONFIGS && rc >= 0; e++) {
+		const mb_efi_binary *r = &b->efi[e];
+		uint8_t *old_buf = NULL, *new_buf = NULL;
+		mb_grub_image og, ng;
+		bool old_grub = false, new_grub = false;
+		const char *what;
+
+		if (!r->file || !r->old_file || !r->old_digest)
+			continue;
+		rc = read_grub_image(r->old_file, &old_buf, &og, &old_grub, err);
+		if (rc >= 0)
+			rc = read_grub_image(r->file, &new_buf, &ng, &new_grub, err);
+		if (rc >= 0 && (old_grub || new_grub)) {
+			const char *name = r->description ? r->description : r->file;
+
+			if (!old_grub || !new_grub) {
+				rc = asprintf(&c->grub_why[e], new_grub ? "%s is a GRUB image in place of another loader: what it "
+					      "measures is not in today's log" : "%s replaces GRUB with another loader: GRUB's "
+					      "commands and files are not in the next boot", name);
+			} else if ((what = mb_grub_image_difference(&og, &ng))) {
+				bool prefix = strcmp(what, "prefix") == 0;
+				char *now = prefix ? text_of(ng.prefix, ng.prefix_size) : NULL;
+				char *was = prefix ? text_of(og.prefix, og.prefix_size) : NULL;
+
+				rc = asprintf(&c->grub_why[e], "the new GRUB image %s has another %s than today's%s%s%s%s%s: it runs "
+					      "other commands and may read other files before /boot's", name, what,
+					      prefix ? " (" : "", now ? now : "", prefix ? ", was " : "", was ? was : "",
+					      prefix ? ")" : "");
+				free(now);
+				free(was);
+			}
+			if (rc < 0) {
+				c->grub_why[e] = NULL;
+				rc = set_error(err, -ENOMEM, "out of memory");
+			} else {
+				rc = 0;
+			}
+		}
+		free(old_buf);
+		free(new_buf);
+	}
+	return rc;
+}
 
 /* A PCR 4 EFI application: replaced by an --efi whose old digest it has, else carried over.
  * *replaced says which. */
@@ -49,6 +134,10 @@ int pred_walk_efi(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *re
 			}
 		}
 		pred_note(c, 4, false, "%s", r->description ? r->description : "an EFI application");
+		if (e < MAX_CONFIGS && c->grub_why[e]) {
+			pred_note(c, 8, true, "%s", c->grub_why[e]);
+			pred_note(c, 9, true, "%s", c->grub_why[e]);
+		}
 		*efi_used |= 1u << e;
 		*replaced = true;
 		c->efi_applied = true;

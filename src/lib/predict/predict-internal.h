@@ -73,6 +73,9 @@ typedef struct predict_ctx {
 	size_t uki_app_event, uki_first_pcr11; /* indices of today's events; SIZE_MAX: none */
 	bool uki_written, uki_initrd_tag;
 	efivar_set efivars; /* Secure Boot and MOK variables (PCR 7, 14) */
+	/* --efi e replaces GRUB by one that runs differently (or a loader by GRUB): why PCRs 8 and 9
+	 * are not today's (predict-efi.c); NULL when it runs as today's or is not GRUB */
+	char *grub_why[MAX_CONFIGS];
 } predict_ctx;
 
 /* predict-result.c */
@@ -104,5 +107,6 @@ int pred_walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *e
 /* predict-efi.c */
 int pred_walk_efi(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *replaced, uint32_t *efi_used);
 int pred_walk_efivar(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *done);
+int pred_plan_efi_grub(predict_ctx *c, mb_error *err);
 
 #endif

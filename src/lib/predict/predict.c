@@ -301,6 +301,8 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 			  "which needs a copy of each config that booted today (--grub-cfg-booted, --grub-booted-dir)");
 	if (rc == 0)
 		rc = efivar_plan(in, &c.efivars, err);
+	if (rc == 0)
+		rc = pred_plan_efi_grub(&c, err);
 	if (rc < 0)
 		goto out;
 	rc = mb_log_writer_new(&w);
@@ -376,6 +378,8 @@ out:
 		free(c.cfg[b].measured_path);
 		free(c.cfg[b].text);
 	}
+	for (b = 0; b < MAX_CONFIGS; b++)
+		free(c.grub_why[b]);
 	return rc;
 }
 
