@@ -808,11 +808,14 @@ vm_secureboot_firmware() {
 	VM_PREPARE=vm_prepare_secureboot
 }
 
-# Prints the path of Debian's signed monolithic GRUB, downloading grub-efi-amd64-signed once
-# (apt-get download, as for the kernel) and unpacking only grubx64.efi.signed. Without a
-# package index the newest cached version is used; with none cached the test is skipped (77).
+# vm_signed_grub [IMAGE]: prints the path of one of Debian's signed GRUB images (default
+# grubx64.efi.signed, the one grub-install puts on disks; gcdx64.efi.signed is the CD image,
+# its prefix /boot/grub), downloading grub-efi-amd64-signed once (apt-get download, as for the
+# kernel) and unpacking its images. Without a package index the newest cached version is used;
+# with none cached the test is skipped (77).
 vm_signed_grub() {
-	local pkg=$VM_SB_GRUB_PACKAGE ver dir deb f=usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed
+	local pkg=$VM_SB_GRUB_PACKAGE ver dir deb d=usr/lib/grub/x86_64-efi-signed f
+	f=$d/${1:-grubx64.efi.signed}
 	mkdir -p "$MB_VM_CACHE"
 	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: \([^ (]*\)$/\1/p' | sed -n 1p)
 	if [ -z "$ver" ]; then
@@ -827,17 +830,19 @@ vm_signed_grub() {
 	fi
 	(
 		flock 9
-		if [ ! -f "$dir/$f" ]; then
+		if [ ! -f "$dir/$d/grubx64.efi.signed" ] || [ ! -f "$dir/$d/gcdx64.efi.signed" ]; then
 			vm_say "downloading $pkg $ver into $MB_VM_CACHE"
 			mkdir -p "$MB_VM_CACHE/deb"
 			(cd "$MB_VM_CACHE/deb" && apt-get -o APT::Sandbox::User=root download "$pkg=$ver" >&2) ||
 				vm_die "apt-get download $pkg=$ver failed"
 			deb=$MB_VM_CACHE/deb/${pkg}_${ver//:/%3a}_amd64.deb # apt's name for it
 			rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.tmp" "./$f" || vm_die "unpacking $deb failed"
+			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.tmp" "./$d/grubx64.efi.signed" "./$d/gcdx64.efi.signed" ||
+				vm_die "unpacking $deb failed"
 			rm -rf "$dir" && mv "$dir.tmp" "$dir"
 		fi
 	) 9>"$MB_VM_CACHE/.lock"
+	[ -f "$dir/$f" ] || vm_die "grub-efi-amd64-signed has no $f"
 	printf '%s\n' "$dir/$f"
 }
 
@@ -845,17 +850,20 @@ vm_signed_grub() {
 # Boot: shim as /EFI/BOOT/BOOTX64.EFI and GRUB beside it as grubx64.efi, which shim loads
 # (no fbx64.efi, so shim does not hand over to the fallback, which would write boot entries and
 # reset). Debian's GRUB image has its prefix built in: it reads /EFI/debian/grub.cfg.
-# DIR keeps copies of shim and GRUB for the host's Authenticode hashes.
+# DIR keeps copies of shim and GRUB for the host's Authenticode hashes. VM_SB_GRUB names
+# another of Debian's signed images (an update of GRUB), VM_SB_GRUB_CFG where it reads grub.cfg.
+VM_SB_GRUB=grubx64.efi.signed
+VM_SB_GRUB_CFG=/EFI/debian/grub.cfg
 vm_prepare_secureboot() {
 	local dir=$1 cmdline=$2 initrd=$3 kernel grub
 	mkdir -p "$dir"
 	kernel=$(vm_kernel)
-	grub=$(vm_signed_grub)
+	grub=$(vm_signed_grub "$VM_SB_GRUB")
 	cp "$VM_SB_SHIM" "$dir/shimx64.efi"
 	cp "$grub" "$dir/grubx64.efi"
 	vm_grub_cfg "$dir/grub.cfg" "$cmdline"
 	vm_disk_esp "$dir/disk.img" "$dir/shimx64.efi=/EFI/BOOT/BOOTX64.EFI" "$dir/grubx64.efi=/EFI/BOOT/grubx64.efi" \
-		"$dir/grub.cfg=/EFI/debian/grub.cfg" "$kernel=/vmlinuz" "$initrd=/initrd.img"
+		"$dir/grub.cfg=$VM_SB_GRUB_CFG" "$kernel=/vmlinuz" "$initrd=/initrd.img"
 	cp "$initrd" "$dir/initrd.img"
 	printf '%s\n' "$cmdline" >"$dir/cmdline"
 	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"

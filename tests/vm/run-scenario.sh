@@ -207,6 +207,18 @@ diff_entries() {
 	jq -r "$JQ_LIB"'.entries[] | "\(.change) \(.pcr) \((.b // .a) | text)"' "$out/diff-$1-$2.json" | LC_ALL=C sort
 }
 
+# check_prediction NAME FILE BOOT: every (bank, PCR) the prediction FILE gives equals the TPM's
+# in boot BOOT (at least one pair).
+check_prediction() {
+	local res
+	res=$(jq -n -c --slurpfile p "$2" --slurpfile t "$out/$3/pcrs.json" \
+		'[$p[0].banks | to_entries[] as $x | $x.value | to_entries[] | {b: $x.key, p: .key, v: .value}] as $all
+		| {n: ($all | length), bad: [$all[] | select($t[0][.b][.p] != .v) | "\(.b) PCR \(.p): predicted \(.v), TPM \($t[0][.b][.p])"]}')
+	jq -r '.bad[]' <<<"$res"
+	check "$1: all $(jq .n <<<"$res") predicted (bank, PCR) pairs equal boot $3's TPM" \
+		test "$(jq '.bad | length' <<<"$res"):$(jq '.n > 0' <<<"$res")" = 0:true
+}
+
 # tpm_moved A B: PCRs (sha256 bank) whose TPM values differ between two boots.
 tpm_moved() {
 	jq -n -c --slurpfile a "$out/$1/pcrs.json" --slurpfile b "$out/$2/pcrs.json" \
@@ -622,20 +634,10 @@ uki)
 	moved=$(tpm_moved base cmdline)
 	printf 'info cmdline: PCRs that differ in the TPM (sha256): %s\n' "$moved"
 	check "uki cmdline: the TPM moved exactly PCRs 4, 9, 11, 12 and 10 (IMA)" test "$moved" = "[4,9,10,11,12]"
-	# uki_check_prediction NAME FILE: every (bank, PCR) the prediction gives equals the TPM's.
-	uki_check_prediction() {
-		local res
-		res=$(jq -n -c --slurpfile p "$2" --slurpfile t "$out/cmdline/pcrs.json" \
-			'[$p[0].banks | to_entries[] as $x | $x.value | to_entries[] | {b: $x.key, p: .key, v: .value}] as $all
-			| {n: ($all | length), bad: [$all[] | select($t[0][.b][.p] != .v) | "\(.b) PCR \(.p): predicted \(.v), TPM \($t[0][.b][.p])"]}')
-		jq -r '.bad[]' <<<"$res"
-		check "$1: all $(jq .n <<<"$res") predicted (bank, PCR) pairs equal the second boot's TPM" \
-			test "$(jq '.bad | length' <<<"$res")" = 0
-	}
-	uki_check_prediction "uki predict (systemd-measure + pesign + base boot)" "$out/predict-cmdline.json"
+	check_prediction "uki predict (systemd-measure + pesign + base boot)" "$out/predict-cmdline.json" cmdline
 	check "uki predict: the prediction covers PCRs 4 (sha1, sha256), 9, 11, 12 in all four banks" \
 		test "$(jq -c '[.banks[] | keys | length]' "$out/predict-cmdline.json")" = '[23,23,22,22]'
-	uki_check_prediction "uki predict --uki (mboot)" "$mboot_pred"
+	check_prediction "uki predict --uki (mboot)" "$mboot_pred" cmdline
 	# mboot hash --uki on the booted UKI = the TPM's PCR 11 in every bank
 	"$MBOOT" hash --uki "$out/cmdline/uki.efi" --bank sha1 --bank sha256 --bank sha384 --bank sha512 --json \
 		>"$out/cmdline/hash-uki.json" || bad "mboot hash --uki exited $?"
@@ -656,13 +658,24 @@ secureboot)
 	[ -r "$VM_SB_OVMF_CODE" ] && [ -r "$VM_SB_OVMF_VARS" ] || vm_die "missing: $VM_SB_OVMF_CODE or $VM_SB_OVMF_VARS (ovmf)"
 	vm_secureboot_firmware
 	sb_cmdline="$VM_CMDLINE_DEFAULT mboot.test=changed"
+	printf 'this file only changes the initramfs bytes\n' >"$out/changed.txt"
 	boot base "$VM_CMDLINE_DEFAULT" plain
-	# The prediction is made before the changed boot exists: its inputs only.
+	# Boot 2 changes the command line and the initramfs; the prediction is made before that
+	# boot exists, from its inputs only (the initramfs is reproducible: built here first).
 	vm_grub_cfg "$out/predict-grub.cfg" "$sb_cmdline"
+	vm_initramfs "$out/predict-initrd.img" plain "$out/changed.txt"
 	rc=0
 	"$MBOOT" predict --log "$out/base/log.bin" --grub-cfg "$out/predict-grub.cfg" --cmdline "$sb_cmdline" \
-		--json >"$out/predict-cmdline.json" || rc=$?
-	boot cmdline "$sb_cmdline" plain
+		--initrd "$out/predict-initrd.img" --json >"$out/predict-cmdline.json" || rc=$?
+	boot cmdline "$sb_cmdline" plain "$out/changed.txt"
+	check "cmdline: the initramfs that booted is the one predicted from" cmp "$out/predict-initrd.img" "$out/cmdline/initrd.img"
+	# Boot 3 updates GRUB: shim loads another of Debian's signed images (the CD build, whose
+	# prefix is /boot/grub), predicted before it boots from the old and new images alone.
+	new_grub=$(vm_signed_grub gcdx64.efi.signed)
+	rc_update=0
+	"$MBOOT" predict --log "$out/base/log.bin" --efi "$out/base/grubx64.efi=$new_grub" --json \
+		>"$out/predict-update.json" 2>"$out/predict-update.err" || rc_update=$?
+	VM_SB_GRUB=gcdx64.efi.signed VM_SB_GRUB_CFG=/boot/grub/grub.cfg boot update "$VM_CMDLINE_DEFAULT" plain
 	kernel=$(vm_kernel)
 	printf 'info secureboot: shim %s, GRUB %s, kernel %s\n' "$(dpkg-query -W -f '${Version}' shim-signed 2>/dev/null)" \
 		"$(cat "$out/base/grub-package")" "$(cat "$out/base/kernel-package")"
@@ -674,7 +687,7 @@ secureboot)
 	def vardata: (.data | ascii_downcase) as $h | ($h[32:48] | le64) as $n | ($h[48:64] | le64) as $d
 		| $h[64 + $n * 4 : 64 + $n * 4 + $d * 2];
 	'
-	for b in base cmdline; do
+	for b in base cmdline update; do
 		d=$out/$b
 		sb=$(vm_section "$d/serial.log" SECUREBOOT)
 		printf '%s\n' "$sb" | sed "s/^/  $b guest: /"
@@ -769,9 +782,37 @@ secureboot)
 			test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 9) | "\(text)=\(.digests.'"$alg"')"] | join(",")' "$show")" = "$want"
 	done
 
-	# The changed command line moves only what GRUB measures; the Secure Boot chain is the same.
+	# The changed command line and initramfs move only what GRUB measures; the Secure Boot chain
+	# is the same.
 	moved=$(tpm_moved base cmdline)
 	check "cmdline: the TPM moved exactly PCRs 8, 9 and 10 (IMA): 0-7 and 14 identical ($moved)" test "$moved" = "[8,9,10]"
+	for alg in sha1 sha256 sha384 sha512; do
+		check "cmdline: PCR 9 $alg: the initrd event = ${alg}sum of the changed initramfs" \
+			test "$(jq -r "$JQ_LIB"'[.events[] | select(.pcr == 9 and text == "/initrd.img") | .digests.'"$alg"'] | join(",")' "$out/cmdline/show.json")" \
+			= "$("${alg}sum" <"$out/cmdline/initrd.img" | awk '{ print $1 }')"
+	done
+
+	# The GRUB update: PCR 4 has the new image's Authenticode digest where the old one's was;
+	# PCR 8 has the new image's own commands (its prefix), PCR 9 the config it read from there.
+	d=$out/update
+	want="$(pesign -h -i "$d/shimx64.efi" | awk '{ print $2 }'),$(pesign -h -i "$new_grub" | awk '{ print $2 }'),$k,$k"
+	got=$(jq -r '[.events[] | select(.pcr == 4 and .type == "EV_EFI_BOOT_SERVICES_APPLICATION") | .digests.sha256] | join(",")' "$d/show.json")
+	check "update: PCR 4 applications = pesign -h of shim, the new GRUB (gcdx64.efi), the kernel (twice)" test "$got" = "$want"
+	check "update: GRUB read its config from its own prefix: 'source (hd0,gpt1)/boot/grub/grub.cfg' in PCR 8" \
+		grep -qx 'source (hd0,gpt1)/boot/grub/grub.cfg' < <(jq -r "$JQ_LIB"'.events[] | select(.pcr == 8) | text | ltrimstr("grub_cmd: ")' "$d/show.json")
+	moved=$(tpm_moved base update)
+	check "update: the TPM moved exactly PCRs 4, 8 and 10 (IMA): 7 and 14 identical (the same certificate verified the new GRUB), 9 too (the same files, read from another folder) ($moved)" \
+		test "$moved" = "[4,8,10]"
+	# mboot's prediction: PCR 4 computed, 8 and 9 named unpredictable (the new image's prefix
+	# differs, so it runs other commands and reads another config), every other PCR carried.
+	check "predict --efi OLD_GRUB=NEW_GRUB: exit 1, PCRs 8 and 9 unpredictable for the prefix, PCR 4 changed ($(jq -c .unpredictable "$out/predict-update.json"))" \
+		test "$rc_update:$(jq -c '[(.unpredictable | keys), (.unpredictable["8"] | test("prefix")), .changed]' "$out/predict-update.json")" \
+		= '1:[["8","9"],true,[4]]'
+	check_prediction "predict GRUB update" "$out/predict-update.json" update
+	check "predict GRUB update: PCRs 0-7 and 14 predicted in all four banks, no value for 8 and 9" \
+		test "$(jq -c '[.banks[] | [keys[] | tonumber] | map(select(. <= 9 or . == 14)) | sort] | unique' "$out/predict-update.json")" \
+		= '[[0,1,2,3,4,5,6,7,14]]'
+	d=$out/base
 	check "predict cmdline (made before that boot): exits 0, nothing unpredictable ($(jq -c '{unpredictable, unmatched}' "$out/predict-cmdline.json"))" \
 		test "$rc:$(jq -c '.changed' "$out/predict-cmdline.json")" = "0:[8,9]"
 	check_replay predict-cmdline "$out/cmdline" "$out/predict-cmdline.json"
