@@ -60,6 +60,10 @@ typedef struct mb_boot_artifacts {
 	 * systemd-stub measures them, its Authenticode digest in PCR 4. It carries the kernel,
 	 * initrd and command line, so kernel, initrd and cmdline stay NULL with it. */
 	const char *uki;
+	/* The folder that will be the UKI's <name>.extra.d/ on the ESP (host path; NULL: today's drop-ins
+	 * stay): systemd-stub packs its *.raw (system extensions) into the archive it measures into
+	 * PCR 13, and *.cred into PCR 12's (mb_uki_dropin_cpio). */
+	const char *uki_extra_dir;
 } mb_boot_artifacts;
 
 #ifdef __cplusplus

@@ -86,9 +86,9 @@ check "same prefix, config and memdisk, other modules: exit 0, only PCR 4 change
 	test "$rc:$(jq -c '[.changed, (.unpredictable | keys)]' "$W/p.json")" = '0:[[4],[]]'
 for alg in sha1 sha256; do
 	check "same: predicted PCR 4 ($alg) = openssl's extend of pesign's digests of the new image and the second loader" \
-		test "$(jq -r ".banks.$alg[\"4\"]" "$W/p.json")" = "$(extend "$alg" "$(auth same.efi "$alg")" "$(auth oldmd.efi "$alg")")"
+		test "$(jq -r --arg b "$alg" '.banks[$b]["4"]' "$W/p.json")" = "$(extend "$alg" "$(auth same.efi "$alg")" "$(auth oldmd.efi "$alg")")"
 	check "same: PCRs 8 and 9 ($alg) carried over (today's: openssl's extend of the logged digests)" \
-		test "$(jq -r ".banks.$alg[\"8\"]" "$W/p.json")" = "$(extend "$alg" "$(printf '%s' "$cmd" | openssl dgst "-$alg" -r | cut -d' ' -f1)")"
+		test "$(jq -r --arg b "$alg" '.banks[$b]["8"]' "$W/p.json")" = "$(extend "$alg" "$(printf '%s' "$cmd" | openssl dgst "-$alg" -r | cut -d' ' -f1)")"
 done
 
 for c in "prefix.efi:old.efi:prefix than today's ('/boot/grub', was '/EFI/debian')" "config.efi:old.efi:built-in config than today's" \

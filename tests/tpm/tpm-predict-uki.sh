@@ -114,6 +114,41 @@ cat "$T/initrd-old" "$T/tag" >"$T/initrd-plus-cred"
 unpredictable "an initrd tag of more than .initrd" "$T/log-cred.bin" 9 "credentials"
 ok "PCR 12 (systemd-boot's command line) and PCR 9 (credentials appended) unpredictable, named, no value"
 
+# --- system extensions (PCR 13): --uki-extra DIR ----------------------------------------
+# The truth is a real boot: tests/data/uki-dropins recorded systemd-stub's PCR 13 for test.raw
+# (its archive is all PCR 13 holds, whatever the rest of the boot).
+D=${MB_TESTDATA:?}/uki-dropins
+mkdir -p "$T/extra" "$T/empty" "$T/extra/folder.raw"
+cp "$D/test.raw" "$D/test.cred" "$T/extra/"
+printf 'skipped\n' >"$T/extra/.hidden.raw"
+rc=0
+"$M" predict --log "$T/log.bin" --uki "$T/new.efi" --uki-extra "$T/extra" --json >"$T/x.json" 2>"$T/err" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/err"; fail "predict --uki-extra: exit $rc"; }
+[ "$(got 11)" = "$(jq -r '.banks.sha256["11"]' "$T/x.json")" ] || fail "--uki-extra moved PCR 11"
+[ "$(jq -r '.banks.sha256["13"]' "$T/x.json")" = "$(jq -r '.sha256["13"]' "$D/pcrs.json")" ] ||
+	fail "PCR 13 $(jq -r '.banks.sha256["13"]' "$T/x.json"), the recorded boot's TPM $(jq -r '.sha256["13"]' "$D/pcrs.json")"
+jq -e '.changed == [4, 9, 11, 13]' "$T/x.json" >/dev/null || fail "--uki-extra changed: $(jq -c .changed "$T/x.json")"
+"$M" predict --log "$T/log.bin" --uki "$T/new.efi" --uki-extra "$T/empty" --json 2>/dev/null |
+	jq -e '.changed == [4, 9, 11] and .banks.sha256["13"] == null' >/dev/null || fail "an empty drop-in folder added PCR 13"
+# today's boot had a system extension: a new one replaces its event, none leaves PCR 13 at zero
+printf 'System extension initrd\0' | iconv -f ascii -t utf-16le >"$T/sx16"
+"$F" "$T/log.bin" "$T/log13.bin" append-event 13 13 "$T/sx16" "$T/initrd-old"
+"$M" predict --log "$T/log13.bin" --uki "$T/new.efi" --uki-extra "$T/extra" --json 2>/dev/null >"$T/x13.json" || true
+[ "$(jq -r '.banks.sha256["13"]' "$T/x13.json")" = "$(jq -r '.sha256["13"]' "$D/pcrs.json")" ] || fail "PCR 13 replaced: $(jq -c .banks.sha256 "$T/x13.json")"
+"$M" predict --log "$T/log13.bin" --uki "$T/new.efi" --uki-extra "$T/empty" --json 2>/dev/null >"$T/x0.json" || true
+jq -e '.banks.sha256["13"] == "0000000000000000000000000000000000000000000000000000000000000000" and (.changed | index(13) != null)' \
+	"$T/x0.json" >/dev/null || fail "no system extension any more: PCR 13 $(jq -c '.banks.sha256["13"]' "$T/x0.json")"
+printf 'something else\0' | iconv -f ascii -t utf-16le >"$T/other16"
+"$F" "$T/log.bin" "$T/log13x.bin" append-event 13 13 "$T/other16" "$T/initrd-old"
+rc=0; "$M" predict --log "$T/log13x.bin" --uki "$T/new.efi" --uki-extra "$T/extra" --json >"$T/u.json" 2>/dev/null || rc=$?
+[ "$rc" = 1 ] && jq -e '.unpredictable["13"] != null and .banks.sha256["13"] == null' "$T/u.json" >/dev/null ||
+	fail "a PCR 13 event not the stub's: exit $rc, $(jq -c .unpredictable "$T/u.json")"
+rc=0; "$M" predict --log "$T/log.bin" --uki-extra "$T/extra" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "--uki-extra without --uki: exit $rc"
+rc=0; "$M" predict --log "$T/log.bin" --uki "$T/new.efi" --uki-extra "$T/nowhere" >/dev/null 2>"$T/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "nowhere" "$T/err" || fail "a missing drop-in folder: exit $rc, $(cat "$T/err")"
+ok "predict --uki-extra: PCR 13 = the recorded boot's TPM for the same system extension (hidden names, folders and *.cred left out), replaced, dropped to zero; another PCR 13 event unpredictable; misuse exit 2"
+
 # --- refused ------------------------------------------------------------------------
 for log in "$SDBOOT" "$UBUNTU"; do
 	rc=0

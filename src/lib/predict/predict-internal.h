@@ -72,6 +72,10 @@ typedef struct predict_ctx {
 	file_digests today_initrd;       /* today's .initrd content event, when it has one */
 	size_t uki_app_event, uki_first_pcr11; /* indices of today's events; SIZE_MAX: none */
 	bool uki_written, uki_initrd_tag;
+	file_digests uki_kernel_app;     /* the new .linux's Authenticode digests (the stub's LoadImage) */
+	bool uki_kernel_written;
+	file_digests uki_sysext;         /* the new drop-ins' PCR 13 archive (have: there is one) */
+	bool uki_extra, uki_sysext_written; /* uki_extra_dir given */
 	efivar_set efivars; /* Secure Boot and MOK variables (PCR 7, 14) */
 	/* --efi e replaces GRUB by one that runs differently (or a loader by GRUB): why PCRs 8 and 9
 	 * are not today's (predict-efi.c); NULL when it runs as today's or is not GRUB */
@@ -103,6 +107,9 @@ int pred_plan_uki(predict_ctx *c, mb_error *err);
 void pred_find_today_uki(predict_ctx *c);
 int pred_write_uki_events(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl);
 int pred_walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
+int pred_walk_uki_app(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
+int pred_walk_uki_sysext(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
+int pred_finish_uki_sysext(predict_ctx *c, mb_log_writer *w);
 
 /* predict-efi.c */
 int pred_walk_efi(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *replaced, uint32_t *efi_used);

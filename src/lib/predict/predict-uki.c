@@ -4,8 +4,12 @@
  * digest in place of the PCR 4 application systemd-boot had the firmware measure, and the Linux
  * EFI stub's initrd tag (PCR 9) when it is the .initrd section.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
@@ -13,6 +17,79 @@
 #include <mboot/policy.h>
 #include "lib/predict/predict-internal.h"
 #include "shared/fail.h"
+#include "shared/fileio.h"
+
+/* The device path systemd-stub gives the kernel it starts from .linux (LoadImage from memory):
+ * a vendor media node (type 4, subtype 3) with this GUID, as the log shows it. */
+static const uint8_t stub_kernel_guid[16] = { 0xf8, 0xd1, 0xc5, 0x55, 0xcd, 0x04, 0xb5, 0x46,
+					      0x8a, 0x20, 0xe5, 0x6c, 0xbb, 0x30, 0x52, 0xd0 };
+#define IMAGE_LOAD_HEADER 32 /* location, length, link-time address, device path length: u64 each */
+
+static bool is_stub_kernel(const mb_event *ev)
+{
+	const uint8_t *dp = ev->data + IMAGE_LOAD_HEADER;
+
+	return ev->data_size >= IMAGE_LOAD_HEADER + 20 && dp[0] == 4 && dp[1] == 3 && dp[2] == 20 && dp[3] == 0 &&
+	       memcmp(dp + 4, stub_kernel_guid, 16) == 0;
+}
+
+#define MAX_DROPINS 64
+
+/* The new drop-in folder: the archive of its system extensions, hashed in every bank (PCR 13).
+ * Regular files only, as the stub skips folders; a name it would skip is left out, as it does. */
+static int plan_dropins(predict_ctx *c, mb_error *err)
+{
+	const char *dir = c->in->boot.uki_extra_dir;
+	mb_uki_dropin files[MAX_DROPINS];
+	size_t n = 0, size = 0;
+	uint8_t *cpio = NULL;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	c->uki_extra = true;
+	if (!d)
+		return set_error(err, -errno, "cannot open the drop-in folder: %s", mb_strerror(-errno));
+	while (rc >= 0 && (de = readdir(d))) {
+		char path[4096];
+		struct stat st;
+
+		if (mb_uki_dropin_kind_of(de->d_name, NULL) != MB_UKI_DROPIN_SYSEXTS)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path) || stat(path, &st) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (n == MAX_DROPINS) {
+			rc = set_error(err, -E2BIG, "more than %d system extensions", MAX_DROPINS);
+			break;
+		}
+		files[n].name = strdup(de->d_name);
+		files[n].data = NULL;
+		files[n].size = 0;
+		if (!files[n].name) {
+			rc = set_error(err, -ENOMEM, "out of memory");
+			break;
+		}
+		n++;
+		uint8_t *data = NULL;
+
+		rc = file_read(path, MB_PE_MAX_FILE, &data, &files[n - 1].size, err);
+		files[n - 1].data = data;
+	}
+	closedir(d);
+	if (rc >= 0)
+		rc = mb_uki_dropin_cpio(MB_UKI_DROPIN_SYSEXTS, files, n, &cpio, &size, err);
+	c->uki_sysext.have = rc >= 0 && cpio;
+	for (size_t b = 0; rc >= 0 && cpio && b < c->n_banks; b++)
+		if (mb_digest_by_alg(c->banks[b].alg))
+			rc = mb_digest(c->banks[b].alg, cpio, size, c->uki_sysext.d[b]);
+	free(cpio);
+	for (size_t i = 0; i < n; i++) {
+		free((char *) files[i].name);
+		free((void *) files[i].data);
+	}
+	return rc;
+}
 
 /* The new UKI's digests in every bank of the log mboot computes: the PCR 11 events (name, bytes
  * of each section) and its Authenticode digest (PCR 4). */
@@ -48,9 +125,107 @@ int pred_plan_uki(predict_ctx *c, mb_error *err)
 			rc = set_error(err, rc, "hashing: %s", mb_strerror(rc));
 	}
 	c->uki_app.have = rc >= 0;
+	/* the kernel systemd-stub starts: .linux (first of the stub's order) as an image of its own */
+	if (rc >= 0) {
+		mb_pe_info *kpe = NULL;
+		const uint8_t *kimg = buf + secs[0].raw_offset;
+
+		/* a .linux that is not a PE image (no EFI stub) starts no application: not an error
+		 * here, and a kernel event after the UKI is then unpredictable */
+		int krc = mb_pe_parse(kimg, secs[0].size, 0, &kpe, NULL);
+
+		for (b = 0; krc >= 0 && b < c->n_banks; b++)
+			if (mb_digest_by_alg(c->banks[b].alg))
+				krc = mb_pe_hash(kpe, kimg, secs[0].size, c->banks[b].alg, c->uki_kernel_app.d[b]);
+		c->uki_kernel_app.have = krc >= 0;
+		mb_pe_info_free(kpe);
+	}
 	free(buf);
 	mb_pe_info_free(pe);
-	return rc < 0 ? prefix_error(err, rc, path) : 0;
+	if (rc >= 0 && c->in->boot.uki_extra_dir)
+		rc = plan_dropins(c, err);
+	return rc < 0 ? prefix_error(err, rc, rc == -ENOENT || rc == -ENOTDIR ? c->in->boot.uki_extra_dir : path) : 0;
+}
+
+/* A PCR 4 application after today's UKI: the kernel systemd-stub started from .linux gets the new
+ * .linux's digest; anything else was loaded by what mboot does not model. */
+int pred_walk_uki_app(predict_ctx *c, mb_log_writer *w, const mb_event *ev)
+{
+	if (!c->uki_kernel_written && c->uki_kernel_app.have && is_stub_kernel(ev)) {
+		c->uki_kernel_written = true;
+		pred_note(c, 4, false, "the kernel systemd-stub started from the UKI's .linux (its Authenticode digest)");
+		return pred_write_event(c, w, ev, &c->uki_kernel_app, NULL, 0, NULL, 0);
+	}
+	pred_note(c, 4, true, "event %u: an EFI application started after the UKI, which mboot does not compute",
+		  ev->number);
+	return mb_log_writer_add_event(w, ev);
+}
+
+/* "System extension initrd" as systemd-stub logs it: UTF-16LE with its NUL. */
+static size_t sysext_text(uint8_t *out, size_t max)
+{
+	const char *t = mb_uki_dropin_description(MB_UKI_DROPIN_SYSEXTS);
+	size_t n = strlen(t) + 1;
+
+	for (size_t j = 0; j < n && 2 * j + 1 < max; j++) {
+		out[2 * j] = (uint8_t) t[j];
+		out[2 * j + 1] = 0;
+	}
+	return 2 * n;
+}
+
+static bool is_sysext_event(const mb_event *ev)
+{
+	uint8_t text[64];
+	size_t n = sysext_text(text, sizeof(text));
+
+	return ev->type == MB_EV_IPL && ev->data_size == n && memcmp(ev->data, text, n) == 0;
+}
+
+/* Today's PCR 13 events with the new drop-ins: the stub's archive event is replaced by the new
+ * archive's (or dropped when there are no system extensions); any other PCR 13 event is not
+ * the stub's, and PCR 13 is then unknown. */
+int pred_walk_uki_sysext(predict_ctx *c, mb_log_writer *w, const mb_event *ev)
+{
+	if (!is_sysext_event(ev) || c->uki_sysext_written) {
+		pred_note(c, 13, true, "event %u: a PCR 13 event that is not systemd-stub's one archive of system "
+			  "extensions, which mboot does not compute", ev->number);
+		return mb_log_writer_add_event(w, ev);
+	}
+	return pred_finish_uki_sysext(c, w);
+}
+
+/* The new archive's event where today's was, or at the end of a log that had none. */
+int pred_finish_uki_sysext(predict_ctx *c, mb_log_writer *w)
+{
+	const mb_event *tmpl = NULL;
+	uint8_t text[64];
+	size_t n = sysext_text(text, sizeof(text));
+
+	if (c->uki_sysext_written || !c->uki_extra)
+		return 0;
+	c->uki_sysext_written = true;
+	if (!c->uki_sysext.have) {
+		pred_note(c, 13, false, "no system extension in the new drop-in folder: systemd-stub measures nothing");
+		return 0;
+	}
+	/* any event with every bank of the log gives the new one its digest layout */
+	for (size_t i = 0; !tmpl && i < mb_event_log_count(c->in->log); i++) {
+		const mb_event *ev = mb_event_log_event(c->in->log, i);
+
+		if (!ev->sha1_format && ev->n_digests == c->n_banks)
+			tmpl = ev;
+	}
+	if (!tmpl) {
+		pred_note(c, 13, true, "no event of today's log has every bank to model the new one on");
+		return 0;
+	}
+	mb_event e = *tmpl;
+
+	e.pcr = 13;
+	e.type = MB_EV_IPL;
+	pred_note(c, 13, false, "systemd-stub's archive of the system extensions in the new drop-in folder");
+	return pred_write_event(c, w, &e, &c->uki_sysext, NULL, 0, text, n);
 }
 
 /* An EV_IPL of PCR 11 whose UTF-16 text is name and whose digest is not H(name NUL): the

@@ -156,9 +156,14 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 				pred_note(c, 9, true, "event %u: the Linux EFI stub measured the command line systemd-stub passed "
 					  "it (LoadOptions tag): the new UKI's .cmdline or an override, which is not in the log",
 					  ev->number);
-			if (i > c->uki_app_event && ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION)
-				pred_note(c, 4, true, "event %u: an EFI application started after the UKI, which mboot does not "
-					  "compute", ev->number);
+			if (i > c->uki_app_event && ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION) {
+				rc = pred_walk_uki_app(c, w, ev);
+				continue;
+			}
+			if (ev->pcr == 13 && c->uki_extra) {
+				rc = pred_walk_uki_sysext(c, w, ev);
+				continue;
+			}
 		}
 		if (ev->pcr == 9 && ev->type == MB_EV_IPL) {
 			rc = pred_walk_file(c, w, ev, &cur_cfg);
@@ -257,6 +262,8 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 	}
 	if (c->commands_missing > 1)
 		pred_note(c, 8, true, "%u more of today's commands are not in it", c->commands_missing - 1);
+	if (rc == 0 && b->uki && (c->matched & MB_PREDICT_UKI))
+		rc = pred_finish_uki_sysext(c, w);
 	/* A UKI's sections (kernel, initrd, command line, ...) are measured into PCR 11 by
 	 * systemd-stub, the UKI itself into PCR 4: an --efi may be the UKI. */
 	if (b->uki && c->uki_initrd >= 0 && !c->today_initrd.have && !c->uki_initrd_tag)
@@ -328,9 +335,17 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	if (rc < 0)
 		goto out;
 	for (b = 0; b < ret->values->n_banks; b++) {
-		const mb_pcr_bank *p = &ret->values->banks[b];
+		mb_pcr_bank *p = &ret->values->banks[b];
 		const mb_pcr_bank *t = pcrv_bank_const(today, p->alg);
 		uint32_t pcr;
+
+		/* A PCR today's log extends and the next boot's does not (its only events dropped:
+		 * no system extension any more) stays at its reset value, zeros for PCRs 0-15. */
+		for (pcr = 0; t && pcr < 16; pcr++)
+			if ((t->present & (1u << pcr)) && !(p->present & (1u << pcr))) {
+				memset(p->value[pcr], 0, p->size);
+				p->present |= 1u << pcr;
+			}
 
 		ret->touched |= p->present;
 		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++)
