@@ -758,6 +758,7 @@ PY
 }
 
 # vm_prepare_uki DIR CMDLINE INITRD: systemd-boot as the removable-media loader, a loader.conf
+# VM_UKI_EXTRA (space-separated host paths) go into the UKI's .extra.d/ folder and DIR/extra.d.
 # (timeout 0) and a UKI (the kernel, INITRD, a fixed os-release and CMDLINE) in /EFI/Linux/,
 # which systemd-boot finds by itself (Type #2 entry). DIR keeps every section file and the
 # images, for the host's own digests.
@@ -772,8 +773,17 @@ vm_prepare_uki() {
 	printf '%s' "$cmdline" >"$dir/cmdline.sect"
 	cp "$initrd" "$dir/initrd.img"
 	vm_uki "$dir/uki.efi" "$kernel" "$dir/initrd.img" "$dir/osrel" "$dir/cmdline.sect"
+	# the UKI's drop-in folder (systemd-stub's *.raw, *.cred): the files of VM_UKI_EXTRA, if any
+	local extra=() f
+	if [ -n "${VM_UKI_EXTRA:-}" ]; then
+		mkdir -p "$dir/extra.d"
+		for f in $VM_UKI_EXTRA; do
+			cp "$f" "$dir/extra.d/"
+			extra+=("$f=$VM_UKI_PATH.extra.d/$(basename "$f")")
+		done
+	fi
 	vm_disk_esp "$dir/disk.img" "$dir/BOOTX64.EFI=/EFI/BOOT/BOOTX64.EFI" \
-		"$dir/loader.conf=/loader/loader.conf" "$dir/uki.efi=$VM_UKI_PATH"
+		"$dir/loader.conf=/loader/loader.conf" "$dir/uki.efi=$VM_UKI_PATH" "${extra[@]}"
 	printf '%s\n' "$cmdline" >"$dir/cmdline"
 	printf '%s\n' "$(basename "$(dirname "$(dirname "$kernel")")")" >"$dir/kernel-package"
 }

@@ -512,17 +512,17 @@ uki)
 	}
 	# uki_predict_with_mboot OUT NEXT_DIR: mboot's own prediction of the next boot (predict
 	# --uki), written to OUT ({"banks": ...}); the caller compares it with the same TPM values as
-	# the systemd-measure + pesign prediction. mboot says PCRs 4, 9 and 12 are unpredictable here
-	# (the kernel the stub loads after the UKI; the command line, which systemd-boot or the stub
-	# may take from elsewhere): those have no value, and predict exits 1 for them.
+	# the systemd-measure + pesign prediction. mboot says PCRs 9 and 12 are unpredictable here
+	# (the command line, which systemd-boot or the stub may take from elsewhere): those have no
+	# value, and predict exits 1 for them.
 	uki_predict_with_mboot() {
 		local pred=$1 next=$2 rc=0
 		"$MBOOT" predict --log "$out/base/log.bin" --uki "$next/uki.efi" --json >"$pred" 2>"$pred.err" || rc=$?
-		check "uki predict --uki: exit 1, PCRs 4, 9 and 12 named unpredictable, PCR 11 changed, no option unmatched" \
-			test "$rc:$(jq -c '[(.unpredictable | keys | sort), (.changed | index(11) != null), (.unmatched | length)]' "$pred")" \
-			= '1:[["12","4","9"],true,0]'
-		check "uki predict --uki: PCRs 4, 9, 12 have no value in any bank" \
-			test "$(jq -c '[.banks[] | keys[] | select(. == "4" or . == "9" or . == "12")] | length' "$pred")" = 0
+		check "uki predict --uki: exit 1, PCRs 9 and 12 named unpredictable, PCRs 4 and 11 changed, no option unmatched" \
+			test "$rc:$(jq -c '[(.unpredictable | keys | sort), (.changed | index(4) != null and index(11) != null), (.unmatched | length)]' "$pred")" \
+			= '1:[["12","9"],true,0]'
+		check "uki predict --uki: PCRs 9 and 12 have no value in any bank" \
+			test "$(jq -c '[.banks[] | keys[] | select(. == "9" or . == "12")] | length' "$pred")" = 0
 	}
 
 	# check_uki_boot NAME: what one boot of the chain must show, digests computed here from the
@@ -648,11 +648,50 @@ uki)
 	# A policy from the base boot's log: the base boot meets it, the other UKI breaks it in
 	# PCR 4 (firmware PCRs are exact values) and PCR 11 (the .cmdline section's digest).
 	check_policy_boots uki "the other UKI" 4 11
+
+	# Boot 3, an update: a UKI whose initramfs changed, and a system extension dropped in beside
+	# it (<UKI>.extra.d/*.raw), predicted by mboot before it boots from the new UKI and the
+	# folder alone: PCR 4 (the UKI, the kernel in it), 11, 13 (systemd-stub's archive of the
+	# system extensions) and every other PCR but 9 and 12, which carry the command line.
+	printf 'this file only changes the initramfs bytes\n' >"$out/changed.txt"
+	vm_initramfs "$out/initrd-update.in" plain "$out/changed.txt"
+	printf 'a system extension image: systemd-stub packs it, the kernel unpacks it, nobody mounts it\n' \
+		>"$out/mboot-test.raw"
+	VM_UKI_EXTRA="$out/mboot-test.raw" vm_prepare_uki "$out/update" "$VM_CMDLINE_DEFAULT" "$out/initrd-update.in"
+	rc=0
+	"$MBOOT" predict --log "$out/base/log.bin" --uki "$out/update/uki.efi" --uki-extra "$out/update/extra.d" \
+		--json >"$out/predict-update.json" 2>"$out/predict-update.err" || rc=$?
+	check "uki predict --uki --uki-extra: exit 1, PCRs 9 and 12 unpredictable, PCRs 4, 11 and 13 changed ($(jq -c '{changed, unmatched}' "$out/predict-update.json"))" \
+		test "$rc:$(jq -c '[(.unpredictable | keys | sort), .changed, (.unmatched | length)]' "$out/predict-update.json")" \
+		= '1:[["12","9"],[4,11,13],0]'
+	uki_boot update
+	d=$out/update
+	check_show update "$d"
+	check_replay update "$d" "$d/replay.json" '[0,1,2,3,4,5,6,7,9,11,12,13]'
+	check "update: the new initramfs is in the UKI" cmp "$d/initrd.img" "$out/initrd-update.in"
+	for alg in $uki_banks; do
+		want=$(uki_pcr11 "$d" "$alg")
+		check "update: TPM PCR 11 ($alg) = systemd-measure calculate --phase= on the new sections" \
+			test -n "$want" -a "$(jq -r --arg b "$alg" '.[$b]["11"] // ""' "$d/pcrs.json")" = "$want"
+	done
+	for alg in sha1 sha256; do
+		want=$(for f in "$d/BOOTX64.EFI" "$d/uki.efi" "$(vm_kernel)"; do pesign -h -d "$alg" -i "$f" | awk '{ print $2 }'; done | paste -sd,)
+		check "update: PCR 4 applications ($alg) = pesign of systemd-boot, the new UKI, the kernel" \
+			test "$(jq -r '[.events[] | select(.pcr == 4 and .type == "EV_EFI_BOOT_SERVICES_APPLICATION") | .digests.'"$alg"'] | join(",")' "$d/show.json")" = "$want"
+	done
+	check "update: PCR 13 has one event, systemd-stub's 'System extension initrd'" \
+		test "$(jq -c '[.events[] | select(.pcr == 13) | .decoded.text // .decoded.description]' "$d/show.json")" = '["System extension initrd"]'
+	moved=$(tpm_moved base update)
+	check "update: the TPM moved exactly PCRs 4, 9, 10 (IMA), 11 and 13 ($moved)" test "$moved" = "[4,9,10,11,13]"
+	check_prediction "uki predict --uki --uki-extra (mboot)" "$out/predict-update.json" update
+	check "uki predict --uki --uki-extra: PCRs 4, 11 and 13 predicted in all four banks" \
+		test "$(jq -c '[.banks[] | has("4") and has("11") and has("13")] | unique' "$out/predict-update.json")" = '[true]'
 	;;
 secureboot)
 	# OVMF with Secure Boot on and Microsoft's keys -> Debian's shim -> Debian's signed GRUB ->
-	# Debian's signed kernel (tests/vm/lib.sh vm_prepare_secureboot). Two boots: the baseline,
-	# then the command line changed, predicted from the baseline's log before it boots.
+	# Debian's signed kernel (tests/vm/lib.sh vm_prepare_secureboot). Three boots: the baseline,
+	# the command line and initramfs changed, and a GRUB update, each change predicted from the
+	# baseline's log before it boots.
 	for t in objcopy openssl xxd; do command -v $t >/dev/null || vm_die "missing: $t"; done
 	[ -r "$VM_SB_SHIM" ] || vm_die "missing: $VM_SB_SHIM (shim-signed)"
 	[ -r "$VM_SB_OVMF_CODE" ] && [ -r "$VM_SB_OVMF_VARS" ] || vm_die "missing: $VM_SB_OVMF_CODE or $VM_SB_OVMF_VARS (ovmf)"
@@ -660,6 +699,13 @@ secureboot)
 	sb_cmdline="$VM_CMDLINE_DEFAULT mboot.test=changed"
 	printf 'this file only changes the initramfs bytes\n' >"$out/changed.txt"
 	boot base "$VM_CMDLINE_DEFAULT" plain
+	# The images are reproducible: the disk built again from the same inputs, byte for byte (no boot).
+	vm_initramfs "$out/rebuild.initrd" plain
+	vm_prepare_secureboot "$out/rebuild" "$VM_CMDLINE_DEFAULT" "$out/rebuild.initrd"
+	check "secureboot: the initramfs and the disk image built again are byte-identical" \
+		test "$(sha256sum <"$out/rebuild/disk.img" | awk '{ print $1 }'):$(sha256sum <"$out/rebuild/initrd.img" | awk '{ print $1 }')" \
+		= "$(cat "$out/base/disk.sha256"):$(sha256sum <"$out/base/initrd.img" | awk '{ print $1 }')"
+	rm -rf "$out/rebuild" "$out/rebuild.initrd"
 	# Boot 2 changes the command line and the initramfs; the prediction is made before that
 	# boot exists, from its inputs only (the initramfs is reproducible: built here first).
 	vm_grub_cfg "$out/predict-grub.cfg" "$sb_cmdline"
