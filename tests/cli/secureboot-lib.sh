@@ -2,7 +2,7 @@
 # Sourced by the Secure Boot tests (test-predict-secureboot, test-policy-secureboot): what they
 # know of keylime's mb_log_secureboot.bin (a real Secure Boot machine with shim) from outside
 # mboot, tpm2_eventlog's reading of it, and how they compute an event and a PCR with openssl.
-# The test sets W (a scratch folder) and LOG, then calls sb_need_tools and sb_read_log.
+# The test sets LOG, then calls sb_begin (or sets W and calls sb_need_tools and sb_read_log).
 #   var_data N                 the VariableData hex of event N, as tpm2_eventlog prints it
 #   sha256_hex < FILE          its SHA-256, lowercase hex
 #   replay PCR N DIGEST        PCR replayed from tpm2_eventlog's sha256 digests, event N's
@@ -13,6 +13,18 @@
 #   n_db, n_dbx, n_sbat, n_mok the numbers of the db, dbx, SbatLevel and MokList events
 GUID_SECDB=cbb219d73a3d9645a3bcdad00e67656f
 GUID_SHIM=50ab5d6046e00043abb63dd810dd8b23
+
+# sb_begin [TOOL...]: what both tests start with: a scratch folder W (removed on exit), fails, ok and bad,
+# the tools, and tpm2_eventlog's reading of LOG.
+sb_begin() {
+	W=$(mktemp -d)
+	trap 'rm -rf "$W"' EXIT
+	fails=0
+	ok() { echo "ok   $*"; }
+	bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+	sb_need_tools "$@"
+	sb_read_log
+}
 
 sb_need_tools() {
 	local t

@@ -10,15 +10,9 @@
 set -u
 M=${MBOOT:?}
 LOG=${MB_TESTDATA:?}/corpus/keylime-tests/mb_log_secureboot.bin
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # shellcheck source=tests/cli/secureboot-lib.sh
 . "$(dirname "$0")/secureboot-lib.sh"
-sb_need_tools
-sb_read_log
+sb_begin
 
 # PCR $1's value in policy $2 (sha256), "" when it has none
 value() { jq -r --arg p "$1" '.pcrs[$p].values.sha256 // ""' "$2"; }

@@ -9,15 +9,9 @@ set -u
 M=${MBOOT:?}
 LOG=${MB_TESTDATA:?}/corpus/keylime-tests/mb_log_secureboot.bin
 NOSHIM=$MB_TESTDATA/corpus/go-attestation/sb_cert_eventlog
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # shellcheck source=tests/cli/secureboot-lib.sh
 . "$(dirname "$0")/secureboot-lib.sh"
-sb_need_tools
-sb_read_log
+sb_begin
 predicted() { awk -v p="$1" '$1 == p || $1 == p":" { print tolower(substr($NF, 3)) }' "$2"; }
 
 # Nothing changes: PCR 7 and 14 as tpm2_eventlog's digests replay.

@@ -7,18 +7,35 @@
 
 #include "corpus-util.h"
 
-const char *corpus_path(const char *rel)
+static char path_buf[4096];
+
+const char *testdata_path(const char *rel)
 {
-	static char buf[4096];
 	const char *base = getenv("MB_TESTDATA");
 
-	snprintf(buf, sizeof(buf), "%s/corpus/%s", base ? base : "tests/data", rel);
-	return buf;
+	snprintf(path_buf, sizeof(path_buf), "%s/%s", base ? base : "tests/data", rel);
+	return path_buf;
+}
+
+const char *corpus_path(const char *rel)
+{
+	const char *base = getenv("MB_TESTDATA");
+
+	snprintf(path_buf, sizeof(path_buf), "%s/corpus/%s", base ? base : "tests/data", rel);
+	return path_buf;
 }
 
 uint8_t *corpus_load(const char *rel, size_t *size)
 {
-	FILE *f = fopen(corpus_path(rel), "rb");
+	char sub[4096];
+
+	snprintf(sub, sizeof(sub), "corpus/%s", rel);
+	return testdata_load(sub, size);
+}
+
+uint8_t *testdata_load(const char *rel, size_t *size)
+{
+	FILE *f = fopen(testdata_path(rel), "rb");
 	uint8_t *buf = NULL;
 	long n;
 
@@ -27,8 +44,10 @@ uint8_t *corpus_load(const char *rel, size_t *size)
 		return NULL;
 	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
 		buf = malloc((size_t) n + 1);
-		if (buf && fread(buf, 1, (size_t) n, f) == (size_t) n)
+		if (buf && fread(buf, 1, (size_t) n, f) == (size_t) n) {
+			buf[n] = 0;
 			*size = (size_t) n;
+		}
 		else {
 			free(buf);
 			buf = NULL;

@@ -14,6 +14,9 @@
 const char *corpus_path(const char *rel);
 /* Whole file, or NULL (with *size 0) if it cannot be read. */
 uint8_t *corpus_load(const char *rel, size_t *size);
+/* The same under $MB_TESTDATA itself ("uki-dropins/log.bin"); the file gets a NUL after its bytes. */
+const char *testdata_path(const char *rel);
+uint8_t *testdata_load(const char *rel, size_t *size);
 /* The event log at rel, parsed; NULL if it cannot be read or parsed. */
 mb_event_log *corpus_log(const char *rel);
 

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "corpus-util.h"
+
 #include <mboot/mboot.h>
 #include "lib/grub/grub-script.h"
 
@@ -23,25 +25,12 @@
 
 static char *load(const char *name, size_t *size)
 {
-	char path[4096];
-	FILE *f;
+	char rel[256];
 	char *buf;
-	long n;
 
-	snprintf(path, sizeof(path), "%s/grub-model/%s", getenv("MB_TESTDATA") ? getenv("MB_TESTDATA") : "tests/data",
-		 name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t) n + 1);
+	snprintf(rel, sizeof(rel), "grub-model/%s", name);
+	buf = (char *) testdata_load(rel, size);
 	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t) n, f), (size_t) n);
-	buf[n] = 0;
-	fclose(f);
-	*size = (size_t) n;
 	return buf;
 }
 

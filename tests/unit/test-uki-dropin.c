@@ -17,27 +17,16 @@
 #include <cmocka.h>
 
 #include <mboot/mboot.h>
+#include "corpus-util.h"
 
 static uint8_t *load(const char *name, size_t *size)
 {
-	char path[4096];
-	const char *root = getenv("MB_TESTDATA") ? getenv("MB_TESTDATA") : "tests/data";
-	FILE *f;
-	uint8_t *buf = NULL;
-	long n;
+	char rel[256];
+	uint8_t *buf;
 
-	snprintf(path, sizeof(path), "%s/uki-dropins/%s", root, name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t) n + 1);
+	snprintf(rel, sizeof(rel), "uki-dropins/%s", name);
+	buf = testdata_load(rel, size);
 	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t) n, f), (size_t) n);
-	fclose(f);
-	*size = (size_t) n;
 	return buf;
 }
 
