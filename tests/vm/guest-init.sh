@@ -37,12 +37,32 @@ mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 [ -r $sbvar ] && echo "SecureBoot variable:$(od -A n -t x1 $sbvar)"
 echo "MBVM-END-SECUREBOOT"
 
-# disk2: the kernel modules lib.sh put in /lib/modules/mboot-vm, loaded in their order, then up
-# to 10 s for the second virtio disk, /dev/vdb, to appear (the luks and kernel-update scenarios).
-disk2() {
+# modules: the kernel modules lib.sh put in /lib/modules/mboot-vm, loaded in their order.
+modules() {
 	while read -r m; do
 		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
 	done </lib/modules/mboot-vm/order
+}
+
+# /extra/efivars: UEFI variables to write for the next boot, one per line "NAME-GUID ATTR_HEX
+# DATA_HEX" (efivarfs: 4 bytes of attributes, then the data), with efivarfs from the modules.
+# Each line's result, and the file as read back, between EFIVARS markers.
+if [ -r /extra/efivars ]; then
+	modules
+	mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
+	echo "MBVM-BEGIN-EFIVARS"
+	while read -r name attr data; do
+		f=/sys/firmware/efi/efivars/$name
+		printf "$(echo "$attr$data" | sed 's/../\\x&/g')" >"$f" && echo "wrote $name: $(od -A n -t x1 "$f" | tr -d ' \n')" ||
+			echo "FAILED $name"
+	done </extra/efivars
+	echo "MBVM-END-EFIVARS"
+fi
+
+# disk2: the modules, then up to 10 s for the second virtio disk, /dev/vdb, to appear (the luks
+# and kernel-update scenarios).
+disk2() {
+	modules
 	i=0
 	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }

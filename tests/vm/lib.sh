@@ -141,6 +141,8 @@ vm_initramfs() {
 	fi
 	[ "$mode" = luks ] && vm_initramfs_luks "$root"
 	[ "$mode" = kupdate ] && vm_initramfs_kupdate "$root"
+	# efivars: efivarfs for the guest, which writes the variables /extra/efivars lists (guest-init.sh)
+	[ "$mode" = efivars ] && vm_kernel_modules "$root/lib/modules/mboot-vm" efivarfs
 	for f in "$@"; do cp "$f" "$root/extra/"; done
 	# Packed by mboot itself (deterministic: sorted, owner 0, fixed mtime and inode numbers);
 	# modes made independent of the umask.
@@ -160,7 +162,7 @@ vm_kernel_modules() {
 	kernel=$(vm_kernel)
 	dir=$(dirname "$(dirname "$kernel")")
 	pkg=$(basename "$dir")
-	mods=$dir/modules
+	mods=$dir/modules-2 # -2: with fs/efivarfs (a folder of another name is an older unpacking)
 	(
 		flock 9
 		if [ ! -d "$mods" ]; then
@@ -169,7 +171,8 @@ vm_kernel_modules() {
 			rm -rf "$mods.tmp" && mkdir -p "$mods.tmp"
 			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$mods.tmp" --wildcards './lib/modules/*/modules.order' \
 				'./lib/modules/*/kernel/crypto/*' './lib/modules/*/kernel/drivers/virtio/*' \
-				'./lib/modules/*/kernel/drivers/block/*' './lib/modules/*/kernel/drivers/md/*' ||
+				'./lib/modules/*/kernel/drivers/block/*' './lib/modules/*/kernel/drivers/md/*' \
+				'./lib/modules/*/kernel/fs/efivarfs/*' ||
 				vm_die "unpacking the modules of $deb failed"
 			mv "$mods.tmp" "$mods"
 		fi

@@ -707,21 +707,37 @@ secureboot)
 		= "$(cat "$out/base/disk.sha256"):$(sha256sum <"$out/base/initrd.img" | awk '{ print $1 }')"
 	rm -rf "$out/rebuild" "$out/rebuild.initrd"
 	# Boot 2 changes the command line and the initramfs; the prediction is made before that
-	# boot exists, from its inputs only (the initramfs is reproducible: built here first).
+	# boot exists, from its inputs only (the initramfs is reproducible: built here first). Its
+	# guest also asks shim for the latest SBAT revocations at the next boot: the SbatPolicy
+	# variable (shim's GUID, NV+BS+RT, 1 = latest), written through efivarfs.
+	printf 'SbatPolicy-605dab50-e046-4300-abb6-3dd810dd8b23 07000000 01\n' >"$out/efivars"
 	vm_grub_cfg "$out/predict-grub.cfg" "$sb_cmdline"
-	vm_initramfs "$out/predict-initrd.img" plain "$out/changed.txt"
+	vm_initramfs "$out/predict-initrd.img" efivars "$out/changed.txt" "$out/efivars"
 	rc=0
 	"$MBOOT" predict --log "$out/base/log.bin" --grub-cfg "$out/predict-grub.cfg" --cmdline "$sb_cmdline" \
 		--initrd "$out/predict-initrd.img" --json >"$out/predict-cmdline.json" || rc=$?
-	boot cmdline "$sb_cmdline" plain "$out/changed.txt"
+	MB_VM_KEEP=1 boot cmdline "$sb_cmdline" efivars "$out/changed.txt" "$out/efivars"
+	mv "$out/cmdline/vars.fd" "$out/vars-after-cmdline.fd"
+	[ "${MB_VM_KEEP:-0}" = 1 ] || rm -f "$out/cmdline/disk.img" "$out/cmdline/initrd.in"
 	check "cmdline: the initramfs that booted is the one predicted from" cmp "$out/predict-initrd.img" "$out/cmdline/initrd.img"
+	check "cmdline: the guest wrote SbatPolicy = latest ($(vm_section "$out/cmdline/serial.log" EFIVARS | tr '\n' ' '))" \
+		grep -qx 'wrote SbatPolicy-605dab50-e046-4300-abb6-3dd810dd8b23: 0700000001' < <(vm_section "$out/cmdline/serial.log" EFIVARS)
+	# shim's latest SBAT level: the second text of its .sbatlevel section (u32 version, u32
+	# offsets of previous and latest counted from byte 4, NUL-terminated texts).
+	objcopy -O binary --only-section=.sbatlevel "$VM_SB_SHIM" "$out/sbatlevel.bin"
+	loff=$(od -A n -t u4 -j 8 -N 4 "$out/sbatlevel.bin" 2>/dev/null | tr -d ' ') || loff=
+	tail -c +$((${loff:-0} + 5)) "$out/sbatlevel.bin" >"$out/sbatlevel-latest.bin"
+	head -z -n 1 "$out/sbatlevel-latest.bin" | tr -d '\0' >"$out/sbat-latest.txt"
 	# Boot 3 updates GRUB: shim loads another of Debian's signed images (the CD build, whose
-	# prefix is /boot/grub), predicted before it boots from the old and new images alone.
+	# prefix is /boot/grub), and shim applies the latest SBAT level boot 2 asked for (boot 3
+	# starts from boot 2's variable store). Predicted before it boots from the old and new
+	# images and shim's latest level alone.
 	new_grub=$(vm_signed_grub gcdx64.efi.signed)
 	rc_update=0
-	"$MBOOT" predict --log "$out/base/log.bin" --efi "$out/base/grubx64.efi=$new_grub" --json \
-		>"$out/predict-update.json" 2>"$out/predict-update.err" || rc_update=$?
-	VM_SB_GRUB=gcdx64.efi.signed VM_SB_GRUB_CFG=/boot/grub/grub.cfg boot update "$VM_CMDLINE_DEFAULT" plain
+	"$MBOOT" predict --log "$out/base/log.bin" --efi "$out/base/grubx64.efi=$new_grub" \
+		--sbat-level "$out/sbat-latest.txt" --json >"$out/predict-update.json" 2>"$out/predict-update.err" || rc_update=$?
+	OVMF_VARS=$out/vars-after-cmdline.fd VM_SB_GRUB=gcdx64.efi.signed VM_SB_GRUB_CFG=/boot/grub/grub.cfg \
+		boot update "$VM_CMDLINE_DEFAULT" plain
 	kernel=$(vm_kernel)
 	printf 'info secureboot: shim %s, GRUB %s, kernel %s\n' "$(dpkg-query -W -f '${Version}' shim-signed 2>/dev/null)" \
 		"$(cat "$out/base/grub-package")" "$(cat "$out/base/kernel-package")"
@@ -846,16 +862,20 @@ secureboot)
 	check "update: PCR 4 applications = pesign -h of shim, the new GRUB (gcdx64.efi), the kernel (twice)" test "$got" = "$want"
 	check "update: GRUB read its config from its own prefix: 'source (hd0,gpt1)/boot/grub/grub.cfg' in PCR 8" \
 		grep -qx 'source (hd0,gpt1)/boot/grub/grub.cfg' < <(jq -r "$JQ_LIB"'.events[] | select(.pcr == 8) | text | ltrimstr("grub_cmd: ")' "$d/show.json")
+	d=$out/update
+	check "update: PCR 7's SbatLevel authority is shim's latest level now ($(tr '\n' ' ' <"$out/sbat-latest.txt"))" \
+		test "$(jq -r "$JQ_SB"'[.events[] | select(.pcr == 7 and .type == "EV_EFI_VARIABLE_AUTHORITY" and .decoded.name == "SbatLevel") | vardata] | join(",")' "$d/show.json")" \
+		= "$(xxd -p <"$out/sbat-latest.txt" | tr -d '\n')"
 	moved=$(tpm_moved base update)
-	check "update: the TPM moved exactly PCRs 4, 8 and 10 (IMA): 7 and 14 identical (the same certificate verified the new GRUB), 9 too (the same files, read from another folder) ($moved)" \
-		test "$moved" = "[4,8,10]"
-	# mboot's prediction: PCR 4 computed, 8 and 9 named unpredictable (the new image's prefix
-	# differs, so it runs other commands and reads another config), every other PCR carried.
-	check "predict --efi OLD_GRUB=NEW_GRUB: exit 1, PCRs 8 and 9 unpredictable for the prefix, PCR 4 changed ($(jq -c .unpredictable "$out/predict-update.json"))" \
+	check "update: the TPM moved exactly PCRs 4, 7 (SbatLevel), 8 and 10 (IMA): 14 identical, 9 too (the same files, read from another folder) ($moved)" \
+		test "$moved" = "[4,7,8,10]"
+	# mboot's prediction: PCRs 4 and 7 computed, 8 and 9 named unpredictable (the new image's
+	# prefix differs, so it runs other commands and reads another config), every other PCR carried.
+	check "predict --efi OLD_GRUB=NEW_GRUB --sbat-level: exit 1, PCRs 8 and 9 unpredictable for the prefix, PCRs 4 and 7 changed ($(jq -c .unpredictable "$out/predict-update.json"))" \
 		test "$rc_update:$(jq -c '[(.unpredictable | keys), (.unpredictable["8"] | test("prefix")), .changed]' "$out/predict-update.json")" \
-		= '1:[["8","9"],true,[4]]'
-	check_prediction "predict GRUB update" "$out/predict-update.json" update
-	check "predict GRUB update: PCRs 0-7 and 14 predicted in all four banks, no value for 8 and 9" \
+		= '1:[["8","9"],true,[4,7]]'
+	check_prediction "predict GRUB and SBAT update" "$out/predict-update.json" update
+	check "predict GRUB and SBAT update: PCRs 0-7 and 14 predicted in all four banks, no value for 8 and 9" \
 		test "$(jq -c '[.banks[] | [keys[] | tonumber] | map(select(. <= 9 or . == 14)) | sort] | unique' "$out/predict-update.json")" \
 		= '[[0,1,2,3,4,5,6,7,14]]'
 	d=$out/base
