@@ -15,7 +15,6 @@
 
 #include <mboot/pe.h>
 #include <mboot/policy.h>
-#include "lib/replay/pcr-values.h"
 #include "lib/grub/grub.h"
 #include "policy-build.h"
 #include "shared/fail.h"
@@ -139,6 +138,7 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 typedef struct carry_ctx {
 	grub_words log_paths; /* files the log's own linux/initrd commands loaded */
 	grub_words configs;   /* the measured paths of the configs given; none given: every config */
+	json_object *r8, *r9; /* the rules of PCR 8 and 9 the log's other events join */
 } carry_ctx;
 
 static bool skip_pcr8(const mb_event *ev, void *ud)
@@ -287,6 +287,19 @@ static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
 	return 0;
 }
 
+/* The log's rules of a PCR the artifacts do not decide: in PCR 8 and 9 GRUB's commands and
+ * files but those the artifacts replace, not required (policy_from_log's rules_of). */
+static int carried_rules(json_object *jp, const mb_event_log *log, uint32_t pcr, void *ud)
+{
+	carry_ctx *c = ud;
+
+	if (pcr == 8)
+		return policy_rules_from_log(c->r8, log, 8, skip_pcr8, NULL, false);
+	if (pcr == 9)
+		return policy_rules_from_log(c->r9, log, 9, skip_pcr9, c, false);
+	return policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), log, pcr, NULL, NULL, true);
+}
+
 static int add_text_rule(json_object *rules, const char *fmt_prefix, const char *a, const char *b,
 			 const char *description, bool required)
 {
@@ -371,13 +384,15 @@ static int pcr4_rules(json_object *jp, const mb_policy_artifacts *a, const uint1
  */
 static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
 {
-	json_object *root = json_object_new_object(), *jp = json_object_new_object(), *app = NULL;
+	json_object *jp, *app = NULL, *root = policy_root_new(
+		"generated from a unified kernel image (PCR 11 as systemd-stub measures it, PCR 4 its Authenticode"
+		" digest) and a known-good log (firmware PCRs)", "mboot policy generate --uki ...", &jp);
 	uint16_t algs[MB_MAX_BANKS];
 	size_t n_algs = policy_banks(a->log, algs), n_secs = 0, i;
 	uint8_t pcr11[MB_MAX_BANKS][MB_DIGEST_MAX], d[MB_DIGEST_MAX];
 	mb_uki_section secs[MB_UKI_MAX_SECTIONS];
-	mb_pcr_values *v11 = mb_pcr_values_new(), *v = NULL;
-	uint32_t firmware = a->firmware_pcrs ? a->firmware_pcrs : 0xff & ~(1u << 4), pcr;
+	mb_pcr_values *v11 = mb_pcr_values_new();
+	uint32_t firmware = a->firmware_pcrs ? a->firmware_pcrs : 0xff & ~(1u << 4);
 	const char *base = strrchr(a->boot.uki, '/');
 	mb_pe_info *pe = NULL;
 	uint8_t *buf = NULL;
@@ -385,17 +400,10 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	char what[512], hex[2 * MB_DIGEST_MAX + 1];
 	int rc;
 
-	if (!root || !jp || !v11) {
-		json_object_put(jp);
+	if (!root || !v11) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "description", json_object_new_string(
-		"generated from a unified kernel image (PCR 11 as systemd-stub measures it, PCR 4 its Authenticode"
-		" digest) and a known-good log (firmware PCRs)"));
-	json_object_object_add(root, "generator", json_object_new_string("mboot policy generate --uki ..."));
-	json_object_object_add(root, "pcrs", jp);
 	if (a->boot.kernel || a->boot.initrd || a->boot.cmdline || a->boot.n_grub_cfg || a->n_allow_text) {
 		rc = set_error(err, -EINVAL, "a UKI carries the kernel, initrd and command line: no kernel, initrd, "
 			       "cmdline, grub_cfg or allow_text with it");
@@ -459,33 +467,12 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 			goto out;
 		}
 	}
+	/* from the log: all but what the UKI decides, and PCR 12 (not computed) */
 	if (a->log) {
-		v = mb_pcr_values_new();
-		if (!v) {
-			rc = set_error(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = mb_replay_log(a->log, SIZE_MAX, v, NULL, err);
+		rc = policy_from_log(jp, a->log, ~((1u << 4) | (1u << 9) | (1u << 11) | (1u << 12)), firmware,
+				     NULL, NULL, err);
 		if (rc < 0)
 			goto out;
-		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
-			bool touched = false;
-
-			for (i = 0; i < mb_pcr_values_n_banks(v); i++)
-				touched |= !!(mb_pcr_values_present(v, mb_pcr_values_bank_alg(v, i)) & (1u << pcr));
-			/* what the UKI decides, and PCR 12 (not computed) */
-			if (!touched || pcr == 4 || pcr == 9 || pcr == 11 || pcr == 12)
-				continue;
-			if (firmware & (1u << pcr)) {
-				(void) policy_add_values(jp, v, pcr);
-				continue;
-			}
-			rc = policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), a->log, pcr, NULL, NULL, true);
-			if (rc < 0) {
-				rc = set_error(err, rc, "out of memory");
-				goto out;
-			}
-		}
 	}
 	*ret_json = policy_to_string(root);
 	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
@@ -493,7 +480,6 @@ out:
 	json_object_put(app);
 	json_object_put(root);
 	mb_pcr_values_free(v11);
-	mb_pcr_values_free(v);
 	mb_pe_info_free(pe);
 	free(buf);
 	return rc;
@@ -501,33 +487,25 @@ out:
 
 MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
 {
-	json_object *root = json_object_new_object(), *jp = json_object_new_object(), *r8, *r9;
+	json_object *jp, *root, *r8, *r9;
 	grub_entry entry = { 0 };
 	grub_words args = { 0 };
 	carry_ctx carry = { 0 };
 	uint16_t algs[MB_MAX_BANKS];
 	size_t n_algs = policy_banks(a->log, algs), i;
-	mb_pcr_values *v = NULL;
-	uint32_t firmware = a->firmware_pcrs, pcr;
+	uint32_t firmware = a->firmware_pcrs;
 	char *kpath = NULL, *kargs = NULL, *ipaths = NULL, *lcmd = NULL, *icmd = NULL;
 	int rc;
 
-	if (a->boot.uki) {
-		json_object_put(root);
-		json_object_put(jp);
+	if (a->boot.uki)
 		return generate_uki(a, ret_json, err);
-	}
-	if (!root || !jp) {
-		json_object_put(jp);
+	root = policy_root_new("generated from release artifacts (kernel, initrd, GRUB config, command line)"
+			       " and a known-good log (firmware PCRs, GRUB's other commands and files)",
+			       "mboot policy generate --kernel ...", &jp);
+	if (!root) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "description", json_object_new_string(
-		"generated from release artifacts (kernel, initrd, GRUB config, command line)"
-		" and a known-good log (firmware PCRs, GRUB's other commands and files)"));
-	json_object_object_add(root, "generator", json_object_new_string("mboot policy generate --kernel ..."));
-	json_object_object_add(root, "pcrs", jp);
 	if (!a->boot.kernel || !a->boot.initrd) {
 		rc = set_error(err, -EINVAL, "a kernel and an initrd are needed");
 		goto out;
@@ -650,43 +628,16 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 
 	/* From the known-good log: firmware values, and what the artifacts do not replace. */
 	if (a->log) {
-		v = malloc(sizeof(*v));
-		if (!v) {
-			rc = set_error(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = mb_replay_log(a->log, SIZE_MAX, v, NULL, err);
-		if (rc < 0)
-			goto out;
 		rc = log_loader_paths(a->log, &carry);
 		if (rc < 0) {
 			rc = set_error(err, rc, "out of memory");
 			goto out;
 		}
-		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
-			size_t b;
-			bool touched = false;
-
-			for (b = 0; b < v->n_banks; b++)
-				touched |= !!(v->banks[b].present & (1u << pcr));
-			if (!touched || (pcr == 4 && a->boot.n_efi))
-				continue;
-			if (firmware & (1u << pcr)) {
-				/* false only for an untouched PCR, and this one is touched */
-				(void) policy_add_values(jp, v, pcr);
-				continue;
-			}
-			if (pcr == 8)
-				rc = policy_rules_from_log(r8, a->log, 8, skip_pcr8, NULL, false);
-			else if (pcr == 9)
-				rc = policy_rules_from_log(r9, a->log, 9, skip_pcr9, &carry, false);
-			else
-				rc = policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), a->log, pcr, NULL, NULL, true);
-			if (rc < 0) {
-				rc = set_error(err, rc, "out of memory");
-				goto out;
-			}
-		}
+		carry.r8 = r8;
+		carry.r9 = r9;
+		rc = policy_from_log(jp, a->log, a->boot.n_efi ? ~(1u << 4) : ~0u, firmware, carried_rules, &carry, err);
+		if (rc < 0)
+			goto out;
 	}
 	*ret_json = policy_to_string(root);
 	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
@@ -700,7 +651,6 @@ out:
 	free(ipaths);
 	free(lcmd);
 	free(icmd);
-	free(v);
 	json_object_put(root);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "lib/replay/pcr-values.h"
 #include "event-text.h"
 #include "policy-build.h"
+#include "shared/fail.h"
 #include "shared/hex.h"
 
 char *policy_regex_literal(const char *s)
@@ -212,4 +213,54 @@ char *policy_to_string(json_object *root)
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 							     JSON_C_TO_STRING_NOSLASHESCAPE);
 	return s ? strdup(s) : NULL;
+}
+
+json_object *policy_root_new(const char *description, const char *generator, json_object **ret_pcrs)
+{
+	json_object *root = json_object_new_object(), *pcrs = json_object_new_object();
+
+	if (!root || !pcrs) {
+		json_object_put(root);
+		json_object_put(pcrs);
+		return NULL;
+	}
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "description", json_object_new_string(description));
+	json_object_object_add(root, "generator", json_object_new_string(generator));
+	json_object_object_add(root, "pcrs", pcrs);
+	*ret_pcrs = pcrs;
+	return root;
+}
+
+int policy_from_log(json_object *pcrs, const mb_event_log *log, uint32_t mask, uint32_t firmware,
+		    int (*rules_of)(json_object *pcrs, const mb_event_log *log, uint32_t pcr, void *ud), void *ud,
+		    mb_error *err)
+{
+	mb_pcr_values *v = mb_pcr_values_new();
+	uint32_t pcr;
+	int rc;
+
+	if (!v)
+		return set_error(err, -ENOMEM, "out of memory");
+	rc = mb_replay_log(log, SIZE_MAX, v, NULL, err);
+	for (pcr = 0; rc >= 0 && pcr < MB_PCR_COUNT; pcr++) {
+		bool touched = false;
+		size_t b;
+
+		for (b = 0; b < v->n_banks; b++)
+			touched |= !!(v->banks[b].present & (1u << pcr));
+		if (!touched || !(mask & (1u << pcr)))
+			continue;
+		if (firmware & (1u << pcr)) {
+			/* false only for an untouched PCR, and this one is touched */
+			(void) policy_add_values(pcrs, v, pcr);
+			continue;
+		}
+		rc = rules_of ? rules_of(pcrs, log, pcr, ud) :
+			policy_rules_from_log(policy_pcr_entry(pcrs, pcr, "rules"), log, pcr, NULL, NULL, true);
+		if (rc < 0)
+			rc = set_error(err, rc, "out of memory");
+	}
+	mb_pcr_values_free(v);
+	return rc < 0 ? rc : 0;
 }

@@ -27,5 +27,16 @@ bool policy_add_values(json_object *pcrs, const mb_pcr_values *v, uint32_t pcr);
 int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t pcr,
 			  bool (*skip)(const mb_event *ev, void *ud), void *ud, bool required);
 char *policy_to_string(json_object *root);
+/* A policy's root object (version 1, description, generator) and its empty "pcrs" object
+ * (*ret_pcrs, owned by the root); NULL when out of memory. */
+json_object *policy_root_new(const char *description, const char *generator, json_object **ret_pcrs);
+/*
+ * What a known-good log says of each PCR of mask it touches: its replayed values (a PCR of
+ * firmware), else a rule for each of its events, made by rules_of(pcrs, log, pcr, ud) when
+ * given, else required rules in the PCR's entry. The replay's error, or -ENOMEM.
+ */
+int policy_from_log(json_object *pcrs, const mb_event_log *log, uint32_t mask, uint32_t firmware,
+		    int (*rules_of)(json_object *pcrs, const mb_event_log *log, uint32_t pcr, void *ud), void *ud,
+		    mb_error *err);
 
 #endif
