@@ -106,10 +106,12 @@ int efivar_check_esl(const uint8_t *data, size_t size, const char *what, mb_erro
 }
 
 /*
- * Whether the value holds an entry of n bytes equal to entry (owner GUID + data); with
- * any_owner, an entry whose data (after the owner) equals entry's data.
+ * Whether the value holds an entry of n bytes equal to entry (owner GUID + data), in a list of
+ * this type (NULL: any; EDK2's duplicate test names one); with any_owner, an entry whose data
+ * (after the owner) equals entry's data.
  */
-static bool esl_has(const uint8_t *value, size_t size, const uint8_t *entry, size_t n, bool any_owner)
+static bool esl_has(const uint8_t *value, size_t size, const uint8_t *type, const uint8_t *entry, size_t n,
+		    bool any_owner)
 {
 	byte_reader r;
 	esl_list l;
@@ -118,7 +120,7 @@ static bool esl_has(const uint8_t *value, size_t size, const uint8_t *entry, siz
 
 	reader_init(&r, value, size, 0);
 	while (esl_next(&r, &l, "", &err) > 0) {
-		if (l.sig_size != n || n < 16)
+		if (l.sig_size != n || n < 16 || (type && memcmp(l.type, type, 16) != 0))
 			continue;
 		for (i = 0; i < l.count; i++) {
 			const uint8_t *e = l.entries + i * l.sig_size;
@@ -126,25 +128,6 @@ static bool esl_has(const uint8_t *value, size_t size, const uint8_t *entry, siz
 			if (any_owner ? memcmp(e + 16, entry + 16, n - 16) == 0 : memcmp(e, entry, n) == 0)
 				return true;
 		}
-	}
-	return false;
-}
-
-/* Whether today's value has an entry of this type, size and bytes (EDK2's duplicate test). */
-static bool esl_has_typed(const uint8_t *value, size_t size, const uint8_t type[16], const uint8_t *entry, uint32_t n)
-{
-	byte_reader r;
-	esl_list l;
-	mb_error err = { 0 };
-	size_t i;
-
-	reader_init(&r, value, size, 0);
-	while (esl_next(&r, &l, "", &err) > 0) {
-		if (l.sig_size != n || memcmp(l.type, type, 16) != 0)
-			continue;
-		for (i = 0; i < l.count; i++)
-			if (memcmp(l.entries + i * n, entry, n) == 0)
-				return true;
 	}
 	return false;
 }
@@ -197,7 +180,7 @@ int efivar_append(const uint8_t *today, size_t today_size, const uint8_t *add, s
 		for (i = 0; i < l.count; i++) {
 			const uint8_t *e = l.entries + i * l.sig_size;
 
-			if (esl_has_typed(today, today_size, l.type, e, l.sig_size)) {
+			if (esl_has(today, today_size, l.type, e, l.sig_size, false)) {
 				(*dropped)++;
 				continue;
 			}
@@ -509,14 +492,14 @@ static int authority(efivar_set *s, const mb_event *ev, const var_data *v, efiva
 	/* The firmware (or shim) found the binary's signer in db; appended entries come after it,
 	 * and a new entry is assumed not to verify what today's boot verified (docs/predict.md). */
 	if (memcmp(v->guid, guid_image_security_db, 16) == 0 && var_named(v, "db") && (c = find_by_name(s, "db")) &&
-	    c->have_next && !esl_has(c->next, c->next_size, v->data, (size_t) v->data_len, false))
+	    c->have_next && !esl_has(c->next, c->next_size, NULL, v->data, (size_t) v->data_len, false))
 		return say(&a->unpredictable, "event %u: the db entry that verified a boot binary (%s) is not in the new db: "
 			   "which entry verifies it next boot, and whether it boots, is unknown", ev->number, who);
 	if (memcmp(v->guid, guid_shim_lock, 16) == 0 && (var_named(v, "MokList") || var_named(v, "MokListRT")) &&
-	    (c = find_by_name(s, "MokList")) && !esl_has(c->content, c->size, v->data, (size_t) v->data_len, false))
+	    (c = find_by_name(s, "MokList")) && !esl_has(c->content, c->size, NULL, v->data, (size_t) v->data_len, false))
 		return say(&a->unpredictable, "event %u: the MokList entry that verified a boot binary (%s) is not in the new "
 			   "MokList: which key verifies it next boot is unknown", ev->number, who);
-	if (dbx && dbx->have_next && esl_has(dbx->next, dbx->next_size, v->data, (size_t) v->data_len, true))
+	if (dbx && dbx->have_next && esl_has(dbx->next, dbx->next_size, NULL, v->data, (size_t) v->data_len, true))
 		return say(&a->unpredictable, "event %u: the new dbx revokes the certificate that verified a boot binary (%s): "
 			   "that binary will not boot", ev->number, who);
 	return 0;
@@ -536,7 +519,8 @@ char *efivar_revoked_app(const efivar_set *s, const mb_event *ev)
 		const efivar_change *c = &s->ch[i];
 
 		/* an Authenticode hash in dbx: the firmware (and shim) refuse the image */
-		if (c->have_next && strcmp(c->u->name, "dbx") == 0 && esl_has(c->next, c->next_size, entry, sizeof(entry), true) &&
+		if (c->have_next && strcmp(c->u->name, "dbx") == 0 &&
+		    esl_has(c->next, c->next_size, NULL, entry, sizeof(entry), true) &&
 		    asprintf(&why, "event %u: the new dbx holds this EFI application's Authenticode SHA-256: it will not boot",
 			     ev->number) < 0)
 			why = NULL;
