@@ -127,6 +127,18 @@ int secret_alloc(secret_buf *s)
 	return 0;
 }
 
+int unseal_new_secret(const char *tcti, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
+		      mb_tpm **tpm, secret_buf *secret, struct json_object *report)
+{
+	int rc = secret_alloc(secret);
+
+	if (rc == EXIT_OK)
+		rc = tool_tpm_open(tcti, tpm);
+	if (rc == EXIT_OK)
+		rc = unseal_to_secret(*tpm, s, log_path, sig_paths, n_sigs, secret, report);
+	return rc;
+}
+
 void secret_free(secret_buf *s)
 {
 	secret_page_free(s);

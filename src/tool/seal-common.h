@@ -90,5 +90,11 @@ int seal_with_secret(const seal_args *args, secret_buf *secret);
 struct json_object;
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
 		     secret_buf *secret, struct json_object *report);
+/*
+ * The same into a new locked page (*secret) through the TPM of tcti, opened here and left in
+ * *tpm; the caller frees both, whatever the exit code.
+ */
+int unseal_new_secret(const char *tcti, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
+		      mb_tpm **tpm, secret_buf *secret, struct json_object *report);
 
 #endif

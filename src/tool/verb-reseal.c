@@ -282,13 +282,7 @@ int verb_reseal(int argc, char **argv)
 		}
 		n_pred++;
 	}
-	rc = secret_alloc(&secret);
-	if (rc)
-		goto out;
-	rc = tool_tpm_open(args.tcti, &tpm);
-	if (rc)
-		goto out;
-	rc = unseal_to_secret(tpm, s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &secret, NULL);
+	rc = unseal_new_secret(args.tcti, s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &tpm, &secret, NULL);
 	if (rc)
 		goto out;
 	/* Today's log is kept with the new object only now: a refused unseal above is explained

@@ -212,11 +212,7 @@ static int totp_show(int argc, char **argv)
 					   "%s is sealed to PCR values: --signature does not apply", in);
 		goto out;
 	}
-	rc = secret_alloc(&secret);
-	if (rc == EXIT_OK)
-		rc = tool_tpm_open(tcti, &tpm);
-	if (rc == EXIT_OK)
-		rc = unseal_to_secret(tpm, s, log ? log : MB_DEFAULT_LOG, (char **) sigs.list, n_sigs, &secret, NULL);
+	rc = unseal_new_secret(tcti, s, log ? log : MB_DEFAULT_LOG, (char **) sigs.list, n_sigs, &tpm, &secret, NULL);
 	if (rc != EXIT_OK)
 		goto out;
 	if (mb_totp_secret_unpack(secret.p, secret.size, &seed, &seed_len, &set) < 0) {

@@ -225,12 +225,6 @@ int verb_unseal(int argc, char **argv)
 				      "does not apply", in);
 		goto out;
 	}
-	rc = secret_alloc(&secret);
-	if (rc)
-		goto out;
-	rc = tool_tpm_open(args.tcti, &tpm);
-	if (rc)
-		goto out;
 	if (args.json) {
 		report = json_object_new_object();
 		if (!report) {
@@ -240,7 +234,7 @@ int verb_unseal(int argc, char **argv)
 		}
 		json_object_object_add(report, "unsealed", json_object_new_boolean(0));
 	}
-	rc = unseal_to_secret(tpm, s, log_path, args.sigs, args.n_sigs, &secret, report);
+	rc = unseal_new_secret(args.tcti, s, log_path, args.sigs, args.n_sigs, &tpm, &secret, report);
 	if (report && rc == EXIT_FAILED)
 		tool_json_print(args.json, report);
 	json_object_put(report);
