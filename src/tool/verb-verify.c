@@ -13,6 +13,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/violation-json.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -416,40 +417,32 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 		}
 		for (i = 0; i < pr.n_violations; i++) {
 			const mb_policy_violation *v = &pr.violations[i];
-			json_object *vo = json_object_new_object();
+			violation_view view = {
+				.pcr = v->pcr, .event = -1, .record = -1, .reason = v->reason,
+				.closest_rules = v->closest_rules, .n_closest_rules = v->n_closest_rules,
+			};
+			const mb_event_digest *d = NULL;
+			char *text = NULL, tbuf[16];
 
-			json_object_object_add(vo, "pcr", json_object_new_int64(v->pcr));
 			if (v->event) {
-				char *text = mb_event_text(v->event), tbuf[16];
-				const mb_event_digest *d = mb_event_digest_for(v->event, bank);
-
-				json_object_object_add(vo, "event", json_object_new_int64(v->event->number));
-				json_object_object_add(vo, "type", json_object_new_string(tool_type_name(v->event->type, tbuf)));
-				if (text)
-					json_object_object_add(vo, "text", json_object_new_string(text));
-				if (d)
-					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
-				free(text);
+				text = mb_event_text(v->event);
+				d = mb_event_digest_for(v->event, bank);
+				view.event = v->event->number;
+				view.type = tool_type_name(v->event->type, tbuf);
+				view.text = text;
+				view.text_len = text ? strlen(text) : 0;
 			} else if (v->record) {
-				const mb_event_digest *d = mb_cel_record_digest(v->record, bank);
-
-				json_object_object_add(vo, "userspace_record", json_object_new_int64((int64_t) v->record_index));
-				if (v->record->text)
-					json_object_object_add(vo, "text", json_object_new_string_len(v->record->text,
-												   (int) v->record->text_len));
-				if (d)
-					json_object_object_add(vo, "digest", hex_json(d->bytes, d->size));
+				d = mb_cel_record_digest(v->record, bank);
+				view.record = (int64_t) v->record_index;
+				view.text = v->record->text;
+				view.text_len = v->record->text_len;
 			}
-			json_object_object_add(vo, "reason", json_object_new_string(v->reason));
-			if (v->n_closest_rules) {
-				json_object *rules = json_object_new_array();
-				size_t k;
-
-				for (k = 0; k < v->n_closest_rules; k++)
-					json_object_array_add(rules, json_object_new_string(v->closest_rules[k]));
-				json_object_object_add(vo, "closest_rules", rules);
+			if (d) {
+				view.digest = d->bytes;
+				view.digest_size = d->size;
 			}
-			json_object_array_add(viol, vo);
+			json_object_array_add(viol, violation_json_new(&view));
+			free(text);
 		}
 		json_object_object_add(o, "pcrs", pcrs);
 		{

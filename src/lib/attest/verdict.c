@@ -13,6 +13,7 @@
 
 #include "lib/attest/attest-verify-internal.h"
 #include "shared/hex.h"
+#include "shared/violation-json.h"
 
 static const char *const reason_names[_MB_ATTEST_REASON_MAX] = {
 	[MB_ATTEST_AK_NOT_ENROLLED] = "ak-not-enrolled",
@@ -210,32 +211,18 @@ static json_object *policy_json(const mb_attest_verdict *v)
 	viol = json_object_new_array();
 	for (i = 0; i < v->n_violations; i++) {
 		const verdict_violation *x = &v->violations[i];
-		json_object *e = json_object_new_object();
+		const char *t = mb_event_type_name(x->type);
+		char tb[16];
+		/* the verdict keeps no digests: the log is gone when it is written */
+		violation_view view = {
+			.pcr = x->pcr, .event = x->event, .type = t ? t : tb, .record = x->record,
+			.text = x->text, .text_len = x->text ? strlen(x->text) : 0, .reason = x->reason,
+			.closest_rules = x->closest_rules, .n_closest_rules = x->n_closest_rules,
+		};
 
-		json_object_object_add(e, "pcr", json_object_new_int((int) x->pcr));
-		if (x->event >= 0) {
-			const char *t = mb_event_type_name(x->type);
-			char tb[16];
-
-			if (!t)
-				snprintf(tb, sizeof(tb), "0x%08x", x->type);
-			json_object_object_add(e, "event", json_object_new_int64(x->event));
-			json_object_object_add(e, "type", json_object_new_string(t ? t : tb));
-		}
-		if (x->record >= 0)
-			json_object_object_add(e, "userspace_record", json_object_new_int64(x->record));
-		if (x->text)
-			json_object_object_add(e, "text", json_object_new_string(x->text));
-		json_object_object_add(e, "reason", json_object_new_string(x->reason));
-		if (x->n_closest_rules) {
-			json_object *rules = json_object_new_array();
-			size_t k;
-
-			for (k = 0; k < x->n_closest_rules; k++)
-				json_object_array_add(rules, json_object_new_string(x->closest_rules[k]));
-			json_object_object_add(e, "closest_rules", rules);
-		}
-		json_object_array_add(viol, e);
+		if (!t)
+			snprintf(tb, sizeof(tb), "0x%08x", x->type);
+		json_object_array_add(viol, violation_json_new(&view));
 	}
 	json_object_object_add(o, "violations", viol);
 	return o;
