@@ -28,6 +28,7 @@
 
 typedef struct device {
 	struct crypt_device *cd;
+	int max_tokens;            /* crypt_token_max(CRYPT_LUKS2), asked once libcryptsetup is loaded */
 	char last_error[256];      /* libcryptsetup's last error message, for ours */
 } device;
 
@@ -70,6 +71,7 @@ static int device_open(device *d, const char *path, mb_error *err)
 		d->cd = NULL;
 		return set_error(err, r == -ENOMEM ? r : -EINVAL, "%s: not a LUKS2 device", path);
 	}
+	d->max_tokens = crypt_token_max(CRYPT_LUKS2);
 	return 0;
 }
 
@@ -243,7 +245,7 @@ MB_EXPORT int mb_luks_list(const char *path, mb_luks_entry **ret, size_t *ret_n,
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
-	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
+	max = d.max_tokens;
 	if (max > 0 && !(e = calloc((size_t) max, sizeof(*e)))) {
 		device_close(&d);
 		return set_error(err, -ENOMEM, "out of memory");
@@ -286,7 +288,7 @@ MB_EXPORT int mb_luks_remove(const char *path, int token, int *ret_keyslot, mb_e
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
-	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
+	max = d.max_tokens;
 	if (token < 0 || token >= max || !(type = token_type(&d, token))) {
 		r = set_error(err, -ENOENT, "%s: no token %d", path, token);
 		goto out;
@@ -398,7 +400,7 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, in
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
-	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
+	max = d.max_tokens;
 	if (token >= 0) {
 		if (token >= max || !is_mboot_token(&d, token))
 			r = set_error(err, -ENOENT, "%s: no \"" MB_LUKS_TOKEN_TYPE "\" token %d", path, token);
@@ -596,7 +598,7 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
-	max = crypt_token_max(CRYPT_LUKS2); /* after device_open: libcryptsetup is loaded */
+	max = d.max_tokens;
 	if (max > TOKENS_MAX)
 		max = TOKENS_MAX;
 	if (token < 0 || token >= max || !is_mboot_token(&d, token)) {
