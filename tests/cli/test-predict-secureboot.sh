@@ -57,6 +57,16 @@ want_ev=$(var_event "$GUID_SECDB" dbx "$W/dbx.next" | sha256_hex)
 	bad "dbx append: rc $rc, PCR 7 $(predicted 7 "$W/dbx.txt"), want $(replay 7 "$n_dbx" "$want_ev"); $(cat "$W/err")"
 "$M" predict --log "$LOG" --efi-var dbx+="$W/dbx.today" >"$W/dbx-same.txt" 2>/dev/null
 [ "$(predicted 7 "$W/dbx-same.txt")" = "$(replay 7 -1 -)" ] && ok "dbx += its own entries: PCR 7 unchanged" || bad "dbx += duplicates moved PCR 7"
+# The same entry (owner and data, 48 bytes) in a list of another signature type is no duplicate
+# for EDK2, which compares entries within lists of the same type: the whole list is appended.
+first=$(xxd -p -s 28 -l 48 "$W/dbx.today" | tr -d '\n')
+printf '%s%s' "00112233445566778899aabbccddeeff4c0000000000000030000000" "$first" | xxd -r -p >"$W/other-type.esl"
+cat "$W/dbx.today" "$W/other-type.esl" >"$W/dbx.next2"
+want_ev=$(var_event "$GUID_SECDB" dbx "$W/dbx.next2" | sha256_hex)
+"$M" predict --log "$LOG" --efi-var dbx+="$W/other-type.esl" >"$W/dbx-type.txt" 2>"$W/err"; rc=$?
+[ "$rc" = 0 ] && [ "$(predicted 7 "$W/dbx-type.txt")" = "$(replay 7 "$n_dbx" "$want_ev")" ] &&
+	ok "dbx += today's first entry in a list of another type: appended, PCR 7 as openssl replays it" ||
+	bad "dbx += another type: rc $rc, PCR 7 $(predicted 7 "$W/dbx-type.txt"), want $(replay 7 "$n_dbx" "$want_ev"); $(cat "$W/err")"
 # dbx revoking the certificate that verified shim (today's authority event's, by efitools).
 n_auth=$(awk '/^- EventNum:/ { n = $3 } /EV_EFI_VARIABLE_AUTHORITY/ { a = n } /UnicodeName: db$/ && a == n { print n; exit }' "$W/log.yaml")
 var_data "$n_auth" | cut -c33- | xxd -r -p | openssl x509 -inform DER -out "$W/ca.pem" 2>/dev/null
