@@ -203,6 +203,9 @@ MB_EXPORT const char *mb_uki_dropin_description(mb_uki_dropin_kind kind);
  */
 MB_EXPORT int mb_uki_dropin_cpio(mb_uki_dropin_kind kind, const mb_uki_dropin *files, size_t n, uint8_t **ret,
 				 size_t *ret_size, mb_error *err) MB_WUR;
+/* The same from a folder as the stub reads it (its regular files; at most 64 of the kind). */
+MB_EXPORT int mb_uki_dropin_dir_cpio(const char *dir, mb_uki_dropin_kind kind, uint8_t **ret, size_t *ret_size,
+				     mb_error *err) MB_WUR;
 
 /*
  * A GRUB EFI core image (grub-mkimage; the signed GRUB of distributions): the modules of its

@@ -22,7 +22,7 @@ static const char policy_help[] =
 	"           [-o FILE [--force]]\n"
 	"                       write a policy from release artifacts (the next boot's kernel, initrd\n"
 	"                       and command line, EFI binaries)\n"
-	"  generate --uki FILE [--from-log LOG] [--efi FILE ...] [-o FILE [--force]]\n"
+	"  generate --uki FILE [--uki-extra DIR] [--from-log LOG] [--efi FILE ...] [-o FILE [--force]]\n"
 	"                       write a policy for a unified kernel image (PCR 11, PCR 4) booted by\n"
 	"                       systemd-boot\n"
 	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2);\n"
@@ -44,8 +44,8 @@ static const char generate_help[] =
 	"                             [--from-log LOG]\n"
 	"                             [--kernel-path P] [--initrd-path P] [--allow-text REGEX ...]\n"
 	"                             [--efi FILE ...] [-o FILE [--force]]\n"
-	"       mboot policy generate --uki FILE [--from-log LOG] [--firmware-pcrs LIST] [--efi FILE ...]\n"
-	"                             [-o FILE [--force]]\n"
+	"       mboot policy generate --uki FILE [--uki-extra DIR] [--from-log LOG] [--firmware-pcrs LIST]\n"
+	"                             [--efi FILE ...] [-o FILE [--force]]\n"
 	"       each with --from-log also: [--efi-var NAME[+]=FILE ...] [--sbat-level FILE] [--mok-list FILE]\n\n"
 	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
 	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
@@ -71,7 +71,9 @@ static const char generate_help[] =
 	"pcrphase's later phases are not included), a PCR 4 rule with FILE's Authenticode digest (and\n"
 	"each --efi), a PCR 9 rule for the kernel's initrd tag of its .initrd; with --from-log, the\n"
 	"firmware PCRs' values (default 0-7 but 4) and rules for the other PCRs except 4, 9, 11 and\n"
-	"12 (the command line systemd-boot and the stub measure is not computed: docs/predict.md).\n\n"
+	"12 (the command line systemd-boot and the stub measure is not computed: docs/predict.md).\n"
+	"--uki-extra DIR, the folder that will be FILE's .extra.d/ on the ESP: PCR 13's value from the\n"
+	"archive systemd-stub makes of its system extensions (*.raw; zero when there is none).\n\n"
 	"After a Secure Boot update (--efi-var, --sbat-level, --mok-list, with --from-log; the same\n"
 	"options as 'mboot predict'): the policy of the boot after the update, written before it is\n"
 	"rolled out. LOG is first turned into that boot's log as predict computes it (PCR 7's db, dbx,\n"
@@ -145,6 +147,7 @@ static int policy_generate(int argc, char **argv)
 		TOOL_OPT_FN("allow-text", 0, &lists, allow_text_option),
 		TOOL_OPT_FN("efi", 0, &lists, efi_option),
 		TOOL_OPT_STR("uki", 0, &art.boot.uki),
+		TOOL_OPT_STR("uki-extra", 0, &art.boot.uki_extra_dir),
 		TOOL_OPT_EFI_VARS(&sb),
 		TOOL_OPT_BOOL("force", 0, &force),
 		TOOL_OPT_END,
@@ -167,6 +170,8 @@ static int policy_generate(int argc, char **argv)
 			     art.n_allow_text))
 		return tool_usage_error("policy generate", "--uki carries the kernel, initrd and command line: no "
 					"--kernel, --initrd, --cmdline, --grub-cfg or --allow-text with it");
+	if (art.boot.uki_extra_dir && !art.boot.uki)
+		return tool_usage_error("policy generate", "--uki-extra is the drop-in folder of the UKI given with --uki");
 	if (!log_path && !art.boot.kernel && !art.boot.uki)
 		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ..., or --uki FILE");
 	if (sb.n && !log_path)

@@ -173,6 +173,22 @@ jq -e --arg v "$want11" --arg a "$app" '.pcrs["11"].values.sha256 == $v and
 "$M" log replay --json "$T/log.bin" >"$T/today.pcrs"
 rc=0; "$M" verify --log "$T/log.bin" --pcrs "$T/today.pcrs" --policy "$T/policy.json" >"$T/v.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "PCR 11" "$T/v.out" || { cat "$T/v.out"; fail "today's boot passes the next UKI's policy (exit $rc)"; }
+# with the drop-in folder: PCR 13's value = the recorded boot's TPM for the same system extension,
+# and the boot predict --uki-extra writes passes it
+"$M" policy generate --uki "$T/new.efi" --uki-extra "$T/extra" --from-log "$T/log.bin" -o "$T/policy13.json"
+jq -e --slurpfile t "$D/pcrs.json" '.pcrs["13"].values.sha256 == $t[0].sha256["13"]' "$T/policy13.json" >/dev/null ||
+	fail "policy --uki-extra: PCR 13 $(jq -c '.pcrs["13"]' "$T/policy13.json"), recorded $(jq -r '.sha256["13"]' "$D/pcrs.json")"
+"$M" predict --log "$T/log.bin" --uki "$T/new.efi" --uki-extra "$T/extra" --write-log "$T/next13.bin" >/dev/null 2>&1 || true
+"$M" log replay --json "$T/next13.bin" >"$T/next13.pcrs"
+"$M" verify --log "$T/next13.bin" --pcrs "$T/next13.pcrs" --policy "$T/policy13.json" >"$T/v.out" 2>&1 ||
+	{ cat "$T/v.out"; fail "the predicted boot with the system extension does not pass the policy with --uki-extra"; }
+rc=0; "$M" verify --log "$T/next.bin" --pcrs "$T/next.pcrs" --policy "$T/policy13.json" >"$T/v.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "PCR 13" "$T/v.out" || { cat "$T/v.out"; fail "a boot without the system extension passes (exit $rc)"; }
+"$M" policy generate --uki "$T/new.efi" --uki-extra "$T/empty" --from-log "$T/log.bin" -o "$T/policy0.json"
+jq -e '.pcrs["13"].values.sha256 == "0000000000000000000000000000000000000000000000000000000000000000"' "$T/policy0.json" >/dev/null ||
+	fail "policy --uki-extra of an empty folder: PCR 13 $(jq -c '.pcrs["13"]' "$T/policy0.json")"
+rc=0; "$M" policy generate --uki-extra "$T/extra" --from-log "$T/log.bin" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "policy generate --uki-extra without --uki: exit $rc"
 rc=0; "$M" policy generate --uki "$T/new.efi" --kernel "$T/linux-new" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "policy generate --uki --kernel: exit $rc"
-ok "policy generate --uki: PCR 11 = systemd-measure, PCR 4 = pesign -h; the predicted boot passes, today's fails on PCR 11"
+ok "policy generate --uki: PCR 11 = systemd-measure, PCR 4 = pesign -h; the predicted boot passes, today's fails on PCR 11; --uki-extra: PCR 13 = the recorded boot's, a boot without the extension fails on it"

@@ -7,13 +7,17 @@
  * .initrd followed by the archives. Reproducing the archive byte for byte is what makes the
  * event predictable; the real boot in tests/vm (uki scenario) holds it to the TPM.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <mboot/pe.h>
 
 #include "shared/fail.h"
+#include "shared/fileio.h"
 
 #define CPIO_HEADER_SIZE (6 + 13 * 8)
 #define NAME_MAX_STUB    255 /* the stub skips longer names (Linux's limit) */
@@ -225,5 +229,56 @@ MB_EXPORT int mb_uki_dropin_cpio(mb_uki_dropin_kind kind, const mb_uki_dropin *f
 out:
 	free(a.data);
 	free(picked);
+	return rc;
+}
+
+#define MAX_DROPINS 64
+
+MB_EXPORT int mb_uki_dropin_dir_cpio(const char *dir, mb_uki_dropin_kind kind, uint8_t **ret, size_t *ret_size,
+				     mb_error *err)
+{
+	mb_uki_dropin files[MAX_DROPINS];
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	*ret = NULL;
+	*ret_size = 0;
+	d = opendir(dir);
+	if (!d)
+		return set_error(err, -errno, "%s: cannot open the drop-in folder: %s", dir, mb_strerror(-errno));
+	while (rc >= 0 && (de = readdir(d))) {
+		char path[4096];
+		struct stat st;
+		uint8_t *data = NULL;
+
+		/* what the stub skips, and folders, are left out as it leaves them */
+		if (mb_uki_dropin_kind_of(de->d_name, NULL) != (int) kind)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path) || stat(path, &st) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (n == MAX_DROPINS) {
+			rc = set_error(err, -E2BIG, "%s: more than %d drop-ins of a kind", dir, MAX_DROPINS);
+			break;
+		}
+		files[n].name = strdup(de->d_name);
+		files[n].data = NULL;
+		files[n].size = 0;
+		if (!files[n].name) {
+			rc = set_error(err, -ENOMEM, "out of memory");
+			break;
+		}
+		rc = file_read(path, MB_PE_MAX_FILE, &data, &files[n].size, err);
+		files[n++].data = data;
+	}
+	closedir(d);
+	if (rc >= 0)
+		rc = mb_uki_dropin_cpio(kind, files, n, ret, ret_size, err);
+	for (size_t i = 0; i < n; i++) {
+		free((char *) files[i].name);
+		free((void *) files[i].data);
+	}
 	return rc;
 }

@@ -467,10 +467,35 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 			goto out;
 		}
 	}
-	/* from the log: all but what the UKI decides, and PCR 12 (not computed) */
+	/* PCR 13: the archive systemd-stub makes of the drop-in folder's system extensions, its
+	 * only event (zero: none) */
+	if (a->boot.uki_extra_dir) {
+		mb_pcr_values *v13 = mb_pcr_values_new();
+		uint8_t *cpio = NULL, pcr[2 * MB_DIGEST_MAX];
+		size_t cpio_size = 0;
+
+		rc = v13 ? mb_uki_dropin_dir_cpio(a->boot.uki_extra_dir, MB_UKI_DROPIN_SYSEXTS, &cpio, &cpio_size, err)
+			 : set_error(err, -ENOMEM, "out of memory");
+		for (i = 0; rc >= 0 && i < n_algs; i++) {
+			size_t ds = mb_digest_by_alg(algs[i])->size;
+
+			memset(pcr, 0, sizeof(pcr));
+			if (cpio && (mb_digest(algs[i], cpio, cpio_size, pcr + ds) < 0 || mb_digest(algs[i], pcr, 2 * ds, pcr) < 0))
+				rc = set_error(err, -EIO, "hashing the system extensions failed");
+			if (rc >= 0)
+				rc = mb_pcr_values_set(v13, algs[i], 13, pcr, ds, err);
+		}
+		if (rc >= 0 && !policy_add_values(jp, v13, 13))
+			rc = set_error(err, -ENOMEM, "out of memory");
+		free(cpio);
+		mb_pcr_values_free(v13);
+		if (rc < 0)
+			goto out;
+	}
+	/* from the log: all but what the UKI (and its drop-ins) decide, and PCR 12 (not computed) */
 	if (a->log) {
-		rc = policy_from_log(jp, a->log, ~((1u << 4) | (1u << 9) | (1u << 11) | (1u << 12)), firmware,
-				     NULL, NULL, err);
+		rc = policy_from_log(jp, a->log, ~((1u << 4) | (1u << 9) | (1u << 11) | (1u << 12) |
+					  (a->boot.uki_extra_dir ? 1u << 13 : 0)), firmware, NULL, NULL, err);
 		if (rc < 0)
 			goto out;
 	}

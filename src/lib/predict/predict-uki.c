@@ -4,12 +4,10 @@
  * digest in place of the PCR 4 application systemd-boot had the firmware measure, and the Linux
  * EFI stub's initrd tag (PCR 9) when it is the .initrd section.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
@@ -17,7 +15,6 @@
 #include <mboot/policy.h>
 #include "lib/predict/predict-internal.h"
 #include "shared/fail.h"
-#include "shared/fileio.h"
 
 /* The device path systemd-stub gives the kernel it starts from .linux (LoadImage from memory):
  * a vendor media node (type 4, subtype 3) with this GUID, as the log shows it. */
@@ -33,61 +30,19 @@ static bool is_stub_kernel(const mb_event *ev)
 	       memcmp(dp + 4, stub_kernel_guid, 16) == 0;
 }
 
-#define MAX_DROPINS 64
-
-/* The new drop-in folder: the archive of its system extensions, hashed in every bank (PCR 13).
- * Regular files only, as the stub skips folders; a name it would skip is left out, as it does. */
+/* The new drop-in folder: the archive of its system extensions, hashed in every bank (PCR 13). */
 static int plan_dropins(predict_ctx *c, mb_error *err)
 {
-	const char *dir = c->in->boot.uki_extra_dir;
-	mb_uki_dropin files[MAX_DROPINS];
-	size_t n = 0, size = 0;
 	uint8_t *cpio = NULL;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int rc = 0;
+	size_t size = 0;
+	int rc = mb_uki_dropin_dir_cpio(c->in->boot.uki_extra_dir, MB_UKI_DROPIN_SYSEXTS, &cpio, &size, err);
 
 	c->uki_extra = true;
-	if (!d)
-		return set_error(err, -errno, "cannot open the drop-in folder: %s", mb_strerror(-errno));
-	while (rc >= 0 && (de = readdir(d))) {
-		char path[4096];
-		struct stat st;
-
-		if (mb_uki_dropin_kind_of(de->d_name, NULL) != MB_UKI_DROPIN_SYSEXTS)
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path) || stat(path, &st) < 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		if (n == MAX_DROPINS) {
-			rc = set_error(err, -E2BIG, "more than %d system extensions", MAX_DROPINS);
-			break;
-		}
-		files[n].name = strdup(de->d_name);
-		files[n].data = NULL;
-		files[n].size = 0;
-		if (!files[n].name) {
-			rc = set_error(err, -ENOMEM, "out of memory");
-			break;
-		}
-		n++;
-		uint8_t *data = NULL;
-
-		rc = file_read(path, MB_PE_MAX_FILE, &data, &files[n - 1].size, err);
-		files[n - 1].data = data;
-	}
-	closedir(d);
-	if (rc >= 0)
-		rc = mb_uki_dropin_cpio(MB_UKI_DROPIN_SYSEXTS, files, n, &cpio, &size, err);
 	c->uki_sysext.have = rc >= 0 && cpio;
 	for (size_t b = 0; rc >= 0 && cpio && b < c->n_banks; b++)
 		if (mb_digest_by_alg(c->banks[b].alg))
 			rc = mb_digest(c->banks[b].alg, cpio, size, c->uki_sysext.d[b]);
 	free(cpio);
-	for (size_t i = 0; i < n; i++) {
-		free((char *) files[i].name);
-		free((void *) files[i].data);
-	}
 	return rc;
 }
 
@@ -142,9 +97,9 @@ int pred_plan_uki(predict_ctx *c, mb_error *err)
 	}
 	free(buf);
 	mb_pe_info_free(pe);
-	if (rc >= 0 && c->in->boot.uki_extra_dir)
-		rc = plan_dropins(c, err);
-	return rc < 0 ? prefix_error(err, rc, rc == -ENOENT || rc == -ENOTDIR ? c->in->boot.uki_extra_dir : path) : 0;
+	if (rc < 0)
+		return prefix_error(err, rc, path);
+	return c->in->boot.uki_extra_dir ? plan_dropins(c, err) : 0;
 }
 
 /* A PCR 4 application after today's UKI: the kernel systemd-stub started from .linux gets the new
