@@ -199,7 +199,8 @@ MB_EXPORT const char *mb_uki_dropin_description(mb_uki_dropin_kind kind);
  * The archive the stub builds from the files of that kind among files[n] (the others are not
  * its kind, or skipped: see mb_uki_dropin_kind_of), byte for byte: *ret (malloc'd) and
  * *ret_size, or NULL and 0 when there is none, and then the stub measures nothing. -EINVAL for
- * a bad name or one given twice, -E2BIG past cpio's 32-bit sizes.
+ * a bad name or one given twice, -E2BIG past cpio's 32-bit sizes. A credentials archive holds
+ * the credentials: the caller wipes it before freeing it.
  */
 MB_EXPORT int mb_uki_dropin_cpio(mb_uki_dropin_kind kind, const mb_uki_dropin *files, size_t n, uint8_t **ret,
 				 size_t *ret_size, mb_error *err) MB_WUR;

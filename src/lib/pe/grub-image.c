@@ -25,7 +25,7 @@ MB_EXPORT int mb_grub_image_parse(const mb_pe_info *pe, const void *data, size_t
 				  mb_error *err)
 {
 	const mb_pe_section *mods = NULL;
-	byte_reader whole, r;
+	byte_reader whole, sec, r;
 	uint32_t magic, padding;
 	uint64_t offset, area;
 
@@ -36,8 +36,9 @@ MB_EXPORT int mb_grub_image_parse(const mb_pe_info *pe, const void *data, size_t
 	if (!mods)
 		return set_error(err, -ENOENT, "no \"mods\" section: not a GRUB core image");
 	reader_init(&whole, data, size, 0);
-	if (read_skip(&whole, mods->raw_offset) < 0 || read_sub(&whole, mods->raw_size, &r) < 0)
+	if (read_skip(&whole, mods->raw_offset) < 0 || read_sub(&whole, mods->raw_size, &sec) < 0)
 		return set_error_at(err, -EBADMSG, mods->raw_offset, "the mods section is outside the file");
+	r = sec;
 	if (read_u32le(&r, &magic) < 0 || read_u32le(&r, &padding) < 0 || read_u64le(&r, &offset) < 0 ||
 	    read_u64le(&r, &area) < 0)
 		return set_error_at(err, -EBADMSG, reader_offset(&r), "the module info header is truncated");
@@ -48,8 +49,8 @@ MB_EXPORT int mb_grub_image_parse(const mb_pe_info *pe, const void *data, size_t
 		return set_error_at(err, -EBADMSG, mods->raw_offset + 8,
 				    "module info: offset %" PRIu64 " and size %" PRIu64 " do not fit the %u-byte section",
 				    offset, area, mods->raw_size);
-	reader_init(&r, (const uint8_t *) data + mods->raw_offset, (size_t) area, mods->raw_offset);
-	if (read_skip(&r, (size_t) offset) < 0)
+	/* the area, from the section's start: the header again, then the modules */
+	if (read_sub(&sec, (size_t) area, &r) < 0 || read_skip(&r, (size_t) offset) < 0)
 		return set_error_at(err, -EBADMSG, mods->raw_offset, "module info offset past the area");
 	while (reader_left(&r) > 0) {
 		uint64_t at = reader_offset(&r);

@@ -106,33 +106,26 @@ static size_t align4(size_t n)
 
 typedef struct archive {
 	uint8_t *data;
-	size_t size, allocated;
+	size_t size;
 	uint32_t inode;
 } archive;
 
-/* One entry: header, name with NUL, padding, contents, padding (what the kernel's unpacker expects). */
-static int put_entry(archive *a, uint32_t mode, const char *dir, const char *name, const void *data, size_t size)
+/* The bytes of one entry: header, path with NUL, padding, contents, padding (the kernel's
+ * unpacker reads the header and the contents at 4-byte boundaries); 0 past cpio's 32-bit sizes. */
+static size_t entry_size(const char *dir, const char *name, size_t size)
 {
-	size_t dir_len = strlen(dir), name_len = name ? strlen(name) + 1 : 0; /* "/" + name */
-	size_t path_len = dir_len + name_len;
+	size_t path_len = strlen(dir) + (name ? strlen(name) + 1 : 0);
+
+	if (size > UINT32_MAX || path_len >= UINT32_MAX)
+		return 0;
+	return align4(CPIO_HEADER_SIZE + path_len + 1) + align4(size);
+}
+
+/* One entry into the room the caller sized with entry_size. */
+static void put_entry(archive *a, uint32_t mode, const char *dir, const char *name, const void *data, size_t size)
+{
+	size_t dir_len = strlen(dir), path_len = dir_len + (name ? strlen(name) + 1 : 0);
 	size_t head = align4(CPIO_HEADER_SIZE + path_len + 1), need = head + align4(size);
-
-	if (size > UINT32_MAX || path_len + 1 > UINT32_MAX || a->inode == UINT32_MAX)
-		return -E2BIG;
-	if (need > SIZE_MAX - a->size)
-		return -E2BIG;
-	if (a->size + need > a->allocated) {
-		size_t want = a->allocated ? a->allocated : 4096;
-		uint8_t *p;
-
-		while (want < a->size + need)
-			want = want > SIZE_MAX / 2 ? a->size + need : want * 2;
-		p = realloc(a->data, want);
-		if (!p)
-			return -ENOMEM;
-		a->data = p;
-		a->allocated = want;
-	}
 	uint8_t *h = a->data + a->size;
 	const uint32_t words[13] = { a->inode++, mode, 0, 0, 1, 0, (uint32_t) size, 0, 0, 0, 0,
 				     (uint32_t) (path_len + 1), 0 };
@@ -144,12 +137,20 @@ static int put_entry(archive *a, uint32_t mode, const char *dir, const char *nam
 	memcpy(h + CPIO_HEADER_SIZE, dir, dir_len);
 	if (name) {
 		h[CPIO_HEADER_SIZE + dir_len] = '/';
-		memcpy(h + CPIO_HEADER_SIZE + dir_len + 1, name, name_len - 1);
+		memcpy(h + CPIO_HEADER_SIZE + dir_len + 1, name, path_len - dir_len - 1);
 	}
 	if (size)
 		memcpy(h + head, data, size);
 	a->size += need;
-	return 0;
+}
+
+/* *total += n, refused past SIZE_MAX or for an entry of no size (too large for cpio). */
+static bool add_size(size_t *total, size_t n)
+{
+	if (!n || n > SIZE_MAX - *total)
+		return false;
+	*total += n;
+	return true;
 }
 
 static int compare_names(const void *x, const void *y)
@@ -166,7 +167,9 @@ MB_EXPORT int mb_uki_dropin_cpio(mb_uki_dropin_kind kind, const mb_uki_dropin *f
 	const dropin_kind_info *k = kind_info(kind);
 	const mb_uki_dropin **picked = NULL;
 	archive a = { .inode = 1 };
-	size_t n_picked = 0;
+	size_t n_picked = 0, total = 0, n_dirs = 0, at;
+	char dirs[4][32]; /* the prefix's folders: ".extra", ".extra/sysext" */
+	bool fits = true;
 	int rc = 0;
 
 	*ret = NULL;
@@ -195,34 +198,41 @@ MB_EXPORT int mb_uki_dropin_cpio(mb_uki_dropin_kind kind, const mb_uki_dropin *f
 			goto out;
 		}
 
-	/* Every folder of the prefix first (mkdir -p: 0555, the last one dir_mode), then the files. */
-	for (const char *slash = strchr(k->prefix, '/');; slash = strchr(slash + 1, '/')) {
-		char dir[64];
-		size_t len = slash ? (size_t) (slash - k->prefix) : strlen(k->prefix);
+	/* The archive's size first, so that it is one allocation (no copy of a credential is left
+	 * behind by a realloc): every folder of the prefix, the files, the trailer. */
+	for (const char *p = k->prefix;; p++)
+		if (*p == '/' || !*p) {
+			size_t len = (size_t) (p - k->prefix);
 
-		memcpy(dir, k->prefix, len);
-		dir[len] = '\0';
-		rc = put_entry(&a, 0040000 | (slash ? 0555 : k->dir_mode), dir, NULL, NULL, 0);
-		if (rc < 0 || !slash)
-			break;
-	}
-	for (size_t i = 0; rc >= 0 && i < n_picked; i++)
-		rc = put_entry(&a, 0100000 | k->file_mode, k->prefix, picked[i]->name, picked[i]->data,
-			       picked[i]->size);
-	if (rc >= 0) {
-		/* The trailer (inode 0, mode 0, one link, "TRAILER!!!"): the stub copies a fixed
-		 * string whose name size reads "0000000B", in capitals unlike every other word. */
-		size_t at = a.size;
-
-		a.inode = 0;
-		rc = put_entry(&a, 0, "TRAILER!!!", NULL, NULL, 0);
-		if (rc >= 0)
-			a.data[at + 6 + 8 * 11 + 7] = 'B';
-	}
-	if (rc < 0) {
-		rc = set_error(err, rc, "packing the %s: %s", k->description, mb_strerror(rc));
+			memcpy(dirs[n_dirs], k->prefix, len);
+			dirs[n_dirs][len] = '\0';
+			fits &= add_size(&total, entry_size(dirs[n_dirs++], NULL, 0));
+			if (!*p)
+				break;
+		}
+	for (size_t i = 0; i < n_picked; i++)
+		fits &= add_size(&total, entry_size(k->prefix, picked[i]->name, picked[i]->size));
+	fits &= add_size(&total, entry_size("TRAILER!!!", NULL, 0));
+	if (!fits) {
+		rc = set_error(err, -E2BIG, "packing the %s: past cpio's 32-bit sizes", k->description);
 		goto out;
 	}
+	a.data = malloc(total);
+	if (!a.data) {
+		rc = set_error(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* mkdir -p: the leading folders 0555, the last one dir_mode */
+	for (size_t i = 0; i < n_dirs; i++)
+		put_entry(&a, 0040000 | (i + 1 < n_dirs ? 0555 : k->dir_mode), dirs[i], NULL, NULL, 0);
+	for (size_t i = 0; i < n_picked; i++)
+		put_entry(&a, 0100000 | k->file_mode, k->prefix, picked[i]->name, picked[i]->data, picked[i]->size);
+	/* The trailer (inode 0, mode 0, one link, "TRAILER!!!"): the stub copies a fixed string
+	 * whose name size reads "0000000B", in capitals unlike every other word. */
+	at = a.size;
+	a.inode = 0;
+	put_entry(&a, 0, "TRAILER!!!", NULL, NULL, 0);
+	a.data[at + 6 + 8 * 11 + 7] = 'B';
 	*ret = a.data;
 	*ret_size = a.size;
 	a.data = NULL;
@@ -246,8 +256,10 @@ MB_EXPORT int mb_uki_dropin_dir_cpio(const char *dir, mb_uki_dropin_kind kind, u
 	*ret = NULL;
 	*ret_size = 0;
 	d = opendir(dir);
-	if (!d)
-		return set_error(err, -errno, "%s: cannot open the drop-in folder: %s", dir, mb_strerror(-errno));
+	if (!d) {
+		rc = -errno;
+		return set_error(err, rc, "%s: cannot open the drop-in folder: %s", dir, mb_strerror(rc));
+	}
 	while (rc >= 0 && (de = readdir(d))) {
 		char path[4096];
 		struct stat st;
@@ -278,6 +290,9 @@ MB_EXPORT int mb_uki_dropin_dir_cpio(const char *dir, mb_uki_dropin_kind kind, u
 		rc = mb_uki_dropin_cpio(kind, files, n, ret, ret_size, err);
 	for (size_t i = 0; i < n; i++) {
 		free((char *) files[i].name);
+		/* credentials may be secrets: no copy of them is left in freed memory */
+		if (kind == MB_UKI_DROPIN_CREDENTIALS && files[i].data)
+			explicit_bzero((void *) files[i].data, files[i].size);
 		free((void *) files[i].data);
 	}
 	return rc;

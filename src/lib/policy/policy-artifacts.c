@@ -471,7 +471,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	 * only event (zero: none) */
 	if (a->boot.uki_extra_dir) {
 		mb_pcr_values *v13 = mb_pcr_values_new();
-		uint8_t *cpio = NULL, pcr[2 * MB_DIGEST_MAX];
+		uint8_t *cpio = NULL, pcr[MB_DIGEST_MAX];
 		size_t cpio_size = 0;
 
 		rc = v13 ? mb_uki_dropin_dir_cpio(a->boot.uki_extra_dir, MB_UKI_DROPIN_SYSEXTS, &cpio, &cpio_size, err)
@@ -480,7 +480,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 			size_t ds = mb_digest_by_alg(algs[i])->size;
 
 			memset(pcr, 0, sizeof(pcr));
-			if (cpio && (mb_digest(algs[i], cpio, cpio_size, pcr + ds) < 0 || mb_digest(algs[i], pcr, 2 * ds, pcr) < 0))
+			if (cpio && (mb_digest(algs[i], cpio, cpio_size, d) < 0 || mb_digest_extend(algs[i], pcr, d) < 0))
 				rc = set_error(err, -EIO, "hashing the system extensions failed");
 			if (rc >= 0)
 				rc = mb_pcr_values_set(v13, algs[i], 13, pcr, ds, err);

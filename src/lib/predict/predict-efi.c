@@ -32,13 +32,10 @@ static int read_grub_image(const char *path, uint8_t **buf, mb_grub_image *g, bo
 	return rc < 0 ? prefix_error(err, rc, path) : 0;
 }
 
-static char *text_of(const uint8_t *p, size_t n)
+/* A module's text for a message: at most 60 bytes of it ("" when the image has none). */
+static int text_len(size_t n)
 {
-	char *t = NULL;
-
-	if (asprintf(&t, "'%.*s'", (int) (n > 60 ? 60 : n), p ? (const char *) p : "") < 0)
-		return NULL;
-	return t;
+	return (int) (n > 60 ? 60 : n);
 }
 
 /* An --efi that replaces GRUB (or puts GRUB where another loader was): GRUB's own commands
@@ -68,17 +65,14 @@ int pred_plan_efi_grub(predict_ctx *c, mb_error *err)
 				rc = asprintf(&c->grub_why[e], new_grub ? "%s is a GRUB image in place of another loader: what it "
 					      "measures is not in today's log" : "%s replaces GRUB with another loader: GRUB's "
 					      "commands and files are not in the next boot", name);
-			} else if ((what = mb_grub_image_difference(&og, &ng))) {
-				bool prefix = strcmp(what, "prefix") == 0;
-				char *now = prefix ? text_of(ng.prefix, ng.prefix_size) : NULL;
-				char *was = prefix ? text_of(og.prefix, og.prefix_size) : NULL;
-
-				rc = asprintf(&c->grub_why[e], "the new GRUB image %s has another %s than today's%s%s%s%s%s: it runs "
-					      "other commands and may read other files before /boot's", name, what,
-					      prefix ? " (" : "", now ? now : "", prefix ? ", was " : "", was ? was : "",
-					      prefix ? ")" : "");
-				free(now);
-				free(was);
+			} else if ((what = mb_grub_image_difference(&og, &ng)) && strcmp(what, "prefix") == 0) {
+				rc = asprintf(&c->grub_why[e], "the new GRUB image %s has another prefix than today's ('%.*s', was "
+					      "'%.*s'): it runs other commands and may read other files before /boot's", name,
+					      text_len(ng.prefix_size), ng.prefix ? (const char *) ng.prefix : "",
+					      text_len(og.prefix_size), og.prefix ? (const char *) og.prefix : "");
+			} else if (what) {
+				rc = asprintf(&c->grub_why[e], "the new GRUB image %s has another %s than today's: it runs other "
+					      "commands and may read other files before /boot's", name, what);
 			}
 			if (rc < 0) {
 				c->grub_why[e] = NULL;

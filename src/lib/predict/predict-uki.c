@@ -16,18 +16,35 @@
 #include "lib/predict/predict-internal.h"
 #include "shared/fail.h"
 
-/* The device path systemd-stub gives the kernel it starts from .linux (LoadImage from memory):
- * a vendor media node (type 4, subtype 3) with this GUID, as the log shows it. */
-static const uint8_t stub_kernel_guid[16] = { 0xf8, 0xd1, 0xc5, 0x55, 0xcd, 0x04, 0xb5, 0x46,
-					      0x8a, 0x20, 0xe5, 0x6c, 0xbb, 0x30, 0x52, 0xd0 };
-#define IMAGE_LOAD_HEADER 32 /* location, length, link-time address, device path length: u64 each */
+/* The device path systemd-stub gives the kernel it starts from .linux (LoadImage from memory),
+ * as the event decoder writes it. */
+#define STUB_KERNEL_PATH "VenMedia(55c5d1f8-04cd-46b5-8a20-e56cbb3052d0)"
 
-static bool is_stub_kernel(const mb_event *ev)
+static bool is_stub_kernel(predict_ctx *c, const mb_event *ev)
 {
-	const uint8_t *dp = ev->data + IMAGE_LOAD_HEADER;
+	mb_event_decoded *d = mb_event_decoded_new();
+	const char *path = NULL;
+	bool yes;
 
-	return ev->data_size >= IMAGE_LOAD_HEADER + 20 && dp[0] == 4 && dp[1] == 3 && dp[2] == 20 && dp[3] == 0 &&
-	       memcmp(dp + 4, stub_kernel_guid, 16) == 0;
+	if (d && mb_event_decode(c->in->log, ev, d) == 0)
+		path = mb_decoded_string(mb_decoded_get(mb_event_decoded_root(d), "device_path"));
+	yes = path && strcmp(path, STUB_KERNEL_PATH) == 0;
+	mb_event_decoded_free(d);
+	return yes;
+}
+
+/* text (ASCII) as systemd-stub logs its strings: UTF-16LE with the NUL; the bytes written. */
+static size_t ascii_utf16(const char *text, uint8_t *out, size_t max)
+{
+	size_t n = strlen(text) + 1;
+
+	if (2 * n > max)
+		n = max / 2;
+	for (size_t j = 0; j < n; j++) {
+		out[2 * j] = (uint8_t) text[j];
+		out[2 * j + 1] = 0;
+	}
+	return 2 * n;
 }
 
 /* The new drop-in folder: the archive of its system extensions, hashed in every bank (PCR 13). */
@@ -106,7 +123,7 @@ int pred_plan_uki(predict_ctx *c, mb_error *err)
  * .linux's digest; anything else was loaded by what mboot does not model. */
 int pred_walk_uki_app(predict_ctx *c, mb_log_writer *w, const mb_event *ev)
 {
-	if (!c->uki_kernel_written && c->uki_kernel_app.have && is_stub_kernel(ev)) {
+	if (!c->uki_kernel_written && c->uki_kernel_app.have && is_stub_kernel(c, ev)) {
 		c->uki_kernel_written = true;
 		pred_note(c, 4, false, "the kernel systemd-stub started from the UKI's .linux (its Authenticode digest)");
 		return pred_write_event(c, w, ev, &c->uki_kernel_app, NULL, 0, NULL, 0);
@@ -116,17 +133,10 @@ int pred_walk_uki_app(predict_ctx *c, mb_log_writer *w, const mb_event *ev)
 	return mb_log_writer_add_event(w, ev);
 }
 
-/* "System extension initrd" as systemd-stub logs it: UTF-16LE with its NUL. */
+/* "System extension initrd" as systemd-stub logs it. */
 static size_t sysext_text(uint8_t *out, size_t max)
 {
-	const char *t = mb_uki_dropin_description(MB_UKI_DROPIN_SYSEXTS);
-	size_t n = strlen(t) + 1;
-
-	for (size_t j = 0; j < n && 2 * j + 1 < max; j++) {
-		out[2 * j] = (uint8_t) t[j];
-		out[2 * j + 1] = 0;
-	}
-	return 2 * n;
+	return ascii_utf16(mb_uki_dropin_description(MB_UKI_DROPIN_SYSEXTS), out, max);
 }
 
 static bool is_sysext_event(const mb_event *ev)
@@ -236,15 +246,11 @@ int pred_write_uki_events(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl
 	int rc = 0;
 
 	for (size_t k = 0; k < c->n_uki && rc == 0; k++) {
-		size_t len = strlen(c->uki_names[k]), j;
+		size_t n = ascii_utf16(c->uki_names[k], data, sizeof(data));
 
-		for (j = 0; j <= len; j++) {
-			data[2 * j] = (uint8_t) c->uki_names[k][j];
-			data[2 * j + 1] = 0;
-		}
-		rc = pred_write_event(c, w, tmpl, &c->uki_name_d[k], NULL, 0, data, 2 * (len + 1));
+		rc = pred_write_event(c, w, tmpl, &c->uki_name_d[k], NULL, 0, data, n);
 		if (rc == 0)
-			rc = pred_write_event(c, w, tmpl, &c->uki_content_d[k], NULL, 0, data, 2 * (len + 1));
+			rc = pred_write_event(c, w, tmpl, &c->uki_content_d[k], NULL, 0, data, n);
 	}
 	pred_note(c, 11, false, "the UKI's sections as systemd-stub measures them (the value when it starts the kernel; "
 		  "systemd-pcrphase's boot phases come later and are not included)");
