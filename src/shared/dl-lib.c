@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "shared/dl-lib.h"
 #include "shared/fail.h"
@@ -39,6 +40,12 @@ static int load_locked(dl_lib *lib, mb_error *err)
 	}
 	__atomic_store_n(&lib->loaded, true, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void dl_lib_need(dl_lib *lib)
+{
+	if (dl_lib_load(lib, NULL) < 0)
+		abort();
 }
 
 int dl_lib_load(dl_lib *lib, mb_error *err)

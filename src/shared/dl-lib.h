@@ -47,4 +47,18 @@ typedef struct dl_lib {
  */
 int dl_lib_load(dl_lib *lib, mb_error *err);
 
+/*
+ * For a library the package depends on (libcrypto, zlib), whose user header defines each F as
+ * (dl_lib_ensure(&lib), sym_F): every call loads it first if needed, so no path can reach an
+ * empty slot. Entry points still call dl_lib_load() for an error that names the package; a
+ * load that fails here aborts, as a missing DT_NEEDED library stops a program from starting.
+ */
+void dl_lib_need(dl_lib *lib);
+
+static inline void dl_lib_ensure(dl_lib *lib)
+{
+	if (!__atomic_load_n(&lib->loaded, __ATOMIC_ACQUIRE))
+		dl_lib_need(lib);
+}
+
 #endif

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 
 /*
  * The structure (brackets, commas, colons) goes through jsonout_open/close/next/colon/key,

@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
 
 #include "shared/secret-page.h"
 
@@ -30,7 +29,7 @@ void secret_page_free(secret_page *s)
 {
 	if (!s->p)
 		return;
-	OPENSSL_cleanse(s->p, s->cap);
+	explicit_bzero(s->p, s->cap);
 	if (s->locked)
 		(void) munlock(s->p, s->cap);
 	free(s->p);

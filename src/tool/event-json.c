@@ -2,7 +2,7 @@
 /* One event as JSON, the two ways the tool writes it (log show --json, log diff --json). */
 #include <stdlib.h>
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 
 #include "shared/hex.h"
 #include "shared/jsonout.h"

@@ -13,7 +13,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 
 #include "tool/options.h"
 #include "tool/seal-common.h"

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 
 #include <mboot/pe.h>
 #include <mboot/predict.h>

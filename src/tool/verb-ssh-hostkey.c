@@ -18,7 +18,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
+#include <nettle/memops.h>
 
 #include "shared/secret-page.h"
 #include "shared/fileio.h"
@@ -337,7 +337,7 @@ static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uo
 			/* --values of another boot: sealed for it, but not checkable here (exit 1) */
 			rc = r == MB_ERR_TPM_POLICY ? EXIT_FAILED
 			     : r <= MB_ERR_TPM && r > MB_ERR_TPM - 100 ? EXIT_TPM : EXIT_USAGE;
-		} else if (mb_envelope_data_size(e) != key->size || CRYPTO_memcmp(back.p, key->p, key->size) != 0) {
+		} else if (mb_envelope_data_size(e) != key->size || !memeql_sec(back.p, key->p, key->size)) {
 			tool_errorf("%s: unseals to other bytes than the key; the clear key is kept", path);
 			rc = EXIT_USAGE;
 		}
@@ -397,7 +397,7 @@ static int ssh_seal(int argc, char **argv)
 		if (rc)
 			goto out;
 		rc = mb_tpm_key_public(pem, pem_size, &auth_key, &auth_key_size, name, &err);
-		OPENSSL_cleanse(pem, pem_size); /* in case a private key was given */
+		explicit_bzero(pem, pem_size); /* in case a private key was given */
 		free(pem);
 		if (rc < 0) {
 			tool_report(a.authority, &err);

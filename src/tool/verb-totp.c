@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/rand.h>
 
 #include <mboot/seal.h>
 #include <mboot/totp.h>
@@ -99,7 +99,8 @@ static int totp_init(int argc, char **argv)
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	(void) mlock(seed, sizeof(seed));
-	if (RAND_priv_bytes(seed, sizeof(seed)) != 1) {
+	/* The kernel's generator, which OpenSSL's own draws from; 20 bytes come whole. */
+	if (getrandom(seed, sizeof(seed), 0) != (ssize_t) sizeof(seed)) {
 		tool_errorf("totp init: no random bytes");
 		return EXIT_USAGE;
 	}

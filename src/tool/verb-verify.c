@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 
 #include <mboot/policy.h>
 

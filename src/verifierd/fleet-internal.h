@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 #include <mboot/mboot.h>
 
 #include "verifierd/db.h"

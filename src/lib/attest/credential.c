@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-#include <openssl/rsa.h>
+#include "lib/crypto/crypto-dl.h"
 
 #include "shared/fail.h"
 #include "credential.h"

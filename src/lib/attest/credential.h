@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <openssl/evp.h>
+#include "lib/crypto/crypto-dl.h"
 #include <mboot/error.h>
 
 /* The hash of a TPM_ALG_ID the credential code accepts as a nameAlg (SHA-256/384/512), or NULL. */

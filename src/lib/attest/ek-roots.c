@@ -15,11 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/sha.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
+#include "lib/crypto/crypto-dl.h"
 
 #include <mboot/attest.h>
 #include "shared/fail.h"

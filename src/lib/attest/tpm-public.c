@@ -3,8 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <openssl/core_names.h>
-#include <openssl/param_build.h>
+#include "lib/crypto/crypto-dl.h"
 
 #include <mboot/digest.h>
 #include "lib/attest/tpm-public.h"

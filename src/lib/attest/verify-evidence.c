@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-#include <openssl/ecdsa.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/rsa.h>
+#include "lib/crypto/crypto-dl.h"
 
 #include <mboot/diff.h>
 #include <mboot/digest.h>
@@ -354,6 +350,9 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	int r;
 
 	*ret = NULL;
+	r = dlopen_crypto(err);
+	if (r < 0)
+		return r;
 	if (!opts || !opts->nonce || opts->nonce_size < MB_ATTEST_NONCE_MIN || opts->nonce_size > MB_ATTEST_NONCE_MAX)
 		return set_error(err, -EINVAL, "the nonce must be %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
 	r = attest_machine_parse(machine, machine_size, &m, err);

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
 
 #include "shared/fail.h"
 #include "lib/initramfs/initramfs-internal.h"
+#include "lib/initramfs/zlib-dl.h"
 #include "lib/initramfs/zstd-dl.h"
 
 MB_EXPORT const char *mb_compress_name(mb_compress c)
@@ -57,6 +57,9 @@ static int gzip_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 	size_t cap;
 	int zr, rc;
 
+	rc = dlopen_zlib(err);
+	if (rc < 0)
+		return rc;
 	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return set_error(err, -ENOMEM, "zlib: cannot initialise deflate");
 	/* time 0, no name, no comment, no extra, no header CRC; OS fixed. */
@@ -202,6 +205,11 @@ int gzip_follow(const uint8_t *in, follow_state *fin, uint8_t *out, size_t out_c
 	bool done = false;
 	int zr, rc;
 
+	rc = dlopen_zlib(err);
+	if (rc < 0) {
+		follow_publish(fout, 0, true, true);
+		return rc;
+	}
 	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		follow_publish(fout, 0, true, true);
 		return set_error(err, -ENOMEM, "zlib: cannot initialise deflate");
@@ -296,6 +304,12 @@ int inflater_new(mb_compress c, inflater **ret, mb_error *err)
 		return set_error(err, -ENOMEM, "out of memory");
 	z->compress = c;
 	if (c == MB_COMPRESS_GZIP) {
+		int rc = dlopen_zlib(err);
+
+		if (rc < 0) {
+			free(z);
+			return rc;
+		}
 		if (inflateInit2(&z->zs, 15 + 16) != Z_OK) {
 			free(z);
 			return set_error(err, -ENOMEM, "zlib: cannot initialise inflate");

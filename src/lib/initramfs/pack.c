@@ -32,6 +32,8 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "lib/initramfs/initramfs-internal.h"
+#include "lib/initramfs/zlib-dl.h"
+#include "lib/initramfs/zstd-dl.h"
 
 typedef struct pentry {
 	char *path; /* relative to DIR, no leading "./" */
@@ -636,6 +638,11 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 		return set_error(err, -EINVAL, "invalid arguments");
 	if (!mb_compress_name(opts->compress))
 		return set_error(err, -EINVAL, "unknown compression %d", (int) opts->compress);
+	/* Before any work: a compressor that cannot be loaded is the error to report. */
+	rc = opts->compress == MB_COMPRESS_GZIP ? dlopen_zlib(err) :
+	     opts->compress == MB_COMPRESS_ZSTD ? dlopen_zstd(err) : 0;
+	if (rc < 0)
+		return rc;
 	follow_init(&fcpio);
 	follow_init(&fgz);
 	p.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -13,8 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
+#include "lib/crypto/crypto-dl.h"
 
 #include <mboot/luks.h>
 #include "shared/fail.h"

@@ -3,7 +3,7 @@
 #ifndef MB_POLICY_BUILD_H
 #define MB_POLICY_BUILD_H
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>

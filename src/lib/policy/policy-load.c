@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json-dl.h"
 
 #include "policy-internal.h"
 #include "shared/fail.h"

@@ -10,10 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
+#include "shared/json-dl.h"
+#include "lib/crypto/crypto-dl.h"
 
 #include <mboot/envelope.h>
 #include "shared/fail.h"

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include "lib/crypto/crypto-dl.h"
 
 #include <mboot/digest.h>
 #include <mboot/totp.h>

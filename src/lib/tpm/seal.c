@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bn.h>
-#include <openssl/ecdsa.h>
+#include "lib/crypto/crypto-dl.h"
 
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
