@@ -19,6 +19,7 @@
 #include <mboot/events.h>
 #include "shared/hex.h"
 #include "shared/reader.h"
+#include "lib/events/event-data.h"
 #include "lib/events/utf16.h"
 
 /* Caps on what the input declares (events are already capped at MB_EVENT_MAX_DATA). */
@@ -34,6 +35,7 @@ typedef struct dec_why {
 	char text[160];
 } dec_why;
 
+/* -EBADMSG, the reason formatted into *why (why may be NULL: a caller that needs no reason). */
 int dec_fail(dec_why *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*

@@ -416,31 +416,60 @@ static bool sbat_level(const uint8_t *p, size_t n, mb_decoded_node *o, const cha
 	return true;
 }
 
-int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
+int efi_variable_data_parse(const uint8_t *p, size_t n, efi_variable_data *ret, dec_why *why)
 {
 	byte_reader r;
-	const uint8_t *guid, *uname, *vdata;
-	uint64_t name_len, data_len;
+	efi_variable_data v = { 0 };
+
+	/* The fixed header is 32 bytes; anything less is not a UEFI_VARIABLE_DATA. */
+	reader_init(&r, p, n, 0);
+	if (read_bytes(&r, 16, &v.guid) < 0 || read_u64le(&r, &v.name_len) < 0 || read_u64le(&r, &v.data_len) < 0)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: %zu bytes, shorter than its 32-byte header", n);
+	if (v.name_len > reader_left(&r) / 2)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: UnicodeNameLength %" PRIu64 " overruns the event (%zu bytes left)",
+				v.name_len, reader_left(&r));
+	if (read_bytes(&r, (size_t) v.name_len * 2, &v.name) < 0)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: truncated name");
+	if (v.data_len > reader_left(&r))
+		return dec_fail(why, "UEFI_VARIABLE_DATA: VariableDataLength %" PRIu64 " overruns the event (%zu bytes left)",
+				v.data_len, reader_left(&r));
+	if (read_bytes(&r, (size_t) v.data_len, &v.data) < 0)
+		return dec_fail(why, "UEFI_VARIABLE_DATA: truncated data");
+	v.trailing = reader_left(&r);
+	*ret = v;
+	return 0;
+}
+
+/* No NUL counted, as firmware and shim log the name. */
+bool efi_variable_data_named(const efi_variable_data *v, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (v->name_len != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (v->name[2 * i] != (uint8_t) name[i] || v->name[2 * i + 1] != 0)
+			return false;
+	return true;
+}
+
+int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
+{
+	efi_variable_data v;
+	const uint8_t *guid, *vdata;
+	uint64_t data_len;
 	char *name = NULL, gtext[MB_GUID_STR];
 	const char *gname;
 	bool global, secdb, shim;
-	int rc = 0;
+	int rc;
 
-	/* The fixed header is 32 bytes; anything less is not a UEFI_VARIABLE_DATA. */
-	reader_init(&r, ev->data, ev->data_size, 0);
-	if (read_bytes(&r, 16, &guid) < 0 || read_u64le(&r, &name_len) < 0 || read_u64le(&r, &data_len) < 0)
-		return dec_fail(why, "UEFI_VARIABLE_DATA: %u bytes, shorter than its 32-byte header", ev->data_size);
-	if (name_len > reader_left(&r) / 2)
-		return dec_fail(why, "UEFI_VARIABLE_DATA: UnicodeNameLength %" PRIu64 " overruns the event (%zu bytes left)",
-				   name_len, reader_left(&r));
-	if (read_bytes(&r, (size_t) name_len * 2, &uname) < 0)
-		return dec_fail(why, "UEFI_VARIABLE_DATA: truncated name");
-	if (data_len > reader_left(&r))
-		return dec_fail(why, "UEFI_VARIABLE_DATA: VariableDataLength %" PRIu64 " overruns the event (%zu bytes left)",
-				   data_len, reader_left(&r));
-	if (read_bytes(&r, (size_t) data_len, &vdata) < 0)
-		return dec_fail(why, "UEFI_VARIABLE_DATA: truncated data");
-	name = utf16le_to_utf8(uname, (size_t) name_len * 2);
+	rc = efi_variable_data_parse(ev->data, ev->data_size, &v, why);
+	if (rc < 0)
+		return rc;
+	guid = v.guid;
+	vdata = v.data;
+	data_len = v.data_len;
+	name = utf16le_to_utf8(v.name, (size_t) v.name_len * 2);
 	if (!name)
 		return -ENOMEM;
 
@@ -451,8 +480,8 @@ int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 		dec_add_str(o, "variable_guid_name", gname);
 	dec_add_str(o, "name", name);
 	dec_add_u64(o, "data_size", data_len);
-	if (reader_left(&r) > 0)
-		dec_add_u64(o, "trailing_bytes", reader_left(&r));
+	if (v.trailing > 0)
+		dec_add_u64(o, "trailing_bytes", v.trailing);
 	guid_format(guid, gtext);
 	global = memcmp(guid, guid_efi_global, 16) == 0;
 	secdb = memcmp(guid, guid_image_security_db, 16) == 0;

@@ -230,19 +230,38 @@ static int sp800_155(const mb_event *ev, mb_decoded_node *o, bool event3, dec_wh
 	return 0;
 }
 
+int startup_locality_parse(const uint8_t *p, size_t n, uint8_t *ret, dec_why *why)
+{
+	static const char sig[16] = "StartupLocality";
+	byte_reader r;
+	const uint8_t *s;
+	uint8_t locality;
+
+	reader_init(&r, p, n, 0);
+	if (read_bytes(&r, sizeof(sig), &s) < 0 || memcmp(s, sig, sizeof(sig)) != 0)
+		return -ENOENT;
+	if (read_u8(&r, &locality) < 0 || reader_left(&r) > 0)
+		return dec_fail(why, "StartupLocality event: %zu bytes, 17 expected", n);
+	*ret = locality;
+	return 0;
+}
+
 int dec_no_action(const mb_event_log *log, const mb_event *ev, mb_decoded_node *o, dec_why *why)
 {
 	const char *text;
+	uint8_t locality;
+	int rc;
 
 	if (signature_is(ev, "Spec ID Event03") || signature_is(ev, "Spec ID Event00") ||
 	    signature_is(ev, "Spec ID Event02"))
 		return spec_id(log, ev, o, why);
-	if (signature_is(ev, "StartupLocality")) {
-		if (ev->data_size != 17)
-			return dec_fail(why, "StartupLocality event: %u bytes, 17 expected", ev->data_size);
+	rc = startup_locality_parse(ev->data, ev->data_size, &locality, why);
+	if (rc != -ENOENT) {
+		if (rc < 0)
+			return rc;
 		dec_set_kind(o, "startup_locality");
-		dec_add_u64(o, "locality", ev->data[16]);
-		dec_set_desc(o, "StartupLocality %u", ev->data[16]);
+		dec_add_u64(o, "locality", locality);
+		dec_set_desc(o, "StartupLocality %u", locality);
 		return 0;
 	}
 	if (signature_is(ev, "SP800-155 Event"))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Helpers shared by the event decoders: GUID names, UTF-8 checks,
- * UTF-16 to UTF-8, and telling text from binary.
+ * UTF-16 to UTF-8, and telling text from binary (the decoder's, predict's and the policy's).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +17,8 @@ int dec_fail(dec_why *why, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (!why)
+		return -EBADMSG;
 	va_start(ap, fmt);
 	vsnprintf(why->text, sizeof(why->text), fmt, ap);
 	va_end(ap);
@@ -306,14 +308,49 @@ bool looks_text(const uint8_t *p, size_t n)
 	return true;
 }
 
+text_encoding text_encoding_of(const uint8_t *p, size_t n)
+{
+	if (looks_text(p, n))
+		return TEXT_UTF8;
+	if (looks_utf16(p, n))
+		return TEXT_UTF16;
+	return TEXT_NONE;
+}
+
+/* What a policy's text rules judge: ASCII-or-more bytes without controls (anything but a NUL
+ * before the trailing ones, a C0 control other than tab, LF, CR, or DEL), else strict UTF-16LE
+ * when the second byte is a NUL (an ASCII first character). */
+char *text_judged(const uint8_t *p, size_t n)
+{
+	size_t len = strip_nuls(p, n), i;
+	char *s;
+
+	if (len == 0)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		uint8_t c = p[i];
+
+		if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+			return n >= 4 && p[1] == 0 ? utf16le_to_utf8_strict(p, n) : NULL;
+	}
+	s = malloc(len + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, p, len);
+	s[len] = 0;
+	return s;
+}
+
 bool dec_add_text_or_hex(mb_decoded_node *o, const uint8_t *p, size_t n, const char **ret_text)
 {
+	text_encoding enc = text_encoding_of(p, n);
+
 	if (ret_text)
 		*ret_text = NULL;
-	if (looks_text(p, n)) {
+	if (enc == TEXT_UTF8) {
 		dec_add_strn(o, "text", (const char *) p, strip_nuls(p, n));
 		dec_add_str(o, "encoding", "utf-8");
-	} else if (looks_utf16(p, n)) {
+	} else if (enc == TEXT_UTF16) {
 		char *s = utf16le_to_utf8(p, n);
 
 		if (!s)

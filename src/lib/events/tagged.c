@@ -32,34 +32,46 @@ static const struct {
 	{ 0xc0b3bd23u, "SMBIOS type 11" },
 };
 
-int dec_event_tag(const mb_event *ev, mb_decoded_node *o, dec_why *why)
+int tagged_event_parse(const uint8_t *p, size_t n, tagged_event *ret, dec_why *why)
 {
 	byte_reader r;
-	uint32_t id, size;
-	const uint8_t *p;
+	tagged_event t = { 0 };
+
+	reader_init(&r, p, n, 0);
+	if (read_u32le(&r, &t.id) < 0 || read_u32le(&r, &t.size) < 0)
+		return dec_fail(why, "TCG_PCClientTaggedEvent: %zu bytes, shorter than its 8-byte header", n);
+	if (read_bytes(&r, t.size, &t.data) < 0)
+		return dec_fail(why, "TCG_PCClientTaggedEvent: taggedEventDataSize %" PRIu32 " overruns the event (%zu bytes left)",
+				t.size, reader_left(&r));
+	t.trailing = reader_left(&r);
+	*ret = t;
+	return 0;
+}
+
+int dec_event_tag(const mb_event *ev, mb_decoded_node *o, dec_why *why)
+{
+	tagged_event t;
 	const char *name = NULL, *text;
 	size_t i;
+	int rc;
 
-	reader_init(&r, ev->data, ev->data_size, 0);
-	if (read_u32le(&r, &id) < 0 || read_u32le(&r, &size) < 0)
-		return dec_fail(why, "TCG_PCClientTaggedEvent: %u bytes, shorter than its 8-byte header", ev->data_size);
-	if (read_bytes(&r, size, &p) < 0)
-		return dec_fail(why, "TCG_PCClientTaggedEvent: taggedEventDataSize %" PRIu32 " overruns the event (%zu bytes left)",
-				   size, reader_left(&r));
+	rc = tagged_event_parse(ev->data, ev->data_size, &t, why);
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-		if (tags[i].id == id)
+		if (tags[i].id == t.id)
 			name = tags[i].name;
 	dec_set_kind(o, "event_tag");
-	dec_add_u64(o, "tag_id", id);
+	dec_add_u64(o, "tag_id", t.id);
 	if (name)
 		dec_add_str(o, "tag_name", name);
-	dec_add_u64(o, "tag_data_size", size);
-	if (reader_left(&r) > 0)
-		dec_add_u64(o, "trailing_bytes", reader_left(&r));
-	if (size && dec_add_text_or_hex(o, p, size, &text))
-		dec_set_desc(o, "%s (tag 0x%08" PRIx32 "): \"%.80s\"", name ? name : "tagged event", id, text);
+	dec_add_u64(o, "tag_data_size", t.size);
+	if (t.trailing > 0)
+		dec_add_u64(o, "trailing_bytes", t.trailing);
+	if (t.size && dec_add_text_or_hex(o, t.data, t.size, &text))
+		dec_set_desc(o, "%s (tag 0x%08" PRIx32 "): \"%.80s\"", name ? name : "tagged event", t.id, text);
 	else
-		dec_set_desc(o, "%s (tag 0x%08" PRIx32 "), %" PRIu32 " bytes", name ? name : "tagged event", id, size);
+		dec_set_desc(o, "%s (tag 0x%08" PRIx32 "), %" PRIu32 " bytes", name ? name : "tagged event", t.id, t.size);
 	return 0;
 }
 
@@ -71,6 +83,7 @@ int dec_ipl(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 	size_t n = ev->data_size, len = strip_nuls(p, n), i, tl, pl;
 	const uint8_t *t;
 	grub_string_kind gk;
+	text_encoding enc;
 
 	if (n == 0) {
 		dec_set_kind(o, "raw");
@@ -103,7 +116,8 @@ int dec_ipl(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 			return 0;
 		}
 	}
-	if (looks_text(p, n)) {
+	enc = text_encoding_of(p, n);
+	if (enc == TEXT_UTF8) {
 		/* GRUB measures every file it opens into PCR 9 under its path, e.g. "(hd0,gpt1)/boot/grub/grub.cfg". */
 		bool path = ev->pcr == 9 && (p[0] == '(' || p[0] == '/');
 
@@ -113,7 +127,7 @@ int dec_ipl(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 				len > 200 ? "..." : "");
 		return 0;
 	}
-	if (looks_utf16(p, n)) {
+	if (enc == TEXT_UTF16) {
 		/* systemd-boot / systemd-stub (PCR 8, 11, 12): UTF-16 command lines and section names. */
 		char *s = utf16le_to_utf8(p, n);
 

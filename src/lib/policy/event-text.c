@@ -3,35 +3,13 @@
 #include <string.h>
 
 #include <mboot/policy.h>
-#include "lib/events/utf16.h"
+#include "lib/events/event-data.h"
 #include "event-text.h"
 
+/* The text itself is the events module's (text_judged), next to the decoder's. */
 MB_EXPORT char *mb_event_text(const mb_event *ev)
 {
-	size_t n = ev->data_size, i;
-	bool ascii = true;
-	char *s;
-
-	while (n > 0 && ev->data[n - 1] == 0)
-		n--;
-	if (n == 0)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		uint8_t c = ev->data[i];
-
-		if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
-			ascii = false;
-			break;
-		}
-	}
-	if (!ascii)
-		return ev->data_size >= 4 && ev->data[1] == 0 ? utf16le_to_utf8_strict(ev->data, ev->data_size) : NULL;
-	s = malloc(n + 1);
-	if (!s)
-		return NULL;
-	memcpy(s, ev->data, n);
-	s[n] = 0;
-	return s;
+	return text_judged(ev->data, ev->data_size);
 }
 
 char *policy_judged_text(const mb_event *ev, grub_string_kind derived)

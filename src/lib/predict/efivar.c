@@ -21,6 +21,7 @@
 
 #include <mboot/digest.h>
 #include "lib/events/decode-internal.h"
+#include "lib/events/event-data.h"
 #include "lib/predict/efivar.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
@@ -308,45 +309,13 @@ void efivar_action_done(efivar_action *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* The UEFI_VARIABLE_DATA of an event, as read (nothing may follow the data). */
-typedef struct var_data {
-	const uint8_t *guid, *name, *data;
-	uint64_t name_len, data_len;
-	bool trailing;
-} var_data;
-
-static bool parse_var(const mb_event *ev, var_data *v)
-{
-	byte_reader r;
-
-	reader_init(&r, ev->data, ev->data_size, 0);
-	if (read_bytes(&r, 16, &v->guid) < 0 || read_u64le(&r, &v->name_len) < 0 || read_u64le(&r, &v->data_len) < 0 ||
-	    v->name_len > reader_left(&r) / 2 || read_bytes(&r, (size_t) v->name_len * 2, &v->name) < 0 ||
-	    v->data_len > reader_left(&r) || read_bytes(&r, (size_t) v->data_len, &v->data) < 0)
-		return false;
-	v->trailing = reader_left(&r) > 0;
-	return true;
-}
-
-/* The UTF-16 name is exactly the ASCII name (no NUL counted, as firmware and shim log it). */
-static bool var_named(const var_data *v, const char *name)
-{
-	size_t i, n = strlen(name);
-
-	if (v->name_len != n)
-		return false;
-	for (i = 0; i < n; i++)
-		if (v->name[2 * i] != (uint8_t) name[i] || v->name[2 * i + 1] != 0)
-			return false;
-	return true;
-}
-
-static efivar_change *find_change(efivar_set *s, const var_data *v, efivar_kind kind)
+static efivar_change *find_change(efivar_set *s, const efi_variable_data *v, efivar_kind kind)
 {
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (s->ch[i].kind == kind && memcmp(v->guid, s->ch[i].guid, 16) == 0 && var_named(v, s->ch[i].u->name))
+		if (s->ch[i].kind == kind && memcmp(v->guid, s->ch[i].guid, 16) == 0 &&
+		    efi_variable_data_named(v, s->ch[i].u->name))
 			return &s->ch[i];
 	return NULL;
 }
@@ -395,7 +364,7 @@ static int say(char **where, const char *fmt, ...)
 }
 
 /* A new UEFI_VARIABLE_DATA: today's GUID and name, the next value. */
-static int rebuild_var(const var_data *v, const uint8_t *value, size_t size, efivar_action *a)
+static int rebuild_var(const efi_variable_data *v, const uint8_t *value, size_t size, efivar_action *a)
 {
 	size_t name_bytes = (size_t) v->name_len * 2, n = 32 + name_bytes + size;
 	uint8_t *p = malloc(n ? n : 1);
@@ -416,7 +385,7 @@ static int rebuild_var(const var_data *v, const uint8_t *value, size_t size, efi
 	return 0;
 }
 
-static int driver_config(efivar_set *s, const mb_event *ev, const var_data *v, efivar_action *a)
+static int driver_config(efivar_set *s, const mb_event *ev, const efi_variable_data *v, efivar_action *a)
 {
 	efivar_change *c = find_change(s, v, EFIVAR_SECDB);
 	mb_error err = { 0 };
@@ -426,7 +395,7 @@ static int driver_config(efivar_set *s, const mb_event *ev, const var_data *v, e
 	if (!c || c->matched)
 		return 0;
 	c->matched = true;
-	if (v->trailing || !hashes_to_digests(ev))
+	if (v->trailing > 0 || !hashes_to_digests(ev))
 		return say(&a->unpredictable, "event %u (%s): today's event does not hash to its digest as a "
 			   "UEFI_VARIABLE_DATA, so how this firmware measures it is unknown", ev->number, c->u->name);
 	if (c->u->append) {
@@ -472,14 +441,14 @@ static void entry_name(const uint8_t *p, size_t n, char *buf, size_t size)
 	}
 }
 
-static int authority(efivar_set *s, const mb_event *ev, const var_data *v, efivar_action *a)
+static int authority(efivar_set *s, const mb_event *ev, const efi_variable_data *v, efivar_action *a)
 {
 	efivar_change *c, *dbx = find_by_name(s, "dbx");
 	char who[256];
 
 	if ((c = find_change(s, v, EFIVAR_SBAT)) && !c->matched) {
 		c->matched = true;
-		if (v->trailing || !hashes_to_digests(ev))
+		if (v->trailing > 0 || !hashes_to_digests(ev))
 			return say(&a->unpredictable, "event %u (SbatLevel): today's event does not hash to its digest as a "
 				   "UEFI_VARIABLE_DATA, so how this shim measures it is unknown", ev->number);
 		if (rebuild_var(v, c->content, c->size, a) < 0 || say(&a->changed, "SbatLevel") < 0)
@@ -491,11 +460,12 @@ static int authority(efivar_set *s, const mb_event *ev, const var_data *v, efiva
 	entry_name(v->data, (size_t) v->data_len, who, sizeof(who));
 	/* The firmware (or shim) found the binary's signer in db; appended entries come after it,
 	 * and a new entry is assumed not to verify what today's boot verified (docs/predict.md). */
-	if (memcmp(v->guid, guid_image_security_db, 16) == 0 && var_named(v, "db") && (c = find_by_name(s, "db")) &&
-	    c->have_next && !esl_has(c->next, c->next_size, NULL, v->data, (size_t) v->data_len, false))
+	if (memcmp(v->guid, guid_image_security_db, 16) == 0 && efi_variable_data_named(v, "db") &&
+	    (c = find_by_name(s, "db")) && c->have_next && !esl_has(c->next, c->next_size, NULL, v->data, (size_t) v->data_len, false))
 		return say(&a->unpredictable, "event %u: the db entry that verified a boot binary (%s) is not in the new db: "
 			   "which entry verifies it next boot, and whether it boots, is unknown", ev->number, who);
-	if (memcmp(v->guid, guid_shim_lock, 16) == 0 && (var_named(v, "MokList") || var_named(v, "MokListRT")) &&
+	if (memcmp(v->guid, guid_shim_lock, 16) == 0 &&
+	    (efi_variable_data_named(v, "MokList") || efi_variable_data_named(v, "MokListRT")) &&
 	    (c = find_by_name(s, "MokList")) && !esl_has(c->content, c->size, NULL, v->data, (size_t) v->data_len, false))
 		return say(&a->unpredictable, "event %u: the MokList entry that verified a boot binary (%s) is not in the new "
 			   "MokList: which key verifies it next boot is unknown", ev->number, who);
@@ -530,7 +500,7 @@ char *efivar_revoked_app(const efivar_set *s, const mb_event *ev)
 
 int efivar_event(efivar_set *s, const mb_event *ev, efivar_action *a)
 {
-	var_data v;
+	efi_variable_data v;
 	size_t i;
 
 	memset(a, 0, sizeof(*a));
@@ -555,7 +525,7 @@ int efivar_event(efivar_set *s, const mb_event *ev, efivar_action *a)
 		}
 		return 0;
 	}
-	if (ev->pcr != 7 || !parse_var(ev, &v))
+	if (ev->pcr != 7 || efi_variable_data_parse(ev->data, ev->data_size, &v, NULL) < 0)
 		return 0;
 	if (ev->type == EV_EFI_VARIABLE_DRIVER_CONFIG)
 		return driver_config(s, ev, &v, a);

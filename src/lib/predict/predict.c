@@ -20,6 +20,7 @@
 #include <mboot/digest.h>
 #include <mboot/events.h>
 #include <mboot/predict.h>
+#include "lib/events/event-data.h"
 #include "lib/replay/pcr-values.h"
 #include "lib/predict/predict-internal.h"
 #include "shared/fail.h"
@@ -100,11 +101,15 @@ static int plan(predict_ctx *c, mb_error *err)
 	return 0;
 }
 
+/* The tag of an EV_EVENT_TAG, 0 for any other event and for one malformed (as the decoder
+ * reads it: the stub's tags are whole TCG_PCClientTaggedEvents). */
 static uint32_t tag_id(const mb_event *ev)
 {
-	if (ev->type != MB_EV_EVENT_TAG || ev->data_size < 4)
+	tagged_event t;
+
+	if (ev->type != MB_EV_EVENT_TAG || tagged_event_parse(ev->data, ev->data_size, &t, NULL) < 0)
 		return 0;
-	return ev->data[0] | ev->data[1] << 8 | ev->data[2] << 16 | (uint32_t) ev->data[3] << 24;
+	return t.id;
 }
 
 /* An EV_IPL of systemd-boot or systemd-stub: UTF-16 text (GRUB's strings and paths are ASCII,

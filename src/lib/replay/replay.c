@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <mboot/replay.h>
+#include "lib/events/event-data.h"
 #include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 
@@ -128,17 +129,11 @@ MB_EXPORT void mb_pcr_initial(uint16_t alg, uint32_t pcr, uint8_t locality, bool
 		out[size - 1] = hcrtm ? 4 : locality;
 }
 
-/* "StartupLocality\0" + one byte (PFP §10.4.5.3). */
+/* The locality of a StartupLocality event of PCR 0 (a malformed one sets nothing). */
 static bool startup_locality(const mb_event *ev, uint8_t *ret)
 {
-	static const char sig[16] = "StartupLocality";
-
-	if (ev->type != MB_EV_NO_ACTION || ev->pcr != 0 || ev->data_size != 17)
-		return false;
-	if (memcmp(ev->data, sig, 16) != 0)
-		return false;
-	*ret = ev->data[16];
-	return true;
+	return ev->type == MB_EV_NO_ACTION && ev->pcr == 0 &&
+	       startup_locality_parse(ev->data, ev->data_size, ret, NULL) == 0;
 }
 
 /* A PCR 0 extend held back until the log has been read to the end. */

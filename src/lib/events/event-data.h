@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Event data as typed values (internal). Each structure an event's data holds is parsed here
+ * once, through the bounds-checked reader; the decoder builds its tree from the values, and
+ * policy, predict and replay use the same values instead of reading ev->data themselves.
+ * A parser returns 0, or -EBADMSG with the reason in *why when why is not NULL (the decoder
+ * shows it as the event's "error"). Pointers in a result point into the parsed bytes.
+ */
+#ifndef MB_EVENTS_EVENT_DATA_H
+#define MB_EVENTS_EVENT_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dec_why dec_why;
+
+/* UEFI_VARIABLE_DATA (TCG PFP §10.4.3.1): EFI_GUID VariableName; u64 UnicodeNameLength
+ * (characters); u64 VariableDataLength; CHAR16 UnicodeName[]; u8 VariableData[]. */
+typedef struct efi_variable_data {
+	const uint8_t *guid;  /* 16 bytes */
+	const uint8_t *name;  /* name_len UTF-16LE units, as logged (no NUL counted) */
+	uint64_t name_len;
+	const uint8_t *data;
+	uint64_t data_len;
+	size_t trailing;      /* bytes after VariableData (none in a well-formed event) */
+} efi_variable_data;
+
+int efi_variable_data_parse(const uint8_t *p, size_t n, efi_variable_data *ret, dec_why *why);
+/* Is the UTF-16 name exactly this ASCII name? */
+bool efi_variable_data_named(const efi_variable_data *v, const char *name);
+
+/* TCG_PCClientTaggedEvent (TCG PFP §10.4.2.1): u32 taggedEventID; u32 taggedEventDataSize;
+ * u8 taggedEventData[]. */
+typedef struct tagged_event {
+	uint32_t id;
+	uint32_t size;
+	const uint8_t *data;
+	size_t trailing;      /* bytes after taggedEventData */
+} tagged_event;
+
+int tagged_event_parse(const uint8_t *p, size_t n, tagged_event *ret, dec_why *why);
+
+/* The EV_NO_ACTION StartupLocality event (TCG PFP §10.4.5.3): "StartupLocality\0" and one
+ * byte, the locality. -ENOENT (nothing in *why) when p does not start with that signature. */
+int startup_locality_parse(const uint8_t *p, size_t n, uint8_t *ret, dec_why *why);
+
+/*
+ * The text of event data, two ways on purpose. For showing (the decoder's "text" and
+ * "encoding", predict's "was this a UTF-16 string"): UTF-8 text, printable, trailing NULs
+ * allowed; else UTF-16LE text, mostly ASCII; else none. For judging (mb_event_text, what a
+ * policy's text rules see): stricter about UTF-16 (no NUL, surrogate or control inside) and
+ * never cut; NULL when the data is not text.
+ */
+typedef enum text_encoding {
+	TEXT_NONE,
+	TEXT_UTF8,
+	TEXT_UTF16,
+} text_encoding;
+
+text_encoding text_encoding_of(const uint8_t *p, size_t n);
+char *text_judged(const uint8_t *p, size_t n);
+
+#endif
