@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for the event-data decoder and the digest check: byte 0 is the
+ * libFuzzer target for the event-data decoder (and its typed parsers, event-data.h, through
+ * it), the text a policy judges and the digest check: byte 0 is the
  * PCR, byte 1 picks the event type from the table below, the rest is the event
  * data. Each input gets SHA-1 and SHA-256 digests of the data so the digest
  * checker runs its comparisons too.
@@ -15,6 +16,7 @@
 #include <mboot/digest.h>
 #include <mboot/eventlog.h>
 #include <mboot/events.h>
+#include <mboot/policy.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -80,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(mb_event_decoded_json(dec));
 	}
 	mb_event_decoded_free(dec);
+	/* the text policy rules judge: the events module's too (text_judged) */
+	free(mb_event_text(&ev));
 	if (mb_event_check_digest(&ev, &check) < 0)
 		abort();
 	(void) mb_digest_status_name(check.status);

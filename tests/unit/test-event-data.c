@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The typed parsers of event data (src/lib/events/event-data.h), which the decoder, policy,
+ * predict and replay share. Known values come from outside mboot: tpm2-tools' tpm2_eventlog
+ * output kept in the corpus (tests/data/corpus/tpm2-tools/expected/event-raw/, one YAML a log), and
+ * `tpm2_eventlog gdc-host.bin` (event 1: "537461727475704c6f63616c6974790003", StartupLocality
+ * 3, as PROVENANCE.md says). Every shorter prefix and hostile lengths must fail with a reason.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <mboot/eventlog.h>
+#include "corpus-util.h"
+#include "lib/events/decode-internal.h"
+#include "lib/events/event-data.h"
+#include "shared/hex.h"
+
+static const mb_event *corpus_event(mb_event_log **log, const char *rel, size_t i, uint32_t type)
+{
+	const mb_event *ev;
+
+	*log = corpus_log(rel);
+	assert_non_null(*log);
+	assert_true(i < mb_event_log_count(*log));
+	ev = mb_event_log_event(*log, i);
+	assert_int_equal(ev->type, type);
+	return ev;
+}
+
+/* Every prefix of a well-formed structure that fits exactly is malformed, with a reason. */
+#define ASSERT_PREFIXES_FAIL(parse, data, n, out)                                        \
+	do {                                                                               \
+		size_t k_;                                                                 \
+		for (k_ = 0; k_ < (n); k_++) {                                             \
+			dec_why w_ = { .text = "" };                                       \
+			assert_int_equal(parse((data), k_, (out), &w_), -EBADMSG);         \
+			assert_true(w_.text[0] != 0);                                      \
+			assert_int_equal(parse((data), k_, (out), NULL), -EBADMSG);        \
+		}                                                                          \
+	} while (0)
+
+/* event-uefivar.bin.yaml, EventNum 1: VariableName 8be4df61-93ca-11d2-aa0d-00e098032b8c,
+ * UnicodeNameLength 10, VariableDataLength 1, UnicodeName SecureBoot, VariableData "01". */
+static void test_efi_variable_corpus(void **state)
+{
+	mb_event_log *log;
+	const mb_event *ev = corpus_event(&log, "tpm2-tools/event-uefivar.bin", 1, MB_EV_EFI_VARIABLE_DRIVER_CONFIG);
+	efi_variable_data v;
+	char g[MB_GUID_STR];
+
+	(void) state;
+	assert_int_equal(ev->data_size, 53);
+	assert_int_equal(efi_variable_data_parse(ev->data, ev->data_size, &v, NULL), 0);
+	assert_string_equal(guid_format(v.guid, g), "8be4df61-93ca-11d2-aa0d-00e098032b8c");
+	assert_int_equal(v.name_len, 10);
+	assert_int_equal(v.data_len, 1);
+	assert_int_equal(v.data[0], 0x01);
+	assert_int_equal(v.trailing, 0);
+	assert_true(efi_variable_data_named(&v, "SecureBoot"));
+	assert_false(efi_variable_data_named(&v, "SecureBoo"));
+	assert_false(efi_variable_data_named(&v, "SecureBootX"));
+	assert_false(efi_variable_data_named(&v, "Secureboot"));
+	ASSERT_PREFIXES_FAIL(efi_variable_data_parse, ev->data, ev->data_size, &v);
+	mb_event_log_free(log);
+}
+
+static size_t var_header(uint8_t *p, uint64_t name_len, uint64_t data_len)
+{
+	size_t i;
+
+	memset(p, 0xab, 16);
+	for (i = 0; i < 8; i++) {
+		p[16 + i] = (uint8_t) (name_len >> (8 * i));
+		p[24 + i] = (uint8_t) (data_len >> (8 * i));
+	}
+	return 32;
+}
+
+static void expect_var_error(const uint8_t *p, size_t n, const char *needle)
+{
+	efi_variable_data v;
+	dec_why w = { .text = "" };
+
+	assert_int_equal(efi_variable_data_parse(p, n, &v, &w), -EBADMSG);
+	assert_non_null(strstr(w.text, needle));
+}
+
+static void test_efi_variable_hostile(void **state)
+{
+	uint8_t buf[64] = { 0 };
+	efi_variable_data v;
+	size_t n;
+
+	(void) state;
+	expect_var_error(buf, 0, "shorter than its 32-byte header");
+	expect_var_error(buf, 31, "31 bytes, shorter than its 32-byte header");
+	/* lengths that would wrap when doubled or added */
+	n = var_header(buf, UINT64_MAX, 0);
+	expect_var_error(buf, n, "UnicodeNameLength 18446744073709551615 overruns");
+	n = var_header(buf, UINT64_MAX / 2 + 1, 0);
+	expect_var_error(buf, n + 8, "UnicodeNameLength");
+	n = var_header(buf, 2, UINT64_MAX);
+	expect_var_error(buf, n + 4, "VariableDataLength 18446744073709551615 overruns the event (0 bytes left)");
+	n = var_header(buf, 2, 5);
+	expect_var_error(buf, n + 4 + 4, "VariableDataLength 5 overruns the event (4 bytes left)");
+	/* an empty name and empty data are a structure; what follows is counted, not read */
+	n = var_header(buf, 0, 0);
+	assert_int_equal(efi_variable_data_parse(buf, n + 3, &v, NULL), 0);
+	assert_int_equal(v.name_len, 0);
+	assert_int_equal(v.data_len, 0);
+	assert_int_equal(v.trailing, 3);
+	assert_false(efi_variable_data_named(&v, "db"));
+	assert_true(efi_variable_data_named(&v, ""));
+}
+
+/* event-sd-boot-fedora37.bin.yaml, EventNum 25 (PCR 9): "ec223b8f0d0000004c696e757820696e6974726400",
+ * the Linux EFI stub's initrd tag 0x8F3B22EC with 13 bytes, "Linux initrd" and a NUL. */
+static void test_tagged_corpus(void **state)
+{
+	mb_event_log *log;
+	const mb_event *ev = corpus_event(&log, "tpm2-tools/event-sd-boot-fedora37.bin", 25, MB_EV_EVENT_TAG);
+	tagged_event t;
+
+	(void) state;
+	assert_int_equal(ev->pcr, 9);
+	assert_int_equal(ev->data_size, 21);
+	assert_int_equal(tagged_event_parse(ev->data, ev->data_size, &t, NULL), 0);
+	assert_int_equal(t.id, 0x8F3B22ECu);
+	assert_int_equal(t.size, 13);
+	assert_memory_equal(t.data, "Linux initrd", 13);
+	assert_int_equal(t.trailing, 0);
+	ASSERT_PREFIXES_FAIL(tagged_event_parse, ev->data, ev->data_size, &t);
+	mb_event_log_free(log);
+}
+
+static void test_tagged_hostile(void **state)
+{
+	static const uint8_t huge[] = { 0xec, 0x22, 0x3b, 0x8f, 0xff, 0xff, 0xff, 0xff, 'x' };
+	static const uint8_t extra[] = { 1, 0, 0, 0, 1, 0, 0, 0, 'a', 'b', 'c' };
+	tagged_event t;
+	dec_why w = { .text = "" };
+
+	(void) state;
+	assert_int_equal(tagged_event_parse(huge, 7, &t, &w), -EBADMSG);
+	assert_string_equal(w.text, "TCG_PCClientTaggedEvent: 7 bytes, shorter than its 8-byte header");
+	assert_int_equal(tagged_event_parse(huge, sizeof(huge), &t, &w), -EBADMSG);
+	assert_string_equal(w.text, "TCG_PCClientTaggedEvent: taggedEventDataSize 4294967295 overruns the event (1 bytes left)");
+	assert_int_equal(tagged_event_parse(extra, sizeof(extra), &t, NULL), 0);
+	assert_int_equal(t.id, 1);
+	assert_int_equal(t.size, 1);
+	assert_int_equal(t.data[0], 'a');
+	assert_int_equal(t.trailing, 2);
+}
+
+static void test_startup_locality(void **state)
+{
+	static const uint8_t sig[] = "StartupLocality";
+	mb_event_log *log;
+	const mb_event *ev = corpus_event(&log, "go-tpm-tools/gdc-host.bin", 1, MB_EV_NO_ACTION);
+	uint8_t buf[18], loc = 0xee;
+	dec_why w = { .text = "" };
+
+	(void) state;
+	assert_int_equal(ev->data_size, 17);
+	assert_int_equal(startup_locality_parse(ev->data, ev->data_size, &loc, NULL), 0);
+	assert_int_equal(loc, 3);
+	mb_event_log_free(log);
+
+	memcpy(buf, sig, 16);
+	buf[16] = 4;
+	buf[17] = 0;
+	loc = 0xee;
+	/* the signature alone, or a byte too many: malformed, nothing set */
+	assert_int_equal(startup_locality_parse(buf, 16, &loc, &w), -EBADMSG);
+	assert_string_equal(w.text, "StartupLocality event: 16 bytes, 17 expected");
+	assert_int_equal(startup_locality_parse(buf, 18, &loc, &w), -EBADMSG);
+	assert_string_equal(w.text, "StartupLocality event: 18 bytes, 17 expected");
+	assert_int_equal(loc, 0xee);
+	/* another signature, or too short for one: not this event, and no reason given */
+	w.text[0] = 0;
+	assert_int_equal(startup_locality_parse(buf, 15, &loc, &w), -ENOENT);
+	assert_int_equal(startup_locality_parse((const uint8_t *) "Spec ID Event03\0\0", 17, &loc, &w), -ENOENT);
+	buf[15] = ' '; /* no NUL after the name */
+	assert_int_equal(startup_locality_parse(buf, 17, &loc, &w), -ENOENT);
+	assert_int_equal(w.text[0], 0);
+	assert_int_equal(loc, 0xee);
+}
+
+/*
+ * event-sd-boot-fedora37.bin.yaml, EventNum 24 (systemd-boot, PCR 12): String
+ * "\x20\0c\0o\0n\0s\0o\0l\0e\0=\0t\0t\0y\0S\00\0 ..." (UTF-16LE with a NUL unit). And sbctl's
+ * t480s_eventlog event 44 (PCR 8): the same kind of command line ending in a single NUL byte,
+ * which systemd-boot has been seen to log (xxd: "...2000 6500 2000 00").
+ */
+static void test_text(void **state)
+{
+	static const uint8_t guid[16] = { 0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11,
+					  0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c };
+	mb_event_log *log;
+	const mb_event *ev = corpus_event(&log, "tpm2-tools/event-sd-boot-fedora37.bin", 24, MB_EV_IPL);
+	char *t;
+
+	(void) state;
+	assert_int_equal(text_encoding_of(ev->data, ev->data_size), TEXT_UTF16);
+	t = text_judged(ev->data, ev->data_size);
+	assert_non_null(t);
+	assert_string_equal(t, " console=ttyS0 console=tty0 efi=debug ");
+	free(t);
+	mb_event_log_free(log);
+
+	ev = corpus_event(&log, "sbctl/t480s_eventlog", 44, MB_EV_IPL);
+	assert_int_equal(ev->data_size % 2, 1);
+	assert_int_equal(ev->data[ev->data_size - 1], 0);
+	assert_int_equal(text_encoding_of(ev->data, ev->data_size), TEXT_UTF16);
+	/* judged strictly: an odd length is not UTF-16 a rule may see */
+	assert_null(text_judged(ev->data, ev->data_size));
+	mb_event_log_free(log);
+
+	assert_int_equal(text_encoding_of((const uint8_t *) "grub_cmd: linux /vmlinuz\0", 25), TEXT_UTF8);
+	t = text_judged((const uint8_t *) "grub_cmd: linux /vmlinuz\0\0", 26);
+	assert_string_equal(t, "grub_cmd: linux /vmlinuz");
+	free(t);
+	assert_int_equal(text_encoding_of(guid, sizeof(guid)), TEXT_NONE);
+	assert_null(text_judged(guid, sizeof(guid)));
+	assert_int_equal(text_encoding_of(guid, 0), TEXT_NONE);
+	assert_null(text_judged(guid, 0));
+	assert_null(text_judged((const uint8_t *) "\0\0\0", 3));
+	/* a control inside ASCII: not text to judge (nor UTF-16: the second byte is no NUL) */
+	assert_null(text_judged((const uint8_t *) "ab\001c", 4));
+	assert_int_equal(text_encoding_of((const uint8_t *) "ab\001c", 4), TEXT_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_efi_variable_corpus),
+		cmocka_unit_test(test_efi_variable_hostile),
+		cmocka_unit_test(test_tagged_corpus),
+		cmocka_unit_test(test_tagged_hostile),
+		cmocka_unit_test(test_startup_locality),
+		cmocka_unit_test(test_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
