@@ -84,6 +84,10 @@ unpredictable "Ubuntu GRUB log (shim measured the kernel into PCR 4), --kernel" 
 unpredictable "Secure Boot log (shim measured the kernel into PCR 4), --kernel" "$SECUREBOOT" '["4"]' --kernel "$W/file"
 unpredictable "systemd-boot log, --initrd (PCR 12 command line)" "$SDBOOT" '["12"]' --initrd "$W/file"
 unpredictable "systemd-boot log, --cmdline (PCR 12 command line)" "$SDBOOT" '["12"]' --cmdline "quiet"
+# An older systemd-boot (sbctl's T480s, event 44) measured the command line into PCR 8 as UTF-16
+# ending in one NUL byte (xxd: "... 2000 00"): the same command line, as `log show` reads it.
+unpredictable "older systemd-boot log, --cmdline (PCR 8 command line, odd length)" \
+	"$C/sbctl/t480s_eventlog" '["8"]' --cmdline "quiet"
 printf 'linux /boot/vmlinuz-new root=/dev/sda1 ro\n' >"$W/main.cfg"
 unpredictable "Ubuntu GRUB log, a /boot/grub/grub.cfg without today's commands" "$UBUNTU" '["8"]' \
 	--grub-cfg "(hd0,gpt2)/boot/grub/grub.cfg=$W/main.cfg"

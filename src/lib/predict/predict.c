@@ -112,11 +112,11 @@ static uint32_t tag_id(const mb_event *ev)
 	return t.id;
 }
 
-/* An EV_IPL of systemd-boot or systemd-stub: UTF-16 text (GRUB's strings and paths are ASCII,
- * never a NUL second byte). */
+/* An EV_IPL of systemd-boot or systemd-stub: UTF-16 text, as `log show` calls it (GRUB's
+ * strings and paths are UTF-8 text). */
 static bool is_utf16_text(const mb_event *ev)
 {
-	return ev->type == MB_EV_IPL && ev->data_size >= 2 && ev->data_size % 2 == 0 && ev->data[0] && !ev->data[1];
+	return ev->type == MB_EV_IPL && text_encoding_of(ev->data, ev->data_size) == TEXT_UTF16;
 }
 
 static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
