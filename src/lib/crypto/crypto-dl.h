@@ -64,8 +64,11 @@
 	X(EVP_CipherInit_ex) \
 	X(EVP_CipherUpdate) \
 	X(EVP_Digest) \
+	X(EVP_DigestFinal_ex) \
+	X(EVP_DigestInit_ex2) \
 	X(EVP_DigestSign) \
 	X(EVP_DigestSignInit) \
+	X(EVP_DigestUpdate) \
 	X(EVP_DigestVerify) \
 	X(EVP_DigestVerifyInit) \
 	X(EVP_EncryptFinal_ex) \
@@ -73,6 +76,8 @@
 	X(EVP_EncryptUpdate) \
 	X(EVP_MD_CTX_free) \
 	X(EVP_MD_CTX_new) \
+	X(EVP_MD_fetch) \
+	X(EVP_MD_free) \
 	X(EVP_MD_get_size) \
 	X(EVP_PKEY_CTX_free) \
 	X(EVP_PKEY_CTX_new_from_name) \
@@ -186,8 +191,11 @@ int dlopen_crypto(mb_error *err);
 #define EVP_CipherInit_ex (dl_lib_ensure(&crypto_dl_lib), sym_EVP_CipherInit_ex)
 #define EVP_CipherUpdate (dl_lib_ensure(&crypto_dl_lib), sym_EVP_CipherUpdate)
 #define EVP_Digest (dl_lib_ensure(&crypto_dl_lib), sym_EVP_Digest)
+#define EVP_DigestFinal_ex (dl_lib_ensure(&crypto_dl_lib), sym_EVP_DigestFinal_ex)
+#define EVP_DigestInit_ex2 (dl_lib_ensure(&crypto_dl_lib), sym_EVP_DigestInit_ex2)
 #define EVP_DigestSign (dl_lib_ensure(&crypto_dl_lib), sym_EVP_DigestSign)
 #define EVP_DigestSignInit (dl_lib_ensure(&crypto_dl_lib), sym_EVP_DigestSignInit)
+#define EVP_DigestUpdate (dl_lib_ensure(&crypto_dl_lib), sym_EVP_DigestUpdate)
 #define EVP_DigestVerify (dl_lib_ensure(&crypto_dl_lib), sym_EVP_DigestVerify)
 #define EVP_DigestVerifyInit (dl_lib_ensure(&crypto_dl_lib), sym_EVP_DigestVerifyInit)
 #define EVP_EncryptFinal_ex (dl_lib_ensure(&crypto_dl_lib), sym_EVP_EncryptFinal_ex)
@@ -195,6 +203,8 @@ int dlopen_crypto(mb_error *err);
 #define EVP_EncryptUpdate (dl_lib_ensure(&crypto_dl_lib), sym_EVP_EncryptUpdate)
 #define EVP_MD_CTX_free (dl_lib_ensure(&crypto_dl_lib), sym_EVP_MD_CTX_free)
 #define EVP_MD_CTX_new (dl_lib_ensure(&crypto_dl_lib), sym_EVP_MD_CTX_new)
+#define EVP_MD_fetch (dl_lib_ensure(&crypto_dl_lib), sym_EVP_MD_fetch)
+#define EVP_MD_free (dl_lib_ensure(&crypto_dl_lib), sym_EVP_MD_free)
 #define EVP_MD_get_size (dl_lib_ensure(&crypto_dl_lib), sym_EVP_MD_get_size)
 #define EVP_PKEY_CTX_free (dl_lib_ensure(&crypto_dl_lib), sym_EVP_PKEY_CTX_free)
 #define EVP_PKEY_CTX_new_from_name (dl_lib_ensure(&crypto_dl_lib), sym_EVP_PKEY_CTX_new_from_name)

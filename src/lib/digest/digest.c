@@ -19,6 +19,8 @@
 #include <nettle/sha1.h>
 #include <nettle/sha2.h>
 #include <nettle/sm3.h>
+#include "lib/crypto/crypto-dl.h"
+#include "lib/digest/digest-internal.h"
 
 #include <mboot/digest.h>
 #include "shared/fail.h"
@@ -128,9 +130,56 @@ MB_EXPORT int mb_digest_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest
 }
 
 struct mb_digest_ctx {
-	const struct nettle_hash *hash;
+	const struct nettle_hash *hash; /* NULL: md */
+	EVP_MD_CTX *md;
 	hash_ctx state;
 };
+
+/*
+ * Nettle's SHA-384 and SHA-512 run at about 500 MB/s here, OpenSSL's (AVX2) at about 720 MB/s;
+ * SHA-1, SHA-256 (SHA-NI in both) and SM3 are within 10 %. From BULK_MIN bytes on, OpenSSL's
+ * SHA-384/512 win back what loading libcrypto and its provider costs (~1.5 ms), once per process.
+ */
+#define BULK_MIN ((uint64_t) 4 << 20)
+
+static EVP_MD *bulk_md(uint16_t alg)
+{
+	static EVP_MD *cache[2];
+	size_t i = alg == MB_ALG_SHA384 ? 0 : 1;
+
+	if (!cache[i]) {
+		EVP_MD *md = EVP_MD_fetch(NULL, i == 0 ? "SHA384" : "SHA512", NULL);
+		EVP_MD *expected = NULL;
+
+		if (!md)
+			return NULL;
+		if (!__atomic_compare_exchange_n(&cache[i], &expected, md, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			EVP_MD_free(md);
+	}
+	return cache[i];
+}
+
+int digest_ctx_new_sized(uint16_t alg, uint64_t size, mb_digest_ctx **ret)
+{
+	mb_digest_ctx *ctx;
+	EVP_MD *md;
+
+	/* Without libcrypto, or when it fails, Nettle computes the same digest. */
+	if (size < BULK_MIN || (alg != MB_ALG_SHA384 && alg != MB_ALG_SHA512) || dlopen_crypto(NULL) < 0 ||
+	    !(md = bulk_md(alg)))
+		return mb_digest_ctx_new(alg, ret);
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->md = EVP_MD_CTX_new();
+	if (!ctx->md || !EVP_DigestInit_ex2(ctx->md, md, NULL)) {
+		mb_digest_ctx_free(ctx);
+		return mb_digest_ctx_new(alg, ret);
+	}
+	*ret = ctx;
+	return 0;
+}
 
 MB_EXPORT int mb_digest_ctx_new(uint16_t alg, mb_digest_ctx **ret)
 {
@@ -143,6 +192,7 @@ MB_EXPORT int mb_digest_ctx_new(uint16_t alg, mb_digest_ctx **ret)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->hash = h;
+	ctx->md = NULL;
 	h->init(&ctx->state);
 	*ret = ctx;
 	return 0;
@@ -150,12 +200,16 @@ MB_EXPORT int mb_digest_ctx_new(uint16_t alg, mb_digest_ctx **ret)
 
 MB_EXPORT int mb_digest_ctx_update(mb_digest_ctx *ctx, const void *data, size_t size)
 {
+	if (ctx->md)
+		return EVP_DigestUpdate(ctx->md, data, size) ? 0 : -EIO;
 	ctx->hash->update(&ctx->state, size, data);
 	return 0;
 }
 
 MB_EXPORT int mb_digest_ctx_final(mb_digest_ctx *ctx, uint8_t *out)
 {
+	if (ctx->md)
+		return EVP_DigestFinal_ex(ctx->md, out, NULL) ? 0 : -EIO;
 	ctx->hash->digest(&ctx->state, ctx->hash->digest_size, out);
 	return 0;
 }
@@ -164,6 +218,8 @@ MB_EXPORT void mb_digest_ctx_free(mb_digest_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	if (ctx->md)
+		EVP_MD_CTX_free(ctx->md);
 	explicit_bzero(ctx, sizeof(*ctx));
 	free(ctx);
 }
@@ -176,6 +232,7 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 {
 	mb_digest_ctx *ctx[8] = { 0 };
 	size_t buf_size = CHUNK;
+	uint64_t size_hint = 0; /* unknown: a pipe */
 	struct stat st;
 	uint8_t *buf = NULL;
 	int fd = -1, rc = 0;
@@ -183,13 +240,9 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 
 	if (n_algs > sizeof(ctx) / sizeof(ctx[0]))
 		return set_error(err, -EINVAL, "too many algorithms");
-	for (i = 0; i < n_algs; i++) {
-		rc = mb_digest_ctx_new(algs[i], &ctx[i]);
-		if (rc < 0) {
-			set_error(err, rc, "cannot compute algorithm 0x%04x", algs[i]);
-			goto out;
-		}
-	}
+	for (i = 0; i < n_algs; i++)
+		if (!hash_for(algs[i]))
+			return set_error(err, -EOPNOTSUPP, "cannot compute algorithm 0x%04x", algs[i]);
 	if (strcmp(path, "-") == 0) {
 		fd = STDIN_FILENO;
 	} else {
@@ -202,8 +255,18 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 	}
 	/* A small file gets a buffer its size (+1 to see the end in one read): a CHUNK-sized
 	 * one is mmap()ed and unmapped by malloc, which costs more than hashing a few KiB. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < CHUNK)
-		buf_size = (size_t) st.st_size + 1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_hint = (uint64_t) st.st_size;
+		if (st.st_size < CHUNK)
+			buf_size = (size_t) st.st_size + 1;
+	}
+	for (i = 0; i < n_algs; i++) {
+		rc = digest_ctx_new_sized(algs[i], size_hint, &ctx[i]);
+		if (rc < 0) {
+			set_error(err, rc, "out of memory");
+			goto out;
+		}
+	}
 	buf = malloc(buf_size);
 	if (!buf) {
 		rc = set_error(err, -ENOMEM, "out of memory");
