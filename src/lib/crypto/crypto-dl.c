@@ -2,9 +2,12 @@
 #define CRYPTO_DL_IMPL
 #include "crypto-dl.h"
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 CRYPTO_DL(DL_DEFINE)
 
 static const dl_sym crypto_syms[] = { CRYPTO_DL(DL_ENTRY) };
+#pragma GCC diagnostic pop
 
 /* Debian 12's soname and package. */
 dl_lib crypto_dl_lib = {
