@@ -121,45 +121,12 @@ int jsonout_flush(jsonout *b, FILE *f)
 	return 0;
 }
 
-/* A new line and the indentation of depth into d (room for 1 + 2 * depth bytes). */
-static void line_at(char *d, size_t depth)
-{
-	/* A newline and 32 levels of blanks: one copy for any depth a log's JSON reaches. */
-	static const char blanks[] = "\n" "                                " "                                "
-				     "                                " "                                ";
+const char jsonout_blanks[JSONOUT_LINE_MAX + 1] = "\n                              ";
 
-	if (depth <= (sizeof(blanks) - 2) / 2) {
-		memcpy(d, blanks, 1 + 2 * depth);
-		return;
-	}
+void jsonout_line_at(char *d, size_t depth)
+{
 	d[0] = '\n';
 	memset(d + 1, ' ', 2 * depth);
-}
-
-void jsonout_line(jsonout *b)
-{
-	char *d = jsonout_room(b, 1 + 2 * b->depth);
-
-	if (d) {
-		line_at(d, b->depth);
-		b->n += 1 + 2 * b->depth;
-	}
-}
-
-/* jsonout_key_lit pretty: s is ",\"key\":", written as newline, indentation, "\"key\": ". */
-void jsonout_key_pretty(jsonout *b, const char *s, size_t n)
-{
-	size_t head = b->opened ? 0 : 1, line = 1 + 2 * b->depth;
-	char *d = jsonout_room(b, head + line + n);
-
-	b->opened = false;
-	if (!d)
-		return;
-	d[0] = ',';
-	line_at(d + head, b->depth);
-	memcpy(d + head + line, s + 1, n - 1);
-	d[head + line + n - 1] = ' ';
-	b->n += head + line + n;
 }
 
 /*
@@ -168,34 +135,24 @@ void jsonout_key_pretty(jsonout *b, const char *s, size_t n)
  * escaping (\b \n \r \t \f \" \\ and \u00xx below 0x20; '/' and bytes >= 0x7f as they are),
  * no blanks, members in insertion order. Types the decoders never build go through json-c.
  */
-void jsonout_string(jsonout *b, const char *s, size_t n)
+/* Bytes json-c escapes: controls, '"' and '\\'. */
+static inline bool needs_escape(unsigned char c)
+{
+	return c < 0x20 || c == '"' || c == '\\';
+}
+
+/* s[i..n) from its first byte json-c escapes, escaped; the quotes are the caller's. */
+static void escaped_tail(jsonout *b, const char *s, size_t i, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
-	size_t i, start = 0;
+	size_t start = i;
 
-	jsonout_lit(b, "\"");
-	for (i = 0; i < n; i++) {
-		unsigned char c;
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char) s[i];
 		char esc[6] = { '\\', 0, '0', '0', 0, 0 };
 		size_t elen = 2;
 
-		/* Eight bytes at a time while none is below 0x20, '"' or '\\' (the usual case). */
-		while (n - i >= 8) {
-			const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-			uint64_t x, lt, q, bs;
-
-			memcpy(&x, s + i, 8);
-			lt = (x - ones * 0x20) & ~x & highs;
-			q = ((x ^ ones * '"') - ones) & ~(x ^ ones * '"') & highs;
-			bs = ((x ^ ones * '\\') - ones) & ~(x ^ ones * '\\') & highs;
-			if (lt | q | bs)
-				break;
-			i += 8;
-		}
-		if (i == n)
-			break;
-		c = (unsigned char) s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (!needs_escape(c))
 			continue;
 		switch (c) {
 		case '\b': esc[1] = 'b'; break;
@@ -216,6 +173,39 @@ void jsonout_string(jsonout *b, const char *s, size_t n)
 		start = i + 1;
 	}
 	jsonout_put(b, s + start, n - start);
+}
+
+/*
+ * Copied as it is scanned, 16 bytes a step (room for 16 more is taken so that the last step
+ * may store a whole block); at the first byte to escape, the rest goes through escaped_tail.
+ */
+void jsonout_string(jsonout *b, const char *s, size_t n)
+{
+	char *d = jsonout_room(b, n + 2 + 16);
+	size_t i = 0;
+
+	if (!d)
+		return;
+	*d++ = '"';
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+		const __m128i ctl = _mm_set1_epi8(0x1f);
+		__m128i x = _mm_loadu_si128((const __m128i *) (const void *) (s + i));
+		/* unsigned x <= 0x1f: max(x, 0x1f) == 0x1f */
+		__m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+					   _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
+
+		_mm_storeu_si128((__m128i *) (void *) (d + i), x);
+		if (_mm_movemask_epi8(bad))
+			break;
+	}
+#endif
+	for (; i < n && !needs_escape((unsigned char) s[i]); i++)
+		d[i] = s[i];
+	b->n += 1 + i;
+	if (i < n)
+		escaped_tail(b, s, i, n);
 	jsonout_lit(b, "\"");
 }
 

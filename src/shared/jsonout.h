@@ -55,8 +55,31 @@ static inline void jsonout_put(jsonout *b, const char *s, size_t n)
 
 #define jsonout_lit(b, s) jsonout_put((b), (s), sizeof(s) - 1)
 
+/*
+ * A newline and the blanks of JSONOUT_FAST_DEPTH levels: a new line is one copy of constant
+ * size, of which the buffer keeps 1 + 2 * depth bytes (the rest is written over next).
+ */
+#define JSONOUT_FAST_DEPTH 15u
+#define JSONOUT_LINE_MAX (1u + 2u * JSONOUT_FAST_DEPTH)
+extern const char jsonout_blanks[JSONOUT_LINE_MAX + 1];
+
+/* Deeper than JSONOUT_FAST_DEPTH: a new line and the indentation of depth into d. */
+void jsonout_line_at(char *d, size_t depth);
+
 /* Pretty: a new line indented to the depth. */
-void jsonout_line(jsonout *b);
+static inline void jsonout_line(jsonout *b)
+{
+	size_t line = 1 + 2 * b->depth;
+	char *d = jsonout_room(b, line > JSONOUT_LINE_MAX ? line : JSONOUT_LINE_MAX);
+
+	if (!d)
+		return;
+	if (b->depth <= JSONOUT_FAST_DEPTH)
+		memcpy(d, jsonout_blanks, JSONOUT_LINE_MAX);
+	else
+		jsonout_line_at(d, b->depth);
+	b->n += line;
+}
 
 /* '{' or '['. */
 static inline void jsonout_open(jsonout *b, char bracket)
@@ -98,12 +121,17 @@ static inline void jsonout_colon(jsonout *b)
 /* A member's key, k a string literal that needs no escaping: the comma (jsonout_next), the
  * quoted key and the colon, in one piece when compact (as ",\"k\":"). */
 #define jsonout_key(b, k) jsonout_key_lit((b), ",\"" k "\":", sizeof(k) + 3)
-void jsonout_key_pretty(jsonout *b, const char *s, size_t n);
 static inline void jsonout_key_lit(jsonout *b, const char *s, size_t n)
 {
-	/* Two copies of constant size (inlined as a few moves), not one of a computed size. */
+	/* Copies of constant size (inlined as a few moves), not ones of a computed size. */
 	if (b->pretty) {
-		jsonout_key_pretty(b, s, n);
+		/* newline, indentation, "\"key\": " */
+		if (!b->opened)
+			jsonout_lit(b, ",");
+		b->opened = false;
+		jsonout_line(b);
+		jsonout_put(b, s + 1, n - 1);
+		jsonout_lit(b, " ");
 	} else if (b->opened) {
 		b->opened = false;
 		jsonout_put(b, s + 1, n - 1);

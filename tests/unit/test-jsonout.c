@@ -175,6 +175,33 @@ static void test_values(void **state)
 	json_object_put(o);
 }
 
+/* Strings of every length around jsonout_string's 16-byte steps, with one byte json-c escapes
+ * (or one that looks close: 0x20, 0x7f, 0xff, 0x9f) at every place, against json-c's own. */
+static void test_string_steps(void **state)
+{
+	static const unsigned char probes[] = { '"', '\\', 0x00, 0x01, 0x1f, '\n', 0x20, 0x7f, 0x80, 0x9f, 0xff, '/' };
+	char s[50];
+	size_t n, at, k;
+
+	(void) state;
+	for (n = 0; n <= sizeof(s); n++)
+		for (at = 0; at <= n; at++)
+			for (k = 0; k < sizeof(probes); k++) {
+				json_object *o;
+				char what[64];
+				size_t i;
+
+				for (i = 0; i < n; i++)
+					s[i] = (char) ('a' + i % 26);
+				if (at < n)
+					s[at] = (char) probes[k];
+				o = json_object_new_string_len(s, (int) n);
+				snprintf(what, sizeof(what), "length %zu, byte 0x%02x at %zu", n, probes[k], at);
+				assert_int_equal(differs(o, what), 0);
+				json_object_put(o);
+			}
+}
+
 static unsigned n_logs, n_events, n_bad;
 
 static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -249,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_documents),
+		cmocka_unit_test(test_string_steps),
 		cmocka_unit_test(test_hex_numbers),
 		cmocka_unit_test(test_corpus_decoded),
 	};
