@@ -46,23 +46,33 @@ static const char digit_pairs[201] =
 	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
 	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
+/* Written where it goes, from the last digit back: no copy of a computed size. */
 void jsonout_u64(jsonout *b, uint64_t v)
 {
-	char tmp[20]; /* UINT64_MAX has 20 digits */
-	size_t i = sizeof(tmp);
+	static const uint64_t tens[19] = {
+		10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+		10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+		10000000000000000000u,
+	};
+	char *d = jsonout_room(b, 20); /* UINT64_MAX has 20 digits */
+	size_t len = 1, i;
 
+	if (!d)
+		return;
+	while (len < 20 && v >= tens[len - 1])
+		len++;
+	i = len;
 	while (v >= 100) {
 		i -= 2;
-		memcpy(tmp + i, digit_pairs + 2 * (v % 100), 2);
+		memcpy(d + i, digit_pairs + 2 * (v % 100), 2);
 		v /= 100;
 	}
-	if (v >= 10) {
-		i -= 2;
-		memcpy(tmp + i, digit_pairs + 2 * v, 2);
-	} else {
-		tmp[--i] = (char) ('0' + v);
-	}
-	jsonout_put(b, tmp + i, sizeof(tmp) - i);
+	if (v >= 10)
+		memcpy(d, digit_pairs + 2 * v, 2);
+	else
+		d[0] = (char) ('0' + v);
+	b->n += len;
 }
 
 /* Both hex digits of every byte value, "000102...ff": one lookup per byte. */

@@ -121,7 +121,7 @@ static inline void jsonout_colon(jsonout *b)
 /* A member's key, k a string literal that needs no escaping: the comma (jsonout_next), the
  * quoted key and the colon, in one piece when compact (as ",\"k\":"). */
 #define jsonout_key(b, k) jsonout_key_lit((b), ",\"" k "\":", sizeof(k) + 3)
-static inline void jsonout_key_lit(jsonout *b, const char *s, size_t n)
+static inline __attribute__((always_inline)) void jsonout_key_lit(jsonout *b, const char *s, size_t n)
 {
 	/* Copies of constant size (inlined as a few moves), not ones of a computed size. */
 	if (b->pretty) {
