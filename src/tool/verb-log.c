@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +8,7 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
-#include "shared/jsonout.h"
+#include "tool/log-show.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -87,15 +86,7 @@ static const char *uncheckable_text(const mb_event *ev, const char *kind)
 	return NULL;
 }
 
-/* The footer of `log show`: the log's events, the data that does not hash to its digest. */
-#define SHOW_MISMATCHES_LISTED 32u
-
-typedef struct show_summary {
-	size_t events, shown, mismatches;
-	uint32_t listed[SHOW_MISMATCHES_LISTED]; /* the first mismatching events' numbers */
-} show_summary;
-
-static void summary_add(show_summary *sum, const mb_event *ev, bool shown, int status)
+void show_summary_add(show_summary *sum, const mb_event *ev, bool shown, int status)
 {
 	sum->events++;
 	sum->shown += shown;
@@ -120,63 +111,6 @@ static void print_summary_text(const show_summary *sum, const mb_pcr_values *v)
 		printf(", ... %zu more", sum->mismatches - SHOW_MISMATCHES_LISTED);
 	printf("%s\nPCRs replayed from the log:\n", sum->mismatches ? ")" : "");
 	(void) tool_print_pcr_values(v); /* as `log replay` prints them; it says any failure */
-}
-
-/*
- * --json: the same as the document's last member, "summary": {"events", "events_shown",
- * "digest_mismatches", "mismatched_events" (the first 32 numbers), "banks" (the PCR-values shape)}.
- */
-static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr_values *v)
-{
-	size_t i, b;
-
-	jsonout_key(o, "summary");
-	jsonout_open(o, '{');
-	jsonout_key(o, "events");
-	jsonout_u64(o, sum->events);
-	jsonout_key(o, "events_shown");
-	jsonout_u64(o, sum->shown);
-	jsonout_key(o, "digest_mismatches");
-	jsonout_u64(o, sum->mismatches);
-	jsonout_key(o, "mismatched_events");
-	jsonout_open(o, '[');
-	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++) {
-		jsonout_next(o);
-		jsonout_u64(o, sum->listed[i]);
-	}
-	jsonout_close(o, ']');
-	jsonout_key(o, "banks");
-	jsonout_open(o, '{');
-	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
-		uint16_t alg = mb_pcr_values_bank_alg(v, b);
-		size_t digest_size = mb_digest_by_alg(alg)->size;
-		char name[8];
-		uint32_t p;
-
-		jsonout_next(o);
-		jsonout_lit(o, "\"");
-		jsonout_raw(o, mb_digest_alg_name(alg, name));
-		jsonout_lit(o, "\"");
-		jsonout_colon(o);
-		jsonout_open(o, '{');
-		for (p = 0; p < MB_PCR_COUNT; p++) {
-			const uint8_t *value = mb_pcr_values_get(v, alg, p);
-
-			if (!value)
-				continue;
-			jsonout_next(o);
-			jsonout_lit(o, "\"");
-			jsonout_u64(o, p);
-			jsonout_lit(o, "\"");
-			jsonout_colon(o);
-			jsonout_lit(o, "\"");
-			jsonout_hex(o, value, digest_size);
-			jsonout_lit(o, "\"");
-		}
-		jsonout_close(o, '}');
-	}
-	jsonout_close(o, '}');
-	jsonout_close(o, '}');
 }
 
 /* Returns the digest check's status (-1: none). */
@@ -215,220 +149,16 @@ static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_even
 	return status;
 }
 
-/* The digest check's status of an event not shown (-1: none). */
-static int check_status(const mb_event *ev)
+int show_check_status(const mb_event *ev)
 {
 	mb_digest_check check;
 
 	return mb_event_check_digest(ev, &check) == 0 ? (int) check.status : -1;
 }
 
-static bool pcr_selected(const mb_event *ev, uint32_t mask)
+bool show_pcr_selected(const mb_event *ev, uint32_t mask)
 {
 	return ev->pcr < MB_PCR_COUNT ? (mask & (1u << ev->pcr)) != 0 : mask == UINT32_MAX;
-}
-
-/*
- * `log show --json` hashes every event twice over: its data for the digest check, its digests
- * into the replay. A worker thread does both while the main thread writes the JSON: it checks
- * the events in order, publishing how far it got (checks[0..done) are final), then replays.
- */
-typedef struct show_work {
-	const uint8_t *data;
-	size_t size;
-	mb_digest_check *checks; /* by event number; status -1: not checked */
-	size_t n_events, checked;
-	mb_pcr_values *v;
-	int replay_rc;
-	mb_error err;
-	pthread_mutex_t lock;
-	pthread_cond_t more;
-	size_t done;
-} show_work;
-
-#define SHOW_CHECKS_BATCH 256u
-
-static void work_publish(show_work *w, size_t done)
-{
-	pthread_mutex_lock(&w->lock);
-	w->done = done;
-	pthread_cond_signal(&w->more);
-	pthread_mutex_unlock(&w->lock);
-}
-
-static int work_check_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
-{
-	show_work *w = ctx;
-
-	(void) log;
-	(void) err;
-	if (ev->number >= w->n_events)
-		return 0;
-	if (mb_event_check_digest(ev, &w->checks[ev->number]) < 0)
-		w->checks[ev->number] = (mb_digest_check) { .status = (mb_digest_status) -1 };
-	w->checked = ev->number + 1;
-	if ((ev->number + 1) % SHOW_CHECKS_BATCH == 0)
-		work_publish(w, ev->number + 1);
-	return 0;
-}
-
-static void *work_run(void *ctx)
-{
-	show_work *w = ctx;
-	mb_error ignored = { 0 };
-	size_t i;
-
-	/* The log was checked already, so this visit does not fail; if it did, what it did not
-	 * reach is "not checked" (the JSON then checks those events itself). */
-	if (mb_event_log_visit(w->data, w->size, work_check_event, w, &ignored) < 0)
-		for (i = w->checked; i < w->n_events; i++)
-			w->checks[i] = (mb_digest_check) { .status = (mb_digest_status) -1 };
-	work_publish(w, w->n_events);
-	w->replay_rc = mb_replay_log_data(w->data, w->size, w->v, NULL, &w->err);
-	return NULL;
-}
-
-/* The check of event i, waiting for the worker to get there. */
-static const mb_digest_check *work_check(show_work *w, size_t *seen, uint32_t i)
-{
-	if (i >= w->n_events)
-		return NULL;
-	if (i >= *seen) {
-		pthread_mutex_lock(&w->lock);
-		while (w->done <= i)
-			pthread_cond_wait(&w->more, &w->lock);
-		*seen = w->done;
-		pthread_mutex_unlock(&w->lock);
-	}
-	return (int) w->checks[i].status < 0 ? NULL : &w->checks[i];
-}
-
-typedef struct show_json {
-	jsonout out;
-	mb_event_decoded *dec;
-	uint32_t pcr_mask;
-	show_summary sum;
-	show_work *work;
-	size_t seen; /* checks the main thread knows are done */
-} show_json;
-
-static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
-{
-	(void) log;
-	(void) ev;
-	(void) err;
-	(*(size_t *) ctx)++;
-	return 0;
-}
-
-/* mb_event_log_visit() callback: the document's head at event 0 (the log's format is known
- * from there), then every selected event. */
-static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
-{
-	show_json *s = ctx;
-	const mb_digest_check *check = work_check(s->work, &s->seen, ev->number);
-	bool shown = pcr_selected(ev, s->pcr_mask);
-
-	if (ev->number == 0) {
-		const mb_spec_id *spec = mb_event_log_spec_id(log);
-
-		jsonout_open(&s->out, '{');
-		jsonout_key(&s->out, "format");
-		if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
-			jsonout_lit(&s->out, "\"crypto-agile\"");
-		else
-			jsonout_lit(&s->out, "\"sha1\"");
-		/* Only a log whose header holds exactly "Spec ID Event03" has one: nothing to escape. */
-		if (spec) {
-			jsonout_key(&s->out, "spec_id");
-			jsonout_lit(&s->out, "\"");
-			jsonout_raw(&s->out, spec->signature);
-			jsonout_lit(&s->out, "\"");
-		}
-		jsonout_key(&s->out, "events");
-		jsonout_open(&s->out, '[');
-	}
-	if (shown) {
-		jsonout_next(&s->out);
-		summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, check));
-	} else {
-		summary_add(&s->sum, ev, false, check ? (int) check->status : check_status(ev));
-	}
-	if (s->out.oom)
-		return set_error(err, -ENOMEM, "out of memory");
-	if (s->out.n >= MB_JSONOUT_FLUSH && jsonout_flush(&s->out, stdout) < 0)
-		return set_error(err, -EIO, "write error");
-	return 0;
-}
-
-/*
- * `log show --json`: the log is checked first (a malformed log prints nothing but the error,
- * as when it was parsed whole), then read a second time, each event written as it comes: no
- * event array, and a 100,000-event log never becomes one JSON tree. The digest checks and the
- * replay (the summary's PCRs) are the worker's (show_work).
- */
-static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
-{
-	show_json s = { .out.pretty = style != TOOL_JSON_COMPACT, .pcr_mask = pcr_mask };
-	show_work w = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER };
-	mb_error err = { 0 };
-	uint8_t *data = NULL;
-	size_t size = 0;
-	pthread_t worker;
-	bool threaded = false;
-	int rc;
-
-	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
-		tool_report(path, &err);
-		return EXIT_USAGE;
-	}
-	if (mb_event_log_visit(data, size, count_event, &w.n_events, &err) < 0) {
-		tool_report(path, &err);
-		free(data);
-		return EXIT_USAGE;
-	}
-	w.data = data;
-	w.size = size;
-	w.checks = malloc((w.n_events ? w.n_events : 1) * sizeof(*w.checks));
-	w.v = tool_pcr_values_new();
-	s.dec = mb_event_decoded_new();
-	s.work = &w;
-	if (!w.checks || !w.v || !s.dec) {
-		rc = set_error(&err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	/* Without a thread the same work is done first, in this one. */
-	threaded = pthread_create(&worker, NULL, work_run, &w) == 0;
-	if (!threaded)
-		work_run(&w);
-	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
-	if (threaded)
-		pthread_join(worker, NULL);
-	threaded = false;
-	if (rc == 0 && w.replay_rc < 0)
-		rc = w.replay_rc, err = w.err;
-	if (rc == 0) {
-		jsonout_close(&s.out, ']');
-		write_summary_json(&s.out, &s.sum, w.v);
-		jsonout_close(&s.out, '}');
-		jsonout_lit(&s.out, "\n");
-		if (s.out.oom)
-			rc = set_error(&err, -ENOMEM, "out of memory");
-	}
-	if (jsonout_flush(&s.out, stdout) < 0 && rc == 0)
-		rc = set_error(&err, -EIO, "write error");
-out:
-	free(s.out.p);
-	mb_event_decoded_free(s.dec);
-	mb_pcr_values_free(w.v);
-	free(w.checks);
-	free(data);
-	if (rc < 0) {
-		/* Stdout may hold half a document: say so rather than pretend it is whole. */
-		tool_report(path, &err);
-		return EXIT_USAGE;
-	}
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
 }
 
 static int log_show(int argc, char **argv)
@@ -477,10 +207,10 @@ static int log_show(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 
-		if (pcr_selected(ev, a.pcr_mask))
-			summary_add(&sum, ev, true, print_event_text(log, ev, dec));
+		if (show_pcr_selected(ev, a.pcr_mask))
+			show_summary_add(&sum, ev, true, print_event_text(log, ev, dec));
 		else
-			summary_add(&sum, ev, false, check_status(ev));
+			show_summary_add(&sum, ev, false, show_check_status(ev));
 	}
 	t = mb_event_log_trailer(log, &toff, &tsize);
 	if (t != MB_TRAILER_NONE)

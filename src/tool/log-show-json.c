@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `mboot log show --json`, written as the log is read: no event array, and a 100,000-event log
+ * never becomes one JSON tree. Two threads share the work. The worker checks every event's
+ * digest and replays the log (the summary's PCRs); the main thread writes the document. When
+ * the worker is done with its own work it writes blocks of events ahead of the main thread into
+ * buffers, which the main thread copies out in their place.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/fail.h"
+#include "shared/fileio.h"
+#include "shared/jsonout.h"
+#include "tool/log-show.h"
+#include "tool/tool.h"
+
+/*
+ * --json: the same as the document's last member, "summary": {"events", "events_shown",
+ * "digest_mismatches", "mismatched_events" (the first 32 numbers), "banks" (the PCR-values shape)}.
+ */
+static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr_values *v)
+{
+	size_t i, b;
+
+	jsonout_key(o, "summary");
+	jsonout_open(o, '{');
+	jsonout_key(o, "events");
+	jsonout_u64(o, sum->events);
+	jsonout_key(o, "events_shown");
+	jsonout_u64(o, sum->shown);
+	jsonout_key(o, "digest_mismatches");
+	jsonout_u64(o, sum->mismatches);
+	jsonout_key(o, "mismatched_events");
+	jsonout_open(o, '[');
+	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++) {
+		jsonout_next(o);
+		jsonout_u64(o, sum->listed[i]);
+	}
+	jsonout_close(o, ']');
+	jsonout_key(o, "banks");
+	jsonout_open(o, '{');
+	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		size_t digest_size = mb_digest_by_alg(alg)->size;
+		char name[8];
+		uint32_t p;
+
+		jsonout_next(o);
+		jsonout_lit(o, "\"");
+		jsonout_raw(o, mb_digest_alg_name(alg, name));
+		jsonout_lit(o, "\"");
+		jsonout_colon(o);
+		jsonout_open(o, '{');
+		for (p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *value = mb_pcr_values_get(v, alg, p);
+
+			if (!value)
+				continue;
+			jsonout_next(o);
+			jsonout_lit(o, "\"");
+			jsonout_u64(o, p);
+			jsonout_lit(o, "\"");
+			jsonout_colon(o);
+			jsonout_lit(o, "\"");
+			jsonout_hex(o, value, digest_size);
+			jsonout_lit(o, "\"");
+		}
+		jsonout_close(o, '}');
+	}
+	jsonout_close(o, '}');
+	jsonout_close(o, '}');
+}
+
+/*
+ * Events are shared out in blocks of SHOW_BLOCK: the main thread writes a block itself unless
+ * the worker took it, which it may only SHOW_AHEAD blocks or more ahead of the main thread (so
+ * that it is written by the time the main thread gets there) and fewer than SHOW_SLOTS ahead
+ * (its buffers: the block's number modulo SHOW_SLOTS).
+ */
+#define SHOW_BLOCK 256u
+#define SHOW_AHEAD 2u
+#define SHOW_SLOTS 4u
+#define SHOW_FREE SIZE_MAX
+
+typedef struct show_slot {
+	jsonout out;
+	size_t block; /* SHOW_FREE, or the block it holds */
+	bool done;    /* written whole */
+} show_slot;
+
+typedef struct show_work {
+	const uint8_t *data;
+	size_t size;
+	mb_digest_check *checks; /* by event number; status -1: not checked */
+	size_t n_events, checked;
+	mb_pcr_values *v;
+	int replay_rc;
+	mb_error err;
+	pthread_mutex_t lock;
+	pthread_cond_t more;  /* checks done, a slot written: for the main thread */
+	pthread_cond_t moved; /* the main thread went on, a slot freed, stop: for the worker */
+	size_t done;
+	/* Writing blocks: only in a thread of its own (help). */
+	bool help, stop, pretty;
+	size_t depth;         /* the events' in the document */
+	size_t main_block;    /* where the main thread is (SHOW_FREE: not started) */
+	bool *taken;          /* by block: the worker's */
+	size_t n_blocks;
+	show_slot slots[SHOW_SLOTS];
+	show_slot *writing;   /* the worker's slot of the block it is in, or NULL */
+	mb_event_decoded *dec;
+} show_work;
+
+#define SHOW_CHECKS_BATCH 256u
+
+static void work_publish(show_work *w, size_t done)
+{
+	pthread_mutex_lock(&w->lock);
+	w->done = done;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static int work_check_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	show_work *w = ctx;
+
+	(void) log;
+	(void) err;
+	if (ev->number >= w->n_events)
+		return 0;
+	if (mb_event_check_digest(ev, &w->checks[ev->number]) < 0)
+		w->checks[ev->number] = (mb_digest_check) { .status = (mb_digest_status) -1 };
+	w->checked = ev->number + 1;
+	if ((ev->number + 1) % SHOW_CHECKS_BATCH == 0)
+		work_publish(w, ev->number + 1);
+	return 0;
+}
+
+static const mb_digest_check *checked(const show_work *w, uint32_t i)
+{
+	return i >= w->n_events || (int) w->checks[i].status < 0 ? NULL : &w->checks[i];
+}
+
+/* The worker's slot is written whole: the main thread may copy it out. */
+static void work_block_done(show_work *w)
+{
+	if (!w->writing)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->writing->done = true;
+	pthread_cond_broadcast(&w->more);
+	pthread_mutex_unlock(&w->lock);
+	w->writing = NULL;
+}
+
+/* At the start of block k: take it when far enough ahead of the main thread and a slot is free,
+ * waiting while it is too far ahead. Returns false when told to stop. */
+static bool work_take(show_work *w, size_t k)
+{
+	show_slot *slot = &w->slots[k % SHOW_SLOTS];
+	bool go = true;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		if (w->stop) {
+			go = false;
+			break;
+		}
+		/* Not yet started, or too close behind or ahead: the main thread's. */
+		if (w->main_block == SHOW_FREE || k < w->main_block + SHOW_AHEAD)
+			break;
+		if (k < w->main_block + SHOW_SLOTS && slot->block == SHOW_FREE) {
+			w->taken[k] = true;
+			slot->block = k;
+			slot->done = false;
+			slot->out.n = 0;
+			slot->out.depth = w->depth;
+			slot->out.opened = false;
+			slot->out.pretty = w->pretty;
+			w->writing = slot;
+			break;
+		}
+		pthread_cond_wait(&w->moved, &w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return go;
+}
+
+static int work_write_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	show_work *w = ctx;
+
+	if (ev->number % SHOW_BLOCK == 0) {
+		work_block_done(w);
+		if (!work_take(w, ev->number / SHOW_BLOCK))
+			return set_error(err, -ECANCELED, "stopped");
+	}
+	if (w->writing) {
+		jsonout_next(&w->writing->out);
+		(void) tool_event_write(&w->writing->out, log, ev, w->dec, checked(w, ev->number));
+	}
+	return 0;
+}
+
+static void *work_run(void *ctx)
+{
+	show_work *w = ctx;
+	mb_error ignored = { 0 };
+	size_t i;
+
+	/* The log was checked already, so this visit does not fail; if it did, what it did not
+	 * reach is "not checked" (the JSON then checks those events itself). */
+	if (mb_event_log_visit(w->data, w->size, work_check_event, w, &ignored) < 0)
+		for (i = w->checked; i < w->n_events; i++)
+			w->checks[i] = (mb_digest_check) { .status = (mb_digest_status) -1 };
+	work_publish(w, w->n_events);
+	w->replay_rc = mb_replay_log_data(w->data, w->size, w->v, NULL, &w->err);
+	if (w->help) {
+		/* It ends when the main thread says stop: any block it took is written by then. */
+		(void) !mb_event_log_visit(w->data, w->size, work_write_event, w, &ignored);
+		work_block_done(w);
+	}
+	return NULL;
+}
+
+/* The check of event i, waiting for the worker to get there. */
+static const mb_digest_check *work_check(show_work *w, size_t *seen, uint32_t i)
+{
+	if (i >= w->n_events)
+		return NULL;
+	if (i >= *seen) {
+		pthread_mutex_lock(&w->lock);
+		while (w->done <= i)
+			pthread_cond_wait(&w->more, &w->lock);
+		*seen = w->done;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return checked(w, i);
+}
+
+typedef struct show_json {
+	jsonout out;
+	mb_event_decoded *dec;
+	uint32_t pcr_mask;
+	show_summary sum;
+	show_work *work;
+	size_t seen; /* checks the main thread knows are done */
+	bool theirs; /* the block the main thread is in is the worker's */
+} show_json;
+
+/* Block k's output, which the worker wrote, after what the main thread wrote; its slot freed. */
+static int put_block(show_json *s, size_t k, mb_error *err)
+{
+	show_work *w = s->work;
+	show_slot *slot = &w->slots[k % SHOW_SLOTS];
+	int rc = 0;
+
+	pthread_mutex_lock(&w->lock);
+	while (!slot->done)
+		pthread_cond_wait(&w->more, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	if (slot->out.oom)
+		rc = set_error(err, -ENOMEM, "out of memory");
+	else if (jsonout_flush(&s->out, stdout) < 0 || jsonout_flush(&slot->out, stdout) < 0)
+		rc = set_error(err, -EIO, "write error");
+	pthread_mutex_lock(&w->lock);
+	slot->block = SHOW_FREE;
+	pthread_cond_broadcast(&w->moved);
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+/* At the start of block k: the main thread's own, or the worker's to copy out. */
+static int enter_block(show_json *s, size_t k, mb_error *err)
+{
+	show_work *w = s->work;
+
+	pthread_mutex_lock(&w->lock);
+	w->main_block = k;
+	w->depth = s->out.depth;
+	s->theirs = k < w->n_blocks && w->taken[k];
+	pthread_cond_broadcast(&w->moved);
+	pthread_mutex_unlock(&w->lock);
+	return s->theirs ? put_block(s, k, err) : 0;
+}
+
+static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	(void) log;
+	(void) ev;
+	(void) err;
+	(*(size_t *) ctx)++;
+	return 0;
+}
+
+/* mb_event_log_visit() callback: the document's head at event 0 (the log's format is known
+ * from there), then every selected event. */
+static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
+{
+	show_json *s = ctx;
+	const mb_digest_check *check = work_check(s->work, &s->seen, ev->number);
+	bool shown = show_pcr_selected(ev, s->pcr_mask);
+	int rc;
+
+	if (ev->number == 0) {
+		const mb_spec_id *spec = mb_event_log_spec_id(log);
+
+		jsonout_open(&s->out, '{');
+		jsonout_key(&s->out, "format");
+		if (mb_event_log_format(log) == MB_LOG_FORMAT_CRYPTO_AGILE)
+			jsonout_lit(&s->out, "\"crypto-agile\"");
+		else
+			jsonout_lit(&s->out, "\"sha1\"");
+		/* Only a log whose header holds exactly "Spec ID Event03" has one: nothing to escape. */
+		if (spec) {
+			jsonout_key(&s->out, "spec_id");
+			jsonout_lit(&s->out, "\"");
+			jsonout_raw(&s->out, spec->signature);
+			jsonout_lit(&s->out, "\"");
+		}
+		jsonout_key(&s->out, "events");
+		jsonout_open(&s->out, '[');
+	}
+	if (ev->number % SHOW_BLOCK == 0 && s->work->help) {
+		rc = enter_block(s, ev->number / SHOW_BLOCK, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (shown && !s->theirs) {
+		jsonout_next(&s->out);
+		show_summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, check));
+	} else {
+		show_summary_add(&s->sum, ev, shown, check ? (int) check->status : show_check_status(ev));
+	}
+	if (s->out.oom)
+		return set_error(err, -ENOMEM, "out of memory");
+	if (s->out.n >= MB_JSONOUT_FLUSH && jsonout_flush(&s->out, stdout) < 0)
+		return set_error(err, -EIO, "write error");
+	return 0;
+}
+
+/*
+ * The log is checked first (a malformed log prints nothing but the error, as when it was parsed
+ * whole), then read a second time, each event written as it comes.
+ */
+int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
+{
+	show_json s = { .out.pretty = style != TOOL_JSON_COMPACT, .pcr_mask = pcr_mask };
+	show_work w = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER,
+			.moved = PTHREAD_COND_INITIALIZER, .main_block = SHOW_FREE, .pretty = s.out.pretty };
+	mb_error err = { 0 };
+	uint8_t *data = NULL;
+	size_t size = 0, i;
+	pthread_t worker;
+	bool threaded = false;
+	int rc;
+
+	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	if (mb_event_log_visit(data, size, count_event, &w.n_events, &err) < 0) {
+		tool_report(path, &err);
+		free(data);
+		return EXIT_USAGE;
+	}
+	w.data = data;
+	w.size = size;
+	w.checks = malloc((w.n_events ? w.n_events : 1) * sizeof(*w.checks));
+	w.n_blocks = w.n_events / SHOW_BLOCK + 1;
+	w.taken = calloc(w.n_blocks, sizeof(*w.taken));
+	w.v = tool_pcr_values_new();
+	w.dec = mb_event_decoded_new();
+	s.dec = mb_event_decoded_new();
+	s.work = &w;
+	for (i = 0; i < SHOW_SLOTS; i++)
+		w.slots[i].block = SHOW_FREE;
+	if (!w.checks || !w.taken || !w.v || !w.dec || !s.dec) {
+		rc = set_error(&err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Every event written: the first of a block after the first is no array's first (a
+	 * selection of PCRs may leave out every event before it: the main thread writes it all). */
+	w.help = pcr_mask == UINT32_MAX;
+	/* Without a thread the same work is done first, in this one, which then writes everything. */
+	threaded = pthread_create(&worker, NULL, work_run, &w) == 0;
+	if (!threaded) {
+		w.help = false;
+		work_run(&w);
+	}
+	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+	if (threaded) {
+		pthread_mutex_lock(&w.lock);
+		w.stop = true;
+		pthread_cond_broadcast(&w.moved);
+		pthread_mutex_unlock(&w.lock);
+		pthread_join(worker, NULL);
+	}
+	threaded = false;
+	if (rc == 0 && w.replay_rc < 0)
+		rc = w.replay_rc, err = w.err;
+	if (rc == 0) {
+		jsonout_close(&s.out, ']');
+		write_summary_json(&s.out, &s.sum, w.v);
+		jsonout_close(&s.out, '}');
+		jsonout_lit(&s.out, "\n");
+		if (s.out.oom)
+			rc = set_error(&err, -ENOMEM, "out of memory");
+	}
+	if (jsonout_flush(&s.out, stdout) < 0 && rc == 0)
+		rc = set_error(&err, -EIO, "write error");
+out:
+	free(s.out.p);
+	for (i = 0; i < SHOW_SLOTS; i++)
+		free(w.slots[i].out.p);
+	mb_event_decoded_free(s.dec);
+	mb_event_decoded_free(w.dec);
+	mb_pcr_values_free(w.v);
+	free(w.taken);
+	free(w.checks);
+	free(data);
+	if (rc < 0) {
+		/* Stdout may hold half a document: say so rather than pretend it is whole. */
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+}
