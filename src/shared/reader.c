@@ -12,16 +12,6 @@ void reader_init(byte_reader *r, const void *data, size_t size, uint64_t base)
 	r->base = base;
 }
 
-int read_bytes(byte_reader *r, size_t n, const uint8_t **ret)
-{
-	if (n > reader_left(r))
-		return -EBADMSG;
-	if (ret)
-		*ret = r->data + r->pos;
-	r->pos += n;
-	return 0;
-}
-
 int read_skip(byte_reader *r, size_t n)
 {
 	return read_bytes(r, n, NULL);
@@ -58,26 +48,6 @@ int read_u8(byte_reader *r, uint8_t *ret)
 	if (read_bytes(r, 1, &p) < 0)
 		return -EBADMSG;
 	*ret = p[0];
-	return 0;
-}
-
-int read_u16le(byte_reader *r, uint16_t *ret)
-{
-	const uint8_t *p;
-
-	if (read_bytes(r, 2, &p) < 0)
-		return -EBADMSG;
-	*ret = (uint16_t) (p[0] | (p[1] << 8));
-	return 0;
-}
-
-int read_u32le(byte_reader *r, uint32_t *ret)
-{
-	const uint8_t *p;
-
-	if (read_bytes(r, 4, &p) < 0)
-		return -EBADMSG;
-	*ret = (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
 	return 0;
 }
 
