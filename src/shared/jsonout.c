@@ -47,7 +47,7 @@ static const char digit_pairs[201] =
 	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
 /* Written where it goes, from the last digit back: no copy of a computed size. */
-void jsonout_u64(jsonout *b, uint64_t v)
+char *jsonout_at_u64(char *d, uint64_t v)
 {
 	static const uint64_t tens[19] = {
 		10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
@@ -55,11 +55,8 @@ void jsonout_u64(jsonout *b, uint64_t v)
 		1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
 		10000000000000000000u,
 	};
-	char *d = jsonout_room(b, 20); /* UINT64_MAX has 20 digits */
-	size_t len = 1, i;
+	size_t len = 1, i; /* UINT64_MAX has 20 digits */
 
-	if (!d)
-		return;
 	while (len < 20 && v >= tens[len - 1])
 		len++;
 	i = len;
@@ -72,7 +69,15 @@ void jsonout_u64(jsonout *b, uint64_t v)
 		memcpy(d, digit_pairs + 2 * v, 2);
 	else
 		d[0] = (char) ('0' + v);
-	b->n += len;
+	return d + len;
+}
+
+void jsonout_u64(jsonout *b, uint64_t v)
+{
+	char *d = jsonout_room(b, JSONOUT_U64_ROOM);
+
+	if (d)
+		b->n = (size_t) (jsonout_at_u64(d, v) - b->p);
 }
 
 /* Both hex digits of every byte value, "000102...ff": one lookup per byte. */
@@ -86,13 +91,10 @@ static const char hex_pairs[512] =
 	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
 	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-void jsonout_hex(jsonout *b, const uint8_t *p, size_t n)
+char *jsonout_at_hex(char *d, const uint8_t *p, size_t n)
 {
-	char *d = jsonout_room(b, 2 * n);
 	size_t i = 0;
 
-	if (!d)
-		return;
 #ifdef __SSE2__
 	/* 16 bytes a step: split into nibbles, interleave high and low, add '0' or 'a' - 10. */
 	for (; i + 16 <= n; i += 16) {
@@ -120,7 +122,15 @@ void jsonout_hex(jsonout *b, const uint8_t *p, size_t n)
 	}
 	for (; i < n; i++)
 		memcpy(d + 2 * i, hex_pairs + 2 * p[i], 2);
-	b->n += 2 * n;
+	return d + 2 * n;
+}
+
+void jsonout_hex(jsonout *b, const uint8_t *p, size_t n)
+{
+	char *d = jsonout_room(b, 2 * n);
+
+	if (d)
+		b->n = (size_t) (jsonout_at_hex(d, p, n) - b->p);
 }
 
 int jsonout_flush(jsonout *b, FILE *f)

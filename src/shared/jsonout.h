@@ -139,6 +139,55 @@ static inline __attribute__((always_inline)) void jsonout_key_lit(jsonout *b, co
 		jsonout_put(b, s, n);
 	}
 }
+/*
+ * A run of pieces written through a local pointer into room taken once (jsonout_room), the
+ * length set once at the end (b->n = d - b->p): through the jsonout, every store through a char
+ * pointer may alias b->n, which the compiler then reloads and stores around every piece.
+ * The layout is the caller's: where jsonout_next/_key would lay out, it calls these with the
+ * depth and whether the member is its container's first.
+ */
+static inline char *jsonout_at_line(char *d, size_t depth)
+{
+	if (depth <= JSONOUT_FAST_DEPTH)
+		memcpy(d, jsonout_blanks, JSONOUT_LINE_MAX);
+	else
+		jsonout_line_at(d, depth);
+	return d + 1 + 2 * depth;
+}
+
+/* Room a jsonout_at_line() needs. */
+static inline size_t jsonout_line_room(size_t depth)
+{
+	return depth <= JSONOUT_FAST_DEPTH ? JSONOUT_LINE_MAX : 1 + 2 * depth;
+}
+
+/* A member's key, as jsonout_key lays it out (k a literal needing no escaping). */
+#define jsonout_at_key(d, pretty, depth, first, k) \
+	jsonout_at_key_lit((d), (pretty), (depth), (first), ",\"" k "\":", sizeof(k) + 3)
+static inline __attribute__((always_inline)) char *jsonout_at_key_lit(char *d, bool pretty, size_t depth,
+								    bool first, const char *s, size_t n)
+{
+	if (!pretty && first) {
+		memcpy(d, s + 1, n - 1);
+		return d + n - 1;
+	}
+	if (!pretty) {
+		memcpy(d, s, n);
+		return d + n;
+	}
+	if (!first)
+		*d++ = ',';
+	d = jsonout_at_line(d, depth);
+	memcpy(d, s + 1, n - 1);
+	d[n - 1] = ' ';
+	return d + n;
+}
+/* Room for a jsonout_at_u64(). */
+#define JSONOUT_U64_ROOM 20u
+char *jsonout_at_u64(char *d, uint64_t v);
+/* Lowercase hex of n bytes (no quotes): 2 * n bytes of room. */
+char *jsonout_at_hex(char *d, const uint8_t *p, size_t n);
+
 /* s as it is: the caller knows it needs no escaping. */
 void jsonout_raw(jsonout *b, const char *s);
 void jsonout_u64(jsonout *b, uint64_t v);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One event as JSON, the two ways the tool writes it (log show --json, log diff --json). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "shared/json-dl.h"
 
@@ -78,46 +79,77 @@ json_object *tool_event_json(const mb_event_log *log, const mb_event *ev)
 int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
 		     const mb_digest_check *checked)
 {
-	char tbuf[16];
+	char tbuf[16], name[8];
+	const char *type = tool_type_name(ev->type, tbuf);
+	size_t type_len = strlen(type), depth = b->depth + 1, line = jsonout_line_room(depth + 1), room;
+	bool pretty = b->pretty;
 	mb_digest_check check;
 	int status = -1;
 	uint32_t i;
+	char *d;
 
-	jsonout_open(b, '{');
-	jsonout_key(b, "index");
-	jsonout_u64(b, ev->number);
-	jsonout_key(b, "offset");
-	jsonout_u64(b, ev->offset);
-	jsonout_key(b, "record_size");
-	jsonout_u64(b, ev->record_size);
-	jsonout_key(b, "pcr");
-	jsonout_u64(b, ev->pcr);
-	jsonout_key(b, "type");
-	jsonout_lit(b, "\"");
-	jsonout_raw(b, tool_type_name(ev->type, tbuf));
-	jsonout_lit(b, "\"");
-	jsonout_key(b, "type_value");
-	jsonout_u64(b, ev->type);
-	jsonout_key(b, "digests");
-	jsonout_open(b, '{');
+	/*
+	 * Up to "data": one run (jsonout_at_*) in room for every piece at its largest: the braces,
+	 * eight keys (a comma, a line, "\"record_size\": " the longest), five numbers, the type,
+	 * each digest (a comma, a line, its name, quotes, colon, blank, hex) and the digests'
+	 * closing line, the data's hex.
+	 */
+	room = 2 + 8 * (1 + line + 16) + 5 * JSONOUT_U64_ROOM + type_len + 2 + line + 1 + 2 + 2 * (size_t) ev->data_size;
+	for (i = 0; i < ev->n_digests; i++)
+		room += 1 + line + strlen(mb_digest_alg_name(ev->digests[i].alg, name)) + 6 +
+			2 * (size_t) ev->digests[i].size;
+	d = jsonout_room(b, room);
+	if (!d)
+		return -1;
+	*d++ = '{';
+	d = jsonout_at_key(d, pretty, depth, true, "index");
+	d = jsonout_at_u64(d, ev->number);
+	d = jsonout_at_key(d, pretty, depth, false, "offset");
+	d = jsonout_at_u64(d, ev->offset);
+	d = jsonout_at_key(d, pretty, depth, false, "record_size");
+	d = jsonout_at_u64(d, ev->record_size);
+	d = jsonout_at_key(d, pretty, depth, false, "pcr");
+	d = jsonout_at_u64(d, ev->pcr);
+	d = jsonout_at_key(d, pretty, depth, false, "type");
+	*d++ = '"';
+	memcpy(d, type, type_len);
+	d += type_len;
+	*d++ = '"';
+	d = jsonout_at_key(d, pretty, depth, false, "type_value");
+	d = jsonout_at_u64(d, ev->type);
+	d = jsonout_at_key(d, pretty, depth, false, "digests");
+	*d++ = '{';
 	/* The parser refuses two digests of one algorithm: every key is new. */
 	for (i = 0; i < ev->n_digests; i++) {
-		char name[8];
+		const char *alg = mb_digest_alg_name(ev->digests[i].alg, name);
+		size_t alg_len = strlen(alg);
 
-		jsonout_next(b);
-		jsonout_lit(b, "\"");
-		jsonout_raw(b, mb_digest_alg_name(ev->digests[i].alg, name));
-		jsonout_lit(b, "\"");
-		jsonout_colon(b);
-		jsonout_lit(b, "\"");
-		jsonout_hex(b, ev->digests[i].bytes, ev->digests[i].size);
-		jsonout_lit(b, "\"");
+		if (i)
+			*d++ = ',';
+		if (pretty)
+			d = jsonout_at_line(d, depth + 1);
+		*d++ = '"';
+		memcpy(d, alg, alg_len);
+		d += alg_len;
+		*d++ = '"';
+		*d++ = ':';
+		if (pretty)
+			*d++ = ' ';
+		*d++ = '"';
+		d = jsonout_at_hex(d, ev->digests[i].bytes, ev->digests[i].size);
+		*d++ = '"';
 	}
-	jsonout_close(b, '}');
-	jsonout_key(b, "data");
-	jsonout_lit(b, "\"");
-	jsonout_hex(b, ev->data, ev->data_size);
-	jsonout_lit(b, "\"");
+	/* As jsonout_close: the brace on a line of its own at the members' depth. */
+	if (pretty)
+		d = jsonout_at_line(d, depth);
+	*d++ = '}';
+	d = jsonout_at_key(d, pretty, depth, false, "data");
+	*d++ = '"';
+	d = jsonout_at_hex(d, ev->data, ev->data_size);
+	*d++ = '"';
+	b->n = (size_t) (d - b->p);
+	b->depth = depth;
+	b->opened = false;
 	jsonout_key(b, "decoded");
 	/* Out of memory prints null, as json-c did for a NULL object. */
 	if (mb_event_decode(log, ev, dec) == 0)
