@@ -404,10 +404,57 @@ static void test_digest_check_ipl_logged(void **state)
 	mb_log_writer_free(w);
 }
 
+/* Event type names by the TCG PC Client PFP's numbers (Table 9 and 10, written here as the
+ * spec writes them, not through MB_EV_*), the ends of both ranges and the gaps between them
+ * included; and every name found reads back to its number through mb_event_type_from_name. */
+static void test_type_names(void **state)
+{
+	static const struct {
+		uint32_t type;
+		const char *name;
+	} known[] = {
+		{ 0x00000000, "EV_PREBOOT_CERT" }, { 0x00000001, "EV_POST_CODE" },
+		{ 0x00000003, "EV_NO_ACTION" }, { 0x00000004, "EV_SEPARATOR" },
+		{ 0x00000005, "EV_ACTION" }, { 0x00000006, "EV_EVENT_TAG" },
+		{ 0x00000008, "EV_S_CRTM_VERSION" }, { 0x0000000d, "EV_IPL" },
+		{ 0x00000012, "EV_OMIT_BOOT_DEVICE_EVENTS" }, { 0x80000000, "EV_EFI_EVENT_BASE" },
+		{ 0x80000001, "EV_EFI_VARIABLE_DRIVER_CONFIG" }, { 0x80000002, "EV_EFI_VARIABLE_BOOT" },
+		{ 0x80000003, "EV_EFI_BOOT_SERVICES_APPLICATION" }, { 0x80000006, "EV_EFI_GPT_EVENT" },
+		{ 0x80000007, "EV_EFI_ACTION" }, { 0x8000000b, "EV_EFI_HANDOFF_TABLES2" },
+		{ 0x8000000c, "EV_EFI_VARIABLE_BOOT2" }, { 0x80000010, "EV_EFI_HCRTM_EVENT" },
+		{ 0x800000e0, "EV_EFI_VARIABLE_AUTHORITY" }, { 0x800000e1, "EV_EFI_SPDM_FIRMWARE_BLOB" },
+	};
+	static const uint32_t unknown[] = { 0x00000014, 0x0000ffff, 0x7fffffff, 0x8000000e, 0x8000000f,
+					    0x80000011, 0x800000df, 0x800000e5, 0xffffffff };
+	size_t i;
+	uint32_t t;
+
+	(void) state;
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		assert_non_null(mb_event_type_name(known[i].type));
+		assert_string_equal(mb_event_type_name(known[i].type), known[i].name);
+	}
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		assert_null(mb_event_type_name(unknown[i]));
+	for (t = 0; t < 0x200; t++) {
+		uint32_t types[2] = { t, 0x80000000u + t }, back;
+
+		for (i = 0; i < 2; i++) {
+			const char *name = mb_event_type_name(types[i]);
+
+			if (!name)
+				continue;
+			assert_int_equal(mb_event_type_from_name(name, &back), 0);
+			assert_int_equal(back, types[i]);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_separator_vector),
+		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_replay_rules),
 		cmocka_unit_test(test_unknown_bank),
 		cmocka_unit_test(test_many_digests),

@@ -5,6 +5,7 @@
 
 #include <mboot/eventlog.h>
 
+/* In ascending order of type (mb_event_type_name searches it by halves). */
 static const struct {
 	uint32_t type;
 	const char *name;
@@ -51,13 +52,21 @@ static const struct {
 	{ MB_EV_EFI_SPDM_DEVICE_AUTHORITY, "EV_EFI_SPDM_DEVICE_AUTHORITY" },
 };
 
+/* type_names is in ascending order of type: a binary search (every event of a log shown asks). */
 MB_EXPORT const char *mb_event_type_name(uint32_t type)
 {
-	size_t i;
+	size_t lo = 0, hi = sizeof(type_names) / sizeof(type_names[0]);
 
-	for (i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
-		if (type_names[i].type == type)
-			return type_names[i].name;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (type_names[mid].type == type)
+			return type_names[mid].name;
+		if (type_names[mid].type < type)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
