@@ -31,7 +31,25 @@ struct mb_event_decoded {
 	bool oom;
 };
 
-static void *arena_alloc(mb_event_decoded *d, size_t n)
+/* A new chunk with room for n, the newest: out of line, as it is rare. */
+static void *arena_grow(mb_event_decoded *d, size_t n)
+{
+	size_t size = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
+	chunk *c = malloc(sizeof(*c) + size);
+
+	if (!c) {
+		d->oom = true;
+		return NULL;
+	}
+	c->size = size;
+	c->used = n;
+	c->next = d->chunks;
+	d->chunks = c;
+	return c->data;
+}
+
+/* Inline: a decoder asks for a few nodes and strings an event, and a call each showed in profiles. */
+static inline void *arena_alloc(mb_event_decoded *d, size_t n)
 {
 	chunk *c = d->chunks;
 	void *p;
@@ -39,19 +57,8 @@ static void *arena_alloc(mb_event_decoded *d, size_t n)
 	if (d->oom)
 		return NULL;
 	n = (n + _Alignof(max_align_t) - 1) & ~(size_t) (_Alignof(max_align_t) - 1);
-	if (!c || c->size - c->used < n) {
-		size_t size = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
-
-		c = malloc(sizeof(*c) + size);
-		if (!c) {
-			d->oom = true;
-			return NULL;
-		}
-		c->size = size;
-		c->used = 0;
-		c->next = d->chunks;
-		d->chunks = c;
-	}
+	if (!c || c->size - c->used < n)
+		return arena_grow(d, n);
 	p = (char *) c->data + c->used;
 	c->used += n;
 	return p;
