@@ -75,6 +75,7 @@ static void test_like_snprintf(void **state)
 	SAME("%.500s%.*s", long_a, 50, no_nul);
 	SAME("%s = %u (0x%08x)", "vsnprintf", 42u, 42u); /* not strings only */
 	SAME("%s%5s|%-3s|", "width ", "r", "l");      /* a width: vsnprintf's */
+	SAME("%.*s then %.*d", 3, "abcdef", 4, 7); /* a precision taken before a number: vsnprintf from the start */
 	mb_event_decoded_free(d);
 }
 

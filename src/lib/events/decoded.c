@@ -298,37 +298,13 @@ void dec_set_kind(mb_decoded_node *o, const char *kind)
 	dec_add_str(o, "kind", kind);
 }
 
-/* fmt's conversions are all %s, %.Ns, %.*s or %%: the ones put_strings does. */
-static bool only_strings(const char *fmt)
-{
-	const char *p = fmt;
-
-	while ((p = strchr(p, '%'))) {
-		p++;
-		if (*p == '.') {
-			p++;
-			if (*p == '*')
-				p++;
-			else
-				while (*p >= '0' && *p <= '9')
-					p++;
-		} else if (*p == '%') {
-			p++;
-			continue;
-		}
-		if (*p != 's')
-			return false;
-		p++;
-	}
-	return true;
-}
-
 /*
- * vsnprintf(buf, size, fmt, ap) for a fmt of only_strings(), the same bytes: an event's
- * description is mostly strings pasted together, and glibc's vsnprintf (a FILE set up per
- * call) cost more than decoding the event. Returns the length written.
+ * vsnprintf(buf, size, fmt, ap), the same bytes, when fmt's conversions are all %s, %.Ns, %.*s
+ * or %%: an event's description is mostly strings pasted together, and glibc's vsnprintf (a
+ * FILE set up per call) cost more than decoding the event. False at any other conversion
+ * (the caller then formats with vsnprintf, from a copy of ap taken before).
  */
-static size_t put_strings(char *buf, size_t size, const char *fmt, va_list ap)
+static bool put_strings(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	size_t n = 0;
 
@@ -359,7 +335,9 @@ static size_t put_strings(char *buf, size_t size, const char *fmt, va_list ap)
 						max = 10 * max + (size_t) (*fmt - '0');
 				}
 			}
-			fmt++; /* the 's' */
+			if (*fmt != 's')
+				return false;
+			fmt++;
 			s = va_arg(ap, const char *);
 			if (!s) /* as glibc prints it */
 				s = max >= 6 ? "(null)" : "";
@@ -371,13 +349,13 @@ static size_t put_strings(char *buf, size_t size, const char *fmt, va_list ap)
 		n += len;
 	}
 	buf[n] = '\0';
-	return n;
+	return true;
 }
 
 void dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
 {
 	char buf[512];
-	va_list ap;
+	va_list ap, again;
 	size_t i;
 	unsigned high = 0;
 
@@ -388,10 +366,10 @@ void dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
 		return;
 	}
 	va_start(ap, fmt);
-	if (only_strings(fmt))
-		put_strings(buf, sizeof(buf), fmt, ap);
-	else
-		vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_copy(again, ap);
+	if (!put_strings(buf, sizeof(buf), fmt, ap))
+		vsnprintf(buf, sizeof(buf), fmt, again);
+	va_end(again);
 	va_end(ap);
 	/* One line for people: no control characters from the input. */
 	for (i = 0; buf[i]; i++) {
