@@ -19,10 +19,10 @@
 #include <nettle/sha1.h>
 #include <nettle/sha2.h>
 #include <nettle/sm3.h>
-#include "lib/crypto/crypto-dl.h"
-#include "lib/digest/digest-internal.h"
 
 #include <mboot/digest.h>
+#include "lib/crypto/crypto-dl.h"
+#include "lib/digest/digest-internal.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 
