@@ -3,15 +3,16 @@
 #define MB_SHARED_DL_LIB_H
 
 /*
- * Libraries that only some commands need (tpm2-tss, PCRE2, zstd, libqrencode, libcurl) are
- * dlopen()ed at their first use instead of being linked: linked, every process pays for
- * mapping and relocating them and their dependencies (libcurl alone brings GnuTLS, Kerberos,
- * LDAP...), 'mboot --version' and 'mboot hash' included. The types still come from the
+ * Libraries that only some commands need (libcrypto, json-c, zlib, tpm2-tss, PCRE2, zstd,
+ * libqrencode, libcurl) are dlopen()ed at their first use instead of being linked: linked,
+ * every process pays for mapping and relocating them and their dependencies (libcurl alone
+ * brings GnuTLS, Kerberos, LDAP...), 'mboot --version' and 'mboot hash' included. The types still come from the
  * libraries' headers at compile time; only the linking changes.
  *
  * Each user header (e.g. src/lib/tpm/tss2-dl.h) declares one pointer sym_F for each function
  * F it uses and #defines F as sym_F, so that the calls read as before; its .c lists them in
- * a dl_lib, and its dlopen_X() calls dl_lib_load() at the entry points, before any call.
+ * a dl_lib, and its dlopen_X() calls dl_lib_load() at the entry points, before any call
+ * (or, for the package's hard dependencies, F means (dl_lib_ensure(&lib), sym_F): below).
  */
 
 #include <stdbool.h>

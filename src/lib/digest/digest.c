@@ -248,7 +248,7 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 	for (i = 0; i < n_algs; i++) {
 		rc = digest_ctx_new_sized(algs[i], size_hint, &ctx[i]);
 		if (rc < 0) {
-			set_error(err, rc, "out of memory");
+			set_error(err, rc, "cannot start hashing: %s", strerror(-rc));
 			goto out;
 		}
 	}
