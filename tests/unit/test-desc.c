@@ -3,7 +3,9 @@
  * dec_set_desc() (the decoders' one-line descriptions) formats string-only formats itself, not
  * through vsnprintf: its text must be what glibc's snprintf prints for the same format and
  * arguments, precisions (%.Ns, %.*s, negative, from buffers with no NUL), %% and the 511-byte
- * limit included; other formats still go to vsnprintf.
+ * limit included; other formats still go to vsnprintf. Then the one-line rule: every control
+ * character and DEL becomes a blank and a byte that is not UTF-8 a '?', wherever it is (the
+ * check runs 16 bytes a step).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,10 +81,64 @@ static void test_like_snprintf(void **state)
 	mb_event_decoded_free(d);
 }
 
+/* in with each byte < 0x20 or 0x7f made a blank, and 0xff (never UTF-8) a '?'. */
+static void one_line(const char *in, char *out)
+{
+	size_t i;
+
+	for (i = 0; in[i]; i++) {
+		unsigned char c = (unsigned char) in[i];
+
+		out[i] = c < 0x20 || c == 0x7f ? ' ' : c == 0xff ? '?' : (char) c;
+	}
+	out[i] = '\0';
+}
+
+static void test_one_line(void **state)
+{
+	static const size_t at[] = { 0, 1, 14, 15, 16, 17, 31, 32, 33, 47, 60 };
+	static const char bad[] = { '\n', '\t', '\r', 0x01, 0x1f, 0x7f, (char) 0xff };
+	mb_event_decoded *d = mb_event_decoded_new();
+	char in[72], want[72];
+	size_t i, j;
+
+	(void) state;
+	assert_non_null(d);
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		for (j = 0; j < sizeof(bad); j++) {
+			mb_decoded_node *root;
+
+			memset(in, 'x', sizeof(in) - 1);
+			in[sizeof(in) - 1] = '\0';
+			in[at[i]] = bad[j];
+			one_line(in, want);
+			root = dec_begin(d);
+			dec_set_desc(root, "%s", in);
+			assert_int_equal(dec_end(d, 0), 0);
+			assert_string_equal(mb_event_decoded_description(d), want);
+			/* The same through vsnprintf (a conversion put_strings leaves to it). */
+			root = dec_begin(d);
+			dec_set_desc(root, "%s%c", in, 'y');
+			assert_int_equal(dec_end(d, 0), 0);
+			assert_memory_equal(mb_event_decoded_description(d), want, strlen(want));
+		}
+	}
+	/* Well-formed UTF-8 after 16 ASCII bytes stays as it is. */
+	{
+		mb_decoded_node *root = dec_begin(d);
+
+		dec_set_desc(root, "%s", "0123456789abcdef caf\xc3\xa9 \xe2\x82\xac");
+		assert_int_equal(dec_end(d, 0), 0);
+		assert_string_equal(mb_event_decoded_description(d), "0123456789abcdef caf\xc3\xa9 \xe2\x82\xac");
+	}
+	mb_event_decoded_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_like_snprintf),
+		cmocka_unit_test(test_one_line),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

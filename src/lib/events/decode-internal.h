@@ -74,6 +74,8 @@ extern const uint8_t guid_shim_lock[16];
 /* Strings. */
 bool utf8_valid(const uint8_t *p, size_t n);
 void utf8_sanitize(char *s, size_t n); /* bytes that start no well-formed sequence become '?' */
+/* A description's one line: each control character and DEL a blank, then utf8_sanitize(). */
+void text_one_line(char *s, size_t n);
 /* Does p[0..n) look like a UTF-16LE text (printable, optional NUL terminator(s))? */
 bool looks_utf16(const uint8_t *p, size_t n);
 /* Printable ASCII/UTF-8 text, optionally NUL-terminated (trailing NULs allowed)? */

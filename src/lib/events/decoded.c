@@ -301,10 +301,10 @@ void dec_set_kind(mb_decoded_node *o, const char *kind)
 /*
  * vsnprintf(buf, size, fmt, ap), the same bytes, when fmt's conversions are all %s, %.Ns, %.*s
  * or %%: an event's description is mostly strings pasted together, and glibc's vsnprintf (a
- * FILE set up per call) cost more than decoding the event. False at any other conversion
- * (the caller then formats with vsnprintf, from a copy of ap taken before).
+ * FILE set up per call) cost more than decoding the event. Returns the length written, or -1 at
+ * any other conversion (the caller then formats with vsnprintf, from a copy of ap taken before).
  */
-static bool put_strings(char *buf, size_t size, const char *fmt, va_list ap)
+static int put_strings(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	size_t n = 0;
 
@@ -336,7 +336,7 @@ static bool put_strings(char *buf, size_t size, const char *fmt, va_list ap)
 				}
 			}
 			if (*fmt != 's')
-				return false;
+				return -1;
 			fmt++;
 			s = va_arg(ap, const char *);
 			if (!s) /* as glibc prints it */
@@ -349,15 +349,15 @@ static bool put_strings(char *buf, size_t size, const char *fmt, va_list ap)
 		n += len;
 	}
 	buf[n] = '\0';
-	return true;
+	return (int) n;
 }
 
 void dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap, again;
-	size_t i;
-	unsigned high = 0;
+	size_t n;
+	int len;
 
 	if (!strchr(fmt, '%')) {
 		/* A fixed text (a literal of ours: one line, ASCII): no formatting to pay for. */
@@ -367,20 +367,20 @@ void dec_set_desc(mb_decoded_node *o, const char *fmt, ...)
 	}
 	va_start(ap, fmt);
 	va_copy(again, ap);
-	if (!put_strings(buf, sizeof(buf), fmt, ap))
-		vsnprintf(buf, sizeof(buf), fmt, again);
+	len = put_strings(buf, sizeof(buf), fmt, ap);
+	if (len >= 0) {
+		n = (size_t) len;
+	} else {
+		buf[0] = '\0';
+		(void) vsnprintf(buf, sizeof(buf), fmt, again);
+		n = strlen(buf); /* up to a NUL a %c may have put in */
+	}
 	va_end(again);
 	va_end(ap);
 	/* One line for people: no control characters from the input. */
-	for (i = 0; buf[i]; i++) {
-		high |= (unsigned char) buf[i];
-		if ((unsigned char) buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = ' ';
-	}
-	if (high & 0x80) /* ASCII is UTF-8 already */
-		utf8_sanitize(buf, i);
+	text_one_line(buf, n);
 	if (o)
-		dec_add(o, "description", string_node(o->owner, buf, i));
+		dec_add(o, "description", string_node(o->owner, buf, n));
 }
 
 MB_EXPORT const mb_decoded_node *mb_event_decoded_root(const mb_event_decoded *d)

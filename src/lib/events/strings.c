@@ -69,7 +69,6 @@ void utf8_sanitize(char *s, size_t n)
 	}
 }
 
-/* Is p[0..n) well-formed UTF-8 already (the usual case: nothing to replace)? */
 /*
  * How many of the bytes from p[0] (at most n) are a run of printable ASCII, 0x20-0x7e, counted
  * eight at a time: a decoder's text is mostly that, and a byte-by-byte loop showed in profiles.
@@ -107,6 +106,7 @@ static size_t ascii_words(const uint8_t *p, size_t n)
 	return i;
 }
 
+/* Is p[0..n) well-formed UTF-8 already (the usual case: nothing to replace)? */
 bool utf8_valid(const uint8_t *p, size_t n)
 {
 	size_t i = ascii_words(p, n);
@@ -124,6 +124,22 @@ bool utf8_valid(const uint8_t *p, size_t n)
 		i += k;
 	}
 	return true;
+}
+
+void text_one_line(char *s, size_t n)
+{
+	const uint8_t *p = (const uint8_t *) s;
+	size_t i = printable_ascii_words(p, n);
+	bool high = false;
+
+	for (; i < n; i++) {
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			s[i] = ' ';
+		else if (p[i] >= 0x80)
+			high = true;
+	}
+	if (high) /* ASCII is UTF-8 already */
+		utf8_sanitize(s, n);
 }
 
 const uint8_t guid_efi_global[16] = {
