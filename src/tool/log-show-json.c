@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * `mboot log show --json`, written as the log is read: no event array, and a 100,000-event log
- * never becomes one JSON tree. Two threads share the work. The worker checks every event's
- * digest and replays the log (the summary's PCRs); the main thread writes the document. When
- * the worker is done with its own work it writes blocks of events ahead of the main thread into
- * buffers, which the main thread copies out in their place.
+ * never becomes one JSON tree. Two threads share the work. The worker replays the log (the
+ * summary's PCRs) while the main thread checks the log and starts the document; then the worker
+ * writes every other block of events, ahead of the main thread, into buffers that the main
+ * thread copies out in their place. Whoever writes an event checks its digest.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -75,34 +75,34 @@ static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr
 }
 
 /*
- * Events are shared out in blocks of SHOW_BLOCK: the main thread writes a block itself unless
- * the worker took it, which it may only SHOW_AHEAD blocks or more ahead of the main thread (so
- * that it is written by the time the main thread gets there) and fewer than SHOW_SLOTS ahead
- * (its buffers: the block's number modulo SHOW_SLOTS).
+ * Events are shared out in blocks of SHOW_BLOCK. Until the worker has replayed the log the main
+ * thread writes every block; from then on the worker takes every other block (the odd ones) at
+ * least SHOW_AHEAD blocks ahead of the main thread, so that it has written a block by the time
+ * the main thread gets there, and fewer than SHOW_SLOTS ahead (its buffers: the block's number
+ * modulo SHOW_SLOTS). Alternate blocks keep both threads busy: neither waits for the other while
+ * they write at the same pace.
  */
 #define SHOW_BLOCK 256u
 #define SHOW_AHEAD 2u
-#define SHOW_SLOTS 4u
+#define SHOW_SLOTS 8u
 #define SHOW_FREE SIZE_MAX
 
 typedef struct show_slot {
 	jsonout out;
-	size_t block; /* SHOW_FREE, or the block it holds */
-	bool done;    /* written whole */
+	size_t block;                 /* SHOW_FREE, or the block it holds */
+	bool done;                    /* written whole */
+	int8_t status[SHOW_BLOCK];    /* each event's digest check (-1: none), for the summary */
 } show_slot;
 
 typedef struct show_work {
 	const uint8_t *data;
-	size_t size;
-	mb_digest_check *checks; /* by event number; status -1: not checked */
-	size_t n_events, checked;
+	size_t size, n_events;
 	mb_pcr_values *v;
 	int replay_rc;
 	mb_error err;
 	pthread_mutex_t lock;
-	pthread_cond_t more;  /* checks done, a slot written: for the main thread */
+	pthread_cond_t more;  /* a slot written: for the main thread */
 	pthread_cond_t moved; /* the main thread went on, a slot freed, stop: for the worker */
-	size_t done;
 	/* Writing blocks: only in a thread of its own (help). */
 	bool help, stop, pretty;
 	size_t depth;         /* the events' in the document */
@@ -113,37 +113,6 @@ typedef struct show_work {
 	show_slot *writing;   /* the worker's slot of the block it is in, or NULL */
 	mb_event_decoded *dec;
 } show_work;
-
-#define SHOW_CHECKS_BATCH 256u
-
-static void work_publish(show_work *w, size_t done)
-{
-	pthread_mutex_lock(&w->lock);
-	w->done = done;
-	pthread_cond_signal(&w->more);
-	pthread_mutex_unlock(&w->lock);
-}
-
-static int work_check_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
-{
-	show_work *w = ctx;
-
-	(void) log;
-	(void) err;
-	if (ev->number >= w->n_events)
-		return 0;
-	if (mb_event_check_digest(ev, &w->checks[ev->number]) < 0)
-		w->checks[ev->number] = (mb_digest_check) { .status = (mb_digest_status) -1 };
-	w->checked = ev->number + 1;
-	if ((ev->number + 1) % SHOW_CHECKS_BATCH == 0)
-		work_publish(w, ev->number + 1);
-	return 0;
-}
-
-static const mb_digest_check *checked(const show_work *w, uint32_t i)
-{
-	return i >= w->n_events || (int) w->checks[i].status < 0 ? NULL : &w->checks[i];
-}
 
 /* The worker's slot is written whole: the main thread may copy it out. */
 static void work_block_done(show_work *w)
@@ -157,13 +126,16 @@ static void work_block_done(show_work *w)
 	w->writing = NULL;
 }
 
-/* At the start of block k: take it when far enough ahead of the main thread and a slot is free,
- * waiting while it is too far ahead. Returns false when told to stop. */
+/* At the start of block k: take it when it is one of the worker's, far enough ahead of the main
+ * thread, and its slot is free, waiting while it is too far ahead. Returns false when told to
+ * stop. */
 static bool work_take(show_work *w, size_t k)
 {
 	show_slot *slot = &w->slots[k % SHOW_SLOTS];
 	bool go = true;
 
+	if (k % 2 == 0)
+		return true;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		if (w->stop) {
@@ -201,23 +173,18 @@ static int work_write_event(void *ctx, const mb_event_log *log, const mb_event *
 	}
 	if (w->writing) {
 		jsonout_next(&w->writing->out);
-		(void) tool_event_write(&w->writing->out, log, ev, w->dec, checked(w, ev->number));
+		w->writing->status[ev->number % SHOW_BLOCK] =
+			(int8_t) tool_event_write(&w->writing->out, log, ev, w->dec, NULL);
 	}
 	return 0;
 }
 
+/* The summary's PCRs, then (help) blocks of events. */
 static void *work_run(void *ctx)
 {
 	show_work *w = ctx;
 	mb_error ignored = { 0 };
-	size_t i;
 
-	/* The log was checked already, so this visit does not fail; if it did, what it did not
-	 * reach is "not checked" (the JSON then checks those events itself). */
-	if (mb_event_log_visit(w->data, w->size, work_check_event, w, &ignored) < 0)
-		for (i = w->checked; i < w->n_events; i++)
-			w->checks[i] = (mb_digest_check) { .status = (mb_digest_status) -1 };
-	work_publish(w, w->n_events);
 	w->replay_rc = mb_replay_log_data(w->data, w->size, w->v, NULL, &w->err);
 	if (w->help) {
 		/* It ends when the main thread says stop: any block it took is written by then. */
@@ -227,51 +194,43 @@ static void *work_run(void *ctx)
 	return NULL;
 }
 
-/* The check of event i, waiting for the worker to get there. */
-static const mb_digest_check *work_check(show_work *w, size_t *seen, uint32_t i)
-{
-	if (i >= w->n_events)
-		return NULL;
-	if (i >= *seen) {
-		pthread_mutex_lock(&w->lock);
-		while (w->done <= i)
-			pthread_cond_wait(&w->more, &w->lock);
-		*seen = w->done;
-		pthread_mutex_unlock(&w->lock);
-	}
-	return checked(w, i);
-}
-
 typedef struct show_json {
 	jsonout out;
 	mb_event_decoded *dec;
 	uint32_t pcr_mask;
 	show_summary sum;
 	show_work *work;
-	size_t seen; /* checks the main thread knows are done */
-	bool theirs; /* the block the main thread is in is the worker's */
+	show_slot *theirs; /* the slot of the worker's block the main thread is in, or NULL */
 } show_json;
 
-/* Block k's output, which the worker wrote, after what the main thread wrote; its slot freed. */
-static int put_block(show_json *s, size_t k, mb_error *err)
+/* Block k's output, which the worker wrote, after what the main thread wrote. */
+static int put_block(show_json *s, show_slot *slot, mb_error *err)
 {
 	show_work *w = s->work;
-	show_slot *slot = &w->slots[k % SHOW_SLOTS];
-	int rc = 0;
 
 	pthread_mutex_lock(&w->lock);
 	while (!slot->done)
 		pthread_cond_wait(&w->more, &w->lock);
 	pthread_mutex_unlock(&w->lock);
 	if (slot->out.oom)
-		rc = set_error(err, -ENOMEM, "out of memory");
-	else if (jsonout_flush(&s->out, stdout) < 0 || jsonout_flush(&slot->out, stdout) < 0)
-		rc = set_error(err, -EIO, "write error");
+		return set_error(err, -ENOMEM, "out of memory");
+	if (jsonout_flush(&s->out, stdout) < 0 || jsonout_flush(&slot->out, stdout) < 0)
+		return set_error(err, -EIO, "write error");
+	return 0;
+}
+
+/* The main thread leaves the worker's block it was in: its slot is free again. */
+static void free_slot(show_json *s)
+{
+	show_work *w = s->work;
+
+	if (!s->theirs)
+		return;
 	pthread_mutex_lock(&w->lock);
-	slot->block = SHOW_FREE;
+	s->theirs->block = SHOW_FREE;
 	pthread_cond_broadcast(&w->moved);
 	pthread_mutex_unlock(&w->lock);
-	return rc;
+	s->theirs = NULL;
 }
 
 /* At the start of block k: the main thread's own, or the worker's to copy out. */
@@ -279,13 +238,15 @@ static int enter_block(show_json *s, size_t k, mb_error *err)
 {
 	show_work *w = s->work;
 
+	free_slot(s);
 	pthread_mutex_lock(&w->lock);
 	w->main_block = k;
 	w->depth = s->out.depth;
-	s->theirs = k < w->n_blocks && w->taken[k];
+	if (k < w->n_blocks && w->taken[k])
+		s->theirs = &w->slots[k % SHOW_SLOTS];
 	pthread_cond_broadcast(&w->moved);
 	pthread_mutex_unlock(&w->lock);
-	return s->theirs ? put_block(s, k, err) : 0;
+	return s->theirs ? put_block(s, s->theirs, err) : 0;
 }
 
 static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
@@ -302,7 +263,6 @@ static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, m
 static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
 {
 	show_json *s = ctx;
-	const mb_digest_check *check = work_check(s->work, &s->seen, ev->number);
 	bool shown = show_pcr_selected(ev, s->pcr_mask);
 	int rc;
 
@@ -330,11 +290,13 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 		if (rc < 0)
 			return rc;
 	}
-	if (shown && !s->theirs) {
+	if (s->theirs)
+		show_summary_add(&s->sum, ev, true, s->theirs->status[ev->number % SHOW_BLOCK]);
+	else if (shown) {
 		jsonout_next(&s->out);
-		show_summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, check));
+		show_summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, NULL));
 	} else {
-		show_summary_add(&s->sum, ev, shown, check ? (int) check->status : show_check_status(ev));
+		show_summary_add(&s->sum, ev, false, show_check_status(ev));
 	}
 	if (s->out.oom)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -363,36 +325,40 @@ int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	if (mb_event_log_visit(data, size, count_event, &w.n_events, &err) < 0) {
-		tool_report(path, &err);
-		free(data);
-		return EXIT_USAGE;
-	}
 	w.data = data;
 	w.size = size;
-	w.checks = malloc((w.n_events ? w.n_events : 1) * sizeof(*w.checks));
-	w.n_blocks = w.n_events / SHOW_BLOCK + 1;
-	w.taken = calloc(w.n_blocks, sizeof(*w.taken));
 	w.v = tool_pcr_values_new();
 	w.dec = mb_event_decoded_new();
 	s.dec = mb_event_decoded_new();
 	s.work = &w;
 	for (i = 0; i < SHOW_SLOTS; i++)
 		w.slots[i].block = SHOW_FREE;
-	if (!w.checks || !w.taken || !w.v || !w.dec || !s.dec) {
+	if (!w.v || !w.dec || !s.dec) {
 		rc = set_error(&err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	/* Every event written: the first of a block after the first is no array's first (a
 	 * selection of PCRs may leave out every event before it: the main thread writes it all). */
 	w.help = pcr_mask == UINT32_MAX;
-	/* Without a thread the same work is done first, in this one, which then writes everything. */
+	/*
+	 * The worker replays while this thread checks the log (its replay checks every record the
+	 * same way); it touches no block before this thread starts writing. Without a thread the
+	 * replay is done first, here, and this thread writes everything.
+	 */
 	threaded = pthread_create(&worker, NULL, work_run, &w) == 0;
 	if (!threaded) {
 		w.help = false;
 		work_run(&w);
 	}
-	rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+	rc = mb_event_log_visit(data, size, count_event, &w.n_events, &err);
+	if (rc == 0) {
+		w.n_blocks = w.n_events / SHOW_BLOCK + 1;
+		w.taken = calloc(w.n_blocks, sizeof(*w.taken));
+		if (!w.taken)
+			rc = set_error(&err, -ENOMEM, "out of memory");
+	}
+	if (rc == 0)
+		rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
 	if (threaded) {
 		pthread_mutex_lock(&w.lock);
 		w.stop = true;
@@ -400,7 +366,6 @@ int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 		pthread_mutex_unlock(&w.lock);
 		pthread_join(worker, NULL);
 	}
-	threaded = false;
 	if (rc == 0 && w.replay_rc < 0)
 		rc = w.replay_rc, err = w.err;
 	if (rc == 0) {
@@ -421,7 +386,6 @@ out:
 	mb_event_decoded_free(w.dec);
 	mb_pcr_values_free(w.v);
 	free(w.taken);
-	free(w.checks);
 	free(data);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */

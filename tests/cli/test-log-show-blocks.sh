@@ -4,7 +4,10 @@
 # (src/tool/log-show-json.c): every event once and in order, each with its own bytes. Python
 # reads the JSON and the log file itself: "index" counts up from 0, "offset" + "record_size"
 # reaches the next event's offset and the file's end, "data" is the hex of the record's last
-# bytes, and the summary counts every event. Pretty, compact, and with --pcr.
+# bytes, and the summary counts every event. Pretty, compact, and with --pcr. Then a copy of the
+# log with the SHA-256 digest of one EV_EFI_ACTION event in every block of 256 broken: each
+# event's "digest_check" and the summary's mismatches are what Python's hashlib says of the
+# records, whichever thread wrote them.
 set -u -o pipefail
 : "${MBOOT:?}" "${MB_BUILD_ROOT:?}"
 GEN=$MB_BUILD_ROOT/bench/gen-log
@@ -52,6 +55,62 @@ PY
 		:
 	else
 		echo "FAIL log show $args: events missing, repeated, out of order or not their bytes"
+		fails=$((fails + 1))
+	fi
+done
+# Break the SHA-256 digest of the first EV_EFI_ACTION (digest = H(data)) of every block of 256.
+if python3 - "$tmp/gen.log" "$tmp/broken.log" <<'PY'; then
+import struct, sys
+log = bytearray(open(sys.argv[1], "rb").read())
+# Event 0: the TPM 1.2-format Spec ID event (PCR, type, SHA-1 digest, size, data).
+off = 32 + struct.unpack_from("<I", log, 28)[0]
+n, broken_block = 1, -1
+while off < len(log):
+    pcr, etype, count = struct.unpack_from("<III", log, off)
+    p = off + 12
+    for _ in range(count):
+        alg = struct.unpack_from("<H", log, p)[0]
+        size = {4: 20, 11: 32}[alg]
+        if alg == 11 and etype == 0x80000007 and n // 256 != broken_block:
+            log[p + 2] ^= 0x01
+            broken_block = n // 256
+        p += 2 + size
+    off = p + 4 + struct.unpack_from("<I", log, p)[0]
+    n += 1
+open(sys.argv[2], "wb").write(log)
+PY
+	:
+else
+	echo "FAIL could not write the broken log"
+	fails=$((fails + 1))
+fi
+for args in "--json" "--json --compact"; do
+	# shellcheck disable=SC2086 # args is a list of options
+	"$MBOOT" log show $args "$tmp/broken.log" >"$tmp/out.json"
+	rc=$?
+	if python3 - "$tmp/broken.log" "$tmp/out.json" "$args" <<'PY'; then
+import hashlib, json, struct, sys
+log = open(sys.argv[1], "rb").read()
+doc = json.load(open(sys.argv[2]))
+mismatched = []
+for ev in doc["events"]:
+    if ev["type_value"] != 0x80000007:
+        continue
+    data = bytes.fromhex(ev["data"])
+    good = (ev["digests"]["sha1"] == hashlib.sha1(data).hexdigest() and
+            ev["digests"]["sha256"] == hashlib.sha256(data).hexdigest())
+    assert ev["digest_check"] == ("match" if good else "mismatch"), ev["index"]
+    if not good:
+        mismatched.append(ev["index"])
+s = doc["summary"]
+assert len(mismatched) > 100, len(mismatched)
+assert s["digest_mismatches"] == len(mismatched), (s["digest_mismatches"], len(mismatched))
+assert s["mismatched_events"] == mismatched[:32], s["mismatched_events"]
+print("ok   log show %s of a log with %d broken digests: each event's check and the summary" % (sys.argv[3], len(mismatched)))
+PY
+		:
+	else
+		echo "FAIL log show $args (exit $rc): digest checks or summary differ from hashlib's"
 		fails=$((fails + 1))
 	fi
 done
