@@ -9,11 +9,16 @@
 # (user + system, from wait4) and of the wall time; ratio = median over the pairs of
 # reference CPU / mboot CPU (> 1: mboot is cheaper).
 # Usage: bench/bench-hash.sh [BUILD_DIR [KERNEL]]   (default: build, /boot/vmlinuz-* or
-#        $MB_BENCH_KERNEL). Environment: R (pairs, 15), MB_BENCH_MIB (large file size, 256).
+#        $MB_BENCH_KERNEL). Environment: R (pairs, 15), MB_BENCH_MIB (large file size, 256),
+#        MB_BENCH_MBOOT (the mboot to measure; default BUILD_DIR/mboot).
+# The build tree's mboot finds libmboot through its RUNPATH ($ORIGIN), and glibc's loader tries
+# ten subdirectories there first (20 failed system calls, about 3 % of a small hash); an
+# installed mboot (meson install, ldconfig) finds it in ld.so.cache. To measure that one:
+# MB_BENCH_MBOOT=/usr/local/bin/mboot bench/bench-hash.sh.
 set -eu
 cd "$(dirname "$0")/.."
 B=${1:-build}
-MBOOT=$B/mboot
+MBOOT=${MB_BENCH_MBOOT:-$B/mboot}
 PAIRED=$B/bench/paired
 if [ ! -x "$MBOOT" ] || [ ! -x "$PAIRED" ]; then echo "build first: meson setup $B && ninja -C $B"; exit 2; fi
 command -v pesign >/dev/null || { echo "pesign is needed"; exit 2; }
@@ -43,6 +48,7 @@ absolute() {
 		"$label" "$mc" "$mw" "$rc" "$rw" "$(echo "$mc - $rc" | bc -l)"
 }
 
+echo "$MBOOT ($(readelf -d "$MBOOT" 2>/dev/null | grep -q RUNPATH && echo "build tree: RUNPATH" || echo "no RUNPATH"))"
 echo "medians of $R paired runs; ratio = reference CPU / mboot CPU (> 1: mboot cheaper)"
 images=()
 [ -n "$kernel" ] && [ -f "$kernel" ] && images+=("$kernel")
