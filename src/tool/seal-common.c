@@ -191,6 +191,25 @@ int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size)
 	return EXIT_OK;
 }
 
+int read_authority_key(const char *path, uint8_t **ret, size_t *ret_size)
+{
+	uint8_t *pem = NULL, name[MB_TPM_NAME_SIZE];
+	size_t pem_size = 0;
+	mb_error err = { 0 };
+	int rc = read_whole(path, 64u << 10, &pem, &pem_size);
+
+	if (rc)
+		return rc;
+	rc = mb_tpm_key_public(pem, pem_size, ret, ret_size, name, &err);
+	explicit_bzero(pem, pem_size); /* in case a private key was given */
+	free(pem);
+	if (rc < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 /*
  * The event log to keep in a sealed file, to explain a later failed unseal: log_path
  * (which must parse), else the system log when it is readable and parses (else none:

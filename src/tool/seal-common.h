@@ -59,6 +59,12 @@ int secret_read(const char *path, secret_buf *s);
 /* file_read; reports and returns EXIT_USAGE on failure. */
 int read_whole(const char *path, size_t max, uint8_t **buf, size_t *size);
 /*
+ * The TPM public area (mb_tpm_key_public) of the policy-signing key in PEM file path, public or
+ * private (the file's bytes are wiped after use): *ret, which the caller frees. Reports and
+ * returns EXIT_USAGE on failure.
+ */
+int read_authority_key(const char *path, uint8_t **ret, size_t *ret_size);
+/*
  * The event log to keep in a sealed file, to explain a later failed unseal: log_path
  * (which must parse), else the system log when it is readable and parses (else none:
  * it is an extra). *ret is NULL when there is none.

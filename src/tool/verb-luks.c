@@ -312,19 +312,9 @@ static int luks_enroll(int argc, char **argv)
 			opt.values = &values;
 		}
 	} else {
-		uint8_t *pem = NULL, name[MB_TPM_NAME_SIZE];
-		size_t pem_size = 0;
-
-		rc = read_whole(a.authority, 64u << 10, &pem, &pem_size);
+		rc = read_authority_key(a.authority, &key_public, &opt.authority_public_size);
 		if (rc)
 			return rc;
-		rc = mb_tpm_key_public(pem, pem_size, &key_public, &opt.authority_public_size, name, &err);
-		explicit_bzero(pem, pem_size); /* in case a private key was given */
-		free(pem);
-		if (rc < 0) {
-			tool_report(a.authority, &err);
-			return EXIT_USAGE;
-		}
 		opt.authority_public = key_public;
 	}
 	rc = secret_alloc(&pw);

@@ -53,7 +53,6 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 	mb_pcr_bank given;
 	uint8_t *auth_key = NULL, *log = NULL;
 	size_t auth_key_size = 0, log_size = 0;
-	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	int rc;
 
@@ -90,20 +89,9 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 
 	/* The files first: a bad values file, key or log is an input error before any TPM work. */
 	if (authority) {
-		uint8_t *pem = NULL, name[MB_TPM_NAME_SIZE];
-		size_t pem_size = 0;
-
-		rc = read_whole(authority, 64u << 10, &pem, &pem_size);
+		rc = read_authority_key(authority, &auth_key, &auth_key_size);
 		if (rc)
 			goto out;
-		rc = mb_tpm_key_public(pem, pem_size, &auth_key, &auth_key_size, name, &err);
-		explicit_bzero(pem, pem_size); /* in case a private key was given */
-		free(pem);
-		if (rc < 0) {
-			tool_report(authority, &err);
-			rc = EXIT_USAGE;
-			goto out;
-		}
 		opt.authority_public = auth_key;
 		opt.authority_public_size = auth_key_size;
 	} else {
