@@ -309,6 +309,29 @@ static void address(jsonout *b, uint64_t v)
 	jsonout_lit(b, "\"");
 }
 
+/*
+ * A member's key: a decoder's name, short and plain, copied while it is scanned (no strlen
+ * first, no escaping pass); anything else the general way, as json-c escaped keys.
+ */
+static void decoded_key(jsonout *b, const char *k)
+{
+	enum { SHORT = 62 };
+	char *d = jsonout_room(b, SHORT + 2);
+	size_t i;
+
+	if (!d)
+		return;
+	*d++ = '"';
+	for (i = 0; i < SHORT && k[i] && !needs_escape((unsigned char) k[i]); i++)
+		d[i] = k[i];
+	if (k[i]) {
+		jsonout_string(b, k, strlen(k)); /* nothing was taken from the room yet */
+		return;
+	}
+	d[i] = '"';
+	b->n += i + 2;
+}
+
 void jsonout_decoded(jsonout *b, const mb_decoded_node *n)
 {
 	const mb_decoded_node *m;
@@ -325,7 +348,7 @@ void jsonout_decoded(jsonout *b, const mb_decoded_node *n)
 		for (m = n->v.list.first; m; m = m->next) {
 			jsonout_next(b);
 			if (n->type == MB_DECODED_OBJECT) {
-				jsonout_string(b, m->key, strlen(m->key));
+				decoded_key(b, m->key);
 				jsonout_colon(b);
 			}
 			jsonout_decoded(b, m);

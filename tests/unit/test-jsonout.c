@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include <mboot/mboot.h>
+#include "lib/events/decode-internal.h"
 #include "shared/fileio.h"
 #include "shared/jsonout.h"
 
@@ -202,6 +203,50 @@ static void test_string_steps(void **state)
 			}
 }
 
+/* Keys of a decoded tree (written without a length, copied while scanned) of every length
+ * around the short-key limit, with a byte json-c escapes at every place, against json-c. */
+static void test_decoded_keys(void **state)
+{
+	static const unsigned char probes[] = { 'k', '"', '\\', 0x01, 0x1f, '\n', 0x7f, 0xc3 };
+	mb_event_decoded *dec = mb_event_decoded_new();
+	char key[80];
+	size_t n, at, k, pretty;
+
+	(void) state;
+	assert_non_null(dec);
+	for (n = 1; n < sizeof(key); n++)
+		for (at = 0; at < n; at += n > 8 ? 7 : 1)
+			for (k = 0; k < sizeof(probes); k++) {
+				mb_decoded_node *root = dec_begin(dec);
+				json_object *o = json_object_new_object();
+				size_t i;
+
+				for (i = 0; i < n; i++)
+					key[i] = (char) ('a' + i % 26);
+				key[at] = (char) probes[k];
+				key[n] = '\0';
+				dec_add_str(root, "first", "x");
+				dec_add_str(root, key, "v");
+				assert_int_equal(dec_end(dec, 0), 0);
+				json_object_object_add(o, "first", json_object_new_string("x"));
+				json_object_object_add(o, key, json_object_new_string("v"));
+				for (pretty = 0; pretty < 2; pretty++) {
+					jsonout b = { .pretty = pretty };
+					const char *ref = json_object_to_json_string_ext(o, pretty ? PRETTY_FLAGS : FLAGS);
+
+					jsonout_decoded(&b, mb_event_decoded_root(dec));
+					jsonout_put(&b, "", 1);
+					assert_false(b.oom);
+					if (strcmp(b.p, ref) != 0)
+						fail_msg("key of %zu bytes, 0x%02x at %zu:\n json-c:  %s\n jsonout: %s", n,
+							 probes[k], at, ref, b.p);
+					free(b.p);
+				}
+				json_object_put(o);
+			}
+	mb_event_decoded_free(dec);
+}
+
 static unsigned n_logs, n_events, n_bad;
 
 static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -277,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_documents),
 		cmocka_unit_test(test_string_steps),
+		cmocka_unit_test(test_decoded_keys),
 		cmocka_unit_test(test_hex_numbers),
 		cmocka_unit_test(test_corpus_decoded),
 	};
