@@ -3,8 +3,9 @@
  * `mboot log show --json`, written as the log is read: no event array, and a 100,000-event log
  * never becomes one JSON tree. Two threads share the work. The worker replays the log (the
  * summary's PCRs) while the main thread checks the log and starts the document; then the worker
- * writes every other block of events, ahead of the main thread, into buffers that the main
- * thread copies out in their place. Whoever writes an event checks its digest.
+ * writes blocks of events ahead of the main thread (every other one, more when the main thread
+ * falls behind) into buffers that the main thread copies out in their place. Whoever writes an
+ * event checks its digest.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -76,14 +77,17 @@ static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr
 
 /*
  * Events are shared out in blocks of SHOW_BLOCK. Until the worker has replayed the log the main
- * thread writes every block; from then on the worker takes every other block (the odd ones) at
- * least SHOW_AHEAD blocks ahead of the main thread, so that it has written a block by the time
- * the main thread gets there, and fewer than SHOW_SLOTS ahead (its buffers: the block's number
- * modulo SHOW_SLOTS). Alternate blocks keep both threads busy: neither waits for the other while
- * they write at the same pace.
+ * thread writes every block; from then on the worker takes the odd blocks at least SHOW_AHEAD
+ * ahead of the main thread (so that it has written a block by the time the main thread gets
+ * there), waiting for a free buffer if need be, and an even block too when it is SHOW_AHEAD_EVEN
+ * or more ahead and a buffer is free: when the main thread falls behind, the worker does more.
+ * Buffers: SHOW_SLOTS, the block's number modulo SHOW_SLOTS (so the worker is never more than
+ * SHOW_SLOTS - 1 blocks ahead). Never two of the worker's blocks in a row close ahead: the main
+ * thread writes one of its own between them instead of waiting for the second.
  */
 #define SHOW_BLOCK 256u
 #define SHOW_AHEAD 2u
+#define SHOW_AHEAD_EVEN 4u
 #define SHOW_SLOTS 8u
 #define SHOW_FREE SIZE_MAX
 
@@ -132,18 +136,16 @@ static void work_block_done(show_work *w)
 static bool work_take(show_work *w, size_t k)
 {
 	show_slot *slot = &w->slots[k % SHOW_SLOTS];
-	bool go = true;
+	bool odd = k % 2 == 1, go = true;
 
-	if (k % 2 == 0)
-		return true;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		if (w->stop) {
 			go = false;
 			break;
 		}
-		/* Not yet started, or too close behind or ahead: the main thread's. */
-		if (w->main_block == SHOW_FREE || k < w->main_block + SHOW_AHEAD)
+		/* Not yet started, or too close: the main thread's. */
+		if (w->main_block == SHOW_FREE || k < w->main_block + (odd ? SHOW_AHEAD : SHOW_AHEAD_EVEN))
 			break;
 		if (k < w->main_block + SHOW_SLOTS && slot->block == SHOW_FREE) {
 			w->taken[k] = true;
@@ -156,6 +158,8 @@ static bool work_take(show_work *w, size_t k)
 			w->writing = slot;
 			break;
 		}
+		if (!odd)
+			break; /* an even block only when it costs no wait */
 		pthread_cond_wait(&w->moved, &w->lock);
 	}
 	pthread_mutex_unlock(&w->lock);
