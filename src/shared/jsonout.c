@@ -149,12 +149,6 @@ void jsonout_line_at(char *d, size_t depth)
 	memset(d + 1, ' ', 2 * depth);
 }
 
-/*
- * A json-c tree as json_object_to_json_string_ext(JSON_C_TO_STRING_PLAIN |
- * JSON_C_TO_STRING_NOSLASHESCAPE) prints it, byte for byte, without json-c's printbuf: its
- * escaping (\b \n \r \t \f \" \\ and \u00xx below 0x20; '/' and bytes >= 0x7f as they are),
- * no blanks, members in insertion order. Types the decoders never build go through json-c.
- */
 /* Bytes json-c escapes: controls, '"' and '\\'. */
 static inline bool needs_escape(unsigned char c)
 {
@@ -229,6 +223,12 @@ void jsonout_string(jsonout *b, const char *s, size_t n)
 	jsonout_lit(b, "\"");
 }
 
+/*
+ * A json-c tree as json_object_to_json_string_ext(JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE) prints it, byte for byte, without json-c's printbuf: its
+ * escaping (\b \n \r \t \f \" \\ and \u00xx below 0x20; '/' and bytes >= 0x7f as they are),
+ * no blanks, members in insertion order. Types the decoders never build go through json-c.
+ */
 void jsonout_json(jsonout *b, json_object *o)
 {
 	size_t i, n;

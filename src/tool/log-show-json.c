@@ -130,9 +130,9 @@ static void work_block_done(show_work *w)
 	w->writing = NULL;
 }
 
-/* At the start of block k: take it when it is one of the worker's, far enough ahead of the main
- * thread, and its slot is free, waiting while it is too far ahead. Returns false when told to
- * stop. */
+/* At the start of block k: take it when it is far enough ahead of the main thread (an even one
+ * farther) and its slot is free; for an odd block, wait while it is too far ahead or its slot is
+ * taken. Returns false when told to stop. */
 static bool work_take(show_work *w, size_t k)
 {
 	show_slot *slot = &w->slots[k % SHOW_SLOTS];

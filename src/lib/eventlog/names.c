@@ -52,7 +52,7 @@ static const struct {
 	{ MB_EV_EFI_SPDM_DEVICE_AUTHORITY, "EV_EFI_SPDM_DEVICE_AUTHORITY" },
 };
 
-/* type_names is in ascending order of type: a binary search (every event of a log shown asks). */
+/* A binary search: every event of a log shown asks. */
 MB_EXPORT const char *mb_event_type_name(uint32_t type)
 {
 	size_t lo = 0, hi = sizeof(type_names) / sizeof(type_names[0]);
