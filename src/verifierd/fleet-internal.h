@@ -3,6 +3,7 @@
 #define MBOOT_VERIFIERD_FLEET_INTERNAL_H
 /* What the fleet's files share (fleet.c: routing; fleet-machine.c, fleet-operator.c: the calls). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,14 +22,25 @@ typedef struct fleet_policy {
 	mb_policy *policy;
 } fleet_policy;
 
+/* The verifier's nonces (fleet-nonce.c): what the fleet gives is this many bytes. */
+#define FLEET_NONCE_SIZE 32
+
 struct fleet {
 	char *db_url;
 	const mb_ek_roots *ek_roots;
 	bool allow_no_ek_cert;
 	char default_policy[65]; /* sha256 of the default policy, "" when none */
 	int64_t interval;
+	int64_t max_interval;
 	int64_t nonce_ttl;
 	db_kind kind;
+	uint8_t nonce_key[32];   /* shared by the verifiers of the database (its secrets table) */
+
+	/* Evidence refused as not this machine's TPM's answer (nothing stored), by reason. */
+	atomic_uint_fast64_t refused[_MB_ATTEST_REASON_MAX];
+	/* Test hook: called after evidence was judged, before its verdict is stored. */
+	void (*after_judging)(void *ctx);
+	void *after_judging_ctx;
 
 	pthread_mutex_t lock; /* guards policies */
 	fleet_policy policies[FLEET_POLICY_CACHE_MAX];
@@ -56,6 +68,15 @@ typedef struct fleet_enroll_body {
 int fleet_enroll_body_parse(const char *body, size_t size, fleet_enroll_body *ret, mb_error *err);
 void fleet_enroll_body_done(fleet_enroll_body *b);
 
+/* ---- fleet-nonce.c: the verifier's nonces ---- */
+
+/* A new nonce for machine id, good until expires, in lowercase hex; -EIO when OpenSSL fails. */
+int fleet_nonce_make(const fleet *f, const char *id, int64_t expires, char hex[2 * FLEET_NONCE_SIZE + 1]);
+/* 1 when nonce is one this fleet's key made for machine id and it has not expired at now. */
+int fleet_nonce_check(const fleet *f, const char *id, const uint8_t *nonce, size_t size, int64_t now);
+/* The key from the database (made there by the first verifier). */
+int fleet_nonce_key_load(fleet *f, db *d, mb_error *err);
+
 /* A nonce in lowercase hex of MB_ATTEST_NONCE_MIN..MAX bytes; lowercases into out (65 bytes). */
 int fleet_nonce_parse(const char *hex, char out[2 * MB_ATTEST_NONCE_MAX + 1], uint8_t *bytes, size_t *ret_size);
 
@@ -80,8 +101,11 @@ void sha256_hex(const void *p, size_t n, char out[65]);
 int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret, mb_policy **ret_owned,
 		     mb_error *err);
 
+/* The interval a machine is held to: its own, never more than the verifier's --max-interval
+ * (a machine enrolled before a lower maximum was set is held to the new one). */
+int64_t fleet_interval_of(const fleet *f, const store_machine *m);
 /* The machine's status as shown: stale when nothing was judged within twice its interval. */
-const char *fleet_status_shown(const store_machine *m, int64_t now);
+const char *fleet_status_shown(const fleet *f, const store_machine *m, int64_t now);
 
 /* Run fn in a transaction, retried while the database says busy. */
 typedef int (*fleet_tx_fn)(db *d, void *ctx, mb_error *err);
@@ -93,7 +117,14 @@ typedef struct fleet_judgment {
 	char *verdict; /* JSON text */
 	bool trusted;
 	int64_t n_reasons;
+	/* false: the quote is not the enrolled AK's signed answer to this nonce (a reason below);
+	 * such evidence says nothing about the machine and is never stored. */
+	bool authentic;
+	mb_attest_reason refusal;
+	char refusal_detail[256];
 } fleet_judgment;
+/* Is evidence with this reason refused (not the enrolled AK's quote of the nonce: nothing stored)? */
+bool fleet_reason_refuses(mb_attest_reason r);
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error);
 

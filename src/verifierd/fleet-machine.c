@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The machine calls of docs/api.md: enroll, activate, nonce, evidence. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,7 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 	mb_error err = { 0 };
 	char *challenge = NULL, *state = NULL, ek[65];
 	json_object *o;
+	int64_t interval;
 	int r;
 
 	r = fleet_enroll_body_parse(req->body, req->body_size, &body, &err);
@@ -106,8 +108,10 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 			goto out;
 		}
 	}
-	r = store_enrollment_put(w->d, body.machine_id, state, body.interval ? body.interval : w->f->interval,
-				 fleet_now(), &err);
+	/* The verifier decides freshness: a machine may ask to attest more often, never less. */
+	interval = body.interval && body.interval < w->f->max_interval ? body.interval
+			: body.interval ? w->f->max_interval : w->f->interval;
+	r = store_enrollment_put(w->d, body.machine_id, state, interval, fleet_now(), &err);
 	if (r < 0) {
 		reply_db_error(resp, r, &err);
 		goto out;
@@ -115,6 +119,7 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 	o = json_object_new_object();
 	json_object_object_add(o, "machine_id", json_object_new_string(body.machine_id));
 	json_object_object_add(o, "challenge", json_tokener_parse(challenge));
+	json_object_object_add(o, "interval", json_object_new_int64(interval));
 	reply_json(resp, 201, o);
 out:
 	store_machine_done(&m);
@@ -220,54 +225,24 @@ static bool machine_for_attestation(fleet_worker *w, const char *id, store_machi
 	return true;
 }
 
-typedef struct nonce_ctx {
-	const char *nonce, *id;
-	int64_t expires, now;
-} nonce_ctx;
-
-static int nonce_tx(db *d, void *p, mb_error *err)
-{
-	nonce_ctx *c = p;
-
-	return store_nonce_add(d, c->nonce, c->id, c->expires, fleet_now_us(), c->now, err);
-}
-
 void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 {
-	uint8_t raw[32];
-	char hex[65];
+	char hex[2 * FLEET_NONCE_SIZE + 1];
 	store_machine m;
-	mb_error err = { 0 };
-	int64_t now = fleet_now();
+	int64_t expires = fleet_now() + w->f->nonce_ttl;
 	json_object *o;
-	size_t i;
-	int r;
 
+	/* Nothing is stored: asking costs a lookup, and no number of asks takes one from the machine. */
 	if (!machine_for_attestation(w, id, &m, resp))
 		return;
 	store_machine_done(&m);
-	if (RAND_bytes(raw, sizeof(raw)) != 1) {
-		reply_error(resp, 500, "no random bytes from OpenSSL");
-		return;
-	}
-	for (i = 0; i < sizeof(raw); i++) {
-		hex[2 * i] = "0123456789abcdef"[raw[i] >> 4];
-		hex[2 * i + 1] = "0123456789abcdef"[raw[i] & 15];
-	}
-	hex[64] = 0;
-	{
-		nonce_ctx nc = { .nonce = hex, .id = id, .expires = now + w->f->nonce_ttl, .now = now };
-
-		/* The prune and the insert in one commit: each synced commit costs milliseconds. */
-		r = fleet_transaction(w->d, nonce_tx, &nc, &err);
-	}
-	if (r < 0) {
-		reply_db_error(resp, r, &err);
+	if (fleet_nonce_make(w->f, id, expires, hex) < 0) {
+		reply_error(resp, 500, "no nonce: OpenSSL failed");
 		return;
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "nonce", json_object_new_string(hex));
-	json_object_object_add(o, "expires", json_time(now + w->f->nonce_ttl));
+	json_object_object_add(o, "expires", json_time(expires));
 	json_object_object_add(o, "expires_in", json_object_new_int64(w->f->nonce_ttl));
 	reply_json(resp, 200, o);
 }
@@ -300,6 +275,28 @@ static int add_no_policy(fleet_judgment *j, const char *why)
 	return 0;
 }
 
+/*
+ * Does a verdict with this reason still come from the machine's TPM? A quote the enrolled AK did
+ * not sign, that the TPM did not make, or that answers another nonce could have been made by
+ * anyone: it proves nothing about the machine, and storing it would let anyone overwrite the
+ * machine's last verdict and the boot chain the page shows. What a genuine quote shows (values
+ * that disagree with the log, a policy refusal) is the machine's own state, and is stored.
+ */
+bool fleet_reason_refuses(mb_attest_reason r)
+{
+	switch (r) {
+	case MB_ATTEST_AK_NOT_ENROLLED:
+	case MB_ATTEST_SIGNATURE_INVALID:
+	case MB_ATTEST_SIGNATURE_SCHEME:
+	case MB_ATTEST_NOT_TPM_GENERATED:
+	case MB_ATTEST_NOT_QUOTE:
+	case MB_ATTEST_NONCE_MISMATCH:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error)
 {
@@ -309,7 +306,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	mb_attest_verdict *v = NULL;
 	const mb_policy *policy = NULL;
 	mb_policy *owned = NULL;
-	size_t nonce_size;
+	size_t nonce_size, i;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -333,6 +330,17 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	ret->verdict = mb_attest_verdict_to_json(v, false);
 	ret->trusted = mb_attest_verdict_trusted(v);
 	ret->n_reasons = (int64_t) mb_attest_verdict_n_reasons(v);
+	ret->authentic = true;
+	for (i = 0; i < (size_t) ret->n_reasons && ret->authentic; i++) {
+		const char *detail = NULL;
+		mb_attest_reason why = mb_attest_verdict_reason(v, i, &detail);
+
+		if (fleet_reason_refuses(why)) {
+			ret->authentic = false;
+			ret->refusal = why;
+			snprintf(ret->refusal_detail, sizeof(ret->refusal_detail), "%s", detail ? detail : "");
+		}
+	}
 	mb_attest_verdict_free(v);
 	if (!ret->verdict)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -351,40 +359,48 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 typedef struct evidence_ctx {
 	const char *id, *nonce, *evidence;
 	const fleet_judgment *j;
-	int64_t at;
+	int64_t generation, at;
 } evidence_ctx;
-
-/* A nonce gone by the time the verdict is stored (another post of it won, or it expired). */
-#define NONCE_TAKEN (-EALREADY)
 
 static int evidence_tx(db *d, void *p, mb_error *err)
 {
 	evidence_ctx *c = p;
-	int r;
 
-	/* Consumed in the transaction that stores the verdict: of two posts of one nonce, exactly
-	 * one commits; a verdict that cannot be stored leaves the nonce unused. */
-	r = store_nonce_take(d, c->nonce, c->id, c->at, err);
-	if (r < 0)
-		return r;
-	if (r == 0)
-		return NONCE_TAKEN;
-	return store_attestation_tx(d, c->id, c->nonce, c->at, fleet_now_us(), c->j->trusted, c->j->n_reasons,
-				    c->j->verdict, c->evidence, err);
+	/* Stored only under the generation the evidence was judged in (-ESTALE otherwise); the nonce
+	 * is spent by the attestation's row (-EEXIST: of two posts of one nonce, exactly one commits). */
+	return store_attestation_tx(d, c->id, c->generation, c->nonce, c->at, fleet_now_us(), c->j->trusted,
+				    c->j->n_reasons, c->j->verdict, c->evidence, err);
 }
+
+/* Evidence that is not the machine's TPM's answer: refused, counted and logged; nothing stored. */
+static void refuse_evidence(fleet_worker *w, const char *id, const fleet_judgment *j, http_response *resp)
+{
+	const char *name = mb_attest_reason_name(j->refusal);
+
+	if ((unsigned) j->refusal < _MB_ATTEST_REASON_MAX)
+		atomic_fetch_add(&w->f->refused[j->refusal], 1);
+	fprintf(stderr, "mboot-verifierd: evidence for machine %s refused (%s), nothing stored: %s\n", id,
+		name ? name : "?", j->refusal_detail);
+	reply_error(resp, 403,
+		    "the evidence is not machine %s's TPM's quote of this nonce (%s: %s); nothing was stored", id,
+		    name ? name : "?", j->refusal_detail);
+}
+
+/* Judged this often at most when the machine changes (a policy set) while its evidence is judged. */
+#define EVIDENCE_JUDGE_TRIES 3
 
 void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, http_response *resp)
 {
 	uint8_t raw[MB_ATTEST_NONCE_MAX];
 	char nonce[2 * MB_ATTEST_NONCE_MAX + 1];
 	fleet_judgment j = { 0 };
-	store_machine m;
+	store_machine m = { 0 };
 	mb_error err = { 0 };
 	evidence_ctx c;
 	json_object *o;
 	size_t n;
 	bool db_error;
-	int r;
+	int r, tries;
 
 	if (!req->nonce) {
 		reply_error(resp, 400, "no nonce: POST /v1/machines/ID/evidence?nonce=HEX");
@@ -396,27 +412,53 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	}
 	if (!machine_for_attestation(w, id, &m, resp))
 		return;
-	/* Checked (not yet consumed) before anything is judged: replays cost no verification. */
-	r = store_nonce_valid(w->d, nonce, id, fleet_now(), &err);
+	/* Checked before anything is judged: replays and strangers' nonces cost no verification. */
+	if (!fleet_nonce_check(w->f, id, raw, n, fleet_now())) {
+		reply_error(resp, 409, "nonce %s is not one this verifier gave machine %s, or it expired", nonce, id);
+		goto out;
+	}
+	r = store_nonce_used(w->d, nonce, &err);
 	if (r < 0) {
 		reply_db_error(resp, r, &err);
 		goto out;
 	}
-	if (r == 0) {
-		reply_error(resp, 409, "nonce %s is not one this verifier gave machine %s, or it was used or expired", nonce,
-			    id);
+	if (r > 0) {
+		reply_error(resp, 409, "nonce %s was used already", nonce);
 		goto out;
 	}
-	r = fleet_judge(w, &m, req->body, req->body_size, nonce, &j, &err, &db_error);
-	if (r < 0) {
-		if (db_error)
-			reply_db_error(resp, r, &err);
-		else
-			reply_error(resp, r == -ENOMEM ? 500 : 400, "the evidence: %s", err.message);
+	for (tries = 1;; tries++) {
+		r = fleet_judge(w, &m, req->body, req->body_size, nonce, &j, &err, &db_error);
+		if (r < 0) {
+			if (db_error)
+				reply_db_error(resp, r, &err);
+			else
+				reply_error(resp, r == -ENOMEM ? 500 : 400, "the evidence: %s", err.message);
+			goto out;
+		}
+		if (!j.authentic) {
+			refuse_evidence(w, id, &j, resp);
+			goto out;
+		}
+		if (w->f->after_judging)
+			w->f->after_judging(w->f->after_judging_ctx);
+		c = (evidence_ctx) { .id = id, .nonce = nonce, .evidence = req->body, .j = &j,
+				     .generation = m.generation, .at = fleet_now() };
+		r = fleet_transaction(w->d, evidence_tx, &c, &err);
+		if (r != -ESTALE || tries == EVIDENCE_JUDGE_TRIES)
+			break;
+		/* The policy (or the enrollment) changed while this was judged: a verdict under the
+		 * old one must not be stored, so judge again under what the machine has now. */
+		free(j.verdict);
+		j.verdict = NULL;
+		store_machine_done(&m);
+		if (!machine_for_attestation(w, id, &m, resp))
+			goto out;
+	}
+	if (r == -ESTALE) {
+		reply_error(resp, 409, "machine %s changed each time its evidence was judged (%d times); nothing was "
+			    "stored (retry with a new nonce)", id, tries);
 		goto out;
 	}
-	c = (evidence_ctx) { .id = id, .nonce = nonce, .evidence = req->body, .j = &j, .at = fleet_now() };
-	r = fleet_transaction(w->d, evidence_tx, &c, &err);
 	if (r == -ENOENT) {
 		/* Forgotten or revoked while the evidence was judged. */
 		store_machine_done(&m);
@@ -424,8 +466,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 			reply_error(resp, 409, "machine %s changed while its evidence was judged", id);
 		goto out;
 	}
-	if (r == -EEXIST || r == NONCE_TAKEN) {
-		reply_error(resp, 409, "nonce %s was used or expired while the evidence was judged", nonce);
+	if (r == -EEXIST) {
+		reply_error(resp, 409, "nonce %s was used while the evidence was judged", nonce);
 		goto out;
 	}
 	if (r < 0) {

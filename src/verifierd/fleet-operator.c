@@ -12,6 +12,8 @@
 
 /* Largest policy file taken (the library's own readers cap it too). */
 #define FLEET_POLICY_MAX (4u << 20)
+/* The events view: at most this many of a log's first events, and as many broken ones after. */
+#define FLEET_EVENTS_SHOWN 2000
 
 static json_object *str_or_null(const char *s)
 {
@@ -37,10 +39,10 @@ void fleet_list(fleet_worker *w, http_response *resp)
 		json_object *e = json_object_new_object();
 
 		json_object_object_add(e, "id", json_object_new_string(ms[i].id));
-		json_object_object_add(e, "status", json_object_new_string(fleet_status_shown(&ms[i], now)));
+		json_object_object_add(e, "status", json_object_new_string(fleet_status_shown(w->f, &ms[i], now)));
 		json_object_object_add(e, "enrolled", json_time(ms[i].enrolled));
 		json_object_object_add(e, "last_attestation", json_time(ms[i].last_attestation));
-		json_object_object_add(e, "interval", json_object_new_int64(ms[i].interval));
+		json_object_object_add(e, "interval", json_object_new_int64(fleet_interval_of(w->f, &ms[i])));
 		json_object_object_add(e, "policy", str_or_null(ms[i].policy));
 		json_object_object_add(e, "reasons", json_object_new_int64(ms[i].last_reasons));
 		json_object_object_add(e, "changed", json_time(ms[i].status_changed));
@@ -86,10 +88,10 @@ void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 	rec = json_tokener_parse(m.record);
 	o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_string(m.id));
-	json_object_object_add(o, "status", json_object_new_string(fleet_status_shown(&m, fleet_now())));
+	json_object_object_add(o, "status", json_object_new_string(fleet_status_shown(w->f, &m, fleet_now())));
 	json_object_object_add(o, "enrolled", json_time(m.enrolled));
 	json_object_object_add(o, "last_attestation", json_time(m.last_attestation));
-	json_object_object_add(o, "interval", json_object_new_int64(m.interval));
+	json_object_object_add(o, "interval", json_object_new_int64(fleet_interval_of(w->f, &m)));
 	json_object_object_add(o, "policy", str_or_null(m.policy));
 	json_object_object_add(o, "changed", json_time(m.status_changed));
 	json_object_object_add(o, "ak_name", json_object_get(json_object_object_get(rec, "ak_name")));
@@ -227,7 +229,7 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	mb_event_decoded *dec = NULL;
 	broken_mark *marks = NULL;
 	uint8_t *bytes;
-	size_t size = 0, i, n;
+	size_t size = 0, i, n = 0, shown = 0, n_broken_late = 0;
 	int r;
 
 	if (!get_machine(w, id, &m, resp)) {
@@ -253,12 +255,19 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 		}
 		verdict = m.last_verdict ? json_tokener_parse(m.last_verdict) : NULL;
 		mark_broken(verdict, log, marks, n);
+		/* The first events, then only the broken ones, each part capped: a machine's log of
+		 * any length costs a bounded answer, and the events the verdict names are there. */
 		for (i = 0; i < n; i++)
-			json_object_array_add(arr, event_json(log, mb_event_log_event(log, i), dec, &marks[i]));
+			if (i < FLEET_EVENTS_SHOWN || (marks[i].broken && n_broken_late++ < FLEET_EVENTS_SHOWN)) {
+				json_object_array_add(arr, event_json(log, mb_event_log_event(log, i), dec, &marks[i]));
+				shown++;
+			}
 	}
 	free(bytes);
 	o = json_object_new_object();
 	json_object_object_add(o, "events", arr);
+	json_object_object_add(o, "total", json_object_new_int64((int64_t) n));
+	json_object_object_add(o, "omitted", json_object_new_int64((int64_t) (n - shown)));
 	arr = NULL;
 	reply_json(resp, 200, o);
 out:
@@ -286,7 +295,7 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		if (r < 0)
 			return r;
 		if (!m.last_nonce || strcmp(m.status, "revoked") == 0) {
-			*ret_status = fleet_status_shown(&m, fleet_now());
+			*ret_status = fleet_status_shown(w->f, &m, fleet_now());
 			/* Static strings: fleet_status_shown returns "stale" or m.status. */
 			*ret_status = strcmp(*ret_status, "stale") == 0 ? "stale"
 				      : strcmp(*ret_status, "revoked") == 0 ? "revoked"
@@ -300,7 +309,8 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		free(evidence);
 		evidence = NULL;
 		if (r >= 0) {
-			r = store_rejudge_tx(w->d, id, m.last_nonce, fleet_now(), j.trusted, j.n_reasons, j.verdict, err);
+			r = store_rejudge_tx(w->d, id, m.generation, m.last_nonce, fleet_now(), j.trusted, j.n_reasons,
+					     j.verdict, err);
 			free(j.verdict);
 		}
 		store_machine_done(&m);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -135,11 +136,16 @@ int fleet_transaction(db *d, fleet_tx_fn fn, void *ctx, mb_error *err)
 	return r;
 }
 
-const char *fleet_status_shown(const store_machine *m, int64_t now)
+int64_t fleet_interval_of(const fleet *f, const store_machine *m)
+{
+	return m->interval > 0 && m->interval < f->max_interval ? m->interval : f->max_interval;
+}
+
+const char *fleet_status_shown(const fleet *f, const store_machine *m, int64_t now)
 {
 	int64_t last = m->last_attestation > m->enrolled ? m->last_attestation : m->enrolled;
 
-	if (strcmp(m->status, "revoked") != 0 && now - last > 2 * m->interval)
+	if (strcmp(m->status, "revoked") != 0 && now - last > 2 * fleet_interval_of(f, m))
 		return "stale";
 	return m->status;
 }
@@ -215,13 +221,21 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 	f->ek_roots = o->ek_roots;
 	f->allow_no_ek_cert = o->allow_no_ek_cert;
 	f->interval = o->interval > 0 ? o->interval : 600;
+	f->max_interval = o->max_interval > 0 ? o->max_interval : f->interval;
 	f->nonce_ttl = o->nonce_ttl > 0 ? o->nonce_ttl : 60;
+	if (f->max_interval < f->interval) {
+		fleet_free(f);
+		return set_error(err, -EINVAL, "the maximum interval (%lld s) is below the default interval (%lld s)",
+				 (long long) o->max_interval, (long long) f->interval);
+	}
 
 	r = db_open(f->db_url, &d, err);
 	if (r >= 0) {
 		f->kind = db_get_kind(d);
 		r = store_migrate(d, err);
 	}
+	if (r >= 0)
+		r = fleet_nonce_key_load(f, d, err);
 	if (r >= 0 && o->default_policy) {
 		mb_policy *p = NULL;
 		char *text = strndup(o->default_policy, o->default_policy_size);
@@ -246,6 +260,12 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 	return 0;
 }
 
+void fleet_set_after_judging(fleet *f, void (*fn)(void *ctx), void *ctx)
+{
+	f->after_judging = fn;
+	f->after_judging_ctx = ctx;
+}
+
 void fleet_free(fleet *f)
 {
 	size_t i;
@@ -255,6 +275,7 @@ void fleet_free(fleet *f)
 	for (i = 0; i < f->n_policies; i++)
 		mb_policy_free(f->policies[i].policy);
 	pthread_mutex_destroy(&f->lock);
+	OPENSSL_cleanse(f->nonce_key, sizeof(f->nonce_key));
 	free(f->db_url);
 	free(f);
 }
@@ -345,6 +366,41 @@ static bool operator_ok(fleet_worker *w, const http_request *req, http_response 
 		return false;
 	}
 	return true;
+}
+
+/* GET /metrics: Prometheus' text format. This verifier process's counters (each verifier of a
+ * shared database counts its own). */
+static void metrics(fleet *f, http_response *resp)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	unsigned i;
+
+	if (!out) {
+		reply_error(resp, 500, "out of memory");
+		return;
+	}
+	fputs("# HELP mboot_verifierd_evidence_refused_total Evidence refused as not the machine's TPM's quote of "
+	      "its nonce (nothing stored), by reason.\n"
+	      "# TYPE mboot_verifierd_evidence_refused_total counter\n", out);
+	for (i = 0; i < _MB_ATTEST_REASON_MAX; i++) {
+		uint_fast64_t n = atomic_load(&f->refused[i]);
+
+		if (n || fleet_reason_refuses((mb_attest_reason) i))
+			fprintf(out, "mboot_verifierd_evidence_refused_total{reason=\"%s\"} %llu\n",
+				mb_attest_reason_name((mb_attest_reason) i), (unsigned long long) n);
+	}
+	if (fclose(out) != 0 || !text) {
+		free(text);
+		reply_error(resp, 500, "out of memory");
+		return;
+	}
+	resp->status = 200;
+	resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+	resp->body = text;
+	resp->body_size = size;
+	resp->body_static = false;
 }
 
 static bool method_is(const http_request *req, const char *m)
@@ -480,6 +536,13 @@ void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp)
 			reply_error(resp, 400, "a machine id is 1 to 64 of [A-Za-z0-9._-], not starting with '.'");
 		else
 			fleet_activate(w, id, req, resp);
+	} else if (strcmp(path, "/metrics") == 0) {
+		if (!operator_ok(w, req, resp))
+			return;
+		if (method_is(req, "GET"))
+			metrics(w->f, resp);
+		else
+			no_method(req, resp);
 	} else if (strcmp(path, "/v1/machines") == 0) {
 		if (!operator_ok(w, req, resp))
 			return;

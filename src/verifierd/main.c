@@ -37,6 +37,7 @@ enum {
 	OPT_LISTEN = 1000, OPT_DB, OPT_EK_CA_FILE, OPT_EK_CA_DIR, OPT_ALLOW_NO_EK_CERT, OPT_DEFAULT_POLICY,
 	OPT_INTERVAL, OPT_NONCE_TTL, OPT_TLS_CERT, OPT_TLS_KEY, OPT_INSECURE, OPT_THREADS, OPT_MAX_BODY,
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_CONFIG, OPT_NEW_TOKEN,
+	OPT_MAX_INTERVAL,
 	OPT_END,
 };
 
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 	{ "allow-no-ek-cert", no_argument, NULL, OPT_ALLOW_NO_EK_CERT },
 	{ "default-policy", required_argument, NULL, OPT_DEFAULT_POLICY },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "max-interval", required_argument, NULL, OPT_MAX_INTERVAL },
 	{ "nonce-ttl", required_argument, NULL, OPT_NONCE_TTL },
 	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
 	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
@@ -75,6 +77,7 @@ typedef struct settings {
 	bool allow_no_ek_cert;
 	const char *default_policy;
 	int64_t interval;
+	int64_t max_interval;
 	int64_t nonce_ttl;
 	const char *tls_cert;
 	const char *tls_key;
@@ -104,6 +107,9 @@ static void usage(FILE *f)
 		"  --allow-no-ek-cert        accept TPMs without an EK certificate (trust on first use)\n"
 		"  --default-policy F        the policy a newly enrolled machine starts with\n"
 		"  --interval S              attestation interval of a machine that does not say (600)\n"
+		"  --max-interval S          the longest interval a machine may ask for; a longer one is\n"
+		"                            cut to this, and a machine is stale after twice it (default:\n"
+		"                            --interval)\n"
 		"  --nonce-ttl S             seconds a nonce is good for (60)\n"
 		"  --tls-cert F, --tls-key F HTTPS with this certificate (chain) and key, PEM\n"
 		"  --insecure                plain HTTP, allowed only on a loopback address\n"
@@ -173,6 +179,10 @@ static int set_option(settings *s, int id, const char *arg)
 	case OPT_INTERVAL:
 		if ((r = parse_number(name, arg, 1, 366 * 86400, &n)) == 0)
 			s->interval = (int64_t)n;
+		break;
+	case OPT_MAX_INTERVAL:
+		if ((r = parse_number(name, arg, 1, 366 * 86400, &n)) == 0)
+			s->max_interval = (int64_t)n;
 		break;
 	case OPT_NONCE_TTL:
 		if ((r = parse_number(name, arg, 1, 86400, &n)) == 0)
@@ -380,6 +390,7 @@ static int new_token(const settings *s)
 		.db_url = s->db,
 		.allow_no_ek_cert = true,   /* no machine is served: the CAs do not matter here */
 		.interval = s->interval,
+		.max_interval = s->max_interval,
 		.nonce_ttl = s->nonce_ttl,
 	};
 	mb_error err = { 0 };
@@ -477,6 +488,7 @@ static int serve(const settings *s)
 			.default_policy = (const char *)policy,
 			.default_policy_size = policy_size,
 			.interval = s->interval,
+			.max_interval = s->max_interval,
 			.nonce_ttl = s->nonce_ttl,
 		};
 

@@ -39,6 +39,7 @@ typedef struct fleet_options {
 	const char *default_policy;     /* policy file text for new machines, or NULL */
 	size_t default_policy_size;
 	int64_t interval;               /* seconds a machine gets when it does not say (600) */
+	int64_t max_interval;           /* the most a machine may ask for (0: interval); never less than interval */
 	int64_t nonce_ttl;              /* seconds a nonce is good for (60) */
 } fleet_options;
 
@@ -55,6 +56,9 @@ void fleet_worker_free(fleet_worker *w);
 
 /* Answer one request; never fails (an error is a response with a JSON body {"error": ...}). */
 void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp);
+
+/* Tests: fn(ctx) runs after each evidence is judged and before its verdict is stored (NULL: none). */
+void fleet_set_after_judging(fleet *f, void (*fn)(void *ctx), void *ctx);
 
 /* A new operator token (printed once by `mboot-verifierd --new-token`); only its hash is stored. */
 int fleet_new_token(fleet *f, char **ret_token, mb_error *err);

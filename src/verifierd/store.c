@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/rand.h>
+
 #include "shared/fail.h"
 #include "verifierd/store.h"
 
@@ -56,13 +58,26 @@ static const char *const schema_v1[] = {
 	NULL,
 };
 
-static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1 };
+/*
+ * Version 2. Nonces are made and checked with a key (fleet-nonce.c), so none is stored until its
+ * evidence is (attestations.nonce: each is judged once); the key lives in secrets, shared by the
+ * verifiers of one database. generation changes whenever what a verdict depends on changes
+ * (record, policy, status): a verdict is stored only under the generation it was judged in.
+ */
+static const char *const schema_v2[] = {
+	"DROP TABLE IF EXISTS nonces",
+	"CREATE TABLE IF NOT EXISTS secrets ("
+	" name TEXT PRIMARY KEY,"
+	" value TEXT NOT NULL)",
+	"ALTER TABLE machines ADD COLUMN generation BIGINT NOT NULL DEFAULT 0",
+	NULL,
+};
+
+static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2 };
 
 /* Literals in SQL text: SQLite takes no text parameter for LIMIT. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
-#define STORE_NONCES_KEEP 7 /* STORE_NONCES_PER_MACHINE - 1: room for the new one */
-_Static_assert(STORE_NONCES_KEEP == STORE_NONCES_PER_MACHINE - 1, "nonces kept");
 
 static void i64s(char buf[24], int64_t v)
 {
@@ -80,6 +95,18 @@ static int64_t to_i64(const char *s)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	return errno || *end ? 0 : v;
+}
+
+/* A machine's next generation: random, so that a machine forgotten and enrolled again never
+ * repeats the generation an evidence still being judged was read under. */
+static int new_generation(char buf[24], mb_error *err)
+{
+	uint64_t g;
+
+	if (RAND_bytes((unsigned char *) &g, sizeof(g)) != 1)
+		return set_error(err, -EIO, "no random bytes from OpenSSL");
+	i64s(buf, (int64_t) (g >> 2));
+	return 0;
 }
 
 static char *dup_or_null(const char *s)
@@ -157,7 +184,7 @@ void store_machine_done(store_machine *m)
 
 #define MACHINE_COLUMNS                                                                                         \
 	"id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled, last_attestation, last_nonce, " \
-	"last_verdict, last_reasons"
+	"last_verdict, last_reasons, generation"
 
 static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 {
@@ -174,6 +201,7 @@ static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 	m->last_nonce = dup_or_null(db_rows_get(rows, i, 9));
 	m->last_verdict = dup_or_null(db_rows_get(rows, i, 10));
 	m->last_reasons = to_i64(db_rows_get(rows, i, 11));
+	m->generation = to_i64(db_rows_get(rows, i, 12));
 	if (!m->id || !m->status) {
 		store_machine_done(m);
 		return -ENOMEM;
@@ -207,7 +235,7 @@ int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err)
 	*ret_n = 0;
 	r = db_query(d,
 		     "SELECT id, NULL, ek_sha256, policy, interval_s, status, status_changed, enrolled, "
-		     "last_attestation, last_nonce, NULL, last_reasons FROM machines ORDER BY id",
+		     "last_attestation, last_nonce, NULL, last_reasons, generation FROM machines ORDER BY id",
 		     NULL, 0, &rows, err);
 	if (r < 0)
 		return r;
@@ -294,24 +322,27 @@ int store_enrollment_get(db *d, const char *id, char **ret_state, int64_t *ret_i
 int store_activate_tx(db *d, const char *id, const char *record, const char *ek_sha256, const char *policy,
 		      int64_t interval, int64_t now, mb_error *err)
 {
-	char ib[24], nb[24];
-	const char *p[] = { id, record, ek_sha256, policy, ib, nb };
+	char ib[24], nb[24], gb[24];
+	const char *p[] = { id, record, ek_sha256, policy, ib, nb, gb };
 	const char *pid[] = { id };
 	int64_t r;
 
 	i64s(ib, interval);
 	i64s(nb, now);
+	r = new_generation(gb, err);
+	if (r < 0)
+		return (int) r;
 	/* A re-enrolled machine keeps its policy, history and last verdict; it starts a new
 	 * period of its interval from now (so it is not stale at once). */
 	r = db_exec(d,
-		    "INSERT INTO machines (id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled) "
-		    "VALUES ($1, $2, $3, $4, $5, 'enrolled', $6, $6) "
+		    "INSERT INTO machines (id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled, "
+		    "generation) VALUES ($1, $2, $3, $4, $5, 'enrolled', $6, $6, $7) "
 		    "ON CONFLICT (id) DO UPDATE SET record = excluded.record, ek_sha256 = excluded.ek_sha256, "
-		    "interval_s = excluded.interval_s, enrolled = excluded.enrolled, "
+		    "interval_s = excluded.interval_s, enrolled = excluded.enrolled, generation = excluded.generation, "
 		    "status_changed = CASE WHEN machines.status = 'enrolled' THEN machines.status_changed "
 		    "ELSE excluded.status_changed END, status = 'enrolled' "
 		    "WHERE machines.ek_sha256 = excluded.ek_sha256 AND machines.status <> 'revoked'",
-		    p, 6, err);
+		    p, 7, err);
 	/* Another TPM's machine, or a revoked one, that the caller's check did not see yet
 	 * (PostgreSQL, READ COMMITTED: committed meanwhile): the transaction's retry sees it. */
 	if (r == 0)
@@ -321,39 +352,13 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 	return r < 0 ? (int) r : 0;
 }
 
-int store_nonce_add(db *d, const char *nonce, const char *id, int64_t expires, int64_t issued_us, int64_t now,
-		    mb_error *err)
+int store_nonce_used(db *d, const char *nonce, mb_error *err)
 {
-	char eb[24], ub[24], nb[24];
-	const char *prune[] = { id, nb };
-	const char *p[] = { nonce, id, eb, ub };
-	int64_t r;
-
-	i64s(eb, expires);
-	i64s(ub, issued_us);
-	i64s(nb, now);
-	/* Before the insert, so that the new nonce is never the one pruned. */
-	r = db_exec(d,
-		    "DELETE FROM nonces WHERE machine_id = $1 AND (expires < $2 OR nonce NOT IN "
-		    "(SELECT nonce FROM nonces WHERE machine_id = $1 ORDER BY issued_us DESC LIMIT " STR(STORE_NONCES_KEEP) "))",
-		    prune, 2, err);
-	if (r >= 0)
-		r = db_exec(d, "INSERT INTO nonces (nonce, machine_id, expires, issued_us) VALUES ($1, $2, $3, $4)", p, 4,
-			    err);
-	return r < 0 ? (int) r : 0;
-}
-
-int store_nonce_take(db *d, const char *nonce, const char *id, int64_t now, mb_error *err)
-{
-	char nb[24];
-	const char *p[] = { nonce, id, nb };
+	const char *p[] = { nonce };
 	db_rows *rows;
 	int r;
 
-	i64s(nb, now);
-	/* One statement: of two requests with the same nonce, exactly one gets the row. */
-	r = db_query(d, "DELETE FROM nonces WHERE nonce = $1 AND machine_id = $2 AND expires >= $3 RETURNING nonce", p,
-		     3, &rows, err);
+	r = db_query(d, "SELECT 1 FROM attestations WHERE nonce = $1", p, 1, &rows, err);
 	if (r < 0)
 		return r;
 	r = db_rows_count(rows) ? 1 : 0;
@@ -361,77 +366,83 @@ int store_nonce_take(db *d, const char *nonce, const char *id, int64_t now, mb_e
 	return r;
 }
 
-int store_nonce_valid(db *d, const char *nonce, const char *id, int64_t now, mb_error *err)
+int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_error *err)
 {
-	char nb[24];
-	const char *p[] = { nonce, id, nb };
+	const char *p[] = { name, fresh };
+	int64_t r;
+
+	/* Of verifiers starting together on one database, the first one's value stays. */
+	r = db_exec(d, "INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", p, 2, err);
+	if (r < 0)
+		return (int) r;
+	return query_text(d, "SELECT value FROM secrets WHERE name = $1", p, 1, ret, err);
+}
+
+/* Why an update of machine id under generation g changed no row: -ENOENT (gone or revoked) or
+ * -ESTALE (its generation moved on). */
+static int why_unchanged(db *d, const char *id, mb_error *err)
+{
+	const char *p[] = { id };
 	db_rows *rows;
 	int r;
 
-	i64s(nb, now);
-	r = db_query(d, "SELECT nonce FROM nonces WHERE nonce = $1 AND machine_id = $2 AND expires >= $3", p, 3, &rows,
-		     err);
+	r = db_query(d, "SELECT status FROM machines WHERE id = $1", p, 1, &rows, err);
 	if (r < 0)
 		return r;
-	r = db_rows_count(rows) ? 1 : 0;
+	r = !db_rows_count(rows) || strcmp(db_rows_get(rows, 0, 0), "revoked") == 0 ? -ENOENT : -ESTALE;
 	db_rows_free(rows);
 	return r;
 }
 
-int store_nonce_set_expires(db *d, const char *nonce, int64_t expires, mb_error *err)
+int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
+			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, mb_error *err)
 {
-	char eb[24];
-	const char *p[] = { nonce, eb };
-	int64_t r;
-
-	i64s(eb, expires);
-	r = db_exec(d, "UPDATE nonces SET expires = $2 WHERE nonce = $1", p, 2, err);
-	return r < 0 ? (int) r : r == 0 ? -ENOENT : 0;
-}
-
-int store_attestation_tx(db *d, const char *id, const char *nonce, int64_t at, int64_t seq, bool trusted,
-			 int64_t n_reasons, const char *verdict, const char *evidence, mb_error *err)
-{
-	char ab[24], sb[24], rb[24];
+	char ab[24], sb[24], rb[24], gb[24];
 	const char *status = trusted ? "trusted" : "untrusted";
 	const char *pa[] = { nonce, id, ab, sb, trusted ? "1" : "0", rb, verdict };
-	const char *pm[] = { id, status, ab, nonce, evidence, verdict, rb };
+	const char *pm[] = { id, status, ab, nonce, evidence, verdict, rb, gb };
 	int64_t r;
 
 	i64s(ab, at);
 	i64s(sb, seq);
 	i64s(rb, n_reasons);
+	i64s(gb, generation);
+	/* The machine first: under PostgreSQL's READ COMMITTED the row's condition is checked again
+	 * on the newest version once a concurrent change of it committed, so a policy set (or a
+	 * revoke) that committed while the evidence was judged makes this change no row. */
+	r = db_exec(d,
+		    "UPDATE machines SET status_changed = CASE WHEN status = $2 THEN status_changed ELSE $3 END, "
+		    "status = $2, last_attestation = $3, last_nonce = $4, last_evidence = $5, last_verdict = $6, "
+		    "last_reasons = $7 WHERE id = $1 AND generation = $8 AND status <> 'revoked'",
+		    pm, 8, err);
+	if (r < 0)
+		return (int) r;
+	if (r == 0)
+		return why_unchanged(d, id, err);
 	r = db_exec(d,
 		    "INSERT INTO attestations (nonce, machine_id, at, seq, trusted, reasons, verdict) "
 		    "VALUES ($1, $2, $3, $4, $5, $6, $7)",
 		    pa, 7, err);
-	if (r < 0)
-		return (int) r;
-	r = db_exec(d,
-		    "UPDATE machines SET status_changed = CASE WHEN status = $2 THEN status_changed ELSE $3 END, "
-		    "status = $2, last_attestation = $3, last_nonce = $4, last_evidence = $5, last_verdict = $6, "
-		    "last_reasons = $7 WHERE id = $1 AND status <> 'revoked'",
-		    pm, 7, err);
-	if (r < 0)
-		return (int) r;
-	return r == 0 ? -ENOENT : 0;
+	return r < 0 ? (int) r : 0;
 }
 
-int store_rejudge_tx(db *d, const char *id, const char *nonce, int64_t now, bool trusted, int64_t n_reasons,
-		     const char *verdict, mb_error *err)
+int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
+		     int64_t n_reasons, const char *verdict, mb_error *err)
 {
-	char nb[24], rb[24];
-	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb };
+	char nb[24], rb[24], gb[24];
+	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb, gb };
 	int64_t r;
 
 	i64s(nb, now);
 	i64s(rb, n_reasons);
-	/* Only while that evidence is still the last one and the machine not revoked. */
+	i64s(gb, generation);
+	/* Only while that evidence is still the last one, and the machine's policy, record and
+	 * status those it was judged under. */
 	r = db_exec(d,
 		    "UPDATE machines SET status_changed = CASE WHEN status = $3 THEN status_changed ELSE $4 END, "
 		    "status = $3, last_verdict = $5, last_reasons = $6 "
-		    "WHERE id = $1 AND last_nonce = $2 AND status <> 'revoked'",
-		    p, 6, err);
+		    "WHERE id = $1 AND last_nonce = $2 AND generation = $7 AND status <> 'revoked'",
+		    p, 7, err);
 	if (r < 0)
 		return (int) r;
 	return r == 0 ? -ENOENT : 0;
@@ -479,23 +490,28 @@ int store_policy_get(db *d, const char *sha256, char **ret_text, mb_error *err)
 
 int store_machine_set_policy(db *d, const char *id, const char *sha256, mb_error *err)
 {
-	const char *p[] = { id, sha256 };
-	int64_t r = db_exec(d, "UPDATE machines SET policy = $2 WHERE id = $1", p, 2, err);
+	char gb[24];
+	const char *p[] = { id, sha256, gb };
+	int64_t r = new_generation(gb, err);
 
+	if (r >= 0)
+		r = db_exec(d, "UPDATE machines SET policy = $2, generation = $3 WHERE id = $1", p, 3, err);
 	return r < 0 ? (int) r : r == 0 ? -ENOENT : 0;
 }
 
 int store_machine_revoke(db *d, const char *id, int64_t now, mb_error *err)
 {
-	char nb[24];
-	const char *p[] = { id, nb };
+	char nb[24], gb[24];
+	const char *p[] = { id, nb, gb };
 	int64_t r;
 
 	i64s(nb, now);
-	r = db_exec(d,
-		    "UPDATE machines SET status_changed = CASE WHEN status = 'revoked' THEN status_changed ELSE $2 END, "
-		    "revoked = COALESCE(revoked, $2), status = 'revoked' WHERE id = $1",
-		    p, 2, err);
+	r = new_generation(gb, err);
+	if (r >= 0)
+		r = db_exec(d,
+			    "UPDATE machines SET status_changed = CASE WHEN status = 'revoked' THEN status_changed ELSE $2 END, "
+			    "revoked = COALESCE(revoked, $2), status = 'revoked', generation = $3 WHERE id = $1",
+			    p, 3, err);
 	return r < 0 ? (int) r : r == 0 ? -ENOENT : 0;
 }
 
@@ -503,7 +519,6 @@ int store_machine_delete_tx(db *d, const char *id, mb_error *err)
 {
 	static const char *const sql[] = {
 		"DELETE FROM attestations WHERE machine_id = $1",
-		"DELETE FROM nonces WHERE machine_id = $1",
 		"DELETE FROM enrollments WHERE machine_id = $1",
 		"DELETE FROM machines WHERE id = $1",
 	};
@@ -516,7 +531,7 @@ int store_machine_delete_tx(db *d, const char *id, mb_error *err)
 		if (r < 0)
 			return (int) r;
 		/* The machine row itself, or a pending enrollment, is what makes the id known. */
-		if (i >= 2)
+		if (i >= 1)
 			total += r;
 	}
 	return total == 0 ? -ENOENT : 0;

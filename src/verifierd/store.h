@@ -12,9 +12,7 @@
 
 #include "verifierd/db.h"
 
-#define STORE_SCHEMA_VERSION 1
-/* Pending nonces kept per machine: the oldest go when a new one would make more. */
-#define STORE_NONCES_PER_MACHINE 8
+#define STORE_SCHEMA_VERSION 2
 #define STORE_HISTORY 20
 
 /* Create or migrate the schema (in one transaction; safe when verifiers start together). */
@@ -34,6 +32,7 @@ typedef struct store_machine {
 	char *last_nonce;
 	char *last_verdict;
 	int64_t last_reasons;
+	int64_t generation;    /* changes with the record, the policy and a revoke */
 } store_machine;
 
 void store_machine_done(store_machine *m);
@@ -55,24 +54,23 @@ int store_enrollment_get(db *d, const char *id, char **ret_state, int64_t *ret_i
 int store_activate_tx(db *d, const char *id, const char *record, const char *ek_sha256, const char *policy,
 		      int64_t interval, int64_t now, mb_error *err);
 
-/* A new nonce for the machine; prunes its expired and oldest pending ones first. */
-int store_nonce_add(db *d, const char *nonce, const char *id, int64_t expires, int64_t issued_us, int64_t now,
-		    mb_error *err);
-/* Consume a nonce: 1 when it was the machine's and still good (and is now gone), 0 when not. */
-int store_nonce_take(db *d, const char *nonce, const char *id, int64_t now, mb_error *err);
-/* 1 when the nonce was given to machine id and is still good at now, else 0 (nothing changes). */
-int store_nonce_valid(db *d, const char *nonce, const char *id, int64_t now, mb_error *err);
-/* Test hook: move a pending nonce's expiry. */
-int store_nonce_set_expires(db *d, const char *nonce, int64_t expires, mb_error *err);
+/* 1 when evidence under this nonce was stored already, else 0. */
+int store_nonce_used(db *d, const char *nonce, mb_error *err);
 
-/* The judgment of one nonce's evidence: the history row and the machine's state. Returns
- * -ENOENT when the machine is gone or revoked (nothing written: the caller rolls back). */
-int store_attestation_tx(db *d, const char *id, const char *nonce, int64_t at, int64_t seq, bool trusted,
-			 int64_t n_reasons, const char *verdict, const char *evidence, mb_error *err);
+/* The verifiers' shared secret of this name: the stored one, or fresh stored when there is none. */
+int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_error *err);
 
-/* The last judgment replaced (a policy change re-judged the last evidence). */
-int store_rejudge_tx(db *d, const char *id, const char *nonce, int64_t now, bool trusted, int64_t n_reasons,
-		     const char *verdict, mb_error *err);
+/* The judgment of one nonce's evidence, judged under the machine's generation: the history row
+ * and the machine's state. Returns -ENOENT when the machine is gone or revoked, -ESTALE when its
+ * generation moved on (a policy set, enrolled again), -EEXIST when the nonce was used (nothing
+ * written: the caller rolls back). */
+int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
+			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, mb_error *err);
+
+/* The last judgment replaced (a policy change re-judged the last evidence); -ENOENT unless the
+ * evidence of nonce is still the last and generation still the machine's. */
+int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
+		     int64_t n_reasons, const char *verdict, mb_error *err);
 
 typedef struct store_history {
 	int64_t at;
@@ -87,7 +85,7 @@ int store_policy_get(db *d, const char *sha256, char **ret_text, mb_error *err);
 int store_machine_set_policy(db *d, const char *id, const char *sha256, mb_error *err);
 
 int store_machine_revoke(db *d, const char *id, int64_t now, mb_error *err);
-/* Forget a machine: its history, nonces, pending enrollment; -ENOENT when none of it existed. */
+/* Forget a machine: its history, pending enrollment; -ENOENT when none of it existed. */
 int store_machine_delete_tx(db *d, const char *id, mb_error *err);
 
 int store_token_add(db *d, const char *sha256, int64_t now, mb_error *err);

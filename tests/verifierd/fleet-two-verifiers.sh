@@ -2,8 +2,9 @@
 # Two mboot-verifierd processes on one PostgreSQL serve one fleet. Started at the same moment
 # on an empty database, both come up (the schema migration race), three times. Then every
 # machine enrolls through the first and activates through the second, gets its nonces from the
-# first and posts its evidence to the second (ack-proxy.py splits each conversation): all of
-# it succeeds, every verdict is stored, and both list the same fleet.
+# first and posts its evidence to the second (ack-proxy.py splits each conversation: the nonce
+# key is the database's, shared): all of it succeeds, every verdict is stored, and both list
+# the same fleet.
 set -u
 # shellcheck source=tests/verifierd/pg-env.sh
 . "$MB_FLEET_TESTS/pg-env.sh"
@@ -31,7 +32,10 @@ for i in 1 2 3; do
 		bad "race $i: $(tail -q -n 1 "$RW/vd-a.log" "$RW/vd-b.log" | paste -sd" ")"
 	fi
 	versions=$(db_sql "$url" "SELECT count(*), max(version) FROM schema_version" 2>&1)
-	[ "$versions" = "1|1" ] || bad "race $i: schema_version holds $versions, not one row of version 1"
+	[ "$versions" = "2|2" ] || bad "race $i: schema_version holds $versions, not versions 1 and 2 once each"
+	# One nonce key: a nonce either verifier gives, the other checks.
+	keys=$(db_sql "$url" "SELECT count(*) FROM secrets WHERE name = 'nonce-key'" 2>&1)
+	[ "$keys" = 1 ] || bad "race $i: $keys nonce keys, not one"
 	vd_stop a
 	vd_stop b
 done

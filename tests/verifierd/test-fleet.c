@@ -299,9 +299,15 @@ static void test_schema(void **state)
 	(void) state;
 	assert_int_equal(fleet_new(&o, &f2, &err), 0);
 	fleet_free(f2);
-	assert_int_equal(db_query(T.d, "SELECT version FROM schema_version", NULL, 0, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), 1);
+	assert_int_equal(db_query(T.d, "SELECT version FROM schema_version ORDER BY version", NULL, 0, &rows, &err), 0);
+	assert_int_equal(db_rows_count(rows), 2);
 	assert_string_equal(db_rows_get(rows, 0, 0), "1");
+	assert_string_equal(db_rows_get(rows, 1, 0), "2");
+	db_rows_free(rows);
+	/* One nonce key, kept by the second fleet too. */
+	assert_int_equal(db_query(T.d, "SELECT value FROM secrets WHERE name = 'nonce-key'", NULL, 0, &rows, &err), 0);
+	assert_int_equal(db_rows_count(rows), 1);
+	assert_int_equal(strlen(db_rows_get(rows, 0, 0)), 64);
 	db_rows_free(rows);
 	/* Only the token's hash is kept. */
 	{
@@ -564,32 +570,96 @@ static void test_concurrent_posts_one_nonce(void **state)
 	assert_int_equal(db_query(T.d, "SELECT nonce FROM attestations WHERE nonce = $1", p, 1, &rows, &err), 0);
 	assert_int_equal(db_rows_count(rows), 1);
 	db_rows_free(rows);
-	/* and the nonce is spent, not merely refused a second row */
-	assert_int_equal(db_query(T.d, "SELECT nonce FROM nonces WHERE nonce = $1", p, 1, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), 0);
-	db_rows_free(rows);
 	free(evidence);
 }
 
+/* A nonce of a verifier on the same database whose nonces live 1 s, posted 2 s later: the key
+ * is shared (the other verifier's nonce is this one's), and the expiry is the nonce's own. */
 static void test_expired_nonce(void **state)
 {
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .nonce_ttl = 1 };
+	http_request req = { .method = "POST", .path = "/v1/machines/web1/nonce", .body = "" };
+	http_response resp;
 	mb_error err = { 0 };
-	char n[65], *ev;
+	fleet *f2;
+	fleet_worker *w2;
+	json_object *o2;
+	char n[65], fresh[65], *ev;
 	answer a;
 
 	(void) state;
-	get_nonce("web1", n);
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	w2 = fleet_worker_new(f2);
+	fleet_handle(w2, &req, &resp);
+	assert_int_equal(resp.status, 200);
+	o2 = json_tokener_parse(resp.body);
+	snprintf(n, sizeof(n), "%s", jstr(o2, "nonce"));
+	json_object_put(o2);
+	free(resp.body);
+	fleet_handle(w2, &req, &resp);
+	o2 = json_tokener_parse(resp.body);
+	snprintf(fresh, sizeof(fresh), "%s", jstr(o2, "nonce"));
+	json_object_put(o2);
+	free(resp.body);
+	fleet_worker_free(w2);
+	fleet_free(f2);
+
+	/* Within its second it is good here (the trusted boot, so web1's state stays). */
+	ev = quote(T.ak1, fresh, T.log, T.log_size);
+	a = post_evidence("web1", fresh, ev);
+	expect_status(a, 200);
+	answer_done(&a);
+	free(ev);
+	sleep(2);
 	ev = quote(T.ak1, n, T.log, T.log_size);
-	assert_int_equal(store_nonce_set_expires(T.d, n, (int64_t) time(NULL) - 1, &err), 0);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 409);
+	assert_non_null(strstr(jstr(a.json, "error"), "expired"));
+	answer_done(&a);
+	/* One digit of its expiry changed: the MAC no longer fits, not this verifier's nonce. */
+	n[30] = n[30] == 'f' ? 'e' : 'f';
 	a = post_evidence("web1", n, ev);
 	expect_status(a, 409);
 	answer_done(&a);
 	free(ev);
 }
 
+/* The refusals counted in GET /metrics for reason name. */
+static long long refused_count(const char *reason)
+{
+	char line[128];
+	const char *at;
+	answer a = call("GET", "/metrics", NULL, T.token, NULL);
+	long long n = -1;
+
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.content_type, "text/plain; version=0.0.4; charset=utf-8");
+	snprintf(line, sizeof(line), "\nmboot_verifierd_evidence_refused_total{reason=\"%s\"} ", reason);
+	at = strstr(a.body, line);
+	if (at)
+		n = strtoll(at + strlen(line), NULL, 10);
+	answer_done(&a);
+	return n;
+}
+
+/* Rows of machine id in attestations. */
+static size_t history_rows(const char *id)
+{
+	const char *p[] = { id };
+	mb_error err = { 0 };
+	db_rows *rows;
+	size_t n;
+
+	assert_int_equal(db_query(T.d, "SELECT nonce FROM attestations WHERE machine_id = $1", p, 1, &rows, &err), 0);
+	n = db_rows_count(rows);
+	db_rows_free(rows);
+	return n;
+}
+
 static void test_other_machines_nonce(void **state)
 {
 	char n[65], *ev;
+	long long before;
 	answer a;
 
 	(void) state;
@@ -599,39 +669,220 @@ static void test_other_machines_nonce(void **state)
 	a = post_evidence("web1", n, ev);
 	expect_status(a, 409);
 	answer_done(&a);
-	/* The nonce was not used up by the refused post: web2 can still use it (and web1's
-	 * evidence is not web2's: ak-not-enrolled). */
+	/* web1's quote of web2's nonce, posted as web2's evidence: not web2's TPM's answer (another
+	 * AK), so it is refused and nothing of it is stored; counted by reason. */
+	before = refused_count("ak-not-enrolled");
+	a = post_evidence("web2", n, ev);
+	expect_status(a, 403);
+	assert_non_null(strstr(jstr(a.json, "error"), "ak-not-enrolled"));
+	assert_non_null(strstr(jstr(a.json, "error"), "nothing was stored"));
+	answer_done(&a);
+	assert_int_equal(refused_count("ak-not-enrolled"), before + 1);
+	assert_int_equal(history_rows("web2"), 0);
+	a = show("web2");
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	assert_null(json_object_object_get(a.json, "verdict"));
+	answer_done(&a);
+	free(ev);
+	/* The nonce was not used up by the refused posts: web2's own quote of it counts. */
+	ev = quote(T.ak2, n, T.log, T.log_size);
 	a = post_evidence("web2", n, ev);
 	expect_status(a, 200);
-	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	assert_string_equal(jstr(a.json, "status"), "untrusted"); /* no policy */
 	answer_done(&a);
 	free(ev);
 }
 
-static void test_nonce_cap(void **state)
+/* Nonces cost nothing to give: a client asking for many takes none from the machine (with a
+ * stored cap per machine, 8 asks used to push out the machine's own). */
+static void test_nonces_plentiful(void **state)
 {
-	mb_error err = { 0 };
-	char first[65], n[65];
-	const char *p[] = { "web2" };
-	db_rows *rows;
+	char first[65], n[65], *ev;
 	answer a;
 	int i;
 
 	(void) state;
 	get_nonce("web2", first);
-	for (i = 0; i < STORE_NONCES_PER_MACHINE; i++)
+	for (i = 0; i < 500; i++)
 		get_nonce("web2", n);
-	assert_int_equal(db_query(T.d, "SELECT nonce FROM nonces WHERE machine_id = $1", p, 1, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), STORE_NONCES_PER_MACHINE);
-	db_rows_free(rows);
-	/* The oldest went. */
-	a = post_evidence("web2", first, "{}");
-	expect_status(a, 409);
+	ev = quote(T.ak2, first, T.log, T.log_size);
+	a = post_evidence("web2", first, ev);
+	expect_status(a, 200);
 	answer_done(&a);
+	free(ev);
 	/* Malformed evidence under a good nonce: 400, with the library's message. */
 	a = post_evidence("web2", n, "{\"version\": 1}");
 	expect_status(a, 400);
 	answer_done(&a);
+}
+
+/* Evidence from a client without web1's TPM: its AK is web2's (the same TPM's other key) and its
+ * signature does not verify with web1's AK. Refused; web1's last verdict, history and boot chain
+ * stay those of its own last evidence. */
+static void test_forged_evidence_not_stored(void **state)
+{
+	char n[65], *ev, *verdict_before, *events_before;
+	size_t rows_before = history_rows("web1");
+	long long before = refused_count("ak-not-enrolled");
+	answer a;
+
+	(void) state;
+	a = show("web1");
+	verdict_before = strdup(json_object_to_json_string(json_object_object_get(a.json, "verdict")));
+	answer_done(&a);
+	a = call("GET", "/v1/machines/web1/events", NULL, T.token, NULL);
+	events_before = strdup(a.body);
+	answer_done(&a);
+
+	get_nonce("web1", n);
+	ev = quote(T.ak2, n, T.evil_log, T.evil_log_size);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 403);
+	answer_done(&a);
+	free(ev);
+
+	assert_int_equal(refused_count("ak-not-enrolled"), before + 1);
+	assert_int_equal(history_rows("web1"), rows_before);
+	a = show("web1");
+	assert_string_equal(json_object_to_json_string(json_object_object_get(a.json, "verdict")), verdict_before);
+	answer_done(&a);
+	a = call("GET", "/v1/machines/web1/events", NULL, T.token, NULL);
+	assert_string_equal(a.body, events_before);
+	answer_done(&a);
+	free(verdict_before);
+	free(events_before);
+	/* Without the token, no metrics. */
+	checked_call(401, "GET", "/metrics", NULL, NULL, NULL);
+}
+
+/* What an operator does while a machine's evidence is being judged (the machine can make judging
+ * slow at will): one call on another worker, once. */
+typedef struct meanwhile {
+	fleet_worker *w;
+	const char *method, *path, *body;
+	unsigned status; /* the call's answer; 0 while not made */
+} meanwhile;
+
+static void operator_meanwhile(void *p)
+{
+	meanwhile *m = p;
+	http_request req = { .method = m->method, .path = m->path, .bearer = T.token, .body = m->body ? m->body : "",
+			     .body_size = m->body ? strlen(m->body) : 0 };
+	http_response resp;
+
+	if (m->status)
+		return;
+	fleet_handle(m->w, &req, &resp);
+	m->status = resp.status;
+	if (!resp.body_static)
+		free(resp.body);
+}
+
+/* The policy removed while web1's good boot is judged under it: the verdict judged under the old
+ * policy is not stored; the evidence is judged again under what web1 has now (none: untrusted). */
+static void test_policy_changed_while_judging(void **state)
+{
+	meanwhile mw = { .w = fleet_worker_new(T.f), .method = "DELETE", .path = "/v1/machines/web1/policy" };
+	char n[65], *ev, names[256];
+	answer a;
+
+	(void) state;
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "trusted");
+	answer_done(&a);
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.log, T.log_size);
+	fleet_set_after_judging(T.f, operator_meanwhile, &mw);
+	a = post_evidence("web1", n, ev);
+	fleet_set_after_judging(T.f, NULL, NULL);
+	assert_int_equal(mw.status, 200);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	reason_names(json_object_object_get(a.json, "verdict"), names, sizeof(names));
+	assert_string_equal(names, "no-policy");
+	answer_done(&a);
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	assert_null(json_object_object_get(a.json, "policy"));
+	answer_done(&a);
+	free(ev);
+
+	/* A stricter policy put meanwhile: judged under it. The policy set back, the last
+	 * evidence is judged again: trusted. */
+	mw = (meanwhile) { .w = mw.w, .method = "PUT", .path = "/v1/machines/web1/policy", .body = T.policy };
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.log, T.log_size);
+	fleet_set_after_judging(T.f, operator_meanwhile, &mw);
+	a = post_evidence("web1", n, ev);
+	fleet_set_after_judging(T.f, NULL, NULL);
+	assert_int_equal(mw.status, 200);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "trusted");
+	answer_done(&a);
+	free(ev);
+
+	/* web2 revoked while its evidence is judged: refused, nothing stored. */
+	{
+		size_t rows = history_rows("web2");
+
+		mw = (meanwhile) { .w = mw.w, .method = "POST", .path = "/v1/machines/web2/revoke" };
+		get_nonce("web2", n);
+		ev = quote(T.ak2, n, T.log, T.log_size);
+		fleet_set_after_judging(T.f, operator_meanwhile, &mw);
+		a = post_evidence("web2", n, ev);
+		fleet_set_after_judging(T.f, NULL, NULL);
+		assert_int_equal(mw.status, 200);
+		expect_status(a, 403);
+		answer_done(&a);
+		free(ev);
+		assert_int_equal(history_rows("web2"), rows);
+		/* Forgotten and enrolled again for the tests after this one. */
+		checked_call(200, "DELETE", "/v1/machines/web2", NULL, T.token, NULL);
+		free(T.ak2);
+		T.ak2 = enroll("web2", 0, 201);
+	}
+	fleet_worker_free(mw.w);
+}
+
+/* The verifier decides freshness: a machine asking for a year gets the verifier's maximum, and a
+ * verifier started with a lower maximum holds machines enrolled before to it. */
+static void test_interval_capped(void **state)
+{
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .interval = 1, .max_interval = 1 };
+	http_request req = { .method = "GET", .path = "/v1/machines/slow1", .bearer = T.token, .body = "" };
+	http_response resp;
+	mb_error err = { 0 };
+	fleet *f2;
+	fleet_worker *w2;
+	json_object *o2;
+	char *ak;
+	answer a;
+
+	(void) state;
+	ak = enroll("slow1", 31622400, 201);
+	a = show("slow1");
+	assert_int_equal(json_object_get_int64(json_object_object_get(a.json, "interval")), 600);
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	answer_done(&a);
+	free(ak);
+
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	w2 = fleet_worker_new(f2);
+	sleep(3);
+	fleet_handle(w2, &req, &resp);
+	assert_int_equal(resp.status, 200);
+	o2 = json_tokener_parse(resp.body);
+	assert_string_equal(jstr(o2, "status"), "stale");
+	assert_int_equal(json_object_get_int64(json_object_object_get(o2, "interval")), 1);
+	json_object_put(o2);
+	free(resp.body);
+	fleet_worker_free(w2);
+	fleet_free(f2);
+	/* A maximum below the default interval is refused. */
+	o.interval = 60;
+	o.max_interval = 30;
+	assert_int_equal(fleet_new(&o, &f2, &err), -EINVAL);
+	checked_call(200, "DELETE", "/v1/machines/slow1", NULL, T.token, NULL);
 }
 
 /* The good boot's PCR 8 extended with the event init=/bin/sh adds: genuine quote, genuine
@@ -729,15 +980,18 @@ static void test_reenroll_same_ek(void **state)
 	assert_int_equal(json_object_array_length(json_object_object_get(a.json, "history")), n_history);
 	answer_done(&a);
 
-	/* The old AK's evidence no longer vouches for web1. */
+	/* The old AK's evidence no longer vouches for web1: refused, nothing stored. */
 	get_nonce("web1", n);
 	ev = quote(T.ak1, n, T.evil_log, T.evil_log_size);
 	a = post_evidence("web1", n, ev);
-	expect_status(a, 200);
-	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	expect_status(a, 403);
 	assert_non_null(strstr(a.body, "ak-not-enrolled"));
 	answer_done(&a);
 	free(ev);
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "enrolled");
+	assert_int_equal(json_object_array_length(json_object_object_get(a.json, "history")), n_history);
+	answer_done(&a);
 	free(T.ak1);
 	T.ak1 = ak;
 	free(policy);
@@ -848,7 +1102,10 @@ int main(void)
 		cmocka_unit_test(test_concurrent_posts_one_nonce),
 		cmocka_unit_test(test_expired_nonce),
 		cmocka_unit_test(test_other_machines_nonce),
-		cmocka_unit_test(test_nonce_cap),
+		cmocka_unit_test(test_nonces_plentiful),
+		cmocka_unit_test(test_forged_evidence_not_stored),
+		cmocka_unit_test(test_policy_changed_while_judging),
+		cmocka_unit_test(test_interval_capped),
 		cmocka_unit_test(test_evil_boot),
 		cmocka_unit_test(test_reenroll_same_ek),
 		cmocka_unit_test(test_stale),

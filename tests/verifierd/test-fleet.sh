@@ -38,9 +38,12 @@ if [ "${1:-sqlite}" = postgresql ]; then
 		wait "${pids[$((i - 1))]}" || fail "mboot-verifierd --new-token $i at once: $(cat "token$i.err")"
 	done
 	[ "$(pg_psql "SELECT count(*) FROM tokens")" = 3 ] || fail "three tokens stored: $(pg_psql "SELECT count(*) FROM tokens")"
-	[ "$(pg_psql "SELECT string_agg(version::text, ',') FROM schema_version")" = 1 ] ||
+	[ "$(pg_psql "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_version")" = 1,2 ] ||
 		fail "schema_version: $(pg_psql "SELECT * FROM schema_version")"
-	echo "ok   three verifiers started at once on one PostgreSQL: one schema, three tokens"
+	# One nonce key for all of them (a nonce one verifier gives, another checks).
+	[ "$(pg_psql "SELECT count(*) || ':' || min(length(value)) FROM secrets WHERE name = 'nonce-key'")" = 1:64 ] ||
+		fail "one 32-byte nonce key: $(pg_psql "SELECT name, length(value) FROM secrets")"
+	echo "ok   three verifiers started at once on one PostgreSQL: one schema, one nonce key, three tokens"
 	# The C test stops and starts the server through these to see 503s, then a reconnect.
 	pg_control_serve
 	export MB_PG_CONTROL=$PG_DIR
