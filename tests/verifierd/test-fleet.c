@@ -959,6 +959,70 @@ static void test_evil_boot(void **state)
 	answer_done(&a);
 }
 
+/* A log of any length gives a bounded events view: web1's evil boot with 5,000 events more in
+ * PCR 16 (which the TPM holds at zero, so none of them replays: each is broken). The first 2,000
+ * events and 2,000 broken ones after them are shown, the rest counted. */
+static void test_events_capped(void **state)
+{
+	const size_t extra = 5000;
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+	const mb_event *last;
+	uint8_t *big, *p;
+	size_t per_event, k, i, total, n_events;
+	char n[65], *ev;
+	json_object *evs;
+	answer a;
+
+	(void) state;
+	assert_int_equal(mb_event_log_parse(T.evil_log, T.evil_log_size, &log, &err), 0);
+	n_events = mb_event_log_count(log);
+	last = mb_event_log_event(log, n_events - 1);
+	per_event = 12 + 4 + 1;
+	for (k = 0; k < last->n_digests; k++)
+		per_event += 2 + last->digests[k].size;
+	big = malloc(T.evil_log_size + extra * per_event);
+	assert_non_null(big);
+	memcpy(big, T.evil_log, T.evil_log_size);
+	p = big + T.evil_log_size;
+	for (i = 0; i < extra; i++) {
+		/* TCG_PCR_EVENT2: PCR 16, EV_IPL, the log's banks with digests of zeros, 1 byte of data. */
+		uint32_t head[3] = { 16, 0xd, (uint32_t) last->n_digests }, one = 1;
+
+		memcpy(p, head, 12);
+		p += 12;
+		for (k = 0; k < last->n_digests; k++) {
+			memcpy(p, &last->digests[k].alg, 2);
+			memset(p + 2, 0, last->digests[k].size);
+			p += 2 + last->digests[k].size;
+		}
+		memcpy(p, &one, 4);
+		p[4] = 'x';
+		p += 5;
+	}
+	total = n_events + extra;
+	mb_event_log_free(log);
+
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, big, (size_t) (p - big));
+	free(big);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	answer_done(&a);
+	free(ev);
+
+	a = call("GET", "/v1/machines/web1/events", NULL, T.token, NULL);
+	expect_status(a, 200);
+	evs = json_object_object_get(a.json, "events");
+	assert_int_equal(json_object_get_int64(json_object_object_get(a.json, "total")), total);
+	assert_int_equal(json_object_array_length(evs), 4000);
+	assert_int_equal(json_object_get_int64(json_object_object_get(a.json, "omitted")), total - 4000);
+	for (i = 2000; i < 4000; i++)
+		assert_true(json_object_get_boolean(json_object_object_get(json_object_array_get_idx(evs, i), "broken")));
+	answer_done(&a);
+}
+
 /* The same TPM enrolls web1 again (a new AK): its policy and history stay, the new AK counts. */
 static void test_reenroll_same_ek(void **state)
 {
@@ -1107,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_policy_changed_while_judging),
 		cmocka_unit_test(test_interval_capped),
 		cmocka_unit_test(test_evil_boot),
+		cmocka_unit_test(test_events_capped),
 		cmocka_unit_test(test_reenroll_same_ek),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_other_ek),
