@@ -10,6 +10,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/text-escape.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -67,8 +68,14 @@ void attest_print_verdict(bool trusted, bool with_policy, const attest_reason_te
 		return;
 	}
 	printf("NOT TRUSTED:\n");
-	for (i = 0; i < n; i++)
-		printf("  %s: %s\n", reasons[i].name, reasons[i].detail);
+	/* The library's details are escaped already; a verifier's answer (attest push) is escaped here. */
+	for (i = 0; i < n; i++) {
+		char *name = text_escape_str(reasons[i].name), *detail = text_escape_str(reasons[i].detail);
+
+		printf("  %s: %s\n", name ? name : "?", detail ? detail : "");
+		free(name);
+		free(detail);
+	}
 }
 
 int attest_verify(int argc, char **argv)

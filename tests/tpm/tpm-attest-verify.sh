@@ -232,6 +232,33 @@ jq -e '[.policy.violations[] | select(.event == 162) | .closest_rules] | .[0] | 
 [ $? -eq 1 ] && grep -q 'policy-violated: PCR 8 event 162 "grub_cmd: linux' v.out && ok "... and the text verdict names it" ||
 	bad "text verdict: $(cat v.out)"
 
+# 16b. Text from the machine printed safely: a GRUB command (the machine's, hostile) with newlines
+# that would put a line reading exactly like the trusted verdict into the NOT TRUSTED output. Every
+# detail is one line, its control characters escaped (\n, \r, \t), in the text, the JSON and the
+# local `mboot verify` output.
+TRUSTED_LINE="trusted: the quote is the enrolled AK's, for this nonce; the logs replay to the quoted values and meet the policy"
+"$F" "$LOG" nl.bin append 8 grub_cmd "$(printf 'echo x\n%s\n\r\tdone' "$TRUSTED_LINE")"
+boot nl.bin
+mkak ak ecc
+quote ak "$N1" sha1:all+sha256:all nl.json nl.bin
+"$M" attest verify nl.json --machine ak.machine.json --nonce "$N1" --policy gen.json >v.out
+rc=$?
+if [ $rc -eq 1 ] && ! grep -qxF "$TRUSTED_LINE" v.out && ! grep -q "$(printf '\033')" v.out &&
+	grep -qF 'grub_cmd: echo x\ntrusted: the quote' v.out && grep -qF '\r\tdone' v.out; then
+	ok "a GRUB command with newlines: NOT TRUSTED, no line reads as the trusted verdict, the escapes visible"
+else
+	bad "newline in a GRUB command: exit $rc $(cat -A v.out | head -c 800)"
+fi
+"$M" attest verify nl.json --machine ak.machine.json --nonce "$N1" --policy gen.json --json >v.json
+jq -e '[.reasons[].detail] | all(explode | all(. >= 32 and . != 127)) and any(contains("echo x\\ntrusted: the quote"))' \
+	v.json >/dev/null && ok "... the verdict JSON's details: one line each, the newline written \\n" ||
+	bad "JSON details: $(jq -c '[.reasons[].detail]' v.json | head -c 600)"
+"$M" verify --log nl.bin --tcti "$TCTI" --policy gen.json >v.out 2>&1
+rc=$?
+[ $rc -eq 1 ] && ! grep -qxF "$TRUSTED_LINE" v.out && ! grep -q "$(printf '\033')" v.out &&
+	grep -qF 'VIOLATION PCR 8 event #162 EV_IPL "grub_cmd: echo x\ntrusted: the quote' v.out &&
+	ok "... mboot verify prints the violation on one line, escaped" || bad "mboot verify text: exit $rc $(cat -A v.out | tail -c 800)"
+
 # 17. Baseline: the good boot, then the machine rebooted into the evil one (same TPM, same AK).
 # An AK outside the endorsement hierarchy sees resetCount, restartCount and firmwareVersion
 # obfuscated by a per-key offset (Part 1, "Clock/Counter Obfuscation"): the counts differ by
