@@ -284,8 +284,31 @@ echo '{"version": 1, "kind": "mboot-evidence"}' >empty.json
 expect_malformed "evidence without a quote" empty.json
 printf 'not json' >garbage.json
 expect_malformed "evidence that is not JSON" garbage.json
-"$M" attest verify after.json --machine ak.machine.json --nonce 0011 >/dev/null 2>&1
-[ $? -eq 2 ] && ok "a 2-byte nonce: usage error" || bad "short nonce accepted"
+"$M" attest verify after.json --machine ak.machine.json --nonce "$(printf '%0130d' 0)" >/dev/null 2>&1
+[ $? -eq 2 ] && ok "a 65-byte nonce (over TPM2B_DATA's 64): usage error" || bad "65-byte nonce accepted"
+
+# Nonces of evidence made elsewhere: any extraData a TPM takes, 0 to 64 bytes (tpm2_quote's -q).
+boot "$LOG"
+mkak ak ecc
+quote ak 0011 sha256:all n2.json
+"$M" attest verify n2.json --machine ak.machine.json --nonce 0011 --policy gen.json >/dev/null &&
+	ok "a quote of a 2-byte nonce (tpm2_quote -q 0011): trusted with --nonce 0011" || bad "2-byte nonce refused"
+N64=$(openssl rand -hex 64)
+quote ak "$N64" sha256:all n64.json
+"$M" attest verify n64.json --machine ak.machine.json --nonce "$N64" --policy gen.json >/dev/null &&
+	ok "a quote of a 64-byte nonce: trusted" || bad "64-byte nonce refused"
+tpm2_quote -Q -c ak.ctx -l sha256:all -m n0.msg -s n0.sig -o n0.pcrs -F values -g sha256 || fail "tpm2_quote without -q"
+tpm2_flushcontext -t
+$E assemble --attest n0.msg --sig n0.sig --values n0.pcrs --selection sha256:all --ak-pub ak.pub --eventlog "$LOG" \
+	-o n0.json || fail "assemble n0.json"
+"$M" attest verify n0.json --machine ak.machine.json --nonce '' --policy gen.json >/dev/null &&
+	ok "a quote without qualifying data (tpm2_quote, no -q): trusted with --nonce ''" || bad "empty nonce refused"
+NONCE=0011 expect "the empty extraData judged for nonce 0011" "nonce-mismatch" n0.json
+jq -e '.reasons[0].detail == "extraData is (empty), not the nonce sent"' v.json >/dev/null &&
+	ok "... the detail says extraData is (empty)" || bad "empty extraData detail: $(jq -c '.reasons' v.json)"
+NONCE='' expect "extraData 0011 judged for the empty nonce" "nonce-mismatch" n2.json
+jq -e '.reasons[0].detail == "extraData is 0011, not the nonce sent"' v.json >/dev/null &&
+	ok "... the detail names extraData 0011" || bad "0011 detail: $(jq -c '.reasons' v.json)"
 
 [ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
 echo "all attest verify cases passed"
