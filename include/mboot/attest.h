@@ -109,6 +109,13 @@ MB_EXPORT void mb_ek_roots_free(mb_ek_roots *r);
 typedef struct mb_attest_challenge_options {
 	const mb_ek_roots *roots;    /* required unless allow_no_ek_cert */
 	bool allow_no_ek_cert;       /* accept a request without an EK certificate (trust on first use) */
+	/*
+	 * Refuse an EK certificate outside its validity dates (or a chain certificate outside its).
+	 * Default false: the chain is checked at no time (X509_V_FLAG_NO_CHECK_TIME), as an EK
+	 * certificate's dates say nothing about the TPM (real ones expire while the TPM lives on);
+	 * the state and machine record note "ek_certificate_expired".
+	 */
+	bool ek_check_validity;
 } mb_attest_challenge_options;
 
 /*
