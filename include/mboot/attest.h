@@ -34,9 +34,19 @@ extern "C" {
 
 /* Largest file of any kind here the library reads (evidence carries the logs). */
 #define MB_ATTEST_FILE_MAX (64u << 20)
-/* Nonce sizes accepted (TPM2B_DATA extraData holds at most a digest of the AK's hash). */
-#define MB_ATTEST_NONCE_MIN 8
+/*
+ * Nonces a verifier makes: at least 16 bytes (128 bits of freshness), at most 32 (a SHA-256
+ * digest); the fleet service makes 32 and takes back only what it made, and `attest push` takes
+ * only such a nonce from it.
+ */
+#define MB_ATTEST_NONCE_MIN 16
 #define MB_ATTEST_NONCE_MAX 32
+/*
+ * What a quote's extraData (TPM2B_DATA qualifyingData) may hold, and so the nonce sizes
+ * mb_tpm_quote and mb_attest_verify accept: 0 to 64 bytes, evidence made elsewhere included
+ * (tpm2_quote, Keylime and others send nonces of 0 to 2 bytes too). docs/attest.md.
+ */
+#define MB_ATTEST_EXTRA_DATA_MAX 64
 
 /* A refused challenge or activation (EK certificate, AK attributes, proof): exit 1 in the tool. */
 #define MB_ERR_ATTEST_REFUSED (-5000)
@@ -68,7 +78,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_file, size_t ak_f
 				     mb_error *err) MB_WUR;
 
 typedef struct mb_quote_input {
-	const uint8_t *nonce;        /* MB_ATTEST_NONCE_MIN..MAX bytes */
+	const uint8_t *nonce;        /* 0..MB_ATTEST_EXTRA_DATA_MAX bytes (NULL when 0) */
 	size_t nonce_size;
 	const uint16_t *algs;        /* banks to quote; NULL: every active bank */
 	size_t n_algs;
@@ -99,6 +109,13 @@ MB_EXPORT void mb_ek_roots_free(mb_ek_roots *r);
 typedef struct mb_attest_challenge_options {
 	const mb_ek_roots *roots;    /* required unless allow_no_ek_cert */
 	bool allow_no_ek_cert;       /* accept a request without an EK certificate (trust on first use) */
+	/*
+	 * Refuse an EK certificate outside its validity dates (or a chain certificate outside its).
+	 * Default false: the chain is checked at no time (X509_V_FLAG_NO_CHECK_TIME), as an EK
+	 * certificate's dates say nothing about the TPM (real ones expire while the TPM lives on);
+	 * the state and machine record note "ek_certificate_expired".
+	 */
+	bool ek_check_validity;
 } mb_attest_challenge_options;
 
 /*
@@ -136,8 +153,8 @@ typedef enum mb_attest_reason {
 MB_EXPORT const char *mb_attest_reason_name(mb_attest_reason r);
 
 typedef struct mb_attest_verify_options {
-	const uint8_t *nonce;          /* the nonce the verifier sent */
-	size_t nonce_size;
+	const uint8_t *nonce;          /* the nonce the verifier sent, 0..MB_ATTEST_EXTRA_DATA_MAX bytes */
+	size_t nonce_size;             /* (nonce may be NULL when 0: an empty extraData) */
 	const mb_policy *policy;       /* NULL: logs against quoted values only */
 	const char *baseline;          /* an earlier good evidence of the same machine, or NULL */
 	size_t baseline_size;

@@ -15,7 +15,7 @@
 
 static const char challenge_help[] =
 	"Usage: mboot attest challenge -i REQUEST (--ek-ca DIR | --ek-ca-file F)... [--allow-no-ek-cert]\n"
-	"                              -o CHALLENGE --state STATE [--force]\n"
+	"                              [--ek-check-validity] -o CHALLENGE --state STATE [--force]\n"
 	"       mboot attest challenge --state STATE -i RESPONSE -o MACHINE [--force]\n\n"
 	"The verifier's side of enrollment; needs no TPM. The first form checks an enrollment\n"
 	"request ('mboot attest enroll'): its EK certificate must chain to the given CAs and hold\n"
@@ -35,6 +35,11 @@ static const char challenge_help[] =
 	"  --allow-no-ek-cert  trust on first use: accept a request without an EK certificate;\n"
 	"                      without any --ek-ca a certificate is then not checked, and the\n"
 	"                      machine record names none\n"
+	"  --ek-check-validity refuse an EK certificate (or CA) outside its validity dates; by\n"
+	"                      default dates are not checked (an EK certificate's expiry says\n"
+	"                      nothing about the TPM) and STATE and the machine record say\n"
+	"                      \"ek_certificate_expired\"; the leaf is refused when it is a CA or\n"
+	"                      its keyUsage lacks keyEncipherment (RSA) / keyAgreement (ECC)\n"
 	"  -o FILE             the challenge (first form) or the machine record (second form)\n"
 	"  --state STATE       written by the first form (mode 0600), read by the second\n"
 	"  --force             replace existing output files (otherwise they are kept, exit 2)\n\n"
@@ -152,6 +157,7 @@ int attest_challenge(int argc, char **argv)
 		TOOL_OPT_FN("ek-ca", 0, &roots, add_roots),
 		TOOL_OPT_FN("ek-ca-file", 0, &roots, add_roots),
 		TOOL_OPT_BOOL("allow-no-ek-cert", 0, &opts.allow_no_ek_cert),
+		TOOL_OPT_BOOL("ek-check-validity", 0, &opts.ek_check_validity),
 		TOOL_OPT_STR("state", 0, &state),
 		TOOL_OPT_BOOL("force", 0, &force),
 		TOOL_OPT_END,

@@ -10,6 +10,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/text-escape.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -35,7 +36,8 @@ static const char attest_verify_help[] =
 	"  log-not-verified      the logs do not replay to the quoted values (the PCRs named)\n"
 	"  policy-violated       the policy refuses the boot (the events named)\n\n"
 	"  --machine MACHINE     the machine record of the enrolled AK\n"
-	"  --nonce HEX           the nonce sent to the machine (8 to 32 bytes)\n"
+	"  --nonce HEX           the nonce sent to the machine: 0 to 64 bytes, as extraData holds\n"
+	"                        ('' for an empty one; evidence made by other tools)\n"
 	"  --policy POLICY       judge the verified logs with this policy (docs/policy.md)\n"
 	"  --baseline EVIDENCE   an earlier good evidence of the machine (signed by its AK): report what\n"
 	"                        changed since (events, firmwareVersion, resetCount/restartCount: a\n"
@@ -67,15 +69,21 @@ void attest_print_verdict(bool trusted, bool with_policy, const attest_reason_te
 		return;
 	}
 	printf("NOT TRUSTED:\n");
-	for (i = 0; i < n; i++)
-		printf("  %s: %s\n", reasons[i].name, reasons[i].detail);
+	/* The library's details are escaped already; a verifier's answer (attest push) is escaped here. */
+	for (i = 0; i < n; i++) {
+		char *name = text_escape_str(reasons[i].name), *detail = text_escape_str(reasons[i].detail);
+
+		printf("  %s: %s\n", name ? name : "?", detail ? detail : "");
+		free(name);
+		free(detail);
+	}
 }
 
 int attest_verify(int argc, char **argv)
 {
 	const char *machine_path = NULL, *nonce_hex = NULL, *policy_path = NULL, *baseline_path = NULL;
 	mb_attest_verify_options opts = { 0 };
-	uint8_t nonce[MB_ATTEST_NONCE_MAX], *evidence = NULL, *machine = NULL, *baseline = NULL;
+	uint8_t nonce[MB_ATTEST_EXTRA_DATA_MAX], *evidence = NULL, *machine = NULL, *baseline = NULL;
 	size_t evidence_size = 0, machine_size = 0, baseline_size = 0, len, i;
 	mb_policy *policy = NULL;
 	mb_attest_verdict *v = NULL;
@@ -102,10 +110,9 @@ int attest_verify(int argc, char **argv)
 	if (!nonce_hex)
 		return tool_usage_error("attest verify", "--nonce HEX is required");
 	len = strlen(nonce_hex);
-	if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
-	    hex_parse(nonce_hex, len, nonce, len / 2) < 0)
-		return tool_usage_error("attest verify", "--nonce: not %d to %d bytes of hex", MB_ATTEST_NONCE_MIN,
-					MB_ATTEST_NONCE_MAX);
+	/* Any extraData a TPM takes (evidence made elsewhere), '' for the empty one. */
+	if (len % 2 || len / 2 > MB_ATTEST_EXTRA_DATA_MAX || hex_parse(nonce_hex, len, nonce, len / 2) < 0)
+		return tool_usage_error("attest verify", "--nonce: not 0 to %d bytes of hex", MB_ATTEST_EXTRA_DATA_MAX);
 	opts.nonce = nonce;
 	opts.nonce_size = len / 2;
 

@@ -25,7 +25,7 @@ static const char quote_help[] =
 	"the firmware event log and the userspace log. The values are read in one snapshot with\n"
 	"the quote: if a PCR is extended meanwhile (the update counter moves, or the quote's\n"
 	"pcrDigest is not the hash of the values read) the quote is made again.\n\n"
-	"  --nonce HEX         the verifier's nonce, 8 to 32 bytes (required)\n"
+	"  --nonce HEX         the verifier's nonce, 0 to 64 bytes ('' empty; required)\n"
 	"  --pcrs LIST         the PCRs to quote, e.g. 0-7,11 (default: all 24)\n"
 	"  --bank NAME         a bank to quote (may be repeated; default: every active bank)\n"
 	"  --ak-file FILE      the AK; default " MB_AK_FILE_DEFAULT "\n"
@@ -86,11 +86,11 @@ int attest_nonce_option(void *target, const char *arg, const char *verb)
 	attest_nonce *n = target;
 	size_t len = strlen(arg);
 
-	if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
-	    hex_parse(arg, len, n->bytes, len / 2) < 0)
-		return tool_usage_error(verb, "--nonce is %u to %u bytes of hex", MB_ATTEST_NONCE_MIN,
-					MB_ATTEST_NONCE_MAX);
+	/* What the TPM takes as qualifyingData: 0 to 64 bytes ('' the empty one). */
+	if (len % 2 || len / 2 > MB_ATTEST_EXTRA_DATA_MAX || hex_parse(arg, len, n->bytes, len / 2) < 0)
+		return tool_usage_error(verb, "--nonce is 0 to %u bytes of hex", MB_ATTEST_EXTRA_DATA_MAX);
 	n->size = len / 2;
+	n->given = true;
 	return EXIT_OK;
 }
 
@@ -166,7 +166,7 @@ int verb_quote(int argc, char **argv)
 	rc = tool_parse_options("quote", quote_help, options, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc;
-	if (!nonce.size)
+	if (!nonce.given)
 		return tool_usage_error("quote", "needs --nonce HEX (the verifier's)");
 	in.nonce = nonce.bytes;
 	in.nonce_size = nonce.size;

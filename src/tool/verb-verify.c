@@ -13,6 +13,7 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/text-escape.h"
 #include "shared/violation-json.h"
 #include "tool/options.h"
 #include "tool/tool.h"
@@ -362,6 +363,13 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 
 	if (!text)
 		text = mb_event_description(log, ev);
+	if (text) {
+		/* the machine's text: one line, its control characters escaped (shared/text-escape.h) */
+		char *safe = text_escape_str(text);
+
+		free(text);
+		text = safe;
+	}
 	if (d)
 		hex_format(d->bytes, d->size, hex);
 	if (asprintf(&out, "#%u %s \"%.300s\" %s:%s", ev->number, tool_type_name(ev->type, tbuf), text ? text : "",
@@ -480,18 +488,26 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 		for (i = 0; i < pr.n_violations; i++) {
 			const mb_policy_violation *v = &pr.violations[i];
 			char *what = v->event ? describe_event(log, v->event, bank) : NULL;
+			char *rtext = v->record && v->record->text ? text_escape(v->record->text, v->record->text_len) : NULL;
+			char *reason = text_escape_str(v->reason);
 
 			if (v->record)
 				printf("  VIOLATION PCR %u userspace record %zu \"%.300s\": %s\n", v->pcr, v->record_index,
-				       v->record->text ? v->record->text : "", v->reason);
+				       rtext ? rtext : "", reason ? reason : "");
 			else
 				printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "",
-				       v->reason);
-			for (size_t k = 0; k < v->n_closest_rules; k++)
-				printf("%s%s", k ? "; " : "      closest rules: ", v->closest_rules[k]);
+				       reason ? reason : "");
+			for (size_t k = 0; k < v->n_closest_rules; k++) {
+				char *rule = text_escape_str(v->closest_rules[k]);
+
+				printf("%s%s", k ? "; " : "      closest rules: ", rule ? rule : "");
+				free(rule);
+			}
 			if (v->n_closest_rules)
 				putchar('\n');
 			free(what);
+			free(rtext);
+			free(reason);
 		}
 		printf(ok ? "The boot meets the policy.\n" : "The boot does NOT meet the policy.\n");
 	}

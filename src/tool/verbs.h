@@ -87,10 +87,11 @@ typedef struct quote_logs {
 	TOOL_OPT_STR("userspace-log", 0, &(l)->us_path)
 /* After the options: which were named (a missing named log is an error), and the defaults. */
 void quote_logs_defaults(quote_logs *l);
-/* --nonce HEX: MB_ATTEST_NONCE_MIN to _MAX bytes (a TOOL_OPT_FN for a attest_nonce target). */
+/* --nonce HEX: 0 to MB_ATTEST_EXTRA_DATA_MAX bytes (a TOOL_OPT_FN for a attest_nonce target). */
 typedef struct attest_nonce {
-	uint8_t bytes[MB_ATTEST_NONCE_MAX];
-	size_t size; /* 0: not given */
+	uint8_t bytes[MB_ATTEST_EXTRA_DATA_MAX];
+	size_t size;
+	bool given;
 } attest_nonce;
 int attest_nonce_option(void *target, const char *arg, const char *verb);
 /*

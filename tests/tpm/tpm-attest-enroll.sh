@@ -135,6 +135,89 @@ check "$A/stc.json" "$A/respc.json" "$A/machinec.json"; rc=$?
 expect 0 "check (ECC P-256 EK)"
 [ "$(jq -r .ek_certificate_sha256 "$A/machinec.json")" = null ] || fail "machinec names a certificate nobody checked"
 
+# 3b. The EK certificate's own checks, on certificates for A's RSA EK made here by python3
+# cryptography under a test CA: dates are not enforced unless --ek-check-validity (the machine
+# record notes an expired one); a CA certificate and a signing-only one are refused; the NV
+# padding tpm2_nvread leaves after the DER is dropped.
+if python3 -c 'import cryptography' 2>/dev/null; then
+	tpm2_print -t TPM2B_PUBLIC -f pem "$A/ek.pub" > "$A/ek.pem" || fail "tpm2_print EK to PEM"
+	python3 - "$A" <<'PY' || fail "making the test EK certificates"
+import datetime, sys
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+d = sys.argv[1]
+ek = serialization.load_pem_public_key(open(d + "/ek.pem", "rb").read())
+ca_key = ec.generate_private_key(ec.SECP256R1())
+name = lambda cn: x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+now = datetime.datetime.now(datetime.timezone.utc)
+ca = (x509.CertificateBuilder().subject_name(name("test EK CA")).issuer_name(name("test EK CA"))
+      .public_key(ca_key.public_key()).serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+      .not_valid_after(now + datetime.timedelta(days=3650))
+      .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+      .sign(ca_key, hashes.SHA256()))
+open(d + "/testca.pem", "wb").write(ca.public_bytes(serialization.Encoding.PEM))
+def ku(**on):
+    f = dict(digital_signature=False, content_commitment=False, key_encipherment=False, data_encipherment=False,
+             key_agreement=False, key_cert_sign=False, crl_sign=False, encipher_only=False, decipher_only=False)
+    f.update(on)
+    return x509.KeyUsage(**f)
+def leaf(out, serial, ca_flag, usage, start, end):
+    b = (x509.CertificateBuilder().subject_name(name("EK")).issuer_name(ca.subject).public_key(ek)
+         .serial_number(serial).not_valid_before(start).not_valid_after(end)
+         .add_extension(x509.BasicConstraints(ca=ca_flag, path_length=None), critical=True)
+         .add_extension(usage, critical=True))
+    open(d + "/" + out, "wb").write(b.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.DER))
+year = datetime.timedelta(days=365)
+leaf("ek-good.der", 2, False, ku(key_encipherment=True), now - year, now + year)
+leaf("ek-expired.der", 3, False, ku(key_encipherment=True), now - 3 * year, now - year)
+leaf("ek-ca.der", 4, True, ku(key_encipherment=True, key_cert_sign=True), now - year, now + year)
+leaf("ek-sign.der", 5, False, ku(digital_signature=True), now - year, now + year)
+PY
+	openssl verify -CAfile "$A/testca.pem" <(openssl x509 -inform der -in "$A/ek-good.der") >/dev/null ||
+		fail "openssl does not verify the test EK certificate"
+	openssl verify -CAfile "$A/testca.pem" <(openssl x509 -inform der -in "$A/ek-expired.der") >/dev/null 2>&1 &&
+		fail "openssl verifies the expired test EK certificate"
+	for c in good expired ca sign; do
+		request "$A/ek.pub" "$A/ek-$c.der" "$A/ak.pub" "$A/ak.name" "$A/req-$c.json"
+	done
+	challenge "$A/req-good.json" "$A/x.json" "$A/xs.json" --ek-ca-file "$A/testca.pem" --force; rc=$?
+	expect 0 "a valid EK certificate (keyEncipherment, CA:FALSE)"
+	[ "$(jq -r .ek_certificate_expired "$A/xs.json")" = false ] || fail "a valid certificate noted expired"
+	challenge "$A/req-expired.json" "$A/x.json" "$A/xs.json" --ek-ca-file "$A/testca.pem" --force; rc=$?
+	expect 0 "an expired EK certificate (dates not enforced by default)"
+	[ "$(jq -r .ek_certificate_expired "$A/xs.json")" = true ] || fail "the expired certificate is not noted"
+	activate "$A/x.json" "$A/ek.ctx" "$A/ak.ctx" "$A/credx" policy || fail "tpm2_activatecredential: $(cat "$WORK/act.err")"
+	response "$(hexof "$A/ak.name")" "$A/credx" "$A/respx.json"
+	rm -f "$A/machinex.json"
+	check "$A/xs.json" "$A/respx.json" "$A/machinex.json"; rc=$?
+	expect 0 "check (expired EK certificate)"
+	[ "$(jq -r .ek_certificate_expired "$A/machinex.json")" = true ] || fail "the machine record does not note the expiry"
+	challenge "$A/req-expired.json" "$A/x.json" "$A/xs.json" --ek-ca-file "$A/testca.pem" --force --ek-check-validity; rc=$?
+	expect 1 "an expired EK certificate with --ek-check-validity" "certificate has expired"
+	challenge "$A/req-ca.json" "$A/x.json" "$A/xs.json" --ek-ca-file "$A/testca.pem" --force; rc=$?
+	expect 1 "an EK certificate that is a CA" "basicConstraints CA:TRUE"
+	challenge "$A/req-sign.json" "$A/x.json" "$A/xs.json" --ek-ca-file "$A/testca.pem" --force; rc=$?
+	expect 1 "a signing-only EK certificate" "keyUsage does not allow keyEncipherment"
+	for pad in '\377' '\000'; do
+		{ cat "$A/ekcert.der"; head -c 200 /dev/zero | tr '\000' "$pad"; } > "$A/ekcert-padded.der"
+		request "$A/ek.pub" "$A/ekcert-padded.der" "$A/ak.pub" "$A/ak.name" "$A/req-padded.json"
+		challenge "$A/req-padded.json" "$A/x.json" "$A/xs.json" --ek-ca "$CA" --force; rc=$?
+		expect 0 "the swtpm's EK certificate with 200 bytes of NV padding ($pad)"
+		[ "$(jq -r .ek_certificate_sha256 "$A/xs.json")" = "$(sha256sum < "$A/ekcert.der" | cut -d' ' -f1)" ] ||
+			fail "padded: the fingerprint is not the certificate's"
+	done
+	{ cat "$A/ekcert.der"; printf 'x'; } > "$A/ekcert-junk.der"
+	request "$A/ek.pub" "$A/ekcert-junk.der" "$A/ak.pub" "$A/ak.name" "$A/req-junk.json"
+	challenge "$A/req-junk.json" "$A/x.json" "$A/xs.json" --ek-ca "$CA" --force; rc=$?
+	expect 2 "an EK certificate followed by other bytes than padding" "not one DER"
+	echo "ok: EK certificate dates, CA flag, keyUsage and NV padding"
+	rm -f "$A/x.json" "$A/xs.json"
+else
+	echo "SKIP (part): python3 cryptography missing, EK certificate extension cases not run"
+fi
+
 # 4. Refused: an EK certificate for another key (A's P-384 certificate with A's RSA EK).
 request "$A/ek.pub" "$A/ekcert384.der" "$A/ak.pub" "$A/ak.name" "$A/req-wrongkey.json"
 challenge "$A/req-wrongkey.json" "$A/x.json" "$A/xs.json" --ek-ca "$CA"; rc=$?

@@ -232,6 +232,33 @@ jq -e '[.policy.violations[] | select(.event == 162) | .closest_rules] | .[0] | 
 [ $? -eq 1 ] && grep -q 'policy-violated: PCR 8 event 162 "grub_cmd: linux' v.out && ok "... and the text verdict names it" ||
 	bad "text verdict: $(cat v.out)"
 
+# 16b. Text from the machine printed safely: a GRUB command (the machine's, hostile) with newlines
+# that would put a line reading exactly like the trusted verdict into the NOT TRUSTED output. Every
+# detail is one line, its control characters escaped (\n, \r, \t), in the text, the JSON and the
+# local `mboot verify` output.
+TRUSTED_LINE="trusted: the quote is the enrolled AK's, for this nonce; the logs replay to the quoted values and meet the policy"
+"$F" "$LOG" nl.bin append 8 grub_cmd "$(printf 'echo x\n%s\n\r\tdone' "$TRUSTED_LINE")"
+boot nl.bin
+mkak ak ecc
+quote ak "$N1" sha1:all+sha256:all nl.json nl.bin
+"$M" attest verify nl.json --machine ak.machine.json --nonce "$N1" --policy gen.json >v.out
+rc=$?
+if [ $rc -eq 1 ] && ! grep -qxF "$TRUSTED_LINE" v.out && ! grep -q "$(printf '\033')" v.out &&
+	grep -qF 'grub_cmd: echo x\ntrusted: the quote' v.out && grep -qF '\r\tdone' v.out; then
+	ok "a GRUB command with newlines: NOT TRUSTED, no line reads as the trusted verdict, the escapes visible"
+else
+	bad "newline in a GRUB command: exit $rc $(cat -A v.out | head -c 800)"
+fi
+"$M" attest verify nl.json --machine ak.machine.json --nonce "$N1" --policy gen.json --json >v.json
+jq -e '[.reasons[].detail] | all(explode | all(. >= 32 and . != 127)) and any(contains("echo x\\ntrusted: the quote"))' \
+	v.json >/dev/null && ok "... the verdict JSON's details: one line each, the newline written \\n" ||
+	bad "JSON details: $(jq -c '[.reasons[].detail]' v.json | head -c 600)"
+"$M" verify --log nl.bin --tcti "$TCTI" --policy gen.json >v.out 2>&1
+rc=$?
+[ $rc -eq 1 ] && ! grep -qxF "$TRUSTED_LINE" v.out && ! grep -q "$(printf '\033')" v.out &&
+	grep -qF 'VIOLATION PCR 8 event #162 EV_IPL "grub_cmd: echo x\ntrusted: the quote' v.out &&
+	ok "... mboot verify prints the violation on one line, escaped" || bad "mboot verify text: exit $rc $(cat -A v.out | tail -c 800)"
+
 # 17. Baseline: the good boot, then the machine rebooted into the evil one (same TPM, same AK).
 # An AK outside the endorsement hierarchy sees resetCount, restartCount and firmwareVersion
 # obfuscated by a per-key offset (Part 1, "Clock/Counter Obfuscation"): the counts differ by
@@ -257,8 +284,31 @@ echo '{"version": 1, "kind": "mboot-evidence"}' >empty.json
 expect_malformed "evidence without a quote" empty.json
 printf 'not json' >garbage.json
 expect_malformed "evidence that is not JSON" garbage.json
-"$M" attest verify after.json --machine ak.machine.json --nonce 0011 >/dev/null 2>&1
-[ $? -eq 2 ] && ok "a 2-byte nonce: usage error" || bad "short nonce accepted"
+"$M" attest verify after.json --machine ak.machine.json --nonce "$(printf '%0130d' 0)" >/dev/null 2>&1
+[ $? -eq 2 ] && ok "a 65-byte nonce (over TPM2B_DATA's 64): usage error" || bad "65-byte nonce accepted"
+
+# Nonces of evidence made elsewhere: any extraData a TPM takes, 0 to 64 bytes (tpm2_quote's -q).
+boot "$LOG"
+mkak ak ecc
+quote ak 0011 sha256:all n2.json
+"$M" attest verify n2.json --machine ak.machine.json --nonce 0011 --policy gen.json >/dev/null &&
+	ok "a quote of a 2-byte nonce (tpm2_quote -q 0011): trusted with --nonce 0011" || bad "2-byte nonce refused"
+N64=$(openssl rand -hex 64)
+quote ak "$N64" sha256:all n64.json
+"$M" attest verify n64.json --machine ak.machine.json --nonce "$N64" --policy gen.json >/dev/null &&
+	ok "a quote of a 64-byte nonce: trusted" || bad "64-byte nonce refused"
+tpm2_quote -Q -c ak.ctx -l sha256:all -m n0.msg -s n0.sig -o n0.pcrs -F values -g sha256 || fail "tpm2_quote without -q"
+tpm2_flushcontext -t
+$E assemble --attest n0.msg --sig n0.sig --values n0.pcrs --selection sha256:all --ak-pub ak.pub --eventlog "$LOG" \
+	-o n0.json || fail "assemble n0.json"
+"$M" attest verify n0.json --machine ak.machine.json --nonce '' --policy gen.json >/dev/null &&
+	ok "a quote without qualifying data (tpm2_quote, no -q): trusted with --nonce ''" || bad "empty nonce refused"
+NONCE=0011 expect "the empty extraData judged for nonce 0011" "nonce-mismatch" n0.json
+jq -e '.reasons[0].detail == "extraData is (empty), not the nonce sent"' v.json >/dev/null &&
+	ok "... the detail says extraData is (empty)" || bad "empty extraData detail: $(jq -c '.reasons' v.json)"
+NONCE='' expect "extraData 0011 judged for the empty nonce" "nonce-mismatch" n2.json
+jq -e '.reasons[0].detail == "extraData is 0011, not the nonce sent"' v.json >/dev/null &&
+	ok "... the detail names extraData 0011" || bad "0011 detail: $(jq -c '.reasons' v.json)"
 
 [ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
 echo "all attest verify cases passed"

@@ -146,6 +146,19 @@ if [ ! -e /sys/kernel/security/tpm0/binary_bios_measurements ]; then
 fi
 echo "ok: RSA AK quote of sha256 PCRs 0,7 accepted by tpm2_checkquote; values == tpm2_pcrread"
 
+# The nonce is what the TPM takes as qualifyingData (TPM2B_DATA): 2 and 64 bytes, and none ('').
+for nonce in 0011 "$(openssl rand -hex 64)"; do
+	"$M" quote --nonce "$nonce" --ak-file "$WORK/ak.json" --pcrs 0 --bank sha256 -o "$WORK/ev3.json" --force 2>"$WORK/err" ||
+		fail "quote --nonce of $((${#nonce} / 2)) bytes: $(cat "$WORK/err")"
+	check_quote "$WORK/ev3.json" "$nonce"
+done
+"$M" quote --nonce '' --ak-file "$WORK/ak.json" --pcrs 0 --bank sha256 -o "$WORK/ev3.json" --force 2>"$WORK/err" ||
+	fail "quote --nonce '': $(cat "$WORK/err")"
+b64field .quote.attest "$WORK/ev3.json" "$WORK/q.msg"
+tpm2_print -t TPMS_ATTEST "$WORK/q.msg" > "$WORK/q.txt" || fail "tpm2_print TPMS_ATTEST"
+grep -Eq '^extraData: *$' "$WORK/q.txt" || fail "quote --nonce '': extraData not empty per tpm2_print: $(grep extraData "$WORK/q.txt")"
+echo "ok: quote --nonce of 2 and 64 bytes accepted by tpm2_checkquote; --nonce '' gives an empty extraData (tpm2_print)"
+
 # 5. Activation of tpm2_makecredential's credential for the AK's name.
 ak_name=$(jq -r .name "$WORK/ak.json")
 head -c 32 /dev/urandom > "$WORK/secret"
@@ -166,7 +179,7 @@ expect_rc 2 "quote without an AK file"
 grep -q "attest enroll" "$WORK/err" || fail "no AK file: $(cat "$WORK/err")"
 rc=0; "$M" attest activate -i "$WORK/challenge.json" --ak-file "$WORK/none.json" 2>"$WORK/err" >/dev/null || rc=$?
 expect_rc 2 "activate without an AK file"
-for n in 00 0011223344556677889900112233445566778899001122334455667788990011ff zz11223344556677; do
+for n in 001 "$(printf '%0130d' 0)" zz11223344556677; do
 	rc=0; "$M" quote --nonce "$n" --ak-file "$WORK/ak.json" 2>"$WORK/err" >/dev/null || rc=$?
 	expect_rc 2 "quote --nonce $n"
 done

@@ -215,7 +215,7 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	size_t id_size = 0, secret_size = 0;
 	json_object *root = NULL, *ch = NULL, *st = NULL;
 	attest_protector prot = { 0 };
-	bool cert_checked = false;
+	bool cert_checked = false, cert_expired = false;
 	request q = { 0 };
 	int r;
 
@@ -244,7 +244,8 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	 * the machine record names no fingerprint it did not check.
 	 */
 	if (ek_roots_count(opts->roots) > 0 && q.ek_cert) {
-		r = ek_cert_check(opts->roots, q.ek_cert, q.ek_cert_size, &q.ek, cert_digest, err);
+		r = ek_cert_check(opts->roots, q.ek_cert, q.ek_cert_size, &q.ek, opts->ek_check_validity, cert_digest,
+				  &cert_expired, err);
 		if (r < 0)
 			goto out;
 		cert_checked = true;
@@ -288,6 +289,8 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	json_object_object_add(st, "credential_sha256", hex_obj(cred_digest, sizeof(cred_digest)));
 	json_object_object_add(st, "ek_certificate_sha256",
 			       cert_checked ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
+	/* A note, not a refusal (unless ek_check_validity): the certificate's dates, now. */
+	json_object_object_add(st, "ek_certificate_expired", cert_checked ? json_object_new_boolean(cert_expired) : NULL);
 	json_object_object_add(st, "request", json_object_get(root));
 	json_object_object_add(st, "created", now_obj());
 	if (!doc_complete(ch, challenge_keys) || !doc_complete(st, state_keys) ||
@@ -390,6 +393,10 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	json_object_object_add(m, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
 	json_object_object_add(m, "ek_public", seal_json_b64_obj(q.ek_pub, q.ek_pub_size));
 	json_object_object_add(m, "ek_certificate_sha256", has_cert ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
+	json_object_object_add(m, "ek_certificate_expired",
+			       has_cert && json_object_object_get_ex(st, "ek_certificate_expired", &v) &&
+					       json_object_is_type(v, json_type_boolean) ?
+				       json_object_new_boolean(json_object_get_boolean(v)) : NULL);
 	json_object_object_add(m, "enrolled", now_obj());
 	if (!doc_complete(m, machine_keys) || (has_cert && !seal_json_get(m, "ek_certificate_sha256", json_type_string))) {
 		r = set_error(err, -ENOMEM, "out of memory");

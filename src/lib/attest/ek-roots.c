@@ -21,6 +21,7 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "ek-roots.h"
+#include "lib/attest/der-size.h"
 
 /* A CA file is a few certificates; a directory a vendor's bundle, not a system store. */
 #define CA_FILE_MAX (1u << 20)
@@ -218,14 +219,50 @@ static int verify_cb(int ok, X509_STORE_CTX *ctx)
 	return 1;
 }
 
+/* Whether der[0..n) is one DER structure followed by nothing but 0xff or 0x00 bytes: *ret_size is its size. */
+static bool nv_padded(const uint8_t *der, size_t n, size_t *ret_size)
+{
+	size_t d = ek_der_size(der, n), i;
+
+	if (!d || d == n)
+		return false;
+	for (i = d; i < n; i++)
+		if (der[i] != 0xff && der[i] != 0x00)
+			return false;
+	*ret_size = d;
+	return true;
+}
+
+/* The leaf is an EK: no CA, and a key usage that fits the key (TCG EK Credential Profile). */
+static int check_leaf(X509 *cert, const tpm_public *ek, mb_error *err)
+{
+	uint32_t ku, need = ek->type == TPM_ALG_ECC ? KU_KEY_AGREEMENT : KU_KEY_ENCIPHERMENT;
+
+	if (X509_get_extension_flags(cert) & EXFLAG_CA)
+		return set_error(err, MB_ERR_ATTEST_REFUSED,
+				 "the EK certificate is a CA certificate (basicConstraints CA:TRUE), not an EK's");
+	ku = X509_get_key_usage(cert);
+	if (ku != UINT32_MAX && !(ku & need))
+		return set_error(err, MB_ERR_ATTEST_REFUSED, "the EK certificate's keyUsage does not allow %s, as an "
+				 "%s EK's must (a signing certificate?)",
+				 ek->type == TPM_ALG_ECC ? "keyAgreement" : "keyEncipherment",
+				 ek->type == TPM_ALG_ECC ? "ECC" : "RSA");
+	return 0;
+}
+
 int ek_cert_check(const mb_ek_roots *r, const uint8_t *der, size_t der_size, const tpm_public *ek,
-		  uint8_t sha256[32], mb_error *err)
+		  bool check_validity, uint8_t sha256[32], bool *ret_expired, mb_error *err)
 {
 	const unsigned char *p = der;
-	X509 *cert = der_size <= LONG_MAX ? d2i_X509(NULL, &p, (long) der_size) : NULL;
+	X509 *cert;
 	X509_STORE_CTX *ctx = NULL;
 	EVP_PKEY *key;
 	int ret;
+
+	*ret_expired = false;
+	/* As read from NV by tpm2_nvread: the index may be larger than the certificate, padded. */
+	nv_padded(der, der_size, &der_size);
+	cert = der_size <= LONG_MAX ? d2i_X509(NULL, &p, (long) der_size) : NULL;
 
 	if (!cert || p != der + der_size) {
 		X509_free(cert);
@@ -243,6 +280,9 @@ int ek_cert_check(const mb_ek_roots *r, const uint8_t *der, size_t der_size, con
 		ret = set_error(err, MB_ERR_ATTEST_REFUSED, "the EK certificate is for another key than the request's EK");
 		goto out;
 	}
+	ret = check_leaf(cert, ek, err);
+	if (ret < 0)
+		goto out;
 	if (!r || r->n_certs == 0) {
 		ret = set_error(err, -EINVAL, "no EK CA certificates to check the EK certificate against");
 		goto out;
@@ -253,6 +293,9 @@ int ek_cert_check(const mb_ek_roots *r, const uint8_t *der, size_t der_size, con
 		goto out;
 	}
 	X509_STORE_CTX_set_verify_cb(ctx, verify_cb);
+	/* Real EK certificates expire (2028 for some) while the TPM lives on: dates only when asked. */
+	if (!check_validity)
+		X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(ctx), X509_V_FLAG_NO_CHECK_TIME);
 	if (X509_verify_cert(ctx) != 1) {
 		int e = X509_STORE_CTX_get_error(ctx);
 
@@ -261,6 +304,8 @@ int ek_cert_check(const mb_ek_roots *r, const uint8_t *der, size_t der_size, con
 		goto out;
 	}
 	SHA256(der, der_size, sha256);
+	*ret_expired = X509_cmp_current_time(X509_get0_notAfter(cert)) < 0 ||
+		       X509_cmp_current_time(X509_get0_notBefore(cert)) > 0;
 	ret = 0;
 out:
 	X509_STORE_CTX_free(ctx);

@@ -13,6 +13,7 @@
 
 #include "lib/attest/attest-verify-internal.h"
 #include "shared/hex.h"
+#include "shared/text-escape.h"
 #include "shared/violation-json.h"
 
 static const char *const reason_names[_MB_ATTEST_REASON_MAX] = {
@@ -33,10 +34,15 @@ MB_EXPORT const char *mb_attest_reason_name(mb_attest_reason r)
 	return (unsigned) r < _MB_ATTEST_REASON_MAX ? reason_names[r] : "unknown";
 }
 
+/*
+ * A detail is one line of text, whatever the machine put in it: its event texts (a GRUB command
+ * with a newline, a terminal escape) come out escaped (shared/text-escape.h), here, once, for the
+ * tool's text and JSON, the fleet service's store, page and `mboot fleet show`.
+ */
 int verdict_add(mb_attest_verdict *v, mb_attest_reason r, const char *fmt, ...)
 {
 	va_list ap;
-	char *detail = NULL;
+	char *detail = NULL, *safe;
 	int n;
 
 	if (v->n_reasons >= VERDICT_REASONS_MAX) {
@@ -48,7 +54,11 @@ int verdict_add(mb_attest_verdict *v, mb_attest_reason r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	v->reasons[v->n_reasons++] = (verdict_reason) { .reason = r, .detail = detail };
+	safe = text_escape(detail, (size_t) n);
+	free(detail);
+	if (!safe)
+		return -ENOMEM;
+	v->reasons[v->n_reasons++] = (verdict_reason) { .reason = r, .detail = safe };
 	return 0;
 }
 

@@ -249,9 +249,11 @@ static int check_quote(mb_attest_verdict *v, const attest_evidence *ev, const at
 		if (r < 0)
 			return r;
 	}
-	if (q->extra_size != opts->nonce_size || CRYPTO_memcmp(q->extra, opts->nonce, opts->nonce_size) != 0) {
-		r = verdict_add(v, MB_ATTEST_NONCE_MISMATCH, "extraData is %s, not the nonce sent",
-				hex_format(q->extra, q->extra_size < 32 ? q->extra_size : 32, hex));
+	if (q->extra_size != opts->nonce_size ||
+	    (opts->nonce_size && CRYPTO_memcmp(q->extra, opts->nonce, opts->nonce_size) != 0)) {
+		r = verdict_add(v, MB_ATTEST_NONCE_MISMATCH, "extraData is %s%s, not the nonce sent",
+				q->extra_size ? hex_format(q->extra, q->extra_size < 64 ? q->extra_size : 64, hex) :
+						"(empty)", q->extra_size > 64 ? "..." : "");
 		if (r < 0)
 			return r;
 	}
@@ -353,8 +355,9 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	r = dlopen_crypto(err);
 	if (r < 0)
 		return r;
-	if (!opts || !opts->nonce || opts->nonce_size < MB_ATTEST_NONCE_MIN || opts->nonce_size > MB_ATTEST_NONCE_MAX)
-		return set_error(err, -EINVAL, "the nonce must be %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
+	/* Evidence made elsewhere may carry any extraData a TPM takes, the empty one included. */
+	if (!opts || (!opts->nonce && opts->nonce_size) || opts->nonce_size > MB_ATTEST_EXTRA_DATA_MAX)
+		return set_error(err, -EINVAL, "the nonce must be 0 to %d bytes", MB_ATTEST_EXTRA_DATA_MAX);
 	r = attest_machine_parse(machine, machine_size, &m, err);
 	if (r < 0)
 		return r;

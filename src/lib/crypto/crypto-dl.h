@@ -148,6 +148,13 @@
 	X(X509_get0_pubkey) \
 	X(X509_get_ext) \
 	X(X509_get_ext_count) \
+	X(X509_STORE_CTX_get0_param) \
+	X(X509_VERIFY_PARAM_set_flags) \
+	X(X509_get_extension_flags) \
+	X(X509_get_key_usage) \
+	X(X509_cmp_current_time) \
+	X(X509_get0_notAfter) \
+	X(X509_get0_notBefore) \
 	X(X509_get_subject_name) \
 	X(X509_supported_extension) \
 	X(X509_verify_cert) \
@@ -282,6 +289,13 @@ int dlopen_crypto(mb_error *err);
 #define X509_get0_pubkey (dl_lib_ensure(&crypto_dl_lib), sym_X509_get0_pubkey)
 #define X509_get_ext (dl_lib_ensure(&crypto_dl_lib), sym_X509_get_ext)
 #define X509_get_ext_count (dl_lib_ensure(&crypto_dl_lib), sym_X509_get_ext_count)
+#define X509_STORE_CTX_get0_param (dl_lib_ensure(&crypto_dl_lib), sym_X509_STORE_CTX_get0_param)
+#define X509_VERIFY_PARAM_set_flags (dl_lib_ensure(&crypto_dl_lib), sym_X509_VERIFY_PARAM_set_flags)
+#define X509_get_extension_flags (dl_lib_ensure(&crypto_dl_lib), sym_X509_get_extension_flags)
+#define X509_get_key_usage (dl_lib_ensure(&crypto_dl_lib), sym_X509_get_key_usage)
+#define X509_cmp_current_time (dl_lib_ensure(&crypto_dl_lib), sym_X509_cmp_current_time)
+#define X509_get0_notAfter (dl_lib_ensure(&crypto_dl_lib), sym_X509_get0_notAfter)
+#define X509_get0_notBefore (dl_lib_ensure(&crypto_dl_lib), sym_X509_get0_notBefore)
 #define X509_get_subject_name (dl_lib_ensure(&crypto_dl_lib), sym_X509_get_subject_name)
 #define X509_supported_extension (dl_lib_ensure(&crypto_dl_lib), sym_X509_supported_extension)
 #define X509_verify_cert (dl_lib_ensure(&crypto_dl_lib), sym_X509_verify_cert)

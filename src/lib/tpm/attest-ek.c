@@ -23,6 +23,7 @@
 #include "shared/reader.h"
 #include "tpm-internal.h"
 #include "attest-internal.h"
+#include "lib/attest/der-size.h"
 
 /* An EK certificate is about 1 KiB; NV indices are at most a few KiB. */
 #define EK_CERT_MAX (16u << 10)
@@ -165,38 +166,6 @@ static uint16_t nv_buffer_max(mb_tpm *t)
 	return n;
 }
 
-/*
- * The size of the DER certificate at the start of the bytes: some TPMs define the NV index
- * larger than the certificate and pad it. 0 when it does not start with one SEQUENCE.
- */
-static size_t der_size(const uint8_t *p, size_t n)
-{
-	byte_reader r;
-	uint8_t tag, len0, b;
-	size_t len = 0, head;
-
-	reader_init(&r, p, n, 0);
-	if (read_u8(&r, &tag) < 0 || tag != 0x30 || read_u8(&r, &len0) < 0)
-		return 0;
-	if (len0 < 0x80) {
-		len = len0;
-	} else {
-		unsigned k = len0 & 0x7f;
-
-		if (k == 0 || k > 3)
-			return 0;
-		while (k--) {
-			if (read_u8(&r, &b) < 0)
-				return 0;
-			len = len << 8 | b;
-		}
-	}
-	head = r.pos;
-	if (len > reader_left(&r))
-		return 0;
-	return head + len;
-}
-
 /* The EK certificate from its NV index, read with the index's own (empty) authorisation, else the owner's. */
 int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_size, mb_error *err)
 {
@@ -252,7 +221,7 @@ int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_si
 		off += n;
 		Esys_Free(data);
 	}
-	der = der_size(buf, size);
+	der = ek_der_size(buf, size);
 	*ret = buf;
 	*ret_size = der ? der : size;
 	buf = NULL;

@@ -148,9 +148,9 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	int r;
 
 	*ret_evidence = NULL;
-	if (!in->nonce || in->nonce_size < MB_ATTEST_NONCE_MIN || in->nonce_size > MB_ATTEST_NONCE_MAX)
-		return set_error(err, -EINVAL, "the nonce must have %u to %u bytes, not %zu", MB_ATTEST_NONCE_MIN,
-			       MB_ATTEST_NONCE_MAX, in->nonce ? in->nonce_size : 0);
+	if ((!in->nonce && in->nonce_size) || in->nonce_size > MB_ATTEST_EXTRA_DATA_MAX)
+		return set_error(err, -EINVAL, "the nonce must have 0 to %u bytes, not %zu", MB_ATTEST_EXTRA_DATA_MAX,
+			       in->nonce_size);
 	if (mask >> MB_PCR_COUNT)
 		return set_error(err, -EINVAL, "PCR mask 0x%x names PCRs over %u", mask, MB_PCR_COUNT - 1);
 	/* base64 grows by 4/3: keep the evidence readable by a verifier (MB_ATTEST_FILE_MAX). */
