@@ -66,7 +66,8 @@ static bool refused_revoked(const store_machine *m, http_response *resp)
 
 void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 {
-	mb_attest_challenge_options opts = { .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert };
+	mb_attest_challenge_options opts = { .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert,
+					     .ek_check_validity = w->f->ek_check_validity };
 	fleet_enroll_body body;
 	store_machine m = { 0 };
 	mb_error err = { 0 };

@@ -220,13 +220,15 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 	pthread_mutex_init(&f->lock, NULL);
 	f->ek_roots = o->ek_roots;
 	f->allow_no_ek_cert = o->allow_no_ek_cert;
+	f->ek_check_validity = o->ek_check_validity;
 	f->interval = o->interval > 0 ? o->interval : 600;
 	f->max_interval = o->max_interval > 0 ? o->max_interval : f->interval;
 	f->nonce_ttl = o->nonce_ttl > 0 ? o->nonce_ttl : 60;
 	if (f->max_interval < f->interval) {
+		r = set_error(err, -EINVAL, "the maximum interval (%lld s) is below the default interval (%lld s)",
+			      (long long) f->max_interval, (long long) f->interval);
 		fleet_free(f);
-		return set_error(err, -EINVAL, "the maximum interval (%lld s) is below the default interval (%lld s)",
-				 (long long) o->max_interval, (long long) f->interval);
+		return r;
 	}
 
 	r = db_open(f->db_url, &d, err);

@@ -37,7 +37,7 @@ enum {
 	OPT_LISTEN = 1000, OPT_DB, OPT_EK_CA_FILE, OPT_EK_CA_DIR, OPT_ALLOW_NO_EK_CERT, OPT_DEFAULT_POLICY,
 	OPT_INTERVAL, OPT_NONCE_TTL, OPT_TLS_CERT, OPT_TLS_KEY, OPT_INSECURE, OPT_THREADS, OPT_MAX_BODY,
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_CONFIG, OPT_NEW_TOKEN,
-	OPT_MAX_INTERVAL,
+	OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
 	OPT_END,
 };
 
@@ -47,6 +47,7 @@ static const struct option long_options[] = {
 	{ "ek-ca-file", required_argument, NULL, OPT_EK_CA_FILE },
 	{ "ek-ca-dir", required_argument, NULL, OPT_EK_CA_DIR },
 	{ "allow-no-ek-cert", no_argument, NULL, OPT_ALLOW_NO_EK_CERT },
+	{ "ek-check-validity", no_argument, NULL, OPT_EK_CHECK_VALIDITY },
 	{ "default-policy", required_argument, NULL, OPT_DEFAULT_POLICY },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "max-interval", required_argument, NULL, OPT_MAX_INTERVAL },
@@ -75,6 +76,7 @@ typedef struct settings {
 	const char **ek_paths;              /* files and directories alike (mb_ek_roots_add_path) */
 	size_t n_ek_paths;
 	bool allow_no_ek_cert;
+	bool ek_check_validity;
 	const char *default_policy;
 	int64_t interval;
 	int64_t max_interval;
@@ -105,6 +107,8 @@ static void usage(FILE *f)
 		"  --ek-ca-file F            TPM manufacturer CA certificates, PEM or DER (repeatable)\n"
 		"  --ek-ca-dir D             every certificate file of D (repeatable)\n"
 		"  --allow-no-ek-cert        accept TPMs without an EK certificate (trust on first use)\n"
+		"  --ek-check-validity       refuse EK certificates outside their validity dates (by default\n"
+		"                            the dates are not enforced: they say nothing about the TPM)\n"
 		"  --default-policy F        the policy a newly enrolled machine starts with\n"
 		"  --interval S              attestation interval of a machine that does not say (600)\n"
 		"  --max-interval S          the longest interval a machine may ask for; a longer one is\n"
@@ -175,6 +179,7 @@ static int set_option(settings *s, int id, const char *arg)
 		break;
 	}
 	case OPT_ALLOW_NO_EK_CERT: s->allow_no_ek_cert = true; break;
+	case OPT_EK_CHECK_VALIDITY: s->ek_check_validity = true; break;
 	case OPT_DEFAULT_POLICY: s->default_policy = arg; break;
 	case OPT_INTERVAL:
 		if ((r = parse_number(name, arg, 1, 366 * 86400, &n)) == 0)
@@ -485,6 +490,7 @@ static int serve(const settings *s)
 			.db_url = s->db,
 			.ek_roots = roots,
 			.allow_no_ek_cert = s->allow_no_ek_cert,
+			.ek_check_validity = s->ek_check_validity,
 			.default_policy = (const char *)policy,
 			.default_policy_size = policy_size,
 			.interval = s->interval,
