@@ -34,6 +34,12 @@ typedef struct mb_policy mb_policy;
 /* PCRE2 match steps one check may spend (an upper bound, charged per match): past it the check
  * stops matching and fails, so a hostile log cannot buy hours of CPU (PITFALLS #36). */
 #define MB_POLICY_STEP_BUDGET 10000000u
+/* PCRE2 match steps loading one policy may spend probing its regular expressions for
+ * catastrophic backtracking, all of them together: a pattern it cannot judge is refused, so
+ * no policy, however large, takes long to load. Plain-text patterns cost nothing. */
+#define MB_POLICY_LOAD_BUDGET 20000000u
+/* and CPU time: steps of lookarounds and possessive repeats may each scan a whole text */
+#define MB_POLICY_LOAD_CPU_MS 1000u
 
 /* Parse a policy from JSON text; errors name the line and the field (err->message). PCRE2 is
  * loaded (dlopen) by the first call: -EOPNOTSUPP, the package named, when it cannot be. */

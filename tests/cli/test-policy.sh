@@ -101,6 +101,25 @@ head -c 20000000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
 "$MBOOT" policy lint "$tmp/huge.json" >/dev/null 2>"$tmp/err"; [ $? = 2 ] && grep -q "larger than" "$tmp/err" && ok "hostile 20 MB" || bad "hostile 20 MB: $(cat "$tmp/err")"
 python3 -c 'import json; print(json.dumps({"version": 1, "pcrs": {"4": {"rules": [{"type": "EV_IPL", "digests": [{"sha256": "00"*32}]*70000}]}}}))' >"$tmp/many.json"
 "$MBOOT" policy lint "$tmp/many.json" >/dev/null 2>"$tmp/err"; [ $? = 2 ] && grep -q "1 to 65536" "$tmp/err" && ok "hostile 70,000 digests" || bad "hostile many digests: $(cat "$tmp/err")"
+# The load budget (docs/policy.md, "Limits"): 150 patterns that each pass the backtracking probe
+# but spend most of its match limit (28 s to load before the budget) are refused in a fraction
+# of a second, the rule named; a real machine's generated policy with 3,000 patterns as a person
+# writes them added still loads.
+python3 -c 'import json; print(json.dumps({"version": 1, "pcrs": {"8": {"rules": [{"type": "EV_IPL",
+	"description": "hostile rule %d" % i,
+	"text": "[^!]{0,300}[^!]{0,300}(?:=|abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/.,:%d)" % i}
+	for i in range(150)]}}}))' >"$tmp/costly.json"
+start=$(date +%s%N)
+timeout 60 "$MBOOT" policy lint "$tmp/costly.json" >/dev/null 2>"$tmp/err"; rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ $rc = 2 ] && grep -q 'pcrs.8.rules\[1\]: rule "hostile rule 1": regular expression cannot be judged within the load budget' "$tmp/err" &&
+	[ $ms -lt 5000 ] && ok "hostile 150 costly patterns: exit 2 in $ms ms, the rule named" ||
+	bad "hostile costly patterns: exit $rc in $ms ms: $(cat "$tmp/err")"
+"$MBOOT" policy generate --from-log "$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9" -o "$tmp/gen.json" --force &&
+jq '.pcrs["8"].rules += [range(3000) | {type: "EV_IPL", text: "grub_cmd: linux /boot/vmlinuz-[0-9.]+-rc\(.)[0-9]+\\+(\\.signed)? root=UUID=[0-9a-f-]{36} ro quiet splash( vt\\.handoff=[0-9]+)?"}]' \
+	"$tmp/gen.json" >"$tmp/large.json" && n=$(jq '[.pcrs[].rules // [] | .[] | select(.text)] | length' "$tmp/large.json") &&
+	"$MBOOT" policy lint "$tmp/large.json" >/dev/null 2>"$tmp/err" && ok "a generated policy with $n text rules loads" ||
+	bad "large realistic policy: $(cat "$tmp/err")"
 
 # Outputs a user keeps: an existing -o is kept byte for byte (exit 2) unless --force, which
 # replaces it; a failed run leaves no temp file beside it.

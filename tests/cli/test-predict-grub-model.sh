@@ -174,5 +174,31 @@ rc=$?
 [ $rc = 2 ] && grep -qF -- '--cmdline' "$W/err" && ok "--grub-cfg-booted with --cmdline: exit 2" ||
 	bad "with --cmdline: rc $rc $(cat "$W/err")"
 
+# Memory is bounded like steps (GRUB_MODEL_MAX_BYTES): a 243 KB config that copies a 240 KB
+# variable 900 times (each copy also a measured `set`) needed about 0.5 GB before; now the model
+# stops at 4 MiB, PCR 8 unpredictable with the reason, exit 1. A protective `ulimit -v` where
+# ASan (which reserves terabytes) is not in the binary.
+rss_max_kb=65536
+asan=false
+if ldd "$M" 2>/dev/null | grep -q libasan; then rss_max_kb=262144; asan=true; fi
+words=$(seq -f 'w%g' 30 | tr '\n' ' ')
+{
+	printf 'set a=%s\n' "$(head -c 240000 /dev/zero | tr '\0' x)"
+	printf 'for i in %s; do\n for j in %s; do\n  set "v$i$j=$a"\n done\ndone\n' "$words" "$words"
+	cat "$D/boot-grub-next.cfg"
+} >"$W/copies.cfg"
+(
+	$asan || ulimit -v 2000000
+	/usr/bin/time -f %M -o "$W/rss" "$M" predict --log "$D/log.bin" --json --grub-booted-dir '' \
+		--grub-cfg "$BOOT=$W/copies.cfg" --grub-cfg-booted "$BOOT=$D/boot-grub.cfg" \
+		--grub-cfg-booted "$ESP=$D/esp-grub.cfg" >"$W/copies.json" 2>"$W/err"
+)
+rc=$?
+kb=$(tail -n 1 "$W/rss")
+[ $rc = 1 ] && [ -z "$(pcr8 "$W/copies.json")" ] && [ "$kb" -lt $rss_max_kb ] &&
+	jq -e '.unpredictable["8"] | contains("take more than 4 MiB")' "$W/copies.json" >/dev/null &&
+	ok "a $(stat -c %s "$W/copies.cfg")-byte config copying a big variable: PCR 8 unpredictable, said why, $kb KiB" ||
+	bad "big variable copied: rc $rc, $kb KiB (max $rss_max_kb), $(jq -c .unpredictable "$W/copies.json" 2>/dev/null) $(tail -c 300 "$W/err")"
+
 echo "predict grub model: $fails failed"
 [ "$fails" = 0 ]

@@ -371,6 +371,43 @@ static void test_hostile_bounded(void **state)
 	grub_model_free(m);
 }
 
+/* Memory is bounded like steps: a config that copies a big variable stops the run with the
+ * reason (GRUB_MODEL_MAX_BYTES), and so does a command whose arguments together outgrow the
+ * string GRUB would measure (before: the model's join failed and the run ended in -ENOMEM). */
+static void test_memory_bounded(void **state)
+{
+	static const char *const tails[] = {
+		"for i in 1 2 3 4 5 6 7 8 9 10; do\n for j in 1 2 3 4 5 6 7 8 9 10; do\n  set \"v$i$j=$a\"\n done\ndone\n",
+		"echo $a $a $a\n",
+	};
+	static const char *const why[] = {
+		"take more than 4 MiB", "a command longer than the model takes",
+	};
+	grub_model *m = grub_model_new();
+	grub_model_run run;
+	size_t big = 100000, i;
+
+	(void) state;
+	for (i = 0; i < 2; i++) {
+		size_t cap = big + strlen(tails[i]) + 16;
+		char *text = malloc(cap);
+		grub_model_config c = { "(hd0)/grub.cfg", text, 0 };
+
+		assert_non_null(text);
+		memcpy(text, "set a=", 6);
+		memset(text + 6, 'x', big);
+		snprintf(text + 6 + big, cap - 6 - big, "\n%s", tails[i]);
+		c.size = strlen(text);
+		assert_int_equal(grub_model_predict(m, &c, 1, true, NULL, &run), 0);
+		assert_non_null(run.why);
+		if (!strstr(run.why, why[i]))
+			fail_msg("run %zu stopped: %s", i, run.why);
+		grub_model_run_done(&run);
+		free(text);
+	}
+	grub_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_other_config),
 		cmocka_unit_test(test_unknown_condition_refused),
 		cmocka_unit_test(test_hostile_bounded),
+		cmocka_unit_test(test_memory_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,6 +42,30 @@ bool gs_stopped(const gs *g)
 	return g->stop || g->booted || g->oom;
 }
 
+/* n more bytes held by the run: false, and the run stopped, past GRUB_MODEL_MAX_BYTES. Only
+ * the steps bounded a run before, and 200,000 steps of copying a 256 KiB variable are 50 GB. */
+bool gs_charge(gs *g, size_t n)
+{
+	if (n > GRUB_MODEL_MAX_BYTES - g->bytes) {
+		gs_stopf(g, "the config's variables, menu entries and measured strings take more than %u MiB, "
+			 "more than the model holds (a variable copied in a loop?)", GRUB_MODEL_MAX_BYTES >> 20);
+		return false;
+	}
+	g->bytes += n;
+	return true;
+}
+
+void gs_refund(gs *g, size_t n)
+{
+	g->bytes -= n < g->bytes ? n : g->bytes;
+}
+
+/* What a variable holds, as charged. */
+static size_t var_size(const char *name, const char *value, const char *setter)
+{
+	return sizeof(var) + strlen(name) + 1 + (value ? strlen(value) + 1 : 0) + (setter ? strlen(setter) + 1 : 0);
+}
+
 envctx *gs_cur(gs *g)
 {
 	return &g->ctx[g->n_ctx - 1];
@@ -62,7 +86,12 @@ var *gs_var_set(gs *g, const char *name, const char *value, const char *setter)
 {
 	envctx *c = gs_cur(g);
 	var *v = gs_var_find(c, name);
+	const char *new_setter = !value ? setter : NULL;
+	size_t now = v ? var_size(v->name, v->value, v->setter) : 0, then = var_size(name, value, new_setter);
 
+	if (then > now && !gs_charge(g, then - now))
+		return NULL;
+	gs_refund(g, now > then ? now - then : 0);
 	if (!v) {
 		var *nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
 
@@ -93,6 +122,7 @@ void gs_var_unset(gs *g, const char *name)
 
 	if (!v)
 		return;
+	gs_refund(g, var_size(v->name, v->value, v->setter));
 	free(v->name);
 	free(v->value);
 	free(v->setter);
@@ -157,8 +187,15 @@ bool gs_ctx_open(gs *g)
 
 void gs_ctx_close(gs *g)
 {
-	if (g->n_ctx > 1)
-		gs_ctx_done(&g->ctx[--g->n_ctx]);
+	envctx *c;
+	size_t i;
+
+	if (g->n_ctx <= 1)
+		return;
+	c = &g->ctx[--g->n_ctx];
+	for (i = 0; i < c->n; i++)
+		gs_refund(g, var_size(c->v[i].name, c->v[i].value, c->v[i].setter));
+	gs_ctx_done(c);
 }
 
 /* The value of a variable: NULL when unknown (*known false), "" when unset. */

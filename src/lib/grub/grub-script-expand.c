@@ -83,10 +83,11 @@ static void av_append(argv_b *b, const char *s, size_t n)
 		return;
 	cur_s = b->a[b->n - 1];
 	old = cur_s ? strlen(cur_s) : 0;
-	if (old + n + 1 > GRUB_MODEL_MAX_STRING) {
-		b->oom = true;
+	if (old + n + 1 > GRUB_MODEL_MAX_STRING || b->bytes + n + 1 > GRUB_MODEL_MAX_STRING) {
+		b->oom = true; /* the arguments together: what their join, the measured string, may hold */
 		return;
 	}
+	b->bytes += n + !cur_s;
 	ns = realloc(cur_s, old + n + 1);
 	if (!ns) {
 		b->oom = true;
@@ -287,6 +288,12 @@ void gs_emit(gs *g, grub_string_kind kind, char *text)
 			var *v = gs_var_find(gs_cur(g), name);
 
 			if (v && !v->value) {
+				if (!gs_charge(g, strlen(val) + 1)) {
+					free(name);
+					free(val);
+					free(text);
+					return;
+				}
 				v->value = strdup(val);
 				if (!v->value)
 					g->oom = true;
@@ -324,6 +331,8 @@ void gs_emit(gs *g, grub_string_kind kind, char *text)
 	}
 	if (at >= GRUB_MODEL_MAX_STRINGS)
 		gs_stopf(g, "more than %d measured strings", GRUB_MODEL_MAX_STRINGS);
+	else if (!gs_stopped(g))
+		gs_charge(g, strlen(text) + 1 + sizeof(grub_model_string));
 	if (gs_stopped(g)) {
 		free(text);
 		return;

@@ -154,6 +154,7 @@ typedef struct gs {
 	char *stop;
 	bool mismatch, booted, loaded, oom;
 	size_t steps;
+	size_t bytes; /* held in variables, menu entries, measured strings (GRUB_MODEL_MAX_BYTES) */
 	unsigned depth;
 	envctx ctx[GRUB_MODEL_MAX_DEPTH + 2];
 	size_t n_ctx;
@@ -181,6 +182,7 @@ typedef struct argv_b {
 	size_t n;
 	bool open; /* a[n-1] is still NULL-able (no text yet) */
 	bool oom;
+	size_t bytes; /* of all the arguments: at most GRUB_MODEL_MAX_STRING, as their measured join */
 } argv_b;
 
 /* grub-script-lex.c: words and tokens */
@@ -203,6 +205,8 @@ node *gs_parse_command(lexer *lx, unsigned depth);
 void gs_scope_drop_own(scope *s);
 void gs_stopf(gs *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool gs_stopped(const gs *g);
+bool gs_charge(gs *g, size_t n);
+void gs_refund(gs *g, size_t n);
 envctx *gs_cur(gs *g);
 var *gs_var_find(envctx *c, const char *name);
 var *gs_var_set(gs *g, const char *name, const char *value, const char *setter);

@@ -78,6 +78,9 @@ void gs_add_entry(gs *g, char **a, size_t n, bool submenu)
 		g->oom = true;
 		goto fail;
 	}
+	/* kept until the context closes (not refunded: the measured definition is kept too) */
+	if (!gs_charge(g, sizeof(e) + strlen(e.title) + strlen(e.id) + strlen(e.source) + 3))
+		goto fail;
 	grown = realloc(m->e, (m->n + 1) * sizeof(*grown));
 	if (!grown) {
 		g->oom = true;

@@ -28,6 +28,9 @@
 #define GRUB_MODEL_MAX_STRINGS 4096
 #define GRUB_MODEL_MAX_STRING (256u << 10)
 #define GRUB_MODEL_MAX_STEPS 200000
+/* bytes one run holds: its variables, menu entries and measured strings (a config that copies
+ * a big variable in a loop stops the run, PCR 8 unpredictable, instead of exhausting memory) */
+#define GRUB_MODEL_MAX_BYTES (4u << 20)
 #define GRUB_MODEL_MAX_ENTRIES 256 /* entries of one menu the kernel search looks through */
 #define GRUB_MODEL_MAX_TRIES 64    /* runs the kernel search makes */
 

@@ -124,48 +124,15 @@ typedef struct check_ctx {
 	uint64_t budget;            /* PCRE2 steps left (an upper bound on what was spent) */
 } check_ctx;
 
-typedef enum match_result { MATCH_NO = 0, MATCH_YES, MATCH_LIMIT, MATCH_BUDGET } match_result;
-
-/*
- * PCRE2 cannot say how many steps a match took, only stop it at a limit. So each match is
- * tried under rising limits and charged each limit it was given: the charge bounds the work,
- * the budget bounds the check, and a plain pattern on plain text costs the first rung only.
- */
-static int match_budgeted(check_ctx *c, const policy_rule *r, const char *text, size_t len, match_result *ret)
+/* A rule's pattern against an event's text: plain text compared as text, the rest by PCRE2
+ * charged to the check's budget. */
+static int match_budgeted(check_ctx *c, const policy_rule *r, const char *text, size_t len, policy_match *ret)
 {
-	static const uint32_t ladder[] = { 100, 1000, 10000, POLICY_MATCH_LIMIT };
-	size_t i;
-
 	if (r->literal) {
-		*ret = len == r->literal_len && memcmp(text, r->literal, len) == 0 ? MATCH_YES : MATCH_NO;
+		*ret = len == r->literal_len && memcmp(text, r->literal, len) == 0 ? POLICY_MATCHED : POLICY_NO_MATCH;
 		return 0;
 	}
-	for (i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++) {
-		int rc;
-
-		if (c->budget < ladder[i]) {
-			c->budget = 0;
-			*ret = MATCH_BUDGET;
-			return 0;
-		}
-		c->budget -= ladder[i];
-		pcre2_set_match_limit(c->mctx, ladder[i]);
-		rc = pcre2_match(r->re, (PCRE2_SPTR) text, len, 0, 0, c->md, c->mctx);
-		if (rc >= 0) {
-			*ret = MATCH_YES;
-			return 0;
-		}
-		if (rc == PCRE2_ERROR_NOMATCH) {
-			*ret = MATCH_NO;
-			return 0;
-		}
-		if (rc == PCRE2_ERROR_NOMEMORY)
-			return -ENOMEM;
-		if (rc != PCRE2_ERROR_MATCHLIMIT)
-			break; /* depth or heap limit: no higher rung helps */
-	}
-	*ret = MATCH_LIMIT;
-	return 0;
+	return policy_match_steps(r->re, c->mctx, c->md, text, len, &c->budget, ret);
 }
 
 /* What a governed PCR's judgement rests on: the log must account for its value in the bank. */
@@ -223,7 +190,7 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 		if (r->kind == RULE_DIGESTS) {
 			match = allowed_digest(r, j->d);
 		} else if (j->text_trusted) {
-			match_result m;
+			policy_match m;
 
 			if (!text_done) {
 				text = j->ev ? policy_judged_text(j->ev, j->derived) : strndup(j->rec->text, j->rec->text_len);
@@ -237,9 +204,9 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 				free(text);
 				return rc;
 			}
-			limit_hit |= m == MATCH_LIMIT;
-			budget_spent |= m == MATCH_BUDGET;
-			match = m == MATCH_YES;
+			limit_hit |= m == POLICY_OVER_LIMIT;
+			budget_spent |= m == POLICY_OVER_BUDGET;
+			match = m == POLICY_MATCHED;
 		}
 		if (!match)
 			continue;

@@ -86,5 +86,17 @@ struct mb_policy {
 #define POLICY_MATCH_LIMIT 200000
 #define POLICY_DEPTH_LIMIT 2000
 
+typedef enum policy_match {
+	POLICY_NO_MATCH = 0,
+	POLICY_MATCHED,
+	POLICY_OVER_LIMIT,   /* it needed more than POLICY_MATCH_LIMIT steps (or the depth, heap limit) */
+	POLICY_OVER_BUDGET,  /* not tried to the end: *budget could not pay for the next limit */
+} policy_match;
+
+/* Match re against the whole of text under rising match limits, each charged to *budget
+ * (policy-match.c). 0 and *ret, or -ENOMEM. mctx's match limit is changed. */
+int policy_match_steps(const pcre2_code *re, pcre2_match_context *mctx, pcre2_match_data *md, const char *text,
+		       size_t len, uint64_t *budget, policy_match *ret);
+
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shared/json-dl.h"
 
@@ -19,7 +20,20 @@ typedef struct load_ctx {
 	const char *text;
 	size_t size;
 	mb_error *err;
+	uint64_t *budget;  /* PCRE2 steps the probes of the whole policy may still spend */
+	uint64_t cpu_end;  /* and the thread's CPU time (ns) they must end by */
 } load_ctx;
+
+/* The calling thread's CPU time in ns: what a policy's probes may spend is CPU, not wall time
+ * (a busy machine does not make a policy fail to load). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
 
 /* The line of the first occurrence of needle in the policy text, or 0. Good enough to point a
  * person at a field: json-c keeps no positions. */
@@ -145,18 +159,28 @@ char *policy_pattern_literal(const char *pattern, size_t *ret_len)
 	return out;
 }
 
-/* A pattern that needs more than the match limits on simple long subjects backtracks
- * catastrophically on some input: refuse it when the policy loads, not at boot. */
-static bool regex_is_catastrophic(const mb_policy *p, pcre2_code *re, const char *pattern)
+/*
+ * A pattern that needs more than the match limit on simple long subjects backtracks
+ * catastrophically on some input: refuse it when the policy loads, not at boot. The probes
+ * of all the policy's patterns share one budget of steps (MB_POLICY_LOAD_BUDGET): each
+ * probe is cheap enough, but a policy of many patterns each just under the limit would take
+ * hours to load. A pattern the budget cannot judge to the end is refused too.
+ * 0 and *ret POLICY_NO_MATCH (fine), POLICY_OVER_LIMIT (catastrophic) or POLICY_OVER_BUDGET; or -ENOMEM.
+ */
+static int probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, const char *pattern, policy_match *ret)
 {
-	static char subject[2200];
+	char subject[2200];
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	pcre2_match_context *mctx = pcre2_match_context_copy(p->mctx);
 	char probes[64];
 	size_t n = 0, i;
-	bool bad = false;
+	int rc = 0;
 
-	if (!md)
-		return true;
+	*ret = POLICY_NO_MATCH;
+	if (!md || !mctx) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	probes[n++] = 'a';
 	probes[n++] = '0';
 	probes[n++] = ' ';
@@ -169,17 +193,26 @@ static bool regex_is_catastrophic(const mb_policy *p, pcre2_code *re, const char
 				probes[n++] = ch;
 		}
 	}
-	for (i = 0; i < n && !bad; i++) {
-		int rc;
-
+	for (i = 0; i < n && rc == 0; i++) {
 		size_t len = probe_subject(subject, sizeof(subject), probes[i], probes, n);
+		policy_match m;
 
-		rc = pcre2_match(re, (PCRE2_SPTR) subject, len, 0, 0, md, p->mctx);
-		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
-			bad = true;
+		/* Steps are not all equal: one of a lookaround or a possessive repeat can scan the
+		 * whole text. The CPU cap bounds what such patterns spend within the steps. */
+		if (thread_cpu_ns() > c->cpu_end) {
+			*ret = POLICY_OVER_BUDGET;
+			break;
+		}
+		rc = policy_match_steps(re, mctx, md, subject, len, c->budget, &m);
+		if (rc == 0 && (m == POLICY_OVER_LIMIT || m == POLICY_OVER_BUDGET)) {
+			*ret = m;
+			break;
+		}
 	}
+out:
+	pcre2_match_context_free(mctx);
 	pcre2_match_data_free(md);
-	return bad;
+	return rc;
 }
 
 static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx, json_object *o, policy_rule *r)
@@ -258,10 +291,28 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 				return fail_field(c, pat, field, "regular expression does not compile at offset %zu: %s",
 						  (size_t) erroff, (const char *) msg);
 			}
+			/* Plain text is compared as text (it cannot backtrack): no probe. */
 			r->literal = policy_pattern_literal(pat, &r->literal_len);
-			if (regex_is_catastrophic(p, r->re, pat))
-				return fail_field(c, pat, field, "regular expression backtracks catastrophically "
-						  "(it exceeds the match limit on a simple long text); simplify it");
+			if (!r->literal) {
+				/* the line: of its description if it has one (rules' patterns often share a start) */
+				const char *where = json_object_object_get_ex(o, "description", &v) ? r->name : pat;
+				policy_match m;
+
+				rc = probe_regex(c, p, r->re, pat, &m);
+				if (rc < 0)
+					return set_error(c->err, rc, "out of memory");
+				if (m == POLICY_OVER_LIMIT)
+					return fail_field(c, where, field, "rule \"%.80s\": regular expression backtracks "
+							  "catastrophically (it exceeds the match limit on a simple long "
+							  "text); simplify it", r->name);
+				if (m == POLICY_OVER_BUDGET)
+					return fail_field(c, where, field, "rule \"%.80s\": regular expression cannot be judged "
+							  "within the load budget (%u PCRE2 steps or %u ms of CPU for all "
+							  "the policy's regular expressions, spent by this one and those "
+							  "before it); simplify the policy's regular expressions or write "
+							  "them as plain text", r->name, MB_POLICY_LOAD_BUDGET,
+							  MB_POLICY_LOAD_CPU_MS);
+			}
 		} else {
 			size_t n, i;
 
@@ -508,7 +559,8 @@ static int parse_firmware(const load_ctx *c, mb_policy *p, json_object *arr)
 MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err)
 {
 	static const char *const keys[] = { "version", "description", "pcrs", "generator", "firmware", NULL };
-	load_ctx c = { text, size, err };
+	uint64_t budget = MB_POLICY_LOAD_BUDGET;
+	load_ctx c = { text, size, err, &budget, thread_cpu_ns() + MB_POLICY_LOAD_CPU_MS * UINT64_C(1000000) };
 	json_object *root = NULL, *v, *pcrs, *firmware = NULL;
 	mb_policy *p = NULL;
 	const char *bad;
