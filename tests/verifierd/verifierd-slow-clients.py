@@ -4,6 +4,7 @@
 #   headers  40 connections (the whole --max-connections) trickle a header line a byte every
 #            0.5 s, faster than the idle timeout: each is closed by --header-timeout, and a
 #            normal client waiting for a connection is served once they are
+#   keep-alive  a connection answered once, then trickling its next request: closed too
 #   per-ip   40 connections from one address: all but --max-connections-per-ip are refused at
 #            once, and a normal client from another address is served meanwhile, quickly
 #   bodies   24 chunked bodies of almost --max-body each, then a byte every 0.5 s: the
@@ -210,6 +211,17 @@ def test_headers(svc):
           % (status, took))
 
 
+def test_keep_alive(svc):
+    head = b'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nX-Slow: '
+    c = Slow(svc.port, '127.0.3.1', head, b'abcdefgh')
+    run([c], HEADER_TIMEOUT + 5)
+    lasted = (c.closed if c.closed is not None else time.monotonic()) - c.start
+    c.close()
+    check(c.answer.startswith(b'HTTP/1.1 200 ') and c.closed is not None and lasted <= HEADER_TIMEOUT + SLACK,
+          'a kept-alive connection trickling its second request is closed after %.1f s (answered '
+          'first: %s)' % (lasted, c.answer[:12]))
+
+
 def test_per_ip(svc):
     head = b'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: '
     conns = [Slow(svc.port, '127.0.1.1', head, b'abcdefgh') for _ in range(MAX_CONNECTIONS)]
@@ -266,6 +278,7 @@ def main():
         svc = Service(tmp)
         try:
             test_headers(svc)
+            test_keep_alive(svc)
             test_per_ip(svc)
             test_bodies(svc)
         finally:
