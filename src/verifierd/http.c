@@ -3,7 +3,15 @@
  * The HTTP server: libmicrohttpd with its own pool of threads, each polling its share of the
  * connections with epoll. A thread gets a fleet_worker (its database connection) on its first
  * request and frees it when it ends (a pthread key's destructor), so no lock is ever taken
- * around the database. The body is collected under a cap before the fleet sees the request.
+ * around the database. The body is collected under a cap before the fleet sees the request,
+ * and the bodies of all connections together under a budget (--max-body-memory).
+ *
+ * libmicrohttpd's connection timeout is an idle timeout: a client that sends a byte now and
+ * then keeps its connection for ever. So every connection is also watched (conn_watch, from
+ * MHD_OPTION_NOTIFY_CONNECTION) with an absolute deadline: its request headers (and the TLS
+ * handshake) must be in within --header-timeout of the connection's start or of the previous
+ * request's end, its body within --body-timeout of its headers. A watchdog thread shuts down
+ * the socket of a connection past its deadline; libmicrohttpd then sees it end and closes it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -22,14 +31,38 @@
 #include "shared/fail.h"
 #include "verifierd/http.h"
 
+/* One TCP connection, from libmicrohttpd's STARTED notification to its CLOSED one. */
+typedef struct conn_watch {
+	struct conn_watch *prev, *next;
+	MHD_socket fd;
+	_Atomic uint64_t deadline_ms;   /* CLOCK_MONOTONIC; 0 while a request is being answered */
+	bool cut;                       /* shut down already (under watch_lock) */
+} conn_watch;
+
 struct http_server {
 	fleet *fleet;
 	struct MHD_Daemon *daemon;
 	pthread_key_t worker_key;
 	size_t max_body;
+	size_t max_body_memory;
+	atomic_size_t body_memory;   /* bytes allocated for bodies, over all requests */
+	unsigned header_timeout;     /* seconds */
+	unsigned body_timeout;
 	bool verbose;
 	atomic_uint in_flight;   /* requests begun and not yet completed */
 	uint16_t port;
+
+	/*
+	 * The connections, for the watchdog. The CLOSED notification takes watch_lock before
+	 * libmicrohttpd closes the socket, and the watchdog shuts a socket down only under it,
+	 * so a descriptor number reused by another connection is never hit.
+	 */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_wake;
+	conn_watch *watched;
+	bool stopping;
+	bool watchdog_started;
+	pthread_t watchdog;
 };
 
 /* One request's state, from its headers to its completion. */
@@ -38,12 +71,132 @@ typedef struct request_state {
 	size_t body_size;
 	size_t body_allocated;
 	size_t discarded;        /* bytes thrown away after the body went over the cap */
-	bool too_large;          /* (or out of memory): the rest of the body is discarded */
+	bool too_large;          /* (or out of memory or budget): the rest of the body is discarded */
 	bool out_of_memory;
+	bool over_budget;        /* the bodies of all requests are at --max-body-memory */
 	bool answered;           /* a response is queued already (413 early) */
 } request_state;
 
 static const char json_out_of_memory[] = "{\"error\": \"out of memory\"}";
+static const char msg_over_budget[] = "the server is busy receiving other request bodies: retry later";
+
+/* A TLS connection speaks TLS 1.2 or 1.3: 1.0 and 1.1 (RFC 8996) are refused in the handshake. */
+static const char tls_priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* --- the body budget --- */
+
+static bool budget_take(http_server *s, size_t n)
+{
+	size_t used = atomic_load(&s->body_memory);
+
+	do {
+		if (n > s->max_body_memory - used)
+			return false;
+	} while (!atomic_compare_exchange_weak(&s->body_memory, &used, used + n));
+	return true;
+}
+
+static void budget_give(http_server *s, size_t n)
+{
+	atomic_fetch_sub(&s->body_memory, n);
+}
+
+/* --- deadlines --- */
+
+static conn_watch *watch_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* The connection must have sent what it is waiting for within seconds from now (0: no deadline). */
+static void set_deadline(struct MHD_Connection *c, unsigned seconds)
+{
+	conn_watch *w = watch_of(c);
+
+	if (w)
+		atomic_store(&w->deadline_ms, seconds ? now_ms() + seconds * 1000ULL : 0);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	http_server *s = cls;
+	conn_watch *w = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		/* Without memory for it the connection has the idle timeout only. */
+		w = i ? calloc(1, sizeof(*w)) : NULL;
+		if (!w)
+			return;
+		w->fd = i->connect_fd;
+		atomic_init(&w->deadline_ms, now_ms() + s->header_timeout * 1000ULL);
+		pthread_mutex_lock(&s->watch_lock);
+		w->next = s->watched;
+		if (w->next)
+			w->next->prev = w;
+		s->watched = w;
+		pthread_mutex_unlock(&s->watch_lock);
+		*socket_context = w;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && w) {
+		pthread_mutex_lock(&s->watch_lock);
+		if (w->prev)
+			w->prev->next = w->next;
+		else
+			s->watched = w->next;
+		if (w->next)
+			w->next->prev = w->prev;
+		pthread_mutex_unlock(&s->watch_lock);
+		free(w);
+		*socket_context = NULL;
+	}
+}
+
+static void *watchdog_run(void *arg)
+{
+	http_server *s = arg;
+
+	pthread_mutex_lock(&s->watch_lock);
+	while (!s->stopping) {
+		uint64_t now = now_ms();
+		unsigned cut = 0;
+		struct timespec wake;
+
+		for (conn_watch *w = s->watched; w; w = w->next) {
+			uint64_t deadline = atomic_load(&w->deadline_ms);
+
+			if (!w->cut && deadline != 0 && now >= deadline) {
+				/* libmicrohttpd sees the end of the stream and closes the connection. */
+				(void)shutdown(w->fd, SHUT_RDWR);
+				w->cut = true;
+				cut++;
+			}
+		}
+		if (cut > 0 && s->verbose)
+			fprintf(stderr, "mboot-verifierd: %u connection(s) past their deadline closed\n", cut);
+
+		clock_gettime(CLOCK_MONOTONIC, &wake);
+		wake.tv_nsec += 200 * 1000 * 1000;
+		if (wake.tv_nsec >= 1000 * 1000 * 1000) {
+			wake.tv_sec++;
+			wake.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		(void)pthread_cond_timedwait(&s->watch_wake, &s->watch_lock, &wake);
+	}
+	pthread_mutex_unlock(&s->watch_lock);
+	return NULL;
+}
 
 static void worker_destroy(void *w)
 {
@@ -177,7 +330,12 @@ static const char *bearer_token(struct MHD_Connection *c)
 	return *v ? v : NULL;
 }
 
-static bool append_body(request_state *st, const char *data, size_t size)
+/*
+ * The buffer grows as the body arrives (never by what Content-Length announces), by doubling
+ * up to the cap, and every byte of it is taken from the budget first. 0, -ENOMEM, or -EBUSY
+ * when the budget has not that much left.
+ */
+static int append_body(http_server *s, request_state *st, const char *data, size_t size)
 {
 	if (st->body_size + size + 1 > st->body_allocated) {
 		size_t n = st->body_allocated ? st->body_allocated : 4096;
@@ -185,16 +343,30 @@ static bool append_body(request_state *st, const char *data, size_t size)
 
 		while (n < st->body_size + size + 1)
 			n *= 2;
+		if (n > s->max_body + 1)
+			n = s->max_body + 1;   /* the caller keeps body_size + size within max_body */
+		if (!budget_take(s, n - st->body_allocated))
+			return -EBUSY;
 		b = realloc(st->body, n);
-		if (!b)
-			return false;
+		if (!b) {
+			budget_give(s, n - st->body_allocated);
+			return -ENOMEM;
+		}
 		st->body = b;
 		st->body_allocated = n;
 	}
 	memcpy(st->body + st->body_size, data, size);
 	st->body_size += size;
 	st->body[st->body_size] = '\0';
-	return true;
+	return 0;
+}
+
+static void drop_body(http_server *s, request_state *st)
+{
+	free(st->body);
+	budget_give(s, st->body_allocated);
+	st->body = NULL;
+	st->body_size = st->body_allocated = 0;
 }
 
 static enum MHD_Result handle_complete(http_server *s, struct MHD_Connection *c, const char *method,
@@ -234,6 +406,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
 	http_server *s = cls;
 	request_state *st = *con_cls;
+	int r;
 
 	if (!st) {
 		/* The headers are in; the body (if any) is not read yet. */
@@ -244,6 +417,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return send_error(s, c, method, url, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		*con_cls = st;
 		atomic_fetch_add(&s->in_flight, 1);
+		set_deadline(c, s->body_timeout);
 
 		if (!method_supported(method)) {
 			st->answered = true;
@@ -259,6 +433,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			if (errno != 0 || end == length || n > s->max_body) {
 				st->answered = true;
 				return send_too_large(s, c, method, url);
+			}
+			/* Not reserved: only what arrives is (a silent client holds nothing). */
+			if (n > s->max_body_memory - atomic_load(&s->body_memory)) {
+				st->answered = true;
+				return send_error(s, c, method, url, MHD_HTTP_SERVICE_UNAVAILABLE, msg_over_budget);
 			}
 		}
 		return MHD_YES;
@@ -281,19 +460,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return st->discarded <= s->max_body ? MHD_YES : MHD_NO;
 		}
 		if (n > s->max_body - st->body_size) {
-			free(st->body);
-			st->body = NULL;
 			st->discarded = st->body_size + n - s->max_body;
-			st->body_size = st->body_allocated = 0;
+			drop_body(s, st);
 			st->too_large = true;
 			return st->discarded <= s->max_body ? MHD_YES : MHD_NO;
 		}
-		if (!append_body(st, upload_data, n)) {
-			/* answered when the body is complete */
-			free(st->body);
-			st->body = NULL;
-			st->body_size = st->body_allocated = 0;
-			st->out_of_memory = true;
+		r = append_body(s, st, upload_data, n);
+		if (r < 0) {
+			/*
+			 * Answered when the body is complete (libmicrohttpd cannot answer sooner),
+			 * which --body-timeout bounds; meanwhile the rest is discarded.
+			 */
+			st->discarded = st->body_size + n;
+			drop_body(s, st);
+			st->out_of_memory = r == -ENOMEM;
+			st->over_budget = r == -EBUSY;
 			st->too_large = true;
 		}
 		return MHD_YES;
@@ -302,8 +483,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (st->answered)
 		return MHD_YES;
 	st->answered = true;
+	/* The request is complete: no deadline while it is answered (the idle timeout remains). */
+	set_deadline(c, 0);
 	if (st->out_of_memory)
 		return send_error(s, c, method, url, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	if (st->over_budget)
+		return send_error(s, c, method, url, MHD_HTTP_SERVICE_UNAVAILABLE, msg_over_budget);
 	if (st->too_large)
 		return send_too_large(s, c, method, url);
 	return handle_complete(s, c, method, url, st);
@@ -316,10 +501,65 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 
 	if (!st)
 		return;
-	free(st->body);
+	drop_body(s, st);
 	free(st);
 	*con_cls = NULL;
 	atomic_fetch_sub(&s->in_flight, 1);
+	/* On a kept-alive connection, the next request's headers are due in --header-timeout. */
+	set_deadline(c, s->header_timeout);
+}
+
+/* Stop the watchdog (if it runs) and free s; the daemon is stopped already, or never started. */
+static void server_free(http_server *s)
+{
+	if (s->watchdog_started) {
+		pthread_mutex_lock(&s->watch_lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->watch_wake);
+		pthread_mutex_unlock(&s->watch_lock);
+		pthread_join(s->watchdog, NULL);
+	}
+	pthread_cond_destroy(&s->watch_wake);
+	pthread_mutex_destroy(&s->watch_lock);
+	pthread_key_delete(s->worker_key);
+	free(s);
+}
+
+static int server_new(fleet *f, const http_server_options *o, http_server **ret, mb_error *err)
+{
+	pthread_condattr_t attr;
+	http_server *s;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return set_error(err, -ENOMEM, "out of memory");
+	s->fleet = f;
+	s->max_body = o->max_body;
+	s->max_body_memory = o->max_body_memory;
+	s->header_timeout = o->header_timeout;
+	s->body_timeout = o->body_timeout;
+	s->verbose = o->verbose;
+	atomic_init(&s->in_flight, 0);
+	atomic_init(&s->body_memory, 0);
+	r = pthread_key_create(&s->worker_key, worker_destroy);
+	if (r != 0) {
+		free(s);
+		return set_error(err, -r, "pthread_key_create: %s", strerror(r));
+	}
+	pthread_mutex_init(&s->watch_lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->watch_wake, &attr);
+	pthread_condattr_destroy(&attr);
+	r = pthread_create(&s->watchdog, NULL, watchdog_run, s);
+	if (r != 0) {
+		server_free(s);
+		return set_error(err, -r, "cannot start a thread: %s", strerror(r));
+	}
+	s->watchdog_started = true;
+	*ret = s;
+	return 0;
 }
 
 int http_server_start(fleet *f, const http_server_options *o, http_server **ret, mb_error *err)
@@ -328,10 +568,13 @@ int http_server_start(fleet *f, const http_server_options *o, http_server **ret,
 	/* One thread is the daemon's own polling thread, not a pool (MHD warns about a pool of 1). */
 	unsigned pool_size = o->threads > 1 ? o->threads : 0;
 	const union MHD_DaemonInfo *info;
-	http_server *s;
+	struct MHD_OptionItem opts[16];
+	size_t n = 0;
+	http_server *s = NULL;
 	int r;
 
-	if (o->threads == 0 || o->connection_limit < o->threads || o->max_body == 0 || o->max_body > SIZE_MAX / 4)
+	if (o->threads == 0 || o->connection_limit < o->threads || o->max_body == 0 || o->max_body > SIZE_MAX / 4 ||
+	    o->max_body_memory < o->max_body || o->header_timeout == 0 || o->body_timeout == 0)
 		return set_error(err, -EINVAL, "bad server limits");
 	if ((o->tls_cert != NULL) != (o->tls_key != NULL))
 		return set_error(err, -EINVAL, "a TLS certificate needs its key and the key its certificate");
@@ -343,44 +586,32 @@ int http_server_start(fleet *f, const http_server_options *o, http_server **ret,
 	if (o->addr->sa_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return set_error(err, -ENOMEM, "out of memory");
-	s->fleet = f;
-	s->max_body = o->max_body;
-	s->verbose = o->verbose;
-	atomic_init(&s->in_flight, 0);
-	r = pthread_key_create(&s->worker_key, worker_destroy);
-	if (r != 0) {
-		free(s);
-		return set_error(err, -r, "pthread_key_create: %s", strerror(r));
+	r = server_new(f, o, &s, err);
+	if (r < 0)
+		return r;
+
+	/* MHD logs from the start: its logger is the first option. */
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, s };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)o->addr };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)pool_size, NULL };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, (intptr_t)o->connection_limit, NULL };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)o->per_ip_limit, NULL };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)o->connection_timeout, NULL };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, s };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL };
+	if (o->tls_cert) {
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)o->tls_cert };
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)o->tls_key };
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)tls_priorities };
 	}
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
 	errno = 0;
-	{
-		/* MHD logs from the start: its logger is the first option. */
-		struct MHD_OptionItem opts[] = {
-			{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t) mhd_log, s },
-			{ MHD_OPTION_SOCK_ADDR, 0, (void *) o->addr },
-			{ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) pool_size, NULL },
-			{ MHD_OPTION_CONNECTION_LIMIT, (intptr_t) o->connection_limit, NULL },
-			{ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) o->connection_timeout, NULL },
-			{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) on_completed, s },
-			{ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) unescape, NULL },
-			{ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) o->tls_cert },
-			{ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *) o->tls_key },
-			{ MHD_OPTION_END, 0, NULL },
-		};
-
-		if (!o->tls_cert) /* no TLS: the list ends before the certificate */
-			opts[7] = (struct MHD_OptionItem) { MHD_OPTION_END, 0, NULL };
-		errno = 0;
-		s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
-	}
+	s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!s->daemon) {
 		r = errno ? -errno : -EIO;
-		pthread_key_delete(s->worker_key);
-		free(s);
+		server_free(s);
 		if (o->tls_cert && r == -EIO)
 			return set_error(err, r, "cannot start the HTTPS server (is the certificate or key not PEM?)");
 		return set_error(err, r, "cannot listen: %s", strerror(-r));
@@ -405,16 +636,17 @@ void http_server_stop(http_server *s, unsigned grace_seconds)
 
 	if (!s)
 		return;
-	/* No new connection from here on; those open may still send their requests. */
+	/* No new connection from here on; those open may still send their requests (the
+	 * watchdog still cuts those past their deadlines). */
 	listen_fd = MHD_quiesce_daemon(s->daemon);
 	while (atomic_load(&s->in_flight) > 0 && waited_ms < grace_seconds * 1000UL) {
 		nanosleep(&tick, NULL);
 		waited_ms += 20;
 	}
-	/* Joins the pool's threads; each one's exit frees its worker (the key's destructor). */
+	/* Joins the pool's threads; each one's exit frees its worker (the key's destructor). Every
+	 * connection is closed, with its CLOSED notification, before the watchdog ends. */
 	MHD_stop_daemon(s->daemon);
 	if (listen_fd != MHD_INVALID_SOCKET)
 		close(listen_fd);
-	pthread_key_delete(s->worker_key);
-	free(s);
+	server_free(s);
 }

@@ -36,8 +36,9 @@
 enum {
 	OPT_LISTEN = 1000, OPT_DB, OPT_EK_CA_FILE, OPT_EK_CA_DIR, OPT_ALLOW_NO_EK_CERT, OPT_DEFAULT_POLICY,
 	OPT_INTERVAL, OPT_NONCE_TTL, OPT_TLS_CERT, OPT_TLS_KEY, OPT_INSECURE, OPT_THREADS, OPT_MAX_BODY,
-	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_CONFIG, OPT_NEW_TOKEN,
-	OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
+	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_MAX_BODY_MEMORY,
+	OPT_HEADER_TIMEOUT, OPT_BODY_TIMEOUT, OPT_MAX_CONNECTIONS_PER_IP, OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
+	OPT_CONFIG, OPT_NEW_TOKEN,
 	OPT_END,
 };
 
@@ -61,6 +62,10 @@ static const struct option long_options[] = {
 	{ "max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS },
 	{ "port-file", required_argument, NULL, OPT_PORT_FILE },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "max-body-memory", required_argument, NULL, OPT_MAX_BODY_MEMORY },
+	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
+	{ "body-timeout", required_argument, NULL, OPT_BODY_TIMEOUT },
+	{ "max-connections-per-ip", required_argument, NULL, OPT_MAX_CONNECTIONS_PER_IP },
 	/* only on the command line: */
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "new-token", no_argument, NULL, OPT_NEW_TOKEN },
@@ -90,6 +95,11 @@ typedef struct settings {
 	unsigned max_connections;
 	const char *port_file;
 	bool verbose;
+	size_t max_body_memory;
+	unsigned header_timeout;
+	unsigned body_timeout;
+	unsigned max_connections_per_ip;
+	bool per_ip_given;                  /* else its default depends on --insecure */
 	const char *config;
 	bool new_token;
 } settings;
@@ -119,8 +129,16 @@ static void usage(FILE *f)
 		"  --insecure                plain HTTP, allowed only on a loopback address\n"
 		"  --threads N               server threads (default 2 x online CPUs)\n"
 		"  --max-body BYTES          largest request body; larger is 413 (default 8388608)\n"
+		"  --max-body-memory BYTES   memory for the bodies of all requests together; a request\n"
+		"                            whose body does not fit is 503 (default 67108864)\n"
 		"  --connection-timeout S    close a connection idle this long (default 10)\n"
+		"  --header-timeout S        close a connection whose request headers (and TLS handshake)\n"
+		"                            took this long in all, however busy (default 10)\n"
+		"  --body-timeout S          close a connection whose request body took this long after\n"
+		"                            its headers, however busy (default 30)\n"
 		"  --max-connections N       connections at once (default 1000)\n"
+		"  --max-connections-per-ip N  connections at once from one address, 0 no limit (default\n"
+		"                            32; with --insecure 0: every client is the local proxy)\n"
 		"  --port-file F             write the port number to F once listening\n"
 		"  --verbose                 one line per request on stderr\n"
 		"  --config F                a JSON object of these options ({\"listen\": ..., \"ek_ca_file\": ...});\n"
@@ -212,6 +230,24 @@ static int set_option(settings *s, int id, const char *arg)
 		if ((r = parse_number(name, arg, 1, 1000000, &n)) == 0)
 			s->max_connections = (unsigned)n;
 		break;
+	case OPT_MAX_BODY_MEMORY:
+		if ((r = parse_number(name, arg, 1, (uint64_t)SIZE_MAX / 4, &n)) == 0)
+			s->max_body_memory = (size_t)n;
+		break;
+	case OPT_HEADER_TIMEOUT:
+		if ((r = parse_number(name, arg, 1, 3600, &n)) == 0)
+			s->header_timeout = (unsigned)n;
+		break;
+	case OPT_BODY_TIMEOUT:
+		if ((r = parse_number(name, arg, 1, 3600, &n)) == 0)
+			s->body_timeout = (unsigned)n;
+		break;
+	case OPT_MAX_CONNECTIONS_PER_IP:
+		if ((r = parse_number(name, arg, 0, 1000000, &n)) == 0) {
+			s->max_connections_per_ip = (unsigned)n;
+			s->per_ip_given = true;
+		}
+		break;
 	case OPT_PORT_FILE: s->port_file = arg; break;
 	case OPT_VERBOSE: s->verbose = true; break;
 	case OPT_CONFIG: s->config = arg; break;
@@ -224,7 +260,8 @@ static int set_option(settings *s, int id, const char *arg)
 static bool numeric_option(int id)
 {
 	return id == OPT_INTERVAL || id == OPT_NONCE_TTL || id == OPT_THREADS || id == OPT_MAX_BODY ||
-	       id == OPT_CONNECTION_TIMEOUT || id == OPT_MAX_CONNECTIONS;
+	       id == OPT_CONNECTION_TIMEOUT || id == OPT_MAX_CONNECTIONS || id == OPT_MAX_BODY_MEMORY ||
+	       id == OPT_HEADER_TIMEOUT || id == OPT_BODY_TIMEOUT || id == OPT_MAX_CONNECTIONS_PER_IP;
 }
 
 /*
@@ -455,6 +492,11 @@ static int serve(const settings *s)
 				"address (127.0.0.0/8, ::1); use --tls-cert and --tls-key\n", s->listen);
 		return EXIT_USAGE;
 	}
+	if (s->max_body_memory < s->max_body) {
+		fprintf(stderr, "mboot-verifierd: --max-body-memory %zu is below --max-body %zu\n", s->max_body_memory,
+			s->max_body);
+		return EXIT_USAGE;
+	}
 	if (s->n_ek_paths == 0 && !s->allow_no_ek_cert) {
 		fprintf(stderr, "mboot-verifierd: pass --ek-ca-file F or --ek-ca-dir D (the TPM manufacturers' CAs), "
 				"or --allow-no-ek-cert\n");
@@ -516,8 +558,13 @@ static int serve(const settings *s)
 			.addr_size = addr_size,
 			.threads = s->threads,
 			.max_body = s->max_body,
+			.max_body_memory = s->max_body_memory,
 			.connection_timeout = s->connection_timeout,
+			.header_timeout = s->header_timeout,
+			.body_timeout = s->body_timeout,
 			.connection_limit = s->max_connections < s->threads ? s->threads : s->max_connections,
+			/* Behind a local TLS proxy (--insecure) every client has the proxy's address. */
+			.per_ip_limit = s->per_ip_given ? s->max_connections_per_ip : s->insecure ? 0 : 32,
 			.tls_cert = cert,
 			.tls_key = key,
 			.verbose = s->verbose,
@@ -577,7 +624,10 @@ int main(int argc, char **argv)
 		.interval = 600,
 		.nonce_ttl = 60,
 		.max_body = 8 * 1024 * 1024,
+		.max_body_memory = 64 * 1024 * 1024,
 		.connection_timeout = 10,
+		.header_timeout = 10,
+		.body_timeout = 30,
 		.max_connections = 1000,
 	};
 	json_object *config = NULL;

@@ -90,6 +90,9 @@ refused --default-policy --listen 127.0.0.1:0 --insecure --allow-no-ek-cert --db
 ok "a --default-policy that does not parse: exit 2"
 refused 'no-such-dir' --listen 127.0.0.1:0 --insecure --allow-no-ek-cert --db "sqlite:$T/no-such-dir/x.db"
 ok "a database that cannot be opened: exit 2 with its message"
+refused 'is below --max-body' --listen 127.0.0.1:0 --insecure --allow-no-ek-cert --db "$DB" --max-body 2000 \
+	--max-body-memory 1000
+ok "--max-body-memory below --max-body: exit 2"
 
 # --- the operator token ----------------------------------------------------------------------
 token=$("$V" --db "$DB" --new-token 2>"$T/err") || fail "--new-token: $(cat "$T/err")"
@@ -202,6 +205,28 @@ exec 4<&- 5<&-
 stop
 ok "--max-connections 2: a third connection waits unanswered, and is served once the others close"
 
+# --- the memory of all bodies --------------------------------------------------------------------
+# One request holds 800 bytes of its body (a buffer of --max-body + 1 = 1001 bytes); a second
+# announcing 600 more than the 1500 of --max-body-memory leave is answered 503 before its body.
+start --listen 127.0.0.1:0 --insecure --max-body-memory 1500
+x800=$(head -c 800 /dev/zero | tr '\0' x)
+exec 4<>"/dev/tcp/127.0.0.1/$port"
+printf 'POST /v1/enroll HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\n%s' "$x800" >&4
+sleep 0.3
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf 'POST /v1/enroll HTTP/1.1\r\nHost: x\r\nContent-Length: 600\r\n\r\n' >&3
+answer=$(timeout 5 cat <&3 | tr -d '\r') || true
+exec 3<&-
+case "$answer" in "HTTP/1.1 503 "*'"error"'*) ;; *) fail "a body over what --max-body-memory leaves: '$answer'" ;; esac
+printf '%s' "${x800:0:100}" >&4
+answer=$(timeout 5 head -n 1 <&4 | tr -d '\r') || true
+exec 4<&-
+case "$answer" in "HTTP/1.1 400 "*) ;; *) fail "the request holding the memory got '$answer'" ;; esac
+[ "$(http "http://127.0.0.1:$port/v1/enroll" --data-binary "$x800")" = 400 ] ||
+	fail "the memory was not given back: $(cat "$T/body")"
+stop
+ok "--max-body-memory: 503 JSON before the body for a request that does not fit, served once memory is free"
+
 # --- HTTPS -------------------------------------------------------------------------------------
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
 	-addext subjectAltName=IP:127.0.0.1 -keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null
@@ -212,8 +237,25 @@ code=$(http "http://127.0.0.1:$port/healthz")
 [ "$code" = 000 ] || fail "plain HTTP to the TLS port answered $code"
 code=$(http "https://127.0.0.1:$port/healthz")
 [ "$code" = 000 ] || fail "HTTPS without trusting the certificate answered $code"
-stop
 ok "HTTPS with a certificate made now: 200; plain HTTP and an untrusted certificate fail"
+# TLS 1.2 and 1.3 only (RFC 8996). The clients are allowed the old versions and ciphers
+# (OpenSSL's SECLEVEL=0), so that the refusal is the service's.
+for max in 1.0 1.1; do
+	code=$(http "https://127.0.0.1:$port/healthz" --cacert "$T/cert.pem" --tlsv1.0 --tls-max "$max" \
+		--ciphers 'DEFAULT@SECLEVEL=0')
+	[ "$code" = 000 ] || fail "curl --tls-max $max: answered $code, the handshake was not refused"
+done
+for v in tls1 tls1_1; do
+	! timeout 5 openssl s_client -connect "127.0.0.1:$port" "-$v" -cipher 'DEFAULT@SECLEVEL=0' \
+		</dev/null >"$T/s_client" 2>&1 || fail "openssl s_client -$v: a handshake: $(grep -a 'Protocol\|Cipher' "$T/s_client")"
+done
+[ "$(http "https://127.0.0.1:$port/healthz" --cacert "$T/cert.pem" --tlsv1.2 --tls-max 1.2)" = 200 ] ||
+	fail "TLS 1.2 is not served"
+[ "$(http "https://127.0.0.1:$port/healthz" --cacert "$T/cert.pem" --tlsv1.3)" = 200 ] || fail "TLS 1.3 is not served"
+timeout 5 openssl s_client -connect "127.0.0.1:$port" -tls1_2 </dev/null >"$T/s_client" 2>&1 ||
+	fail "openssl s_client -tls1_2: $(tail -n 3 "$T/s_client")"
+stop
+ok "TLS 1.0 and 1.1 are refused in the handshake (curl --tls-max, openssl s_client); 1.2 and 1.3 served"
 refused --tls-key --listen 127.0.0.1:0 --tls-cert "$T/cert.pem" --allow-no-ek-cert --db "$DB"
 refused 'exclude' --listen 127.0.0.1:0 --tls-cert "$T/cert.pem" --tls-key "$T/key.pem" --insecure \
 	--allow-no-ek-cert --db "$DB"
