@@ -146,6 +146,7 @@ typedef enum mb_attest_reason {
 	MB_ATTEST_PCR_DIGEST_MISMATCH,   /* pcrDigest is not the hash of the PCR values carried */
 	MB_ATTEST_LOG_NOT_VERIFIED,      /* the logs do not replay to the quoted values (fail closed) */
 	MB_ATTEST_POLICY_VIOLATED,       /* the policy refuses the boot */
+	MB_ATTEST_BANK_TOO_WEAK,         /* no quoted bank that verified is as strong as the one required */
 	_MB_ATTEST_REASON_MAX,
 } mb_attest_reason;
 
@@ -159,6 +160,14 @@ typedef struct mb_attest_verify_options {
 	const char *baseline;          /* an earlier good evidence of the same machine, or NULL */
 	size_t baseline_size;
 	uint32_t userspace_pcrs;       /* as mb_verify_options; 0: MB_USERSPACE_PCRS_DEFAULT */
+	/*
+	 * The weakest bank the quote may be judged in (a TCG algorithm id, MB_ALG_SHA256...): a quoted
+	 * bank of at least its digest size must verify. Always required as well, whatever this says:
+	 * the strongest bank the firmware log's Spec ID header lists (sha1 for a TPM 1.2-format log).
+	 * 0: that rule alone. The policy's "min_bank" (mb_policy_min_bank) applies too; the
+	 * strongest requirement wins. Otherwise BANK_TOO_WEAK. An id mboot does not compute: -EINVAL.
+	 */
+	uint16_t min_bank;
 } mb_attest_verify_options;
 
 typedef struct mb_attest_verdict mb_attest_verdict;

@@ -49,6 +49,9 @@ MB_EXPORT void mb_policy_free(mb_policy *p);
 MB_EXPORT uint32_t mb_policy_pcrs(const mb_policy *p);
 /* The policy file's version (1 or 2). */
 MB_EXPORT unsigned mb_policy_version(const mb_policy *p);
+/* The policy's "min_bank" (docs/policy.md): the TCG algorithm id of the weakest bank a quote
+ * may be judged in (mb_attest_verify; a stronger bank also does), 0 when the policy sets none. */
+MB_EXPORT uint16_t mb_policy_min_bank(const mb_policy *p);
 /* Firmware value sets (docs/policy.md, "Firmware releases"): how many, each one's name, and
  * the PCRs each gives (the same for all; 0 when the policy has no sets). */
 MB_EXPORT size_t mb_policy_n_firmware_sets(const mb_policy *p);

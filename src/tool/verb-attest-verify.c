@@ -17,8 +17,8 @@
 
 static const char attest_verify_help[] =
 	"Usage: mboot attest verify EVIDENCE --machine MACHINE --nonce HEX [--policy POLICY]\n"
-	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST] [--json]\n"
-	"                           [--compact]\n\n"
+	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST]\n"
+	"                           [--min-bank NAME] [--json] [--compact]\n\n"
 	"Judge a machine's evidence ('mboot quote', or assembled from tpm2_quote output) without a TPM:\n"
 	"the quote's signature with the AK enrolled in MACHINE ('mboot attest challenge'), its magic\n"
 	"and type, the nonce, that the PCR selection it signs is exactly the PCR values carried and that\n"
@@ -34,7 +34,10 @@ static const char attest_verify_help[] =
 	"  selection-mismatch    the PCRs quoted are not exactly the PCR values carried\n"
 	"  pcr-digest-mismatch   pcrDigest is not the hash of the values carried\n"
 	"  log-not-verified      the logs do not replay to the quoted values (the PCRs named)\n"
-	"  policy-violated       the policy refuses the boot (the events named)\n\n"
+	"  policy-violated       the policy refuses the boot (the events named)\n"
+	"  bank-too-weak         no quoted bank that verified is as strong as the strongest bank the\n"
+	"                        firmware log lists (a sha1-only quote of a TPM with sha256 active),\n"
+	"                        --min-bank or the policy's \"min_bank\"\n\n"
 	"  --machine MACHINE     the machine record of the enrolled AK\n"
 	"  --nonce HEX           the nonce sent to the machine: 0 to 64 bytes, as extraData holds\n"
 	"                        ('' for an empty one; evidence made by other tools)\n"
@@ -43,6 +46,9 @@ static const char attest_verify_help[] =
 	"                        changed since (events, firmwareVersion, resetCount/restartCount: a\n"
 	"                        reboot); a report, not a reason to refuse\n"
 	"  --userspace-pcrs LIST the PCRs userspace records may extend (default 11-15)\n"
+	"  --min-bank NAME       a quoted bank at least as strong as NAME (sha1, sha256, sha384,\n"
+	"                        sha512, sm3_256; strength by digest size) must verify, besides the\n"
+	"                        strongest bank the firmware log lists (always required)\n"
 	"  --json                the verdict as JSON: {\"trusted\", \"reasons\": [{\"name\", \"detail\"}],\n"
 	"                        \"quote\", \"logs\", \"policy\", \"baseline\"} (docs/attest.md)\n"
 	"  --compact             the JSON on one line (implies --json)\n\n"
@@ -83,6 +89,7 @@ int attest_verify(int argc, char **argv)
 {
 	const char *machine_path = NULL, *nonce_hex = NULL, *policy_path = NULL, *baseline_path = NULL;
 	mb_attest_verify_options opts = { 0 };
+	const mb_digest_info *min_bank = NULL;
 	uint8_t nonce[MB_ATTEST_EXTRA_DATA_MAX], *evidence = NULL, *machine = NULL, *baseline = NULL;
 	size_t evidence_size = 0, machine_size = 0, baseline_size = 0, len, i;
 	mb_policy *policy = NULL;
@@ -95,6 +102,7 @@ int attest_verify(int argc, char **argv)
 		TOOL_OPT_STR("policy", 0, &policy_path),
 		TOOL_OPT_STR("baseline", 0, &baseline_path),
 		TOOL_OPT_PCR_LIST("userspace-pcrs", 0, &opts.userspace_pcrs),
+		TOOL_OPT_ONE_BANK("min-bank", 0, &min_bank),
 		TOOL_OPT_JSON_STYLE(&json),
 		TOOL_OPT_END,
 	};
@@ -115,6 +123,7 @@ int attest_verify(int argc, char **argv)
 		return tool_usage_error("attest verify", "--nonce: not 0 to %d bytes of hex", MB_ATTEST_EXTRA_DATA_MAX);
 	opts.nonce = nonce;
 	opts.nonce_size = len / 2;
+	opts.min_bank = min_bank ? min_bank->alg : 0;
 
 	if (policy_path && (rc = tool_load_policy(policy_path, &policy)) != EXIT_OK)
 		return rc;

@@ -116,6 +116,12 @@ $E drop-pcr dropped.json sha256 9
 expect "a PCR dropped from the values, still selected" "selection-mismatch" dropped.json
 quote ak "$N1" "sha1:all+sha256:$(seq -s, 0 15)" sub.json
 "$M" attest verify sub.json --machine ak.machine.json --nonce "$N1" >/dev/null || bad "a quote of sha256 PCRs 0-15 (and sha1) did not verify"
+# The strongest bank active (sha256, the log's Spec ID) must be quoted and verify (bank-too-weak).
+quote ak "$N1" sha1:all sha1only.json
+expect "sha1 alone quoted, sha256 active (tpm2_quote)" "bank-too-weak" sha1only.json
+quote ak "$N1" "sha1:all+sha256:16,23" sha256empty.json
+# (fail closed: the sha256 PCRs the log extends are quoted bank PCRs without a value)
+expect "sha256 quoted only in PCRs the log leaves alone (16, 23), sha1 in all" "log-not-verified" sha256empty.json
 cp sub.json added.json
 $E set-pcr added.json sha256 16 "$(printf '%064d' 0)"
 expect "a PCR value added, not selected" "selection-mismatch" added.json

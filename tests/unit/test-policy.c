@@ -242,6 +242,36 @@ static void test_values_and_counts(void **state)
 	mb_event_log_free(log);
 }
 
+/* "min_bank": a bank name, read as its TCG Algorithm Registry id (sha256 0x000B, sha384 0x000C,
+ * sm3_256 0x0012); none is 0; anything else refused, naming the key. */
+static void test_min_bank(void **state)
+{
+	static const struct { const char *value; uint16_t id; } good[] = {
+		{ "\"sha1\"", 0x0004 }, { "\"sha256\"", 0x000b }, { "\"sha384\"", 0x000c },
+		{ "\"sha512\"", 0x000d }, { "\"sm3_256\"", 0x0012 },
+	};
+	static const char *const bad[] = { "\"sha3_256\"", "\"sha-256\"", "\"\"", "11", "null", "[\"sha256\"]" };
+	char text[256];
+	mb_policy *p;
+	size_t i;
+
+	(void) state;
+	p = parse_text("{\"version\": 1, \"pcrs\": {\"8\": {\"rules\": []}}}", 0, NULL);
+	assert_int_equal(mb_policy_min_bank(p), 0);
+	mb_policy_free(p);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text), "{\"version\": %zu, \"min_bank\": %s, \"pcrs\": {\"8\": {\"rules\": []}}}",
+			 1 + i % 2, good[i].value);
+		p = parse_text(text, 0, NULL);
+		assert_int_equal(mb_policy_min_bank(p), good[i].id);
+		mb_policy_free(p);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "{\"version\": 1,\n\"min_bank\": %s, \"pcrs\": {\"8\": {\"rules\": []}}}", bad[i]);
+		parse_text(text, -EBADMSG, "line 2: min_bank: expected a bank name");
+	}
+}
+
 static void test_hostile_policies(void **state)
 {
 	mb_policy *p;
@@ -651,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_tampered_command_line),
 		cmocka_unit_test(test_values_and_counts),
 		cmocka_unit_test(test_hostile_policies),
+		cmocka_unit_test(test_min_bank),
 		cmocka_unit_test(test_literal_patterns_agree_with_pcre2),
 		cmocka_unit_test(test_fedora_grub_strings),
 		cmocka_unit_test(test_firmware_sets),

@@ -79,7 +79,7 @@ api() {
 
 # The machine and its manufacturer's CA, which the verifier trusts; the operator's token.
 umask 077
-swtpm_manufacture "$SWTPM_DIR/m1" sha1,sha256
+swtpm_manufacture "$SWTPM_DIR/m1" sha1,sha256,sha384 # the banks the log lists (its Spec ID)
 mkdir -p ekca
 cp "$SWTPM_DIR/m1/ca/swtpm-localca-rootca-cert.pem" ekca/root.pem
 cp "$SWTPM_DIR/m1/ca/issuercert.pem" ekca/issuer.pem

@@ -27,6 +27,7 @@ static const char *const reason_names[_MB_ATTEST_REASON_MAX] = {
 	[MB_ATTEST_PCR_DIGEST_MISMATCH] = "pcr-digest-mismatch",
 	[MB_ATTEST_LOG_NOT_VERIFIED] = "log-not-verified",
 	[MB_ATTEST_POLICY_VIOLATED] = "policy-violated",
+	[MB_ATTEST_BANK_TOO_WEAK] = "bank-too-weak",
 };
 
 MB_EXPORT const char *mb_attest_reason_name(mb_attest_reason r)

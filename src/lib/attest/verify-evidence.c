@@ -358,6 +358,8 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	/* Evidence made elsewhere may carry any extraData a TPM takes, the empty one included. */
 	if (!opts || (!opts->nonce && opts->nonce_size) || opts->nonce_size > MB_ATTEST_EXTRA_DATA_MAX)
 		return set_error(err, -EINVAL, "the nonce must be 0 to %d bytes", MB_ATTEST_EXTRA_DATA_MAX);
+	if (opts->min_bank && !mb_digest_by_alg(opts->min_bank))
+		return set_error(err, -EINVAL, "min_bank 0x%04x is not a bank mboot computes", opts->min_bank);
 	r = attest_machine_parse(machine, machine_size, &m, err);
 	if (r < 0)
 		return r;

@@ -109,6 +109,84 @@ static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_
 	return r;
 }
 
+/* A bank's strength: its digest size (sha512 > sha384 > sha256 = sm3_256 > sha1); 0 unknown. */
+static unsigned bank_strength(uint16_t alg)
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+
+	return d ? d->size : 0;
+}
+
+/*
+ * Was the quote judged in a bank strong enough? Required: the strongest bank the firmware log's
+ * header lists (the banks active at boot: a TPM 1.2-format log is sha1 alone), the caller's
+ * min_bank and the policy's, whichever is strongest. A quoted bank at least that strong must have
+ * verified: some PCR of it VERIFIED and none failed. (A bank that failed is LOG_NOT_VERIFIED
+ * already; it is named here only when no strong bank was quoted at all.)
+ */
+static int check_bank_strength(mb_attest_verdict *v, const mb_event_log *log, const mb_pcr_values *quoted,
+			       const mb_attest_verify_options *opts)
+{
+	const mb_spec_id_alg *algs;
+	size_t i, k, n_algs = mb_event_log_banks(log, &algs), n = mb_pcr_values_n_banks(quoted);
+	unsigned need = 0, s;
+	uint16_t need_alg = 0, policy_min = opts->policy ? mb_policy_min_bank(opts->policy) : 0;
+	const char *why = "";
+	char list[8 * MB_MAX_BANKS + 16] = "", logged[8 * MB_MAX_BANKS + 16] = "", buf[8];
+	bool strong_quoted = false, strong_ok = false;
+
+	for (i = 0; i < n_algs; i++) {
+		/* an algorithm mboot does not compute still counts by the size the header gives it */
+		s = bank_strength(algs[i].alg) ? bank_strength(algs[i].alg) : algs[i].size;
+		snprintf(logged + strlen(logged), sizeof(logged) - strlen(logged), "%s%s", i ? ", " : "",
+			 mb_digest_alg_name(algs[i].alg, buf));
+		if (s > need) {
+			need = s;
+			need_alg = algs[i].alg;
+			why = "the strongest bank the firmware log lists";
+		}
+	}
+	if (bank_strength(opts->min_bank) > need) {
+		need = bank_strength(opts->min_bank);
+		need_alg = opts->min_bank;
+		why = "the verifier's minimum";
+	}
+	if (bank_strength(policy_min) > need) {
+		need = bank_strength(policy_min);
+		need_alg = policy_min;
+		why = "the policy's min_bank";
+	}
+	for (i = 0; i < n; i++) {
+		uint16_t alg = mb_pcr_values_bank_alg(quoted, i);
+		bool seen = false, bad = false;
+
+		if (!mb_pcr_values_present(quoted, alg))
+			continue;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", *list ? ", " : "",
+			 mb_digest_alg_name(alg, buf));
+		if (bank_strength(alg) < need)
+			continue;
+		strong_quoted = true;
+		for (k = 0; k < v->n_pcrs; k++) {
+			if (v->pcrs[k].alg != alg)
+				continue;
+			if (v->pcrs[k].verdict == MB_PCR_VERIFIED)
+				seen = true;
+			else if (v->pcrs[k].verdict != MB_PCR_NOT_COVERED)
+				bad = true;
+		}
+		if (seen && !bad)
+			strong_ok = true;
+	}
+	if (strong_ok || (strong_quoted && !v->logs_ok))
+		return 0;
+	if (strong_quoted)
+		return verdict_add(v, MB_ATTEST_BANK_TOO_WEAK, "no PCR of the quoted banks at least as strong as %s (%s) "
+				   "verified against the logs; quoted: %s", mb_digest_alg_name(need_alg, buf), why, list);
+	return verdict_add(v, MB_ATTEST_BANK_TOO_WEAK, "the quote covers %s, but %s is %s (the firmware log lists %s)",
+			   *list ? list : "no bank", why, mb_digest_alg_name(need_alg, buf), *logged ? logged : "no bank");
+}
+
 int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_cel_log *us,
 		      const mb_pcr_values *quoted, const mb_attest_verify_options *opts, mb_error *err)
 {
@@ -146,6 +224,9 @@ int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_ce
 		    (r = add_pcr_reason(v, p)) < 0)
 			goto out;
 	}
+	r = check_bank_strength(v, log, quoted, opts);
+	if (r < 0)
+		goto out;
 	if (!v->logs_ok) {
 		if (!v->n_failed)
 			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "nothing in the logs verified against the quote");

@@ -79,6 +79,7 @@ struct mb_policy {
 	size_t n_fw_sets;
 	policy_fw_set *fw_sets;
 	uint32_t fw_pcrs;      /* the PCRs every set gives */
+	uint16_t min_bank;     /* "min_bank": the TCG id of the weakest bank a quote may be judged in, or 0 */
 	pcre2_match_context *mctx;
 };
 

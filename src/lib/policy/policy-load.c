@@ -558,7 +558,7 @@ static int parse_firmware(const load_ctx *c, mb_policy *p, json_object *arr)
 
 MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err)
 {
-	static const char *const keys[] = { "version", "description", "pcrs", "generator", "firmware", NULL };
+	static const char *const keys[] = { "version", "description", "pcrs", "generator", "firmware", "min_bank", NULL };
 	uint64_t budget = MB_POLICY_LOAD_BUDGET;
 	load_ctx c = { text, size, err, &budget, thread_cpu_ns() + MB_POLICY_LOAD_CPU_MS * UINT64_C(1000000) };
 	json_object *root = NULL, *v, *pcrs, *firmware = NULL;
@@ -622,6 +622,18 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 		if (rc < 0)
 			goto out;
 	}
+	/* The weakest bank a quote may be judged in (attestation, docs/policy.md): a name mboot computes. */
+	if (json_object_object_get_ex(root, "min_bank", &v)) {
+		const mb_digest_info *d = json_object_is_type(v, json_type_string) ?
+					  mb_digest_by_name(json_object_get_string(v)) : NULL;
+
+		if (!d) {
+			rc = fail_field(&c, "min_bank", "min_bank", "expected a bank name: sha1, sha256, sha384, sha512 "
+					"or sm3_256");
+			goto out;
+		}
+		p->min_bank = d->alg;
+	}
 	/* A policy that governs nothing would call every boot good. */
 	if (mb_policy_pcrs(p) == 0) {
 		rc = fail_field(&c, "pcrs", "pcrs", "the policy governs no PCR: it would call every boot good");
@@ -679,6 +691,11 @@ MB_EXPORT uint32_t mb_policy_pcrs(const mb_policy *p)
 MB_EXPORT unsigned mb_policy_version(const mb_policy *p)
 {
 	return p->version;
+}
+
+MB_EXPORT uint16_t mb_policy_min_bank(const mb_policy *p)
+{
+	return p->min_bank;
 }
 
 MB_EXPORT size_t mb_policy_n_firmware_sets(const mb_policy *p)
