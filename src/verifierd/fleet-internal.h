@@ -30,6 +30,7 @@ struct fleet {
 	const mb_ek_roots *ek_roots;
 	bool allow_no_ek_cert;
 	bool ek_check_validity;
+	uint16_t min_bank;
 	char default_policy[65]; /* sha256 of the default policy, "" when none */
 	int64_t interval;
 	int64_t max_interval;

@@ -324,6 +324,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	opts.nonce = nonce;
 	opts.nonce_size = nonce_size;
 	opts.policy = policy;
+	opts.min_bank = w->f->min_bank;
 	r = mb_attest_verify(evidence, evidence_size, m->record, strlen(m->record), &opts, &v, err);
 	mb_policy_free(owned);
 	if (r < 0)

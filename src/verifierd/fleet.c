@@ -221,6 +221,7 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 	f->ek_roots = o->ek_roots;
 	f->allow_no_ek_cert = o->allow_no_ek_cert;
 	f->ek_check_validity = o->ek_check_validity;
+	f->min_bank = o->min_bank;
 	f->interval = o->interval > 0 ? o->interval : 600;
 	f->max_interval = o->max_interval > 0 ? o->max_interval : f->interval;
 	f->nonce_ttl = o->nonce_ttl > 0 ? o->nonce_ttl : 60;

@@ -38,6 +38,7 @@ enum {
 	OPT_INTERVAL, OPT_NONCE_TTL, OPT_TLS_CERT, OPT_TLS_KEY, OPT_INSECURE, OPT_THREADS, OPT_MAX_BODY,
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_MAX_BODY_MEMORY,
 	OPT_HEADER_TIMEOUT, OPT_BODY_TIMEOUT, OPT_MAX_CONNECTIONS_PER_IP, OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
+	OPT_MIN_BANK,
 	OPT_CONFIG, OPT_NEW_TOKEN,
 	OPT_END,
 };
@@ -49,6 +50,7 @@ static const struct option long_options[] = {
 	{ "ek-ca-dir", required_argument, NULL, OPT_EK_CA_DIR },
 	{ "allow-no-ek-cert", no_argument, NULL, OPT_ALLOW_NO_EK_CERT },
 	{ "ek-check-validity", no_argument, NULL, OPT_EK_CHECK_VALIDITY },
+	{ "min-bank", required_argument, NULL, OPT_MIN_BANK },
 	{ "default-policy", required_argument, NULL, OPT_DEFAULT_POLICY },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "max-interval", required_argument, NULL, OPT_MAX_INTERVAL },
@@ -82,6 +84,7 @@ typedef struct settings {
 	size_t n_ek_paths;
 	bool allow_no_ek_cert;
 	bool ek_check_validity;
+	uint16_t min_bank;
 	const char *default_policy;
 	int64_t interval;
 	int64_t max_interval;
@@ -117,6 +120,8 @@ static void usage(FILE *f)
 		"  --ek-ca-file F            TPM manufacturer CA certificates, PEM or DER (repeatable)\n"
 		"  --ek-ca-dir D             every certificate file of D (repeatable)\n"
 		"  --allow-no-ek-cert        accept TPMs without an EK certificate (trust on first use)\n"
+		"  --min-bank NAME           evidence must quote this bank or a stronger one, besides the\n"
+		"                            strongest the TPM has active (which is always required)\n"
 		"  --ek-check-validity       refuse EK certificates outside their validity dates (by default\n"
 		"                            the dates are not enforced: they say nothing about the TPM)\n"
 		"  --default-policy F        the policy a newly enrolled machine starts with\n"
@@ -198,6 +203,17 @@ static int set_option(settings *s, int id, const char *arg)
 	}
 	case OPT_ALLOW_NO_EK_CERT: s->allow_no_ek_cert = true; break;
 	case OPT_EK_CHECK_VALIDITY: s->ek_check_validity = true; break;
+	case OPT_MIN_BANK: {
+		const mb_digest_info *d = mb_digest_by_name(arg);
+
+		if (!d) {
+			fprintf(stderr, "mboot-verifierd: --min-bank: '%s' is not a bank (sha1, sha256, sha384, sha512, sm3_256)\n",
+				arg);
+			return -EINVAL;
+		}
+		s->min_bank = d->alg;
+		break;
+	}
 	case OPT_DEFAULT_POLICY: s->default_policy = arg; break;
 	case OPT_INTERVAL:
 		if ((r = parse_number(name, arg, 1, 366 * 86400, &n)) == 0)
@@ -533,6 +549,7 @@ static int serve(const settings *s)
 			.ek_roots = roots,
 			.allow_no_ek_cert = s->allow_no_ek_cert,
 			.ek_check_validity = s->ek_check_validity,
+			.min_bank = s->min_bank,
 			.default_policy = (const char *)policy,
 			.default_policy_size = policy_size,
 			.interval = s->interval,

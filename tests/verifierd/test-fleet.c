@@ -885,6 +885,41 @@ static void test_interval_capped(void **state)
 	checked_call(200, "DELETE", "/v1/machines/slow1", NULL, T.token, NULL);
 }
 
+/* A verifier started with --min-bank sha384 judges web1's good boot (its TPM has sha1 and sha256)
+ * bank-too-weak; the same evidence passes the default rule (sha256 quoted). */
+static void test_min_bank(void **state)
+{
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .min_bank = 0x000c };
+	mb_error err = { 0 };
+	fleet *f2;
+	fleet_worker *w0 = T.w;
+	char n[65], *ev, names[256];
+	answer a;
+
+	(void) state;
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	T.w = fleet_worker_new(f2);
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.log, T.log_size);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	reason_names(json_object_object_get(a.json, "verdict"), names, sizeof(names));
+	assert_string_equal(names, "bank-too-weak");
+	answer_done(&a);
+	free(ev);
+	fleet_worker_free(T.w);
+	fleet_free(f2);
+	T.w = w0;
+	get_nonce("web1", n);
+	ev = quote(T.ak1, n, T.log, T.log_size);
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "trusted");
+	answer_done(&a);
+	free(ev);
+}
+
 /* The good boot's PCR 8 extended with the event init=/bin/sh adds: genuine quote, genuine
  * log, a boot the policy refuses; the verdict and the events name the event. */
 static void test_evil_boot(void **state)
@@ -1170,6 +1205,7 @@ int main(void)
 		cmocka_unit_test(test_forged_evidence_not_stored),
 		cmocka_unit_test(test_policy_changed_while_judging),
 		cmocka_unit_test(test_interval_capped),
+		cmocka_unit_test(test_min_bank),
 		cmocka_unit_test(test_evil_boot),
 		cmocka_unit_test(test_events_capped),
 		cmocka_unit_test(test_reenroll_same_ek),
