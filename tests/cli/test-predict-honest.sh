@@ -80,8 +80,24 @@ unpredictable() {
 		bad "$what: rc $rc/$jrc, not named or printed:$missing; $(jq -c .unpredictable "$W/out.json" | head -c 400)"
 	fi
 }
-unpredictable "Ubuntu GRUB log (shim measured the kernel into PCR 4), --kernel" "$UBUNTU" '["4"]' --kernel "$W/file"
-unpredictable "Secure Boot log (shim measured the kernel into PCR 4), --kernel" "$SECUREBOOT" '["4"]' --kernel "$W/file"
+# a kernel updated in place (the name GRUB loads today): PCR 4 only
+mkdir -p "$W/new"
+cp "$W/file" "$W/new/vmlinuz-5.7.0-rc2+"
+cp "$W/file" "$W/new/vmlinuz-5.14.10-300.fc35.x86_64"
+unpredictable "Ubuntu GRUB log (shim measured the kernel into PCR 4), --kernel" "$UBUNTU" '["4"]' \
+	--kernel "$W/new/vmlinuz-5.7.0-rc2+"
+unpredictable "Secure Boot log (shim measured the kernel into PCR 4), --kernel" "$SECUREBOOT" '["4"]' \
+	--kernel "$W/new/vmlinuz-5.14.10-300.fc35.x86_64"
+# a kernel under another name (update-grub's new version) and no new config or --kernel-path:
+# GRUB's linux command and kernel_cmdline will name a path nobody gave, so PCR 8 has no value
+# either (it used to keep today's path and print a value the next boot does not have)
+unpredictable "Ubuntu GRUB log, --kernel named otherwise (PCR 8: the path GRUB will load)" "$UBUNTU" '["4","8"]' \
+	--kernel "$W/file"
+grep -q "^mboot: PCR 8 cannot be predicted (no value printed): the kernel $W/file is not a file GRUB loads today (/boot/vmlinuz-5.7.0-rc2+)" \
+	"$W/err" && ok "... the reason names both files" || bad "PCR 8's reason: $(cat "$W/err")"
+unpredictable "Ubuntu GRUB log, --initrd named otherwise (PCR 8: the path GRUB will load)" "$UBUNTU" '["8"]' \
+	--initrd "$W/file"
+unpredictable "Secure Boot log, --kernel named otherwise" "$SECUREBOOT" '["4","8"]' --kernel "$W/file"
 unpredictable "systemd-boot log, --initrd (PCR 12 command line)" "$SDBOOT" '["12"]' --initrd "$W/file"
 unpredictable "systemd-boot log, --cmdline (PCR 12 command line)" "$SDBOOT" '["12"]' --cmdline "quiet"
 # An older systemd-boot (sbctl's T480s, event 44) measured the command line into PCR 8 as UTF-16

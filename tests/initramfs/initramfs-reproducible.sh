@@ -80,7 +80,10 @@ ok "policy rule: a policy that loads, PCR 9 EV_IPL and EV_EVENT_TAG with the fil
 # instead, as predict computes it; a policy made from the log, its initrd rule replaced by the
 # printed rules, accepts that boot; without them it refuses it, at the initrd's event.
 LOG=${MB_TESTDATA:?}/corpus/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
-"$MBOOT" predict --log "$LOG" --initrd "$TMP/p.img" --json --write-log "$TMP/next.bin" > "$TMP/next.json" ||
+# installed under the name GRUB loads today (another name moves PCR 8: test-predict-honest)
+mkdir -p "$TMP/boot"
+cp "$TMP/p.img" "$TMP/boot/initrd.img-5.7.0-rc2+"
+"$MBOOT" predict --log "$LOG" --initrd "$TMP/boot/initrd.img-5.7.0-rc2+" --json --write-log "$TMP/next.bin" > "$TMP/next.json" ||
 	fail "predict with the new initrd"
 "$MBOOT" policy generate --from-log "$LOG" --pcrs 9 -o "$TMP/base.json" || fail "policy generate"
 jq 'del(.pcrs["9"].rules[] | select(.digests[0].description | test("initrd")))' "$TMP/base.json" > "$TMP/without.json"

@@ -70,26 +70,29 @@ cryptsetup token export --token-id 0 "$IMG" | jq -r '.mboot.events // empty' > "
 
 # The update: a new kernel and initrd (GRUB measures them into PCR 9); the next boot's log, and
 # a wrong boot's (another kernel).
-head -c 100000 /dev/urandom >"$WORK/vmlinuz-6.9"
-head -c 50000 /dev/urandom >"$WORK/initrd.img-6.9"
-head -c 100000 /dev/urandom >"$WORK/vmlinuz-evil"
+# updated in place, under the names GRUB loads today (other names move PCR 8: test-predict-honest)
+K=vmlinuz-5.7.0-rc2+
+mkdir -p "$WORK/new" "$WORK/evil"
+head -c 100000 /dev/urandom >"$WORK/new/$K"
+head -c 50000 /dev/urandom >"$WORK/new/initrd.img-5.7.0-rc2+"
+head -c 100000 /dev/urandom >"$WORK/evil/$K"
 # predict exits 1: shim-less GRUB had the kernel measured into PCR 4 too, which it cannot
 # predict; the key is sealed to 7,8,9 only, whose events the written log carries
-for k in 6.9:next evil:evil; do
-	"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-${k%%:*}" --initrd "$WORK/initrd.img-6.9" \
+for k in new:next evil:evil; do
+	"$M" predict --log "$LOG" --kernel "$WORK/${k%%:*}/$K" --initrd "$WORK/new/initrd.img-5.7.0-rc2+" \
 		--write-log "$WORK/${k#*:}.bin" >/dev/null 2>"$WORK/err"
 	rc=$?
 	[ $rc = 1 ] && grep -q "PCR 4 cannot be predicted" "$WORK/err" && [ -s "$WORK/${k#*:}.bin" ] ||
 		fail "predict the ${k#*:} boot: exit $rc: $(cat "$WORK/err")"
 done
-PREDICT=(--predict-args --log "$LOG" --kernel "$WORK/vmlinuz-6.9" --initrd "$WORK/initrd.img-6.9")
+PREDICT=(--predict-args --log "$LOG" --kernel "$WORK/new/$K" --initrd "$WORK/new/initrd.img-5.7.0-rc2+")
 
 # 1. The hook reseals the token: one new token for keyslot 1, the old one gone; its branches are
 #    tpm2_pcrread's values now and after the reboot.
 export MBOOT=$M MBOOT_LOG=$LOG MBOOT_SEALED_DIR=$WORK/sealed.d MBOOT_RESEAL_STRICT=1 MBOOT_LUKS_DEVICES=$IMG
 export MBOOT_GRUB_BOOTED_DIR=$WORK/grub-booted # the hook keeps copies of the configs that booted: not in /var/lib
 mkdir -p "$MBOOT_SEALED_DIR"
-"$S/hooks/mboot-reseal" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" 2>"$WORK/hook.err" ||
+"$S/hooks/mboot-reseal" "$WORK/new/$K" "$WORK/new/initrd.img-5.7.0-rc2+" 2>"$WORK/hook.err" ||
 	fail "hook: $(cat "$WORK/hook.err")"
 grep -qx "mboot-reseal: $IMG: LUKS tokens resealed to this boot and the next one" "$WORK/hook.err" ||
 	fail "hook said: $(cat "$WORK/hook.err")"
@@ -123,8 +126,8 @@ echo "ok: hook: token 0 replaced by token 1 (PolicyOR of tpm2_pcrread's values n
 #     --predict-args groups; a third group equal to the first is sealed to once. The branches are
 #     tpm2_pcrread's values of each boot, in the order given; each of the three boots opens it.
 cp "$IMG" "$WORK/multi.img"
-"$M" luks reseal "$WORK/multi.img" "${PREDICT[@]}" --predict-args --log "$LOG" --kernel "$WORK/vmlinuz-evil" \
-	--initrd "$WORK/initrd.img-6.9" "${PREDICT[@]}" >"$WORK/out" 2>"$WORK/err"; rc=$?
+"$M" luks reseal "$WORK/multi.img" "${PREDICT[@]}" --predict-args --log "$LOG" --kernel "$WORK/evil/$K" \
+	--initrd "$WORK/new/initrd.img-5.7.0-rc2+" "${PREDICT[@]}" >"$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 0 "luks reseal with three --predict-args"
 tok=$("$M" luks list "$WORK/multi.img" --json | jq -r '.tokens[0].token')
 cryptsetup token export --token-id "$tok" "$WORK/multi.img" > "$WORK/multi.json" || fail "token export"
@@ -180,18 +183,18 @@ format_plain() { truncate -s 20M "$1"; cryptsetup luksFormat -q --type luks2 --p
 format_plain "$WORK/plain.img"
 printf '%s\n' "# a comment" "root $IMG none luks" "data $WORK/plain.img none luks" "gone $WORK/missing.img none luks" \
 	> "$WORK/crypttab"
-(unset MBOOT_LUKS_DEVICES; MBOOT_CRYPTTAB=$WORK/crypttab "$S/hooks/mboot-reseal" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9") \
+(unset MBOOT_LUKS_DEVICES; MBOOT_CRYPTTAB=$WORK/crypttab "$S/hooks/mboot-reseal" "$WORK/new/$K" "$WORK/new/initrd.img-5.7.0-rc2+") \
 	2>"$WORK/hook.err" || fail "hook with crypttab: $(cat "$WORK/hook.err")"
 [ "$(cat "$WORK/hook.err")" = "mboot-reseal: $IMG: LUKS tokens resealed to this boot and the next one" ] ||
 	fail "hook with crypttab said: $(cat "$WORK/hook.err")"
 "$M" luks list "$IMG" --json | jq -e '[.tokens[].policy] == ["or"]' >/dev/null || fail "crypttab's device not resealed"
-MBOOT_LUKS_DEVICES="$WORK/plain.img" "$S/hooks/mboot-reseal" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err"; rc=$?
+MBOOT_LUKS_DEVICES="$WORK/plain.img" "$S/hooks/mboot-reseal" "$WORK/new/$K" 2>"$WORK/hook.err"; rc=$?
 expect_rc 1 "strict hook, a device without a token"
 grep -q "plain.img: LUKS tokens NOT resealed (exit 2): the disk will need its passphrase after the reboot" "$WORK/hook.err" ||
 	fail "not said: $(cat "$WORK/hook.err")"
-MBOOT_RESEAL_STRICT=0 MBOOT_LUKS_DEVICES="$WORK/plain.img" "$S/hooks/mboot-reseal" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err"; rc=$?
+MBOOT_RESEAL_STRICT=0 MBOOT_LUKS_DEVICES="$WORK/plain.img" "$S/hooks/mboot-reseal" "$WORK/new/$K" 2>"$WORK/hook.err"; rc=$?
 expect_rc 0 "hook (not strict), a device without a token"
-MBOOT_LUKS_DEVICES='' "$S/hooks/mboot-reseal" "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" || fail "MBOOT_LUKS_DEVICES empty"
+MBOOT_LUKS_DEVICES='' "$S/hooks/mboot-reseal" "$WORK/new/$K" 2>"$WORK/hook.err" || fail "MBOOT_LUKS_DEVICES empty"
 [ -s "$WORK/hook.err" ] && fail "MBOOT_LUKS_DEVICES empty: $(cat "$WORK/hook.err")"
 # a sealed PCR the update makes unpredictable: nothing written, exit 1
 cp "$IMG" "$WORK/copy.img"

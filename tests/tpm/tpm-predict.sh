@@ -12,9 +12,11 @@ M=${MBOOT:?}
 C=${MB_TESTDATA:?}/corpus
 LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
 
-head -c 200000 /dev/urandom >"$WORK/vmlinuz-new"
-head -c 100000 /dev/urandom >"$WORK/initrd-new"
-"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-new" --initrd "$WORK/initrd-new" \
+# updated in place: the files GRUB loads today, another version of them (another name moves PCR 8)
+mkdir -p "$WORK/new"
+head -c 200000 /dev/urandom >"$WORK/new/vmlinuz-5.7.0-rc2+"
+head -c 100000 /dev/urandom >"$WORK/new/initrd.img-5.7.0-rc2+"
+"$M" predict --log "$LOG" --kernel "$WORK/new/vmlinuz-5.7.0-rc2+" --initrd "$WORK/new/initrd.img-5.7.0-rc2+" \
 	--cmdline "root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb mitigations=auto" \
 	--json --write-log "$WORK/next.bin" >"$WORK/predicted.json"
 rc=$?
@@ -24,8 +26,8 @@ rc=$?
 jq -e '[.banks[] | has("4")] == [false, false]' "$WORK/predicted.json" >/dev/null || fail "a value for the unpredictable PCR 4"
 [ "$(jq -c .changed "$WORK/predicted.json")" = "[8,9]" ] || fail "changed PCRs: $(jq -c .changed "$WORK/predicted.json")"
 
-k=$(sha256sum <"$WORK/vmlinuz-new" | cut -d' ' -f1)
-i=$(sha256sum <"$WORK/initrd-new" | cut -d' ' -f1)
+k=$(sha256sum <"$WORK/new/vmlinuz-5.7.0-rc2+" | cut -d' ' -f1)
+i=$(sha256sum <"$WORK/new/initrd.img-5.7.0-rc2+" | cut -d' ' -f1)
 "$M" log show --json --pcr 9 "$WORK/next.bin" >"$WORK/next9.json"
 jq -e --arg k "$k" '[.events[] | select(.digests.sha256 == $k)] | length >= 1' "$WORK/next9.json" >/dev/null ||
 	fail "no PCR 9 event carries the new kernel's sha256sum"

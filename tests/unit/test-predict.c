@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <fcntl.h>
 
 #include <openssl/evp.h>
 
@@ -273,7 +274,8 @@ static bool new_kernel(uint32_t number, uint16_t alg, uint8_t *out)
 static void test_new_kernel(void **state)
 {
 	mb_event_log *log = sample();
-	char path[] = "/tmp/mb-test-kernel-XXXXXX";
+	/* named as the file GRUB loads today: a kernel updated in place (another name moves PCR 8) */
+	char dir[] = "/tmp/mb-test-kernel-XXXXXX", path[sizeof(dir) + 32];
 	mb_predict_input in = { .log = log, .boot = { .kernel = path } };
 	mb_predict_result r;
 	mb_error err = { 0 };
@@ -286,7 +288,9 @@ static void test_new_kernel(void **state)
 	assert_non_null(text);
 	for (i = 0; i < 3000; i++)
 		n += (size_t) sprintf(text + n, "mboot test kernel %05zu\n", i);
-	fd = mkstemp(path);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/vmlinuz-5.7.0-rc2+", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, n), (ssize_t) n);
 	close(fd);
@@ -295,7 +299,6 @@ static void test_new_kernel(void **state)
 	hex_is(kernel_digest[1], 32, KERNEL_SHA256);
 
 	assert_int_equal(mb_predict(&in, &r, &err), 0);
-	unlink(path);
 	assert_int_equal(r.changed, 1u << 9);
 	/* After each linux command, PCR 4 got the kernel as an EFI application (events 131, 132,
 	 * 155, 156: shim's Verify, LoadImage): no --kernel says what the new one's will be. */
@@ -315,6 +318,28 @@ static void test_new_kernel(void **state)
 	}
 	others_unchanged_but(log, &r, 1u << 9, 1u << 4);
 	mb_predict_result_done(&r);
+
+	/* The same kernel under update-grub's new name: GRUB's linux and kernel_cmdline strings
+	 * will name a path nothing gave, so PCR 8 has no value (it used to keep today's path). */
+	snprintf(path + strlen(dir), sizeof(path) - strlen(dir), "/vmlinuz-6.1.0-57-amd64");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, n), (ssize_t) n);
+	close(fd);
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.unpredictable, 1u << 4 | 1u << 8);
+	assert_non_null(strstr(r.why[8], "vmlinuz-6.1.0-57-amd64 is not a file GRUB loads today (/boot/vmlinuz-5.7.0-rc2+)"));
+	mb_predict_result_done(&r);
+	/* ... unless the path GRUB will load it by is given */
+	in.boot.kernel_path = "/boot/vmlinuz-6.1.0-57-amd64";
+	assert_int_equal(mb_predict(&in, &r, &err), 0);
+	assert_int_equal(r.unpredictable, 1u << 4);
+	assert_int_equal(r.changed, 1u << 8 | 1u << 9);
+	mb_predict_result_done(&r);
+	unlink(path);
+	snprintf(path + strlen(dir), sizeof(path) - strlen(dir), "/vmlinuz-5.7.0-rc2+");
+	unlink(path);
+	rmdir(dir);
 	mb_event_log_free(log);
 	free(text);
 }
@@ -349,12 +374,19 @@ static void test_kernel_efi(void **state)
 	static const uint32_t events[] = { 131, 132, 156 };
 	mb_event_log *log = sample();
 	mb_efi_binary efi[3];
-	mb_predict_input in = { .log = log, .boot = { .kernel = "/dev/null", .efi = efi, .n_efi = 1 } };
+	/* an empty kernel, named as the one GRUB loads today */
+	char dir[] = "/tmp/mb-test-kernel-XXXXXX", path[sizeof(dir) + 32];
+	mb_predict_input in = { .log = log, .boot = { .kernel = path, .efi = efi, .n_efi = 1 } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	size_t k, i;
 
 	(void) state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/vmlinuz-5.7.0-rc2+", dir);
+	k = (size_t) open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true((int) k >= 0);
+	close((int) k);
 	app_log = log;
 	for (k = 0; k < 3; k++) {
 		const mb_event *ev = mb_event_log_event(log, events[k]);
@@ -387,6 +419,8 @@ static void test_kernel_efi(void **state)
 	}
 	mb_predict_result_done(&r);
 	mb_event_log_free(log);
+	unlink(path);
+	rmdir(dir);
 }
 
 /*

@@ -108,6 +108,15 @@ static void chosen_files(predict_ctx *c, const grub_model_run *run)
 		ird = grub_is_cmd(ws.w[0], "initrd");
 		if (lx && !in->boot.kernel && (c->old_linux.n < 2 || !pred_same_path(c->old_linux.w[1], ws.w[1])))
 			pred_note(c, 9, true, "the entry that boots loads the kernel %s, not today's: give the file with --kernel", ws.w[1]);
+		/* --kernel's digest replaces the kernel GRUB loads: it must be that file */
+		if (lx && in->boot.kernel && !pred_same_file_name(in->boot.kernel, ws.w[1]))
+			pred_note(c, 9, true, "the entry that boots loads the kernel %s, and --kernel names %s", ws.w[1],
+				  in->boot.kernel);
+		for (k = 1; ird && in->boot.initrd && k < ws.n && !pred_same_file_name(in->boot.initrd, ws.w[k]); k++)
+			;
+		if (ird && in->boot.initrd && k == ws.n)
+			pred_note(c, 9, true, "the entry that boots loads the initrd %s, and --initrd names %s", ws.w[1],
+				  in->boot.initrd);
 		for (k = 1; ird && !in->boot.initrd && k < ws.n; k++)
 			if (c->old_initrd.n != ws.n || !pred_same_path(c->old_initrd.w[k], ws.w[k]))
 				pred_note(c, 9, true, "the entry that boots loads the initrd %s, not today's: give the file with --initrd",

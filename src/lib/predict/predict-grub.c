@@ -31,6 +31,45 @@ bool pred_same_path(const char *logged, const char *cmd_path)
 	return strcmp(strip_device(logged), strip_device(cmd_path)) == 0;
 }
 
+static const char *file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+bool pred_same_file_name(const char *host_file, const char *grub_path)
+{
+	return strcmp(file_name(host_file), file_name(grub_path)) == 0;
+}
+
+/*
+ * A kernel or initrd given as a file whose name is not the one GRUB loads today, with nothing
+ * saying how GRUB will name it (no new config, no --kernel-path / --initrd-path): the next
+ * boot's linux, initrd and kernel_cmdline strings name a path mboot does not know
+ * (update-grub's vmlinuz-NEW), so PCR 8 has no value rather than today's path.
+ */
+void pred_check_file_names(predict_ctx *c)
+{
+	const mb_boot_artifacts *b = &c->in->boot;
+	size_t k;
+
+	if (b->n_grub_cfg || b->uki)
+		return;
+	for (k = 0; b->kernel && k < c->old_kernel_paths.n && !pred_same_file_name(b->kernel, c->old_kernel_paths.w[k]); k++)
+		;
+	if (b->kernel && !b->kernel_path && c->old_kernel_paths.n && k == c->old_kernel_paths.n)
+		pred_note(c, 8, true, "the kernel %s is not a file GRUB loads today (%s): GRUB's linux command and "
+			  "kernel_cmdline will name its path, which only the new grub.cfg (--grub-cfg) or --kernel-path can say",
+			  b->kernel, c->old_kernel_paths.w[0]);
+	for (k = 1; b->initrd && k < c->old_initrd.n && !pred_same_file_name(b->initrd, c->old_initrd.w[k]); k++)
+		;
+	if (b->initrd && !b->initrd_path && c->old_initrd.n > 1 && k == c->old_initrd.n)
+		pred_note(c, 8, true, "the initrd %s is not a file GRUB loads today (%s): GRUB's initrd command will name "
+			  "its path, which only the new grub.cfg (--grub-cfg) or --initrd-path can say", b->initrd,
+			  c->old_initrd.w[1]);
+}
+
 /* Rewrite a GRUB PCR 8 string: today's label (whichever form this GRUB writes) and hashing
  * convention (with or without NUL). */
 static int write_grub_string(predict_ctx *c, mb_log_writer *w, const mb_event *ev, const char *text)

@@ -92,6 +92,9 @@ int pred_write_event(predict_ctx *c, mb_log_writer *w, const mb_event *ev, const
 
 /* predict-grub.c */
 bool pred_same_path(const char *logged, const char *cmd_path);
+/* Does the host file have the name (last component) of GRUB's path? */
+bool pred_same_file_name(const char *host_file, const char *grub_path);
+void pred_check_file_names(predict_ctx *c);
 bool pred_command_in_config(const new_config *cfg, const mb_event *ev);
 int pred_read_today(predict_ctx *c);
 int pred_plan_config(predict_ctx *c, const mb_grub_config *g, new_config *cfg, mb_error *err);

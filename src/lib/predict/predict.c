@@ -98,6 +98,7 @@ static int plan(predict_ctx *c, mb_error *err)
 				  c->args.w[i]);
 	c->loader_changed = in->boot.cmdline || c->entry.linux_line.n || in->boot.kernel_path || in->boot.initrd_path;
 	c->kernel_path_given = in->boot.kernel_path || c->entry.linux_line.n > 1;
+	pred_check_file_names(c);
 	return 0;
 }
 
