@@ -42,7 +42,7 @@ typedef struct mb_grub_booted {
 	char *measured_path;          /* the event's path (trailing NULs dropped) */
 	uint32_t event_number;        /* the first event measuring it, whose digests are checked */
 	mb_grub_booted_status status;
-	char *file;                   /* FOUND: the file that matched; CHANGED: the last one read */
+	char *file;                   /* FOUND: the file that matched; CHANGED: the first one read */
 	uint8_t *content;             /* FOUND: its bytes, read once (what was checked is what is kept) */
 	size_t size;
 	uint8_t sha256[32];           /* FOUND: SHA-256 of content */

@@ -70,6 +70,30 @@ int tool_json_json_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+int tool_grub_map_option(void *target, const char *arg, const char *verb)
+{
+	tool_grub_maps *maps = target;
+	char *close = strchr(arg, ')');
+
+	if (arg[0] != '(' || !close || close[1] != '=' || !close[2])
+		return tool_usage_error(verb, "the map takes (DEVICE)=DIR, e.g. '(hd0,gpt1)=/boot/efi', not '%s'", arg);
+	if (maps->n >= TOOL_MAX_GRUB_MAPS)
+		return tool_usage_error(verb, "at most %d maps", TOOL_MAX_GRUB_MAPS);
+	/* an argv string, ours to split */
+	close[1] = '\0';
+	maps->m[maps->n++] = (mb_grub_mount) { .device = arg, .dir = close + 2 };
+	return EXIT_OK;
+}
+
+void tool_grub_maps_finish(tool_grub_maps *maps)
+{
+	static const char *const defaults[] = { "/boot/efi", "/efi", "/boot", "/" };
+	size_t i;
+
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		maps->m[maps->n++] = (mb_grub_mount) { .device = NULL, .dir = defaults[i] };
+}
+
 int tool_grub_cfg_option(void *target, const char *arg, const char *verb)
 {
 	tool_grub_cfgs *g = target;

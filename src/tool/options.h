@@ -80,6 +80,9 @@ int tool_grub_cfg_option(void *target, const char *arg, const char *verb);
 	TOOL_OPT_FN("grub-cfg", 0, _Generic((g), tool_grub_cfgs *: (g)), tool_grub_cfg_option), \
 	TOOL_OPT_STR("kernel-path", 0, &(b)->kernel_path),      \
 	TOOL_OPT_STR("initrd-path", 0, &(b)->initrd_path)
+/* (DEVICE)=DIR into a tool_grub_maps; then the defaults: /boot/efi, /efi, /boot and /. */
+int tool_grub_map_option(void *target, const char *arg, const char *verb);
+void tool_grub_maps_finish(tool_grub_maps *maps);
 /* The Secure Boot and MOK variables of the next boot, one meaning wherever they are taken (v: a
  * tool_efi_vars), and their --help lines. */
 int tool_efi_var_option(void *target, const char *arg, const char *verb);

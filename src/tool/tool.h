@@ -110,6 +110,14 @@ typedef struct tool_grub_cfgs {
 	mb_grub_config cfg[TOOL_MAX_GRUB_CFG];
 } tool_grub_cfgs;
 
+/* Where GRUB's devices are mounted here (grub keep-booted --map, predict --grub-map): the ones
+ * given, then tool_grub_maps_finish's defaults for any other device. */
+#define TOOL_MAX_GRUB_MAPS 16
+typedef struct tool_grub_maps {
+	mb_grub_mount m[TOOL_MAX_GRUB_MAPS + 4];
+	size_t n;
+} tool_grub_maps;
+
 /* The Secure Boot and MOK variables of the next boot (TOOL_OPT_EFI_VARS): --efi-var NAME[+]=FILE,
  * --sbat-level FILE and --mok-list FILE, taken alike by predict and policy generate. */
 #define TOOL_MAX_EFI_VARS 16

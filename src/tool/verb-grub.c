@@ -40,28 +40,6 @@ static const char keep_booted_help[] =
 	"looked up. Exit: 0 every measured config kept (or none measured), 1 some not kept (named),\n"
 	"2 usage or input error (unreadable log, DIR not writable).\n";
 
-#define MAX_MAPS 16
-/* The mounts to look in: the --map ones, then the defaults for any other device. */
-typedef struct grub_maps {
-	mb_grub_mount m[MAX_MAPS + 4];
-	size_t n;
-} grub_maps;
-
-static int map_option(void *target, const char *arg, const char *verb)
-{
-	grub_maps *maps = target;
-	char *close = strchr(arg, ')');
-
-	if (arg[0] != '(' || !close || close[1] != '=' || !close[2])
-		return tool_usage_error(verb, "--map takes (DEVICE)=DIR, e.g. '(hd0,gpt1)=/boot/efi', not '%s'", arg);
-	if (maps->n >= MAX_MAPS)
-		return tool_usage_error(verb, "at most %d --map", MAX_MAPS);
-	/* an argv string, ours to split */
-	close[1] = '\0';
-	maps->m[maps->n++] = (mb_grub_mount) { .device = arg, .dir = close + 2 };
-	return EXIT_OK;
-}
-
 static const char *status_name(mb_grub_booted_status s)
 {
 	switch (s) {
@@ -91,16 +69,15 @@ static void print_path(FILE *f, const char *p)
 static int cmd_keep_booted(int argc, char **argv)
 {
 	const char *log_path = MB_DEFAULT_LOG, *dir = MB_GRUB_BOOTED_DIR;
-	grub_maps maps = { .n = 0 };
+	tool_grub_maps maps = { .n = 0 };
 	tool_json json = TOOL_JSON_OFF;
 	const tool_option opts[] = {
 		TOOL_OPT_STR("log", 0, &log_path),
 		TOOL_OPT_STR("dir", 0, &dir),
-		TOOL_OPT_FN("map", 0, &maps, map_option),
+		TOOL_OPT_FN("map", 0, &maps, tool_grub_map_option),
 		TOOL_OPT_JSON_STYLE(&json),
 		TOOL_OPT_END,
 	};
-	static const char *const defaults[] = { "/boot/efi", "/efi", "/boot", "/" };
 	mb_event_log *log = NULL;
 	mb_grub_booted *b = NULL;
 	mb_error err = { 0 };
@@ -111,8 +88,7 @@ static int cmd_keep_booted(int argc, char **argv)
 	rc = tool_parse_options("grub keep-booted", keep_booted_help, opts, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc;
-	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-		maps.m[maps.n++] = (mb_grub_mount) { .device = NULL, .dir = defaults[i] };
+	tool_grub_maps_finish(&maps);
 	rc = tool_load_log(log_path, &log);
 	if (rc != EXIT_OK)
 		return rc;

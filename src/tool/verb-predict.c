@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shared/json-dl.h"
 
@@ -18,6 +20,7 @@ static const char predict_help[] =
 	"Usage: mboot predict [--log LOG] [--kernel K] [--initrd I] [--cmdline S]\n"
 	"                     [--grub-cfg [MEASURED_PATH=]F ...] [--kernel-path P] [--initrd-path P]\n"
 	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
+	"                     [--grub-cfg-installed [--grub-map (DEVICE)=DIR ...]]\n"
 	"                     [--grub-entry SPEC | --grub-entry-kernel PATH]\n"
 	"                     [--efi OLD=NEW ...] [--uki FILE [--uki-extra DIR]] [--efi-var NAME[+]=FILE ...]\n"
 	"                     [--sbat-level FILE] [--mok-list FILE] [--json] [--compact] [--write-log FILE]\n\n"
@@ -47,6 +50,13 @@ static const char predict_help[] =
 	"                           Not with --cmdline, --kernel-path, --initrd-path. Repeatable\n"
 	"  --grub-booted-dir DIR    where copies not given are kept, one file per config named by the\n"
 	"                           sha256 hex of MEASURED_PATH (default " MB_GRUB_BOOTED_DIR "; '' none)\n"
+	"  --grub-cfg-installed     each config the log measured that has a copy of how it booted, as it is\n"
+	"                           now (after update-grub), at the file it booted from: a --grub-cfg\n"
+	"                           MEASURED_PATH=FILE for it (one given by hand wins). Files are looked\n"
+	"                           for as 'mboot grub keep-booted' does: --grub-map, /boot/efi, /efi,\n"
+	"                           /boot, / (what the kernel hook gives when nothing is configured)\n"
+	"  --grub-map (DEVICE)=DIR  GRUB's DEVICE is mounted at DIR here (for --grub-cfg-installed);\n"
+	"                           repeatable\n"
 	"  --grub-entry SPEC        the boot where someone picks SPEC from the menu instead of letting it\n"
 	"                           time out (GRUB measures no key press): SPEC as GRUB's `default` names\n"
 	"                           entries, a number, title or id per menu level, '>' between levels:\n"
@@ -134,6 +144,8 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_FN("efi", 0, a, efi_option),
 		TOOL_OPT_FN("grub-cfg-booted", 0, a, booted_option),
 		TOOL_OPT_STR("grub-booted-dir", 0, &a->in.grub_booted_dir),
+		TOOL_OPT_BOOL("grub-cfg-installed", 0, &a->grub_cfg_installed),
+		TOOL_OPT_FN("grub-map", 0, &a->grub_maps, tool_grub_map_option),
 		TOOL_OPT_STR("grub-entry", 0, &a->in.grub_entry),
 		TOOL_OPT_STR("grub-entry-kernel", 0, &a->in.grub_entry_kernel),
 		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
@@ -151,6 +163,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	a->in.boot.efi = a->efi;
+	tool_grub_maps_finish(&a->grub_maps);
 	a->in.efi_vars = a->efi_vars.var;
 	a->in.n_efi_vars = a->efi_vars.n;
 	if (a->in.grub_entry && a->in.grub_entry_kernel)
@@ -163,6 +176,70 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		return tool_usage_error(verb, "--uki carries the kernel, initrd and command line: no --kernel, --initrd "
 					"or --cmdline with it");
 	return EXIT_OK;
+}
+
+/* Is there a copy of how the config measured as path booted (given, or in the booted dir)? */
+static bool has_booted_copy(const predict_args *a, const char *path)
+{
+	char name[MB_GRUB_BOOTED_NAME_SIZE], *file = NULL;
+	bool found;
+	size_t i;
+
+	for (i = 0; i < a->in.n_grub_booted; i++)
+		if (strcmp(a->in.grub_booted[i].measured_path, path) == 0)
+			return true;
+	if (!a->in.grub_booted_dir || !*a->in.grub_booted_dir || mb_grub_booted_name(path, name) < 0 ||
+	    asprintf(&file, "%s/%s", a->in.grub_booted_dir, name) < 0)
+		return false;
+	found = access(file, R_OK) == 0;
+	free(file);
+	return found;
+}
+
+/*
+ * The configs as update-grub left them, where they booted from. Only those with a copy of how
+ * they booted are taken: without one the configs cannot be run as GRUB runs them, and a new
+ * config checked line by line against today's commands says little about what a kernel hook
+ * needs (the new kernel's path); then the kernel's name decides (predict.c).
+ */
+int predict_add_installed(predict_args *a, const mb_event_log *log)
+{
+	mb_error err = { 0 };
+	size_t i, k;
+
+	if (!a->grub_cfg_installed)
+		return EXIT_OK;
+	if (mb_grub_find_booted(log, a->grub_maps.m, a->grub_maps.n, NULL, &a->installed, &a->n_installed, &err) < 0) {
+		tool_report("--grub-cfg-installed", &err);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < a->n_installed; i++) {
+		const mb_grub_booted *b = &a->installed[i];
+
+		if ((b->status != MB_GRUB_BOOTED_FOUND && b->status != MB_GRUB_BOOTED_CHANGED) || !b->file ||
+		    !has_booted_copy(a, b->measured_path))
+			continue;
+		for (k = 0; k < a->in.boot.n_grub_cfg; k++)
+			if (!a->grub_cfgs.cfg[k].measured_path || strcmp(a->grub_cfgs.cfg[k].measured_path, b->measured_path) == 0)
+				break;
+		if (k < a->in.boot.n_grub_cfg)
+			continue; /* given by hand */
+		if (a->in.boot.n_grub_cfg >= TOOL_MAX_GRUB_CFG) {
+			tool_errorf("--grub-cfg-installed: more than %d GRUB configs", TOOL_MAX_GRUB_CFG);
+			return EXIT_USAGE;
+		}
+		a->grub_cfgs.cfg[a->in.boot.n_grub_cfg++] = (mb_grub_config) { .measured_path = b->measured_path,
+										.file = b->file };
+		a->in.boot.grub_cfg = a->grub_cfgs.cfg;
+	}
+	return EXIT_OK;
+}
+
+void predict_args_done(predict_args *a)
+{
+	mb_grub_booted_free(a->installed, a->n_installed);
+	a->installed = NULL;
+	a->n_installed = 0;
 }
 
 /* Each change that applied to no event of the log: the option as given, and what was looked for. */
@@ -282,6 +359,10 @@ int verb_predict(int argc, char **argv)
 	rc = tool_load_log(log_path, &log);
 	if (rc)
 		return rc;
+	rc = predict_add_installed(&args, log);
+	if (rc)
+		goto out;
+	in = args.in;
 	in.log = log;
 	res = calloc(1, sizeof(*res));
 	if (!res || mb_predict(&in, res, &err) < 0) {
@@ -361,5 +442,6 @@ out:
 		mb_predict_result_done(res);
 	free(res);
 	mb_event_log_free(log);
+	predict_args_done(&args);
 	return rc;
 }

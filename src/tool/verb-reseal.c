@@ -74,6 +74,9 @@ int reseal_predict(predict_args *pa, uint32_t mask, mb_predict_result **res)
 	if (rc)
 		return rc;
 	pa->in.log = log;
+	rc = predict_add_installed(pa, log);
+	if (rc)
+		return rc;
 	*res = calloc(1, sizeof(**res));
 	if (!*res || mb_predict(&pa->in, *res, &err) < 0) {
 		tool_report("predict", &err);
@@ -102,6 +105,7 @@ void reseal_predict_free(predict_args *pa, mb_predict_result *res)
 {
 	mb_event_log_free((mb_event_log *) pa->in.log);
 	pa->in.log = NULL;
+	predict_args_done(pa);
 	if (res) {
 		mb_predict_result_done(res);
 		free(res);

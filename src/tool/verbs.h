@@ -43,8 +43,19 @@ typedef struct predict_args {
 	const char *write_log;
 	tool_json json;
 	tool_efi_vars efi_vars;                         /* what in.efi_vars points at */
+	bool grub_cfg_installed;                        /* --grub-cfg-installed */
+	tool_grub_maps grub_maps;                       /* --grub-map, then the defaults */
+	mb_grub_booted *installed;                      /* the configs --grub-cfg-installed found */
+	size_t n_installed;
 } predict_args;
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a);
+/*
+ * --grub-cfg-installed, once the log is loaded: each config today's log measured that has a
+ * copy of how it booted, as it is now at its file here, becomes a --grub-cfg (unless one names
+ * it already). EXIT_OK or EXIT_USAGE (said). predict_args_done frees what it found.
+ */
+int predict_add_installed(predict_args *a, const mb_event_log *log);
+void predict_args_done(predict_args *a);
 /* Each change of a that applied to no event of the log, named on stderr; how many. */
 unsigned predict_report_unmatched(const predict_args *a, const mb_predict_result *r);
 /*

@@ -18,16 +18,20 @@ ok() { echo "ok: $*"; }
 command -v run-parts >/dev/null || { echo "SKIP: run-parts is not installed (debianutils)"; exit 77; }
 
 installed=$(meson introspect --installed "$B" | jq -r '.[]') || fail "meson introspect --installed"
-postinst=$(grep '/kernel/postinst\.d/' <<<"$installed") || fail "no kernel/postinst.d hook installed"
+# two postinst.d hooks: one keeps the GRUB configs that booted (first), one reseals (last)
+keeper=$(grep '/kernel/postinst\.d/.*keep-booted' <<<"$installed") || fail "no kernel/postinst.d keep-booted hook installed"
+postinst=$(grep '/kernel/postinst\.d/' <<<"$installed" | grep -v keep-booted) || fail "no kernel/postinst.d hook installed"
 plugin=$(grep '/kernel/install\.d/' <<<"$installed") || fail "no kernel/install.d plugin installed"
-[ "$(wc -l <<<"$postinst")" = 1 ] && [ "$(wc -l <<<"$plugin")" = 1 ] || fail "more than one hook: $postinst $plugin"
+[ "$(wc -l <<<"$postinst")" = 1 ] && [ "$(wc -l <<<"$plugin")" = 1 ] && [ "$(wc -l <<<"$keeper")" = 1 ] ||
+	fail "more than one hook: $postinst $plugin $keeper"
+keeper=${keeper##*/}
 postinst=${postinst##*/}
 plugin=${plugin##*/}
 
 # Debian 12's postinst.d names (initramfs-tools, dkms, apt, unattended-upgrades, grub-pc/efi,
 # systemd-boot), each executable, as the kernel's postinst runs them: run-parts DIR.
 mkdir "$T/postinst.d"
-for h in apt-auto-removal dkms initramfs-tools unattended-upgrades zz-systemd-boot zz-update-grub "$postinst"; do
+for h in apt-auto-removal dkms initramfs-tools unattended-upgrades zz-systemd-boot zz-update-grub "$postinst" "$keeper"; do
 	printf '#!/bin/sh\n' >"$T/postinst.d/$h"
 	chmod 755 "$T/postinst.d/$h"
 done
@@ -35,8 +39,10 @@ run-parts --test "$T/postinst.d" >"$T/order" 2>&1 || fail "run-parts --test: $(c
 grep -qx "$T/postinst.d/$postinst" "$T/order" || fail "run-parts would not run $postinst (its name check): $(cat "$T/order")"
 [ "$(tail -n 1 "$T/order")" = "$T/postinst.d/$postinst" ] ||
 	fail "run-parts runs $postinst before others: $(tr '\n' ' ' <"$T/order")"
-[ "$(wc -l <"$T/order")" = 7 ] || fail "run-parts would skip some hooks: $(cat "$T/order")"
-ok "run-parts runs $postinst last, after zz-update-grub and zz-systemd-boot: $(sed 's|.*/||' "$T/order" | tr '\n' ' ')"
+[ "$(head -n 1 "$T/order")" = "$T/postinst.d/$keeper" ] ||
+	fail "run-parts runs $keeper after others (before it, update-grub may rewrite grub.cfg): $(tr '\n' ' ' <"$T/order")"
+[ "$(wc -l <"$T/order")" = 8 ] || fail "run-parts would skip some hooks: $(cat "$T/order")"
+ok "run-parts runs $keeper first and $postinst last, after zz-update-grub and zz-systemd-boot: $(sed 's|.*/||' "$T/order" | tr '\n' ' ')"
 
 # kernel-install: this machine's plugins and systemd's and Fedora's names.
 names=$(printf '%s\n' 00-entry-directory.install 20-grub.install 50-depmod.install 50-dracut.install \

@@ -74,17 +74,26 @@ truncate -s 20M "$IMG"
 cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$WORK/pw" "$IMG" ||
 	fail "luksFormat"
 "$M" luks enroll "$IMG" --pcrs 8,9 --log "$LOG" --key-file "$WORK/pw" >/dev/null 2>"$WORK/err" || fail "enroll: $(cat "$WORK/err")"
-# the copies of the configs that booted (as mboot grub keep-booted keeps them)
-cp "$D/esp-grub.cfg" "$WORK/kept/$(printf '%s' "$ESP" | sha256sum | cut -c1-64)"
-cp "$D/boot-grub.cfg" "$WORK/kept/$(printf '%s' "$BOOT" | sha256sum | cut -c1-64)"
-echo '{"configs": []}' >"$WORK/kept/index.json"
-
-# the hook, as after update-grub: the new config given, the fallback the running kernel
-# (a path that does not exist here: the kernel and initrd that booted today stay as the log has them)
+# The machine's ESP (GRUB's (hd0,gpt1)) with the configs that booted, kept before update-grub
+# by the 00-mboot-keep-booted hook; then update-grub writes the config for both kernels.
+mkdir -p "$WORK/esp/EFI/BOOT" "$WORK/esp/boot/grub"
+cp "$D/esp-grub.cfg" "$WORK/esp/EFI/BOOT/grub.cfg"
+cp "$D/boot-grub.cfg" "$WORK/esp/boot/grub/grub.cfg"
 export MBOOT=$M MBOOT_LOG=$LOG MBOOT_SEALED_DIR=$WORK/sealed.d MBOOT_RESEAL_STRICT=1 MBOOT_GRUB_BOOTED_DIR=$WORK/kept
+export MBOOT_GRUB_MAP="(hd0,gpt1)=$WORK/esp" # where the ESP is mounted: a temp folder, not /boot/efi
+MBOOT_RESEAL=$S/hooks/mboot-reseal "$S/hooks/kernel/00-mboot-keep-booted" $NEW "$WORK/vmlinuz-$NEW" 2>"$WORK/hook.err" ||
+	fail "00-mboot-keep-booted: $(cat "$WORK/hook.err")"
+[ -s "$WORK/hook.err" ] && fail "00-mboot-keep-booted said: $(cat "$WORK/hook.err")"
+cmp -s "$D/boot-grub.cfg" "$WORK/kept/$(printf '%s' "$BOOT" | sha256sum | cut -c1-64)" &&
+	cmp -s "$D/esp-grub.cfg" "$WORK/kept/$(printf '%s' "$ESP" | sha256sum | cut -c1-64)" ||
+	fail "00-mboot-keep-booted: the copies are not the configs that booted"
+cp "$BOTH" "$WORK/esp/boot/grub/grub.cfg"
+
+# the hook, as after update-grub, with NO configuration of the GRUB side (no MBOOT_PREDICT_ARGS):
+# the new config is found where it booted from, the fallback is the running kernel (a path that
+# does not exist here: the kernel and initrd that booted today stay as the log has them)
 export MBOOT_LUKS_DEVICES=$IMG
-export MBOOT_PREDICT_ARGS="--grub-cfg
-$BOOT=$BOTH"
+unset MBOOT_PREDICT_ARGS
 MBOOT_FALLBACK_KERNEL=$WORK/absent/boot/vmlinuz-$OLD "$S/hooks/mboot-reseal" "$WORK/vmlinuz-$NEW" \
 	"$WORK/initrd.img-$NEW" 2>"$WORK/hook.err" || fail "hook: $(cat "$WORK/hook.err")"
 grep -q "resealed to this boot, the next one and a fallback to $WORK/absent/boot/vmlinuz-$OLD" "$WORK/hook.err" ||
@@ -135,14 +144,19 @@ echo "ok: today's boot, the next default boot and the fallback to $OLD from the 
 
 # nothing else does: the kernel-bump config's default (another grub.cfg), the fallback with
 # another initrd, the new kernel under today's config
-head -c 50000 /dev/urandom >"$WORK/other-initrd"
+mkdir -p "$WORK/other"
+head -c 50000 /dev/urandom >"$WORK/other/initrd.img-$OLD" # the name the entry loads, other bytes
 "$M" predict --log "$LOG" --grub-booted-dir "$WORK/kept" --grub-cfg "$BOOT=$D/boot-grub-next.cfg" \
 	--kernel "$WORK/vmlinuz-$NEW" --initrd "$WORK/initrd.img-$NEW" --write-log "$WORK/o1.bin" >/dev/null 2>&1 || fail "predict o1"
 "$M" predict --log "$LOG" --grub-booted-dir "$WORK/kept" --grub-cfg "$BOOT=$BOTH" --grub-entry "1>1" \
-	--initrd "$WORK/other-initrd" --write-log "$WORK/o2.bin" >/dev/null 2>&1 || fail "predict o2"
+	--initrd "$WORK/other/initrd.img-$OLD" --write-log "$WORK/o2.bin" >/dev/null 2>&1 || fail "predict o2"
+# the new kernel under today's config, whose entry loads today's kernel path: --kernel is not
+# that file, so PCR 9 has no value (it used to be predicted with the new kernel's digest there)
 "$M" predict --log "$LOG" --grub-booted-dir "$WORK/kept" --grub-cfg "$BOOT=$D/boot-grub.cfg" \
-	--kernel "$WORK/vmlinuz-$NEW" --write-log "$WORK/o3.bin" >/dev/null 2>&1 || fail "predict o3"
-for o in o1 o2 o3; do
+	--kernel "$WORK/vmlinuz-$NEW" >/dev/null 2>"$WORK/err" && fail "predict o3: a value for the kernel GRUB does not load"
+grep -q "PCR 9 cannot be predicted.*the entry that boots loads the kernel /boot/vmlinuz-$OLD, and --kernel names $WORK/vmlinuz-$NEW" \
+	"$WORK/err" || fail "predict o3: $(cat "$WORK/err")"
+for o in o1 o2; do
 	boot "$WORK/$o.bin"
 	locked "$WORK/$o.bin" || fail "$o: a boot that is none of the three unseals or opens the disk"
 done

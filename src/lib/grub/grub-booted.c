@@ -118,13 +118,19 @@ static int try_candidate(mb_grub_booted *b, const mb_event *ev, char *file)
 		free(file);
 		return r;
 	}
-	free(b->file);
-	b->file = file;
 	if (!matches_event(ev, data, size)) {
 		free(data);
-		b->status = MB_GRUB_BOOTED_CHANGED;
+		/* the first file that is there names it: the one the most specific mount holds */
+		if (b->status == MB_GRUB_BOOTED_CHANGED) {
+			free(file);
+		} else {
+			b->file = file;
+			b->status = MB_GRUB_BOOTED_CHANGED;
+		}
 		return 0;
 	}
+	free(b->file);
+	b->file = file;
 	if (mb_digest(MB_ALG_SHA256, data, size, b->sha256) < 0) {
 		free(data);
 		return -ENOMEM;
