@@ -58,7 +58,8 @@ sed -n '/^  2: luks2$/,/^  [0-9]*: /p' "$WORK/dump" | grep -q 'PBKDF: *argon2id'
 grep -A1 '^  1: mboot-recovery$' "$WORK/dump" | grep -q 'Keyslot: *2' || fail "no mboot-recovery token 1 on keyslot 2: $(cat "$WORK/dump")"
 for s in 0 1; do opens_slot "$IMG" $s "$WORK/rk1" && fail "the recovery key opens keyslot $s"; done
 opens_slot "$IMG" 2 "$WORK/rk1" || fail "cryptsetup does not take the recovery key on keyslot 2"
-opens_slot "$IMG" 2 <(printf '%s' "${KEY1%?}v") && fail "keyslot 2 takes another key" # a changed last letter
+other=v; [ "${KEY1: -1}" = v ] && other=c # another last letter
+opens_slot "$IMG" 2 <(printf '%s' "${KEY1%?}$other") && fail "keyslot 2 takes another key (the last letter changed)"
 [ "$("$M" luks list "$IMG" --json | jq -c .recovery_keyslots)" = "[2]" ] || fail "list --json: $("$M" luks list "$IMG" --json)"
 "$M" luks list "$IMG" | grep -qx "Recovery key: keyslot 2" || fail "list: $("$M" luks list "$IMG")"
 grep -rqF "$KEY1" "$WORK" --exclude=out --exclude=rk1 && fail "the recovery key is in a file: $(grep -rlF "$KEY1" "$WORK")"
