@@ -171,6 +171,61 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *device, int token, const
 			       size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
 			       mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
 
+/*
+ * Recovery keys (docs/luks.md, "Recovery keys"): a passphrase a human types when the TPM
+ * does not release the disk key, in a keyslot of its own that uses libcryptsetup's default
+ * PBKDF (argon2id, as `cryptsetup luksAddKey`), marked by a token of type
+ * MB_LUKS_RECOVERY_TOKEN_TYPE naming that keyslot. The key is 32 random bytes written as 64
+ * "modhex" characters (cbdefghijklnrtuv: 4 bits each, the same keys on every common keyboard
+ * layout) in 8 groups of 8 joined by '-': MB_LUKS_RECOVERY_KEY_LEN characters.
+ */
+#define MB_LUKS_RECOVERY_TOKEN_TYPE "mboot-recovery"
+#define MB_LUKS_RECOVERY_KEY_LEN 71
+
+/*
+ * A new recovery key (RAND_priv_bytes) into out, NUL-terminated: out_size at least
+ * MB_LUKS_RECOVERY_KEY_LEN + 1 (-EINVAL else). The caller keeps out in locked memory and wipes it.
+ */
+MB_EXPORT int mb_luks_recovery_key_new(char *out, size_t out_size, mb_error *err) MB_WUR;
+
+/*
+ * Add recovery_key as a passphrase in a new keyslot, authorised by an existing passphrase,
+ * and a token marking it. Nothing is left behind on failure. -EPERM: the passphrase opens no
+ * keyslot; -ENOSPC: no room in the header. *ret_keyslot, *ret_token (may be NULL): what was added.
+ */
+MB_EXPORT int mb_luks_add_recovery(const char *device, const char *passphrase, size_t passphrase_size,
+				   const char *recovery_key, size_t recovery_key_size, int *ret_keyslot,
+				   int *ret_token, mb_error *err) MB_WUR;
+
+/* The keyslots (bit n: keyslot n) that a recovery token marks and that are in use. */
+MB_EXPORT int mb_luks_recovery_keyslots(const char *device, uint32_t *ret_mask, mb_error *err) MB_WUR;
+
+/* What mb_luks_rekey did. */
+typedef struct mb_luks_rekey_result {
+	int old_keyslot;    /* the keyslot of the token replaced */
+	int keyslot;        /* the new key's keyslot; -1 when none was added (or it was removed again) */
+	int token;          /* the new token; -1 when none was stored */
+	uint32_t removed;   /* bit n: the old keyslot's "mboot" token n, removed */
+	bool old_keyslot_removed;
+	bool or_policy;     /* sealed to the current OR the predicted values */
+} mb_luks_rekey_result;
+
+/*
+ * For a token this boot cannot unseal (locked out after an update): without unsealing
+ * anything, seal a NEW random key to the bank, PCRs and parent of "mboot" token `token`, to
+ * the TPM's values now OR each predicted state (as mb_luks_reseal_n), add a keyslot for it
+ * authorised by passphrase (a passphrase, a recovery key or a key file's bytes), store a new
+ * token for it, check from the disk that it unseals to that key, and only then remove the old
+ * keyslot's "mboot" tokens and the old keyslot (unless another token uses it, or no keyslot
+ * without a token would remain). Until the new token is stored nothing on the disk changes;
+ * if its check fails it and its keyslot are removed again. The new token keeps no event summary.
+ * Errors: -ENOENT no such token; -EBADMSG malformed; -EINVAL sealed to signed policies;
+ * -EPERM the passphrase opens no keyslot; -ENOSPC no room; the TPM's and the system's.
+ */
+MB_EXPORT int mb_luks_rekey(mb_tpm *tpm, const char *device, int token, const char *passphrase,
+			    size_t passphrase_size, const mb_pcr_values *const *predicted, size_t n_predicted,
+			    mb_luks_rekey_result *ret, mb_error *err) MB_WUR;
+
 #ifdef __cplusplus
 }
 #endif

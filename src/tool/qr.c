@@ -39,6 +39,8 @@ int tool_print_qr(FILE *f, const char *text)
 		}
 		fputc('\n', f);
 	}
+	/* the code is the secret (a TOTP key, a recovery key): its modules are wiped before the free */
+	explicit_bzero(q->data, (size_t) q->width * (size_t) q->width);
 	QRcode_free(q);
 	return 0;
 }

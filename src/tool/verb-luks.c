@@ -15,6 +15,7 @@
 
 #include "shared/json-dl.h"
 
+#include "tool/luks-recovery.h"
 #include "tool/options.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
@@ -25,13 +26,14 @@
 
 static const char luks_help[] =
 	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] [--log LOG|none] |\n"
-	"                                 --authorized-by PUBKEY) [--key-file FILE] [--tcti TCTI]\n"
+	"                                 --authorized-by PUBKEY) [--key-file FILE] [--recovery-key] [--tcti TCTI]\n"
+	"       mboot luks add-recovery DEVICE [--key-file FILE]\n"
 	"       mboot luks list DEVICE [--json]\n"
 	"       mboot luks remove DEVICE --token N\n"
 	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--signature SIG ...] [--log LOG]\n"
 	"                         [--tcti TCTI]\n"
 	"       mboot luks reseal DEVICE [--token N] [--values FILE ...] [--predict-args PREDICT-OPTIONS... ...]\n"
-	"                         [--log LOG] [--tcti TCTI]\n\n"
+	"                         [--log LOG] [--passphrase | --key-file FILE] [--tcti TCTI]\n\n"
 	"Disk keys sealed into LUKS2 tokens. DEVICE is a LUKS2 block device or image file.\n\n"
 	"enroll: add a keyslot with a new random 32-byte key, authorised by an existing passphrase\n"
 	"  (asked on the terminal, or the bytes of --key-file; '-' is stdin), seal the key as\n"
@@ -48,6 +50,11 @@ static const char luks_help[] =
 	"                    events that changed; it must replay to the values sealed to (default\n"
 	"                    " MB_DEFAULT_LOG "\n"
 	"                    when readable and not --values FILE; none: keep no summary)\n"
+	"  --recovery-key    also add a recovery key (as add-recovery)\n"
+	"add-recovery: add a recovery key: 256 random bits as 64 letters in 8 groups (the same keys on\n"
+	"  every keyboard layout), in a keyslot of its own (argon2id, as cryptsetup luksAddKey)\n"
+	"  authorised by an existing passphrase; printed once on stdout (and as a QR code on a\n"
+	"  terminal), never stored: write it down. Typed at the passphrase prompt, it opens the disk.\n"
 	"list: the device's mboot tokens, their keyslots and what they are sealed to.\n"
 	"remove: token N and its keyslot; refused when no keyslot opened by a passphrase would remain.\n"
 	"unlock: unseal the key (of token N, else of each mboot token in turn) and activate the\n"
@@ -72,6 +79,12 @@ static const char luks_help[] =
 	"                    (exit 1). They come last\n"
 	"  --log LOG         today's event log, to name the events that changed (default\n"
 	"                    " MB_DEFAULT_LOG ")\n"
+	"  --passphrase, --key-file FILE\n"
+	"                    locked out after an update (this boot cannot unseal the key): unseal\n"
+	"                    nothing; a NEW key, sealed the same way, in a new keyslot authorised by\n"
+	"                    this passphrase or recovery key (--passphrase: asked on the terminal, or\n"
+	"                    a line of stdin; --key-file: all its bytes, '-' stdin); the new token\n"
+	"                    stored and checked, then the old token and keyslot removed\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 done; 1 (unlock, reseal) the key is not released on this boot (the PCRs and events\n"
 	"are named), or it does not open its keyslot, or (reseal) a sealed PCR cannot be predicted;\n"
@@ -81,7 +94,7 @@ static const char luks_help[] =
 typedef struct luks_args {
 	const char *pcrs, *values, *authority, *key_file, *tcti, *log;
 	const mb_digest_info *bank;
-	bool json, test, have_token;
+	bool json, test, have_token, passphrase, recovery_key;
 	unsigned token;
 	char *sigs[MAX_SIGNATURES];
 	size_t n_sigs;
@@ -96,8 +109,9 @@ enum {
 	LUKS_TAKES_PCRS = 1u << 0, LUKS_TAKES_BANK = 1u << 1, LUKS_TAKES_VALUES = 1u << 2, LUKS_TAKES_AUTHORIZED_BY = 1u << 3,
 	LUKS_TAKES_KEY_FILE = 1u << 4, LUKS_TAKES_TCTI = 1u << 5, LUKS_TAKES_JSON = 1u << 6, LUKS_TAKES_TOKEN = 1u << 7,
 	LUKS_TAKES_TEST = 1u << 8, LUKS_TAKES_LOG = 1u << 9, LUKS_TAKES_SIGNATURE = 1u << 10,
+	LUKS_TAKES_PASSPHRASE = 1u << 11, LUKS_TAKES_RECOVERY_KEY = 1u << 12,
 };
-#define N_LUKS_OPTIONS 11
+#define N_LUKS_OPTIONS 13
 
 static int add_signature(void *target, const char *arg, const char *verb)
 {
@@ -131,6 +145,8 @@ static int parse_args(int argc, char **argv, const char *verb, unsigned takes, i
 		TOOL_OPT_BOOL("test", 0, &a->test),
 		TOOL_OPT_STR("log", 0, &a->log),
 		TOOL_OPT_FN("signature", 0, a, add_signature),
+		TOOL_OPT_BOOL("passphrase", 0, &a->passphrase),
+		TOOL_OPT_BOOL("recovery-key", 0, &a->recovery_key),
 	};
 	tool_option opts[N_LUKS_OPTIONS + 1];
 	size_t n = 0;
@@ -285,7 +301,8 @@ static int luks_enroll(int argc, char **argv)
 	int rc, token = -1, slot = -1;
 
 	rc = parse_args(argc, argv, "luks enroll", LUKS_TAKES_PCRS | LUKS_TAKES_BANK | LUKS_TAKES_VALUES |
-			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG, 1, &a);
+			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG |
+			LUKS_TAKES_RECOVERY_KEY, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.n_values > 1)
@@ -340,7 +357,7 @@ static int luks_enroll(int argc, char **argv)
 	}
 	printf("%s: token %d, keyslot %d: a new key sealed to %s%s\n", a.pos[0], token, slot,
 	       a.pcrs ? "PCRs " : "policies signed by the key of ", a.pcrs ? a.pcrs : a.authority);
-	rc = EXIT_OK;
+	rc = a.recovery_key ? luks_recovery_add("luks enroll", a.pos[0], &pw) : EXIT_OK;
 out:
 	secret_free(&pw);
 	free(log);
@@ -419,6 +436,8 @@ static int luks_list(int argc, char **argv)
 		printf("Token %d:\n%s", e[i].token, text ? text : "");
 		free(text);
 	}
+	if (luks_recovery_list(a.pos[0], root) != EXIT_OK)
+		rc = EXIT_USAGE;
 	if (root) {
 		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -556,6 +575,40 @@ static int luks_reseal_keyslot(mb_tpm *tpm, const char *device, int token, const
 	return rc;
 }
 
+/* reseal --passphrase / --key-file: the passphrase that authorises the new keyslots (pw->p NULL: none). */
+static int reseal_passphrase(const luks_args *a, secret_buf *pw)
+{
+	int rc;
+
+	if (!a->passphrase && !a->key_file)
+		return EXIT_OK;
+	rc = secret_alloc(pw);
+	if (rc == EXIT_OK)
+		rc = a->key_file ? read_key_file(a->key_file, pw) :
+		     isatty(STDIN_FILENO) ? read_passphrase_tty(a->pos[0], pw) : luks_read_stdin_line("luks reseal", pw);
+	return rc;
+}
+
+/* add-recovery: a recovery key alone (luks-recovery.c). */
+static int luks_add_recovery(int argc, char **argv)
+{
+	secret_buf pw = { 0 };
+	luks_args a;
+	int rc;
+
+	rc = parse_args(argc, argv, "luks add-recovery", LUKS_TAKES_KEY_FILE, 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	rc = secret_alloc(&pw);
+	if (rc == EXIT_OK)
+		rc = a.key_file ? read_key_file(a.key_file, &pw) : read_passphrase_tty(a.pos[0], &pw);
+	if (rc == EXIT_OK)
+		rc = luks_recovery_add("luks add-recovery", a.pos[0], &pw);
+	secret_free(&pw);
+	return rc;
+}
+
 static int luks_reseal(int argc, char **argv)
 {
 	static predict_args pa[SEAL_MAX_VALUES];
@@ -568,6 +621,7 @@ static int luks_reseal(int argc, char **argv)
 	mb_luks_entry *e = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
+	secret_buf pw = { 0 };
 	luks_args a;
 	size_t n = 0;
 	uint32_t mask = 0, slots = 0;
@@ -583,9 +637,11 @@ static int luks_reseal(int argc, char **argv)
 		}
 	splits[n_split] = argc;
 	rc = parse_args(n_split ? splits[0] : argc, argv, "luks reseal", LUKS_TAKES_TOKEN | LUKS_TAKES_VALUES |
-			LUKS_TAKES_TCTI | LUKS_TAKES_LOG, 1, &a);
+			LUKS_TAKES_TCTI | LUKS_TAKES_LOG | LUKS_TAKES_PASSPHRASE | LUKS_TAKES_KEY_FILE, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	if (a.passphrase && a.key_file)
+		return tool_usage_error("luks reseal", "--passphrase or --key-file, not both");
 	if (a.n_values + n_split > SEAL_MAX_VALUES)
 		return tool_usage_error("luks reseal", "at most %d predicted states (--values, --predict-args): a "
 					"TPM2_PolicyOR has 8 branches, one today's", SEAL_MAX_VALUES);
@@ -666,7 +722,9 @@ static int luks_reseal(int argc, char **argv)
 		}
 		pred[n_pred++] = predicted[k]->values;
 	}
-	rc = tool_tpm_open(a.tcti, &tpm);
+	rc = reseal_passphrase(&a, &pw);
+	if (rc == EXIT_OK)
+		rc = tool_tpm_open(a.tcti, &tpm);
 	if (rc)
 		goto out;
 	/* each keyslot on its own: one that cannot be resealed does not stop the others */
@@ -676,11 +734,13 @@ static int luks_reseal(int argc, char **argv)
 		if (!e[i].parsed || e[i].token < 0 || (a.have_token && e[i].token != (int) a.token) ||
 		    strcmp(mb_luks_token_policy(e[i].parsed), "authorize") == 0)
 			continue;
-		one = luks_reseal_keyslot(tpm, a.pos[0], e[i].token, pred, n_pred, &opt);
+		one = pw.p ? luks_rekey_keyslot(tpm, a.pos[0], e[i].token, &pw, pred, n_pred) :
+			     luks_reseal_keyslot(tpm, a.pos[0], e[i].token, pred, n_pred, &opt);
 		if (one > rc)
 			rc = one;
 	}
 out:
+	secret_free(&pw);
 	mb_luks_list_free(e, n);
 	for (k = 0; k < SEAL_MAX_VALUES; k++)
 		mb_pcr_values_free(values[k]);
@@ -691,6 +751,7 @@ out:
 }
 
 static const tool_command luks_commands[] = {
+	{ "add-recovery", luks_add_recovery },
 	{ "enroll", luks_enroll },
 	{ "list", luks_list },
 	{ "remove", luks_remove },

@@ -19,6 +19,7 @@
 #include "shared/fail.h"
 #include "shared/secret-page.h"
 #include "cryptsetup-dl.h"
+#include "luks-device.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
 
@@ -267,12 +268,18 @@ MB_EXPORT int mb_luks_list(const char *path, mb_luks_entry **ret, size_t *ret_n,
 	return 0;
 }
 
-/* Whether any token of the device (of any type) is assigned to keyslot. */
+/*
+ * Whether any token of the device (of any type but a recovery key's mark: that keyslot is
+ * opened by a passphrase) is assigned to keyslot.
+ */
 static bool slot_has_token(device *d, int max_tokens, int slot, int except)
 {
-	for (int id = 0; id < max_tokens; id++)
-		if (id != except && token_type(d, id) && crypt_token_is_assigned(d->cd, id, slot) == 0)
+	for (int id = 0; id < max_tokens; id++) {
+		const char *type = id != except ? token_type(d, id) : NULL;
+
+		if (type && strcmp(type, MB_LUKS_RECOVERY_TOKEN_TYPE) != 0 && crypt_token_is_assigned(d->cd, id, slot) == 0)
 			return true;
+	}
 	return false;
 }
 
@@ -689,4 +696,48 @@ out:
 	free(tok);
 	device_close(&d);
 	return r;
+}
+
+/* luks-device.h: the device for luks-recovery.c */
+int luks_device_open(luks_device **ret, const char *path, mb_error *err)
+{
+	device *d = calloc(1, sizeof(*d));
+	int r;
+
+	*ret = NULL;
+	if (!d)
+		return set_error(err, -ENOMEM, "out of memory");
+	r = device_open(d, path, err);
+	if (r < 0) {
+		free(d);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+void luks_device_free(luks_device *d)
+{
+	if (d)
+		device_close(d);
+	free(d);
+}
+
+struct crypt_device *luks_device_cd(luks_device *d)
+{
+	d->last_error[0] = '\0';
+	return d->cd;
+}
+
+const char *luks_device_why(const luks_device *d, int r) { return why(d, r); }
+int luks_device_max_tokens(const luks_device *d) { return d->max_tokens; }
+bool luks_device_is_mboot_token(luks_device *d, int id) { return is_mboot_token(d, id); }
+const char *luks_device_token_type(luks_device *d, int id) { return token_type(d, id); }
+int luks_device_token_read(luks_device *d, int id, mb_luks_token **ret, mb_error *err)
+{
+	return token_read(d, id, ret, err);
+}
+bool luks_device_slot_has_token(luks_device *d, int slot, int except)
+{
+	return slot_has_token(d, d->max_tokens, slot, except);
 }

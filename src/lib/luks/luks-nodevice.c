@@ -59,3 +59,30 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *device, int token, const
 	ret->or_policy = false;
 	return no_luks(err);
 }
+
+MB_EXPORT int mb_luks_add_recovery(const char *device, const char *passphrase, size_t passphrase_size,
+				   const char *recovery_key, size_t recovery_key_size, int *ret_keyslot, int *ret_token,
+				   mb_error *err)
+{
+	if (ret_keyslot)
+		*ret_keyslot = -1;
+	if (ret_token)
+		*ret_token = -1;
+	return no_luks(err);
+}
+
+MB_EXPORT int mb_luks_recovery_keyslots(const char *device, uint32_t *ret_mask, mb_error *err)
+{
+	*ret_mask = 0;
+	return no_luks(err);
+}
+
+MB_EXPORT int mb_luks_rekey(mb_tpm *tpm, const char *device, int token, const char *passphrase,
+			    size_t passphrase_size, const mb_pcr_values *const *predicted, size_t n_predicted,
+			    mb_luks_rekey_result *ret, mb_error *err)
+{
+	ret->old_keyslot = ret->keyslot = ret->token = -1;
+	ret->removed = 0;
+	ret->old_keyslot_removed = ret->or_policy = false;
+	return no_luks(err);
+}
