@@ -34,10 +34,10 @@ for hook in postinst kernel-install; do
 	head -c 50000 /dev/urandom >"$WORK/initrd.img-6.9"
 	if [ $hook = postinst ]; then
 		# Debian's postinst.d hook: the version and the image; the initrd is $MBOOT_BOOT_DIR/initrd.img-VERSION.
-		MBOOT_BOOT_DIR=$WORK "$S/hooks/kernel/zzz-mboot-reseal" 6.9 "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" ||
+		MBOOT_BOOT_DIR=$WORK "$S/hooks/kernel/zzz-mboot-reseal.in" 6.9 "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" ||
 			fail "$hook: $(cat "$WORK/hook.err")"
 	else
-		"$S/hooks/kernel/99-zz-mboot-reseal.install" add 6.9 "$WORK/entry" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" \
+		"$S/hooks/kernel/99-zz-mboot-reseal.install.in" add 6.9 "$WORK/entry" "$WORK/vmlinuz-6.9" "$WORK/initrd.img-6.9" \
 			2>"$WORK/hook.err" || fail "$hook: $(cat "$WORK/hook.err")"
 	fi
 	grep -q "resealed to this boot and the next one" "$WORK/hook.err" || fail "$hook said: $(cat "$WORK/hook.err")"
