@@ -113,7 +113,12 @@ ok "bash completion in $bcdir: commands, 'log' sub-commands, verify's options"
 
 # The boot-time verification unit, installed with the hooks: oneshot, after the TPM device,
 # `mboot verify` whose failure never fails the boot; systemd-analyze verify accepts it.
-unitdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --define-variable=root_prefix="$prefix" --variable=systemdsystemunitdir systemd 2>/dev/null) || unitdir=""
+# (for a prefix of /usr, the folder systemd.pc names as it stands: Debian 12's /lib/systemd/system)
+if [ "$prefix" = /usr ]; then
+	unitdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null) || unitdir=""
+else
+	unitdir=$(env -u PKG_CONFIG_SYSROOT_DIR pkg-config --define-variable=root_prefix="$prefix" --variable=systemdsystemunitdir systemd 2>/dev/null) || unitdir=""
+fi
 [ -n "$unitdir" ] || unitdir=$prefix/lib/systemd/system
 u=$D$unitdir/mboot-verify.service
 [ -s "$u" ] || fail "not installed: $unitdir/mboot-verify.service"

@@ -81,7 +81,7 @@ cp "$D/esp-grub.cfg" "$WORK/esp/EFI/BOOT/grub.cfg"
 cp "$D/boot-grub.cfg" "$WORK/esp/boot/grub/grub.cfg"
 export MBOOT=$M MBOOT_LOG=$LOG MBOOT_SEALED_DIR=$WORK/sealed.d MBOOT_RESEAL_STRICT=1 MBOOT_GRUB_BOOTED_DIR=$WORK/kept
 export MBOOT_GRUB_MAP="(hd0,gpt1)=$WORK/esp" # where the ESP is mounted: a temp folder, not /boot/efi
-MBOOT_RESEAL=$S/hooks/mboot-reseal "$S/hooks/kernel/00-mboot-keep-booted" $NEW "$WORK/vmlinuz-$NEW" 2>"$WORK/hook.err" ||
+MBOOT_RESEAL=$S/hooks/mboot-reseal "$S/hooks/kernel/00-mboot-keep-booted.in" $NEW "$WORK/vmlinuz-$NEW" 2>"$WORK/hook.err" ||
 	fail "00-mboot-keep-booted: $(cat "$WORK/hook.err")"
 [ -s "$WORK/hook.err" ] && fail "00-mboot-keep-booted said: $(cat "$WORK/hook.err")"
 cmp -s "$D/boot-grub.cfg" "$WORK/kept/$(printf '%s' "$BOOT" | sha256sum | cut -c1-64)" &&

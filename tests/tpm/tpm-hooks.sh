@@ -37,10 +37,10 @@ for hook in postinst kernel-install; do
 	head -c 50000 /dev/urandom >"$WORK/initrd.img-$V"
 	if [ $hook = postinst ]; then
 		# Debian's postinst.d hook: the version and the image; the initrd is $MBOOT_BOOT_DIR/initrd.img-VERSION.
-		MBOOT_BOOT_DIR=$WORK "$S/hooks/kernel/zzz-mboot-reseal" "$V" "$WORK/vmlinuz-$V" 2>"$WORK/hook.err" ||
+		MBOOT_BOOT_DIR=$WORK "$S/hooks/kernel/zzz-mboot-reseal.in" "$V" "$WORK/vmlinuz-$V" 2>"$WORK/hook.err" ||
 			fail "$hook: $(cat "$WORK/hook.err")"
 	else
-		"$S/hooks/kernel/99-zz-mboot-reseal.install" add "$V" "$WORK/entry" "$WORK/vmlinuz-$V" "$WORK/initrd.img-$V" \
+		"$S/hooks/kernel/99-zz-mboot-reseal.install.in" add "$V" "$WORK/entry" "$WORK/vmlinuz-$V" "$WORK/initrd.img-$V" \
 			2>"$WORK/hook.err" || fail "$hook: $(cat "$WORK/hook.err")"
 	fi
 	grep -q "resealed to this boot and the next one" "$WORK/hook.err" || fail "$hook said: $(cat "$WORK/hook.err")"
@@ -67,7 +67,7 @@ boot "$LOG"
 "$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$MBOOT_SEALED_DIR/disk.sealed" --force || fail "seal"
 cp "$MBOOT_SEALED_DIR/disk.sealed" "$WORK/before"
 cp "$WORK/vmlinuz-$V" "$WORK/vmlinuz-6.9"
-MBOOT_BOOT_DIR=$WORK "$S/hooks/kernel/zzz-mboot-reseal" 6.9 "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" &&
+MBOOT_BOOT_DIR=$WORK "$S/hooks/kernel/zzz-mboot-reseal.in" 6.9 "$WORK/vmlinuz-6.9" 2>"$WORK/hook.err" &&
 	fail "a renamed kernel: the strict hook succeeded: $(cat "$WORK/hook.err")"
 grep -q "initrd.img-6.9 does not exist: predicting without an initrd" "$WORK/hook.err" &&
 	grep -q "PCR 8 cannot be predicted: the kernel $WORK/vmlinuz-6.9 is not a file GRUB loads today" "$WORK/hook.err" &&

@@ -245,13 +245,16 @@ vm_initramfs_luks() {
 }
 
 # vm_initramfs_kupdate ROOT: what the kernel-update scenario's guest adds to a with-mboot
-# initramfs: mboot's kernel hooks at the paths meson installs them to (/usr/lib/mboot/mboot-reseal,
-# /etc/kernel/postinst.d/zzz-mboot-reseal; copied verbatim, as install_data does), and the kernel
+# initramfs: mboot's kernel hooks at the paths meson installs them to with a prefix of /usr
+# (/usr/lib/mboot/mboot-reseal, /etc/kernel/postinst.d/zzz-mboot-reseal; the hook with its
+# @PKGLIBDIR@ made /usr/lib/mboot, as configure_file does), and the kernel
 # modules for the second virtio disk, which carries the host's files in (a tar archive).
 vm_initramfs_kupdate() {
 	local root=$1 hooks=$VM_DIR/../../hooks
 	install -D -m 0755 "$hooks/mboot-reseal" "$root/usr/lib/mboot/mboot-reseal"
-	install -D -m 0755 "$hooks/kernel/zzz-mboot-reseal" "$root/etc/kernel/postinst.d/zzz-mboot-reseal"
+	mkdir -p "$root/etc/kernel/postinst.d"
+	sed 's|@PKGLIBDIR@|/usr/lib/mboot|g' "$hooks/kernel/zzz-mboot-reseal.in" >"$root/etc/kernel/postinst.d/zzz-mboot-reseal"
+	chmod 0755 "$root/etc/kernel/postinst.d/zzz-mboot-reseal"
 	printf 'the kernel-update scenario\n' >"$root/extra/kupdate"
 	vm_kernel_modules "$root/lib/modules/mboot-vm" virtio_pci virtio_blk
 }
