@@ -123,12 +123,13 @@ fi
 u=$D$unitdir/mboot-verify.service
 [ -s "$u" ] || fail "not installed: $unitdir/mboot-verify.service"
 grep -qx 'Type=oneshot' "$u" || fail "mboot-verify.service is not Type=oneshot"
-grep -qx "ExecStart=-$prefix/bin/mboot verify" "$u" || fail "mboot-verify.service: ExecStart is not -$prefix/bin/mboot verify"
+# no "-": a boot that fails verification is a failed unit
+grep -qx "ExecStart=$prefix/bin/mboot verify" "$u" || fail "mboot-verify.service: ExecStart is not $prefix/bin/mboot verify"
 grep -q '^After=.*dev-tpmrm0\.device' "$u" || fail "mboot-verify.service is not ordered after the TPM device"
 if command -v systemd-analyze >/dev/null; then
 	# a copy that runs the binary of the destdir (verify checks that ExecStart is executable);
 	# its man page is checked above. Any word from it (an unknown key too) is a failure.
-	sed "s|=-$prefix/bin/mboot|=-$D$prefix/bin/mboot|" "$u" >"$T/mboot-verify.service"
+	sed "s|=$prefix/bin/mboot|=$D$prefix/bin/mboot|" "$u" >"$T/mboot-verify.service"
 	if ! systemd-analyze verify --man=no "$T/mboot-verify.service" >"$T/analyze.log" 2>&1 || [ -s "$T/analyze.log" ]; then
 		fail "systemd-analyze verify mboot-verify.service: $(cat "$T/analyze.log")"
 	fi

@@ -116,7 +116,11 @@ for h in /etc/kernel/postinst.d/zzz-mboot-reseal /etc/kernel/postinst.d/00-mboot
 	*postinst.d*) out=$(MBOOT_RESEAL=$T/reseal MBOOT_BOOT_DIR=/b "$R$h" 6.9 /b/vmlinuz-6.9) ;;
 	*) out=$(MBOOT_RESEAL=$T/reseal "$R$h" add 6.9 /e /b/vmlinuz-6.9 /b/initrd.img-6.9) ;;
 	esac
-	[ "$out" = "reseal /b/vmlinuz-6.9 /b/initrd.img-6.9" ] || fail "$h called: '$out'"
+	case $h in
+	*keep-booted) want="reseal --keep-booted" ;;
+	*) want="reseal /b/vmlinuz-6.9 /b/initrd.img-6.9" ;;
+	esac
+	[ "$out" = "$want" ] || fail "$h called: '$out'"
 	# mboot removed (its conffile hook left): the kernel's installation goes on
 	MBOOT_RESEAL=$T/none "$R$h" add 6.9 /e /b/vmlinuz-6.9 >/dev/null 2>&1 || fail "$h fails when mboot-reseal is gone"
 done
