@@ -162,6 +162,13 @@ int tool_load_log(const char *path, mb_event_log **ret)
 	rc = file_read(path, MB_LOG_MAX_SIZE, &buf, &size, &err);
 	if (rc < 0) {
 		tool_report(path, &err);
+		/* the kernel's log missing: a machine without a TPM (or securityfs), not a bad path */
+		if ((rc == -ENOENT || rc == -EACCES) && strcmp(path, MB_DEFAULT_LOG) == 0)
+			fputs(rc == -ENOENT ? "mboot: hint: this machine exposes no firmware event log (no TPM, or securityfs "
+					      "is not mounted: mount -t securityfs securityfs /sys/kernel/security);\n"
+					      "  read a recorded boot instead: mboot log show LOG, mboot verify --log LOG --pcrs FILE\n"
+					    : "mboot: hint: the firmware event log is readable by root only: run as root, or read a "
+					      "copy with --log LOG\n", stderr);
 		return EXIT_USAGE;
 	}
 	rc = mb_event_log_parse_take(buf, size, ret, &err);

@@ -60,6 +60,24 @@ for hook in postinst kernel-install; do
 	echo "ok: $hook hook: resealed; the next boot and a fallback to today's both unseal"
 done
 
+# A refusal names what changed: the kernel updated in place is "same path, other contents" with
+# sha256sum's digest prefixes, not "X → X"; a long command line with one word added shows where
+# the two differ, its common start cut.
+boot "$LOG"
+"$M" seal --pcrs 8,9 --log "$LOG" -i "$WORK/secret" -o "$WORK/kept-log.sealed" --force || fail "seal with the log"
+"$M" predict --log "$LOG" --kernel "$WORK/vmlinuz-$V" --cmdline \
+	"root=UUID=119f1a79-c391-4e37-905d-3a503284cadb ro quiet splash ima-policy=tcb vt.handoff=7 init=/bin/sh" \
+	--write-log "$WORK/other.bin" >/dev/null 2>&1
+boot "$WORK/other.bin"
+"$M" unseal -i "$WORK/kept-log.sealed" --log "$WORK/other.bin" >/dev/null 2>"$WORK/unseal.err" && fail "another boot unsealed"
+old9=$("$M" log show --json --pcr 9 "$LOG" | jq -r '[.events[] | select(.decoded.path? == "/boot/vmlinuz-5.7.0-rc2+")][0].digests.sha256')
+new9=$(sha256sum <"$WORK/vmlinuz-$V" | cut -c1-16)
+grep -qF "EV_IPL: file /boot/vmlinuz-$V → #$("$M" log show --json --pcr 9 "$LOG" | jq -r '[.events[] | select(.decoded.path? == "/boot/vmlinuz-5.7.0-rc2+")][0].index'): same path, other contents (sha256 ${old9:0:16}… → $new9…)" \
+	"$WORK/unseal.err" || fail "same path: $(cat "$WORK/unseal.err")"
+grep -q 'PCR 8: changed: #[0-9]* EV_IPL: kernel_cmdline: /boot/vmlinuz-5.7.0-rc2+.signed root=UU\[…[0-9]* same…\]-policy=tcb vt.handoff=7 → #[0-9]* EV_IPL: kernel_cmdline: /boot/vmlinuz-5.7.0-rc2+.signed root=UU\[…[0-9]* same…\]-policy=tcb vt.handoff=7 init=/bin/sh$' \
+	"$WORK/unseal.err" || fail "long command line: $(grep 'PCR 8' "$WORK/unseal.err")"
+echo "ok: a refusal says 'same path, other contents' with sha256sum's prefixes, and cuts a long common start"
+
 # A kernel under a new name, and no copies of the GRUB configs that booted: GRUB's linux command
 # will name a path predict cannot know, so nothing is resealed and the hook says why (it used to
 # reseal to today's path, and the next boot needed a recovery key).

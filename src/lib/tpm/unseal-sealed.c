@@ -240,6 +240,60 @@ static void explain_from_summary(mb_unseal_explanation *e, const mb_sealed *s, c
 	mb_event_log_free(owned);
 }
 
+/*
+ * A changed event shown as "before → after": when the two read the same (a file measured under
+ * the same path, other bytes), after says so with both digests; when they share a long start
+ * (a kernel command line with one word added), both drop the middle of it, so that the eye
+ * lands where they differ.
+ */
+#define SAME_HEAD 64 /* characters kept of a long common start (the event's type and kind) */
+#define SAME_TAIL 24 /* and right before the difference */
+static void mark_difference(mb_unseal_item *it, const mb_diff_entry *de, uint16_t alg)
+{
+	const char *ra, *rb; /* the words after "#N", which differ when the events moved */
+	size_t same = 0, la, lb;
+	char *na = NULL, *nb = NULL;
+
+	if (!it->before || !it->after || !(ra = strchr(it->before, ' ')) || !(rb = strchr(it->after, ' ')))
+		return;
+	if (strcmp(ra, rb) == 0) {
+		const mb_event_digest *da = mb_event_digest_for(de->a, alg), *db = mb_event_digest_for(de->b, alg);
+		const mb_digest_info *info = mb_digest_by_alg(alg);
+		char ha[17] = "?", hb[17] = "?";
+
+		if (da && da->size >= 8)
+			hex_format(da->bytes, 8, ha);
+		if (db && db->size >= 8)
+			hex_format(db->bytes, 8, hb);
+		/* a digest of something the log does not hold (a file, an image) and only names: its path */
+		if (asprintf(&nb, "%.*s: same %s, other contents (%s %s… → %s…)", (int) (rb - it->after), it->after,
+			     de->data_measured ? "text" : "path", info ? info->name : "digest", ha, hb) >= 0) {
+			free(it->after);
+			it->after = nb;
+		}
+		return;
+	}
+	la = strlen(ra);
+	lb = strlen(rb);
+	while (same < la && same < lb && ra[same] == rb[same])
+		same++;
+	if (same < SAME_HEAD + SAME_TAIL + 16)
+		return;
+	/* "#N", the start, [… N same …], the last characters before the difference, the rest */
+	if (asprintf(&na, "%.*s%.*s[…%zu same…]%s", (int) (ra - it->before), it->before, SAME_HEAD, ra,
+		     same - SAME_HEAD - SAME_TAIL, ra + same - SAME_TAIL) < 0)
+		return;
+	if (asprintf(&nb, "%.*s%.*s[…%zu same…]%s", (int) (rb - it->after), it->after, SAME_HEAD, rb,
+		     same - SAME_HEAD - SAME_TAIL, rb + same - SAME_TAIL) < 0) {
+		free(na);
+		return;
+	}
+	free(it->before);
+	free(it->after);
+	it->before = na;
+	it->after = nb;
+}
+
 /* Which events of today's log made the differing PCRs differ from the log of sealing. */
 static void explain_events(mb_unseal_explanation *e, const mb_sealed *s, const mb_unseal_options *opt,
 			   uint32_t differ)
@@ -291,6 +345,8 @@ static void explain_events(mb_unseal_explanation *e, const mb_sealed *s, const m
 		if ((de->kind != MB_DIFF_ADDED && !it->before && !(it->before = strdup("?"))) ||
 		    (de->kind != MB_DIFF_REMOVED && !it->after && !(it->after = strdup("?"))))
 			e->incomplete = true;
+		if (de->kind == MB_DIFF_CHANGED && de->a && de->b)
+			mark_difference(it, de, s->pcrs.alg);
 	}
 	if (!shown)
 		add_note(e, "The event logs show no change in these PCRs (extended outside the logged boot?).");
