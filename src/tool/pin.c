@@ -126,6 +126,29 @@ out:
 	return rc;
 }
 
+int pin_for_luks(const char *device, const char *verb, int token, bool asked, const char *pin_file, secret_page *pin)
+{
+	mb_luks_entry *e = NULL;
+	mb_error err = { 0 };
+	size_t n = 0;
+	bool needed = false;
+
+	if (mb_luks_list(device, &e, &n, &err) < 0) {
+		tool_report(verb, &err);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (e[i].parsed && (token < 0 || e[i].token == token) && mb_luks_token_pin(e[i].parsed))
+			needed = true;
+	mb_luks_list_free(e, n);
+	if (!needed) {
+		if (asked)
+			fprintf(stderr, "mboot: note: %s: no token to use needs a PIN\n", device);
+		return EXIT_OK;
+	}
+	return pin_read(verb, pin_file, false, pin);
+}
+
 int pin_wrong(mb_tpm *tpm)
 {
 	mb_tpm_da_status da;

@@ -23,4 +23,11 @@ bool pin_reads_stdin(const char *pin_file);
  */
 int pin_wrong(mb_tpm *tpm);
 
+/*
+ * unlock and reseal of LUKS2 device: when one of its "mboot" tokens they may use (token, or
+ * -1: any) needs a PIN, read it into *pin (pin_read; pin stays zeroed otherwise: a note when
+ * --pin was given). EXIT_USAGE (said) when the device cannot be read.
+ */
+int pin_for_luks(const char *device, const char *verb, int token, bool asked, const char *pin_file, secret_page *pin);
+
 #endif

@@ -16,6 +16,7 @@
 #include "shared/json-dl.h"
 
 #include "tool/options.h"
+#include "tool/pin.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -24,12 +25,13 @@
 #define KEY_FILE_MAX 8192
 
 static const char luks_help[] =
-	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] [--log LOG|none] |\n"
-	"                                 --authorized-by PUBKEY) [--key-file FILE] [--tcti TCTI]\n"
+	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] [--log LOG|none]\n"
+	"                                 [--pin [--pin-file F]] | --authorized-by PUBKEY) [--key-file FILE]\n"
+	"                                 [--tcti TCTI]\n"
 	"       mboot luks list DEVICE [--json]\n"
 	"       mboot luks remove DEVICE --token N\n"
 	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--signature SIG ...] [--log LOG]\n"
-	"                         [--tcti TCTI]\n"
+	"                         [--pin-file F] [--tcti TCTI]\n"
 	"       mboot luks reseal DEVICE [--token N] [--values FILE ...] [--predict-args PREDICT-OPTIONS... ...]\n"
 	"                         [--log LOG] [--tcti TCTI]\n\n"
 	"Disk keys sealed into LUKS2 tokens. DEVICE is a LUKS2 block device or image file.\n\n"
@@ -48,6 +50,10 @@ static const char luks_help[] =
 	"                    events that changed; it must replay to the values sealed to (default\n"
 	"                    " MB_DEFAULT_LOG "\n"
 	"                    when readable and not --values FILE; none: keep no summary)\n"
+	"  --pin             TPM + PIN: the key is released only with a PIN too (as 'mboot seal --pin');\n"
+	"                    asked twice on the terminal, no echo; 'cryptsetup open' asks \"Enter token\n"
+	"                    PIN:\", unlock and reseal ask too; wrong PINs count toward the TPM's lockout\n"
+	"  --pin-file F      (enroll, unlock, reseal) the PIN from F ('-': stdin) instead\n"
 	"list: the device's mboot tokens, their keyslots and what they are sealed to.\n"
 	"remove: token N and its keyslot; refused when no keyslot opened by a passphrase would remain.\n"
 	"unlock: unseal the key (of token N, else of each mboot token in turn) and activate the\n"
@@ -74,7 +80,7 @@ static const char luks_help[] =
 	"                    " MB_DEFAULT_LOG ")\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 done; 1 (unlock, reseal) the key is not released on this boot (the PCRs and events\n"
-	"are named), or it does not open its keyslot, or (reseal) a sealed PCR cannot be predicted;\n"
+	"are named), or a wrong PIN, or it does not open its keyslot, or (reseal) a sealed PCR cannot be predicted;\n"
 	"2 usage or input error (not LUKS2, a wrong passphrase, a malformed token, no room in the\n"
 	"LUKS2 header); 3 TPM error.\n";
 
@@ -89,6 +95,8 @@ typedef struct luks_args {
 	int n_pos;
 	const char *values_list[SEAL_MAX_VALUES]; /* --values, repeatable for reseal; values is the first */
 	size_t n_values;
+	bool pin;                                 /* TPM + PIN: --pin, --pin-file F */
+	const char *pin_file;
 } luks_args;
 
 /* What each command takes: the bits of the options in luks_option_table. */
@@ -96,8 +104,9 @@ enum {
 	LUKS_TAKES_PCRS = 1u << 0, LUKS_TAKES_BANK = 1u << 1, LUKS_TAKES_VALUES = 1u << 2, LUKS_TAKES_AUTHORIZED_BY = 1u << 3,
 	LUKS_TAKES_KEY_FILE = 1u << 4, LUKS_TAKES_TCTI = 1u << 5, LUKS_TAKES_JSON = 1u << 6, LUKS_TAKES_TOKEN = 1u << 7,
 	LUKS_TAKES_TEST = 1u << 8, LUKS_TAKES_LOG = 1u << 9, LUKS_TAKES_SIGNATURE = 1u << 10,
+	LUKS_TAKES_PIN = 1u << 11, LUKS_TAKES_PIN_FILE = 1u << 12,
 };
-#define N_LUKS_OPTIONS 11
+#define N_LUKS_OPTIONS 13
 
 static int add_signature(void *target, const char *arg, const char *verb)
 {
@@ -131,6 +140,8 @@ static int parse_args(int argc, char **argv, const char *verb, unsigned takes, i
 		TOOL_OPT_BOOL("test", 0, &a->test),
 		TOOL_OPT_STR("log", 0, &a->log),
 		TOOL_OPT_FN("signature", 0, a, add_signature),
+		TOOL_OPT_BOOL("pin", 0, &a->pin),
+		TOOL_OPT_STR("pin-file", 0, &a->pin_file),
 	};
 	tool_option opts[N_LUKS_OPTIONS + 1];
 	size_t n = 0;
@@ -146,6 +157,8 @@ static int parse_args(int argc, char **argv, const char *verb, unsigned takes, i
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc;
 	a->have_token = a->token != UINT32_MAX;
+	if (a->pin_file)
+		a->pin = true;
 	for (; optind < argc; optind++)
 		a->pos[a->n_pos++] = argv[optind];
 	if (a->n_pos == 0)
@@ -273,10 +286,27 @@ static int enroll_log(const luks_args *a, uint8_t **ret, size_t *ret_size)
 	return read_whole(a->log ? a->log : MB_DEFAULT_LOG, MB_LOG_MAX_SIZE, ret, ret_size);
 }
 
+/* TPM + PIN at enroll: the PIN asked twice (or --pin-file), into opt; not with --authorized-by. */
+static int enroll_pin(const luks_args *a, secret_buf *pin, mb_luks_enroll_options *opt)
+{
+	if (!a->pin)
+		return EXIT_OK;
+	if (a->authority)
+		return tool_usage_error("luks enroll", "--pin is for keys sealed to PCR values, not --authorized-by");
+	if (a->key_file && strcmp(a->key_file, "-") == 0 && pin_reads_stdin(a->pin_file))
+		return tool_usage_error("luks enroll", "the passphrase and the PIN cannot both come from stdin: give "
+					"--pin-file F");
+	if (pin_read("luks enroll", a->pin_file, true, pin))
+		return EXIT_USAGE;
+	opt->pin = pin->p;
+	opt->pin_size = pin->size;
+	return EXIT_OK;
+}
+
 static int luks_enroll(int argc, char **argv)
 {
 	mb_luks_enroll_options opt = { 0 };
-	secret_buf pw = { 0 };
+	secret_buf pw = { 0 }, pin = { 0 };
 	mb_pcr_bank values;
 	uint8_t *key_public = NULL, *log = NULL;
 	mb_error err = { 0 };
@@ -285,7 +315,8 @@ static int luks_enroll(int argc, char **argv)
 	int rc, token = -1, slot = -1;
 
 	rc = parse_args(argc, argv, "luks enroll", LUKS_TAKES_PCRS | LUKS_TAKES_BANK | LUKS_TAKES_VALUES |
-			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG, 1, &a);
+			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG | LUKS_TAKES_PIN |
+			LUKS_TAKES_PIN_FILE, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.n_values > 1)
@@ -325,6 +356,9 @@ static int luks_enroll(int argc, char **argv)
 		goto out;
 	opt.passphrase = (const char *) pw.p;
 	opt.passphrase_size = pw.size;
+	rc = enroll_pin(&a, &pin, &opt);
+	if (rc)
+		goto out;
 	rc = enroll_log(&a, &log, &opt.eventlog_size);
 	if (rc)
 		goto out;
@@ -338,11 +372,13 @@ static int luks_enroll(int argc, char **argv)
 			tool_notef("the event log was %s: '--log none' enrolls without an event summary", MB_DEFAULT_LOG);
 		goto out;
 	}
-	printf("%s: token %d, keyslot %d: a new key sealed to %s%s\n", a.pos[0], token, slot,
-	       a.pcrs ? "PCRs " : "policies signed by the key of ", a.pcrs ? a.pcrs : a.authority);
+	printf("%s: token %d, keyslot %d: a new key sealed to %s%s%s\n", a.pos[0], token, slot,
+	       a.pcrs ? "PCRs " : "policies signed by the key of ", a.pcrs ? a.pcrs : a.authority,
+	       a.pin ? " and a PIN" : "");
 	rc = EXIT_OK;
 out:
 	secret_free(&pw);
+	secret_free(&pin);
 	free(log);
 	free(key_public);
 	mb_tpm_free(tpm);
@@ -393,6 +429,8 @@ static int luks_list(int argc, char **argv)
 			else {
 				json_object_object_add(o, "keyslot", json_object_new_int(mb_luks_token_keyslot(t)));
 				json_object_object_add(o, "policy", json_object_new_string(mb_luks_token_policy(t)));
+				if (mb_luks_token_pin(t))
+					json_object_object_add(o, "pin", json_object_new_boolean(1));
 				if (mb_luks_token_bank(t)) {
 					uint32_t summarised = 0;
 					int n_events = mb_luks_token_events(t, &summarised);
@@ -469,13 +507,14 @@ static int luks_unlock(int argc, char **argv)
 	mb_unseal_options opt = { 0 };
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
+	secret_buf pin = { 0 };
 	luks_args a;
 	int rc, r, token = -1;
 	size_t i;
 
 	memset(sigs, 0, sizeof(sigs));
 	rc = parse_args(argc, argv, "luks unlock", LUKS_TAKES_TOKEN | LUKS_TAKES_TEST | LUKS_TAKES_TCTI | LUKS_TAKES_LOG |
-			LUKS_TAKES_SIGNATURE, 2, &a);
+			LUKS_TAKES_SIGNATURE | LUKS_TAKES_PIN | LUKS_TAKES_PIN_FILE, 2, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if ((a.n_pos == 2) == a.test)
@@ -500,13 +539,20 @@ static int luks_unlock(int argc, char **argv)
 	opt.signatures = sigs;
 	opt.signature_names = (const char *const *) a.sigs;
 	opt.n_signatures = a.n_sigs;
+	rc = pin_for_luks(a.pos[0], "luks unlock", a.have_token ? (int) a.token : -1, a.pin, a.pin_file, &pin);
+	opt.pin = pin.p;
+	opt.pin_size = pin.size;
+	if (rc)
+		goto out;
 	rc = tool_tpm_open(a.tcti, &tpm);
 	if (rc)
 		goto out;
 	r = mb_luks_unlock(tpm, a.pos[0], a.test ? NULL : a.pos[1], a.have_token ? (int) a.token : -1, &opt, &token, &e,
 			   &err);
 	print_explanation(e);
-	if (r < 0)
+	if (r < 0 && err.code == MB_ERR_TPM_AUTH)
+		rc = pin_wrong(tpm);
+	else if (r < 0)
 		rc = luks_exit("luks unlock", &err);
 	else if (a.test)
 		printf("%s: token %d's key opens keyslot %d\n", a.pos[0], token, r);
@@ -515,6 +561,7 @@ static int luks_unlock(int argc, char **argv)
 out:
 	for (i = 0; i < a.n_sigs; i++)
 		mb_policy_signature_done(&sigs[i]);
+	secret_free(&pin);
 	mb_tpm_free(tpm);
 	return rc;
 }
@@ -568,6 +615,7 @@ static int luks_reseal(int argc, char **argv)
 	mb_luks_entry *e = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
+	secret_buf pin = { 0 };
 	luks_args a;
 	size_t n = 0;
 	uint32_t mask = 0, slots = 0;
@@ -583,7 +631,7 @@ static int luks_reseal(int argc, char **argv)
 		}
 	splits[n_split] = argc;
 	rc = parse_args(n_split ? splits[0] : argc, argv, "luks reseal", LUKS_TAKES_TOKEN | LUKS_TAKES_VALUES |
-			LUKS_TAKES_TCTI | LUKS_TAKES_LOG, 1, &a);
+			LUKS_TAKES_TCTI | LUKS_TAKES_LOG | LUKS_TAKES_PIN_FILE, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.n_values + n_split > SEAL_MAX_VALUES)
@@ -625,6 +673,10 @@ static int luks_reseal(int argc, char **argv)
 		mask |= mb_luks_token_pcrs(t);
 		todo++;
 	}
+	if (rc == EXIT_OK && todo)
+		rc = pin_for_luks(a.pos[0], "luks reseal", a.have_token ? (int) a.token : -1, a.pin, a.pin_file, &pin);
+	opt.pin = pin.p;
+	opt.pin_size = pin.size;
 	if (rc)
 		goto out;
 	if (a.have_token && !todo && !slots) {
@@ -681,6 +733,7 @@ static int luks_reseal(int argc, char **argv)
 			rc = one;
 	}
 out:
+	secret_free(&pin);
 	mb_luks_list_free(e, n);
 	for (k = 0; k < SEAL_MAX_VALUES; k++)
 		mb_pcr_values_free(values[k]);
