@@ -44,6 +44,8 @@ MB_EXPORT void mb_luks_token_free(mb_luks_token *t);
 MB_EXPORT int mb_luks_token_keyslot(const mb_luks_token *t);
 /* How the key unseals: "pcr", "or" (mboot reseal's this boot OR the next) or "authorize". */
 MB_EXPORT const char *mb_luks_token_policy(const mb_luks_token *t);
+/* Whether the key is sealed with a PIN as well (TPM + PIN): unsealing needs mb_unseal_options.pin. */
+MB_EXPORT bool mb_luks_token_pin(const mb_luks_token *t);
 /* The bank (an MB_ALG_ id) and PCRs (bit n: PCR n) sealed to; 0 for "authorize". */
 MB_EXPORT uint16_t mb_luks_token_bank(const mb_luks_token *t);
 MB_EXPORT uint32_t mb_luks_token_pcrs(const mb_luks_token *t);
@@ -85,6 +87,9 @@ typedef struct mb_luks_enroll_options {
 	 */
 	const uint8_t *eventlog;
 	size_t eventlog_size;
+	/* TPM + PIN (PCR values only): the key unseals only with this PIN too (mb_seal_options.pin). */
+	const uint8_t *pin;
+	size_t pin_size;
 } mb_luks_enroll_options;
 
 /*

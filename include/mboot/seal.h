@@ -110,6 +110,9 @@ typedef enum mb_seal_policy {
 } mb_seal_policy;
 
 MB_EXPORT mb_seal_policy mb_sealed_policy_kind(const mb_sealed *s);
+/* Sealed with a PIN as well (policy.pin): the PCR policy then TPM2_PolicyAuthValue; unsealing needs
+ * mb_unseal_options.pin. */
+MB_EXPORT bool mb_sealed_pin(const mb_sealed *s);
 /* The policy digest (MB_POLICY_DIGEST_SIZE bytes): the sealed object's authPolicy. */
 MB_EXPORT const uint8_t *mb_sealed_policy_digest(const mb_sealed *s);
 

@@ -31,6 +31,15 @@ extern "C" {
 MB_EXPORT int mb_policy_pcr_digest(const uint8_t *old, const mb_pcr_bank *bank, uint32_t mask,
 				   uint8_t out[MB_POLICY_DIGEST_SIZE], mb_error *err) MB_WUR;
 
+/*
+ * TPM2_PolicyAuthValue's effect, Part 3 §23.17: policyDigest = H(old || TPM_CC_PolicyAuthValue
+ * (0x0000016B)); old NULL: a fresh session. A secret sealed with a PIN (mb_seal_options.pin) has
+ * its PCR policy followed by this: the TPM then also wants the object's authValue, and counts a
+ * wrong one against its dictionary-attack protection.
+ */
+MB_EXPORT int mb_policy_auth_value_digest(const uint8_t old[MB_POLICY_DIGEST_SIZE], uint8_t out[MB_POLICY_DIGEST_SIZE],
+					  mb_error *err) MB_WUR;
+
 /* TPM2_PolicyOR's branches: 2 to 8 (Part 3 §23.6, TPML_DIGEST of the command). */
 #define MB_POLICY_OR_MAX 8
 

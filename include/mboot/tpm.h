@@ -119,6 +119,26 @@ MB_EXPORT int mb_tpm_counter_increment(mb_tpm *t, uint32_t index, uint64_t *ret_
 #define MB_ERR_TPM_LOCKOUT (-4002)
 /* TPM2_VerifySignature refused a signed policy: not made by the sealed key, or not over these values. */
 #define MB_ERR_TPM_SIGNATURE (-4003)
+/* The object's authValue was wrong (a wrong PIN): TPM_RC_AUTH_FAIL / TPM_RC_BAD_AUTH. The TPM
+ * counts it against its dictionary-attack protection (mb_tpm_da_status). */
+#define MB_ERR_TPM_AUTH (-4004)
+
+/*
+ * A PIN (docs/seal.md, "TPM + PIN"): 1 to MB_PIN_MAX bytes, any bytes. The sealed object's
+ * authValue is SHA-256(PIN), and its policy is the PCR policy followed by TPM2_PolicyAuthValue.
+ */
+#define MB_PIN_MAX 256u
+
+/* The TPM's dictionary-attack state: TPM2_GetCapability(TPM_PROPERTIES), Part 2 §6.13. */
+typedef struct mb_tpm_da_status {
+	uint32_t counter;          /* TPM_PT_LOCKOUT_COUNTER: failed authorizations counted now */
+	uint32_t max_tries;        /* TPM_PT_MAX_AUTH_FAIL: the lockout comes at this count */
+	uint32_t interval;         /* TPM_PT_LOCKOUT_INTERVAL: seconds until the counter goes down by one */
+	bool in_lockout;           /* TPMA_PERMANENT inLockout */
+} mb_tpm_da_status;
+
+/* Read the TPM's dictionary-attack state (MB_ERR_TPM on failure). */
+MB_EXPORT int mb_tpm_da_status_read(mb_tpm *t, mb_tpm_da_status *ret, mb_error *err) MB_WUR;
 
 typedef struct mb_tpm_sealed_blob {
 	uint8_t *pub;      /* TPM2B_PUBLIC, marshalled; caller frees */
@@ -189,6 +209,13 @@ typedef struct mb_seal_options {
 	 */
 	const mb_pcr_bank *more_predicted;
 	size_t n_more_predicted;
+	/*
+	 * A PIN as well as the PCRs (PCR values only; 1 to MB_PIN_MAX bytes; NULL: none): the
+	 * object's authValue is SHA-256(pin) and its policy ends with TPM2_PolicyAuthValue. The
+	 * object has no noDA: the TPM counts wrong PINs. Not copied; the caller wipes it.
+	 */
+	const uint8_t *pin;
+	size_t pin_size;
 } mb_seal_options;
 
 /*
@@ -281,6 +308,13 @@ typedef struct mb_unseal_options {
 	const mb_policy_signature *signatures;
 	const char *const *signature_names;
 	size_t n_signatures;
+	/*
+	 * The PIN of a secret sealed with one (mb_sealed_pin): without it such a secret is
+	 * -ENOKEY; a wrong one MB_ERR_TPM_AUTH (counted by the TPM). Ignored for a secret sealed
+	 * without a PIN.
+	 */
+	const uint8_t *pin;
+	size_t pin_size;
 } mb_unseal_options;
 
 /*

@@ -46,6 +46,8 @@
 PLUGIN_EXPORT const char *cryptsetup_token_version(void);
 PLUGIN_EXPORT int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, size_t *buffer_len,
 					void *usrptr);
+PLUGIN_EXPORT int cryptsetup_token_open_pin(struct crypt_device *cd, int token, const char *pin, size_t pin_size,
+					    char **buffer, size_t *buffer_len, void *usrptr);
 PLUGIN_EXPORT void cryptsetup_token_buffer_free(void *buffer, size_t buffer_len);
 PLUGIN_EXPORT int cryptsetup_token_validate(struct crypt_device *cd, const char *json);
 PLUGIN_EXPORT void cryptsetup_token_dump(struct crypt_device *cd, const char *json);
@@ -168,11 +170,13 @@ static void signatures_free(signature_set *set)
 
 /*
  * The key goes into one locked page of ours, given to libcryptsetup as the passphrase;
- * it hands the page back to cryptsetup_token_buffer_free, which wipes it.
+ * it hands the page back to cryptsetup_token_buffer_free, which wipes it. pin: the PIN
+ * cryptsetup asked for (open_pin), or NULL.
  */
-int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, size_t *buffer_len, void *usrptr)
+static int token_open(struct crypt_device *cd, int token, const char *pin, size_t pin_size, char **buffer,
+		      size_t *buffer_len, void *usrptr)
 {
-	mb_unseal_options opt = { .log_path = SYSTEM_LOG };
+	mb_unseal_options opt = { .log_path = SYSTEM_LOG, .pin = (const uint8_t *) pin, .pin_size = pin_size };
 	mb_unseal_explanation *e = NULL;
 	mb_luks_token *t = NULL;
 	signature_set sigs = { .n = 0 };
@@ -189,6 +193,11 @@ int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, siz
 	r = token_get(cd, token, &t);
 	if (r < 0)
 		return r;
+	/* TPM + PIN: libcryptsetup asks for the PIN ("Enter token PIN:") and calls open_pin */
+	if (mb_luks_token_pin(t) && (!pin || !pin_size)) {
+		mb_luks_token_free(t);
+		return -ENOANO;
+	}
 	key = aligned_alloc(cap, cap);
 	if (!key) {
 		mb_luks_token_free(t);
@@ -220,6 +229,19 @@ int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, siz
 		r = -EPERM;
 		goto fail;
 	}
+	if (r == MB_ERR_TPM_AUTH) {
+		mb_tpm_da_status da;
+
+		/* -ENOANO: the PIN was wrong (libcryptsetup.h, crypt_token_open_pin_func) */
+		if (mb_tpm_da_status_read(tpm, &da, NULL) == 0 && !da.in_lockout && da.counter < da.max_tries)
+			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d: wrong PIN (the TPM counts failed attempts: %u "
+				   "more before lockout)\n", token, da.max_tries - da.counter);
+		else
+			crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d: wrong PIN (the TPM counts failed attempts "
+				   "toward its dictionary-attack lockout)\n", token);
+		r = -ENOANO;
+		goto fail;
+	}
 	if (r < 0) {
 		text = e ? mb_luks_explanation_text(e) : NULL;
 		crypt_logf(cd, CRYPT_LOG_ERROR, "mboot: token %d: %s\n%s", token, err.message, chomp(text));
@@ -241,6 +263,17 @@ fail:
 	mb_tpm_free(tpm);
 	cryptsetup_token_buffer_free(key, size);
 	return r;
+}
+
+int cryptsetup_token_open(struct crypt_device *cd, int token, char **buffer, size_t *buffer_len, void *usrptr)
+{
+	return token_open(cd, token, NULL, 0, buffer, buffer_len, usrptr);
+}
+
+int cryptsetup_token_open_pin(struct crypt_device *cd, int token, const char *pin, size_t pin_size, char **buffer,
+			      size_t *buffer_len, void *usrptr)
+{
+	return token_open(cd, token, pin, pin_size, buffer, buffer_len, usrptr);
 }
 
 void cryptsetup_token_buffer_free(void *buffer, size_t buffer_len)

@@ -98,6 +98,8 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 		{ TAKES_WINDOW, TOOL_OPT_BOOL("keep-window", 0, &a->keep_window) },
 		{ TAKES_WINDOW, TOOL_OPT_BOOL("close-window", 0, &a->close_window) },
 		{ TAKES_WINDOW, TOOL_OPT_FN("nv-index", 0, &a->nv_index, nv_index_option) },
+		{ TAKES_PIN, TOOL_OPT_BOOL("pin", 0, &a->pin) },
+		{ TAKES_PIN, TOOL_OPT_STR("pin-file", 0, &a->pin_file) },
 	};
 	tool_option opts[sizeof(all) / sizeof(all[0]) + 1];
 	size_t i, n = 0;
@@ -111,6 +113,8 @@ int parse_seal_args(int argc, char **argv, const char *verb, const char *help, u
 	rc = tool_parse_options(verb, help, opts, argc, argv, INT_MAX);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
+	if (a->pin_file)
+		a->pin = true;
 	if (optind < argc)
 		/* not echoed: it may be a secret typed where it does not belong */
 		return tool_usage_error(verb, "unexpected argument (a secret is read with -i FILE or -i -, never from "
@@ -128,14 +132,14 @@ int secret_alloc(secret_buf *s)
 }
 
 int unseal_new_secret(const char *tcti, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		      mb_tpm **tpm, secret_buf *secret, struct json_object *report)
+		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, struct json_object *report)
 {
 	int rc = secret_alloc(secret);
 
 	if (rc == EXIT_OK)
 		rc = tool_tpm_open(tcti, tpm);
 	if (rc == EXIT_OK)
-		rc = unseal_to_secret(*tpm, s, log_path, sig_paths, n_sigs, secret, report);
+		rc = unseal_to_secret(*tpm, s, log_path, sig_paths, n_sigs, pin, secret, report);
 	return rc;
 }
 

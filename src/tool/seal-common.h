@@ -29,11 +29,15 @@ typedef struct seal_args {
 	/* --values, repeatable where the verb takes several (reseal): values is the first */
 	const char *values_list[SEAL_MAX_VALUES];
 	size_t n_values;
+	/* TPM + PIN: --pin (seal: with a PIN; unseal: ask for it, which a PIN file does anyway), --pin-file F */
+	bool pin;
+	const char *pin_file;
 } seal_args;
 
 enum {
 	TAKES_PCRS = 1u << 0, TAKES_BANK = 1u << 1, TAKES_VALUES = 1u << 2, TAKES_FORCE = 1u << 3,
 	TAKES_AUTHORIZED_BY = 1u << 4, TAKES_SIGNATURE = 1u << 5, TAKES_JSON = 1u << 6, TAKES_WINDOW = 1u << 7,
+	TAKES_PIN = 1u << 8,
 };
 
 /* --nv-index HANDLE: an NV index of the owner range (0x01800000-0x01bfffff), into the uint32_t at target. */
@@ -91,16 +95,17 @@ int seal_with_secret(const seal_args *args, secret_buf *secret);
 /*
  * Unseal s into secret (verb-unseal.c); a refusal is explained on stderr, or into
  * report (`unseal --json`) when not NULL. sig_paths: the signature files of a secret
- * sealed to signed policies. Returns the exit code.
+ * sealed to signed policies. pin: the PIN of a secret sealed with one (NULL: asked here when
+ * s needs one, pin_read). A wrong PIN is exit 1. Returns the exit code.
  */
 struct json_object;
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		     secret_buf *secret, struct json_object *report);
+		     const secret_buf *pin, secret_buf *secret, struct json_object *report);
 /*
  * The same into a new locked page (*secret) through the TPM of tcti, opened here and left in
  * *tpm; the caller frees both, whatever the exit code.
  */
 int unseal_new_secret(const char *tcti, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		      mb_tpm **tpm, secret_buf *secret, struct json_object *report);
+		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, struct json_object *report);
 
 #endif

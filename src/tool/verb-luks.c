@@ -15,23 +15,25 @@
 
 #include "shared/json-dl.h"
 
+#include "tool/luks-passphrase.h"
 #include "tool/luks-recovery.h"
 #include "tool/options.h"
+#include "tool/pin.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
 /* The largest key file read: cryptsetup's own key files are a few KiB; the page is locked. */
-#define KEY_FILE_MAX 8192
 
 static const char luks_help[] =
-	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] [--log LOG|none] |\n"
-	"                                 --authorized-by PUBKEY) [--key-file FILE] [--recovery-key] [--tcti TCTI]\n"
+	"Usage: mboot luks enroll DEVICE (--pcrs LIST [--bank NAME] [--values current|FILE] [--log LOG|none]\n"
+	"                                 [--pin [--pin-file F]] | --authorized-by PUBKEY) [--key-file FILE]\n"
+	"                                 [--recovery-key] [--tcti TCTI]\n"
 	"       mboot luks add-recovery DEVICE [--key-file FILE]\n"
 	"       mboot luks list DEVICE [--json]\n"
 	"       mboot luks remove DEVICE --token N\n"
 	"       mboot luks unlock DEVICE (NAME | --test) [--token N] [--signature SIG ...] [--log LOG]\n"
-	"                         [--tcti TCTI]\n"
+	"                         [--pin-file F] [--tcti TCTI]\n"
 	"       mboot luks reseal DEVICE [--token N] [--values FILE ...] [--predict-args PREDICT-OPTIONS... ...]\n"
 	"                         [--log LOG] [--passphrase | --key-file FILE] [--tcti TCTI]\n\n"
 	"Disk keys sealed into LUKS2 tokens. DEVICE is a LUKS2 block device or image file.\n\n"
@@ -50,6 +52,10 @@ static const char luks_help[] =
 	"                    events that changed; it must replay to the values sealed to (default\n"
 	"                    " MB_DEFAULT_LOG "\n"
 	"                    when readable and not --values FILE; none: keep no summary)\n"
+	"  --pin             TPM + PIN: the key is released only with a PIN too (as 'mboot seal --pin');\n"
+	"                    asked twice on the terminal, no echo; 'cryptsetup open' asks \"Enter token\n"
+	"                    PIN:\", unlock and reseal ask too; wrong PINs count toward the TPM's lockout\n"
+	"  --pin-file F      (enroll, unlock, reseal) the PIN from F ('-': stdin) instead\n"
 	"  --recovery-key    also add a recovery key (as add-recovery)\n"
 	"add-recovery: add a recovery key: 256 random bits as 64 letters in 8 groups (the same keys on\n"
 	"  every keyboard layout), in a keyslot of its own (argon2id, as cryptsetup luksAddKey)\n"
@@ -87,7 +93,7 @@ static const char luks_help[] =
 	"                    stored and checked, then the old token and keyslot removed\n"
 	"  --tcti TCTI       the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Exit: 0 done; 1 (unlock, reseal) the key is not released on this boot (the PCRs and events\n"
-	"are named), or it does not open its keyslot, or (reseal) a sealed PCR cannot be predicted;\n"
+	"are named), or a wrong PIN, or it does not open its keyslot, or (reseal) a sealed PCR cannot be predicted;\n"
 	"2 usage or input error (not LUKS2, a wrong passphrase, a malformed token, no room in the\n"
 	"LUKS2 header); 3 TPM error.\n";
 
@@ -102,6 +108,8 @@ typedef struct luks_args {
 	int n_pos;
 	const char *values_list[SEAL_MAX_VALUES]; /* --values, repeatable for reseal; values is the first */
 	size_t n_values;
+	bool pin;                                 /* TPM + PIN: --pin, --pin-file F */
+	const char *pin_file;
 } luks_args;
 
 /* What each command takes: the bits of the options in luks_option_table. */
@@ -110,8 +118,9 @@ enum {
 	LUKS_TAKES_KEY_FILE = 1u << 4, LUKS_TAKES_TCTI = 1u << 5, LUKS_TAKES_JSON = 1u << 6, LUKS_TAKES_TOKEN = 1u << 7,
 	LUKS_TAKES_TEST = 1u << 8, LUKS_TAKES_LOG = 1u << 9, LUKS_TAKES_SIGNATURE = 1u << 10,
 	LUKS_TAKES_PASSPHRASE = 1u << 11, LUKS_TAKES_RECOVERY_KEY = 1u << 12,
+	LUKS_TAKES_PIN = 1u << 13, LUKS_TAKES_PIN_FILE = 1u << 14,
 };
-#define N_LUKS_OPTIONS 13
+#define N_LUKS_OPTIONS 15
 
 static int add_signature(void *target, const char *arg, const char *verb)
 {
@@ -147,6 +156,8 @@ static int parse_args(int argc, char **argv, const char *verb, unsigned takes, i
 		TOOL_OPT_FN("signature", 0, a, add_signature),
 		TOOL_OPT_BOOL("passphrase", 0, &a->passphrase),
 		TOOL_OPT_BOOL("recovery-key", 0, &a->recovery_key),
+		TOOL_OPT_BOOL("pin", 0, &a->pin),
+		TOOL_OPT_STR("pin-file", 0, &a->pin_file),
 	};
 	tool_option opts[N_LUKS_OPTIONS + 1];
 	size_t n = 0;
@@ -162,6 +173,8 @@ static int parse_args(int argc, char **argv, const char *verb, unsigned takes, i
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc;
 	a->have_token = a->token != UINT32_MAX;
+	if (a->pin_file)
+		a->pin = true;
 	for (; optind < argc; optind++)
 		a->pos[a->n_pos++] = argv[optind];
 	if (a->n_pos == 0)
@@ -187,91 +200,6 @@ static int luks_exit(const char *what, const mb_error *err)
 	}
 }
 
-/* The passphrase, from the terminal with echo off (its newline dropped), into the locked page. */
-static int read_passphrase_tty(const char *device, secret_buf *pw)
-{
-	struct termios old, quiet;
-	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
-	bool restore = false;
-	int rc = EXIT_OK;
-
-	if (fd < 0) {
-		tool_errorf("luks enroll: no terminal to ask for a passphrase of %s: give --key-file FILE", device);
-		return EXIT_USAGE;
-	}
-	dprintf(fd, "Enter an existing passphrase of %s: ", device);
-	if (tcgetattr(fd, &old) == 0) {
-		quiet = old;
-		quiet.c_lflag &= ~(tcflag_t) ECHO;
-		restore = tcsetattr(fd, TCSAFLUSH, &quiet) == 0;
-	}
-	for (;;) {
-		char c;
-		ssize_t n = read(fd, &c, 1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || c == '\n')
-			break;
-		if (pw->size == pw->cap) {
-			tool_errorf("luks enroll: the passphrase is longer than %zu bytes", pw->cap);
-			rc = EXIT_USAGE;
-			break;
-		}
-		pw->p[pw->size++] = (uint8_t) c;
-	}
-	if (restore)
-		(void) tcsetattr(fd, TCSAFLUSH, &old);
-	dprintf(fd, "\n");
-	close(fd);
-	if (rc == EXIT_OK && pw->size == 0) {
-		tool_errorf("luks enroll: no passphrase given");
-		rc = EXIT_USAGE;
-	}
-	return rc;
-}
-
-/* A key file's bytes, all of them (as cryptsetup --key-file takes them), with read(2): no stdio buffer. */
-static int read_key_file(const char *path, secret_buf *pw)
-{
-	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = pw->cap < KEY_FILE_MAX ? pw->cap : KEY_FILE_MAX;
-	int rc = EXIT_OK;
-
-	if (fd < 0) {
-		tool_errorf("%s: %s", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	for (;;) {
-		uint8_t extra;
-		ssize_t n = pw->size < cap ? read(fd, pw->p + pw->size, cap - pw->size) : read(fd, &extra, 1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			tool_errorf("%s: %s", path, strerror(errno));
-			rc = EXIT_USAGE;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (pw->size == cap) {
-			explicit_bzero(&extra, 1);
-			tool_errorf("%s: a key file of more than %zu bytes is not taken", path, cap);
-			rc = EXIT_USAGE;
-			break;
-		}
-		pw->size += (size_t) n;
-	}
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (rc == EXIT_OK && pw->size == 0) {
-		tool_errorf("%s: the key file is empty", path);
-		rc = EXIT_USAGE;
-	}
-	return rc;
-}
-
 /*
  * The event log to summarise in the token (*ret NULL: none): --log LOG, none with --log
  * none; by default the system's when readable, unless the values sealed to are not this
@@ -289,10 +217,27 @@ static int enroll_log(const luks_args *a, uint8_t **ret, size_t *ret_size)
 	return read_whole(a->log ? a->log : MB_DEFAULT_LOG, MB_LOG_MAX_SIZE, ret, ret_size);
 }
 
+/* TPM + PIN at enroll: the PIN asked twice (or --pin-file), into opt; not with --authorized-by. */
+static int enroll_pin(const luks_args *a, secret_buf *pin, mb_luks_enroll_options *opt)
+{
+	if (!a->pin)
+		return EXIT_OK;
+	if (a->authority)
+		return tool_usage_error("luks enroll", "--pin is for keys sealed to PCR values, not --authorized-by");
+	if (a->key_file && strcmp(a->key_file, "-") == 0 && pin_reads_stdin(a->pin_file))
+		return tool_usage_error("luks enroll", "the passphrase and the PIN cannot both come from stdin: give "
+					"--pin-file F");
+	if (pin_read("luks enroll", a->pin_file, true, pin))
+		return EXIT_USAGE;
+	opt->pin = pin->p;
+	opt->pin_size = pin->size;
+	return EXIT_OK;
+}
+
 static int luks_enroll(int argc, char **argv)
 {
 	mb_luks_enroll_options opt = { 0 };
-	secret_buf pw = { 0 };
+	secret_buf pw = { 0 }, pin = { 0 };
 	mb_pcr_bank values;
 	uint8_t *key_public = NULL, *log = NULL;
 	mb_error err = { 0 };
@@ -301,8 +246,8 @@ static int luks_enroll(int argc, char **argv)
 	int rc, token = -1, slot = -1;
 
 	rc = parse_args(argc, argv, "luks enroll", LUKS_TAKES_PCRS | LUKS_TAKES_BANK | LUKS_TAKES_VALUES |
-			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG |
-			LUKS_TAKES_RECOVERY_KEY, 1, &a);
+			LUKS_TAKES_AUTHORIZED_BY | LUKS_TAKES_KEY_FILE | LUKS_TAKES_TCTI | LUKS_TAKES_LOG | LUKS_TAKES_PIN |
+			LUKS_TAKES_PIN_FILE | LUKS_TAKES_RECOVERY_KEY, 1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.n_values > 1)
@@ -337,11 +282,14 @@ static int luks_enroll(int argc, char **argv)
 	rc = secret_alloc(&pw);
 	if (rc)
 		goto out;
-	rc = a.key_file ? read_key_file(a.key_file, &pw) : read_passphrase_tty(a.pos[0], &pw);
+	rc = a.key_file ? luks_read_key_file(a.key_file, &pw) : luks_read_passphrase_tty(a.pos[0], &pw);
 	if (rc)
 		goto out;
 	opt.passphrase = (const char *) pw.p;
 	opt.passphrase_size = pw.size;
+	rc = enroll_pin(&a, &pin, &opt);
+	if (rc)
+		goto out;
 	rc = enroll_log(&a, &log, &opt.eventlog_size);
 	if (rc)
 		goto out;
@@ -355,11 +303,13 @@ static int luks_enroll(int argc, char **argv)
 			tool_notef("the event log was %s: '--log none' enrolls without an event summary", MB_DEFAULT_LOG);
 		goto out;
 	}
-	printf("%s: token %d, keyslot %d: a new key sealed to %s%s\n", a.pos[0], token, slot,
-	       a.pcrs ? "PCRs " : "policies signed by the key of ", a.pcrs ? a.pcrs : a.authority);
+	printf("%s: token %d, keyslot %d: a new key sealed to %s%s%s\n", a.pos[0], token, slot,
+	       a.pcrs ? "PCRs " : "policies signed by the key of ", a.pcrs ? a.pcrs : a.authority,
+	       a.pin ? " and a PIN" : "");
 	rc = a.recovery_key ? luks_recovery_add("luks enroll", a.pos[0], &pw) : EXIT_OK;
 out:
 	secret_free(&pw);
+	secret_free(&pin);
 	free(log);
 	free(key_public);
 	mb_tpm_free(tpm);
@@ -410,6 +360,8 @@ static int luks_list(int argc, char **argv)
 			else {
 				json_object_object_add(o, "keyslot", json_object_new_int(mb_luks_token_keyslot(t)));
 				json_object_object_add(o, "policy", json_object_new_string(mb_luks_token_policy(t)));
+				if (mb_luks_token_pin(t))
+					json_object_object_add(o, "pin", json_object_new_boolean(1));
 				if (mb_luks_token_bank(t)) {
 					uint32_t summarised = 0;
 					int n_events = mb_luks_token_events(t, &summarised);
@@ -488,13 +440,14 @@ static int luks_unlock(int argc, char **argv)
 	mb_unseal_options opt = { 0 };
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
+	secret_buf pin = { 0 };
 	luks_args a;
 	int rc, r, token = -1;
 	size_t i;
 
 	memset(sigs, 0, sizeof(sigs));
 	rc = parse_args(argc, argv, "luks unlock", LUKS_TAKES_TOKEN | LUKS_TAKES_TEST | LUKS_TAKES_TCTI | LUKS_TAKES_LOG |
-			LUKS_TAKES_SIGNATURE, 2, &a);
+			LUKS_TAKES_SIGNATURE | LUKS_TAKES_PIN | LUKS_TAKES_PIN_FILE, 2, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if ((a.n_pos == 2) == a.test)
@@ -519,13 +472,20 @@ static int luks_unlock(int argc, char **argv)
 	opt.signatures = sigs;
 	opt.signature_names = (const char *const *) a.sigs;
 	opt.n_signatures = a.n_sigs;
+	rc = pin_for_luks(a.pos[0], "luks unlock", a.have_token ? (int) a.token : -1, a.pin, a.pin_file, &pin);
+	opt.pin = pin.p;
+	opt.pin_size = pin.size;
+	if (rc)
+		goto out;
 	rc = tool_tpm_open(a.tcti, &tpm);
 	if (rc)
 		goto out;
 	r = mb_luks_unlock(tpm, a.pos[0], a.test ? NULL : a.pos[1], a.have_token ? (int) a.token : -1, &opt, &token, &e,
 			   &err);
 	print_explanation(e);
-	if (r < 0)
+	if (r < 0 && err.code == MB_ERR_TPM_AUTH)
+		rc = pin_wrong(tpm);
+	else if (r < 0)
 		rc = luks_exit("luks unlock", &err);
 	else if (a.test)
 		printf("%s: token %d's key opens keyslot %d\n", a.pos[0], token, r);
@@ -534,6 +494,7 @@ static int luks_unlock(int argc, char **argv)
 out:
 	for (i = 0; i < a.n_sigs; i++)
 		mb_policy_signature_done(&sigs[i]);
+	secret_free(&pin);
 	mb_tpm_free(tpm);
 	return rc;
 }
@@ -584,8 +545,8 @@ static int reseal_passphrase(const luks_args *a, secret_buf *pw)
 		return EXIT_OK;
 	rc = secret_alloc(pw);
 	if (rc == EXIT_OK)
-		rc = a->key_file ? read_key_file(a->key_file, pw) :
-		     isatty(STDIN_FILENO) ? read_passphrase_tty(a->pos[0], pw) : luks_read_stdin_line("luks reseal", pw);
+		rc = a->key_file ? luks_read_key_file(a->key_file, pw) :
+		     isatty(STDIN_FILENO) ? luks_read_passphrase_tty(a->pos[0], pw) : luks_read_stdin_line("luks reseal", pw);
 	return rc;
 }
 
@@ -602,7 +563,7 @@ static int luks_add_recovery(int argc, char **argv)
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	rc = secret_alloc(&pw);
 	if (rc == EXIT_OK)
-		rc = a.key_file ? read_key_file(a.key_file, &pw) : read_passphrase_tty(a.pos[0], &pw);
+		rc = a.key_file ? luks_read_key_file(a.key_file, &pw) : luks_read_passphrase_tty(a.pos[0], &pw);
 	if (rc == EXIT_OK)
 		rc = luks_recovery_add("luks add-recovery", a.pos[0], &pw);
 	secret_free(&pw);
@@ -621,7 +582,7 @@ static int luks_reseal(int argc, char **argv)
 	mb_luks_entry *e = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
-	secret_buf pw = { 0 };
+	secret_buf pw = { 0 }, pin = { 0 };
 	luks_args a;
 	size_t n = 0;
 	uint32_t mask = 0, slots = 0;
@@ -637,7 +598,8 @@ static int luks_reseal(int argc, char **argv)
 		}
 	splits[n_split] = argc;
 	rc = parse_args(n_split ? splits[0] : argc, argv, "luks reseal", LUKS_TAKES_TOKEN | LUKS_TAKES_VALUES |
-			LUKS_TAKES_TCTI | LUKS_TAKES_LOG | LUKS_TAKES_PASSPHRASE | LUKS_TAKES_KEY_FILE, 1, &a);
+			LUKS_TAKES_TCTI | LUKS_TAKES_LOG | LUKS_TAKES_PASSPHRASE | LUKS_TAKES_KEY_FILE | LUKS_TAKES_PIN_FILE,
+			1, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (a.passphrase && a.key_file)
@@ -681,6 +643,11 @@ static int luks_reseal(int argc, char **argv)
 		mask |= mb_luks_token_pcrs(t);
 		todo++;
 	}
+	/* with --passphrase/--key-file nothing is unsealed: a PIN token is refused there (no PIN asked) */
+	if (rc == EXIT_OK && todo && !a.passphrase && !a.key_file)
+		rc = pin_for_luks(a.pos[0], "luks reseal", a.have_token ? (int) a.token : -1, a.pin, a.pin_file, &pin);
+	opt.pin = pin.p;
+	opt.pin_size = pin.size;
 	if (rc)
 		goto out;
 	if (a.have_token && !todo && !slots) {
@@ -741,6 +708,7 @@ static int luks_reseal(int argc, char **argv)
 	}
 out:
 	secret_free(&pw);
+	secret_free(&pin);
 	mb_luks_list_free(e, n);
 	for (k = 0; k < SEAL_MAX_VALUES; k++)
 		mb_pcr_values_free(values[k]);

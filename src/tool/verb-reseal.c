@@ -11,12 +11,14 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
+#include "tool/pin.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
 static const char reseal_help[] =
 	"Usage: mboot reseal -i SEALED [--values FILE ...] [-o OUT [--force]] [--log LOG] [--tcti TCTI]\n"
+	"                    [--pin-file F]\n"
 	"                    [--firmware-update [--nv-index INDEX] | --keep-window]\n"
 	"                    [--predict-args PREDICT-OPTIONS... [--predict-args PREDICT-OPTIONS...]...]\n"
 	"       mboot reseal --close-window [--nv-index INDEX] [--tcti TCTI]\n\n"
@@ -41,6 +43,8 @@ static const char reseal_help[] =
 	"                 SEALED itself is kept, exit 2, unless --force\n"
 	"  --log LOG      the event log kept for explanations (default " MB_DEFAULT_LOG "\n"
 	"                 when readable, else the one SEALED keeps)\n"
+	"  --pin-file F   a secret sealed with a PIN: the PIN from F ('-': stdin), else asked on the\n"
+	"                 terminal (one line of stdin when it is no terminal); resealed with it\n"
 	"  --tcti TCTI    the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
 	"Firmware updates (docs/seal.md): the firmware measures itself into PCRs 0-3, so their next\n"
 	"values cannot be predicted.\n"
@@ -188,7 +192,7 @@ int verb_reseal(int argc, char **argv)
 {
 	const char *in, *out, *log_path;
 	seal_args args;
-	secret_buf secret = { 0 };
+	secret_buf secret = { 0 }, pin = { 0 };
 	mb_sealed *s = NULL, *resealed = NULL;
 	mb_seal_options opt = { 0 };
 	mb_pcr_bank predicted[SEAL_MAX_VALUES];
@@ -218,7 +222,8 @@ int verb_reseal(int argc, char **argv)
 	split = n_split ? splits[0] : 0;
 	if (split)
 		argc = split;
-	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES | TAKES_FORCE | TAKES_WINDOW, &args);
+	rc = parse_seal_args(argc, argv, "reseal", reseal_help, TAKES_VALUES | TAKES_FORCE | TAKES_WINDOW | TAKES_PIN,
+			     &args);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (args.close_window) {
@@ -286,7 +291,14 @@ int verb_reseal(int argc, char **argv)
 		}
 		n_pred++;
 	}
-	rc = unseal_new_secret(args.tcti, s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, &tpm, &secret, NULL);
+	/* a secret sealed with a PIN: unsealed with it, and sealed again with the same PIN */
+	if (mb_sealed_pin(s)) {
+		rc = pin_read("reseal", args.pin_file, false, &pin);
+		if (rc)
+			goto out;
+	}
+	rc = unseal_new_secret(args.tcti, s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, mb_sealed_pin(s) ? &pin : NULL,
+			       &tpm, &secret, NULL);
 	if (rc)
 		goto out;
 	/* Today's log is kept with the new object only now: a refused unseal above is explained
@@ -306,6 +318,10 @@ int verb_reseal(int argc, char **argv)
 		opt.eventlog_size = log_size;
 	} else /* the one SEALED keeps stays */
 		opt.eventlog = mb_sealed_eventlog(s, &opt.eventlog_size);
+	if (mb_sealed_pin(s)) {
+		opt.pin = pin.p;
+		opt.pin_size = pin.size;
+	}
 	if (args.firmware_update) {
 		uint32_t index = 0;
 
@@ -339,6 +355,7 @@ int verb_reseal(int argc, char **argv)
 out:
 	free(own_path);
 	secret_free(&secret);
+	secret_free(&pin);
 	free(log);
 	mb_sealed_free(resealed);
 	mb_sealed_free(s);

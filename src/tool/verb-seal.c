@@ -9,13 +9,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "tool/pin.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
 static const char seal_help[] =
 	"Usage: mboot seal --pcrs LIST [--bank NAME] [--values current|FILE] -i SECRET|- -o SEALED\n"
-	"                  [--log LOG] [--tcti TCTI] [--force]\n"
+	"                  [--pin [--pin-file F]] [--log LOG] [--tcti TCTI] [--force]\n"
 	"       mboot seal --authorized-by PUBKEY -i SECRET|- -o SEALED [--log LOG] [--tcti TCTI] [--force]\n\n"
 	"Seal a secret (1-128 bytes) with the TPM so that it is released only when the PCRs in\n"
 	"LIST of bank NAME hold the given values (a TPM2_PolicyPCR policy). The parent key is the\n"
@@ -33,6 +34,11 @@ static const char seal_help[] =
 	"  --log LOG         keep this event log in the sealed file, to explain a failed unseal\n"
 	"                    (default " MB_DEFAULT_LOG " when readable)\n"
 	"  --force           replace an existing SEALED; and allow sealing to no PCRs (--pcrs none)\n"
+	"  --pin             TPM + PIN: unsealing also needs a PIN (PolicyPCR then PolicyAuthValue;\n"
+	"                    the object's authValue is SHA-256 of the PIN; the TPM counts wrong PINs\n"
+	"                    toward its dictionary-attack lockout). Asked twice on the terminal, no\n"
+	"                    echo; one line of stdin when stdin is no terminal\n"
+	"  --pin-file F      the PIN from file F ('-': stdin), one trailing newline dropped\n"
 	"  --authorized-by PUBKEY\n"
 	"                    instead of PCR values: a TPM2_PolicyAuthorize policy. The secret is\n"
 	"                    released in any PCR state the owner of PUBKEY (PEM, RSA or ECC P-256)\n"
@@ -54,6 +60,7 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 	uint8_t *auth_key = NULL, *log = NULL;
 	size_t auth_key_size = 0, log_size = 0;
 	mb_tpm *tpm = NULL;
+	secret_buf pin = { 0 };
 	int rc;
 
 	if (args.n_values > 1)
@@ -81,6 +88,14 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 			"sealing to them protects nothing\n");
 	if (!authority && (!args.have_pcrs || (mask == 0 && !args.force))) {
 		rc = tool_usage_error("seal", "refusing to seal to no PCRs: give --pcrs LIST (or --pcrs none --force)");
+		goto out;
+	}
+	if (args.pin && authority) {
+		rc = tool_usage_error("seal", "--pin is for secrets sealed to PCR values, not --authorized-by");
+		goto out;
+	}
+	if (args.pin && !preset && strcmp(in, "-") == 0 && pin_reads_stdin(args.pin_file)) {
+		rc = tool_usage_error("seal", "the secret and the PIN cannot both come from stdin: give --pin-file F");
 		goto out;
 	}
 	rc = tool_check_output("seal", out, args.force);
@@ -119,12 +134,21 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 			goto out;
 	}
 
+	if (args.pin) {
+		rc = pin_read("seal", args.pin_file, true, &pin);
+		if (rc)
+			goto out;
+		opt.pin = pin.p;
+		opt.pin_size = pin.size;
+	}
+
 	rc = tool_tpm_open(args.tcti, &tpm);
 	if (rc)
 		goto out;
 	rc = seal_write(tpm, secret, &opt, out, args.force, "seal", NULL);
 out:
 	secret_free(secret);
+	secret_free(&pin);
 	free(auth_key);
 	free(log);
 	mb_tpm_free(tpm);
@@ -143,7 +167,8 @@ int verb_seal(int argc, char **argv)
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	rc = parse_seal_args(argc, argv, "seal", seal_help,
-			     TAKES_PCRS | TAKES_BANK | TAKES_VALUES | TAKES_FORCE | TAKES_AUTHORIZED_BY, &args);
+			     TAKES_PCRS | TAKES_BANK | TAKES_VALUES | TAKES_FORCE | TAKES_AUTHORIZED_BY | TAKES_PIN,
+			     &args);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	return seal_main(&args, NULL);

@@ -558,7 +558,7 @@ static int unseal_one(mb_tpm *tpm, const hostkey_args *a, const char *name, int 
 	if (rc == EXIT_OK) {
 		/* the library explains a refusal (which PCRs, which events); unseal_to_secret says it */
 		rc = unseal_to_secret(tpm, mb_envelope_sealed(e), a->log ? a->log : MB_DEFAULT_LOG, (char **) a->sigs,
-				      a->n_sigs, &dkey, NULL);
+				      a->n_sigs, NULL, &dkey, NULL);
 		if (rc == EXIT_FAILED)
 			tool_errorf("%s: not unsealed: this boot is not the one it is sealed to", path);
 	}

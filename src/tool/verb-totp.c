@@ -213,7 +213,7 @@ static int totp_show(int argc, char **argv)
 					   "%s is sealed to PCR values: --signature does not apply", in);
 		goto out;
 	}
-	rc = unseal_new_secret(tcti, s, log ? log : MB_DEFAULT_LOG, (char **) sigs.list, n_sigs, &tpm, &secret, NULL);
+	rc = unseal_new_secret(tcti, s, log ? log : MB_DEFAULT_LOG, (char **) sigs.list, n_sigs, NULL, &tpm, &secret, NULL);
 	if (rc != EXIT_OK)
 		goto out;
 	if (mb_totp_secret_unpack(secret.p, secret.size, &seed, &seed_len, &set) < 0) {

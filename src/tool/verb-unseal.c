@@ -16,13 +16,14 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "tool/pin.h"
 #include "tool/seal-common.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
 
 static const char unseal_help[] =
 	"Usage: mboot unseal -i SEALED [-o FILE] [--signature SIG ...] [--log LOG] [--json]\n"
-	"                    [--compact] [--tcti TCTI]\n\n"
+	"                    [--compact] [--pin] [--pin-file F] [--tcti TCTI]\n\n"
 	"Unseal a secret sealed by 'mboot seal': to stdout, or to FILE (created 0600, must not\n"
 	"exist). When the PCRs do not hold the sealed values, say which differ and, when the\n"
 	"sealed file keeps the event log of sealing and today's log is readable, which events\n"
@@ -30,13 +31,18 @@ static const char unseal_help[] =
 	"  --signature SIG  for a secret sealed --authorized-by: a signed policy ('mboot policy\n"
 	"                sign'); up to 8, the one whose values the PCRs hold is used\n"
 	"  --log LOG     today's event log (default " MB_DEFAULT_LOG ")\n"
+	"  --pin         a secret sealed with --pin needs its PIN (the file says so: it is asked\n"
+	"                anyway): asked on the terminal, no echo; one line of stdin when stdin is\n"
+	"                no terminal\n"
+	"  --pin-file F  the PIN from file F ('-': stdin), one trailing newline dropped\n"
 	"  --json        when not unsealed (exit 1), the explanation as one JSON object on stdout\n"
 	"                {\"unsealed\": false, \"pcrs\": [{\"pcr\", \"bank\", \"expected\", \"actual\"}],\n"
 	"                \"events\": [...], \"notes\": [...]}\n"
 	"  --compact     the JSON on one line (implies --json)\n"
 	"  --tcti TCTI   the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
-	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones, 2 usage or input error\n"
-	"(malformed sealed file), 3 TPM error (including dictionary-attack lockout).\n";
+	"Exit: 0 unsealed, 1 the PCRs are not the sealed ones or a wrong PIN (the TPM counts it),\n"
+	"2 usage or input error (malformed sealed file), 3 TPM error (including dictionary-attack\n"
+	"lockout).\n";
 
 
 /*
@@ -144,10 +150,11 @@ static void show_explanation(const mb_unseal_explanation *e, json_object *report
 }
 
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		     secret_buf *secret, json_object *report)
+		     const secret_buf *pin, secret_buf *secret, json_object *report)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
 	mb_unseal_options opt = { .log_path = log_path };
+	secret_buf own_pin = { 0 };
 	mb_unseal_explanation *e = NULL;
 	mb_error err = { 0 };
 	size_t i;
@@ -172,19 +179,36 @@ int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char
 	opt.signatures = sigs;
 	opt.signature_names = (const char *const *) sig_paths;
 	opt.n_signatures = n_sigs;
+	if (mb_sealed_pin(s) && !pin) {
+		rc = pin_read("unseal", NULL, false, &own_pin);
+		if (rc)
+			goto out;
+		pin = &own_pin;
+	}
+	if (mb_sealed_pin(s)) {
+		opt.pin = pin->p;
+		opt.pin_size = pin->size;
+	}
 	r = mb_tpm_unseal_sealed(tpm, s, &opt, secret->p, &secret->size, &e, &err);
+	secret_page_free(&own_pin);
 	if (e)
 		show_explanation(e, report);
 	if (r == 0)
 		rc = EXIT_OK;
 	else if (r == MB_ERR_TPM_POLICY)
 		rc = EXIT_FAILED;
+	else if (r == MB_ERR_TPM_AUTH) {
+		rc = pin_wrong(tpm);
+		if (report)
+			json_object_object_add(report, "wrong_pin", json_object_new_boolean(1));
+	}
 	else if (r == -EBADMSG && mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE) { /* a malformed signature; the message names it */
 		tool_errorf("%s", err.message);
 		rc = EXIT_USAGE;
 	} else
 		rc = tpm_error_exit(&err);
 out:
+	secret_page_free(&own_pin);
 	mb_unseal_explanation_free(e);
 	for (i = 0; i < n_sigs; i++)
 		mb_policy_signature_done(&sigs[i]);
@@ -195,7 +219,7 @@ int verb_unseal(int argc, char **argv)
 {
 	const char *in, *out, *log_path;
 	seal_args args;
-	secret_buf secret = { 0 };
+	secret_buf secret = { 0 }, pin = { 0 };
 	mb_sealed *s = NULL;
 	mb_tpm *tpm = NULL;
 	json_object *report = NULL;
@@ -203,7 +227,7 @@ int verb_unseal(int argc, char **argv)
 	int rc, fd;
 
 	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	rc = parse_seal_args(argc, argv, "unseal", unseal_help, TAKES_SIGNATURE | TAKES_JSON, &args);
+	rc = parse_seal_args(argc, argv, "unseal", unseal_help, TAKES_SIGNATURE | TAKES_JSON | TAKES_PIN, &args);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	in = args.in;
@@ -234,7 +258,16 @@ int verb_unseal(int argc, char **argv)
 		}
 		json_object_object_add(report, "unsealed", json_object_new_boolean(0));
 	}
-	rc = unseal_new_secret(args.tcti, s, log_path, args.sigs, args.n_sigs, &tpm, &secret, report);
+	if (args.pin && !mb_sealed_pin(s))
+		fprintf(stderr, "mboot: note: %s is sealed without a PIN: none is needed\n", in);
+	if (mb_sealed_pin(s)) {
+		/* before the TPM: a PIN file that cannot be read is an input error */
+		rc = pin_read("unseal", args.pin_file, false, &pin);
+		if (rc)
+			goto out;
+	}
+	rc = unseal_new_secret(args.tcti, s, log_path, args.sigs, args.n_sigs, mb_sealed_pin(s) ? &pin : NULL, &tpm,
+			       &secret, report);
 	if (report && rc == EXIT_FAILED)
 		tool_json_print(args.json, report);
 	json_object_put(report);
@@ -261,6 +294,7 @@ int verb_unseal(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	secret_free(&secret);
+	secret_free(&pin);
 	mb_sealed_free(s);
 	mb_tpm_free(tpm);
 	return rc;

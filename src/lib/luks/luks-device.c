@@ -382,7 +382,8 @@ out:
 static bool note_failure(int r, const mb_error *one, mb_unseal_explanation *e, int *best, mb_error *err,
 			 mb_unseal_explanation **explanation)
 {
-	if (r == MB_ERR_TPM_POLICY || *best != MB_ERR_TPM_POLICY) {
+	/* a wrong PIN says more than a refusal: the PCRs were right (the TPM checks them first) */
+	if (r == MB_ERR_TPM_AUTH || (*best != MB_ERR_TPM_AUTH && (r == MB_ERR_TPM_POLICY || *best != MB_ERR_TPM_POLICY))) {
 		*best = r;
 		if (err)
 			*err = *one;
@@ -390,7 +391,8 @@ static bool note_failure(int r, const mb_error *one, mb_unseal_explanation *e, i
 		*explanation = e;
 	} else
 		mb_unseal_explanation_free(e);
-	return r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == -ENOMEM;
+	/* a wrong PIN is not tried on the next token: the TPM would count it again */
+	return r == MB_ERR_TPM || r == MB_ERR_TPM_LOCKOUT || r == MB_ERR_TPM_AUTH || r == -ENOMEM;
 }
 
 MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *path, const char *name, int token,
@@ -633,7 +635,8 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 		goto out;
 	}
 	old = luks_token_sealed(g.parsed[src], &old_size);
-	r = luks_reseal_key(tpm, old, old_size, key.p, key.size, predicted, n_predicted, &sealed, &ret->or_policy, err);
+	r = luks_reseal_key(tpm, old, old_size, key.p, key.size, predicted, n_predicted, opt, &sealed, &ret->or_policy,
+			    err);
 	/* The enrolled boot's event summary goes along: the new token explains a refusal as the old one did. */
 	summary = luks_token_events(g.parsed[src], &summary_size);
 	if (r == 0 && summary && !(events = mb_base64_encode(summary, summary_size)))

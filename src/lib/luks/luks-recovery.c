@@ -212,7 +212,9 @@ MB_EXPORT int mb_luks_rekey(mb_tpm *tpm, const char *path, int token, const char
 	}
 	key.size = MB_LUKS_KEY_SIZE;
 	old = luks_token_sealed(t, &old_size);
-	r = luks_reseal_key(tpm, old, old_size, key.p, key.size, predicted, n_predicted, &sealed, &ret->or_policy, err);
+	/* a PIN token is refused there (no PIN here): re-enroll it with --pin (docs/luks.md) */
+	r = luks_reseal_key(tpm, old, old_size, key.p, key.size, predicted, n_predicted, NULL, &sealed, &ret->or_policy,
+			    err);
 	if (r < 0) {
 		prefix_error(err, r, path);
 		goto out;

@@ -46,6 +46,8 @@ int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_
 		.authority_public = opt->authority_public,
 		.authority_public_size = opt->authority_public_size,
 		.parent = MB_SEAL_PARENT_AUTO,
+		.pin = opt->pin,
+		.pin_size = opt->pin_size,
 	};
 	mb_sealed *s = NULL;
 	int r;
@@ -101,6 +103,7 @@ int luks_sealed_check(const char *json, size_t size, const uint8_t *summary, siz
 		info->policy = "pcr";
 		break;
 	}
+	info->pin = mb_sealed_pin(s);
 	info->bank = mb_sealed_bank(s);
 	info->pcrs = mb_sealed_mask(s);
 	info->n_branches = mb_sealed_n_branches(s);
@@ -129,8 +132,8 @@ int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const uint8_t *sum
 }
 
 int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint8_t *key, size_t key_size,
-		    const mb_pcr_values *const *predicted, size_t n_predicted, char **ret_json, bool *ret_or,
-		    mb_error *err)
+		    const mb_pcr_values *const *predicted, size_t n_predicted, const mb_unseal_options *opt,
+		    char **ret_json, bool *ret_or, mb_error *err)
 {
 	mb_sealed *old = NULL, *s = NULL;
 	mb_seal_options so;
@@ -158,6 +161,16 @@ int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint
 	r = mb_reseal_options_n(old, pred, n_predicted, &so, err);
 	if (r < 0)
 		goto out;
+	/* sealed with a PIN: again with the PIN it was unsealed with */
+	if (mb_sealed_pin(old)) {
+		/* never a silent downgrade to a key without the PIN */
+		if (!opt || !opt->pin) {
+			r = set_error(err, -EINVAL, "the key is sealed with a PIN: the new one needs the PIN too");
+			goto out;
+		}
+		so.pin = opt->pin;
+		so.pin_size = opt ? opt->pin_size : 0;
+	}
 	/* no event log, as at enroll: the LUKS2 header has no room for one */
 	r = mb_seal_secret(t, key, key_size, &so, &s, err);
 	if (r < 0)

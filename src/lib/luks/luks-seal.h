@@ -24,6 +24,7 @@ typedef struct luks_sealed_info {
 	size_t n_events;      /* its events */
 	uint32_t events_pcrs; /* the PCRs it summarises */
 	bool events_bad;      /* luks_sealed_check failed on the summary, not the sealed file */
+	bool pin;             /* sealed with a PIN (TPM + PIN) */
 } luks_sealed_info;
 
 /*
@@ -51,7 +52,8 @@ int luks_unseal_key(mb_tpm *t, const char *json, size_t size, const uint8_t *sum
  * PolicyOR (a prediction differs).
  */
 int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint8_t *key, size_t key_size,
-		    const mb_pcr_values *const *predicted, size_t n_predicted, char **ret_json, bool *ret_or,
+		    const mb_pcr_values *const *predicted, size_t n_predicted,
+		    const mb_unseal_options *opt, char **ret_json, bool *ret_or,
 		    mb_error *err);
 
 #endif

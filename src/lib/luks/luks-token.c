@@ -221,6 +221,11 @@ MB_EXPORT const char *mb_luks_token_policy(const mb_luks_token *t)
 	return t->info.policy;
 }
 
+MB_EXPORT bool mb_luks_token_pin(const mb_luks_token *t)
+{
+	return t->info.pin;
+}
+
 MB_EXPORT uint16_t mb_luks_token_bank(const mb_luks_token *t)
 {
 	return t->info.bank;
@@ -318,6 +323,8 @@ MB_EXPORT char *mb_luks_token_describe(const mb_luks_token *t)
 				 t->info.n_branches);
 		else
 			text_add(&b, "\tpolicy: PCR values (TPM2_PolicyPCR)\n");
+		if (t->info.pin)
+			text_add(&b, "\tPIN: needed (TPM + PIN: TPM2_PolicyAuthValue)\n");
 		text_add(&b, "\tPCRs: %s:", d ? d->name : "?");
 		if (!t->info.pcrs)
 			text_add(&b, "(none)");

@@ -22,6 +22,11 @@ MB_EXPORT mb_seal_policy mb_sealed_policy_kind(const mb_sealed *s)
 	return s->authorized ? MB_SEAL_POLICY_AUTHORIZE : s->n_branches ? MB_SEAL_POLICY_OR : MB_SEAL_POLICY_PCR;
 }
 
+MB_EXPORT bool mb_sealed_pin(const mb_sealed *s)
+{
+	return s->pin;
+}
+
 MB_EXPORT const uint8_t *mb_sealed_policy_digest(const mb_sealed *s)
 {
 	return s->policy;

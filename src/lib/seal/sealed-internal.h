@@ -46,6 +46,8 @@ struct mb_sealed {
 	uint8_t *auth_key;
 	size_t auth_key_size;
 	uint8_t auth_key_name[MB_TPM_NAME_SIZE];
+	/* policy.pin: the PCR policy above is followed by TPM2_PolicyAuthValue (authValue SHA-256(PIN)) */
+	bool pin;
 	bool parent_persistent;           /* true: parent_handle; false: the ECC P-256 SRK template */
 	uint32_t parent_handle;
 	/* only in a secret just sealed (mb_seal_secret), never in the file: mb_sealed_parent_fallback */

@@ -390,6 +390,23 @@ static int parse_window(json_object *w, mb_sealed *s, size_t i, mb_error *err)
 }
 
 /*
+ * policy.pin (docs/seal.md, "TPM + PIN"): true, or absent (files before it, and secrets sealed
+ * without a PIN: unchanged). true: want, the PCR policy, is followed by PolicyAuthValue.
+ */
+static int parse_pin(json_object *o, mb_sealed *s, uint8_t want[MB_POLICY_DIGEST_SIZE], mb_error *err)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, "pin", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean) || !json_object_get_boolean(v))
+		return set_error(err, -EBADMSG, "field \"policy.pin\" is not true (a secret sealed without a PIN "
+				 "has no \"pin\")");
+	s->pin = true;
+	return mb_policy_auth_value_digest(want, want, err);
+}
+
+/*
  * policy: {"kind": "pcr", "digest"} over "pcrs", {"kind": "or", "digest", "branches":
  * [PCR state, ...]}, or {"kind": "authorize", "digest", "key"} (no "pcrs").
  */
@@ -411,6 +428,8 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 	if (strcmp(kind, "authorize") == 0) {
 		if (json_object_object_get_ex(o, "window", NULL))
 			return set_error(err, -EBADMSG, "field \"policy.window\" is only taken with an \"or\" policy");
+		if (json_object_object_get_ex(o, "pin", NULL))
+			return set_error(err, -EBADMSG, "field \"policy.pin\" is not taken with an \"authorize\" policy");
 		if (json_object_object_get_ex(root, "pcrs", NULL))
 			return set_error(err, -EBADMSG, "field \"pcrs\" is not taken with an \"authorize\" policy "
 				       "(the signatures carry the PCR values)");
@@ -467,9 +486,13 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 		if (r < 0)
 			return r;
 	}
+	r = parse_pin(o, s, want, err);
+	if (r < 0)
+		return r;
 	if (memcmp(want, s->policy, sizeof(want)) != 0)
-		return set_error(err, -EBADMSG, "field \"policy.digest\" is not the %s digest of %s",
-			       s->n_branches ? "PolicyOR" : "PolicyPCR", s->n_branches ? "\"policy.branches\"" : "\"pcrs\"");
+		return set_error(err, -EBADMSG, "field \"policy.digest\" is not the %s digest of %s%s",
+			       s->n_branches ? "PolicyOR" : "PolicyPCR", s->n_branches ? "\"policy.branches\"" : "\"pcrs\"",
+			       s->pin ? " followed by PolicyAuthValue (\"policy.pin\")" : "");
 	return 0;
 }
 
@@ -622,6 +645,8 @@ json_object *sealed_to_object(const mb_sealed *s)
 	json_object_object_add(pol, "kind",
 			       json_object_new_string(s->authorized ? "authorize" : s->n_branches ? "or" : "pcr"));
 	json_object_object_add(pol, "digest", json_object_new_string(hex_format(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
+	if (s->pin)
+		json_object_object_add(pol, "pin", json_object_new_boolean(1));
 	if (s->authorized) {
 		json_object *key = json_object_new_object();
 

@@ -174,3 +174,21 @@ MB_EXPORT int mb_policy_nv_counter_digest(const uint8_t *old, const uint8_t name
 		return set_error(err, -ENOMEM, "cannot hash");
 	return 0;
 }
+
+#define TPM_CC_POLICY_AUTH_VALUE 0x0000016Bu
+
+MB_EXPORT int mb_policy_auth_value_digest(const uint8_t old[MB_POLICY_DIGEST_SIZE], uint8_t out[MB_POLICY_DIGEST_SIZE],
+					  mb_error *err)
+{
+	/* Part 3 §23.17: policyDigest = H(old || TPM_CC_PolicyAuthValue); no parameters. */
+	uint8_t buf[MB_POLICY_DIGEST_SIZE + 4];
+
+	if (!old)
+		memset(buf, 0, MB_POLICY_DIGEST_SIZE);
+	else
+		memcpy(buf, old, MB_POLICY_DIGEST_SIZE);
+	put_be(buf + MB_POLICY_DIGEST_SIZE, TPM_CC_POLICY_AUTH_VALUE, 4);
+	if (mb_digest(MB_ALG_SHA256, buf, sizeof(buf), out) < 0)
+		return set_error(err, -ENOMEM, "cannot hash");
+	return 0;
+}

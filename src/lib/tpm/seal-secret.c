@@ -15,6 +15,7 @@
 #include <mboot/tpm-policy.h>
 #include "lib/seal/sealed-internal.h"
 #include "shared/fail.h"
+#include "tpm-internal.h"
 
 /* Everything about opt that can be refused before the TPM is asked anything. */
 static int check_options(const uint8_t *secret, size_t secret_size, const mb_seal_options *opt,
@@ -33,7 +34,13 @@ static int check_options(const uint8_t *secret, size_t secret_size, const mb_sea
 	if (opt->parent == MB_SEAL_PARENT_PERSISTENT && (opt->parent_handle >> 24) != 0x81)
 		return set_error(err, -EINVAL, "parent handle 0x%08x is not a persistent handle (0x81xxxxxx)",
 				 opt->parent_handle);
+	if (opt->pin && (opt->pin_size == 0 || opt->pin_size > MB_PIN_MAX))
+		return set_error(err, -EINVAL, "a PIN of 1 to %u bytes, not %zu", MB_PIN_MAX, opt->pin_size);
+	if (!opt->pin && opt->pin_size)
+		return set_error(err, -EINVAL, "a PIN size without a PIN");
 	if (opt->authority_public) {
+		if (opt->pin)
+			return set_error(err, -EINVAL, "a secret sealed to a signing key takes no PIN (not implemented)");
 		if (opt->firmware_window)
 			return set_error(err, -EINVAL, "a secret sealed to a signing key takes no firmware-update window: "
 					 "sign the new values instead");
@@ -125,6 +132,7 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
 	static const mb_seal_options defaults = { 0 };
 	const mb_digest_info *bank;
 	mb_tpm_sealed_blob blob = { 0 };
+	uint8_t auth[32];
 	mb_sealed *s;
 	int r;
 
@@ -149,16 +157,23 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
 			r = mb_policy_authorize_digest(s->auth_key_name, s->policy, err);
 	} else
 		r = pcr_policy(t, opt, bank, s, err);
+	if (r == 0 && opt->pin) {
+		/* docs/seal.md "TPM + PIN": the PCR policy, then TPM2_PolicyAuthValue */
+		s->pin = true;
+		r = mb_policy_auth_value_digest(s->policy, s->policy, err);
+		if (r == 0)
+			r = tpm_pin_auth(opt->pin, opt->pin_size, auth, err);
+	}
 	if (r == 0)
 		r = keep_copy(opt->eventlog, opt->eventlog_size, &s->eventlog, &s->eventlog_size, err);
 	if (r < 0)
 		goto fail;
 
-	if (opt->parent == MB_SEAL_PARENT_AUTO)
-		r = mb_tpm_seal(t, secret, secret_size, s->policy, &blob, err);
-	else
-		r = mb_tpm_seal_under(t, secret, secret_size, s->policy, opt->parent == MB_SEAL_PARENT_PERSISTENT,
-				      opt->parent_handle, &blob, err);
+	r = tpm_seal_blob(t, secret, secret_size, s->policy,
+			  opt->parent == MB_SEAL_PARENT_AUTO ? TPM_PARENT_AUTO :
+			  opt->parent == MB_SEAL_PARENT_PERSISTENT ? TPM_PARENT_PERSISTENT : TPM_PARENT_TEMPLATE,
+			  opt->parent_handle, opt->pin ? auth : NULL, &blob, err);
+	explicit_bzero(auth, sizeof(auth));
 	if (r < 0)
 		goto fail;
 	s->pub = blob.pub;
@@ -171,6 +186,7 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
 	*ret = s;
 	return 0;
 fail:
+	explicit_bzero(auth, sizeof(auth));
 	mb_sealed_free(s);
 	return r;
 }

@@ -154,10 +154,28 @@ int tpm_load_storage_parent(mb_tpm *t, ESYS_TR *ret, bool *flush, bool *persiste
 	return r;
 }
 
-enum parent_choice { PARENT_AUTO, PARENT_TEMPLATE, PARENT_PERSISTENT };
+int tpm_pin_auth(const uint8_t *pin, size_t pin_size, uint8_t out[32], mb_error *err)
+{
+	if (!pin || pin_size == 0 || pin_size > MB_PIN_MAX)
+		return set_error(err, -EINVAL, "a PIN of 1 to %u bytes, not %zu", MB_PIN_MAX, pin ? pin_size : 0);
+	if (mb_digest(MB_ALG_SHA256, pin, pin_size, out) < 0)
+		return set_error(err, -ENOMEM, "cannot hash");
+	return 0;
+}
 
-static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
-		      enum parent_choice choice, uint32_t handle, mb_tpm_sealed_blob *ret, mb_error *err)
+/* the object's authValue: SHA-256(PIN), or none (auth NULL) */
+static void set_auth(TPM2B_AUTH *a, const uint8_t *auth)
+{
+	memset(a, 0, sizeof(*a));
+	if (!auth)
+		return;
+	a->size = 32;
+	memcpy(a->buffer, auth, 32);
+}
+
+int tpm_seal_blob(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+		  enum tpm_parent_choice choice, uint32_t handle, const uint8_t *auth, mb_tpm_sealed_blob *ret,
+		  mb_error *err)
 {
 	TPM2B_SENSITIVE_CREATE sens;
 	TPM2B_PUBLIC tmpl;
@@ -176,11 +194,11 @@ static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, cons
 		return set_error(err, -EINVAL, "a secret of 1 to %u bytes can be sealed, not %zu", MB_SEAL_MAX_SECRET,
 			       secret_size);
 
-	if (choice == PARENT_AUTO) {
+	if (choice == TPM_PARENT_AUTO) {
 		handle = MB_TPM_SRK_HANDLE;
 		r = tpm_load_storage_parent(t, &parent, &flush, &persistent, &unusable, err);
 	} else {
-		persistent = choice == PARENT_PERSISTENT;
+		persistent = choice == TPM_PARENT_PERSISTENT;
 		r = tpm_load_parent(t, persistent, handle, &parent, &flush, err);
 	}
 	if (r < 0)
@@ -192,13 +210,17 @@ static int seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, cons
 	memset(&tmpl, 0, sizeof(tmpl));
 	tmpl.publicArea.type = TPM2_ALG_KEYEDHASH;
 	tmpl.publicArea.nameAlg = TPM2_ALG_SHA256;
-	/* no userWithAuth: only the policy authorises; no sensitiveDataOrigin: we give the data */
+	/*
+	 * no userWithAuth: only the policy authorises; no sensitiveDataOrigin: we give the data;
+	 * no noDA: a wrong authValue (PIN) counts against the TPM's dictionary-attack protection
+	 */
 	tmpl.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT;
 	tmpl.publicArea.authPolicy.size = 32;
 	memcpy(tmpl.publicArea.authPolicy.buffer, policy, 32);
 	tmpl.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL;
 
 	memset(&sens, 0, sizeof(sens));
+	set_auth(&sens.sensitive.userAuth, auth);
 	sens.sensitive.data.size = (UINT16) secret_size;
 	memcpy(sens.sensitive.data.buffer, secret, secret_size);
 	rc = Esys_Create(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside, &creation,
@@ -249,14 +271,14 @@ out:
 MB_EXPORT int mb_tpm_seal(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
 			  mb_tpm_sealed_blob *ret, mb_error *err)
 {
-	return seal_under(t, secret, secret_size, policy, PARENT_AUTO, 0, ret, err);
+	return tpm_seal_blob(t, secret, secret_size, policy, TPM_PARENT_AUTO, 0, NULL, ret, err);
 }
 
 MB_EXPORT int mb_tpm_seal_under(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
 				bool parent_persistent, uint32_t parent_handle, mb_tpm_sealed_blob *ret, mb_error *err)
 {
-	return seal_under(t, secret, secret_size, policy, parent_persistent ? PARENT_PERSISTENT : PARENT_TEMPLATE,
-			  parent_handle, ret, err);
+	return tpm_seal_blob(t, secret, secret_size, policy, parent_persistent ? TPM_PARENT_PERSISTENT : TPM_PARENT_TEMPLATE,
+			     parent_handle, NULL, ret, err);
 }
 
 static int unmarshal(const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size, TPM2B_PUBLIC *p,
@@ -409,7 +431,7 @@ static void authorization_done(mb_tpm *t, authorization *a)
 static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 			 bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
 			 const tpm_nv_condition *nv, const TPML_DIGEST *or_list, authorization *auth, const uint8_t *key, size_t key_size,
-			 uint8_t *out, size_t *out_size, mb_error *err)
+			 const uint8_t *pin_auth, uint8_t *out, size_t *out_size, mb_error *err)
 {
 	TPM2B_PUBLIC p;
 	TPM2B_PRIVATE q;
@@ -447,6 +469,17 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 				 "TPM2_Load refused: the parent key is protected against dictionary attacks (no noDA)" :
 				 "TPM2_Load of the sealed object failed (another TPM, or another parent key?)");
 		goto out;
+	}
+	if (pin_auth) {
+		TPM2B_AUTH a;
+
+		set_auth(&a, pin_auth);
+		rc = Esys_TR_SetAuth(t->esys, obj, &a);
+		explicit_bzero(&a, sizeof(a));
+		if (rc != TSS2_RC_SUCCESS) {
+			r = tpm_fail(t, err, rc, "cannot set the sealed object's authValue");
+			goto out;
+		}
 	}
 	if (auth) {
 		r = authorization_start(t, key, key_size, auth->sig, auth, err);
@@ -514,6 +547,9 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 			if (tpm_rc_is(rc, TPM2_RC_VALUE))
 				rc = TPM2_RC_POLICY_FAIL;
 		}
+		/* last, as systemd-cryptenroll --tpm2-with-pin orders it: the HMAC then needs the authValue */
+		if (rc == TSS2_RC_SUCCESS && pin_auth)
+			rc = Esys_PolicyAuthValue(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE);
 		if (rc == TSS2_RC_SUCCESS)
 			rc = Esys_Unseal(t->esys, obj, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
 		Esys_FlushContext(t->esys, session);
@@ -535,6 +571,11 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		/* PCRs extended between PolicyPCR and Unseal: the session is stale, start again. */
 		if (tpm_rc_is(rc, TPM2_RC_PCR_CHANGED) && tries + 1 < UNSEAL_MAX_TRIES)
 			continue;
+		if (pin_auth && (tpm_rc_is(rc, TPM2_RC_AUTH_FAIL) || tpm_rc_is(rc, TPM2_RC_BAD_AUTH))) {
+			tpm_fail(t, err, rc, "TPM2_Unseal refused");
+			r = set_error(err, MB_ERR_TPM_AUTH, "wrong PIN");
+			goto out;
+		}
 		if (tpm_rc_is(rc, TPM2_RC_POLICY_FAIL)) {
 			tpm_fail(t, err, rc, "TPM2_Unseal refused");
 			r = set_error(err, MB_ERR_TPM_POLICY, "the PCRs do not have the values the secret is sealed to");
@@ -560,8 +601,8 @@ out:
 
 int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 			    bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-			    const tpm_nv_condition *nv, const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out,
-			    size_t *out_size, mb_error *err)
+			    const tpm_nv_condition *nv, const uint8_t (*or_digests)[32], size_t n_or, const uint8_t *pin_auth,
+			    uint8_t *out, size_t *out_size, mb_error *err)
 {
 	TPML_DIGEST or_list = { 0 };
 
@@ -574,7 +615,7 @@ int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t
 	}
 	or_list.count = (UINT32) n_or;
 	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, bank_alg, mask, nv,
-			     n_or ? &or_list : NULL, NULL, NULL, 0, out, out_size, err);
+			     n_or ? &or_list : NULL, NULL, NULL, 0, pin_auth, out, out_size, err);
 }
 
 int tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv,
@@ -587,5 +628,5 @@ int tpm_unseal_authorized(mb_tpm *t, const uint8_t *pub, size_t pub_size, const 
 
 	/* a revocable signature: PolicyPCR, PolicyNV(counter == value signed), PolicyAuthorize */
 	return unseal_object(t, pub, pub_size, priv, priv_size, parent_persistent, parent_handle, sig->pcrs.alg,
-			     sig->mask, sig->counter ? &nv : NULL, NULL, &a, key, key_size, out, out_size, err);
+			     sig->mask, sig->counter ? &nv : NULL, NULL, &a, key, key_size, NULL, out, out_size, err);
 }

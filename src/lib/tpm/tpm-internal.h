@@ -38,4 +38,13 @@ void tpm_drop_parent(mb_tpm *t, ESYS_TR *h, bool flush);
 /* A session salted with parent (AES-128-CFB, SHA-256); attrs: TPMA_SESSION_DECRYPT/ENCRYPT or 0. */
 int tpm_start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION attrs, ESYS_TR *ret, mb_error *err);
 
+/* The authValue of a secret sealed with a PIN: SHA-256(pin) (docs/seal.md, "TPM + PIN"); -EINVAL
+ * for a PIN of 0 or over MB_PIN_MAX bytes. */
+int tpm_pin_auth(const uint8_t *pin, size_t pin_size, uint8_t out[32], mb_error *err);
+enum tpm_parent_choice { TPM_PARENT_AUTO, TPM_PARENT_TEMPLATE, TPM_PARENT_PERSISTENT };
+/* mb_tpm_seal / mb_tpm_seal_under, with the object's authValue auth (32 bytes; NULL: empty). */
+int tpm_seal_blob(mb_tpm *t, const uint8_t *secret, size_t secret_size, const uint8_t policy[32],
+		  enum tpm_parent_choice choice, uint32_t handle, const uint8_t *auth, mb_tpm_sealed_blob *ret,
+		  mb_error *err);
+
 #endif

@@ -344,3 +344,42 @@ MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err)
 		return tpm_fail(t, err, rc, "TPM2_Startup(CLEAR) failed");
 	return 0;
 }
+
+/* One TPM property (Part 2 §6.13), or an error. */
+static int tpm_property(mb_tpm *t, TPM2_PT property, uint32_t *ret, mb_error *err)
+{
+	TPMS_CAPABILITY_DATA *cap = NULL;
+	TPMI_YES_NO more = 0;
+	TSS2_RC rc = Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_TPM_PROPERTIES,
+					property, 1, &more, &cap);
+	bool ok;
+
+	if (rc != TSS2_RC_SUCCESS)
+		return tpm_fail(t, err, rc, "TPM2_GetCapability(TPM_PROPERTIES) failed");
+	ok = cap->capability == TPM2_CAP_TPM_PROPERTIES && cap->data.tpmProperties.count == 1 &&
+	     cap->data.tpmProperties.tpmProperty[0].property == property;
+	if (ok)
+		*ret = cap->data.tpmProperties.tpmProperty[0].value;
+	Esys_Free(cap);
+	if (!ok)
+		return set_error(err, MB_ERR_TPM, "the TPM does not report property 0x%08x", property);
+	return 0;
+}
+
+MB_EXPORT int mb_tpm_da_status_read(mb_tpm *t, mb_tpm_da_status *ret, mb_error *err)
+{
+	uint32_t permanent = 0;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = tpm_property(t, TPM2_PT_LOCKOUT_COUNTER, &ret->counter, err);
+	if (r == 0)
+		r = tpm_property(t, TPM2_PT_MAX_AUTH_FAIL, &ret->max_tries, err);
+	if (r == 0)
+		r = tpm_property(t, TPM2_PT_LOCKOUT_INTERVAL, &ret->interval, err);
+	if (r == 0)
+		r = tpm_property(t, TPM2_PT_PERMANENT, &permanent, err);
+	if (r == 0)
+		ret->in_lockout = (permanent & TPMA_PERMANENT_INLOCKOUT) != 0;
+	return r;
+}

@@ -36,6 +36,7 @@
 	X(Esys_NV_ReadPublic) \
 	X(Esys_PCR_Extend) \
 	X(Esys_PCR_Read) \
+	X(Esys_PolicyAuthValue) \
 	X(Esys_PolicyAuthorize) \
 	X(Esys_PolicyNV) \
 	X(Esys_PolicyOR) \
@@ -47,6 +48,7 @@
 	X(Esys_Startup) \
 	X(Esys_TRSess_SetAttributes) \
 	X(Esys_TR_Close) \
+	X(Esys_TR_SetAuth) \
 	X(Esys_TR_FromTPMPublic) \
 	X(Esys_TR_GetName) \
 	X(Esys_Unseal) \
@@ -92,6 +94,7 @@ int dlopen_tpm2(mb_error *err);
 #define Esys_NV_ReadPublic sym_Esys_NV_ReadPublic
 #define Esys_PCR_Extend sym_Esys_PCR_Extend
 #define Esys_PCR_Read sym_Esys_PCR_Read
+#define Esys_PolicyAuthValue sym_Esys_PolicyAuthValue
 #define Esys_PolicyAuthorize sym_Esys_PolicyAuthorize
 #define Esys_PolicyNV sym_Esys_PolicyNV
 #define Esys_PolicyOR sym_Esys_PolicyOR
@@ -103,6 +106,7 @@ int dlopen_tpm2(mb_error *err);
 #define Esys_Startup sym_Esys_Startup
 #define Esys_TRSess_SetAttributes sym_Esys_TRSess_SetAttributes
 #define Esys_TR_Close sym_Esys_TR_Close
+#define Esys_TR_SetAuth sym_Esys_TR_SetAuth
 #define Esys_TR_FromTPMPublic sym_Esys_TR_FromTPMPublic
 #define Esys_TR_GetName sym_Esys_TR_GetName
 #define Esys_Unseal sym_Esys_Unseal

@@ -19,11 +19,13 @@ typedef struct tpm_nv_condition {
 	uint64_t value;  /* PolicyNV(counter == value) */
 } tpm_nv_condition;
 
-/* nv (may be NULL): TPM2_PolicyNV on mboot's counter after the PolicyPCR (a firmware-update window). */
+/* nv (may be NULL): TPM2_PolicyNV on mboot's counter after the PolicyPCR (a firmware-update window).
+ * pin_auth (32 bytes, may be NULL): the object's authValue, TPM2_PolicyAuthValue last; a wrong one is
+ * MB_ERR_TPM_AUTH. */
 int tpm_unseal_pcr(mb_tpm *t, const uint8_t *pub, size_t pub_size, const uint8_t *priv, size_t priv_size,
 		   bool parent_persistent, uint32_t parent_handle, uint16_t bank_alg, uint32_t mask,
-		   const tpm_nv_condition *nv, const uint8_t (*or_digests)[32], size_t n_or, uint8_t *out,
-		   size_t *out_size, mb_error *err);
+		   const tpm_nv_condition *nv, const uint8_t (*or_digests)[32], size_t n_or, const uint8_t *pin_auth,
+		   uint8_t *out, size_t *out_size, mb_error *err);
 
 /*
  * Unseal an object whose policy is TPM2_PolicyAuthorize by key (a marshalled

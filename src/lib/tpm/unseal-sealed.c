@@ -23,6 +23,7 @@
 #include "shared/hex.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
+#include "tpm-internal.h"
 #include "unseal-internal.h"
 
 static mb_unseal_item *add_item(mb_unseal_explanation *e, mb_unseal_item_kind kind)
@@ -395,6 +396,7 @@ static int unseal_pcr_state(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed
 	tpm_nv_condition nv = { s->window_index, s->window_counter };
 	bool use_window = false, window_closed = false;
 	uint64_t counter = 0;
+	uint8_t auth[32];
 	size_t i;
 	int r;
 
@@ -438,10 +440,16 @@ static int unseal_pcr_state(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed
 		bank = &s->branch[i];
 		mask = s->branch_mask[i];
 	}
+	if (s->pin) {
+		r = tpm_pin_auth(opt->pin, opt->pin_size, auth, err);
+		if (r < 0)
+			return r;
+	}
 	r = tpm_unseal_pcr(t, s->pub, s->pub_size, s->priv, s->priv_size, s->parent_persistent, s->parent_handle,
 			  bank->alg, mask, use_window ? &nv : NULL,
-			  s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL, s->n_branches, out, out_size,
-			  err);
+			  s->n_branches ? (const uint8_t (*)[32]) s->branch_digest : NULL, s->n_branches,
+			  s->pin ? auth : NULL, out, out_size, err);
+	explicit_bzero(auth, sizeof(auth));
 	if (r == MB_ERR_TPM_POLICY)
 		return explain_failure(e, t, s, opt, err);
 	return r;
@@ -560,6 +568,10 @@ MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unsea
 		opt = &none;
 	if (!s->authorized && opt->n_signatures)
 		return set_error(err, -EINVAL, "the secret is sealed to PCR values, not to signed policies");
+	if (s->pin && (!opt->pin || !opt->pin_size))
+		return set_error(err, -ENOKEY, "the secret is sealed with a PIN: no PIN given");
+	if (s->pin && opt->pin_size > MB_PIN_MAX)
+		return set_error(err, -EINVAL, "a PIN of 1 to %u bytes, not %zu", MB_PIN_MAX, opt->pin_size);
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return set_error(err, -ENOMEM, "out of memory");
