@@ -883,7 +883,11 @@ secureboot)
 		test "$rc:$(jq -c '.changed' "$out/predict-cmdline.json")" = "0:[8,9]"
 	check_replay predict-cmdline "$out/cmdline" "$out/predict-cmdline.json"
 	# The kernel is measured in PCR 4 by shim too: --kernel alone leaves PCR 4 unpredictable;
-	# naming it with --efi (here the same kernel) predicts it.
+	# naming it with --efi (here the same kernel) predicts it. The kernel is given under the name
+	# GRUB loads it by (/vmlinuz on the ESP): updated in place, so PCR 8 keeps today's strings.
+	mkdir -p "$out/esp-kernel"
+	cp "$kernel" "$out/esp-kernel/vmlinuz"
+	kernel=$out/esp-kernel/vmlinuz
 	rc=0
 	"$MBOOT" predict --log "$d/log.bin" --kernel "$kernel" --json >"$out/predict-kernel.json" 2>/dev/null || rc=$?
 	check "predict --kernel without --efi: exit 1, PCR 4 unpredictable ($(jq -c .unpredictable "$out/predict-kernel.json"))" \
