@@ -292,9 +292,13 @@ vm_disk() {
 # with fixed GUIDs, mtools formats and fills the FAT at the partition's offset, making the
 # folders each ESP path needs, in the order given.
 vm_disk_esp() {
-	local out=$1 esp start=2048 sectors pair src dst d rest part made=" "
+	local out=$1 esp start=2048 sectors pair src dst d rest part made=" " bytes=0 mib=$VM_ESP_MIB
 	shift
-	sectors=$((VM_ESP_MIB * 2048))
+	# VM_ESP_MIB, or more when the files need it (an ASan build's initramfs is over 50 MB): the
+	# size is in the GPT that PCR 5 measures, so it only grows when it must
+	for pair in "$@"; do bytes=$((bytes + $(stat -c %s "${pair%=*}"))); done
+	[ $(((bytes >> 20) + 8)) -le "$mib" ] || mib=$(((bytes >> 20) + 16))
+	sectors=$((mib * 2048))
 	esp=$out.esp
 	rm -f "$out" "$esp"
 	truncate -s $(((start + sectors + 2048) * 512)) "$out"
