@@ -20,7 +20,7 @@ lockout_counter() {
 # after each prompt that ends in "PIN: "; the terminal's output goes to $WORK/pty.
 on_pty() {
 	python3 - "$@" <<'PY'
-import os, pty, sys, time
+import os, pty, select, signal, sys, time
 inp = sys.argv[1].encode()
 pid, fd = pty.fork()
 if pid == 0:
@@ -29,6 +29,9 @@ out = b""
 sent = 0
 deadline = time.time() + 60
 while time.time() < deadline:
+    # never a blocking read: a command that hangs is killed at the deadline, not waited for
+    if not select.select([fd], [], [], max(0.0, deadline - time.time()))[0]:
+        break
     try:
         chunk = os.read(fd, 4096)
     except OSError:
@@ -39,6 +42,9 @@ while time.time() < deadline:
     if out.count(b"PIN: ") > sent:
         sent += 1
         os.write(fd, inp + b"\n")
+if time.time() >= deadline:
+    out += b"\n[on_pty: killed after 60 s]\n"
+    os.kill(pid, signal.SIGKILL)
 _, status = os.waitpid(pid, 0)
 open(os.environ["WORK"] + "/pty", "wb").write(out)
 sys.exit(os.waitstatus_to_exitcode(status))
