@@ -9,12 +9,16 @@
  *   mb-forge IN OUT drop-pcr PCR                drop every event of PCR
  *   mb-forge IN OUT append-event PCR TYPE DATA HASHED
  *                                               append one event of TYPE (a number): data the bytes
- *                                               of file DATA, digests H(bytes of file HASHED)
+ *                                               of file DATA, digests H(bytes of file HASHED);
+ *                                               HASHED "sha256=HEX": that digest in the sha256
+ *                                               bank (another tool's, e.g. pesign's Authenticode
+ *                                               digest), H(HEX) in the others
  *   mb-forge IN OUT move-tail PCR K USERLOG     move the last K events of PCR into a userspace
  *                                               log (CEL-JSON records with the same digests)
  *   mb-forge IN OUT splice-pcr PCR OTHER        PCR's events from the log OTHER (same banks) in
  *                                               place of IN's: a boot mixing two machines' PCRs
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +71,22 @@ static int append_grub(mb_log_writer *w, const mb_spec_id_alg *banks, size_t n_b
 }
 
 /* One CEL record for ev: its digests, its text as content. */
+/* 2 * size hex digits into out, or -1 */
+static int hex_bytes(const char *hex, uint8_t *out)
+{
+	size_t i, n = strlen(hex) / 2;
+
+	for (i = 0; i < n; i++) {
+		unsigned int byte;
+
+		if (!isxdigit((unsigned char) hex[2 * i]) || !isxdigit((unsigned char) hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return -1;
+		out[i] = (uint8_t) byte;
+	}
+	return 0;
+}
+
 static int append_record(FILE *f, const mb_event *ev)
 {
 	json_object *content = json_object_new_object();
@@ -177,16 +197,23 @@ int main(int argc, char **argv)
 		char *end;
 		unsigned long type = strtoul(argv[5], &end, 0);
 		mb_event ev = { .digests = digests };
+		const char *given = strncmp(argv[7], "sha256=", 7) == 0 ? argv[7] + 7 : NULL;
+		uint8_t sha256[32];
 
 		pcr = number(argv[4]);
 		if (pcr < 0 || pcr >= MB_PCR_COUNT || *end || !*argv[5] ||
 		    file_read(argv[6], MB_LOG_MAX_SIZE, &bytes, &bytes_size, &err) < 0 ||
-		    file_read(argv[7], 1u << 30, &hashed, &hashed_size, &err) < 0)
+		    (!given && file_read(argv[7], 1u << 30, &hashed, &hashed_size, &err) < 0))
 			return die("append-event PCR TYPE DATA HASHED");
+		if (given && (strlen(given) != 64 || hex_bytes(given, sha256) < 0))
+			return die("append-event: sha256=HEX needs 64 hex digits");
 		ev.pcr = (uint32_t) pcr;
 		ev.type = (uint32_t) type;
 		for (i = 0; i < n_banks; i++) {
-			if (mb_digest(banks[i].alg, hashed, hashed_size, md[i]) < 0)
+			if (given && banks[i].alg == MB_ALG_SHA256)
+				memcpy(md[i], sha256, sizeof(sha256));
+			else if (mb_digest(banks[i].alg, given ? (const void *) given : hashed,
+					   given ? strlen(given) : hashed_size, md[i]) < 0)
 				return die("a bank mboot cannot hash");
 			digests[i] = (mb_event_digest) { banks[i].alg, banks[i].size, md[i] };
 		}

@@ -53,7 +53,7 @@ command -v cryptsetup >/dev/null || fail "cryptsetup is not installed (scripts/i
 . "$S/tests/grub-model-fallback.sh"
 grub_fallback_expect "$WORK/log.json" "$D/boot-grub.cfg" "$BOTH" "$OLD" "$WORK" "$NEW"
 [ -z "$FB_ERR" ] || fail "building the expected strings:$FB_ERR"
-head -c 100000 /dev/urandom >"$WORK/vmlinuz-$NEW"
+cp /usr/lib/shim/mmx64.efi.signed "$WORK/vmlinuz-$NEW" # a PE: under Secure Boot its Authenticode digest counts
 head -c 50000 /dev/urandom >"$WORK/initrd.img-$NEW"
 NEXT8=$FB_NEXT8
 NEXT9=$(grub_pcr9 "$WORK/log.json" "$BOTH" "$WORK/vmlinuz-$NEW" "$WORK/initrd.img-$NEW")
@@ -202,4 +202,44 @@ for _ in 1 2 3 4 5 6 7 8; do args+=(--values "$WORK/fall.json"); done
 rc=$?
 [ $rc = 2 ] && grep -q "at most 7" "$WORK/err" || fail "8 --values: rc $rc $(cat "$WORK/err")"
 echo "ok: reseal --values + 2 --predict-args: a 4th state equal to the fallback is sealed once (tpm2_policyor's digest); 8 states: exit 2"
+
+# Secure Boot: shim measures the kernel GRUB's linux command loads into PCR 4 as well, by its
+# Authenticode digest. Today's log with that event for the running kernel (pesign's digest of a
+# PE standing in for it), a secret sealed to PCRs 4, 8 and 9: the hook, unconfigured, finds the
+# running kernel's digest in PCR 4 and gives predict --efi RUNNING=NEW itself. The next boot (the
+# next.bin above with the new kernel's event, pesign's digest) and the fallback (fall.bin with the
+# running kernel's) unseal; the new kernel with the running kernel's PCR 4 does not.
+command -v pesign >/dev/null || fail "pesign is not installed (scripts/install-deps)"
+mkdir -p "$WORK/sb/boot" "$WORK/sb.d"
+cp /usr/lib/shim/fbx64.efi.signed "$WORK/sb/boot/vmlinuz-$OLD"
+RUN_AUTH=$(pesign -h -i "$WORK/sb/boot/vmlinuz-$OLD" | awk '{ print $2 }')
+NEW_AUTH=$(pesign -h -i "$WORK/vmlinuz-$NEW" | awk '{ print $2 }')
+[ ${#RUN_AUTH} = 64 ] && [ ${#NEW_AUTH} = 64 ] || fail "pesign -h: '$RUN_AUTH' '$NEW_AUTH'"
+# UEFI_IMAGE_LOAD_EVENT: location, length, link-time address, device path length 4, End node
+printf '\0\0\0\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0\0\0\0\0\0\0\4\0\0\0\0\0\0\0\177\377\4\0' >"$WORK/load-event"
+app() { # app IN OUT SHA256: IN with the kernel's EV_EFI_BOOT_SERVICES_APPLICATION appended
+	"${MB_FORGE:?}" "$1" "$2" append-event 4 0x80000003 "$WORK/load-event" "sha256=$3" ||
+		fail "mb-forge append-event $1"
+}
+app "$LOG" "$WORK/sb.bin" "$RUN_AUTH"
+app "$WORK/next.bin" "$WORK/sb-next.bin" "$NEW_AUTH"
+app "$WORK/fall.bin" "$WORK/sb-fall.bin" "$RUN_AUTH"
+app "$WORK/next.bin" "$WORK/sb-stale.bin" "$RUN_AUTH"
+boot "$WORK/sb.bin"
+"$M" seal --pcrs 4,8,9 --log "$WORK/sb.bin" -i "$WORK/secret" -o "$WORK/sb.d/disk.sealed" --force || fail "seal to 4,8,9"
+cp "$BOTH" "$WORK/esp/boot/grub/grub.cfg"
+MBOOT_LOG=$WORK/sb.bin MBOOT_SEALED_DIR=$WORK/sb.d MBOOT_LUKS_DEVICES='' \
+	MBOOT_RUNNING_KERNEL=$WORK/sb/boot/vmlinuz-$OLD MBOOT_FALLBACK_KERNEL=$WORK/absent/boot/vmlinuz-$OLD \
+	"$S/hooks/mboot-reseal" "$WORK/vmlinuz-$NEW" "$WORK/initrd.img-$NEW" 2>"$WORK/hook.err" ||
+	fail "hook under Secure Boot: $(cat "$WORK/hook.err")"
+grep -q "disk.sealed: resealed to this boot, the next one and a fallback" "$WORK/hook.err" ||
+	fail "hook under Secure Boot said: $(cat "$WORK/hook.err")"
+sb_unseals() { "$M" unseal -i "$WORK/sb.d/disk.sealed" --log "$1" 2>"$WORK/unseal.err" | cmp -s - "$WORK/secret"; }
+for b in sb-next sb-fall sb; do
+	boot "$WORK/$b.bin"
+	sb_unseals "$WORK/$b.bin" || fail "Secure Boot: $b does not unseal: $(cat "$WORK/unseal.err")"
+done
+boot "$WORK/sb-stale.bin"
+sb_unseals "$WORK/sb-stale.bin" && fail "Secure Boot: the new kernel with the running kernel's PCR 4 unseals"
+echo "ok: Secure Boot (shim measures the kernel into PCR 4): the unconfigured hook reseals to PCRs 4, 8, 9 of the next boot (pesign's digest of the new kernel) and the fallback"
 echo "tpm-grub-fallback: all passed"
