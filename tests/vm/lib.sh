@@ -540,7 +540,7 @@ vm_qemu() {
 		"${VM_QEMU_ARGS[@]}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$OVMF_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
-		-drive if=none,id=disk0,format=raw,file="$dir/disk.img",snapshot="$VM_DISK_SNAPSHOT" \
+		-drive if=none,id=disk0,format=raw,file="$dir/disk.img,snapshot=$VM_DISK_SNAPSHOT" \
 		-device virtio-blk-pci,drive=disk0,bootindex=1 "${disk_args[@]}" \
 		-chardev socket,id=chrtpm,path="$tpm/ctrl.sock" \
 		-tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0 \
