@@ -36,6 +36,8 @@ OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 # More QEMU options for the firmware a chain needs (the Secure Boot chain's SMM flash).
 VM_QEMU_ARGS=()
+# on: the boot's writes to DIR/disk.img are thrown away; off: they are kept (the Debian guest).
+VM_DISK_SNAPSHOT=on
 # What vm_boot builds the boot's files with (vm_prepare: GRUB chain; vm_prepare_secureboot).
 VM_PREPARE=vm_prepare
 
@@ -545,7 +547,7 @@ vm_qemu() {
 		"${VM_QEMU_ARGS[@]}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$OVMF_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
-		-drive if=none,id=disk0,format=raw,file="$dir/disk.img",snapshot=on \
+		-drive if=none,id=disk0,format=raw,file="$dir/disk.img,snapshot=$VM_DISK_SNAPSHOT" \
 		-device virtio-blk-pci,drive=disk0,bootindex=1 "${disk_args[@]}" \
 		-chardev socket,id=chrtpm,path="$tpm/ctrl.sock" \
 		-tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0 \

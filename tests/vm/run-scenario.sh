@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real measured-boot scenarios (see tests/vm/README.md):
-#   run-scenario.sh baseline|repeat|changes|inguest|luks|uki|secureboot|kernel-update [OUTDIR]
+#   run-scenario.sh baseline|repeat|changes|inguest|luks|uki|secureboot|kernel-update|debian [OUTDIR]
 # Each scenario boots what it needs (OVMF + swtpm + GRUB + a Debian kernel under QEMU) and
 # asserts on what the guest printed. Exit 0 = all assertions held; anything else fails,
 # including a QEMU that cannot start (never a skip).
@@ -10,9 +10,9 @@ set -euo pipefail
 
 scenario=${1:-}
 case "$scenario" in
-baseline | repeat | changes | inguest | luks | uki | secureboot | kernel-update) ;;
+baseline | repeat | changes | inguest | luks | uki | secureboot | kernel-update | debian) ;;
 *)
-	echo "usage: $0 baseline|repeat|changes|inguest|luks|uki|secureboot|kernel-update [OUTDIR]" >&2
+	echo "usage: $0 baseline|repeat|changes|inguest|luks|uki|secureboot|kernel-update|debian [OUTDIR]" >&2
 	exit 2
 	;;
 esac
@@ -1089,6 +1089,12 @@ kernel-update)
 	[ "${MB_VM_KEEP:-0}" = 1 ] || rm -rf "$b1/disk.img" "$b2/disk.img" "$b3/disk.img" "$b1/vars.fd" \
 		"$b2/vars.fd" "$b3/vars.fd" \
 		"$out/initrd.in" "$out/in1" "$out/data1.tar"
+	;;
+debian)
+	# A real Debian 12 system (mmdebstrap) with mboot from its packages: tests/vm/debian.sh.
+	# shellcheck source=debian.sh
+	. "$(dirname "$0")/debian.sh"
+	vm_debian_scenario
 	;;
 esac
 
