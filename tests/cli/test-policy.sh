@@ -45,7 +45,7 @@ jq -e '.pcrs["9"].rules | all(has("digests"))' "$tmp/g.json" >/dev/null && ok "P
 # digests them; the log's old kernel and initrd (the files its linux/initrd commands loaded)
 # and grub.cfg are replaced, GRUB's other files are carried over.
 log=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
-head -c 4096 /dev/urandom >"$tmp/vmlinuz-new"
+cp /usr/lib/shim/mmx64.efi.signed "$tmp/vmlinuz-new" # a PE: shim measures the kernel into PCR 4
 head -c 3000 /dev/urandom >"$tmp/initrd-new"
 if "$MBOOT" policy generate --kernel "$tmp/vmlinuz-new" --initrd "$tmp/initrd-new" --cmdline 'root=/dev/sda1 ro' \
 	--from-log "$log" -o "$tmp/a.json"; then

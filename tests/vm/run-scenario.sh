@@ -897,6 +897,31 @@ secureboot)
 	check "predict --kernel --efi OLD=NEW: exit 0" test $rc -eq 0
 	check_replay predict-kernel-efi "$d" "$out/predict-kernel-efi.json"
 
+	# A policy from this boot's artifacts (shim, GRUB, the kernel, initrd, grub.cfg) and its log:
+	# the boot meets it. --kernel gives the kernel's PCR 4 rule, pesign's digest, as often as the
+	# log's chain measured it after GRUB's linux command (twice); shim and GRUB once each. An
+	# --efi naming the kernel too is the same one rule.
+	jq '{banks: .}' "$d/pcrs.json" >"$d/pcrs-banks.json"
+	for e in "" "--efi $kernel"; do
+		tag="policy generate --kernel --efi SHIM --efi GRUB${e:+ --efi KERNEL}"
+		pol=$out/policy-artifacts${e:+-efi}.json
+		rm -f "$pol"
+		rc=0
+		# shellcheck disable=SC2086 # $e: no option, or --efi and the kernel's path (no spaces)
+		"$MBOOT" policy generate --from-log "$d/log.bin" --kernel "$kernel" --initrd "$d/initrd.img" \
+			--grub-cfg "(hd0,gpt1)/EFI/debian/grub.cfg=$d/grub.cfg" --efi "$d/shimx64.efi" --efi "$d/grubx64.efi" $e \
+			-o "$pol" 2>"$out/policy-artifacts.err" || rc=$?
+		check "$tag: exit 0 ($(head -c 300 "$out/policy-artifacts.err"))" test $rc -eq 0
+		check "$tag: PCR 4 applications = pesign -h of shim (max 1), GRUB (max 1), the kernel (max 2), all required" \
+			test "$(jq -r '[.pcrs["4"].rules[] | select(.type == "EV_EFI_BOOT_SERVICES_APPLICATION") | "\(.digests[0].sha256):\(.max):\(.required)"] | join(",")' "$pol")" \
+			= "$(pesign -h -i "$d/shimx64.efi" | awk '{ print $2 }'):1:true,$(pesign -h -i "$d/grubx64.efi" | awk '{ print $2 }'):1:true,$k:2:true"
+		rc=0
+		"$MBOOT" verify --log "$d/log.bin" --pcrs "$d/pcrs-banks.json" --no-userspace-log --policy "$pol" --json \
+			>"$out/policy-artifacts-verify.json" || rc=$?
+		check "$tag: the boot it was made from verifies and meets it (exit $rc: $(jq -c '[.policy.violations[]? | {pcr, event, reason}]' "$out/policy-artifacts-verify.json" | cut -c1-400))" \
+			test "$rc:$(jq -c '[.verified, .policy.ok]' "$out/policy-artifacts-verify.json")" = "0:[true,true]"
+	done
+
 	# A policy from the baseline's log: the baseline meets it, the changed boot breaks it in PCR 8.
 	check_policy_boots secureboot "the changed boot" 8
 	;;

@@ -313,68 +313,6 @@ static int add_text_rule(json_object *rules, const char *fmt_prefix, const char 
 	return rc;
 }
 
-/* PCR 4 rules: the firmware's boot-manager action, the separator, each --efi application and
- * extra (the UKI's digests, a JSON object given away, or NULL) described as extra_what. */
-static int pcr4_rules(json_object *jp, const mb_policy_artifacts *a, const uint16_t *algs, size_t n_algs,
-		      json_object *extra, const char *extra_what, mb_error *err)
-{
-	json_object *r4 = policy_pcr_entry(jp, 4, "rules");
-	static const uint8_t sep[4];
-	size_t i;
-	int rc = 0;
-
-	if (!r4 || policy_add_rule(r4, "EV_EFI_ACTION", "Calling EFI Application from Boot Option", NULL,
-				   "the firmware's boot-manager action", false) < 0) {
-		json_object_put(extra);
-		return set_error(err, -ENOMEM, "out of memory");
-	}
-	{
-		json_object *ds = json_object_new_object();
-
-		for (i = 0; ds && i < n_algs; i++) {
-			uint8_t d[MB_DIGEST_MAX];
-			char hex[2 * MB_DIGEST_MAX + 1];
-			const mb_digest_info *info = mb_digest_by_alg(algs[i]);
-
-			/* the banks are known ones (policy_banks): only memory can fail here */
-			if (mb_digest(algs[i], sep, 4, d) < 0) {
-				json_object_put(ds);
-				ds = NULL;
-				break;
-			}
-			json_object_object_add(ds, info->name, json_object_new_string(hex_format(d, info->size, hex)));
-		}
-		if (!ds || policy_add_rule(r4, "EV_SEPARATOR", NULL, ds, "separator 00000000 (success)", true) < 0) {
-			json_object_put(extra);
-			return set_error(err, -ENOMEM, "out of memory");
-		}
-	}
-	for (i = 0; i < a->boot.n_efi; i++) {
-		json_object *ds = json_object_new_object();
-		size_t k;
-
-		if (!ds) {
-			json_object_put(extra);
-			return set_error(err, -ENOMEM, "out of memory");
-		}
-		for (k = 0; k < a->boot.efi[i].n; k++) {
-			const mb_digest_info *info = mb_digest_by_alg(a->boot.efi[i].algs[k]);
-			char hex[2 * MB_DIGEST_MAX + 1];
-
-			if (info)
-				json_object_object_add(ds, info->name,
-						       json_object_new_string(hex_format(a->boot.efi[i].digest[k], info->size, hex)));
-		}
-		if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->boot.efi[i].description, true) < 0) {
-			json_object_put(extra);
-			return set_error(err, -ENOMEM, "out of memory");
-		}
-	}
-	if (extra && policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, extra, extra_what, true) < 0)
-		rc = set_error(err, -ENOMEM, "out of memory");
-	return rc;
-}
-
 /*
  * From a unified kernel image: PCR 11's value (systemd-stub's sections, at its hand-over), PCR 4
  * rules with the UKI's Authenticode digest (and each --efi), the kernel's initrd tag of .initrd
@@ -438,7 +376,11 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 		json_object_object_add(app, info->name, json_object_new_string(hex_format(d, info->size, hex)));
 	}
 	snprintf(what, sizeof(what), "unified kernel image %s", base ? base + 1 : a->boot.uki);
-	rc = pcr4_rules(jp, a, algs, n_algs, app, what, err);
+	{
+		policy_app_rule xr = { app, what, 1 }; /* systemd-boot has the firmware load it, once */
+
+		rc = policy_pcr4_rules(jp, a, algs, n_algs, &xr, err);
+	}
 	app = NULL;
 	if (rc < 0)
 		goto out;
@@ -517,8 +459,9 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 	grub_words args = { 0 };
 	carry_ctx carry = { 0 };
 	uint16_t algs[MB_MAX_BANKS];
-	size_t n_algs = policy_banks(a->log, algs), i;
+	size_t n_algs = policy_banks(a->log, algs), i, kcount = 0;
 	uint32_t firmware = a->firmware_pcrs;
+	bool pcr4 = false;
 	char *kpath = NULL, *kargs = NULL, *ipaths = NULL, *lcmd = NULL, *icmd = NULL;
 	int rc;
 
@@ -640,11 +583,25 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		if (rc < 0)
 			goto out;
 	}
-	/* PCR 4: the EFI applications given. */
-	if (a->boot.n_efi) {
+	/* PCR 4: the EFI applications given, and the kernel as often as the known-good boot's
+	 * chain measured it after GRUB's linux command (none: no shim verified it). Without --efi,
+	 * such a log's PCR 4 as rules, unless --firmware-pcrs asks for its value. */
+	if (a->log)
+		kcount = policy_kernel_apps(a->log, NULL);
+	if (a->boot.n_efi || (kcount && !(a->firmware_pcrs & (1u << 4)))) {
+		const char *kbase = strrchr(a->boot.kernel, '/');
+		char what[512];
+		policy_app_rule xr = { NULL, what, (int64_t) kcount };
+
+		snprintf(what, sizeof(what), "kernel %s (verified by shim for GRUB)", kbase ? kbase + 1 : a->boot.kernel);
+		pcr4 = true;
 		if (a->firmware_pcrs == 0)
 			firmware = 0xff & ~(1u << 4);
-		rc = pcr4_rules(jp, a, algs, n_algs, NULL, NULL, err);
+		if (kcount && (rc = policy_app_digests(a->boot.kernel, algs, n_algs, &xr.digests, err)) < 0) {
+			rc = prefix_error(err, rc, "the log has shim measure the kernel into PCR 4, by its Authenticode digest");
+			goto out;
+		}
+		rc = a->boot.n_efi ? policy_pcr4_rules(jp, a, algs, n_algs, &xr, err) : policy_pcr4_from_log(jp, a->log, &xr, err);
 		if (rc < 0)
 			goto out;
 	} else if (a->firmware_pcrs == 0) {
@@ -660,7 +617,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
 		}
 		carry.r8 = r8;
 		carry.r9 = r9;
-		rc = policy_from_log(jp, a->log, a->boot.n_efi ? ~(1u << 4) : ~0u, firmware, carried_rules, &carry, err);
+		rc = policy_from_log(jp, a->log, pcr4 ? ~(1u << 4) : ~0u, firmware, carried_rules, &carry, err);
 		if (rc < 0)
 			goto out;
 	}

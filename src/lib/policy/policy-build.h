@@ -39,4 +39,23 @@ int policy_from_log(json_object *pcrs, const mb_event_log *log, uint32_t mask, u
 		    int (*rules_of)(json_object *pcrs, const mb_event_log *log, uint32_t pcr, void *ud), void *ud,
 		    mb_error *err);
 
+/* policy-pcr4.c: PCR 4 of a policy from artifacts. */
+struct mb_policy_artifacts;
+/* The PCR 4 rule of the image the artifacts boot (the kernel shim verifies, the UKI). */
+typedef struct policy_app_rule {
+	json_object *digests; /* given away to policy_pcr4_*; NULL: no such rule */
+	const char *what;
+	int64_t max;          /* how many times the chain measures it */
+} policy_app_rule;
+/* The PCR 4 EV_EFI_BOOT_SERVICES_APPLICATION events after GRUB's linux command (the kernel, under
+ * shim), stored in ret (NULL: only counted); their number. */
+size_t policy_kernel_apps(const mb_event_log *log, const mb_event **ret);
+/* {"sha1": "<hex>", ...}: a PE image's Authenticode digests in banks algs. */
+int policy_app_digests(const char *path, const uint16_t *algs, size_t n_algs, json_object **ret, mb_error *err);
+/* The boot-manager action, the separator, each a->boot.efi and xr (NULL, or digests NULL: none). */
+int policy_pcr4_rules(json_object *pcrs, const struct mb_policy_artifacts *a, const uint16_t *algs, size_t n_algs,
+		      policy_app_rule *xr, mb_error *err);
+/* The log's PCR 4 events as rules but its kernel's (policy_kernel_apps), and xr's. */
+int policy_pcr4_from_log(json_object *pcrs, const mb_event_log *log, policy_app_rule *xr, mb_error *err);
+
 #endif
