@@ -64,6 +64,11 @@ typedef struct mb_boot_artifacts {
 	 * stay): systemd-stub packs its *.raw (system extensions) into the archive it measures into
 	 * PCR 13, and *.cred into PCR 12's (mb_uki_dropin_cpio). */
 	const char *uki_extra_dir;
+	/* Today's UKI, the one that booted (host path; NULL: the file of an efi[] whose old_digest
+	 * is today's UKI event's, else unknown). mb_predict checks it against today's PCR 4 event and
+	 * explains today's command line events (PCR 12, the kernel's LoadOptions tag in PCR 9) from its
+	 * .cmdline before it computes the new UKI's. */
+	const char *uki_today;
 } mb_boot_artifacts;
 
 #ifdef __cplusplus

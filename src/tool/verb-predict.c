@@ -22,7 +22,8 @@ static const char predict_help[] =
 	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
 	"                     [--grub-cfg-installed [--grub-map (DEVICE)=DIR ...]]\n"
 	"                     [--grub-entry SPEC | --grub-entry-kernel PATH]\n"
-	"                     [--efi OLD=NEW ...] [--uki FILE [--uki-extra DIR]] [--efi-var NAME[+]=FILE ...]\n"
+	"                     [--efi OLD=NEW ...] [--uki FILE [--uki-extra DIR] [--uki-today FILE]]\n"
+	"                     [--efi-var NAME[+]=FILE ...]\n"
 	"                     [--sbat-level FILE] [--mok-list FILE] [--json] [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
 	"source is replaced is recomputed (GRUB's file digests in PCR 9 for the kernel, initrd and\n"
@@ -78,9 +79,13 @@ static const char predict_help[] =
 	"                           the stub starts the kernel (systemd-pcrphase's phases are not included),\n"
 	"                           PCR 4 from its Authenticode digest in place of today's UKI (the last\n"
 	"                           EFI application before the stub's PCR 11 events) and its .linux's in\n"
-	"                           place of the kernel the stub started; PCR 12 (the UKI's command line\n"
-	"                           as systemd-boot and the stub measure it) is unpredictable.\n"
+	"                           place of the kernel the stub started; PCR 12 and PCR 9's LoadOptions\n"
+	"                           tag (its .cmdline as systemd-boot passes it) when today's UKI\n"
+	"                           explains today's: --uki-today, or an --efi OLD=FILE naming it.\n"
 	"                           Not with --kernel, --initrd or --cmdline: the UKI carries them\n"
+	"  --uki-today FILE         today's UKI (checked against today's PCR 4 event): today's PCR 12\n"
+	"                           and LoadOptions tag must be its .cmdline (no edit at the menu) for\n"
+	"                           the new UKI's to be predicted. With --uki\n"
 	"  --uki-extra DIR          the folder that will be the UKI's NAME.efi.extra.d/ on the ESP (empty:\n"
 	"                           none): PCR 13 from the archive systemd-stub builds of its *.raw system\n"
 	"                           extensions (without it, today's PCR 13 is carried over). With --uki\n"
@@ -150,6 +155,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_STR("grub-entry-kernel", 0, &a->in.grub_entry_kernel),
 		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
 		TOOL_OPT_STR("uki-extra", 0, &a->in.boot.uki_extra_dir),
+		TOOL_OPT_STR("uki-today", 0, &a->in.boot.uki_today),
 		TOOL_OPT_EFI_VARS(&a->efi_vars),
 		TOOL_OPT_END,
 	};
@@ -170,6 +176,8 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		return tool_usage_error(verb, "--grub-entry or --grub-entry-kernel, not both");
 	if ((a->in.grub_entry && !*a->in.grub_entry) || (a->in.grub_entry_kernel && !*a->in.grub_entry_kernel))
 		return tool_usage_error(verb, "--grub-entry and --grub-entry-kernel take a non-empty value");
+	if (a->in.boot.uki_today && !a->in.boot.uki)
+		return tool_usage_error(verb, "--uki-today is today's UKI, for the one given with --uki");
 	if (a->in.boot.uki_extra_dir && !a->in.boot.uki)
 		return tool_usage_error(verb, "--uki-extra is the drop-in folder of the UKI given with --uki");
 	if (a->in.boot.uki && (a->in.boot.kernel || a->in.boot.initrd || a->in.boot.cmdline))

@@ -511,18 +511,24 @@ uki)
 		{ printf '%s' "$2" | iconv -f UTF-8 -t UTF-16LE; printf '\0\0'; } | "${1}sum" | awk '{ print $1 }'
 	}
 	# uki_predict_with_mboot OUT NEXT_DIR: mboot's own prediction of the next boot (predict
-	# --uki), written to OUT ({"banks": ...}); the caller compares it with the same TPM values as
-	# the systemd-measure + pesign prediction. mboot says PCRs 9 and 12 are unpredictable here
-	# (the command line, which systemd-boot or the stub may take from elsewhere): those have no
-	# value, and predict exits 1 for them.
+	# --uki NEW --efi TODAY=NEW), written to OUT ({"banks": ...}); the caller compares it with the
+	# same TPM values as the systemd-measure + pesign prediction. Today's UKI (the --efi OLD,
+	# checked against the base log's PCR 4) explains the base boot's PCR 12 events and the
+	# kernel's LoadOptions tag (its .cmdline, no edit at the menu), so PCRs 9 and 12 come from
+	# the new UKI's .cmdline; without today's UKI they are unpredictable (exit 1, no value).
 	uki_predict_with_mboot() {
 		local pred=$1 next=$2 rc=0
-		"$MBOOT" predict --log "$out/base/log.bin" --uki "$next/uki.efi" --json >"$pred" 2>"$pred.err" || rc=$?
-		check "uki predict --uki: exit 1, PCRs 9 and 12 named unpredictable, PCRs 4 and 11 changed, no option unmatched" \
-			test "$rc:$(jq -c '[(.unpredictable | keys | sort), (.changed | index(4) != null and index(11) != null), (.unmatched | length)]' "$pred")" \
-			= '1:[["12","9"],true,0]'
-		check "uki predict --uki: PCRs 9 and 12 have no value in any bank" \
-			test "$(jq -c '[.banks[] | keys[] | select(. == "9" or . == "12")] | length' "$pred")" = 0
+		"$MBOOT" predict --log "$out/base/log.bin" --uki "$next/uki.efi" --efi "$out/base/uki.efi=$next/uki.efi" \
+			--json >"$pred" 2>"$pred.err" || rc=$?
+		check "uki predict --uki --efi TODAY=NEW: exit 0, nothing unpredictable or unmatched, PCRs 4, 9, 11, 12 changed" \
+			test "$rc:$(jq -c '[.unpredictable, .changed, (.unmatched | length)]' "$pred")" = '0:[{},[4,9,11,12],0]'
+		check "uki predict --uki --efi TODAY=NEW: PCRs 4, 9, 11, 12 have a value in all four banks" \
+			test "$(jq -c '[.banks[] | has("4") and has("9") and has("11") and has("12")] | [length, unique]' "$pred")" = '[4,[true]]'
+		rc=0
+		"$MBOOT" predict --log "$out/base/log.bin" --uki "$next/uki.efi" --json >"$pred.nt" 2>/dev/null || rc=$?
+		check "uki predict --uki without today's UKI: exit 1, PCRs 9 and 12 unpredictable, the reason names it" \
+			test "$rc:$(jq -c '[(.unpredictable | keys), (.unpredictable["12"] | test("today.s UKI is not given"))]' "$pred.nt")" \
+			= '1:[["12","9"],true]'
 	}
 
 	# check_uki_boot NAME: what one boot of the chain must show, digests computed here from the
@@ -652,7 +658,8 @@ uki)
 	# Boot 3, an update: a UKI whose initramfs changed, and a system extension dropped in beside
 	# it (<UKI>.extra.d/*.raw), predicted by mboot before it boots from the new UKI and the
 	# folder alone: PCR 4 (the UKI, the kernel in it), 11, 13 (systemd-stub's archive of the
-	# system extensions) and every other PCR but 9 and 12, which carry the command line.
+	# system extensions), 12 (today's .cmdline again, explained by the base UKI) and every other
+	# PCR but 9 (the kernel tags .initrd with the archive appended).
 	printf 'this file only changes the initramfs bytes\n' >"$out/changed.txt"
 	vm_initramfs "$out/initrd-update.in" plain "$out/changed.txt"
 	printf 'a system extension image: systemd-stub packs it, the kernel unpacks it, nobody mounts it\n' \
@@ -660,10 +667,12 @@ uki)
 	VM_UKI_EXTRA="$out/mboot-test.raw" vm_prepare_uki "$out/update" "$VM_CMDLINE_DEFAULT" "$out/initrd-update.in"
 	rc=0
 	"$MBOOT" predict --log "$out/base/log.bin" --uki "$out/update/uki.efi" --uki-extra "$out/update/extra.d" \
-		--json >"$out/predict-update.json" 2>"$out/predict-update.err" || rc=$?
-	check "uki predict --uki --uki-extra: exit 1, PCRs 9 and 12 unpredictable, PCRs 4, 11 and 13 changed ($(jq -c '{changed, unmatched}' "$out/predict-update.json"))" \
+		--uki-today "$out/base/uki.efi" --json >"$out/predict-update.json" 2>"$out/predict-update.err" || rc=$?
+	# PCR 12: today's .cmdline again; PCR 9: the kernel tags .initrd with the stub's archive of
+	# the system extension appended, which mboot does not compute
+	check "uki predict --uki --uki-extra --uki-today: exit 1, PCR 9 unpredictable (the archive appended), PCRs 4, 11 and 13 changed ($(jq -c '{changed, unmatched}' "$out/predict-update.json"))" \
 		test "$rc:$(jq -c '[(.unpredictable | keys | sort), .changed, (.unmatched | length)]' "$out/predict-update.json")" \
-		= '1:[["12","9"],[4,11,13],0]'
+		= '1:[["9"],[4,11,13],0]'
 	uki_boot update
 	d=$out/update
 	check_show update "$d"
@@ -684,8 +693,8 @@ uki)
 	moved=$(tpm_moved base update)
 	check "update: the TPM moved exactly PCRs 4, 9, 10 (IMA), 11 and 13 ($moved)" test "$moved" = "[4,9,10,11,13]"
 	check_prediction "uki predict --uki --uki-extra (mboot)" "$out/predict-update.json" update
-	check "uki predict --uki --uki-extra: PCRs 4, 11 and 13 predicted in all four banks" \
-		test "$(jq -c '[.banks[] | has("4") and has("11") and has("13")] | unique' "$out/predict-update.json")" = '[true]'
+	check "uki predict --uki --uki-extra: PCRs 4, 11, 12 and 13 predicted in all four banks" \
+		test "$(jq -c '[.banks[] | has("4") and has("11") and has("12") and has("13")] | unique' "$out/predict-update.json")" = '[true]'
 	;;
 secureboot)
 	# OVMF with Secure Boot on and Microsoft's keys -> Debian's shim -> Debian's signed GRUB ->

@@ -35,6 +35,13 @@ typedef struct new_config {
 	bool matched;        /* an event was replaced */
 } new_config;
 
+/* A UKI's command line as systemd-boot passes it (UTF-16LE with its NUL) and its digests. */
+typedef struct uki_cmdline {
+	uint8_t *data; /* NULL: not computed */
+	size_t size;
+	file_digests d;
+} uki_cmdline;
+
 typedef struct predict_ctx {
 	const mb_predict_input *in;
 	mb_predict_result *res;
@@ -76,6 +83,12 @@ typedef struct predict_ctx {
 	bool uki_kernel_written;
 	file_digests uki_sysext;         /* the new drop-ins' PCR 13 archive (have: there is one) */
 	bool uki_extra, uki_sysext_written; /* uki_extra_dir given */
+	bool uki_creds;                  /* the new drop-in folder has credentials */
+	/* The command line systemd-boot passes a UKI (load options) from its .cmdline: today's UKI's,
+	 * which must explain today's PCR 12 (8) events and LoadOptions tag (PCR 9), and the new one's. */
+	uki_cmdline cmd_today, cmd_new;
+	char *cmd_why;                   /* why today's events cannot be explained; NULL: they can */
+	int uki_today_efi;               /* the --efi that named today's UKI, or -1 */
 	efivar_set efivars; /* Secure Boot and MOK variables (PCR 7, 14) */
 	/* --efi e replaces GRUB by one that runs differently (or a loader by GRUB): why PCRs 8 and 9
 	 * are not today's (predict-efi.c); NULL when it runs as today's or is not GRUB */
@@ -113,6 +126,13 @@ int pred_walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *e
 int pred_walk_uki_app(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
 int pred_walk_uki_sysext(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
 int pred_finish_uki_sysext(predict_ctx *c, mb_log_writer *w);
+
+/* predict-uki-cmdline.c */
+int pred_uki_cmdline(predict_ctx *c, const mb_uki_section *secs, size_t n, const uint8_t *buf, size_t size,
+		     uki_cmdline *out, char **why);
+int pred_plan_uki_today(predict_ctx *c, mb_error *err);
+int pred_walk_uki_cmdline(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
+int pred_walk_uki_load_options(predict_ctx *c, mb_log_writer *w, const mb_event *ev);
 
 /* predict-efi.c */
 int pred_walk_efi(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *replaced, uint32_t *efi_used);

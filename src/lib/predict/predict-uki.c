@@ -56,6 +56,18 @@ static int plan_dropins(predict_ctx *c, mb_error *err)
 
 	c->uki_extra = true;
 	c->uki_sysext.have = rc >= 0 && cpio;
+	if (rc >= 0) {
+		uint8_t *creds = NULL;
+		size_t n_creds = 0;
+		int crc = mb_uki_dropin_dir_cpio(c->in->boot.uki_extra_dir, MB_UKI_DROPIN_CREDENTIALS, &creds, &n_creds, err);
+
+		c->uki_creds = crc >= 0 && creds;
+		if (creds)
+			explicit_bzero(creds, n_creds);
+		free(creds);
+		if (crc < 0)
+			rc = crc;
+	}
 	for (size_t b = 0; rc >= 0 && cpio && b < c->n_banks; b++)
 		if (mb_digest_by_alg(c->banks[b].alg))
 			rc = mb_digest(c->banks[b].alg, cpio, size, c->uki_sysext.d[b]);
@@ -72,8 +84,10 @@ int pred_plan_uki(predict_ctx *c, mb_error *err)
 	mb_pe_info *pe = NULL;
 	uint8_t *buf = NULL;
 	size_t size = 0, b, k;
+	char *why = NULL;
 	int rc = mb_pe_read_file(path, &buf, &size, err);
 
+	c->uki_today_efi = -1;
 	if (rc >= 0)
 		rc = mb_pe_parse(buf, size, 0, &pe, err);
 	if (rc >= 0)
@@ -97,6 +111,12 @@ int pred_plan_uki(predict_ctx *c, mb_error *err)
 			rc = set_error(err, rc, "hashing: %s", mb_strerror(rc));
 	}
 	c->uki_app.have = rc >= 0;
+	/* its command line, as systemd-boot will pass it (PCR 12, the kernel's LoadOptions tag) */
+	if (rc >= 0 && pred_uki_cmdline(c, secs, c->n_uki, buf, size, &c->cmd_new, &why) < 0)
+		rc = set_error(err, -ENOMEM, "out of memory");
+	if (why && asprintf(&c->cmd_why, "the new UKI's .cmdline: %s", why) < 0)
+		c->cmd_why = NULL;
+	free(why);
 	/* the kernel systemd-stub starts: .linux (first of the stub's order) as an image of its own */
 	if (rc >= 0) {
 		mb_pe_info *kpe = NULL;
@@ -270,6 +290,13 @@ int pred_walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *e
 		pred_note(c, 9, true, "event %u: the kernel's EFI stub tagged an initrd that is not today's .initrd section "
 			  "alone (systemd-stub appends credentials and system extensions), which mboot does not compute",
 			  ev->number);
+		return mb_log_writer_add_event(w, ev);
+	}
+	if (c->uki_sysext.have || c->uki_creds) {
+		pred_note(c, 9, true, "event %u: systemd-stub appends the archives of the new drop-in folder's %s to the "
+			  "initrd the kernel's EFI stub tags, which mboot does not compute", ev->number,
+			  c->uki_sysext.have && c->uki_creds ? "system extensions and credentials" :
+			  c->uki_creds ? "credentials" : "system extensions");
 		return mb_log_writer_add_event(w, ev);
 	}
 	if (c->uki_initrd < 0) {

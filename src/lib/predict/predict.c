@@ -11,7 +11,8 @@
  * EFI stub's LoadOptions tag (PCR 9), systemd-boot's and systemd-stub's UTF-16 command line
  * (PCR 12, or 8 in older systemd-boot), a UKI's sections (PCR 11) unless the new UKI is given:
  * then its sections replace today's PCR 11 events (mb_uki_section_digests) and its Authenticode
- * digest the application event systemd-boot had the firmware measure before them.
+ * digest the application event systemd-boot had the firmware measure before them, and its
+ * .cmdline the command line events today's UKI explains (predict-uki-cmdline.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -63,6 +64,8 @@ static int plan(predict_ctx *c, mb_error *err)
 		if ((rc = pred_plan_uki(c, err)) < 0)
 			return rc;
 		pred_find_today_uki(c);
+		if ((rc = pred_plan_uki_today(c, err)) < 0)
+			return rc;
 	}
 
 	c->linux_cmd = dup_or(c->entry.linux_line.n ? c->entry.linux_line.w[0] : NULL,
@@ -142,6 +145,8 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 			if (i == c->uki_app_event) {
 				pred_note(c, 4, false, "the UKI (its Authenticode digest)");
 				c->first_app = true;
+				if (c->uki_today_efi >= 0)
+					*efi_used |= 1u << c->uki_today_efi; /* it named today's UKI */
 				rc = pred_write_event(c, w, ev, &c->uki_app, NULL, 0, NULL, 0);
 				continue;
 			}
@@ -155,13 +160,18 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 				rc = pred_walk_uki_initrd_tag(c, w, ev);
 				continue;
 			}
-			/* The kernel's EFI stub measures the command line systemd-stub passed it: the
-			 * new UKI's .cmdline or an override, as in PCR 12 (a real boot of a UKI with
-			 * another .cmdline moved this tag). */
-			if (ev->pcr == 9 && tag_id(ev) == LINUX_LOAD_OPTIONS_TAG)
-				pred_note(c, 9, true, "event %u: the Linux EFI stub measured the command line systemd-stub passed "
-					  "it (LoadOptions tag): the new UKI's .cmdline or an override, which is not in the log",
-					  ev->number);
+			/* The command line: systemd-boot's and systemd-stub's UTF-16 events (PCR 12, 8
+			 * in older builds) and the kernel's EFI stub's LoadOptions tag, explained by
+			 * today's UKI's .cmdline before the new one's replaces them. */
+			if ((ev->pcr == 12 || ev->pcr == 8) && is_utf16_text(ev)) {
+				c->systemd_cmdline = true;
+				rc = pred_walk_uki_cmdline(c, w, ev);
+				continue;
+			}
+			if (ev->pcr == 9 && tag_id(ev) == LINUX_LOAD_OPTIONS_TAG) {
+				rc = pred_walk_uki_load_options(c, w, ev);
+				continue;
+			}
 			if (i > c->uki_app_event && ev->pcr == 4 && ev->type == MB_EV_EFI_BOOT_SERVICES_APPLICATION) {
 				rc = pred_walk_uki_app(c, w, ev);
 				continue;
@@ -220,14 +230,6 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 					  "event %u), which mboot does not compute; the new kernel's boot entry or UKI sets it", ev->number);
 			if (entry_changes)
 				c->matched |= MB_PREDICT_CMDLINE;
-			/* systemd 252's systemd-boot passes a UKI's .cmdline as its load options and
-			 * measures them; systemd-stub measures them again without Secure Boot; an edit in
-			 * the menu replaces them. Which happened today is not in the log. */
-			if (b->uki && !c->systemd_cmdline)
-				pred_note(c, ev->pcr, true, "systemd-boot or systemd-stub measured the kernel command line (UTF-16, "
-					  "event %u): systemd 252's systemd-boot passes the UKI's .cmdline as load options and "
-					  "measures them, the stub measures them again without Secure Boot, a menu edit changes "
-					  "them; which happened is not in the log", ev->number);
 			c->systemd_cmdline = true;
 		}
 		if (ev->pcr == 11 && ev->type == MB_EV_IPL)
@@ -270,6 +272,9 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 		pred_note(c, 8, true, "%u more of today's commands are not in it", c->commands_missing - 1);
 	if (rc == 0 && b->uki && (c->matched & MB_PREDICT_UKI))
 		rc = pred_finish_uki_sysext(c, w);
+	if (b->uki && c->uki_creds)
+		pred_note(c, 12, true, "the new drop-in folder has credentials: systemd-stub measures their archive, which "
+			  "mboot does not compute");
 	/* A UKI's sections (kernel, initrd, command line, ...) are measured into PCR 11 by
 	 * systemd-stub, the UKI itself into PCR 4: an --efi may be the UKI. */
 	if (b->uki && c->uki_initrd >= 0 && !c->today_initrd.have && !c->uki_initrd_tag)
@@ -392,6 +397,9 @@ out:
 	grub_words_done(&c.old_kernel_paths);
 	grub_words_done(&c.args);
 	grub_words_done(&c.initrd_paths);
+	free(c.cmd_today.data);
+	free(c.cmd_new.data);
+	free(c.cmd_why);
 	free(c.linux_cmd);
 	free(c.initrd_cmd);
 	free(c.kernel_path);
