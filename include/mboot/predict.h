@@ -56,6 +56,13 @@ typedef struct mb_predict_input {
 	 */
 	const char *grub_entry;
 	const char *grub_entry_kernel;
+	/*
+	 * The GRUB core image that booted today (its Authenticode digest must be a PCR 4 application
+	 * of today's log, else an input error): the GRUB model starts as it does, its prefix, its
+	 * built-in config and the memdisk config that runs (Debian's signed GRUB). NULL: the OLD of
+	 * an --efi that is a GRUB image, else GRUB starts in normal mode on the first config.
+	 */
+	const char *grub_image;
 } mb_predict_input;
 
 /* The changes of mb_predict_input.boot, as bits of mb_predict_result.unmatched. */

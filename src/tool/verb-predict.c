@@ -21,7 +21,7 @@ static const char predict_help[] =
 	"                     [--grub-cfg [MEASURED_PATH=]F ...] [--kernel-path P] [--initrd-path P]\n"
 	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
 	"                     [--grub-cfg-installed [--grub-map (DEVICE)=DIR ...]]\n"
-	"                     [--grub-entry SPEC | --grub-entry-kernel PATH]\n"
+	"                     [--grub-entry SPEC | --grub-entry-kernel PATH] [--grub-image FILE]\n"
 	"                     [--efi OLD=NEW ...] [--uki FILE [--uki-extra DIR] [--uki-today FILE]]\n"
 	"                     [--efi-var NAME[+]=FILE ...]\n"
 	"                     [--sbat-level FILE] [--mok-list FILE] [--json] [--compact] [--write-log FILE]\n\n"
@@ -68,6 +68,10 @@ static const char predict_help[] =
 	"  --grub-entry-kernel PATH the same for the first entry in menu order (a submenu's entries at its\n"
 	"                           place) whose linux command loads PATH, as GRUB names it or its end:\n"
 	"                           /boot/vmlinuz-V finds GRUB's /vmlinuz-V on a /boot partition too\n"
+	"  --grub-image FILE        the GRUB image that booted today (PCR 4 must have its Authenticode\n"
+	"                           digest, else exit 2): the configs run after its built-in config and\n"
+	"                           its memdisk's config, as Debian's signed GRUB runs them (default: the\n"
+	"                           OLD of an --efi that is a GRUB image)\n"
 	"  --kernel-path P          the kernel's path as GRUB will name it (default: from grub.cfg, else today's)\n"
 	"  --initrd-path P          likewise for the initrd\n"
 	"  --efi OLD=NEW            an EFI application (shim, GRUB, ...) replaced: the PCR 4 event whose\n"
@@ -153,6 +157,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_FN("grub-map", 0, &a->grub_maps, tool_grub_map_option),
 		TOOL_OPT_STR("grub-entry", 0, &a->in.grub_entry),
 		TOOL_OPT_STR("grub-entry-kernel", 0, &a->in.grub_entry_kernel),
+		TOOL_OPT_STR("grub-image", 0, &a->in.grub_image),
 		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
 		TOOL_OPT_STR("uki-extra", 0, &a->in.boot.uki_extra_dir),
 		TOOL_OPT_STR("uki-today", 0, &a->in.boot.uki_today),

@@ -891,6 +891,23 @@ secureboot)
 	check "predict cmdline (made before that boot): exits 0, nothing unpredictable ($(jq -c '{unpredictable, unmatched}' "$out/predict-cmdline.json"))" \
 		test "$rc:$(jq -c '.changed' "$out/predict-cmdline.json")" = "0:[8,9]"
 	check_replay predict-cmdline "$out/cmdline" "$out/predict-cmdline.json"
+	# The same boot predicted by running the configs (the GRUB model, no --cmdline): the signed
+	# GRUB that booted (--grub-image) runs its built-in config and its memdisk's grub.cfg first;
+	# the model reproduces today's PCR 8 and runs the new config. No boot of its own: PCR 8
+	# predicted equals the cmdline boot's TPM in every bank.
+	# (--initrd under the name the entry loads it by: the model checks the file is that one)
+	mkdir -p "$out/model-initrd"
+	cp "$out/predict-initrd.img" "$out/model-initrd/initrd.img"
+	rc=0
+	"$MBOOT" predict --log "$d/log.bin" --grub-booted-dir '' --grub-image "$d/grubx64.efi" \
+		--grub-cfg-booted "(hd0,gpt1)/EFI/debian/grub.cfg=$d/grub.cfg" \
+		--grub-cfg "(hd0,gpt1)/EFI/debian/grub.cfg=$out/predict-grub.cfg" \
+		--initrd "$out/model-initrd/initrd.img" --json >"$out/predict-model.json" || rc=$?
+	check "predict by the GRUB model (--grub-image): exits 0, PCR 8 predicted ($(jq -c '{unpredictable, unmatched}' "$out/predict-model.json"))" \
+		test "$rc:$(jq -c '[.changed, ([.banks[] | has("8")] | unique)]' "$out/predict-model.json")" = '0:[[8,9],[true]]'
+	check "predict by the GRUB model: PCR 8 equals the cmdline boot's TPM in every bank" \
+		test "$(jq -n -c --slurpfile p "$out/predict-model.json" --slurpfile t "$out/cmdline/pcrs.json" \
+			'[$t[0] | keys[] as $b | ($p[0].banks[$b]["8"] // "" | ascii_downcase) == ($t[0][$b]["8"] | ascii_downcase)] | unique')" = '[true]'
 	# The kernel is measured in PCR 4 by shim too: --kernel alone leaves PCR 4 unpredictable;
 	# naming it with --efi (here the same kernel) predicts it. The kernel is given under the name
 	# GRUB loads it by (/vmlinuz on the ESP): updated in place, so PCR 8 keeps today's strings.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Running the syntax tree: commands, conditions, loops, functions, and a script statement by
  * statement (grub-core/script/execute.c; grub-script-internal.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,62 @@ static enum status call_function(gs *g, func *f, char **args, size_t n)
 	return st;
 }
 
+/*
+ * A command of the built-in config, which GRUB's rescue mode runs (kern/main.c
+ * grub_load_config; rescue_parser.c): nothing is measured. `normal [FILE]` enters normal mode
+ * on FILE ($prefix/grub.cfg without one), which never returns; set and insmod; any other
+ * command stops the model.
+ */
+static enum status rescue_cmd(gs *g, argv_b *b)
+{
+	char **a = b->a;
+	size_t argc = b->n;
+	enum status st = S_OK;
+
+	if (gs_has_unknown(a, argc)) {
+		gs_stopf(g, "the built-in config's `%.200s` uses a value the model does not know", a[0]);
+		st = S_FAIL;
+	} else if (!strcmp(a[0], "set") && argc == 2 && strchr(a[1], '=')) {
+		char *eq = strchr(a[1], '=');
+
+		*eq = 0;
+		gs_var_set(g, a[1], eq + 1, NULL);
+	} else if (!strcmp(a[0], "insmod") || !strcmp(a[0], "echo")) {
+		/* modules of a signed image are built in; echo prints */
+	} else if (!strcmp(a[0], "normal") && argc <= 2) {
+		const char *prefix;
+		char *file = NULL;
+		bool known;
+
+		if (argc == 2) {
+			file = strdup(a[1]);
+		} else {
+			prefix = gs_lookup(g, "prefix", &known, NULL);
+			if (known && asprintf(&file, "%s/grub.cfg", prefix) < 0)
+				file = NULL;
+		}
+		g->rescue = false;
+		g->normal_ran = true;
+		if (!file) {
+			gs_stopf(g, "normal mode's config: $prefix is not known");
+		} else {
+			g->depth++;
+			gs_run_config(g, file, false);
+			if (!gs_stopped(g))
+				gs_run_menu(g);
+			g->depth--;
+		}
+		free(file);
+		/* normal mode does not return to the built-in config: its command line waits */
+		g->returning = true;
+	} else {
+		gs_stopf(g, "the built-in config runs `%.200s`, which the model does not follow", a[0]);
+		st = S_FAIL;
+	}
+	gs_av_free(b);
+	return st;
+}
+
 static enum status exec_cmd(gs *g, node *n)
 {
 	argv_b b = { 0 };
@@ -124,6 +181,8 @@ static enum status exec_cmd(gs *g, node *n)
 		gs_av_free(&b);
 		return S_OK; /* nothing to run: GRUB measures nothing */
 	}
+	if (g->rescue)
+		return rescue_cmd(g, &b);
 	text = gs_join_argv(b.a, b.n);
 	free(g->last_cmd);
 	g->last_cmd = text ? strdup(text) : NULL;
@@ -310,6 +369,10 @@ static enum status exec_node(gs *g, node *n)
 
 	if (++g->steps > GRUB_MODEL_MAX_STEPS) {
 		gs_stopf(g, "more than %d steps: a loop the model does not see end", GRUB_MODEL_MAX_STEPS);
+		return S_FAIL;
+	}
+	if (g->rescue && n->k != N_CMD) {
+		gs_stopf(g, "the built-in config has a block (if, while, for), which rescue mode does not run");
 		return S_FAIL;
 	}
 	switch (n->k) {

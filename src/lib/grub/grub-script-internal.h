@@ -174,6 +174,9 @@ typedef struct gs {
 	bool explored_sub[GRUB_MODEL_MAX_ENTRIES];
 	sbuf chosen_path; /* the entries picked, by number */
 	char *loaded_path; /* the last linux command's kernel */
+	const grub_model_start *start; /* the image's start, NULL: normal mode on cfg[0] */
+	bool rescue;     /* running the built-in config: rescue mode, nothing measured */
+	bool normal_ran; /* the built-in config entered normal mode */
 } gs;
 
 /* argv under construction: GRUB's grub_script_argv with its "current argument may be absent" */

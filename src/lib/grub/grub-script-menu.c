@@ -369,22 +369,44 @@ static const grub_model_config *config_by_path(gs *g, const char *path)
 void gs_run_config(gs *g, const char *path, bool new_env)
 {
 	const grub_model_config *c = config_by_path(g, path);
+	grub_model_config image_file = { path, NULL, 0 };
+	char *image_text = NULL;
 	const char *v, *setter;
 	bool known;
 	char *text, *old_file = NULL, *old_dir = NULL, *slash;
 	bool had_file, had_dir;
 
+	/* a file of the image's memdisk: GRUB reads it, PCR 9 does not measure it */
+	if (!c && g->start && g->start->read && !strncmp(path, "(memdisk)", 9)) {
+		int rc = g->start->read(g->start->ctx, path, &image_text, &image_file.size);
+
+		if (rc == -ENOMEM) {
+			g->oom = true;
+			return;
+		}
+		if (rc < 0) {
+			gs_stopf(g, "GRUB reads %.200s, which the image's memdisk does not give (%s)", path,
+				 rc == -ENOENT ? "no such file" : "unreadable");
+			return;
+		}
+		image_file.text = image_text;
+		c = &image_file;
+	}
 	if (!c) {
 		gs_stopf(g, "GRUB reads the config %.200s, which the model was not given", path);
 		return;
 	}
 	if (g->depth > GRUB_MODEL_MAX_DEPTH) {
+		free(image_text);
 		gs_stopf(g, "configs load each other deeper than the model follows");
 		return;
 	}
-	if (new_env && !gs_ctx_open(g))
+	if (new_env && !gs_ctx_open(g)) {
+		free(image_text);
 		return;
+	}
 	text = clean_config(g, c->text, c->size);
+	free(image_text);
 	if (!text)
 		return;
 	v = gs_lookup(g, "config_file", &known, &setter);

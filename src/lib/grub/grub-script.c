@@ -16,6 +16,8 @@
 struct grub_model {
 	fact *f;
 	size_t n;
+	bool has_start;
+	grub_model_start start; /* its strings are ours */
 };
 
 static void facts_clear(fact **f, size_t *n)
@@ -79,11 +81,39 @@ grub_model *grub_model_new(void)
 	return calloc(1, sizeof(grub_model));
 }
 
+static void start_clear(grub_model *m)
+{
+	free((char *) m->start.prefix);
+	free((char *) m->start.cmdpath);
+	free((char *) m->start.builtin);
+	memset(&m->start, 0, sizeof(m->start));
+	m->has_start = false;
+}
+
+int grub_model_set_start(grub_model *m, const grub_model_start *start)
+{
+	start_clear(m);
+	if (!start)
+		return 0;
+	m->start = *start;
+	m->start.prefix = start->prefix ? strdup(start->prefix) : NULL;
+	m->start.cmdpath = start->cmdpath ? strdup(start->cmdpath) : NULL;
+	m->start.builtin = start->builtin ? strdup(start->builtin) : NULL;
+	m->has_start = true;
+	if ((start->prefix && !m->start.prefix) || (start->cmdpath && !m->start.cmdpath) ||
+	    (start->builtin && !m->start.builtin)) {
+		start_clear(m);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 void grub_model_free(grub_model *m)
 {
 	if (!m)
 		return;
 	facts_clear(&m->f, &m->n);
+	start_clear(m);
 	free(m);
 }
 
@@ -127,17 +157,20 @@ static int run_once(gs *g)
 						"feature_default_font_path", "feature_all_video_module",
 						"feature_menuentry_id", "feature_menuentry_options", "feature_200_final",
 						"feature_nativedisk_cmd", "feature_timeout_style", NULL };
+	const grub_model_start *st = g->m->has_start ? &g->m->start : NULL;
 	const char *first = g->cfg[0].path;
-	char *prefix = strdup(first), *slash;
+	char *prefix = st && st->prefix ? strdup(st->prefix) : strdup(first), *slash;
 	size_t i;
 	var *v;
 
 	g->n_ctx = 1;
+	g->start = st;
 	if (!prefix)
 		return -ENOMEM;
-	/* normal mode read $prefix/grub.cfg first: prefix is its folder, root its device */
+	/* normal mode read $prefix/grub.cfg first: prefix is its folder, root its device; an image's
+	 * prefix is set as GRUB sets it (grub_set_prefix_and_root) */
 	slash = strrchr(prefix, '/');
-	if (slash)
+	if (slash && !(st && st->prefix))
 		*slash = 0;
 	if ((v = gs_var_set(g, "prefix", prefix, NULL)))
 		v->exported = true;
@@ -150,8 +183,7 @@ static int run_once(gs *g)
 	} else if ((v = gs_var_set(g, "root", NULL, "GRUB's start"))) {
 		v->exported = true;
 	}
-	free(prefix);
-	if ((v = gs_var_set(g, "cmdpath", NULL, "GRUB's start")))
+	if ((v = gs_var_set(g, "cmdpath", st ? st->cmdpath : NULL, "GRUB's start")))
 		v->exported = true;
 	for (i = 0; features[i]; i++)
 		if ((v = gs_var_set(g, features[i], "y", NULL)))
@@ -164,12 +196,35 @@ static int run_once(gs *g)
 		v->exported = true;
 	if ((v = gs_var_set(g, "color_highlight", "black/light-gray", NULL)))
 		v->exported = true;
-	if (g->oom)
+	if (g->oom) {
+		free(prefix);
 		return -ENOMEM;
+	}
 	g->depth = 1;
-	gs_run_config(g, first, false);
-	if (!gs_stopped(g))
-		gs_run_menu(g);
+	if (st && st->builtin) {
+		/* rescue mode runs the built-in config (unmeasured); `normal` ends it (normal mode
+		 * then shows the menu and, when nothing boots, its command line: it never returns) */
+		g->rescue = true;
+		gs_run_script(g, st->builtin, "the built-in config");
+		g->rescue = false;
+		if (!gs_stopped(g) && !g->normal_ran) {
+			char *cfg = NULL;
+
+			if (asprintf(&cfg, "%s/grub.cfg", prefix) < 0) {
+				free(prefix);
+				return -ENOMEM;
+			}
+			gs_run_config(g, cfg, false);
+			if (!gs_stopped(g))
+				gs_run_menu(g);
+			free(cfg);
+		}
+	} else {
+		gs_run_config(g, first, false);
+		if (!gs_stopped(g))
+			gs_run_menu(g);
+	}
+	free(prefix);
 	if (g->oom)
 		return -ENOMEM;
 	if (!g->stop && !g->booted)

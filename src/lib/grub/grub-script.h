@@ -65,7 +65,28 @@ typedef struct grub_model_choice {
 	const char *kernel;
 } grub_model_choice;
 
+/*
+ * GRUB's start when its core image is known (the image that booted, checked by the caller):
+ * GRUB sets $prefix (the image's prefix on the device of $cmdpath), $root (that device) and
+ * $cmdpath (the folder it was loaded from), then runs the built-in config in rescue mode (its
+ * commands are not measured), which may enter normal mode on a config of the memdisk
+ * (`normal (memdisk)/grub.cfg`: measured in PCR 8 as any config, not in PCR 9). read gives a
+ * memdisk file by path ("(memdisk)/grub.cfg"): 0 with *text (malloc()ed, NUL-terminated),
+ * -ENOENT, or another negative errno. Without a start (the default), GRUB's run begins in normal
+ * mode on the first config.
+ */
+typedef struct grub_model_start {
+	const char *prefix;  /* "(hd0,gpt1)/EFI/debian" */
+	const char *cmdpath; /* "(hd0,gpt1)/EFI/BOOT"; NULL: unknown */
+	const char *builtin; /* the built-in config; NULL: none */
+	int (*read)(void *ctx, const char *path, char **text, size_t *size);
+	void *ctx;
+} grub_model_start;
+
 typedef struct grub_model grub_model;
+
+/* The start the next runs take (the strings are copied; NULL: none). -ENOMEM. */
+int grub_model_set_start(grub_model *m, const grub_model_start *start);
 
 grub_model *grub_model_new(void);
 void grub_model_free(grub_model *m);

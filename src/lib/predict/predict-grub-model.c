@@ -12,6 +12,8 @@
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
+#include <mboot/pe.h>
+#include "lib/pe/grub-memdisk.h"
 #include "lib/predict/predict-internal.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
@@ -55,6 +57,128 @@ static char *booted_copy(const mb_predict_input *in, const char *path)
 		return NULL;
 	}
 	return file;
+}
+
+/* The GRUB image that booted today and what GRUB set from it (grub_model_start). */
+typedef struct booted_image {
+	uint8_t *buf;
+	mb_grub_image gi;
+	char *prefix, *builtin;
+	bool have;
+} booted_image;
+
+static void booted_image_done(booted_image *b)
+{
+	free(b->buf);
+	free(b->prefix);
+	free(b->builtin);
+	memset(b, 0, sizeof(*b));
+}
+
+static int memdisk_read(void *ctx, const char *path, char **text, size_t *size)
+{
+	booted_image *b = ctx;
+	mb_error e = { 0 };
+	uint8_t *d = NULL;
+	int rc;
+
+	if (!b->gi.memdisk)
+		return -ENOENT;
+	rc = grub_memdisk_read(b->gi.memdisk, b->gi.memdisk_size, path, GRUB_CFG_MAX, &d, size, &e);
+	*text = (char *) d;
+	return rc;
+}
+
+/* Whether file's Authenticode digest is that of one of today's PCR 4 applications. */
+static int booted_today(const mb_event_log *log, const mb_pe_info *pe, const uint8_t *buf, size_t size, bool *yes)
+{
+	uint8_t d[MB_DIGEST_MAX];
+	uint16_t have_alg = 0;
+	size_t i, n = mb_event_log_count(log);
+	int rc;
+
+	*yes = false;
+	for (i = 0; i < n && !*yes; i++) {
+		const mb_event *ev = mb_event_log_event(log, i);
+		const mb_event_digest *e;
+
+		if (ev->pcr != 4 || ev->type != MB_EV_EFI_BOOT_SERVICES_APPLICATION || !ev->n_digests)
+			continue;
+		e = mb_event_digest_for(ev, MB_ALG_SHA256) ? mb_event_digest_for(ev, MB_ALG_SHA256) : &ev->digests[0];
+		if (!mb_digest_by_alg(e->alg))
+			continue;
+		if (have_alg != e->alg) {
+			if ((rc = mb_pe_hash(pe, buf, size, e->alg, d)) < 0)
+				return rc;
+			have_alg = e->alg;
+		}
+		*yes = memcmp(d, e->bytes, e->size) == 0;
+	}
+	return 0;
+}
+
+/*
+ * The GRUB image that booted: --grub-image, else the OLD of an --efi that is a GRUB image
+ * (b->have false when neither). A file whose Authenticode digest is no PCR 4 application of
+ * today's log is refused: it is not what booted. GRUB's $prefix is the image's prefix on the
+ * device it was loaded from, taken as the device of the first config today's log measured (the
+ * self-check catches another).
+ */
+static int read_booted_image(const predict_ctx *c, const char *first_path, booted_image *b, mb_error *err)
+{
+	const mb_predict_input *in = c->in;
+	const char *file = in->grub_image;
+	mb_pe_info *pe = NULL;
+	size_t size = 0, e;
+	bool yes = false;
+	int rc;
+
+	for (e = 0; !file && e < in->boot.n_efi; e++) {
+		const mb_efi_binary *r = &in->boot.efi[e];
+		uint8_t *buf = NULL;
+		size_t sz = 0;
+		mb_grub_image gi;
+		mb_error ignored = { 0 };
+
+		if (!r->old_file || mb_pe_read_file(r->old_file, &buf, &sz, &ignored) < 0)
+			continue;
+		if (mb_pe_parse(buf, sz, 0, &pe, &ignored) == 0 && mb_grub_image_parse(pe, buf, sz, &gi, &ignored) == 0)
+			file = r->old_file;
+		mb_pe_info_free(pe);
+		pe = NULL;
+		free(buf);
+	}
+	if (!file)
+		return 0;
+	rc = mb_pe_read_file(file, &b->buf, &size, err);
+	if (rc == 0)
+		rc = mb_pe_parse(b->buf, size, 0, &pe, err);
+	if (rc == 0)
+		rc = mb_grub_image_parse(pe, b->buf, size, &b->gi, err);
+	if (rc == 0)
+		rc = booted_today(in->log, pe, b->buf, size, &yes);
+	mb_pe_info_free(pe);
+	if (rc < 0)
+		return prefix_error(err, rc, file);
+	if (!yes)
+		return set_error(err, -EINVAL, "--grub-image %s: its Authenticode digest is no EFI application today's log "
+				 "measured in PCR 4: it is not the GRUB that booted", file);
+	if (b->gi.config && !(b->builtin = strndup((const char *) b->gi.config, b->gi.config_size)))
+		return set_error(err, -ENOMEM, "out of memory");
+	if (b->gi.prefix && b->gi.prefix_size && b->gi.prefix[0] == '(') {
+		b->prefix = strndup((const char *) b->gi.prefix, b->gi.prefix_size);
+	} else if (b->gi.prefix && first_path[0] == '(' && strchr(first_path, ')')) {
+		int dl = (int) (strchr(first_path, ')') - first_path + 1);
+
+		if (asprintf(&b->prefix, "%.*s%.*s", dl, first_path, (int) b->gi.prefix_size, (const char *) b->gi.prefix) < 0)
+			b->prefix = NULL;
+	} else {
+		return 0; /* no prefix, or no device to put it on: normal mode on the first config */
+	}
+	if (!b->prefix)
+		return set_error(err, -ENOMEM, "out of memory");
+	b->have = true;
+	return 0;
 }
 
 /* Today's PCR 8 strings, as the chain of events binds their kinds. */
@@ -143,6 +267,7 @@ int pred_plan_model(predict_ctx *c, mb_error *err)
 	bool cmdline = false;
 	grub_model *m = NULL;
 	grub_model_run run = { 0 };
+	booted_image image = { 0 };
 	int rc = 0;
 
 	if (in->n_grub_booted && (in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path))
@@ -205,15 +330,28 @@ int pred_plan_model(predict_ctx *c, mb_error *err)
 			if (c->cfg[k].measured_path && strcmp(c->cfg[k].measured_path, paths.w[i]) == 0)
 				next[i] = (grub_model_config) { paths.w[i], c->cfg[k].text, strlen(c->cfg[k].text) };
 	}
+	rc = read_booted_image(c, paths.w[0], &image, err);
+	if (rc < 0)
+		goto out;
 	rc = today_strings(in->log, &today, &n_today, &cmdline);
 	if (rc < 0 || !(m = grub_model_new())) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
+	if (image.have) {
+		grub_model_start start = { image.prefix, NULL, image.builtin, memdisk_read, &image };
+
+		if ((rc = grub_model_set_start(m, &start)) < 0) {
+			rc = set_error(err, rc, "out of memory");
+			goto out;
+		}
+	}
 	c->model = MODEL_REFUSED;
 	rc = grub_model_check(m, booted, paths.n, today, n_today, cmdline, &run);
 	if (rc == 0 && run.why) {
-		pred_note(c, 8, true, "the GRUB model does not reproduce today's PCR 8 from the configs that booted: %s", run.why);
+		pred_note(c, 8, true, "the GRUB model does not reproduce today's PCR 8 from the configs that booted: %s%s", run.why,
+			  image.have ? "" : " (when GRUB's image runs commands of its own first, as Debian's signed GRUB "
+			  "does, give the image that booted with --grub-image)");
 		goto out;
 	}
 	grub_model_run_done(&run);
@@ -250,6 +388,7 @@ int pred_plan_model(predict_ctx *c, mb_error *err)
 out:
 	grub_model_run_done(&run);
 	grub_model_free(m);
+	booted_image_done(&image);
 	if (today) {
 		for (i = 0; i < n_today; i++)
 			free(today[i].text);

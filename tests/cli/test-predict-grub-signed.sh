@@ -1,0 +1,79 @@
+#!/bin/bash
+# predict on Debian's Secure Boot chain (shim + the signed GRUB, tests/data/grub-signed, a real
+# boot: PROVENANCE there). That GRUB runs its built-in config `normal (memdisk)/grub.cfg` and the
+# memdisk's grub.cfg before the ESP's (PCR 8: four strings, the memdisk config in no PCR 9 event).
+# - A grub.cfg whose linux line has one more word, today's config kept, --grub-image the GRUB
+#   that booted (Debian's grub-efi-amd64-signed, from the vm tests' cache: MB_VM_CACHE or
+#   tests/vm/cache): PCR 8 predicted, equal to the sha256 extend python3 does here of the strings
+#   GRUB measures (the memdisk config's four, then each command of the config and the kernel
+#   command line), first checked against today's PCR 8 as the TPM read it (pcrs.json).
+# - Without --grub-image: unpredictable, the reason names --grub-image (exit 1).
+# - Another GRUB image (grub-mkimage's, with Debian's prefix and built-in config): refused,
+#   exit 2, the reason says it is not the GRUB that booted.
+set -u
+M=${MBOOT:?}
+D=${MB_TESTDATA:?}/grub-signed
+CFG='(hd0,gpt1)/EFI/debian/grub.cfg'
+VER=$(sed 's/^grub-efi-amd64-signed_//' "$D/grub-package")
+IMG=${MB_VM_CACHE:-${MB_SOURCE_ROOT:?}/tests/vm/cache}/grub-efi-amd64-signed_$VER/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# PCR 8 (sha256) as GRUB extends it: sha256 of each string without a NUL, from zero
+cat >"$W/pcr8.py" <<'PY'
+import hashlib, sys
+pre = '(hd0,gpt1)/EFI/debian'
+s = ['[ -z %s -o ! -e %s ]' % (pre, pre), '[ -e %s/x86_64-efi/grub.cfg ]' % pre, '[ -e %s/grub.cfg ]' % pre,
+     'source %s/grub.cfg' % pre]
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line:
+        continue
+    s.append(line)
+    if line.split()[0] in ('linux', 'linuxefi'):
+        s.append(line.split(None, 1)[1])  # kernel_cmdline: the path and the arguments
+v = bytes(32)
+for t in s:
+    v = hashlib.sha256(v + hashlib.sha256(t.encode()).digest()).digest()
+print(v.hex())
+PY
+today=$(python3 "$W/pcr8.py" "$D/grub.cfg")
+tpm=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sha256"]["8"])' "$D/pcrs.json")
+[ "$today" = "$tpm" ] && ok "the hand-built strings give today's PCR 8 ($tpm)" ||
+	bad "the hand-built strings give $today, the TPM read $tpm"
+sed 's|rdinit=/init|rdinit=/init mboot.extra=1|' "$D/grub.cfg" >"$W/new.cfg"
+grep -q 'mboot.extra=1' "$W/new.cfg" || bad "no linux line changed"
+want=$(python3 "$W/pcr8.py" "$W/new.cfg")
+args=(predict --log "$D/log.bin" --grub-booted-dir '' --grub-cfg-booted "$CFG=$D/grub.cfg" --grub-cfg "$CFG=$W/new.cfg")
+
+"$M" "${args[@]}" >"$W/out" 2>"$W/err"
+rc=$?
+[ $rc = 1 ] && grep -q 'PCR 8 cannot be predicted.*--grub-image' "$W/err" && ! grep -q '^ *8 *:' "$W/out" &&
+	ok "without the image: PCR 8 unpredictable, --grub-image named" || { bad "without the image: exit $rc"; cat "$W/err"; }
+
+if [ -f "$IMG" ]; then
+	"$M" "${args[@]}" --grub-image "$IMG" --json >"$W/out.json" 2>"$W/err"
+	rc=$?
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["banks"]["sha256"]["8"])' "$W/out.json" 2>/dev/null)
+	[ $rc = 0 ] && [ "${got,,}" = "$want" ] && ok "with --grub-image: PCR 8 predicted, $want" ||
+		{ bad "with --grub-image: exit $rc, PCR 8 '$got', want $want"; cat "$W/err"; }
+else
+	echo "skip the prediction with the image: no $IMG (run the vm-secureboot test once to cache it)"
+fi
+
+# another GRUB image: Debian's prefix and built-in config, but not what booted
+if command -v grub-mkimage >/dev/null && [ -d /usr/lib/grub/x86_64-efi ]; then
+	printf 'normal (memdisk)/grub.cfg\n' >"$W/embedded.cfg"
+	grub-mkimage -O x86_64-efi -o "$W/other.efi" -p /EFI/debian -c "$W/embedded.cfg" normal tpm ||
+		bad "grub-mkimage"
+	"$M" "${args[@]}" --grub-image "$W/other.efi" >"$W/out" 2>"$W/err"
+	rc=$?
+	[ $rc = 2 ] && grep -q 'not the GRUB that booted' "$W/err" && [ ! -s "$W/out" ] &&
+		ok "another GRUB image: refused (exit 2)" || { bad "another GRUB image: exit $rc"; cat "$W/err"; }
+else
+	bad "missing: grub-mkimage (grub-efi-amd64-bin)"
+fi
+exit $((fails > 0))
