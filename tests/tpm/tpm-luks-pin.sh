@@ -20,7 +20,7 @@ lockout_counter() {
 # after each prompt that ends in "PIN: "; the terminal's output goes to $WORK/pty.
 on_pty() {
 	python3 - "$@" <<'PY'
-import os, pty, select, signal, sys, time
+import os, pty, select, signal, sys, termios, time
 inp = sys.argv[1].encode()
 pid, fd = pty.fork()
 if pid == 0:
@@ -41,6 +41,11 @@ while time.time() < deadline:
     out += chunk
     if out.count(b"PIN: ") > sent:
         sent += 1
+        # cryptsetup prints the prompt, then turns echo off, flushing what was typed: type only
+        # once echo is off (the master reads the terminal's modes), as a person would after it
+        wait = time.time() + 10
+        while termios.tcgetattr(fd)[3] & termios.ECHO and time.time() < wait:
+            time.sleep(0.02)
         os.write(fd, inp + b"\n")
 if time.time() >= deadline:
     out += b"\n[on_pty: killed after 60 s]\n"
