@@ -13,7 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include <mboot/luks.h>
 #include "shared/fail.h"

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include <mboot/luks.h>
 #include "shared/fail.h"

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "shared/json-dl.h"
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 
 #include <mboot/envelope.h>
 #include "shared/fail.h"

@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_tpm2_types.h>

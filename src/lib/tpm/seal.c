@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bn.h>
+#include <openssl/ecdsa.h>
+#include <openssl/hmac.h>
+#include <openssl/x509.h>
 
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>

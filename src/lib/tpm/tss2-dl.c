@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define TSS2_DL_IMPL
 #include "tss2-dl.h"
-#include "lib/crypto/crypto-dl.h"
 
 TSS2_DL_ESYS(DL_DEFINE)
 TSS2_DL_MU(DL_DEFINE)
@@ -28,10 +27,6 @@ int dlopen_tpm2(mb_error *err)
 	size_t i;
 	int r;
 
-	/* tpm2-tss needs it too, and the library uses it around every TPM command. */
-	r = dlopen_crypto(err);
-	if (r < 0)
-		return r;
 	for (i = 0; i < sizeof(tss2_libs) / sizeof(tss2_libs[0]); i++) {
 		r = dl_lib_load(&tss2_libs[i], err);
 		if (r < 0)
