@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>

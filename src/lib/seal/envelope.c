@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
