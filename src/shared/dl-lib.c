@@ -2,7 +2,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdlib.h>
 
 #include "shared/dl-lib.h"
 #include "shared/fail.h"
@@ -17,19 +16,20 @@ static int load_locked(dl_lib *lib, mb_error *err)
 
 	/* RTLD_NODELETE: the slots keep pointing into it for the life of the process. */
 	h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	if (!h)
-		return set_error(err, -EOPNOTSUPP, "%s is needed and cannot be loaded: %s (apt-get install %s)",
-				 lib->what, dlerror(), lib->package);
+	if (!h) {
+		const char *why = dlerror();
+
+		return set_error(err, -EOPNOTSUPP, "%s is needed and cannot be loaded (%s): %s", lib->what,
+				 lib->soname, why ? why : "dlopen failed");
+	}
 	for (i = 0; i < lib->n_syms; i++) {
 		void *p;
 
 		dlerror();
 		p = dlsym(h, lib->syms[i].name);
 		if (!p) {
-			const char *why = dlerror();
-			int r = set_error(err, -EOPNOTSUPP, "%s is needed and cannot be loaded: %s lacks %s (%s); "
-					  "install a version of %s that has it", lib->what, lib->soname,
-					  lib->syms[i].name, why ? why : "a NULL symbol", lib->package);
+			int r = set_error(err, -EOPNOTSUPP, "%s is needed and cannot be loaded (%s): it lacks %s; "
+					  "a version that has it is needed", lib->what, lib->soname, lib->syms[i].name);
 
 			while (i > 0)
 				*lib->syms[--i].slot = NULL;
@@ -40,12 +40,6 @@ static int load_locked(dl_lib *lib, mb_error *err)
 	}
 	__atomic_store_n(&lib->loaded, true, __ATOMIC_RELEASE);
 	return 0;
-}
-
-void dl_lib_need(dl_lib *lib)
-{
-	if (dl_lib_load(lib, NULL) < 0)
-		abort();
 }
 
 int dl_lib_load(dl_lib *lib, mb_error *err)

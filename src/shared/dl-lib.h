@@ -3,16 +3,22 @@
 #define MB_SHARED_DL_LIB_H
 
 /*
- * Libraries that only some commands need (libcrypto, json-c, zlib, tpm2-tss, PCRE2, zstd,
- * libqrencode, libcurl) are dlopen()ed at their first use instead of being linked: linked,
- * every process pays for mapping and relocating them and their dependencies (libcurl alone
- * brings GnuTLS, Kerberos, LDAP...), 'mboot --version' and 'mboot hash' included. The types still come from the
- * libraries' headers at compile time; only the linking changes.
+ * The one way mboot dlopen()s a library: only for what is optional for a verb (tpm2-tss,
+ * libcryptsetup, PCRE2, zstd, libqrencode, libcurl). libcrypto, json-c, zlib and libc are
+ * linked. The types still come from the libraries' headers at compile time.
  *
- * Each user header (e.g. src/lib/tpm/tss2-dl.h) declares one pointer sym_F for each function
- * F it uses and #defines F as sym_F, so that the calls read as before; its .c lists them in
- * a dl_lib, and its dlopen_X() calls dl_lib_load() at the entry points, before any call
- * (or, for the package's hard dependencies, F means (dl_lib_ensure(&lib), sym_F): below).
+ * Per library, one list names each function once (systemd's dlopen pattern):
+ *
+ *     #define PCRE2_DL(X) X(pcre2_compile) X(pcre2_match) ...     (the user header)
+ *     PCRE2_DL(DL_DECLARE)                                        (the user header)
+ *     PCRE2_DL(DL_DEFINE)                                         (its .c)
+ *     static const dl_sym syms[] = { PCRE2_DL(DL_ENTRY) };        (its .c)
+ *
+ * and callers call the pointer, sym_pcre2_compile(...), after the library's dlopen_X() at
+ * their entry point (a function called but not listed has no sym_ pointer: a compile error).
+ * Next to the table, DL_NOTE() records the soname in the ELF .note.dlopen section for
+ * packagers (the freedesktop "ELF dlopen metadata" format: tests/cli/test-dlopen-note.sh).
+ * tests/cli/test-banned.sh allows dlopen() only in dl-lib.c.
  */
 
 #include <stdbool.h>
@@ -34,32 +40,41 @@ typedef struct dl_sym {
 } dl_sym;
 
 typedef struct dl_lib {
-	const char *soname;  /* the exact soname: a different major version is not ours to use */
-	const char *what;    /* what the user knows it as: "tpm2-tss" */
-	const char *package; /* the package that ships soname (Debian's name) */
+	const char *soname; /* the exact soname: a different major version is not ours to use */
+	const char *what;   /* what the user knows it as: "tpm2-tss" */
 	const dl_sym *syms;
 	size_t n_syms;
 	bool loaded; /* set (release) once every slot is filled; then never cleared */
 } dl_lib;
 
+#define DL_LIB(soname, what, syms) { soname, what, syms, sizeof(syms) / sizeof((syms)[0]), false }
+
 /*
  * Load lib and fill its slots, once per process (thread-safe; a failure is retried on the next
- * call). 0, or -EOPNOTSUPP with "WHAT is needed and cannot be loaded: ..." naming the package.
+ * call). 0, or -EOPNOTSUPP with "WHAT is needed and cannot be loaded (SONAME): why", the
+ * missing symbol named when one is. Never prints, never aborts. Which package ships the
+ * soname is the tool's business (src/tool/dl-hint.c).
  */
 int dl_lib_load(dl_lib *lib, mb_error *err);
 
 /*
- * For a library the package depends on (libcrypto, zlib), whose user header defines each F as
- * (dl_lib_ensure(&lib), sym_F): every call loads it first if needed, so no path can reach an
- * empty slot. Entry points still call dl_lib_load() for an error that names the package; a
- * load that fails here aborts, as a missing DT_NEEDED library stops a program from starting.
+ * ELF dlopen metadata (https://systemd.io/ELF_DLOPEN_METADATA/): a note of owner "FDO", type
+ * 0x407c0c0a, whose payload is a NUL-terminated JSON array describing one dlopen()ed feature.
+ * Put next to the library's table; soname_json is a JSON array of strings, priority one of
+ * "required", "recommended", "suggested".
  */
-void dl_lib_need(dl_lib *lib);
-
-static inline void dl_lib_ensure(dl_lib *lib)
-{
-	if (!__atomic_load_n(&lib->loaded, __ATOMIC_ACQUIRE))
-		dl_lib_need(lib);
-}
+#define DL_NOTE_JSON(feature, description, priority, soname_json) \
+	"[{\"feature\":\"" feature "\",\"description\":\"" description "\",\"priority\":\"" priority \
+	"\",\"soname\":" soname_json "}]"
+#define DL_NOTE_CAT2(a, b) a##b
+#define DL_NOTE_CAT(a, b) DL_NOTE_CAT2(a, b)
+#define DL_NOTE(feature, description, priority, soname_json) \
+	DL_NOTE_EMIT(DL_NOTE_CAT(dl_note_, __COUNTER__), DL_NOTE_JSON(feature, description, priority, soname_json))
+#define DL_NOTE_EMIT(id, json) \
+	__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct { \
+		unsigned int n_namesz, n_descsz, n_type; \
+		char name[4]; \
+		char desc[(sizeof(json) + 3) & ~3u]; \
+	} id = { 4, sizeof(json), 0x407c0c0a, "FDO", json }
 
 #endif

@@ -17,7 +17,7 @@
  */
 
 #include <stddef.h>
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <mboot/error.h>
 
 #define JSON_READ_MAX_DEPTH 64

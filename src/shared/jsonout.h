@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 /*
  * The structure (brackets, commas, colons) goes through jsonout_open/close/next/colon/key,

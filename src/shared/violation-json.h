@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 typedef struct violation_view {
 	uint32_t pcr;

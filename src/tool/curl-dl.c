@@ -6,10 +6,9 @@ CURL_DL(DL_DEFINE)
 
 static const dl_sym curl_syms[] = { CURL_DL(DL_ENTRY) };
 
-/* Debian's libcurl4 (the OpenSSL flavour, as libcurl-dev links) */
-static dl_lib curl_lib = {
-	"libcurl.so.4", "libcurl", "libcurl4", curl_syms, sizeof(curl_syms) / sizeof(curl_syms[0]), false,
-};
+/* The OpenSSL flavour of libcurl.so.4 is what libcurl-dev links; any flavour will do. */
+static dl_lib curl_lib = DL_LIB("libcurl.so.4", "libcurl", curl_syms);
+DL_NOTE("http", "attest push and fleet: HTTPS to mboot-verifierd", "suggested", "[\"libcurl.so.4\"]");
 
 int dlopen_curl(mb_error *err)
 {

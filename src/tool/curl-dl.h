@@ -33,29 +33,5 @@ CURL_DL(DL_DECLARE)
 /* 0, or -EOPNOTSUPP: "libcurl is needed and cannot be loaded: ..." */
 int dlopen_curl(mb_error *err);
 
-#ifndef CURL_DL_IMPL
-#undef curl_easy_cleanup
-#define curl_easy_cleanup sym_curl_easy_cleanup
-#undef curl_easy_getinfo
-#define curl_easy_getinfo sym_curl_easy_getinfo
-#undef curl_easy_init
-#define curl_easy_init sym_curl_easy_init
-#undef curl_easy_perform
-#define curl_easy_perform sym_curl_easy_perform
-#undef curl_easy_reset
-#define curl_easy_reset sym_curl_easy_reset
-#undef curl_easy_setopt
-#define curl_easy_setopt sym_curl_easy_setopt
-#undef curl_easy_strerror
-#define curl_easy_strerror sym_curl_easy_strerror
-#undef curl_global_cleanup
-#define curl_global_cleanup sym_curl_global_cleanup
-#undef curl_global_init
-#define curl_global_init sym_curl_global_init
-#undef curl_slist_append
-#define curl_slist_append sym_curl_slist_append
-#undef curl_slist_free_all
-#define curl_slist_free_all sym_curl_slist_free_all
-#endif
 
 #endif

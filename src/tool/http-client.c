@@ -133,6 +133,7 @@ int http_client_new(const char *verb, const http_options *o, http_client **ret)
 	/* libcurl is loaded here, not at start: only attest push and fleet talk HTTP. */
 	if (dlopen_curl(&dl_err) < 0) {
 		errorf(verb, "%s", dl_err.message);
+		tool_dl_hint(dl_err.message);
 		return EXIT_USAGE;
 	}
 	if (o->token_file && (rc = read_token(verb, o->token_file, &token)) != EXIT_OK)
@@ -158,7 +159,7 @@ int http_client_new(const char *verb, const http_options *o, http_client **ret)
 		free(token);
 		token = NULL;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(c->curl = curl_easy_init())) {
+	if (sym_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(c->curl = sym_curl_easy_init())) {
 		errorf(verb, "cannot initialize libcurl");
 		http_client_free(c);
 		return EXIT_USAGE;
@@ -185,8 +186,8 @@ void http_client_free(http_client *c)
 	if (!c)
 		return;
 	if (c->curl) {
-		curl_easy_cleanup(c->curl);
-		curl_global_cleanup();
+		sym_curl_easy_cleanup(c->curl);
+		sym_curl_global_cleanup();
 	}
 	if (c->auth) {
 		explicit_bzero(c->auth, strlen(c->auth));
@@ -241,7 +242,7 @@ int http_request(http_client *c, const char *method, const char *path, const cha
 		size_t i;
 
 		for (i = 0; i < sizeof(lines) / sizeof(lines[0]) && lines[i]; i++) {
-			h = curl_slist_append(headers, lines[i]);
+			h = sym_curl_slist_append(headers, lines[i]);
 			if (!h) {
 				errorf(c->verb, "out of memory");
 				goto out;
@@ -250,41 +251,41 @@ int http_request(http_client *c, const char *method, const char *path, const cha
 		}
 	}
 
-	curl_easy_reset(c->curl);
-	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, c->plain ? "http" : "https");
-	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	sym_curl_easy_reset(c->curl);
+	sym_curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	sym_curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, c->plain ? "http" : "https");
+	sym_curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	sym_curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	sym_curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (c->ca_file)
-		curl_easy_setopt(c->curl, CURLOPT_CAINFO, c->ca_file);
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, HTTP_CONNECT_TIMEOUT_S);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, HTTP_TOTAL_TIMEOUT_S);
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t) HTTP_BODY_MAX);
+		sym_curl_easy_setopt(c->curl, CURLOPT_CAINFO, c->ca_file);
+	sym_curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, HTTP_CONNECT_TIMEOUT_S);
+	sym_curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, HTTP_TOTAL_TIMEOUT_S);
+	sym_curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	sym_curl_easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t) HTTP_BODY_MAX);
 	snprintf(agent, sizeof(agent), "mboot/%s", mb_version());
-	curl_easy_setopt(c->curl, CURLOPT_USERAGENT, agent);
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &a);
+	sym_curl_easy_setopt(c->curl, CURLOPT_USERAGENT, agent);
+	sym_curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
+	sym_curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, errbuf);
+	sym_curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	sym_curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &a);
 	if (strcmp(method, "GET") != 0) {
-		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body ? body : "");
-		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) (body ? strlen(body) : 0));
+		sym_curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body ? body : "");
+		sym_curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) (body ? strlen(body) : 0));
 		if (strcmp(method, "POST") != 0)
-			curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+			sym_curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
 	}
 
-	cr = curl_easy_perform(c->curl);
+	cr = sym_curl_easy_perform(c->curl);
 	if (a.too_large || cr == CURLE_FILESIZE_EXCEEDED) {
 		errorf(c->verb, "%s %s: the answer is larger than %u MiB", method, url, HTTP_BODY_MAX >> 20);
 		goto out;
 	}
 	if (cr != CURLE_OK) {
-		errorf(c->verb, "%s %s: %s", method, url, errbuf[0] ? errbuf : curl_easy_strerror(cr));
+		errorf(c->verb, "%s %s: %s", method, url, errbuf[0] ? errbuf : sym_curl_easy_strerror(cr));
 		goto out;
 	}
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	sym_curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (a.size > 0 && untrusted_json_parse(a.data, a.size, ANSWER_DEPTH, &obj, &err) < 0) {
 		errorf(c->verb, "%s %s: HTTP %ld, and the answer is not JSON: %s", method, url, status, err.message);
 		goto out;
@@ -293,7 +294,7 @@ int http_request(http_client *c, const char *method, const char *path, const cha
 	*ret = obj;
 	rc = EXIT_OK;
 out:
-	curl_slist_free_all(headers);
+	sym_curl_slist_free_all(headers);
 	free(a.data);
 	free(url);
 	return rc;

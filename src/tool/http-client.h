@@ -15,7 +15,7 @@
 
 #include "tool/options.h"
 #include <stddef.h>
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #define HTTP_BODY_MAX (16u << 20)
 #define HTTP_CONNECT_TIMEOUT_S 10L

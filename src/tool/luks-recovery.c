@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include "tool/luks-recovery.h"
 

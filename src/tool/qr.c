@@ -26,7 +26,7 @@ int tool_print_qr(FILE *f, const char *text)
 		fprintf(f, "(no QR code: %s)\n", err.message);
 		return 0;
 	}
-	q = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1);
+	q = sym_QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1);
 	if (!q)
 		return -1;
 	/* Light modules are drawn (the terminal background is usually dark): an inverted code
@@ -41,6 +41,6 @@ int tool_print_qr(FILE *f, const char *text)
 	}
 	/* the code is the secret (a TOTP key, a recovery key): its modules are wiped before the free */
 	explicit_bzero(q->data, (size_t) q->width * (size_t) q->width);
-	QRcode_free(q);
+	sym_QRcode_free(q);
 	return 0;
 }

@@ -6,10 +6,8 @@ QRENCODE_DL(DL_DEFINE)
 
 static const dl_sym qrencode_syms[] = { QRENCODE_DL(DL_ENTRY) };
 
-static dl_lib qrencode_lib = {
-	"libqrencode.so.4", "libqrencode", "libqrencode4", qrencode_syms,
-	sizeof(qrencode_syms) / sizeof(qrencode_syms[0]), false,
-};
+static dl_lib qrencode_lib = DL_LIB("libqrencode.so.4", "libqrencode", qrencode_syms);
+DL_NOTE("qrencode", "the QR code of totp init", "suggested", "[\"libqrencode.so.4\"]");
 
 int dlopen_qrencode(mb_error *err)
 {

@@ -21,9 +21,5 @@ QRENCODE_DL(DL_DECLARE)
 /* 0, or -EOPNOTSUPP: "libqrencode is needed and cannot be loaded: ..." */
 int dlopen_qrencode(mb_error *err);
 
-#ifndef QRENCODE_DL_IMPL
-#define QRcode_encodeString sym_QRcode_encodeString
-#define QRcode_free sym_QRcode_free
-#endif
 
 #endif

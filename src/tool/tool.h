@@ -22,6 +22,10 @@ enum {
 /* Print "mboot: <what>: [at byte N: ]<message>" to stderr. */
 void tool_report(const char *what, const mb_error *err);
 void tool_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The package that ships the library a message says cannot be loaded (dl-hint.c), or NULL;
+ * tool_dl_hint prints "mboot: hint: on Debian, apt-get install PKG" when there is one. */
+const char *tool_dl_package(const char *message);
+void tool_dl_hint(const char *message);
 /* "mboot: note: <what>" on stderr: something true the user may want to know, not an error. */
 void tool_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A one-line usage error: "mboot VERB: msg (see 'mboot VERB --help')"; returns EXIT_USAGE. */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include "shared/fileio.h"
 #include "tool/tool.h"
@@ -17,6 +17,7 @@ void tool_report(const char *what, const mb_error *err)
 			(unsigned long long) err->offset, (unsigned long long) err->offset, err->message);
 	else
 		fprintf(stderr, "mboot: %s: %s\n", what, err->message[0] ? err->message : mb_strerror(err->code));
+	tool_dl_hint(err->message);
 }
 
 void tool_errorf(const char *fmt, ...)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include "shared/hex.h"
 #include "tool/options.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <mboot/pe.h>
 #include <mboot/replay.h>
 

@@ -13,7 +13,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include "tool/luks-passphrase.h"
 #include "tool/luks-recovery.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include "tool/options.h"
 #include "tool/tool.h"

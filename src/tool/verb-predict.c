@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/pe.h>
 #include <mboot/predict.h>

@@ -18,7 +18,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include <nettle/memops.h>
+#include <openssl/crypto.h>
 
 #include "shared/secret-page.h"
 #include "shared/fileio.h"
@@ -337,7 +337,7 @@ static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uo
 			/* --values of another boot: sealed for it, but not checkable here (exit 1) */
 			rc = r == MB_ERR_TPM_POLICY ? EXIT_FAILED
 			     : r <= MB_ERR_TPM && r > MB_ERR_TPM - 100 ? EXIT_TPM : EXIT_USAGE;
-		} else if (mb_envelope_data_size(e) != key->size || !memeql_sec(back.p, key->p, key->size)) {
+		} else if (mb_envelope_data_size(e) != key->size || CRYPTO_memcmp(back.p, key->p, key->size) != 0) {
 			tool_errorf("%s: unseals to other bytes than the key; the clear key is kept", path);
 			rc = EXIT_USAGE;
 		}

@@ -12,7 +12,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include "shared/fileio.h"
 #include "shared/hex.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/policy.h>
 

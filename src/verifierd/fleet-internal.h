@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <mboot/mboot.h>
 
 #include "verifierd/db.h"

@@ -17,7 +17,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <mboot/attest.h>
 #include <mboot/policy.h>
 

@@ -360,31 +360,31 @@ static void test_literal_patterns_agree_with_pcre2(void **state)
 	size_t i, k, literals = 0;
 
 	(void) state;
-	/* pcre2_compile here is the library's pointer, loaded at the first policy parse */
+	/* sym_pcre2_compile here is the library's pointer, loaded at the first policy parse */
 	assert_int_equal(dlopen_pcre2(NULL), 0);
 	for (i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
 		size_t len = 0;
 		char *lit = policy_pattern_literal(patterns[i], &len);
 		int errcode;
 		PCRE2_SIZE erroff;
-		pcre2_code *re = pcre2_compile((PCRE2_SPTR) patterns[i], PCRE2_ZERO_TERMINATED,
+		pcre2_code *re = sym_pcre2_compile((PCRE2_SPTR) patterns[i], PCRE2_ZERO_TERMINATED,
 					       PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
 					       PCRE2_NEVER_BACKSLASH_C, &errcode, &erroff, NULL);
-		pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+		pcre2_match_data *md = sym_pcre2_match_data_create(1, NULL);
 
 		assert_non_null(re);
 		/* the first 8 are plain text, the rest are not */
 		assert_int_equal(lit != NULL, i < 8);
 		for (k = 0; lit && k < sizeof(subjects) / sizeof(subjects[0]); k++) {
 			size_t n = strlen(subjects[k]);
-			bool by_pcre2 = pcre2_match(re, (PCRE2_SPTR) subjects[k], n, 0, 0, md, NULL) >= 0;
+			bool by_pcre2 = sym_pcre2_match(re, (PCRE2_SPTR) subjects[k], n, 0, 0, md, NULL) >= 0;
 
 			assert_int_equal(by_pcre2, n == len && memcmp(subjects[k], lit, n) == 0);
 			literals += by_pcre2;
 		}
 		free(lit);
-		pcre2_match_data_free(md);
-		pcre2_code_free(re);
+		sym_pcre2_match_data_free(md);
+		sym_pcre2_code_free(re);
 	}
 	/* the subjects do exercise matches, not only refusals */
 	assert_true(literals >= 6);

@@ -13,8 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "shared/json-dl.h"
-#include "lib/crypto/crypto-dl.h"
+#include <json-c/json.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
 
 #include <mboot/attest.h>
 #include <mboot/seal.h>
@@ -219,9 +222,6 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	request q = { 0 };
 	int r;
 
-	r = dlopen_crypto(err);
-	if (r < 0)
-		return r;
 	if (!request_text || !opts || !ret_challenge || !ret_state)
 		return set_error(err, -EINVAL, "missing argument");
 	*ret_challenge = *ret_state = NULL;
@@ -334,9 +334,6 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	request q = { 0 };
 	int r;
 
-	r = dlopen_crypto(err);
-	if (r < 0)
-		return r;
 	if (!state_text || !response_text || !ret_machine)
 		return set_error(err, -EINVAL, "missing argument");
 	*ret_machine = NULL;

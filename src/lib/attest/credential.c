@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
 
 #include "shared/fail.h"
 #include "credential.h"

@@ -9,7 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <mboot/error.h>
 
 /* The hash of a TPM_ALG_ID the credential code accepts as a nameAlg (SHA-256/384/512), or NULL. */

@@ -15,7 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/sha.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <mboot/attest.h>
 #include "shared/fail.h"

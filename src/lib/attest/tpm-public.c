@@ -3,7 +3,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/param_build.h>
+#include <openssl/params.h>
 
 #include <mboot/digest.h>
 #include "lib/attest/tpm-public.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/evp.h>
 
 #include <mboot/error.h>
 

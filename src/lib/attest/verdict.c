@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/diff.h>
 #include <mboot/digest.h>

@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
 
 #include <mboot/diff.h>
 #include <mboot/digest.h>
@@ -352,9 +358,6 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	int r;
 
 	*ret = NULL;
-	r = dlopen_crypto(err);
-	if (r < 0)
-		return r;
 	/* Evidence made elsewhere may carry any extraData a TPM takes, the empty one included. */
 	if (!opts || (!opts->nonce && opts->nonce_size) || opts->nonce_size > MB_ATTEST_EXTRA_DATA_MAX)
 		return set_error(err, -EINVAL, "the nonce must be 0 to %d bytes", MB_ATTEST_EXTRA_DATA_MAX);

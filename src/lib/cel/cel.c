@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/cel.h>
 #include <mboot/digest.h>

@@ -8,21 +8,13 @@
 #include <unistd.h>
 
 /*
- * Nettle's hashes, not OpenSSL's: libcrypto costs a process about 0.75 ms of CPU to map and
- * relocate, and its provider machinery (openssl.cnf, the default provider's algorithm store on
- * the first EVP_MD_fetch) 0.7 to 1.1 ms more, which is more than 'mboot hash' of a small file or
- * 'log replay' of a 200-event log spend on their work. Nettle has all five TPM banks (SM3
- * too), with the same SHA-NI code paths, no initialisation and a small library; libcrypto is
- * now loaded only by what needs more than a digest (src/lib/crypto/crypto-dl.h).
+ * OpenSSL 3's digests, through EVP (the one crypto library; linked, as the field's tools link
+ * it). Each algorithm is fetched once per process from the default library context
+ * (EVP_MD_fetch: the provider's algorithm store is built on the first fetch) and kept.
  */
-#include <nettle/nettle-meta.h>
-#include <nettle/sha1.h>
-#include <nettle/sha2.h>
-#include <nettle/sm3.h>
+#include <openssl/evp.h>
 
 #include <mboot/digest.h>
-#include "lib/crypto/crypto-dl.h"
-#include "lib/digest/digest-internal.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
 
@@ -36,27 +28,36 @@ static const mb_digest_info digests[] = {
 
 #define N_DIGESTS (sizeof(digests) / sizeof(digests[0]))
 
-/* digests[i] is computed by hashes[i]. */
-static const struct nettle_hash *const hashes[N_DIGESTS] = {
-	&nettle_sha1, &nettle_sha256, &nettle_sha384, &nettle_sha512, &nettle_sm3,
-};
+/* digests[i] is OpenSSL's names[i]. */
+static const char *const names[N_DIGESTS] = { "SHA1", "SHA256", "SHA384", "SHA512", "SM3" };
 
-/* Room for any of their contexts (SHA-384 uses SHA-512's). */
-typedef union hash_ctx {
-	struct sha1_ctx sha1;
-	struct sha256_ctx sha256;
-	struct sha512_ctx sha512;
-	struct sm3_ctx sm3;
-} hash_ctx;
+/* Fetched at first use, then never freed (one per algorithm for the life of the process). */
+static EVP_MD *fetched[N_DIGESTS];
 
-static const struct nettle_hash *hash_for(uint16_t alg)
+/* The EVP_MD of alg, or NULL: not a bank we know, or the provider lacks it (SM3 may be left out
+ * of a build of OpenSSL). */
+static const EVP_MD *md_for(uint16_t alg)
 {
+	EVP_MD *md, *expected = NULL;
 	size_t i;
 
 	for (i = 0; i < N_DIGESTS; i++)
 		if (digests[i].alg == alg)
-			return hashes[i];
-	return NULL;
+			break;
+	if (i == N_DIGESTS)
+		return NULL;
+	md = __atomic_load_n(&fetched[i], __ATOMIC_ACQUIRE);
+	if (md)
+		return md;
+	md = EVP_MD_fetch(NULL, names[i], NULL);
+	if (!md)
+		return NULL;
+	/* Two threads may fetch at once: one keeps its EVP_MD, the other frees its own. */
+	if (!__atomic_compare_exchange_n(&fetched[i], &expected, md, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		EVP_MD_free(md);
+		md = expected;
+	}
+	return md;
 }
 
 MB_EXPORT const mb_digest_info *mb_digest_by_alg(uint16_t alg)
@@ -105,16 +106,12 @@ MB_EXPORT const mb_digest_info *mb_digest_at(size_t i)
 
 MB_EXPORT int mb_digest(uint16_t alg, const void *data, size_t size, uint8_t *out)
 {
-	const struct nettle_hash *h = hash_for(alg);
-	hash_ctx c;
+	const EVP_MD *md = md_for(alg);
 
-	if (!h)
+	if (!md)
 		return -EOPNOTSUPP;
 	/* Digests of public data: nothing to wipe. */
-	h->init(&c);
-	h->update(&c, size, data);
-	h->digest(&c, h->digest_size, out);
-	return 0;
+	return EVP_Digest(data, size, out, NULL, md, NULL) ? 0 : -EIO;
 }
 
 MB_EXPORT int mb_digest_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest)
@@ -130,35 +127,25 @@ MB_EXPORT int mb_digest_extend(uint16_t alg, uint8_t *pcr, const uint8_t *digest
 }
 
 struct mb_digest_ctx {
-	const struct nettle_hash *hash; /* NULL: OpenSSL's SHA-384/512 in ossl */
-	uint16_t alg;
-	union {
-		hash_ctx nettle;
-		SHA512_CTX ossl;
-	} u;
+	EVP_MD_CTX *evp;
 };
 
-/*
- * Nettle's SHA-384 and SHA-512 run at about 500 MB/s here, OpenSSL's (AVX2) at about 720 MB/s;
- * SHA-1, SHA-256 (SHA-NI in both) and SM3 are within 10 %. From BULK_MIN bytes on, OpenSSL's
- * SHA-384/512 win back what loading libcrypto costs (~0.75 ms, once per process). Its direct
- * functions, deprecated since 3.0 but the same code as its provider's, skip the provider
- * start-up (openssl.cnf, the algorithm store: 0.7 to 1.1 ms more).
- */
-#define BULK_MIN ((uint64_t) 1 << 20)
-
-int digest_ctx_new_sized(uint16_t alg, uint64_t size, mb_digest_ctx **ret)
+MB_EXPORT int mb_digest_ctx_new(uint16_t alg, mb_digest_ctx **ret)
 {
+	const EVP_MD *md = md_for(alg);
 	mb_digest_ctx *ctx;
 
-	/* Without libcrypto Nettle computes the same digest. */
-	if (size < BULK_MIN || (alg != MB_ALG_SHA384 && alg != MB_ALG_SHA512) || dlopen_crypto(NULL) < 0)
-		return mb_digest_ctx_new(alg, ret);
-	ctx = calloc(1, sizeof(*ctx));
+	if (!md)
+		return -EOPNOTSUPP;
+	ctx = malloc(sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
-	ctx->alg = alg;
-	if (!(alg == MB_ALG_SHA384 ? SHA384_Init(&ctx->u.ossl) : SHA512_Init(&ctx->u.ossl))) {
+	ctx->evp = EVP_MD_CTX_new();
+	if (!ctx->evp) {
+		free(ctx);
+		return -ENOMEM;
+	}
+	if (!EVP_DigestInit_ex2(ctx->evp, md, NULL)) {
 		mb_digest_ctx_free(ctx);
 		return -EIO;
 	}
@@ -166,46 +153,22 @@ int digest_ctx_new_sized(uint16_t alg, uint64_t size, mb_digest_ctx **ret)
 	return 0;
 }
 
-MB_EXPORT int mb_digest_ctx_new(uint16_t alg, mb_digest_ctx **ret)
-{
-	const struct nettle_hash *h = hash_for(alg);
-	mb_digest_ctx *ctx;
-
-	if (!h)
-		return -EOPNOTSUPP;
-	ctx = malloc(sizeof(*ctx));
-	if (!ctx)
-		return -ENOMEM;
-	ctx->hash = h;
-	ctx->alg = alg;
-	h->init(&ctx->u.nettle);
-	*ret = ctx;
-	return 0;
-}
-
 MB_EXPORT int mb_digest_ctx_update(mb_digest_ctx *ctx, const void *data, size_t size)
 {
-	if (!ctx->hash)
-		return (ctx->alg == MB_ALG_SHA384 ? SHA384_Update(&ctx->u.ossl, data, size)
-						  : SHA512_Update(&ctx->u.ossl, data, size)) ? 0 : -EIO;
-	ctx->hash->update(&ctx->u.nettle, size, data);
-	return 0;
+	return EVP_DigestUpdate(ctx->evp, data, size) ? 0 : -EIO;
 }
 
 MB_EXPORT int mb_digest_ctx_final(mb_digest_ctx *ctx, uint8_t *out)
 {
-	if (!ctx->hash)
-		return (ctx->alg == MB_ALG_SHA384 ? SHA384_Final(out, &ctx->u.ossl)
-						  : SHA512_Final(out, &ctx->u.ossl)) ? 0 : -EIO;
-	ctx->hash->digest(&ctx->u.nettle, ctx->hash->digest_size, out);
-	return 0;
+	return EVP_DigestFinal_ex(ctx->evp, out, NULL) ? 0 : -EIO;
 }
 
 MB_EXPORT void mb_digest_ctx_free(mb_digest_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	explicit_bzero(ctx, sizeof(*ctx));
+	/* Cleans the digest state too (a key may have been hashed). */
+	EVP_MD_CTX_free(ctx->evp);
 	free(ctx);
 }
 
@@ -217,7 +180,6 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 {
 	mb_digest_ctx *ctx[8] = { 0 };
 	size_t buf_size = CHUNK;
-	uint64_t size_hint = 0; /* unknown: a pipe */
 	struct stat st;
 	uint8_t *buf = NULL;
 	int fd = -1, rc = 0;
@@ -226,7 +188,7 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 	if (n_algs > sizeof(ctx) / sizeof(ctx[0]))
 		return set_error(err, -EINVAL, "too many algorithms");
 	for (i = 0; i < n_algs; i++)
-		if (!hash_for(algs[i]))
+		if (!md_for(algs[i]))
 			return set_error(err, -EOPNOTSUPP, "cannot compute algorithm 0x%04x", algs[i]);
 	if (strcmp(path, "-") == 0) {
 		fd = STDIN_FILENO;
@@ -241,12 +203,11 @@ MB_EXPORT int mb_digest_file(const char *path, const uint16_t *algs, size_t n_al
 	/* A small file gets a buffer its size (+1 to see the end in one read): a CHUNK-sized
 	 * one is mmap()ed and unmapped by malloc, which costs more than hashing a few KiB. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		size_hint = (uint64_t) st.st_size;
 		if (st.st_size < CHUNK)
 			buf_size = (size_t) st.st_size + 1;
 	}
 	for (i = 0; i < n_algs; i++) {
-		rc = digest_ctx_new_sized(algs[i], size_hint, &ctx[i]);
+		rc = mb_digest_ctx_new(algs[i], &ctx[i]);
 		if (rc < 0) {
 			set_error(err, rc, "cannot start hashing: %s", strerror(-rc));
 			goto out;

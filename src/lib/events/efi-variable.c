@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bio.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include "decode-internal.h"
 
@@ -61,12 +63,6 @@ static char *add_cert(mb_decoded_node *o, const uint8_t *der, size_t n, char *cn
 {
 	char *subject;
 
-	/* The only use of libcrypto in decoding: without it the log still decodes. */
-	if (dlopen_crypto(NULL) < 0) {
-		cn[0] = 0;
-		dec_add_str(o, "x509_error", "libcrypto cannot be loaded to read the certificate");
-		return NULL;
-	}
 	subject = x509_subject(der, n, cn, cn_size);
 	if (subject) {
 		dec_add_str(o, "subject", subject);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/digest.h>
 #include <mboot/grub-booted.h>

@@ -13,7 +13,7 @@
 
 #include "shared/fail.h"
 #include "lib/initramfs/initramfs-internal.h"
-#include "lib/initramfs/zlib-dl.h"
+#include <zlib.h>
 #include "lib/initramfs/zstd-dl.h"
 
 MB_EXPORT const char *mb_compress_name(mb_compress c)
@@ -57,9 +57,6 @@ static int gzip_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 	size_t cap;
 	int zr, rc;
 
-	rc = dlopen_zlib(err);
-	if (rc < 0)
-		return rc;
 	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return set_error(err, -ENOMEM, "zlib: cannot initialise deflate");
 	/* time 0, no name, no comment, no extra, no header CRC; OS fixed. */
@@ -114,14 +111,14 @@ static int zstd_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 
 	if (rc < 0)
 		return rc;
-	cctx = ZSTD_createCCtx();
-	cap = ZSTD_compressBound(in_size);
+	cctx = sym_ZSTD_createCCtx();
+	cap = sym_ZSTD_compressBound(in_size);
 	if (!cctx)
 		return set_error(err, -ENOMEM, "zstd: cannot create a context");
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, MB_ZSTD_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0))) {
+	if (sym_ZSTD_isError(sym_ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, MB_ZSTD_LEVEL)) ||
+	    sym_ZSTD_isError(sym_ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
+	    sym_ZSTD_isError(sym_ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) ||
+	    sym_ZSTD_isError(sym_ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0))) {
 		rc = set_error(err, -EIO, "zstd: cannot set parameters");
 		goto out;
 	}
@@ -131,9 +128,9 @@ static int zstd_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 		goto out;
 	}
 	/* One shot: one frame, content size known, no worker threads. */
-	n = ZSTD_compress2(cctx, out, cap, in, in_size);
-	if (ZSTD_isError(n)) {
-		rc = set_error(err, -EIO, "zstd: %s", ZSTD_getErrorName(n));
+	n = sym_ZSTD_compress2(cctx, out, cap, in, in_size);
+	if (sym_ZSTD_isError(n)) {
+		rc = set_error(err, -EIO, "zstd: %s", sym_ZSTD_getErrorName(n));
 		goto out;
 	}
 	*ret = out;
@@ -141,7 +138,7 @@ static int zstd_compress(const uint8_t *in, size_t in_size, uint8_t **ret, size_
 	out = NULL;
 	rc = 0;
 out:
-	ZSTD_freeCCtx(cctx);
+	sym_ZSTD_freeCCtx(cctx);
 	free(out);
 	return rc;
 }
@@ -205,11 +202,6 @@ int gzip_follow(const uint8_t *in, follow_state *fin, uint8_t *out, size_t out_c
 	bool done = false;
 	int zr, rc;
 
-	rc = dlopen_zlib(err);
-	if (rc < 0) {
-		follow_publish(fout, 0, true, true);
-		return rc;
-	}
 	if (deflateInit2(&zs, MB_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		follow_publish(fout, 0, true, true);
 		return set_error(err, -ENOMEM, "zlib: cannot initialise deflate");
@@ -291,7 +283,7 @@ inflater *inflater_free(inflater *z)
 	if (z->compress == MB_COMPRESS_GZIP)
 		inflateEnd(&z->zs);
 	if (z->zd) /* libzstd may never have been loaded */
-		ZSTD_freeDCtx(z->zd);
+		sym_ZSTD_freeDCtx(z->zd);
 	free(z);
 	return NULL;
 }
@@ -304,12 +296,6 @@ int inflater_new(mb_compress c, inflater **ret, mb_error *err)
 		return set_error(err, -ENOMEM, "out of memory");
 	z->compress = c;
 	if (c == MB_COMPRESS_GZIP) {
-		int rc = dlopen_zlib(err);
-
-		if (rc < 0) {
-			free(z);
-			return rc;
-		}
 		if (inflateInit2(&z->zs, 15 + 16) != Z_OK) {
 			free(z);
 			return set_error(err, -ENOMEM, "zlib: cannot initialise inflate");
@@ -321,10 +307,10 @@ int inflater_new(mb_compress c, inflater **ret, mb_error *err)
 			free(z);
 			return rc;
 		}
-		z->zd = ZSTD_createDCtx();
+		z->zd = sym_ZSTD_createDCtx();
 		/* A frame may ask for a window of up to 2^31 bytes, all of it allocated by us: cap it. */
-		if (!z->zd || ZSTD_isError(ZSTD_DCtx_setParameter(z->zd, ZSTD_d_windowLogMax, MB_ZSTD_WINDOW_LOG_MAX))) {
-			ZSTD_freeDCtx(z->zd);
+		if (!z->zd || sym_ZSTD_isError(sym_ZSTD_DCtx_setParameter(z->zd, ZSTD_d_windowLogMax, MB_ZSTD_WINDOW_LOG_MAX))) {
+			sym_ZSTD_freeDCtx(z->zd);
 			free(z);
 			return set_error(err, -ENOMEM, "zstd: cannot create a context");
 		}
@@ -363,16 +349,16 @@ int inflater_step(inflater *z, const uint8_t *in, size_t in_n, size_t *ret_used,
 	} else {
 		ZSTD_inBuffer ib = { in, in_n, 0 };
 		ZSTD_outBuffer ob = { out, out_n, 0 };
-		size_t zr = ZSTD_decompressStream(z->zd, &ob, &ib);
+		size_t zr = sym_ZSTD_decompressStream(z->zd, &ob, &ib);
 
 		*ret_used = ib.pos;
 		*ret_made = ob.pos;
-		if (ZSTD_isError(zr)) {
-			if (ZSTD_getErrorCode(zr) == ZSTD_error_frameParameter_windowTooLarge)
+		if (sym_ZSTD_isError(zr)) {
+			if (sym_ZSTD_getErrorCode(zr) == ZSTD_error_frameParameter_windowTooLarge)
 				return set_error_at(err, -E2BIG, ib.pos, "zstd frame needs a window over %u MiB "
 						  "(more memory than list and verify allow)",
 						  1u << (MB_ZSTD_WINDOW_LOG_MAX - 20));
-			return set_error_at(err, -EBADMSG, ib.pos, "zstd data corrupt: %s", ZSTD_getErrorName(zr));
+			return set_error_at(err, -EBADMSG, ib.pos, "zstd data corrupt: %s", sym_ZSTD_getErrorName(zr));
 		}
 		/* 0: the frame is decoded and flushed; the next frame, if any, is the next segment. */
 		*ret_end = zr == 0;

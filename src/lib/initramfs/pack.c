@@ -32,7 +32,7 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "lib/initramfs/initramfs-internal.h"
-#include "lib/initramfs/zlib-dl.h"
+#include <zlib.h>
 #include "lib/initramfs/zstd-dl.h"
 
 typedef struct pentry {
@@ -639,8 +639,7 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 	if (!mb_compress_name(opts->compress))
 		return set_error(err, -EINVAL, "unknown compression %d", (int) opts->compress);
 	/* Before any work: a compressor that cannot be loaded is the error to report. */
-	rc = opts->compress == MB_COMPRESS_GZIP ? dlopen_zlib(err) :
-	     opts->compress == MB_COMPRESS_ZSTD ? dlopen_zstd(err) : 0;
+	rc = opts->compress == MB_COMPRESS_ZSTD ? dlopen_zstd(err) : 0;
 	if (rc < 0)
 		return rc;
 	follow_init(&fcpio);

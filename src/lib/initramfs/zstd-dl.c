@@ -6,9 +6,8 @@ ZSTD_DL(DL_DEFINE)
 
 static const dl_sym zstd_syms[] = { ZSTD_DL(DL_ENTRY) };
 
-static dl_lib zstd_lib = {
-	"libzstd.so.1", "zstd", "libzstd1", zstd_syms, sizeof(zstd_syms) / sizeof(zstd_syms[0]), false,
-};
+static dl_lib zstd_lib = DL_LIB("libzstd.so.1", "zstd", zstd_syms);
+DL_NOTE("zstd", "initramfs images compressed with zstd", "recommended", "[\"libzstd.so.1\"]");
 
 int dlopen_zstd(mb_error *err)
 {

@@ -32,19 +32,5 @@ ZSTD_DL(DL_DECLARE)
 /* 0, or -EOPNOTSUPP: "zstd is needed and cannot be loaded: ..." */
 int dlopen_zstd(mb_error *err);
 
-#ifndef ZSTD_DL_IMPL
-#define ZSTD_CCtx_setParameter sym_ZSTD_CCtx_setParameter
-#define ZSTD_DCtx_setParameter sym_ZSTD_DCtx_setParameter
-#define ZSTD_compress2 sym_ZSTD_compress2
-#define ZSTD_compressBound sym_ZSTD_compressBound
-#define ZSTD_createCCtx sym_ZSTD_createCCtx
-#define ZSTD_createDCtx sym_ZSTD_createDCtx
-#define ZSTD_decompressStream sym_ZSTD_decompressStream
-#define ZSTD_freeCCtx sym_ZSTD_freeCCtx
-#define ZSTD_freeDCtx sym_ZSTD_freeDCtx
-#define ZSTD_getErrorCode sym_ZSTD_getErrorCode
-#define ZSTD_getErrorName sym_ZSTD_getErrorName
-#define ZSTD_isError sym_ZSTD_isError
-#endif
 
 #endif

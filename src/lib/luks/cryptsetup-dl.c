@@ -6,10 +6,8 @@ CRYPTSETUP_DL(DL_DEFINE)
 
 static const dl_sym cryptsetup_syms[] = { CRYPTSETUP_DL(DL_ENTRY) };
 
-static dl_lib cryptsetup_lib = {
-	"libcryptsetup.so.12", "libcryptsetup", "libcryptsetup12", cryptsetup_syms,
-	sizeof(cryptsetup_syms) / sizeof(cryptsetup_syms[0]), false,
-};
+static dl_lib cryptsetup_lib = DL_LIB("libcryptsetup.so.12", "libcryptsetup", cryptsetup_syms);
+DL_NOTE("luks", "LUKS2 tokens: luks enroll, unlock, list, remove, reseal", "suggested", "[\"libcryptsetup.so.12\"]");
 
 int dlopen_cryptsetup(mb_error *err)
 {

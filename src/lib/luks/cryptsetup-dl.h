@@ -35,37 +35,5 @@ CRYPTSETUP_DL(DL_DECLARE)
 /* 0, or -EOPNOTSUPP: "libcryptsetup is needed and cannot be loaded: ..." */
 int dlopen_cryptsetup(mb_error *err);
 
-#ifndef CRYPTSETUP_DL_IMPL
-#undef crypt_activate_by_passphrase
-#define crypt_activate_by_passphrase sym_crypt_activate_by_passphrase
-#undef crypt_free
-#define crypt_free sym_crypt_free
-#undef crypt_get_metadata_size
-#define crypt_get_metadata_size sym_crypt_get_metadata_size
-#undef crypt_init
-#define crypt_init sym_crypt_init
-#undef crypt_keyslot_add_by_passphrase
-#define crypt_keyslot_add_by_passphrase sym_crypt_keyslot_add_by_passphrase
-#undef crypt_keyslot_destroy
-#define crypt_keyslot_destroy sym_crypt_keyslot_destroy
-#undef crypt_keyslot_status
-#define crypt_keyslot_status sym_crypt_keyslot_status
-#undef crypt_load
-#define crypt_load sym_crypt_load
-#undef crypt_set_log_callback
-#define crypt_set_log_callback sym_crypt_set_log_callback
-#undef crypt_set_pbkdf_type
-#define crypt_set_pbkdf_type sym_crypt_set_pbkdf_type
-#undef crypt_token_is_assigned
-#define crypt_token_is_assigned sym_crypt_token_is_assigned
-#undef crypt_token_json_get
-#define crypt_token_json_get sym_crypt_token_json_get
-#undef crypt_token_json_set
-#define crypt_token_json_set sym_crypt_token_json_set
-#undef crypt_token_max
-#define crypt_token_max sym_crypt_token_max
-#undef crypt_token_status
-#define crypt_token_status sym_crypt_token_status
-#endif
 
 #endif

@@ -13,7 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include <mboot/luks.h>
 #include "shared/fail.h"
@@ -28,7 +29,7 @@
 
 typedef struct device {
 	struct crypt_device *cd;
-	int max_tokens;            /* crypt_token_max(CRYPT_LUKS2), asked once libcryptsetup is loaded */
+	int max_tokens;            /* sym_crypt_token_max(CRYPT_LUKS2), asked once libcryptsetup is loaded */
 	char last_error[256];      /* libcryptsetup's last error message, for ours */
 } device;
 
@@ -61,23 +62,23 @@ static int device_open(device *d, const char *path, mb_error *err)
 	r = dlopen_cryptsetup(err);
 	if (r < 0)
 		return r;
-	r = crypt_init(&d->cd, path);
+	r = sym_crypt_init(&d->cd, path);
 	if (r < 0)
 		return set_error(err, r, "%s: %s", path, strerror(-r));
-	crypt_set_log_callback(d->cd, on_log, d);
-	r = crypt_load(d->cd, CRYPT_LUKS2, NULL);
+	sym_crypt_set_log_callback(d->cd, on_log, d);
+	r = sym_crypt_load(d->cd, CRYPT_LUKS2, NULL);
 	if (r < 0) {
-		crypt_free(d->cd);
+		sym_crypt_free(d->cd);
 		d->cd = NULL;
 		return set_error(err, r == -ENOMEM ? r : -EINVAL, "%s: not a LUKS2 device", path);
 	}
-	d->max_tokens = crypt_token_max(CRYPT_LUKS2);
+	d->max_tokens = sym_crypt_token_max(CRYPT_LUKS2);
 	return 0;
 }
 
 static void device_close(device *d)
 {
-	crypt_free(d->cd);
+	sym_crypt_free(d->cd);
 	d->cd = NULL;
 }
 
@@ -93,7 +94,7 @@ static int key_alloc(secret_page *k, mb_error *err)
 static const char *token_type(device *d, int id)
 {
 	const char *type = NULL;
-	crypt_token_info st = crypt_token_status(d->cd, id, &type);
+	crypt_token_info st = sym_crypt_token_status(d->cd, id, &type);
 
 	if (st == CRYPT_TOKEN_INVALID || st == CRYPT_TOKEN_INACTIVE)
 		return NULL;
@@ -110,7 +111,7 @@ static bool is_mboot_token(device *d, int id)
 static int token_read(device *d, int id, mb_luks_token **ret, mb_error *err)
 {
 	const char *json = NULL;
-	int r = crypt_token_json_get(d->cd, id, &json);
+	int r = sym_crypt_token_json_get(d->cd, id, &json);
 	char what[32];
 
 	*ret = NULL;
@@ -164,7 +165,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 	r = luks_token_build(KEYSLOTS_MAX - 1, sealed, events, &tok, err);
 	if (r < 0)
 		goto out;
-	if (crypt_get_metadata_size(d.cd, &metadata_size, &keyslots_size) == 0 && metadata_size > 4096 &&
+	if (sym_crypt_get_metadata_size(d.cd, &metadata_size, &keyslots_size) == 0 && metadata_size > 4096 &&
 	    strlen(tok) >= metadata_size - 4096) {
 		r = set_error(err, -ENOSPC, "%s: the token (%zu bytes) does not fit in the LUKS2 JSON metadata area "
 			      "(%llu bytes)", path, strlen(tok), (unsigned long long) (metadata_size - 4096));
@@ -174,13 +175,13 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 	free(tok);
 	tok = NULL;
 
-	r = crypt_set_pbkdf_type(d.cd, &fast);
+	r = sym_crypt_set_pbkdf_type(d.cd, &fast);
 	if (r < 0) {
 		r = set_error(err, r, "%s: %s", path, why(&d, r));
 		goto out;
 	}
 	d.last_error[0] = '\0';
-	slot = crypt_keyslot_add_by_passphrase(d.cd, CRYPT_ANY_SLOT, opt->passphrase, opt->passphrase_size,
+	slot = sym_crypt_keyslot_add_by_passphrase(d.cd, CRYPT_ANY_SLOT, opt->passphrase, opt->passphrase_size,
 					       (const char *) key.p, key.size);
 	if (slot < 0) {
 		if (slot == -EPERM)
@@ -197,7 +198,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 	r = luks_token_build(slot, sealed, events, &tok, err);
 	if (r == 0) {
 		d.last_error[0] = '\0';
-		id = crypt_token_json_set(d.cd, CRYPT_ANY_TOKEN, tok);
+		id = sym_crypt_token_json_set(d.cd, CRYPT_ANY_TOKEN, tok);
 		if (id < 0)
 			r = id == -ENOSPC || id == -EINVAL ?
 				    set_error(err, -ENOSPC, "%s: the token (%zu bytes) does not fit in the LUKS2 JSON "
@@ -208,7 +209,7 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 	}
 	if (r < 0) {
 		/* no keyslot without its token: nothing could open it */
-		(void) crypt_keyslot_destroy(d.cd, slot);
+		(void) sym_crypt_keyslot_destroy(d.cd, slot);
 		goto out;
 	}
 	if (ret_token)
@@ -277,7 +278,7 @@ static bool slot_has_token(device *d, int max_tokens, int slot, int except)
 	for (int id = 0; id < max_tokens; id++) {
 		const char *type = id != except ? token_type(d, id) : NULL;
 
-		if (type && strcmp(type, MB_LUKS_RECOVERY_TOKEN_TYPE) != 0 && crypt_token_is_assigned(d->cd, id, slot) == 0)
+		if (type && strcmp(type, MB_LUKS_RECOVERY_TOKEN_TYPE) != 0 && sym_crypt_token_is_assigned(d->cd, id, slot) == 0)
 			return true;
 	}
 	return false;
@@ -309,11 +310,11 @@ MB_EXPORT int mb_luks_remove(const char *path, int token, int *ret_keyslot, mb_e
 	 * and a way in must remain that needs no TPM: a keyslot no token is assigned to.
 	 */
 	for (int slot = 0; slot < KEYSLOTS_MAX; slot++) {
-		crypt_keyslot_info st = crypt_keyslot_status(d.cd, slot);
+		crypt_keyslot_info st = sym_crypt_keyslot_status(d.cd, slot);
 
 		if (st != CRYPT_SLOT_ACTIVE && st != CRYPT_SLOT_ACTIVE_LAST)
 			continue;
-		if (crypt_token_is_assigned(d.cd, token, slot) == 0) {
+		if (sym_crypt_token_is_assigned(d.cd, token, slot) == 0) {
 			if (!slot_has_token(&d, max, slot, token))
 				destroy = slot;
 		} else if (!slot_has_token(&d, max, slot, -1))
@@ -325,13 +326,13 @@ MB_EXPORT int mb_luks_remove(const char *path, int token, int *ret_keyslot, mb_e
 		goto out;
 	}
 	d.last_error[0] = '\0';
-	r = crypt_token_json_set(d.cd, token, NULL);
+	r = sym_crypt_token_json_set(d.cd, token, NULL);
 	if (r < 0) {
 		r = set_error(err, r, "%s: removing token %d: %s", path, token, why(&d, r));
 		goto out;
 	}
 	if (destroy >= 0) {
-		r = crypt_keyslot_destroy(d.cd, destroy);
+		r = sym_crypt_keyslot_destroy(d.cd, destroy);
 		if (r < 0) {
 			r = set_error(err, r, "%s: token %d removed, but not its keyslot %d: %s", path, token, destroy,
 				      why(&d, r));
@@ -363,7 +364,7 @@ static int unlock_one(mb_tpm *tpm, device *d, const char *path, const char *name
 		goto out;
 	slot = mb_luks_token_keyslot(t);
 	d->last_error[0] = '\0';
-	r = crypt_activate_by_passphrase(d->cd, name, slot, (const char *) key.p, key.size, 0);
+	r = sym_crypt_activate_by_passphrase(d->cd, name, slot, (const char *) key.p, key.size, 0);
 	if (r == -EPERM || r == -ENOENT)
 		r = set_error(err, -EPERM, "%s: token %d's key does not open keyslot %d", path, id, slot);
 	else if (r < 0)
@@ -481,7 +482,7 @@ static int slot_tokens_get(device *d, int max, int slot, int first, slot_tokens 
 			int r;
 
 			if ((pass == 0) != (id == first) || !is_mboot_token(d, id) ||
-			    crypt_token_is_assigned(d->cd, id, slot) != 0)
+			    sym_crypt_token_is_assigned(d->cd, id, slot) != 0)
 				continue;
 			r = token_read(d, id, &t, &ignored);
 			if (r == -ENOMEM) {
@@ -520,7 +521,7 @@ static int slot_key(mb_tpm *tpm, device *d, const char *path, int slot, const sl
 
 		if (r == 0) {
 			d->last_error[0] = '\0';
-			r = crypt_activate_by_passphrase(d->cd, NULL, slot, (const char *) key->p, key->size, 0);
+			r = sym_crypt_activate_by_passphrase(d->cd, NULL, slot, (const char *) key->p, key->size, 0);
 			if (r >= 0) {
 				mb_unseal_explanation_free(e);
 				mb_unseal_explanation_free(*explanation);
@@ -656,7 +657,7 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 	 * the one or the other whole.
 	 */
 	d.last_error[0] = '\0';
-	id = crypt_token_json_set(d.cd, CRYPT_ANY_TOKEN, tok);
+	id = sym_crypt_token_json_set(d.cd, CRYPT_ANY_TOKEN, tok);
 	if (id < 0) {
 		r = id == -ENOSPC || id == -EINVAL ?
 			    set_error(err, -ENOSPC, "%s: no room in the LUKS2 JSON metadata area for the new token (%zu "
@@ -668,7 +669,7 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 	r = check_stored(tpm, &d, path, id, opt, &key, err);
 	if (r < 0) {
 		/* a new token that cannot be shown to work goes again; the old ones stay */
-		if (d.cd && is_mboot_token(&d, id) && crypt_token_json_set(d.cd, id, NULL) >= 0)
+		if (d.cd && is_mboot_token(&d, id) && sym_crypt_token_json_set(d.cd, id, NULL) >= 0)
 			ret->token = -1;
 		prefix_error(err, r, ret->token < 0 ? "the new token failed its check and was removed again; nothing "
 			     "changed" : "the new token failed its check and stays beside the old ones");
@@ -678,10 +679,10 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 	for (int i = 0; i < g.n; i++) {
 		int oid = g.ids[i], rr;
 
-		if (oid == id || !is_mboot_token(&d, oid) || crypt_token_is_assigned(d.cd, oid, slot) != 0)
+		if (oid == id || !is_mboot_token(&d, oid) || sym_crypt_token_is_assigned(d.cd, oid, slot) != 0)
 			continue; /* gone meanwhile */
 		d.last_error[0] = '\0';
-		rr = crypt_token_json_set(d.cd, oid, NULL);
+		rr = sym_crypt_token_json_set(d.cd, oid, NULL);
 		if (rr < 0) {
 			ret->left |= 1u << oid;
 			if (r == 0)

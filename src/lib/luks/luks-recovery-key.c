@@ -6,7 +6,8 @@
  */
 #include <errno.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include <mboot/luks.h>
 #include "shared/fail.h"
@@ -17,13 +18,9 @@ MB_EXPORT int mb_luks_recovery_key_new(char *out, size_t out_size, mb_error *err
 {
 	uint8_t bytes[32];
 	size_t o = 0;
-	int r;
 
 	if (!out || out_size < MB_LUKS_RECOVERY_KEY_LEN + 1)
 		return set_error(err, -EINVAL, "a recovery key needs %d bytes", MB_LUKS_RECOVERY_KEY_LEN + 1);
-	r = dlopen_crypto(err);
-	if (r < 0)
-		return r;
 	if (RAND_priv_bytes(bytes, sizeof(bytes)) != 1) {
 		OPENSSL_cleanse(bytes, sizeof(bytes));
 		return set_error(err, -EIO, "no random bytes for the recovery key");

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 #include <mboot/luks.h>
 #include "shared/fail.h"
@@ -39,7 +40,7 @@ MB_EXPORT int mb_luks_add_recovery(const char *path, const char *passphrase, siz
 	if (r < 0)
 		return r;
 	/* libcryptsetup's default PBKDF (argon2id, benchmarked), as luksAddKey: a human's passphrase */
-	slot = crypt_keyslot_add_by_passphrase(luks_device_cd(d), CRYPT_ANY_SLOT, passphrase, passphrase_size,
+	slot = sym_crypt_keyslot_add_by_passphrase(luks_device_cd(d), CRYPT_ANY_SLOT, passphrase, passphrase_size,
 					       recovery_key, recovery_key_size);
 	if (slot < 0) {
 		if (slot == -EPERM)
@@ -50,11 +51,11 @@ MB_EXPORT int mb_luks_add_recovery(const char *path, const char *passphrase, siz
 		goto out;
 	}
 	snprintf(tok, sizeof(tok), "{\"type\":\"" MB_LUKS_RECOVERY_TOKEN_TYPE "\",\"keyslots\":[\"%d\"]}", slot);
-	id = crypt_token_json_set(luks_device_cd(d), CRYPT_ANY_TOKEN, tok);
+	id = sym_crypt_token_json_set(luks_device_cd(d), CRYPT_ANY_TOKEN, tok);
 	if (id < 0) {
 		r = set_error(err, id == -EINVAL ? -ENOSPC : id, "%s: storing the recovery key's token: %s", path,
 			      luks_device_why(d, id));
-		(void) crypt_keyslot_destroy(luks_device_cd(d), slot);
+		(void) sym_crypt_keyslot_destroy(luks_device_cd(d), slot);
 		goto out;
 	}
 	if (ret_keyslot)
@@ -81,10 +82,10 @@ MB_EXPORT int mb_luks_recovery_keyslots(const char *path, uint32_t *ret_mask, mb
 		if (!type || strcmp(type, MB_LUKS_RECOVERY_TOKEN_TYPE) != 0)
 			continue;
 		for (int slot = 0; slot < KEYSLOTS_MAX; slot++) {
-			crypt_keyslot_info st = crypt_keyslot_status(luks_device_cd(d), slot);
+			crypt_keyslot_info st = sym_crypt_keyslot_status(luks_device_cd(d), slot);
 
 			if ((st == CRYPT_SLOT_ACTIVE || st == CRYPT_SLOT_ACTIVE_LAST) &&
-			    crypt_token_is_assigned(luks_device_cd(d), id, slot) == 0)
+			    sym_crypt_token_is_assigned(luks_device_cd(d), id, slot) == 0)
 				*ret_mask |= 1u << slot;
 		}
 	}
@@ -96,7 +97,7 @@ MB_EXPORT int mb_luks_recovery_keyslots(const char *path, uint32_t *ret_mask, mb
 static bool passphrase_slot_left(luks_device *d, int gone)
 {
 	for (int slot = 0; slot < KEYSLOTS_MAX; slot++) {
-		crypt_keyslot_info st = crypt_keyslot_status(luks_device_cd(d), slot);
+		crypt_keyslot_info st = sym_crypt_keyslot_status(luks_device_cd(d), slot);
 
 		if (slot != gone && (st == CRYPT_SLOT_ACTIVE || st == CRYPT_SLOT_ACTIVE_LAST) &&
 		    !luks_device_slot_has_token(d, slot, -1))
@@ -144,9 +145,9 @@ static int remove_old(luks_device *d, const char *path, int old_slot, int new_to
 		int rr;
 
 		if (id == new_token || !luks_device_is_mboot_token(d, id) ||
-		    crypt_token_is_assigned(luks_device_cd(d), id, old_slot) != 0)
+		    sym_crypt_token_is_assigned(luks_device_cd(d), id, old_slot) != 0)
 			continue;
-		rr = crypt_token_json_set(luks_device_cd(d), id, NULL);
+		rr = sym_crypt_token_json_set(luks_device_cd(d), id, NULL);
 		if (rr < 0)
 			return set_error(err, rr, "%s: the new token %d is stored, but the old token %d could not be "
 					 "removed: %s", path, new_token, id, luks_device_why(d, rr));
@@ -155,7 +156,7 @@ static int remove_old(luks_device *d, const char *path, int old_slot, int new_to
 	/* a keyslot another token still opens, or the last one a passphrase opens, stays */
 	if (luks_device_slot_has_token(d, old_slot, -1) || !passphrase_slot_left(d, old_slot))
 		return 0;
-	r = crypt_keyslot_destroy(luks_device_cd(d), old_slot);
+	r = sym_crypt_keyslot_destroy(luks_device_cd(d), old_slot);
 	if (r < 0)
 		return set_error(err, r, "%s: the new token %d is stored, but the old keyslot %d could not be "
 				 "removed: %s", path, new_token, old_slot, luks_device_why(d, r));
@@ -220,12 +221,12 @@ MB_EXPORT int mb_luks_rekey(mb_tpm *tpm, const char *path, int token, const char
 		goto out;
 	}
 	/* 2. Its keyslot, authorised by the passphrase (checked here: a wrong one changes nothing). */
-	r = crypt_set_pbkdf_type(luks_device_cd(d), &fast);
+	r = sym_crypt_set_pbkdf_type(luks_device_cd(d), &fast);
 	if (r < 0) {
 		r = set_error(err, r, "%s: %s", path, luks_device_why(d, r));
 		goto out;
 	}
-	slot = crypt_keyslot_add_by_passphrase(luks_device_cd(d), CRYPT_ANY_SLOT, passphrase, passphrase_size,
+	slot = sym_crypt_keyslot_add_by_passphrase(luks_device_cd(d), CRYPT_ANY_SLOT, passphrase, passphrase_size,
 					       (const char *) key.p, key.size);
 	if (slot < 0) {
 		r = slot == -EPERM ? set_error(err, -EPERM, "%s: the passphrase opens no keyslot; nothing changed", path) :
@@ -237,7 +238,7 @@ MB_EXPORT int mb_luks_rekey(mb_tpm *tpm, const char *path, int token, const char
 	/* 3. Its token: one header write; until it lands the new keyslot is an unused extra. */
 	r = luks_token_build(slot, sealed, NULL, &tok, err);
 	if (r == 0) {
-		id = crypt_token_json_set(luks_device_cd(d), CRYPT_ANY_TOKEN, tok);
+		id = sym_crypt_token_json_set(luks_device_cd(d), CRYPT_ANY_TOKEN, tok);
 		if (id < 0)
 			r = set_error(err, id == -EINVAL ? -ENOSPC : id, "%s: storing the new token: %s; nothing changed",
 				      path, luks_device_why(d, id));
@@ -252,9 +253,9 @@ MB_EXPORT int mb_luks_rekey(mb_tpm *tpm, const char *path, int token, const char
 		}
 	}
 	if (r < 0) {
-		if (d && ret->token >= 0 && crypt_token_json_set(luks_device_cd(d), ret->token, NULL) >= 0)
+		if (d && ret->token >= 0 && sym_crypt_token_json_set(luks_device_cd(d), ret->token, NULL) >= 0)
 			ret->token = -1;
-		if (d && ret->token < 0 && crypt_keyslot_destroy(luks_device_cd(d), slot) >= 0)
+		if (d && ret->token < 0 && sym_crypt_keyslot_destroy(luks_device_cd(d), slot) >= 0)
 			ret->keyslot = -1;
 		goto out;
 	}

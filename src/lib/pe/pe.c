@@ -19,7 +19,6 @@
 
 #include <mboot/pe.h>
 #include "pe-internal.h"
-#include "lib/digest/digest-internal.h"
 
 #include "shared/fail.h"
 #include "shared/reader.h"
@@ -411,7 +410,7 @@ MB_EXPORT int mb_pe_hash(const mb_pe_info *pe, const void *vdata, size_t size, u
 
 	if (pe->s.file_size != size)
 		return -EINVAL;
-	rc = digest_ctx_new_sized(alg, size, &ctx);
+	rc = mb_digest_ctx_new(alg, &ctx);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < pe->n_ranges && rc >= 0; i++) {

@@ -6,9 +6,8 @@ PCRE2_DL(DL_DEFINE)
 
 static const dl_sym pcre2_syms[] = { PCRE2_DL(DL_ENTRY) };
 
-static dl_lib pcre2_lib = {
-	"libpcre2-8.so.0", "PCRE2", "libpcre2-8-0", pcre2_syms, sizeof(pcre2_syms) / sizeof(pcre2_syms[0]), false,
-};
+static dl_lib pcre2_lib = DL_LIB("libpcre2-8.so.0", "PCRE2", pcre2_syms);
+DL_NOTE("policy", "regular expressions of policy rules", "recommended", "[\"libpcre2-8.so.0\"]");
 
 int dlopen_pcre2(mb_error *err)
 {

@@ -36,33 +36,5 @@ PCRE2_DL(DL_DECLARE)
 /* 0, or -EOPNOTSUPP: "PCRE2 is needed and cannot be loaded: ..." */
 int dlopen_pcre2(mb_error *err);
 
-#ifndef PCRE2_DL_IMPL
-#undef pcre2_code_free
-#define pcre2_code_free sym_pcre2_code_free
-#undef pcre2_compile
-#define pcre2_compile sym_pcre2_compile
-#undef pcre2_get_error_message
-#define pcre2_get_error_message sym_pcre2_get_error_message
-#undef pcre2_match
-#define pcre2_match sym_pcre2_match
-#undef pcre2_match_context_copy
-#define pcre2_match_context_copy sym_pcre2_match_context_copy
-#undef pcre2_match_context_create
-#define pcre2_match_context_create sym_pcre2_match_context_create
-#undef pcre2_match_context_free
-#define pcre2_match_context_free sym_pcre2_match_context_free
-#undef pcre2_match_data_create
-#define pcre2_match_data_create sym_pcre2_match_data_create
-#undef pcre2_match_data_create_from_pattern
-#define pcre2_match_data_create_from_pattern sym_pcre2_match_data_create_from_pattern
-#undef pcre2_match_data_free
-#define pcre2_match_data_free sym_pcre2_match_data_free
-#undef pcre2_set_depth_limit
-#define pcre2_set_depth_limit sym_pcre2_set_depth_limit
-#undef pcre2_set_heap_limit
-#define pcre2_set_heap_limit sym_pcre2_set_heap_limit
-#undef pcre2_set_match_limit
-#define pcre2_set_match_limit sym_pcre2_set_match_limit
-#endif
 
 #endif

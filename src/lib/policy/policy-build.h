@@ -3,7 +3,7 @@
 #ifndef MB_POLICY_BUILD_H
 #define MB_POLICY_BUILD_H
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>

@@ -450,8 +450,8 @@ MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const
 	c.info = mb_digest_by_alg(bank);
 	if (!c.info)
 		return set_error(err, -EOPNOTSUPP, "unknown bank 0x%04x", bank);
-	c.mctx = pcre2_match_context_copy(p->mctx);
-	c.md = pcre2_match_data_create(1, NULL);
+	c.mctx = sym_pcre2_match_context_copy(p->mctx);
+	c.md = sym_pcre2_match_data_create(1, NULL);
 	if (!c.mctx || !c.md) {
 		rc = -ENOMEM;
 		goto out;
@@ -481,8 +481,8 @@ MB_EXPORT int mb_policy_check(const mb_policy *p, const mb_event_log *log, const
 		ret->pcr[pcr] = violated ? MB_POLICY_PCR_VIOLATED : MB_POLICY_PCR_OK;
 	}
 out:
-	pcre2_match_data_free(c.md);
-	pcre2_match_context_free(c.mctx);
+	sym_pcre2_match_data_free(c.md);
+	sym_pcre2_match_context_free(c.mctx);
 	if (rc < 0) {
 		mb_policy_result_done(ret);
 		return set_error(err, rc, rc == -ENOMEM ? "out of memory" : "policy check failed");

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include "policy-internal.h"
 #include "shared/fail.h"
@@ -170,8 +170,8 @@ char *policy_pattern_literal(const char *pattern, size_t *ret_len)
 static int probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, const char *pattern, policy_match *ret)
 {
 	char subject[2200];
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	pcre2_match_context *mctx = pcre2_match_context_copy(p->mctx);
+	pcre2_match_data *md = sym_pcre2_match_data_create_from_pattern(re, NULL);
+	pcre2_match_context *mctx = sym_pcre2_match_context_copy(p->mctx);
 	char probes[64];
 	size_t n = 0, i;
 	int rc = 0;
@@ -210,8 +210,8 @@ static int probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, co
 		}
 	}
 out:
-	pcre2_match_context_free(mctx);
-	pcre2_match_data_free(md);
+	sym_pcre2_match_context_free(mctx);
+	sym_pcre2_match_data_free(md);
 	return rc;
 }
 
@@ -281,13 +281,13 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 			if (!r->pattern)
 				return set_error(c->err, -ENOMEM, "out of memory");
 			/* Anchored at both ends: a rule says what the whole text is. */
-			r->re = pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED,
+			r->re = sym_pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED,
 					      PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
 					      PCRE2_NEVER_BACKSLASH_C, &errcode, &erroff, NULL);
 			if (!r->re) {
 				PCRE2_UCHAR msg[200];
 
-				pcre2_get_error_message(errcode, msg, sizeof(msg));
+				sym_pcre2_get_error_message(errcode, msg, sizeof(msg));
 				return fail_field(c, pat, field, "regular expression does not compile at offset %zu: %s",
 						  (size_t) erroff, (const char *) msg);
 			}
@@ -575,13 +575,13 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	if (rc < 0)
 		return rc;
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->mctx = pcre2_match_context_create(NULL))) {
+	if (!p || !(p->mctx = sym_pcre2_match_context_create(NULL))) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	pcre2_set_match_limit(p->mctx, POLICY_MATCH_LIMIT);
-	pcre2_set_depth_limit(p->mctx, POLICY_DEPTH_LIMIT);
-	pcre2_set_heap_limit(p->mctx, 8192); /* KiB */
+	sym_pcre2_set_match_limit(p->mctx, POLICY_MATCH_LIMIT);
+	sym_pcre2_set_depth_limit(p->mctx, POLICY_DEPTH_LIMIT);
+	sym_pcre2_set_heap_limit(p->mctx, 8192); /* KiB */
 	/* nesting: policy, pcrs, pcr, rules, rule, digests, entry */
 	rc = untrusted_json_parse(text, size, 16, &root, err);
 	if (rc < 0)
@@ -661,7 +661,7 @@ MB_EXPORT void mb_policy_free(mb_policy *p)
 			free(r->name);
 			free(r->pattern);
 			free(r->literal);
-			pcre2_code_free(r->re);
+			sym_pcre2_code_free(r->re);
 			for (a = 0; a < r->n_allowed; a++)
 				free(r->allowed[a].description);
 			free(r->allowed);
@@ -673,7 +673,7 @@ MB_EXPORT void mb_policy_free(mb_policy *p)
 		free(p->fw_sets[i].v);
 	}
 	free(p->fw_sets);
-	pcre2_match_context_free(p->mctx);
+	sym_pcre2_match_context_free(p->mctx);
 	free(p);
 }
 

@@ -27,8 +27,8 @@ int policy_match_steps(const pcre2_code *re, pcre2_match_context *mctx, pcre2_ma
 			return 0;
 		}
 		*budget -= ladder[i];
-		pcre2_set_match_limit(mctx, ladder[i]);
-		rc = pcre2_match(re, (PCRE2_SPTR) text, len, 0, 0, md, mctx);
+		sym_pcre2_set_match_limit(mctx, ladder[i]);
+		rc = sym_pcre2_match(re, (PCRE2_SPTR) text, len, 0, 0, md, mctx);
 		if (rc >= 0) {
 			*ret = POLICY_MATCHED;
 			return 0;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/x509.h>
 
 #include <mboot/digest.h>
 #include "lib/events/decode-internal.h"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <mboot/error.h>
 #include <mboot/replay.h>
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/digest.h>
 #include <mboot/seal.h>

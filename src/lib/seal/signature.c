@@ -12,7 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include <mboot/digest.h>
 #include <mboot/seal.h>
@@ -44,9 +50,6 @@ MB_EXPORT int mb_policy_sign(const uint8_t *key_pem, size_t key_pem_size, mb_pol
 	free(sig->sig);
 	sig->sig = NULL;
 	sig->sig_size = 0;
-	r = dlopen_crypto(err);
-	if (r < 0)
-		return r;
 	if (key_pem_size == 0 || key_pem_size > KEY_PEM_MAX)
 		return set_error(err, -EBADMSG, "not a PEM private key (empty, or over %u bytes)", KEY_PEM_MAX);
 	bio = BIO_new_mem_buf(key_pem, (int) key_pem_size);

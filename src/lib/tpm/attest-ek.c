@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 
@@ -103,7 +103,7 @@ int attest_create_ek(mb_tpm *t, ek_kind kind, ESYS_TR *ret, TPM2B_PUBLIC **ret_p
 	char what[96];
 
 	ek_template(kind, &tmpl);
-	rc = Esys_CreatePrimary(t->esys, ESYS_TR_RH_ENDORSEMENT, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sens,
+	rc = sym_Esys_CreatePrimary(t->esys, ESYS_TR_RH_ENDORSEMENT, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sens,
 				&tmpl, &outside, &creation, ret, ret_pub, NULL, NULL, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
 		snprintf(what, sizeof(what), "TPM2_CreatePrimary of the %s EK (EK Credential Profile template) failed",
@@ -122,14 +122,14 @@ int attest_ek_cert_indices(mb_tpm *t, unsigned *ret, mb_error *err)
 
 	while (more && next < 0x01c10000 && calls++ < 64) {
 		TPMS_CAPABILITY_DATA *cap = NULL;
-		TSS2_RC rc = Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_HANDLES,
+		TSS2_RC rc = sym_Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_HANDLES,
 						next, TPM2_MAX_CAP_HANDLES, &more, &cap);
 		uint32_t i, h = 0;
 
 		if (rc != TSS2_RC_SUCCESS)
 			return tpm_fail(t, err, rc, "TPM2_GetCapability(HANDLES) of the NV indices failed");
 		if (cap->capability != TPM2_CAP_HANDLES || cap->data.handles.count == 0) {
-			Esys_Free(cap);
+			sym_Esys_Free(cap);
 			break;
 		}
 		for (i = 0; i < cap->data.handles.count && i < TPM2_MAX_CAP_HANDLES; i++) {
@@ -138,7 +138,7 @@ int attest_ek_cert_indices(mb_tpm *t, unsigned *ret, mb_error *err)
 				if (h == attest_ek_kinds[k].nv_index)
 					found |= 1u << k;
 		}
-		Esys_Free(cap);
+		sym_Esys_Free(cap);
 		if (h < next)
 			break; /* a TPM that does not move forward */
 		next = h + 1;
@@ -154,14 +154,14 @@ static uint16_t nv_buffer_max(mb_tpm *t)
 	TPMI_YES_NO more = 0;
 	uint16_t n = 512;
 
-	if (Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_TPM_PROPERTIES,
+	if (sym_Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_TPM_PROPERTIES,
 			       TPM2_PT_NV_BUFFER_MAX, 1, &more, &cap) == TSS2_RC_SUCCESS) {
 		if (cap->data.tpmProperties.count == 1 &&
 		    cap->data.tpmProperties.tpmProperty[0].property == TPM2_PT_NV_BUFFER_MAX &&
 		    cap->data.tpmProperties.tpmProperty[0].value >= 64 &&
 		    cap->data.tpmProperties.tpmProperty[0].value <= TPM2_MAX_NV_BUFFER_SIZE)
 			n = (uint16_t) cap->data.tpmProperties.tpmProperty[0].value;
-		Esys_Free(cap);
+		sym_Esys_Free(cap);
 	}
 	return n;
 }
@@ -180,9 +180,9 @@ int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_si
 
 	*ret = NULL;
 	*ret_size = 0;
-	rc = Esys_TR_FromTPMPublic(t->esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &nv);
+	rc = sym_Esys_TR_FromTPMPublic(t->esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &nv);
 	if (rc == TSS2_RC_SUCCESS)
-		rc = Esys_NV_ReadPublic(t->esys, nv, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL);
+		rc = sym_Esys_NV_ReadPublic(t->esys, nv, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
 		snprintf(what, sizeof(what), "TPM2_NV_ReadPublic of the EK certificate index 0x%08x failed", index);
 		r = tpm_fail(t, err, rc, what);
@@ -203,9 +203,9 @@ int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_si
 		TPM2B_MAX_NV_BUFFER *data = NULL;
 		uint16_t n = (uint16_t) (size - off < chunk ? size - off : chunk);
 
-		rc = Esys_NV_Read(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, n, off, &data);
+		rc = sym_Esys_NV_Read(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, n, off, &data);
 		if (rc != TSS2_RC_SUCCESS)
-			rc = Esys_NV_Read(t->esys, ESYS_TR_RH_OWNER, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, n,
+			rc = sym_Esys_NV_Read(t->esys, ESYS_TR_RH_OWNER, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, n,
 					  off, &data);
 		if (rc != TSS2_RC_SUCCESS) {
 			snprintf(what, sizeof(what), "TPM2_NV_Read of the EK certificate index 0x%08x failed", index);
@@ -213,13 +213,13 @@ int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_si
 			goto out;
 		}
 		if (data->size != n) {
-			Esys_Free(data);
+			sym_Esys_Free(data);
 			r = set_error(err, MB_ERR_TPM, "TPM2_NV_Read returned %u bytes, not %u", data->size, n);
 			goto out;
 		}
 		memcpy(buf + off, data->buffer, n);
 		off += n;
-		Esys_Free(data);
+		sym_Esys_Free(data);
 	}
 	der = ek_der_size(buf, size);
 	*ret = buf;
@@ -228,8 +228,8 @@ int attest_read_ek_cert(mb_tpm *t, uint32_t index, uint8_t **ret, size_t *ret_si
 	r = 0;
 out:
 	free(buf);
-	Esys_Free(pub);
+	sym_Esys_Free(pub);
 	if (nv != ESYS_TR_NONE)
-		Esys_TR_Close(t->esys, &nv);
+		sym_Esys_TR_Close(t->esys, &nv);
 	return r;
 }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <tss2/tss2_esys.h>
 
 #include <mboot/seal.h>

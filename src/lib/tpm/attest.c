@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 
@@ -57,7 +57,7 @@ static void ak_template(mb_attest_key_alg alg, TPM2B_PUBLIC *p)
 static int marshal_public(mb_tpm *t, const TPM2B_PUBLIC *p, uint8_t *out, size_t *size, mb_error *err)
 {
 	size_t off = 0;
-	TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Marshal(p, out, sizeof(TPM2B_PUBLIC), &off);
+	TSS2_RC rc = sym_Tss2_MU_TPM2B_PUBLIC_Marshal(p, out, sizeof(TPM2B_PUBLIC), &off);
 
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_fail(t, err, rc, "cannot marshal a TPM2B_PUBLIC");
@@ -133,7 +133,7 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 		if (r < 0)
 			goto out;
 	}
-	Esys_FlushContext(t->esys, ek);
+	sym_Esys_FlushContext(t->esys, ek);
 	ek = ESYS_TR_NONE;
 	r = marshal_public(t, ek_pub, ek_buf, &ek_size, err);
 	if (r < 0)
@@ -151,7 +151,7 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 	if (r < 0)
 		goto out;
 	ak_template(ak_alg, &tmpl);
-	rc = Esys_Create(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside, &creation,
+	rc = sym_Esys_Create(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside, &creation,
 			 &ak_priv, &ak_pub, NULL, NULL, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_classify(t, err, rc, "TPM2_Create of the AK failed");
@@ -160,7 +160,7 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 	r = marshal_public(t, ak_pub, ak_buf, &ak_size, err);
 	if (r < 0)
 		goto out;
-	rc = Tss2_MU_TPM2B_PRIVATE_Marshal(ak_priv, priv_buf, sizeof(priv_buf), &off);
+	rc = sym_Tss2_MU_TPM2B_PRIVATE_Marshal(ak_priv, priv_buf, sizeof(priv_buf), &off);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_fail(t, err, rc, "cannot marshal the AK's TPM2B_PRIVATE");
 		goto out;
@@ -207,13 +207,13 @@ out:
 	json_object_put(req);
 	explicit_bzero(priv_buf, sizeof(priv_buf));
 	free(cert);
-	Esys_Free(ek_pub);
-	Esys_Free(ak_pub);
-	Esys_Free(ak_priv);
+	sym_Esys_Free(ek_pub);
+	sym_Esys_Free(ak_pub);
+	sym_Esys_Free(ak_priv);
 	if (ek != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, ek);
+		sym_Esys_FlushContext(t->esys, ek);
 	if (session != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, session);
+		sym_Esys_FlushContext(t->esys, session);
 	tpm_drop_parent(t, &parent, flush);
 	return r;
 }
@@ -267,7 +267,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	r = b64_exact(root, "public", ak->pub_raw, sizeof(ak->pub_raw), &ak->pub_raw_size, err);
 	if (r < 0)
 		goto out;
-	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(ak->pub_raw, ak->pub_raw_size, &off, &ak->pub) != TSS2_RC_SUCCESS ||
+	if (sym_Tss2_MU_TPM2B_PUBLIC_Unmarshal(ak->pub_raw, ak->pub_raw_size, &off, &ak->pub) != TSS2_RC_SUCCESS ||
 	    off != ak->pub_raw_size) {
 		r = set_error(err, -EBADMSG, "field \"public\" is not one TPM2B_PUBLIC");
 		goto out;
@@ -291,7 +291,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	if (r < 0)
 		goto out;
 	off = 0;
-	if (Tss2_MU_TPM2B_PRIVATE_Unmarshal(raw, n, &off, &ak->priv) != TSS2_RC_SUCCESS || off != n ||
+	if (sym_Tss2_MU_TPM2B_PRIVATE_Unmarshal(raw, n, &off, &ak->priv) != TSS2_RC_SUCCESS || off != n ||
 	    ak->priv.size == 0) {
 		r = set_error(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
 		goto out;
@@ -335,8 +335,8 @@ int attest_load_ak(mb_tpm *t, const ak_file *ak, ESYS_TR *parent, bool *flush, E
 	r = tpm_start_session(t, *parent, TPM2_SE_HMAC, 0, &session, err);
 	if (r < 0)
 		return r;
-	rc = Esys_Load(t->esys, *parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &ak->priv, &ak->pub, ret);
-	Esys_FlushContext(t->esys, session);
+	rc = sym_Esys_Load(t->esys, *parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &ak->priv, &ak->pub, ret);
+	sym_Esys_FlushContext(t->esys, session);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_classify(t, err, rc, "TPM2_Load of the AK failed (another TPM, or another parent key?)");
 	return 0;
@@ -366,7 +366,7 @@ int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, 
 	r = b64_exact(root, "credential_blob", raw, sizeof(raw), &n, err);
 	if (r < 0)
 		goto out;
-	if (Tss2_MU_TPM2B_ID_OBJECT_Unmarshal(raw, n, &off, &ret->blob) != TSS2_RC_SUCCESS || off != n ||
+	if (sym_Tss2_MU_TPM2B_ID_OBJECT_Unmarshal(raw, n, &off, &ret->blob) != TSS2_RC_SUCCESS || off != n ||
 	    ret->blob.size == 0) {
 		r = set_error(err, -EBADMSG, "field \"credential_blob\" is not one TPM2B_ID_OBJECT");
 		goto out;
@@ -375,7 +375,7 @@ int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, 
 	if (r < 0)
 		goto out;
 	off = 0;
-	if (Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal(raw, n, &off, &ret->secret) != TSS2_RC_SUCCESS || off != n ||
+	if (sym_Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal(raw, n, &off, &ret->secret) != TSS2_RC_SUCCESS || off != n ||
 	    ret->secret.size == 0) {
 		r = set_error(err, -EBADMSG, "field \"encrypted_secret\" is not one TPM2B_ENCRYPTED_SECRET");
 		goto out;
@@ -428,14 +428,14 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 		TPM2B_DIGEST cp_hash = { 0 };
 		TPM2B_NONCE ref = { 0 };
 
-		rc = Esys_StartAuthSession(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+		rc = sym_Esys_StartAuthSession(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
 					   ESYS_TR_NONE, NULL, TPM2_SE_POLICY, &no_sym, ek_pub->publicArea.nameAlg,
 					   &policy);
 		if (rc != TSS2_RC_SUCCESS) {
 			r = tpm_classify(t, err, rc, "TPM2_StartAuthSession of the EK's policy session failed");
 			goto out;
 		}
-		rc = Esys_PolicySecret(t->esys, ESYS_TR_RH_ENDORSEMENT, policy, ESYS_TR_PASSWORD, ESYS_TR_NONE,
+		rc = sym_Esys_PolicySecret(t->esys, ESYS_TR_RH_ENDORSEMENT, policy, ESYS_TR_PASSWORD, ESYS_TR_NONE,
 				       ESYS_TR_NONE, &nonce_tpm, &cp_hash, &ref, 0, NULL, NULL);
 		if (rc != TSS2_RC_SUCCESS) {
 			r = tpm_classify(t, err, rc, "TPM2_PolicySecret(TPM_RH_ENDORSEMENT) failed (an endorsement "
@@ -444,7 +444,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 		}
 		ek_auth = policy;
 	}
-	rc = Esys_ActivateCredential(t->esys, ak_h, ek, ESYS_TR_PASSWORD, ek_auth, ESYS_TR_NONE, &ch.blob, &ch.secret,
+	rc = sym_Esys_ActivateCredential(t->esys, ak_h, ek, ESYS_TR_PASSWORD, ek_auth, ESYS_TR_NONE, &ch.blob, &ch.secret,
 				     &cred);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_classify(t, err, rc, "TPM2_ActivateCredential failed");
@@ -466,14 +466,14 @@ out_input:
 out:
 	if (cred)
 		explicit_bzero(cred, sizeof(*cred));
-	Esys_Free(cred);
-	Esys_Free(ek_pub);
+	sym_Esys_Free(cred);
+	sym_Esys_Free(ek_pub);
 	if (policy != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, policy);
+		sym_Esys_FlushContext(t->esys, policy);
 	if (ak_h != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, ak_h);
+		sym_Esys_FlushContext(t->esys, ak_h);
 	if (ek != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, ek);
+		sym_Esys_FlushContext(t->esys, ek);
 	tpm_drop_parent(t, &parent, flush);
 	return r;
 }

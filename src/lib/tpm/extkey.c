@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_tpm2_types.h>
@@ -139,7 +143,7 @@ MB_EXPORT int mb_tpm_key_public(const uint8_t *pem, size_t pem_size, uint8_t **r
 	buf = malloc(sizeof(TPM2B_PUBLIC));
 	if (!buf)
 		return set_error(err, -ENOMEM, "out of memory");
-	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&p, buf, sizeof(TPM2B_PUBLIC), &off) != TSS2_RC_SUCCESS) {
+	if (sym_Tss2_MU_TPM2B_PUBLIC_Marshal(&p, buf, sizeof(TPM2B_PUBLIC), &off) != TSS2_RC_SUCCESS) {
 		free(buf);
 		return set_error(err, -EINVAL, "cannot marshal the key");
 	}
@@ -162,7 +166,7 @@ MB_EXPORT int mb_tpm_key_name(const uint8_t *pub, size_t pub_size, uint8_t name[
 	if (r < 0)
 		return r;
 	memset(&p, 0, sizeof(p));
-	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, &p) != TSS2_RC_SUCCESS || off != pub_size)
+	if (sym_Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, &p) != TSS2_RC_SUCCESS || off != pub_size)
 		return set_error(err, -EBADMSG, "not one TPM2B_PUBLIC");
 	if ((p.publicArea.type != TPM2_ALG_RSA && p.publicArea.type != TPM2_ALG_ECC) ||
 	    p.publicArea.nameAlg != TPM2_ALG_SHA256 || !(p.publicArea.objectAttributes & TPMA_OBJECT_SIGN_ENCRYPT))

@@ -29,16 +29,16 @@ static int counter_open(mb_tpm *t, uint32_t index, ESYS_TR *ret, bool *written, 
 	r = mb_nv_counter_name(index, want, err);
 	if (r < 0)
 		return r;
-	rc = Esys_TR_FromTPMPublic(t->esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ret);
+	rc = sym_Esys_TR_FromTPMPublic(t->esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ret);
 	if (rc != TSS2_RC_SUCCESS) {
 		*ret = ESYS_TR_NONE;
 		if (tpm_rc_is(rc, RC_HANDLE))
 			return set_error(err, -ENOENT, "no NV counter at 0x%08x", index);
 		return tpm_classify(t, err, rc, "TPM2_NV_ReadPublic of the NV counter failed");
 	}
-	rc = Esys_NV_ReadPublic(t->esys, *ret, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL);
+	rc = sym_Esys_NV_ReadPublic(t->esys, *ret, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
-		Esys_TR_Close(t->esys, ret);
+		sym_Esys_TR_Close(t->esys, ret);
 		return tpm_classify(t, err, rc, "TPM2_NV_ReadPublic of the NV counter failed");
 	}
 	attrs = pub->nvPublic.attributes;
@@ -47,11 +47,11 @@ static int counter_open(mb_tpm *t, uint32_t index, ESYS_TR *ret, bool *written, 
 	    pub->nvPublic.authPolicy.size != 0 || pub->nvPublic.dataSize != 8) {
 		set_error(err, -EEXIST, "NV index 0x%08x is not an mboot counter (attributes 0x%08x, %u bytes): "
 			  "choose another index", index, (unsigned) attrs, pub->nvPublic.dataSize);
-		Esys_Free(pub);
-		Esys_TR_Close(t->esys, ret);
+		sym_Esys_Free(pub);
+		sym_Esys_TR_Close(t->esys, ret);
 		return -EEXIST;
 	}
-	Esys_Free(pub);
+	sym_Esys_Free(pub);
 	return 0;
 }
 
@@ -65,7 +65,7 @@ static int counter_define(mb_tpm *t, uint32_t index, ESYS_TR *ret, mb_error *err
 	pub.nvPublic.nameAlg = TPM2_ALG_SHA256;
 	pub.nvPublic.attributes = MB_NV_COUNTER_ATTRIBUTES & ~TPMA_NV_WRITTEN;
 	pub.nvPublic.dataSize = 8;
-	rc = Esys_NV_DefineSpace(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &auth, &pub,
+	rc = sym_Esys_NV_DefineSpace(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &auth, &pub,
 				 ret);
 	if (rc != TSS2_RC_SUCCESS) {
 		*ret = ESYS_TR_NONE;
@@ -76,7 +76,7 @@ static int counter_define(mb_tpm *t, uint32_t index, ESYS_TR *ret, mb_error *err
 
 static int counter_increment(mb_tpm *t, ESYS_TR nv, mb_error *err)
 {
-	TSS2_RC rc = Esys_NV_Increment(t->esys, ESYS_TR_RH_OWNER, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE);
+	TSS2_RC rc = sym_Esys_NV_Increment(t->esys, ESYS_TR_RH_OWNER, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE);
 
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_classify(t, err, rc, "TPM2_NV_Increment of the NV counter failed");
@@ -86,18 +86,18 @@ static int counter_increment(mb_tpm *t, ESYS_TR nv, mb_error *err)
 static int counter_value(mb_tpm *t, ESYS_TR nv, uint64_t *ret, mb_error *err)
 {
 	TPM2B_MAX_NV_BUFFER *data = NULL;
-	TSS2_RC rc = Esys_NV_Read(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, 8, 0, &data);
+	TSS2_RC rc = sym_Esys_NV_Read(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, 8, 0, &data);
 	uint64_t v = 0;
 
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_classify(t, err, rc, "TPM2_NV_Read of the NV counter failed");
 	if (data->size != 8) {
-		Esys_Free(data);
+		sym_Esys_Free(data);
 		return set_error(err, MB_ERR_TPM, "TPM2_NV_Read of the counter gave %u bytes", data->size);
 	}
 	for (unsigned i = 0; i < 8; i++)
 		v = v << 8 | data->buffer[i];
-	Esys_Free(data);
+	sym_Esys_Free(data);
 	*ret = v;
 	return 0;
 }
@@ -123,7 +123,7 @@ MB_EXPORT int mb_tpm_counter_read(mb_tpm *t, uint32_t index, bool create, uint64
 			   : set_error(err, -ENOENT, "the NV counter at 0x%08x was never incremented", index);
 		/* the name changed with TPMA_NV_WRITTEN: ESYS must read it again */
 		if (r == 0) {
-			Esys_TR_Close(t->esys, &nv);
+			sym_Esys_TR_Close(t->esys, &nv);
 			r = counter_open(t, index, &nv, &written, err);
 			if (r < 0)
 				return r;
@@ -131,7 +131,7 @@ MB_EXPORT int mb_tpm_counter_read(mb_tpm *t, uint32_t index, bool create, uint64
 	}
 	if (r == 0)
 		r = counter_value(t, nv, ret, err);
-	Esys_TR_Close(t->esys, &nv);
+	sym_Esys_TR_Close(t->esys, &nv);
 	return r;
 }
 
@@ -146,13 +146,13 @@ MB_EXPORT int mb_tpm_counter_increment(mb_tpm *t, uint32_t index, uint64_t *ret_
 		return r;
 	r = counter_increment(t, nv, err);
 	if (r == 0 && ret_value) {
-		Esys_TR_Close(t->esys, &nv);
+		sym_Esys_TR_Close(t->esys, &nv);
 		r = counter_open(t, index, &nv, &written, err);
 		if (r == 0)
 			r = counter_value(t, nv, &v, err);
 		*ret_value = v;
 	}
 	if (nv != ESYS_TR_NONE)
-		Esys_TR_Close(t->esys, &nv);
+		sym_Esys_TR_Close(t->esys, &nv);
 	return r;
 }

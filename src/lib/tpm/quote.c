@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 
@@ -28,10 +28,10 @@ static int pcr_counter(mb_tpm *t, uint32_t *ret, mb_error *err)
 	TPML_PCR_SELECTION none = { 0 };
 	TPML_PCR_SELECTION *sel = NULL;
 	TPML_DIGEST *values = NULL;
-	TSS2_RC rc = Esys_PCR_Read(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &none, ret, &sel, &values);
+	TSS2_RC rc = sym_Esys_PCR_Read(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &none, ret, &sel, &values);
 
-	Esys_Free(sel);
-	Esys_Free(values);
+	sym_Esys_Free(sel);
+	sym_Esys_Free(values);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_fail(t, err, rc, "TPM2_PCR_Read of the update counter failed");
 	return 0;
@@ -225,8 +225,8 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		uint32_t before = 0, after = 0;
 		size_t off = 0;
 
-		Esys_Free(quoted);
-		Esys_Free(sig);
+		sym_Esys_Free(quoted);
+		sym_Esys_Free(sig);
 		quoted = NULL;
 		sig = NULL;
 		if (tries == QUOTE_MAX_TRIES) {
@@ -239,7 +239,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		r = mb_tpm_read_pcrs(t, use, n_use, mask, v, NULL, err);
 		if (r < 0)
 			goto out;
-		rc = Esys_Quote(t->esys, ak_h, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &qualifying, &scheme, &sel,
+		rc = sym_Esys_Quote(t->esys, ak_h, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &qualifying, &scheme, &sel,
 				&quoted, &sig);
 		if (rc != TSS2_RC_SUCCESS) {
 			r = tpm_classify(t, err, rc, "TPM2_Quote failed");
@@ -251,7 +251,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		if (before != after)
 			continue;
 		memset(&att, 0, sizeof(att));
-		if (Tss2_MU_TPMS_ATTEST_Unmarshal(quoted->attestationData, quoted->size, &off, &att) != TSS2_RC_SUCCESS ||
+		if (sym_Tss2_MU_TPMS_ATTEST_Unmarshal(quoted->attestationData, quoted->size, &off, &att) != TSS2_RC_SUCCESS ||
 		    off != quoted->size || att.magic != TPM2_GENERATED_VALUE || att.type != TPM2_ST_ATTEST_QUOTE ||
 		    att.extraData.size != in->nonce_size || memcmp(att.extraData.buffer, in->nonce, in->nonce_size) != 0) {
 			r = set_error(err, MB_ERR_TPM, "TPM2_Quote returned an attestation that is not a quote of the nonce");
@@ -263,7 +263,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		if (r == 1)
 			break;
 	}
-	rc = Tss2_MU_TPMT_SIGNATURE_Marshal(sig, sig_buf, sizeof(sig_buf), &sig_size);
+	rc = sym_Tss2_MU_TPMT_SIGNATURE_Marshal(sig, sig_buf, sizeof(sig_buf), &sig_size);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_fail(t, err, rc, "cannot marshal the quote's signature");
 		goto out;
@@ -289,10 +289,10 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	r = attest_doc_finish(root, ret_evidence, err);
 out:
 	mb_pcr_values_free(v);
-	Esys_Free(quoted);
-	Esys_Free(sig);
+	sym_Esys_Free(quoted);
+	sym_Esys_Free(sig);
 	if (ak_h != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, ak_h);
+		sym_Esys_FlushContext(t->esys, ak_h);
 	tpm_drop_parent(t, &parent, flush);
 	return r;
 }

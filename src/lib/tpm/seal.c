@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/crypto/crypto-dl.h"
+#include <openssl/bn.h>
+#include <openssl/ecdsa.h>
+#include <openssl/hmac.h>
+#include <openssl/x509.h>
 
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
@@ -86,28 +89,28 @@ int tpm_load_parent(mb_tpm *t, bool persistent, uint32_t handle, ESYS_TR *ret, b
 		TPM2B_PUBLIC *pub = NULL;
 		TPMA_OBJECT want = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
 
-		rc = Esys_TR_FromTPMPublic(t->esys, handle, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ret);
+		rc = sym_Esys_TR_FromTPMPublic(t->esys, handle, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ret);
 		if (rc != TSS2_RC_SUCCESS) {
 			char what[64];
 
 			snprintf(what, sizeof(what), "no parent key at persistent handle 0x%08x", handle);
 			return tpm_classify(t, err, rc, what);
 		}
-		rc = Esys_ReadPublic(t->esys, *ret, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL, NULL);
+		rc = sym_Esys_ReadPublic(t->esys, *ret, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL, NULL);
 		if (rc != TSS2_RC_SUCCESS) {
-			Esys_TR_Close(t->esys, ret);
+			sym_Esys_TR_Close(t->esys, ret);
 			return tpm_classify(t, err, rc, "TPM2_ReadPublic of the parent failed");
 		}
 		if ((pub->publicArea.objectAttributes & want) != want) {
-			Esys_Free(pub);
-			Esys_TR_Close(t->esys, ret);
+			sym_Esys_Free(pub);
+			sym_Esys_TR_Close(t->esys, ret);
 			return set_error(err, MB_ERR_TPM_NOT_STORAGE, "persistent handle 0x%08x is not a storage key", handle);
 		}
-		Esys_Free(pub);
+		sym_Esys_Free(pub);
 		return 0;
 	}
 	srk_template(&tmpl);
-	rc = Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl,
+	rc = sym_Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl,
 				&outside, &creation, ret, NULL, NULL, NULL, NULL);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_classify(t, err, rc, "TPM2_CreatePrimary of the ECC P-256 SRK failed");
@@ -120,23 +123,23 @@ void tpm_drop_parent(mb_tpm *t, ESYS_TR *h, bool flush)
 	if (*h == ESYS_TR_NONE)
 		return;
 	if (flush)
-		Esys_FlushContext(t->esys, *h);
+		sym_Esys_FlushContext(t->esys, *h);
 	else
-		Esys_TR_Close(t->esys, h);
+		sym_Esys_TR_Close(t->esys, h);
 	*h = ESYS_TR_NONE;
 }
 
 /* A session salted with the parent, that encrypts command (decrypt) or response (encrypt) parameter 1. */
 int tpm_start_session(mb_tpm *t, ESYS_TR parent, TPM2_SE type, TPMA_SESSION attrs, ESYS_TR *ret, mb_error *err)
 {
-	TSS2_RC rc = Esys_StartAuthSession(t->esys, parent, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+	TSS2_RC rc = sym_Esys_StartAuthSession(t->esys, parent, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
 					   NULL, type, &session_sym, TPM2_ALG_SHA256, ret);
 
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_classify(t, err, rc, "TPM2_StartAuthSession failed");
-	rc = Esys_TRSess_SetAttributes(t->esys, *ret, attrs | TPMA_SESSION_CONTINUESESSION, 0xff);
+	rc = sym_Esys_TRSess_SetAttributes(t->esys, *ret, attrs | TPMA_SESSION_CONTINUESESSION, 0xff);
 	if (rc != TSS2_RC_SUCCESS) {
-		Esys_FlushContext(t->esys, *ret);
+		sym_Esys_FlushContext(t->esys, *ret);
 		*ret = ESYS_TR_NONE;
 		return tpm_fail(t, err, rc, "cannot set session attributes");
 	}
@@ -223,7 +226,7 @@ int tpm_seal_blob(mb_tpm *t, const uint8_t *secret, size_t secret_size, const ui
 	set_auth(&sens.sensitive.userAuth, auth);
 	sens.sensitive.data.size = (UINT16) secret_size;
 	memcpy(sens.sensitive.data.buffer, secret, secret_size);
-	rc = Esys_Create(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside, &creation,
+	rc = sym_Esys_Create(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside, &creation,
 			 &out_priv, &out_pub, NULL, NULL, NULL);
 	explicit_bzero(&sens, sizeof(sens));
 	if (rc != TSS2_RC_SUCCESS) {
@@ -240,11 +243,11 @@ int tpm_seal_blob(mb_tpm *t, const uint8_t *secret, size_t secret_size, const ui
 		goto out;
 	}
 	off = 0;
-	rc = Tss2_MU_TPM2B_PUBLIC_Marshal(out_pub, ret->pub, sizeof(TPM2B_PUBLIC), &off);
+	rc = sym_Tss2_MU_TPM2B_PUBLIC_Marshal(out_pub, ret->pub, sizeof(TPM2B_PUBLIC), &off);
 	ret->pub_size = off;
 	off = 0;
 	if (rc == TSS2_RC_SUCCESS)
-		rc = Tss2_MU_TPM2B_PRIVATE_Marshal(out_priv, ret->priv, sizeof(TPM2B_PRIVATE), &off);
+		rc = sym_Tss2_MU_TPM2B_PRIVATE_Marshal(out_priv, ret->priv, sizeof(TPM2B_PRIVATE), &off);
 	ret->priv_size = off;
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_fail(t, err, rc, "cannot marshal the sealed object");
@@ -255,10 +258,10 @@ int tpm_seal_blob(mb_tpm *t, const uint8_t *secret, size_t secret_size, const ui
 	ret->parent_handle = persistent ? handle : 0;
 	r = 0;
 out:
-	Esys_Free(out_pub);
-	Esys_Free(out_priv);
+	sym_Esys_Free(out_pub);
+	sym_Esys_Free(out_priv);
 	if (session != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, session);
+		sym_Esys_FlushContext(t->esys, session);
 	tpm_drop_parent(t, &parent, flush);
 	if (r < 0) {
 		free(ret->pub);
@@ -288,14 +291,14 @@ static int unmarshal(const uint8_t *pub, size_t pub_size, const uint8_t *priv, s
 
 	memset(p, 0, sizeof(*p));
 	memset(q, 0, sizeof(*q));
-	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, p) != TSS2_RC_SUCCESS || off != pub_size)
+	if (sym_Tss2_MU_TPM2B_PUBLIC_Unmarshal(pub, pub_size, &off, p) != TSS2_RC_SUCCESS || off != pub_size)
 		return set_error(err, -EBADMSG, "field \"public\" is not one TPM2B_PUBLIC");
 	if (p->publicArea.type != TPM2_ALG_KEYEDHASH || p->publicArea.nameAlg != TPM2_ALG_SHA256 ||
 	    p->publicArea.authPolicy.size != 32 || (p->publicArea.objectAttributes & TPMA_OBJECT_USERWITHAUTH))
 		return set_error(err, -EBADMSG,
 			       "field \"public\" is not a sealed object (KEYEDHASH, SHA-256 name, policy only)");
 	off = 0;
-	if (Tss2_MU_TPM2B_PRIVATE_Unmarshal(priv, priv_size, &off, q) != TSS2_RC_SUCCESS || off != priv_size ||
+	if (sym_Tss2_MU_TPM2B_PRIVATE_Unmarshal(priv, priv_size, &off, q) != TSS2_RC_SUCCESS || off != priv_size ||
 	    q->size == 0)
 		return set_error(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
 	return 0;
@@ -381,7 +384,7 @@ static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, c
 	a->sig = sig;
 	a->key = ESYS_TR_NONE;
 	memset(&pub, 0, sizeof(pub));
-	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(key, key_size, &off, &pub) != TSS2_RC_SUCCESS || off != key_size)
+	if (sym_Tss2_MU_TPM2B_PUBLIC_Unmarshal(key, key_size, &off, &pub) != TSS2_RC_SUCCESS || off != key_size)
 		return set_error(err, -EBADMSG, "the authorising key is not one TPM2B_PUBLIC");
 	if ((sig->scheme == MB_SIG_RSASSA) != (pub.publicArea.type == TPM2_ALG_RSA))
 		return set_error(err, MB_ERR_TPM_SIGNATURE, "the signature is %s, the key the secret is sealed to %s",
@@ -392,19 +395,19 @@ static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, c
 		return r;
 	if (mb_digest(MB_ALG_SHA256, sig->approved, sizeof(sig->approved), ahash.buffer) < 0)
 		return set_error(err, -ENOMEM, "cannot hash");
-	rc = Esys_LoadExternal(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, NULL, &pub, ESYS_TR_RH_OWNER,
+	rc = sym_Esys_LoadExternal(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, NULL, &pub, ESYS_TR_RH_OWNER,
 			       &a->key);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_classify(t, err, rc, "TPM2_LoadExternal of the authorising key failed");
-	rc = Esys_TR_GetName(t->esys, a->key, &name);
+	rc = sym_Esys_TR_GetName(t->esys, a->key, &name);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_fail(t, err, rc, "cannot get the authorising key's name");
 	a->name = *name;
-	Esys_Free(name);
+	sym_Esys_Free(name);
 	if (a->name.size != MB_TPM_NAME_SIZE || memcmp(a->name.name, sig->key_name, MB_TPM_NAME_SIZE) != 0)
 		return set_error(err, MB_ERR_TPM_SIGNATURE, "the signature names another key than the one the secret "
 			       "is sealed to");
-	rc = Esys_VerifySignature(t->esys, a->key, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &ahash, &ts, &a->ticket);
+	rc = sym_Esys_VerifySignature(t->esys, a->key, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &ahash, &ts, &a->ticket);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_classify(t, err, rc, "TPM2_VerifySignature failed");
 		if (tpm_rc_is(rc, TPM2_RC_SIGNATURE))
@@ -418,9 +421,9 @@ static int authorization_start(mb_tpm *t, const uint8_t *key, size_t key_size, c
 static void authorization_done(mb_tpm *t, authorization *a)
 {
 	if (a->key != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, a->key);
+		sym_Esys_FlushContext(t->esys, a->key);
 	a->key = ESYS_TR_NONE;
-	Esys_Free(a->ticket);
+	sym_Esys_Free(a->ticket);
 	a->ticket = NULL;
 }
 
@@ -461,8 +464,8 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 	r = tpm_start_session(t, parent, TPM2_SE_HMAC, 0, &session, err);
 	if (r < 0)
 		goto out;
-	rc = Esys_Load(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &q, &p, &obj);
-	Esys_FlushContext(t->esys, session);
+	rc = sym_Esys_Load(t->esys, parent, session, ESYS_TR_NONE, ESYS_TR_NONE, &q, &p, &obj);
+	sym_Esys_FlushContext(t->esys, session);
 	session = ESYS_TR_NONE;
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_classify(t, err, rc, tpm_rc_is(rc, TPM2_RC_LOCKOUT) ?
@@ -474,7 +477,7 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		TPM2B_AUTH a;
 
 		set_auth(&a, pin_auth);
-		rc = Esys_TR_SetAuth(t->esys, obj, &a);
+		rc = sym_Esys_TR_SetAuth(t->esys, obj, &a);
 		explicit_bzero(&a, sizeof(a));
 		if (rc != TSS2_RC_SUCCESS) {
 			r = tpm_fail(t, err, rc, "cannot set the sealed object's authValue");
@@ -495,24 +498,24 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		r = mb_nv_counter_name(nv->index, want, err);
 		if (r < 0)
 			goto out;
-		rc = Esys_TR_FromTPMPublic(t->esys, nv->index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &nv_tr);
+		rc = sym_Esys_TR_FromTPMPublic(t->esys, nv->index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &nv_tr);
 		if (rc != TSS2_RC_SUCCESS) {
 			nv_tr = ESYS_TR_NONE;
 			r = tpm_classify(t, err, rc, "the NV counter cannot be read (TPM2_NV_ReadPublic)");
 			goto out;
 		}
-		rc = Esys_TR_GetName(t->esys, nv_tr, &name);
+		rc = sym_Esys_TR_GetName(t->esys, nv_tr, &name);
 		if (rc != TSS2_RC_SUCCESS) {
 			r = tpm_fail(t, err, rc, "cannot get the NV counter's name");
 			goto out;
 		}
 		/* another index than mboot's counter there: PolicyNV would fail on its name anyway */
 		if (name->size != MB_TPM_NAME_SIZE || memcmp(name->name, want, MB_TPM_NAME_SIZE) != 0) {
-			Esys_Free(name);
+			sym_Esys_Free(name);
 			r = set_error(err, MB_ERR_TPM_POLICY, "NV index 0x%08x is not mboot's counter", nv->index);
 			goto out;
 		}
-		Esys_Free(name);
+		sym_Esys_Free(name);
 	}
 
 	for (tries = 0;; tries++) {
@@ -521,17 +524,17 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		r = tpm_start_session(t, parent, TPM2_SE_POLICY, TPMA_SESSION_ENCRYPT, &session, err);
 		if (r < 0)
 			goto out;
-		rc = Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
+		rc = sym_Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
 		if (rc == TSS2_RC_SUCCESS && nv) {
 			/* read authorised by the index itself (AUTHREAD, empty authValue) */
-			rc = Esys_PolicyNV(t->esys, nv_tr, nv_tr, session, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+			rc = sym_Esys_PolicyNV(t->esys, nv_tr, nv_tr, session, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
 					   &operand, 0, TPM2_EO_EQ);
 			/* TPM_RC_POLICY: the counter has moved on, the window is closed */
 			if (tpm_rc_is(rc, TPM2_RC_POLICY))
 				rc = TPM2_RC_POLICY_FAIL;
 		}
 		if (rc == TSS2_RC_SUCCESS && or_list) {
-			rc = Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, or_list);
+			rc = sym_Esys_PolicyOR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, or_list);
 			/* the PCRs gave a digest that is none of the branches */
 			if (tpm_rc_is(rc, TPM2_RC_VALUE))
 				rc = TPM2_RC_POLICY_FAIL;
@@ -541,7 +544,7 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 			TPM2B_NONCE ref = { 0 };
 
 			memcpy(approved.buffer, auth->sig->approved, 32);
-			rc = Esys_PolicyAuthorize(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &approved,
+			rc = sym_Esys_PolicyAuthorize(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &approved,
 						  &ref, &auth->name, auth->ticket);
 			/* the PCRs are not the signed values: the session's digest is not approvedPolicy */
 			if (tpm_rc_is(rc, TPM2_RC_VALUE))
@@ -549,22 +552,22 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 		}
 		/* last, as systemd-cryptenroll --tpm2-with-pin orders it: the HMAC then needs the authValue */
 		if (rc == TSS2_RC_SUCCESS && pin_auth)
-			rc = Esys_PolicyAuthValue(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE);
+			rc = sym_Esys_PolicyAuthValue(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE);
 		if (rc == TSS2_RC_SUCCESS)
-			rc = Esys_Unseal(t->esys, obj, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
-		Esys_FlushContext(t->esys, session);
+			rc = sym_Esys_Unseal(t->esys, obj, session, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+		sym_Esys_FlushContext(t->esys, session);
 		session = ESYS_TR_NONE;
 		if (rc == TSS2_RC_SUCCESS) {
 			if (data->size > MB_SEAL_MAX_SECRET) {
 				r = set_error(err, MB_ERR_TPM, "TPM2_Unseal returned %u bytes", data->size);
 				explicit_bzero(data, sizeof(*data));
-				Esys_Free(data);
+				sym_Esys_Free(data);
 				goto out;
 			}
 			memcpy(out, data->buffer, data->size);
 			*out_size = data->size;
 			explicit_bzero(data, sizeof(*data));
-			Esys_Free(data);
+			sym_Esys_Free(data);
 			r = 0;
 			goto out;
 		}
@@ -588,13 +591,13 @@ static int unseal_object(mb_tpm *t, const uint8_t *pub, size_t pub_size, const u
 	}
 out:
 	if (session != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, session);
+		sym_Esys_FlushContext(t->esys, session);
 	if (nv_tr != ESYS_TR_NONE)
-		Esys_TR_Close(t->esys, &nv_tr);
+		sym_Esys_TR_Close(t->esys, &nv_tr);
 	if (auth)
 		authorization_done(t, auth);
 	if (obj != ESYS_TR_NONE)
-		Esys_FlushContext(t->esys, obj);
+		sym_Esys_FlushContext(t->esys, obj);
 	tpm_drop_parent(t, &parent, flush);
 	return r;
 }

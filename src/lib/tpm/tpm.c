@@ -29,8 +29,8 @@ int tpm_fail(mb_tpm *t, mb_error *err, TSS2_RC rc, const char *what)
 		t->last_rc = rc;
 	if ((rc & TSS2_RC_LAYER_MASK) == TSS2_TCTI_RC_LAYER)
 		return set_error(err, MB_ERR_TPM, "%s: lost the connection to the TPM: %s (TSS response code 0x%08x)",
-			       what, Tss2_RC_Decode(rc), rc);
-	return set_error(err, MB_ERR_TPM, "%s: %s (TPM/TSS response code 0x%08x)", what, Tss2_RC_Decode(rc), rc);
+			       what, sym_Tss2_RC_Decode(rc), rc);
+	return set_error(err, MB_ERR_TPM, "%s: %s (TPM/TSS response code 0x%08x)", what, sym_Tss2_RC_Decode(rc), rc);
 }
 
 MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err)
@@ -55,18 +55,18 @@ MB_EXPORT int mb_tpm_open(const char *tcti, mb_tpm **ret, mb_error *err)
 		free(t);
 		return set_error(err, -ENOMEM, "out of memory");
 	}
-	rc = Tss2_TctiLdr_Initialize(t->tcti_conf, &t->tcti);
+	rc = sym_Tss2_TctiLdr_Initialize(t->tcti_conf, &t->tcti);
 	if (rc != TSS2_RC_SUCCESS) {
 		int r = set_error(err, MB_ERR_TPM, "no TPM answered at TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
-				Tss2_RC_Decode(rc), rc);
+				sym_Tss2_RC_Decode(rc), rc);
 
 		mb_tpm_free(t);
 		return r;
 	}
-	rc = Esys_Initialize(&t->esys, t->tcti, NULL);
+	rc = sym_Esys_Initialize(&t->esys, t->tcti, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
 		int r = set_error(err, MB_ERR_TPM, "cannot set up ESAPI on TCTI \"%s\": %s (0x%08x)", t->tcti_conf,
-				Tss2_RC_Decode(rc), rc);
+				sym_Tss2_RC_Decode(rc), rc);
 
 		mb_tpm_free(t);
 		return r;
@@ -80,9 +80,9 @@ MB_EXPORT void mb_tpm_free(mb_tpm *t)
 	if (!t)
 		return;
 	if (t->esys)
-		Esys_Finalize(&t->esys);
+		sym_Esys_Finalize(&t->esys);
 	if (t->tcti)
-		Tss2_TctiLdr_Finalize(&t->tcti);
+		sym_Tss2_TctiLdr_Finalize(&t->tcti);
 	free(t->tcti_conf);
 	free(t);
 }
@@ -126,11 +126,11 @@ MB_EXPORT int mb_tpm_banks(mb_tpm *t, mb_tpm_bank *ret, size_t max, size_t *ret_
 	size_t n = 0;
 	uint32_t i;
 
-	rc = Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1, &more, &cap);
+	rc = sym_Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1, &more, &cap);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_fail(t, err, rc, "TPM2_GetCapability(PCRS) failed");
 	if (cap->capability != TPM2_CAP_PCRS) {
-		Esys_Free(cap);
+		sym_Esys_Free(cap);
 		return set_error(err, MB_ERR_TPM, "TPM2_GetCapability(PCRS) answered with capability 0x%x",
 			       cap->capability);
 	}
@@ -141,14 +141,14 @@ MB_EXPORT int mb_tpm_banks(mb_tpm *t, mb_tpm_bank *ret, size_t max, size_t *ret_
 		if (!mask)
 			continue;
 		if (n >= max) {
-			Esys_Free(cap);
+			sym_Esys_Free(cap);
 			return set_error(err, -E2BIG, "the TPM has more than %zu active PCR banks", max);
 		}
 		ret[n].alg = s->hash;
 		ret[n].pcrs = mask;
 		n++;
 	}
-	Esys_Free(cap);
+	sym_Esys_Free(cap);
 	*ret_n = n;
 	return 0;
 }
@@ -178,12 +178,12 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 			return set_error(err, MB_ERR_TPM, "the TPM returned too few PCRs after %u TPM2_PCR_Read calls",
 				       *calls);
 		(*calls)++;
-		rc = Esys_PCR_Read(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &in, &upd, &out, &values);
+		rc = sym_Esys_PCR_Read(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &in, &upd, &out, &values);
 		if (rc != TSS2_RC_SUCCESS)
 			return tpm_fail(t, err, rc, "TPM2_PCR_Read failed");
 		if (have_counter && upd != counter) {
-			Esys_Free(out);
-			Esys_Free(values);
+			sym_Esys_Free(out);
+			sym_Esys_Free(values);
 			return 1;
 		}
 		have_counter = true;
@@ -201,8 +201,8 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 				if (algs[bi] == out->pcrSelections[i].hash)
 					break;
 			if (!d || bi == n_banks) {
-				Esys_Free(out);
-				Esys_Free(values);
+				sym_Esys_Free(out);
+				sym_Esys_Free(values);
 				return set_error(err, MB_ERR_TPM, "TPM2_PCR_Read returned bank 0x%04x that was not asked for",
 					       out->pcrSelections[i].hash);
 			}
@@ -212,8 +212,8 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 					continue;
 				if (k >= values->count || values->digests[k].size != d->size ||
 				    !(pending[bi] & (1u << p))) {
-					Esys_Free(out);
-					Esys_Free(values);
+					sym_Esys_Free(out);
+					sym_Esys_Free(values);
 					return set_error(err, MB_ERR_TPM,
 						       "TPM2_PCR_Read returned a selection that does not match its digests");
 				}
@@ -224,8 +224,8 @@ static int read_pass(mb_tpm *t, size_t n_banks, const uint16_t *algs, const uint
 				got_any++;
 			}
 		}
-		Esys_Free(out);
-		Esys_Free(values);
+		sym_Esys_Free(out);
+		sym_Esys_Free(values);
 		if (!got_any) {
 			/* The TPM returns nothing for PCRs it does not have: those stay absent. */
 			return 0;
@@ -311,7 +311,7 @@ MB_EXPORT int mb_tpm_extend(mb_tpm *t, uint32_t pcr, const mb_event_digest *dige
 		memcpy(&v.digests[i].digest, digests[i].bytes, d->size);
 	}
 	v.count = (UINT32) n_digests;
-	rc = Esys_PCR_Extend(t->esys, ESYS_TR_PCR0 + pcr, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &v);
+	rc = sym_Esys_PCR_Extend(t->esys, ESYS_TR_PCR0 + pcr, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &v);
 	if (rc != TSS2_RC_SUCCESS) {
 		char what[64];
 
@@ -330,7 +330,7 @@ MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err)
 	rc = Tss2_Tcti_SetLocality(t->tcti, locality);
 	if (rc == TSS2_TCTI_RC_NOT_IMPLEMENTED || rc == TSS2_TCTI_RC_NOT_PERMITTED)
 		return set_error(err, -EOPNOTSUPP, "TCTI \"%s\" cannot set the locality: %s", t->tcti_conf,
-			       Tss2_RC_Decode(rc));
+			       sym_Tss2_RC_Decode(rc));
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_fail(t, err, rc, "setting the locality failed");
 	return 0;
@@ -338,7 +338,7 @@ MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err)
 
 MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err)
 {
-	TSS2_RC rc = Esys_Startup(t->esys, TPM2_SU_CLEAR);
+	TSS2_RC rc = sym_Esys_Startup(t->esys, TPM2_SU_CLEAR);
 
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_fail(t, err, rc, "TPM2_Startup(CLEAR) failed");
@@ -350,7 +350,7 @@ static int tpm_property(mb_tpm *t, TPM2_PT property, uint32_t *ret, mb_error *er
 {
 	TPMS_CAPABILITY_DATA *cap = NULL;
 	TPMI_YES_NO more = 0;
-	TSS2_RC rc = Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_TPM_PROPERTIES,
+	TSS2_RC rc = sym_Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_TPM_PROPERTIES,
 					property, 1, &more, &cap);
 	bool ok;
 
@@ -360,7 +360,7 @@ static int tpm_property(mb_tpm *t, TPM2_PT property, uint32_t *ret, mb_error *er
 	     cap->data.tpmProperties.tpmProperty[0].property == property;
 	if (ok)
 		*ret = cap->data.tpmProperties.tpmProperty[0].value;
-	Esys_Free(cap);
+	sym_Esys_Free(cap);
 	if (!ok)
 		return set_error(err, MB_ERR_TPM, "the TPM does not report property 0x%08x", property);
 	return 0;

@@ -76,52 +76,5 @@ TSS2_DL_TCTILDR(DL_DECLARE)
 /* 0, or -EOPNOTSUPP: "tpm2-tss is needed and cannot be loaded: ..." */
 int dlopen_tpm2(mb_error *err);
 
-/* tss2-dl.c defines the pointers themselves and needs the real names. */
-#ifndef TSS2_DL_IMPL
-#define Esys_ActivateCredential sym_Esys_ActivateCredential
-#define Esys_Create sym_Esys_Create
-#define Esys_CreatePrimary sym_Esys_CreatePrimary
-#define Esys_Finalize sym_Esys_Finalize
-#define Esys_FlushContext sym_Esys_FlushContext
-#define Esys_Free sym_Esys_Free
-#define Esys_GetCapability sym_Esys_GetCapability
-#define Esys_Initialize sym_Esys_Initialize
-#define Esys_Load sym_Esys_Load
-#define Esys_LoadExternal sym_Esys_LoadExternal
-#define Esys_NV_DefineSpace sym_Esys_NV_DefineSpace
-#define Esys_NV_Increment sym_Esys_NV_Increment
-#define Esys_NV_Read sym_Esys_NV_Read
-#define Esys_NV_ReadPublic sym_Esys_NV_ReadPublic
-#define Esys_PCR_Extend sym_Esys_PCR_Extend
-#define Esys_PCR_Read sym_Esys_PCR_Read
-#define Esys_PolicyAuthValue sym_Esys_PolicyAuthValue
-#define Esys_PolicyAuthorize sym_Esys_PolicyAuthorize
-#define Esys_PolicyNV sym_Esys_PolicyNV
-#define Esys_PolicyOR sym_Esys_PolicyOR
-#define Esys_PolicyPCR sym_Esys_PolicyPCR
-#define Esys_PolicySecret sym_Esys_PolicySecret
-#define Esys_Quote sym_Esys_Quote
-#define Esys_ReadPublic sym_Esys_ReadPublic
-#define Esys_StartAuthSession sym_Esys_StartAuthSession
-#define Esys_Startup sym_Esys_Startup
-#define Esys_TRSess_SetAttributes sym_Esys_TRSess_SetAttributes
-#define Esys_TR_Close sym_Esys_TR_Close
-#define Esys_TR_SetAuth sym_Esys_TR_SetAuth
-#define Esys_TR_FromTPMPublic sym_Esys_TR_FromTPMPublic
-#define Esys_TR_GetName sym_Esys_TR_GetName
-#define Esys_Unseal sym_Esys_Unseal
-#define Esys_VerifySignature sym_Esys_VerifySignature
-#define Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal sym_Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal
-#define Tss2_MU_TPM2B_ID_OBJECT_Unmarshal sym_Tss2_MU_TPM2B_ID_OBJECT_Unmarshal
-#define Tss2_MU_TPM2B_PRIVATE_Marshal sym_Tss2_MU_TPM2B_PRIVATE_Marshal
-#define Tss2_MU_TPM2B_PRIVATE_Unmarshal sym_Tss2_MU_TPM2B_PRIVATE_Unmarshal
-#define Tss2_MU_TPM2B_PUBLIC_Marshal sym_Tss2_MU_TPM2B_PUBLIC_Marshal
-#define Tss2_MU_TPM2B_PUBLIC_Unmarshal sym_Tss2_MU_TPM2B_PUBLIC_Unmarshal
-#define Tss2_MU_TPMS_ATTEST_Unmarshal sym_Tss2_MU_TPMS_ATTEST_Unmarshal
-#define Tss2_MU_TPMT_SIGNATURE_Marshal sym_Tss2_MU_TPMT_SIGNATURE_Marshal
-#define Tss2_RC_Decode sym_Tss2_RC_Decode
-#define Tss2_TctiLdr_Initialize sym_Tss2_TctiLdr_Initialize
-#define Tss2_TctiLdr_Finalize sym_Tss2_TctiLdr_Finalize
-#endif
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/json-dl.h"
+#include <json-c/json.h>
 
 #include <mboot/diff.h>
 #include <mboot/digest.h>
