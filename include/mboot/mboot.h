@@ -16,6 +16,7 @@
 #include <mboot/verify.h>
 #include <mboot/seal.h>
 #include <mboot/envelope.h>
+#include <mboot/ssh-hostkey.h>
 #include <mboot/cel.h>
 #include <mboot/initramfs.h>
 #include <mboot/pe.h>

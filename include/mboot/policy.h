@@ -134,6 +134,16 @@ typedef struct mb_policy_artifacts {
 MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err) MB_WUR;
 
 /*
+ * A policy (JSON text, caller frees) allowing one initrd in PCR 9, one rule per way its bytes
+ * get there, as mb_policy_generate_from_artifacts writes them: GRUB's EV_IPL of the file it read
+ * (required) and the EFI stub's EV_EVENT_TAG "Linux initrd" (LoadFile2 only: not required),
+ * each with the file's digests (as stored) and its name in the description (`mboot initramfs
+ * pack --policy-rule`). name: the file's path or name (its last component is used).
+ */
+MB_EXPORT int mb_policy_generate_initrd(const char *name, const mb_event_digest *digests, size_t n_digests,
+					char **ret_json, mb_error *err) MB_WUR;
+
+/*
  * The known-good log of the boot after a Secure Boot or MOK update (docs/policy.md, "After a
  * Secure Boot update"), to generate that boot's policy from before the update is rolled out:
  * log with each of vars (n_vars, at most 32) applied as mb_predict applies it, PCR 7's db, dbx,

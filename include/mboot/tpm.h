@@ -88,6 +88,48 @@ MB_EXPORT int mb_tpm_set_locality(mb_tpm *t, uint8_t locality, mb_error *err) MB
 MB_EXPORT int mb_tpm_startup_clear(mb_tpm *t, mb_error *err) MB_WUR;
 
 /*
+ * Replay a recorded boot log into a TPM (`mboot log extend`): every event that a replay
+ * extends becomes a TPM2_PCR_Extend with the event's own digests, in log order, so that a fresh
+ * (software) TPM holds the PCRs of the machine that wrote the log. Checked before the first
+ * extend, each a refusal (MB_ERR_LOG_EXTEND_REFUSED, nothing extended): a log with an H-CRTM
+ * start (its PCR 0 begins with a hash sequence at locality 4 whose input the log lacks); an
+ * active TPM bank (of those asked for) the log does not carry or mboot cannot hash; a bank
+ * asked for that the TPM does not have; an extending event without a digest of a bank
+ * extended; unless force, a PCR not in its reset state for the log's StartupLocality (a TPM
+ * started at locality 0 for a log that says another is named so). A TPM that waits for
+ * TPM2_Startup is started here at the log's StartupLocality (a TCTI that carries a locality).
+ * Digests of banks not extended are skipped and counted.
+ */
+typedef struct mb_log_extend_options {
+	size_t size;             /* sizeof(mb_log_extend_options): the fields that fit are read */
+	const uint16_t *banks;   /* extend only these banks (TPM algorithm ids); NULL: every active one */
+	size_t n_banks;
+	bool force;              /* extend even when the PCRs are not in their reset state */
+} mb_log_extend_options;
+
+typedef struct mb_log_extend_result {
+	size_t size;             /* sizeof(mb_log_extend_result): the fields that fit are written */
+	bool started;            /* the TPM waited for TPM2_Startup and was started, also on failure */
+	uint8_t startup_locality; /* ... at this locality */
+	uint32_t extended;       /* events extended (on a TPM failure: before it) */
+	uint32_t skipped_digests; /* digests of banks not extended */
+	uint16_t *banks;         /* the caller's storage for the banks extended (MB_MAX_BANKS suffice), or NULL */
+	size_t max_banks;
+	size_t n_banks;
+} mb_log_extend_result;
+
+/* A refusal of mb_tpm_extend_log (exit 1 in the tool): the TPM's PCRs are as they were. */
+#define MB_ERR_LOG_EXTEND_REFUSED (-4200)
+
+/*
+ * Open the TPM at tcti (as mb_tpm_open) and extend log into it; opts and res may be NULL.
+ * Errors: MB_ERR_LOG_EXTEND_REFUSED, a replay's (the log's start conditions), and the TPM's
+ * (MB_ERR_TPM, -EOPNOTSUPP for a locality the TCTI cannot carry).
+ */
+MB_EXPORT int mb_tpm_extend_log(const char *tcti, const mb_event_log *log, const mb_log_extend_options *opts,
+				mb_log_extend_result *res, mb_error *err) MB_WUR;
+
+/*
  * mboot's NV counter at index (MB_NV_COUNTER_DEFAULT; mboot/tpm-policy.h): its value (as
  * TPM2_NV_Read gives it, big-endian). When absent and create is set, it is defined in the
  * owner hierarchy (empty owner authorization, as the rest of mboot's TPM use) and

@@ -68,6 +68,7 @@ MB_EXPORT const char *mb_strerror(int code)
 	case -ENOMEM: return "out of memory";
 	case -EINVAL: return "invalid argument";
 	case MB_ERR_TPM: return "TPM error";
+	case MB_ERR_LOG_EXTEND_REFUSED: return "log extend refused";
 	default: return strerror(code < 0 ? -code : code);
 	}
 }

@@ -99,6 +99,8 @@ int seal_with_secret(const seal_args *args, secret_buf *secret);
  * s needs one, pin_read). A wrong PIN is exit 1. Returns the exit code.
  */
 struct json_object;
+/* A refused unseal's explanation, said on stderr as `unseal` says it. */
+void unseal_explain(const mb_unseal_explanation *e);
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
 		     const secret_buf *pin, secret_buf *secret, struct json_object *report);
 /*

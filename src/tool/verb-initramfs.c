@@ -174,51 +174,24 @@ static void print_digests(json_object *d)
 		printf("%-7s %s\n", k, json_object_get_string(v));
 }
 
-
-static const char *base_name(const char *path)
+/* The policy allowing this initrd in PCR 9 (mb_policy_generate_initrd) as JSON, or NULL (said). */
+static json_object *initrd_policy(const mb_initramfs_stats *st, const char *file)
 {
-	const char *s = strrchr(path, '/');
+	const mb_event_digest d[] = {
+		{ MB_ALG_SHA1, sizeof(st->sha1), st->sha1 },
+		{ MB_ALG_SHA256, sizeof(st->sha256), st->sha256 },
+		{ MB_ALG_SHA384, sizeof(st->sha384), st->sha384 },
+	};
+	mb_error err = { 0 };
+	json_object *o = NULL;
+	char *text = NULL;
 
-	return s && s[1] ? s + 1 : path;
-}
-
-/* A digest rule in the policy format (docs/policy.md), as 'policy generate' writes one. */
-static json_object *digest_rule(const char *type, json_object *digests, const char *desc, bool required)
-{
-	json_object *r = json_object_new_object(), *list = json_object_new_array(), *d = json_object_new_object();
-
-	json_object_object_foreach(digests, k, v)
-		json_object_object_add(d, k, json_object_get(v));
-	json_object_object_add(d, "description", json_object_new_string(desc));
-	json_object_array_add(list, d);
-	json_object_object_add(r, "type", json_object_new_string(type));
-	json_object_object_add(r, "digests", list);
-	json_object_object_add(r, "required", json_object_new_boolean(required));
-	json_object_object_add(r, "max", json_object_new_int(1));
-	return r;
-}
-
-/*
- * A policy allowing this initrd in PCR 9, one rule per way its bytes get there, as 'policy
- * generate --initrd' writes them: GRUB's EV_IPL of the file it read (required) and the EFI
- * stub's EV_EVENT_TAG "Linux initrd" (LoadFile2 only: not required). Both hash the file as stored.
- */
-static json_object *initrd_policy(json_object *digests, const char *file)
-{
-	json_object *policy = json_object_new_object(), *pcrs = json_object_new_object();
-	json_object *pcr9 = json_object_new_object(), *rules = json_object_new_array();
-	char desc[512];
-
-	snprintf(desc, sizeof(desc), "initrd %s", base_name(file));
-	json_object_array_add(rules, digest_rule("EV_IPL", digests, desc, true));
-	snprintf(desc, sizeof(desc), "Linux initrd (EFI stub tag) %s", base_name(file));
-	json_object_array_add(rules, digest_rule("EV_EVENT_TAG", digests, desc, false));
-	json_object_object_add(pcr9, "rules", rules);
-	json_object_object_add(pcrs, "9", pcr9);
-	json_object_object_add(policy, "version", json_object_new_int(1));
-	json_object_object_add(policy, "description", json_object_new_string("mboot initramfs pack --policy-rule"));
-	json_object_object_add(policy, "pcrs", pcrs);
-	return policy;
+	if (mb_policy_generate_initrd(file, d, sizeof(d) / sizeof(d[0]), &text, &err) < 0)
+		tool_report("initramfs pack --policy-rule", &err);
+	else if (!(o = json_tokener_parse(text)))
+		tool_errorf("out of memory");
+	free(text);
+	return o;
 }
 
 /* A failed mb_initramfs_pack(DIR): entries inside DIR are named relative to it, so DIR leads the
@@ -286,11 +259,11 @@ static int cmd_pack(int argc, char **argv)
 		json_object_object_add(o, "cpio_sha256", json_object_new_string(hex));
 		json_object_object_add(o, "digests", json_object_get(digests));
 		if (a.policy)
-			json_object_object_add(o, "policy", initrd_policy(digests, a.output));
+			json_object_object_add(o, "policy", initrd_policy(&st, a.output));
 		tool_json_print(a.json, o);
 		json_object_put(o);
 	} else if (a.policy) {
-		o = initrd_policy(digests, a.output);
+		o = initrd_policy(&st, a.output);
 		tool_json_print(TOOL_JSON_PRETTY, o);
 		json_object_put(o);
 	} else {

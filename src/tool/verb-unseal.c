@@ -149,6 +149,11 @@ static void show_explanation(const mb_unseal_explanation *e, json_object *report
 	}
 }
 
+void unseal_explain(const mb_unseal_explanation *e)
+{
+	show_explanation(e, NULL);
+}
+
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
 		     const secret_buf *pin, secret_buf *secret, json_object *report)
 {

@@ -124,9 +124,27 @@ hostile() {
 }
 head -c 100 "$W/db.esl" >"$W/trunc.esl"; hostile --from-log "$LOG" --efi-var db+="$W/trunc.esl"
 grep -q "SignatureListSize .* overruns" "$W/err" && ok "truncated ESL: the message says which size overruns" || bad "truncated ESL: $(cat "$W/err")"
+cp "$W/err" "$W/err.trunc"
 { esl_hdr 60 00000000 ffffffff | xxd -r -p; head -c 32 /dev/zero; } >"$W/huge.esl"; hostile --from-log "$LOG" --efi-var dbx+="$W/huge.esl"
 { esl_hdr 20 00000000 30000000 | xxd -r -p; } >"$W/short.esl"; hostile --from-log "$LOG" --efi-var KEK="$W/short.esl"
 head -c 40 "$W/db.auth" >"$W/auth-trunc"; hostile --from-log "$LOG" --efi-var db+="$W/auth-trunc"
+# The messages name the list's offset in the file: 0 for a bare ESL, after the
+# EFI_VARIABLE_AUTHENTICATION_2 header (sign-efi-sig-list's output less the ESL it signed) for an update.
+esl_size=$(od -An -tu4 -j16 -N4 "$W/db.esl" | tr -d ' ')
+grep -q "offset 0: SignatureListSize $esl_size overruns the value (100 bytes left)" "$W/err.trunc" &&
+	ok "truncated ESL: offset 0 and SignatureListSize $esl_size (od) named" || bad "truncated ESL offset: $(cat "$W/err.trunc")"
+auth_len=$(($(stat -c %s "$W/db.auth") - $(stat -c %s "$W/db.esl")))
+head -c $(($(stat -c %s "$W/db.auth") - 10)) "$W/db.auth" >"$W/auth-cut"; hostile --from-log "$LOG" --efi-var db+="$W/auth-cut"
+grep -q "offset $auth_len: SignatureListSize $esl_size overruns" "$W/err" &&
+	ok "update cut short: the list named at file offset $auth_len" || bad "update cut short: $(cat "$W/err")"
+# SignatureSize 0 and below the owner GUID; a header on an x509 list; a list without signatures
+{ esl_hdr 44 00000000 00000000 | xxd -r -p; head -c 16 /dev/zero; } >"$W/sig0.esl"; hostile --from-log "$LOG" --efi-var db+="$W/sig0.esl"
+grep -q "offset 0: SignatureSize 0 < 16" "$W/err" && ok "SignatureSize 0 said" || bad "SignatureSize 0: $(cat "$W/err")"
+{ esl_hdr 44 00000000 0f000000 | xxd -r -p; head -c 16 /dev/zero; } >"$W/sig15.esl"; hostile --from-log "$LOG" --efi-var db+="$W/sig15.esl"
+{ esl_hdr 76 10000000 20000000 | xxd -r -p; head -c 48 /dev/zero; } >"$W/hdr.esl"; hostile --from-log "$LOG" --efi-var db+="$W/hdr.esl"
+grep -q "SignatureHeaderSize 16 invalid for this list (must be 0" "$W/err" && ok "x509 list with a SignatureHeaderSize said" || bad "header: $(cat "$W/err")"
+{ esl_hdr 28 00000000 30000000 | xxd -r -p; } >"$W/empty.esl"; hostile --from-log "$LOG" --efi-var db+="$W/empty.esl"
+grep -q "offset 0: no signatures" "$W/err" && ok "a list without signatures said" || bad "empty list: $(cat "$W/err")"
 hostile --from-log "$LOG" --mok-list "$W/trunc.esl"
 hostile --from-log "$LOG" --efi-var Boot0000="$W/db.esl"
 hostile --from-log "$LOG" --efi-var "=$W/db.esl"

@@ -20,6 +20,7 @@
 #include "lib/events/decode-internal.h"
 #include "lib/events/event-data.h"
 #include "shared/hex.h"
+#include "shared/reader.h"
 
 static const mb_event *corpus_event(mb_event_log **log, const char *rel, size_t i, uint32_t type)
 {
@@ -236,6 +237,138 @@ static void test_text(void **state)
 	assert_int_equal(text_encoding_of((const uint8_t *) "ab\001c", 4), TEXT_NONE);
 }
 
+/* event-arch-linux.bin.yaml, EventNum 5 (tpm2_eventlog): KEK, VariableDataLength 2390, two
+ * x509 lists a5c059a1-94e4-4aa7-87b5-ab155c2bf072: ListSize 830 / HeaderSize 0 / SignatureSize
+ * 802, then 1560 / 0 / 1532, the second's first owner 77fa9abd-0359-4d32-bd60-28f4e78f784b. */
+static void test_efi_siglist_corpus(void **state)
+{
+	mb_event_log *log;
+	const mb_event *ev = corpus_event(&log, "tpm2-tools/event-arch-linux.bin", 5, MB_EV_EFI_VARIABLE_DRIVER_CONFIG);
+	efi_variable_data v;
+	efi_siglist l;
+	byte_reader r;
+	char g[MB_GUID_STR];
+
+	(void) state;
+	assert_int_equal(efi_variable_data_parse(ev->data, ev->data_size, &v, NULL), 0);
+	assert_int_equal(v.data_len, 2390);
+	reader_init(&r, v.data, (size_t) v.data_len, 0);
+	assert_int_equal(efi_siglist_next(&r, &l, NULL), 1);
+	assert_string_equal(guid_format(l.type, g), "a5c059a1-94e4-4aa7-87b5-ab155c2bf072");
+	assert_string_equal(l.type_name, "x509");
+	assert_int_equal(l.at, 0);
+	assert_int_equal(l.list_size, 830);
+	assert_int_equal(l.header_size, 0);
+	assert_int_equal(l.sig_size, 802);
+	assert_int_equal(l.count, 1);
+	assert_int_equal(efi_siglist_next(&r, &l, NULL), 1);
+	assert_int_equal(l.at, 830);
+	assert_int_equal(l.list_size, 1560);
+	assert_int_equal(l.sig_size, 1532);
+	assert_string_equal(guid_format(l.entries, g), "77fa9abd-0359-4d32-bd60-28f4e78f784b");
+	assert_int_equal(efi_siglist_next(&r, &l, NULL), 0);
+	assert_int_equal(efi_siglist_check(v.data, (size_t) v.data_len, 0, NULL), 0);
+	/* every shorter value ends in a list cut short */
+	{
+		size_t k;
+
+		for (k = 1; k < (size_t) v.data_len; k++)
+			if (k != 830)
+				assert_int_equal(efi_siglist_check(v.data, k, 0, NULL), -EBADMSG);
+	}
+	mb_event_log_free(log);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+	p[2] = (uint8_t) (v >> 16);
+	p[3] = (uint8_t) (v >> 24);
+}
+
+/* A list header: SignatureType (EFI_CERT_SHA256_GUID c1c41626-504c-4092-aca9-41f936934328,
+ * or the x509 one), the three sizes. */
+static void esl_header(uint8_t *p, bool sha256, uint32_t list, uint32_t hdr, uint32_t sig)
+{
+	static const uint8_t g_sha256[16] = { 0x26, 0x16, 0xc4, 0xc1, 0x4c, 0x50, 0x92, 0x40,
+					      0xac, 0xa9, 0x41, 0xf9, 0x36, 0x93, 0x43, 0x28 };
+	static const uint8_t g_x509[16] = { 0xa1, 0x59, 0xc0, 0xa5, 0xe4, 0x94, 0xa7, 0x4a,
+					    0x87, 0xb5, 0xab, 0x15, 0x5c, 0x2b, 0xf0, 0x72 };
+
+	memcpy(p, sha256 ? g_sha256 : g_x509, 16);
+	put32(p + 16, list);
+	put32(p + 20, hdr);
+	put32(p + 24, sig);
+}
+
+static void assert_siglist_fails(const uint8_t *p, size_t n, uint64_t base, const char *reason)
+{
+	dec_why w = { .text = "" };
+
+	assert_int_equal(efi_siglist_check(p, n, base, &w), -EBADMSG);
+	if (!strstr(w.text, reason))
+		fail_msg("\"%s\" does not say \"%s\"", w.text, reason);
+}
+
+/* Hostile lists: each rule of event-data.h refused with the list's offset (base counted). */
+static void test_efi_siglist_hostile(void **state)
+{
+	uint8_t b[400];
+	efi_siglist l;
+	byte_reader r;
+
+	(void) state;
+	memset(b, 0xab, sizeof(b));
+	esl_header(b, true, 28 + 2 * 48, 0, 48);
+	esl_header(b + 124, false, 28 + 20, 0, 20);
+	assert_int_equal(efi_siglist_check(b, 124 + 48, 0, NULL), 0);
+	reader_init(&r, b, 124 + 48, 0);
+	assert_int_equal(efi_siglist_next(&r, &l, NULL), 1);
+	assert_string_equal(l.type_name, "sha256");
+	assert_int_equal(l.count, 2);
+	assert_ptr_equal(l.entries, b + 28);
+	/* truncated: every prefix but the end of the first list */
+	{
+		size_t k;
+
+		for (k = 1; k < 124 + 48; k++)
+			if (k != 124)
+				assert_int_equal(efi_siglist_check(b, k, 0, NULL), -EBADMSG);
+	}
+	assert_siglist_fails(b, 124 + 10, 0, "EFI_SIGNATURE_LIST at offset 124: truncated header (10 bytes left)");
+	assert_siglist_fails(b, 124 + 10, 1000, "at offset 1124: truncated header");
+	/* ListSize past the data, and a u32 near 4 GiB (no wrap) */
+	assert_siglist_fails(b, 124 + 40, 0, "offset 124: SignatureListSize 48 overruns the value (40 bytes left)");
+	esl_header(b, true, 0xffffffffu, 0, 48);
+	assert_siglist_fails(b, 124, 0, "offset 0: SignatureListSize 4294967295 overruns");
+	/* ListSize below its own header */
+	esl_header(b, true, 4, 0, 48);
+	assert_siglist_fails(b, 124, 0, "SignatureListSize 4 is below its 28-byte header");
+	/* header size overflow: past the list, near 4 GiB, or non-zero on a type the spec defines */
+	esl_header(b, false, 28 + 20, 21, 20);
+	assert_siglist_fails(b, 48, 0, "SignatureHeaderSize 21 invalid for this list (overruns it)");
+	esl_header(b, false, 28 + 20, 0xfffffff0u, 20);
+	assert_siglist_fails(b, 48, 0, "SignatureHeaderSize 4294967280 invalid");
+	esl_header(b, true, 28 + 16 + 48, 16, 48);
+	assert_siglist_fails(b, 28 + 16 + 48, 0, "SignatureHeaderSize 16 invalid for this list (must be 0");
+	/* SignatureSize 0, and smaller than the owner GUID */
+	esl_header(b, false, 28 + 16, 0, 0);
+	assert_siglist_fails(b, 28 + 16, 0, "SignatureSize 0 < 16");
+	esl_header(b, false, 28 + 16, 0, 15);
+	assert_siglist_fails(b, 28 + 16, 0, "SignatureSize 15 < 16");
+	/* a list without signatures */
+	esl_header(b, false, 28, 0, 16);
+	assert_siglist_fails(b, 28, 0, "offset 0: no signatures");
+	/* not a multiple, and a sha256 list of other than 48-byte entries */
+	esl_header(b, true, 28 + 50, 0, 48);
+	assert_siglist_fails(b, 28 + 50, 0, "50 bytes of signatures are not a multiple of SignatureSize 48");
+	esl_header(b, true, 28 + 64, 0, 32);
+	assert_siglist_fails(b, 28 + 64, 0, "sha256 list with SignatureSize 32");
+	/* nothing at all is no list, and well-formed */
+	assert_int_equal(efi_siglist_check(b, 0, 0, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +378,8 @@ int main(void)
 		cmocka_unit_test(test_tagged_hostile),
 		cmocka_unit_test(test_startup_locality),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_efi_siglist_corpus),
+		cmocka_unit_test(test_efi_siglist_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

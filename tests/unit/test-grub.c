@@ -357,6 +357,17 @@ static void test_string_split(void **state)
 	split_label(&ev, GRUB_STRING_CMD, "");
 	assert_string_equal(grub_string_prefix(GRUB_STRING_KERNEL_CMDLINE), "kernel_cmdline: ");
 	assert_string_equal(grub_string_prefix(GRUB_STRING_NONE), "");
+	/* A rewritten event keeps the label form of today's (GRUB 2.02's from Fedora 31's log,
+	 * corpus fwupd/binary_bios_measurements-v1: "grub_cmd ", "grub_kernel_cmdline "). */
+#define LIKE(k, s) grub_string_label_like(k, (const uint8_t *) (s), strlen(s))
+	assert_string_equal(LIKE(GRUB_STRING_KERNEL_CMDLINE, "grub_cmd: set x=1"), "kernel_cmdline: ");
+	assert_string_equal(LIKE(GRUB_STRING_CMD, "kernel_cmdline: /vmlinuz"), "grub_cmd: ");
+	assert_string_equal(LIKE(GRUB_STRING_MODULE_CMDLINE, "grub_cmd: x"), "module_cmdline: ");
+	assert_string_equal(LIKE(GRUB_STRING_KERNEL_CMDLINE, "grub_cmd linux /vmlinuz"), "grub_kernel_cmdline ");
+	assert_string_equal(LIKE(GRUB_STRING_CMD, "grub_kernel_cmdline /vmlinuz"), "grub_cmd ");
+	assert_string_equal(LIKE(GRUB_STRING_MODULE_CMDLINE, "grub_cmd x"), "");
+	assert_string_equal(LIKE(GRUB_STRING_CMD, "grub_cmd:x"), "grub_cmd ");
+#undef LIKE
 
 	/* GRUB 2.02 with Fedora's/RHEL's TPM patches: "kind text", no colon; the same kinds. */
 	ev = ipl(8, "grub_cmd linux (hd2,gpt2)/vmlinuz ro");

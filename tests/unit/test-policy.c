@@ -674,6 +674,52 @@ static void test_add_firmware(void **state)
 	mb_event_log_free(b);
 }
 
+/* The initrd policy of `initramfs pack --policy-rule`: digests of "abc" (FIPS 180 examples),
+ * both rules, and a policy that loads; a digest of the wrong size refused. */
+static void test_generate_initrd(void **state)
+{
+	static const char sha1[] = "a9993e364706816aba3e25717850c26c9cd0d89d";
+	static const char sha256[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+	uint8_t d1[20], d256[32];
+	mb_event_digest d[2] = { { MB_ALG_SHA1, 20, d1 }, { MB_ALG_SHA256, 32, d256 } };
+	mb_error err = { 0 };
+	mb_policy *p = NULL;
+	char *text = NULL;
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < 20; i++)
+		d1[i] = (uint8_t) strtoul((char[3]) { sha1[2 * i], sha1[2 * i + 1], 0 }, NULL, 16);
+	for (i = 0; i < 32; i++)
+		d256[i] = (uint8_t) strtoul((char[3]) { sha256[2 * i], sha256[2 * i + 1], 0 }, NULL, 16);
+	assert_int_equal(mb_policy_generate_initrd("/boot/initrd.img-6.1", d, 2, &text, &err), 0);
+	{
+		char *flat = strdup(text), *o = flat;
+
+		for (i = 0; text[i]; i++)
+			if (text[i] != ' ' && text[i] != '\n')
+				*o++ = text[i];
+		*o = 0;
+		assert_string_equal(flat, "{\"version\":1,\"description\":\"mbootinitramfspack--policy-rule\","
+				    "\"generator\":\"mbootinitramfspack--policy-rule\",\"pcrs\":{\"9\":{\"rules\":["
+				    "{\"type\":\"EV_IPL\",\"digests\":[{\"sha1\":\"a9993e364706816aba3e25717850c26c9cd0d89d\","
+				    "\"sha256\":\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\","
+				    "\"description\":\"initrdinitrd.img-6.1\"}],\"required\":true,\"max\":1},"
+				    "{\"type\":\"EV_EVENT_TAG\",\"digests\":[{\"sha1\":\"a9993e364706816aba3e25717850c26c9cd0d89d\","
+				    "\"sha256\":\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\","
+				    "\"description\":\"Linuxinitrd(EFIstubtag)initrd.img-6.1\"}],\"required\":false,\"max\":1}]}}}");
+		free(flat);
+	}
+	assert_int_equal(mb_policy_parse(text, strlen(text), &p, &err), 0);
+	assert_int_equal(mb_policy_pcrs(p), 1u << 9);
+	mb_policy_free(p);
+	free(text);
+	d[1].size = 20;
+	assert_int_equal(mb_policy_generate_initrd("x", d, 2, &text, &err), -EINVAL);
+	assert_null(text);
+	assert_int_equal(mb_policy_generate_initrd("x", d, 0, &text, &err), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -681,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_tampered_command_line),
 		cmocka_unit_test(test_values_and_counts),
 		cmocka_unit_test(test_hostile_policies),
+		cmocka_unit_test(test_generate_initrd),
 		cmocka_unit_test(test_min_bank),
 		cmocka_unit_test(test_literal_patterns_agree_with_pcre2),
 		cmocka_unit_test(test_fedora_grub_strings),

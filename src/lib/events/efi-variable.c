@@ -19,8 +19,8 @@
 #include <openssl/x509v3.h>
 
 #include "decode-internal.h"
+#include "event-data.h"
 
-#define SIG_LIST_HEADER 28 /* GUID + 3 x u32 */
 
 /* "CN=...,O=..." of a DER certificate, or NULL when it is not one; its commonName into cn
  * (empty when it has none). */
@@ -73,16 +73,6 @@ static char *add_cert(mb_decoded_node *o, const uint8_t *der, size_t n, char *cn
 	return subject;
 }
 
-static const char *sig_type_name(const uint8_t g[16])
-{
-	const char *n = guid_name(g);
-
-	if (n && (strcmp(n, "x509") == 0 || strncmp(n, "sha", 3) == 0 || strcmp(n, "rsa2048") == 0 ||
-		  strncmp(n, "x509_", 5) == 0))
-		return n;
-	return NULL;
-}
-
 /*
  * A sequence of EFI_SIGNATURE_LISTs filling the variable (UEFI spec §32.4.1).
  * Strict (PITFALLS #11): any list that does not fit exactly makes the whole value
@@ -92,6 +82,7 @@ static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o,
 {
 	mb_decoded_node *lists = dec_new_array(o), *by_type = dec_new_object(o);
 	byte_reader r;
+	efi_siglist esl;
 	unsigned n_lists = 0, shown = 0, n_types = 0, n_cns = 0;
 	uint64_t n_sigs = 0, type_count[8] = { 0 };
 	const uint8_t *type_guid[8];
@@ -102,50 +93,15 @@ static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o,
 	if (!lists || !by_type)
 		return -ENOMEM;
 	reader_init(&r, data, size, 0);
-	while (reader_left(&r) > 0) {
-		const uint8_t *type;
-		uint32_t list_size, header_size, sig_size;
-		size_t at = r.pos, body, count, i;
-		const char *tname;
+	while ((rc = efi_siglist_next(&r, &esl, why)) > 0) {
+		const uint8_t *type = esl.type;
+		uint32_t sig_size = esl.sig_size;
+		size_t count = esl.count, i;
+		const char *tname = esl.type_name;
 		mb_decoded_node *l, *sigs;
 		byte_reader list;
 
-		if (read_bytes(&r, 16, &type) < 0 || read_u32le(&r, &list_size) < 0 ||
-		    read_u32le(&r, &header_size) < 0 || read_u32le(&r, &sig_size) < 0) {
-			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: truncated header", at);
-			goto out;
-		}
-		if (list_size < SIG_LIST_HEADER || list_size - SIG_LIST_HEADER > reader_left(&r)) {
-			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureListSize %" PRIu32 " overruns the variable (%zu bytes left)",
-					 at, list_size, size - at);
-			goto out;
-		}
-		body = list_size - SIG_LIST_HEADER;
-		tname = sig_type_name(type);
-		if (header_size > body || (tname && header_size != 0)) {
-			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureHeaderSize %" PRIu32 " invalid for this list",
-					 at, header_size);
-			goto out;
-		}
-		body -= header_size;
-		if (sig_size < 16) {
-			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: SignatureSize %" PRIu32 " < 16", at, sig_size);
-			goto out;
-		}
-		if (body % sig_size != 0) {
-			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: %zu bytes of signatures are not a multiple of SignatureSize %" PRIu32,
-					 at, body, sig_size);
-			goto out;
-		}
-		if (tname && strcmp(tname, "sha256") == 0 && sig_size != 16 + 32) {
-			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: sha256 list with SignatureSize %" PRIu32, at, sig_size);
-			goto out;
-		}
-		if (read_skip(&r, header_size) < 0 || read_sub(&r, body, &list) < 0) {
-			rc = dec_fail(why, "EFI_SIGNATURE_LIST at offset %zu: truncated", at);
-			goto out;
-		}
-		count = body / sig_size;
+		reader_init(&list, esl.entries, count * sig_size, 0);
 		l = dec_new_object(o);
 		sigs = dec_new_array(o);
 		if (!l || !sigs) {
@@ -156,8 +112,8 @@ static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o,
 		dec_add_guid(l, "type_guid", type);
 		if (tname)
 			dec_add_str(l, "type", tname);
-		dec_add_u64(l, "list_size", list_size);
-		dec_add_u64(l, "header_size", header_size);
+		dec_add_u64(l, "list_size", esl.list_size);
+		dec_add_u64(l, "header_size", esl.header_size);
 		dec_add_u64(l, "signature_size", sig_size);
 		dec_add_u64(l, "count", count);
 		dec_add(l, "signatures", sigs);
@@ -204,11 +160,14 @@ static int signature_lists(const uint8_t *data, size_t size, mb_decoded_node *o,
 		n_lists++;
 		n_sigs += count;
 	}
+	if (rc < 0)
+		goto out;
+	rc = 0;
 	sl = (size_t) snprintf(summary, summary_size, "%u list%s, %" PRIu64 " signature%s", n_lists, n_lists == 1 ? "" : "s",
 			       n_sigs, n_sigs == 1 ? "" : "s");
 	for (t = 0; t < n_types; t++) {
 		char gtext[MB_GUID_STR];
-		const char *tn = sig_type_name(type_guid[t]);
+		const char *tn = efi_sig_type_name(type_guid[t]);
 		bool x509 = tn && strcmp(tn, "x509") == 0;
 
 		if (!tn) {
@@ -539,7 +498,7 @@ int dec_efi_variable(const mb_event *ev, mb_decoded_node *o, dec_why *why)
 		   (secdb && (strcmp(name, "db") == 0 || strcmp(name, "dbx") == 0 || strcmp(name, "dbt") == 0 ||
 			      strcmp(name, "dbr") == 0)) ||
 		   (shim && (strcmp(name, "MokList") == 0 || strcmp(name, "MokListX") == 0 ||
-			     strcmp(name, "MokListTrusted") == 0) && data_len >= SIG_LIST_HEADER)) {
+			     strcmp(name, "MokListTrusted") == 0) && data_len >= EFI_SIGLIST_HEADER)) {
 		char summary[400];
 
 		rc = signature_lists(vdata, (size_t) data_len, o, why, summary, sizeof(summary));

@@ -46,6 +46,39 @@ int tagged_event_parse(const uint8_t *p, size_t n, tagged_event *ret, dec_why *w
 int startup_locality_parse(const uint8_t *p, size_t n, uint8_t *ret, dec_why *why);
 
 /*
+ * EFI_SIGNATURE_LIST (UEFI spec §32.4.1), the one parser of PK/KEK/db/dbx/MokList values for
+ * the decoder and predict: EFI_GUID SignatureType; u32 SignatureListSize; u32
+ * SignatureHeaderSize; u32 SignatureSize; u8 SignatureHeader[SignatureHeaderSize];
+ * EFI_SIGNATURE_DATA Signatures[] (owner GUID + data, SignatureSize bytes each).
+ * Strict (PITFALLS #11): SignatureListSize covers at least its header and stays inside the
+ * value; SignatureHeaderSize fits in the list and is 0 for the types the spec defines;
+ * SignatureSize holds at least the owner GUID, is 48 for a sha256 list, and divides a
+ * non-empty body. Offsets in the reasons are reader_offset() values: the caller's base.
+ */
+#define EFI_SIGLIST_HEADER 28 /* SignatureType GUID, ListSize, HeaderSize, SignatureSize */
+
+typedef struct efi_siglist {
+	uint64_t at;          /* offset of the list (reader_offset) */
+	const uint8_t *type;  /* SignatureType, 16 bytes */
+	const char *type_name; /* "x509", "sha256", ... for a type the spec defines, else NULL */
+	uint32_t list_size, header_size, sig_size;
+	const uint8_t *header;  /* header_size bytes */
+	const uint8_t *entries; /* count entries of sig_size bytes */
+	size_t count;
+} efi_siglist;
+
+typedef struct byte_reader byte_reader;
+
+/* The short name of a SignatureType the spec defines (x509, sha*, rsa2048, x509_sha*), or NULL. */
+const char *efi_sig_type_name(const uint8_t g[16]);
+
+/* The next list of r: 1, 0 when r is at its end, or -EBADMSG with the reason in *why (the
+ * reader is then left anywhere). */
+int efi_siglist_next(byte_reader *r, efi_siglist *ret, dec_why *why);
+/* A whole value: 0 when it is a sequence of well-formed lists (empty included). */
+int efi_siglist_check(const uint8_t *p, size_t n, uint64_t base, dec_why *why);
+
+/*
  * The text of event data, two ways on purpose. For showing (the decoder's "text" and
  * "encoding", predict's "was this a UTF-16 string"): UTF-8 text, printable, trailing NULs
  * allowed; else UTF-16LE text, mostly ASCII; else none. For judging (mb_event_text, what a

@@ -247,11 +247,6 @@ fail:
 	return NULL;
 }
 
-const char *gs_kind_label(grub_string_kind k)
-{
-	return k == GRUB_STRING_KERNEL_CMDLINE ? "kernel_cmdline: " : "grub_cmd: ";
-}
-
 /* GRUB measures a string: take it (text is ours); compare with today's in the self-check. */
 void gs_emit(gs *g, grub_string_kind kind, char *text)
 {
@@ -275,7 +270,7 @@ void gs_emit(gs *g, grub_string_kind kind, char *text)
 			if (end)
 				*end = 0;
 			gs_lookup(g, nm, &known, &setter);
-			gs_stopf(g, "%s \"%.80s...\" uses $%s, set by `%.80s`, whose value the model does not know%s", gs_kind_label(kind),
+			gs_stopf(g, "%s \"%.80s...\" uses $%s, set by `%.80s`, whose value the model does not know%s", grub_string_prefix(kind),
 			      text, nm, setter ? setter : "GRUB", g->check ? " (today's string does not give it)" : "");
 			free(text);
 			return;
@@ -313,7 +308,7 @@ void gs_emit(gs *g, grub_string_kind kind, char *text)
 	if (g->check) {
 		if (at >= g->n_today) {
 			gs_stopf(g, "today's log ends after %zu GRUB strings; the model measures another: %s\"%.200s\"", at,
-			      gs_kind_label(kind), text);
+			      grub_string_prefix(kind), text);
 			g->mismatch = true;
 		} else if (g->today[at].kind != kind || strcmp(g->today[at].text, text)) {
 			/* a long string (a menu entry's block): shown from a little before where they part */
@@ -324,8 +319,8 @@ void gs_emit(gs *g, grub_string_kind kind, char *text)
 				d++;
 			from = d > 120 ? d - 40 : 0;
 			gs_stopf(g, "GRUB string %zu differs%s: today's %s\"%s%.200s\", the model's %s\"%s%.200s\"", at + 1,
-			      from ? " after its first bytes" : "", gs_kind_label(g->today[at].kind), from ? "..." : "",
-			      t + from, gs_kind_label(kind), from ? "..." : "", text + from);
+			      from ? " after its first bytes" : "", grub_string_prefix(g->today[at].kind), from ? "..." : "",
+			      t + from, grub_string_prefix(kind), from ? "..." : "", text + from);
 			g->mismatch = true;
 		}
 	}

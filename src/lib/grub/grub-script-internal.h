@@ -226,7 +226,6 @@ char *gs_sb_take(sbuf *b);
 void gs_av_free(argv_b *b);
 void gs_expand(gs *g, const word *w, size_t nw, argv_b *b);
 char *gs_join_argv(char *const *a, size_t n);
-const char *gs_kind_label(grub_string_kind k);
 void gs_emit(gs *g, grub_string_kind kind, char *text);
 bool gs_has_unknown(char *const *a, size_t n);
 

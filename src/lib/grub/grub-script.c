@@ -231,7 +231,7 @@ static int run_once(gs *g)
 		gs_stopf(g, "the configs end without booting a kernel");
 	if (!g->stop && g->check && g->out->n != g->n_today) {
 		gs_stopf(g, "the model boots after %zu GRUB strings, today's log has %zu; the first it lacks: %s\"%.200s\"",
-		      g->out->n, g->n_today, gs_kind_label(g->today[g->out->n].kind), g->today[g->out->n].text);
+		      g->out->n, g->n_today, grub_string_prefix(g->today[g->out->n].kind), g->today[g->out->n].text);
 		g->mismatch = true;
 	}
 	return g->oom ? -ENOMEM : 0;

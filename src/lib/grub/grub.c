@@ -164,15 +164,16 @@ int grub_read_cfg_entry(const char *path, grub_entry *e, mb_error *err)
 static const struct {
 	const char *label;
 	grub_string_kind kind;
+	bool upstream;
 } string_labels[] = {
 	/* Upstream (grub-core/commands/tpm.c), and the kind's canonical label: the first. */
-	{ "grub_cmd: ", GRUB_STRING_CMD },
-	{ "kernel_cmdline: ", GRUB_STRING_KERNEL_CMDLINE },
-	{ "module_cmdline: ", GRUB_STRING_MODULE_CMDLINE },
+	{ "grub_cmd: ", GRUB_STRING_CMD, true },
+	{ "kernel_cmdline: ", GRUB_STRING_KERNEL_CMDLINE, true },
+	{ "module_cmdline: ", GRUB_STRING_MODULE_CMDLINE, true },
 	/* GRUB 2.02 with the CoreOS/Fedora/RHEL TPM patches: "%s %s", kind, text (no colon);
 	 * seen on Fedora 31 (corpus fwupd/binary_bios_measurements-v1). */
-	{ "grub_cmd ", GRUB_STRING_CMD },
-	{ "grub_kernel_cmdline ", GRUB_STRING_KERNEL_CMDLINE },
+	{ "grub_cmd ", GRUB_STRING_CMD, false },
+	{ "grub_kernel_cmdline ", GRUB_STRING_KERNEL_CMDLINE, false },
 };
 
 const char *grub_string_prefix(grub_string_kind k)
@@ -181,6 +182,23 @@ const char *grub_string_prefix(grub_string_kind k)
 
 	for (i = 0; i < sizeof(string_labels) / sizeof(string_labels[0]); i++)
 		if (string_labels[i].kind == k)
+			return string_labels[i].label;
+	return "";
+}
+
+const char *grub_string_label_like(grub_string_kind k, const uint8_t *data, size_t size)
+{
+	bool upstream = false;
+	size_t i;
+
+	for (i = 0; i < sizeof(string_labels) / sizeof(string_labels[0]); i++)
+		if (size >= strlen(string_labels[i].label) &&
+		    memcmp(data, string_labels[i].label, strlen(string_labels[i].label)) == 0) {
+			upstream = string_labels[i].upstream;
+			break;
+		}
+	for (i = 0; i < sizeof(string_labels) / sizeof(string_labels[0]); i++)
+		if (string_labels[i].kind == k && string_labels[i].upstream == upstream)
 			return string_labels[i].label;
 	return "";
 }

@@ -54,6 +54,10 @@ typedef enum grub_string_kind {
 
 /* The kind's upstream label with its separator ("grub_cmd: "): the one text rules see. */
 const char *grub_string_prefix(grub_string_kind k);
+/* The kind's label in the form (upstream's, or GRUB 2.02's without a colon) of the label data
+ * starts with (2.02's when none): what an event rewritten after data keeps. "" when that form
+ * has no label for the kind (2.02 has none for module command lines). */
+const char *grub_string_label_like(grub_string_kind k, const uint8_t *data, size_t size);
 /* Which label (any form) bytes start with, the digested text after it (without GRUB's NUL)
  * and the label's length (may be NULL); whatever PCR and event type carry them. */
 grub_string_kind grub_string_parse(const uint8_t *data, size_t size, const uint8_t **text, size_t *len,

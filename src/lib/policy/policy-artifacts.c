@@ -108,30 +108,83 @@ static size_t policy_banks(const mb_event_log *log, uint16_t *algs)
 	return 4;
 }
 
+/* {"sha1": "<hex>", ...} of n digests, or NULL when out of memory or of an unknown bank. */
+static json_object *digests_json(const mb_event_digest *d, size_t n)
+{
+	json_object *ds = json_object_new_object();
+	size_t i;
+
+	for (i = 0; ds && i < n; i++) {
+		const mb_digest_info *info = mb_digest_by_alg(d[i].alg);
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		if (!info || d[i].size != info->size) {
+			json_object_put(ds);
+			return NULL;
+		}
+		json_object_object_add(ds, info->name, json_object_new_string(hex_format(d[i].bytes, info->size, hex)));
+	}
+	return ds;
+}
+
+/* A digest rule for the file path (what: its role), its digests given. */
+static int digest_rule(json_object *rules, const char *type, const char *path, const mb_event_digest *d, size_t n,
+		       const char *what, bool required, mb_error *err)
+{
+	json_object *ds = digests_json(d, n);
+	char desc[512];
+	const char *base = strrchr(path, '/');
+	int rc;
+
+	if (!ds)
+		return set_error(err, -ENOMEM, "out of memory");
+	snprintf(desc, sizeof(desc), "%s %s", what, base ? base + 1 : path);
+	rc = policy_add_rule(rules, type, NULL, ds, desc, required);
+	return rc < 0 ? set_error(err, rc, "out of memory") : 0;
+}
+
 static int file_rule(json_object *rules, const char *type, const char *path, const uint16_t *algs, size_t n,
 		     const char *what, bool required, mb_error *err)
 {
 	uint8_t d[MB_MAX_BANKS][MB_DIGEST_MAX];
-	json_object *ds;
-	char desc[512];
-	const char *base = strrchr(path, '/');
+	mb_event_digest ed[MB_MAX_BANKS];
 	size_t i;
 	int rc = mb_digest_file(path, algs, n, d, err);
 
 	if (rc < 0)
 		return prefix_error(err, rc, path);
-	ds = json_object_new_object();
-	if (!ds)
-		return set_error(err, -ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
-		char hex[2 * MB_DIGEST_MAX + 1];
+	for (i = 0; i < n; i++)
+		ed[i] = (mb_event_digest) { .alg = algs[i], .size = (uint16_t) mb_digest_by_alg(algs[i])->size, .bytes = d[i] };
+	return digest_rule(rules, type, path, ed, n, what, required, err);
+}
 
-		json_object_object_add(ds, info->name, json_object_new_string(hex_format(d[i], info->size, hex)));
+int mb_policy_generate_initrd(const char *name, const mb_event_digest *digests, size_t n_digests, char **ret_json,
+			      mb_error *err)
+{
+	json_object *pcrs, *r9, *root;
+	int rc;
+
+	*ret_json = NULL;
+	if (n_digests == 0 || n_digests > MB_MAX_BANKS)
+		return set_error(err, -EINVAL, "an initrd rule needs from 1 to %d digests", MB_MAX_BANKS);
+	for (size_t i = 0; i < n_digests; i++)
+		if (!mb_digest_by_alg(digests[i].alg) || mb_digest_by_alg(digests[i].alg)->size != digests[i].size)
+			return set_error(err, -EINVAL, "digest %zu: algorithm 0x%04x of %u bytes unknown", i,
+					 digests[i].alg, digests[i].size);
+	root = policy_root_new("mboot initramfs pack --policy-rule", "mboot initramfs pack --policy-rule", &pcrs);
+	r9 = root ? policy_pcr_entry(pcrs, 9, "rules") : NULL;
+	if (!r9) {
+		json_object_put(root);
+		return set_error(err, -ENOMEM, "out of memory");
 	}
-	snprintf(desc, sizeof(desc), "%s %s", what, base ? base + 1 : path);
-	rc = policy_add_rule(rules, type, NULL, ds, desc, required);
-	return rc < 0 ? set_error(err, rc, "out of memory") : 0;
+	if ((rc = digest_rule(r9, "EV_IPL", name, digests, n_digests, "initrd", true, err)) < 0 ||
+	    (rc = digest_rule(r9, "EV_EVENT_TAG", name, digests, n_digests, "Linux initrd (EFI stub tag)", false, err)) < 0) {
+		json_object_put(root);
+		return rc;
+	}
+	*ret_json = policy_to_string(root);
+	json_object_put(root);
+	return *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 }
 
 /* Which log events the artifacts replace. */

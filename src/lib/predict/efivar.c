@@ -26,7 +26,6 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 
-#define ESL_HEADER 28           /* SignatureType GUID, ListSize, HeaderSize, SignatureSize */
 #define EFIVAR_MAX_FILE (1u << 22)
 #define EV_EFI_VARIABLE_DRIVER_CONFIG 0x80000001u
 #define EV_EFI_VARIABLE_AUTHORITY 0x800000E0u
@@ -56,54 +55,33 @@ static const struct {
 	{ "MokPolicy", EFIVAR_MOK, guid_shim_lock, false },
 };
 
-/* One EFI_SIGNATURE_LIST, its entries SignatureSize bytes each (owner GUID + data). */
-typedef struct esl_list {
-	size_t at;
-	const uint8_t *type, *header, *entries;
-	uint32_t header_size, sig_size;
-	size_t count;
-} esl_list;
-
-/* The next list of r: 1, 0 at the end, or -EINVAL with the reason in err. */
-static int esl_next(byte_reader *r, esl_list *l, const char *what, mb_error *err)
+/* The next list of r (lib/events' parser): 1, 0 at the end, or -EINVAL with "what: reason". */
+static int esl_next(byte_reader *r, efi_siglist *l, const char *what, mb_error *err)
 {
-	uint32_t list_size;
-	size_t body;
+	dec_why why = { "" };
+	int rc = efi_siglist_next(r, l, &why);
 
-	if (reader_left(r) == 0)
-		return 0;
-	l->at = r->pos;
-	if (read_bytes(r, 16, &l->type) < 0 || read_u32le(r, &list_size) < 0 || read_u32le(r, &l->header_size) < 0 ||
-	    read_u32le(r, &l->sig_size) < 0)
-		return set_error(err, -EINVAL, "%s: EFI_SIGNATURE_LIST at offset %zu: truncated header", what, l->at);
-	if (list_size < ESL_HEADER || list_size - ESL_HEADER > reader_left(r))
-		return set_error(err, -EINVAL, "%s: EFI_SIGNATURE_LIST at offset %zu: SignatureListSize %" PRIu32
-				 " is below its header or overruns the value", what, l->at, list_size);
-	body = list_size - ESL_HEADER;
-	if (l->header_size > body)
-		return set_error(err, -EINVAL, "%s: EFI_SIGNATURE_LIST at offset %zu: SignatureHeaderSize %" PRIu32
-				 " overruns the list", what, l->at, l->header_size);
-	body -= l->header_size;
-	/* an entry is at least its owner GUID; a list with none says nothing */
-	if (l->sig_size < 16 || l->sig_size > body || body % l->sig_size != 0)
-		return set_error(err, -EINVAL, "%s: EFI_SIGNATURE_LIST at offset %zu: SignatureSize %" PRIu32
-				 " does not divide the %zu bytes of signatures", what, l->at, l->sig_size, body);
-	if (read_bytes(r, l->header_size, &l->header) < 0 || read_bytes(r, body, &l->entries) < 0)
-		return set_error(err, -EINVAL, "%s: EFI_SIGNATURE_LIST at offset %zu: truncated", what, l->at);
-	l->count = body / l->sig_size;
-	return 1;
+	if (rc < 0)
+		return set_error_at(err, -EINVAL, l->at, "%s: %s", what, why.text);
+	return rc;
+}
+
+/* The same, offsets in the messages counted from base (the value's place in its file). */
+static int efivar_check_esl_at(const uint8_t *data, size_t size, size_t base, const char *what, mb_error *err)
+{
+	byte_reader r;
+	efi_siglist l;
+	int rc;
+
+	reader_init(&r, data, size, base);
+	while ((rc = esl_next(&r, &l, what, err)) > 0)
+		;
+	return rc;
 }
 
 int efivar_check_esl(const uint8_t *data, size_t size, const char *what, mb_error *err)
 {
-	byte_reader r;
-	esl_list l;
-	int rc;
-
-	reader_init(&r, data, size, 0);
-	while ((rc = esl_next(&r, &l, what, err)) > 0)
-		;
-	return rc;
+	return efivar_check_esl_at(data, size, 0, what, err);
 }
 
 /*
@@ -115,7 +93,7 @@ static bool esl_has(const uint8_t *value, size_t size, const uint8_t *type, cons
 		    bool any_owner)
 {
 	byte_reader r;
-	esl_list l;
+	efi_siglist l;
 	mb_error err = { 0 };
 	size_t i;
 
@@ -159,7 +137,7 @@ int efivar_append(const uint8_t *today, size_t today_size, const uint8_t *add, s
 {
 	uint8_t *out = malloc(today_size + add_size + 1), *p;
 	byte_reader r;
-	esl_list l;
+	efi_siglist l;
 	mb_error err = { 0 };
 	size_t i;
 	int rc;
@@ -175,7 +153,7 @@ int efivar_append(const uint8_t *today, size_t today_size, const uint8_t *add, s
 		uint8_t *list = p;
 		size_t kept = 0;
 
-		p += ESL_HEADER;
+		p += EFI_SIGLIST_HEADER;
 		memcpy(p, l.header, l.header_size);
 		p += l.header_size;
 		for (i = 0; i < l.count; i++) {
@@ -239,7 +217,7 @@ int efivar_secdb_value(const uint8_t *file, size_t size, const char *what, size_
 {
 	int rc = auth2_skip(file, size, what, offset, err);
 
-	return rc < 0 ? rc : efivar_check_esl(file + *offset, size - *offset, what, err);
+	return rc < 0 ? rc : efivar_check_esl_at(file + *offset, size - *offset, *offset, what, err);
 }
 
 int efivar_plan(const mb_predict_input *in, efivar_set *s, mb_error *err)

@@ -405,9 +405,7 @@ out:
 int pred_write_model_strings(predict_ctx *c, mb_log_writer *w, const mb_event *tmpl)
 {
 	mb_digest_check check;
-	const uint8_t *t;
-	size_t len, label_len = 0, i;
-	bool upstream;
+	size_t i;
 	int rc = 0;
 
 	if (mb_event_check_digest(tmpl, &check) < 0 ||
@@ -417,12 +415,9 @@ int pred_write_model_strings(predict_ctx *c, mb_log_writer *w, const mb_event *t
 		c->model = MODEL_REFUSED;
 		return mb_log_writer_add_event(w, tmpl);
 	}
-	grub_string_parse(tmpl->data, tmpl->data_size, &t, &len, &label_len);
-	upstream = label_len > 0 && tmpl->data[label_len - 2] == ':';
 	for (i = 0; i < c->model_run.n && rc == 0; i++) {
 		const grub_model_string *s = &c->model_run.s[i];
-		const char *label = upstream ? grub_string_prefix(s->kind)
-				    : s->kind == GRUB_STRING_KERNEL_CMDLINE ? "grub_kernel_cmdline " : "grub_cmd ";
+		const char *label = grub_string_label_like(s->kind, tmpl->data, tmpl->data_size);
 		char *data = NULL;
 		size_t tl = strlen(s->text);
 
