@@ -48,9 +48,6 @@ extern "C" {
  */
 #define MB_ATTEST_EXTRA_DATA_MAX 64
 
-/* A refused challenge or activation (EK certificate, AK attributes, proof): exit 1 in the tool. */
-#define MB_ERR_ATTEST_REFUSED (-5000)
-
 /* ---- on the machine (src/lib/tpm/attest-*.c) ------------------------------------------ */
 
 typedef enum mb_attest_key_alg {

@@ -32,9 +32,6 @@ typedef struct mb_measure_input {
 	unsigned lock_timeout_ms;   /* how long another writer's lock is waited for; then -ETIMEDOUT */
 } mb_measure_input;
 
-/* The TPM has an active bank none of the digests is for (exit 3 in the tool). */
-#define MB_ERR_MEASURE_BANK (-4100)
-
 /*
  * Measure: lock the log, open the TPM at tcti (as mb_tpm_open), extend, append. *ret_record
  * (may be NULL) gets the record written, JSON-seq framed; caller frees. Errors: the log's

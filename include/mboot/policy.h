@@ -144,7 +144,6 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, ch
  * policy holds no guessed value. Other negative errno on bad input, as mb_predict (an
  * unreadable or malformed file, a name mboot does not predict). *ret_log: caller frees.
  */
-#define MB_ERR_POLICY_UNPREDICTABLE (-5100) /* exit 1 in the tool, as predict's unpredictable PCRs */
 MB_EXPORT int mb_policy_log_after_update(const mb_event_log *log, const mb_efi_var_update *vars, size_t n_vars,
 					 mb_event_log **ret_log, mb_error *err) MB_WUR;
 

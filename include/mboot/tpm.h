@@ -27,8 +27,6 @@ extern "C" {
  * mb_tpm_key_name or mb_tpm_check_sealed_blobs, not when libmboot loads: those return
  * -EOPNOTSUPP, with the library and package named in err->message, when it cannot be loaded.
  */
-#define MB_ERR_TPM (-4000)
-
 /* TPM_RC_INITIALIZE: the TPM has been reset (_TPM_Init) and waits for TPM2_Startup. */
 #define MB_TPM_RC_INITIALIZE 0x100u
 
@@ -113,15 +111,6 @@ MB_EXPORT int mb_tpm_counter_increment(mb_tpm *t, uint32_t index, uint64_t *ret_
  * encrypted (AES-128-CFB parameter encryption) both ways.
  */
 #define MB_TPM_SRK_HANDLE 0x81000001u
-/* The policy session did not satisfy the object's policy: TPM_RC_POLICY_FAIL. */
-#define MB_ERR_TPM_POLICY (-4001)
-/* The TPM is in dictionary-attack lockout: TPM_RC_LOCKOUT. */
-#define MB_ERR_TPM_LOCKOUT (-4002)
-/* TPM2_VerifySignature refused a signed policy: not made by the sealed key, or not over these values. */
-#define MB_ERR_TPM_SIGNATURE (-4003)
-/* The object's authValue was wrong (a wrong PIN): TPM_RC_AUTH_FAIL / TPM_RC_BAD_AUTH. The TPM
- * counts it against its dictionary-attack protection (mb_tpm_da_status). */
-#define MB_ERR_TPM_AUTH (-4004)
 
 /*
  * A PIN (docs/seal.md, "TPM + PIN"): 1 to MB_PIN_MAX bytes, any bytes. The sealed object's

@@ -336,7 +336,7 @@ static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uo
 			tool_errorf("%s: does not unseal on this boot, so the clear key is kept: %s", path, err.message);
 			/* --values of another boot: sealed for it, but not checkable here (exit 1) */
 			rc = r == MB_ERR_TPM_POLICY ? EXIT_FAILED
-			     : r <= MB_ERR_TPM && r > MB_ERR_TPM - 100 ? EXIT_TPM : EXIT_USAGE;
+			     : mb_error_is_tpm(r) ? EXIT_TPM : EXIT_USAGE;
 		} else if (mb_envelope_data_size(e) != key->size || !memeql_sec(back.p, key->p, key->size)) {
 			tool_errorf("%s: unseals to other bytes than the key; the clear key is kept", path);
 			rc = EXIT_USAGE;
@@ -452,7 +452,7 @@ static int ssh_seal(int argc, char **argv)
 		if (rc == EXIT_OK) {
 			r = mb_envelope_seal(tpm, key.p, key.size, label, &opt, &e, &err);
 			if (r < 0)
-				rc = r <= MB_ERR_TPM && r > MB_ERR_TPM - 100 ? tpm_error_exit(&err)
+				rc = mb_error_is_tpm(r) ? tpm_error_exit(&err)
 									    : (tool_report(names[i], &err), EXIT_USAGE);
 		}
 		if (rc == EXIT_OK && !(json = mb_envelope_to_json(e))) {
