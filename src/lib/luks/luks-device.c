@@ -22,6 +22,7 @@
 #include "luks-device.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
+#include "shared/base64.h"
 
 /* LUKS2_KEYSLOTS_MAX; crypt_token_max(CRYPT_LUKS2) gives the tokens' */
 #define KEYSLOTS_MAX 32
@@ -639,7 +640,7 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 			    err);
 	/* The enrolled boot's event summary goes along: the new token explains a refusal as the old one did. */
 	summary = luks_token_events(g.parsed[src], &summary_size);
-	if (r == 0 && summary && !(events = mb_base64_encode(summary, summary_size)))
+	if (r == 0 && summary && !(events = base64_encode(summary, summary_size)))
 		r = set_error(err, -ENOMEM, "out of memory");
 	if (r == 0)
 		r = luks_token_build(slot, sealed, events, &tok, err);

@@ -13,6 +13,7 @@
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "luks-seal.h"
+#include "shared/base64.h"
 
 /* The event summary of s from log, in base64 (*ret); NULL when there is no log. */
 static int keep_events(mb_sealed *s, const uint8_t *log, size_t log_size, char **ret, mb_error *err)
@@ -31,7 +32,7 @@ static int keep_events(mb_sealed *s, const uint8_t *log, size_t log_size, char *
 	if (r < 0)
 		return r;
 	summary = mb_sealed_event_summary(s, &size);
-	*ret = mb_base64_encode(summary, size);
+	*ret = base64_encode(summary, size);
 	return *ret ? 0 : set_error(err, -ENOMEM, "out of memory");
 }
 

@@ -21,6 +21,7 @@
 #include "shared/json-read.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
+#include "shared/base64.h"
 
 #define TOKEN_VERSION 1
 /* LUKS2 has at most 32 keyslots (LUKS2_KEYSLOTS_MAX). */
@@ -117,7 +118,7 @@ static int parse_events(json_object *mb, mb_luks_token *t, mb_error *err)
 		return 0;
 	if (!json_object_is_type(v, json_type_string))
 		return set_error(err, -EBADMSG, "field \"mboot.events\" is not a string");
-	r = mb_base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), MB_LUKS_TOKEN_MAX,
+	r = base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), MB_LUKS_TOKEN_MAX,
 			     &t->events, &t->events_size);
 	if (r == -ENOMEM)
 		return set_error(err, r, "out of memory");
