@@ -3,6 +3,7 @@
 #define MBOOT_ERROR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -59,6 +60,22 @@ typedef struct mb_error {
 #define MB_ERR_POLICY_UNPREDICTABLE (-5100)
 
 MB_EXPORT void mb_error_clear(mb_error *err);
+
+/*
+ * Options structs grow (HACKING.md, "ABI: how a struct grows"): every struct of options a call
+ * takes (mb_seal_options, mb_verify_options, mb_predict_input, ...) starts with `size_t size`,
+ * which the caller sets to its sizeof:
+ *
+ *     mb_seal_options o = MB_OPTIONS_INIT(mb_seal_options);
+ *
+ * and every other field's default is zero. New fields are only ever added at the end; the
+ * library reads the first size bytes and gives the fields past them their defaults, so a
+ * program built against an older header keeps working. A size of 0 is -EINVAL; a struct bigger
+ * than the library knows is -EOPNOTSUPP when a field past its own end is set (a newer header's
+ * option this library would ignore). A NULL options pointer, where a call allows one, is every
+ * default.
+ */
+#define MB_OPTIONS_INIT(type) { .size = sizeof(type) }
 
 /*
  * Short words for a code: a negative errno (e.g. "malformed input") or one of mboot's codes

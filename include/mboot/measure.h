@@ -21,6 +21,7 @@ extern "C" {
  * in between leaves the log marked incomplete.
  */
 typedef struct mb_measure_input {
+	size_t size; /* MB_OPTIONS_INIT(mb_measure_input): its sizeof (mboot/error.h) */
 	uint32_t pcr;
 	/* the measured data's digest in every algorithm the TPM may have a bank of: a bank
 	 * without one here is refused (never left unextended) */

@@ -124,6 +124,7 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
  * precomputed Authenticode digests (boot.efi[].digest).
  */
 typedef struct mb_policy_artifacts {
+	size_t size; /* MB_OPTIONS_INIT(mb_policy_artifacts): its sizeof (mboot/error.h) */
 	mb_boot_artifacts boot;           /* kernel and initrd required; cmdline or grub_cfg; efi: digest */
 	const char *const *allow_text;    /* extra PCR 8 EV_IPL text rules (regular expressions) */
 	size_t n_allow_text;

@@ -159,6 +159,7 @@ typedef enum mb_seal_parent {
  * PCR values (pcr_mask, bank, values, predicted) or a signing key (authority_public).
  */
 typedef struct mb_seal_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_seal_options): its sizeof (mboot/error.h) */
 	/* The PCRs to seal to (bit n: PCR n), of bank (an MB_ALG_ id; 0: SHA-256). */
 	uint32_t pcr_mask;
 	uint16_t bank;
@@ -221,25 +222,6 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
 			     mb_sealed **ret, mb_error *err) MB_WUR;
 
 /*
- * The options `mboot reseal` seals a secret again with, the secret s holds having been
- * unsealed on this boot: s's bank and PCRs, under the parent s records (a reseal never moves
- * a secret to another key), to the TPM's values now, OR predicted when it is not NULL and
- * differs in a sealed PCR (the next boot; without it, the stale branch of an earlier reseal
- * is dropped). No event log is set: the caller sets one to keep. predicted must stay valid
- * while ret is used. -EINVAL (ret zeroed): s is sealed to signed policies (nothing to
- * reseal: a release ships a signature), or predicted is of another bank or lacks a sealed
- * PCR (named).
- */
-MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
-				mb_error *err) MB_WUR;
-/*
- * The same with n_predicted predicted states (predicted[0..n-1]; 0: today's values alone): a
- * PolicyOR of today's and each distinct one (mb_seal_options.more_predicted). -E2BIG past 7.
- */
-MB_EXPORT int mb_reseal_options_n(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
-				  mb_seal_options *ret, mb_error *err) MB_WUR;
-
-/*
  * Why an unseal was refused, in the order it was found out: a list of items, each a
  * note (words), a PCR that differs (the expected value and the TPM's), an event that
  * made a differing PCR differ (today's event log against the one the sealed file
@@ -284,6 +266,7 @@ typedef struct mb_unseal_explanation {
 MB_EXPORT void mb_unseal_explanation_free(mb_unseal_explanation *e);
 
 typedef struct mb_unseal_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_unseal_options): its sizeof (mboot/error.h) */
 	/*
 	 * Today's event log, to say which events changed when the PCRs differ: log, else
 	 * the file log_path (read only then); neither: the events are not explained.
@@ -320,6 +303,22 @@ typedef struct mb_unseal_options {
  */
 MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt, uint8_t *out,
 				   size_t *out_size, mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+
+/*
+ * The options a reseal of s seals with (`mboot reseal`'s; mb_luks_reseal's too, which unseals
+ * its key itself): s's bank and PCRs, under the parent s records (a reseal never moves a secret
+ * to another key), to the TPM's values now OR each of the n_predicted states predicted[0..n-1]
+ * (each with every sealed PCR, of s's bank; the same state once; n_predicted 0: today's values
+ * alone, which drops the stale branches of an earlier reseal). No event log, window or PIN is
+ * set: the caller adds them. predicted must stay valid while ret is used. ret->size is the
+ * caller's (MB_OPTIONS_INIT); the fields that fit in it are set, the others are the caller's
+ * to leave. -EINVAL: s is sealed to signed policies (nothing to reseal: a release ships a
+ * signature), or a predicted state is of another bank or lacks a sealed PCR (named); -E2BIG: more
+ * than 7 predicted states.
+ */
+MB_EXPORT int mb_reseal_seal_options(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
+				     mb_seal_options *ret, mb_error *err) MB_WUR;
+
 
 /*
  * No TPM: the TPM2B_PUBLIC (marshalled, *ret malloc'd) and name of the public part of

@@ -194,7 +194,7 @@ int verb_reseal(int argc, char **argv)
 	seal_args args;
 	secret_buf secret = { 0 }, pin = { 0 };
 	mb_sealed *s = NULL, *resealed = NULL;
-	mb_seal_options opt = { 0 };
+	mb_seal_options opt = MB_OPTIONS_INIT(mb_seal_options);
 	mb_pcr_bank predicted[SEAL_MAX_VALUES];
 	size_t n_pred = 0, k, n_split = 0;
 	uint8_t *log = NULL;
@@ -308,7 +308,7 @@ int verb_reseal(int argc, char **argv)
 		goto out;
 	/* The new policy (the library's, as luks reseal's): the values the TPM holds now, and the
 	 * predicted ones when they differ; under the parent SEALED records. */
-	if (mb_reseal_options_n(s, predicted, n_pred, &opt, &err) < 0) {
+	if (mb_reseal_seal_options(s, predicted, n_pred, &opt, &err) < 0) {
 		tool_report("reseal", &err);
 		rc = EXIT_USAGE;
 		goto out;

@@ -363,8 +363,8 @@ static int ssh_seal(int argc, char **argv)
 		TOOL_OPT_END,
 	};
 	mb_policy_signature sigs[MAX_SIGNATURES];
-	mb_unseal_options uopt = { 0 };
-	mb_seal_options opt = { 0 };
+	mb_unseal_options uopt = MB_OPTIONS_INIT(mb_unseal_options);
+	mb_seal_options opt = MB_OPTIONS_INIT(mb_seal_options);
 	mb_pcr_bank given;
 	char *names[HOSTKEYS_MAX];
 	size_t n = 0, i;

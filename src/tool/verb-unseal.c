@@ -153,7 +153,7 @@ int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char
 		     const secret_buf *pin, secret_buf *secret, json_object *report)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
-	mb_unseal_options opt = { .log_path = log_path };
+	mb_unseal_options opt = { .size = sizeof(mb_unseal_options), .log_path = log_path };
 	secret_buf own_pin = { 0 };
 	mb_unseal_explanation *e = NULL;
 	mb_error err = { 0 };

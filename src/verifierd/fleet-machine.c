@@ -60,7 +60,7 @@ static bool refused_revoked(const store_machine *m, http_response *resp)
 
 void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 {
-	mb_attest_challenge_options opts = { .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert,
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert,
 					     .ek_check_validity = w->f->ek_check_validity };
 	fleet_enroll_body body;
 	store_machine m = { 0 };
@@ -297,7 +297,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 {
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	char norm[2 * MB_ATTEST_NONCE_MAX + 1];
-	mb_attest_verify_options opts = { 0 };
+	mb_attest_verify_options opts = MB_OPTIONS_INIT(mb_attest_verify_options);
 	mb_attest_verdict *v = NULL;
 	const mb_policy *policy = NULL;
 	mb_policy *owned = NULL;

@@ -427,7 +427,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 {
 	EVP_PKEY *ek = strcmp(kind, "RSA") == 0 ? EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t) 2048)
 						: EVP_PKEY_Q_keygen(NULL, NULL, "EC", kind);
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true };
 	uint8_t ekpub[600], *ak, *akname, *id, *secret, cred[64], x[66], digest[32];
 	size_t ek_size, ak_size, akname_size, id_size, secret_size, cred_size, xs = 0;
 	char *req, *ch = NULL, *st = NULL, *resp, *machine = NULL, hexbuf[2 * 66 + 1], *ak_b64;
@@ -555,7 +555,7 @@ static void set_attrs(uint8_t *pub, size_t size, uint32_t attrs, uint8_t name[34
 
 static void test_refusals(void **state)
 {
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true }, strict = { 0 };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true }, strict = MB_OPTIONS_INIT(mb_attest_challenge_options);
 	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t) 2048);
 	uint8_t ekpub[600], *ak, *akname, name[34], *ekr;
 	size_t ek_size, ak_size, akname_size, ekr_size;
@@ -632,7 +632,7 @@ static void test_refusals(void **state)
 
 static void test_malformed(void **state)
 {
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true };
 	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t) 2048);
 	uint8_t ekpub[600], *ak, *akname;
 	size_t ek_size, ak_size, akname_size, big_size = (64u << 10) + 1;

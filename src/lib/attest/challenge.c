@@ -21,6 +21,7 @@
 #include "lib/seal/seal-json.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
+#include "shared/options.h"
 #include "credential.h"
 #include "ek-roots.h"
 #include "tpm-public.h"
@@ -203,9 +204,11 @@ static bool doc_complete(json_object *o, const char *const *keys)
 }
 
 MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_size,
-				       const mb_attest_challenge_options *opts, char **ret_challenge,
+				       const mb_attest_challenge_options *opts_in, char **ret_challenge,
 				       char **ret_state, mb_error *err)
 {
+	mb_attest_challenge_options o;
+	const mb_attest_challenge_options *opts = &o;
 	static const char *const challenge_keys[] = { "version", "kind", "ak_name", "credential_blob",
 						      "encrypted_secret", NULL };
 	static const char *const state_keys[] = { "version", "kind", "credential_sha256", "request", "created",
@@ -222,8 +225,11 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	r = dlopen_crypto(err);
 	if (r < 0)
 		return r;
-	if (!request_text || !opts || !ret_challenge || !ret_state)
+	if (!request_text || !opts_in || !ret_challenge || !ret_state)
 		return set_error(err, -EINVAL, "missing argument");
+	r = OPTIONS_TAKE(o, opts_in, err);
+	if (r < 0)
+		return r;
 	*ret_challenge = *ret_state = NULL;
 	r = seal_json_open(request_text, request_size, REQUEST_MAX, "the request", "mboot-attest-request", &root,
 			   err);

@@ -22,6 +22,7 @@
 #include "luks-internal.h"
 #include "luks-seal.h"
 #include "shared/base64.h"
+#include "shared/options.h"
 
 #define TOKEN_VERSION 1
 /* LUKS2 has at most 32 keyslots (LUKS2_KEYSLOTS_MAX). */
@@ -363,10 +364,16 @@ const char *luks_token_sealed(const mb_luks_token *t, size_t *ret_size)
 MB_EXPORT int mb_luks_token_unseal(mb_tpm *tpm, const mb_luks_token *t, const mb_unseal_options *opt, uint8_t *key,
 				   size_t *key_size, mb_unseal_explanation **explanation, mb_error *err)
 {
-	static const mb_unseal_options none = { 0 };
+	mb_unseal_options o;
+	int r = OPTIONS_TAKE(o, opt, err);
 
-	return luks_unseal_key(tpm, t->sealed, t->sealed_size, t->events, t->events_size, opt ? opt : &none, key,
-			       key_size, explanation, err);
+	if (r < 0) {
+		*key_size = 0;
+		*explanation = NULL;
+		return r;
+	}
+	return luks_unseal_key(tpm, t->sealed, t->sealed_size, t->events, t->events_size, &o, key, key_size,
+			       explanation, err);
 }
 
 MB_EXPORT char *mb_luks_explanation_text(const mb_unseal_explanation *e)
