@@ -305,7 +305,7 @@ MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unsea
 				   size_t *out_size, mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
 
 /*
- * The options a reseal of s seals with (`mboot reseal`'s; mb_luks_reseal's too, which unseals
+ * The options a reseal of s seals with (what mb_reseal uses; mb_luks_reseal too, which unseals
  * its key itself): s's bank and PCRs, under the parent s records (a reseal never moves a secret
  * to another key), to the TPM's values now OR each of the n_predicted states predicted[0..n-1]
  * (each with every sealed PCR, of s's bank; the same state once; n_predicted 0: today's values
@@ -319,6 +319,52 @@ MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unsea
 MB_EXPORT int mb_reseal_seal_options(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
 				     mb_seal_options *ret, mb_error *err) MB_WUR;
 
+/* What mb_reseal seals a secret again to, beside the TPM's values now (all zero: those alone). */
+typedef struct mb_reseal_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_reseal_options): its sizeof (mboot/error.h) */
+	/* n_predicted predicted states (at most 7), as mb_reseal_seal_options: each a branch */
+	const mb_pcr_bank *predicted;
+	size_t n_predicted;
+	/* To explain a refused unseal: today's event log, else the file log_path (as mb_unseal_options). */
+	const mb_event_log *log;
+	const char *log_path;
+	/* The PIN of a secret sealed with one (mb_sealed_pin): unsealed with it and sealed again with it. */
+	const uint8_t *pin;
+	size_t pin_size;
+	/* The firmware event log to keep in the new object; NULL: the one s keeps, if any. */
+	const uint8_t *eventlog;
+	size_t eventlog_size;
+	/*
+	 * Before a firmware update (docs/seal.md): also open a window (mb_seal_options.firmware_window)
+	 * on NV counter window_index; 0: the counter of s's own window when it has one (a window
+	 * reopened stays on its counter), else MB_NV_COUNTER_DEFAULT.
+	 */
+	bool firmware_update;
+	uint32_t window_index;
+} mb_reseal_options;
+
+/*
+ * `mboot reseal`: unseal s on this boot (its PCR state; with opt->pin) and seal the same secret
+ * again to the same bank and PCRs under the same parent, to the TPM's values now OR each predicted
+ * state (mb_reseal_seal_options), keeping opt's event log (or s's). The secret stays in locked
+ * memory and is wiped. *ret is the new sealed secret (mb_sealed_to_json gives the file); the caller
+ * stores it, then calls mb_reseal_close_window unless it keeps the window open. Errors: as
+ * mb_reseal_seal_options (checked before the TPM is used), mb_tpm_unseal_sealed (MB_ERR_TPM_POLICY:
+ * this boot cannot unseal s, *explanation says why; MB_ERR_TPM_AUTH, -ENOKEY: the PIN) and
+ * mb_seal_secret. *explanation (NULL when there is nothing to say): the caller frees it.
+ */
+MB_EXPORT int mb_reseal(mb_tpm *t, const mb_sealed *s, const mb_reseal_options *opt, mb_sealed **ret,
+			mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+
+/*
+ * After the secret resealed from s (which had a firmware-update window) is stored, never before
+ * (were the counter moved first and the write to fail, the secret would be locked out): close s's
+ * window by incrementing its NV counter, unless the counter has moved on already. *ret_closed:
+ * whether this call moved it; *ret_counter: its value now. s without a window: 0, nothing done
+ * (*ret_closed false, *ret_counter 0). The TPM's errors.
+ */
+MB_EXPORT int mb_reseal_close_window(mb_tpm *t, const mb_sealed *s, bool *ret_closed, uint64_t *ret_counter,
+				     mb_error *err) MB_WUR;
 
 /*
  * No TPM: the TPM2B_PUBLIC (marshalled, *ret malloc'd) and name of the public part of

@@ -129,7 +129,7 @@ static void show_other_key(const mb_unseal_item *it, json_object *report)
 }
 
 /* The explanation in its order; errors met while explaining always go to stderr. */
-static void show_explanation(const mb_unseal_explanation *e, json_object *report)
+void show_explanation(const mb_unseal_explanation *e, json_object *report)
 {
 	for (size_t i = 0; i < e->n_items; i++) {
 		const mb_unseal_item *it = &e->items[i];
