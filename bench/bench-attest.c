@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 		return 2;
 	t0 = now();
 	do {
-		mb_attest_verify_options o = { .nonce = nonce, .nonce_size = nonce_size, .policy = policy };
+		mb_attest_verify_options o = { .size = sizeof(mb_attest_verify_options), .nonce = nonce, .nonce_size = nonce_size, .policy = policy };
 		mb_attest_verdict *v;
 
 		if (mb_attest_verify((const char *) ev, ev_size, (const char *) m, m_size, &o, &v, &err) < 0 ||

@@ -767,8 +767,8 @@ static int activate_file(const char *dir, const char *file)
 static int self_check(const char *log_path, const char *policy_path, const char *keep)
 {
 	char dir[] = "/tmp/fleet-load-check.XXXXXX", path[4096];
-	mb_attest_challenge_options co = { 0 };
-	mb_attest_verify_options vo = { 0 };
+	mb_attest_challenge_options co = MB_OPTIONS_INIT(mb_attest_challenge_options);
+	mb_attest_verify_options vo = MB_OPTIONS_INIT(mb_attest_verify_options);
 	mb_attest_verdict *v = NULL;
 	mb_policy *policy = NULL;
 	mb_ek_roots *roots = NULL;

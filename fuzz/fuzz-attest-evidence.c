@@ -23,7 +23,7 @@ static const char machine[] =
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t nonce[] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77 };
-	mb_attest_verify_options opts = { .nonce = nonce, .nonce_size = sizeof(nonce) };
+	mb_attest_verify_options opts = { .size = sizeof(mb_attest_verify_options), .nonce = nonce, .nonce_size = sizeof(nonce) };
 	mb_attest_verdict *v = NULL;
 	mb_error err = { 0 };
 	quote_attest a;

@@ -49,7 +49,7 @@ static void judged(int r, const mb_error *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true };
 	const char *text = (const char *) data;
 	char *ch = NULL, *st = NULL, *machine = NULL;
 	mb_error err = { 0 };

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true };
 	char norm[2 * MB_ATTEST_NONCE_MAX + 1], *challenge = NULL, *state = NULL, *text;
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	fleet_enroll_body b;

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = NULL;
 	if (v->n_banks > 0) {
 		mb_pcr_bank *bank = &v->banks[data[0] % v->n_banks];
-		mb_verify_options opts = { &bank->alg, 1, MB_USERSPACE_PCRS_DEFAULT };
+		mb_verify_options opts = { .size = sizeof(opts), .only_banks = &bank->alg, .n_only = 1,
+					   .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 
 		bank->value[data[0] % MB_PCR_COUNT][0] ^= 0x5a;
 		(void) !mb_verify_log(log, NULL, v, &opts, &r, &err);

@@ -48,9 +48,6 @@ extern "C" {
  */
 #define MB_ATTEST_EXTRA_DATA_MAX 64
 
-/* A refused challenge or activation (EK certificate, AK attributes, proof): exit 1 in the tool. */
-#define MB_ERR_ATTEST_REFUSED (-5000)
-
 /* ---- on the machine (src/lib/tpm/attest-*.c) ------------------------------------------ */
 
 typedef enum mb_attest_key_alg {
@@ -78,6 +75,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_file, size_t ak_f
 				     mb_error *err) MB_WUR;
 
 typedef struct mb_quote_input {
+	size_t size; /* MB_OPTIONS_INIT(mb_quote_input): its sizeof (mboot/error.h) */
 	const uint8_t *nonce;        /* 0..MB_ATTEST_EXTRA_DATA_MAX bytes (NULL when 0) */
 	size_t nonce_size;
 	const uint16_t *algs;        /* banks to quote; NULL: every active bank */
@@ -107,6 +105,7 @@ MB_EXPORT int mb_ek_roots_add_path(mb_ek_roots *r, const char *path, mb_error *e
 MB_EXPORT void mb_ek_roots_free(mb_ek_roots *r);
 
 typedef struct mb_attest_challenge_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_attest_challenge_options): its sizeof (mboot/error.h) */
 	const mb_ek_roots *roots;    /* required unless allow_no_ek_cert */
 	bool allow_no_ek_cert;       /* accept a request without an EK certificate (trust on first use) */
 	/*
@@ -154,6 +153,7 @@ typedef enum mb_attest_reason {
 MB_EXPORT const char *mb_attest_reason_name(mb_attest_reason r);
 
 typedef struct mb_attest_verify_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_attest_verify_options): its sizeof (mboot/error.h) */
 	const uint8_t *nonce;          /* the nonce the verifier sent, 0..MB_ATTEST_EXTRA_DATA_MAX bytes */
 	size_t nonce_size;             /* (nonce may be NULL when 0: an empty extraData) */
 	const mb_policy *policy;       /* NULL: logs against quoted values only */

@@ -44,6 +44,7 @@ MB_EXPORT const char *mb_compress_name(mb_compress c);
 MB_EXPORT int mb_compress_from_name(const char *name, mb_compress *ret) MB_WUR;
 
 typedef struct mb_initramfs_opts {
+	size_t size; /* MB_OPTIONS_INIT(mb_initramfs_opts): its sizeof (mboot/error.h) */
 	mb_compress compress;
 	uint32_t mtime; /* stored in every entry (SOURCE_DATE_EPOCH handling is the caller's) */
 } mb_initramfs_opts;

@@ -71,6 +71,7 @@ MB_EXPORT char *mb_luks_explanation_text(const mb_unseal_explanation *e);
 
 /* What mb_luks_enroll seals the new key to: PCR values, or a signing key. */
 typedef struct mb_luks_enroll_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_luks_enroll_options): its sizeof (mboot/error.h) */
 	uint32_t pcr_mask;                 /* the PCRs (bit n: PCR n); not 0 */
 	uint16_t bank;                     /* an MB_ALG_ id; 0: SHA-256 */
 	const mb_pcr_bank *values;         /* NULL: the TPM's values now; else these (predicted) */
@@ -151,8 +152,9 @@ typedef struct mb_luks_reseal_result {
  * sealed file: unseal it on this boot (any "mboot" token of the same keyslot that unseals
  * and whose key opens the keyslot will do: after a crash in an earlier reseal there are
  * two), seal it again to the same bank and PCRs under the same parent, to the TPM's values
- * now OR predicted's values of that bank (a TPM2_PolicyOR; predicted NULL: now only, which
- * drops the stale branch of an earlier reseal), store that in a NEW token bound to the same
+ * now OR each of the n_predicted states predicted[0..n-1] in that bank (a TPM2_PolicyOR, identical
+ * states once, at most 7: -E2BIG; n_predicted 0: now only, which drops the stale branches of an
+ * earlier reseal), store that in a NEW token bound to the same
  * keyslot, read it back from the disk and check that it unseals to the same key, and only
  * then remove the keyslot's earlier "mboot" tokens (those sealed to signed policies and
  * malformed ones are left alone). Each step is one LUKS2 header write, so at every instant a
@@ -167,14 +169,9 @@ typedef struct mb_luks_reseal_result {
  * TPM's and the system's. Failing to remove an old token after the new one was stored is an
  * error too (ret says which are left). ret is filled on success and on error.
  */
-MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *predicted,
-			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *const *predicted,
+			     size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
 			     mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
-/* The same to n_predicted predicted states (predicted[0..n-1], each a PolicyOR branch beside the
- * TPM's values now; identical ones once; at most 7: -E2BIG). */
-MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *const *predicted,
-			       size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
-			       mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
 
 /*
  * Recovery keys (docs/luks.md, "Recovery keys"): a passphrase a human types when the TPM
@@ -218,7 +215,7 @@ typedef struct mb_luks_rekey_result {
 /*
  * For a token this boot cannot unseal (locked out after an update): without unsealing
  * anything, seal a NEW random key to the bank, PCRs and parent of "mboot" token `token`, to
- * the TPM's values now OR each predicted state (as mb_luks_reseal_n), add a keyslot for it
+ * the TPM's values now OR each predicted state (as mb_luks_reseal), add a keyslot for it
  * authorised by passphrase (a passphrase, a recovery key or a key file's bytes), store a new
  * token for it, check from the disk that it unseals to that key, and only then remove the old
  * keyslot's "mboot" tokens and the old keyslot (unless another token uses it, or no keyslot

@@ -21,6 +21,7 @@ extern "C" {
  * in between leaves the log marked incomplete.
  */
 typedef struct mb_measure_input {
+	size_t size; /* MB_OPTIONS_INIT(mb_measure_input): its sizeof (mboot/error.h) */
 	uint32_t pcr;
 	/* the measured data's digest in every algorithm the TPM may have a bank of: a bank
 	 * without one here is refused (never left unextended) */
@@ -31,9 +32,6 @@ typedef struct mb_measure_input {
 	const char *log_path;       /* the userspace log: a regular file, created (0600) with its folder */
 	unsigned lock_timeout_ms;   /* how long another writer's lock is waited for; then -ETIMEDOUT */
 } mb_measure_input;
-
-/* The TPM has an active bank none of the digests is for (exit 3 in the tool). */
-#define MB_ERR_MEASURE_BANK (-4100)
 
 /*
  * Measure: lock the log, open the TPM at tcti (as mb_tpm_open), extend, append. *ret_record

@@ -124,6 +124,7 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
  * precomputed Authenticode digests (boot.efi[].digest).
  */
 typedef struct mb_policy_artifacts {
+	size_t size; /* MB_OPTIONS_INIT(mb_policy_artifacts): its sizeof (mboot/error.h) */
 	mb_boot_artifacts boot;           /* kernel and initrd required; cmdline or grub_cfg; efi: digest */
 	const char *const *allow_text;    /* extra PCR 8 EV_IPL text rules (regular expressions) */
 	size_t n_allow_text;
@@ -154,7 +155,6 @@ MB_EXPORT int mb_policy_generate_initrd(const char *name, const mb_event_digest 
  * policy holds no guessed value. Other negative errno on bad input, as mb_predict (an
  * unreadable or malformed file, a name mboot does not predict). *ret_log: caller frees.
  */
-#define MB_ERR_POLICY_UNPREDICTABLE (-5100) /* exit 1 in the tool, as predict's unpredictable PCRs */
 MB_EXPORT int mb_policy_log_after_update(const mb_event_log *log, const mb_efi_var_update *vars, size_t n_vars,
 					 mb_event_log **ret_log, mb_error *err) MB_WUR;
 

@@ -29,6 +29,7 @@ typedef struct mb_efi_var_update {
 } mb_efi_var_update;
 
 typedef struct mb_predict_input {
+	size_t size; /* MB_OPTIONS_INIT(mb_predict_input): its sizeof (mboot/error.h) */
 	const mb_event_log *log;   /* today's boot */
 	/* what changes: each field NULL (or n_efi, n_grub_cfg 0) when unchanged; an EFI
 	 * application is replaced where today's log has its old_digest, by its digest; a grub.cfg

@@ -205,10 +205,6 @@ MB_EXPORT const uint8_t *mb_sealed_event_summary(const mb_sealed *s, size_t *ret
 /* The number of events in s's summary (0 when none), and the PCRs summarised (ret_pcrs may be NULL). */
 MB_EXPORT size_t mb_sealed_event_summary_count(const mb_sealed *s, uint32_t *ret_pcrs);
 
-/* Base64 (RFC 4648 §4, padded). Decode rejects anything but canonical padded input. */
-MB_EXPORT char *mb_base64_encode(const uint8_t *in, size_t n);
-MB_EXPORT int mb_base64_decode(const char *s, size_t len, size_t max, uint8_t **ret, size_t *ret_size) MB_WUR;
-
 #ifdef __cplusplus
 }
 #endif

@@ -27,8 +27,6 @@ extern "C" {
  * mb_tpm_key_name or mb_tpm_check_sealed_blobs, not when libmboot loads: those return
  * -EOPNOTSUPP, with the library and package named in err->message, when it cannot be loaded.
  */
-#define MB_ERR_TPM (-4000)
-
 /* TPM_RC_INITIALIZE: the TPM has been reset (_TPM_Init) and waits for TPM2_Startup. */
 #define MB_TPM_RC_INITIALIZE 0x100u
 
@@ -155,15 +153,6 @@ MB_EXPORT int mb_tpm_counter_increment(mb_tpm *t, uint32_t index, uint64_t *ret_
  * encrypted (AES-128-CFB parameter encryption) both ways.
  */
 #define MB_TPM_SRK_HANDLE 0x81000001u
-/* The policy session did not satisfy the object's policy: TPM_RC_POLICY_FAIL. */
-#define MB_ERR_TPM_POLICY (-4001)
-/* The TPM is in dictionary-attack lockout: TPM_RC_LOCKOUT. */
-#define MB_ERR_TPM_LOCKOUT (-4002)
-/* TPM2_VerifySignature refused a signed policy: not made by the sealed key, or not over these values. */
-#define MB_ERR_TPM_SIGNATURE (-4003)
-/* The object's authValue was wrong (a wrong PIN): TPM_RC_AUTH_FAIL / TPM_RC_BAD_AUTH. The TPM
- * counts it against its dictionary-attack protection (mb_tpm_da_status). */
-#define MB_ERR_TPM_AUTH (-4004)
 
 /*
  * A PIN (docs/seal.md, "TPM + PIN"): 1 to MB_PIN_MAX bytes, any bytes. The sealed object's
@@ -212,6 +201,7 @@ typedef enum mb_seal_parent {
  * PCR values (pcr_mask, bank, values, predicted) or a signing key (authority_public).
  */
 typedef struct mb_seal_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_seal_options): its sizeof (mboot/error.h) */
 	/* The PCRs to seal to (bit n: PCR n), of bank (an MB_ALG_ id; 0: SHA-256). */
 	uint32_t pcr_mask;
 	uint16_t bank;
@@ -274,25 +264,6 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
 			     mb_sealed **ret, mb_error *err) MB_WUR;
 
 /*
- * The options `mboot reseal` seals a secret again with, the secret s holds having been
- * unsealed on this boot: s's bank and PCRs, under the parent s records (a reseal never moves
- * a secret to another key), to the TPM's values now, OR predicted when it is not NULL and
- * differs in a sealed PCR (the next boot; without it, the stale branch of an earlier reseal
- * is dropped). No event log is set: the caller sets one to keep. predicted must stay valid
- * while ret is used. -EINVAL (ret zeroed): s is sealed to signed policies (nothing to
- * reseal: a release ships a signature), or predicted is of another bank or lacks a sealed
- * PCR (named).
- */
-MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
-				mb_error *err) MB_WUR;
-/*
- * The same with n_predicted predicted states (predicted[0..n-1]; 0: today's values alone): a
- * PolicyOR of today's and each distinct one (mb_seal_options.more_predicted). -E2BIG past 7.
- */
-MB_EXPORT int mb_reseal_options_n(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
-				  mb_seal_options *ret, mb_error *err) MB_WUR;
-
-/*
  * Why an unseal was refused, in the order it was found out: a list of items, each a
  * note (words), a PCR that differs (the expected value and the TPM's), an event that
  * made a differing PCR differ (today's event log against the one the sealed file
@@ -337,6 +308,7 @@ typedef struct mb_unseal_explanation {
 MB_EXPORT void mb_unseal_explanation_free(mb_unseal_explanation *e);
 
 typedef struct mb_unseal_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_unseal_options): its sizeof (mboot/error.h) */
 	/*
 	 * Today's event log, to say which events changed when the PCRs differ: log, else
 	 * the file log_path (read only then); neither: the events are not explained.
@@ -373,6 +345,68 @@ typedef struct mb_unseal_options {
  */
 MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt, uint8_t *out,
 				   size_t *out_size, mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+
+/*
+ * The options a reseal of s seals with (what mb_reseal uses; mb_luks_reseal too, which unseals
+ * its key itself): s's bank and PCRs, under the parent s records (a reseal never moves a secret
+ * to another key), to the TPM's values now OR each of the n_predicted states predicted[0..n-1]
+ * (each with every sealed PCR, of s's bank; the same state once; n_predicted 0: today's values
+ * alone, which drops the stale branches of an earlier reseal). No event log, window or PIN is
+ * set: the caller adds them. predicted must stay valid while ret is used. ret->size is the
+ * caller's (MB_OPTIONS_INIT); the fields that fit in it are set, the others are the caller's
+ * to leave. -EINVAL: s is sealed to signed policies (nothing to reseal: a release ships a
+ * signature), or a predicted state is of another bank or lacks a sealed PCR (named); -E2BIG: more
+ * than 7 predicted states.
+ */
+MB_EXPORT int mb_reseal_seal_options(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
+				     mb_seal_options *ret, mb_error *err) MB_WUR;
+
+/* What mb_reseal seals a secret again to, beside the TPM's values now (all zero: those alone). */
+typedef struct mb_reseal_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_reseal_options): its sizeof (mboot/error.h) */
+	/* n_predicted predicted states (at most 7), as mb_reseal_seal_options: each a branch */
+	const mb_pcr_bank *predicted;
+	size_t n_predicted;
+	/* To explain a refused unseal: today's event log, else the file log_path (as mb_unseal_options). */
+	const mb_event_log *log;
+	const char *log_path;
+	/* The PIN of a secret sealed with one (mb_sealed_pin): unsealed with it and sealed again with it. */
+	const uint8_t *pin;
+	size_t pin_size;
+	/* The firmware event log to keep in the new object; NULL: the one s keeps, if any. */
+	const uint8_t *eventlog;
+	size_t eventlog_size;
+	/*
+	 * Before a firmware update (docs/seal.md): also open a window (mb_seal_options.firmware_window)
+	 * on NV counter window_index; 0: the counter of s's own window when it has one (a window
+	 * reopened stays on its counter), else MB_NV_COUNTER_DEFAULT.
+	 */
+	bool firmware_update;
+	uint32_t window_index;
+} mb_reseal_options;
+
+/*
+ * `mboot reseal`: unseal s on this boot (its PCR state; with opt->pin) and seal the same secret
+ * again to the same bank and PCRs under the same parent, to the TPM's values now OR each predicted
+ * state (mb_reseal_seal_options), keeping opt's event log (or s's). The secret stays in locked
+ * memory and is wiped. *ret is the new sealed secret (mb_sealed_to_json gives the file); the caller
+ * stores it, then calls mb_reseal_close_window unless it keeps the window open. Errors: as
+ * mb_reseal_seal_options (checked before the TPM is used), mb_tpm_unseal_sealed (MB_ERR_TPM_POLICY:
+ * this boot cannot unseal s, *explanation says why; MB_ERR_TPM_AUTH, -ENOKEY: the PIN) and
+ * mb_seal_secret. *explanation (NULL when there is nothing to say): the caller frees it.
+ */
+MB_EXPORT int mb_reseal(mb_tpm *t, const mb_sealed *s, const mb_reseal_options *opt, mb_sealed **ret,
+			mb_unseal_explanation **explanation, mb_error *err) MB_WUR;
+
+/*
+ * After the secret resealed from s (which had a firmware-update window) is stored, never before
+ * (were the counter moved first and the write to fail, the secret would be locked out): close s's
+ * window by incrementing its NV counter, unless the counter has moved on already. *ret_closed:
+ * whether this call moved it; *ret_counter: its value now. s without a window: 0, nothing done
+ * (*ret_closed false, *ret_counter 0). The TPM's errors.
+ */
+MB_EXPORT int mb_reseal_close_window(mb_tpm *t, const mb_sealed *s, bool *ret_closed, uint64_t *ret_counter,
+				     mb_error *err) MB_WUR;
 
 /*
  * No TPM: the TPM2B_PUBLIC (marshalled, *ret malloc'd) and name of the public part of

@@ -56,6 +56,7 @@ typedef enum mb_verify_quirk {
 #define MB_USERSPACE_PCRS_DEFAULT 0x0000f800u
 
 typedef struct mb_verify_options {
+	size_t size; /* MB_OPTIONS_INIT(mb_verify_options): its sizeof (mboot/error.h) */
 	const uint16_t *only_banks;  /* check only these banks (the others are UNVERIFIED); n_only 0: all */
 	size_t n_only;
 	uint32_t userspace_pcrs;     /* bit n: the userspace log may extend PCR n (never a PCR the

@@ -176,7 +176,7 @@ static void signatures_free(signature_set *set)
 static int token_open(struct crypt_device *cd, int token, const char *pin, size_t pin_size, char **buffer,
 		      size_t *buffer_len, void *usrptr)
 {
-	mb_unseal_options opt = { .log_path = SYSTEM_LOG, .pin = (const uint8_t *) pin, .pin_size = pin_size };
+	mb_unseal_options opt = { .size = sizeof(mb_unseal_options), .log_path = SYSTEM_LOG, .pin = (const uint8_t *) pin, .pin_size = pin_size };
 	mb_unseal_explanation *e = NULL;
 	mb_luks_token *t = NULL;
 	signature_set sigs = { .n = 0 };

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <mboot/tpm.h>
+#include <mboot/error.h>
 #include "shared/fail.h"
 
 MB_EXPORT void mb_error_clear(mb_error *err)
@@ -69,6 +69,21 @@ MB_EXPORT const char *mb_strerror(int code)
 	case -EINVAL: return "invalid argument";
 	case MB_ERR_TPM: return "TPM error";
 	case MB_ERR_LOG_EXTEND_REFUSED: return "log extend refused";
-	default: return strerror(code < 0 ? -code : code);
+	case MB_ERR_TPM_POLICY: return "the TPM refused: the PCRs are not a state the secret is sealed to";
+	case MB_ERR_TPM_LOCKOUT: return "the TPM is in dictionary-attack lockout";
+	case MB_ERR_TPM_SIGNATURE: return "the TPM refused the signature of a signed policy";
+	case MB_ERR_TPM_AUTH: return "the TPM refused the authorisation (a wrong PIN)";
+	case MB_ERR_MEASURE_BANK: return "no digest for an active bank of the TPM";
+	case MB_ERR_ATTEST_REFUSED: return "attestation refused";
+	case MB_ERR_POLICY_UNPREDICTABLE: return "a PCR cannot be predicted";
+	default:
+		if (mb_error_is_tpm(code))
+			return "TPM error";
+		return strerror(code < 0 ? -code : code);
 	}
+}
+
+MB_EXPORT bool mb_error_is_tpm(int code)
+{
+	return code <= MB_ERR_TPM && code > MB_ERR_TPM - 100;
 }

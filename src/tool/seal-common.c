@@ -292,7 +292,7 @@ int seal_write(mb_tpm *tpm, secret_buf *secret, const mb_seal_options *opt, cons
 	if (r < 0) {
 		/* the tool's own checks come first: a refusal left here is the TPM's, or the policy's */
 		/* -EEXIST: the NV index of a firmware-update window is not mboot's counter */
-		if ((r <= MB_ERR_TPM && r > MB_ERR_TPM - 100) || r == -EEXIST)
+		if (mb_error_is_tpm(r) || r == -EEXIST)
 			return tpm_error_exit(&err);
 		tool_report("policy", &err);
 		return EXIT_USAGE;

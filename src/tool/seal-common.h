@@ -74,6 +74,8 @@ int read_authority_key(const char *path, uint8_t **ret, size_t *ret_size);
  * it is an extra). *ret is NULL when there is none.
  */
 int read_kept_log(const char *log_path, uint8_t **ret, size_t *ret_size);
+/* Why an unseal was refused, on stderr (and into report, when not NULL). */
+void show_explanation(const mb_unseal_explanation *e, struct json_object *report);
 /* Read and check a sealed file (untrusted input) into *s; reports and returns EXIT_USAGE on failure. */
 int load_sealed(const char *path, mb_sealed **s);
 /* A TPM error, said as dictionary-attack lockout when it is one; exit 3. */

@@ -147,7 +147,7 @@ out:
 int attest_challenge(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *state = NULL;
-	mb_attest_challenge_options opts = { 0 };
+	mb_attest_challenge_options opts = MB_OPTIONS_INIT(mb_attest_challenge_options);
 	struct ek_roots_arg roots = { 0 };
 	mb_error err = { 0 };
 	bool force = false, making;

@@ -243,7 +243,7 @@ static int attest(push *p, const quote_logs *logs, tool_json json)
 {
 	char hex[2 * MB_ATTEST_NONCE_MAX + 1];
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
-	mb_quote_input in = { 0 };
+	mb_quote_input in = MB_OPTIONS_INIT(mb_quote_input);
 	json_object *answer = NULL;
 	char *evidence = NULL;
 	int rc;

@@ -88,7 +88,7 @@ void attest_print_verdict(bool trusted, bool with_policy, const attest_reason_te
 int attest_verify(int argc, char **argv)
 {
 	const char *machine_path = NULL, *nonce_hex = NULL, *policy_path = NULL, *baseline_path = NULL;
-	mb_attest_verify_options opts = { 0 };
+	mb_attest_verify_options opts = MB_OPTIONS_INIT(mb_attest_verify_options);
 	const mb_digest_info *min_bank = NULL;
 	uint8_t nonce[MB_ATTEST_EXTRA_DATA_MAX], *evidence = NULL, *machine = NULL, *baseline = NULL;
 	size_t evidence_size = 0, machine_size = 0, baseline_size = 0, len, i;

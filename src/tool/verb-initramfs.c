@@ -141,6 +141,7 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+	a->opts.size = sizeof(a->opts);
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (strchr(allowed, all[i].need))
 			opts[n++] = all[i].opt;

@@ -236,7 +236,7 @@ static int enroll_pin(const luks_args *a, secret_buf *pin, mb_luks_enroll_option
 
 static int luks_enroll(int argc, char **argv)
 {
-	mb_luks_enroll_options opt = { 0 };
+	mb_luks_enroll_options opt = MB_OPTIONS_INIT(mb_luks_enroll_options);
 	secret_buf pw = { 0 }, pin = { 0 };
 	mb_pcr_bank values;
 	uint8_t *key_public = NULL, *log = NULL;
@@ -437,7 +437,7 @@ static int luks_unlock(int argc, char **argv)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
 	mb_unseal_explanation *e = NULL;
-	mb_unseal_options opt = { 0 };
+	mb_unseal_options opt = MB_OPTIONS_INIT(mb_unseal_options);
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;
 	secret_buf pin = { 0 };
@@ -518,7 +518,7 @@ static int luks_reseal_keyslot(mb_tpm *tpm, const char *device, int token, const
 	mb_luks_reseal_result res;
 	mb_unseal_explanation *e = NULL;
 	mb_error err = { 0 };
-	int r = mb_luks_reseal_n(tpm, device, token, pred, n_pred, opt, &res, &e, &err), rc = EXIT_OK;
+	int r = mb_luks_reseal(tpm, device, token, pred, n_pred, opt, &res, &e, &err), rc = EXIT_OK;
 
 	print_explanation(e);
 	if (r < 0)
@@ -578,7 +578,7 @@ static int luks_reseal(int argc, char **argv)
 	const mb_pcr_values *pred[SEAL_MAX_VALUES];
 	size_t n_pred = 0, n_split = 0, k;
 	int splits[SEAL_MAX_VALUES + 1];
-	mb_unseal_options opt = { 0 };
+	mb_unseal_options opt = MB_OPTIONS_INIT(mb_unseal_options);
 	mb_luks_entry *e = NULL;
 	mb_error err = { 0 };
 	mb_tpm *tpm = NULL;

@@ -170,7 +170,7 @@ int verb_measure(int argc, char **argv)
 	/* The TPM's own warnings: mboot reports errors itself, once (as tool_tpm_open). */
 	setenv("TSS2_LOG", "all+none", 0);
 	{
-		mb_measure_input mi = { .pcr = (uint32_t) pcr, .digests = all.d, .n_digests = all.n,
+		mb_measure_input mi = { .size = sizeof(mb_measure_input), .pcr = (uint32_t) pcr, .digests = all.d, .n_digests = all.n,
 					.content_type = "mboot",
 					.content_json = json_object_to_json_string_ext(content, JSON_C_TO_STRING_PLAIN),
 					.log_path = log_path, .lock_timeout_ms = lock_timeout * 1000 };

@@ -135,7 +135,7 @@ static int policy_generate(int argc, char **argv)
 	static mb_efi_binary efi[MAX_ALLOW];
 	static tool_efi_digests efi_digests[MAX_ALLOW]; /* what efi[] points at */
 	static const char *allow[MAX_ALLOW];
-	mb_policy_artifacts art = { 0 };
+	mb_policy_artifacts art = MB_OPTIONS_INIT(mb_policy_artifacts);
 	struct generate_lists lists = { &art, allow, efi, efi_digests };
 	tool_grub_cfgs cfgs = { .boot = &art.boot };
 	tool_efi_vars sb = { .n = 0 }; /* the Secure Boot update, as predict takes it */

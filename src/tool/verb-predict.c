@@ -167,6 +167,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+	a->in.size = sizeof(a->in);
 	a->log_path = MB_DEFAULT_LOG;
 	a->in.grub_booted_dir = MB_GRUB_BOOTED_DIR;
 	a->grub_cfgs.boot = &a->in.boot;

@@ -146,7 +146,7 @@ int verb_quote(int argc, char **argv)
 	attest_nonce nonce = { 0 };
 	tool_banks banks = { 0 };
 	bool force = false;
-	mb_quote_input in = { 0 };
+	mb_quote_input in = MB_OPTIONS_INIT(mb_quote_input);
 	const tool_option options[] = {
 		TOOL_OPT_FN("nonce", 0, &nonce, attest_nonce_option),
 		TOOL_OPT_PCR_LIST("pcrs", 0, &in.pcr_mask),

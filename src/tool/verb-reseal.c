@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mboot reseal: unseal under the current boot, then seal the same secret again to the
- * current PCR values, or to them OR predicted ones (docs/seal.md). The sealing is the
- * library's (mb_seal_secret); the secret stays in the locked buffer throughout.
+ * current PCR values, or to them OR predicted ones (docs/seal.md): the library's mb_reseal, which
+ * keeps the secret in locked memory; here the options, the file and what is said.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -160,41 +160,52 @@ static int close_window(const seal_args *args)
 }
 
 /*
- * After resealing s (which had a window) without --keep-window: close the window by
- * incrementing its counter, unless it has moved on already. The new file is written first:
- * were the increment first and the write to fail, the secret would be locked out.
+ * After resealing s (which had a window) without --keep-window: close the window (the library's
+ * mb_reseal_close_window), once the new file is written.
  */
 static int close_window_after(mb_tpm *tpm, const mb_sealed *s)
 {
 	uint32_t index;
-	uint64_t counter, now = 0;
+	uint64_t now = 0;
+	bool closed = false;
 	mb_error err = { 0 };
 
-	if (!mb_sealed_window(s, &index, &counter))
+	if (!mb_sealed_window(s, &index, NULL))
 		return EXIT_OK;
-	if (mb_tpm_counter_read(tpm, index, false, &now, &err) < 0)
+	if (mb_reseal_close_window(tpm, s, &closed, &now, &err) < 0)
 		return tpm_error_exit(&err);
-	if (now != counter) {
+	if (closed)
+		printf("Closed the firmware-update window: NV counter 0x%08x is now at %llu.\n", index,
+		       (unsigned long long) now);
+	else
 		printf("The firmware-update window was closed already (NV counter 0x%08x at %llu).\n", index,
 		       (unsigned long long) now);
-		return EXIT_OK;
-	}
-	if (mb_tpm_counter_increment(tpm, index, &now, &err) < 0) {
-		fprintf(stderr, "mboot: resealed, but the firmware-update window is still open: ");
-		return tpm_error_exit(&err);
-	}
-	printf("Closed the firmware-update window: NV counter 0x%08x is now at %llu.\n", index,
-	       (unsigned long long) now);
 	return EXIT_OK;
+}
+
+/* mb_reseal's failure: said, and its exit code (as unseal's for a refused unseal). */
+static int reseal_failed(mb_tpm *tpm, int r, const mb_error *err)
+{
+	if (r == MB_ERR_TPM_POLICY)
+		return EXIT_FAILED;
+	if (r == MB_ERR_TPM_AUTH)
+		return pin_wrong(tpm);
+	/* -EEXIST: the NV index of a firmware-update window is not mboot's counter */
+	if (mb_error_is_tpm(r) || r == -EEXIST)
+		return tpm_error_exit(err);
+	tool_report("reseal", err);
+	return EXIT_USAGE;
 }
 
 int verb_reseal(int argc, char **argv)
 {
 	const char *in, *out, *log_path;
 	seal_args args;
-	secret_buf secret = { 0 }, pin = { 0 };
+	secret_buf pin = { 0 };
 	mb_sealed *s = NULL, *resealed = NULL;
-	mb_seal_options opt = { 0 };
+	mb_reseal_options ro = MB_OPTIONS_INIT(mb_reseal_options);
+	mb_unseal_explanation *e = NULL;
+	char *json;
 	mb_pcr_bank predicted[SEAL_MAX_VALUES];
 	size_t n_pred = 0, k, n_split = 0;
 	uint8_t *log = NULL;
@@ -204,7 +215,7 @@ int verb_reseal(int argc, char **argv)
 	mb_predict_result *res[SEAL_MAX_VALUES] = { 0 };
 	int splits[SEAL_MAX_VALUES + 1];
 	mb_error err = { 0 };
-	int rc, i, split = 0, full_argc = argc;
+	int rc, r, i, split = 0, full_argc = argc;
 	bool replace = false;
 	char *own_path = NULL;
 
@@ -297,42 +308,38 @@ int verb_reseal(int argc, char **argv)
 		if (rc)
 			goto out;
 	}
-	rc = unseal_new_secret(args.tcti, s, log_path ? log_path : MB_DEFAULT_LOG, NULL, 0, mb_sealed_pin(s) ? &pin : NULL,
-			       &tpm, &secret, NULL);
-	if (rc)
-		goto out;
-	/* Today's log is kept with the new object only now: a refused unseal above is explained
-	 * against the log kept at sealing time, as `unseal` explains it, not today's against itself. */
+	/* the event log kept with the new object (a refused unseal is explained against the one
+	 * kept at sealing time, as `unseal` explains it, not today's against itself) */
 	rc = read_kept_log(log_path, &log, &log_size);
 	if (rc)
 		goto out;
-	/* The new policy (the library's, as luks reseal's): the values the TPM holds now, and the
-	 * predicted ones when they differ; under the parent SEALED records. */
-	if (mb_reseal_options_n(s, predicted, n_pred, &opt, &err) < 0) {
-		tool_report("reseal", &err);
+	rc = tool_tpm_open(args.tcti, &tpm);
+	if (rc)
+		goto out;
+	ro.predicted = predicted;
+	ro.n_predicted = n_pred;
+	ro.log_path = log_path ? log_path : MB_DEFAULT_LOG;
+	ro.pin = pin.p;
+	ro.pin_size = pin.size;
+	ro.eventlog = log;
+	ro.eventlog_size = log_size;
+	ro.firmware_update = args.firmware_update;
+	ro.window_index = args.nv_index;
+	r = mb_reseal(tpm, s, &ro, &resealed, &e, &err);
+	if (e)
+		show_explanation(e, NULL);
+	if (r < 0) {
+		rc = reseal_failed(tpm, r, &err);
+		goto out;
+	}
+	json = mb_sealed_to_json(resealed);
+	if (!json) {
+		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (log) {
-		opt.eventlog = log;
-		opt.eventlog_size = log_size;
-	} else /* the one SEALED keeps stays */
-		opt.eventlog = mb_sealed_eventlog(s, &opt.eventlog_size);
-	if (mb_sealed_pin(s)) {
-		opt.pin = pin.p;
-		opt.pin_size = pin.size;
-	}
-	if (args.firmware_update) {
-		uint32_t index = 0;
-
-		opt.firmware_window = true;
-		/* a window reopened (a second reseal before the update) stays on its counter */
-		if (!args.nv_index && mb_sealed_window(s, &index, NULL))
-			opt.window_index = index;
-		else
-			opt.window_index = args.nv_index;
-	}
-	rc = seal_write(tpm, &secret, &opt, own_path ? own_path : out, replace, "reseal", &resealed);
+	rc = tool_write_output("reseal", own_path ? own_path : out, json, strlen(json), 0600, replace);
+	free(json);
 	if (rc == EXIT_OK) {
 		uint32_t index;
 		uint64_t counter;
@@ -354,7 +361,7 @@ int verb_reseal(int argc, char **argv)
 	}
 out:
 	free(own_path);
-	secret_free(&secret);
+	mb_unseal_explanation_free(e);
 	secret_free(&pin);
 	free(log);
 	mb_sealed_free(resealed);

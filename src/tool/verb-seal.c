@@ -55,7 +55,7 @@ static int seal_main(const seal_args *a, secret_buf *preset)
 	uint32_t mask;
 	seal_args args = *a;
 	secret_buf own = { 0 }, *secret = preset ? preset : &own;
-	mb_seal_options opt = { 0 };
+	mb_seal_options opt = MB_OPTIONS_INIT(mb_seal_options);
 	mb_pcr_bank given;
 	uint8_t *auth_key = NULL, *log = NULL;
 	size_t auth_key_size = 0, log_size = 0;

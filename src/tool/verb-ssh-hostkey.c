@@ -155,8 +155,8 @@ static int ssh_seal(int argc, char **argv)
 		TOOL_OPT_END,
 	};
 	mb_policy_signature sigs[MAX_SIGNATURES];
-	mb_unseal_options uopt = { 0 };
-	mb_seal_options opt = { 0 };
+	mb_unseal_options uopt = MB_OPTIONS_INIT(mb_unseal_options);
+	mb_seal_options opt = MB_OPTIONS_INIT(mb_seal_options);
 	mb_ssh_hostkey_seal_options hopt = { .size = sizeof(hopt), .seal = &opt, .unseal = &uopt, .done = sealed_one };
 	mb_pcr_bank given;
 	mb_error err = { 0 };
@@ -237,7 +237,7 @@ static int ssh_unseal(int argc, char **argv)
 	};
 	mb_policy_signature sigs[MAX_SIGNATURES];
 	mb_unseal_explanation *why = NULL;
-	mb_unseal_options uopt = { 0 };
+	mb_unseal_options uopt = MB_OPTIONS_INIT(mb_unseal_options);
 	mb_ssh_hostkey_unseal_options hopt = { .size = sizeof(hopt), .unseal = &uopt, .done = unsealed_one,
 					       .explanation = &why };
 	mb_error err = { 0 };

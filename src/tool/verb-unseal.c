@@ -129,7 +129,7 @@ static void show_other_key(const mb_unseal_item *it, json_object *report)
 }
 
 /* The explanation in its order; errors met while explaining always go to stderr. */
-static void show_explanation(const mb_unseal_explanation *e, json_object *report)
+void show_explanation(const mb_unseal_explanation *e, json_object *report)
 {
 	for (size_t i = 0; i < e->n_items; i++) {
 		const mb_unseal_item *it = &e->items[i];
@@ -158,7 +158,7 @@ int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char
 		     const secret_buf *pin, secret_buf *secret, json_object *report)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
-	mb_unseal_options opt = { .log_path = log_path };
+	mb_unseal_options opt = { .size = sizeof(mb_unseal_options), .log_path = log_path };
 	secret_buf own_pin = { 0 };
 	mb_unseal_explanation *e = NULL;
 	mb_error err = { 0 };

@@ -527,7 +527,7 @@ int verb_verify(int argc, char **argv)
 	int us_fd = -1;
 	tool_banks only = { 0 };
 	size_t i;
-	mb_verify_options vopts = { .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
+	mb_verify_options vopts = { .size = sizeof(mb_verify_options), .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	tool_json json = TOOL_JSON_OFF;
 	const tool_option options[] = {
 		TOOL_OPT_STR("log", 0, &log_path),

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "shared/base64.h"
 #include "shared/fail.h"
 #include "verifierd/fleet-internal.h"
 
@@ -15,22 +15,16 @@
  * machine record's spellings of one key compare equal. */
 static int b64_sha256(const char *b64, char out[65])
 {
-	size_t n = b64 ? strlen(b64) : 0, pad = 0;
-	unsigned char *buf;
-	int len;
+	uint8_t *buf;
+	size_t size;
+	int r;
 
-	if (n == 0 || n % 4 || n > (1u << 20))
+	if (!b64 || !*b64)
 		return -EBADMSG;
-	buf = malloc(n / 4 * 3);
-	if (!buf)
-		return -ENOMEM;
-	len = EVP_DecodeBlock(buf, (const unsigned char *) b64, (int) n);
-	if (len < 0) {
-		free(buf);
-		return -EBADMSG;
-	}
-	pad = (b64[n - 1] == '=') + (b64[n - 2] == '=');
-	sha256_hex(buf, (size_t) len - pad, out);
+	r = base64_decode(b64, strlen(b64), 1u << 20, &buf, &size);
+	if (r < 0)
+		return r;
+	sha256_hex(buf, size, out);
 	free(buf);
 	return 0;
 }
@@ -66,7 +60,7 @@ static bool refused_revoked(const store_machine *m, http_response *resp)
 
 void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 {
-	mb_attest_challenge_options opts = { .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert,
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert,
 					     .ek_check_validity = w->f->ek_check_validity };
 	fleet_enroll_body body;
 	store_machine m = { 0 };
@@ -303,7 +297,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 {
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	char norm[2 * MB_ATTEST_NONCE_MAX + 1];
-	mb_attest_verify_options opts = { 0 };
+	mb_attest_verify_options opts = MB_OPTIONS_INIT(mb_attest_verify_options);
 	mb_attest_verdict *v = NULL;
 	const mb_policy *policy = NULL;
 	mb_policy *owned = NULL;

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
+#include "shared/base64.h"
 #include "shared/fail.h"
 #include "verifierd/fleet-internal.h"
 
@@ -117,22 +116,10 @@ void fleet_show(fleet_worker *w, const char *id, http_response *resp)
  * field is well-formed; anything else is taken as no log). */
 static uint8_t *b64_decode(const char *s, size_t *ret_size)
 {
-	size_t n = s ? strlen(s) : 0, pad;
 	uint8_t *buf;
-	int len;
 
-	if (n == 0 || n % 4 || n > INT32_MAX)
+	if (!s || !*s || base64_decode(s, strlen(s), SIZE_MAX / 2, &buf, ret_size) < 0)
 		return NULL;
-	buf = malloc(n / 4 * 3);
-	if (!buf)
-		return NULL;
-	len = EVP_DecodeBlock(buf, (const unsigned char *) s, (int) n);
-	pad = (s[n - 1] == '=') + (s[n - 2] == '=');
-	if (len < 0 || (size_t) len < pad) {
-		free(buf);
-		return NULL;
-	}
-	*ret_size = (size_t) len - pad;
 	return buf;
 }
 

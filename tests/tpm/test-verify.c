@@ -68,7 +68,8 @@ static mb_verify_result *run(const mb_event_log *log, const mb_cel_log *us, cons
 	mb_error err = { 0 };
 
 	/* PCR 9: the userspace test below measures there (arch-linux-workstation's firmware does not). */
-	mb_verify_options opts = { only, n_only, MB_USERSPACE_PCRS_DEFAULT | 1u << 9 };
+	mb_verify_options opts = { .size = sizeof(opts), .only_banks = only, .n_only = n_only,
+				   .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT | 1u << 9 };
 
 	assert_int_equal(mb_verify_log(log, us, v, &opts, &r, &err), 0);
 	assert_non_null(r);

@@ -33,6 +33,7 @@
 #include "lib/attest/credential.h"
 #include "lib/attest/tpm-public.h"
 #include "shared/hex.h"
+#include "shared/base64.h"
 
 /* ---- OpenSSL's KDFs, the outside answers ---------------------------------------------- */
 
@@ -379,7 +380,7 @@ static size_t ek_public(EVP_PKEY *k, uint16_t name_alg, uint16_t sym_bits, uint3
 static char *request_json(const uint8_t *ek, size_t ek_size, const char *cert_b64, const uint8_t *ak, size_t ak_size,
 			  const uint8_t *name, size_t name_size)
 {
-	char *ekb = mb_base64_encode(ek, ek_size), *akb = mb_base64_encode(ak, ak_size);
+	char *ekb = base64_encode(ek, ek_size), *akb = base64_encode(ak, ak_size);
 	char *nh = hex_dup(name, name_size), *out = NULL;
 
 	assert_true(asprintf(&out,
@@ -398,7 +399,7 @@ static uint8_t *json_b64(json_object *o, const char *key, size_t *size)
 	uint8_t *out = NULL;
 
 	assert_true(json_object_object_get_ex(o, key, &v));
-	assert_int_equal(mb_base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), 4096, &out,
+	assert_int_equal(base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), 4096, &out,
 					  size), 0);
 	return out;
 }
@@ -414,7 +415,7 @@ static const char *json_str(json_object *o, const char *key)
 
 static char *response_json(const char *name_hex, const uint8_t *cred, size_t n)
 {
-	char *b = mb_base64_encode(cred, n), *out = NULL;
+	char *b = base64_encode(cred, n), *out = NULL;
 
 	assert_true(asprintf(&out, "{\"version\": 1, \"kind\": \"mboot-attest-response\", \"ak_name\": \"%s\", "
 				   "\"credential\": \"%s\"}", name_hex, b) > 0);
@@ -426,7 +427,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 {
 	EVP_PKEY *ek = strcmp(kind, "RSA") == 0 ? EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t) 2048)
 						: EVP_PKEY_Q_keygen(NULL, NULL, "EC", kind);
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true };
 	uint8_t ekpub[600], *ak, *akname, *id, *secret, cred[64], x[66], digest[32];
 	size_t ek_size, ak_size, akname_size, id_size, secret_size, cred_size, xs = 0;
 	char *req, *ch = NULL, *st = NULL, *resp, *machine = NULL, hexbuf[2 * 66 + 1], *ak_b64;
@@ -468,7 +469,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	assert_non_null(mo);
 	assert_string_equal(json_str(mo, "kind"), "mboot-machine");
 	assert_string_equal(json_str(mo, "ak_name"), hex_format(akname, akname_size, hexbuf));
-	ak_b64 = mb_base64_encode(ak, ak_size);
+	ak_b64 = base64_encode(ak, ak_size);
 	assert_string_equal(json_str(mo, "ak_public"), ak_b64);
 	assert_true(json_object_object_get_ex(mo, "ek_certificate_sha256", &v) && v == NULL);
 	free(ak_b64);
@@ -554,7 +555,7 @@ static void set_attrs(uint8_t *pub, size_t size, uint32_t attrs, uint8_t name[34
 
 static void test_refusals(void **state)
 {
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true }, strict = { 0 };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true }, strict = MB_OPTIONS_INIT(mb_attest_challenge_options);
 	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t) 2048);
 	uint8_t ekpub[600], *ak, *akname, name[34], *ekr;
 	size_t ek_size, ak_size, akname_size, ekr_size;
@@ -631,7 +632,7 @@ static void test_refusals(void **state)
 
 static void test_malformed(void **state)
 {
-	mb_attest_challenge_options opts = { .allow_no_ek_cert = true };
+	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .allow_no_ek_cert = true };
 	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t) 2048);
 	uint8_t ekpub[600], *ak, *akname;
 	size_t ek_size, ak_size, akname_size, big_size = (64u << 10) + 1;

@@ -326,7 +326,7 @@ static void test_compare(void **state)
 static void test_streamed_gzip_is_one_shot(void **state)
 {
 	char dir[] = "/tmp/mboot-test-cpio.XXXXXX", path[256];
-	mb_initramfs_opts opts = { .compress = MB_COMPRESS_NONE, .mtime = 1 };
+	mb_initramfs_opts opts = { .size = sizeof(mb_initramfs_opts), .compress = MB_COMPRESS_NONE, .mtime = 1 };
 	mb_initramfs_stats st, st2;
 	uint8_t *plain = NULL, *gz = NULL, *one = NULL;
 	size_t plain_n = 0, gz_n = 0, one_n = 0, i;

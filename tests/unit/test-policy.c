@@ -57,7 +57,8 @@ static void check(const mb_policy *p, const mb_event_log *log, uint16_t bank, mb
 {
 	mb_pcr_values v;
 	mb_verify_result *vr = NULL;
-	mb_verify_options opts = { &bank, 1, MB_USERSPACE_PCRS_DEFAULT };
+	mb_verify_options opts = { .size = sizeof(opts), .only_banks = &bank, .n_only = 1,
+				   .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	mb_error err = { 0 };
 
 	assert_int_equal(mb_replay_log(log, SIZE_MAX, &v, NULL, &err), 0);
@@ -490,7 +491,8 @@ static void set_pcrs_json(char *out, size_t n, const mb_pcr_values *v, const mb_
 static void check_against(const mb_policy *p, const mb_event_log *log, const mb_pcr_values *v, mb_policy_result *res)
 {
 	uint16_t bank = MB_ALG_SHA256;
-	mb_verify_options opts = { &bank, 1, MB_USERSPACE_PCRS_DEFAULT };
+	mb_verify_options opts = { .size = sizeof(opts), .only_banks = &bank, .n_only = 1,
+				   .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	mb_verify_result *vr = NULL;
 	mb_error err = { 0 };
 

@@ -184,7 +184,7 @@ static void test_constants_are_openssls(void **state)
 static void test_new_cmdline(void **state)
 {
 	mb_event_log *log = sample();
-	mb_predict_input in = { .log = log, .boot = { .cmdline = NEW_ARGS } };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .cmdline = NEW_ARGS } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
@@ -231,7 +231,7 @@ static bool new_fedora_cmdline(uint32_t number, uint16_t alg, uint8_t *out)
 static void test_fedora_cmdline(void **state)
 {
 	mb_event_log *log = corpus_log("fwupd/binary_bios_measurements-v1");
-	mb_predict_input in = { .log = log, .boot = { .cmdline = NEW_ARGS } };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .cmdline = NEW_ARGS } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint8_t want[MB_DIGEST_MAX];
@@ -276,7 +276,7 @@ static void test_new_kernel(void **state)
 	mb_event_log *log = sample();
 	/* named as the file GRUB loads today: a kernel updated in place (another name moves PCR 8) */
 	char dir[] = "/tmp/mb-test-kernel-XXXXXX", path[sizeof(dir) + 32];
-	mb_predict_input in = { .log = log, .boot = { .kernel = path } };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .kernel = path } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
@@ -376,7 +376,7 @@ static void test_kernel_efi(void **state)
 	mb_efi_binary efi[3];
 	/* an empty kernel, named as the one GRUB loads today */
 	char dir[] = "/tmp/mb-test-kernel-XXXXXX", path[sizeof(dir) + 32];
-	mb_predict_input in = { .log = log, .boot = { .kernel = path, .efi = efi, .n_efi = 1 } };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .kernel = path, .efi = efi, .n_efi = 1 } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	size_t k, i;
@@ -449,7 +449,7 @@ static void test_new_efi(void **state)
 	mb_efi_binary efi = { .description = "shimx64.efi", .n = 2, .algs = algs,
 			      .digest = (const uint8_t (*)[MB_DIGEST_MAX]) efi_new,
 			      .old_digest = (const uint8_t (*)[MB_DIGEST_MAX]) efi_old };
-	mb_predict_input in = { .log = log, .boot = { .efi = &efi, .n_efi = 1 } };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .efi = &efi, .n_efi = 1 } };
 	const mb_event *app = mb_event_log_event(log, 40);
 	mb_predict_result r;
 	mb_error err = { 0 };
@@ -539,7 +539,7 @@ static void test_uki(void **state)
 	static const uint16_t algs[] = { MB_ALG_SHA256 };
 	static const uint8_t nothing[1][MB_DIGEST_MAX];
 	mb_efi_binary efi = { .description = "uki.efi", .n = 1, .algs = algs, .digest = nothing, .old_digest = nothing };
-	mb_predict_input in = { .log = log, .boot = { .initrd = path } };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .initrd = path } };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	mb_pcr_bank bank;

@@ -20,6 +20,7 @@
 #include <mboot/mboot.h>
 #include "lib/seal/sealed-internal.h" /* the tests link the static core: the policy setter is internal */
 #include "shared/hex.h"
+#include "shared/base64.h"
 
 /* Every byte value in every position of a first and of a last quantum: decoded as OpenSSL's
  * EVP_DecodeBlock decodes it (the two take different paths in mboot's decoder). */
@@ -42,7 +43,7 @@ static void test_base64_every_byte(void **state)
 			/* EVP_DecodeBlock skips blanks before and after: those are not base64 here */
 			theirs = c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' ?
 				 EVP_DecodeBlock(want, (const unsigned char *) in, 8) : -1;
-			ours = mb_base64_decode(in, 8, 64, &got, &n);
+			ours = base64_decode(in, 8, 64, &got, &n);
 			assert_int_equal(ours == 0, theirs == 6);
 			if (ours == 0) {
 				assert_int_equal(n, 6);
@@ -61,13 +62,13 @@ static void test_base64_rfc4648(void **state)
 
 	(void) state;
 	for (i = 0; i < 7; i++) {
-		char *e = mb_base64_encode((const uint8_t *) plain[i], strlen(plain[i]));
+		char *e = base64_encode((const uint8_t *) plain[i], strlen(plain[i]));
 		uint8_t *d = NULL;
 		size_t n = 0;
 
 		assert_non_null(e);
 		assert_string_equal(e, enc[i]);
-		assert_int_equal(mb_base64_decode(enc[i], strlen(enc[i]), 64, &d, &n), 0);
+		assert_int_equal(base64_decode(enc[i], strlen(enc[i]), 64, &d, &n), 0);
 		assert_int_equal(n, strlen(plain[i]));
 		assert_memory_equal(d, plain[i], n);
 		free(d);
@@ -77,13 +78,13 @@ static void test_base64_rfc4648(void **state)
 		uint8_t *d = NULL;
 		size_t n = 0;
 
-		assert_true(mb_base64_decode(bad[i], strlen(bad[i]), 64, &d, &n) < 0);
+		assert_true(base64_decode(bad[i], strlen(bad[i]), 64, &d, &n) < 0);
 	}
 	{
 		uint8_t *d = NULL;
 		size_t n = 0;
 
-		assert_int_equal(mb_base64_decode("Zm9vYmFy", 8, 5, &d, &n), -E2BIG);
+		assert_int_equal(base64_decode("Zm9vYmFy", 8, 5, &d, &n), -E2BIG);
 	}
 }
 

@@ -556,17 +556,19 @@ static void test_seal_secret_refusals(void **state)
 		/* everything fits: only then is the missing TPM noticed */
 		{ 32, { .pcr_mask = 1 }, -EINVAL, "no TPM" },
 	};
-	mb_seal_options other_bank = { .pcr_mask = 1, .values = &sha1 };
+	mb_seal_options other_bank = { .size = sizeof(mb_seal_options), .pcr_mask = 1, .values = &sha1 };
 	mb_sealed *s;
 	mb_error err;
 
 	(void) state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mb_seal_options o = cases[i].opt;
 		int r;
 
+		o.size = sizeof(o);
 		memset(&err, 0, sizeof(err));
 		s = (mb_sealed *) 1;
-		r = mb_seal_secret(NULL, secret, cases[i].secret_size, &cases[i].opt, &s, &err);
+		r = mb_seal_secret(NULL, secret, cases[i].secret_size, &o, &s, &err);
 
 		if (r != cases[i].code || !strstr(err.message, cases[i].words))
 			fail_msg("case %zu: %d \"%s\", wanted \"%s\"", i, r, err.message, cases[i].words);

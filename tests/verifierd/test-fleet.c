@@ -196,7 +196,7 @@ static void get_nonce(const char *id, char out[65])
 static char *quote(const char *ak, const char *nonce_hex, const uint8_t *log, size_t log_size)
 {
 	uint8_t nonce[32];
-	mb_quote_input in = { .nonce = nonce, .nonce_size = 32, .eventlog = log, .eventlog_size = log_size };
+	mb_quote_input in = { .size = sizeof(mb_quote_input), .nonce = nonce, .nonce_size = 32, .eventlog = log, .eventlog_size = log_size };
 	mb_error err = { 0 };
 	char *ev = NULL;
 	size_t i;

@@ -21,9 +21,10 @@
 
 #include <mboot/attest.h>
 #include <mboot/seal.h>
-#include "lib/seal/seal-json.h"
+#include "shared/json-doc.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
+#include "shared/options.h"
 #include "credential.h"
 #include "ek-roots.h"
 #include "tpm-public.h"
@@ -63,7 +64,7 @@ static json_object *hex_obj(const uint8_t *p, size_t n)
 static int get_hex(json_object *o, const char *key, const char *name, uint8_t *out, size_t max, size_t *ret_size,
 		   mb_error *err)
 {
-	json_object *v = seal_json_get(o, key, json_type_string);
+	json_object *v = json_doc_get(o, key, json_type_string);
 	size_t len = v ? (size_t) json_object_get_string_len(v) : 0;
 
 	if (!v || len == 0 || len % 2 || len / 2 > max ||
@@ -76,7 +77,7 @@ static int get_hex(json_object *o, const char *key, const char *name, uint8_t *o
 static int get_b64(json_object *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
 		   size_t *ret_size, mb_error *err)
 {
-	int r = seal_json_b64(o, key, max, optional, ret, ret_size, err);
+	int r = json_doc_b64(o, key, max, optional, ret, ret_size, err);
 
 	return r < 0 ? prefix_error(err, r, name) : 0;
 }
@@ -98,8 +99,8 @@ static int request_parse(json_object *root, request *q, mb_error *err)
 	int r;
 
 	memset(q, 0, sizeof(*q));
-	ek = seal_json_get(root, "ek", json_type_object);
-	ak = seal_json_get(root, "ak", json_type_object);
+	ek = json_doc_get(root, "ek", json_type_object);
+	ak = json_doc_get(root, "ak", json_type_object);
 	if (!ek || !ak)
 		return set_error(err, -EBADMSG, "field \"%s\" is missing or not an object", ek ? "ak" : "ek");
 	r = get_b64(ek, "public", "ek", PUBLIC_MAX, false, &q->ek_pub, &q->ek_pub_size, err);
@@ -206,9 +207,11 @@ static bool doc_complete(json_object *o, const char *const *keys)
 }
 
 MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_size,
-				       const mb_attest_challenge_options *opts, char **ret_challenge,
+				       const mb_attest_challenge_options *opts_in, char **ret_challenge,
 				       char **ret_state, mb_error *err)
 {
+	mb_attest_challenge_options o;
+	const mb_attest_challenge_options *opts = &o;
 	static const char *const challenge_keys[] = { "version", "kind", "ak_name", "credential_blob",
 						      "encrypted_secret", NULL };
 	static const char *const state_keys[] = { "version", "kind", "credential_sha256", "request", "created",
@@ -222,10 +225,13 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	request q = { 0 };
 	int r;
 
-	if (!request_text || !opts || !ret_challenge || !ret_state)
+	if (!request_text || !opts_in || !ret_challenge || !ret_state)
 		return set_error(err, -EINVAL, "missing argument");
+	r = OPTIONS_TAKE(o, opts_in, err);
+	if (r < 0)
+		return r;
 	*ret_challenge = *ret_state = NULL;
-	r = seal_json_open(request_text, request_size, REQUEST_MAX, "the request", "mboot-attest-request", &root,
+	r = json_doc_open(request_text, request_size, REQUEST_MAX, "the request", "mboot-attest-request", &root,
 			   err);
 	if (r < 0)
 		return r;
@@ -284,8 +290,8 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 		goto out;
 	}
 	json_object_object_add(ch, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
-	json_object_object_add(ch, "credential_blob", seal_json_b64_obj(id, id_size));
-	json_object_object_add(ch, "encrypted_secret", seal_json_b64_obj(secret, secret_size));
+	json_object_object_add(ch, "credential_blob", json_doc_b64_obj(id, id_size));
+	json_object_object_add(ch, "encrypted_secret", json_doc_b64_obj(secret, secret_size));
 	json_object_object_add(st, "credential_sha256", hex_obj(cred_digest, sizeof(cred_digest)));
 	json_object_object_add(st, "ek_certificate_sha256",
 			       cert_checked ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
@@ -294,12 +300,12 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	json_object_object_add(st, "request", json_object_get(root));
 	json_object_object_add(st, "created", now_obj());
 	if (!doc_complete(ch, challenge_keys) || !doc_complete(st, state_keys) ||
-	    (cert_checked && !seal_json_get(st, "ek_certificate_sha256", json_type_string))) {
+	    (cert_checked && !json_doc_get(st, "ek_certificate_sha256", json_type_string))) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	*ret_challenge = seal_json_finish(ch);
-	*ret_state = seal_json_finish(st);
+	*ret_challenge = json_doc_finish(ch);
+	*ret_state = json_doc_finish(st);
 	ch = st = NULL;
 	if (!*ret_challenge || !*ret_state) {
 		free(*ret_challenge);
@@ -339,17 +345,17 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	*ret_machine = NULL;
 
 	/* The state is the verifier's own file, but read as strictly as anything else. */
-	r = seal_json_open(state_text, state_size, STATE_MAX, "the state", "mboot-attest-state", &st, err);
+	r = json_doc_open(state_text, state_size, STATE_MAX, "the state", "mboot-attest-state", &st, err);
 	if (r < 0)
 		return prefix_error(err, r, "state");
-	r = seal_json_hex(st, "credential_sha256", "credential_sha256", want, sizeof(want), err);
+	r = json_doc_hex(st, "credential_sha256", "credential_sha256", want, sizeof(want), err);
 	if (r >= 0 && json_object_object_get_ex(st, "ek_certificate_sha256", &v) &&
 	    !json_object_is_type(v, json_type_null)) {
-		r = seal_json_hex(st, "ek_certificate_sha256", "ek_certificate_sha256", cert_digest,
+		r = json_doc_hex(st, "ek_certificate_sha256", "ek_certificate_sha256", cert_digest,
 				  sizeof(cert_digest), err);
 		has_cert = true;
 	}
-	if (r >= 0 && !(req = seal_json_get(st, "request", json_type_object)))
+	if (r >= 0 && !(req = json_doc_get(st, "request", json_type_object)))
 		r = set_error(err, -EBADMSG, "field \"request\" is missing or not an object");
 	if (r >= 0)
 		r = request_parse(req, &q, err);
@@ -358,12 +364,12 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 		goto out;
 	}
 
-	r = seal_json_open(response_text, response_size, RESPONSE_MAX, "the response", "mboot-attest-response",
+	r = json_doc_open(response_text, response_size, RESPONSE_MAX, "the response", "mboot-attest-response",
 			   &resp, err);
 	if (r >= 0)
 		r = get_hex(resp, "ak_name", "ak_name", name, sizeof(name), &name_size, err);
 	if (r >= 0)
-		r = seal_json_b64(resp, "credential", 64, false, &cred, &cred_size, err);
+		r = json_doc_b64(resp, "credential", 64, false, &cred, &cred_size, err);
 	if (r < 0) {
 		r = prefix_error(err, r, "response");
 		goto out;
@@ -386,20 +392,20 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	json_object_object_add(m, "ak_public", seal_json_b64_obj(q.ak_pub, q.ak_pub_size));
+	json_object_object_add(m, "ak_public", json_doc_b64_obj(q.ak_pub, q.ak_pub_size));
 	json_object_object_add(m, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
-	json_object_object_add(m, "ek_public", seal_json_b64_obj(q.ek_pub, q.ek_pub_size));
+	json_object_object_add(m, "ek_public", json_doc_b64_obj(q.ek_pub, q.ek_pub_size));
 	json_object_object_add(m, "ek_certificate_sha256", has_cert ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
 	json_object_object_add(m, "ek_certificate_expired",
 			       has_cert && json_object_object_get_ex(st, "ek_certificate_expired", &v) &&
 					       json_object_is_type(v, json_type_boolean) ?
 				       json_object_new_boolean(json_object_get_boolean(v)) : NULL);
 	json_object_object_add(m, "enrolled", now_obj());
-	if (!doc_complete(m, machine_keys) || (has_cert && !seal_json_get(m, "ek_certificate_sha256", json_type_string))) {
+	if (!doc_complete(m, machine_keys) || (has_cert && !json_doc_get(m, "ek_certificate_sha256", json_type_string))) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	*ret_machine = seal_json_finish(m);
+	*ret_machine = json_doc_finish(m);
 	m = NULL;
 	r = *ret_machine ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:

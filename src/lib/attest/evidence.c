@@ -10,7 +10,7 @@
 #include <mboot/seal.h>
 
 #include "lib/attest/attest-verify-internal.h"
-#include "lib/seal/seal-json.h"
+#include "shared/json-doc.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
 
@@ -36,7 +36,7 @@ static int pcr_key(const char *s, uint32_t *ret)
 /* {"banks": {"sha256": {"0": hex, ...}, ...}} through the accessors only. */
 static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 {
-	json_object *banks = seal_json_get(o, "banks", json_type_object);
+	json_object *banks = json_doc_get(o, "banks", json_type_object);
 	mb_pcr_values *v;
 	int r = 0;
 
@@ -89,7 +89,7 @@ static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 static int b64_field(json_object *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
 		     size_t *ret_size, mb_error *err)
 {
-	int r = seal_json_b64(o, key, max, optional, ret, ret_size, err);
+	int r = json_doc_b64(o, key, max, optional, ret, ret_size, err);
 
 	if (r < 0)
 		return prefix_error(err, r, name);
@@ -104,11 +104,11 @@ int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, m
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = seal_json_open(text, size, MB_ATTEST_FILE_MAX, "evidence", "mboot-evidence", &root, err);
+	r = json_doc_open(text, size, MB_ATTEST_FILE_MAX, "evidence", "mboot-evidence", &root, err);
 	if (r < 0)
 		return r;
-	quote = seal_json_get(root, "quote", json_type_object);
-	pcrs = seal_json_get(root, "pcrs", json_type_object);
+	quote = json_doc_get(root, "quote", json_type_object);
+	pcrs = json_doc_get(root, "pcrs", json_type_object);
 	if (!quote)
 		r = set_error(err, -EBADMSG, "evidence: field \"quote\" is missing or not an object");
 	else if (!pcrs)
@@ -157,12 +157,12 @@ int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = seal_json_open(text, size, MB_ATTEST_FILE_MAX, "machine record", "mboot-machine", &root, err);
+	r = json_doc_open(text, size, MB_ATTEST_FILE_MAX, "machine record", "mboot-machine", &root, err);
 	if (r < 0)
 		return r;
 	r = b64_field(root, "ak_public", "machine record", EVIDENCE_AK_PUBLIC_MAX, false, &ret->ak_public,
 		      &ret->ak_public_size, err);
-	name = seal_json_get(root, "ak_name", json_type_string);
+	name = json_doc_get(root, "ak_name", json_type_string);
 	if (r >= 0) {
 		size_t len = name ? (size_t) json_object_get_string_len(name) : 0;
 

@@ -25,6 +25,7 @@
 #include "lib/attest/tpm-public.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
+#include "shared/options.h"
 
 
 /*
@@ -347,8 +348,10 @@ out:
 }
 
 MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const char *machine, size_t machine_size,
-			       const mb_attest_verify_options *opts, mb_attest_verdict **ret, mb_error *err)
+			       const mb_attest_verify_options *opts_in, mb_attest_verdict **ret, mb_error *err)
 {
+	mb_attest_verify_options o;
+	const mb_attest_verify_options *opts = &o;
 	attest_evidence ev;
 	attest_machine m;
 	mb_attest_verdict *v = NULL;
@@ -358,8 +361,13 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	int r;
 
 	*ret = NULL;
+	if (!opts_in)
+		return set_error(err, -EINVAL, "no options: the nonce is needed");
+	r = OPTIONS_TAKE(o, opts_in, err);
+	if (r < 0)
+		return r;
 	/* Evidence made elsewhere may carry any extraData a TPM takes, the empty one included. */
-	if (!opts || (!opts->nonce && opts->nonce_size) || opts->nonce_size > MB_ATTEST_EXTRA_DATA_MAX)
+	if ((!opts->nonce && opts->nonce_size) || opts->nonce_size > MB_ATTEST_EXTRA_DATA_MAX)
 		return set_error(err, -EINVAL, "the nonce must be 0 to %d bytes", MB_ATTEST_EXTRA_DATA_MAX);
 	if (opts->min_bank && !mb_digest_by_alg(opts->min_bank))
 		return set_error(err, -EINVAL, "min_bank 0x%04x is not a bank mboot computes", opts->min_bank);

@@ -191,7 +191,7 @@ int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_ce
 		      const mb_pcr_values *quoted, const mb_attest_verify_options *opts, mb_error *err)
 {
 	uint16_t banks[MB_MAX_BANKS];
-	mb_verify_options vo = { .userspace_pcrs = opts->userspace_pcrs ? opts->userspace_pcrs :
+	mb_verify_options vo = { .size = sizeof(mb_verify_options), .userspace_pcrs = opts->userspace_pcrs ? opts->userspace_pcrs :
 							     MB_USERSPACE_PCRS_DEFAULT };
 	mb_verify_result *res;
 	size_t i, n = mb_pcr_values_n_banks(quoted);

@@ -31,6 +31,7 @@
 #include <mboot/digest.h>
 #include "shared/fail.h"
 #include "shared/fileio.h"
+#include "shared/options.h"
 #include "lib/initramfs/initramfs-internal.h"
 #include <zlib.h>
 #include "lib/initramfs/zstd-dl.h"
@@ -618,9 +619,11 @@ static const uint16_t cpio_algs[1] = { MB_ALG_SHA256 };
  * compressor, each following the bytes as they are published. zstd compresses in one shot
  * once the archive is complete (its one-shot frame is the documented one).
  */
-MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, uint8_t **ret, size_t *ret_size,
+MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts_in, uint8_t **ret, size_t *ret_size,
 				mb_initramfs_stats *stats, mb_error *err)
 {
+	mb_initramfs_opts o;
+	const mb_initramfs_opts *opts = &o;
 	packer p = { .rootfd = -1, .pfd = -1, .err = err };
 	follow_state fcpio, fgz;
 	uint8_t md_cpio[1][MB_DIGEST_MAX], md_file[3][MB_DIGEST_MAX];
@@ -634,8 +637,10 @@ MB_EXPORT int mb_initramfs_pack(const char *dir, const mb_initramfs_opts *opts, 
 	size_t i;
 	int rc;
 
-	if (!dir || !opts || !ret || !ret_size)
+	if (!dir || !opts_in || !ret || !ret_size)
 		return set_error(err, -EINVAL, "invalid arguments");
+	if ((rc = OPTIONS_TAKE(o, opts_in, err)) < 0)
+		return rc;
 	if (!mb_compress_name(opts->compress))
 		return set_error(err, -EINVAL, "unknown compression %d", (int) opts->compress);
 	/* Before any work: a compressor that cannot be loaded is the error to report. */

@@ -23,6 +23,8 @@
 #include "luks-device.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
+#include "shared/base64.h"
+#include "shared/options.h"
 
 /* LUKS2_KEYSLOTS_MAX; crypt_token_max(CRYPT_LUKS2) gives the tokens' */
 #define KEYSLOTS_MAX 32
@@ -125,9 +127,11 @@ static int token_read(device *d, int id, mb_luks_token **ret, mb_error *err)
 	return r;
 }
 
-MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll_options *opt, int *ret_token,
+MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll_options *opt_in, int *ret_token,
 			     int *ret_keyslot, mb_error *err)
 {
+	mb_luks_enroll_options o;
+	const mb_luks_enroll_options *opt = &o;
 	/* the key is random: stretching it adds nothing, and PBKDF2 at its minimum opens it at once */
 	struct crypt_pbkdf_type fast = {
 		.type = CRYPT_KDF_PBKDF2, .hash = "sha512", .iterations = 1000, .flags = CRYPT_PBKDF_NO_BENCHMARK,
@@ -143,7 +147,10 @@ MB_EXPORT int mb_luks_enroll(mb_tpm *tpm, const char *path, const mb_luks_enroll
 		*ret_token = -1;
 	if (ret_keyslot)
 		*ret_keyslot = -1;
-	if (!opt || !opt->passphrase)
+	r = opt_in ? OPTIONS_TAKE(o, opt_in, err) : 0;
+	if (r < 0)
+		return r;
+	if (!opt_in || !opt->passphrase)
 		return set_error(err, -EINVAL, "enrolling needs an existing passphrase of the device");
 	if (!opt->authority_public == !opt->pcr_mask)
 		return set_error(err, -EINVAL, "enrolling needs PCRs or a signing key to seal to (one of them)");
@@ -576,18 +583,12 @@ static int check_stored(mb_tpm *tpm, device *d, const char *path, int id, const 
 	return r;
 }
 
-MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *path, int token, const mb_pcr_values *predicted,
-			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *path, int token, const mb_pcr_values *const *predicted,
+			     size_t n_predicted, const mb_unseal_options *opt_in, mb_luks_reseal_result *ret,
 			     mb_unseal_explanation **explanation, mb_error *err)
 {
-	return mb_luks_reseal_n(tpm, path, token, &predicted, predicted ? 1 : 0, opt, ret, explanation, err);
-}
-
-MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const mb_pcr_values *const *predicted,
-			       size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
-			       mb_unseal_explanation **explanation, mb_error *err)
-{
-	static const mb_unseal_options none = { 0 };
+	mb_unseal_options o;
+	const mb_unseal_options *opt = &o;
 	slot_tokens g = { 0 };
 	secret_page key = { 0 };
 	mb_luks_token *t = NULL;
@@ -602,8 +603,9 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 	memset(ret, 0, sizeof(*ret));
 	ret->keyslot = -1;
 	ret->token = -1;
-	if (!opt)
-		opt = &none;
+	r = OPTIONS_TAKE(o, opt_in, err);
+	if (r < 0)
+		return r;
 	r = device_open(&d, path, err);
 	if (r < 0)
 		return r;
@@ -640,7 +642,7 @@ MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *path, int token, const m
 			    err);
 	/* The enrolled boot's event summary goes along: the new token explains a refusal as the old one did. */
 	summary = luks_token_events(g.parsed[src], &summary_size);
-	if (r == 0 && summary && !(events = mb_base64_encode(summary, summary_size)))
+	if (r == 0 && summary && !(events = base64_encode(summary, summary_size)))
 		r = set_error(err, -ENOMEM, "out of memory");
 	if (r == 0)
 		r = luks_token_build(slot, sealed, events, &tok, err);

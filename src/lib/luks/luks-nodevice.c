@@ -42,16 +42,9 @@ MB_EXPORT int mb_luks_unlock(mb_tpm *tpm, const char *device, const char *name, 
 	return no_luks(err);
 }
 
-MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *predicted,
-			     const mb_unseal_options *opt, mb_luks_reseal_result *ret,
+MB_EXPORT int mb_luks_reseal(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *const *predicted,
+			     size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
 			     mb_unseal_explanation **explanation, mb_error *err)
-{
-	return mb_luks_reseal_n(tpm, device, token, &predicted, predicted ? 1 : 0, opt, ret, explanation, err);
-}
-
-MB_EXPORT int mb_luks_reseal_n(mb_tpm *tpm, const char *device, int token, const mb_pcr_values *const *predicted,
-			       size_t n_predicted, const mb_unseal_options *opt, mb_luks_reseal_result *ret,
-			       mb_unseal_explanation **explanation, mb_error *err)
 {
 	*explanation = NULL;
 	ret->keyslot = ret->token = -1;

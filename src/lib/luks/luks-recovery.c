@@ -109,7 +109,7 @@ static bool passphrase_slot_left(luks_device *d, int gone)
 /* The new token id, read back from the disk (the device loaded again), unseals to key. */
 static int check_new(mb_tpm *tpm, luks_device **d, const char *path, int id, const secret_page *key, mb_error *err)
 {
-	static const mb_unseal_options none = { 0 };
+	static const mb_unseal_options none = MB_OPTIONS_INIT(mb_unseal_options);
 	mb_unseal_explanation *e = NULL;
 	mb_luks_token *t = NULL;
 	secret_page again = { 0 };

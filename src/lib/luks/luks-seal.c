@@ -13,6 +13,7 @@
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "luks-seal.h"
+#include "shared/base64.h"
 
 /* The event summary of s from log, in base64 (*ret); NULL when there is no log. */
 static int keep_events(mb_sealed *s, const uint8_t *log, size_t log_size, char **ret, mb_error *err)
@@ -31,7 +32,7 @@ static int keep_events(mb_sealed *s, const uint8_t *log, size_t log_size, char *
 	if (r < 0)
 		return r;
 	summary = mb_sealed_event_summary(s, &size);
-	*ret = mb_base64_encode(summary, size);
+	*ret = base64_encode(summary, size);
 	return *ret ? 0 : set_error(err, -ENOMEM, "out of memory");
 }
 
@@ -40,6 +41,7 @@ int luks_seal_key(mb_tpm *t, const uint8_t *key, size_t key_size, const mb_luks_
 {
 	/* no event log, at most its summary: the LUKS2 header has no room for one (docs/luks.md) */
 	mb_seal_options so = {
+		.size = sizeof(mb_seal_options),
 		.pcr_mask = opt->authority_public ? 0 : opt->pcr_mask,
 		.bank = opt->authority_public ? 0 : opt->bank,
 		.values = opt->authority_public ? NULL : opt->values,
@@ -136,7 +138,7 @@ int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint
 		    char **ret_json, bool *ret_or, mb_error *err)
 {
 	mb_sealed *old = NULL, *s = NULL;
-	mb_seal_options so;
+	mb_seal_options so = MB_OPTIONS_INIT(mb_seal_options);
 	mb_pcr_bank pred[MB_POLICY_OR_MAX];
 	size_t i;
 	int r;
@@ -158,7 +160,7 @@ int luks_reseal_key(mb_tpm *t, const char *old_json, size_t old_size, const uint
 			goto out;
 		}
 	}
-	r = mb_reseal_options_n(old, pred, n_predicted, &so, err);
+	r = mb_reseal_seal_options(old, pred, n_predicted, &so, err);
 	if (r < 0)
 		goto out;
 	/* sealed with a PIN: again with the PIN it was unsealed with */

@@ -21,6 +21,8 @@
 #include "shared/json-read.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
+#include "shared/base64.h"
+#include "shared/options.h"
 
 #define TOKEN_VERSION 1
 /* LUKS2 has at most 32 keyslots (LUKS2_KEYSLOTS_MAX). */
@@ -117,7 +119,7 @@ static int parse_events(json_object *mb, mb_luks_token *t, mb_error *err)
 		return 0;
 	if (!json_object_is_type(v, json_type_string))
 		return set_error(err, -EBADMSG, "field \"mboot.events\" is not a string");
-	r = mb_base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), MB_LUKS_TOKEN_MAX,
+	r = base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), MB_LUKS_TOKEN_MAX,
 			     &t->events, &t->events_size);
 	if (r == -ENOMEM)
 		return set_error(err, r, "out of memory");
@@ -362,10 +364,16 @@ const char *luks_token_sealed(const mb_luks_token *t, size_t *ret_size)
 MB_EXPORT int mb_luks_token_unseal(mb_tpm *tpm, const mb_luks_token *t, const mb_unseal_options *opt, uint8_t *key,
 				   size_t *key_size, mb_unseal_explanation **explanation, mb_error *err)
 {
-	static const mb_unseal_options none = { 0 };
+	mb_unseal_options o;
+	int r = OPTIONS_TAKE(o, opt, err);
 
-	return luks_unseal_key(tpm, t->sealed, t->sealed_size, t->events, t->events_size, opt ? opt : &none, key,
-			       key_size, explanation, err);
+	if (r < 0) {
+		*key_size = 0;
+		*explanation = NULL;
+		return r;
+	}
+	return luks_unseal_key(tpm, t->sealed, t->sealed_size, t->events, t->events_size, &o, key, key_size,
+			       explanation, err);
 }
 
 MB_EXPORT char *mb_luks_explanation_text(const mb_unseal_explanation *e)

@@ -12,6 +12,7 @@
 #include <mboot/tpm.h>
 #include "shared/fail.h"
 #include "shared/fileio.h"
+#include "shared/options.h"
 
 static int mkdir_parents(const char *path)
 {
@@ -64,9 +65,11 @@ static int pick_digests(mb_tpm *tpm, const mb_measure_input *in, mb_event_digest
 	return 0;
 }
 
-MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in, char **ret_record, size_t *ret_size,
+MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in_opt, char **ret_record, size_t *ret_size,
 			 mb_error *err)
 {
+	mb_measure_input in_buf;
+	const mb_measure_input *in = &in_buf;
 	mb_event_digest use[MB_MAX_BANKS];
 	size_t n_use = 0, size = 0;
 	char *record = NULL;
@@ -76,6 +79,9 @@ MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in, char **re
 
 	if (ret_record)
 		*ret_record = NULL;
+	r = OPTIONS_TAKE(in_buf, in_opt, err);
+	if (r < 0)
+		return r;
 	if (in->pcr >= MB_PCR_COUNT)
 		return set_error(err, -EINVAL, "PCR %u: there are only %u PCRs", in->pcr, MB_PCR_COUNT);
 	/*

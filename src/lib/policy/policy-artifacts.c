@@ -20,6 +20,7 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/options.h"
 
 /* A word as a regular expression: literal text, with $name and ${name} matching any word part. */
 static char *word_regex(const char *w)
@@ -505,18 +506,26 @@ out:
 	return rc;
 }
 
-MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
+MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt, char **ret_json, mb_error *err)
 {
+	mb_policy_artifacts a_buf;
+	int take = OPTIONS_TAKE(a_buf, a_opt, err);
+	const mb_policy_artifacts *a = &a_buf;
 	json_object *jp, *root, *r8, *r9;
 	grub_entry entry = { 0 };
 	grub_words args = { 0 };
 	carry_ctx carry = { 0 };
 	uint16_t algs[MB_MAX_BANKS];
-	size_t n_algs = policy_banks(a->log, algs), i, kcount = 0;
-	uint32_t firmware = a->firmware_pcrs;
+	size_t n_algs, i, kcount = 0;
+	uint32_t firmware;
 	bool pcr4 = false;
 	char *kpath = NULL, *kargs = NULL, *ipaths = NULL, *lcmd = NULL, *icmd = NULL;
 	int rc;
+
+	if (take < 0)
+		return take;
+	n_algs = policy_banks(a->log, algs);
+	firmware = a->firmware_pcrs;
 
 	if (a->boot.uki)
 		return generate_uki(a, ret_json, err);

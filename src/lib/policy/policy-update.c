@@ -79,7 +79,7 @@ static void say_unpredictable(message *m, const mb_predict_result *r)
 MB_EXPORT int mb_policy_log_after_update(const mb_event_log *log, const mb_efi_var_update *vars, size_t n_vars,
 					 mb_event_log **ret_log, mb_error *err)
 {
-	mb_predict_input in = { .log = log, .efi_vars = vars, .n_efi_vars = n_vars };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .efi_vars = vars, .n_efi_vars = n_vars };
 	mb_predict_result r;
 	message m = { .len = 0 };
 	int rc;

@@ -25,6 +25,7 @@
 #include "lib/replay/pcr-values.h"
 #include "lib/predict/predict-internal.h"
 #include "shared/fail.h"
+#include "shared/options.h"
 
 #define LINUX_INITRD_TAG 0x8F3B22ECu
 #define LINUX_LOAD_OPTIONS_TAG 0x8F3B22EDu
@@ -297,8 +298,10 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 	return rc;
 }
 
-MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_error *err)
+MB_EXPORT int mb_predict(const mb_predict_input *in_opt, mb_predict_result *ret, mb_error *err)
 {
+	mb_predict_input in_buf;
+	const mb_predict_input *in = &in_buf;
 	predict_ctx c = { 0 };
 	uint32_t efi_used = 0;
 	mb_log_writer *w = NULL;
@@ -308,6 +311,11 @@ MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_
 	int rc;
 
 	memset(ret, 0, sizeof(*ret));
+	rc = OPTIONS_TAKE(in_buf, in_opt, err);
+	if (rc < 0)
+		return rc;
+	if (!in->log)
+		return set_error(err, -EINVAL, "mb_predict: no event log");
 	c.in = in;
 	c.res = ret;
 	c.n_banks = mb_event_log_banks(in->log, &c.banks);

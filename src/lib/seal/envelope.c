@@ -20,7 +20,7 @@
 #include "shared/hex.h"
 #include "shared/json-read.h"
 #include "envelope-internal.h"
-#include "seal-json.h"
+#include "shared/json-doc.h"
 #include "sealed-internal.h"
 
 struct mb_envelope {
@@ -182,15 +182,15 @@ MB_EXPORT int mb_envelope_parse(const char *text, size_t size, mb_envelope **ret
 		r = set_error(err, -EBADMSG, "not a JSON object");
 		goto fail;
 	}
-	r = seal_json_check_kind(root, "mboot-envelope", err);
+	r = json_doc_check_kind(root, "mboot-envelope", err);
 	if (r < 0)
 		goto fail;
-	v = seal_json_get(root, "cipher", json_type_string);
+	v = json_doc_get(root, "cipher", json_type_string);
 	if (!v || strcmp(json_object_get_string(v), "aes-256-gcm") != 0) {
 		r = set_error(err, -EBADMSG, "field \"cipher\" is not \"aes-256-gcm\"");
 		goto fail;
 	}
-	v = seal_json_get(root, "label", json_type_string);
+	v = json_doc_get(root, "label", json_type_string);
 	if (!v || label_check(json_object_get_string(v), (size_t) json_object_get_string_len(v), NULL) < 0) {
 		r = set_error(err, -EBADMSG, "field \"label\" is not one line of text of at most %u bytes",
 			      MB_ENVELOPE_MAX_LABEL);
@@ -201,18 +201,18 @@ MB_EXPORT int mb_envelope_parse(const char *text, size_t size, mb_envelope **ret
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	r = seal_json_hex(root, "nonce", "nonce", e->nonce, sizeof(e->nonce), err);
+	r = json_doc_hex(root, "nonce", "nonce", e->nonce, sizeof(e->nonce), err);
 	if (r == 0)
-		r = seal_json_hex(root, "tag", "tag", e->tag, sizeof(e->tag), err);
+		r = json_doc_hex(root, "tag", "tag", e->tag, sizeof(e->tag), err);
 	if (r == 0)
-		r = seal_json_b64(root, "ciphertext", MB_ENVELOPE_MAX_DATA, false, &e->ct, &e->ct_size, err);
+		r = json_doc_b64(root, "ciphertext", MB_ENVELOPE_MAX_DATA, false, &e->ct, &e->ct_size, err);
 	if (r < 0)
 		goto fail;
 	if (e->ct_size == 0) {
 		r = set_error(err, -EBADMSG, "field \"ciphertext\" is empty");
 		goto fail;
 	}
-	v = seal_json_get(root, "sealed", json_type_object);
+	v = json_doc_get(root, "sealed", json_type_object);
 	if (!v) {
 		r = set_error(err, -EBADMSG, "field \"sealed\" is missing or not an object");
 		goto fail;
@@ -253,10 +253,10 @@ MB_EXPORT char *mb_envelope_to_json(const mb_envelope *e)
 	json_object_object_add(root, "label", json_object_new_string(e->label));
 	json_object_object_add(root, "cipher", json_object_new_string("aes-256-gcm"));
 	json_object_object_add(root, "nonce", json_object_new_string(hex_format(e->nonce, sizeof(e->nonce), nonce)));
-	json_object_object_add(root, "ciphertext", seal_json_b64_obj(e->ct, e->ct_size));
+	json_object_object_add(root, "ciphertext", json_doc_b64_obj(e->ct, e->ct_size));
 	json_object_object_add(root, "tag", json_object_new_string(hex_format(e->tag, sizeof(e->tag), tag)));
 	json_object_object_add(root, "sealed", sealed);
-	return seal_json_finish(root);
+	return json_doc_finish(root);
 }
 
 MB_EXPORT const mb_sealed *mb_envelope_sealed(const mb_envelope *e)

@@ -16,202 +16,12 @@
 #include <mboot/digest.h>
 #include <mboot/seal.h>
 #include <mboot/tpm.h>
+#include "shared/base64.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/json-read.h"
 #include "seal-json.h"
 #include "sealed-internal.h"
-
-static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-MB_EXPORT char *mb_base64_encode(const uint8_t *in, size_t n)
-{
-	char *out, *o;
-	size_t i;
-
-	if (n > (SIZE_MAX / 4) * 3 - 3)
-		return NULL;
-	out = malloc((n + 2) / 3 * 4 + 1);
-	if (!out)
-		return NULL;
-	o = out;
-	for (i = 0; i + 2 < n; i += 3) {
-		uint32_t v = (uint32_t) in[i] << 16 | (uint32_t) in[i + 1] << 8 | in[i + 2];
-
-		*o++ = b64_chars[v >> 18];
-		*o++ = b64_chars[(v >> 12) & 63];
-		*o++ = b64_chars[(v >> 6) & 63];
-		*o++ = b64_chars[v & 63];
-	}
-	if (i < n) {
-		uint32_t v = (uint32_t) in[i] << 16 | (i + 1 < n ? (uint32_t) in[i + 1] << 8 : 0);
-
-		*o++ = b64_chars[v >> 18];
-		*o++ = b64_chars[(v >> 12) & 63];
-		*o++ = i + 1 < n ? b64_chars[(v >> 6) & 63] : '=';
-		*o++ = '=';
-	}
-	*o = '\0';
-	return out;
-}
-
-/* Each alphabet character's value + 1; 0 for every other byte. A table, not a search: evidence
- * carries whole event logs in base64, decoded at every verification. */
-static const uint8_t b64_rev[256] = {
-	['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5, ['F'] = 6, ['G'] = 7, ['H'] = 8,
-	['I'] = 9, ['J'] = 10, ['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14, ['O'] = 15, ['P'] = 16,
-	['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20, ['U'] = 21, ['V'] = 22, ['W'] = 23, ['X'] = 24,
-	['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29, ['d'] = 30, ['e'] = 31, ['f'] = 32,
-	['g'] = 33, ['h'] = 34, ['i'] = 35, ['j'] = 36, ['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40,
-	['o'] = 41, ['p'] = 42, ['q'] = 43, ['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48,
-	['w'] = 49, ['x'] = 50, ['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55, ['3'] = 56,
-	['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64,
-};
-
-static int b64_val(char c)
-{
-	return (int) b64_rev[(unsigned char) c] - 1;
-}
-
-MB_EXPORT int mb_base64_decode(const char *s, size_t len, size_t max, uint8_t **ret, size_t *ret_size)
-{
-	uint8_t *out;
-	size_t i, n = 0, pad = 0;
-
-	if (len % 4)
-		return -EBADMSG;
-	if (len / 4 * 3 > max + 2)
-		return -E2BIG;
-	if (len >= 1 && s[len - 1] == '=')
-		pad++;
-	if (len >= 2 && s[len - 2] == '=')
-		pad++;
-	out = malloc(len / 4 * 3 + 1);
-	if (!out)
-		return -ENOMEM;
-	/* every quantum but the last has no padding */
-	for (i = 0; i + 4 < len; i += 4) {
-		const unsigned char *q = (const unsigned char *) s + i;
-		uint32_t a = b64_rev[q[0]], b = b64_rev[q[1]], c = b64_rev[q[2]], d = b64_rev[q[3]], v;
-
-		if (!a || !b || !c || !d) {
-			free(out);
-			return -EBADMSG;
-		}
-		v = (a - 1) << 18 | (b - 1) << 12 | (c - 1) << 6 | (d - 1);
-		out[n++] = (uint8_t) (v >> 16);
-		out[n++] = (uint8_t) (v >> 8);
-		out[n++] = (uint8_t) v;
-	}
-	for (; i < len; i += 4) {
-		int v[4], k;
-		bool last = i + 4 == len;
-
-		for (k = 0; k < 4; k++) {
-			if (last && k >= 4 - (int) pad) {
-				v[k] = 0;
-				continue;
-			}
-			v[k] = b64_val(s[i + k]);
-			if (v[k] < 0) {
-				free(out);
-				return -EBADMSG;
-			}
-		}
-		out[n++] = (uint8_t) (v[0] << 2 | v[1] >> 4);
-		if (!(last && pad == 2))
-			out[n++] = (uint8_t) ((v[1] & 15) << 4 | v[2] >> 2);
-		if (!(last && pad >= 1))
-			out[n++] = (uint8_t) ((v[2] & 3) << 6 | v[3]);
-		/* canonical: the bits padding drops must be zero */
-		if (last && ((pad == 2 && (v[1] & 15)) || (pad == 1 && (v[2] & 3)))) {
-			free(out);
-			return -EBADMSG;
-		}
-	}
-	if (n > max) {
-		free(out);
-		return -E2BIG;
-	}
-	*ret = out;
-	*ret_size = n;
-	return 0;
-}
-
-int seal_json_parse_text(const char *text, size_t size, json_object **ret, mb_error *err)
-{
-	json_object *root;
-	int r;
-
-	*ret = NULL;
-	r = untrusted_json_parse(text, size, 8, &root, err);
-	if (r < 0)
-		return r;
-	if (!json_object_is_type(root, json_type_object)) {
-		json_object_put(root);
-		return set_error(err, -EBADMSG, "not a JSON object");
-	}
-	*ret = root;
-	return 0;
-}
-
-int seal_json_check_kind(json_object *root, const char *kind, mb_error *err)
-{
-	json_object *o = seal_json_get(root, "kind", json_type_string);
-
-	if (!o || strcmp(json_object_get_string(o), kind) != 0)
-		return set_error(err, -EBADMSG, "field \"kind\" is not \"%s\"", kind);
-	if (!(o = seal_json_get(root, "version", json_type_int)) || json_object_get_int64(o) != 1)
-		return set_error(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
-	return 0;
-}
-
-int seal_json_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_object **ret,
-		   mb_error *err)
-{
-	json_object *root;
-	int r;
-
-	*ret = NULL;
-	if (size > max || size > INT_MAX)
-		return set_error(err, -E2BIG, "%s larger than %zu bytes", what, max);
-	r = seal_json_parse_text(text, size, &root, err);
-	if (r < 0)
-		return r;
-	r = seal_json_check_kind(root, kind, err);
-	if (r < 0) {
-		json_object_put(root);
-		return r;
-	}
-	*ret = root;
-	return 0;
-}
-
-char *seal_json_finish(json_object *root)
-{
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								      JSON_C_TO_STRING_NOSLASHESCAPE);
-	char *out = NULL;
-
-	size_t n = text ? strlen(text) : 0;
-
-	if (text && (out = malloc(n + 2))) {
-		memcpy(out, text, n);
-		memcpy(out + n, "\n", 2);
-	}
-	json_object_put(root);
-	return out;
-}
-
-int seal_json_hex(json_object *o, const char *key, const char *name, uint8_t *out, size_t size, mb_error *err)
-{
-	json_object *v = seal_json_get(o, key, json_type_string);
-
-	if (!v || (size_t) json_object_get_string_len(v) != 2 * size ||
-	    hex_parse(json_object_get_string(v), 2 * size, out, size) < 0)
-		return set_error(err, -EBADMSG, "field \"%s\" is not %zu bytes of hex", name, size);
-	return 0;
-}
 
 void sealed_done(mb_sealed *s)
 {
@@ -231,38 +41,6 @@ MB_EXPORT void mb_sealed_free(mb_sealed *s)
 	free(s);
 }
 
-json_object *seal_json_get(json_object *o, const char *key, json_type type)
-{
-	json_object *v = NULL;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
-		return NULL;
-	return v;
-}
-
-int seal_json_b64(json_object *root, const char *key, size_t max, bool optional, uint8_t **ret, size_t *ret_size,
-		   mb_error *err)
-{
-	json_object *v = NULL;
-	int r;
-
-	if (!json_object_object_get_ex(root, key, &v) || json_object_is_type(v, json_type_null)) {
-		if (optional)
-			return 0;
-		return set_error(err, -EBADMSG, "field \"%s\" is missing", key);
-	}
-	if (!json_object_is_type(v, json_type_string))
-		return set_error(err, -EBADMSG, "field \"%s\" is not a string", key);
-	r = mb_base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), max, ret, ret_size);
-	if (r == -E2BIG)
-		return set_error(err, -E2BIG, "field \"%s\" is larger than %zu bytes", key, max);
-	if (r == -ENOMEM)
-		return set_error(err, r, "out of memory");
-	if (r < 0)
-		return set_error(err, -EBADMSG, "field \"%s\" is not valid base64", key);
-	return 0;
-}
-
 /* A PCR-state object {"bank", "selection", "values"}; name is its place, for messages. */
 int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_out, uint32_t *mask_out,
 			   mb_error *err)
@@ -275,12 +53,12 @@ int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_o
 	memset(bank_out, 0, sizeof(*bank_out));
 	if (!pcrs || !json_object_is_type(pcrs, json_type_object))
 		return set_error(err, -EBADMSG, "field \"%s\" is missing or not an object", name);
-	bank = seal_json_get(pcrs, "bank", json_type_string);
+	bank = json_doc_get(pcrs, "bank", json_type_string);
 	if (!bank || !(d = mb_digest_by_name(json_object_get_string(bank))))
 		return set_error(err, -EBADMSG, "field \"%s.bank\" is missing or names no known bank", name);
 	bank_out->alg = d->alg;
 	bank_out->size = d->size;
-	sel = seal_json_get(pcrs, "selection", json_type_array);
+	sel = json_doc_get(pcrs, "selection", json_type_array);
 	if (!sel)
 		return set_error(err, -EBADMSG, "field \"%s.selection\" is missing or not an array", name);
 	n = json_object_array_length(sel);
@@ -298,7 +76,7 @@ int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_o
 				       (long long) p);
 		mask |= 1u << p;
 	}
-	vals = seal_json_get(pcrs, "values", json_type_object);
+	vals = json_doc_get(pcrs, "values", json_type_object);
 	if (!vals)
 		return set_error(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
 	json_object_object_foreach(vals, key, val) {
@@ -333,13 +111,13 @@ static int parse_authority(json_object *o, mb_sealed *s, mb_error *err)
 
 	if (!o)
 		return set_error(err, -EBADMSG, "field \"policy.key\" is missing or not an object");
-	r = seal_json_b64(o, "public", MB_SEALED_MAX_BLOB, false, &s->auth_key, &s->auth_key_size, err);
+	r = json_doc_b64(o, "public", MB_SEALED_MAX_BLOB, false, &s->auth_key, &s->auth_key_size, err);
 	if (r < 0)
 		return r;
 	r = mb_tpm_key_name(s->auth_key, s->auth_key_size, s->auth_key_name, err);
 	if (r < 0)
 		return prefix_error(err, -EBADMSG, "field \"policy.key.public\"");
-	r = seal_json_hex(o, "name", "policy.key.name", name, sizeof(name), err);
+	r = json_doc_hex(o, "name", "policy.key.name", name, sizeof(name), err);
 	if (r < 0)
 		return r;
 	if (memcmp(name, s->auth_key_name, sizeof(name)) != 0)
@@ -363,20 +141,20 @@ static int parse_window(json_object *w, mb_sealed *s, size_t i, mb_error *err)
 
 	if (!json_object_is_type(w, json_type_object))
 		return set_error(err, -EBADMSG, "field \"policy.window\" is not an object");
-	v = seal_json_get(w, "nv-index", json_type_string);
+	v = json_doc_get(w, "nv-index", json_type_string);
 	h = v ? json_object_get_string(v) : "";
 	x = strtoull(h, &end, 16);
 	if (strncmp(h, "0x", 2) != 0 || json_object_get_string_len(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
 	    x > MB_NV_OWNER_LAST)
 		return set_error(err, -EBADMSG, "field \"policy.window.nv-index\" is not an NV index of the owner range "
 			       "(0x%08x-0x%08x)", MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
-	v = seal_json_get(w, "counter", json_type_int);
+	v = json_doc_get(w, "counter", json_type_int);
 	/* json-c reads larger numbers as INT64_MAX: refused with them, as no TPM counter gets there */
 	c = v ? json_object_get_int64(v) : -1;
 	if (c < 0 || c == INT64_MAX)
 		return set_error(err, -EBADMSG, "field \"policy.window.counter\" is not an integer from 0 to %lld",
 			       (long long) INT64_MAX - 1);
-	r = seal_json_pcr_state(seal_json_get(w, "pcrs", json_type_object), "policy.window.pcrs", &s->branch[i],
+	r = seal_json_pcr_state(json_doc_get(w, "pcrs", json_type_object), "policy.window.pcrs", &s->branch[i],
 				&s->branch_mask[i], err);
 	if (r < 0)
 		return r;
@@ -412,17 +190,17 @@ static int parse_pin(json_object *o, mb_sealed *s, uint8_t want[MB_POLICY_DIGEST
  */
 static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 {
-	json_object *o = seal_json_get(root, "policy", json_type_object), *v, *br;
+	json_object *o = json_doc_get(root, "policy", json_type_object), *v, *br;
 	uint8_t want[MB_POLICY_DIGEST_SIZE];
 	const char *kind;
 	size_t i, n;
 	int r;
 
-	v = o ? seal_json_get(o, "kind", json_type_string) : NULL;
+	v = o ? json_doc_get(o, "kind", json_type_string) : NULL;
 	kind = v ? json_object_get_string(v) : "";
 	if (strcmp(kind, "pcr") != 0 && strcmp(kind, "or") != 0 && strcmp(kind, "authorize") != 0)
 		return set_error(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\", \"or\" or \"authorize\"");
-	r = seal_json_hex(o, "digest", "policy.digest", s->policy, MB_POLICY_DIGEST_SIZE, err);
+	r = json_doc_hex(o, "digest", "policy.digest", s->policy, MB_POLICY_DIGEST_SIZE, err);
 	if (r < 0)
 		return r;
 	if (strcmp(kind, "authorize") == 0) {
@@ -434,7 +212,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 			return set_error(err, -EBADMSG, "field \"pcrs\" is not taken with an \"authorize\" policy "
 				       "(the signatures carry the PCR values)");
 		s->authorized = true;
-		r = parse_authority(seal_json_get(o, "key", json_type_object), s, err);
+		r = parse_authority(json_doc_get(o, "key", json_type_object), s, err);
 		if (r == 0)
 			r = mb_policy_authorize_digest(s->auth_key_name, want, err);
 		if (r < 0)
@@ -444,7 +222,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 				       "\"policy.key.name\"");
 		return 0;
 	}
-	r = seal_json_pcr_state(seal_json_get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
+	r = seal_json_pcr_state(json_doc_get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
 	if (r < 0)
 		return r;
 	if (strcmp(kind, "or") != 0 && json_object_object_get_ex(o, "window", NULL))
@@ -457,7 +235,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 		json_object *win = NULL;
 		bool has_window = json_object_object_get_ex(o, "window", &win);
 
-		br = seal_json_get(o, "branches", json_type_array);
+		br = json_doc_get(o, "branches", json_type_array);
 		n = br ? json_object_array_length(br) : 0;
 		/* the window is one more branch of the PolicyOR */
 		if (n < (has_window ? 1u : 2u) || n > MB_POLICY_OR_MAX - (has_window ? 1u : 0u))
@@ -502,7 +280,7 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb
 	int r;
 
 	*ret = NULL;
-	r = seal_json_open(text, size, MB_SEALED_MAX_FILE, "sealed file", "mboot-sealed", &root, err);
+	r = json_doc_open(text, size, MB_SEALED_MAX_FILE, "sealed file", "mboot-sealed", &root, err);
 	if (r < 0)
 		return r;
 	r = sealed_from_object(root, ret, err);
@@ -518,15 +296,15 @@ int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
 	int r;
 
 	*ret = NULL;
-	r = seal_json_check_kind(root, "mboot-sealed", err);
+	r = json_doc_check_kind(root, "mboot-sealed", err);
 	if (r < 0)
 		return r;
 	s.version = 1;
-	r = seal_json_b64(root, "public", MB_SEALED_MAX_BLOB, false, &s.pub, &s.pub_size, err);
+	r = json_doc_b64(root, "public", MB_SEALED_MAX_BLOB, false, &s.pub, &s.pub_size, err);
 	if (r == 0)
-		r = seal_json_b64(root, "private", MB_SEALED_MAX_BLOB, false, &s.priv, &s.priv_size, err);
+		r = json_doc_b64(root, "private", MB_SEALED_MAX_BLOB, false, &s.priv, &s.priv_size, err);
 	if (r == 0)
-		r = seal_json_b64(root, "eventlog", MB_SEALED_MAX_LOG, true, &s.eventlog, &s.eventlog_size, err);
+		r = json_doc_b64(root, "eventlog", MB_SEALED_MAX_LOG, true, &s.eventlog, &s.eventlog_size, err);
 	if (r == 0)
 		r = mb_tpm_check_sealed_blobs(s.pub, s.pub_size, s.priv, s.priv_size, auth_policy, err);
 	if (r < 0)
@@ -541,12 +319,12 @@ int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
 		goto fail;
 	}
 
-	o = seal_json_get(root, "parent", json_type_object);
+	o = json_doc_get(root, "parent", json_type_object);
 	if (!o) {
 		r = set_error(err, -EBADMSG, "field \"parent\" is missing or not an object");
 		goto fail;
 	}
-	if ((v = seal_json_get(o, "handle", json_type_string))) {
+	if ((v = json_doc_get(o, "handle", json_type_string))) {
 		const char *h = json_object_get_string(v);
 		char *end;
 		unsigned long x = strtoul(h, &end, 16);
@@ -557,7 +335,7 @@ int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
 		}
 		s.parent_persistent = true;
 		s.parent_handle = (uint32_t) x;
-	} else if ((v = seal_json_get(o, "template", json_type_string))) {
+	} else if ((v = json_doc_get(o, "template", json_type_string))) {
 		if (strcmp(json_object_get_string(v), "ecc-p256-srk") != 0) {
 			r = set_error(err, -EBADMSG, "field \"parent.template\" is not \"ecc-p256-srk\"");
 			goto fail;
@@ -576,18 +354,6 @@ int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
 fail:
 	sealed_done(&s);
 	return r;
-}
-
-json_object *seal_json_b64_obj(const uint8_t *p, size_t n)
-{
-	char *s = mb_base64_encode(p, n);
-	json_object *o;
-
-	if (!s)
-		return NULL;
-	o = json_object_new_string(s);
-	free(s);
-	return o;
 }
 
 json_object *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
@@ -620,7 +386,7 @@ MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 {
 	json_object *root = sealed_to_object(s);
 
-	return root ? seal_json_finish(root) : NULL;
+	return root ? json_doc_finish(root) : NULL;
 }
 
 json_object *sealed_to_object(const mb_sealed *s)
@@ -638,8 +404,8 @@ json_object *sealed_to_object(const mb_sealed *s)
 	}
 	json_object_object_add(root, "version", json_object_new_int(1));
 	json_object_object_add(root, "kind", json_object_new_string("mboot-sealed"));
-	json_object_object_add(root, "public", seal_json_b64_obj(s->pub, s->pub_size));
-	json_object_object_add(root, "private", seal_json_b64_obj(s->priv, s->priv_size));
+	json_object_object_add(root, "public", json_doc_b64_obj(s->pub, s->pub_size));
+	json_object_object_add(root, "private", json_doc_b64_obj(s->priv, s->priv_size));
 	if (!s->authorized)
 		json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&s->pcrs, s->mask));
 	json_object_object_add(pol, "kind",
@@ -652,7 +418,7 @@ json_object *sealed_to_object(const mb_sealed *s)
 
 		json_object_object_add(key, "name",
 				       json_object_new_string(hex_format(s->auth_key_name, MB_TPM_NAME_SIZE, hex)));
-		json_object_object_add(key, "public", seal_json_b64_obj(s->auth_key, s->auth_key_size));
+		json_object_object_add(key, "public", json_doc_b64_obj(s->auth_key, s->auth_key_size));
 		json_object_object_add(pol, "key", key);
 	}
 	if (s->n_branches) {
@@ -680,6 +446,6 @@ json_object *sealed_to_object(const mb_sealed *s)
 		json_object_object_add(parent, "template", json_object_new_string("ecc-p256-srk"));
 	json_object_object_add(root, "parent", parent);
 	if (s->eventlog)
-		json_object_object_add(root, "eventlog", seal_json_b64_obj(s->eventlog, s->eventlog_size));
+		json_object_object_add(root, "eventlog", json_doc_b64_obj(s->eventlog, s->eventlog_size));
 	return root;
 }

@@ -99,7 +99,7 @@ static int check_signature_bytes(const mb_policy_signature *s, mb_error *err)
 	bool ok;
 
 	if (s->scheme == MB_SIG_RSASSA)
-		return 0; /* seal_json_b64 capped it at MB_SIG_MAX, the TPM's MAX_RSA_KEY_BYTES */
+		return 0; /* json_doc_b64 capped it at MB_SIG_MAX, the TPM's MAX_RSA_KEY_BYTES */
 	es = d2i_ECDSA_SIG(NULL, &p, (long) s->sig_size);
 	ok = es && p == s->sig + s->sig_size;
 	if (ok) {
@@ -136,14 +136,14 @@ static int parse_counter(json_object *o, mb_policy_signature *s, mb_error *err)
 
 	if (!json_object_is_type(o, json_type_object))
 		return set_error(err, -EBADMSG, "field \"counter\" is not an object");
-	v = seal_json_get(o, "nv-index", json_type_string);
+	v = json_doc_get(o, "nv-index", json_type_string);
 	h = v ? json_object_get_string(v) : "";
 	x = strtoull(h, &end, 16);
 	if (strncmp(h, "0x", 2) != 0 || json_object_get_string_len(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
 	    x > MB_NV_OWNER_LAST)
 		return set_error(err, -EBADMSG, "field \"counter.nv-index\" is not an NV index of the owner range "
 				 "(0x%08x-0x%08x)", MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
-	v = seal_json_get(o, "value", json_type_int);
+	v = json_doc_get(o, "value", json_type_int);
 	c = v ? json_object_get_int64(v) : -1;
 	if (c < 0 || c == INT64_MAX)
 		return set_error(err, -EBADMSG, "field \"counter.value\" is not an integer from 0 to %lld",
@@ -163,14 +163,14 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = seal_json_open(text, size, SIGNATURE_MAX_FILE, "signature file", "mboot-policy-signature", &root, err);
+	r = json_doc_open(text, size, SIGNATURE_MAX_FILE, "signature file", "mboot-policy-signature", &root, err);
 	if (r < 0)
 		return r;
-	r = seal_json_pcr_state(seal_json_get(root, "pcrs", json_type_object), "pcrs", &s.pcrs, &s.mask, err);
+	r = seal_json_pcr_state(json_doc_get(root, "pcrs", json_type_object), "pcrs", &s.pcrs, &s.mask, err);
 	if (r == 0 && s.mask == 0)
 		r = set_error(err, -EBADMSG, "field \"pcrs.selection\" is empty: a signature for no PCRs approves any boot");
 	if (r == 0)
-		r = seal_json_hex(root, "policy", "policy", want, sizeof(want), err);
+		r = json_doc_hex(root, "policy", "policy", want, sizeof(want), err);
 	if (r == 0 && json_object_object_get_ex(root, "counter", &o))
 		r = parse_counter(o, &s, err);
 	if (r == 0)
@@ -180,20 +180,20 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 			      "\"pcrs\" and \"counter\"" : "field \"policy\" is not the PolicyPCR digest of \"pcrs\"");
 	if (r < 0)
 		goto fail;
-	o = seal_json_get(root, "key", json_type_object);
+	o = json_doc_get(root, "key", json_type_object);
 	if (!o) {
 		r = set_error(err, -EBADMSG, "field \"key\" is missing or not an object");
 		goto fail;
 	}
-	r = seal_json_hex(o, "name", "key.name", s.key_name, sizeof(s.key_name), err);
+	r = json_doc_hex(o, "name", "key.name", s.key_name, sizeof(s.key_name), err);
 	if (r < 0)
 		goto fail;
 	if (s.key_name[0] != 0x00 || s.key_name[1] != 0x0b) {
 		r = set_error(err, -EBADMSG, "field \"key.name\" is not a SHA-256 name (000b...)");
 		goto fail;
 	}
-	o = seal_json_get(root, "signature", json_type_object);
-	v = o ? seal_json_get(o, "scheme", json_type_string) : NULL;
+	o = json_doc_get(root, "signature", json_type_object);
+	v = o ? json_doc_get(o, "scheme", json_type_string) : NULL;
 	scheme = v ? json_object_get_string(v) : "";
 	if (strcmp(scheme, "rsassa") == 0)
 		s.scheme = MB_SIG_RSASSA;
@@ -203,12 +203,12 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 		r = set_error(err, -EBADMSG, "field \"signature.scheme\" is missing or not \"rsassa\" or \"ecdsa\"");
 		goto fail;
 	}
-	v = seal_json_get(o, "hash", json_type_string);
+	v = json_doc_get(o, "hash", json_type_string);
 	if (!v || strcmp(json_object_get_string(v), "sha256") != 0) {
 		r = set_error(err, -EBADMSG, "field \"signature.hash\" is not \"sha256\"");
 		goto fail;
 	}
-	r = seal_json_b64(o, "value", MB_SIG_MAX, false, &s.sig, &s.sig_size, err);
+	r = json_doc_b64(o, "value", MB_SIG_MAX, false, &s.sig, &s.sig_size, err);
 	if (r < 0) {
 		prefix_error(err, r, "signature");
 		goto fail;
@@ -257,7 +257,7 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 	json_object_object_add(root, "key", key);
 	json_object_object_add(so, "scheme", json_object_new_string(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));
 	json_object_object_add(so, "hash", json_object_new_string("sha256"));
-	json_object_object_add(so, "value", seal_json_b64_obj(sig->sig, sig->sig_size));
+	json_object_object_add(so, "value", json_doc_b64_obj(sig->sig, sig->sig_size));
 	json_object_object_add(root, "signature", so);
-	return seal_json_finish(root);
+	return json_doc_finish(root);
 }

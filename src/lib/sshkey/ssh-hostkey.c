@@ -206,7 +206,7 @@ static int load_envelope(const char *path, mb_envelope **ret, mb_error *err)
 static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uopt, const secret_page *key,
 		      mb_error *err)
 {
-	static const mb_unseal_options none = { 0 };
+	static const mb_unseal_options none = MB_OPTIONS_INIT(mb_unseal_options);
 	mb_envelope *e = NULL;
 	secret_page back = { 0 };
 	int rc = load_envelope(path, &e, err);
@@ -235,7 +235,7 @@ static int round_trip(mb_tpm *tpm, const char *path, const mb_unseal_options *uo
 static int seal_one(mb_tpm *tpm, int dirfd, const char *dir, const char *name, const mb_ssh_hostkey_seal_options *o,
 		    mb_error *err)
 {
-	static const mb_seal_options no_seal = { 0 };
+	static const mb_seal_options no_seal = MB_OPTIONS_INIT(mb_seal_options);
 	const mb_seal_options *sopt = FITS(o, seal) && o->seal ? o->seal : &no_seal;
 	secret_page key = { 0 };
 	mb_envelope *e = NULL;
@@ -357,7 +357,7 @@ static void remove_keys(int tofd, const key_names *k)
 static int unseal_one(mb_tpm *tpm, const char *dir, const char *name, const char *to, int tofd,
 		      const mb_ssh_hostkey_unseal_options *o, mb_error *err)
 {
-	static const mb_unseal_options none = { 0 };
+	static const mb_unseal_options none = MB_OPTIONS_INIT(mb_unseal_options);
 	const mb_unseal_options *uopt = FITS(o, unseal) && o->unseal ? o->unseal : &none;
 	mb_unseal_explanation **why = FITS(o, explanation) ? o->explanation : NULL;
 	char path[4096], clear[256];

@@ -17,7 +17,7 @@
 #include <mboot/attest.h>
 #include <mboot/digest.h>
 #include <mboot/seal.h>
-#include "lib/seal/seal-json.h"
+#include "shared/json-doc.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/reader.h"

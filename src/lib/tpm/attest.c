@@ -17,7 +17,7 @@
 #include <mboot/attest.h>
 #include <mboot/digest.h>
 #include <mboot/seal.h>
-#include "lib/seal/seal-json.h"
+#include "shared/json-doc.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/reader.h"
@@ -85,10 +85,10 @@ json_object *attest_doc_new(const char *kind)
 	return root;
 }
 
-/* seal_json_finish, or -ENOMEM. */
+/* json_doc_finish, or -ENOMEM. */
 int attest_doc_finish(json_object *root, char **ret, mb_error *err)
 {
-	*ret = root ? seal_json_finish(root) : NULL;
+	*ret = root ? json_doc_finish(root) : NULL;
 	if (!*ret)
 		return set_error(err, -ENOMEM, "out of memory");
 	return 0;
@@ -174,8 +174,8 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 	ak = attest_doc_new("mboot-ak");
 	if (ak) {
 		json_object_object_add(ak, "alg", json_object_new_string(ak_alg == MB_ATTEST_KEY_RSA ? "rsa" : "ecc"));
-		json_object_object_add(ak, "public", seal_json_b64_obj(ak_buf, ak_size));
-		json_object_object_add(ak, "private", seal_json_b64_obj(priv_buf, priv_size));
+		json_object_object_add(ak, "public", json_doc_b64_obj(ak_buf, ak_size));
+		json_object_object_add(ak, "private", json_doc_b64_obj(priv_buf, priv_size));
 		json_object_object_add(ak, "parent", json_object_new_string(persistent ? parent_name : "srk-template"));
 		json_object_object_add(ak, "name", attest_hex_json(name, sizeof(name)));
 		json_object_object_add(ak, "ek", json_object_new_string(attest_ek_kinds[kind].name));
@@ -184,13 +184,13 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 	if (req) {
 		o = json_object_new_object();
 		json_object_object_add(req, "ek", o);
-		json_object_object_add(o, "public", seal_json_b64_obj(ek_buf, ek_size));
-		json_object_object_add(o, "certificate", cert ? seal_json_b64_obj(cert, cert_size) : NULL);
+		json_object_object_add(o, "public", json_doc_b64_obj(ek_buf, ek_size));
+		json_object_object_add(o, "certificate", cert ? json_doc_b64_obj(cert, cert_size) : NULL);
 		snprintf(index, sizeof(index), "0x%08x", attest_ek_kinds[kind].nv_index);
 		json_object_object_add(o, "nv_index", cert ? json_object_new_string(index) : NULL);
 		o = json_object_new_object();
 		json_object_object_add(req, "ak", o);
-		json_object_object_add(o, "public", seal_json_b64_obj(ak_buf, ak_size));
+		json_object_object_add(o, "public", json_doc_b64_obj(ak_buf, ak_size));
 		json_object_object_add(o, "name", attest_hex_json(name, sizeof(name)));
 	}
 	r = attest_doc_finish(ak, ret_ak_file, err);
@@ -222,7 +222,7 @@ static int b64_exact(json_object *o, const char *key, uint8_t *out, size_t max, 
 {
 	uint8_t *p = NULL;
 	size_t n = 0;
-	int r = seal_json_b64(o, key, max, false, &p, &n, err);
+	int r = json_doc_b64(o, key, max, false, &p, &n, err);
 
 	if (r < 0)
 		return r;
@@ -236,7 +236,7 @@ static int b64_exact(json_object *o, const char *key, uint8_t *out, size_t max, 
 /* Up to max bytes of hex of even length; name is the field, for messages. */
 static int hex_var(json_object *o, const char *key, uint8_t *out, size_t max, size_t *ret_size, mb_error *err)
 {
-	json_object *v = seal_json_get(o, key, json_type_string);
+	json_object *v = json_doc_get(o, key, json_type_string);
 	size_t len = v ? (size_t) json_object_get_string_len(v) : 0;
 
 	if (!v || len == 0 || len % 2 || len / 2 > max || hex_parse(json_object_get_string(v), len, out, len / 2) < 0)
@@ -261,7 +261,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	r = dlopen_tpm2(err);
 	if (r < 0)
 		return r;
-	r = seal_json_open(text, size, AK_FILE_MAX, "the AK file", "mboot-ak", &root, err);
+	r = json_doc_open(text, size, AK_FILE_MAX, "the AK file", "mboot-ak", &root, err);
 	if (r < 0)
 		return r;
 	r = b64_exact(root, "public", ak->pub_raw, sizeof(ak->pub_raw), &ak->pub_raw_size, err);
@@ -280,7 +280,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	r = mb_tpm_key_name(ak->pub_raw, ak->pub_raw_size, ak->name, err);
 	if (r < 0)
 		goto out;
-	r = seal_json_hex(root, "name", "name", name, sizeof(name), err);
+	r = json_doc_hex(root, "name", "name", name, sizeof(name), err);
 	if (r < 0)
 		goto out;
 	if (memcmp(name, ak->name, sizeof(name)) != 0) {
@@ -296,7 +296,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 		r = set_error(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
 		goto out;
 	}
-	v = seal_json_get(root, "parent", json_type_string);
+	v = json_doc_get(root, "parent", json_type_string);
 	s = v ? json_object_get_string(v) : "";
 	if (strcmp(s, "srk-template") == 0) {
 		ak->parent_persistent = false;
@@ -307,7 +307,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 		r = set_error(err, -EBADMSG, "field \"parent\" is neither \"srk-template\" nor a persistent handle");
 		goto out;
 	}
-	v = seal_json_get(root, "ek", json_type_string);
+	v = json_doc_get(root, "ek", json_type_string);
 	for (k = 0; v && k < EK_KIND_MAX; k++)
 		if (strcmp(json_object_get_string(v), attest_ek_kinds[k].name) == 0)
 			break;
@@ -357,7 +357,7 @@ int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, 
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = seal_json_open(text, size, CHALLENGE_MAX, "the challenge", "mboot-attest-challenge", &root, err);
+	r = json_doc_open(text, size, CHALLENGE_MAX, "the challenge", "mboot-attest-challenge", &root, err);
 	if (r < 0)
 		return r;
 	r = hex_var(root, "ak_name", ret->name, sizeof(ret->name), &ret->name_size, err);
@@ -457,7 +457,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 	resp = attest_doc_new("mboot-attest-response");
 	if (resp) {
 		json_object_object_add(resp, "ak_name", attest_hex_json(ak.name, sizeof(ak.name)));
-		json_object_object_add(resp, "credential", seal_json_b64_obj(cred->buffer, cred->size));
+		json_object_object_add(resp, "credential", json_doc_b64_obj(cred->buffer, cred->size));
 	}
 	r = attest_doc_finish(resp, ret_response, err);
 	goto out;

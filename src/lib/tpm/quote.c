@@ -13,10 +13,11 @@
 #include <mboot/attest.h>
 #include <mboot/digest.h>
 #include <mboot/seal.h>
-#include "lib/seal/seal-json.h"
+#include "shared/json-doc.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/reader.h"
+#include "shared/options.h"
 #include "tpm-internal.h"
 #include "attest-internal.h"
 
@@ -123,9 +124,12 @@ static json_object *now_obj(void)
 	return json_object_new_string(buf);
 }
 
-MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, const mb_quote_input *in,
+MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, const mb_quote_input *in_opt,
 			   char **ret_evidence, mb_error *err)
 {
+	mb_quote_input in_buf;
+	int take = OPTIONS_TAKE(in_buf, in_opt, err);
+	const mb_quote_input *in = &in_buf;
 	ak_file ak;
 	mb_tpm_bank active[MB_MAX_BANKS];
 	uint16_t use[MB_MAX_BANKS];
@@ -148,6 +152,8 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	int r;
 
 	*ret_evidence = NULL;
+	if (take < 0)
+		return take;
 	if ((!in->nonce && in->nonce_size) || in->nonce_size > MB_ATTEST_EXTRA_DATA_MAX)
 		return set_error(err, -EINVAL, "the nonce must have 0 to %u bytes, not %zu", MB_ATTEST_EXTRA_DATA_MAX,
 			       in->nonce_size);
@@ -273,14 +279,14 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	q = json_object_new_object();
 	if (root && q) {
 		json_object_object_add(root, "quote", q);
-		json_object_object_add(q, "attest", seal_json_b64_obj(quoted->attestationData, quoted->size));
-		json_object_object_add(q, "signature", seal_json_b64_obj(sig_buf, sig_size));
+		json_object_object_add(q, "attest", json_doc_b64_obj(quoted->attestationData, quoted->size));
+		json_object_object_add(q, "signature", json_doc_b64_obj(sig_buf, sig_size));
 		json_object_object_add(root, "pcrs", pcrs_obj(v));
-		json_object_object_add(root, "ak_public", seal_json_b64_obj(ak.pub_raw, ak.pub_raw_size));
+		json_object_object_add(root, "ak_public", json_doc_b64_obj(ak.pub_raw, ak.pub_raw_size));
 		json_object_object_add(root, "eventlog",
-				       in->eventlog ? seal_json_b64_obj(in->eventlog, in->eventlog_size) : NULL);
+				       in->eventlog ? json_doc_b64_obj(in->eventlog, in->eventlog_size) : NULL);
 		json_object_object_add(root, "userspace_log",
-				       in->userspace_log ? seal_json_b64_obj(in->userspace_log, in->userspace_log_size) :
+				       in->userspace_log ? json_doc_b64_obj(in->userspace_log, in->userspace_log_size) :
 							   NULL);
 		json_object_object_add(root, "created", now_obj());
 	} else {

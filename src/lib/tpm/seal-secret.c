@@ -15,6 +15,7 @@
 #include <mboot/tpm-policy.h>
 #include "lib/seal/sealed-internal.h"
 #include "shared/fail.h"
+#include "shared/options.h"
 #include "tpm-internal.h"
 
 /* Everything about opt that can be refused before the TPM is asked anything. */
@@ -126,10 +127,11 @@ static int keep_copy(const uint8_t *p, size_t n, uint8_t **ret, size_t *ret_size
 	return 0;
 }
 
-MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_size, const mb_seal_options *opt,
+MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_size, const mb_seal_options *opt_in,
 			     mb_sealed **ret, mb_error *err)
 {
-	static const mb_seal_options defaults = { 0 };
+	mb_seal_options o;
+	const mb_seal_options *opt = &o;
 	const mb_digest_info *bank;
 	mb_tpm_sealed_blob blob = { 0 };
 	uint8_t auth[32];
@@ -137,8 +139,9 @@ MB_EXPORT int mb_seal_secret(mb_tpm *t, const uint8_t *secret, size_t secret_siz
 	int r;
 
 	*ret = NULL;
-	if (!opt)
-		opt = &defaults;
+	r = OPTIONS_TAKE(o, opt_in, err);
+	if (r < 0)
+		return r;
 	r = check_options(secret, secret_size, opt, &bank, err);
 	if (r < 0)
 		return r;
@@ -191,14 +194,16 @@ fail:
 	return r;
 }
 
-MB_EXPORT int mb_reseal_options_n(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
-				  mb_seal_options *ret, mb_error *err)
+/* mb_reseal_seal_options into the library's own struct */
+static int reseal_seal_options(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
+			       mb_seal_options *ret, mb_error *err)
 {
 	const mb_digest_info *bank;
 	uint32_t missing;
 	size_t i;
 
 	memset(ret, 0, sizeof(*ret));
+	ret->size = sizeof(*ret);
 	if (!s)
 		return set_error(err, -EINVAL, "no sealed secret");
 	if (s->authorized)
@@ -238,8 +243,18 @@ MB_EXPORT int mb_reseal_options_n(const mb_sealed *s, const mb_pcr_bank *predict
 	return 0;
 }
 
-MB_EXPORT int mb_reseal_options(const mb_sealed *s, const mb_pcr_bank *predicted, mb_seal_options *ret,
-				mb_error *err)
+MB_EXPORT int mb_reseal_seal_options(const mb_sealed *s, const mb_pcr_bank *predicted, size_t n_predicted,
+				     mb_seal_options *ret, mb_error *err)
 {
-	return mb_reseal_options_n(s, predicted, predicted ? 1 : 0, ret, err);
+	mb_seal_options o;
+	int r;
+
+	if (!ret)
+		return set_error(err, -EINVAL, "no options to fill");
+	r = options_check_out(ret, sizeof(o), __func__, err);
+	if (r < 0)
+		return r;
+	r = reseal_seal_options(s, predicted, n_predicted, &o, err);
+	options_give(ret, &o, sizeof(o));
+	return r;
 }

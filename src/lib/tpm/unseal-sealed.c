@@ -23,6 +23,7 @@
 #include "shared/hex.h"
 #include "shared/fail.h"
 #include "shared/fileio.h"
+#include "shared/options.h"
 #include "tpm-internal.h"
 #include "unseal-internal.h"
 
@@ -555,17 +556,19 @@ static int unseal_signed(mb_unseal_explanation *e, mb_tpm *t, const mb_sealed *s
 	return refused(err);
 }
 
-MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt, uint8_t *out,
+MB_EXPORT int mb_tpm_unseal_sealed(mb_tpm *t, const mb_sealed *s, const mb_unseal_options *opt_in, uint8_t *out,
 				   size_t *out_size, mb_unseal_explanation **explanation, mb_error *err)
 {
-	static const mb_unseal_options none = { 0 };
+	mb_unseal_options o;
+	const mb_unseal_options *opt = &o;
 	mb_unseal_explanation *e;
 	int r;
 
 	*out_size = 0;
 	*explanation = NULL;
-	if (!opt)
-		opt = &none;
+	r = OPTIONS_TAKE(o, opt_in, err);
+	if (r < 0)
+		return r;
 	if (!s->authorized && opt->n_signatures)
 		return set_error(err, -EINVAL, "the secret is sealed to PCR values, not to signed policies");
 	if (s->pin && (!opt->pin || !opt->pin_size))

@@ -10,6 +10,7 @@
 #include "lib/events/digest-check.h"
 #include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
+#include "shared/options.h"
 
 /* Events with data that does not hash to their digest listed by number, a PCR of a bank. */
 #define BAD_EVENTS_LISTED 16
@@ -340,7 +341,8 @@ static combined_bank *find_bank(combined_bank *banks, size_t n, uint16_t alg)
 static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
 		       const mb_verify_options *opts, mb_verify_result *ret, mb_error *err)
 {
-	static const mb_verify_options defaults = { NULL, 0, MB_USERSPACE_PCRS_DEFAULT };
+	static const mb_verify_options defaults = { .size = sizeof(mb_verify_options),
+						    .userspace_pcrs = MB_USERSPACE_PCRS_DEFAULT };
 	const mb_pcr_values *replay = &ret->replay;
 	combined_bank banks[2 * MB_MAX_BANKS];
 	size_t n_banks = 0, b, i, n = mb_event_log_count(log), n_us = userspace ? mb_cel_log_count(userspace) : 0;
@@ -513,15 +515,23 @@ static int verify_into(const mb_event_log *log, const mb_cel_log *userspace, con
 }
 
 MB_EXPORT int mb_verify_log(const mb_event_log *log, const mb_cel_log *userspace, const mb_pcr_values *actual,
-			    const mb_verify_options *opts, mb_verify_result **ret, mb_error *err)
+			    const mb_verify_options *opts_in, mb_verify_result **ret, mb_error *err)
 {
-	mb_verify_result *res = calloc(1, sizeof(*res));
+	mb_verify_result *res;
+	mb_verify_options o;
 	int r;
 
 	*ret = NULL;
+	/* NULL: the defaults (MB_USERSPACE_PCRS_DEFAULT) */
+	if (opts_in) {
+		r = OPTIONS_TAKE(o, opts_in, err);
+		if (r < 0)
+			return r;
+	}
+	res = calloc(1, sizeof(*res));
 	if (!res)
 		return set_error(err, -ENOMEM, "out of memory");
-	r = verify_into(log, userspace, actual, opts, res, err);
+	r = verify_into(log, userspace, actual, opts_in ? &o : NULL, res, err);
 	if (r < 0) {
 		free(res);
 		return r;
