@@ -53,6 +53,8 @@ typedef struct mb_error {
 #define MB_ERR_TPM_AUTH (-4004)
 /* The TPM has an active bank none of the digests is for (mb_measure; exit 3 in the tool). */
 #define MB_ERR_MEASURE_BANK (-4100)
+/* A refusal of mb_tpm_extend_log (exit 1 in the tool): the TPM's PCRs are as they were. */
+#define MB_ERR_LOG_EXTEND_REFUSED (-4200)
 /* A refused challenge or activation (EK certificate, AK attributes, proof): exit 1 in the tool. */
 #define MB_ERR_ATTEST_REFUSED (-5000)
 /* A policy cannot hold a PCR whose value is unknown (mb_policy_log_after_update): exit 1 in the

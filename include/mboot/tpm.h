@@ -116,8 +116,7 @@ typedef struct mb_log_extend_result {
 	size_t n_banks;
 } mb_log_extend_result;
 
-/* A refusal of mb_tpm_extend_log (exit 1 in the tool): the TPM's PCRs are as they were. */
-#define MB_ERR_LOG_EXTEND_REFUSED (-4200)
+/* A refusal of mb_tpm_extend_log: MB_ERR_LOG_EXTEND_REFUSED (mboot/error.h). */
 
 /*
  * Open the TPM at tcti (as mb_tpm_open) and extend log into it; opts and res may be NULL.
