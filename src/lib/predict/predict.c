@@ -89,13 +89,17 @@ static int plan(predict_ctx *c, mb_error *err)
 	if (rc < 0)
 		return set_error(err, rc, "the command line: %s", mb_strerror(rc));
 	if (in->boot.initrd_path) {
-		c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->boot.initrd_path);
+		if (!(c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->boot.initrd_path)))
+			rc = -ENOMEM;
 	} else {
 		const grub_words *from = c->entry.initrd_line.n ? &c->entry.initrd_line : &c->old_initrd;
 
-		for (i = 1; i < from->n; i++)
-			c->initrd_paths.w[c->initrd_paths.n++] = strdup(from->w[i]);
+		for (i = 1; i < from->n && rc == 0; i++)
+			if (!(c->initrd_paths.w[c->initrd_paths.n++] = strdup(from->w[i])))
+				rc = -ENOMEM;
 	}
+	if (rc < 0)
+		return set_error(err, rc, "the initrd paths: %s", mb_strerror(rc));
 	for (i = 0; i < c->args.n; i++)
 		if (!in->boot.cmdline && strchr(c->args.w[i], '$'))
 			pred_note(c, 8, true, "the config's kernel arguments use a variable (%s): give the expanded --cmdline",
