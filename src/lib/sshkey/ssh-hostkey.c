@@ -18,13 +18,11 @@
 
 #include <mboot/ssh-hostkey.h>
 #include "shared/fail.h"
+#include "shared/options.h"
 #include "shared/fileio.h"
 #include "shared/secret-page.h"
 
 #define SUFFIX MB_SSH_HOSTKEY_SUFFIX
-/* The fields of a caller's struct that fit in the size it said (older callers' are smaller). */
-#define FITS(s, field) ((s) && (s)->size >= offsetof(__typeof__(*(s)), field) + sizeof((s)->field))
-
 typedef struct key_names {
 	char *name[MB_SSH_HOSTKEYS_MAX];
 	size_t n;
@@ -236,7 +234,7 @@ static int seal_one(mb_tpm *tpm, int dirfd, const char *dir, const char *name, c
 		    mb_error *err)
 {
 	static const mb_seal_options no_seal = MB_OPTIONS_INIT(mb_seal_options);
-	const mb_seal_options *sopt = FITS(o, seal) && o->seal ? o->seal : &no_seal;
+	const mb_seal_options *sopt = o->seal ? o->seal : &no_seal;
 	secret_page key = { 0 };
 	mb_envelope *e = NULL;
 	char out[4096], *label = NULL, *json = NULL;
@@ -250,17 +248,17 @@ static int seal_one(mb_tpm *tpm, int dirfd, const char *dir, const char *name, c
 		prefix_error(err, rc, name);
 	if (rc == 0 && !(json = mb_envelope_to_json(e)))
 		rc = set_error(err, -ENOMEM, "out of memory");
-	if (rc == 0 && (rc = file_write(out, json, strlen(json), 0600, FITS(o, force) && o->force, err)) < 0) {
+	if (rc == 0 && (rc = file_write(out, json, strlen(json), 0600, o->force, err)) < 0) {
 		if (rc == -EEXIST) /* made by someone else since the check */
 			set_error(err, rc, "%s already exists; not replaced (give --force to replace it)", out);
 		else
 			prefix_error(err, rc, out);
 	}
 	if (rc == 0)
-		rc = round_trip(tpm, out, FITS(o, unseal) ? o->unseal : NULL, &key, err);
+		rc = round_trip(tpm, out, o->unseal, &key, err);
 	if (rc == 0)
 		rc = wipe_file(dirfd, dir, name, err);
-	if (rc == 0 && FITS(o, userdata) && o->done) {
+	if (rc == 0 && o->done) {
 		char from[4096];
 
 		snprintf(from, sizeof(from), "%s/%s", dir, name);
@@ -273,17 +271,19 @@ static int seal_one(mb_tpm *tpm, int dirfd, const char *dir, const char *name, c
 	return rc;
 }
 
-int mb_ssh_hostkey_seal(const char *tcti, const char *dir, const mb_ssh_hostkey_seal_options *opts, mb_error *err)
+int mb_ssh_hostkey_seal(const char *tcti, const char *dir, const mb_ssh_hostkey_seal_options *opts_in,
+			mb_error *err)
 {
+	mb_ssh_hostkey_seal_options opts;
 	key_names k = { .n = 0 };
 	mb_tpm *tpm = NULL;
 	int rc, dirfd = -1;
 	size_t i;
 
-	rc = list_hostkeys(dir, false, &k, err);
-	if (rc < 0)
+	rc = OPTIONS_TAKE(opts, opts_in, err);
+	if (rc < 0 || (rc = list_hostkeys(dir, false, &k, err)) < 0)
 		return rc;
-	for (i = 0; i < k.n && !(FITS(opts, force) && opts->force); i++) {
+	for (i = 0; i < k.n && !opts.force; i++) {
 		char out[4096];
 		struct stat st;
 
@@ -300,7 +300,7 @@ int mb_ssh_hostkey_seal(const char *tcti, const char *dir, const mb_ssh_hostkey_
 	}
 	rc = mb_tpm_open(tcti, &tpm, err);
 	for (i = 0; i < k.n && rc == 0; i++)
-		rc = seal_one(tpm, dirfd, dir, k.name[i], opts, err);
+		rc = seal_one(tpm, dirfd, dir, k.name[i], &opts, err);
 out:
 	if (dirfd >= 0)
 		close(dirfd);
@@ -358,8 +358,8 @@ static int unseal_one(mb_tpm *tpm, const char *dir, const char *name, const char
 		      const mb_ssh_hostkey_unseal_options *o, mb_error *err)
 {
 	static const mb_unseal_options none = MB_OPTIONS_INIT(mb_unseal_options);
-	const mb_unseal_options *uopt = FITS(o, unseal) && o->unseal ? o->unseal : &none;
-	mb_unseal_explanation **why = FITS(o, explanation) ? o->explanation : NULL;
+	const mb_unseal_options *uopt = o->unseal ? o->unseal : &none;
+	mb_unseal_explanation **why = o->explanation;
 	char path[4096], clear[256];
 	mb_envelope *e = NULL;
 	secret_page key = { 0 };
@@ -398,7 +398,7 @@ static int unseal_one(mb_tpm *tpm, const char *dir, const char *name, const char
 			(void) unlinkat(tofd, clear, 0);
 		goto out;
 	}
-	if (FITS(o, userdata) && o->done) {
+	if (o->done) {
 		char dest[4096];
 
 		snprintf(dest, sizeof(dest), "%s/%s", to, clear);
@@ -410,16 +410,20 @@ out:
 	return rc;
 }
 
-int mb_ssh_hostkey_unseal(const char *tcti, const char *dir, const char *to, const mb_ssh_hostkey_unseal_options *opts,
-			  mb_error *err)
+int mb_ssh_hostkey_unseal(const char *tcti, const char *dir, const char *to,
+			  const mb_ssh_hostkey_unseal_options *opts_in, mb_error *err)
 {
+	mb_ssh_hostkey_unseal_options opts;
 	key_names k = { .n = 0 };
 	mb_tpm *tpm = NULL;
 	int rc, tofd;
 	size_t i;
 
-	if (FITS(opts, explanation) && opts->explanation)
-		*opts->explanation = NULL;
+	rc = OPTIONS_TAKE(opts, opts_in, err);
+	if (rc < 0)
+		return rc;
+	if (opts.explanation)
+		*opts.explanation = NULL;
 	rc = list_hostkeys(dir, true, &k, err);
 	if (rc < 0)
 		return rc;
@@ -430,7 +434,7 @@ int mb_ssh_hostkey_unseal(const char *tcti, const char *dir, const char *to, con
 	}
 	rc = mb_tpm_open(tcti, &tpm, err);
 	for (i = 0; i < k.n && rc == 0; i++)
-		rc = unseal_one(tpm, dir, k.name[i], to, tofd, opts, err);
+		rc = unseal_one(tpm, dir, k.name[i], to, tofd, &opts, err);
 	if (rc < 0)
 		remove_keys(tofd, &k);
 	close(tofd);

@@ -13,9 +13,7 @@
 #include <mboot/replay.h>
 #include <mboot/tpm.h>
 #include "shared/fail.h"
-
-/* The fields of a caller's struct that fit in the size it said (older callers' are smaller). */
-#define FITS(s, field) ((s) && (s)->size >= offsetof(__typeof__(*(s)), field) + sizeof((s)->field))
+#include "shared/options.h"
 
 static bool alg_in(uint16_t alg, const uint16_t *algs, size_t n)
 {
@@ -109,29 +107,36 @@ static int choose_banks(const mb_event_log *log, const mb_tpm_bank *tpm_banks, s
 	return 0;
 }
 
-int mb_tpm_extend_log(const char *tcti, const mb_event_log *log, const mb_log_extend_options *opts,
+int mb_tpm_extend_log(const char *tcti, const mb_event_log *log, const mb_log_extend_options *opts_in,
 		      mb_log_extend_result *res, mb_error *err)
 {
-	const uint16_t *only = FITS(opts, n_banks) ? opts->banks : NULL;
-	size_t n_only = only ? opts->n_banks : 0, n_use = 0, n_tpm = 0, i, b;
-	bool force = FITS(opts, force) && opts->force;
+	mb_log_extend_options opts;
+	mb_log_extend_result out;
+	const uint16_t *only;
+	size_t n_only, n_use = 0, n_tpm = 0, i, b;
 	uint16_t use[MB_MAX_BANKS];
 	mb_tpm_bank tpm_banks[MB_MAX_BANKS];
 	mb_replay_info info;
-	mb_pcr_values *values = mb_pcr_values_new();
+	mb_pcr_values *values;
 	mb_tpm *tpm = NULL;
-	uint32_t extended = 0, skipped = 0;
+	uint32_t skipped = 0;
 	uint8_t loc;
 	int rc;
 
-	if (FITS(res, started))
-		res->started = false;
-	if (FITS(res, extended))
-		res->extended = 0;
-	if (FITS(res, n_banks))
-		res->n_banks = 0;
-	if (!values)
-		return set_error(err, -ENOMEM, "out of memory");
+	/* the caller's fields that fit its size; the result's banks storage is the caller's too */
+	rc = OPTIONS_TAKE(opts, opts_in, err);
+	if (rc < 0 || (rc = OPTIONS_TAKE(out, res, err)) < 0)
+		return rc;
+	out.started = false;
+	out.extended = 0;
+	out.n_banks = 0;
+	only = opts.n_banks ? opts.banks : NULL;
+	n_only = only ? opts.n_banks : 0;
+	values = mb_pcr_values_new();
+	if (!values) {
+		rc = set_error(err, -ENOMEM, "out of memory");
+		goto out;
+	}
 	/* a replay only to learn the start conditions (StartupLocality, H-CRTM) */
 	rc = mb_replay_log(log, SIZE_MAX, values, &info, err);
 	if (rc < 0)
@@ -156,10 +161,8 @@ int mb_tpm_extend_log(const char *tcti, const mb_event_log *log, const mb_log_ex
 		 * locality 0 unless told otherwise: only a non-zero start needs the TCTI's help. */
 		if ((loc != 0 && (rc = mb_tpm_set_locality(tpm, loc, err)) < 0) || (rc = mb_tpm_startup_clear(tpm, err)) < 0)
 			goto out;
-		if (FITS(res, startup_locality)) {
-			res->started = true;
-			res->startup_locality = loc;
-		}
+		out.started = true;
+		out.startup_locality = loc;
 		if ((loc != 0 && (rc = mb_tpm_set_locality(tpm, 0, err)) < 0) ||
 		    (rc = mb_tpm_banks(tpm, tpm_banks, MB_MAX_BANKS, &n_tpm, err)) < 0)
 			goto out;
@@ -167,7 +170,7 @@ int mb_tpm_extend_log(const char *tcti, const mb_event_log *log, const mb_log_ex
 	rc = choose_banks(log, tpm_banks, n_tpm, only, n_only, use, &n_use, err);
 	if (rc < 0)
 		goto out;
-	if (!force) {
+	if (!opts.force) {
 		rc = mb_tpm_read_pcrs(tpm, use, n_use, (1u << MB_PCR_COUNT) - 1, values, NULL, err);
 		if (rc < 0 || (rc = check_reset_state(values, loc, err)) < 0)
 			goto out;
@@ -191,21 +194,20 @@ int mb_tpm_extend_log(const char *tcti, const mb_event_log *log, const mb_log_ex
 			char what[80];
 
 			snprintf(what, sizeof(what), "event %u (PCR %u): stopped after %u events", ev->number, ev->pcr,
-				 extended);
+				 out.extended);
 			prefix_error(err, rc, what);
 			goto out;
 		}
-		extended++;
+		out.extended++;
 	}
-	if (FITS(res, n_banks) && res->banks)
-		for (b = 0; b < n_use && b < res->max_banks; b++)
-			res->banks[res->n_banks++] = use[b];
-	if (FITS(res, skipped_digests))
-		res->skipped_digests = skipped;
+	if (out.banks)
+		for (b = 0; b < n_use && b < out.max_banks; b++)
+			out.banks[out.n_banks++] = use[b];
+	out.skipped_digests = skipped;
 	rc = 0;
 out:
-	if (FITS(res, extended))
-		res->extended = extended;
+	if (res)
+		options_give(res, &out, sizeof(out));
 	mb_pcr_values_free(values);
 	mb_tpm_free(tpm);
 	return rc;
