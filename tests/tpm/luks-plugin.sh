@@ -2,6 +2,7 @@
 # Sourced by the LUKS tests: with_plugin CMD... runs CMD where libcryptsetup finds the token
 # plugin just built (and no other): a private mount namespace, the plugin's build folder
 # bind-mounted over libcryptsetup's plugin folder. HAVE_NS=0 when there is no namespace.
+# Also the helpers every LUKS test uses: expect_rc, pcr_hex, format.
 PLUGIN_DIR=${MB_LUKS_PLUGIN_DIR:?built without LUKS support}
 TOKEN_DIR=${MB_LUKS_TOKEN_DIR:?}
 PRELOAD=
@@ -19,3 +20,15 @@ with_plugin() {
 }
 HAVE_NS=1
 unshare -m -- true 2>/dev/null || { HAVE_NS=0; echo "note: no mount namespace (not root?): the plugin is not tested"; }
+
+# shellcheck disable=SC2154 # rc: the caller's exit status
+expect_rc() { # expect_rc WANT WHAT: checks $rc
+	[ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1: $(cat "$WORK/err" 2>/dev/null)"
+}
+pcr_hex() { tpm2_pcrread "sha256:$1" | sed -n "s/^ *$1 *: 0x//p" | tr 'A-F' 'a-f'; }
+format() { # format IMG: a small LUKS2 image with passphrase file $WORK/pw in keyslot 0, fast PBKDF
+	rm -f "$1"
+	truncate -s 20M "$1"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$WORK/pw" "$1" ||
+		fail "luksFormat $1"
+}

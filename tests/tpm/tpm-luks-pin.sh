@@ -10,9 +10,6 @@
 M=${MBOOT:?}
 [ -f "$PLUGIN_DIR/libcryptsetup-token-mboot.so" ] || fail "no plugin in $PLUGIN_DIR"
 
-expect_rc() { # expect_rc WANT WHAT: checks $rc
-	[ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1: $(cat "$WORK/err" 2>/dev/null)"
-}
 lockout_counter() {
 	echo $(( $(tpm2_getcap properties-variable | sed -n 's/^TPM2_PT_LOCKOUT_COUNTER: *//p' | tr -d ' ') ))
 }

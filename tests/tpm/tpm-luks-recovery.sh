@@ -15,16 +15,6 @@ command -v cryptsetup >/dev/null || { echo "SKIP: cryptsetup not installed"; exi
 . "${MB_TPM_TESTS:-$(dirname "$0")}/luks-plugin.sh"
 [ -f "$PLUGIN_DIR/libcryptsetup-token-mboot.so" ] || fail "no plugin in $PLUGIN_DIR"
 
-expect_rc() { # expect_rc WANT WHAT: checks $rc
-	[ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1: $(cat "$WORK/err" 2>/dev/null)"
-}
-pcr_hex() { tpm2_pcrread "sha256:$1" | sed -n "s/^ *$1 *: 0x//p" | tr 'A-F' 'a-f'; }
-format() { # format IMG: a small LUKS2 image with passphrase file $WORK/pw in keyslot 0, fast PBKDF
-	rm -f "$1"
-	truncate -s 20M "$1"
-	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$WORK/pw" "$1" ||
-		fail "luksFormat $1"
-}
 # opens_slot IMG SLOT KEYFILE: cryptsetup (not mboot) accepts the key file on that keyslot
 opens_slot() { cryptsetup open --test-passphrase --key-slot "$2" --key-file "$3" "$1" 2>/dev/null; }
 token_only() { # token_only IMG: the plugin opens IMG on this boot
@@ -126,7 +116,9 @@ echo "ok: reseal --key-file RECOVERY-KEY: keyslot 3 + token 2 (tpm2_pcrread's PC
 # 5. Again, with the passphrase on stdin (--passphrase): keyslot 1 (free again) and token 0.
 tpm2_pcrextend "8:sha256=$(printf 'update 2' | sha256sum | cut -d' ' -f1)" || fail "tpm2_pcrextend"
 token_only "$IMG" && fail "the plugin still opens after the second update"
-printf 'correct horse\n' | "$M" luks reseal "$IMG" --passphrase >"$WORK/out" 2>"$WORK/err"; rc=$?
+printf 'correct horse\n' | "$M" luks reseal "$IMG" --passphrase >"$WORK/out" 2>"$WORK/err"
+# shellcheck disable=SC2034 # rc: read by expect_rc (luks-plugin.sh)
+rc=$?
 expect_rc 0 "reseal --passphrase (stdin)"
 grep -q "a new key in keyslot 1, sealed to the current values: token 0 (removed: token 2 keyslot 3)" "$WORK/out" ||
 	fail "reseal --passphrase said: $(cat "$WORK/out")"

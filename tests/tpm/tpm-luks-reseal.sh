@@ -23,11 +23,6 @@ command -v cryptsetup >/dev/null || { echo "SKIP: cryptsetup not installed"; exi
 [ -f "$SHIM" ] || fail "no crash shim $SHIM"
 START=$SECONDS
 
-expect_rc() { # expect_rc WANT WHAT: checks $rc
-	[ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1: $(cat "$WORK/err" 2>/dev/null)"
-}
-pcr_hex() { tpm2_pcrread "sha256:$1" | sed -n "s/^ *$1 *: 0x//p" | tr 'A-F' 'a-f'; }
-
 LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
 swtpm_start
 swtpm_banks "sha1 sha256"
@@ -179,8 +174,7 @@ cryptsetup token export --token-id 1 "$IMG" | cmp -s - "$WORK/signed.before" || 
 expect_rc 0 "luks reseal --token of a signed-policy token"
 grep -q "sealed to signed policies: nothing to reseal" "$WORK/out" || fail "not said: $(cat "$WORK/out")"
 cp "$WORK/enrolled.img" "$IMG"
-format_plain() { truncate -s 20M "$1"; cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$WORK/pw" "$1" || fail "luksFormat $1"; }
-format_plain "$WORK/plain.img"
+format "$WORK/plain.img"
 printf '%s\n' "# a comment" "root $IMG none luks" "data $WORK/plain.img none luks" "gone $WORK/missing.img none luks" \
 	> "$WORK/crypttab"
 (unset MBOOT_LUKS_DEVICES; MBOOT_CRYPTTAB=$WORK/crypttab "$S/hooks/mboot-reseal" "$WORK/new/$K" "$WORK/new/initrd.img-5.7.0-rc2+") \

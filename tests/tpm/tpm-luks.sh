@@ -17,16 +17,6 @@ command -v cryptsetup >/dev/null || { echo "SKIP: cryptsetup not installed"; exi
 . "${MB_TPM_TESTS:-$(dirname "$0")}/luks-plugin.sh"
 [ -f "$PLUGIN_DIR/libcryptsetup-token-mboot.so" ] || fail "no plugin in $PLUGIN_DIR"
 
-expect_rc() { # expect_rc WANT WHAT: checks $rc
-	[ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1: $(cat "$WORK/err" 2>/dev/null)"
-}
-pcr_hex() { tpm2_pcrread "sha256:$1" | sed -n "s/^ *$1 *: 0x//p" | tr 'A-F' 'a-f'; }
-format() { # format IMG: a small LUKS2 image with passphrase file $WORK/pw in keyslot 0, fast PBKDF
-	rm -f "$1"
-	truncate -s 20M "$1"
-	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$WORK/pw" "$1" ||
-		fail "luksFormat $1"
-}
 
 LOG=$C/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
 swtpm_start
