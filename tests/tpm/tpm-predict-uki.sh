@@ -177,6 +177,35 @@ rc=0; "$M" predict --log "$T/logc.bin" --uki "$T/new.efi" --efi "$T/old.efi=$T/l
 [ "$rc" = 2 ] && grep -q "another image than --uki" "$T/err" || fail "--efi TODAY=OTHER with --uki: exit $rc, $(cat "$T/err")"
 ok "an edited command line, the wrong or no today's UKI: PCRs 12 and 9 unpredictable with the reason; --uki-today without --uki, --efi TODAY=OTHER: exit 2"
 
+# --- today's UKI found on the ESP (--esp DIR) ------------------------------------------
+# Without --uki-today, the *.efi under the ESP's EFI/Linux/, then EFI/ and its folders, whose
+# Authenticode digest is today's UKI event's (pesign -h's, forged into the log above). A decoy UKI
+# (new.efi) sorts first and is not picked; neither is a file that is no PE image.
+esp=$T/esp
+mkdir -p "$esp/EFI/Linux" "$esp/EFI/BOOT" "$esp/EFI/mboot"
+cp "$T/new.efi" "$esp/EFI/Linux/a-decoy.efi"
+printf 'no PE image\n' >"$esp/EFI/BOOT/BOOTX64.EFI"
+for at in EFI/Linux/b-today.efi EFI/mboot/today.EFI; do
+	rm -f "$esp/EFI/Linux/b-today.efi" "$esp/EFI/mboot/today.EFI"
+	cp "$T/old.efi" "$esp/$at"
+	rc=0
+	"$M" predict --log "$T/logc.bin" --uki "$T/new.efi" --esp "$T/nothing" --esp "$esp" --json >"$T/c.json" 2>"$T/err" || rc=$?
+	[ "$rc" = 0 ] || { cat "$T/err"; fail "predict --uki --esp, today's UKI at $at: exit $rc, $(jq -c .unpredictable "$T/c.json")"; }
+	[ "$(jq -r '.banks.sha256["12"]' "$T/c.json"):$(jq -r '.banks.sha256["9"]' "$T/c.json")" = "$want12:$want9c" ] ||
+		fail "predict --uki --esp, today's UKI at $at: PCRs 12 and 9 are not openssl's"
+done
+rm -f "$esp/EFI/mboot/today.EFI"
+unpredictable_today "today's UKI not on the ESP (a decoy with another digest)" "$T/logc.bin" 12 \
+	"today's UKI is not given (--uki-today FILE, or --efi TODAY=NEW) nor found on the ESP" --esp "$esp"
+unpredictable_today "--esp none" "$T/logc.bin" 12 "today's UKI is not given (--uki-today FILE, or --efi TODAY=NEW):" --esp none
+for bad in "--esp $esp" "--uki $T/new.efi --esp none --esp $esp" "--uki $T/new.efi --esp $esp --esp none"; do
+	rc=0
+	# shellcheck disable=SC2086 # options
+	"$M" predict --log "$T/logc.bin" $bad >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 2 ] || fail "predict $bad: exit $rc, not 2"
+done
+ok "--esp: today's UKI found by its Authenticode digest (pesign -h) in EFI/Linux/ or another folder of EFI/, a decoy and a non-PE file passed over; none there: unpredictable, the same reason; --esp without --uki, none with a folder: exit 2"
+
 # --- system extensions (PCR 13): --uki-extra DIR ----------------------------------------
 # The truth is a real boot: tests/data/uki-dropins recorded systemd-stub's PCR 13 for test.raw
 # (its archive is all PCR 13 holds, whatever the rest of the boot).
