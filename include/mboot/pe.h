@@ -207,6 +207,13 @@ MB_EXPORT int mb_uki_dropin_cpio(mb_uki_dropin_kind kind, const mb_uki_dropin *f
 /* The same from a folder as the stub reads it (its regular files; at most 64 of the kind). */
 MB_EXPORT int mb_uki_dropin_dir_cpio(const char *dir, mb_uki_dropin_kind kind, uint8_t **ret, size_t *ret_size,
 				     mb_error *err) MB_WUR;
+/*
+ * The archives the stub appends to the UKI's .initrd, from the drop-in folder dir (NULL: none),
+ * as bits (1u << kind) in *ret_kinds: 0 when the kernel gets, and its EFI stub tags into PCR 9,
+ * the .initrd section alone. Predict and policy generate both ask this (mboot computes no
+ * concatenation). Errors of mb_uki_dropin_dir_cpio.
+ */
+MB_EXPORT int mb_uki_dropin_appended(const char *dir, unsigned *ret_kinds, mb_error *err) MB_WUR;
 
 /*
  * A GRUB EFI core image (grub-mkimage; the signed GRUB of distributions): the modules of its

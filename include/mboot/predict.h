@@ -64,7 +64,18 @@ typedef struct mb_predict_input {
 	 * an --efi that is a GRUB image, else GRUB starts in normal mode on the first config.
 	 */
 	const char *grub_image;
+	/*
+	 * ESP mount points (at most MB_PREDICT_MAX_ESP_DIRS) searched for today's UKI when boot.uki
+	 * is set and neither boot.uki_today nor an efi[] names it: the first *.efi under
+	 * EFI/Linux/ (Boot Loader Spec type #2 entries), then EFI/ and its other folders, of each
+	 * in turn (names sorted), whose Authenticode digest is today's UKI event's in PCR 4 in
+	 * every bank. NULL: not searched.
+	 */
+	const char *const *esp_dirs;
+	size_t n_esp_dirs;
 } mb_predict_input;
+
+#define MB_PREDICT_MAX_ESP_DIRS 8
 
 /* The changes of mb_predict_input.boot, as bits of mb_predict_result.unmatched. */
 enum {

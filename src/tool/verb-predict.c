@@ -22,7 +22,7 @@ static const char predict_help[] =
 	"                     [--grub-cfg-booted MEASURED_PATH=F ...] [--grub-booted-dir DIR]\n"
 	"                     [--grub-cfg-installed [--grub-map (DEVICE)=DIR ...]]\n"
 	"                     [--grub-entry SPEC | --grub-entry-kernel PATH] [--grub-image FILE]\n"
-	"                     [--efi OLD=NEW ...] [--uki FILE [--uki-extra DIR] [--uki-today FILE]]\n"
+	"                     [--efi OLD=NEW ...] [--uki FILE [--uki-extra DIR] [--uki-today FILE] [--esp DIR ...]]\n"
 	"                     [--efi-var NAME[+]=FILE ...]\n"
 	"                     [--sbat-level FILE] [--mok-list FILE] [--json] [--compact] [--write-log FILE]\n\n"
 	"The PCR values of the next boot after an update, from today's event log: each event whose\n"
@@ -90,6 +90,11 @@ static const char predict_help[] =
 	"  --uki-today FILE         today's UKI (checked against today's PCR 4 event): today's PCR 12\n"
 	"                           and LoadOptions tag must be its .cmdline (no edit at the menu) for\n"
 	"                           the new UKI's to be predicted. With --uki\n"
+	"  --esp DIR                where an ESP is mounted (repeatable, at most 8; default /boot/efi,\n"
+	"                           /efi and /boot; none: nowhere): without --uki-today or an --efi\n"
+	"                           naming it, today's UKI is the first *.efi under DIR/EFI/Linux/, then\n"
+	"                           DIR/EFI/ and its other folders, whose Authenticode digest is today's\n"
+	"                           UKI's PCR 4 event's. With --uki\n"
 	"  --uki-extra DIR          the folder that will be the UKI's NAME.efi.extra.d/ on the ESP (empty:\n"
 	"                           none): PCR 13 from the archive systemd-stub builds of its *.raw system\n"
 	"                           extensions (without it, today's PCR 13 is carried over). With --uki\n"
@@ -119,6 +124,27 @@ static int efi_option(void *target, const char *arg, const char *verb)
 		return EXIT_USAGE;
 	a->efi_arg[n] = arg;
 	a->in.boot.n_efi++;
+	return EXIT_OK;
+}
+
+/* --esp DIR, repeatable; --esp none: search no ESP. */
+static int esp_option(void *target, const char *arg, const char *verb)
+{
+	predict_args *a = target;
+
+	bool none = strcmp(arg, "none") == 0;
+
+	if (!*arg)
+		return tool_usage_error(verb, "--esp takes a folder (or none)");
+	/* given before, and this or that one was none */
+	if (a->esp_given && (none || a->in.n_esp_dirs == 0))
+		return tool_usage_error(verb, "--esp none searches no ESP: no other --esp with it");
+	a->esp_given = true;
+	if (none)
+		return EXIT_OK;
+	if (a->in.n_esp_dirs >= MB_PREDICT_MAX_ESP_DIRS)
+		return tool_usage_error(verb, "at most %d --esp", MB_PREDICT_MAX_ESP_DIRS);
+	a->esp[a->in.n_esp_dirs++] = arg;
 	return EXIT_OK;
 }
 
@@ -161,6 +187,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
 		TOOL_OPT_STR("uki-extra", 0, &a->in.boot.uki_extra_dir),
 		TOOL_OPT_STR("uki-today", 0, &a->in.boot.uki_today),
+		TOOL_OPT_FN("esp", 0, a, esp_option),
 		TOOL_OPT_EFI_VARS(&a->efi_vars),
 		TOOL_OPT_END,
 	};
@@ -175,6 +202,14 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
 	a->in.boot.efi = a->efi;
+	if (!a->esp_given) {
+		/* where an ESP (or an XBOOTLDR partition with EFI/Linux/) is mounted */
+		static const char *const defaults[] = { "/boot/efi", "/efi", "/boot" };
+
+		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+			a->esp[a->in.n_esp_dirs++] = defaults[i];
+	}
+	a->in.esp_dirs = a->esp;
 	tool_grub_maps_finish(&a->grub_maps);
 	a->in.efi_vars = a->efi_vars.var;
 	a->in.n_efi_vars = a->efi_vars.n;
@@ -184,6 +219,8 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		return tool_usage_error(verb, "--grub-entry and --grub-entry-kernel take a non-empty value");
 	if (a->in.boot.uki_today && !a->in.boot.uki)
 		return tool_usage_error(verb, "--uki-today is today's UKI, for the one given with --uki");
+	if (a->esp_given && !a->in.boot.uki)
+		return tool_usage_error(verb, "--esp is where today's UKI is looked for, for the one given with --uki");
 	if (a->in.boot.uki_extra_dir && !a->in.boot.uki)
 		return tool_usage_error(verb, "--uki-extra is the drop-in folder of the UKI given with --uki");
 	if (a->in.boot.uki && (a->in.boot.kernel || a->in.boot.initrd || a->in.boot.cmdline))

@@ -47,6 +47,8 @@ typedef struct predict_args {
 	tool_grub_maps grub_maps;                       /* --grub-map, then the defaults */
 	mb_grub_booted *installed;                      /* the configs --grub-cfg-installed found */
 	size_t n_installed;
+	const char *esp[MB_PREDICT_MAX_ESP_DIRS];       /* what in.esp_dirs points at: --esp, else the defaults */
+	bool esp_given;                                 /* --esp (none: in.n_esp_dirs stays 0) */
 } predict_args;
 int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a);
 /*

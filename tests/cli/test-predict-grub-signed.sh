@@ -7,9 +7,11 @@
 #   PCR 8 predicted, equal to the sha256 extend python3 does here of the strings
 #   GRUB measures (the memdisk config's four, then each command of the config and the kernel
 #   command line), first checked against today's PCR 8 as the TPM read it (pcrs.json).
-# - Without --grub-image: unpredictable, the reason names --grub-image (exit 1).
+# - Without --grub-image: unpredictable, the reason names --grub-image (exit 1); with --efi IMG=IMG
+#   instead (its OLD is the GRUB the model starts as): PCR 8 predicted as with --grub-image.
 # - Another GRUB image (grub-mkimage's, with Debian's prefix and built-in config): refused,
-#   exit 2, the reason says it is not the GRUB that booted.
+#   exit 2, the reason says it is not the GRUB that booted; as the NEW of --efi IMG=OTHER (a GRUB
+#   update to an image without the memdisk): PCRs 8 and 9 unpredictable, named, PCR 4 changed.
 set -u
 M=${MBOOT:?}
 D=${MB_TESTDATA:?}/grub-signed
@@ -65,6 +67,15 @@ rc=$?
 		{ bad "with --grub-image: exit $rc, PCR 8 '$got', want $want"; cat "$W/err"; }
 }
 
+# the same image through --efi OLD=NEW (GRUB not updated): OLD is the GRUB the model starts as
+{
+	"$M" "${args[@]}" --efi "$IMG=$IMG" --json >"$W/out.json" 2>"$W/err"
+	rc=$?
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["banks"]["sha256"]["8"])' "$W/out.json" 2>/dev/null)
+	[ $rc = 0 ] && [ "${got,,}" = "$want" ] && ok "with --efi IMG=IMG in place of --grub-image: PCR 8 predicted, $want" ||
+		{ bad "with --efi IMG=IMG: exit $rc, PCR 8 '$got', want $want"; cat "$W/err"; }
+}
+
 # another GRUB image: Debian's prefix and built-in config, but not what booted
 if command -v grub-mkimage >/dev/null && [ -d /usr/lib/grub/x86_64-efi ]; then
 	printf 'normal (memdisk)/grub.cfg\n' >"$W/embedded.cfg"
@@ -74,6 +85,15 @@ if command -v grub-mkimage >/dev/null && [ -d /usr/lib/grub/x86_64-efi ]; then
 	rc=$?
 	[ $rc = 2 ] && grep -q 'not the GRUB that booted' "$W/err" && [ ! -s "$W/out" ] &&
 		ok "another GRUB image: refused (exit 2)" || { bad "another GRUB image: exit $rc"; cat "$W/err"; }
+	# a GRUB update to it (--efi TODAY=OTHER): it has no memdisk, so it runs other commands
+	# before the ESP's config: PCRs 8 and 9 unpredictable, named; PCR 4 changed
+	"$M" "${args[@]}" --efi "$IMG=$W/other.efi" --json >"$W/out.json" 2>"$W/err"
+	rc=$?
+	res=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); u=j["unpredictable"]
+print(sorted(u), j["changed"], "8" in j["banks"]["sha256"], all("another memdisk" in u[k] for k in u))' "$W/out.json" 2>/dev/null)
+	[ $rc = 1 ] && [ "$res" = "['8', '9'] [4] False True" ] &&
+		ok "--efi TODAY=another GRUB image: PCRs 8 and 9 unpredictable (another memdisk), PCR 4 changed" ||
+		{ bad "--efi TODAY=another GRUB image: exit $rc, $res"; cat "$W/err"; }
 else
 	bad "missing: grub-mkimage (grub-efi-amd64-bin)"
 fi

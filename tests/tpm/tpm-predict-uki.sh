@@ -177,6 +177,35 @@ rc=0; "$M" predict --log "$T/logc.bin" --uki "$T/new.efi" --efi "$T/old.efi=$T/l
 [ "$rc" = 2 ] && grep -q "another image than --uki" "$T/err" || fail "--efi TODAY=OTHER with --uki: exit $rc, $(cat "$T/err")"
 ok "an edited command line, the wrong or no today's UKI: PCRs 12 and 9 unpredictable with the reason; --uki-today without --uki, --efi TODAY=OTHER: exit 2"
 
+# --- today's UKI found on the ESP (--esp DIR) ------------------------------------------
+# Without --uki-today, the *.efi under the ESP's EFI/Linux/, then EFI/ and its folders, whose
+# Authenticode digest is today's UKI event's (pesign -h's, forged into the log above). A decoy UKI
+# (new.efi) sorts first and is not picked; neither is a file that is no PE image.
+esp=$T/esp
+mkdir -p "$esp/EFI/Linux" "$esp/EFI/BOOT" "$esp/EFI/mboot"
+cp "$T/new.efi" "$esp/EFI/Linux/a-decoy.efi"
+printf 'no PE image\n' >"$esp/EFI/BOOT/BOOTX64.EFI"
+for at in EFI/Linux/b-today.efi EFI/mboot/today.EFI; do
+	rm -f "$esp/EFI/Linux/b-today.efi" "$esp/EFI/mboot/today.EFI"
+	cp "$T/old.efi" "$esp/$at"
+	rc=0
+	"$M" predict --log "$T/logc.bin" --uki "$T/new.efi" --esp "$T/nothing" --esp "$esp" --json >"$T/c.json" 2>"$T/err" || rc=$?
+	[ "$rc" = 0 ] || { cat "$T/err"; fail "predict --uki --esp, today's UKI at $at: exit $rc, $(jq -c .unpredictable "$T/c.json")"; }
+	[ "$(jq -r '.banks.sha256["12"]' "$T/c.json"):$(jq -r '.banks.sha256["9"]' "$T/c.json")" = "$want12:$want9c" ] ||
+		fail "predict --uki --esp, today's UKI at $at: PCRs 12 and 9 are not openssl's"
+done
+rm -f "$esp/EFI/mboot/today.EFI"
+unpredictable_today "today's UKI not on the ESP (a decoy with another digest)" "$T/logc.bin" 12 \
+	"today's UKI is not given (--uki-today FILE, or --efi TODAY=NEW) nor found on the ESP" --esp "$esp"
+unpredictable_today "--esp none" "$T/logc.bin" 12 "today's UKI is not given (--uki-today FILE, or --efi TODAY=NEW):" --esp none
+for bad in "--esp $esp" "--uki $T/new.efi --esp none --esp $esp" "--uki $T/new.efi --esp $esp --esp none"; do
+	rc=0
+	# shellcheck disable=SC2086 # options
+	"$M" predict --log "$T/logc.bin" $bad >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 2 ] || fail "predict $bad: exit $rc, not 2"
+done
+ok "--esp: today's UKI found by its Authenticode digest (pesign -h) in EFI/Linux/ or another folder of EFI/, a decoy and a non-PE file passed over; none there: unpredictable, the same reason; --esp without --uki, none with a folder: exit 2"
+
 # --- system extensions (PCR 13): --uki-extra DIR ----------------------------------------
 # The truth is a real boot: tests/data/uki-dropins recorded systemd-stub's PCR 13 for test.raw
 # (its archive is all PCR 13 holds, whatever the rest of the boot).
@@ -246,17 +275,26 @@ jq -e --slurpfile t "$D/pcrs.json" '.pcrs["13"].values.sha256 == $t[0].sha256["1
 	fail "policy --uki-extra: PCR 13 $(jq -c '.pcrs["13"]' "$T/policy13.json"), recorded $(jq -r '.sha256["13"]' "$D/pcrs.json")"
 "$M" predict --log "$T/log.bin" --uki "$T/new.efi" --uki-extra "$T/extra" --write-log "$T/next13.bin" >/dev/null 2>&1 || true
 "$M" log replay --json "$T/next13.bin" >"$T/next13.pcrs"
-# PCR 9 left out: with drop-ins the kernel tags .initrd followed by the stub's archives, which
-# predict leaves unpredictable (its --write-log keeps today's tag) and the policy's rule (the
-# .initrd alone) does not describe
-jq 'del(.pcrs["9"])' "$T/policy13.json" >"$T/policy13-no9.json"
-"$M" verify --log "$T/next13.bin" --pcrs "$T/next13.pcrs" --policy "$T/policy13-no9.json" >"$T/v.out" 2>&1 ||
+# PCR 9: with drop-ins the kernel tags .initrd followed by the stub's archives, which predict
+# leaves unpredictable (its --write-log keeps today's tag) and policy generate writes no rule for
+# (the same mb_uki_dropin_appended); without any, the rule is sha256sum of the .initrd
+initrd_alone=$(sha "$T/initrd-new")
+jq -e --arg d "$initrd_alone" '[.pcrs["9"].rules[]?.digests[]?.sha256] | index($d) == null' "$T/policy13.json" >/dev/null ||
+	fail "policy --uki-extra with a system extension and a credential: PCR 9 allows the .initrd alone: $(jq -c '.pcrs["9"]' "$T/policy13.json")"
+"$M" verify --log "$T/next13.bin" --pcrs "$T/next13.pcrs" --policy "$T/policy13.json" >"$T/v.out" 2>&1 ||
 	{ cat "$T/v.out"; fail "the predicted boot with the system extension does not pass the policy with --uki-extra"; }
+mkdir -p "$T/extra-raw"
+cp "$D/test.raw" "$T/extra-raw/"
+"$M" policy generate --uki "$T/new.efi" --uki-extra "$T/extra-raw" --from-log "$T/log.bin" -o "$T/policy-raw.json"
+jq -e --arg d "$initrd_alone" '[.pcrs["9"].rules[]?.digests[]?.sha256] | index($d) == null' "$T/policy-raw.json" >/dev/null ||
+	fail "policy --uki-extra with a system extension alone: PCR 9 allows the .initrd alone"
 rc=0; "$M" verify --log "$T/next.bin" --pcrs "$T/next.pcrs" --policy "$T/policy13.json" >"$T/v.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "PCR 13" "$T/v.out" || { cat "$T/v.out"; fail "a boot without the system extension passes (exit $rc)"; }
 "$M" policy generate --uki "$T/new.efi" --uki-extra "$T/empty" --from-log "$T/log.bin" -o "$T/policy0.json"
 jq -e '.pcrs["13"].values.sha256 == "0000000000000000000000000000000000000000000000000000000000000000"' "$T/policy0.json" >/dev/null ||
 	fail "policy --uki-extra of an empty folder: PCR 13 $(jq -c '.pcrs["13"]' "$T/policy0.json")"
+jq -e --arg d "$initrd_alone" '[.pcrs["9"].rules[]?.digests[]?.sha256] == [$d]' "$T/policy0.json" >/dev/null ||
+	fail "policy --uki-extra of an empty folder: PCR 9 is not the .initrd's sha256sum: $(jq -c '.pcrs["9"]' "$T/policy0.json")"
 rc=0; "$M" policy generate --uki-extra "$T/extra" --from-log "$T/log.bin" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "policy generate --uki-extra without --uki: exit $rc"
 rc=0; "$M" policy generate --uki "$T/new.efi" --kernel "$T/linux-new" >/dev/null 2>&1 || rc=$?

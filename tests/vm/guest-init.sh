@@ -11,6 +11,7 @@
 #                each with its exit code (-RC) and stderr (-ERR)
 #   ATTEST-*     exit codes of attest enroll / activate / quote when /extra/attest asks for them
 #   KUP-*        the kernel-update scenario's steps (/extra/kupdate), below
+#   UNSEAL-*     the uki scenario's unseals of the host's sealed files (/extra/unseal), below
 # then powers off.
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/sbin:/usr/sbin
@@ -277,6 +278,27 @@ if [ -e /extra/kupdate ]; then
 		[ -f /tmp/secret.out ] && sha256sum /tmp/secret.out | cut -d' ' -f1 >/tmp/secret.sha256
 		kup UNSEAL-SHA256 /tmp/secret.sha256
 	fi
+fi
+
+# The uki scenario (/extra/unseal): the second virtio disk is a tar archive from the host, as in
+# the kernel-update scenario, of secrets the host sealed with this TPM to the PCRs it predicted
+# for this boot. Each NAME.sealed is unsealed; its exit code, mboot's output and the SHA-256 of
+# what it released are printed (UNSEAL-NAME-RC, UNSEAL-NAME-OUT, UNSEAL-NAME-SHA256).
+if [ -e /extra/unseal ]; then
+	uns() { echo "MBVM-BEGIN-UNSEAL-$1"; echo "$2"; echo "MBVM-END-UNSEAL-$1"; }
+	disk2
+	in=/tmp/unseal-in
+	mkdir -p $in
+	tar -xf /dev/vdb -C $in 2>/tmp/tar.err
+	uns TAR-RC $?
+	for f in $in/*.sealed; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .sealed)
+		mboot unseal -i "$f" -o /tmp/unsealed-"$n" >/tmp/unseal.out 2>&1
+		uns "$n-RC" $?
+		uns "$n-OUT" "$(cat /tmp/unseal.out)"
+		uns "$n-SHA256" "$([ -f /tmp/unsealed-"$n" ] && sha256sum /tmp/unsealed-"$n" | cut -d' ' -f1)"
+	done
 fi
 
 echo "MBVM-DONE"

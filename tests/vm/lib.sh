@@ -98,8 +98,8 @@ vm_kernel() {
 
 # vm_initramfs OUT [with-mboot] [extra-file...]
 # A busybox initramfs whose /init reports the firmware log and the PCRs and powers off.
-# With "with-mboot" it also carries $MBOOT and every library ldd names, and runs
-# `mboot log replay --json` on the kernel's log. Extra files land in /extra/ (used to change
+# With "with-mboot" (and "luks", "kupdate", "unseal") it also carries $MBOOT and every library
+# ldd names, and runs `mboot log replay --json` on the kernel's log. Extra files land in /extra/ (used to change
 # the initrd bytes without changing its behaviour).
 vm_initramfs() {
 	local out=$1 mode=${2:-plain} root lib
@@ -116,7 +116,7 @@ vm_initramfs() {
 	cp /bin/busybox "$root/bin/busybox"
 	cp "$VM_DIR/guest-init.sh" "$root/init"
 	chmod 0755 "$root/init" "$root/bin/busybox"
-	if [ "$mode" = with-mboot ] || [ "$mode" = luks ] || [ "$mode" = kupdate ]; then
+	if [ "$mode" = with-mboot ] || [ "$mode" = luks ] || [ "$mode" = kupdate ] || [ "$mode" = unseal ]; then
 		[ -x "${MBOOT:-}" ] || vm_die "MBOOT is not set to an executable"
 		cp "$MBOOT" "$root/bin/mboot"
 		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
@@ -144,6 +144,12 @@ vm_initramfs() {
 	fi
 	[ "$mode" = luks ] && vm_initramfs_luks "$root"
 	[ "$mode" = kupdate ] && vm_initramfs_kupdate "$root"
+	# unseal: mboot and the second virtio disk's modules; the guest unseals each *.sealed of the
+	# host's archive on that disk (the uki scenario: secrets sealed to a predicted boot)
+	if [ "$mode" = unseal ]; then
+		printf 'the uki scenario: unseal what the host sealed\n' >"$root/extra/unseal"
+		vm_kernel_modules "$root/lib/modules/mboot-vm" virtio_pci virtio_blk
+	fi
 	# efivars: efivarfs for the guest, which writes the variables /extra/efivars lists (guest-init.sh)
 	[ "$mode" = efivars ] && vm_kernel_modules "$root/lib/modules/mboot-vm" efivarfs
 	for f in "$@"; do cp "$f" "$root/extra/"; done
@@ -592,6 +598,31 @@ vm_qemu() {
 	fi
 	grep -q '^MBVM-DONE$' "$dir/serial.log" && return 0
 	return 1
+}
+
+# vm_tpm_run STATE CMD...: CMD run on the host against the guest's TPM, the swtpm state folder
+# STATE (the one VM_TPM_STATE names for the boots), with TPM2TOOLS_TCTI set to it; CMD's exit
+# code. The state is made on first use, as vm_qemu's swtpm would (tpm2-tss's swtpm TCTI
+# finds the control socket at the data socket's path + .ctrl).
+vm_tpm_run() {
+	local state=$1 sock pid rc=0
+	shift
+	mkdir -p "$state"
+	sock=$state/host.sock
+	rm -f "$sock" "$sock.ctrl"
+	swtpm socket --tpm2 --tpmstate dir="$state" --server type=unixio,path="$sock" \
+		--ctrl type=unixio,path="$sock.ctrl" --flags not-need-init,startup-clear \
+		--log file="$state/host-swtpm.log" </dev/null &
+	pid=$!
+	while [ ! -S "$sock" ] || [ ! -S "$sock.ctrl" ]; do
+		kill -0 "$pid" 2>/dev/null || vm_die "swtpm on $state did not start"
+		sleep 0.1
+	done
+	TPM2TOOLS_TCTI=swtpm:path=$sock "$@" || rc=$?
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rm -f "$sock" "$sock.ctrl"
+	return $rc
 }
 
 # Key presses for the next boots (a person at GRUB's menu): VM_KEYS=(TEXT KEYS TEXT KEYS ...).

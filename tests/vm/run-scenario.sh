@@ -587,9 +587,13 @@ uki)
 		"$MBOOT" log replay --json "$d/log.bin" >"$d/replay.json" || bad "$1: mboot log replay exited $?"
 	}
 
-	vm_initramfs "$out/initrd.in" plain
+	# mboot and the second disk's modules in the initramfs: the second boot unseals what the host
+	# sealed to its prediction (the base boot gets an empty archive)
+	vm_initramfs "$out/initrd.in" unseal
 	vm_prepare_uki "$out/base" "$VM_CMDLINE_DEFAULT" "$out/initrd.in"
-	uki_boot base
+	mkdir -p "$out/sealed-in"
+	tar -cf "$out/unseal-none.tar" -C "$out/sealed-in" .
+	VM_EXTRA_DISK=$out/unseal-none.tar uki_boot base
 	check_uki_boot base
 	# The images are reproducible: built again from the same inputs, byte for byte (no boot).
 	vm_prepare_uki "$out/rebuild" "$VM_CMDLINE_DEFAULT" "$out/initrd.in"
@@ -635,8 +639,39 @@ uki)
 	uki_predict_with_mboot "$out/predict-mboot.json" "$next"
 	mboot_pred=$out/predict-mboot.json
 
-	uki_boot cmdline
+	# A secret sealed before the boot, with the TPM the second boot gets (VM_TPM_STATE), to mboot's
+	# prediction of PCRs 4, 9, 11, 12 (sha256); and again to the prediction for a UKI with yet
+	# another .cmdline (never booted), which must not unseal. The sealed files reach the guest on
+	# the second disk (as in the kernel-update scenario), outside the UKI, whose bytes they would
+	# otherwise change.
+	od -A n -N 32 -t x1 /dev/urandom | tr -d ' \n' >"$out/secret"
+	decoy=$out/decoy
+	mkdir -p "$decoy"
+	printf '%s' "$VM_CMDLINE_DEFAULT mboot.test=decoy" >"$decoy/cmdline.sect"
+	vm_uki "$decoy/uki.efi" "$(vm_kernel)" "$next/initrd.img" "$next/osrel" "$decoy/cmdline.sect"
+	rc=0
+	"$MBOOT" predict --log "$out/base/log.bin" --uki "$decoy/uki.efi" --uki-today "$out/base/uki.efi" --json \
+		>"$decoy/predict.json" 2>"$decoy/predict.err" || rc=$?
+	check "uki decoy: mboot predicts PCRs 4, 9, 11, 12 for a UKI with another .cmdline (exit $rc)" \
+		test "$rc:$(jq -c .changed "$decoy/predict.json")" = "0:[4,9,11,12]"
+	check "uki decoy: its PCR 12 (sha256) is not the one predicted for the second UKI" \
+		test "$(jq -r '.banks.sha256["12"]' "$decoy/predict.json")" != "$(jq -r '.banks.sha256["12"]' "$mboot_pred")"
+	for s in predicted:"$mboot_pred" decoy:"$decoy/predict.json"; do
+		vm_tpm_run "$out/tpm-state" "$MBOOT" seal --pcrs 4,9,11,12 --values "${s#*:}" -i "$out/secret" \
+			-o "$out/sealed-in/${s%%:*}.sealed" --force >"$out/seal-${s%%:*}.err" 2>&1 ||
+			bad "uki: mboot seal --values ${s#*:} exited $?: $(cat "$out/seal-${s%%:*}.err")"
+	done
+	tar -cf "$out/unseal.tar" -C "$out/sealed-in" predicted.sealed decoy.sealed
+	VM_TPM_STATE=$out/tpm-state VM_EXTRA_DISK=$out/unseal.tar uki_boot cmdline
 	check_uki_boot cmdline
+	uns() { vm_section "$out/cmdline/serial.log" "UNSEAL-$1"; }
+	uns predicted-OUT | sed 's/^/  cmdline unseal predicted: /'
+	uns decoy-OUT | sed 's/^/  cmdline unseal decoy: /'
+	check "uki cmdline: the guest read the host's archive of sealed files (tar exit $(uns TAR-RC))" test "$(uns TAR-RC)" = 0
+	check "uki cmdline: mboot unseal of the secret sealed to the prediction exited 0 and gave the secret (sha256)" \
+		test "$(uns predicted-RC):$(uns predicted-SHA256)" = "0:$(sha256sum <"$out/secret" | awk '{ print $1 }')"
+	check "uki cmdline: the secret sealed to the prediction for another .cmdline did not unseal (exit 1, nothing released)" \
+		test "$(uns decoy-RC):$(uns decoy-SHA256)" = "1:"
 	moved=$(tpm_moved base cmdline)
 	printf 'info cmdline: PCRs that differ in the TPM (sha256): %s\n' "$moved"
 	check "uki cmdline: the TPM moved exactly PCRs 4, 9, 11, 12 and 10 (IMA)" test "$moved" = "[4,9,10,11,12]"

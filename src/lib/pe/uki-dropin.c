@@ -297,3 +297,23 @@ MB_EXPORT int mb_uki_dropin_dir_cpio(const char *dir, mb_uki_dropin_kind kind, u
 	}
 	return rc;
 }
+
+MB_EXPORT int mb_uki_dropin_appended(const char *dir, unsigned *ret_kinds, mb_error *err)
+{
+	static const mb_uki_dropin_kind appended_kinds[] = { MB_UKI_DROPIN_CREDENTIALS, MB_UKI_DROPIN_SYSEXTS };
+	int rc = 0;
+
+	*ret_kinds = 0;
+	for (size_t i = 0; dir && rc >= 0 && i < sizeof(appended_kinds) / sizeof(appended_kinds[0]); i++) {
+		uint8_t *cpio = NULL;
+		size_t size = 0;
+
+		rc = mb_uki_dropin_dir_cpio(dir, appended_kinds[i], &cpio, &size, err);
+		if (cpio) {
+			*ret_kinds |= 1u << appended_kinds[i];
+			explicit_bzero(cpio, size); /* a credentials archive holds the credentials */
+		}
+		free(cpio);
+	}
+	return rc < 0 ? rc : 0;
+}

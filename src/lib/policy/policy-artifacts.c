@@ -370,7 +370,7 @@ static int add_text_rule(json_object *rules, const char *fmt_prefix, const char 
 /*
  * From a unified kernel image: PCR 11's value (systemd-stub's sections, at its hand-over), PCR 4
  * rules with the UKI's Authenticode digest (and each --efi), the kernel's initrd tag of .initrd
- * (PCR 9, not required); with a known-good log, the firmware PCRs' values and its rules for the
+ * (PCR 9, not required; none when the stub appends drop-ins to it, mb_uki_dropin_appended); with a known-good log, the firmware PCRs' values and its rules for the
  * PCRs the UKI does not decide. PCR 12 (the command line systemd-boot and the stub measure) is
  * left out: docs/predict.md says why it is not computed.
  */
@@ -385,6 +385,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	mb_uki_section secs[MB_UKI_MAX_SECTIONS];
 	mb_pcr_values *v11 = mb_pcr_values_new();
 	uint32_t firmware = a->firmware_pcrs ? a->firmware_pcrs : 0xff & ~(1u << 4);
+	unsigned appended = 0;
 	const char *base = strrchr(a->boot.uki, '/');
 	mb_pe_info *pe = NULL;
 	uint8_t *buf = NULL;
@@ -438,9 +439,12 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	app = NULL;
 	if (rc < 0)
 		goto out;
-	/* PCR 9: the kernel's EFI stub tags the initrd systemd-stub hands it (.initrd, when nothing
-	 * is appended from the ESP) */
-	for (i = 0; i < n_secs; i++) {
+	/* PCR 9: the kernel's EFI stub tags the initrd systemd-stub hands it: .initrd, when the stub
+	 * appends nothing from the drop-in folder (else no rule: the concatenation is not computed) */
+	rc = mb_uki_dropin_appended(a->boot.uki_extra_dir, &appended, err);
+	if (rc < 0)
+		goto out;
+	for (i = 0; !appended && i < n_secs; i++) {
 		json_object *ds, *r9;
 		uint8_t name_d[MB_DIGEST_MAX];
 

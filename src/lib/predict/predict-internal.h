@@ -84,6 +84,7 @@ typedef struct predict_ctx {
 	file_digests uki_sysext;         /* the new drop-ins' PCR 13 archive (have: there is one) */
 	bool uki_extra, uki_sysext_written; /* uki_extra_dir given */
 	bool uki_creds;                  /* the new drop-in folder has credentials */
+	unsigned uki_appended;           /* mb_uki_dropin_appended of the new drop-in folder */
 	/* The command line systemd-boot passes a UKI (load options) from its .cmdline: today's UKI's,
 	 * which must explain today's PCR 12 (8) events and LoadOptions tag (PCR 9), and the new one's. */
 	uki_cmdline cmd_today, cmd_new;

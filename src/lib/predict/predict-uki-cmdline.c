@@ -13,10 +13,13 @@
  * .cmdline so converted (no edit at the menu, no other loader) are they replaced by the new
  * UKI's; anything else stays unpredictable, with the reason.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include <mboot/digest.h>
 #include <mboot/events.h>
@@ -103,6 +106,100 @@ static int set_why(predict_ctx *c, int rc, char *why)
 	return 0;
 }
 
+/* Is the file at path a PE image whose Authenticode digest in every bank of app is app's? */
+static bool is_app(predict_ctx *c, const char *path, const mb_event *app)
+{
+	uint16_t algs[MB_MAX_BANKS];
+	uint8_t d[MB_MAX_BANKS][MB_DIGEST_MAX];
+	const mb_event_digest *ed[MB_MAX_BANKS];
+	size_t n = 0;
+	mb_error e = { 0 };
+
+	for (uint32_t j = 0; j < app->n_digests && n < MB_MAX_BANKS; j++)
+		if (mb_digest_by_alg(app->digests[j].alg) && pred_bank_index(c, app->digests[j].alg) >= 0) {
+			ed[n] = &app->digests[j];
+			algs[n++] = app->digests[j].alg;
+		}
+	if (n == 0 || mb_pe_authenticode_file(path, 0, algs, n, d, &e) < 0)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (memcmp(d[k], ed[k]->bytes, ed[k]->size) != 0)
+			return false;
+	return true;
+}
+
+static int efi_file(const struct dirent *de)
+{
+	size_t n = strlen(de->d_name);
+
+	return de->d_name[0] != '.' && n > 4 && strcasecmp(de->d_name + n - 4, ".efi") == 0;
+}
+
+static int sub_dir(const struct dirent *de)
+{
+	return de->d_name[0] != '.' && strcasecmp(de->d_name, "Linux") != 0;
+}
+
+/* The first *.efi of dir (names sorted) that is today's UKI, into *ret (malloc'd); 0 with *ret
+ * NULL: none. Unreadable folders and files are skipped; negative only when out of memory. */
+static int find_in(predict_ctx *c, const char *dir, const mb_event *app, char **ret)
+{
+	struct dirent **ents = NULL;
+	struct stat st;
+	int n = scandir(dir, &ents, efi_file, alphasort), rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		char *path = NULL;
+
+		if (!*ret && rc == 0) {
+			if (asprintf(&path, "%s/%s", dir, ents[i]->d_name) < 0)
+				rc = -ENOMEM;
+			else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_app(c, path, app))
+				*ret = path, path = NULL;
+		}
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	return rc;
+}
+
+/* Today's UKI on an ESP of c->in->esp_dirs: EFI/Linux/ first, then EFI/ and its other folders. */
+static int find_on_esp(predict_ctx *c, const mb_event *app, char **ret)
+{
+	int rc = 0;
+
+	*ret = NULL;
+	for (size_t r = 0; r < c->in->n_esp_dirs && !*ret && rc == 0; r++) {
+		const char *root = c->in->esp_dirs[r];
+		struct dirent **subs = NULL;
+		char *efi = NULL, *dir = NULL;
+		int n = 0;
+
+		if (!root || asprintf(&efi, "%s/EFI", root) < 0 || asprintf(&dir, "%s/Linux", efi) < 0) {
+			free(efi);
+			return root ? -ENOMEM : -EINVAL;
+		}
+		rc = find_in(c, dir, app, ret);
+		if (rc == 0 && !*ret)
+			rc = find_in(c, efi, app, ret);
+		if (rc == 0 && !*ret)
+			n = scandir(efi, &subs, sub_dir, alphasort);
+		for (int i = 0; i < n; i++) {
+			char *sub = NULL;
+
+			if (rc == 0 && !*ret)
+				rc = asprintf(&sub, "%s/%s", efi, subs[i]->d_name) < 0 ? -ENOMEM : find_in(c, sub, app, ret);
+			free(sub);
+			free(subs[i]);
+		}
+		free(subs);
+		free(dir);
+		free(efi);
+	}
+	return rc;
+}
+
 /* Today's UKI: --uki-today, else the OLD of an --efi that names today's UKI event (that --efi is
  * then used up: its NEW must be --uki's image). Checked against today's PCR 4 event by its
  * Authenticode digest in every bank, then its .cmdline converted as systemd-boot does. */
@@ -115,7 +212,7 @@ int pred_plan_uki_today(predict_ctx *c, mb_error *err)
 	mb_pe_info *pe = NULL;
 	uint8_t *buf = NULL, d[MB_DIGEST_MAX];
 	size_t size = 0, n = 0;
-	char *why = NULL;
+	char *why = NULL, *found = NULL;
 	bool same = true;
 	int rc;
 
@@ -140,8 +237,17 @@ int pred_plan_uki_today(predict_ctx *c, mb_error *err)
 		if (!path)
 			path = r->old_file;
 	}
+	if (!path && c->in->n_esp_dirs) {
+		rc = find_on_esp(c, app, &found);
+		if (rc < 0)
+			return set_error(err, rc, rc == -ENOMEM ? "out of memory" : "an ESP folder is NULL");
+		path = found;
+	}
 	if (!path)
-		return set_why(c, 0, strdup("today's UKI is not given (--uki-today FILE, or --efi TODAY=NEW): its .cmdline "
+		return set_why(c, 0, strdup(c->in->n_esp_dirs ? "today's UKI is not given (--uki-today FILE, or --efi "
+					    "TODAY=NEW) nor found on the ESP (no *.efi under EFI/ has today's UKI's "
+					    "Authenticode digest): its .cmdline is what explains today's events" :
+					    "today's UKI is not given (--uki-today FILE, or --efi TODAY=NEW): its .cmdline "
 					    "is what explains today's events"));
 	rc = mb_pe_read_file(path, &buf, &size, err);
 	if (rc >= 0)
@@ -176,7 +282,9 @@ int pred_plan_uki_today(predict_ctx *c, mb_error *err)
 	}
 	free(buf);
 	mb_pe_info_free(pe);
-	return rc < 0 ? prefix_error(err, rc, path) : 0;
+	rc = rc < 0 ? prefix_error(err, rc, path) : 0;
+	free(found);
+	return rc;
 }
 
 /* Is ev today's command line: today's UKI's .cmdline as data, hashed as such in every bank? */

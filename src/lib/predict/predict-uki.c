@@ -56,18 +56,9 @@ static int plan_dropins(predict_ctx *c, mb_error *err)
 
 	c->uki_extra = true;
 	c->uki_sysext.have = rc >= 0 && cpio;
-	if (rc >= 0) {
-		uint8_t *creds = NULL;
-		size_t n_creds = 0;
-		int crc = mb_uki_dropin_dir_cpio(c->in->boot.uki_extra_dir, MB_UKI_DROPIN_CREDENTIALS, &creds, &n_creds, err);
-
-		c->uki_creds = crc >= 0 && creds;
-		if (creds)
-			explicit_bzero(creds, n_creds);
-		free(creds);
-		if (crc < 0)
-			rc = crc;
-	}
+	if (rc >= 0)
+		rc = mb_uki_dropin_appended(c->in->boot.uki_extra_dir, &c->uki_appended, err);
+	c->uki_creds = c->uki_appended & (1u << MB_UKI_DROPIN_CREDENTIALS);
 	for (size_t b = 0; rc >= 0 && cpio && b < c->n_banks; b++)
 		if (mb_digest_by_alg(c->banks[b].alg))
 			rc = mb_digest(c->banks[b].alg, cpio, size, c->uki_sysext.d[b]);
@@ -292,10 +283,10 @@ int pred_walk_uki_initrd_tag(predict_ctx *c, mb_log_writer *w, const mb_event *e
 			  ev->number);
 		return mb_log_writer_add_event(w, ev);
 	}
-	if (c->uki_sysext.have || c->uki_creds) {
+	if (c->uki_appended) {
 		pred_note(c, 9, true, "event %u: systemd-stub appends the archives of the new drop-in folder's %s to the "
 			  "initrd the kernel's EFI stub tags, which mboot does not compute", ev->number,
-			  c->uki_sysext.have && c->uki_creds ? "system extensions and credentials" :
+			  (c->uki_appended & (1u << MB_UKI_DROPIN_SYSEXTS)) && c->uki_creds ? "system extensions and credentials" :
 			  c->uki_creds ? "credentials" : "system extensions");
 		return mb_log_writer_add_event(w, ev);
 	}

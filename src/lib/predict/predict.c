@@ -54,6 +54,8 @@ static int plan(predict_ctx *c, mb_error *err)
 	}
 	if (in->boot.n_efi > 32)
 		return set_error(err, -EINVAL, "at most 32 EFI applications");
+	if (in->n_esp_dirs > MB_PREDICT_MAX_ESP_DIRS || (in->n_esp_dirs && !in->esp_dirs))
+		return set_error(err, -EINVAL, "at most %d ESP folders", MB_PREDICT_MAX_ESP_DIRS);
 	if (in->boot.kernel && (rc = pred_digest_file(c, in->boot.kernel, &c->kernel, err)) < 0)
 		return rc;
 	if (in->boot.initrd && (rc = pred_digest_file(c, in->boot.initrd, &c->initrd, err)) < 0)
