@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
@@ -600,16 +600,16 @@ static char *machine_request(const machine *m)
 }
 
 /* The response to a challenge object (json-c), or NULL when the credential does not open. */
-static char *machine_activate(const machine *m, json_object *challenge)
+static char *machine_activate(const machine *m, json_t *challenge)
 {
-	json_object *blob, *secret;
+	json_t *blob, *secret;
 	buf id = { 0 }, sec = { 0 }, cred = { 0 }, out = { 0 };
 	char name[2 * NAME_SIZE + 1], *c64;
 	int r = -1;
 
-	if (json_object_object_get_ex(challenge, "credential_blob", &blob) &&
-	    json_object_object_get_ex(challenge, "encrypted_secret", &secret) &&
-	    unb64(json_object_get_string(blob), &id) == 0 && unb64(json_object_get_string(secret), &sec) == 0)
+	if (((blob = json_object_get(challenge, "credential_blob")) != NULL) &&
+	    ((secret = json_object_get(challenge, "encrypted_secret")) != NULL) &&
+	    unb64(json_string_value(blob), &id) == 0 && unb64(json_string_value(secret), &sec) == 0)
 		r = activate(m->ek->key, m->name, id.p, id.n, sec.p, sec.n, &cred);
 	free(id.p);
 	free(sec.p);
@@ -773,7 +773,7 @@ static int self_check(const char *log_path, const char *policy_path, const char 
 	mb_policy *policy = NULL;
 	mb_ek_roots *roots = NULL;
 	mb_error err = { 0 };
-	json_object *ch;
+	json_t *ch;
 	char *req, *challenge = NULL, *state = NULL, *resp, *record = NULL;
 	uint8_t nonce[32], *pol = NULL;
 	size_t pol_size;
@@ -802,17 +802,17 @@ static int self_check(const char *log_path, const char *policy_path, const char 
 		fprintf(stderr, "FAIL: the verifier refuses the software machine's request: %s\n", err.message);
 		goto out;
 	}
-	ch = json_tokener_parse(challenge);
+	ch = json_from_text(challenge);
 	/* the same EK, another AK: the credential is bound to the first AK's name */
 	resp = machine_activate(&other, ch);
 	if (resp) {
 		fprintf(stderr, "FAIL: a credential made for one AK opened for another\n");
 		free(resp);
-		json_object_put(ch);
+		json_decref(ch);
 		goto out;
 	}
 	resp = machine_activate(&m, ch);
-	json_object_put(ch);
+	json_decref(ch);
 	if (!resp) {
 		fprintf(stderr, "FAIL: the software activation does not open the library's credential\n");
 		goto out;
@@ -993,7 +993,7 @@ static void *enroll_worker(void *arg)
 	while ((i = atomic_fetch_add(&r->next, 1)) < r->n_machines) {
 		machine *m = &r->machines[i];
 		char *req = machine_request(m), *resp = NULL, path[128];
-		json_object *root = NULL, *ch;
+		json_t *root = NULL, *ch;
 		buf body = { 0 };
 		long st;
 
@@ -1003,8 +1003,8 @@ static void *enroll_worker(void *arg)
 		buf_str(&body, req);
 		buf_str(&body, "}");
 		st = post(&c, url, "/v1/enroll", (const char *) body.p, body.n);
-		if (st != 201 || !(root = json_tokener_parse((const char *) c.resp.p)) ||
-		    !json_object_object_get_ex(root, "challenge", &ch) || !(resp = machine_activate(m, ch))) {
+		if (st != 201 || !(root = json_from_text((const char *) c.resp.p)) ||
+		    !(ch = json_object_get(root, "challenge")) || !(resp = machine_activate(m, ch))) {
 			note_error(r, "enroll", m, st, &c);
 		} else {
 			snprintf(path, sizeof(path), "/v1/enroll/%s/activate", m->id);
@@ -1014,7 +1014,7 @@ static void *enroll_worker(void *arg)
 			else
 				note_error(r, "activate", m, st, &c);
 		}
-		json_object_put(root);
+		json_decref(root);
 		free(resp);
 		free(req);
 		free(body.p);
@@ -1028,7 +1028,7 @@ static long attest_once(run *r, const char *url, client *c, machine *m, buf *ev,
 {
 	char path[192], nonce_hex[2 * MB_ATTEST_NONCE_MAX + 1];
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
-	json_object *root, *v;
+	json_t *root, *v;
 	size_t len = 0;
 	long st;
 	double t;
@@ -1037,26 +1037,26 @@ static long attest_once(run *r, const char *url, client *c, machine *m, buf *ev,
 	st = post(c, url, path, "", 0);
 	if (st != 200)
 		return st;
-	root = json_tokener_parse((const char *) c->resp.p);
-	if (root && json_object_object_get_ex(root, "nonce", &v) && json_object_is_type(v, json_type_string))
-		len = (size_t) json_object_get_string_len(v);
+	root = json_from_text((const char *) c->resp.p);
+	if (root && ((v = json_object_get(root, "nonce")) != NULL) && json_is_string(v))
+		len = (size_t) json_string_length(v);
 	if (len < 2 * MB_ATTEST_NONCE_MIN || len > 2 * MB_ATTEST_NONCE_MAX || len % 2 ||
-	    hex_parse(json_object_get_string(v), len, nonce, len / 2) < 0) {
-		json_object_put(root);
+	    hex_parse(json_string_value(v), len, nonce, len / 2) < 0) {
+		json_decref(root);
 		return 0;
 	}
-	memcpy(nonce_hex, json_object_get_string(v), len + 1);
-	json_object_put(root);
+	memcpy(nonce_hex, json_string_value(v), len + 1);
+	json_decref(root);
 	machine_evidence(m, r->boot, nonce, len / 2, ev);
 	snprintf(path, sizeof(path), "/v1/machines/%s/evidence?nonce=%s", m->id, nonce_hex);
 	t = now();
 	st = post(c, url, path, (const char *) ev->p, ev->n);
 	*t_evidence = now() - t;
 	if (st == 200) {
-		root = json_tokener_parse((const char *) c->resp.p);
-		*trusted = root && json_object_object_get_ex(root, "status", &v) &&
-			   strcmp(json_object_get_string(v), "trusted") == 0;
-		json_object_put(root);
+		root = json_from_text((const char *) c->resp.p);
+		*trusted = root && ((v = json_object_get(root, "status")) != NULL) &&
+			   strcmp(json_string_value(v), "trusted") == 0;
+		json_decref(root);
 	}
 	return st;
 }
@@ -1364,7 +1364,7 @@ int main(int argc, char **argv)
 	{
 		double per_sec = (double) r.n_lat / wall, p50, p99, max, e50, e99;
 		size_t errors = 0, s;
-		json_object *j = json_object_new_object(), *errs = json_object_new_object(), *vs = json_object_new_array();
+		json_t *j = json_object(), *errs = json_object(), *vs = json_array();
 
 		qsort(r.lat, r.n_lat, sizeof(double), cmp_double);
 		qsort(r.lat_ev, r.n_lat, sizeof(double), cmp_double);
@@ -1388,51 +1388,52 @@ int main(int argc, char **argv)
 				continue;
 			snprintf(key, sizeof(key), "%zu", s);
 			printf("errors: %zu with status %s\n", r.by_status[s], s ? key : "none (transport)");
-			json_object_object_add(errs, s ? key : "transport", json_object_new_int64((int64_t) r.by_status[s]));
+			json_object_set_new(errs, s ? key : "transport", json_integer((int64_t) r.by_status[s]));
 			errors += r.by_status[s];
 		}
 		if (r.first_error[0])
 			printf("first error: %s\n", r.first_error);
 		printf("fleet-load itself: CPU %.0f %% of one core\n", (self1 - self0) / wall * 100.0);
 		for (i = 0; i < n_pids; i++) {
-			json_object *pv = json_object_new_object();
+			json_t *pv = json_object();
 			double cpu = (cpu1[i] - cpu0[i]) / wall * 100.0;
 			long hwm = proc_hwm_kib(pids[i]);
 
 			printf("verifier %ld: CPU %.0f %% of one core, peak RSS %.1f MiB\n", pids[i], cpu, (double) hwm / 1024);
-			json_object_object_add(pv, "pid", json_object_new_int64(pids[i]));
-			json_object_object_add(pv, "cpu_percent", json_object_new_double(round(cpu * 10) / 10));
-			json_object_object_add(pv, "peak_rss_kib", json_object_new_int64(hwm));
-			json_object_array_add(vs, pv);
+			json_object_set_new(pv, "pid", json_integer(pids[i]));
+			json_object_set_new(pv, "cpu_percent", json_real(round(cpu * 10) / 10));
+			json_object_set_new(pv, "peak_rss_kib", json_integer(hwm));
+			json_array_append_new(vs, pv);
 		}
-		json_object_object_add(j, "mode", json_object_new_string(r.saturate ? "saturate" : "rate"));
-		json_object_object_add(j, "machines", json_object_new_int64((int64_t) n_machines));
-		json_object_object_add(j, "threads", json_object_new_int64((int64_t) concurrency));
-		json_object_object_add(j, "enroll_seconds", json_object_new_double(round(t_enroll * 100) / 100));
-		json_object_object_add(j, "offered_per_second", r.saturate ? NULL : json_object_new_double(r.rate));
-		json_object_object_add(j, "seconds", json_object_new_double(round(wall * 100) / 100));
-		json_object_object_add(j, "attestations", json_object_new_int64((int64_t) r.n_lat));
-		json_object_object_add(j, "per_second", json_object_new_double(round(per_sec * 10) / 10));
-		json_object_object_add(j, "trusted", json_object_new_int64((int64_t) r.trusted));
-		json_object_object_add(j, "untrusted", json_object_new_int64((int64_t) r.untrusted));
-		json_object_object_add(j, "late_starts", json_object_new_int64((int64_t) r.late));
-		json_object_object_add(j, "p50_ms", json_object_new_double(round(p50 * 1e4) / 10));
-		json_object_object_add(j, "p99_ms", json_object_new_double(round(p99 * 1e4) / 10));
-		json_object_object_add(j, "max_ms", json_object_new_double(round(max * 1e4) / 10));
-		json_object_object_add(j, "evidence_p50_ms", json_object_new_double(round(e50 * 1e4) / 10));
-		json_object_object_add(j, "evidence_p99_ms", json_object_new_double(round(e99 * 1e4) / 10));
-		json_object_object_add(j, "errors", errs);
-		json_object_object_add(j, "generator_cpu_percent",
-				       json_object_new_double(round((self1 - self0) / wall * 1000) / 10));
-		json_object_object_add(j, "verifiers", vs);
+		json_object_set_new(j, "mode", json_string_nocheck(r.saturate ? "saturate" : "rate"));
+		json_object_set_new(j, "machines", json_integer((int64_t) n_machines));
+		json_object_set_new(j, "threads", json_integer((int64_t) concurrency));
+		json_object_set_new(j, "enroll_seconds", json_real(round(t_enroll * 100) / 100));
+		json_object_set_new(j, "offered_per_second", r.saturate ? json_null() : json_real(r.rate));
+		json_object_set_new(j, "seconds", json_real(round(wall * 100) / 100));
+		json_object_set_new(j, "attestations", json_integer((int64_t) r.n_lat));
+		json_object_set_new(j, "per_second", json_real(round(per_sec * 10) / 10));
+		json_object_set_new(j, "trusted", json_integer((int64_t) r.trusted));
+		json_object_set_new(j, "untrusted", json_integer((int64_t) r.untrusted));
+		json_object_set_new(j, "late_starts", json_integer((int64_t) r.late));
+		json_object_set_new(j, "p50_ms", json_real(round(p50 * 1e4) / 10));
+		json_object_set_new(j, "p99_ms", json_real(round(p99 * 1e4) / 10));
+		json_object_set_new(j, "max_ms", json_real(round(max * 1e4) / 10));
+		json_object_set_new(j, "evidence_p50_ms", json_real(round(e50 * 1e4) / 10));
+		json_object_set_new(j, "evidence_p99_ms", json_real(round(e99 * 1e4) / 10));
+		json_object_set_new(j, "errors", errs);
+		json_object_set_new(j, "generator_cpu_percent",
+				       json_real(round((self1 - self0) / wall * 1000) / 10));
+		json_object_set_new(j, "verifiers", vs);
 		if (json_path) {
-			const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
+			char *text = json_write(j, JSON_LAYOUT_COMPACT);
 			mb_error err = { 0 };
 
-			if (file_write(json_path, text, strlen(text), 0644, true, &err) < 0)
-				die("%s: %s", json_path, err.message);
+			if (!text || file_write(json_path, text, strlen(text), 0644, true, &err) < 0)
+				die("%s: %s", json_path, text ? err.message : "out of memory");
+			free(text);
 		}
-		json_object_put(j);
+		json_decref(j);
 		o = errors || r.untrusted || !r.n_lat ? 1 : 0;
 	}
 	for (i = 0; i < n_machines; i++)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <mboot/mboot.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,11 +33,11 @@ static const char response[] = "{\"version\": 1, \"kind\": \"mboot-attest-respon
 
 static void output(char *text)
 {
-	json_object *o;
+	json_t *o;
 
-	if (!text || !(o = json_tokener_parse(text)))
+	if (!text || !(o = json_from_text(text)))
 		abort();
-	json_object_put(o);
+	json_decref(o);
 	free(text);
 }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/digest.h>
 #include <mboot/eventlog.h>

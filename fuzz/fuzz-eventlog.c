@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/mboot.h>
 #include "lib/replay/pcr-values.h" /* reaches into the values: the fuzzers link the static core */

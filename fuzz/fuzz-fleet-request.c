@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	fleet_enroll_body b;
 	mb_error err = { 0 };
-	json_object *o;
+	json_t *o;
 	size_t n;
 
 	/* The server hands bodies over NUL-terminated. */
@@ -37,10 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!fleet_id_valid(b.machine_id, strlen(b.machine_id)) || b.interval < 0 ||
 		    b.request_size != strlen(b.request))
 			abort();
-		o = json_tokener_parse(b.request);
-		if (!json_object_is_type(o, json_type_object))
+		o = json_from_text(b.request);
+		if (!json_is_object(o))
 			abort();
-		json_object_put(o);
+		json_decref(o);
 		mb_error_clear(&err);
 		if (mb_attest_challenge_make(b.request, b.request_size, &opts, &challenge, &state, &err) < 0) {
 			if (!err.message[0])

@@ -13,40 +13,40 @@
 #include "shared/fail.h"
 #include "shared/hex.h"
 #include "shared/json-doc.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 
-int json_doc_parse_text(const char *text, size_t size, json_object **ret, mb_error *err)
+int json_doc_parse_text(const char *text, size_t size, json_t **ret, mb_error *err)
 {
-	json_object *root;
+	json_t *root;
 	int r;
 
 	*ret = NULL;
 	r = untrusted_json_parse(text, size, 8, &root, err);
 	if (r < 0)
 		return r;
-	if (!json_object_is_type(root, json_type_object)) {
-		json_object_put(root);
+	if (!json_is_object(root)) {
+		json_decref(root);
 		return set_error(err, -EBADMSG, "not a JSON object");
 	}
 	*ret = root;
 	return 0;
 }
 
-int json_doc_check_kind(json_object *root, const char *kind, mb_error *err)
+int json_doc_check_kind(json_t *root, const char *kind, mb_error *err)
 {
-	json_object *o = json_doc_get(root, "kind", json_type_string);
+	json_t *o = json_doc_get(root, "kind", JSON_STRING);
 
-	if (!o || strcmp(json_object_get_string(o), kind) != 0)
+	if (!o || strcmp(json_string_value(o), kind) != 0)
 		return set_error(err, -EBADMSG, "field \"kind\" is not \"%s\"", kind);
-	if (!(o = json_doc_get(root, "version", json_type_int)) || json_object_get_int64(o) != 1)
+	if (!(o = json_doc_get(root, "version", JSON_INTEGER)) || json_integer_value(o) != 1)
 		return set_error(err, -EBADMSG, "field \"version\" is not 1 (this mboot reads version 1)");
 	return 0;
 }
 
-int json_doc_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_object **ret,
+int json_doc_open(const char *text, size_t size, size_t max, const char *what, const char *kind, json_t **ret,
 		   mb_error *err)
 {
-	json_object *root;
+	json_t *root;
 	int r;
 
 	*ret = NULL;
@@ -57,62 +57,64 @@ int json_doc_open(const char *text, size_t size, size_t max, const char *what, c
 		return r;
 	r = json_doc_check_kind(root, kind, err);
 	if (r < 0) {
-		json_object_put(root);
+		json_decref(root);
 		return r;
 	}
 	*ret = root;
 	return 0;
 }
 
-char *json_doc_finish(json_object *root)
+char *json_doc_finish(json_t *root)
 {
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								      JSON_C_TO_STRING_NOSLASHESCAPE);
-	char *out = NULL;
+	char *text = json_write(root, JSON_LAYOUT_PRETTY), *out;
+	size_t n;
 
-	size_t n = text ? strlen(text) : 0;
-
-	if (text && (out = malloc(n + 2))) {
-		memcpy(out, text, n);
-		memcpy(out + n, "\n", 2);
+	json_decref(root);
+	if (!text)
+		return NULL;
+	n = strlen(text);
+	out = realloc(text, n + 2);
+	if (!out) {
+		free(text);
+		return NULL;
 	}
-	json_object_put(root);
+	memcpy(out + n, "\n", 2);
 	return out;
 }
 
-int json_doc_hex(json_object *o, const char *key, const char *name, uint8_t *out, size_t size, mb_error *err)
+int json_doc_hex(json_t *o, const char *key, const char *name, uint8_t *out, size_t size, mb_error *err)
 {
-	json_object *v = json_doc_get(o, key, json_type_string);
+	json_t *v = json_doc_get(o, key, JSON_STRING);
 
-	if (!v || (size_t) json_object_get_string_len(v) != 2 * size ||
-	    hex_parse(json_object_get_string(v), 2 * size, out, size) < 0)
+	if (!v || (size_t) json_string_length(v) != 2 * size ||
+	    hex_parse(json_string_value(v), 2 * size, out, size) < 0)
 		return set_error(err, -EBADMSG, "field \"%s\" is not %zu bytes of hex", name, size);
 	return 0;
 }
 
-json_object *json_doc_get(json_object *o, const char *key, json_type type)
+json_t *json_doc_get(json_t *o, const char *key, json_type type)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
+	if (!(v = json_object_get(o, key)) || json_typeof(v) != type)
 		return NULL;
 	return v;
 }
 
-int json_doc_b64(json_object *root, const char *key, size_t max, bool optional, uint8_t **ret, size_t *ret_size,
+int json_doc_b64(json_t *root, const char *key, size_t max, bool optional, uint8_t **ret, size_t *ret_size,
 		   mb_error *err)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 	int r;
 
-	if (!json_object_object_get_ex(root, key, &v) || json_object_is_type(v, json_type_null)) {
+	if (!(v = json_object_get(root, key)) || json_is_null_or_absent(v)) {
 		if (optional)
 			return 0;
 		return set_error(err, -EBADMSG, "field \"%s\" is missing", key);
 	}
-	if (!json_object_is_type(v, json_type_string))
+	if (!json_is_string(v))
 		return set_error(err, -EBADMSG, "field \"%s\" is not a string", key);
-	r = base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), max, ret, ret_size);
+	r = base64_decode(json_string_value(v), (size_t) json_string_length(v), max, ret, ret_size);
 	if (r == -E2BIG)
 		return set_error(err, -E2BIG, "field \"%s\" is larger than %zu bytes", key, max);
 	if (r == -ENOMEM)
@@ -122,14 +124,14 @@ int json_doc_b64(json_object *root, const char *key, size_t max, bool optional, 
 	return 0;
 }
 
-json_object *json_doc_b64_obj(const uint8_t *p, size_t n)
+json_t *json_doc_b64_obj(const uint8_t *p, size_t n)
 {
 	char *s = base64_encode(p, n);
-	json_object *o;
+	json_t *o;
 
 	if (!s)
 		return NULL;
-	o = json_object_new_string(s);
+	o = json_text(s);
 	free(s);
 	return o;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A growable output buffer for JSON written by hand, and a printer of json-c trees that gives
- * exactly json-c's bytes for JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE without
- * going through its printbuf (see jsonout.h).
+ * mboot's one JSON writer (see jsonout.h and json.h): a growable buffer written piece by
+ * piece, the printer of trees on top of it, and json_write().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,15 +11,17 @@
 #endif
 
 #include <mboot/events.h>
+#include <mboot/replay.h>
 #include "shared/hex.h"
 #include "shared/jsonout.h"
+#include "shared/text-escape.h"
 
 char *jsonout_grow(jsonout *b, size_t n)
 {
 	if (b->oom)
 		return NULL;
 	if (b->cap - b->n < n) {
-		size_t ncap = b->cap ? b->cap : MB_JSONOUT_FLUSH + 4096;
+		size_t ncap = b->cap ? b->cap : 4096;
 		char *np;
 
 		while (ncap - b->n < n)
@@ -149,16 +150,16 @@ void jsonout_line_at(char *d, size_t depth)
 	memset(d + 1, ' ', 2 * depth);
 }
 
-/* Bytes json-c escapes: controls, '"' and '\\'. */
+/* Bytes escaped: controls, '"' and '\\' (the rest, '/' and bytes over 0x7e too, as they are). */
 static inline bool needs_escape(unsigned char c)
 {
 	return c < 0x20 || c == '"' || c == '\\';
 }
 
-/* s[i..n) from its first byte json-c escapes, escaped; the quotes are the caller's. */
+/* s[i..n) from its first byte to escape, escaped; the quotes are the caller's. */
 static void escaped_tail(jsonout *b, const char *s, size_t i, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
+	static const char digits[] = "0123456789ABCDEF";
 	size_t start = i;
 
 	for (; i < n; i++) {
@@ -224,44 +225,57 @@ void jsonout_string(jsonout *b, const char *s, size_t n)
 }
 
 /*
- * A json-c tree as json_object_to_json_string_ext(JSON_C_TO_STRING_PLAIN |
- * JSON_C_TO_STRING_NOSLASHESCAPE) prints it, byte for byte, without json-c's printbuf: its
- * escaping (\b \n \r \t \f \" \\ and \u00xx below 0x20; '/' and bytes >= 0x7f as they are),
- * no blanks, members in insertion order. Types the decoders never build go through json-c.
+ * A tree in the writer's layout: members in insertion order, strings escaped as
+ * jsonout_string does. A real (only benchmarks write them) in the fewest digits that read back
+ * the same, with ".0" when it would look like an integer.
  */
-void jsonout_json(jsonout *b, json_object *o)
+void jsonout_json(jsonout *b, const json_t *o)
 {
+	char num[32];
 	size_t i, n;
-	int64_t v;
-	uint64_t u;
+	json_int_t v;
 
-	switch (json_object_get_type(o)) {
-	case json_type_null:
+	if (!o) {
 		jsonout_lit(b, "null");
 		return;
-	case json_type_boolean:
-		if (json_object_get_boolean(o))
-			jsonout_lit(b, "true");
-		else
-			jsonout_lit(b, "false");
+	}
+	switch (json_typeof(o)) {
+	case JSON_NULL:
+		jsonout_lit(b, "null");
 		return;
-	case json_type_int:
-		/* int64 or uint64 inside: a uint64 above INT64_MAX reads back clamped as int64. */
-		v = json_object_get_int64(o);
-		u = json_object_get_uint64(o);
+	case JSON_TRUE:
+		jsonout_lit(b, "true");
+		return;
+	case JSON_FALSE:
+		jsonout_lit(b, "false");
+		return;
+	case JSON_INTEGER:
+		v = json_integer_value(o);
 		if (v < 0) {
 			jsonout_lit(b, "-");
 			jsonout_u64(b, (uint64_t) -(v + 1) + 1);
 		} else {
-			jsonout_u64(b, v == INT64_MAX && u > (uint64_t) INT64_MAX ? u : (uint64_t) v);
+			jsonout_u64(b, (uint64_t) v);
 		}
 		return;
-	case json_type_string:
-		jsonout_string(b, json_object_get_string(o), (size_t) json_object_get_string_len(o));
+	case JSON_REAL:
+		for (int prec = 1; prec <= 17; prec++) {
+			char *end;
+
+			snprintf(num, sizeof(num), "%.*g", prec, json_real_value(o));
+			if (strtod(num, &end) == json_real_value(o) && *end == '\0')
+				break;
+		}
+		jsonout_raw(b, num);
+		if (!strpbrk(num, ".e"))
+			jsonout_lit(b, ".0");
 		return;
-	case json_type_object:
+	case JSON_STRING:
+		jsonout_string(b, json_string_value(o), json_string_length(o));
+		return;
+	case JSON_OBJECT:
 		jsonout_open(b, '{');
-		json_object_object_foreach(o, key, val) {
+		json_object_each(o, key, val) {
 			jsonout_next(b);
 			jsonout_string(b, key, strlen(key));
 			jsonout_colon(b);
@@ -269,26 +283,87 @@ void jsonout_json(jsonout *b, json_object *o)
 		}
 		jsonout_close(b, '}');
 		return;
-	case json_type_array:
+	case JSON_ARRAY:
 		jsonout_open(b, '[');
-		n = json_object_array_length(o);
+		n = json_array_size(o);
 		for (i = 0; i < n; i++) {
 			jsonout_next(b);
-			jsonout_json(b, json_object_array_get_idx(o, i));
+			jsonout_json(b, json_array_get(o, i));
 		}
 		jsonout_close(b, ']');
 		return;
-	default: {
-		size_t len = 0;
-		const char *s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
-								  JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	}
+}
 
-		if (s)
-			jsonout_put(b, s, len);
-		else
-			b->oom = true;
+void jsonout_pcr_banks(jsonout *o, const mb_pcr_values *v)
+{
+	jsonout_open(o, '{');
+	for (size_t b = 0; b < mb_pcr_values_n_banks(v); b++) {
+		uint16_t alg = mb_pcr_values_bank_alg(v, b);
+		const mb_digest_info *info = mb_digest_by_alg(alg);
+		char name[8];
+
+		if (!info)
+			continue; /* no size to write its values with; mb_pcr_values holds none such */
+		jsonout_next(o);
+		jsonout_lit(o, "\"");
+		jsonout_raw(o, mb_digest_alg_name(alg, name));
+		jsonout_lit(o, "\"");
+		jsonout_colon(o);
+		jsonout_open(o, '{');
+		for (uint32_t p = 0; p < MB_PCR_COUNT; p++) {
+			const uint8_t *value = mb_pcr_values_get(v, alg, p);
+
+			if (!value)
+				continue;
+			jsonout_next(o);
+			jsonout_lit(o, "\"");
+			jsonout_u64(o, p);
+			jsonout_lit(o, "\"");
+			jsonout_colon(o);
+			jsonout_lit(o, "\"");
+			jsonout_hex(o, value, info->size);
+			jsonout_lit(o, "\"");
+		}
+		jsonout_close(o, '}');
 	}
+	jsonout_close(o, '}');
+}
+
+json_t *json_textn(const char *s, size_t n)
+{
+	json_t *v;
+	char *safe;
+
+	if (!s)
+		return NULL;
+	v = json_stringn(s, n);
+	if (v)
+		return v;
+	safe = text_escape(s, n);
+	v = safe ? json_string(safe) : NULL;
+	free(safe);
+	return v;
+}
+
+json_t *json_text(const char *s)
+{
+	return s ? json_textn(s, strlen(s)) : NULL;
+}
+
+char *json_write(const json_t *v, json_layout layout)
+{
+	jsonout b = { .pretty = layout == JSON_LAYOUT_PRETTY };
+
+	if (!v)
+		return NULL;
+	jsonout_json(&b, v);
+	jsonout_put(&b, "", 1);
+	if (b.oom) {
+		free(b.p);
+		return NULL;
 	}
+	return b.p;
 }
 
 /* "0x" and lowercase hex without leading zeros, as "0x%" PRIx64 prints it. */
@@ -311,7 +386,7 @@ static void address(jsonout *b, uint64_t v)
 
 /*
  * A member's key: a decoder's name, short and plain, copied while it is scanned (no strlen
- * first, no escaping pass); anything else the general way, as json-c escaped keys.
+ * first, no escaping pass); anything else the general way.
  */
 static void decoded_key(jsonout *b, const char *k)
 {

@@ -3,7 +3,7 @@
 #define MB_SHARED_JSONOUT_H
 
 /*
- * JSON written straight into a buffer, for output too big to build as one json-c tree first
+ * JSON written straight into a buffer, for output too big to build as one tree first
  * (`mboot log show --json` of a 100,000-event log). An allocation failure sets oom and makes
  * every later call a no-op: check it once at the end.
  */
@@ -14,14 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 /*
  * The structure (brackets, commas, colons) goes through jsonout_open/close/next/colon/key,
- * which lay it out: compact, or with pretty as json-c prints JSON_C_TO_STRING_PRETTY |
- * JSON_C_TO_STRING_SPACED: one member or element a line, two spaces a level, "key": value,
- * an empty container as "[" newline "]". The writer knows its nesting, so nothing re-reads
- * the text to indent it.
+ * which lay it out: compact, or pretty as `jq .` prints it: one member or element a line, two
+ * spaces a level, "key": value, an empty container as [] or {}. The writer knows its nesting,
+ * so nothing re-reads the text to indent it.
  */
 typedef struct jsonout {
 	char *p;
@@ -93,9 +92,9 @@ static inline void jsonout_open(jsonout *b, char bracket)
 static inline void jsonout_close(jsonout *b, char bracket)
 {
 	b->depth--;
-	b->opened = false;
-	if (b->pretty)
+	if (b->pretty && !b->opened)
 		jsonout_line(b);
+	b->opened = false;
 	jsonout_put(b, &bracket, 1);
 }
 
@@ -193,15 +192,18 @@ void jsonout_raw(jsonout *b, const char *s);
 void jsonout_u64(jsonout *b, uint64_t v);
 /* Lowercase hex of n bytes (no quotes). */
 void jsonout_hex(jsonout *b, const uint8_t *p, size_t n);
-/* A JSON string (quotes included) escaped as json-c escapes it. */
+/* A JSON string (quotes included): \b \n \r \t \f \" \\ and \u00XX (upper case, as jansson) below 0x20 escaped. */
 void jsonout_string(jsonout *b, const char *s, size_t n);
-/* A json-c value (NULL prints null), byte for byte as json_object_to_json_string_ext() prints it
- * with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE. */
-void jsonout_json(jsonout *b, json_object *o);
-/* A decoded event's tree (include/mboot/events.h) as `log show --json` prints it: the bytes
- * json-c printed for the same values (members in order, no blanks, its escaping). */
+/* A tree (NULL prints null) in the writer's layout: json_write() of shared/json.h. */
+void jsonout_json(jsonout *b, const json_t *o);
+/* A decoded event's tree (include/mboot/events.h) as `log show --json` prints it, in the
+ * buffer's layout. */
 struct mb_decoded_node;
 void jsonout_decoded(jsonout *b, const struct mb_decoded_node *n);
+/* The PCR-values shape's "banks" object ({"sha256": {"0": "hex", ...}, ...}, banks in their
+ * order, PCRs ascending): what mb_pcr_values_to_json() and log show's summary write. */
+struct mb_pcr_values;
+void jsonout_pcr_banks(jsonout *b, const struct mb_pcr_values *v);
 /* Write out what the buffer holds and empty it; -EIO on a write error. */
 int jsonout_flush(jsonout *b, FILE *f);
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 typedef struct violation_view {
 	uint32_t pcr;
@@ -27,6 +27,6 @@ typedef struct violation_view {
 } violation_view;
 
 /* {"pcr", ["event", "type" | "userspace_record"], ["text"], ["digest"], "reason", ["closest_rules"]} */
-json_object *violation_json_new(const violation_view *v);
+json_t *violation_json_new(const violation_view *v);
 
 #endif

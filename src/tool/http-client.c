@@ -13,7 +13,7 @@
 #include <mboot/version.h>
 
 #include "shared/fileio.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 #include "tool/curl-dl.h"
 #include "tool/http-client.h"
 #include "tool/tool.h"
@@ -219,12 +219,12 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *userdata)
 }
 
 int http_request(http_client *c, const char *method, const char *path, const char *body, long *ret_status,
-		 json_object **ret)
+		 json_t **ret)
 {
 	struct curl_slist *headers = NULL, *h;
 	char *url = NULL, errbuf[CURL_ERROR_SIZE] = "", agent[64];
 	answer a = { 0 };
-	json_object *obj = NULL;
+	json_t *obj = NULL;
 	mb_error err = { 0 };
 	CURLcode cr;
 	long status = 0;
@@ -300,14 +300,14 @@ out:
 	return rc;
 }
 
-void http_report_status(http_client *c, const char *method, const char *path, long status, json_object *body)
+void http_report_status(http_client *c, const char *method, const char *path, long status, json_t *body)
 {
-	json_object *e = NULL;
+	json_t *e = NULL;
 	const char *msg = "(no error message)";
 
-	if (body && json_object_is_type(body, json_type_object) && json_object_object_get_ex(body, "error", &e) &&
-	    json_object_is_type(e, json_type_string))
-		msg = json_object_get_string(e);
+	if (body && json_is_object(body) && ((e = json_object_get(body, "error")) != NULL) &&
+	    json_is_string(e))
+		msg = json_string_value(e);
 	/* The message is the server's: printed as one line, its control characters left out. */
 	fprintf(stderr, "mboot %s: %s %s%s: HTTP %ld: ", c->verb, method, c->base, path, status);
 	for (; *msg; msg++)
@@ -316,9 +316,9 @@ void http_report_status(http_client *c, const char *method, const char *path, lo
 	fputc('\n', stderr);
 }
 
-int http_call(http_client *c, const char *method, const char *path, const char *body, json_object **ret)
+int http_call(http_client *c, const char *method, const char *path, const char *body, json_t **ret)
 {
-	json_object *obj = NULL;
+	json_t *obj = NULL;
 	long status = 0;
 	int rc = http_request(c, method, path, body, &status, &obj);
 
@@ -326,12 +326,12 @@ int http_call(http_client *c, const char *method, const char *path, const char *
 		return rc;
 	if (status < 200 || status > 299) {
 		http_report_status(c, method, path, status, obj);
-		json_object_put(obj);
+		json_decref(obj);
 		return EXIT_USAGE;
 	}
 	if (ret)
 		*ret = obj;
 	else
-		json_object_put(obj);
+		json_decref(obj);
 	return EXIT_OK;
 }

@@ -15,7 +15,7 @@
 
 #include "tool/options.h"
 #include <stddef.h>
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #define HTTP_BODY_MAX (16u << 20)
 #define HTTP_CONNECT_TIMEOUT_S 10L
@@ -47,14 +47,14 @@ void http_client_free(http_client *c);
  * reported, when none came (connection, TLS, time-out) or its body is too large or not JSON.
  */
 int http_request(http_client *c, const char *method, const char *path, const char *body, long *ret_status,
-		 json_object **ret);
+		 json_t **ret);
 /*
  * http_request that wants a 2xx answer: any other is reported as "HTTP STATUS: the server's
  * error message" and is EXIT_USAGE. ret may be NULL when the body does not matter.
  */
-int http_call(http_client *c, const char *method, const char *path, const char *body, json_object **ret);
+int http_call(http_client *c, const char *method, const char *path, const char *body, json_t **ret);
 /* Report a non-2xx answer as http_call does: "mboot VERB: METHOD PATH: HTTP 404: message". */
-void http_report_status(http_client *c, const char *method, const char *path, long status, json_object *body);
+void http_report_status(http_client *c, const char *method, const char *path, long status, json_t *body);
 
 /* Is s a machine id the API accepts (1 to 64 of [A-Za-z0-9._-], not starting with '.')? */
 bool http_machine_id_valid(const char *s);

@@ -24,7 +24,7 @@
  */
 static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr_values *v)
 {
-	size_t i, b;
+	size_t i;
 
 	jsonout_key(o, "summary");
 	jsonout_open(o, '{');
@@ -42,36 +42,7 @@ static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr
 	}
 	jsonout_close(o, ']');
 	jsonout_key(o, "banks");
-	jsonout_open(o, '{');
-	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
-		uint16_t alg = mb_pcr_values_bank_alg(v, b);
-		size_t digest_size = mb_digest_by_alg(alg)->size;
-		char name[8];
-		uint32_t p;
-
-		jsonout_next(o);
-		jsonout_lit(o, "\"");
-		jsonout_raw(o, mb_digest_alg_name(alg, name));
-		jsonout_lit(o, "\"");
-		jsonout_colon(o);
-		jsonout_open(o, '{');
-		for (p = 0; p < MB_PCR_COUNT; p++) {
-			const uint8_t *value = mb_pcr_values_get(v, alg, p);
-
-			if (!value)
-				continue;
-			jsonout_next(o);
-			jsonout_lit(o, "\"");
-			jsonout_u64(o, p);
-			jsonout_lit(o, "\"");
-			jsonout_colon(o);
-			jsonout_lit(o, "\"");
-			jsonout_hex(o, value, digest_size);
-			jsonout_lit(o, "\"");
-		}
-		jsonout_close(o, '}');
-	}
-	jsonout_close(o, '}');
+	jsonout_pcr_banks(o, v);
 	jsonout_close(o, '}');
 }
 

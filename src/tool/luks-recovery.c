@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "tool/luks-recovery.h"
 
@@ -94,7 +94,7 @@ out:
 	return rc;
 }
 
-int luks_recovery_list(const char *device, json_object *root)
+int luks_recovery_list(const char *device, json_t *root)
 {
 	mb_error err = { 0 };
 	uint32_t mask = 0;
@@ -104,12 +104,12 @@ int luks_recovery_list(const char *device, json_object *root)
 		return EXIT_USAGE;
 	}
 	if (root) {
-		json_object *a = json_object_new_array();
+		json_t *a = json_array();
 
 		for (int s = 0; s < 32; s++)
 			if (mask & (1u << s))
-				json_object_array_add(a, json_object_new_int(s));
-		json_object_object_add(root, "recovery_keyslots", a);
+				json_array_append_new(a, json_integer(s));
+		json_object_set_new(root, "recovery_keyslots", a);
 		return EXIT_OK;
 	}
 	for (int s = 0; s < 32; s++)

@@ -75,7 +75,7 @@ int read_authority_key(const char *path, uint8_t **ret, size_t *ret_size);
  */
 int read_kept_log(const char *log_path, uint8_t **ret, size_t *ret_size);
 /* Why an unseal was refused, on stderr (and into report, when not NULL). */
-void show_explanation(const mb_unseal_explanation *e, struct json_object *report);
+void show_explanation(const mb_unseal_explanation *e, json_t *report);
 /* Read and check a sealed file (untrusted input) into *s; reports and returns EXIT_USAGE on failure. */
 int load_sealed(const char *path, mb_sealed **s);
 /* A TPM error, said as dictionary-attack lockout when it is one; exit 3. */
@@ -100,16 +100,16 @@ int seal_with_secret(const seal_args *args, secret_buf *secret);
  * sealed to signed policies. pin: the PIN of a secret sealed with one (NULL: asked here when
  * s needs one, pin_read). A wrong PIN is exit 1. Returns the exit code.
  */
-struct json_object;
+#include "shared/json.h"
 /* A refused unseal's explanation, said on stderr as `unseal` says it. */
 void unseal_explain(const mb_unseal_explanation *e);
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		     const secret_buf *pin, secret_buf *secret, struct json_object *report);
+		     const secret_buf *pin, secret_buf *secret, json_t *report);
 /*
  * The same into a new locked page (*secret) through the TPM of tcti, opened here and left in
  * *tpm; the caller frees both, whatever the exit code.
  */
 int unseal_new_secret(const char *tcti, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, struct json_object *report);
+		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, json_t *report);
 
 #endif

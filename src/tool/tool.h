@@ -147,28 +147,25 @@ int tool_tpm_open(const char *tcti, mb_tpm **ret);
 /* Report a failed mb_tpm_* call and return its exit code (EXIT_TPM, or EXIT_USAGE for -EINVAL). */
 int tool_tpm_exit(const mb_error *err);
 
-struct json_object;
+#include "shared/json.h"
 struct jsonout;
 /*
  * --json and --compact, the same in every verb that reports: TOOL_OPT_JSON_STYLE(&style) in its
- * option table (tool/options.h), and tool_json_print(). JSON is pretty (json-c's layout: two
- * spaces a level, "key": value, no '/' escaped) unless --compact, one line, which also means
- * --json. TOOL_JSON_OFF is 0: false.
+ * option table (tool/options.h), and tool_json_print(). JSON is pretty (shared/json.h's layout:
+ * two spaces a level, "key": value) unless --compact, one line, which also means --json.
+ * TOOL_JSON_OFF is 0: false.
  */
 typedef enum tool_json { TOOL_JSON_OFF = 0, TOOL_JSON_PRETTY, TOOL_JSON_COMPACT } tool_json;
-/* The json_object_to_json_string_ext() flags of a style. */
-int tool_json_flags(tool_json style);
-/* o and a newline on stdout in style (NULL prints null). */
-void tool_json_print(tool_json style, struct json_object *o);
+/* The writer's layout of a style. */
+json_layout tool_json_layout(tool_json style);
+/* o and a newline on stdout in style (NULL prints null): tool_json_text_print() of its text. */
+int tool_json_print(tool_json style, const json_t *o);
 /* JSON text a library call wrote (NULL: it ran out of memory, said), a newline, freed: the exit code. */
 int tool_json_text_print(char *text);
 /*
  * One event as JSON (index, offset, record_size, pcr, type, digests, data, decoded, digest
- * check): a json-c object (log diff), or written straight into a buffer (log show --json).
- * The written bytes are what json-c prints for the object with JSON_C_TO_STRING_PLAIN |
- * JSON_C_TO_STRING_NOSLASHESCAPE (tests/unit/test-event-json.c holds them to it).
+ * check), written into b in its layout: the event of log show --json and log diff --json.
  */
-struct json_object *tool_event_json(const mb_event_log *log, const mb_event *ev);
 /* dec: a holder reused from event to event (the decoded data lives there until the next call);
  * checked: the event's mb_event_check_digest() result when the caller has it, else NULL.
  * Returns the event's mb_digest_status (-1: not checked). */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "shared/fileio.h"
 #include "tool/tool.h"
@@ -428,15 +428,21 @@ int tool_tpm_exit(const mb_error *err)
 	return err->code == -EINVAL ? EXIT_USAGE : EXIT_TPM;
 }
 
-int tool_json_flags(tool_json style)
+json_layout tool_json_layout(tool_json style)
 {
-	return (style == TOOL_JSON_COMPACT ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
-	       JSON_C_TO_STRING_NOSLASHESCAPE;
+	return style == TOOL_JSON_COMPACT ? JSON_LAYOUT_COMPACT : JSON_LAYOUT_PRETTY;
 }
 
-void tool_json_print(tool_json style, json_object *o)
+int tool_json_print(tool_json style, const json_t *o)
 {
-	puts(o ? json_object_to_json_string_ext(o, tool_json_flags(style)) : "null");
+	char *text;
+
+	if (!o) {
+		puts("null");
+		return EXIT_OK;
+	}
+	text = json_write(o, tool_json_layout(style));
+	return tool_json_text_print(text);
 }
 
 int tool_json_text_print(char *text)

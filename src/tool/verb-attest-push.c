@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 #include "tool/http-client.h"
 #include "tool/options.h"
 #include "tool/tool.h"
@@ -74,13 +74,13 @@ static void ak_clear(push *p)
 }
 
 /* A member of an answer, of a type; NULL (said) when it lacks it. */
-static json_object *member(json_object *o, const char *key, json_type type)
+static json_t *member(json_t *o, const char *key, json_type type)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 
-	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type)) {
+	if (!o || !(v = json_object_get(o, key)) || json_typeof(v) != type) {
 		tool_errorf("%s: the verifier's answer has no \"%s\" %s", VERB, key,
-			    type == json_type_string ? "string" : type == json_type_object ? "object" : "member");
+			    type == JSON_STRING ? "string" : type == JSON_OBJECT ? "object" : "member");
 		return NULL;
 	}
 	return v;
@@ -93,9 +93,8 @@ static json_object *member(json_object *o, const char *key, json_type type)
  */
 static int enroll(push *p)
 {
-	json_object *body = NULL, *request = NULL, *answer = NULL, *challenge;
-	char *ak = NULL, *request_text = NULL, *response = NULL;
-	const char *challenge_text;
+	json_t *body = NULL, *request = NULL, *answer = NULL, *challenge;
+	char *ak = NULL, *request_text = NULL, *response = NULL, *body_text = NULL, *challenge_text = NULL;
 	mb_error err = { 0 };
 	int rc;
 
@@ -113,22 +112,26 @@ static int enroll(push *p)
 		tool_report("the enrollment request", &err);
 		goto out;
 	}
-	body = json_object_new_object();
-	if (!body || json_object_object_add(body, "machine_id", json_object_new_string(p->id)) < 0 ||
-	    json_object_object_add(body, "request", json_object_get(request)) < 0 ||
-	    (p->interval && json_object_object_add(body, "interval", json_object_new_int64(p->interval)) < 0)) {
+	body = json_object();
+	if (!body || json_object_set_new(body, "machine_id", json_text(p->id)) < 0 ||
+	    json_object_set_new(body, "request", json_incref(request)) < 0 ||
+	    (p->interval && json_object_set_new(body, "interval", json_integer(p->interval)) < 0) ||
+	    !(body_text = json_write(body, JSON_LAYOUT_COMPACT))) {
 		tool_errorf("out of memory");
 		goto out;
 	}
-	rc = http_call(p->http, "POST", "/v1/enroll", json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN),
-		       &answer);
+	rc = http_call(p->http, "POST", "/v1/enroll", body_text, &answer);
 	if (rc != EXIT_OK)
 		goto out;
 	rc = EXIT_USAGE;
-	challenge = member(answer, "challenge", json_type_object);
+	challenge = member(answer, "challenge", JSON_OBJECT);
 	if (!challenge)
 		goto out;
-	challenge_text = json_object_to_json_string_ext(challenge, JSON_C_TO_STRING_PLAIN);
+	challenge_text = json_write(challenge, JSON_LAYOUT_COMPACT);
+	if (!challenge_text) {
+		tool_errorf("out of memory");
+		goto out;
+	}
 	if (mb_tpm_attest_activate(p->tpm, ak, strlen(ak), challenge_text, strlen(challenge_text), &response,
 				   &err) < 0) {
 		rc = attest_machine_exit("attest activate", &err);
@@ -151,17 +154,19 @@ out:
 		explicit_bzero(ak, strlen(ak));
 	free(ak);
 	free(request_text);
+	free(body_text);
+	free(challenge_text);
 	free(response);
-	json_object_put(request);
-	json_object_put(body);
-	json_object_put(answer);
+	json_decref(request);
+	json_decref(body);
+	json_decref(answer);
 	return rc;
 }
 
 /* A nonce for this machine: EXIT_OK with hex (64 bytes of room), or -ENOENT when it is unknown. */
 static int take_nonce(push *p, char hex[2 * MB_ATTEST_NONCE_MAX + 1])
 {
-	json_object *answer = NULL, *n;
+	json_t *answer = NULL, *n;
 	long status = 0;
 	size_t len;
 	int rc;
@@ -171,7 +176,7 @@ static int take_nonce(push *p, char hex[2 * MB_ATTEST_NONCE_MAX + 1])
 	if (rc != EXIT_OK)
 		return rc;
 	if (status == 404) {
-		json_object_put(answer);
+		json_decref(answer);
 		return -ENOENT;
 	}
 	rc = EXIT_USAGE;
@@ -179,59 +184,59 @@ static int take_nonce(push *p, char hex[2 * MB_ATTEST_NONCE_MAX + 1])
 		http_report_status(p->http, "POST", p->path, status, answer);
 		goto out;
 	}
-	n = member(answer, "nonce", json_type_string);
+	n = member(answer, "nonce", JSON_STRING);
 	if (!n)
 		goto out;
-	len = strlen(json_object_get_string(n));
+	len = strlen(json_string_value(n));
 	if (len % 2 || len / 2 < MB_ATTEST_NONCE_MIN || len / 2 > MB_ATTEST_NONCE_MAX ||
-	    strspn(json_object_get_string(n), "0123456789abcdefABCDEF") != len) {
+	    strspn(json_string_value(n), "0123456789abcdefABCDEF") != len) {
 		tool_errorf("%s: the verifier's nonce is not %u to %u bytes of hex", VERB, MB_ATTEST_NONCE_MIN,
 			    MB_ATTEST_NONCE_MAX);
 		goto out;
 	}
-	memcpy(hex, json_object_get_string(n), len + 1);
+	memcpy(hex, json_string_value(n), len + 1);
 	rc = EXIT_OK;
 out:
-	json_object_put(answer);
+	json_decref(answer);
 	return rc;
 }
 
 /* The verdict's reasons, printed as attest verify prints them; the exit code by the status. */
-static int print_verdict(json_object *answer, tool_json json)
+static int print_verdict(json_t *answer, tool_json json)
 {
-	json_object *status, *verdict = NULL, *reasons = NULL;
+	json_t *status, *verdict = NULL, *reasons = NULL;
 	attest_reason_text *texts = NULL;
 	size_t n = 0, i;
 	bool trusted;
 
-	status = member(answer, "status", json_type_string);
+	status = member(answer, "status", JSON_STRING);
 	if (!status)
 		return EXIT_USAGE;
-	trusted = strcmp(json_object_get_string(status), "trusted") == 0;
-	if (!trusted && strcmp(json_object_get_string(status), "untrusted") != 0) {
+	trusted = strcmp(json_string_value(status), "trusted") == 0;
+	if (!trusted && strcmp(json_string_value(status), "untrusted") != 0) {
 		tool_errorf("%s: the verifier answered the evidence with status '%s'", VERB,
-			    json_object_get_string(status));
+			    json_string_value(status));
 		return EXIT_USAGE;
 	}
 	if (json) {
 		tool_json_print(json, answer);
 		return trusted ? EXIT_OK : EXIT_FAILED;
 	}
-	if (json_object_object_get_ex(answer, "verdict", &verdict) &&
-	    json_object_object_get_ex(verdict, "reasons", &reasons) && json_object_is_type(reasons, json_type_array))
-		n = json_object_array_length(reasons);
+	if (((verdict = json_object_get(answer, "verdict")) != NULL) &&
+	    ((reasons = json_object_get(verdict, "reasons")) != NULL) && json_is_array(reasons))
+		n = json_array_size(reasons);
 	texts = calloc(n ? n : 1, sizeof(*texts));
 	if (!texts) {
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(reasons, i), *name = NULL, *detail = NULL;
+		json_t *r = json_array_get(reasons, i), *name = NULL, *detail = NULL;
 
-		json_object_object_get_ex(r, "name", &name);
-		json_object_object_get_ex(r, "detail", &detail);
-		texts[i].name = json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "?";
-		texts[i].detail = json_object_is_type(detail, json_type_string) ? json_object_get_string(detail) : "";
+		name = json_object_get(r, "name");
+		detail = json_object_get(r, "detail");
+		texts[i].name = json_is_string(name) ? json_string_value(name) : "?";
+		texts[i].detail = json_is_string(detail) ? json_string_value(detail) : "";
 	}
 	/* The verifier never trusts a machine without a policy: a trusted verdict met one. */
 	attest_print_verdict(trusted, true, texts, n);
@@ -244,7 +249,7 @@ static int attest(push *p, const quote_logs *logs, tool_json json)
 	char hex[2 * MB_ATTEST_NONCE_MAX + 1];
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	mb_quote_input in = MB_OPTIONS_INIT(mb_quote_input);
-	json_object *answer = NULL;
+	json_t *answer = NULL;
 	char *evidence = NULL;
 	int rc;
 
@@ -272,7 +277,7 @@ static int attest(push *p, const quote_logs *logs, tool_json json)
 	rc = http_call(p->http, "POST", p->path, evidence, &answer);
 	if (rc == EXIT_OK)
 		rc = print_verdict(answer, json);
-	json_object_put(answer);
+	json_decref(answer);
 	free(evidence);
 	return rc;
 }

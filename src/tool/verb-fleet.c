@@ -96,16 +96,16 @@ static void line(const char *label, const char *value)
 	putchar('\n');
 }
 
-static const char *str(json_object *o, const char *key)
+static const char *str(json_t *o, const char *key)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 
-	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
+	if (((v = json_object_get(o, key)) != NULL) && json_is_string(v))
+		return json_string_value(v);
 	return NULL;
 }
 
-static void print_json(const fleet *f, json_object *o)
+static void print_json(const fleet *f, json_t *o)
 {
 	if (o)
 		tool_json_print(f->json, o);
@@ -122,7 +122,7 @@ static int fleet_end(fleet *f, int rc)
 static int fleet_list(int argc, char **argv)
 {
 	fleet f = { 0 };
-	json_object *answer = NULL, *machines = NULL;
+	json_t *answer = NULL, *machines = NULL;
 	int rc = fleet_start(&f, "fleet list", NULL, 0, argc, argv), width = 10;
 	size_t n, i;
 
@@ -137,22 +137,22 @@ static int fleet_list(int argc, char **argv)
 		print_json(&f, answer);
 		goto out;
 	}
-	if (!json_object_object_get_ex(answer, "machines", &machines) ||
-	    !json_object_is_type(machines, json_type_array)) {
+	if (!(machines = json_object_get(answer, "machines")) ||
+	    !json_is_array(machines)) {
 		tool_errorf("fleet list: the verifier's answer has no \"machines\" list");
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	n = json_object_array_length(machines);
+	n = json_array_size(machines);
 	for (i = 0; i < n; i++) {
-		const char *id = str(json_object_array_get_idx(machines, i), "id");
+		const char *id = str(json_array_get(machines, i), "id");
 
 		if (id && (int) strlen(id) > width && strlen(id) <= 64)
 			width = (int) strlen(id);
 	}
 	printf("%-*s  %-9s  %-20s  %s\n", width, "ID", "STATUS", "LAST ATTESTATION", "POLICY");
 	for (i = 0; i < n; i++) {
-		json_object *m = json_object_array_get_idx(machines, i);
+		json_t *m = json_array_get(machines, i);
 		const char *id = str(m, "id"), *status = str(m, "status"), *last = str(m, "last_attestation");
 		const char *policy = str(m, "policy");
 		int pad;
@@ -163,13 +163,13 @@ static int fleet_list(int argc, char **argv)
 		printf("%-9.9s  %-20.20s  %.12s\n", status ? status : "?", last ? last : "-", policy ? policy : "-");
 	}
 out:
-	json_object_put(answer);
+	json_decref(answer);
 	return fleet_end(&f, rc);
 }
 
-static void print_machine(json_object *m)
+static void print_machine(json_t *m)
 {
-	json_object *verdict = NULL, *reasons = NULL, *history = NULL, *v = NULL;
+	json_t *verdict = NULL, *reasons = NULL, *history = NULL, *v = NULL;
 	const char *s;
 	size_t i, n;
 
@@ -178,23 +178,23 @@ static void print_machine(json_object *m)
 	line("enrolled: ", str(m, "enrolled"));
 	s = str(m, "last_attestation");
 	line("last attestation: ", s ? s : "never");
-	if (json_object_object_get_ex(m, "interval", &v) && json_object_is_type(v, json_type_int))
-		printf("interval: %lld s\n", (long long) json_object_get_int64(v));
+	if (((v = json_object_get(m, "interval")) != NULL) && json_is_integer(v))
+		printf("interval: %lld s\n", (long long) json_integer_value(v));
 	s = str(m, "policy");
 	line("policy: ", s ? s : "none (never trusted)");
 
-	if (!json_object_object_get_ex(m, "verdict", &verdict) || !json_object_is_type(verdict, json_type_object)) {
+	if (!(verdict = json_object_get(m, "verdict")) || !json_is_object(verdict)) {
 		printf("last verdict: none\n");
 	} else {
-		json_object *t = NULL;
+		json_t *t = NULL;
 
-		json_object_object_get_ex(verdict, "trusted", &t);
-		printf("last verdict: %s\n", json_object_get_boolean(t) ? "trusted" : "NOT TRUSTED");
-		if (json_object_object_get_ex(verdict, "reasons", &reasons) &&
-		    json_object_is_type(reasons, json_type_array)) {
-			n = json_object_array_length(reasons);
+		t = json_object_get(verdict, "trusted");
+		printf("last verdict: %s\n", json_is_true(t) ? "trusted" : "NOT TRUSTED");
+		if (((reasons = json_object_get(verdict, "reasons")) != NULL) &&
+		    json_is_array(reasons)) {
+			n = json_array_size(reasons);
 			for (i = 0; i < n; i++) {
-				json_object *r = json_object_array_get_idx(reasons, i);
+				json_t *r = json_array_get(reasons, i);
 
 				fputs("  ", stdout);
 				put_text(str(r, "name"));
@@ -202,20 +202,20 @@ static void print_machine(json_object *m)
 			}
 		}
 	}
-	if (json_object_object_get_ex(m, "history", &history) && json_object_is_type(history, json_type_array) &&
-	    (n = json_object_array_length(history)) > 0) {
+	if (((history = json_object_get(m, "history")) != NULL) && json_is_array(history) &&
+	    (n = json_array_size(history)) > 0) {
 		printf("history (newest first):\n");
 		for (i = 0; i < n; i++) {
-			json_object *h = json_object_array_get_idx(history, i), *t = NULL, *nr = NULL;
+			json_t *h = json_array_get(history, i), *t = NULL, *nr = NULL;
 
-			json_object_object_get_ex(h, "trusted", &t);
-			json_object_object_get_ex(h, "reasons", &nr);
+			t = json_object_get(h, "trusted");
+			nr = json_object_get(h, "reasons");
 			fputs("  ", stdout);
 			put_text(str(h, "at"));
-			if (json_object_get_boolean(t))
+			if (json_is_true(t))
 				printf("  trusted\n");
 			else
-				printf("  not trusted (%lld reason(s))\n", (long long) json_object_get_int64(nr));
+				printf("  not trusted (%lld reason(s))\n", (long long) json_integer_value(nr));
 		}
 	}
 }
@@ -224,7 +224,7 @@ static int fleet_show(int argc, char **argv)
 {
 	static const char *const names[] = { "a machine ID" };
 	fleet f = { 0 };
-	json_object *answer = NULL;
+	json_t *answer = NULL;
 	int rc = fleet_start(&f, "fleet show", names, 1, argc, argv);
 
 	if (rc < 0)
@@ -239,7 +239,7 @@ static int fleet_show(int argc, char **argv)
 		else
 			print_machine(answer);
 	}
-	json_object_put(answer);
+	json_decref(answer);
 	return fleet_end(&f, rc);
 }
 
@@ -249,7 +249,7 @@ static int machine_call(const char *verb, const char *method, const char *suffix
 {
 	static const char *const names[] = { "a machine ID" };
 	fleet f = { 0 };
-	json_object *answer = NULL;
+	json_t *answer = NULL;
 	int rc = fleet_start(&f, verb, names, 1, argc, argv);
 
 	if (rc < 0)
@@ -264,7 +264,7 @@ static int machine_call(const char *verb, const char *method, const char *suffix
 		else
 			printf("%s: %s\n", f.args[0], done_what);
 	}
-	json_object_put(answer);
+	json_decref(answer);
 	return fleet_end(&f, rc);
 }
 
@@ -290,7 +290,7 @@ static int policy_set(int argc, char **argv)
 {
 	static const char *const names[] = { "a machine ID", "a POLICY file" };
 	fleet f = { 0 };
-	json_object *answer = NULL;
+	json_t *answer = NULL;
 	mb_policy *policy = NULL;
 	uint8_t *text = NULL;
 	size_t size = 0;
@@ -323,7 +323,7 @@ static int policy_set(int argc, char **argv)
 			line(", status ", status ? status : "?");
 		}
 	}
-	json_object_put(answer);
+	json_decref(answer);
 	free(text);
 	return fleet_end(&f, rc);
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "shared/hex.h"
 #include "tool/options.h"
@@ -82,7 +82,7 @@ static int cmd_keep_booted(int argc, char **argv)
 	mb_grub_booted *b = NULL;
 	mb_error err = { 0 };
 	size_t n = 0, i, kept = 0;
-	json_object *out = NULL, *configs = NULL;
+	json_t *out = NULL, *configs = NULL;
 	int rc;
 
 	rc = tool_parse_options("grub keep-booted", keep_booted_help, opts, argc, argv, 0);
@@ -111,10 +111,10 @@ static int cmd_keep_booted(int argc, char **argv)
 	}
 
 	if (json) {
-		out = json_object_new_object();
-		configs = json_object_new_array();
-		json_object_object_add(out, "dir", json_object_new_string(dir));
-		json_object_object_add(out, "configs", configs);
+		out = json_object();
+		configs = json_array();
+		json_object_set_new(out, "dir", json_text(dir));
+		json_object_set_new(out, "configs", configs);
 	}
 	for (i = 0; i < n; i++) {
 		char name[MB_GRUB_BOOTED_NAME_SIZE] = "", hex[65] = "";
@@ -126,14 +126,14 @@ static int cmd_keep_booted(int argc, char **argv)
 			hex_format(b[i].sha256, sizeof(b[i].sha256), hex);
 		}
 		if (json) {
-			json_object *c = json_object_new_object();
+			json_t *c = json_object();
 
-			json_object_object_add(c, "path", json_object_new_string(b[i].measured_path));
-			json_object_object_add(c, "status", json_object_new_string(status_name(b[i].status)));
-			json_object_object_add(c, "file", b[i].file ? json_object_new_string(b[i].file) : NULL);
-			json_object_object_add(c, "copy", name[0] ? json_object_new_string(name) : NULL);
-			json_object_object_add(c, "sha256", hex[0] ? json_object_new_string(hex) : NULL);
-			json_object_array_add(configs, c);
+			json_object_set_new(c, "path", json_text(b[i].measured_path));
+			json_object_set_new(c, "status", json_text(status_name(b[i].status)));
+			json_object_set_new(c, "file", b[i].file ? json_text(b[i].file) : json_null());
+			json_object_set_new(c, "copy", name[0] ? json_text(name) : json_null());
+			json_object_set_new(c, "sha256", hex[0] ? json_text(hex) : json_null());
+			json_array_append_new(configs, c);
 			continue;
 		}
 		FILE *f = b[i].status == MB_GRUB_BOOTED_FOUND ? stdout : stderr;
@@ -160,7 +160,7 @@ static int cmd_keep_booted(int argc, char **argv)
 		tool_json_print(json, out);
 	else if (n == 0)
 		tool_notef("%s: GRUB measured no config: nothing to keep", log_path);
-	json_object_put(out);
+	json_decref(out);
 	mb_grub_booted_free(b, n);
 	return kept == n ? EXIT_OK : EXIT_FAILED;
 }

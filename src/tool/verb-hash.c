@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <mboot/pe.h>
 #include <mboot/replay.h>
 
@@ -68,9 +68,9 @@ static const char *subsystem_name(uint16_t s)
 	}
 }
 
-static json_object *info_json(const mb_pe_info *pe)
+static json_t *info_json(const mb_pe_info *pe)
 {
-	json_object *o = json_object_new_object(), *secs = json_object_new_array(), *certs = json_object_new_array();
+	json_t *o = json_object(), *secs = json_array(), *certs = json_array();
 	mb_pe_summary sum;
 	const char *m, *s;
 	char buf[16];
@@ -79,46 +79,46 @@ static json_object *info_json(const mb_pe_info *pe)
 	m = mb_pe_machine_name(sum.machine);
 	s = subsystem_name(sum.subsystem);
 
-	json_object_object_add(o, "format", json_object_new_string(sum.pe32_plus ? "PE32+" : "PE32"));
+	json_object_set_new(o, "format", json_text(sum.pe32_plus ? "PE32+" : "PE32"));
 	snprintf(buf, sizeof(buf), "0x%04x", sum.machine);
-	json_object_object_add(o, "machine", json_object_new_string(m ? m : buf));
-	json_object_object_add(o, "machine_value", json_object_new_int(sum.machine));
-	json_object_object_add(o, "subsystem", json_object_new_int(sum.subsystem));
+	json_object_set_new(o, "machine", json_text(m ? m : buf));
+	json_object_set_new(o, "machine_value", json_integer(sum.machine));
+	json_object_set_new(o, "subsystem", json_integer(sum.subsystem));
 	if (s)
-		json_object_object_add(o, "subsystem_name", json_object_new_string(s));
+		json_object_set_new(o, "subsystem_name", json_text(s));
 	for (size_t i = 0; i < mb_pe_info_n_sections(pe); i++) {
 		const mb_pe_section *sec = mb_pe_info_section(pe, i);
-		json_object *so = json_object_new_object();
+		json_t *so = json_object();
 
-		json_object_object_add(so, "name", json_object_new_string(sec->name));
-		json_object_object_add(so, "raw_offset", json_object_new_int64(sec->raw_offset));
-		json_object_object_add(so, "raw_size", json_object_new_int64(sec->raw_size));
-		json_object_object_add(so, "virtual_address", json_object_new_int64(sec->virtual_address));
-		json_object_object_add(so, "virtual_size", json_object_new_int64(sec->virtual_size));
-		json_object_array_add(secs, so);
+		json_object_set_new(so, "name", json_text(sec->name));
+		json_object_set_new(so, "raw_offset", json_integer(sec->raw_offset));
+		json_object_set_new(so, "raw_size", json_integer(sec->raw_size));
+		json_object_set_new(so, "virtual_address", json_integer(sec->virtual_address));
+		json_object_set_new(so, "virtual_size", json_integer(sec->virtual_size));
+		json_array_append_new(secs, so);
 	}
-	json_object_object_add(o, "sections", secs);
-	json_object_object_add(o, "uki", json_object_new_boolean(sum.uki));
-	json_object_object_add(o, "sbat", json_object_new_boolean(sum.has_sbat));
-	json_object_object_add(o, "signed", json_object_new_boolean(sum.has_cert_table));
+	json_object_set_new(o, "sections", secs);
+	json_object_set_new(o, "uki", json_boolean(sum.uki));
+	json_object_set_new(o, "sbat", json_boolean(sum.has_sbat));
+	json_object_set_new(o, "signed", json_boolean(sum.has_cert_table));
 	if (sum.has_cert_table) {
-		json_object_object_add(o, "cert_table_offset", json_object_new_int64(sum.cert_offset));
-		json_object_object_add(o, "cert_table_size", json_object_new_int64(sum.cert_size));
-		json_object_object_add(o, "cert_table_at_end", json_object_new_boolean(sum.cert_at_end));
+		json_object_set_new(o, "cert_table_offset", json_integer(sum.cert_offset));
+		json_object_set_new(o, "cert_table_size", json_integer(sum.cert_size));
+		json_object_set_new(o, "cert_table_at_end", json_boolean(sum.cert_at_end));
 		for (size_t i = 0; i < mb_pe_info_n_certs(pe); i++) {
 			const mb_pe_cert *cert = mb_pe_info_cert(pe, i);
-			json_object *c = json_object_new_object();
+			json_t *c = json_object();
 
-			json_object_object_add(c, "offset", json_object_new_int64((int64_t) cert->offset));
-			json_object_object_add(c, "length", json_object_new_int64(cert->length));
-			json_object_object_add(c, "type", json_object_new_int(cert->type));
-			json_object_array_add(certs, c);
+			json_object_set_new(c, "offset", json_integer((int64_t) cert->offset));
+			json_object_set_new(c, "length", json_integer(cert->length));
+			json_object_set_new(c, "type", json_integer(cert->type));
+			json_array_append_new(certs, c);
 		}
 	}
-	json_object_object_add(o, "certificates", certs);
-	json_object_object_add(o, "extra_data_size", json_object_new_int64((int64_t) sum.extra_size));
-	json_object_object_add(o, "pad_bytes", json_object_new_int64(sum.pad_bytes));
-	json_object_object_add(o, "sections_overlap", json_object_new_boolean(sum.sections_overlap));
+	json_object_set_new(o, "certificates", certs);
+	json_object_set_new(o, "extra_data_size", json_integer((int64_t) sum.extra_size));
+	json_object_set_new(o, "pad_bytes", json_integer(sum.pad_bytes));
+	json_object_set_new(o, "sections_overlap", json_boolean(sum.sections_overlap));
 	return o;
 }
 
@@ -161,7 +161,7 @@ static void on_sigbus(int sig)
 }
 
 /* One file: 0 or an exit code; with --json adds to files. */
-static int hash_one(const hash_args *a, const char *path, json_object *files)
+static int hash_one(const hash_args *a, const char *path, json_t *files)
 {
 	uint8_t out[MAX_ALGS][MB_DIGEST_MAX];
 	char hex[2 * MB_DIGEST_MAX + 1];
@@ -195,19 +195,19 @@ static int hash_one(const hash_args *a, const char *path, json_object *files)
 		return EXIT_USAGE;
 	}
 	if (files) {
-		json_object *f = json_object_new_object(), *d = json_object_new_object();
+		json_t *f = json_object(), *d = json_object();
 
-		json_object_object_add(f, "path", json_object_new_string(path));
-		json_object_object_add(f, "authenticode", json_object_new_boolean(a->authenticode));
+		json_object_set_new(f, "path", json_text(path));
+		json_object_set_new(f, "authenticode", json_boolean(a->authenticode));
 		for (size_t i = 0; i < a->n_algs; i++) {
 			const mb_digest_info *di = mb_digest_by_alg(a->algs[i]);
 
-			json_object_object_add(d, di->name, json_object_new_string(hex_format(out[i], di->size, hex)));
+			json_object_set_new(d, di->name, json_text(hex_format(out[i], di->size, hex)));
 		}
-		json_object_object_add(f, "digests", d);
+		json_object_set_new(f, "digests", d);
 		if (pe && a->info)
-			json_object_object_add(f, "pe", info_json(pe));
-		json_object_array_add(files, f);
+			json_object_set_new(f, "pe", info_json(pe));
+		json_array_append_new(files, f);
 	} else {
 		printf("%s%s\n", path, a->authenticode ? " (authenticode)" : "");
 		for (size_t i = 0; i < a->n_algs; i++) {
@@ -289,7 +289,7 @@ int verb_hash(int argc, char **argv)
 		TOOL_OPT_JSON_STYLE(&a.json),
 		TOOL_OPT_END,
 	};
-	json_object *root = NULL, *files = NULL;
+	json_t *root = NULL, *files = NULL;
 	int ret = EXIT_OK;
 
 	ret = tool_parse_options("hash", hash_help, options, argc, argv, INT_MAX);
@@ -321,9 +321,9 @@ int verb_hash(int argc, char **argv)
 	if (a.authenticode)
 		signal(SIGBUS, on_sigbus);
 	if (a.json) {
-		root = json_object_new_object();
-		files = json_object_new_array();
-		json_object_object_add(root, "files", files);
+		root = json_object();
+		files = json_array();
+		json_object_set_new(root, "files", files);
 	}
 	/* Every file is tried; one bad file makes the exit code 2 but others still print. */
 	for (int i = optind; i < argc; i++)
@@ -331,7 +331,7 @@ int verb_hash(int argc, char **argv)
 			ret = EXIT_USAGE;
 	if (root) {
 		tool_json_print(a.json, root);
-		json_object_put(root);
+		json_decref(root);
 	}
 	if (fflush(stdout) != 0)
 		return EXIT_USAGE;

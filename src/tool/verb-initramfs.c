@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "shared/fail.h"
 #include "shared/fileio.h"
@@ -169,14 +169,14 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 /* Digests of the banks mboot prints for files: sha1, sha256, sha384. */
 static const uint16_t file_algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384 };
 
-static void print_digests(json_object *d)
+static void print_digests(json_t *d)
 {
-	json_object_object_foreach(d, k, v)
-		printf("%-7s %s\n", k, json_object_get_string(v));
+	json_object_each(d, k, v)
+		printf("%-7s %s\n", k, json_string_value(v));
 }
 
 /* The policy allowing this initrd in PCR 9 (mb_policy_generate_initrd) as JSON, or NULL (said). */
-static json_object *initrd_policy(const mb_initramfs_stats *st, const char *file)
+static json_t *initrd_policy(const mb_initramfs_stats *st, const char *file)
 {
 	const mb_event_digest d[] = {
 		{ MB_ALG_SHA1, sizeof(st->sha1), st->sha1 },
@@ -184,12 +184,12 @@ static json_object *initrd_policy(const mb_initramfs_stats *st, const char *file
 		{ MB_ALG_SHA384, sizeof(st->sha384), st->sha384 },
 	};
 	mb_error err = { 0 };
-	json_object *o = NULL;
+	json_t *o = NULL;
 	char *text = NULL;
 
 	if (mb_policy_generate_initrd(file, d, sizeof(d) / sizeof(d[0]), &text, &err) < 0)
 		tool_report("initramfs pack --policy-rule", &err);
-	else if (!(o = json_tokener_parse(text)))
+	else if (!(o = json_from_text(text)))
 		tool_errorf("out of memory");
 	free(text);
 	return o;
@@ -214,7 +214,7 @@ static int cmd_pack(int argc, char **argv)
 	mb_error err = { 0 };
 	uint8_t *out = NULL;
 	size_t size = 0;
-	json_object *digests, *o;
+	json_t *digests, *o;
 	char hex[65], hex384[97];
 	struct stat dst;
 	args a;
@@ -243,36 +243,36 @@ static int cmd_pack(int argc, char **argv)
 		return rc;
 	}
 	/* the library hashed the result while it was being made */
-	digests = json_object_new_object();
-	json_object_object_add(digests, "sha1", json_object_new_string(hex_format(st.sha1, sizeof(st.sha1), hex384)));
-	json_object_object_add(digests, "sha256", json_object_new_string(hex_format(st.sha256, sizeof(st.sha256), hex384)));
-	json_object_object_add(digests, "sha384", json_object_new_string(hex_format(st.sha384, sizeof(st.sha384), hex384)));
+	digests = json_object();
+	json_object_set_new(digests, "sha1", json_text(hex_format(st.sha1, sizeof(st.sha1), hex384)));
+	json_object_set_new(digests, "sha256", json_text(hex_format(st.sha256, sizeof(st.sha256), hex384)));
+	json_object_set_new(digests, "sha384", json_text(hex_format(st.sha384, sizeof(st.sha384), hex384)));
 	free(out);
 	hex_format(st.cpio_sha256, sizeof(st.cpio_sha256), hex);
 	if (a.json) {
-		o = json_object_new_object();
-		json_object_object_add(o, "file", json_object_new_string(a.output));
-		json_object_object_add(o, "size", json_object_new_int64((int64_t) size));
-		json_object_object_add(o, "compress", json_object_new_string(mb_compress_name(a.opts.compress)));
-		json_object_object_add(o, "entries", json_object_new_int64((int64_t) st.entries));
-		json_object_object_add(o, "mtime", json_object_new_int64(a.opts.mtime));
-		json_object_object_add(o, "cpio_size", json_object_new_int64((int64_t) st.cpio_size));
-		json_object_object_add(o, "cpio_sha256", json_object_new_string(hex));
-		json_object_object_add(o, "digests", json_object_get(digests));
+		o = json_object();
+		json_object_set_new(o, "file", json_text(a.output));
+		json_object_set_new(o, "size", json_integer((int64_t) size));
+		json_object_set_new(o, "compress", json_text(mb_compress_name(a.opts.compress)));
+		json_object_set_new(o, "entries", json_integer((int64_t) st.entries));
+		json_object_set_new(o, "mtime", json_integer(a.opts.mtime));
+		json_object_set_new(o, "cpio_size", json_integer((int64_t) st.cpio_size));
+		json_object_set_new(o, "cpio_sha256", json_text(hex));
+		json_object_set_new(o, "digests", json_incref(digests));
 		if (a.policy)
-			json_object_object_add(o, "policy", initrd_policy(&st, a.output));
+			json_object_set_new(o, "policy", initrd_policy(&st, a.output));
 		tool_json_print(a.json, o);
-		json_object_put(o);
+		json_decref(o);
 	} else if (a.policy) {
 		o = initrd_policy(&st, a.output);
 		tool_json_print(TOOL_JSON_PRETTY, o);
-		json_object_put(o);
+		json_decref(o);
 	} else {
 		printf("%s: %zu bytes (%s), %zu entries, mtime %u, cpio %zu bytes sha256 %s\n", a.output, size,
 		       mb_compress_name(a.opts.compress), st.entries, a.opts.mtime, st.cpio_size, hex);
 		print_digests(digests);
 	}
-	json_object_put(digests);
+	json_decref(digests);
 	return EXIT_OK;
 }
 
@@ -332,44 +332,44 @@ static void mode_string(uint32_t mode, char out[11])
 	out[10] = 0;
 }
 
-static json_object *entry_json(const mb_cpio_entry *e)
+static json_t *entry_json(const mb_cpio_entry *e)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 	char *name = escape_name(e->name, e->name_len), buf[32];
 
-	json_object_object_add(o, "name", json_object_new_string(name ? name : ""));
+	json_object_set_new(o, "name", json_text(name ? name : ""));
 	if (name && (strlen(name) != e->name_len)) {
 		char *hx = hex_dup((const uint8_t *) e->name, e->name_len);
 
-		json_object_object_add(o, "name_hex", json_object_new_string(hx ? hx : ""));
+		json_object_set_new(o, "name_hex", json_text(hx ? hx : ""));
 		free(hx);
 	}
 	free(name);
-	json_object_object_add(o, "type", json_object_new_string(type_name(e->mode)));
+	json_object_set_new(o, "type", json_text(type_name(e->mode)));
 	snprintf(buf, sizeof(buf), "%04o", e->mode & 07777);
-	json_object_object_add(o, "mode", json_object_new_string(buf));
-	json_object_object_add(o, "uid", json_object_new_int64(e->uid));
-	json_object_object_add(o, "gid", json_object_new_int64(e->gid));
-	json_object_object_add(o, "nlink", json_object_new_int64(e->nlink));
-	json_object_object_add(o, "mtime", json_object_new_int64(e->mtime));
-	json_object_object_add(o, "ino", json_object_new_int64(e->ino));
-	json_object_object_add(o, "size", json_object_new_int64(e->size));
-	json_object_object_add(o, "segment", json_object_new_int64(e->segment));
-	json_object_object_add(o, "offset", json_object_new_int64((int64_t) e->offset));
+	json_object_set_new(o, "mode", json_text(buf));
+	json_object_set_new(o, "uid", json_integer(e->uid));
+	json_object_set_new(o, "gid", json_integer(e->gid));
+	json_object_set_new(o, "nlink", json_integer(e->nlink));
+	json_object_set_new(o, "mtime", json_integer(e->mtime));
+	json_object_set_new(o, "ino", json_integer(e->ino));
+	json_object_set_new(o, "size", json_integer(e->size));
+	json_object_set_new(o, "segment", json_integer(e->segment));
+	json_object_set_new(o, "offset", json_integer((int64_t) e->offset));
 	if ((e->mode & S_IFMT) == S_IFLNK) {
 		char *t = escape_name((const char *) e->data, e->size);
 
-		json_object_object_add(o, "target", json_object_new_string(t ? t : ""));
+		json_object_set_new(o, "target", json_text(t ? t : ""));
 		free(t);
 	}
 	if ((e->mode & S_IFMT) == S_IFCHR || (e->mode & S_IFMT) == S_IFBLK) {
 		snprintf(buf, sizeof(buf), "%u:%u", e->rdevmajor, e->rdevminor);
-		json_object_object_add(o, "rdev", json_object_new_string(buf));
+		json_object_set_new(o, "rdev", json_text(buf));
 	}
 	if ((e->mode & S_IFMT) == S_IFREG && e->size) {
 		char hex[65];
 
-		json_object_object_add(o, "sha256", json_object_new_string(hex_format(e->sha256, 32, hex)));
+		json_object_set_new(o, "sha256", json_text(hex_format(e->sha256, 32, hex)));
 	}
 	return o;
 }
@@ -460,9 +460,9 @@ fail:
 	return EXIT_USAGE;
 }
 
-static json_object *file_digests_json(const file_info *fi)
+static json_t *file_digests_json(const file_info *fi)
 {
-	json_object *d = json_object_new_object();
+	json_t *d = json_object();
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
@@ -470,7 +470,7 @@ static json_object *file_digests_json(const file_info *fi)
 		char hex[2 * MB_DIGEST_MAX + 1];
 
 		if (info)
-			json_object_object_add(d, info->name, json_object_new_string(hex_format(fi->md[i], info->size, hex)));
+			json_object_set_new(d, info->name, json_text(hex_format(fi->md[i], info->size, hex)));
 	}
 	return d;
 }
@@ -480,7 +480,7 @@ static int cmd_list(int argc, char **argv)
 	mb_initramfs *ar = NULL;
 	file_info fi;
 	size_t i;
-	json_object *digests;
+	json_t *digests;
 	args a;
 	int rc;
 
@@ -495,7 +495,7 @@ static int cmd_list(int argc, char **argv)
 		/* Written entry by entry: a tree of JSON objects for every entry would take far more
 		 * memory than the entries themselves. */
 		jsonout b = { .pretty = a.json != TOOL_JSON_COMPACT };
-		json_object *segs = json_object_new_array();
+		json_t *segs = json_array();
 
 		jsonout_open(&b, '{');
 		jsonout_key(&b, "file");
@@ -506,25 +506,25 @@ static int cmd_list(int argc, char **argv)
 		jsonout_json(&b, digests);
 		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
 			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
-			json_object *so = json_object_new_object();
+			json_t *so = json_object();
 
-			json_object_object_add(so, "compress", json_object_new_string(mb_compress_name(s->compress)));
-			json_object_object_add(so, "offset", json_object_new_int64((int64_t) s->file_offset));
-			json_object_object_add(so, "size", json_object_new_int64((int64_t) s->file_size));
-			json_object_object_add(so, "cpio_size", json_object_new_int64((int64_t) s->cpio_size));
-			json_object_array_add(segs, so);
+			json_object_set_new(so, "compress", json_text(mb_compress_name(s->compress)));
+			json_object_set_new(so, "offset", json_integer((int64_t) s->file_offset));
+			json_object_set_new(so, "size", json_integer((int64_t) s->file_size));
+			json_object_set_new(so, "cpio_size", json_integer((int64_t) s->cpio_size));
+			json_array_append_new(segs, so);
 		}
 		jsonout_key(&b, "segments");
 		jsonout_json(&b, segs);
-		json_object_put(segs);
+		json_decref(segs);
 		jsonout_key(&b, "entries");
 		jsonout_open(&b, '[');
 		for (i = 0; i < mb_initramfs_entry_count(ar); i++) {
-			json_object *e = entry_json(mb_initramfs_entry_at(ar, i));
+			json_t *e = entry_json(mb_initramfs_entry_at(ar, i));
 
 			jsonout_next(&b);
 			jsonout_json(&b, e);
-			json_object_put(e);
+			json_decref(e);
 			if (b.n >= MB_JSONOUT_FLUSH && jsonout_flush(&b, stdout) < 0)
 				rc = EXIT_USAGE;
 		}
@@ -551,7 +551,7 @@ static int cmd_list(int argc, char **argv)
 		printf("# %zu entries\n", mb_initramfs_entry_count(ar));
 		print_digests(digests);
 	}
-	json_object_put(digests);
+	json_decref(digests);
 	mb_initramfs_free(ar);
 	return rc;
 }
@@ -656,35 +656,35 @@ static int cmd_verify(int argc, char **argv)
 		}
 	}
 	if (a.json) {
-		json_object *o = json_object_new_object();
+		json_t *o = json_object();
 
-		json_object_object_add(o, "file", json_object_new_string(a.paths[0]));
-		json_object_object_add(o, "dir", json_object_new_string(a.paths[1]));
-		json_object_object_add(o, "result", json_object_new_string(result));
-		json_object_object_add(o, "compress", json_object_new_string(mb_compress_name(a.opts.compress)));
-		json_object_object_add(o, "mtime", json_object_new_int64(a.opts.mtime));
-		json_object_object_add(o, "digests", file_digests_json(&fi));
+		json_object_set_new(o, "file", json_text(a.paths[0]));
+		json_object_set_new(o, "dir", json_text(a.paths[1]));
+		json_object_set_new(o, "result", json_text(result));
+		json_object_set_new(o, "compress", json_text(mb_compress_name(a.opts.compress)));
+		json_object_set_new(o, "mtime", json_integer(a.opts.mtime));
+		json_object_set_new(o, "digests", file_digests_json(&fi));
 		if (ret == EXIT_FAILED) {
-			json_object *d = json_object_new_object();
+			json_t *d = json_object();
 
 			if (idx != SIZE_MAX) {
 				const mb_cpio_entry *e = mb_initramfs_entry_at(ar, idx);
 
 				if (!e)
 					e = mb_initramfs_entry_at(mine, idx);
-				json_object_object_add(d, "entry", json_object_new_int64((int64_t) idx));
+				json_object_set_new(d, "entry", json_integer((int64_t) idx));
 				if (e) {
 					char *n = escape_name(e->name, e->name_len);
 
-					json_object_object_add(d, "name", json_object_new_string(n ? n : ""));
+					json_object_set_new(d, "name", json_text(n ? n : ""));
 					free(n);
 				}
 			}
-			json_object_object_add(d, "what", json_object_new_string(what));
-			json_object_object_add(o, "first_difference", d);
+			json_object_set_new(d, "what", json_text(what));
+			json_object_set_new(o, "first_difference", d);
 		}
 		tool_json_print(a.json, o);
-		json_object_put(o);
+		json_decref(o);
 	} else if (ret == EXIT_OK) {
 		printf("%s: identical to what 'pack' makes from %s (%s, mtime %u)\n", a.paths[0], a.paths[1],
 		       mb_compress_name(a.opts.compress), a.opts.mtime);

@@ -3,9 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "shared/hex.h"
+#include "shared/jsonout.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -29,11 +30,6 @@ static const char diff_help[] =
 	"                \"data\": bool, \"data_measured\": bool}\n"
 	"  --compact     the JSON on one line (implies --json)\n\n"
 	"Exit: 0 the logs record the same boot, 1 they differ, 2 unreadable or malformed log.\n";
-
-static json_object *diff_side(const mb_event_log *log, const mb_event *ev)
-{
-	return ev ? tool_event_json(log, ev) : NULL;
-}
 
 static const char *change_name(mb_diff_kind k)
 {
@@ -122,9 +118,9 @@ static void print_changed(const mb_diff_entry *e, const mb_event_log *la, const 
 }
 
 /* --json: "differs": {"digests": [banks whose digests differ], "data": bool, "data_measured": bool}. */
-static json_object *differs_json(const mb_diff_entry *e)
+static json_t *differs_json(const mb_diff_entry *e)
 {
-	json_object *o = json_object_new_object(), *banks = json_object_new_array();
+	json_t *o = json_object(), *banks = json_array();
 	const mb_event *sides[2] = { e->a, e->b };
 	uint32_t i, s;
 
@@ -136,12 +132,93 @@ static json_object *differs_json(const mb_diff_entry *e)
 			/* B's banks: only those A lacks (A's loop named the rest). */
 			if (digest_same(e->a, e->b, alg) || (s == 1 && mb_event_digest_for(e->a, alg)))
 				continue;
-			json_object_array_add(banks, json_object_new_string(mb_digest_alg_name(alg, name)));
+			json_array_append_new(banks, json_text(mb_digest_alg_name(alg, name)));
 		}
-	json_object_object_add(o, "digests", banks);
-	json_object_object_add(o, "data", json_object_new_boolean((e->differs & MB_DIFF_DATA) != 0));
-	json_object_object_add(o, "data_measured", json_object_new_boolean(e->data_measured));
+	json_object_set_new(o, "digests", banks);
+	json_object_set_new(o, "data", json_boolean((e->differs & MB_DIFF_DATA) != 0));
+	json_object_set_new(o, "data_measured", json_boolean(e->data_measured));
 	return o;
+}
+
+/* One side of an entry: the event as log show --json writes it, or null. */
+static void diff_side(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
+{
+	if (ev)
+		(void) tool_event_write(b, log, ev, dec, NULL);
+	else
+		jsonout_lit(b, "null");
+}
+
+/* Written as it goes, the events by log show's writer (their decoded data may hold integers no
+ * JSON tree here can: GPT attributes up to 2^64 - 1). */
+static int diff_json(tool_json style, const mb_diff *d, const mb_event_log *la, const mb_event_log *lb)
+{
+	jsonout b = { .pretty = style != TOOL_JSON_COMPACT };
+	mb_event_decoded *dec = mb_event_decoded_new();
+	size_t i;
+	uint32_t p;
+	int rc;
+
+	if (!dec) {
+		tool_errorf("out of memory");
+		return EXIT_USAGE;
+	}
+	jsonout_open(&b, '{');
+	jsonout_key(&b, "entries");
+	jsonout_open(&b, '[');
+	for (i = 0; i < d->n_entries; i++) {
+		const mb_diff_entry *e = &d->entries[i];
+
+		jsonout_next(&b);
+		jsonout_open(&b, '{');
+		jsonout_key(&b, "change");
+		jsonout_string(&b, change_name(e->kind), strlen(change_name(e->kind)));
+		jsonout_key(&b, "pcr");
+		jsonout_u64(&b, e->pcr);
+		jsonout_key(&b, "a");
+		diff_side(&b, la, e->a, dec);
+		jsonout_key(&b, "b");
+		diff_side(&b, lb, e->b, dec);
+		if (e->kind == MB_DIFF_CHANGED) {
+			json_t *o = differs_json(e);
+
+			jsonout_key(&b, "differs");
+			if (o)
+				jsonout_json(&b, o);
+			else
+				b.oom = true;
+			json_decref(o);
+		}
+		jsonout_close(&b, '}');
+	}
+	jsonout_close(&b, ']');
+	jsonout_key(&b, "pcrs_moved");
+	jsonout_open(&b, '[');
+	for (p = 0; p < MB_PCR_COUNT; p++)
+		if (d->pcrs_moved & (1u << p)) {
+			jsonout_next(&b);
+			jsonout_u64(&b, p);
+		}
+	jsonout_close(&b, ']');
+	jsonout_key(&b, "identical");
+	if (d->n_entries == 0)
+		jsonout_lit(&b, "true");
+	else
+		jsonout_lit(&b, "false");
+	jsonout_close(&b, '}');
+	jsonout_lit(&b, "\n");
+	mb_event_decoded_free(dec);
+	if (b.oom) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+	} else if (jsonout_flush(&b, stdout) < 0) {
+		tool_errorf("log diff: write error");
+		rc = EXIT_USAGE;
+	} else {
+		rc = EXIT_OK;
+	}
+	free(b.p);
+	return rc;
 }
 
 int log_diff(int argc, char **argv)
@@ -176,29 +253,9 @@ int log_diff(int argc, char **argv)
 		goto out;
 	}
 	if (a.json) {
-		json_object *root = json_object_new_object(), *arr = json_object_new_array(),
-			    *moved = json_object_new_array();
-
-		for (i = 0; i < d->n_entries; i++) {
-			const mb_diff_entry *e = &d->entries[i];
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "change", json_object_new_string(change_name(e->kind)));
-			json_object_object_add(o, "pcr", json_object_new_int64(e->pcr));
-			json_object_object_add(o, "a", diff_side(la, e->a));
-			json_object_object_add(o, "b", diff_side(lb, e->b));
-			if (e->kind == MB_DIFF_CHANGED)
-				json_object_object_add(o, "differs", differs_json(e));
-			json_object_array_add(arr, o);
-		}
-		for (p = 0; p < MB_PCR_COUNT; p++)
-			if (d->pcrs_moved & (1u << p))
-				json_object_array_add(moved, json_object_new_int(p));
-		json_object_object_add(root, "entries", arr);
-		json_object_object_add(root, "pcrs_moved", moved);
-		json_object_object_add(root, "identical", json_object_new_boolean(d->n_entries == 0));
-		tool_json_print(a.json, root);
-		json_object_put(root);
+		rc = diff_json(a.json, d, la, lb);
+		if (rc != EXIT_OK)
+			goto out;
 	} else {
 		if (d->n_entries == 0)
 			printf("The logs record the same events.\n");

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "shared/fail.h"
 #include "shared/fileio.h"
@@ -226,43 +226,43 @@ out:
 	return rc;
 }
 
-static json_object *replay_info_json(const mb_replay_info *info, const mb_pcr_values *v)
+static json_t *replay_info_json(const mb_replay_info *info, const mb_pcr_values *v)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 	size_t b;
 
 	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
-		json_object *list;
+		json_t *list;
 		uint32_t p;
 
 		if (!info->incomplete[b])
 			continue;
 		/* PCRs some event extended without a digest for this bank: the value is not the TPM's. */
-		list = json_object_new_array();
+		list = json_array();
 		for (p = 0; p < MB_PCR_COUNT; p++)
 			if (info->incomplete[b] & (1u << p))
-				json_object_array_add(list, json_object_new_int((int) p));
-		if (!json_object_object_get_ex(o, "incomplete", NULL))
-			json_object_object_add(o, "incomplete", json_object_new_object());
-		json_object_object_add(json_object_object_get(o, "incomplete"),
+				json_array_append_new(list, json_integer((int) p));
+		if (!(json_object_get(o, "incomplete") != NULL))
+			json_object_set_new(o, "incomplete", json_object());
+		json_object_set_new(json_object_get(o, "incomplete"),
 				       mb_digest_by_alg(mb_pcr_values_bank_alg(v, b))->name, list);
 	}
 
 	if (info->startup_locality_seen)
-		json_object_object_add(o, "startup_locality", json_object_new_int(info->startup_locality));
-	json_object_object_add(o, "hcrtm", json_object_new_boolean(info->hcrtm));
-	json_object_object_add(o, "events_extended", json_object_new_int64(info->events_extended));
-	json_object_object_add(o, "events_not_extended_no_action", json_object_new_int64(info->events_no_action));
-	json_object_object_add(o, "events_pcr_out_of_range", json_object_new_int64(info->events_out_of_range));
+		json_object_set_new(o, "startup_locality", json_integer(info->startup_locality));
+	json_object_set_new(o, "hcrtm", json_boolean(info->hcrtm));
+	json_object_set_new(o, "events_extended", json_integer(info->events_extended));
+	json_object_set_new(o, "events_not_extended_no_action", json_integer(info->events_no_action));
+	json_object_set_new(o, "events_pcr_out_of_range", json_integer(info->events_out_of_range));
 	if (info->n_unknown_algs) {
-		json_object *u = json_object_new_array();
+		json_t *u = json_array();
 		size_t i;
 
 		for (i = 0; i < info->n_unknown_algs; i++) {
 			char name[8];
-			json_object_array_add(u, json_object_new_string(mb_digest_alg_name(info->unknown_algs[i], name)));
+			json_array_append_new(u, json_text(mb_digest_alg_name(info->unknown_algs[i], name)));
 		}
-		json_object_object_add(o, "banks_not_replayed", u);
+		json_object_set_new(o, "banks_not_replayed", u);
 	}
 	return o;
 }
@@ -323,7 +323,7 @@ static int log_replay(int argc, char **argv)
 	}
 	if (a.json) {
 		char *s = mb_pcr_values_to_json(v, false);
-		json_object *root = s ? json_tokener_parse(s) : NULL;
+		json_t *root = s ? json_from_text(s) : NULL;
 
 		free(s);
 		if (!root) {
@@ -331,9 +331,9 @@ static int log_replay(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		json_object_object_add(root, "info", replay_info_json(&info, v));
+		json_object_set_new(root, "info", replay_info_json(&info, v));
 		tool_json_print(a.json, root);
-		json_object_put(root);
+		json_decref(root);
 	} else {
 		rc = tool_print_pcr_values(v);
 		if (rc != EXIT_OK)

@@ -13,7 +13,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "tool/luks-passphrase.h"
 #include "tool/luks-recovery.h"
@@ -316,13 +316,13 @@ out:
 	return rc;
 }
 
-static json_object *pcr_array(uint32_t mask)
+static json_t *pcr_array(uint32_t mask)
 {
-	json_object *a = json_object_new_array();
+	json_t *a = json_array();
 
 	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
 		if (mask & (1u << p))
-			json_object_array_add(a, json_object_new_int((int) p));
+			json_array_append_new(a, json_integer((int) p));
 	return a;
 }
 
@@ -330,7 +330,7 @@ static int luks_list(int argc, char **argv)
 {
 	mb_luks_entry *e = NULL;
 	mb_error err = { 0 };
-	json_object *root = NULL, *arr = NULL;
+	json_t *root = NULL, *arr = NULL;
 	size_t n = 0;
 	luks_args a;
 	int rc;
@@ -341,10 +341,10 @@ static int luks_list(int argc, char **argv)
 	if (mb_luks_list(a.pos[0], &e, &n, &err) < 0)
 		return luks_exit("luks list", &err);
 	if (a.json) {
-		root = json_object_new_object();
-		arr = json_object_new_array();
-		json_object_object_add(root, "device", json_object_new_string(a.pos[0]));
-		json_object_object_add(root, "tokens", arr);
+		root = json_object();
+		arr = json_array();
+		json_object_set_new(root, "device", json_text(a.pos[0]));
+		json_object_set_new(root, "tokens", arr);
 	} else if (!n)
 		printf("%s: no mboot token\n", a.pos[0]);
 	for (size_t i = 0; i < n; i++) {
@@ -352,30 +352,30 @@ static int luks_list(int argc, char **argv)
 		char name[8];
 
 		if (a.json) {
-			json_object *o = json_object_new_object();
+			json_t *o = json_object();
 
-			json_object_object_add(o, "token", json_object_new_int(e[i].token));
+			json_object_set_new(o, "token", json_integer(e[i].token));
 			if (!t)
-				json_object_object_add(o, "error", json_object_new_string(e[i].error.message));
+				json_object_set_new(o, "error", json_text(e[i].error.message));
 			else {
-				json_object_object_add(o, "keyslot", json_object_new_int(mb_luks_token_keyslot(t)));
-				json_object_object_add(o, "policy", json_object_new_string(mb_luks_token_policy(t)));
+				json_object_set_new(o, "keyslot", json_integer(mb_luks_token_keyslot(t)));
+				json_object_set_new(o, "policy", json_text(mb_luks_token_policy(t)));
 				if (mb_luks_token_pin(t))
-					json_object_object_add(o, "pin", json_object_new_boolean(1));
+					json_object_set_new(o, "pin", json_boolean(1));
 				if (mb_luks_token_bank(t)) {
 					uint32_t summarised = 0;
 					int n_events = mb_luks_token_events(t, &summarised);
 
-					json_object_object_add(o, "bank", json_object_new_string(
+					json_object_set_new(o, "bank", json_text(
 							       mb_digest_alg_name(mb_luks_token_bank(t), name)));
-					json_object_object_add(o, "pcrs", pcr_array(mb_luks_token_pcrs(t)));
+					json_object_set_new(o, "pcrs", pcr_array(mb_luks_token_pcrs(t)));
 					if (n_events >= 0) {
-						json_object_object_add(o, "events", json_object_new_int(n_events));
-						json_object_object_add(o, "events_pcrs", pcr_array(summarised));
+						json_object_set_new(o, "events", json_integer(n_events));
+						json_object_set_new(o, "events_pcrs", pcr_array(summarised));
 					}
 				}
 			}
-			json_object_array_add(arr, o);
+			json_array_append_new(arr, o);
 			continue;
 		}
 		if (!t) {
@@ -391,9 +391,9 @@ static int luks_list(int argc, char **argv)
 	if (luks_recovery_list(a.pos[0], root) != EXIT_OK)
 		rc = EXIT_USAGE;
 	if (root) {
-		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(root);
+		if (tool_json_print(TOOL_JSON_PRETTY, root) != EXIT_OK)
+			rc = EXIT_USAGE;
+		json_decref(root);
 		for (size_t i = 0; i < n; i++)
 			if (!e[i].parsed)
 				rc = EXIT_USAGE;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "tool/options.h"
 #include "tool/tool.h"
@@ -123,7 +123,8 @@ int verb_measure(int argc, char **argv)
 	digests all;
 	size_t size = 0;
 	mb_error err = { 0 };
-	json_object *content = NULL;
+	json_t *content = NULL;
+	char *content_text = NULL;
 	char *record = NULL;
 	int rc, in_fd = -1;
 
@@ -153,26 +154,32 @@ int verb_measure(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	content = json_object_new_object();
+	content = json_object();
 	if (!content) {
 		tool_errorf("out of memory");
 		return EXIT_USAGE;
 	}
 	if (desc)
-		json_object_object_add(content, "description", json_object_new_string(desc));
+		json_object_set_new(content, "description", json_text(desc));
 	if (file)
-		json_object_object_add(content, "file", json_object_new_string(file));
+		json_object_set_new(content, "file", json_text(file));
 	else if (text)
-		json_object_object_add(content, "text", json_object_new_string(text));
+		json_object_set_new(content, "text", json_text(text));
 	else
-		json_object_object_add(content, "stdin", json_object_new_boolean(true));
+		json_object_set_new(content, "stdin", json_boolean(true));
 
+	content_text = json_write(content, JSON_LAYOUT_COMPACT);
+	if (!content_text) {
+		tool_errorf("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	/* The TPM's own warnings: mboot reports errors itself, once (as tool_tpm_open). */
 	setenv("TSS2_LOG", "all+none", 0);
 	{
 		mb_measure_input mi = { .size = sizeof(mb_measure_input), .pcr = (uint32_t) pcr, .digests = all.d, .n_digests = all.n,
 					.content_type = "mboot",
-					.content_json = json_object_to_json_string_ext(content, JSON_C_TO_STRING_PLAIN),
+					.content_json = content_text,
 					.log_path = log_path, .lock_timeout_ms = lock_timeout * 1000 };
 
 		if (mb_measure(tcti, &mi, &record, &size, &err) < 0) {
@@ -184,16 +191,21 @@ int verb_measure(int argc, char **argv)
 	if (json == TOOL_JSON_COMPACT) {
 		fwrite(record + 1, 1, size - 1, stdout); /* after the record separator: one line */
 	} else if (json) {
-		json_tokener *tok = json_tokener_new();
-		json_object *o = tok ? json_tokener_parse_ex(tok, record + 1, (int) (size - 1)) : NULL;
+		json_t *o = NULL;
 
+		/* the record mb_measure() just wrote, after its record separator */
+		if (untrusted_json_parse(record + 1, size - 1, JSON_READ_MAX_DEPTH, &o, &err) < 0) {
+			tool_report("measure", &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		tool_json_print(json, o);
-		json_object_put(o);
-		json_tokener_free(tok);
+		json_decref(o);
 	}
 	rc = EXIT_OK;
 out:
 	free(record);
-	json_object_put(content);
+	free(content_text);
+	json_decref(content);
 	return rc;
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/pe.h>
 #include <mboot/predict.h>
@@ -379,12 +379,12 @@ unsigned predict_report_unmatched(const predict_args *a, const mb_predict_result
 
 static void json_unmatched(const char *option, const char *value, const char *why, void *ud)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 
-	json_object_object_add(o, "option", json_object_new_string(option));
-	json_object_object_add(o, "value", json_object_new_string(value ? value : ""));
-	json_object_object_add(o, "why", json_object_new_string(why));
-	json_object_array_add(ud, o);
+	json_object_set_new(o, "option", json_text(option));
+	json_object_set_new(o, "value", json_text(value ? value : ""));
+	json_object_set_new(o, "why", json_text(why));
+	json_array_append_new(ud, o);
 }
 
 int verb_predict(int argc, char **argv)
@@ -435,9 +435,9 @@ int verb_predict(int argc, char **argv)
 	if (json) {
 		/* no values when a change matched nothing; none for the unpredictable PCRs */
 		char *s = res->values ? mb_pcr_values_to_json(res->values, false) : strdup("{\"banks\": {}}");
-		json_object *root = s ? json_tokener_parse(s) : NULL, *changed = json_object_new_array(),
-			    *unpred = json_object_new_object(), *notes = json_object_new_object(),
-			    *unmatched_list = json_object_new_array();
+		json_t *root = s ? json_from_text(s) : NULL, *changed = json_array(),
+			    *unpred = json_object(), *notes = json_object(),
+			    *unmatched_list = json_array();
 
 		free(s);
 		if (!root) {
@@ -450,19 +450,19 @@ int verb_predict(int argc, char **argv)
 
 			snprintf(key, sizeof(key), "%u", p);
 			if (res->changed & (1u << p) && !unmatched)
-				json_object_array_add(changed, json_object_new_int((int) p));
+				json_array_append_new(changed, json_integer((int) p));
 			if (res->unpredictable & (1u << p))
-				json_object_object_add(unpred, key, json_object_new_string(res->why[p] ? res->why[p] : "unknown"));
+				json_object_set_new(unpred, key, json_text(res->why[p] ? res->why[p] : "unknown"));
 			else if (res->why[p])
-				json_object_object_add(notes, key, json_object_new_string(res->why[p]));
+				json_object_set_new(notes, key, json_text(res->why[p]));
 		}
 		each_unmatched(&args, res, json_unmatched, unmatched_list);
-		json_object_object_add(root, "changed", changed);
-		json_object_object_add(root, "unpredictable", unpred);
-		json_object_object_add(root, "unmatched", unmatched_list);
-		json_object_object_add(root, "notes", notes);
+		json_object_set_new(root, "changed", changed);
+		json_object_set_new(root, "unpredictable", unpred);
+		json_object_set_new(root, "unmatched", unmatched_list);
+		json_object_set_new(root, "notes", notes);
 		tool_json_print(json, root);
-		json_object_put(root);
+		json_decref(root);
 		if (unmatched)
 			predict_report_unmatched(&args, res);
 	} else {

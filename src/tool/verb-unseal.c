@@ -12,7 +12,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
@@ -52,23 +52,23 @@ static const char unseal_help[] =
  * "before"?, "after"?}], "signatures": [{"file", "key", "sealed_key"}]}. On stderr: stdout
  * is where the secret goes, often into a pipe that must not mistake an explanation for a key.
  */
-static json_object *report_list(json_object *report, const char *key)
+static json_t *report_list(json_t *report, const char *key)
 {
-	json_object *a = NULL;
+	json_t *a = NULL;
 
-	if (!json_object_object_get_ex(report, key, &a)) {
-		a = json_object_new_array();
-		json_object_object_add(report, key, a);
+	if (!(a = json_object_get(report, key))) {
+		a = json_array();
+		json_object_set_new(report, key, a);
 	}
 	return a;
 }
 
-static void show_pcr(const mb_unseal_item *it, json_object *report)
+static void show_pcr(const mb_unseal_item *it, json_t *report)
 {
 	const mb_digest_info *d = mb_digest_by_alg(it->alg);
 	const char *sig = it->signature;
 	char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
-	json_object *o;
+	json_t *o;
 
 	hex_format(it->expected, d->size, h1);
 	if (it->now_read)
@@ -78,19 +78,19 @@ static void show_pcr(const mb_unseal_item *it, json_object *report)
 			d->name, sig ? "signed" : "sealed to", h1, it->now_read ? h2 : "(not readable)");
 		return;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "pcr", json_object_new_int((int) it->pcr));
-	json_object_object_add(o, "bank", json_object_new_string(d->name));
-	json_object_object_add(o, "expected", json_object_new_string(h1));
-	json_object_object_add(o, "actual", it->now_read ? json_object_new_string(h2) : NULL);
+	o = json_object();
+	json_object_set_new(o, "pcr", json_integer((int) it->pcr));
+	json_object_set_new(o, "bank", json_text(d->name));
+	json_object_set_new(o, "expected", json_text(h1));
+	json_object_set_new(o, "actual", it->now_read ? json_text(h2) : json_null());
 	if (sig)
-		json_object_object_add(o, "signature", json_object_new_string(sig));
-	json_object_array_add(report_list(report, "pcrs"), o);
+		json_object_set_new(o, "signature", json_text(sig));
+	json_array_append_new(report_list(report, "pcrs"), o);
 }
 
-static void show_event(const mb_unseal_item *it, json_object *report)
+static void show_event(const mb_unseal_item *it, json_t *report)
 {
-	json_object *o;
+	json_t *o;
 
 	if (!report) {
 		if (it->before && it->after)
@@ -100,20 +100,20 @@ static void show_event(const mb_unseal_item *it, json_object *report)
 				it->before ? it->before : it->after ? it->after : "?");
 		return;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "pcr", json_object_new_int((int) it->pcr));
-	json_object_object_add(o, "change", json_object_new_string(it->change));
+	o = json_object();
+	json_object_set_new(o, "pcr", json_integer((int) it->pcr));
+	json_object_set_new(o, "change", json_text(it->change));
 	if (it->before)
-		json_object_object_add(o, "before", json_object_new_string(it->before));
+		json_object_set_new(o, "before", json_text(it->before));
 	if (it->after)
-		json_object_object_add(o, "after", json_object_new_string(it->after));
-	json_object_array_add(report_list(report, "events"), o);
+		json_object_set_new(o, "after", json_text(it->after));
+	json_array_append_new(report_list(report, "events"), o);
 }
 
-static void show_other_key(const mb_unseal_item *it, json_object *report)
+static void show_other_key(const mb_unseal_item *it, json_t *report)
 {
 	char h1[2 * MB_TPM_NAME_SIZE + 1], h2[2 * MB_TPM_NAME_SIZE + 1];
-	json_object *o;
+	json_t *o;
 
 	hex_format(it->key_name, MB_TPM_NAME_SIZE, h1);
 	hex_format(it->sealed_key_name, MB_TPM_NAME_SIZE, h2);
@@ -121,15 +121,15 @@ static void show_other_key(const mb_unseal_item *it, json_object *report)
 		fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", it->signature, h1, h2);
 		return;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "file", json_object_new_string(it->signature));
-	json_object_object_add(o, "key", json_object_new_string(h1));
-	json_object_object_add(o, "sealed_key", json_object_new_string(h2));
-	json_object_array_add(report_list(report, "signatures"), o);
+	o = json_object();
+	json_object_set_new(o, "file", json_text(it->signature));
+	json_object_set_new(o, "key", json_text(h1));
+	json_object_set_new(o, "sealed_key", json_text(h2));
+	json_array_append_new(report_list(report, "signatures"), o);
 }
 
 /* The explanation in its order; errors met while explaining always go to stderr. */
-void show_explanation(const mb_unseal_explanation *e, json_object *report)
+void show_explanation(const mb_unseal_explanation *e, json_t *report)
 {
 	for (size_t i = 0; i < e->n_items; i++) {
 		const mb_unseal_item *it = &e->items[i];
@@ -137,7 +137,7 @@ void show_explanation(const mb_unseal_explanation *e, json_object *report)
 		switch (it->kind) {
 		case MB_UNSEAL_NOTE:
 			if (report)
-				json_object_array_add(report_list(report, "notes"), json_object_new_string(it->text));
+				json_array_append_new(report_list(report, "notes"), json_text(it->text));
 			else
 				fprintf(stderr, "%s\n", it->text);
 			break;
@@ -155,7 +155,7 @@ void unseal_explain(const mb_unseal_explanation *e)
 }
 
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		     const secret_buf *pin, secret_buf *secret, json_object *report)
+		     const secret_buf *pin, secret_buf *secret, json_t *report)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
 	mb_unseal_options opt = { .size = sizeof(mb_unseal_options), .log_path = log_path };
@@ -205,7 +205,7 @@ int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char
 	else if (r == MB_ERR_TPM_AUTH) {
 		rc = pin_wrong(tpm);
 		if (report)
-			json_object_object_add(report, "wrong_pin", json_object_new_boolean(1));
+			json_object_set_new(report, "wrong_pin", json_boolean(1));
 	}
 	else if (r == -EBADMSG && mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE) { /* a malformed signature; the message names it */
 		tool_errorf("%s", err.message);
@@ -227,7 +227,7 @@ int verb_unseal(int argc, char **argv)
 	secret_buf secret = { 0 }, pin = { 0 };
 	mb_sealed *s = NULL;
 	mb_tpm *tpm = NULL;
-	json_object *report = NULL;
+	json_t *report = NULL;
 	bool authorized;
 	int rc, fd;
 
@@ -255,13 +255,13 @@ int verb_unseal(int argc, char **argv)
 		goto out;
 	}
 	if (args.json) {
-		report = json_object_new_object();
+		report = json_object();
 		if (!report) {
 			tool_errorf("out of memory");
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		json_object_object_add(report, "unsealed", json_object_new_boolean(0));
+		json_object_set_new(report, "unsealed", json_boolean(0));
 	}
 	if (args.pin && !mb_sealed_pin(s))
 		fprintf(stderr, "mboot: note: %s is sealed without a PIN: none is needed\n", in);
@@ -275,7 +275,7 @@ int verb_unseal(int argc, char **argv)
 			       &secret, report);
 	if (report && rc == EXIT_FAILED)
 		tool_json_print(args.json, report);
-	json_object_put(report);
+	json_decref(report);
 	if (rc)
 		goto out;
 	if (out) {

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/policy.h>
 
@@ -220,79 +220,79 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		printf("FAILED: nothing was verified\n");
 }
 
-static json_object *hex_json(const uint8_t *b, size_t n)
+static json_t *hex_json(const uint8_t *b, size_t n)
 {
 	char hex[2 * MB_DIGEST_MAX + 1];
 
-	return json_object_new_string(hex_format(b, n, hex));
+	return json_text(hex_format(b, n, hex));
 }
 
-static void print_json(tool_json style, const mb_verify_result *res, const char *source, json_object *policy,
+static void print_json(tool_json style, const mb_verify_result *res, const char *source, json_t *policy,
 		       bool verdict)
 {
-	json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	json_t *root = json_object(), *arr = json_array();
 	size_t i;
 
 	/* The verdict of everything asked (log and policy); the log's own apart. */
-	json_object_object_add(root, "verified", json_object_new_boolean(verdict));
-	json_object_object_add(root, "log_verified", json_object_new_boolean(mb_verify_result_ok(res)));
-	json_object_object_add(root, "source", json_object_new_string(source));
-	json_object_object_add(root, "pcrs_verified", json_object_new_int64(mb_verify_result_n_verified(res)));
-	json_object_object_add(root, "pcrs_failed", json_object_new_int64(mb_verify_result_n_failed(res)));
+	json_object_set_new(root, "verified", json_boolean(verdict));
+	json_object_set_new(root, "log_verified", json_boolean(mb_verify_result_ok(res)));
+	json_object_set_new(root, "source", json_text(source));
+	json_object_set_new(root, "pcrs_verified", json_integer(mb_verify_result_n_verified(res)));
+	json_object_set_new(root, "pcrs_failed", json_integer(mb_verify_result_n_failed(res)));
 	for (i = 0; i < mb_verify_result_count(res); i++) {
 		const mb_verify_pcr *r = mb_verify_result_entry(res, i);
-		json_object *o = json_object_new_object();
+		json_t *o = json_object();
 		char name[8];
 
-		json_object_object_add(o, "pcr", json_object_new_int64(r->pcr));
-		json_object_object_add(o, "bank", json_object_new_string(mb_digest_alg_name(r->alg, name)));
-		json_object_object_add(o, "verdict", json_object_new_string(mb_pcr_verdict_name(r->verdict)));
-		json_object_object_add(o, "events", json_object_new_int64(r->n_events));
+		json_object_set_new(o, "pcr", json_integer(r->pcr));
+		json_object_set_new(o, "bank", json_text(mb_digest_alg_name(r->alg, name)));
+		json_object_set_new(o, "verdict", json_text(mb_pcr_verdict_name(r->verdict)));
+		json_object_set_new(o, "events", json_integer(r->n_events));
 		if (r->n_userspace)
-			json_object_object_add(o, "userspace_records", json_object_new_int64(r->n_userspace));
+			json_object_set_new(o, "userspace_records", json_integer(r->n_userspace));
 		if (r->verdict == MB_PCR_VERIFIED || r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_NO_VALUE ||
 		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH ||
 		    r->verdict == MB_PCR_USERSPACE_NOT_ALLOWED)
-			json_object_object_add(o, "expected", hex_json(r->expected, r->size));
+			json_object_set_new(o, "expected", hex_json(r->expected, r->size));
 		if (r->verdict != MB_PCR_NO_VALUE)
-			json_object_object_add(o, "actual", hex_json(r->actual, r->size));
+			json_object_set_new(o, "actual", hex_json(r->actual, r->size));
 		if (r->n_untrusted_data)
-			json_object_object_add(o, "events_untrusted_data", json_object_new_int64(r->n_untrusted_data));
+			json_object_set_new(o, "events_untrusted_data", json_integer(r->n_untrusted_data));
 		if (r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_DATA_MISMATCH) {
-			json_object *bad = json_object_new_array();
+			json_t *bad = json_array();
 			uint32_t k;
 
 			for (k = 0; k < r->n_bad_listed; k++)
-				json_object_array_add(bad, json_object_new_int64(r->bad_digest_events[k]));
-			json_object_object_add(o, "events_digest_mismatch", bad);
+				json_array_append_new(bad, json_integer(r->bad_digest_events[k]));
+			json_object_set_new(o, "events_digest_mismatch", bad);
 			if (r->prefix_match)
-				json_object_object_add(o, r->last_good_userspace ? "last_agreeing_userspace_record" :
-						       "last_agreeing_event", json_object_new_int64(r->last_good_event));
+				json_object_set_new(o, r->last_good_userspace ? "last_agreeing_userspace_record" :
+						       "last_agreeing_event", json_integer(r->last_good_event));
 			if (r->extra_event >= 0)
-				json_object_object_add(o, "matches_without_event", json_object_new_int64(r->extra_event));
+				json_object_set_new(o, "matches_without_event", json_integer(r->extra_event));
 			if (r->edit_search_capped)
-				json_object_object_add(o, "edit_search_capped", json_object_new_boolean(true));
+				json_object_set_new(o, "edit_search_capped", json_boolean(true));
 			if (r->swapped_event >= 0) {
-				json_object *sw = json_object_new_array();
+				json_t *sw = json_array();
 
-				json_object_array_add(sw, json_object_new_int64(r->swapped_event));
-				json_object_array_add(sw, json_object_new_int64(r->swapped_next));
-				json_object_object_add(o, "matches_with_events_swapped", sw);
+				json_array_append_new(sw, json_integer(r->swapped_event));
+				json_array_append_new(sw, json_integer(r->swapped_next));
+				json_object_set_new(o, "matches_with_events_swapped", sw);
 			}
 			if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
-				json_object_object_add(o, "quirk", json_object_new_string("missing-exit-boot-services-events"));
+				json_object_set_new(o, "quirk", json_text("missing-exit-boot-services-events"));
 			else if (r->quirk == MB_QUIRK_STARTUP_LOCALITY) {
-				json_object_object_add(o, "quirk", json_object_new_string("startup-locality"));
-				json_object_object_add(o, "quirk_locality", json_object_new_int64(r->quirk_locality));
+				json_object_set_new(o, "quirk", json_text("startup-locality"));
+				json_object_set_new(o, "quirk_locality", json_integer(r->quirk_locality));
 			}
 		}
-		json_object_array_add(arr, o);
+		json_array_append_new(arr, o);
 	}
-	json_object_object_add(root, "pcrs", arr);
+	json_object_set_new(root, "pcrs", arr);
 	if (policy)
-		json_object_object_add(root, "policy", policy);
+		json_object_set_new(root, "policy", policy);
 	tool_json_print(style, root);
-	json_object_put(root);
+	json_decref(root);
 }
 
 static bool in_only(uint16_t alg, const uint16_t *only, size_t n)
@@ -381,20 +381,20 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 
 /* Judge the verified log; prints (text) or returns the JSON object (json); false when violated. */
 static bool check_policy(const mb_policy *policy, const char *policy_path, const mb_event_log *log,
-			 const mb_cel_log *us, const mb_verify_result *res, bool json, json_object **ret_json)
+			 const mb_cel_log *us, const mb_verify_result *res, bool json, json_t **ret_json)
 {
 	uint16_t bank = mb_verify_result_ok(res) ? mb_verify_result_policy_bank(res) : 0;
 	mb_policy_result pr;
 	mb_error err = { 0 };
-	json_object *o = json ? json_object_new_object() : NULL;
+	json_t *o = json ? json_object() : NULL;
 	bool ok = false;
 	size_t i;
 	uint32_t p;
 
 	if (!bank) {
 		if (o) {
-			json_object_object_add(o, "checked", json_object_new_boolean(false));
-			json_object_object_add(o, "reason", json_object_new_string("the log did not verify"));
+			json_object_set_new(o, "checked", json_boolean(false));
+			json_object_set_new(o, "reason", json_text("the log did not verify"));
 			*ret_json = o;
 		} else {
 			printf("Policy %s: not checked: the log did not verify, so its events prove nothing.\n", policy_path);
@@ -403,25 +403,25 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 	}
 	if (mb_policy_check(policy, log, us, res, bank, &pr, &err) < 0) {
 		tool_report(policy_path, &err);
-		json_object_put(o);
+		json_decref(o);
 		return false;
 	}
 	ok = mb_policy_result_ok(&pr);
 	if (o) {
-		json_object *pcrs = json_object_new_object(), *viol = json_object_new_array();
+		json_t *pcrs = json_object(), *viol = json_array();
 
-		json_object_object_add(o, "checked", json_object_new_boolean(true));
-		json_object_object_add(o, "ok", json_object_new_boolean(ok));
-		json_object_object_add(o, "bank", json_object_new_string(mb_digest_by_alg(bank)->name));
+		json_object_set_new(o, "checked", json_boolean(true));
+		json_object_set_new(o, "ok", json_boolean(ok));
+		json_object_set_new(o, "bank", json_text(mb_digest_by_alg(bank)->name));
 		if (mb_policy_n_firmware_sets(policy))
-			json_object_object_add(o, "firmware_set", pr.firmware_set ?
-					       json_object_new_string(pr.firmware_set) : NULL);
+			json_object_set_new(o, "firmware_set", pr.firmware_set ?
+					       json_text(pr.firmware_set) : json_null());
 		for (p = 0; p < MB_PCR_COUNT; p++) {
 			char key[4];
 
 			snprintf(key, sizeof(key), "%u", p);
 			if (pr.pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
-				json_object_object_add(pcrs, key, json_object_new_string(policy_verdict_name(pr.pcr[p])));
+				json_object_set_new(pcrs, key, json_text(policy_verdict_name(pr.pcr[p])));
 		}
 		for (i = 0; i < pr.n_violations; i++) {
 			const mb_policy_violation *v = &pr.violations[i];
@@ -449,20 +449,20 @@ static bool check_policy(const mb_policy *policy, const char *policy_path, const
 				view.digest = d->bytes;
 				view.digest_size = d->size;
 			}
-			json_object_array_add(viol, violation_json_new(&view));
+			json_array_append_new(viol, violation_json_new(&view));
 			free(text);
 		}
-		json_object_object_add(o, "pcrs", pcrs);
+		json_object_set_new(o, "pcrs", pcrs);
 		{
 			/* PCRs the log extends that the policy does not mention: reported, not judged. */
-			json_object *ng = json_object_new_array();
+			json_t *ng = json_array();
 
 			for (p = 0; p < MB_PCR_COUNT; p++)
 				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (mb_verify_result_log_pcrs(res) & (1u << p)))
-					json_object_array_add(ng, json_object_new_int((int) p));
-			json_object_object_add(o, "not_governed", ng);
+					json_array_append_new(ng, json_integer((int) p));
+			json_object_set_new(o, "not_governed", ng);
 		}
-		json_object_object_add(o, "violations", viol);
+		json_object_set_new(o, "violations", viol);
 		*ret_json = o;
 	} else {
 		printf("\nPolicy %s, judged with the %s digests:\n", policy_path, mb_digest_by_alg(bank)->name);
@@ -520,7 +520,7 @@ int verb_verify(int argc, char **argv)
 	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = NULL;
 	const char *policy_path = NULL;
 	mb_policy *policy = NULL;
-	json_object *policy_json = NULL;
+	json_t *policy_json = NULL;
 	bool policy_ok = true;
 	bool us_named, us_off = false;
 	mb_cel_log *us = NULL;

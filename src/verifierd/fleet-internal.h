@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <mboot/mboot.h>
 
 #include "verifierd/db.h"
@@ -84,7 +84,9 @@ int fleet_nonce_parse(const char *hex, char out[2 * MB_ATTEST_NONCE_MAX + 1], ui
 
 /* ---- fleet.c: answers and shared helpers ---- */
 
-void reply_json(http_response *resp, unsigned status, json_object *o); /* takes o */
+void reply_json(http_response *resp, unsigned status, json_t *o); /* takes o */
+/* JSON already written (takes body; NULL: out of memory, answered 500). */
+void reply_text(http_response *resp, unsigned status, char *body);
 void reply_error(http_response *resp, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A database error: 503 (nothing stored) for the connection, busy and I/O errors, else 500. */
 void reply_db_error(http_response *resp, int r, const mb_error *err);
@@ -94,7 +96,7 @@ bool reply_machine_failed(http_response *resp, int r, const mb_error *err, const
 int64_t fleet_now(void);
 int64_t fleet_now_us(void);
 /* RFC 3339 UTC, or JSON null for 0. */
-json_object *json_time(int64_t t);
+json_t *json_time(int64_t t);
 void sha256_hex(const void *p, size_t n, char out[65]);
 
 /* The parsed policy of this sha256 (cached, owned by the fleet; or, once the cache is full,

@@ -30,21 +30,21 @@ static int b64_sha256(const char *b64, char out[65])
 }
 
 /* o.keys[0].keys[1]... as a string, or NULL. */
-static const char *json_path_string(json_object *o, const char *const *keys)
+static const char *json_path_string(json_t *o, const char *const *keys)
 {
 	for (; *keys; keys++)
-		if (!json_object_object_get_ex(o, *keys, &o))
+		if (!(o = json_object_get(o, *keys)))
 			return NULL;
-	return json_object_is_type(o, json_type_string) ? json_object_get_string(o) : NULL;
+	return json_is_string(o) ? json_string_value(o) : NULL;
 }
 
 /* The EK's fingerprint from the library's own output (a state or a machine record). */
 static int ek_sha256_of(const char *json, const char *const *keys, char out[65])
 {
-	json_object *o = json_tokener_parse(json);
+	json_t *o = json_from_text(json);
 	int r = b64_sha256(json_path_string(o, keys), out);
 
-	json_object_put(o);
+	json_decref(o);
 	return r;
 }
 
@@ -66,7 +66,7 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 	store_machine m = { 0 };
 	mb_error err = { 0 };
 	char *challenge = NULL, *state = NULL, ek[65];
-	json_object *o;
+	json_t *o;
 	int64_t interval;
 	int r;
 
@@ -111,10 +111,10 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 		reply_db_error(resp, r, &err);
 		goto out;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "machine_id", json_object_new_string(body.machine_id));
-	json_object_object_add(o, "challenge", json_tokener_parse(challenge));
-	json_object_object_add(o, "interval", json_object_new_int64(interval));
+	o = json_object();
+	json_object_set_new(o, "machine_id", json_text(body.machine_id));
+	json_object_set_new(o, "challenge", json_from_text(challenge));
+	json_object_set_new(o, "interval", json_integer(interval));
 	reply_json(resp, 201, o);
 out:
 	store_machine_done(&m);
@@ -152,7 +152,7 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 	mb_error err = { 0 };
 	char *state = NULL, *record = NULL, ek[65];
 	activate_ctx c = { .id = id };
-	json_object *o;
+	json_t *o;
 	int r;
 
 	r = store_enrollment_get(w->d, id, &state, &c.interval, &err);
@@ -189,9 +189,9 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 	else if (r < 0)
 		reply_db_error(resp, r, &err);
 	else {
-		o = json_object_new_object();
-		json_object_object_add(o, "machine_id", json_object_new_string(id));
-		json_object_object_add(o, "status", json_object_new_string("enrolled"));
+		o = json_object();
+		json_object_set_new(o, "machine_id", json_text(id));
+		json_object_set_new(o, "status", json_text("enrolled"));
 		reply_json(resp, 200, o);
 	}
 out:
@@ -225,7 +225,7 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	char hex[2 * FLEET_NONCE_SIZE + 1];
 	store_machine m;
 	int64_t expires = fleet_now() + w->f->nonce_ttl;
-	json_object *o;
+	json_t *o;
 
 	/* Nothing is stored: asking costs a lookup, and no number of asks takes one from the machine. */
 	if (!machine_for_attestation(w, id, &m, resp))
@@ -235,32 +235,30 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 		reply_error(resp, 500, "no nonce: OpenSSL failed");
 		return;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "nonce", json_object_new_string(hex));
-	json_object_object_add(o, "expires", json_time(expires));
-	json_object_object_add(o, "expires_in", json_object_new_int64(w->f->nonce_ttl));
+	o = json_object();
+	json_object_set_new(o, "nonce", json_text(hex));
+	json_object_set_new(o, "expires", json_time(expires));
+	json_object_set_new(o, "expires_in", json_integer(w->f->nonce_ttl));
 	reply_json(resp, 200, o);
 }
 
 /* A machine without a policy is never trusted: the verdict says so in its own words. */
 static int add_no_policy(fleet_judgment *j, const char *why)
 {
-	json_object *o = json_tokener_parse(j->verdict), *reasons, *r;
-	const char *s;
+	json_t *o = json_from_text(j->verdict), *reasons, *r;
 	char *text;
 
-	if (!o || !json_object_object_get_ex(o, "reasons", &reasons)) {
-		json_object_put(o);
+	if (!o || !(reasons = json_object_get(o, "reasons"))) {
+		json_decref(o);
 		return -EINVAL;
 	}
-	r = json_object_new_object();
-	json_object_object_add(r, "name", json_object_new_string("no-policy"));
-	json_object_object_add(r, "detail", json_object_new_string(why));
-	json_object_array_add(reasons, r);
-	json_object_object_add(o, "trusted", json_object_new_boolean(false));
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	text = s ? strdup(s) : NULL;
-	json_object_put(o);
+	r = json_object();
+	json_object_set_new(r, "name", json_text("no-policy"));
+	json_object_set_new(r, "detail", json_text(why));
+	json_array_append_new(reasons, r);
+	json_object_set_new(o, "trusted", json_boolean(false));
+	text = json_write(o, JSON_LAYOUT_COMPACT);
+	json_decref(o);
 	if (!text)
 		return -ENOMEM;
 	free(j->verdict);
@@ -393,7 +391,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	store_machine m = { 0 };
 	mb_error err = { 0 };
 	evidence_ctx c;
-	json_object *o;
+	json_t *o;
 	size_t n;
 	bool db_error;
 	int r, tries;
@@ -470,12 +468,12 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		reply_db_error(resp, r, &err);
 		goto out;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "machine_id", json_object_new_string(id));
-	json_object_object_add(o, "status", json_object_new_string(j.trusted ? "trusted" : "untrusted"));
-	json_object_object_add(o, "at", json_time(c.at));
-	json_object_object_add(o, "nonce", json_object_new_string(nonce));
-	json_object_object_add(o, "verdict", json_tokener_parse(j.verdict));
+	o = json_object();
+	json_object_set_new(o, "machine_id", json_text(id));
+	json_object_set_new(o, "status", json_text(j.trusted ? "trusted" : "untrusted"));
+	json_object_set_new(o, "at", json_time(c.at));
+	json_object_set_new(o, "nonce", json_text(nonce));
+	json_object_set_new(o, "verdict", json_from_text(j.verdict));
 	reply_json(resp, 200, o);
 out:
 	store_machine_done(&m);

@@ -7,6 +7,7 @@
 
 #include "shared/base64.h"
 #include "shared/fail.h"
+#include "shared/jsonout.h"
 #include "verifierd/fleet-internal.h"
 
 /* Largest policy file taken (the library's own readers cap it too). */
@@ -14,9 +15,9 @@
 /* The events view: at most this many of a log's first events, and as many broken ones after. */
 #define FLEET_EVENTS_SHOWN 2000
 
-static json_object *str_or_null(const char *s)
+static json_t *str_or_null(const char *s)
 {
-	return s ? json_object_new_string(s) : NULL;
+	return s ? json_text(s) : NULL;
 }
 
 void fleet_list(fleet_worker *w, http_response *resp)
@@ -24,7 +25,7 @@ void fleet_list(fleet_worker *w, http_response *resp)
 	store_machine *ms;
 	mb_error err = { 0 };
 	int64_t now = fleet_now();
-	json_object *o, *arr;
+	json_t *o, *arr;
 	size_t i, n;
 	int r;
 
@@ -33,24 +34,24 @@ void fleet_list(fleet_worker *w, http_response *resp)
 		reply_db_error(resp, r, &err);
 		return;
 	}
-	arr = json_object_new_array();
+	arr = json_array();
 	for (i = 0; i < n; i++) {
-		json_object *e = json_object_new_object();
+		json_t *e = json_object();
 
-		json_object_object_add(e, "id", json_object_new_string(ms[i].id));
-		json_object_object_add(e, "status", json_object_new_string(fleet_status_shown(w->f, &ms[i], now)));
-		json_object_object_add(e, "enrolled", json_time(ms[i].enrolled));
-		json_object_object_add(e, "last_attestation", json_time(ms[i].last_attestation));
-		json_object_object_add(e, "interval", json_object_new_int64(fleet_interval_of(w->f, &ms[i])));
-		json_object_object_add(e, "policy", str_or_null(ms[i].policy));
-		json_object_object_add(e, "reasons", json_object_new_int64(ms[i].last_reasons));
-		json_object_object_add(e, "changed", json_time(ms[i].status_changed));
-		json_object_array_add(arr, e);
+		json_object_set_new(e, "id", json_text(ms[i].id));
+		json_object_set_new(e, "status", json_text(fleet_status_shown(w->f, &ms[i], now)));
+		json_object_set_new(e, "enrolled", json_time(ms[i].enrolled));
+		json_object_set_new(e, "last_attestation", json_time(ms[i].last_attestation));
+		json_object_set_new(e, "interval", json_integer(fleet_interval_of(w->f, &ms[i])));
+		json_object_set_new(e, "policy", str_or_null(ms[i].policy));
+		json_object_set_new(e, "reasons", json_integer(ms[i].last_reasons));
+		json_object_set_new(e, "changed", json_time(ms[i].status_changed));
+		json_array_append_new(arr, e);
 		store_machine_done(&ms[i]);
 	}
 	free(ms);
-	o = json_object_new_object();
-	json_object_object_add(o, "machines", arr);
+	o = json_object();
+	json_object_set_new(o, "machines", arr);
 	reply_json(resp, 200, o);
 }
 
@@ -72,7 +73,7 @@ void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 	store_history h[STORE_HISTORY];
 	store_machine m;
 	mb_error err = { 0 };
-	json_object *o, *rec, *hist;
+	json_t *o, *rec, *hist;
 	size_t i, n;
 	int r;
 
@@ -84,30 +85,30 @@ void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 		store_machine_done(&m);
 		return;
 	}
-	rec = json_tokener_parse(m.record);
-	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_string(m.id));
-	json_object_object_add(o, "status", json_object_new_string(fleet_status_shown(w->f, &m, fleet_now())));
-	json_object_object_add(o, "enrolled", json_time(m.enrolled));
-	json_object_object_add(o, "last_attestation", json_time(m.last_attestation));
-	json_object_object_add(o, "interval", json_object_new_int64(fleet_interval_of(w->f, &m)));
-	json_object_object_add(o, "policy", str_or_null(m.policy));
-	json_object_object_add(o, "changed", json_time(m.status_changed));
-	json_object_object_add(o, "ak_name", json_object_get(json_object_object_get(rec, "ak_name")));
-	json_object_object_add(o, "ek_certificate_sha256",
-			       json_object_get(json_object_object_get(rec, "ek_certificate_sha256")));
-	json_object_object_add(o, "verdict", m.last_verdict ? json_tokener_parse(m.last_verdict) : NULL);
-	hist = json_object_new_array();
+	rec = json_from_text(m.record);
+	o = json_object();
+	json_object_set_new(o, "id", json_text(m.id));
+	json_object_set_new(o, "status", json_text(fleet_status_shown(w->f, &m, fleet_now())));
+	json_object_set_new(o, "enrolled", json_time(m.enrolled));
+	json_object_set_new(o, "last_attestation", json_time(m.last_attestation));
+	json_object_set_new(o, "interval", json_integer(fleet_interval_of(w->f, &m)));
+	json_object_set_new(o, "policy", str_or_null(m.policy));
+	json_object_set_new(o, "changed", json_time(m.status_changed));
+	json_object_set_new(o, "ak_name", json_incref(json_object_get(rec, "ak_name")));
+	json_object_set_new(o, "ek_certificate_sha256",
+			       json_incref(json_object_get(rec, "ek_certificate_sha256")));
+	json_object_set_new(o, "verdict", m.last_verdict ? json_from_text(m.last_verdict) : json_null());
+	hist = json_array();
 	for (i = 0; i < n; i++) {
-		json_object *e = json_object_new_object();
+		json_t *e = json_object();
 
-		json_object_object_add(e, "at", json_time(h[i].at));
-		json_object_object_add(e, "trusted", json_object_new_boolean(h[i].trusted));
-		json_object_object_add(e, "reasons", json_object_new_int64(h[i].reasons));
-		json_object_array_add(hist, e);
+		json_object_set_new(e, "at", json_time(h[i].at));
+		json_object_set_new(e, "trusted", json_boolean(h[i].trusted));
+		json_object_set_new(e, "reasons", json_integer(h[i].reasons));
+		json_array_append_new(hist, e);
 	}
-	json_object_object_add(o, "history", hist);
-	json_object_put(rec);
+	json_object_set_new(o, "history", hist);
+	json_decref(rec);
 	store_machine_done(&m);
 	reply_json(resp, 200, o);
 }
@@ -129,16 +130,16 @@ typedef struct broken_mark {
 } broken_mark;
 
 /* What the verdict names: the PCRs whose log did not replay, the events the policy refused. */
-static void mark_broken(json_object *verdict, const mb_event_log *log, broken_mark *marks, size_t n)
+static void mark_broken(json_t *verdict, const mb_event_log *log, broken_mark *marks, size_t n)
 {
-	json_object *logs, *pcrs, *policy, *viol;
+	json_t *logs, *pcrs, *policy, *viol;
 	size_t i, k;
 
-	if (json_object_object_get_ex(verdict, "logs", &logs) && json_object_object_get_ex(logs, "pcrs", &pcrs))
-		for (k = 0; k < json_object_array_length(pcrs); k++) {
-			json_object *p = json_object_array_get_idx(pcrs, k);
-			const char *v = json_object_get_string(json_object_object_get(p, "verdict"));
-			int pcr = json_object_get_int(json_object_object_get(p, "pcr"));
+	if (((logs = json_object_get(verdict, "logs")) != NULL) && ((pcrs = json_object_get(logs, "pcrs")) != NULL))
+		for (k = 0; k < json_array_size(pcrs); k++) {
+			json_t *p = json_array_get(pcrs, k);
+			const char *v = json_string_value(json_object_get(p, "verdict"));
+			int pcr = (int) json_integer_value(json_object_get(p, "pcr"));
 
 			if (!v || strcmp(v, "verified") == 0)
 				continue;
@@ -150,60 +151,79 @@ static void mark_broken(json_object *verdict, const mb_event_log *log, broken_ma
 				if (ev->pcr == (uint32_t) pcr && mb_event_extends(ev) && !marks[i].broken) {
 					marks[i].broken = true;
 					snprintf(marks[i].why, sizeof(marks[i].why), "PCR %d (%s): %s", pcr,
-						 json_object_get_string(json_object_object_get(p, "bank")), v);
+						 json_string_value(json_object_get(p, "bank")), v);
 				}
 			}
 		}
-	if (json_object_object_get_ex(verdict, "policy", &policy) && json_object_object_get_ex(policy, "violations", &viol))
-		for (k = 0; k < json_object_array_length(viol); k++) {
-			json_object *x = json_object_array_get_idx(viol, k), *e;
+	if (((policy = json_object_get(verdict, "policy")) != NULL) && ((viol = json_object_get(policy, "violations")) != NULL))
+		for (k = 0; k < json_array_size(viol); k++) {
+			json_t *x = json_array_get(viol, k), *e;
 			int64_t ev;
 
-			if (!json_object_object_get_ex(x, "event", &e))
+			if (!(e = json_object_get(x, "event")))
 				continue;
-			ev = json_object_get_int64(e);
+			ev = json_integer_value(e);
 			for (i = 0; i < n; i++)
 				if (mb_event_log_event(log, i)->number == (uint64_t) ev) {
 					marks[i].broken = true;
 					snprintf(marks[i].why, sizeof(marks[i].why), "policy: %s",
-						 json_object_get_string(json_object_object_get(x, "reason")));
+						 json_string_value(json_object_get(x, "reason")));
 				}
 		}
 }
 
-static json_object *event_json(const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
-			       const broken_mark *mark)
+/* One event of the answer, written as it goes: its decoded data is the library's JSON text
+ * as it is (it may hold integers up to 2^64 - 1, more than a tree here holds). */
+static void event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
+			const broken_mark *mark)
 {
-	json_object *e = json_object_new_object(), *dg = json_object_new_object();
 	const char *t = mb_event_type_name(ev->type);
-	char tb[16], hex[2 * 64 + 1];
+	char tb[16], *dj = NULL;
 	uint32_t k;
-	char *dj = NULL;
 
 	if (!t)
 		snprintf(tb, sizeof(tb), "0x%08x", ev->type);
-	json_object_object_add(e, "index", json_object_new_int64(ev->number));
-	json_object_object_add(e, "pcr", json_object_new_int64(ev->pcr));
-	json_object_object_add(e, "type", json_object_new_string(t ? t : tb));
+	jsonout_open(b, '{');
+	jsonout_key(b, "index");
+	jsonout_u64(b, ev->number);
+	jsonout_key(b, "pcr");
+	jsonout_u64(b, ev->pcr);
+	jsonout_key(b, "type");
+	jsonout_string(b, t ? t : tb, strlen(t ? t : tb));
+	jsonout_key(b, "digests");
+	jsonout_open(b, '{');
 	for (k = 0; k < ev->n_digests; k++) {
 		const mb_digest_info *di = mb_digest_by_alg(ev->digests[k].alg);
-		size_t b;
 
-		if (!di || ev->digests[k].size > 64)
+		if (!di)
 			continue;
-		for (b = 0; b < ev->digests[k].size; b++)
-			snprintf(hex + 2 * b, 3, "%02x", ev->digests[k].bytes[b]);
-		hex[2 * ev->digests[k].size] = 0;
-		json_object_object_add(dg, di->name, json_object_new_string(hex));
+		jsonout_next(b);
+		jsonout_string(b, di->name, strlen(di->name));
+		jsonout_colon(b);
+		jsonout_lit(b, "\"");
+		jsonout_hex(b, ev->digests[k].bytes, ev->digests[k].size);
+		jsonout_lit(b, "\"");
 	}
-	json_object_object_add(e, "digests", dg);
+	jsonout_close(b, '}');
+	jsonout_key(b, "decoded");
 	if (mb_event_decode(log, ev, dec) >= 0)
 		dj = mb_event_decoded_json(dec);
-	json_object_object_add(e, "decoded", dj ? json_tokener_parse(dj) : json_object_new_object());
+	if (dj)
+		jsonout_raw(b, dj);
+	else
+		jsonout_lit(b, "{}");
 	free(dj);
-	json_object_object_add(e, "broken", json_object_new_boolean(mark->broken));
-	json_object_object_add(e, "why", mark->broken ? json_object_new_string(mark->why) : NULL);
-	return e;
+	jsonout_key(b, "broken");
+	if (mark->broken) {
+		jsonout_lit(b, "true");
+		jsonout_key(b, "why");
+		jsonout_string(b, mark->why, strlen(mark->why));
+	} else {
+		jsonout_lit(b, "false");
+		jsonout_key(b, "why");
+		jsonout_lit(b, "null");
+	}
+	jsonout_close(b, '}');
 }
 
 void fleet_events(fleet_worker *w, const char *id, http_response *resp)
@@ -211,7 +231,8 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	store_machine m;
 	mb_error err = { 0 };
 	char *evidence = NULL;
-	json_object *ev_json = NULL, *verdict = NULL, *arr = json_object_new_array(), *o;
+	json_t *ev_json = NULL, *verdict = NULL;
+	jsonout b = { 0 };
 	mb_event_log *log = NULL;
 	mb_event_decoded *dec = NULL;
 	broken_mark *marks = NULL;
@@ -219,18 +240,16 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	size_t size = 0, i, n = 0, shown = 0, n_broken_late = 0;
 	int r;
 
-	if (!get_machine(w, id, &m, resp)) {
-		json_object_put(arr);
+	if (!get_machine(w, id, &m, resp))
 		return;
-	}
 	r = store_machine_last_evidence(w->d, id, &evidence, &err);
 	if (r < 0 && r != -ENOENT) {
 		reply_db_error(resp, r, &err);
 		goto out;
 	}
 	if (evidence)
-		ev_json = json_tokener_parse(evidence);
-	bytes = b64_decode(json_object_get_string(json_object_object_get(ev_json, "eventlog")), &size);
+		ev_json = json_from_text(evidence);
+	bytes = b64_decode(json_string_value(json_object_get(ev_json, "eventlog")), &size);
 	if (bytes && mb_event_log_parse(bytes, size, &log, &err) >= 0) {
 		n = mb_event_log_count(log);
 		marks = calloc(n ? n : 1, sizeof(*marks));
@@ -240,27 +259,36 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 			reply_error(resp, 500, "out of memory");
 			goto out;
 		}
-		verdict = m.last_verdict ? json_tokener_parse(m.last_verdict) : NULL;
+		verdict = m.last_verdict ? json_from_text(m.last_verdict) : NULL;
 		mark_broken(verdict, log, marks, n);
-		/* The first events, then only the broken ones, each part capped: a machine's log of
-		 * any length costs a bounded answer, and the events the verdict names are there. */
-		for (i = 0; i < n; i++)
-			if (i < FLEET_EVENTS_SHOWN || (marks[i].broken && n_broken_late++ < FLEET_EVENTS_SHOWN)) {
-				json_object_array_add(arr, event_json(log, mb_event_log_event(log, i), dec, &marks[i]));
-				shown++;
-			}
 	}
 	free(bytes);
-	o = json_object_new_object();
-	json_object_object_add(o, "events", arr);
-	json_object_object_add(o, "total", json_object_new_int64((int64_t) n));
-	json_object_object_add(o, "omitted", json_object_new_int64((int64_t) (n - shown)));
-	arr = NULL;
-	reply_json(resp, 200, o);
+	jsonout_open(&b, '{');
+	jsonout_key(&b, "events");
+	jsonout_open(&b, '[');
+	/* The first events, then only the broken ones, each part capped: a machine's log of any
+	 * length costs a bounded answer, and the events the verdict names are there. */
+	for (i = 0; i < n; i++)
+		if (i < FLEET_EVENTS_SHOWN || (marks[i].broken && n_broken_late++ < FLEET_EVENTS_SHOWN)) {
+			jsonout_next(&b);
+			event_write(&b, log, mb_event_log_event(log, i), dec, &marks[i]);
+			shown++;
+		}
+	jsonout_close(&b, ']');
+	jsonout_key(&b, "total");
+	jsonout_u64(&b, n);
+	jsonout_key(&b, "omitted");
+	jsonout_u64(&b, n - shown);
+	jsonout_close(&b, '}');
+	jsonout_put(&b, "", 1);
+	if (b.oom) {
+		free(b.p);
+		b.p = NULL;
+	}
+	reply_text(resp, 200, b.p);
 out:
-	json_object_put(arr);
-	json_object_put(ev_json);
-	json_object_put(verdict);
+	json_decref(ev_json);
+	json_decref(verdict);
 	mb_event_decoded_free(dec);
 	mb_event_log_free(log);
 	free(marks);
@@ -316,7 +344,7 @@ static void policy_answer(fleet_worker *w, const char *id, const char *sha, http
 {
 	const char *status = NULL;
 	mb_error err = { 0 };
-	json_object *o;
+	json_t *o;
 	int r = rejudge(w, id, &status, &err);
 
 	if (r == -ENOENT) {
@@ -332,10 +360,10 @@ static void policy_answer(fleet_worker *w, const char *id, const char *sha, http
 				    err.message);
 		return;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_string(id));
-	json_object_object_add(o, "policy", str_or_null(sha));
-	json_object_object_add(o, "status", json_object_new_string(status));
+	o = json_object();
+	json_object_set_new(o, "id", json_text(id));
+	json_object_set_new(o, "policy", str_or_null(sha));
+	json_object_set_new(o, "status", json_text(status));
 	reply_json(resp, 200, o);
 }
 
@@ -378,14 +406,14 @@ void fleet_policy_delete(fleet_worker *w, const char *id, http_response *resp)
 void fleet_revoke(fleet_worker *w, const char *id, http_response *resp)
 {
 	mb_error err = { 0 };
-	json_object *o;
+	json_t *o;
 	int r = store_machine_revoke(w->d, id, fleet_now(), &err);
 
 	if (reply_machine_failed(resp, r, &err, id))
 		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_string(id));
-	json_object_object_add(o, "status", json_object_new_string("revoked"));
+	o = json_object();
+	json_object_set_new(o, "id", json_text(id));
+	json_object_set_new(o, "status", json_text("revoked"));
 	reply_json(resp, 200, o);
 }
 
@@ -397,13 +425,13 @@ static int forget_tx(db *d, void *id, mb_error *err)
 void fleet_forget(fleet_worker *w, const char *id, http_response *resp)
 {
 	mb_error err = { 0 };
-	json_object *o;
+	json_t *o;
 	int r = fleet_transaction(w->d, forget_tx, (void *) id, &err);
 
 	if (reply_machine_failed(resp, r, &err, id))
 		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_string(id));
-	json_object_object_add(o, "forgotten", json_object_new_boolean(true));
+	o = json_object();
+	json_object_set_new(o, "id", json_text(id));
+	json_object_set_new(o, "forgotten", json_boolean(true));
 	reply_json(resp, 200, o);
 }

@@ -6,7 +6,7 @@
 
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 #include "verifierd/fleet-internal.h"
 
 /* Longest interval a machine may ask for: a year (its stale mark is twice that). */
@@ -53,53 +53,51 @@ void fleet_enroll_body_done(fleet_enroll_body *b)
 
 int fleet_enroll_body_parse(const char *body, size_t size, fleet_enroll_body *ret, mb_error *err)
 {
-	json_object *root = NULL, *v;
-	const char *s;
+	json_t *root = NULL, *v;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	r = untrusted_json_parse(body, size, FLEET_BODY_DEPTH, &root, err);
 	if (r < 0)
 		return prefix_error(err, r, "the enroll body");
-	if (!json_object_is_type(root, json_type_object)) {
+	if (!json_is_object(root)) {
 		r = set_error(err, -EBADMSG, "the enroll body is not a JSON object");
 		goto out;
 	}
-	if (!json_object_object_get_ex(root, "machine_id", &v) || !json_object_is_type(v, json_type_string)) {
+	if (!(v = json_object_get(root, "machine_id")) || !json_is_string(v)) {
 		r = set_error(err, -EBADMSG, "the enroll body: \"machine_id\" is missing or not a string");
 		goto out;
 	}
-	if (!fleet_id_valid(json_object_get_string(v), (size_t) json_object_get_string_len(v))) {
+	if (!fleet_id_valid(json_string_value(v), (size_t) json_string_length(v))) {
 		r = set_error(err, -EBADMSG,
 			      "the enroll body: \"machine_id\" is not 1 to 64 of [A-Za-z0-9._-] not starting with '.'");
 		goto out;
 	}
-	ret->machine_id = strdup(json_object_get_string(v));
-	if (json_object_object_get_ex(root, "interval", &v) && v) {
-		int64_t i = json_object_get_int64(v);
+	ret->machine_id = strdup(json_string_value(v));
+	if (((v = json_object_get(root, "interval")) != NULL) && v) {
+		int64_t i = json_integer_value(v);
 
-		if (!json_object_is_type(v, json_type_int) || i < 1 || i > FLEET_INTERVAL_MAX) {
+		if (!json_is_integer(v) || i < 1 || i > FLEET_INTERVAL_MAX) {
 			r = set_error(err, -EBADMSG, "the enroll body: \"interval\" is not a whole number of seconds from 1 to %d",
 				      FLEET_INTERVAL_MAX);
 			goto out;
 		}
 		ret->interval = i;
 	}
-	if (!json_object_object_get_ex(root, "request", &v) || !json_object_is_type(v, json_type_object)) {
+	if (!(v = json_object_get(root, "request")) || !json_is_object(v)) {
 		r = set_error(err, -EBADMSG, "the enroll body: \"request\" is missing or not an object");
 		goto out;
 	}
-	/* json-c keeps no offsets to slice the request's own text; the strict reader refused any
-	 * duplicate key, so printing the tree again loses nothing the library would read. */
-	s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	ret->request = s ? strdup(s) : NULL;
+	/* The parser keeps no offsets to slice the request's own text; it refused any duplicate
+	 * key, so printing the tree again loses nothing the library would read. */
+	ret->request = json_write(v, JSON_LAYOUT_COMPACT);
 	if (!ret->machine_id || !ret->request) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	ret->request_size = strlen(ret->request);
 out:
-	json_object_put(root);
+	json_decref(root);
 	if (r < 0)
 		fleet_enroll_body_done(ret);
 	return r;

@@ -31,7 +31,7 @@ int64_t fleet_now_us(void)
 	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-json_object *json_time(int64_t t)
+json_t *json_time(int64_t t)
 {
 	time_t tt = (time_t) t;
 	struct tm tm;
@@ -40,7 +40,7 @@ json_object *json_time(int64_t t)
 	if (t <= 0 || !gmtime_r(&tt, &tm))
 		return NULL;
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_object_new_string(buf);
+	return json_text(buf);
 }
 
 void sha256_hex(const void *p, size_t n, char out[65])
@@ -57,13 +57,16 @@ void sha256_hex(const void *p, size_t n, char out[65])
 	out[64] = 0;
 }
 
-void reply_json(http_response *resp, unsigned status, json_object *o)
+void reply_json(http_response *resp, unsigned status, json_t *o)
 {
-	const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-			  : NULL;
-	char *body = s ? strdup(s) : NULL;
+	char *body = json_write(o, JSON_LAYOUT_COMPACT);
 
-	json_object_put(o);
+	json_decref(o);
+	reply_text(resp, status, body);
+}
+
+void reply_text(http_response *resp, unsigned status, char *body)
+{
 	if (!body) {
 		static const char oom[] = "{\"error\":\"out of memory\"}";
 
@@ -83,14 +86,14 @@ void reply_json(http_response *resp, unsigned status, json_object *o)
 
 void reply_error(http_response *resp, unsigned status, const char *fmt, ...)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 	char msg[768];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_object_set_new(o, "error", json_text(msg));
 	reply_json(resp, status, o);
 }
 
@@ -334,16 +337,16 @@ int fleet_new_token(fleet *f, char **ret_token, mb_error *err)
 static void healthz(fleet_worker *w, http_response *resp)
 {
 	mb_error err = { 0 };
-	json_object *o;
+	json_t *o;
 	int r = store_ping(w->d, &err);
 
 	if (r < 0) {
 		reply_error(resp, 503, "the database does not answer: %s", err.message[0] ? err.message : mb_strerror(r));
 		return;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "ok", json_object_new_boolean(true));
-	json_object_object_add(o, "db", json_object_new_string(w->f->kind == DB_SQLITE ? "sqlite" : "postgresql"));
+	o = json_object();
+	json_object_set_new(o, "ok", json_boolean(true));
+	json_object_set_new(o, "db", json_text(w->f->kind == DB_SQLITE ? "sqlite" : "postgresql"));
 	reply_json(resp, 200, o);
 }
 

@@ -17,13 +17,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
 #include <mboot/attest.h>
 #include <mboot/policy.h>
 
 #include "mb-config.h"
 #include "shared/fileio.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 #include "verifierd/http.h"
 #include "verifierd/service.h"
 
@@ -285,7 +284,7 @@ static bool numeric_option(int id)
  * for an option with an argument (a number may be a JSON integer), true or false for a flag.
  * The json object stays alive (*root) because the settings point into its strings.
  */
-static int read_config(settings *s, json_object **root)
+static int read_config(settings *s, json_t **root)
 {
 	uint8_t *text = NULL;
 	size_t size;
@@ -300,12 +299,12 @@ static int read_config(settings *s, json_object **root)
 		fprintf(stderr, "mboot-verifierd: --config %s: %s\n", s->config, err.message);
 		return r;
 	}
-	if (!json_object_is_type(*root, json_type_object)) {
+	if (!json_is_object(*root)) {
 		fprintf(stderr, "mboot-verifierd: --config %s: not a JSON object\n", s->config);
 		return -EINVAL;
 	}
 
-	json_object_object_foreach(*root, key, value) {
+	json_object_each(*root, key, value) {
 		char name[64];
 		const struct option *o = NULL;
 		char number[32];
@@ -327,16 +326,16 @@ static int read_config(settings *s, json_object **root)
 			return -EINVAL;
 		}
 		if (o->has_arg == no_argument) {
-			if (!json_object_is_type(value, json_type_boolean)) {
+			if (!json_is_boolean(value)) {
 				fprintf(stderr, "mboot-verifierd: --config %s: \"%s\" must be true or false\n", s->config, key);
 				return -EINVAL;
 			}
-			if (!json_object_get_boolean(value))
+			if (!json_is_true(value))
 				continue;
-		} else if (json_object_is_type(value, json_type_string)) {
-			arg = json_object_get_string(value);
-		} else if (json_object_is_type(value, json_type_int) && numeric_option(o->val)) {
-			snprintf(number, sizeof(number), "%" PRId64, json_object_get_int64(value));
+		} else if (json_is_string(value)) {
+			arg = json_string_value(value);
+		} else if (json_is_integer(value) && numeric_option(o->val)) {
+			snprintf(number, sizeof(number), "%" JSON_INTEGER_FORMAT, json_integer_value(value));
 			arg = number;
 		} else {
 			fprintf(stderr, "mboot-verifierd: --config %s: \"%s\" must be a %s\n", s->config, key,
@@ -647,7 +646,7 @@ int main(int argc, char **argv)
 		.body_timeout = 30,
 		.max_connections = 1000,
 	};
-	json_object *config = NULL;
+	json_t *config = NULL;
 	long cpus;
 	int c, ret;
 
@@ -686,7 +685,7 @@ int main(int argc, char **argv)
 
 	ret = s.new_token ? new_token(&s) : serve(&s);
 out:
-	json_object_put(config);
+	json_decref(config);
 	free(s.ek_paths);
 	return ret;
 }

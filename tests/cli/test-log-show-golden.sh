@@ -5,8 +5,9 @@
 # byte. Regenerated twice since, deliberately: the footer (events, digest mismatches, replayed
 # PCRs; "summary" in JSON) and the labels of alternative-form matches and uncheckable text
 # (checked: nothing else changed); then systemd-boot's UTF-16 command lines, checked as logged
-# (match, no label; only those events changed). MB_REGENERATE=1 rewrites them (only for a deliberate change
-# of the output).
+# (match, no label; only those events changed). json-c's replacement by jansson changed no byte of
+# them (their compact JSON has no control character, which is now written \u00XX in upper case).
+# MB_REGENERATE=1 rewrites them (only for a deliberate change of the output).
 set -u
 : "${MBOOT:?}" "${MB_TESTDATA:?}"
 C=$MB_TESTDATA/corpus

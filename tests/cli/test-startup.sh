@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Start-up cost: tpm2-tss, PCRE2, libqrencode, zstd, libcurl and libcryptsetup are dlopen()ed
 # (src/shared/dl-lib.h) by the commands that use them, never loaded by 'mboot --version', 'hash'
-# or 'log replay' (libcrypto, json-c and zlib are linked: almost every verb needs them). The dynamic
+# or 'log replay' (libcrypto, jansson and zlib are linked: almost every verb needs them). The dynamic
 # loader's own account (LD_DEBUG=libs: one "calling init" per object it loads, dlopen()ed
 # ones too) says what a process loaded. And when a library cannot be loaded, the command
 # says which soname and why (the tool adds which Debian package ships it), with its usual exit

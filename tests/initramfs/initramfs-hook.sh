@@ -36,8 +36,8 @@ if [ "${MB_SANITIZE:-none}" != none ] && [ -n "${MB_CC:-}" ]; then
 	PRELOAD=$($MB_CC -print-file-name=libasan.so)
 	[ -f "$PRELOAD" ] || PRELOAD=
 fi
-# What libmboot dlopen()s on the way to a key: json-c for the token, libcrypto, tpm2-tss.
-DLOPENED=(libjson-c.so.5 libcrypto.so.3 libtss2-esys.so.0 libtss2-mu.so.0 libtss2-rc.so.0 libtss2-tctildr.so.0
+# What libmboot needs on the way to a key, by name: jansson for the token, libcrypto, tpm2-tss.
+DLOPENED=(libjansson.so.4 libcrypto.so.3 libtss2-esys.so.0 libtss2-mu.so.0 libtss2-rc.so.0 libtss2-tctildr.so.0
 	libtss2-tcti-device.so.0)
 functions=("$S/tests/hook-functions-shim.sh")
 [ -r "${MB_HOOK_FUNCTIONS:-/usr/share/initramfs-tools/hook-functions}" ] &&
@@ -91,7 +91,7 @@ for n in sys.argv[1:]:
 				fail "$hf: dlopen($so) did not load the initramfs's copy: $(grep "init:.*$so" "$T/ld-debug")"
 		done
 	fi
-	ok "hook with $(basename "$hf"): plugin in $(usr "$token_dir"), libmboot and the 7 libraries it dlopen()s (json-c, libcrypto, tpm2-tss) in $libdir by name, the keyscript, the *.sig files of /etc/mboot/signatures; ld.so resolves all of them from the initramfs alone; dlopen by name loads the initramfs's copies"
+	ok "hook with $(basename "$hf"): plugin in $(usr "$token_dir"), libmboot and the 7 libraries it needs (jansson, libcrypto, tpm2-tss) in $libdir by name, the keyscript, the *.sig files of /etc/mboot/signatures; ld.so resolves all of them from the initramfs alone; dlopen by name loads the initramfs's copies"
 done
 
 # Nothing to copy: a clear failure, not an initramfs that cannot unlock.

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/mboot.h>
 #include "shared/fileio.h"
@@ -89,19 +89,21 @@ static int hex_bytes(const char *hex, uint8_t *out)
 
 static int append_record(FILE *f, const mb_event *ev)
 {
-	json_object *content = json_object_new_object();
-	char *text = mb_event_text(ev), *rec = NULL;
+	json_t *content = json_object();
+	char *text = mb_event_text(ev), *rec = NULL, *content_text;
 	size_t size;
 	int r;
 
-	json_object_object_add(content, "text", json_object_new_string(text ? text : ""));
-	r = mb_cel_format_record(ev->pcr, ev->digests, ev->n_digests, "mboot", json_object_to_json_string(content),
-				 &rec, &size);
+	json_object_set_new(content, "text", json_string(text ? text : ""));
+	content_text = json_dumps(content, JSON_COMPACT);
+	r = content_text ? mb_cel_format_record(ev->pcr, ev->digests, ev->n_digests, "mboot", content_text, &rec, &size)
+			 : -1;
+	free(content_text);
 	if (r == 0 && fwrite(rec, 1, size, f) != size)
 		r = -1;
 	free(rec);
 	free(text);
-	json_object_put(content);
+	json_decref(content);
 	return r;
 }
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include "corpus-util.h"
 
@@ -117,29 +117,29 @@ static uint16_t alg_for_size(size_t size)
 
 static bool load_json(const char *rel, mb_pcr_values *ret)
 {
-	json_object *root = json_object_from_file(corpus_path(rel)), *banks;
+	json_t *root = json_load_file(corpus_path(rel), JSON_REJECT_DUPLICATES, NULL), *banks;
 	bool ok = false;
 
-	if (!root || !json_object_object_get_ex(root, "banks", &banks))
+	if (!root || !(banks = json_object_get(root, "banks")))
 		goto out;
-	json_object_object_foreach(banks, name, pcrs) {
+	json_object_each(banks, name, pcrs) {
 		const mb_digest_info *d = mb_digest_by_name(name);
 		mb_pcr_bank *bank;
 
 		if (!d || !(bank = bank_for(ret, d->alg, d->size)))
 			goto out;
-		json_object_object_foreach(pcrs, key, val) {
+		json_object_each(pcrs, key, val) {
 			int pcr = atoi(key);
 
 			if (pcr < 0 || pcr >= MB_PCR_COUNT ||
-			    parse_hex(json_object_get_string(val), bank->value[pcr], MB_DIGEST_MAX) != d->size)
+			    parse_hex(json_string_value(val), bank->value[pcr], MB_DIGEST_MAX) != d->size)
 				goto out;
 			bank->present |= 1u << pcr;
 		}
 	}
 	ok = true;
 out:
-	json_object_put(root);
+	json_decref(root);
 	return ok;
 }
 

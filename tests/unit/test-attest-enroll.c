@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
@@ -393,24 +393,24 @@ static char *request_json(const uint8_t *ek, size_t ek_size, const char *cert_b6
 	return out;
 }
 
-static uint8_t *json_b64(json_object *o, const char *key, size_t *size)
+static uint8_t *json_b64(json_t *o, const char *key, size_t *size)
 {
-	json_object *v;
+	json_t *v;
 	uint8_t *out = NULL;
 
-	assert_true(json_object_object_get_ex(o, key, &v));
-	assert_int_equal(base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), 4096, &out,
+	assert_true(((v = json_object_get(o, key)) != NULL));
+	assert_int_equal(base64_decode(json_string_value(v), (size_t) json_string_length(v), 4096, &out,
 					  size), 0);
 	return out;
 }
 
-static const char *json_str(json_object *o, const char *key)
+static const char *json_str(json_t *o, const char *key)
 {
-	json_object *v;
+	json_t *v;
 
-	assert_true(json_object_object_get_ex(o, key, &v));
-	assert_true(json_object_is_type(v, json_type_string));
-	return json_object_get_string(v);
+	assert_true(((v = json_object_get(o, key)) != NULL));
+	assert_true(json_is_string(v));
+	return json_string_value(v);
 }
 
 static char *response_json(const char *name_hex, const uint8_t *cred, size_t n)
@@ -431,7 +431,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	uint8_t ekpub[600], *ak, *akname, *id, *secret, cred[64], x[66], digest[32];
 	size_t ek_size, ak_size, akname_size, id_size, secret_size, cred_size, xs = 0;
 	char *req, *ch = NULL, *st = NULL, *resp, *machine = NULL, hexbuf[2 * 66 + 1], *ak_b64;
-	json_object *cho, *mo, *sto, *v;
+	json_t *cho, *mo, *sto;
 	mb_error err = { 0 };
 
 	assert_non_null(ek);
@@ -441,7 +441,7 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	req = request_json(ekpub, ek_size, NULL, ak, ak_size, akname, akname_size);
 	assert_int_equal(mb_attest_challenge_make(req, strlen(req), &opts, &ch, &st, &err), 0);
 
-	cho = json_tokener_parse(ch);
+	cho = json_loads(ch, JSON_DECODE_ANY, NULL);
 	assert_non_null(cho);
 	assert_string_equal(json_str(cho, "kind"), "mboot-attest-challenge");
 	assert_string_equal(json_str(cho, "ak_name"), hex_format(akname, akname_size, hexbuf));
@@ -456,22 +456,22 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	assert_int_equal(cred_size, 32);
 
 	/* the state: a digest of the credential, never the credential */
-	sto = json_tokener_parse(st);
+	sto = json_loads(st, JSON_DECODE_ANY, NULL);
 	assert_non_null(sto);
 	SHA256(cred, cred_size, digest);
 	assert_string_equal(json_str(sto, "credential_sha256"), hex_format(digest, 32, hexbuf));
-	assert_true(json_object_object_get_ex(sto, "ek_certificate_sha256", &v) && v == NULL);
+	assert_true(json_is_null(json_object_get(sto, "ek_certificate_sha256")));
 	assert_null(strstr(st, hex_format(cred, 32, hexbuf)));
 
 	resp = response_json(hex_format(akname, akname_size, hexbuf), cred, cred_size);
 	assert_int_equal(mb_attest_challenge_check(st, strlen(st), resp, strlen(resp), &machine, &err), 0);
-	mo = json_tokener_parse(machine);
+	mo = json_loads(machine, JSON_DECODE_ANY, NULL);
 	assert_non_null(mo);
 	assert_string_equal(json_str(mo, "kind"), "mboot-machine");
 	assert_string_equal(json_str(mo, "ak_name"), hex_format(akname, akname_size, hexbuf));
 	ak_b64 = base64_encode(ak, ak_size);
 	assert_string_equal(json_str(mo, "ak_public"), ak_b64);
-	assert_true(json_object_object_get_ex(mo, "ek_certificate_sha256", &v) && v == NULL);
+	assert_true(json_is_null(json_object_get(mo, "ek_certificate_sha256")));
 	free(ak_b64);
 	free(resp);
 	free(machine);
@@ -497,9 +497,9 @@ static void flow_case(const char *kind, size_t h, uint16_t sym_bits)
 	assert_int_equal(mb_attest_challenge_check(st, strlen(st), "{}", 2, &machine, &err), -EBADMSG);
 	assert_int_equal(mb_attest_challenge_check("[]", 2, st, strlen(st), &machine, &err), -EBADMSG);
 
-	json_object_put(cho);
-	json_object_put(sto);
-	json_object_put(mo);
+	json_decref(cho);
+	json_decref(sto);
+	json_decref(mo);
 	free(id);
 	free(secret);
 	free(ak);

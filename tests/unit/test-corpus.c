@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/mboot.h>
 #include "corpus-util.h"

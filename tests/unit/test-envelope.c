@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
@@ -130,18 +130,18 @@ static char *make_text(const char *lbl)
 	return json;
 }
 
-static json_object *field(json_object *o, const char *k)
+static json_t *field(json_t *o, const char *k)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 
-	assert_true(json_object_object_get_ex(o, k, &v));
+	assert_true(((v = json_object_get(o, k)) != NULL));
 	return v;
 }
 
 static void test_round_trip(void **state)
 {
 	char *json = make_text(label);
-	json_object *root = json_tokener_parse(json);
+	json_t *root = json_loads(json, JSON_DECODE_ANY, NULL);
 	mb_envelope *e = NULL;
 	mb_error err = { 0 };
 	uint8_t out[sizeof(data)], other[MB_ENVELOPE_KEY_SIZE], *ct, *tag, *iv;
@@ -151,20 +151,20 @@ static void test_round_trip(void **state)
 
 	(void) state;
 	assert_non_null(root);
-	assert_string_equal(json_object_get_string(field(root, "kind")), "mboot-envelope");
-	assert_int_equal(json_object_get_int(field(root, "version")), 1);
-	assert_string_equal(json_object_get_string(field(root, "cipher")), "aes-256-gcm");
-	assert_string_equal(json_object_get_string(field(root, "label")), label);
-	assert_string_equal(json_object_get_string(field(field(root, "sealed"), "kind")), "mboot-sealed");
+	assert_string_equal(json_string_value(field(root, "kind")), "mboot-envelope");
+	assert_int_equal((int) json_integer_value(field(root, "version")), 1);
+	assert_string_equal(json_string_value(field(root, "cipher")), "aes-256-gcm");
+	assert_string_equal(json_string_value(field(root, "label")), label);
+	assert_string_equal(json_string_value(field(field(root, "sealed"), "kind")), "mboot-sealed");
 
 	/* Decrypted here from the fields, with the AAD of docs/ssh.md: "mboot-envelope\0", 1, label. */
-	iv = unhex(json_object_get_string(field(root, "nonce")), &niv);
-	tag = unhex(json_object_get_string(field(root, "tag")), &ntag);
+	iv = unhex(json_string_value(field(root, "nonce")), &niv);
+	tag = unhex(json_string_value(field(root, "tag")), &ntag);
 	assert_memory_equal(iv, nonce, sizeof(nonce));
 	ct = malloc(sizeof(data) + 8);
 	assert_non_null(ct);
-	nct = (size_t) EVP_DecodeBlock(ct, (const uint8_t *) json_object_get_string(field(root, "ciphertext")),
-				       json_object_get_string_len(field(root, "ciphertext")));
+	nct = (size_t) EVP_DecodeBlock(ct, (const uint8_t *) json_string_value(field(root, "ciphertext")),
+				       json_string_length(field(root, "ciphertext")));
 	assert_int_equal(nct, (sizeof(data) + 2) / 3 * 3); /* EVP_DecodeBlock counts the padding */
 	c = EVP_CIPHER_CTX_new();
 	assert_int_equal(EVP_DecryptInit_ex(c, EVP_aes_256_gcm(), NULL, key, iv), 1);
@@ -200,7 +200,7 @@ static void test_round_trip(void **state)
 		free(again);
 	}
 	mb_envelope_free(e);
-	json_object_put(root);
+	json_decref(root);
 	free(ct);
 	OPENSSL_free(iv);
 	OPENSSL_free(tag);
@@ -208,9 +208,9 @@ static void test_round_trip(void **state)
 }
 
 /* The envelope with root[key] set to value (NULL: removed), parsed: its return and message. */
-static int variant(const char *json, const char *path, json_object *value, mb_error *err, mb_envelope **e)
+static int variant(const char *json, const char *path, json_t *value, mb_error *err, mb_envelope **e)
 {
-	json_object *root = json_tokener_parse(json), *o = root;
+	json_t *root = json_loads(json, JSON_DECODE_ANY, NULL), *o = root;
 	char k[64];
 	const char *dot;
 	int r;
@@ -222,20 +222,22 @@ static int variant(const char *json, const char *path, json_object *value, mb_er
 		path = dot + 1;
 	}
 	if (value)
-		json_object_object_add(o, path, value);
+		json_object_set_new(o, path, value);
 	else
-		json_object_object_del(o, path);
+		json_object_del(o, path);
 	{
-		const char *text = json_object_to_json_string(root);
+		char *text = json_dumps(root, 0);
 
+		assert_non_null(text);
 		*e = NULL;
 		r = mb_envelope_parse(text, strlen(text), e, err);
+		free(text);
 	}
-	json_object_put(root);
+	json_decref(root);
 	return r;
 }
 
-static void refused(const char *json, const char *path, json_object *value, const char *words)
+static void refused(const char *json, const char *path, json_t *value, const char *words)
 {
 	mb_envelope *e = NULL;
 	mb_error err = { 0 };
@@ -249,7 +251,7 @@ static void refused(const char *json, const char *path, json_object *value, cons
 }
 
 /* Parses, but does not open with the right key: changed authenticated bytes. */
-static void does_not_open(const char *json, const char *path, json_object *value)
+static void does_not_open(const char *json, const char *path, json_t *value)
 {
 	mb_envelope *e = NULL;
 	mb_error err = { 0 };
@@ -267,52 +269,52 @@ static void does_not_open(const char *json, const char *path, json_object *value
 static void test_hostile(void **state)
 {
 	char *json = make_text(label), *big;
-	json_object *root = json_tokener_parse(json);
+	json_t *root = json_loads(json, JSON_DECODE_ANY, NULL);
 	char ct[8192], tag[40], iv[32];
 	mb_envelope *e = NULL;
 	mb_error err = { 0 };
 
 	(void) state;
-	snprintf(ct, sizeof(ct), "%s", json_object_get_string(field(root, "ciphertext")));
-	snprintf(tag, sizeof(tag), "%s", json_object_get_string(field(root, "tag")));
-	snprintf(iv, sizeof(iv), "%s", json_object_get_string(field(root, "nonce")));
-	json_object_put(root);
+	snprintf(ct, sizeof(ct), "%s", json_string_value(field(root, "ciphertext")));
+	snprintf(tag, sizeof(tag), "%s", json_string_value(field(root, "tag")));
+	snprintf(iv, sizeof(iv), "%s", json_string_value(field(root, "nonce")));
+	json_decref(root);
 
-	refused(json, "kind", json_object_new_string("mboot-sealed"), "\"kind\"");
-	refused(json, "version", json_object_new_int(2), "\"version\"");
-	refused(json, "cipher", json_object_new_string("aes-128-gcm"), "\"cipher\"");
+	refused(json, "kind", json_string_nocheck("mboot-sealed"), "\"kind\"");
+	refused(json, "version", json_integer(2), "\"version\"");
+	refused(json, "cipher", json_string_nocheck("aes-128-gcm"), "\"cipher\"");
 	refused(json, "cipher", NULL, "\"cipher\"");
-	refused(json, "nonce", json_object_new_string("00"), "\"nonce\"");
-	refused(json, "nonce", json_object_new_string("zz0102030405060708090a0b"), "\"nonce\"");
-	refused(json, "tag", json_object_new_string("000102030405060708090a0b0c0d0e0f00"), "\"tag\"");
-	refused(json, "tag", json_object_new_int(5), "\"tag\"");
-	refused(json, "ciphertext", json_object_new_string(""), "\"ciphertext\"");
-	refused(json, "ciphertext", json_object_new_string("AAA"), "\"ciphertext\"");
+	refused(json, "nonce", json_string_nocheck("00"), "\"nonce\"");
+	refused(json, "nonce", json_string_nocheck("zz0102030405060708090a0b"), "\"nonce\"");
+	refused(json, "tag", json_string_nocheck("000102030405060708090a0b0c0d0e0f00"), "\"tag\"");
+	refused(json, "tag", json_integer(5), "\"tag\"");
+	refused(json, "ciphertext", json_string_nocheck(""), "\"ciphertext\"");
+	refused(json, "ciphertext", json_string_nocheck("AAA"), "\"ciphertext\"");
 	refused(json, "ciphertext", NULL, "\"ciphertext\"");
-	refused(json, "label", json_object_new_string("two\nlines"), "\"label\"");
-	refused(json, "label", json_object_new_string("bell\a"), "\"label\"");
+	refused(json, "label", json_string_nocheck("two\nlines"), "\"label\"");
+	refused(json, "label", json_string_nocheck("bell\a"), "\"label\"");
 	refused(json, "label", NULL, "\"label\"");
 	refused(json, "sealed", NULL, "\"sealed\"");
-	refused(json, "sealed", json_object_new_string("x"), "\"sealed\"");
-	refused(json, "sealed.policy.digest", json_object_new_string("00"), "in \"sealed\"");
-	refused(json, "sealed.kind", json_object_new_string("mboot-envelope"), "in \"sealed\"");
+	refused(json, "sealed", json_string_nocheck("x"), "\"sealed\"");
+	refused(json, "sealed.policy.digest", json_string_nocheck("00"), "in \"sealed\"");
+	refused(json, "sealed.kind", json_string_nocheck("mboot-envelope"), "in \"sealed\"");
 	refused(json, "sealed.public", NULL, "in \"sealed\"");
 	big = malloc(MB_ENVELOPE_MAX_LABEL + 2);
 	assert_non_null(big);
 	memset(big, 'a', MB_ENVELOPE_MAX_LABEL + 1);
 	big[MB_ENVELOPE_MAX_LABEL + 1] = '\0';
-	refused(json, "label", json_object_new_string(big), "\"label\"");
+	refused(json, "label", json_string_nocheck(big), "\"label\"");
 	free(big);
 
 	/* authenticated fields changed: parses, does not open */
 	ct[0] = ct[0] == 'A' ? 'B' : 'A';
-	does_not_open(json, "ciphertext", json_object_new_string(ct));
+	does_not_open(json, "ciphertext", json_string_nocheck(ct));
 	tag[0] = tag[0] == '0' ? '1' : '0';
-	does_not_open(json, "tag", json_object_new_string(tag));
+	does_not_open(json, "tag", json_string_nocheck(tag));
 	iv[0] = iv[0] == '0' ? '1' : '0';
-	does_not_open(json, "nonce", json_object_new_string(iv));
-	does_not_open(json, "label", json_object_new_string("ssh-ed25519 AAAA forged"));
-	does_not_open(json, "label", json_object_new_string(""));
+	does_not_open(json, "nonce", json_string_nocheck(iv));
+	does_not_open(json, "label", json_string_nocheck("ssh-ed25519 AAAA forged"));
+	does_not_open(json, "label", json_string_nocheck(""));
 
 	/* every truncation: refused, no crash, no leak (the ASan build runs this too) */
 	for (size_t n = 0; n < strlen(json) - 1; n += 1 + n / 64) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * src/shared/json-read: what RFC 8259 allows parses to what json-c makes of it; what it does
- * not (and what json-c's strict mode still lets through), duplicate keys, NUL bytes, text
- * after the value and truncation are refused with the line, column and byte offset of the
- * culprit; a file of many keys stays fast; every kind of file users give mboot is read so.
+ * src/shared/json-read: what RFC 8259 allows parses; what it does not, duplicate keys, NUL
+ * bytes, text after the value, too deep nesting and truncation are refused with the line,
+ * column and byte offset of the culprit; a file of many keys stays fast; every kind of file
+ * users give mboot is read so.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,23 +16,21 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include <json-c/json.h>
-
 #include <mboot/mboot.h>
 #include "lib/replay/pcr-values.h" /* the tests link the static core: they may read the values directly */
 #include "shared/fileio.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 
 /* Parses text (size n) with depth 8; the error's message, or NULL when it parsed. */
 static const char *refusal(const char *text, size_t n, mb_error *err)
 {
-	json_object *o = NULL;
+	json_t *o = NULL;
 	int r;
 
 	mb_error_clear(err);
 	r = untrusted_json_parse(text, n, 8, &o, err);
 	if (r == 0) {
-		json_object_put(o);
+		json_decref(o);
 		return NULL;
 	}
 	assert_int_equal(r, -EBADMSG);
@@ -54,16 +52,16 @@ static void test_accepts(void **state)
 
 	(void) state;
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		json_object *o = NULL, *ref = json_tokener_parse(good[i]);
+		json_t *o = NULL, *ref = json_loads(good[i], JSON_DECODE_ANY, NULL);
 		mb_error err = { 0 };
 
 		if (untrusted_json_parse(good[i], strlen(good[i]), 8, &o, &err) < 0)
 			fail_msg("refused %s: %s", good[i], err.message);
 		if (strcmp(good[i], "null") != 0)
 			assert_non_null(ref);
-		assert_true(json_object_equal(o, ref));
-		json_object_put(o);
-		json_object_put(ref);
+		assert_true(json_equal(o, ref));
+		json_decref(o);
+		json_decref(ref);
 	}
 }
 
@@ -71,12 +69,12 @@ static void test_accepts(void **state)
 static void test_escapes_decode(void **state)
 {
 	static const char text[] = "[\"\\u00e9\\ud83d\\ude00\"]";
-	json_object *o = NULL;
+	json_t *o = NULL;
 
 	(void) state;
 	assert_int_equal(untrusted_json_parse(text, strlen(text), 8, &o, NULL), 0);
-	assert_string_equal(json_object_get_string(json_object_array_get_idx(o, 0)), "\xc3\xa9\xf0\x9f\x98\x80");
-	json_object_put(o);
+	assert_string_equal(json_string_value(json_array_get(o, 0)), "\xc3\xa9\xf0\x9f\x98\x80");
+	json_decref(o);
 }
 
 static const struct {
@@ -85,75 +83,73 @@ static const struct {
 	uint64_t offset;
 	const char *message;
 } bad[] = {
-	{ "{\"a\": 1,}", 0, 7, "line 1, column 8: trailing comma before '}'" },
-	{ "[1, 2,\n]", 0, 5, "line 1, column 6: trailing comma before ']'" },
-	{ "{\n  \"a\": 1,\n  \"b\": [\n", 0, 21, "line 4, column 1: unexpected end of input" },
-	{ "{\"a\": ", 0, 6, "line 1, column 7: unexpected end of input" },
-	{ "{\"a\": \"x", 0, 8, "line 1, column 9: unexpected end of input" },
-	{ "{\"a\": tr", 0, 8, "line 1, column 9: unexpected end of input" },
-	{ "[1.", 0, 3, "line 1, column 4: unexpected end of input" },
-	{ "[\"\\u00", 0, 6, "line 1, column 7: unexpected end of input" },
-	{ "", 0, 0, "line 1, column 1: unexpected end of input" },
-	{ " \n ", 0, 3, "line 2, column 2: unexpected end of input" },
-	{ "{\"a\": 1} x", 0, 9, "line 1, column 10: text after the end of the JSON value" },
-	{ "{\"a\": 1}{\"b\": 2}", 0, 8, "line 1, column 9: text after the end of the JSON value" },
-	{ "{\"a\": 1}\n// c\n", 0, 9, "line 2, column 1: text after the end of the JSON value" },
-	{ "{\"a\": 1}\0", 9, 8, "line 1, column 9: NUL byte in the text" },
-	{ "{\"a\":\n \"b\0\"}", 12, 9, "line 2, column 4: NUL byte in the text" },
-	{ "{'a': 1}", 0, 1, "line 1, column 2: single quotes are not JSON (strings and keys take double quotes)" },
-	{ "[/* c */ 1]", 0, 1, "line 1, column 2: comments are not JSON" },
-	{ "{a: 1}", 0, 1, "line 1, column 2: unexpected 'a', expected a key in double quotes" },
-	{ "{\"a\" 1}", 0, 5, "line 1, column 6: unexpected '1', expected ':' after the key" },
-	{ "{\"a\": 1 \"b\": 2}", 0, 8, "line 1, column 9: unexpected '\"', expected ',' or '}'" },
-	{ "[1 2]", 0, 3, "line 1, column 4: unexpected '2', expected ',' or ']'" },
-	{ "[1,}", 0, 3, "line 1, column 4: unexpected '}', expected a JSON value" },
-	{ "[NaN]", 0, 1, "line 1, column 2: unexpected 'N', expected a JSON value" },
-	{ "[Infinity]", 0, 1, "line 1, column 2: unexpected 'I', expected a JSON value" },
-	{ "[-Infinity]", 0, 2, "line 1, column 3: unexpected 'I', expected a digit" },
-	{ "[TRUE]", 0, 1, "line 1, column 2: unexpected 'T', expected a JSON value" },
-	{ "[tru]", 0, 4, "line 1, column 5: unexpected ']', expected true" },
-	{ "[1.]", 0, 3, "line 1, column 4: unexpected ']', expected a digit after '.'" },
-	{ "[.5]", 0, 1, "line 1, column 2: unexpected '.', expected a JSON value" },
-	{ "[+1]", 0, 1, "line 1, column 2: unexpected '+', expected a JSON value" },
-	{ "[01]", 0, 1, "line 1, column 2: number with a leading zero" },
-	{ "[1e]", 0, 3, "line 1, column 4: unexpected ']', expected a digit in the exponent" },
-	{ "[\"a\tb\"]", 0, 3, "line 1, column 4: control character 0x09 in a string (JSON needs it escaped)" },
-	{ "[\"a\\x\"]", 0, 3, "line 1, column 4: invalid escape in a string" },
-	{ "[\"\\u12g4\"]", 0, 2, "line 1, column 3: \\u needs four hex digits" },
-	{ "[\"a\\u0000b\"]", 0, 3, "line 1, column 4: \\u0000 in a string" },
-	{ "[\"\\ud800\"]", 0, 2, "line 1, column 3: lone surrogate \\ud800 in a string" },
-	{ "[\"\\ud800\\u0041\"]", 0, 2, "line 1, column 3: lone surrogate \\ud800 in a string" },
-	{ "[\"\\udc00\"]", 0, 2, "line 1, column 3: lone surrogate \\udc00 in a string" },
-	{ "[\"\xc0\x80\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },         /* overlong NUL */
-	{ "[\"\xe0\x80\xaf\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },     /* overlong '/' */
-	{ "[\"\xed\xa0\x80\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },     /* a surrogate */
-	{ "[\"\xf4\x90\x80\x80\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" }, /* over U+10FFFF */
-	{ "[\"\xff\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },
-	{ "[\"\xc3\"]", 0, 2, "line 1, column 3: invalid UTF-8 in a string" },
-	{ "\xef\xbb\xbf{}", 0, 0, "line 1, column 1: unexpected byte 0xef, expected a JSON value" },
+	{ "{\"a\": 1,}", 0, 8, "line 1, column 9: string or '}' expected near '}'" },
+	{ "[1, 2,\n]", 0, 7, "line 2, column 1: unexpected token near ']'" },
+	{ "{\n  \"a\": 1,\n  \"b\": [\n", 0, 21, "line 4, column 1: ']' expected near end of file" },
+	{ "{\"a\": ", 0, 6, "line 1, column 7: unexpected token near end of file" },
+	{ "{\"a\": \"x", 0, 8, "line 1, column 9: premature end of input near '\"x'" },
+	{ "{\"a\": tr", 0, 7, "line 1, column 8: invalid token near 'tr'" },
+	{ "[1.", 0, 2, "line 1, column 3: invalid token near '1.'" },
+	{ "[\"\\u00", 0, 5, "line 1, column 6: invalid escape near '\"\\u00'" },
+	{ "", 0, 0, "line 1, column 1: unexpected token near end of file" },
+	{ " \n ", 0, 3, "line 2, column 2: unexpected token near end of file" },
+	{ "{\"a\": 1} x", 0, 9, "line 1, column 10: end of file expected near 'x'" },
+	{ "{\"a\": 1}{\"b\": 2}", 0, 8, "line 1, column 9: end of file expected near '{'" },
+	{ "{\"a\": 1}\n// c\n", 0, 9, "line 2, column 1: end of file expected near '/'" },
+	{ "{\"a\": 1}\0", 9, 8, "line 1, column 9: a NUL byte" },
+	{ "{\"a\":\n \"b\0\"}", 12, 9, "line 2, column 4: a NUL byte" },
+	{ "{'a': 1}", 0, 1, "line 1, column 2: string or '}' expected near '''" },
+	{ "[/* c */ 1]", 0, 1, "line 1, column 2: invalid token near '/'" },
+	{ "{a: 1}", 0, 1, "line 1, column 2: string or '}' expected near 'a'" },
+	{ "{\"a\" 1}", 0, 5, "line 1, column 6: ':' expected near '1'" },
+	{ "{\"a\": 1 \"b\": 2}", 0, 10, "line 1, column 11: '}' expected near '\"b\"'" },
+	{ "[1 2]", 0, 3, "line 1, column 4: ']' expected near '2'" },
+	{ "[1,}", 0, 3, "line 1, column 4: unexpected token near '}'" },
+	{ "[NaN]", 0, 3, "line 1, column 4: invalid token near 'NaN'" },
+	{ "[Infinity]", 0, 8, "line 1, column 9: invalid token near 'Infinity'" },
+	{ "[-Infinity]", 0, 1, "line 1, column 2: invalid token near '-'" },
+	{ "[TRUE]", 0, 4, "line 1, column 5: invalid token near 'TRUE'" },
+	{ "[tru]", 0, 3, "line 1, column 4: invalid token near 'tru'" },
+	{ "[1.]", 0, 2, "line 1, column 3: invalid token near '1.'" },
+	{ "[.5]", 0, 1, "line 1, column 2: invalid token near '.'" },
+	{ "[+1]", 0, 1, "line 1, column 2: invalid token near '+'" },
+	{ "[01]", 0, 1, "line 1, column 2: invalid token near '0'" },
+	{ "[1e]", 0, 2, "line 1, column 3: invalid token near '1e'" },
+	{ "[\"a\tb\"]", 0, 3, "line 1, column 4: control character 0x9 near '\"a'" },
+	{ "[\"a\\x\"]", 0, 4, "line 1, column 5: invalid escape near '\"a\\x'" },
+	{ "[\"\\u12g4\"]", 0, 6, "line 1, column 7: invalid escape near '\"\\u12g'" },
+	{ "[\"a\\u0000b\"]", 0, 10, "line 1, column 11: \\u0000 in a string" },
+	{ "[\"\\ud800\"]", 0, 8, "line 1, column 9: invalid Unicode '\\uD800' near '\"\\ud800\"'" },
+	{ "[\"\\ud800\\u0041\"]", 0, 14, "line 1, column 15: invalid Unicode '\\uD800\\u0041' near '\"\\ud800\\u0041\"'" },
+	{ "[\"\\udc00\"]", 0, 8, "line 1, column 9: invalid Unicode '\\uDC00' near '\"\\udc00\"'" },
+	{ "[\"\xc0\x80\"]", 0, 1, "line 1, column 2: unable to decode byte 0xc0 near '\"'" },         /* overlong NUL */
+	{ "[\"\xe0\x80\xaf\"]", 0, 1, "line 1, column 2: unable to decode byte 0xe0 near '\"'" },     /* overlong '/' */
+	{ "[\"\xed\xa0\x80\"]", 0, 1, "line 1, column 2: unable to decode byte 0xed near '\"'" },     /* a surrogate */
+	{ "[\"\xf4\x90\x80\x80\"]", 0, 1, "line 1, column 2: unable to decode byte 0xf4 near '\"'" }, /* over U+10FFFF */
+	{ "[\"\xff\"]", 0, 1, "line 1, column 2: unable to decode byte 0xff near '\"'" },
+	{ "[\"\xc3\"]", 0, 1, "line 1, column 2: unable to decode byte 0xc3 near '\"'" },
+	{ "\xef\xbb\xbf{}", 0, 2, "line 1, column 2: invalid token near '\xef\xbb\xbf'" },
 	/* columns count characters: "é" is one */
-	{ "{\"\xc3\xa9\": 1,}", 0, 8, "line 1, column 8: trailing comma before '}'" },
+	{ "{\"\xc3\xa9\": 1,}", 0, 9, "line 1, column 9: string or '}' expected near '}'" },
 	{ "[[[[[[[[[1]]]]]]]]]", 0, 8, "line 1, column 9: nested deeper than 8 arrays and objects" },
 	/* duplicate keys: the second one is named, with its place */
-	{ "{\"8\": 1, \"8\": 2}", 0, 9, "line 1, column 10: duplicate key \"8\"" },
-	{ "{\"8\": \"strict\",\n \"\\u0038\": \"lax\"}", 0, 17, "line 2, column 2: duplicate key \"8\"" },
-	{ "{\"a\\/b\": 1, \"a/b\": 2}", 0, 12, "line 1, column 13: duplicate key \"a/b\"" },
-	{ "{\"\xc3\xa9\": 1, \"\\u00e9\": 2}", 0, 10, "line 1, column 10: duplicate key \"\xc3\xa9\"" },
-	{ "{\"\\ud83d\\ude00\": 1, \"\xf0\x9f\x98\x80\": 2}", 0, 20, "line 1, column 21: duplicate key \"\xf0\x9f\x98\x80\"" },
-	{ "{\"pcrs\": {\"4\": {\"rules\": []},\n  \"7\": {},\n  \"4\": {}}}", 0, 43,
-	  "line 3, column 3: duplicate key \"4\"" },
-	{ "[{\"x\": 1}, {\"y\": 1, \"x\": 2, \"y\": 3}]", 0, 28, "line 1, column 29: duplicate key \"y\"" },
-	{ "{\"a\": 1, \"b\": 2, \"a\": 3, \"a\": 4}", 0, 17, "line 1, column 18: duplicate key \"a\"" },
-	{ "{\"\": 1, \"\": 2}", 0, 8, "line 1, column 9: duplicate key \"\"" },
+	{ "{\"8\": 1, \"8\": 2}", 0, 9, "line 1, column 10: duplicate object key near '\"8\"'" },
+	{ "{\"8\": \"strict\",\n \"\\u0038\": \"lax\"}", 0, 17, "line 2, column 2: duplicate object key near '\"\\u0038\"'" },
+	{ "{\"a\\/b\": 1, \"a/b\": 2}", 0, 12, "line 1, column 13: duplicate object key near '\"a/b\"'" },
+	{ "{\"\xc3\xa9\": 1, \"\\u00e9\": 2}", 0, 10, "line 1, column 10: duplicate object key near '\"\\u00e9\"'" },
+	{ "{\"\\ud83d\\ude00\": 1, \"\xf0\x9f\x98\x80\": 2}", 0, 20, "line 1, column 21: duplicate object key near '\"\xf0\x9f\x98\x80\"'" },
+	{ "{\"pcrs\": {\"4\": {\"rules\": []},\n  \"7\": {},\n  \"4\": {}}}", 0, 43, "line 3, column 3: duplicate object key near '\"4\"'" },
+	{ "[{\"x\": 1}, {\"y\": 1, \"x\": 2, \"y\": 3}]", 0, 28, "line 1, column 29: duplicate object key near '\"y\"'" },
+	{ "{\"a\": 1, \"b\": 2, \"a\": 3, \"a\": 4}", 0, 17, "line 1, column 18: duplicate object key near '\"a\"'" },
+	{ "{\"\": 1, \"\": 2}", 0, 8, "line 1, column 9: duplicate object key near '\"\"'" },
 	/* the first in the text, though the inner object closes first */
-	{ "{\"a\": 1, \"a\": 2, \"b\": {\"c\": 1, \"c\": 2}}", 0, 9, "line 1, column 10: duplicate key \"a\"" },
-	{ "{\"b\": {\"c\": 1, \"c\": 2}, \"a\": 1, \"a\": 2}", 0, 15, "line 1, column 16: duplicate key \"c\"" },
+	{ "{\"a\": 1, \"a\": 2, \"b\": {\"c\": 1, \"c\": 2}}", 0, 9, "line 1, column 10: duplicate object key near '\"a\"'" },
+	{ "{\"b\": {\"c\": 1, \"c\": 2}, \"a\": 1, \"a\": 2}", 0, 15, "line 1, column 16: duplicate object key near '\"c\"'" },
 	/* a key a terminal would take as a command is shown escaped */
-	{ "{\"\\u001b[2J\\\"\": 1, \"\\u001b[2J\\\"\": 2}", 0, 19,
-	  "line 1, column 20: duplicate key \"\\u001b[2J\\\"\"" },
-	{ "{\"\\u0085\": 1, \"\xc2\x85\": 2}", 0, 14, "line 1, column 15: duplicate key \"\\u0085\"" },
-	/* any syntax error before a duplicate wins: the text is not JSON at all */
-	{ "{\"a\": 1, \"a\": 2,}", 0, 15, "line 1, column 16: trailing comma before '}'" },
+	{ "{\"\\u001b[2J\\\"\": 1, \"\\u001b[2J\\\"\": 2}", 0, 19, "line 1, column 20: duplicate object key near '\"\\u001b[2J\\\"\"'" },
+	{ "{\"\\u0085\": 1, \"\xc2\x85\": 2}", 0, 14, "line 1, column 15: duplicate object key near '\"\\xc2\\x85\"'" },
+	/* the first error in the text is the one named */
+	{ "{\"a\": 1, \"a\": 2,}", 0, 9, "line 1, column 10: duplicate object key near '\"a\"'" },
 };
 
 static void test_refuses(void **state)
@@ -174,56 +170,31 @@ static void test_refuses(void **state)
 	}
 }
 
-/* What json-c's own strict mode lets through; if a json-c update starts refusing one, the
- * scanner still must, and this shows the reason it was written. */
-static void test_json_c_strict_is_not_enough(void **state)
-{
-	static const char *const lax[] = { "{'a': 1}", "[NaN]", "[1.]", "[\"a\tb\"]", "[\"\\ud800\"]",
-					   "[\"\xc0\x80\"]", "{\"a\": 1, \"a\": 2}" };
-	size_t i, n_let_through = 0;
-
-	(void) state;
-	for (i = 0; i < sizeof(lax) / sizeof(lax[0]); i++) {
-		json_tokener *tok = json_tokener_new();
-		json_object *o;
-		mb_error err;
-
-		json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-		o = json_tokener_parse_ex(tok, lax[i], (int) strlen(lax[i]));
-		n_let_through += o != NULL;
-		json_object_put(o);
-		json_tokener_free(tok);
-		assert_non_null(refusal(lax[i], strlen(lax[i]), &err));
-	}
-	fprintf(stderr, "json-c strict accepts %zu of %zu texts the scanner refuses\n", n_let_through,
-		sizeof(lax) / sizeof(lax[0]));
-}
-
 /* A piece of a larger text: offsets, lines and columns are the whole text's. */
 static void test_piece(void **state)
 {
 	static const char doc[] = "\x1e{\"pcr\": 1}\n\x1e{\"pcr\": 2,\n \"pcr\": 3}\n";
-	json_object *o = NULL;
+	json_t *o = NULL;
 	mb_error err = { 0 };
 
 	(void) state;
 	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 1, 11, 8, &o, &err), 0);
-	assert_int_equal(json_object_get_int(json_object_object_get(o, "pcr")), 1);
-	json_object_put(o);
+	assert_int_equal((int) json_integer_value(json_object_get(o, "pcr")), 1);
+	json_decref(o);
 	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 13, 22, 8, &o, &err), -EBADMSG);
 	assert_null(o);
-	assert_string_equal(err.message, "line 3, column 2: duplicate key \"pcr\"");
+	assert_string_equal(err.message, "line 3, column 2: duplicate object key near '\"pcr\"'");
 	assert_int_equal(err.offset, 25);
 	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 13, 5, 8, &o, &err), -EBADMSG);
-	assert_string_equal(err.message, "line 2, column 7: unexpected end of input");
+	assert_string_equal(err.message, "line 2, column 7: premature end of input near '\"pcr'");
 	assert_int_equal(err.offset, 18);
 	assert_int_equal(untrusted_json_parse_in(doc, sizeof(doc) - 1, 30, 20, 8, &o, &err), -EINVAL);
 }
 
-/* Long plain strings go around json-c's tokener and are put back: the tree must be the one
- * json-c makes of the whole text, in every position a string can be (value of a key, array
- * element, the value itself, next to short, escaped and non-ASCII strings, in nested
- * containers), and a duplicate key or a bad byte inside one must still be refused. */
+/* Long strings in every position a string can be (value of a key, array element, the value
+ * itself, next to short, escaped and non-ASCII strings, in nested containers) read as
+ * Python's json module reads them (the lengths it gives), and a duplicate key or a bad byte
+ * inside one is still refused where it is. */
 static char *long_text(size_t n, char c)
 {
 	char *s = malloc(n + 1);
@@ -239,7 +210,7 @@ static void test_long_strings(void **state)
 	char *a = long_text(300, 'A'), *b = long_text(70000, 'b'), *c = long_text(255, 'c'), *d = long_text(256, 'd');
 	char *docs[8], *refused;
 	size_t i, n = 0;
-	json_object *o, *ref;
+	json_t *o, *ref;
 	mb_error err = { 0 };
 
 	(void) state;
@@ -252,19 +223,19 @@ static void test_long_strings(void **state)
 		    0);
 	for (i = 0; i < n; i++) {
 		o = NULL;
-		ref = json_tokener_parse(docs[i]);
+		ref = json_loads(docs[i], JSON_DECODE_ANY, NULL);
 		assert_non_null(ref);
 		if (untrusted_json_parse(docs[i], strlen(docs[i]), 8, &o, &err) < 0)
 			fail_msg("refused document %zu: %s", i, err.message);
-		assert_true(json_object_equal(o, ref));
-		json_object_put(o);
-		json_object_put(ref);
+		assert_true(json_equal(o, ref));
+		json_decref(o);
+		json_decref(ref);
 		free(docs[i]);
 	}
 	/* A key twice next to long strings, and a raw control byte deep in one. */
 	assert_true(asprintf(&refused, "{\"a\": \"%s\", \"a\": \"%s\"}", d, d) > 0);
 	assert_non_null(refusal(refused, strlen(refused), &err));
-	assert_non_null(strstr(err.message, "duplicate key"));
+	assert_non_null(strstr(err.message, "duplicate object key"));
 	free(refused);
 	b[60000] = '\x01';
 	assert_true(asprintf(&refused, "[\"%s\"]", b) > 0);
@@ -305,7 +276,7 @@ static void test_many_keys(void **state)
 	size_t cap = (size_t) N * 24 + 64, n = 0;
 	char *text = malloc(cap);
 	struct timespec t0;
-	json_object *o = NULL;
+	json_t *o = NULL;
 	mb_error err = { 0 };
 	double took;
 	int i;
@@ -319,8 +290,8 @@ static void test_many_keys(void **state)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	assert_int_equal(untrusted_json_parse(text, n, 8, &o, &err), 0);
 	took = seconds_since(&t0);
-	assert_int_equal(json_object_object_length(o), N);
-	json_object_put(o);
+	assert_int_equal(json_object_size(o), N);
+	json_decref(o);
 	fprintf(stderr, "%d distinct keys: %.3f s\n", N, took);
 	assert_true(took < MANY_KEYS_SECONDS);
 
@@ -329,7 +300,7 @@ static void test_many_keys(void **state)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	assert_int_equal(untrusted_json_parse(text, n, 8, &o, &err), -EBADMSG);
 	took = seconds_since(&t0);
-	assert_string_equal(strstr(err.message, "duplicate"), "duplicate key \"key50000\"");
+	assert_string_equal(strstr(err.message, "duplicate"), "duplicate object key near '\"key50000\"'");
 	assert_int_equal(err.offset, n - 14);
 	assert_true(took < MANY_KEYS_SECONDS);
 	free(text);
@@ -440,21 +411,24 @@ static void test_every_user_file(void **state)
 
 		vsize = (size_t) snprintf(variant, cap, "%.*s,\n  \"%s\": %s\n}\n", (int) body, text, files[i].key,
 					  files[i].value);
-		snprintf(want, sizeof(want), "duplicate key \"%s\"", files[i].key);
+		snprintf(want, sizeof(want), "duplicate object key near '\"%s\"'", files[i].key);
 		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body) + 1, want);
 		vsize = (size_t) snprintf(variant, cap, "%.*s,\n  \"%s\": %s\n}\n", (int) body, text,
 					  files[i].escaped_key, files[i].value);
+		snprintf(want, sizeof(want), "duplicate object key near '\"%s\"'", files[i].escaped_key);
 		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body) + 1, want);
 
 		vsize = (size_t) snprintf(variant, cap, "%.*s,\n}\n", (int) body, text);
-		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body), "trailing comma");
+		/* the trailing comma is seen at the brace after it */
+		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(text, body) + 1,
+			       "string or '}' expected near '}'");
 
-		expect_refused(files[i].name, files[i].parse, text, size / 2, count_lines(text, size / 2),
-			       "unexpected end of input");
+		/* cut in the middle: what is said depends on the token it was reading */
+		expect_refused(files[i].name, files[i].parse, text, size / 2, count_lines(text, size / 2), "");
 
 		vsize = (size_t) snprintf(variant, cap, "%.*s\n{}", (int) size, text);
 		expect_refused(files[i].name, files[i].parse, variant, vsize, count_lines(variant, vsize),
-			       "text after the end of the JSON value");
+			       "end of file expected near '{'");
 		free(variant);
 		free(bytes);
 	}
@@ -466,7 +440,7 @@ int main(void)
 		cmocka_unit_test(test_accepts),
 		cmocka_unit_test(test_escapes_decode),
 		cmocka_unit_test(test_refuses),
-		cmocka_unit_test(test_json_c_strict_is_not_enough),
+		
 		cmocka_unit_test(test_piece),
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_many_keys),

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * src/shared/jsonout (the hand-written JSON of `log show --json`) against json-c itself:
- * jsonout_json() must print exactly the bytes json_object_to_json_string_ext() prints with
- * JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE (and, pretty, with
- * JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED instead of _PLAIN), for hostile strings,
- * numbers and nesting; and the JSON of the decoded data of every event of every log in
- * tests/data/corpus (jsonout_decoded, compact and pretty) is what json-c prints for those
- * values once it has read them.
+ * src/shared/jsonout (mboot's one JSON writer) against jansson's own: jsonout_json() must
+ * print exactly the bytes json_dumps() prints with JSON_COMPACT (and, pretty, with
+ * JSON_INDENT(2)), for hostile strings, numbers and nesting; and the JSON of the decoded data
+ * of every event of every log in tests/data/corpus (jsonout_decoded, compact and pretty) is
+ * what jansson prints for those values once it has read them. jansson cannot print a string
+ * that is not UTF-8; for those, bytes the writer must pass as they are, the reference is
+ * jansson's print of the string with '#' in their place, put back after.
  */
 #include <ftw.h>
 #include <inttypes.h>
@@ -19,38 +19,57 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/mboot.h>
 #include "lib/events/decode-internal.h"
 #include "shared/fileio.h"
 #include "shared/jsonout.h"
 
-#define FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define PRETTY_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define FLAGS (JSON_COMPACT | JSON_ENCODE_ANY)
+#define PRETTY_FLAGS (JSON_INDENT(2) | JSON_ENCODE_ANY)
 
-/* Compare with json-c, compact and pretty; returns 1 when they differ (and says how). */
-static int differs(json_object *o, const char *what)
+/* jansson's text of o (NULL: "null"), malloc'd */
+static char *reference(const json_t *o, size_t flags)
+{
+	char *ref = o ? json_dumps(o, flags) : strdup("null");
+
+	assert_non_null(ref);
+	return ref;
+}
+
+/* Compare with jansson, compact and pretty; returns 1 when they differ (and says how). When
+ * the tree's strings are not UTF-8, alt is the same tree with '#' for those bytes and their
+ * bytes are put back (in order) into jansson's text: at is their list, n_at its length. */
+static int differs_alt(const json_t *o, const json_t *alt, const unsigned char *at, size_t n_at, const char *what)
 {
 	int bad = 0, pretty;
 
 	for (pretty = 0; pretty < 2; pretty++) {
 		jsonout b = { .pretty = pretty };
-		size_t len = 0;
-		const char *ref = json_object_to_json_string_length(o, pretty ? PRETTY_FLAGS : FLAGS, &len);
+		char *ref = reference(alt ? alt : o, pretty ? PRETTY_FLAGS : FLAGS);
+		size_t len = strlen(ref), k = 0;
 
+		for (size_t i = 0; i < len && k < n_at; i++)
+			if (ref[i] == '#')
+				ref[i] = (char) at[k++];
 		jsonout_json(&b, o);
 		assert_false(b.oom);
-		assert_non_null(ref);
 		assert_int_equal(b.depth, 0);
 		if (b.n != len || memcmp(b.p, ref, len) != 0) {
-			fprintf(stderr, "%s%s:\n json-c:  %s\n jsonout: %.*s\n", what, pretty ? " (pretty)" : "", ref,
+			fprintf(stderr, "%s%s:\n jansson: %s\n jsonout: %.*s\n", what, pretty ? " (pretty)" : "", ref,
 				(int) b.n, b.p);
 			bad = 1;
 		}
+		free(ref);
 		free(b.p);
 	}
 	return bad;
+}
+
+static int differs(const json_t *o, const char *what)
+{
+	return differs_alt(o, NULL, NULL, 0, what);
 }
 
 /* Documents whose strings hold what would be structure outside them, empty and nested
@@ -73,12 +92,17 @@ static void test_documents(void **state)
 
 	(void) state;
 	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
-		json_object *o = json_tokener_parse(docs[i]);
+		json_t *o = json_loads(docs[i], JSON_DECODE_ANY, NULL);
 
 		assert_non_null(o);
-		assert_string_equal(json_object_to_json_string_ext(o, FLAGS), docs[i]);
+		{
+			char *ref = reference(o, FLAGS);
+
+			assert_string_equal(ref, docs[i]);
+			free(ref);
+		}
 		assert_int_equal(differs(o, docs[i]), 0);
-		json_object_put(o);
+		json_decref(o);
 	}
 }
 
@@ -137,47 +161,45 @@ static void test_hex_numbers(void **state)
 
 static void test_values(void **state)
 {
-	json_object *o = json_object_new_object(), *arr = json_object_new_array(), *inner = json_object_new_object();
-	char all[256];
+	json_t *o = json_object(), *arr = json_array(), *inner = json_object();
+	char all[128];
 	int i;
 
 	(void) state;
-	for (i = 0; i < 256; i++)
-		all[i] = (char) i; /* every byte, NUL and controls included */
-	json_object_object_add(o, "all bytes", json_object_new_string_len(all, 256));
-	json_object_object_add(o, "quote\"back\\slash/ctl\x01\x1f\x7f", json_object_new_string("a/b\\c\"d\te\nf\rg\bh\fi"));
-	json_object_object_add(o, "utf8", json_object_new_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
-	json_object_object_add(o, "empty", json_object_new_string(""));
-	json_object_object_add(o, "long", json_object_new_string("0123456789abcdef0123456789abcdef0123456789\"abcdef"));
-	json_object_object_add(o, "i0", json_object_new_int64(0));
-	json_object_object_add(o, "imin", json_object_new_int64(INT64_MIN));
-	json_object_object_add(o, "imax", json_object_new_int64(INT64_MAX));
-	json_object_object_add(o, "ineg", json_object_new_int64(-12345));
-	json_object_object_add(o, "i32", json_object_new_int(-7));
-	json_object_object_add(o, "umax", json_object_new_uint64(UINT64_MAX));
-	json_object_object_add(o, "ubig", json_object_new_uint64((uint64_t) INT64_MAX + 1));
-	json_object_object_add(o, "usmall", json_object_new_uint64(42));
-	json_object_object_add(o, "t", json_object_new_boolean(1));
-	json_object_object_add(o, "f", json_object_new_boolean(0));
-	json_object_object_add(o, "null", NULL);
-	json_object_object_add(o, "emptyobj", json_object_new_object());
-	json_object_object_add(o, "emptyarr", json_object_new_array());
-	json_object_array_add(arr, json_object_new_int(1));
-	json_object_array_add(arr, NULL);
-	json_object_array_add(arr, json_object_new_string("x"));
-	json_object_object_add(inner, "k", json_object_new_array());
-	json_object_array_add(arr, inner);
-	json_object_object_add(o, "arr", arr);
-	json_object_object_add(o, "double", json_object_new_double(1.5)); /* falls back to json-c */
+	for (i = 0; i < 128; i++)
+		all[i] = (char) i; /* every ASCII byte, NUL and controls included (the rest: test_string_steps) */
+	json_object_set_new(o, "all bytes", json_stringn_nocheck(all, 128));
+	json_object_set_new(o, "quote\"back\\slash/ctl\x01\x1f\x7f", json_string_nocheck("a/b\\c\"d\te\nf\rg\bh\fi"));
+	json_object_set_new(o, "utf8", json_string_nocheck("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+	json_object_set_new(o, "empty", json_string_nocheck(""));
+	json_object_set_new(o, "long", json_string_nocheck("0123456789abcdef0123456789abcdef0123456789\"abcdef"));
+	json_object_set_new(o, "i0", json_integer(0));
+	json_object_set_new(o, "imin", json_integer(INT64_MIN));
+	json_object_set_new(o, "imax", json_integer(INT64_MAX));
+	json_object_set_new(o, "ineg", json_integer(-12345));
+	json_object_set_new(o, "i32", json_integer(-7));
+	json_object_set_new(o, "usmall", json_integer(42));
+	json_object_set_new(o, "t", json_boolean(1));
+	json_object_set_new(o, "f", json_boolean(0));
+	json_object_set_new(o, "null", json_null());
+	json_object_set_new(o, "emptyobj", json_object());
+	json_object_set_new(o, "emptyarr", json_array());
+	json_array_append_new(arr, json_integer(1));
+	json_array_append_new(arr, json_null());
+	json_array_append_new(arr, json_string_nocheck("x"));
+	json_object_set_new(inner, "k", json_array());
+	json_array_append_new(arr, inner);
+	json_object_set_new(o, "arr", arr);
+	json_object_set_new(o, "double", json_real(1.5));
 	/* A key added twice keeps its first place with the last value. */
-	json_object_object_add(o, "i0", json_object_new_string("replaced"));
+	json_object_set_new(o, "i0", json_string_nocheck("replaced"));
 	assert_int_equal(differs(o, "crafted values"), 0);
 	assert_int_equal(differs(NULL, "null"), 0);
-	json_object_put(o);
+	json_decref(o);
 }
 
-/* Strings of every length around jsonout_string's 16-byte steps, with one byte json-c escapes
- * (or one that looks close: 0x20, 0x7f, 0xff, 0x9f) at every place, against json-c's own. */
+/* Strings of every length around jsonout_string's 16-byte steps, with one byte to escape (or
+ * one that looks close: 0x20, 0x7f, 0xff, 0x9f) at every place, against jansson's own. */
 static void test_string_steps(void **state)
 {
 	static const unsigned char probes[] = { '"', '\\', 0x00, 0x01, 0x1f, '\n', 0x20, 0x7f, 0x80, 0x9f, 0xff, '/' };
@@ -188,7 +210,7 @@ static void test_string_steps(void **state)
 	for (n = 0; n <= sizeof(s); n++)
 		for (at = 0; at <= n; at++)
 			for (k = 0; k < sizeof(probes); k++) {
-				json_object *o;
+				json_t *o;
 				char what[64];
 				size_t i;
 
@@ -196,20 +218,31 @@ static void test_string_steps(void **state)
 					s[i] = (char) ('a' + i % 26);
 				if (at < n)
 					s[at] = (char) probes[k];
-				o = json_object_new_string_len(s, (int) n);
+				o = json_stringn_nocheck(s, n);
 				snprintf(what, sizeof(what), "length %zu, byte 0x%02x at %zu", n, probes[k], at);
-				assert_int_equal(differs(o, what), 0);
-				json_object_put(o);
+				if (at < n && probes[k] >= 0x80) {
+					json_t *alt;
+
+					s[at] = '#';
+					alt = json_stringn(s, n);
+					assert_non_null(alt);
+					assert_int_equal(differs_alt(o, alt, &probes[k], 1, what), 0);
+					json_decref(alt);
+				} else {
+					assert_int_equal(differs(o, what), 0);
+				}
+				json_decref(o);
 			}
 }
 
 /* Keys of a decoded tree (written without a length, copied while scanned) of every length
- * around the short-key limit, with a byte json-c escapes at every place, against json-c. */
+ * around the short-key limit, with a byte to escape at every place, against jansson. */
 static void test_decoded_keys(void **state)
 {
 	static const unsigned char probes[] = { 'k', '"', '\\', 0x01, 0x1f, '\n', 0x7f, 0xc3 };
+	static const unsigned char hash = '#';
 	mb_event_decoded *dec = mb_event_decoded_new();
-	char key[80];
+	char key[80], alt_key[80];
 	size_t n, at, k, pretty;
 
 	(void) state;
@@ -218,7 +251,7 @@ static void test_decoded_keys(void **state)
 		for (at = 0; at < n; at += n > 8 ? 7 : 1)
 			for (k = 0; k < sizeof(probes); k++) {
 				mb_decoded_node *root = dec_begin(dec);
-				json_object *o = json_object_new_object();
+				json_t *o = json_object();
 				size_t i;
 
 				for (i = 0; i < n; i++)
@@ -228,26 +261,59 @@ static void test_decoded_keys(void **state)
 				dec_add_str(root, "first", "x");
 				dec_add_str(root, key, "v");
 				assert_int_equal(dec_end(dec, 0), 0);
-				json_object_object_add(o, "first", json_object_new_string("x"));
-				json_object_object_add(o, key, json_object_new_string("v"));
+				json_object_set_new(o, "first", json_string_nocheck("x"));
+				memcpy(alt_key, key, n + 1);
+				if (probes[k] >= 0x80)
+					alt_key[at] = (char) hash; /* put back after, see the top */
+				json_object_set_new(o, alt_key, json_string_nocheck("v"));
 				for (pretty = 0; pretty < 2; pretty++) {
 					jsonout b = { .pretty = pretty };
-					const char *ref = json_object_to_json_string_ext(o, pretty ? PRETTY_FLAGS : FLAGS);
+					char *ref = reference(o, pretty ? PRETTY_FLAGS : FLAGS);
 
+					for (char *h = strchr(ref, '#'); h && probes[k] >= 0x80; h = NULL)
+						*h = (char) probes[k];
 					jsonout_decoded(&b, mb_event_decoded_root(dec));
 					jsonout_put(&b, "", 1);
 					assert_false(b.oom);
 					if (strcmp(b.p, ref) != 0)
-						fail_msg("key of %zu bytes, 0x%02x at %zu:\n json-c:  %s\n jsonout: %s", n,
+						fail_msg("key of %zu bytes, 0x%02x at %zu:\n jansson: %s\n jsonout: %s", n,
 							 probes[k], at, ref, b.p);
+					free(ref);
 					free(b.p);
 				}
-				json_object_put(o);
+				json_decref(o);
 			}
 	mb_event_decoded_free(dec);
 }
 
-static unsigned n_logs, n_events, n_bad;
+/* Text that is not UTF-8 (a hostile log's) goes into a tree as json_text() makes it: what the
+ * writer prints of it, jansson's strict reader reads back (json-c wrote such bytes raw, which a
+ * strict reader refuses). */
+static void test_text_not_utf8(void **state)
+{
+	static const char *const texts[] = { "a\xff" "b", "\xc3", "caf\xc3\xa9 \xe2\x82", "\xed\xa0\x80", "ok" };
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		json_t *o = json_object(), *back;
+		char *out;
+
+		assert_int_equal(json_object_set_new(o, "text", json_text(texts[i])), 0);
+		out = json_write(o, JSON_LAYOUT_COMPACT);
+		assert_non_null(out);
+		back = json_loads(out, 0, NULL);
+		if (!back)
+			fail_msg("jansson refuses what mboot wrote of text %zu: %s", i, out);
+		if (i == 4)
+			assert_string_equal(json_string_value(json_object_get(back, "text")), "ok");
+		json_decref(back);
+		json_decref(o);
+		free(out);
+	}
+}
+
+static unsigned n_logs, n_events, n_bad, n_big;
 
 static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -270,31 +336,42 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	assert_non_null(dec);
 	for (i = 0; i < mb_event_log_count(log); i++) {
 		char what[1200], *text;
-		json_object *d;
+		json_t *d;
 
 		assert_int_equal(mb_event_decode(log, mb_event_log_event(log, i), dec), 0);
 		text = mb_event_decoded_json(dec);
 		assert_non_null(text);
-		/* The typed tree's JSON is json-c's own printing of the same values. */
-		d = json_tokener_parse(text);
-		assert_non_null(d);
+		/* The typed tree's JSON is jansson's own printing of the same values; jansson holds no
+		 * integer over 2^63 - 1 (GPT attributes may be): test-log-show-pretty has those. */
+		d = json_loads(text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+		if (!d) {
+			n_big++;
+			free(text);
+			continue;
+		}
 		snprintf(what, sizeof(what), "%s event %zu", path, i);
 		n_bad += (unsigned) differs(d, what);
-		n_bad += (unsigned) (strcmp(json_object_to_json_string_ext(d, FLAGS), text) != 0);
+		{
+			char *ref = reference(d, FLAGS);
+
+			n_bad += (unsigned) (strcmp(ref, text) != 0);
+			free(ref);
+		}
 		{
 			jsonout p = { .pretty = true };
-			const char *ref = json_object_to_json_string_ext(d, PRETTY_FLAGS);
+			char *ref = reference(d, PRETTY_FLAGS);
 
 			jsonout_decoded(&p, mb_event_decoded_root(dec));
 			jsonout_put(&p, "", 1);
 			assert_false(p.oom);
 			if (strcmp(p.p, ref) != 0) {
-				fprintf(stderr, "%s (pretty):\n json-c:  %s\n jsonout: %s\n", what, ref, p.p);
+				fprintf(stderr, "%s (pretty):\n jansson: %s\n jsonout: %s\n", what, ref, p.p);
 				n_bad++;
 			}
+			free(ref);
 			free(p.p);
 		}
-		json_object_put(d);
+		json_decref(d);
 		free(text);
 		n_events++;
 	}
@@ -311,8 +388,10 @@ static void test_corpus_decoded(void **state)
 	(void) state;
 	snprintf(root, sizeof(root), "%s/corpus", d ? d : "tests/data");
 	assert_int_equal(nftw(root, visit, 16, FTW_PHYS), 0);
-	fprintf(stderr, "compared the decoded data of %u events of %u logs with json-c\n", n_events, n_logs);
+	fprintf(stderr, "compared the decoded data of %u events of %u logs with jansson (%u not: integers over 2^63 - 1)\n",
+		n_events, n_logs, n_big);
 	assert_true(n_logs > 20);
+	assert_true(n_big < 20);
 	assert_int_equal(n_bad, 0);
 }
 
@@ -320,6 +399,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_text_not_utf8),
 		cmocka_unit_test(test_documents),
 		cmocka_unit_test(test_string_steps),
 		cmocka_unit_test(test_decoded_keys),

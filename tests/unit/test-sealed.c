@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
@@ -45,17 +45,17 @@ static char *read_corpus(const char *name, size_t *size)
 	return (char *) buf;
 }
 
-static json_object *field(json_object *o, const char *key)
+static json_t *field(json_t *o, const char *key)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+	return o && ((v = json_object_get(o, key)) != NULL) ? v : NULL;
 }
 
 /* Base64 as OpenSSL decodes it (EVP_DecodeBlock counts the padding as zero bytes). */
-static uint8_t *b64(json_object *v, size_t *n)
+static uint8_t *b64(json_t *v, size_t *n)
 {
-	const char *s = json_object_get_string(v);
+	const char *s = json_string_value(v);
 	size_t len = strlen(s);
 	uint8_t *out = malloc(len / 4 * 3 + 1);
 	int got;
@@ -67,10 +67,10 @@ static uint8_t *b64(json_object *v, size_t *n)
 	return out;
 }
 
-static void assert_hex(const uint8_t *got, json_object *v, size_t size)
+static void assert_hex(const uint8_t *got, json_t *v, size_t size)
 {
 	long n = 0;
-	unsigned char *want = OPENSSL_hexstr2buf(json_object_get_string(v), &n);
+	unsigned char *want = OPENSSL_hexstr2buf(json_string_value(v), &n);
 
 	assert_non_null(want);
 	assert_int_equal(n, size);
@@ -78,21 +78,21 @@ static void assert_hex(const uint8_t *got, json_object *v, size_t size)
 	OPENSSL_free(want);
 }
 
-static uint32_t selection_mask(json_object *state)
+static uint32_t selection_mask(json_t *state)
 {
-	json_object *sel = field(state, "selection");
+	json_t *sel = field(state, "selection");
 	uint32_t mask = 0;
 
-	for (size_t i = 0; i < json_object_array_length(sel); i++)
-		mask |= 1u << json_object_get_int(json_object_array_get_idx(sel, i));
+	for (size_t i = 0; i < json_array_size(sel); i++)
+		mask |= 1u << (int) json_integer_value(json_array_get(sel, i));
 	return mask;
 }
 
 /* A PCR state of the file against the accessors' bank and mask. */
-static void assert_state(const mb_pcr_bank *b, uint32_t mask, json_object *state)
+static void assert_state(const mb_pcr_bank *b, uint32_t mask, json_t *state)
 {
-	const char *bank = json_object_get_string(field(state, "bank"));
-	json_object *vals = field(state, "values");
+	const char *bank = json_string_value(field(state, "bank"));
+	json_t *vals = field(state, "values");
 	size_t size = strcmp(bank, "sha1") == 0 ? 20 : 32;
 
 	assert_non_null(b);
@@ -100,7 +100,7 @@ static void assert_state(const mb_pcr_bank *b, uint32_t mask, json_object *state
 	assert_int_equal(b->size, size);
 	assert_int_equal(mask, selection_mask(state));
 	assert_int_equal(b->present & mask, mask);
-	json_object_object_foreach(vals, key, val)
+	json_object_each(vals, key, val)
 		assert_hex(b->value[atoi(key)], val, size);
 }
 
@@ -129,7 +129,7 @@ static void policy_pcr_by_hand(const mb_pcr_bank *b, uint32_t mask, uint8_t out[
 	SHA256(buf, sizeof(buf), out);
 }
 
-static void assert_bytes(const uint8_t *got, size_t got_size, json_object *v)
+static void assert_bytes(const uint8_t *got, size_t got_size, json_t *v)
 {
 	size_t n;
 	uint8_t *want = b64(v, &n);
@@ -143,7 +143,7 @@ static void assert_bytes(const uint8_t *got, size_t got_size, json_object *v)
 /* Every accessor of s against the file text it was parsed from. */
 static void assert_matches_file(const mb_sealed *s, const char *text)
 {
-	json_object *root = json_tokener_parse(text), *pol, *kind, *br, *key;
+	json_t *root = json_loads(text, JSON_DECODE_ANY, NULL), *pol, *kind, *br, *key;
 	const uint8_t *p;
 	size_t n;
 	uint32_t handle = 1;
@@ -172,14 +172,14 @@ static void assert_matches_file(const mb_sealed *s, const char *text)
 	}
 	if (field(field(root, "parent"), "handle")) {
 		assert_true(mb_sealed_parent_persistent(s, &handle));
-		assert_int_equal(handle, strtoul(json_object_get_string(field(field(root, "parent"), "handle")), NULL, 16));
+		assert_int_equal(handle, strtoul(json_string_value(field(field(root, "parent"), "handle")), NULL, 16));
 	} else {
 		assert_false(mb_sealed_parent_persistent(s, &handle));
 		assert_int_equal(handle, 0);
 	}
 	assert_false(mb_sealed_parent_fallback(s));
 
-	if (strcmp(json_object_get_string(kind), "authorize") == 0) {
+	if (strcmp(json_string_value(kind), "authorize") == 0) {
 		key = field(pol, "key");
 		assert_int_equal(mb_sealed_policy_kind(s), MB_SEAL_POLICY_AUTHORIZE);
 		assert_null(mb_sealed_pcrs(s));
@@ -198,14 +198,14 @@ static void assert_matches_file(const mb_sealed *s, const char *text)
 		assert_state(mb_sealed_pcrs(s), mb_sealed_mask(s), field(root, "pcrs"));
 		assert_int_equal(mb_sealed_bank(s), mb_sealed_pcrs(s)->alg);
 		br = field(pol, "branches");
-		if (strcmp(json_object_get_string(kind), "pcr") == 0) {
+		if (strcmp(json_string_value(kind), "pcr") == 0) {
 			assert_int_equal(mb_sealed_policy_kind(s), MB_SEAL_POLICY_PCR);
 			assert_int_equal(mb_sealed_n_branches(s), 0);
 			policy_pcr_by_hand(mb_sealed_pcrs(s), mb_sealed_mask(s), want);
 			assert_memory_equal(mb_sealed_policy_digest(s), want, 32);
 		} else {
-			json_object *win = field(pol, "window");
-			size_t n_br = json_object_array_length(br);
+			json_t *win = field(pol, "window");
+			size_t n_br = json_array_size(br);
 			uint32_t index = 1;
 			uint64_t counter = 1;
 
@@ -214,11 +214,11 @@ static void assert_matches_file(const mb_sealed *s, const char *text)
 			assert_int_equal(mb_sealed_n_branches(s), n_br + (win ? 1 : 0));
 			for (size_t i = 0; i < n_br; i++)
 				assert_state(mb_sealed_branch(s, i), mb_sealed_branch_mask(s, i),
-					     json_object_array_get_idx(br, i));
+					     json_array_get(br, i));
 			assert_int_equal(mb_sealed_window(s, &index, &counter), win != NULL);
 			if (win) {
-				assert_int_equal(index, strtoul(json_object_get_string(field(win, "nv-index")), NULL, 16));
-				assert_int_equal(counter, json_object_get_int64(field(win, "counter")));
+				assert_int_equal(index, strtoul(json_string_value(field(win, "nv-index")), NULL, 16));
+				assert_int_equal(counter, json_integer_value(field(win, "counter")));
 				assert_state(mb_sealed_branch(s, n_br), mb_sealed_branch_mask(s, n_br), field(win, "pcrs"));
 				assert_int_equal(mb_sealed_branch_mask(s, n_br), mb_sealed_mask(s) & ~0xfu);
 			} else {
@@ -229,7 +229,7 @@ static void assert_matches_file(const mb_sealed *s, const char *text)
 		assert_null(mb_sealed_branch(s, mb_sealed_n_branches(s)));
 		assert_int_equal(mb_sealed_branch_mask(s, mb_sealed_n_branches(s)), 0);
 	}
-	json_object_put(root);
+	json_decref(root);
 }
 
 static void test_corpus_accessors_and_round_trip(void **state)
@@ -261,174 +261,176 @@ static void test_corpus_accessors_and_round_trip(void **state)
 	}
 }
 
-/* The corpus file name, changed by edit (a json-c tree), parsed: the result, and the message. */
-static int parse_variant(const char *name, void (*edit)(json_object *), mb_sealed **ret, mb_error *err)
+/* The corpus file name, changed by edit (a tree), parsed: the result, and the message. */
+static int parse_variant(const char *name, void (*edit)(json_t *), mb_sealed **ret, mb_error *err)
 {
 	size_t size;
 	char *text = read_corpus(name, &size);
-	json_object *root = json_tokener_parse(text);
-	const char *v;
+	json_t *root = json_loads(text, JSON_DECODE_ANY, NULL);
+	char *v;
 	int r;
 
 	assert_non_null(root);
 	edit(root);
-	v = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+	v = json_dumps(root, JSON_INDENT(2));
+	assert_non_null(v);
 	*ret = (mb_sealed *) 1; /* must be set to NULL on failure */
 	r = mb_sealed_parse(v, strlen(v), ret, err);
-	json_object_put(root);
+	json_decref(root);
+	free(v);
 	free(text);
 	return r;
 }
 
-static void set_str(json_object *o, const char *key, const char *value)
+static void set_str(json_t *o, const char *key, const char *value)
 {
-	json_object_object_add(o, key, json_object_new_string(value));
+	json_object_set_new(o, key, json_string_nocheck(value));
 }
 
-static void flip_digest(json_object *root)
+static void flip_digest(json_t *root)
 {
 	char d[65];
 
-	snprintf(d, sizeof(d), "%s", json_object_get_string(field(field(root, "policy"), "digest")));
+	snprintf(d, sizeof(d), "%s", json_string_value(field(field(root, "policy"), "digest")));
 	d[10] = d[10] == '0' ? '1' : '0';
 	set_str(field(root, "policy"), "digest", d);
 }
 
-static void change_pcr0(json_object *root)
+static void change_pcr0(json_t *root)
 {
 	set_str(field(field(root, "pcrs"), "values"), "0",
 		"0000000000000000000000000000000000000000000000000000000000000000");
 }
 
-static void drop_branch(json_object *root)
+static void drop_branch(json_t *root)
 {
-	json_object_array_del_idx(field(field(root, "policy"), "branches"), 1, 1);
+	json_array_remove(field(field(root, "policy"), "branches"), 1);
 }
 
-static void change_key_name(json_object *root)
+static void change_key_name(json_t *root)
 {
 	char d[2 * MB_TPM_NAME_SIZE + 1];
-	json_object *key = field(field(root, "policy"), "key");
+	json_t *key = field(field(root, "policy"), "key");
 
-	snprintf(d, sizeof(d), "%s", json_object_get_string(field(key, "name")));
+	snprintf(d, sizeof(d), "%s", json_string_value(field(key, "name")));
 	d[20] = d[20] == 'a' ? 'b' : 'a';
 	set_str(key, "name", d);
 }
 
-static void bad_eventlog(json_object *root)
+static void bad_eventlog(json_t *root)
 {
 	set_str(root, "eventlog", "not*base64");
 }
 
-static void bad_handle(json_object *root)
+static void bad_handle(json_t *root)
 {
-	json_object *parent = json_object_new_object();
+	json_t *parent = json_object();
 
 	set_str(parent, "handle", "0x80000001");
-	json_object_object_add(root, "parent", parent);
+	json_object_set_new(root, "parent", parent);
 }
 
-static void persistent_parent(json_object *root)
+static void persistent_parent(json_t *root)
 {
-	json_object *parent = json_object_new_object();
+	json_t *parent = json_object();
 
 	set_str(parent, "handle", "0x81000001");
-	json_object_object_add(root, "parent", parent);
+	json_object_set_new(root, "parent", parent);
 }
 
-static void graft_pcrs(json_object *root)
+static void graft_pcrs(json_t *root)
 {
 	/* a "pcrs" next to an authorize policy: values that would mean nothing */
-	json_object_object_add(root, "pcrs", json_object_new_object());
+	json_object_set_new(root, "pcrs", json_object());
 }
 
-static json_object *window_of(json_object *root)
+static json_t *window_of(json_t *root)
 {
 	return field(field(root, "policy"), "window");
 }
 
-static void window_counter_moved(json_object *root)
+static void window_counter_moved(json_t *root)
 {
-	json_object_object_add(window_of(root), "counter", json_object_new_int64(2));
+	json_object_set_new(window_of(root), "counter", json_integer(2));
 }
 
-static void window_counter_negative(json_object *root)
+static void window_counter_negative(json_t *root)
 {
-	json_object_object_add(window_of(root), "counter", json_object_new_int64(-1));
+	json_object_set_new(window_of(root), "counter", json_integer(-1));
 }
 
-static void window_counter_string(json_object *root)
+static void window_counter_string(json_t *root)
 {
 	set_str(window_of(root), "counter", "1");
 }
 
-static void window_counter_huge(json_object *root)
+static void window_counter_huge(json_t *root)
 {
 	/* over INT64_MAX: json-c clamps it, which must not pass for a value */
-	json_object_object_add(window_of(root), "counter", json_object_new_uint64(UINT64_MAX));
+	json_object_set_new(window_of(root), "counter", json_integer(UINT64_MAX));
 }
 
-static void window_index_platform(json_object *root)
+static void window_index_platform(json_t *root)
 {
 	set_str(window_of(root), "nv-index", "0x01400000");
 }
 
-static void window_index_short(json_object *root)
+static void window_index_short(json_t *root)
 {
 	set_str(window_of(root), "nv-index", "0x1800b00");
 }
 
-static void window_index_junk(json_object *root)
+static void window_index_junk(json_t *root)
 {
 	set_str(window_of(root), "nv-index", "0x01800b0g");
 }
 
-static void window_with_pcr0(json_object *root)
+static void window_with_pcr0(json_t *root)
 {
 	/* the window's PCR state made to hold a firmware PCR: the window would check what it cannot know */
-	json_object *pcrs = field(window_of(root), "pcrs");
+	json_t *pcrs = field(window_of(root), "pcrs");
 
-	json_object_array_add(field(pcrs, "selection"), json_object_new_int(0));
+	json_array_append_new(field(pcrs, "selection"), json_integer(0));
 	set_str(field(pcrs, "values"), "0", "0000000000000000000000000000000000000000000000000000000000000000");
 }
 
-static void window_no_pcrs(json_object *root)
+static void window_no_pcrs(json_t *root)
 {
-	json_object_object_del(window_of(root), "pcrs");
+	json_object_del(window_of(root), "pcrs");
 }
 
-static void window_not_object(json_object *root)
+static void window_not_object(json_t *root)
 {
-	json_object_object_add(field(root, "policy"), "window", json_object_new_array());
+	json_object_set_new(field(root, "policy"), "window", json_array());
 }
 
-static void window_no_branch(json_object *root)
+static void window_no_branch(json_t *root)
 {
-	json_object_array_del_idx(field(field(root, "policy"), "branches"), 0, 1);
+	json_array_remove(field(field(root, "policy"), "branches"), 0);
 }
 
-static void window_on_pcr_kind(json_object *root)
+static void window_on_pcr_kind(json_t *root)
 {
-	json_object *w = json_object_new_object();
+	json_t *w = json_object();
 
 	set_str(w, "nv-index", "0x01800b00");
-	json_object_object_add(field(root, "policy"), "window", w);
+	json_object_set_new(field(root, "policy"), "window", w);
 }
 
-static void window_full(json_object *root)
+static void window_full(json_t *root)
 {
 	/* 8 branches and a window: 9 digests, more than a PolicyOR takes */
-	json_object *br = field(field(root, "policy"), "branches");
+	json_t *br = field(field(root, "policy"), "branches");
 
 	for (int i = 0; i < 7; i++)
-		json_object_array_add(br, json_object_get(json_object_array_get_idx(br, 0)));
+		json_array_append_new(br, json_incref(json_array_get(br, 0)));
 }
 
 static void test_hostile_variants(void **state)
 {
 	static const struct {
 		const char *file;
-		void (*edit)(json_object *);
+		void (*edit)(json_t *);
 		int code;
 		const char *words;
 	} cases[] = {

@@ -21,7 +21,7 @@ VM_DEB_JOB_MIB=384
 # by vm_debian_image: the older of the two newest Debian 12 ABIs, the update installs the newest.
 VM_DEB_PACKAGES="systemd-sysv udev kmod initramfs-tools grub-efi-amd64 grub-efi-amd64-signed shim-signed
 grub-common grub2-common cryptsetup e2fsprogs libtss2-esys-3.0.2-0 libtss2-mu0 libtss2-rc0 libtss2-tctildr0
-libtss2-tcti-device0 libjson-c5 libssl3 libcryptsetup12 zlib1g"
+libtss2-tcti-device0 libjansson4 libssl3 libcryptsetup12 zlib1g"
 
 # vm_deb_sources: one-line apt sources of the host's Debian mirror (deb.debian.org or whatever
 # /etc/apt/sources.list* name for bookworm, bookworm-updates and bookworm-security).

@@ -121,11 +121,11 @@ vm_initramfs() {
 		cp "$MBOOT" "$root/bin/mboot"
 		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
 		# included), so the guest's loader finds them with its default search path.
-		# What is dlopen()ed, ldd does not name: mboot loads json-c, libcrypto and zlib at their
+		# What is dlopen()ed, ldd does not name: mboot loads jansson, libcrypto and zlib at their
 		# first use, tpm2-tss at its first TPM command (src/lib/tpm/tss2-dl.c), and tpm2-tss's
 		# TCTI loader opens the device TCTI.
 		dl=""
-		for so in libjson-c.so.5 libcrypto.so.3 libz.so.1 libtss2-esys.so.0 libtss2-mu.so.0 \
+		for so in libjansson.so.4 libcrypto.so.3 libz.so.1 libtss2-esys.so.0 libtss2-mu.so.0 \
 			libtss2-rc.so.0 libtss2-tctildr.so.0 libtss2-tcti-device.so.0; do
 			lib=$(ldconfig -p | sed -n "s/.*$so .*=> //p" | sed -n 1p)
 			[ -n "$lib" ] || vm_die "$so not found (scripts/install-deps installs tpm2-tss)"

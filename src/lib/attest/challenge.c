@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -51,30 +51,30 @@ static void request_done(request *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static json_object *hex_obj(const uint8_t *p, size_t n)
+static json_t *hex_obj(const uint8_t *p, size_t n)
 {
 	char *s = hex_dup(p, n);
-	json_object *o = s ? json_object_new_string(s) : NULL;
+	json_t *o = s ? json_text(s) : NULL;
 
 	free(s);
 	return o;
 }
 
 /* o[key]: hex of 1..max bytes into out. */
-static int get_hex(json_object *o, const char *key, const char *name, uint8_t *out, size_t max, size_t *ret_size,
+static int get_hex(json_t *o, const char *key, const char *name, uint8_t *out, size_t max, size_t *ret_size,
 		   mb_error *err)
 {
-	json_object *v = json_doc_get(o, key, json_type_string);
-	size_t len = v ? (size_t) json_object_get_string_len(v) : 0;
+	json_t *v = json_doc_get(o, key, JSON_STRING);
+	size_t len = v ? (size_t) json_string_length(v) : 0;
 
 	if (!v || len == 0 || len % 2 || len / 2 > max ||
-	    hex_parse(json_object_get_string(v), len, out, len / 2) < 0)
+	    hex_parse(json_string_value(v), len, out, len / 2) < 0)
 		return set_error(err, -EBADMSG, "field \"%s\" is missing or not hex of at most %zu bytes", name, max);
 	*ret_size = len / 2;
 	return 0;
 }
 
-static int get_b64(json_object *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
+static int get_b64(json_t *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
 		   size_t *ret_size, mb_error *err)
 {
 	int r = json_doc_b64(o, key, max, optional, ret, ret_size, err);
@@ -91,27 +91,27 @@ static bool has(uint32_t attrs, uint32_t bits)
  * The request object (also kept inside the state). Structure errors are -EBADMSG; an AK name
  * that is not its public's Name is a refusal: the credential would be bound to another key.
  */
-static int request_parse(json_object *root, request *q, mb_error *err)
+static int request_parse(json_t *root, request *q, mb_error *err)
 {
 	uint8_t name[TPM_NAME_MAX];
 	size_t name_size;
-	json_object *ek, *ak, *v;
+	json_t *ek, *ak, *v;
 	int r;
 
 	memset(q, 0, sizeof(*q));
-	ek = json_doc_get(root, "ek", json_type_object);
-	ak = json_doc_get(root, "ak", json_type_object);
+	ek = json_doc_get(root, "ek", JSON_OBJECT);
+	ak = json_doc_get(root, "ak", JSON_OBJECT);
 	if (!ek || !ak)
 		return set_error(err, -EBADMSG, "field \"%s\" is missing or not an object", ek ? "ak" : "ek");
 	r = get_b64(ek, "public", "ek", PUBLIC_MAX, false, &q->ek_pub, &q->ek_pub_size, err);
 	if (r >= 0)
 		r = get_b64(ek, "certificate", "ek", EK_CERT_MAX, true, &q->ek_cert, &q->ek_cert_size, err);
-	if (r >= 0 && json_object_object_get_ex(ek, "nv_index", &v) && !json_object_is_type(v, json_type_null)) {
-		const char *s = json_object_get_string(v);
+	if (r >= 0 && ((v = json_object_get(ek, "nv_index")) != NULL) && !json_is_null_or_absent(v)) {
+		const char *s = json_string_value(v);
 		uint8_t idx[4];
 
 		/* informational only, but still one spelling: "0x" and 8 hex digits */
-		if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) != 10 || s[0] != '0' ||
+		if (!json_is_string(v) || json_string_length(v) != 10 || s[0] != '0' ||
 		    s[1] != 'x' || hex_parse(s + 2, 8, idx, 4) < 0)
 			r = set_error(err, -EBADMSG, "field \"ek.nv_index\" is not null or \"0x\" and 8 hex digits");
 	}
@@ -173,7 +173,7 @@ static int check_ek(const tpm_public *ek, mb_error *err)
 	return 0;
 }
 
-static json_object *now_obj(void)
+static json_t *now_obj(void)
 {
 	char buf[32];
 	struct tm tm;
@@ -181,27 +181,25 @@ static json_object *now_obj(void)
 
 	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		return NULL;
-	return json_object_new_string(buf);
+	return json_text(buf);
 }
 
-static json_object *new_doc(const char *kind)
+static json_t *new_doc(const char *kind)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 
 	if (o) {
-		json_object_object_add(o, "version", json_object_new_int(1));
-		json_object_object_add(o, "kind", json_object_new_string(kind));
+		json_object_set_new(o, "version", json_integer(1));
+		json_object_set_new(o, "kind", json_text(kind));
 	}
 	return o;
 }
 
-/* Every json_object_new_* may fail on ENOMEM (a NULL value is added as null): check the keys once. */
-static bool doc_complete(json_object *o, const char *const *keys)
+/* Every value may fail to be made on ENOMEM (the member is then missing): check the keys once. */
+static bool doc_complete(json_t *o, const char *const *keys)
 {
-	json_object *v;
-
 	for (; *keys; keys++)
-		if (!json_object_object_get_ex(o, *keys, &v) || !v)
+		if (!json_object_get(o, *keys))
 			return false;
 	return true;
 }
@@ -219,7 +217,7 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 	uint8_t cred[CREDENTIAL_SIZE], cred_digest[SHA256_DIGEST_LENGTH], cert_digest[SHA256_DIGEST_LENGTH];
 	uint8_t *id = NULL, *secret = NULL;
 	size_t id_size = 0, secret_size = 0;
-	json_object *root = NULL, *ch = NULL, *st = NULL;
+	json_t *root = NULL, *ch = NULL, *st = NULL;
 	attest_protector prot = { 0 };
 	bool cert_checked = false, cert_expired = false;
 	request q = { 0 };
@@ -289,18 +287,18 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	json_object_object_add(ch, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
-	json_object_object_add(ch, "credential_blob", json_doc_b64_obj(id, id_size));
-	json_object_object_add(ch, "encrypted_secret", json_doc_b64_obj(secret, secret_size));
-	json_object_object_add(st, "credential_sha256", hex_obj(cred_digest, sizeof(cred_digest)));
-	json_object_object_add(st, "ek_certificate_sha256",
-			       cert_checked ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
+	json_object_set_new(ch, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
+	json_object_set_new(ch, "credential_blob", json_doc_b64_obj(id, id_size));
+	json_object_set_new(ch, "encrypted_secret", json_doc_b64_obj(secret, secret_size));
+	json_object_set_new(st, "credential_sha256", hex_obj(cred_digest, sizeof(cred_digest)));
+	json_object_set_new(st, "ek_certificate_sha256",
+			       cert_checked ? hex_obj(cert_digest, sizeof(cert_digest)) : json_null());
 	/* A note, not a refusal (unless ek_check_validity): the certificate's dates, now. */
-	json_object_object_add(st, "ek_certificate_expired", cert_checked ? json_object_new_boolean(cert_expired) : NULL);
-	json_object_object_add(st, "request", json_object_get(root));
-	json_object_object_add(st, "created", now_obj());
+	json_object_set_new(st, "ek_certificate_expired", cert_checked ? json_boolean(cert_expired) : json_null());
+	json_object_set_new(st, "request", json_incref(root));
+	json_object_set_new(st, "created", now_obj());
 	if (!doc_complete(ch, challenge_keys) || !doc_complete(st, state_keys) ||
-	    (cert_checked && !json_doc_get(st, "ek_certificate_sha256", json_type_string))) {
+	    (cert_checked && !json_doc_get(st, "ek_certificate_sha256", JSON_STRING))) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -318,9 +316,9 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 out:
 	OPENSSL_cleanse(cred, sizeof(cred));
 	EVP_PKEY_free(prot.pkey);
-	json_object_put(ch);
-	json_object_put(st);
-	json_object_put(root);
+	json_decref(ch);
+	json_decref(st);
+	json_decref(root);
 	free(id);
 	free(secret);
 	request_done(&q);
@@ -335,7 +333,7 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	uint8_t want[SHA256_DIGEST_LENGTH], got[SHA256_DIGEST_LENGTH], cert_digest[SHA256_DIGEST_LENGTH];
 	uint8_t name[TPM_NAME_MAX], *cred = NULL;
 	size_t name_size = 0, cred_size = 0;
-	json_object *st = NULL, *resp = NULL, *req, *v, *m = NULL;
+	json_t *st = NULL, *resp = NULL, *req, *v, *m = NULL;
 	bool has_cert = false;
 	request q = { 0 };
 	int r;
@@ -349,13 +347,13 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	if (r < 0)
 		return prefix_error(err, r, "state");
 	r = json_doc_hex(st, "credential_sha256", "credential_sha256", want, sizeof(want), err);
-	if (r >= 0 && json_object_object_get_ex(st, "ek_certificate_sha256", &v) &&
-	    !json_object_is_type(v, json_type_null)) {
+	if (r >= 0 && ((v = json_object_get(st, "ek_certificate_sha256")) != NULL) &&
+	    !json_is_null_or_absent(v)) {
 		r = json_doc_hex(st, "ek_certificate_sha256", "ek_certificate_sha256", cert_digest,
 				  sizeof(cert_digest), err);
 		has_cert = true;
 	}
-	if (r >= 0 && !(req = json_doc_get(st, "request", json_type_object)))
+	if (r >= 0 && !(req = json_doc_get(st, "request", JSON_OBJECT)))
 		r = set_error(err, -EBADMSG, "field \"request\" is missing or not an object");
 	if (r >= 0)
 		r = request_parse(req, &q, err);
@@ -392,16 +390,16 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	json_object_object_add(m, "ak_public", json_doc_b64_obj(q.ak_pub, q.ak_pub_size));
-	json_object_object_add(m, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
-	json_object_object_add(m, "ek_public", json_doc_b64_obj(q.ek_pub, q.ek_pub_size));
-	json_object_object_add(m, "ek_certificate_sha256", has_cert ? hex_obj(cert_digest, sizeof(cert_digest)) : NULL);
-	json_object_object_add(m, "ek_certificate_expired",
-			       has_cert && json_object_object_get_ex(st, "ek_certificate_expired", &v) &&
-					       json_object_is_type(v, json_type_boolean) ?
-				       json_object_new_boolean(json_object_get_boolean(v)) : NULL);
-	json_object_object_add(m, "enrolled", now_obj());
-	if (!doc_complete(m, machine_keys) || (has_cert && !json_doc_get(m, "ek_certificate_sha256", json_type_string))) {
+	json_object_set_new(m, "ak_public", json_doc_b64_obj(q.ak_pub, q.ak_pub_size));
+	json_object_set_new(m, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
+	json_object_set_new(m, "ek_public", json_doc_b64_obj(q.ek_pub, q.ek_pub_size));
+	json_object_set_new(m, "ek_certificate_sha256", has_cert ? hex_obj(cert_digest, sizeof(cert_digest)) : json_null());
+	json_object_set_new(m, "ek_certificate_expired",
+			       has_cert && ((v = json_object_get(st, "ek_certificate_expired")) != NULL) &&
+					       json_is_boolean(v) ?
+				       json_boolean(json_is_true(v)) : json_null());
+	json_object_set_new(m, "enrolled", now_obj());
+	if (!doc_complete(m, machine_keys) || (has_cert && !json_doc_get(m, "ek_certificate_sha256", JSON_STRING))) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -409,9 +407,9 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 	m = NULL;
 	r = *ret_machine ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:
-	json_object_put(m);
-	json_object_put(resp);
-	json_object_put(st);
+	json_decref(m);
+	json_decref(resp);
+	json_decref(st);
 	if (cred)
 		OPENSSL_clear_free(cred, cred_size);
 	request_done(&q);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/digest.h>
 #include <mboot/seal.h>
@@ -34,9 +34,9 @@ static int pcr_key(const char *s, uint32_t *ret)
 }
 
 /* {"banks": {"sha256": {"0": hex, ...}, ...}} through the accessors only. */
-static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
+static int parse_pcrs(json_t *o, mb_pcr_values **ret, mb_error *err)
 {
-	json_object *banks = json_doc_get(o, "banks", json_type_object);
+	json_t *banks = json_doc_get(o, "banks", JSON_OBJECT);
 	mb_pcr_values *v;
 	int r = 0;
 
@@ -45,18 +45,18 @@ static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 	v = mb_pcr_values_new();
 	if (!v)
 		return -ENOMEM;
-	json_object_object_foreach(banks, name, pcrs) {
+	json_object_each(banks, name, pcrs) {
 		const mb_digest_info *d = mb_digest_by_name(name);
 
 		if (!d) {
 			r = set_error(err, -EOPNOTSUPP, "pcrs: bank \"%.32s\" is not one mboot can compute", name);
 			break;
 		}
-		if (!json_object_is_type(pcrs, json_type_object)) {
+		if (!json_is_object(pcrs)) {
 			r = set_error(err, -EBADMSG, "pcrs: bank \"%s\" is not an object", name);
 			break;
 		}
-		json_object_object_foreach(pcrs, key, val) {
+		json_object_each(pcrs, key, val) {
 			uint8_t digest[MB_DIGEST_MAX];
 			uint32_t pcr;
 
@@ -64,9 +64,9 @@ static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 				r = set_error(err, -EBADMSG, "pcrs: bank %s: \"%.32s\" is not a PCR 0-23", name, key);
 				break;
 			}
-			if (!json_object_is_type(val, json_type_string) ||
-			    (size_t) json_object_get_string_len(val) != 2u * d->size ||
-			    hex_parse(json_object_get_string(val), 2u * d->size, digest, d->size) < 0) {
+			if (!json_is_string(val) ||
+			    (size_t) json_string_length(val) != 2u * d->size ||
+			    hex_parse(json_string_value(val), 2u * d->size, digest, d->size) < 0) {
 				r = set_error(err, -EBADMSG, "pcrs: %s PCR %u is not %u bytes of hex", name, pcr, d->size);
 				break;
 			}
@@ -86,7 +86,7 @@ static int parse_pcrs(json_object *o, mb_pcr_values **ret, mb_error *err)
 }
 
 /* o[key]: base64 of 1..max bytes (docs: binary TPM structures are base64 of their marshalling). */
-static int b64_field(json_object *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
+static int b64_field(json_t *o, const char *key, const char *name, size_t max, bool optional, uint8_t **ret,
 		     size_t *ret_size, mb_error *err)
 {
 	int r = json_doc_b64(o, key, max, optional, ret, ret_size, err);
@@ -100,15 +100,15 @@ static int b64_field(json_object *o, const char *key, const char *name, size_t m
 
 int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, mb_error *err)
 {
-	json_object *root = NULL, *quote, *pcrs;
+	json_t *root = NULL, *quote, *pcrs;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	r = json_doc_open(text, size, MB_ATTEST_FILE_MAX, "evidence", "mboot-evidence", &root, err);
 	if (r < 0)
 		return r;
-	quote = json_doc_get(root, "quote", json_type_object);
-	pcrs = json_doc_get(root, "pcrs", json_type_object);
+	quote = json_doc_get(root, "quote", JSON_OBJECT);
+	pcrs = json_doc_get(root, "pcrs", JSON_OBJECT);
 	if (!quote)
 		r = set_error(err, -EBADMSG, "evidence: field \"quote\" is missing or not an object");
 	else if (!pcrs)
@@ -134,7 +134,7 @@ int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, m
 		prefix_error(err, r, "evidence quote attest");
 	if (r >= 0 && (r = quote_signature_parse(ret->signature, ret->signature_size, &ret->sig, err)) < 0)
 		prefix_error(err, r, "evidence quote signature");
-	json_object_put(root);
+	json_decref(root);
 	if (r < 0)
 		attest_evidence_done(ret);
 	return r;
@@ -153,7 +153,7 @@ void attest_evidence_done(attest_evidence *e)
 
 int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_error *err)
 {
-	json_object *root = NULL, *name;
+	json_t *root = NULL, *name;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
@@ -162,17 +162,17 @@ int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_
 		return r;
 	r = b64_field(root, "ak_public", "machine record", EVIDENCE_AK_PUBLIC_MAX, false, &ret->ak_public,
 		      &ret->ak_public_size, err);
-	name = json_doc_get(root, "ak_name", json_type_string);
+	name = json_doc_get(root, "ak_name", JSON_STRING);
 	if (r >= 0) {
-		size_t len = name ? (size_t) json_object_get_string_len(name) : 0;
+		size_t len = name ? (size_t) json_string_length(name) : 0;
 
 		if (!name || len < 2 || len % 2 || len / 2 > sizeof(ret->ak_name) ||
-		    hex_parse(json_object_get_string(name), len, ret->ak_name, len / 2) < 0)
+		    hex_parse(json_string_value(name), len, ret->ak_name, len / 2) < 0)
 			r = set_error(err, -EBADMSG, "machine record: field \"ak_name\" is not a Name in hex");
 		else
 			ret->ak_name_size = len / 2;
 	}
-	json_object_put(root);
+	json_decref(root);
 	if (r < 0)
 		attest_machine_done(ret);
 	return r;

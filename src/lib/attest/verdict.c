@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/diff.h>
 #include <mboot/digest.h>
@@ -109,117 +109,117 @@ MB_EXPORT mb_attest_reason mb_attest_verdict_reason(const mb_attest_verdict *v, 
 }
 
 
-static json_object *pcr_list(uint32_t mask)
+static json_t *pcr_list(uint32_t mask)
 {
-	json_object *a = json_object_new_array();
+	json_t *a = json_array();
 	uint32_t p;
 
 	for (p = 0; p < 32; p++)
 		if (mask & (1u << p))
-			json_object_array_add(a, json_object_new_int((int) p));
+			json_array_append_new(a, json_integer((int) p));
 	return a;
 }
 
-static json_object *hex_json(const uint8_t *p, size_t n)
+static json_t *hex_json(const uint8_t *p, size_t n)
 {
 	char *h = hex_dup(p, n);
-	json_object *o = json_object_new_string(h ? h : "");
+	json_t *o = json_text(h ? h : "");
 
 	free(h);
 	return o;
 }
 
-static json_object *quote_json(const mb_attest_verdict *v)
+static json_t *quote_json(const mb_attest_verdict *v)
 {
 	const quote_attest *q = &v->quote;
-	json_object *o = json_object_new_object(), *sel = json_object_new_object();
+	json_t *o = json_object(), *sel = json_object();
 	char fw[24], buf[8];
 	size_t i;
 
 	snprintf(fw, sizeof(fw), "0x%016llx", (unsigned long long) q->firmware_version);
-	json_object_object_add(o, "magic_ok", json_object_new_boolean(q->magic == TPM_GENERATED_VALUE));
-	json_object_object_add(o, "type", json_object_new_int(q->type));
-	json_object_object_add(o, "signer", hex_json(q->signer, q->signer_size));
-	json_object_object_add(o, "clock", json_object_new_uint64(q->clock));
-	json_object_object_add(o, "reset_count", json_object_new_int64(q->reset_count));
-	json_object_object_add(o, "restart_count", json_object_new_int64(q->restart_count));
-	json_object_object_add(o, "safe", json_object_new_boolean(q->safe));
-	json_object_object_add(o, "firmware_version", json_object_new_string(fw));
-	json_object_object_add(o, "signature", json_object_new_string(quote_sig_alg_name(v->sig_alg, buf)));
-	json_object_object_add(o, "signature_hash", json_object_new_string(mb_digest_alg_name(v->sig_hash, buf)));
+	json_object_set_new(o, "magic_ok", json_boolean(q->magic == TPM_GENERATED_VALUE));
+	json_object_set_new(o, "type", json_integer(q->type));
+	json_object_set_new(o, "signer", hex_json(q->signer, q->signer_size));
+	json_object_set_new(o, "clock", json_integer(q->clock));
+	json_object_set_new(o, "reset_count", json_integer(q->reset_count));
+	json_object_set_new(o, "restart_count", json_integer(q->restart_count));
+	json_object_set_new(o, "safe", json_boolean(q->safe));
+	json_object_set_new(o, "firmware_version", json_text(fw));
+	json_object_set_new(o, "signature", json_text(quote_sig_alg_name(v->sig_alg, buf)));
+	json_object_set_new(o, "signature_hash", json_text(mb_digest_alg_name(v->sig_hash, buf)));
 	for (i = 0; i < q->n_selections; i++)
-		json_object_object_add(sel, mb_digest_alg_name(q->selections[i].hash, buf), pcr_list(q->selections[i].mask));
-	json_object_object_add(o, "pcrs", sel);
+		json_object_set_new(sel, mb_digest_alg_name(q->selections[i].hash, buf), pcr_list(q->selections[i].mask));
+	json_object_set_new(o, "pcrs", sel);
 	return o;
 }
 
-static json_object *logs_json(const mb_attest_verdict *v)
+static json_t *logs_json(const mb_attest_verdict *v)
 {
-	json_object *o = json_object_new_object(), *banks, *pcrs;
+	json_t *o = json_object(), *banks, *pcrs;
 	size_t i;
 	char buf[8];
 
-	json_object_object_add(o, "checked", json_object_new_boolean(v->logs_checked));
+	json_object_set_new(o, "checked", json_boolean(v->logs_checked));
 	if (!v->logs_checked)
 		return o;
-	banks = json_object_new_object();
-	pcrs = json_object_new_array();
-	json_object_object_add(o, "verified", json_object_new_boolean(v->logs_ok));
-	json_object_object_add(o, "pcrs_verified", json_object_new_int64(v->n_verified));
-	json_object_object_add(o, "pcrs_failed", json_object_new_int64(v->n_failed));
+	banks = json_object();
+	pcrs = json_array();
+	json_object_set_new(o, "verified", json_boolean(v->logs_ok));
+	json_object_set_new(o, "pcrs_verified", json_integer(v->n_verified));
+	json_object_set_new(o, "pcrs_failed", json_integer(v->n_failed));
 	for (i = 0; i < v->n_pcrs; i++) {
 		const verdict_pcr *p = &v->pcrs[i];
 		const char *name = mb_digest_alg_name(p->alg, buf);
-		json_object *b, *e;
+		json_t *b, *e;
 
 		if (p->verdict == MB_PCR_NOT_COVERED || p->verdict == MB_PCR_UNVERIFIED)
 			continue;
 		/* Per bank: verified when every PCR of it the logs extend verified. */
-		if (!json_object_object_get_ex(banks, name, &b)) {
-			b = json_object_new_object();
-			json_object_object_add(b, "verified", json_object_new_boolean(true));
-			json_object_object_add(b, "pcrs_verified", json_object_new_int(0));
-			json_object_object_add(b, "pcrs_failed", json_object_new_int(0));
-			json_object_object_add(banks, name, b);
+		if (!(b = json_object_get(banks, name))) {
+			b = json_object();
+			json_object_set_new(b, "verified", json_boolean(true));
+			json_object_set_new(b, "pcrs_verified", json_integer(0));
+			json_object_set_new(b, "pcrs_failed", json_integer(0));
+			json_object_set_new(banks, name, b);
 		}
 		if (p->verdict == MB_PCR_VERIFIED) {
-			json_object_object_get_ex(b, "pcrs_verified", &e);
-			json_object_set_int(e, json_object_get_int(e) + 1);
+			e = json_object_get(b, "pcrs_verified");
+			json_integer_set(e, (int) json_integer_value(e) + 1);
 		} else {
-			json_object_object_get_ex(b, "pcrs_failed", &e);
-			json_object_set_int(e, json_object_get_int(e) + 1);
-			json_object_object_add(b, "verified", json_object_new_boolean(false));
+			e = json_object_get(b, "pcrs_failed");
+			json_integer_set(e, (int) json_integer_value(e) + 1);
+			json_object_set_new(b, "verified", json_boolean(false));
 		}
-		e = json_object_new_object();
-		json_object_object_add(e, "pcr", json_object_new_int((int) p->pcr));
-		json_object_object_add(e, "bank", json_object_new_string(name));
-		json_object_object_add(e, "verdict", json_object_new_string(mb_pcr_verdict_name(p->verdict)));
-		json_object_object_add(e, "events", json_object_new_int64(p->n_events));
+		e = json_object();
+		json_object_set_new(e, "pcr", json_integer((int) p->pcr));
+		json_object_set_new(e, "bank", json_text(name));
+		json_object_set_new(e, "verdict", json_text(mb_pcr_verdict_name(p->verdict)));
+		json_object_set_new(e, "events", json_integer(p->n_events));
 		if (p->n_userspace)
-			json_object_object_add(e, "userspace_records", json_object_new_int64(p->n_userspace));
-		json_object_array_add(pcrs, e);
+			json_object_set_new(e, "userspace_records", json_integer(p->n_userspace));
+		json_array_append_new(pcrs, e);
 	}
-	json_object_object_add(o, "banks", banks);
-	json_object_object_add(o, "pcrs", pcrs);
+	json_object_set_new(o, "banks", banks);
+	json_object_set_new(o, "pcrs", pcrs);
 	return o;
 }
 
-static json_object *policy_json(const mb_attest_verdict *v)
+static json_t *policy_json(const mb_attest_verdict *v)
 {
-	json_object *o = json_object_new_object(), *viol;
+	json_t *o = json_object(), *viol;
 	size_t i;
 	char buf[8];
 
-	json_object_object_add(o, "checked", json_object_new_boolean(v->policy_checked));
+	json_object_set_new(o, "checked", json_boolean(v->policy_checked));
 	if (!v->policy_checked)
 		return o;
-	json_object_object_add(o, "ok", json_object_new_boolean(v->policy_ok));
-	json_object_object_add(o, "bank", json_object_new_string(mb_digest_alg_name(v->policy_bank, buf)));
-	json_object_object_add(o, "pcrs_ok", pcr_list(v->policy_ok_pcrs));
-	json_object_object_add(o, "pcrs_violated", pcr_list(v->policy_violated_pcrs));
+	json_object_set_new(o, "ok", json_boolean(v->policy_ok));
+	json_object_set_new(o, "bank", json_text(mb_digest_alg_name(v->policy_bank, buf)));
+	json_object_set_new(o, "pcrs_ok", pcr_list(v->policy_ok_pcrs));
+	json_object_set_new(o, "pcrs_violated", pcr_list(v->policy_violated_pcrs));
 	if (v->policy_has_sets)
-		json_object_object_add(o, "firmware_set", v->firmware_set ? json_object_new_string(v->firmware_set) : NULL);
-	viol = json_object_new_array();
+		json_object_set_new(o, "firmware_set", v->firmware_set ? json_text(v->firmware_set) : json_null());
+	viol = json_array();
 	for (i = 0; i < v->n_violations; i++) {
 		const verdict_violation *x = &v->violations[i];
 		const char *t = mb_event_type_name(x->type);
@@ -233,101 +233,98 @@ static json_object *policy_json(const mb_attest_verdict *v)
 
 		if (!t)
 			snprintf(tb, sizeof(tb), "0x%08x", x->type);
-		json_object_array_add(viol, violation_json_new(&view));
+		json_array_append_new(viol, violation_json_new(&view));
 	}
-	json_object_object_add(o, "violations", viol);
+	json_object_set_new(o, "violations", viol);
 	return o;
 }
 
-static json_object *before_after_u64(uint64_t a, uint64_t b, bool hex)
+static json_t *before_after_u64(uint64_t a, uint64_t b, bool hex)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 	char s[24];
 
 	if (hex) {
 		snprintf(s, sizeof(s), "0x%016llx", (unsigned long long) a);
-		json_object_object_add(o, "before", json_object_new_string(s));
+		json_object_set_new(o, "before", json_text(s));
 		snprintf(s, sizeof(s), "0x%016llx", (unsigned long long) b);
-		json_object_object_add(o, "after", json_object_new_string(s));
+		json_object_set_new(o, "after", json_text(s));
 	} else {
-		json_object_object_add(o, "before", json_object_new_uint64(a));
-		json_object_object_add(o, "after", json_object_new_uint64(b));
+		json_object_set_new(o, "before", json_integer(a));
+		json_object_set_new(o, "after", json_integer(b));
 	}
-	json_object_object_add(o, "changed", json_object_new_boolean(a != b));
+	json_object_set_new(o, "changed", json_boolean(a != b));
 	return o;
 }
 
-static json_object *baseline_json(const mb_attest_verdict *v)
+static json_t *baseline_json(const mb_attest_verdict *v)
 {
 	static const char *const kinds[] = { "?", "removed", "added", "changed" };
-	json_object *o = json_object_new_object(), *ev;
+	json_t *o = json_object(), *ev;
 	size_t i;
 
-	json_object_object_add(o, "firmware_version",
+	json_object_set_new(o, "firmware_version",
 			       before_after_u64(v->base_firmware_version, v->quote.firmware_version, true));
-	json_object_object_add(o, "reset_count", before_after_u64(v->base_reset_count, v->quote.reset_count, false));
-	json_object_object_add(o, "restart_count",
+	json_object_set_new(o, "reset_count", before_after_u64(v->base_reset_count, v->quote.reset_count, false));
+	json_object_set_new(o, "restart_count",
 			       before_after_u64(v->base_restart_count, v->quote.restart_count, false));
 	/* resetCount counts TPM resets (reboots), restartCount TPM restarts (resume from hibernation). */
-	json_object_object_add(o, "rebooted", json_object_new_boolean(v->base_reset_count != v->quote.reset_count ||
+	json_object_set_new(o, "rebooted", json_boolean(v->base_reset_count != v->quote.reset_count ||
 								       v->base_restart_count != v->quote.restart_count));
-	json_object_object_add(o, "logs_compared", json_object_new_boolean(v->base_logs_compared));
+	json_object_set_new(o, "logs_compared", json_boolean(v->base_logs_compared));
 	if (!v->base_logs_compared)
 		return o;
-	json_object_object_add(o, "pcrs_moved", pcr_list(v->base_pcrs_moved));
-	ev = json_object_new_array();
+	json_object_set_new(o, "pcrs_moved", pcr_list(v->base_pcrs_moved));
+	ev = json_array();
 	for (i = 0; i < v->n_changes; i++) {
 		const verdict_change *c = &v->changes[i];
-		json_object *e = json_object_new_object();
+		json_t *e = json_object();
 		const char *t = mb_event_type_name(c->type);
 		char tb[16];
 
 		if (!t)
 			snprintf(tb, sizeof(tb), "0x%08x", c->type);
-		json_object_object_add(e, "kind", json_object_new_string(kinds[c->kind >= 1 && c->kind <= 3 ? c->kind : 0]));
-		json_object_object_add(e, "pcr", json_object_new_int((int) c->pcr));
-		json_object_object_add(e, "type", json_object_new_string(t ? t : tb));
+		json_object_set_new(e, "kind", json_text(kinds[c->kind >= 1 && c->kind <= 3 ? c->kind : 0]));
+		json_object_set_new(e, "pcr", json_integer((int) c->pcr));
+		json_object_set_new(e, "type", json_text(t ? t : tb));
 		if (c->before >= 0)
-			json_object_object_add(e, "baseline_event", json_object_new_int64(c->before));
+			json_object_set_new(e, "baseline_event", json_integer(c->before));
 		if (c->after >= 0)
-			json_object_object_add(e, "event", json_object_new_int64(c->after));
-		json_object_array_add(ev, e);
+			json_object_set_new(e, "event", json_integer(c->after));
+		json_array_append_new(ev, e);
 	}
-	json_object_object_add(o, "events", ev);
+	json_object_set_new(o, "events", ev);
 	return o;
 }
 
 MB_EXPORT char *mb_attest_verdict_to_json(const mb_attest_verdict *v, bool pretty)
 {
-	json_object *root, *reasons;
-	const char *s;
+	json_t *root, *reasons;
 	char *out;
 	size_t i;
 
 	if (!v)
 		return NULL;
-	root = json_object_new_object();
-	reasons = json_object_new_array();
-	json_object_object_add(root, "trusted", json_object_new_boolean(mb_attest_verdict_trusted(v)));
+	root = json_object();
+	reasons = json_array();
+	json_object_set_new(root, "trusted", json_boolean(mb_attest_verdict_trusted(v)));
 	for (i = 0; i < v->n_reasons; i++) {
-		json_object *r = json_object_new_object();
+		json_t *r = json_object();
 
-		json_object_object_add(r, "name", json_object_new_string(mb_attest_reason_name(v->reasons[i].reason)));
-		json_object_object_add(r, "detail", json_object_new_string(v->reasons[i].detail));
-		json_object_array_add(reasons, r);
+		json_object_set_new(r, "name", json_text(mb_attest_reason_name(v->reasons[i].reason)));
+		json_object_set_new(r, "detail", json_text(v->reasons[i].detail));
+		json_array_append_new(reasons, r);
 	}
-	json_object_object_add(root, "reasons", reasons);
+	json_object_set_new(root, "reasons", reasons);
 	if (v->n_reasons_dropped)
-		json_object_object_add(root, "reasons_not_listed", json_object_new_int64((int64_t) v->n_reasons_dropped));
+		json_object_set_new(root, "reasons_not_listed", json_integer((int64_t) v->n_reasons_dropped));
 	if (v->quote_decoded)
-		json_object_object_add(root, "quote", quote_json(v));
-	json_object_object_add(root, "logs", logs_json(v));
-	json_object_object_add(root, "policy", policy_json(v));
+		json_object_set_new(root, "quote", quote_json(v));
+	json_object_set_new(root, "logs", logs_json(v));
+	json_object_set_new(root, "policy", policy_json(v));
 	if (v->has_baseline)
-		json_object_object_add(root, "baseline", baseline_json(v));
-	s = json_object_to_json_string_ext(root, (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-						  JSON_C_TO_STRING_PLAIN) | JSON_C_TO_STRING_NOSLASHESCAPE);
-	out = s ? strdup(s) : NULL;
-	json_object_put(root);
+		json_object_set_new(root, "baseline", baseline_json(v));
+	out = json_write(root, pretty ? JSON_LAYOUT_PRETTY : JSON_LAYOUT_COMPACT);
+	json_decref(root);
 	return out;
 }

@@ -9,13 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include <mboot/cel.h>
 #include <mboot/digest.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 
 #define RS 0x1e
 #define JSON_DEPTH 8
@@ -70,35 +68,35 @@ MB_EXPORT size_t mb_cel_log_skipped(const mb_cel_log *log)
 	return log->skipped;
 }
 
-static int parse_digests(json_object *arr, mb_cel_record *rec, cel_digests *store, mb_error *err)
+static int parse_digests(json_t *arr, mb_cel_record *rec, cel_digests *store, mb_error *err)
 {
 	size_t i, n;
 
-	if (!json_object_is_type(arr, json_type_array))
+	if (!json_is_array(arr))
 		return set_error_at(err, -EBADMSG, rec->offset, "record: \"digests\" is not an array");
-	n = json_object_array_length(arr);
+	n = json_array_size(arr);
 	if (n == 0)
 		return set_error_at(err, -EBADMSG, rec->offset, "record: no digests");
 	if (n > MB_MAX_BANKS)
 		return set_error_at(err, -E2BIG, rec->offset, "record: %zu digests (at most %u)", n, MB_MAX_BANKS);
 	for (i = 0; i < n; i++) {
-		json_object *d = json_object_array_get_idx(arr, i), *alg, *hex;
+		json_t *d = json_array_get(arr, i), *alg, *hex;
 		const mb_digest_info *info;
 		const char *s;
 		uint32_t k;
 
-		if (!json_object_is_type(d, json_type_object) || !json_object_object_get_ex(d, "hashAlg", &alg) ||
-		    !json_object_object_get_ex(d, "digest", &hex) || !json_object_is_type(alg, json_type_string) ||
-		    !json_object_is_type(hex, json_type_string))
+		if (!json_is_object(d) || !(alg = json_object_get(d, "hashAlg")) ||
+		    !(hex = json_object_get(d, "digest")) || !json_is_string(alg) ||
+		    !json_is_string(hex))
 			return set_error_at(err, -EBADMSG, rec->offset,
 					  "record: a digest needs string fields \"hashAlg\" and \"digest\"");
-		info = mb_digest_by_name(json_object_get_string(alg));
+		info = mb_digest_by_name(json_string_value(alg));
 		if (!info)
 			continue; /* a bank mboot does not compute, like replay does */
 		for (k = 0; k < rec->n_digests; k++)
 			if (store->d[k].alg == info->alg)
 				return set_error_at(err, -EBADMSG, rec->offset, "record: two %s digests", info->name);
-		s = json_object_get_string(hex);
+		s = json_string_value(hex);
 		if (hex_parse(s, strlen(s), store->bytes[rec->n_digests], info->size) < 0)
 			return set_error_at(err, -EBADMSG, rec->offset, "record: %s digest is not %u bytes of hex",
 					  info->name, info->size);
@@ -111,20 +109,20 @@ static int parse_digests(json_object *arr, mb_cel_record *rec, cel_digests *stor
 }
 
 /* content.text (mboot) or content.string (systemd): what was hashed, for a policy's text rules. */
-static int parse_text(json_object *root, mb_cel_record *rec, mb_error *err)
+static int parse_text(json_t *root, mb_cel_record *rec, mb_error *err)
 {
-	json_object *content, *t;
+	json_t *content, *t;
 	const char *s;
 	size_t n;
 
-	if (!json_object_object_get_ex(root, "content", &content) || !json_object_is_type(content, json_type_object))
+	if (!(content = json_object_get(root, "content")) || !json_is_object(content))
 		return 0;
-	if (!json_object_object_get_ex(content, "text", &t) && !json_object_object_get_ex(content, "string", &t))
+	if (!(t = json_object_get(content, "text")) && !(t = json_object_get(content, "string")))
 		return 0;
-	if (!json_object_is_type(t, json_type_string))
+	if (!json_is_string(t))
 		return 0;
-	s = json_object_get_string(t);
-	n = (size_t) json_object_get_string_len(t);
+	s = json_string_value(t);
+	n = (size_t) json_string_length(t);
 	if (memchr(s, 0, n))
 		return 0; /* not text a rule can be written for */
 	rec->text = strndup(s, n);
@@ -139,7 +137,7 @@ static int parse_text(json_object *root, mb_cel_record *rec, mb_error *err)
 static int parse_record(const char *log, size_t log_size, size_t start, size_t len, mb_cel_record *rec,
 			cel_digests *store, mb_error *err)
 {
-	json_object *root, *pcr, *digests;
+	json_t *root, *pcr, *digests;
 	int rc;
 	int64_t v;
 
@@ -149,25 +147,25 @@ static int parse_record(const char *log, size_t log_size, size_t start, size_t l
 	rc = untrusted_json_parse_in(log, log_size, start, len, JSON_DEPTH, &root, err);
 	if (rc < 0)
 		return rc;
-	if (!json_object_is_type(root, json_type_object)) {
+	if (!json_is_object(root)) {
 		rc = set_error_at(err, -EBADMSG, rec->offset, "record is not a JSON object");
 		goto out;
 	}
-	if (!json_object_object_get_ex(root, "pcr", &pcr)) {
-		if (json_object_object_get_ex(root, "nv_index", &pcr)) {
+	if (!(pcr = json_object_get(root, "pcr"))) {
+		if (((pcr = json_object_get(root, "nv_index")) != NULL)) {
 			rc = 1;
 			goto out;
 		}
 		rc = set_error_at(err, -EBADMSG, rec->offset, "record has no \"pcr\"");
 		goto out;
 	}
-	v = json_object_get_int64(pcr);
-	if (!json_object_is_type(pcr, json_type_int) || v < 0 || v >= MB_PCR_COUNT) {
+	v = json_integer_value(pcr);
+	if (!json_is_integer(pcr) || v < 0 || v >= MB_PCR_COUNT) {
 		rc = set_error_at(err, -EBADMSG, rec->offset, "record: \"pcr\" is not a PCR index 0-23");
 		goto out;
 	}
 	rec->pcr = (uint32_t) v;
-	if (!json_object_object_get_ex(root, "digests", &digests)) {
+	if (!(digests = json_object_get(root, "digests"))) {
 		rc = set_error_at(err, -EBADMSG, rec->offset, "record has no \"digests\"");
 		goto out;
 	}
@@ -175,7 +173,7 @@ static int parse_record(const char *log, size_t log_size, size_t start, size_t l
 	if (rc == 0)
 		rc = parse_text(root, rec, err);
 out:
-	json_object_put(root);
+	json_decref(root);
 	return rc;
 }
 
@@ -272,82 +270,62 @@ fail:
 	return r;
 }
 
-/* The caller's content text as one JSON value (nothing after it): NULL when it is not one. */
-static json_object *content_parse(const char *text)
-{
-	json_tokener *tok = json_tokener_new();
-	json_object *o;
-	size_t len = strlen(text);
-
-	if (!tok)
-		return NULL;
-	o = len <= INT_MAX ? json_tokener_parse_ex(tok, text, (int) len) : NULL;
-	if (o && (json_tokener_get_error(tok) != json_tokener_success || json_tokener_get_parse_end(tok) != len)) {
-		json_object_put(o);
-		o = NULL;
-	}
-	json_tokener_free(tok);
-	return o;
-}
-
 MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests, size_t n_digests,
 				   const char *content_type, const char *content_json, char **ret, size_t *ret_size)
 {
-	json_object *root, *arr, *content = NULL;
-	const char *s;
-	char *out;
+	json_t *root, *arr, *content = NULL;
+	char *s, *out;
 	size_t i, len;
 
 	if (pcr >= MB_PCR_COUNT || n_digests == 0 || n_digests > MB_MAX_BANKS)
 		return -EINVAL;
-	/* The content is written as json-c prints it, on the record's one line. */
-	if (content_json && !(content = content_parse(content_json)))
+	/* The caller's content, one JSON value, is written again compact, on the record's one line. */
+	if (content_json && !(content = json_from_text(content_json)))
 		return -EINVAL;
-	root = json_object_new_object();
-	arr = json_object_new_array();
+	root = json_object();
+	arr = json_array();
 	if (!root || !arr) {
-		json_object_put(root);
-		json_object_put(arr);
-		json_object_put(content);
+		json_decref(root);
+		json_decref(arr);
+		json_decref(content);
 		return -ENOMEM;
 	}
-	json_object_object_add(root, "pcr", json_object_new_int64(pcr));
-	json_object_object_add(root, "digests", arr);
+	json_object_set_new(root, "pcr", json_integer(pcr));
+	json_object_set_new(root, "digests", arr);
 	for (i = 0; i < n_digests; i++) {
 		const mb_digest_info *info = mb_digest_by_alg(digests[i].alg);
-		json_object *d = json_object_new_object();
+		json_t *d = json_object();
 		char hex[2 * MB_DIGEST_MAX + 1];
 
 		if (!info || info->size != digests[i].size || !d) {
-			json_object_put(d);
-			json_object_put(root);
-			json_object_put(content);
+			json_decref(d);
+			json_decref(root);
+			json_decref(content);
 			return d ? -EINVAL : -ENOMEM;
 		}
-		json_object_object_add(d, "hashAlg", json_object_new_string(info->name));
-		json_object_object_add(d, "digest", json_object_new_string(hex_format(digests[i].bytes, info->size, hex)));
-		json_object_array_add(arr, d);
+		json_object_set_new(d, "hashAlg", json_text(info->name));
+		json_object_set_new(d, "digest", json_text(hex_format(digests[i].bytes, info->size, hex)));
+		json_array_append_new(arr, d);
 	}
 	if (content_type)
-		json_object_object_add(root, "content_type", json_object_new_string(content_type));
+		json_object_set_new(root, "content_type", json_text(content_type));
 	if (content)
-		json_object_object_add(root, "content", content); /* root owns it from here */
-	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s) {
-		json_object_put(root);
+		json_object_set_new(root, "content", content); /* root owns it from here */
+	s = json_write(root, JSON_LAYOUT_COMPACT);
+	json_decref(root);
+	if (!s)
 		return -ENOMEM;
-	}
 	len = strlen(s);
 	out = malloc(len + 3);
 	if (!out) {
-		json_object_put(root);
+		free(s);
 		return -ENOMEM;
 	}
 	out[0] = RS;
 	memcpy(out + 1, s, len);
 	out[len + 1] = '\n';
 	out[len + 2] = '\0';
-	json_object_put(root);
+	free(s);
 	*ret = out;
 	*ret_size = len + 2;
 	return 0;

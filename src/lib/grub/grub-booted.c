@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/digest.h>
 #include <mboot/grub-booted.h>
@@ -250,27 +250,26 @@ static bool is_copy_name(const char *name)
 
 int mb_grub_booted_store(const char *dir, const mb_grub_booted *b, size_t n, mb_error *err)
 {
-	json_object *index = json_object_new_object(), *configs = json_object_new_array();
-	char name[MB_GRUB_BOOTED_NAME_SIZE], hex[65], *path = NULL;
-	const char *text;
+	json_t *index = json_object(), *configs = json_array();
+	char name[MB_GRUB_BOOTED_NAME_SIZE], hex[65], *path = NULL, *text = NULL;
 	struct dirent *de;
 	DIR *d;
 	size_t i;
 	int r;
 
 	if (!index || !configs) {
-		json_object_put(index);
-		json_object_put(configs);
+		json_decref(index);
+		json_decref(configs);
 		return set_error(err, -ENOMEM, "out of memory");
 	}
-	json_object_object_add(index, "configs", configs);
+	json_object_set_new(index, "configs", configs);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
-		json_object_put(index);
+		json_decref(index);
 		return set_error(err, r, "%s: %s", dir, strerror(-r));
 	}
 	for (i = 0; i < n; i++) {
-		json_object *c;
+		json_t *c;
 
 		if (b[i].status != MB_GRUB_BOOTED_FOUND)
 			continue;
@@ -280,26 +279,28 @@ int mb_grub_booted_store(const char *dir, const mb_grub_booted *b, size_t n, mb_
 		free(path);
 		path = NULL;
 		if (r < 0) {
-			json_object_put(index);
+			json_decref(index);
 			return r;
 		}
-		c = json_object_new_object();
-		if (!c || json_object_array_add(configs, c) < 0) {
-			json_object_put(c);
+		c = json_object();
+		if (!c || json_array_append_new(configs, c) < 0) {
+			json_decref(c);
 			goto oom;
 		}
-		json_object_object_add(c, "path", json_object_new_string(b[i].measured_path));
-		json_object_object_add(c, "file", json_object_new_string(name));
-		json_object_object_add(c, "sha256", json_object_new_string(hex_format(b[i].sha256, 32, hex)));
+		if (json_object_set_new(c, "path", json_text(b[i].measured_path)) < 0 ||
+		    json_object_set_new(c, "file", json_text(name)) < 0 ||
+		    json_object_set_new(c, "sha256", json_text(hex_format(b[i].sha256, 32, hex))) < 0)
+			goto oom;
 	}
-	text = json_object_to_json_string_ext(index, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_write(index, JSON_LAYOUT_PRETTY);
 	if (!text || asprintf(&path, "%s/%s", dir, MB_GRUB_BOOTED_INDEX) < 0)
 		goto oom;
 	r = file_write(path, text, strlen(text), 0644, true, err);
 	free(path);
+	free(text);
 	path = NULL;
 	if (r < 0) {
-		json_object_put(index);
+		json_decref(index);
 		return r;
 	}
 
@@ -310,20 +311,21 @@ int mb_grub_booted_store(const char *dir, const mb_grub_booted *b, size_t n, mb_
 
 		if (!is_copy_name(de->d_name))
 			continue;
-		for (i = 0; i < json_object_array_length(configs) && !listed; i++) {
-			json_object *f = json_object_object_get(json_object_array_get_idx(configs, i), "file");
+		for (i = 0; i < json_array_size(configs) && !listed; i++) {
+			json_t *f = json_object_get(json_array_get(configs, i), "file");
 
-			listed = strcmp(json_object_get_string(f), de->d_name) == 0;
+			listed = strcmp(json_string_value(f), de->d_name) == 0;
 		}
 		if (!listed)
 			(void) unlinkat(dirfd(d), de->d_name, 0);
 	}
 	if (d)
 		closedir(d);
-	json_object_put(index);
+	json_decref(index);
 	return 0;
 oom:
 	free(path);
-	json_object_put(index);
+	free(text);
+	json_decref(index);
 	return set_error(err, -ENOMEM, "out of memory");
 }

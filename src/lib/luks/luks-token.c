@@ -11,14 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include <mboot/digest.h>
 #include <mboot/luks.h>
 #include <mboot/seal.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 #include "luks-internal.h"
 #include "luks-seal.h"
 #include "shared/base64.h"
@@ -39,9 +37,8 @@ struct mb_luks_token {
 
 int luks_token_build(int keyslot, const char *sealed_json, const char *events, char **ret, mb_error *err)
 {
-	json_object *root = json_object_new_object(), *slots = json_object_new_array(), *mb = json_object_new_object();
-	json_object *sealed = NULL;
-	const char *text;
+	json_t *root = json_object(), *slots = json_array(), *mb = json_object();
+	json_t *sealed = NULL;
 	char slot[16];
 	int r;
 
@@ -54,50 +51,49 @@ int luks_token_build(int keyslot, const char *sealed_json, const char *events, c
 	if (r < 0)
 		goto out;
 	snprintf(slot, sizeof(slot), "%d", keyslot);
-	json_object_object_add(root, "type", json_object_new_string(MB_LUKS_TOKEN_TYPE));
-	json_object_array_add(slots, json_object_new_string(slot));
-	json_object_object_add(root, "keyslots", slots);
+	json_object_set_new(root, "type", json_text(MB_LUKS_TOKEN_TYPE));
+	json_array_append_new(slots, json_text(slot));
+	json_object_set_new(root, "keyslots", slots);
 	slots = NULL;
-	json_object_object_add(mb, "version", json_object_new_int(TOKEN_VERSION));
-	json_object_object_add(mb, "sealed", sealed);
+	json_object_set_new(mb, "version", json_integer(TOKEN_VERSION));
+	json_object_set_new(mb, "sealed", sealed);
 	if (events)
-		json_object_object_add(mb, "events", json_object_new_string(events));
-	json_object_object_add(root, "mboot", mb);
+		json_object_set_new(mb, "events", json_text(events));
+	json_object_set_new(root, "mboot", mb);
 	mb = NULL;
 	/* compact: the JSON area is small (12 KiB by default) */
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text || !(*ret = strdup(text)))
+	if (!(*ret = json_write(root, JSON_LAYOUT_COMPACT)))
 		r = set_error(err, -ENOMEM, "out of memory");
 out:
-	json_object_put(root);
-	json_object_put(slots);
-	json_object_put(mb);
+	json_decref(root);
+	json_decref(slots);
+	json_decref(mb);
 	return r;
 }
 
-static json_object *get_typed(json_object *o, const char *key, json_type type)
+static json_t *get_typed(json_t *o, const char *key, json_type type)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
+	if (!(v = json_object_get(o, key)) || json_typeof(v) != type)
 		return NULL;
 	return v;
 }
 
 /* "keyslots": exactly one keyslot, a decimal string "0" to "31" in LUKS2's spelling. */
-static int parse_keyslots(json_object *root, int *ret, mb_error *err)
+static int parse_keyslots(json_t *root, int *ret, mb_error *err)
 {
-	json_object *a = get_typed(root, "keyslots", json_type_array), *s;
+	json_t *a = get_typed(root, "keyslots", JSON_ARRAY), *s;
 	const char *p;
 	char *end;
 	long n;
 
-	if (!a || json_object_array_length(a) != 1)
+	if (!a || json_array_size(a) != 1)
 		return set_error(err, -EBADMSG, "field \"keyslots\" is not an array of one keyslot");
-	s = json_object_array_get_idx(a, 0);
-	if (!json_object_is_type(s, json_type_string))
+	s = json_array_get(a, 0);
+	if (!json_is_string(s))
 		return set_error(err, -EBADMSG, "field \"keyslots\" holds a non-string");
-	p = json_object_get_string(s);
+	p = json_string_value(s);
 	n = strtol(p, &end, 10);
 	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1]) || *end || n >= KEYSLOTS_MAX)
 		return set_error(err, -EBADMSG, "field \"keyslots\": \"%.8s\" is not a keyslot (0-%d)", p,
@@ -110,16 +106,16 @@ static int parse_keyslots(json_object *root, int *ret, mb_error *err)
  * "events" (optional): the event summary, canonical base64; decoded here with a generous
  * cap so that the summary's own check can say how many events are too many.
  */
-static int parse_events(json_object *mb, mb_luks_token *t, mb_error *err)
+static int parse_events(json_t *mb, mb_luks_token *t, mb_error *err)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 	int r;
 
-	if (!json_object_object_get_ex(mb, "events", &v))
+	if (!(v = json_object_get(mb, "events")))
 		return 0;
-	if (!json_object_is_type(v, json_type_string))
+	if (!json_is_string(v))
 		return set_error(err, -EBADMSG, "field \"mboot.events\" is not a string");
-	r = base64_decode(json_object_get_string(v), (size_t) json_object_get_string_len(v), MB_LUKS_TOKEN_MAX,
+	r = base64_decode(json_string_value(v), (size_t) json_string_length(v), MB_LUKS_TOKEN_MAX,
 			     &t->events, &t->events_size);
 	if (r == -ENOMEM)
 		return set_error(err, r, "out of memory");
@@ -130,9 +126,8 @@ static int parse_events(json_object *mb, mb_luks_token *t, mb_error *err)
 
 MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token **ret, mb_error *err)
 {
-	json_object *root = NULL, *o, *mb, *sealed;
+	json_t *root = NULL, *o, *mb, *sealed;
 	mb_luks_token *t = NULL;
-	const char *text;
 	int r;
 
 	*ret = NULL;
@@ -141,12 +136,12 @@ MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token *
 	r = untrusted_json_parse(json, size, 8, &root, err);
 	if (r < 0)
 		return r;
-	if (!json_object_is_type(root, json_type_object)) {
+	if (!json_is_object(root)) {
 		r = set_error(err, -EBADMSG, "not a JSON object");
 		goto out;
 	}
-	o = get_typed(root, "type", json_type_string);
-	if (!o || strcmp(json_object_get_string(o), MB_LUKS_TOKEN_TYPE) != 0) {
+	o = get_typed(root, "type", JSON_STRING);
+	if (!o || strcmp(json_string_value(o), MB_LUKS_TOKEN_TYPE) != 0) {
 		r = set_error(err, -EBADMSG, "field \"type\" is not \"" MB_LUKS_TOKEN_TYPE "\"");
 		goto out;
 	}
@@ -158,32 +153,31 @@ MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token *
 	r = parse_keyslots(root, &t->keyslot, err);
 	if (r < 0)
 		goto out;
-	mb = get_typed(root, "mboot", json_type_object);
+	mb = get_typed(root, "mboot", JSON_OBJECT);
 	if (!mb) {
 		r = set_error(err, -EBADMSG, "field \"mboot\" is missing or not an object");
 		goto out;
 	}
 	/* unknown keys are refused: a field this version does not know might matter */
-	json_object_object_foreach(mb, key, val) {
+	json_object_each(mb, key, val) {
 		(void) val;
 		if (strcmp(key, "version") != 0 && strcmp(key, "sealed") != 0 && strcmp(key, "events") != 0) {
 			r = set_error(err, -EBADMSG, "field \"mboot.%.32s\" is unknown", key);
 			goto out;
 		}
 	}
-	o = get_typed(mb, "version", json_type_int);
-	if (!o || json_object_get_int64(o) != TOKEN_VERSION) {
+	o = get_typed(mb, "version", JSON_INTEGER);
+	if (!o || json_integer_value(o) != TOKEN_VERSION) {
 		r = set_error(err, -EBADMSG, "field \"mboot.version\" is not %d (this mboot reads version %d)",
 			      TOKEN_VERSION, TOKEN_VERSION);
 		goto out;
 	}
-	sealed = get_typed(mb, "sealed", json_type_object);
+	sealed = get_typed(mb, "sealed", JSON_OBJECT);
 	if (!sealed) {
 		r = set_error(err, -EBADMSG, "field \"mboot.sealed\" is missing or not an object");
 		goto out;
 	}
-	text = json_object_to_json_string_ext(sealed, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text || !(t->sealed = strdup(text))) {
+	if (!(t->sealed = json_write(sealed, JSON_LAYOUT_COMPACT))) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -199,7 +193,7 @@ MB_EXPORT int mb_luks_token_parse(const char *json, size_t size, mb_luks_token *
 	*ret = t;
 	t = NULL;
 out:
-	json_object_put(root);
+	json_decref(root);
 	mb_luks_token_free(t);
 	return r;
 }

@@ -110,9 +110,9 @@ static size_t policy_banks(const mb_event_log *log, uint16_t *algs)
 }
 
 /* {"sha1": "<hex>", ...} of n digests, or NULL when out of memory or of an unknown bank. */
-static json_object *digests_json(const mb_event_digest *d, size_t n)
+static json_t *digests_json(const mb_event_digest *d, size_t n)
 {
-	json_object *ds = json_object_new_object();
+	json_t *ds = json_object();
 	size_t i;
 
 	for (i = 0; ds && i < n; i++) {
@@ -120,19 +120,19 @@ static json_object *digests_json(const mb_event_digest *d, size_t n)
 		char hex[2 * MB_DIGEST_MAX + 1];
 
 		if (!info || d[i].size != info->size) {
-			json_object_put(ds);
+			json_decref(ds);
 			return NULL;
 		}
-		json_object_object_add(ds, info->name, json_object_new_string(hex_format(d[i].bytes, info->size, hex)));
+		json_object_set_new(ds, info->name, json_text(hex_format(d[i].bytes, info->size, hex)));
 	}
 	return ds;
 }
 
 /* A digest rule for the file path (what: its role), its digests given. */
-static int digest_rule(json_object *rules, const char *type, const char *path, const mb_event_digest *d, size_t n,
+static int digest_rule(json_t *rules, const char *type, const char *path, const mb_event_digest *d, size_t n,
 		       const char *what, bool required, mb_error *err)
 {
-	json_object *ds = digests_json(d, n);
+	json_t *ds = digests_json(d, n);
 	char desc[512];
 	const char *base = strrchr(path, '/');
 	int rc;
@@ -144,7 +144,7 @@ static int digest_rule(json_object *rules, const char *type, const char *path, c
 	return rc < 0 ? set_error(err, rc, "out of memory") : 0;
 }
 
-static int file_rule(json_object *rules, const char *type, const char *path, const uint16_t *algs, size_t n,
+static int file_rule(json_t *rules, const char *type, const char *path, const uint16_t *algs, size_t n,
 		     const char *what, bool required, mb_error *err)
 {
 	uint8_t d[MB_MAX_BANKS][MB_DIGEST_MAX];
@@ -162,7 +162,7 @@ static int file_rule(json_object *rules, const char *type, const char *path, con
 int mb_policy_generate_initrd(const char *name, const mb_event_digest *digests, size_t n_digests, char **ret_json,
 			      mb_error *err)
 {
-	json_object *pcrs, *r9, *root;
+	json_t *pcrs, *r9, *root;
 	int rc;
 
 	*ret_json = NULL;
@@ -175,16 +175,16 @@ int mb_policy_generate_initrd(const char *name, const mb_event_digest *digests, 
 	root = policy_root_new("mboot initramfs pack --policy-rule", "mboot initramfs pack --policy-rule", &pcrs);
 	r9 = root ? policy_pcr_entry(pcrs, 9, "rules") : NULL;
 	if (!r9) {
-		json_object_put(root);
+		json_decref(root);
 		return set_error(err, -ENOMEM, "out of memory");
 	}
 	if ((rc = digest_rule(r9, "EV_IPL", name, digests, n_digests, "initrd", true, err)) < 0 ||
 	    (rc = digest_rule(r9, "EV_EVENT_TAG", name, digests, n_digests, "Linux initrd (EFI stub tag)", false, err)) < 0) {
-		json_object_put(root);
+		json_decref(root);
 		return rc;
 	}
 	*ret_json = policy_to_string(root);
-	json_object_put(root);
+	json_decref(root);
 	return *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 }
 
@@ -192,7 +192,7 @@ int mb_policy_generate_initrd(const char *name, const mb_event_digest *digests, 
 typedef struct carry_ctx {
 	grub_words log_paths; /* files the log's own linux/initrd commands loaded */
 	grub_words configs;   /* the measured paths of the configs given; none given: every config */
-	json_object *r8, *r9; /* the rules of PCR 8 and 9 the log's other events join */
+	json_t *r8, *r9; /* the rules of PCR 8 and 9 the log's other events join */
 } carry_ctx;
 
 static bool skip_pcr8(const mb_event *ev, void *ud)
@@ -343,7 +343,7 @@ static int log_loader_paths(const mb_event_log *log, carry_ctx *c)
 
 /* The log's rules of a PCR the artifacts do not decide: in PCR 8 and 9 GRUB's commands and
  * files but those the artifacts replace, not required (policy_from_log's rules_of). */
-static int carried_rules(json_object *jp, const mb_event_log *log, uint32_t pcr, void *ud)
+static int carried_rules(json_t *jp, const mb_event_log *log, uint32_t pcr, void *ud)
 {
 	carry_ctx *c = ud;
 
@@ -354,7 +354,7 @@ static int carried_rules(json_object *jp, const mb_event_log *log, uint32_t pcr,
 	return policy_rules_from_log(policy_pcr_entry(jp, pcr, "rules"), log, pcr, NULL, NULL, true);
 }
 
-static int add_text_rule(json_object *rules, const char *fmt_prefix, const char *a, const char *b,
+static int add_text_rule(json_t *rules, const char *fmt_prefix, const char *a, const char *b,
 			 const char *description, bool required)
 {
 	char *pattern = NULL;
@@ -376,7 +376,7 @@ static int add_text_rule(json_object *rules, const char *fmt_prefix, const char 
  */
 static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
 {
-	json_object *jp, *app = NULL, *root = policy_root_new(
+	json_t *jp, *app = NULL, *root = policy_root_new(
 		"generated from a unified kernel image (PCR 11 as systemd-stub measures it, PCR 4 its Authenticode"
 		" digest) and a known-good log (firmware PCRs)", "mboot policy generate --uki ...", &jp);
 	uint16_t algs[MB_MAX_BANKS];
@@ -420,7 +420,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 		goto out;
 	}
 	/* PCR 4: the UKI as the firmware measures it when systemd-boot loads it */
-	app = json_object_new_object();
+	app = json_object();
 	for (i = 0; app && i < n_algs; i++) {
 		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
 
@@ -428,7 +428,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 			rc = set_error(err, -EIO, "%s: hashing failed", a->boot.uki);
 			goto out;
 		}
-		json_object_object_add(app, info->name, json_object_new_string(hex_format(d, info->size, hex)));
+		json_object_set_new(app, info->name, json_text(hex_format(d, info->size, hex)));
 	}
 	snprintf(what, sizeof(what), "unified kernel image %s", base ? base + 1 : a->boot.uki);
 	{
@@ -445,21 +445,21 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	if (rc < 0)
 		goto out;
 	for (i = 0; !appended && i < n_secs; i++) {
-		json_object *ds, *r9;
+		json_t *ds, *r9;
 		uint8_t name_d[MB_DIGEST_MAX];
 
 		if (strcmp(secs[i].name, ".initrd") != 0)
 			continue;
-		ds = json_object_new_object();
+		ds = json_object();
 		r9 = policy_pcr_entry(jp, 9, "rules");
 		for (size_t k = 0; ds && k < n_algs; k++) {
 			if (mb_uki_section_digests(&secs[i], buf, size, algs[k], name_d, d) < 0) {
-				json_object_put(ds);
+				json_decref(ds);
 				rc = set_error(err, -EIO, "%s: hashing failed", a->boot.uki);
 				goto out;
 			}
-			json_object_object_add(ds, mb_digest_by_alg(algs[k])->name,
-					       json_object_new_string(hex_format(d, mb_digest_by_alg(algs[k])->size, hex)));
+			json_object_set_new(ds, mb_digest_by_alg(algs[k])->name,
+					       json_text(hex_format(d, mb_digest_by_alg(algs[k])->size, hex)));
 		}
 		if (!ds || !r9 || policy_add_rule(r9, "EV_EVENT_TAG", NULL, ds, "Linux initrd (EFI stub tag) of the UKI's "
 						   ".initrd", false) < 0) {
@@ -502,8 +502,8 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	*ret_json = policy_to_string(root);
 	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:
-	json_object_put(app);
-	json_object_put(root);
+	json_decref(app);
+	json_decref(root);
 	mb_pcr_values_free(v11);
 	mb_pe_info_free(pe);
 	free(buf);
@@ -515,7 +515,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 	mb_policy_artifacts a_buf;
 	int take = OPTIONS_TAKE(a_buf, a_opt, err);
 	const mb_policy_artifacts *a = &a_buf;
-	json_object *jp, *root, *r8, *r9;
+	json_t *jp, *root, *r8, *r9;
 	grub_entry entry = { 0 };
 	grub_words args = { 0 };
 	carry_ctx carry = { 0 };
@@ -699,6 +699,6 @@ out:
 	free(ipaths);
 	free(lcmd);
 	free(icmd);
-	json_object_put(root);
+	json_decref(root);
 	return rc;
 }

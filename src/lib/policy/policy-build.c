@@ -28,9 +28,9 @@ char *policy_regex_literal(const char *s)
 	return out;
 }
 
-json_object *policy_event_digests(const mb_event *ev)
+json_t *policy_event_digests(const mb_event *ev)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 	uint32_t i;
 
 	for (i = 0; o && i < ev->n_digests; i++) {
@@ -38,42 +38,42 @@ json_object *policy_event_digests(const mb_event *ev)
 		char hex[2 * MB_DIGEST_MAX + 1];
 
 		if (d && d->size == ev->digests[i].size)
-			json_object_object_add(o, d->name, json_object_new_string(hex_format(ev->digests[i].bytes, d->size, hex)));
+			json_object_set_new(o, d->name, json_text(hex_format(ev->digests[i].bytes, d->size, hex)));
 	}
 	return o;
 }
 
-const char *policy_string_field(json_object *o, const char *key)
+const char *policy_string_field(json_t *o, const char *key)
 {
-	json_object *v;
+	json_t *v;
 
-	return o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
-		json_object_get_string(v) : NULL;
+	return o && ((v = json_object_get(o, key)) != NULL) && json_is_string(v) ?
+		json_string_value(v) : NULL;
 }
 
 /* Two digest sets name the same binary when they agree on every bank both give. */
-static bool same_digests(json_object *a, json_object *b)
+static bool same_digests(json_t *a, json_t *b)
 {
 	bool common = false;
 
-	json_object_object_foreach(a, k, va) {
-		json_object *vb;
+	json_object_each(a, k, va) {
+		json_t *vb;
 
-		if (strcmp(k, "description") == 0 || !json_object_object_get_ex(b, k, &vb))
+		if (strcmp(k, "description") == 0 || !(vb = json_object_get(b, k)))
 			continue;
-		if (strcmp(json_object_get_string(va), json_object_get_string(vb)) != 0)
+		if (strcmp(json_string_value(va), json_string_value(vb)) != 0)
 			return false;
 		common = true;
 	}
 	return common;
 }
 
-json_object *policy_find_rule(json_object *rules, const char *type, const char *pattern, json_object *digests)
+json_t *policy_find_rule(json_t *rules, const char *type, const char *pattern, json_t *digests)
 {
-	size_t i, n = json_object_array_length(rules);
+	size_t i, n = json_array_size(rules);
 
 	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rules, i), *ds;
+		json_t *r = json_array_get(rules, i), *ds;
 		const char *t = policy_string_field(r, "type");
 
 		if (!t || strcmp(t, type) != 0)
@@ -82,70 +82,70 @@ json_object *policy_find_rule(json_object *rules, const char *type, const char *
 			const char *rt = policy_string_field(r, "text");
 			if (rt && strcmp(rt, pattern) == 0)
 				return r;
-		} else if (digests && json_object_object_get_ex(r, "digests", &ds) && json_object_array_length(ds) == 1 &&
-			   same_digests(json_object_array_get_idx(ds, 0), digests)) {
+		} else if (digests && ((ds = json_object_get(r, "digests")) != NULL) && json_array_size(ds) == 1 &&
+			   same_digests(json_array_get(ds, 0), digests)) {
 			return r;
 		}
 	}
 	return NULL;
 }
 
-int policy_add_rule(json_object *rules, const char *type, const char *pattern, json_object *digests,
+int policy_add_rule(json_t *rules, const char *type, const char *pattern, json_t *digests,
 		    const char *description, bool required)
 {
-	json_object *rule = policy_find_rule(rules, type, pattern, digests), *max;
+	json_t *rule = policy_find_rule(rules, type, pattern, digests), *max;
 
 	if (rule) {
-		if (json_object_object_get_ex(rule, "max", &max))
-			json_object_set_int64(max, json_object_get_int64(max) + 1);
-		json_object_put(digests);
+		if (((max = json_object_get(rule, "max")) != NULL))
+			json_integer_set(max, json_integer_value(max) + 1);
+		json_decref(digests);
 		return 0;
 	}
-	rule = json_object_new_object();
+	rule = json_object();
 	if (!rule) {
-		json_object_put(digests);
+		json_decref(digests);
 		return -ENOMEM;
 	}
-	json_object_object_add(rule, "type", json_object_new_string(type));
+	json_object_set_new(rule, "type", json_text(type));
 	if (pattern) {
-		json_object_object_add(rule, "text", json_object_new_string(pattern));
-		json_object_put(digests);
+		json_object_set_new(rule, "text", json_text(pattern));
+		json_decref(digests);
 	} else {
-		json_object *arr = json_object_new_array();
+		json_t *arr = json_array();
 
 		if (description)
-			json_object_object_add(digests, "description", json_object_new_string(description));
-		json_object_array_add(arr, digests);
-		json_object_object_add(rule, "digests", arr);
+			json_object_set_new(digests, "description", json_text(description));
+		json_array_append_new(arr, digests);
+		json_object_set_new(rule, "digests", arr);
 	}
 	if (description && pattern)
-		json_object_object_add(rule, "description", json_object_new_string(description));
-	json_object_object_add(rule, "required", json_object_new_boolean(required));
-	json_object_object_add(rule, "max", json_object_new_int64(1));
-	json_object_array_add(rules, rule);
+		json_object_set_new(rule, "description", json_text(description));
+	json_object_set_new(rule, "required", json_boolean(required));
+	json_object_set_new(rule, "max", json_integer(1));
+	json_array_append_new(rules, rule);
 	return 0;
 }
 
-json_object *policy_pcr_entry(json_object *pcrs, uint32_t pcr, const char *kind)
+json_t *policy_pcr_entry(json_t *pcrs, uint32_t pcr, const char *kind)
 {
 	char key[4];
-	json_object *entry, *inner;
+	json_t *entry, *inner;
 
 	snprintf(key, sizeof(key), "%u", pcr);
-	if (!json_object_object_get_ex(pcrs, key, &entry)) {
-		entry = json_object_new_object();
-		json_object_object_add(pcrs, key, entry);
+	if (!(entry = json_object_get(pcrs, key))) {
+		entry = json_object();
+		json_object_set_new(pcrs, key, entry);
 	}
-	if (!json_object_object_get_ex(entry, kind, &inner)) {
-		inner = strcmp(kind, "rules") == 0 ? json_object_new_array() : json_object_new_object();
-		json_object_object_add(entry, kind, inner);
+	if (!(inner = json_object_get(entry, kind))) {
+		inner = strcmp(kind, "rules") == 0 ? json_array() : json_object();
+		json_object_set_new(entry, kind, inner);
 	}
 	return inner;
 }
 
-bool policy_add_values(json_object *pcrs, const mb_pcr_values *v, uint32_t pcr)
+bool policy_add_values(json_t *pcrs, const mb_pcr_values *v, uint32_t pcr)
 {
-	json_object *vals = NULL;
+	json_t *vals = NULL;
 	size_t b;
 
 	for (b = 0; b < v->n_banks; b++) {
@@ -155,13 +155,13 @@ bool policy_add_values(json_object *pcrs, const mb_pcr_values *v, uint32_t pcr)
 			continue;
 		if (!vals)
 			vals = policy_pcr_entry(pcrs, pcr, "values");
-		json_object_object_add(vals, mb_digest_by_alg(v->banks[b].alg)->name,
-				       json_object_new_string(hex_format(v->banks[b].value[pcr], v->banks[b].size, hex)));
+		json_object_set_new(vals, mb_digest_by_alg(v->banks[b].alg)->name,
+				       json_text(hex_format(v->banks[b].value[pcr], v->banks[b].size, hex)));
 	}
 	return vals != NULL;
 }
 
-int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t pcr,
+int policy_rules_from_log(json_t *rules, const mb_event_log *log, uint32_t pcr,
 			  bool (*skip)(const mb_event *ev, void *ud), void *ud, bool required)
 {
 	size_t n = mb_event_log_count(log), i;
@@ -208,32 +208,30 @@ int policy_rules_from_log(json_object *rules, const mb_event_log *log, uint32_t 
 	return 0;
 }
 
-char *policy_to_string(json_object *root)
+char *policy_to_string(json_t *root)
 {
-	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							     JSON_C_TO_STRING_NOSLASHESCAPE);
-	return s ? strdup(s) : NULL;
+	return json_write(root, JSON_LAYOUT_PRETTY);
 }
 
-json_object *policy_root_new(const char *description, const char *generator, json_object **ret_pcrs)
+json_t *policy_root_new(const char *description, const char *generator, json_t **ret_pcrs)
 {
-	json_object *root = json_object_new_object(), *pcrs = json_object_new_object();
+	json_t *root = json_object(), *pcrs = json_object();
 
 	if (!root || !pcrs) {
-		json_object_put(root);
-		json_object_put(pcrs);
+		json_decref(root);
+		json_decref(pcrs);
 		return NULL;
 	}
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "description", json_object_new_string(description));
-	json_object_object_add(root, "generator", json_object_new_string(generator));
-	json_object_object_add(root, "pcrs", pcrs);
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "description", json_text(description));
+	json_object_set_new(root, "generator", json_text(generator));
+	json_object_set_new(root, "pcrs", pcrs);
 	*ret_pcrs = pcrs;
 	return root;
 }
 
-int policy_from_log(json_object *pcrs, const mb_event_log *log, uint32_t mask, uint32_t firmware,
-		    int (*rules_of)(json_object *pcrs, const mb_event_log *log, uint32_t pcr, void *ud), void *ud,
+int policy_from_log(json_t *pcrs, const mb_event_log *log, uint32_t mask, uint32_t firmware,
+		    int (*rules_of)(json_t *pcrs, const mb_event_log *log, uint32_t pcr, void *ud), void *ud,
 		    mb_error *err)
 {
 	mb_pcr_values *v = mb_pcr_values_new();

@@ -6,30 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "lib/replay/pcr-values.h"
 #include "policy-build.h"
 #include "policy-internal.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 
 /* {"sha256": "<hex>", ...}: the log's value of pcr in every bank it replays. */
-static json_object *replayed_values(const mb_pcr_values *v, uint32_t pcr)
+static json_t *replayed_values(const mb_pcr_values *v, uint32_t pcr)
 {
-	json_object *o = json_object_new_object();
+	json_t *o = json_object();
 	size_t b;
 
 	for (b = 0; o && b < v->n_banks; b++) {
 		char hex[2 * MB_DIGEST_MAX + 1];
 
 		if (v->banks[b].present & (1u << pcr))
-			json_object_object_add(o, mb_digest_by_alg(v->banks[b].alg)->name,
-					       json_object_new_string(hex_format(v->banks[b].value[pcr], v->banks[b].size, hex)));
+			json_object_set_new(o, mb_digest_by_alg(v->banks[b].alg)->name,
+					       json_text(hex_format(v->banks[b].value[pcr], v->banks[b].size, hex)));
 	}
-	if (o && json_object_object_length(o) == 0) {
-		json_object_put(o);
+	if (o && json_object_size(o) == 0) {
+		json_decref(o);
 		return NULL;
 	}
 	return o;
@@ -75,25 +73,25 @@ static long duplicate_set(const mb_policy *p, const mb_pcr_values *v, uint32_t p
 	return -1;
 }
 
-static int add_set(json_object *firmware, const char *name, json_object *pcrs)
+static int add_set(json_t *firmware, const char *name, json_t *pcrs)
 {
-	json_object *set = json_object_new_object();
+	json_t *set = json_object();
 
 	if (!set || !pcrs) {
-		json_object_put(set);
-		json_object_put(pcrs);
+		json_decref(set);
+		json_decref(pcrs);
 		return -ENOMEM;
 	}
-	json_object_object_add(set, "name", json_object_new_string(name));
-	json_object_object_add(set, "pcrs", pcrs);
-	json_object_array_add(firmware, set);
+	json_object_set_new(set, "name", json_text(name));
+	json_object_set_new(set, "pcrs", pcrs);
+	json_array_append_new(firmware, set);
 	return 0;
 }
 
 MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_event_log *log, uint32_t pcrs,
 				     const char *name, char **ret_json, mb_error *err)
 {
-	json_object *root = NULL, *v, *jpcrs, *firmware = NULL, *set_pcrs = NULL;
+	json_t *root = NULL, *v, *jpcrs, *firmware = NULL, *set_pcrs = NULL;
 	mb_pcr_values *replayed = NULL;
 	mb_policy *p = NULL, *check = NULL;
 	char default_name[32], *out = NULL;
@@ -107,8 +105,8 @@ MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_eve
 		goto out;
 	/* PCR values signed for PolicyAuthorize: the signature covers them, so new values need a new
 	 * signature from the key's owner, which is not something to patch into a file. */
-	if (json_object_is_type(root, json_type_object) && json_object_object_get_ex(root, "kind", &v) &&
-	    json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), "mboot-policy-signature") == 0) {
+	if (json_is_object(root) && ((v = json_object_get(root, "kind")) != NULL) &&
+	    json_is_string(v) && strcmp(json_string_value(v), "mboot-policy-signature") == 0) {
 		rc = set_error(err, -EBADMSG, "this is a signed policy (mboot policy sign): its signature covers its PCR "
 			       "values, so values of a new firmware release need a new signature: sign them with "
 			       "'mboot policy sign' instead");
@@ -176,13 +174,13 @@ MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_eve
 		goto out;
 	}
 
-	set_pcrs = json_object_new_object();
+	set_pcrs = json_object();
 	if (!set_pcrs) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
-		json_object *vals;
+		json_t *vals;
 		char key[4];
 
 		if (!(have & (1u << pcr)))
@@ -194,41 +192,41 @@ MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_eve
 			goto out;
 		}
 		snprintf(key, sizeof(key), "%u", pcr);
-		json_object_object_add(set_pcrs, key, vals);
+		json_object_set_new(set_pcrs, key, vals);
 	}
 
-	json_object_object_get_ex(root, "pcrs", &jpcrs);
+	jpcrs = json_object_get(root, "pcrs");
 	if (!p->n_fw_sets) {
 		/* Version 1: the policy's values become the first set; the file becomes version 2. */
-		json_object *first = json_object_new_object();
+		json_t *first = json_object();
 
-		firmware = json_object_new_array();
+		firmware = json_array();
 		if (!first || !firmware) {
-			json_object_put(first);
+			json_decref(first);
 			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		for (pcr = 0; pcr < MB_PCR_COUNT; pcr++) {
-			json_object *entry, *vals;
+			json_t *entry, *vals;
 			char key[4];
 
 			if (!(have & (1u << pcr)))
 				continue;
 			snprintf(key, sizeof(key), "%u", pcr);
-			json_object_object_get_ex(jpcrs, key, &entry);
-			json_object_object_get_ex(entry, "values", &vals);
-			json_object_object_add(first, key, json_object_get(vals));
-			json_object_object_del(jpcrs, key);
+			entry = json_object_get(jpcrs, key);
+			vals = json_object_get(entry, "values");
+			json_object_set_new(first, key, json_incref(vals));
+			json_object_del(jpcrs, key);
 		}
 		rc = add_set(firmware, "firmware-1", first);
 		if (rc == 0) {
-			json_object_object_add(root, "version", json_object_new_int(2));
-			json_object_object_add(root, "firmware", firmware);
+			json_object_set_new(root, "version", json_integer(2));
+			json_object_set_new(root, "firmware", firmware);
 		} else {
-			json_object_put(firmware);
+			json_decref(firmware);
 		}
 	} else {
-		json_object_object_get_ex(root, "firmware", &firmware);
+		firmware = json_object_get(root, "firmware");
 	}
 	if (rc == 0) {
 		rc = add_set(firmware, name, set_pcrs);
@@ -251,8 +249,8 @@ MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_eve
 	}
 	*ret_json = out;
 out:
-	json_object_put(set_pcrs);
-	json_object_put(root);
+	json_decref(set_pcrs);
+	json_decref(root);
 	mb_policy_free(check);
 	mb_policy_free(p);
 	free(replayed);

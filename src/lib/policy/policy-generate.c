@@ -10,7 +10,7 @@
 MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs, uint32_t firmware_pcrs,
 					  char **ret_json, mb_error *err)
 {
-	json_object *jp, *root = policy_root_new("generated from a known-good event log: exact values for the "
+	json_t *jp, *root = policy_root_new("generated from a known-good event log: exact values for the "
 						 "firmware PCRs, the events seen for the others",
 						 "mboot policy generate --from-log", &jp);
 	int rc;
@@ -22,6 +22,6 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
 		*ret_json = policy_to_string(root);
 		rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 	}
-	json_object_put(root);
+	json_decref(root);
 	return rc;
 }

@@ -9,12 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
-
 #include "policy-internal.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 
 typedef struct load_ctx {
 	const char *text;
@@ -77,9 +75,9 @@ static int fail_field(const load_ctx *c, const char *needle, const char *field, 
 	return set_error(c->err, -EBADMSG, "%s: %s", field, what);
 }
 
-static bool only_keys(json_object *o, const char *const *keys, const char **bad)
+static bool only_keys(json_t *o, const char *const *keys, const char **bad)
 {
-	json_object_object_foreach(o, k, v) {
+	json_object_each(o, k, v) {
 		const char *const *q;
 
 		(void) v;
@@ -94,16 +92,16 @@ static bool only_keys(json_object *o, const char *const *keys, const char **bad)
 	return true;
 }
 
-static int parse_digest(const load_ctx *c, const char *field, const char *bank, json_object *v, policy_digest *d)
+static int parse_digest(const load_ctx *c, const char *field, const char *bank, json_t *v, policy_digest *d)
 {
 	const mb_digest_info *info = mb_digest_by_name(bank);
 	const char *hex;
 
 	if (!info)
 		return fail_field(c, bank, field, "unknown bank \"%s\"", bank);
-	if (!json_object_is_type(v, json_type_string))
+	if (!json_is_string(v))
 		return fail_field(c, bank, field, "%s: expected a hex string", bank);
-	hex = json_object_get_string(v);
+	hex = json_string_value(v);
 	if (hex_parse(hex, strlen(hex), d->bytes, info->size) < 0)
 		return fail_field(c, hex, field, "%s: not %u bytes of hex", bank, info->size);
 	d->alg = info->alg;
@@ -215,30 +213,30 @@ out:
 	return rc;
 }
 
-static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx, json_object *o, policy_rule *r)
+static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx, json_t *o, policy_rule *r)
 {
 	static const char *const keys[] = { "type", "digests", "text", "required", "max", "description", NULL };
 	char field[64];
-	json_object *v;
+	json_t *v;
 	const char *bad;
 	int rc;
 
 	snprintf(field, sizeof(field), "pcrs.%u.rules[%zu]", pcr, idx);
-	if (!json_object_is_type(o, json_type_object))
+	if (!json_is_object(o))
 		return fail_field(c, NULL, field, "expected an object");
 	if (!only_keys(o, keys, &bad))
 		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
-	if (!json_object_object_get_ex(o, "type", &v) || !json_object_is_type(v, json_type_string))
+	if (!(v = json_object_get(o, "type")) || !json_is_string(v))
 		return fail_field(c, NULL, field, "needs \"type\": an event type name such as \"EV_IPL\"");
-	if (strcmp(json_object_get_string(v), "userspace") == 0)
+	if (strcmp(json_string_value(v), "userspace") == 0)
 		r->userspace = true;
-	else if (mb_event_type_from_name(json_object_get_string(v), &r->type) < 0)
-		return fail_field(c, json_object_get_string(v), field, "unknown event type \"%s\"",
-				  json_object_get_string(v));
-	if (json_object_object_get_ex(o, "description", &v)) {
-		if (!json_object_is_type(v, json_type_string))
+	else if (mb_event_type_from_name(json_string_value(v), &r->type) < 0)
+		return fail_field(c, json_string_value(v), field, "unknown event type \"%s\"",
+				  json_string_value(v));
+	if (((v = json_object_get(o, "description")) != NULL)) {
+		if (!json_is_string(v))
 			return fail_field(c, "description", field, "\"description\" must be a string");
-		r->name = strdup(json_object_get_string(v));
+		r->name = strdup(json_string_value(v));
 	} else {
 		char name[64];
 		snprintf(name, sizeof(name), "PCR %u rule %zu (%s)", pcr, idx, r->userspace ? "userspace" :
@@ -247,23 +245,23 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 	}
 	if (!r->name)
 		return set_error(c->err, -ENOMEM, "out of memory");
-	if (json_object_object_get_ex(o, "required", &v)) {
-		if (!json_object_is_type(v, json_type_boolean))
+	if (((v = json_object_get(o, "required")) != NULL)) {
+		if (!json_is_boolean(v))
 			return fail_field(c, "required", field, "\"required\" must be true or false");
-		r->required = json_object_get_boolean(v);
+		r->required = json_is_true(v);
 	}
-	if (json_object_object_get_ex(o, "max", &v)) {
-		int64_t m = json_object_get_int64(v);
+	if (((v = json_object_get(o, "max")) != NULL)) {
+		int64_t m = json_integer_value(v);
 
-		if (!json_object_is_type(v, json_type_int) || m < 1 || m > 1000000)
+		if (!json_is_integer(v) || m < 1 || m > 1000000)
 			return fail_field(c, "max", field, "\"max\" must be a count from 1 to 1000000");
 		r->max = (uint32_t) m;
 	}
 	{
-		json_object *digests = NULL, *text = NULL;
+		json_t *digests = NULL, *text = NULL;
 
-		json_object_object_get_ex(o, "digests", &digests);
-		json_object_object_get_ex(o, "text", &text);
+		digests = json_object_get(o, "digests");
+		text = json_object_get(o, "text");
 		if (!!digests == !!text)
 			return fail_field(c, NULL, field, "needs exactly one of \"digests\" or \"text\"");
 		if (text) {
@@ -271,9 +269,9 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 			PCRE2_SIZE erroff;
 			const char *pat;
 
-			if (!json_object_is_type(text, json_type_string))
+			if (!json_is_string(text))
 				return fail_field(c, "text", field, "\"text\" must be a regular expression string");
-			pat = json_object_get_string(text);
+			pat = json_string_value(text);
 			if (strlen(pat) > MB_POLICY_MAX_REGEX)
 				return fail_field(c, pat, field, "regular expression over %u bytes", MB_POLICY_MAX_REGEX);
 			r->kind = RULE_TEXT;
@@ -295,7 +293,7 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 			r->literal = policy_pattern_literal(pat, &r->literal_len);
 			if (!r->literal) {
 				/* the line: of its description if it has one (rules' patterns often share a start) */
-				const char *where = json_object_object_get_ex(o, "description", &v) ? r->name : pat;
+				const char *where = ((v = json_object_get(o, "description")) != NULL) ? r->name : pat;
 				policy_match m;
 
 				rc = probe_regex(c, p, r->re, pat, &m);
@@ -316,9 +314,9 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 		} else {
 			size_t n, i;
 
-			if (!json_object_is_type(digests, json_type_array))
+			if (!json_is_array(digests))
 				return fail_field(c, "digests", field, "\"digests\" must be an array");
-			n = json_object_array_length(digests);
+			n = json_array_size(digests);
 			if (n == 0 || n > MB_POLICY_MAX_DIGESTS)
 				return fail_field(c, "digests", field, "\"digests\" must hold 1 to %u entries", MB_POLICY_MAX_DIGESTS);
 			r->kind = RULE_DIGESTS;
@@ -327,19 +325,19 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 				return set_error(c->err, -ENOMEM, "out of memory");
 			r->n_allowed = n;
 			for (i = 0; i < n; i++) {
-				json_object *e = json_object_array_get_idx(digests, i);
+				json_t *e = json_array_get(digests, i);
 				policy_allowed *a = &r->allowed[i];
 				char efield[96];
 
 				snprintf(efield, sizeof(efield), "%s.digests[%zu]", field, i);
-				if (!json_object_is_type(e, json_type_object))
+				if (!json_is_object(e))
 					return fail_field(c, NULL, efield, "expected {\"sha256\": \"<hex>\", \"description\": ...}");
-				json_object_object_foreach(e, k, val) {
+				json_object_each(e, k, val) {
 					if (strcmp(k, "description") == 0) {
-						if (!json_object_is_type(val, json_type_string))
+						if (!json_is_string(val))
 							return fail_field(c, "description", efield, "\"description\" must be a string");
 						free(a->description);
-						a->description = strdup(json_object_get_string(val));
+						a->description = strdup(json_string_value(val));
 						continue;
 					}
 					if (a->n >= MB_MAX_BANKS)
@@ -378,14 +376,14 @@ static int parse_pcr_key(const load_ctx *c, const char *field, const char *key, 
 }
 
 /* {"sha256": "<hex>", ...}: one value per bank, at least one. */
-static int parse_values(const load_ctx *c, const char *field, json_object *values, policy_digest *out, size_t *n)
+static int parse_values(const load_ctx *c, const char *field, json_t *values, policy_digest *out, size_t *n)
 {
 	size_t k;
 	int rc;
 
-	if (!json_object_is_type(values, json_type_object) || json_object_object_length(values) == 0)
+	if (!json_is_object(values) || json_object_size(values) == 0)
 		return fail_field(c, NULL, field, "expected an object mapping bank names to hex values");
-	json_object_object_foreach(values, bank, val) {
+	json_object_each(values, bank, val) {
 		if (*n >= MB_MAX_BANKS)
 			return fail_field(c, bank, field, "too many banks");
 		rc = parse_digest(c, field, bank, val, &out[*n]);
@@ -399,11 +397,11 @@ static int parse_values(const load_ctx *c, const char *field, json_object *value
 	return 0;
 }
 
-static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_object *o)
+static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_t *o)
 {
 	static const char *const keys[] = { "values", "rules", "ordered", "description", NULL };
 	policy_pcr *pp;
-	json_object *values = NULL, *rules = NULL, *v;
+	json_t *values = NULL, *rules = NULL, *v;
 	const char *bad;
 	char field[32];
 	unsigned pcr = 0;
@@ -417,29 +415,29 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_obje
 	pp = &p->pcr[pcr];
 	if (pp->governed)
 		return fail_field(c, NULL, field, "PCR %u is given twice", pcr);
-	if (!json_object_is_type(o, json_type_object))
+	if (!json_is_object(o))
 		return fail_field(c, NULL, field, "expected an object with \"values\" or \"rules\"");
 	if (!only_keys(o, keys, &bad))
 		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
-	json_object_object_get_ex(o, "values", &values);
-	json_object_object_get_ex(o, "rules", &rules);
+	values = json_object_get(o, "values");
+	rules = json_object_get(o, "rules");
 	if (!!values == !!rules)
 		return fail_field(c, NULL, field, "needs exactly one of \"values\" or \"rules\"");
 	pp->governed = true;
-	if (json_object_object_get_ex(o, "ordered", &v)) {
-		if (!json_object_is_type(v, json_type_boolean))
+	if (((v = json_object_get(o, "ordered")) != NULL)) {
+		if (!json_is_boolean(v))
 			return fail_field(c, "ordered", field, "\"ordered\" must be true or false");
-		pp->ordered = json_object_get_boolean(v);
+		pp->ordered = json_is_true(v);
 	}
 	if (values) {
-		if (!json_object_is_type(values, json_type_object) || json_object_object_length(values) == 0)
+		if (!json_is_object(values) || json_object_size(values) == 0)
 			return fail_field(c, "values", field, "\"values\" must map bank names to hex values");
 		pp->by_values = true;
 		return parse_values(c, field, values, pp->values, &pp->n_values);
 	}
-	if (!json_object_is_type(rules, json_type_array))
+	if (!json_is_array(rules))
 		return fail_field(c, "rules", field, "\"rules\" must be an array");
-	n = json_object_array_length(rules);
+	n = json_array_size(rules);
 	if (n > MB_POLICY_MAX_RULES)
 		return fail_field(c, "rules", field, "more than %u rules", MB_POLICY_MAX_RULES);
 	pp->rules = calloc(n ? n : 1, sizeof(*pp->rules));
@@ -447,7 +445,7 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_obje
 		return set_error(c->err, -ENOMEM, "out of memory");
 	pp->n_rules = n;
 	for (i = 0; i < pp->n_rules; i++) {
-		rc = parse_rule(c, p, pcr, i, json_object_array_get_idx(rules, i), &pp->rules[i]);
+		rc = parse_rule(c, p, pcr, i, json_array_get(rules, i), &pp->rules[i]);
 		if (rc < 0)
 			return rc;
 	}
@@ -467,10 +465,10 @@ static bool good_set_name(const char *s)
 	return true;
 }
 
-static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_object *o, policy_fw_set *set)
+static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_t *o, policy_fw_set *set)
 {
 	static const char *const keys[] = { "name", "description", "pcrs", NULL };
-	json_object *v, *pcrs;
+	json_t *v, *pcrs;
 	const char *bad, *name;
 	char field[64];
 	uint32_t mask = 0;
@@ -478,29 +476,29 @@ static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_object
 	int rc;
 
 	snprintf(field, sizeof(field), "firmware[%zu]", idx);
-	if (!json_object_is_type(o, json_type_object))
+	if (!json_is_object(o))
 		return fail_field(c, NULL, field, "expected an object with \"name\" and \"pcrs\"");
 	if (!only_keys(o, keys, &bad))
 		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
-	if (!json_object_object_get_ex(o, "name", &v) || !json_object_is_type(v, json_type_string) ||
-	    !good_set_name(json_object_get_string(v)))
+	if (!(v = json_object_get(o, "name")) || !json_is_string(v) ||
+	    !good_set_name(json_string_value(v)))
 		return fail_field(c, "name", field, "needs a \"name\": 1 to %u printable bytes", MB_POLICY_MAX_SET_NAME);
-	name = json_object_get_string(v);
+	name = json_string_value(v);
 	for (i = 0; i < idx; i++)
 		if (strcmp(p->fw_sets[i].name, name) == 0)
 			return fail_field(c, name, field, "the name \"%s\" is given to firmware[%zu] too", name, i);
 	if (!(set->name = strdup(name)))
 		return set_error(c->err, -ENOMEM, "out of memory");
-	if (json_object_object_get_ex(o, "description", &v) && !json_object_is_type(v, json_type_string))
+	if (((v = json_object_get(o, "description")) != NULL) && !json_is_string(v))
 		return fail_field(c, "description", field, "\"description\" must be a string");
-	if (!json_object_object_get_ex(o, "pcrs", &pcrs) || !json_object_is_type(pcrs, json_type_object) ||
-	    json_object_object_length(pcrs) == 0)
+	if (!(pcrs = json_object_get(o, "pcrs")) || !json_is_object(pcrs) ||
+	    json_object_size(pcrs) == 0)
 		return fail_field(c, name, field, "needs \"pcrs\": the values of at least one PCR");
 	set->v = calloc(MB_PCR_COUNT, sizeof(*set->v));
 	if (!set->v)
 		return set_error(c->err, -ENOMEM, "out of memory");
 	{
-		json_object_object_foreach(pcrs, key, val) {
+		json_object_each(pcrs, key, val) {
 			char pfield[96];
 			unsigned pcr;
 
@@ -530,15 +528,15 @@ static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_object
 	return 0;
 }
 
-static int parse_firmware(const load_ctx *c, mb_policy *p, json_object *arr)
+static int parse_firmware(const load_ctx *c, mb_policy *p, json_t *arr)
 {
 	size_t n, i;
 	unsigned pcr;
 	int rc;
 
-	if (!json_object_is_type(arr, json_type_array))
+	if (!json_is_array(arr))
 		return fail_field(c, "firmware", "firmware", "expected an array of firmware sets");
-	n = json_object_array_length(arr);
+	n = json_array_size(arr);
 	if (n == 0 || n > MB_POLICY_MAX_FIRMWARE_SETS)
 		return fail_field(c, "firmware", "firmware", "must hold 1 to %u sets", MB_POLICY_MAX_FIRMWARE_SETS);
 	p->fw_sets = calloc(n, sizeof(*p->fw_sets));
@@ -546,7 +544,7 @@ static int parse_firmware(const load_ctx *c, mb_policy *p, json_object *arr)
 		return set_error(c->err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		p->n_fw_sets++;
-		rc = parse_fw_set(c, p, i, json_object_array_get_idx(arr, i), &p->fw_sets[i]);
+		rc = parse_fw_set(c, p, i, json_array_get(arr, i), &p->fw_sets[i]);
 		if (rc < 0)
 			return rc;
 	}
@@ -561,7 +559,7 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	static const char *const keys[] = { "version", "description", "pcrs", "generator", "firmware", "min_bank", NULL };
 	uint64_t budget = MB_POLICY_LOAD_BUDGET;
 	load_ctx c = { text, size, err, &budget, thread_cpu_ns() + MB_POLICY_LOAD_CPU_MS * UINT64_C(1000000) };
-	json_object *root = NULL, *v, *pcrs, *firmware = NULL;
+	json_t *root = NULL, *v, *pcrs, *firmware = NULL;
 	mb_policy *p = NULL;
 	const char *bad;
 	int rc;
@@ -586,7 +584,7 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	rc = untrusted_json_parse(text, size, 16, &root, err);
 	if (rc < 0)
 		goto out;
-	if (!json_object_is_type(root, json_type_object)) {
+	if (!json_is_object(root)) {
 		rc = set_error(err, -EBADMSG, "a policy is a JSON object");
 		goto out;
 	}
@@ -594,24 +592,24 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 		rc = fail_field(&c, bad, "policy", "unknown key \"%s\"", bad);
 		goto out;
 	}
-	if (!json_object_object_get_ex(root, "version", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) < 1 || json_object_get_int64(v) > 2) {
+	if (!(v = json_object_get(root, "version")) || !json_is_integer(v) ||
+	    json_integer_value(v) < 1 || json_integer_value(v) > 2) {
 		rc = fail_field(&c, "version", "version", "this mboot reads policy versions 1 and 2");
 		goto out;
 	}
-	p->version = (unsigned) json_object_get_int64(v);
+	p->version = (unsigned) json_integer_value(v);
 	/* Version 2 adds firmware sets: a version-1 reader refuses the file by its version rather
 	 * than by an unknown key, and a version-1 file means what it always meant. */
-	if (json_object_object_get_ex(root, "firmware", &firmware) && p->version < 2) {
+	if (((firmware = json_object_get(root, "firmware")) != NULL) && p->version < 2) {
 		rc = fail_field(&c, "firmware", "firmware", "firmware sets need \"version\": 2");
 		goto out;
 	}
-	if (!json_object_object_get_ex(root, "pcrs", &pcrs) || !json_object_is_type(pcrs, json_type_object)) {
+	if (!(pcrs = json_object_get(root, "pcrs")) || !json_is_object(pcrs)) {
 		rc = fail_field(&c, "pcrs", "pcrs", "needs an object \"pcrs\" keyed by PCR number");
 		goto out;
 	}
 	{
-		json_object_object_foreach(pcrs, key, val) {
+		json_object_each(pcrs, key, val) {
 			rc = parse_pcr(&c, p, key, val);
 			if (rc < 0)
 				goto out;
@@ -623,9 +621,9 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 			goto out;
 	}
 	/* The weakest bank a quote may be judged in (attestation, docs/policy.md): a name mboot computes. */
-	if (json_object_object_get_ex(root, "min_bank", &v)) {
-		const mb_digest_info *d = json_object_is_type(v, json_type_string) ?
-					  mb_digest_by_name(json_object_get_string(v)) : NULL;
+	if (((v = json_object_get(root, "min_bank")) != NULL)) {
+		const mb_digest_info *d = json_is_string(v) ?
+					  mb_digest_by_name(json_string_value(v)) : NULL;
 
 		if (!d) {
 			rc = fail_field(&c, "min_bank", "min_bank", "expected a bank name: sha1, sha256, sha384, sha512 "
@@ -643,7 +641,7 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	p = NULL;
 	rc = 0;
 out:
-	json_object_put(root);
+	json_decref(root);
 	mb_policy_free(p);
 	return rc;
 }

@@ -6,13 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include <mboot/replay.h>
 #include "lib/replay/pcr-values.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
+#include "shared/jsonout.h"
 #include "shared/reader.h"
 
 #define PCR_TEXT_MAX (1u << 20)
@@ -65,20 +64,20 @@ static int add_value(mb_pcr_values *v, const char *bank_name, uint32_t pcr, cons
 
 static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_error *err)
 {
-	json_object *root = NULL, *banks;
+	json_t *root = NULL, *banks;
 	int rc;
 
 	/* nesting: the file, banks, one bank's values; room for keys other tools add */
 	rc = untrusted_json_parse(text, size, 16, &root, err);
 	if (rc < 0)
 		return rc;
-	if (!json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "banks", &banks) ||
-	    !json_object_is_type(banks, json_type_object)) {
+	if (!json_is_object(root) || !(banks = json_object_get(root, "banks")) ||
+	    !json_is_object(banks)) {
 		rc = set_error(err, -EBADMSG, "PCR values JSON needs an object \"banks\"");
 		goto out;
 	}
-	json_object_object_foreach(banks, bank_name, pcrs) {
-		if (!json_object_is_type(pcrs, json_type_object)) {
+	json_object_each(banks, bank_name, pcrs) {
+		if (!json_is_object(pcrs)) {
 			rc = set_error(err, -EBADMSG, "banks.%s: not an object", bank_name);
 			goto out;
 		}
@@ -86,16 +85,16 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 			rc = set_error(err, -EOPNOTSUPP, "banks.%s: unknown PCR bank", bank_name);
 			goto out;
 		}
-		json_object_object_foreach(pcrs, key, val) {
+		json_object_each(pcrs, key, val) {
 			uint32_t pcr;
 			const char *hex;
 
-			if (parse_pcr_index(key, strlen(key), &pcr) < 0 || !json_object_is_type(val, json_type_string)) {
+			if (parse_pcr_index(key, strlen(key), &pcr) < 0 || !json_is_string(val)) {
 				rc = set_error(err, -EBADMSG, "banks.%s.%s: expected a PCR index 0-23 and a hex string",
 					     bank_name, key);
 				goto out;
 			}
-			hex = json_object_get_string(val);
+			hex = json_string_value(val);
 			rc = add_value(ret, bank_name, pcr, hex, strlen(hex), err, 0);
 			if (rc < 0) {
 				set_error(err, rc, "banks.%s.%s: %s", bank_name, key,
@@ -107,7 +106,7 @@ static int parse_json(const char *text, size_t size, mb_pcr_values *ret, mb_erro
 	if (ret->n_banks == 0)
 		rc = set_error(err, -EBADMSG, "no PCR values found");
 out:
-	json_object_put(root);
+	json_decref(root);
 	return rc;
 }
 
@@ -184,40 +183,18 @@ MB_EXPORT int mb_pcr_values_parse(const char *text, size_t size, mb_pcr_values *
 
 MB_EXPORT char *mb_pcr_values_to_json(const mb_pcr_values *v, bool pretty)
 {
-	json_object *root = json_object_new_object(), *banks = json_object_new_object();
-	char *out = NULL;
-	size_t b;
+	jsonout o = { .pretty = pretty };
 
-	if (!root || !banks)
-		goto out;
-	json_object_object_add(root, "banks", banks);
-	for (b = 0; b < v->n_banks; b++) {
-		const mb_pcr_bank *bank = &v->banks[b];
-		const mb_digest_info *d = mb_digest_by_alg(bank->alg);
-		json_object *o = json_object_new_object();
-		uint32_t p;
-
-		if (!o || !d)
-			goto out;
-		json_object_object_add(banks, d->name, o);
-		for (p = 0; p < MB_PCR_COUNT; p++) {
-			char key[4], hex[2 * MB_DIGEST_MAX + 1];
-
-			if (!(bank->present & (1u << p)))
-				continue;
-			snprintf(key, sizeof(key), "%u", p);
-			json_object_object_add(o, key, json_object_new_string(hex_format(bank->value[p], bank->size, hex)));
-		}
+	jsonout_open(&o, '{');
+	jsonout_key(&o, "banks");
+	jsonout_pcr_banks(&o, v);
+	jsonout_close(&o, '}');
+	jsonout_put(&o, "", 1);
+	if (o.oom) {
+		free(o.p);
+		return NULL;
 	}
-	{
-		const char *s = json_object_to_json_string_ext(root,
-			(pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN) |
-			JSON_C_TO_STRING_NOSLASHESCAPE);
-		out = s ? strdup(s) : NULL;
-	}
-out:
-	json_object_put(root);
-	return out;
+	return o.p;
 }
 
 /*

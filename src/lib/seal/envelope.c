@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -18,7 +17,7 @@
 #include <mboot/envelope.h>
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 #include "envelope-internal.h"
 #include "shared/json-doc.h"
 #include "sealed-internal.h"
@@ -162,7 +161,7 @@ MB_EXPORT int mb_envelope_seal(mb_tpm *t, const uint8_t *data, size_t size, cons
 
 MB_EXPORT int mb_envelope_parse(const char *text, size_t size, mb_envelope **ret, mb_error *err)
 {
-	json_object *root = NULL, *v;
+	json_t *root = NULL, *v;
 	mb_envelope *e;
 	int r;
 
@@ -175,28 +174,28 @@ MB_EXPORT int mb_envelope_parse(const char *text, size_t size, mb_envelope **ret
 		return r;
 	e = calloc(1, sizeof(*e));
 	if (!e) {
-		json_object_put(root);
+		json_decref(root);
 		return set_error(err, -ENOMEM, "out of memory");
 	}
-	if (!json_object_is_type(root, json_type_object)) {
+	if (!json_is_object(root)) {
 		r = set_error(err, -EBADMSG, "not a JSON object");
 		goto fail;
 	}
 	r = json_doc_check_kind(root, "mboot-envelope", err);
 	if (r < 0)
 		goto fail;
-	v = json_doc_get(root, "cipher", json_type_string);
-	if (!v || strcmp(json_object_get_string(v), "aes-256-gcm") != 0) {
+	v = json_doc_get(root, "cipher", JSON_STRING);
+	if (!v || strcmp(json_string_value(v), "aes-256-gcm") != 0) {
 		r = set_error(err, -EBADMSG, "field \"cipher\" is not \"aes-256-gcm\"");
 		goto fail;
 	}
-	v = json_doc_get(root, "label", json_type_string);
-	if (!v || label_check(json_object_get_string(v), (size_t) json_object_get_string_len(v), NULL) < 0) {
+	v = json_doc_get(root, "label", JSON_STRING);
+	if (!v || label_check(json_string_value(v), (size_t) json_string_length(v), NULL) < 0) {
 		r = set_error(err, -EBADMSG, "field \"label\" is not one line of text of at most %u bytes",
 			      MB_ENVELOPE_MAX_LABEL);
 		goto fail;
 	}
-	e->label = strdup(json_object_get_string(v));
+	e->label = strdup(json_string_value(v));
 	if (!e->label) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto fail;
@@ -212,7 +211,7 @@ MB_EXPORT int mb_envelope_parse(const char *text, size_t size, mb_envelope **ret
 		r = set_error(err, -EBADMSG, "field \"ciphertext\" is empty");
 		goto fail;
 	}
-	v = json_doc_get(root, "sealed", json_type_object);
+	v = json_doc_get(root, "sealed", JSON_OBJECT);
 	if (!v) {
 		r = set_error(err, -EBADMSG, "field \"sealed\" is missing or not an object");
 		goto fail;
@@ -229,33 +228,33 @@ MB_EXPORT int mb_envelope_parse(const char *text, size_t size, mb_envelope **ret
 		}
 		goto fail;
 	}
-	json_object_put(root);
+	json_decref(root);
 	*ret = e;
 	return 0;
 fail:
-	json_object_put(root);
+	json_decref(root);
 	mb_envelope_free(e);
 	return r;
 }
 
 MB_EXPORT char *mb_envelope_to_json(const mb_envelope *e)
 {
-	json_object *root = json_object_new_object(), *sealed = sealed_to_object(e->sealed);
+	json_t *root = json_object(), *sealed = sealed_to_object(e->sealed);
 	char nonce[2 * MB_ENVELOPE_NONCE_SIZE + 1], tag[2 * MB_ENVELOPE_TAG_SIZE + 1];
 
 	if (!root || !sealed) {
-		json_object_put(root);
-		json_object_put(sealed);
+		json_decref(root);
+		json_decref(sealed);
 		return NULL;
 	}
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "kind", json_object_new_string("mboot-envelope"));
-	json_object_object_add(root, "label", json_object_new_string(e->label));
-	json_object_object_add(root, "cipher", json_object_new_string("aes-256-gcm"));
-	json_object_object_add(root, "nonce", json_object_new_string(hex_format(e->nonce, sizeof(e->nonce), nonce)));
-	json_object_object_add(root, "ciphertext", json_doc_b64_obj(e->ct, e->ct_size));
-	json_object_object_add(root, "tag", json_object_new_string(hex_format(e->tag, sizeof(e->tag), tag)));
-	json_object_object_add(root, "sealed", sealed);
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "kind", json_text("mboot-envelope"));
+	json_object_set_new(root, "label", json_text(e->label));
+	json_object_set_new(root, "cipher", json_text("aes-256-gcm"));
+	json_object_set_new(root, "nonce", json_text(hex_format(e->nonce, sizeof(e->nonce), nonce)));
+	json_object_set_new(root, "ciphertext", json_doc_b64_obj(e->ct, e->ct_size));
+	json_object_set_new(root, "tag", json_text(hex_format(e->tag, sizeof(e->tag), tag)));
+	json_object_set_new(root, "sealed", sealed);
 	return json_doc_finish(root);
 }
 

@@ -10,7 +10,7 @@
 #include <mboot/replay.h>
 
 /* A PCR state {"bank", "selection", "values"}; name is its place, for messages. */
-int seal_json_pcr_state(json_object *o, const char *name, mb_pcr_bank *bank, uint32_t *mask, mb_error *err);
-json_object *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask);
+int seal_json_pcr_state(json_t *o, const char *name, mb_pcr_bank *bank, uint32_t *mask, mb_error *err);
+json_t *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask);
 
 #endif

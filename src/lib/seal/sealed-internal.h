@@ -87,9 +87,9 @@ int sealed_window_digest(const mb_pcr_bank *bank, uint32_t mask, uint32_t index,
  * with text): for files that carry a sealed object inside (envelope.c). sealed_from_object
  * does not take root; sealed_to_object returns NULL on ENOMEM.
  */
-struct json_object;
-int sealed_from_object(struct json_object *root, mb_sealed **ret, mb_error *err);
-struct json_object *sealed_to_object(const mb_sealed *s);
+#include "shared/json.h"
+int sealed_from_object(json_t *root, mb_sealed **ret, mb_error *err);
+json_t *sealed_to_object(const mb_sealed *s);
 /* Frees what s holds and zeroes it (s itself is not freed). */
 void sealed_done(mb_sealed *s);
 

@@ -11,15 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include <mboot/digest.h>
 #include <mboot/seal.h>
 #include <mboot/tpm.h>
 #include "shared/base64.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
-#include "shared/json-read.h"
+#include "shared/json.h"
 #include "seal-json.h"
 #include "sealed-internal.h"
 
@@ -42,44 +40,44 @@ MB_EXPORT void mb_sealed_free(mb_sealed *s)
 }
 
 /* A PCR-state object {"bank", "selection", "values"}; name is its place, for messages. */
-int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_out, uint32_t *mask_out,
+int seal_json_pcr_state(json_t *pcrs, const char *name, mb_pcr_bank *bank_out, uint32_t *mask_out,
 			   mb_error *err)
 {
-	json_object *bank, *sel, *vals;
+	json_t *bank, *sel, *vals;
 	const mb_digest_info *d;
 	uint32_t mask = 0;
 	size_t i, n;
 
 	memset(bank_out, 0, sizeof(*bank_out));
-	if (!pcrs || !json_object_is_type(pcrs, json_type_object))
+	if (!pcrs || !json_is_object(pcrs))
 		return set_error(err, -EBADMSG, "field \"%s\" is missing or not an object", name);
-	bank = json_doc_get(pcrs, "bank", json_type_string);
-	if (!bank || !(d = mb_digest_by_name(json_object_get_string(bank))))
+	bank = json_doc_get(pcrs, "bank", JSON_STRING);
+	if (!bank || !(d = mb_digest_by_name(json_string_value(bank))))
 		return set_error(err, -EBADMSG, "field \"%s.bank\" is missing or names no known bank", name);
 	bank_out->alg = d->alg;
 	bank_out->size = d->size;
-	sel = json_doc_get(pcrs, "selection", json_type_array);
+	sel = json_doc_get(pcrs, "selection", JSON_ARRAY);
 	if (!sel)
 		return set_error(err, -EBADMSG, "field \"%s.selection\" is missing or not an array", name);
-	n = json_object_array_length(sel);
+	n = json_array_size(sel);
 	if (n > MB_PCR_COUNT)
 		return set_error(err, -EBADMSG, "field \"%s.selection\" has more than %u PCRs", name, MB_PCR_COUNT);
 	for (i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(sel, i);
+		json_t *e = json_array_get(sel, i);
 		int64_t p;
 
-		if (!json_object_is_type(e, json_type_int))
+		if (!json_is_integer(e))
 			return set_error(err, -EBADMSG, "field \"%s.selection\" holds a non-integer", name);
-		p = json_object_get_int64(e);
+		p = json_integer_value(e);
 		if (p < 0 || p >= MB_PCR_COUNT || (mask & (1u << p)))
 			return set_error(err, -EBADMSG, "field \"%s.selection\": PCR %lld out of range or repeated", name,
 				       (long long) p);
 		mask |= 1u << p;
 	}
-	vals = json_doc_get(pcrs, "values", json_type_object);
+	vals = json_doc_get(pcrs, "values", JSON_OBJECT);
 	if (!vals)
 		return set_error(err, -EBADMSG, "field \"%s.values\" is missing or not an object", name);
-	json_object_object_foreach(vals, key, val) {
+	json_object_each(vals, key, val) {
 		/* One spelling per PCR ("5", not " 5", "+5" or "05"): no value can hide behind another. */
 		char *end;
 		unsigned long p = strtoul(key, &end, 10);
@@ -89,10 +87,10 @@ int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_o
 		    !(mask & (1u << p)))
 			return set_error(err, -EBADMSG, "field \"%s.values\": key \"%.8s\" is not a selected PCR", name,
 				       key);
-		if (!json_object_is_type(val, json_type_string))
+		if (!json_is_string(val))
 			return set_error(err, -EBADMSG, "field \"%s.values.%lu\" is not a string", name, p);
-		hex = json_object_get_string(val);
-		if ((size_t) json_object_get_string_len(val) != 2u * d->size ||
+		hex = json_string_value(val);
+		if ((size_t) json_string_length(val) != 2u * d->size ||
 		    hex_parse(hex, 2u * d->size, bank_out->value[p], d->size) < 0)
 			return set_error(err, -EBADMSG, "field \"%s.values.%lu\" is not %u bytes of hex", name, p, d->size);
 		bank_out->present |= 1u << p;
@@ -104,7 +102,7 @@ int seal_json_pcr_state(json_object *pcrs, const char *name, mb_pcr_bank *bank_o
 }
 
 /* policy.key of an "authorize" policy: {"name": hex, "public": base64 TPM2B_PUBLIC}. */
-static int parse_authority(json_object *o, mb_sealed *s, mb_error *err)
+static int parse_authority(json_t *o, mb_sealed *s, mb_error *err)
 {
 	uint8_t name[MB_TPM_NAME_SIZE];
 	int r;
@@ -130,31 +128,31 @@ static int parse_authority(json_object *o, mb_sealed *s, mb_error *err)
  * the PCR state being the sealed PCRs but MB_FIRMWARE_PCRS, of the sealed bank. It becomes
  * branch i of s.
  */
-static int parse_window(json_object *w, mb_sealed *s, size_t i, mb_error *err)
+static int parse_window(json_t *w, mb_sealed *s, size_t i, mb_error *err)
 {
-	json_object *v;
+	json_t *v;
 	const char *h;
 	char *end;
 	unsigned long long x;
 	int64_t c;
 	int r;
 
-	if (!json_object_is_type(w, json_type_object))
+	if (!json_is_object(w))
 		return set_error(err, -EBADMSG, "field \"policy.window\" is not an object");
-	v = json_doc_get(w, "nv-index", json_type_string);
-	h = v ? json_object_get_string(v) : "";
+	v = json_doc_get(w, "nv-index", JSON_STRING);
+	h = v ? json_string_value(v) : "";
 	x = strtoull(h, &end, 16);
-	if (strncmp(h, "0x", 2) != 0 || json_object_get_string_len(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
+	if (strncmp(h, "0x", 2) != 0 || json_string_length(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
 	    x > MB_NV_OWNER_LAST)
 		return set_error(err, -EBADMSG, "field \"policy.window.nv-index\" is not an NV index of the owner range "
 			       "(0x%08x-0x%08x)", MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
-	v = json_doc_get(w, "counter", json_type_int);
+	v = json_doc_get(w, "counter", JSON_INTEGER);
 	/* json-c reads larger numbers as INT64_MAX: refused with them, as no TPM counter gets there */
-	c = v ? json_object_get_int64(v) : -1;
+	c = v ? json_integer_value(v) : -1;
 	if (c < 0 || c == INT64_MAX)
 		return set_error(err, -EBADMSG, "field \"policy.window.counter\" is not an integer from 0 to %lld",
 			       (long long) INT64_MAX - 1);
-	r = seal_json_pcr_state(json_doc_get(w, "pcrs", json_type_object), "policy.window.pcrs", &s->branch[i],
+	r = seal_json_pcr_state(json_doc_get(w, "pcrs", JSON_OBJECT), "policy.window.pcrs", &s->branch[i],
 				&s->branch_mask[i], err);
 	if (r < 0)
 		return r;
@@ -171,13 +169,13 @@ static int parse_window(json_object *w, mb_sealed *s, size_t i, mb_error *err)
  * policy.pin (docs/seal.md, "TPM + PIN"): true, or absent (files before it, and secrets sealed
  * without a PIN: unchanged). true: want, the PCR policy, is followed by PolicyAuthValue.
  */
-static int parse_pin(json_object *o, mb_sealed *s, uint8_t want[MB_POLICY_DIGEST_SIZE], mb_error *err)
+static int parse_pin(json_t *o, mb_sealed *s, uint8_t want[MB_POLICY_DIGEST_SIZE], mb_error *err)
 {
-	json_object *v = NULL;
+	json_t *v = NULL;
 
-	if (!json_object_object_get_ex(o, "pin", &v))
+	if (!(v = json_object_get(o, "pin")))
 		return 0;
-	if (!json_object_is_type(v, json_type_boolean) || !json_object_get_boolean(v))
+	if (!json_is_boolean(v) || !json_is_true(v))
 		return set_error(err, -EBADMSG, "field \"policy.pin\" is not true (a secret sealed without a PIN "
 				 "has no \"pin\")");
 	s->pin = true;
@@ -188,31 +186,31 @@ static int parse_pin(json_object *o, mb_sealed *s, uint8_t want[MB_POLICY_DIGEST
  * policy: {"kind": "pcr", "digest"} over "pcrs", {"kind": "or", "digest", "branches":
  * [PCR state, ...]}, or {"kind": "authorize", "digest", "key"} (no "pcrs").
  */
-static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
+static int parse_policy(json_t *root, mb_sealed *s, mb_error *err)
 {
-	json_object *o = json_doc_get(root, "policy", json_type_object), *v, *br;
+	json_t *o = json_doc_get(root, "policy", JSON_OBJECT), *v, *br;
 	uint8_t want[MB_POLICY_DIGEST_SIZE];
 	const char *kind;
 	size_t i, n;
 	int r;
 
-	v = o ? json_doc_get(o, "kind", json_type_string) : NULL;
-	kind = v ? json_object_get_string(v) : "";
+	v = o ? json_doc_get(o, "kind", JSON_STRING) : NULL;
+	kind = v ? json_string_value(v) : "";
 	if (strcmp(kind, "pcr") != 0 && strcmp(kind, "or") != 0 && strcmp(kind, "authorize") != 0)
 		return set_error(err, -EBADMSG, "field \"policy.kind\" is missing or not \"pcr\", \"or\" or \"authorize\"");
 	r = json_doc_hex(o, "digest", "policy.digest", s->policy, MB_POLICY_DIGEST_SIZE, err);
 	if (r < 0)
 		return r;
 	if (strcmp(kind, "authorize") == 0) {
-		if (json_object_object_get_ex(o, "window", NULL))
+		if ((json_object_get(o, "window") != NULL))
 			return set_error(err, -EBADMSG, "field \"policy.window\" is only taken with an \"or\" policy");
-		if (json_object_object_get_ex(o, "pin", NULL))
+		if ((json_object_get(o, "pin") != NULL))
 			return set_error(err, -EBADMSG, "field \"policy.pin\" is not taken with an \"authorize\" policy");
-		if (json_object_object_get_ex(root, "pcrs", NULL))
+		if ((json_object_get(root, "pcrs") != NULL))
 			return set_error(err, -EBADMSG, "field \"pcrs\" is not taken with an \"authorize\" policy "
 				       "(the signatures carry the PCR values)");
 		s->authorized = true;
-		r = parse_authority(json_doc_get(o, "key", json_type_object), s, err);
+		r = parse_authority(json_doc_get(o, "key", JSON_OBJECT), s, err);
 		if (r == 0)
 			r = mb_policy_authorize_digest(s->auth_key_name, want, err);
 		if (r < 0)
@@ -222,21 +220,21 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 				       "\"policy.key.name\"");
 		return 0;
 	}
-	r = seal_json_pcr_state(json_doc_get(root, "pcrs", json_type_object), "pcrs", &s->pcrs, &s->mask, err);
+	r = seal_json_pcr_state(json_doc_get(root, "pcrs", JSON_OBJECT), "pcrs", &s->pcrs, &s->mask, err);
 	if (r < 0)
 		return r;
-	if (strcmp(kind, "or") != 0 && json_object_object_get_ex(o, "window", NULL))
+	if (strcmp(kind, "or") != 0 && (json_object_get(o, "window") != NULL))
 		return set_error(err, -EBADMSG, "field \"policy.window\" is only taken with an \"or\" policy");
 	if (strcmp(kind, "pcr") == 0) {
 		r = mb_policy_pcr_digest(NULL, &s->pcrs, s->mask, want, err);
 		if (r < 0)
 			return r;
 	} else {
-		json_object *win = NULL;
-		bool has_window = json_object_object_get_ex(o, "window", &win);
+		json_t *win = NULL;
+		bool has_window = ((win = json_object_get(o, "window")) != NULL);
 
-		br = json_doc_get(o, "branches", json_type_array);
-		n = br ? json_object_array_length(br) : 0;
+		br = json_doc_get(o, "branches", JSON_ARRAY);
+		n = br ? json_array_size(br) : 0;
 		/* the window is one more branch of the PolicyOR */
 		if (n < (has_window ? 1u : 2u) || n > MB_POLICY_OR_MAX - (has_window ? 1u : 0u))
 			return set_error(err, -EBADMSG, "field \"policy.branches\" is not an array of %u to %u PCR states",
@@ -245,7 +243,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 			char name[32];
 
 			snprintf(name, sizeof(name), "policy.branches.%zu", i);
-			r = seal_json_pcr_state(json_object_array_get_idx(br, i), name, &s->branch[i], &s->branch_mask[i],
+			r = seal_json_pcr_state(json_array_get(br, i), name, &s->branch[i], &s->branch_mask[i],
 						err);
 			if (r < 0)
 				return r;
@@ -276,7 +274,7 @@ static int parse_policy(json_object *root, mb_sealed *s, mb_error *err)
 
 MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb_error *err)
 {
-	json_object *root = NULL;
+	json_t *root = NULL;
 	int r;
 
 	*ret = NULL;
@@ -284,13 +282,13 @@ MB_EXPORT int mb_sealed_parse(const char *text, size_t size, mb_sealed **ret, mb
 	if (r < 0)
 		return r;
 	r = sealed_from_object(root, ret, err);
-	json_object_put(root);
+	json_decref(root);
 	return r;
 }
 
-int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
+int sealed_from_object(json_t *root, mb_sealed **ret, mb_error *err)
 {
-	json_object *o, *v;
+	json_t *o, *v;
 	mb_sealed s = { 0 };
 	uint8_t auth_policy[MB_POLICY_DIGEST_SIZE];
 	int r;
@@ -319,13 +317,13 @@ int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
 		goto fail;
 	}
 
-	o = json_doc_get(root, "parent", json_type_object);
+	o = json_doc_get(root, "parent", JSON_OBJECT);
 	if (!o) {
 		r = set_error(err, -EBADMSG, "field \"parent\" is missing or not an object");
 		goto fail;
 	}
-	if ((v = json_doc_get(o, "handle", json_type_string))) {
-		const char *h = json_object_get_string(v);
+	if ((v = json_doc_get(o, "handle", JSON_STRING))) {
+		const char *h = json_string_value(v);
 		char *end;
 		unsigned long x = strtoul(h, &end, 16);
 
@@ -335,8 +333,8 @@ int sealed_from_object(json_object *root, mb_sealed **ret, mb_error *err)
 		}
 		s.parent_persistent = true;
 		s.parent_handle = (uint32_t) x;
-	} else if ((v = json_doc_get(o, "template", json_type_string))) {
-		if (strcmp(json_object_get_string(v), "ecc-p256-srk") != 0) {
+	} else if ((v = json_doc_get(o, "template", JSON_STRING))) {
+		if (strcmp(json_string_value(v), "ecc-p256-srk") != 0) {
 			r = set_error(err, -EBADMSG, "field \"parent.template\" is not \"ecc-p256-srk\"");
 			goto fail;
 		}
@@ -356,96 +354,96 @@ fail:
 	return r;
 }
 
-json_object *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
+json_t *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 {
 	const mb_digest_info *d = mb_digest_by_alg(b->alg);
-	json_object *o = json_object_new_object(), *sel = json_object_new_array(), *vals = json_object_new_object();
+	json_t *o = json_object(), *sel = json_array(), *vals = json_object();
 	char hex[2 * MB_DIGEST_MAX + 1], key[8];
 	unsigned p;
 
 	if (!o || !sel || !vals || !d) {
-		json_object_put(o);
-		json_object_put(sel);
-		json_object_put(vals);
+		json_decref(o);
+		json_decref(sel);
+		json_decref(vals);
 		return NULL;
 	}
-	json_object_object_add(o, "bank", json_object_new_string(d->name));
+	json_object_set_new(o, "bank", json_text(d->name));
 	for (p = 0; p < MB_PCR_COUNT; p++) {
 		if (!(mask & (1u << p)))
 			continue;
-		json_object_array_add(sel, json_object_new_int((int) p));
+		json_array_append_new(sel, json_integer((int) p));
 		snprintf(key, sizeof(key), "%u", p);
-		json_object_object_add(vals, key, json_object_new_string(hex_format(b->value[p], d->size, hex)));
+		json_object_set_new(vals, key, json_text(hex_format(b->value[p], d->size, hex)));
 	}
-	json_object_object_add(o, "selection", sel);
-	json_object_object_add(o, "values", vals);
+	json_object_set_new(o, "selection", sel);
+	json_object_set_new(o, "values", vals);
 	return o;
 }
 
 MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 {
-	json_object *root = sealed_to_object(s);
+	json_t *root = sealed_to_object(s);
 
 	return root ? json_doc_finish(root) : NULL;
 }
 
-json_object *sealed_to_object(const mb_sealed *s)
+json_t *sealed_to_object(const mb_sealed *s)
 {
-	json_object *root = json_object_new_object(), *pol = json_object_new_object(),
-		    *parent = json_object_new_object();
+	json_t *root = json_object(), *pol = json_object(),
+		    *parent = json_object();
 	char hex[2 * MB_DIGEST_MAX + 1];
 	size_t i;
 
 	if (!root || !pol || !parent || (!s->authorized && !mb_digest_by_alg(s->pcrs.alg))) {
-		json_object_put(root);
-		json_object_put(pol);
-		json_object_put(parent);
+		json_decref(root);
+		json_decref(pol);
+		json_decref(parent);
 		return NULL;
 	}
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "kind", json_object_new_string("mboot-sealed"));
-	json_object_object_add(root, "public", json_doc_b64_obj(s->pub, s->pub_size));
-	json_object_object_add(root, "private", json_doc_b64_obj(s->priv, s->priv_size));
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "kind", json_text("mboot-sealed"));
+	json_object_set_new(root, "public", json_doc_b64_obj(s->pub, s->pub_size));
+	json_object_set_new(root, "private", json_doc_b64_obj(s->priv, s->priv_size));
 	if (!s->authorized)
-		json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&s->pcrs, s->mask));
-	json_object_object_add(pol, "kind",
-			       json_object_new_string(s->authorized ? "authorize" : s->n_branches ? "or" : "pcr"));
-	json_object_object_add(pol, "digest", json_object_new_string(hex_format(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
+		json_object_set_new(root, "pcrs", seal_json_pcr_state_obj(&s->pcrs, s->mask));
+	json_object_set_new(pol, "kind",
+			       json_text(s->authorized ? "authorize" : s->n_branches ? "or" : "pcr"));
+	json_object_set_new(pol, "digest", json_text(hex_format(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
 	if (s->pin)
-		json_object_object_add(pol, "pin", json_object_new_boolean(1));
+		json_object_set_new(pol, "pin", json_boolean(1));
 	if (s->authorized) {
-		json_object *key = json_object_new_object();
+		json_t *key = json_object();
 
-		json_object_object_add(key, "name",
-				       json_object_new_string(hex_format(s->auth_key_name, MB_TPM_NAME_SIZE, hex)));
-		json_object_object_add(key, "public", json_doc_b64_obj(s->auth_key, s->auth_key_size));
-		json_object_object_add(pol, "key", key);
+		json_object_set_new(key, "name",
+				       json_text(hex_format(s->auth_key_name, MB_TPM_NAME_SIZE, hex)));
+		json_object_set_new(key, "public", json_doc_b64_obj(s->auth_key, s->auth_key_size));
+		json_object_set_new(pol, "key", key);
 	}
 	if (s->n_branches) {
-		json_object *br = json_object_new_array();
+		json_t *br = json_array();
 		size_t n = s->n_branches - (s->window ? 1 : 0);
 
 		for (i = 0; i < n; i++)
-			json_object_array_add(br, seal_json_pcr_state_obj(&s->branch[i], s->branch_mask[i]));
-		json_object_object_add(pol, "branches", br);
+			json_array_append_new(br, seal_json_pcr_state_obj(&s->branch[i], s->branch_mask[i]));
+		json_object_set_new(pol, "branches", br);
 		if (s->window) {
-			json_object *w = json_object_new_object();
+			json_t *w = json_object();
 
 			snprintf(hex, sizeof(hex), "0x%08x", s->window_index);
-			json_object_object_add(w, "nv-index", json_object_new_string(hex));
-			json_object_object_add(w, "counter", json_object_new_int64((int64_t) s->window_counter));
-			json_object_object_add(w, "pcrs", seal_json_pcr_state_obj(&s->branch[n], s->branch_mask[n]));
-			json_object_object_add(pol, "window", w);
+			json_object_set_new(w, "nv-index", json_text(hex));
+			json_object_set_new(w, "counter", json_integer((int64_t) s->window_counter));
+			json_object_set_new(w, "pcrs", seal_json_pcr_state_obj(&s->branch[n], s->branch_mask[n]));
+			json_object_set_new(pol, "window", w);
 		}
 	}
-	json_object_object_add(root, "policy", pol);
+	json_object_set_new(root, "policy", pol);
 	if (s->parent_persistent) {
 		snprintf(hex, sizeof(hex), "0x%08x", s->parent_handle);
-		json_object_object_add(parent, "handle", json_object_new_string(hex));
+		json_object_set_new(parent, "handle", json_text(hex));
 	} else
-		json_object_object_add(parent, "template", json_object_new_string("ecc-p256-srk"));
-	json_object_object_add(root, "parent", parent);
+		json_object_set_new(parent, "template", json_text("ecc-p256-srk"));
+	json_object_set_new(root, "parent", parent);
 	if (s->eventlog)
-		json_object_object_add(root, "eventlog", json_doc_b64_obj(s->eventlog, s->eventlog_size));
+		json_object_set_new(root, "eventlog", json_doc_b64_obj(s->eventlog, s->eventlog_size));
 	return root;
 }

@@ -126,25 +126,25 @@ MB_EXPORT int mb_policy_signature_approve(mb_policy_signature *sig, mb_error *er
 }
 
 /* "counter": {"nv-index": "0x01800b01", "value": N} of a revocable signature. */
-static int parse_counter(json_object *o, mb_policy_signature *s, mb_error *err)
+static int parse_counter(json_t *o, mb_policy_signature *s, mb_error *err)
 {
-	json_object *v;
+	json_t *v;
 	const char *h;
 	char *end;
 	unsigned long long x;
 	int64_t c;
 
-	if (!json_object_is_type(o, json_type_object))
+	if (!json_is_object(o))
 		return set_error(err, -EBADMSG, "field \"counter\" is not an object");
-	v = json_doc_get(o, "nv-index", json_type_string);
-	h = v ? json_object_get_string(v) : "";
+	v = json_doc_get(o, "nv-index", JSON_STRING);
+	h = v ? json_string_value(v) : "";
 	x = strtoull(h, &end, 16);
-	if (strncmp(h, "0x", 2) != 0 || json_object_get_string_len(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
+	if (strncmp(h, "0x", 2) != 0 || json_string_length(v) != 10 || *end || x < MB_NV_OWNER_FIRST ||
 	    x > MB_NV_OWNER_LAST)
 		return set_error(err, -EBADMSG, "field \"counter.nv-index\" is not an NV index of the owner range "
 				 "(0x%08x-0x%08x)", MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
-	v = json_doc_get(o, "value", json_type_int);
-	c = v ? json_object_get_int64(v) : -1;
+	v = json_doc_get(o, "value", JSON_INTEGER);
+	c = v ? json_integer_value(v) : -1;
 	if (c < 0 || c == INT64_MAX)
 		return set_error(err, -EBADMSG, "field \"counter.value\" is not an integer from 0 to %lld",
 				 (long long) INT64_MAX - 1);
@@ -156,7 +156,7 @@ static int parse_counter(json_object *o, mb_policy_signature *s, mb_error *err)
 
 MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy_signature *ret, mb_error *err)
 {
-	json_object *root = NULL, *o, *v;
+	json_t *root = NULL, *o, *v;
 	mb_policy_signature s = { 0 };
 	uint8_t want[MB_POLICY_DIGEST_SIZE];
 	const char *scheme;
@@ -166,12 +166,12 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 	r = json_doc_open(text, size, SIGNATURE_MAX_FILE, "signature file", "mboot-policy-signature", &root, err);
 	if (r < 0)
 		return r;
-	r = seal_json_pcr_state(json_doc_get(root, "pcrs", json_type_object), "pcrs", &s.pcrs, &s.mask, err);
+	r = seal_json_pcr_state(json_doc_get(root, "pcrs", JSON_OBJECT), "pcrs", &s.pcrs, &s.mask, err);
 	if (r == 0 && s.mask == 0)
 		r = set_error(err, -EBADMSG, "field \"pcrs.selection\" is empty: a signature for no PCRs approves any boot");
 	if (r == 0)
 		r = json_doc_hex(root, "policy", "policy", want, sizeof(want), err);
-	if (r == 0 && json_object_object_get_ex(root, "counter", &o))
+	if (r == 0 && ((o = json_object_get(root, "counter")) != NULL))
 		r = parse_counter(o, &s, err);
 	if (r == 0)
 		r = mb_policy_signature_approve(&s, err);
@@ -180,7 +180,7 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 			      "\"pcrs\" and \"counter\"" : "field \"policy\" is not the PolicyPCR digest of \"pcrs\"");
 	if (r < 0)
 		goto fail;
-	o = json_doc_get(root, "key", json_type_object);
+	o = json_doc_get(root, "key", JSON_OBJECT);
 	if (!o) {
 		r = set_error(err, -EBADMSG, "field \"key\" is missing or not an object");
 		goto fail;
@@ -192,9 +192,9 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 		r = set_error(err, -EBADMSG, "field \"key.name\" is not a SHA-256 name (000b...)");
 		goto fail;
 	}
-	o = json_doc_get(root, "signature", json_type_object);
-	v = o ? json_doc_get(o, "scheme", json_type_string) : NULL;
-	scheme = v ? json_object_get_string(v) : "";
+	o = json_doc_get(root, "signature", JSON_OBJECT);
+	v = o ? json_doc_get(o, "scheme", JSON_STRING) : NULL;
+	scheme = v ? json_string_value(v) : "";
 	if (strcmp(scheme, "rsassa") == 0)
 		s.scheme = MB_SIG_RSASSA;
 	else if (strcmp(scheme, "ecdsa") == 0)
@@ -203,8 +203,8 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 		r = set_error(err, -EBADMSG, "field \"signature.scheme\" is missing or not \"rsassa\" or \"ecdsa\"");
 		goto fail;
 	}
-	v = json_doc_get(o, "hash", json_type_string);
-	if (!v || strcmp(json_object_get_string(v), "sha256") != 0) {
+	v = json_doc_get(o, "hash", JSON_STRING);
+	if (!v || strcmp(json_string_value(v), "sha256") != 0) {
 		r = set_error(err, -EBADMSG, "field \"signature.hash\" is not \"sha256\"");
 		goto fail;
 	}
@@ -220,44 +220,44 @@ MB_EXPORT int mb_policy_signature_parse(const char *text, size_t size, mb_policy
 	r = check_signature_bytes(&s, err);
 	if (r < 0)
 		goto fail;
-	json_object_put(root);
+	json_decref(root);
 	*ret = s;
 	return 0;
 fail:
-	json_object_put(root);
+	json_decref(root);
 	mb_policy_signature_done(&s);
 	return r;
 }
 
 MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 {
-	json_object *root = json_object_new_object(), *key = json_object_new_object(), *so = json_object_new_object();
+	json_t *root = json_object(), *key = json_object(), *so = json_object();
 	char hex[2 * MB_DIGEST_MAX + 1];
 
 	if (!root || !key || !so || !mb_digest_by_alg(sig->pcrs.alg)) {
-		json_object_put(root);
-		json_object_put(key);
-		json_object_put(so);
+		json_decref(root);
+		json_decref(key);
+		json_decref(so);
 		return NULL;
 	}
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "kind", json_object_new_string("mboot-policy-signature"));
-	json_object_object_add(root, "pcrs", seal_json_pcr_state_obj(&sig->pcrs, sig->mask));
-	json_object_object_add(root, "policy",
-			       json_object_new_string(hex_format(sig->approved, MB_POLICY_DIGEST_SIZE, hex)));
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "kind", json_text("mboot-policy-signature"));
+	json_object_set_new(root, "pcrs", seal_json_pcr_state_obj(&sig->pcrs, sig->mask));
+	json_object_set_new(root, "policy",
+			       json_text(hex_format(sig->approved, MB_POLICY_DIGEST_SIZE, hex)));
 	if (sig->counter) {
-		json_object *c = json_object_new_object();
+		json_t *c = json_object();
 
 		snprintf(hex, sizeof(hex), "0x%08x", sig->counter_index);
-		json_object_object_add(c, "nv-index", json_object_new_string(hex));
-		json_object_object_add(c, "value", json_object_new_int64((int64_t) sig->counter_value));
-		json_object_object_add(root, "counter", c);
+		json_object_set_new(c, "nv-index", json_text(hex));
+		json_object_set_new(c, "value", json_integer((int64_t) sig->counter_value));
+		json_object_set_new(root, "counter", c);
 	}
-	json_object_object_add(key, "name", json_object_new_string(hex_format(sig->key_name, MB_TPM_NAME_SIZE, hex)));
-	json_object_object_add(root, "key", key);
-	json_object_object_add(so, "scheme", json_object_new_string(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));
-	json_object_object_add(so, "hash", json_object_new_string("sha256"));
-	json_object_object_add(so, "value", json_doc_b64_obj(sig->sig, sig->sig_size));
-	json_object_object_add(root, "signature", so);
+	json_object_set_new(key, "name", json_text(hex_format(sig->key_name, MB_TPM_NAME_SIZE, hex)));
+	json_object_set_new(root, "key", key);
+	json_object_set_new(so, "scheme", json_text(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));
+	json_object_set_new(so, "hash", json_text("sha256"));
+	json_object_set_new(so, "value", json_doc_b64_obj(sig->sig, sig->sig_size));
+	json_object_set_new(root, "signature", so);
 	return json_doc_finish(root);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <tss2/tss2_esys.h>
 
 #include <mboot/seal.h>
@@ -58,8 +58,8 @@ typedef struct attest_challenge {
 int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, mb_error *err);
 
 /* JSON documents of docs/attest.md: {"version": 1, "kind": kind}, then the text. */
-json_object *attest_doc_new(const char *kind);
-int attest_doc_finish(json_object *root, char **ret, mb_error *err);
-json_object *attest_hex_json(const uint8_t *p, size_t n);
+json_t *attest_doc_new(const char *kind);
+int attest_doc_finish(json_t *root, char **ret, mb_error *err);
+json_t *attest_hex_json(const uint8_t *p, size_t n);
 
 #endif

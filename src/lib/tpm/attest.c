@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 
@@ -65,28 +65,28 @@ static int marshal_public(mb_tpm *t, const TPM2B_PUBLIC *p, uint8_t *out, size_t
 	return 0;
 }
 
-json_object *attest_hex_json(const uint8_t *p, size_t n)
+json_t *attest_hex_json(const uint8_t *p, size_t n)
 {
 	char *s = hex_dup(p, n);
-	json_object *o = s ? json_object_new_string(s) : NULL;
+	json_t *o = s ? json_text(s) : NULL;
 
 	free(s);
 	return o;
 }
 
-json_object *attest_doc_new(const char *kind)
+json_t *attest_doc_new(const char *kind)
 {
-	json_object *root = json_object_new_object();
+	json_t *root = json_object();
 
 	if (root) {
-		json_object_object_add(root, "version", json_object_new_int(1));
-		json_object_object_add(root, "kind", json_object_new_string(kind));
+		json_object_set_new(root, "version", json_integer(1));
+		json_object_set_new(root, "kind", json_text(kind));
 	}
 	return root;
 }
 
 /* json_doc_finish, or -ENOMEM. */
-int attest_doc_finish(json_object *root, char **ret, mb_error *err)
+int attest_doc_finish(json_t *root, char **ret, mb_error *err)
 {
 	*ret = root ? json_doc_finish(root) : NULL;
 	if (!*ret)
@@ -108,7 +108,7 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 	size_t ek_size = 0, ak_size = 0, priv_size = 0, cert_size = 0, off = 0;
 	unsigned have_cert = 0;
 	ek_kind kind = EK_RSA2048;
-	json_object *ak = NULL, *req = NULL, *o;
+	json_t *ak = NULL, *req = NULL, *o;
 	char index[16], parent_name[16];
 	TSS2_RC rc;
 	int r;
@@ -173,25 +173,25 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 	snprintf(parent_name, sizeof(parent_name), "0x%08x", MB_TPM_SRK_HANDLE);
 	ak = attest_doc_new("mboot-ak");
 	if (ak) {
-		json_object_object_add(ak, "alg", json_object_new_string(ak_alg == MB_ATTEST_KEY_RSA ? "rsa" : "ecc"));
-		json_object_object_add(ak, "public", json_doc_b64_obj(ak_buf, ak_size));
-		json_object_object_add(ak, "private", json_doc_b64_obj(priv_buf, priv_size));
-		json_object_object_add(ak, "parent", json_object_new_string(persistent ? parent_name : "srk-template"));
-		json_object_object_add(ak, "name", attest_hex_json(name, sizeof(name)));
-		json_object_object_add(ak, "ek", json_object_new_string(attest_ek_kinds[kind].name));
+		json_object_set_new(ak, "alg", json_text(ak_alg == MB_ATTEST_KEY_RSA ? "rsa" : "ecc"));
+		json_object_set_new(ak, "public", json_doc_b64_obj(ak_buf, ak_size));
+		json_object_set_new(ak, "private", json_doc_b64_obj(priv_buf, priv_size));
+		json_object_set_new(ak, "parent", json_text(persistent ? parent_name : "srk-template"));
+		json_object_set_new(ak, "name", attest_hex_json(name, sizeof(name)));
+		json_object_set_new(ak, "ek", json_text(attest_ek_kinds[kind].name));
 	}
 	req = attest_doc_new("mboot-attest-request");
 	if (req) {
-		o = json_object_new_object();
-		json_object_object_add(req, "ek", o);
-		json_object_object_add(o, "public", json_doc_b64_obj(ek_buf, ek_size));
-		json_object_object_add(o, "certificate", cert ? json_doc_b64_obj(cert, cert_size) : NULL);
+		o = json_object();
+		json_object_set_new(req, "ek", o);
+		json_object_set_new(o, "public", json_doc_b64_obj(ek_buf, ek_size));
+		json_object_set_new(o, "certificate", cert ? json_doc_b64_obj(cert, cert_size) : json_null());
 		snprintf(index, sizeof(index), "0x%08x", attest_ek_kinds[kind].nv_index);
-		json_object_object_add(o, "nv_index", cert ? json_object_new_string(index) : NULL);
-		o = json_object_new_object();
-		json_object_object_add(req, "ak", o);
-		json_object_object_add(o, "public", json_doc_b64_obj(ak_buf, ak_size));
-		json_object_object_add(o, "name", attest_hex_json(name, sizeof(name)));
+		json_object_set_new(o, "nv_index", cert ? json_text(index) : json_null());
+		o = json_object();
+		json_object_set_new(req, "ak", o);
+		json_object_set_new(o, "public", json_doc_b64_obj(ak_buf, ak_size));
+		json_object_set_new(o, "name", attest_hex_json(name, sizeof(name)));
 	}
 	r = attest_doc_finish(ak, ret_ak_file, err);
 	ak = NULL;
@@ -203,8 +203,8 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 		*ret_ak_file = NULL;
 	}
 out:
-	json_object_put(ak);
-	json_object_put(req);
+	json_decref(ak);
+	json_decref(req);
 	explicit_bzero(priv_buf, sizeof(priv_buf));
 	free(cert);
 	sym_Esys_Free(ek_pub);
@@ -218,7 +218,7 @@ out:
 	return r;
 }
 
-static int b64_exact(json_object *o, const char *key, uint8_t *out, size_t max, size_t *ret_size, mb_error *err)
+static int b64_exact(json_t *o, const char *key, uint8_t *out, size_t max, size_t *ret_size, mb_error *err)
 {
 	uint8_t *p = NULL;
 	size_t n = 0;
@@ -234,12 +234,12 @@ static int b64_exact(json_object *o, const char *key, uint8_t *out, size_t max, 
 }
 
 /* Up to max bytes of hex of even length; name is the field, for messages. */
-static int hex_var(json_object *o, const char *key, uint8_t *out, size_t max, size_t *ret_size, mb_error *err)
+static int hex_var(json_t *o, const char *key, uint8_t *out, size_t max, size_t *ret_size, mb_error *err)
 {
-	json_object *v = json_doc_get(o, key, json_type_string);
-	size_t len = v ? (size_t) json_object_get_string_len(v) : 0;
+	json_t *v = json_doc_get(o, key, JSON_STRING);
+	size_t len = v ? (size_t) json_string_length(v) : 0;
 
-	if (!v || len == 0 || len % 2 || len / 2 > max || hex_parse(json_object_get_string(v), len, out, len / 2) < 0)
+	if (!v || len == 0 || len % 2 || len / 2 > max || hex_parse(json_string_value(v), len, out, len / 2) < 0)
 		return set_error(err, -EBADMSG, "field \"%s\" is not hex of 1 to %zu bytes", key, max);
 	*ret_size = len / 2;
 	return 0;
@@ -247,7 +247,7 @@ static int hex_var(json_object *o, const char *key, uint8_t *out, size_t max, si
 
 int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *err)
 {
-	json_object *root = NULL, *v;
+	json_t *root = NULL, *v;
 	uint8_t raw[sizeof(TPM2B_PRIVATE)], name[MB_TPM_NAME_SIZE];
 	size_t n = 0, off = 0;
 	const TPMA_OBJECT want = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_RESTRICTED |
@@ -296,8 +296,8 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 		r = set_error(err, -EBADMSG, "field \"private\" is not one TPM2B_PRIVATE");
 		goto out;
 	}
-	v = json_doc_get(root, "parent", json_type_string);
-	s = v ? json_object_get_string(v) : "";
+	v = json_doc_get(root, "parent", JSON_STRING);
+	s = v ? json_string_value(v) : "";
 	if (strcmp(s, "srk-template") == 0) {
 		ak->parent_persistent = false;
 	} else if (strlen(s) == 10 && strncmp(s, "0x81", 4) == 0 && hex_parse(s + 2, 8, raw, 4) == 0) {
@@ -307,9 +307,9 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 		r = set_error(err, -EBADMSG, "field \"parent\" is neither \"srk-template\" nor a persistent handle");
 		goto out;
 	}
-	v = json_doc_get(root, "ek", json_type_string);
+	v = json_doc_get(root, "ek", JSON_STRING);
 	for (k = 0; v && k < EK_KIND_MAX; k++)
-		if (strcmp(json_object_get_string(v), attest_ek_kinds[k].name) == 0)
+		if (strcmp(json_string_value(v), attest_ek_kinds[k].name) == 0)
 			break;
 	if (!v || k == EK_KIND_MAX) {
 		r = set_error(err, -EBADMSG, "field \"ek\" is not \"rsa2048\", \"ecc-p256\" or \"ecc-p384\"");
@@ -319,7 +319,7 @@ int attest_ak_file_read(const char *text, size_t size, ak_file *ak, mb_error *er
 	r = 0;
 out:
 	explicit_bzero(raw, sizeof(raw));
-	json_object_put(root);
+	json_decref(root);
 	return r;
 }
 
@@ -351,7 +351,7 @@ static bool rc_is_refusal(TSS2_RC rc)
 
 int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, mb_error *err)
 {
-	json_object *root = NULL;
+	json_t *root = NULL;
 	uint8_t raw[sizeof(TPM2B_ENCRYPTED_SECRET)];
 	size_t n = 0, off = 0;
 	int r;
@@ -382,7 +382,7 @@ int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, 
 	}
 	r = 0;
 out:
-	json_object_put(root);
+	json_decref(root);
 	return r;
 }
 
@@ -391,7 +391,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 {
 	ak_file ak;
 	attest_challenge ch;
-	json_object *resp;
+	json_t *resp;
 	TPM2B_DIGEST *cred = NULL;
 	TPM2B_PUBLIC *ek_pub = NULL;
 	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE, ek = ESYS_TR_NONE, policy = ESYS_TR_NONE;
@@ -456,8 +456,8 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 
 	resp = attest_doc_new("mboot-attest-response");
 	if (resp) {
-		json_object_object_add(resp, "ak_name", attest_hex_json(ak.name, sizeof(ak.name)));
-		json_object_object_add(resp, "credential", json_doc_b64_obj(cred->buffer, cred->size));
+		json_object_set_new(resp, "ak_name", attest_hex_json(ak.name, sizeof(ak.name)));
+		json_object_set_new(resp, "credential", json_doc_b64_obj(cred->buffer, cred->size));
 	}
 	r = attest_doc_finish(resp, ret_response, err);
 	goto out;

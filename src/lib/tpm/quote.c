@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 
@@ -77,29 +77,29 @@ static int quote_matches(const TPMS_QUOTE_INFO *q, uint16_t hash_alg, const mb_p
 	return memcmp(digest, q->pcrDigest.buffer, h->size) == 0;
 }
 
-static json_object *pcrs_obj(const mb_pcr_values *v)
+static json_t *pcrs_obj(const mb_pcr_values *v)
 {
-	json_object *root = json_object_new_object(), *banks = json_object_new_object();
+	json_t *root = json_object(), *banks = json_object();
 	size_t i;
 
 	if (!root || !banks) {
-		json_object_put(root);
-		json_object_put(banks);
+		json_decref(root);
+		json_decref(banks);
 		return NULL;
 	}
-	json_object_object_add(root, "banks", banks);
+	json_object_set_new(root, "banks", banks);
 	for (i = 0; i < mb_pcr_values_n_banks(v); i++) {
 		uint16_t alg = mb_pcr_values_bank_alg(v, i);
 		const mb_digest_info *d = mb_digest_by_alg(alg);
-		json_object *b = json_object_new_object();
+		json_t *b = json_object();
 		uint32_t p;
 
 		if (!d || !b) {
-			json_object_put(b);
-			json_object_put(root);
+			json_decref(b);
+			json_decref(root);
 			return NULL;
 		}
-		json_object_object_add(banks, d->name, b);
+		json_object_set_new(banks, d->name, b);
 		for (p = 0; p < MB_PCR_COUNT; p++) {
 			const uint8_t *val = mb_pcr_values_get(v, alg, p);
 			char key[4];
@@ -107,13 +107,13 @@ static json_object *pcrs_obj(const mb_pcr_values *v)
 			if (!val)
 				continue;
 			snprintf(key, sizeof(key), "%u", p);
-			json_object_object_add(b, key, attest_hex_json(val, d->size));
+			json_object_set_new(b, key, attest_hex_json(val, d->size));
 		}
 	}
 	return root;
 }
 
-static json_object *now_obj(void)
+static json_t *now_obj(void)
 {
 	char buf[32];
 	time_t now = time(NULL);
@@ -121,7 +121,7 @@ static json_object *now_obj(void)
 
 	if (!gmtime_r(&now, &tm) || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		return NULL;
-	return json_object_new_string(buf);
+	return json_text(buf);
 }
 
 MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, const mb_quote_input *in_opt,
@@ -145,7 +145,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE;
 	bool flush = false;
 	mb_pcr_values *v = NULL;
-	json_object *root, *q;
+	json_t *root, *q;
 	unsigned tries;
 	uint16_t hash_alg;
 	TSS2_RC rc;
@@ -276,21 +276,21 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	}
 
 	root = attest_doc_new("mboot-evidence");
-	q = json_object_new_object();
+	q = json_object();
 	if (root && q) {
-		json_object_object_add(root, "quote", q);
-		json_object_object_add(q, "attest", json_doc_b64_obj(quoted->attestationData, quoted->size));
-		json_object_object_add(q, "signature", json_doc_b64_obj(sig_buf, sig_size));
-		json_object_object_add(root, "pcrs", pcrs_obj(v));
-		json_object_object_add(root, "ak_public", json_doc_b64_obj(ak.pub_raw, ak.pub_raw_size));
-		json_object_object_add(root, "eventlog",
-				       in->eventlog ? json_doc_b64_obj(in->eventlog, in->eventlog_size) : NULL);
-		json_object_object_add(root, "userspace_log",
+		json_object_set_new(root, "quote", q);
+		json_object_set_new(q, "attest", json_doc_b64_obj(quoted->attestationData, quoted->size));
+		json_object_set_new(q, "signature", json_doc_b64_obj(sig_buf, sig_size));
+		json_object_set_new(root, "pcrs", pcrs_obj(v));
+		json_object_set_new(root, "ak_public", json_doc_b64_obj(ak.pub_raw, ak.pub_raw_size));
+		json_object_set_new(root, "eventlog",
+				       in->eventlog ? json_doc_b64_obj(in->eventlog, in->eventlog_size) : json_null());
+		json_object_set_new(root, "userspace_log",
 				       in->userspace_log ? json_doc_b64_obj(in->userspace_log, in->userspace_log_size) :
 							   NULL);
-		json_object_object_add(root, "created", now_obj());
+		json_object_set_new(root, "created", now_obj());
 	} else {
-		json_object_put(q);
+		json_decref(q);
 	}
 	r = attest_doc_finish(root, ret_evidence, err);
 out:

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "shared/json.h"
 
 #include <mboot/diff.h>
 #include <mboot/digest.h>
