@@ -58,7 +58,7 @@ MB_EXPORT int mb_pcr_values_remove_bank(mb_pcr_values *v, uint16_t alg) MB_WUR;
 MB_EXPORT int mb_pcr_values_get_bank(const mb_pcr_values *v, uint16_t alg, mb_pcr_bank *ret) MB_WUR;
 
 /*
- * Read PCR values from text: the PCR-values JSON of DESIGN.md
+ * Read PCR values from text: the PCR-values JSON of README.md (the "PCR-values shape")
  * ({"banks": {"sha256": {"0": "<hex>", ...}}}), or tpm2_pcrread's YAML
  * ("sha256:\n  0 : 0x..."). Unknown top-level keys are ignored.
  */

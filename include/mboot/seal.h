@@ -80,7 +80,7 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig);
 MB_EXPORT void mb_policy_signature_done(mb_policy_signature *sig);
 
 /*
- * A sealed secret, as kept in the sealed file (DESIGN.md, docs/seal.md). Opaque: made by
+ * A sealed secret, as kept in the sealed file (docs/seal.md). Opaque: made by
  * mb_sealed_parse (a file) or mb_seal_secret (mboot/tpm.h: a new secret), freed with
  * mb_sealed_free, read with the accessors below. The pointers they return are s's, valid
  * until mb_sealed_free(s); every ret_size may be NULL.

@@ -9,7 +9,7 @@
 
 #include <mboot/mboot.h>
 
-/* Exit codes: the command-line contract of DESIGN.md. */
+/* Exit codes: the command-line contract of README.md ("Exit codes"). */
 enum {
 	EXIT_OK = 0,
 	EXIT_FAILED = 1,  /* verification failed, or (log diff) the logs differ */

@@ -100,7 +100,7 @@ done
 [ "$("$MBOOT" log replay --json --bank sha256 "$C/tpm2-tss/event-uefiaction.bin" | jq -c .info.incomplete)" = null ] &&
 	echo "ok   --bank sha256: complete" || { echo "FAIL --bank sha256: incomplete PCRs"; fails=$((fails + 1)); }
 
-# The JSON of log show is valid and strict (jq parses it; every event has the DESIGN.md keys).
+# The JSON of log show is valid and strict (jq parses it; every event has the keys README.md lists).
 for log in "$C"/go-attestation/windows_gcp_shielded_vm.bin "$C"/go-attestation/linux_tpm12.bin "$C"/go-eventlog/ccel/cos-113-intel-tdx.bin; do
 	"$MBOOT" log show --json "$log" >"$tmp/s.json" && jq -e '.events | all(has("index") and has("pcr") and has("type") and has("digests") and has("data") and has("decoded"))' "$tmp/s.json" >/dev/null &&
 		echo "ok   show --json $(basename "$log")" || { echo "FAIL show --json $log"; fails=$((fails + 1)); }
