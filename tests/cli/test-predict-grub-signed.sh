@@ -9,6 +9,13 @@
 #   command line), first checked against today's PCR 8 as the TPM read it (pcrs.json).
 # - Without --grub-image: unpredictable, the reason names --grub-image (exit 1); with --efi IMG=IMG
 #   instead (its OLD is the GRUB the model starts as): PCR 8 predicted as with --grub-image.
+# - $cmdpath: a new config whose command uses it (`set mboot_dir=$cmdpath`): PCR 8 predicted,
+#   the sha256 extend python3 does here with $cmdpath as GRUB sets it: the config's device and the
+#   folder of the file named by the device path of the PCR 4 application whose sha256 is the
+#   image's Authenticode digest (pesign -h), read from tpm2_eventlog's output (here shim loaded
+#   \EFI\BOOT\grubx64.efi: (hd0,gpt1)/EFI/BOOT, not the prefix's /EFI/debian). The same log with
+#   that device path's file-path node made another media node (python3 rewrites its subtype; PCR 4
+#   does not digest the event data): $cmdpath unknown, PCR 8 unpredictable, the reason names it.
 # - Another GRUB image (grub-mkimage's, with Debian's prefix and built-in config): refused,
 #   exit 2, the reason says it is not the GRUB that booted; as the NEW of --efi IMG=OTHER (a GRUB
 #   update to an image without the memdisk): PCRs 8 and 9 unpredictable, named, PCR 4 changed.
@@ -35,6 +42,8 @@ s = ['[ -z %s -o ! -e %s ]' % (pre, pre), '[ -e %s/x86_64-efi/grub.cfg ]' % pre,
      'source %s/grub.cfg' % pre]
 for line in open(sys.argv[1]):
     line = line.strip()
+    if len(sys.argv) > 2:
+        line = line.replace('$cmdpath', sys.argv[2])  # GRUB measures the expanded command
     if not line:
         continue
     s.append(line)
@@ -74,6 +83,55 @@ rc=$?
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["banks"]["sha256"]["8"])' "$W/out.json" 2>/dev/null)
 	[ $rc = 0 ] && [ "${got,,}" = "$want" ] && ok "with --efi IMG=IMG in place of --grub-image: PCR 8 predicted, $want" ||
 		{ bad "with --efi IMG=IMG: exit $rc, PCR 8 '$got', want $want"; cat "$W/err"; }
+}
+
+# $cmdpath, as GRUB sets it from the device path the firmware measured with the image
+cat >"$W/cmdpath.py" <<'PY'
+import re, sys, yaml
+log, digest, device = yaml.safe_load(open(sys.argv[1])), sys.argv[2].lower(), sys.argv[3]
+ev = [e for e in log['events'] if e.get('EventType') == 'EV_EFI_BOOT_SERVICES_APPLICATION' and
+      any(d['AlgorithmId'] == 'sha256' and d['Digest'].lower() == digest for d in e['Digests'])][0]
+dp, parts = str(ev['Event']['DevicePath']), []
+if re.fullmatch('([0-9a-fA-F]{2})*', dp):  # tpm2_eventlog 5.4: the bytes; walk the nodes
+    b = bytes.fromhex(dp)
+    while len(b) >= 4 and b[0] != 0x7f:
+        n = int.from_bytes(b[2:4], 'little')
+        if (b[0], b[1]) == (4, 4):  # media, file path: UTF-16LE, NUL-terminated
+            parts.append(b[4:n].decode('utf-16-le').split('\0')[0])
+        b = b[n:]
+else:  # a tpm2_eventlog built with efivar: the text, file-path nodes have no "(...)"
+    parts = [p for p in dp.split('/') if '(' not in p]
+path = re.sub('/+', '/', '/' + '/'.join(parts).replace('\\', '/'))
+print(device + path.rsplit('/', 1)[0])
+PY
+{
+	cmdpath=$(python3 "$W/cmdpath.py" <(tpm2_eventlog "$D/log.bin") "$(pesign -h -i "$IMG" | awk '/^hash:/ { print $2 }')" \
+		"${CFG%%)*})")
+	[ "$cmdpath" = '(hd0,gpt1)/EFI/BOOT' ] || bad "\$cmdpath from tpm2_eventlog: '$cmdpath'"
+	awk '/^ *linux/ { print "set mboot_dir=$cmdpath" } { print }' "$D/grub.cfg" >"$W/cmdpath.cfg"
+	grep -q 'mboot_dir' "$W/cmdpath.cfg" || bad "no set line added"
+	want_cp=$(python3 "$W/pcr8.py" "$W/cmdpath.cfg" "$cmdpath")
+	"$M" predict --log "$D/log.bin" --grub-booted-dir '' --grub-cfg-booted "$CFG=$D/grub.cfg" \
+		--grub-cfg "$CFG=$W/cmdpath.cfg" --grub-image "$IMG" --json >"$W/out.json" 2>"$W/err"
+	rc=$?
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["banks"]["sha256"]["8"])' "$W/out.json" 2>/dev/null)
+	[ $rc = 0 ] && [ "${got,,}" = "$want_cp" ] && ok "a command using \$cmdpath ($cmdpath): PCR 8 predicted, $want_cp" ||
+		{ bad "a command using \$cmdpath: exit $rc, PCR 8 '$got', want $want_cp"; cat "$W/err"; }
+	python3 - "$D/log.bin" "$W/nofile.bin" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+node = bytes.fromhex('04043000') + '\\EFI\\BOOT\\grubx64.efi\0'.encode('utf-16-le')
+assert b.count(node) == 1
+open(sys.argv[2], 'wb').write(b.replace(node, bytes.fromhex('0405') + node[2:]))
+PY
+	"$M" predict --log "$W/nofile.bin" --grub-booted-dir '' --grub-cfg-booted "$CFG=$D/grub.cfg" \
+		--grub-cfg "$CFG=$W/cmdpath.cfg" --grub-image "$IMG" --json >"$W/out.json" 2>"$W/err"
+	rc=$?
+	res=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); u=j["unpredictable"]
+print(sorted(u), "8" in j["banks"]["sha256"], "$cmdpath" in u.get("8", ""))' "$W/out.json" 2>/dev/null)
+	[ $rc = 1 ] && [ "$res" = "['8'] False True" ] &&
+		ok "no file-path node in the image's event: \$cmdpath unknown, PCR 8 unpredictable, named" ||
+		{ bad "no file-path node: exit $rc, $res"; cat "$W/err"; }
 }
 
 # another GRUB image: Debian's prefix and built-in config, but not what booted

@@ -369,6 +369,113 @@ static void test_efi_siglist_hostile(void **state)
 	assert_int_equal(efi_siglist_check(b, 0, 0, NULL), 0);
 }
 
+/* The event numbered num (tpm2_eventlog's EventNum) of a log under $MB_TESTDATA. */
+static const mb_event *testdata_event(mb_event_log **log, const char *rel, uint32_t num, uint32_t type)
+{
+	size_t size = 0, i;
+	uint8_t *b = testdata_load(rel, &size);
+
+	assert_non_null(b);
+	assert_int_equal(mb_event_log_parse_take(b, size, log, NULL), 0);
+	for (i = 0; i < mb_event_log_count(*log); i++) {
+		const mb_event *ev = mb_event_log_event(*log, i);
+
+		if (ev->number == num) {
+			assert_int_equal(ev->type, type);
+			return ev;
+		}
+	}
+	fail_msg("%s: no event %u", rel, num);
+	return NULL;
+}
+
+static void assert_file_path(const mb_event *ev, uint64_t length, size_t dp_len, const char *want)
+{
+	efi_image_load il;
+	char *path = NULL;
+
+	assert_int_equal(efi_image_load_parse(ev->data, ev->data_size, &il, NULL), 0);
+	assert_int_equal(il.length, length);
+	assert_int_equal(il.device_path_len, dp_len);
+	assert_int_equal(il.trailing, 0);
+	if (!want) {
+		assert_int_equal(devpath_file_path(il.device_path, il.device_path_len, &path, NULL), -ENOENT);
+		assert_null(path);
+		return;
+	}
+	assert_int_equal(devpath_file_path(il.device_path, il.device_path_len, &path, NULL), 0);
+	assert_string_equal(path, want);
+	free(path);
+}
+
+/*
+ * A real Secure Boot boot (tests/data/grub-signed/log.bin), as `tpm2_eventlog` (tpm2-tools 5.4)
+ * prints it:
+ *  - EventNum 24, shim: ImageLengthInMemory 1048504, LengthOfDevicePath 112, DevicePath
+ *    02010c00d041030a00000000 0101060000010401 2a00...e50202 (PciRoot, Pci, HD) then
+ *    0404 3000 "\EFI\BOOT\BOOTX64.EFI" in UTF-16LE, NUL, 7fff0400;
+ *  - EventNum 30, GRUB (the one predict's $cmdpath comes from): ImageLengthInMemory 4183488,
+ *    LengthOfDevicePath 52, DevicePath 0404 3000 "\EFI\BOOT\grubx64.efi" UTF-16LE, NUL, 7fff0400
+ *    (shim loads it relative to its own device: a file-path node only);
+ *  - EventNum 40, the kernel: ImageLengthInMemory 8247232, LengthOfDevicePath 0.
+ */
+static void test_image_load_file_path(void **state)
+{
+	mb_event_log *log = NULL;
+	const mb_event *ev;
+
+	(void) state;
+	ev = testdata_event(&log, "grub-signed/log.bin", 24, MB_EV_EFI_BOOT_SERVICES_APPLICATION);
+	assert_file_path(ev, 1048504, 112, "/EFI/BOOT/BOOTX64.EFI");
+	ev = testdata_event(&log, "grub-signed/log.bin", 30, MB_EV_EFI_BOOT_SERVICES_APPLICATION);
+	assert_file_path(ev, 4183488, 52, "/EFI/BOOT/grubx64.efi");
+	ev = testdata_event(&log, "grub-signed/log.bin", 40, MB_EV_EFI_BOOT_SERVICES_APPLICATION);
+	assert_file_path(ev, 8247232, 0, NULL);
+	mb_event_log_free(log);
+}
+
+/* A path split over file-path nodes ("\EFI", "debian\", "\grubx64.efi"): one path, one slash
+ * between parts; a node after the end of the first instance is not the image's; hostile nodes. */
+static void test_file_path_hostile(void **state)
+{
+	static const uint8_t split[] = {
+		4, 4, 12, 0, '\\', 0, 'E', 0, 'F', 0, 'I', 0,
+		1, 1, 6, 0, 0, 0, /* another node between: skipped */
+		4, 4, 18, 0, 'd', 0, 'e', 0, 'b', 0, 'i', 0, 'a', 0, 'n', 0, '\\', 0,
+		4, 4, 30, 0, '\\', 0, 'g', 0, 'r', 0, 'u', 0, 'b', 0, 'x', 0, '6', 0, '4', 0, '.', 0, 'e', 0,
+		'f', 0, 'i', 0, 0, 0,
+		0x7f, 0x01, 4, 0, /* end of the instance */
+		4, 4, 8, 0, 'x', 0, 0, 0,
+		0x7f, 0xff, 4, 0,
+	};
+	static const uint8_t odd[] = { 4, 4, 7, 0, 'x', 0, 0 };
+	static const uint8_t none[] = { 2, 1, 12, 0, 0xd0, 0x41, 3, 0x0a, 0, 0, 0, 0, 0x7f, 0xff, 4, 0 };
+	uint8_t hdr[32] = { 0 };
+	efi_image_load il;
+	dec_why w = { .text = "" };
+	char *path = NULL;
+
+	(void) state;
+	assert_int_equal(devpath_file_path(split, sizeof(split), &path, NULL), 0);
+	assert_string_equal(path, "/EFI/debian/grubx64.efi");
+	free(path);
+	assert_int_equal(devpath_file_path(none, sizeof(none), &path, &w), -ENOENT);
+	assert_null(path);
+	assert_int_equal(devpath_file_path(odd, sizeof(odd), &path, &w), -EBADMSG);
+	assert_non_null(strstr(w.text, "odd length"));
+	assert_null(path);
+	/* a node header cut short, a length below 4, a node past the path */
+	assert_int_equal(devpath_file_path(split, 3, &path, NULL), -EBADMSG);
+	assert_int_equal(devpath_file_path((const uint8_t[]) { 4, 4, 2, 0 }, 4, &path, NULL), -EBADMSG);
+	assert_int_equal(devpath_file_path(split, 20, &path, NULL), -EBADMSG);
+	/* UEFI_IMAGE_LOAD_EVENT: every prefix of the header, a device path past the event */
+	ASSERT_PREFIXES_FAIL(efi_image_load_parse, hdr, sizeof(hdr), &il);
+	hdr[24] = 1;
+	w.text[0] = 0;
+	assert_int_equal(efi_image_load_parse(hdr, sizeof(hdr), &il, &w), -EBADMSG);
+	assert_non_null(strstr(w.text, "LengthOfDevicePath 1 overruns the event (0 bytes left)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +487,8 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_efi_siglist_corpus),
 		cmocka_unit_test(test_efi_siglist_hostile),
+		cmocka_unit_test(test_image_load_file_path),
+		cmocka_unit_test(test_file_path_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

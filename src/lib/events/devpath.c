@@ -348,6 +348,33 @@ static int bbs_node(text *t, uint8_t sub, byte_reader *r)
 	return 0;
 }
 
+/* One node of a device path, its body a reader over the bytes after the 4-byte header. */
+typedef struct devpath_node {
+	size_t at;
+	uint8_t type, sub;
+	uint16_t len;
+	byte_reader body;
+} devpath_node;
+
+/* The next node of r (the whole path is size bytes; nodes counts them): 1, 0 when no bytes are
+ * left, or -EBADMSG with the reason. End nodes are returned as any other. */
+static int devpath_next(byte_reader *r, size_t size, unsigned *nodes, devpath_node *n, dec_why *why)
+{
+	if (reader_left(r) == 0)
+		return 0;
+	n->at = r->pos;
+	if (read_u8(r, &n->type) < 0 || read_u8(r, &n->sub) < 0 || read_u16le(r, &n->len) < 0)
+		return dec_fail(why, "device path: truncated node header at offset %zu", n->at);
+	if (n->len < 4)
+		return dec_fail(why, "device path: node at offset %zu has length %u < 4", n->at, n->len);
+	if (read_sub(r, n->len - 4u, &n->body) < 0)
+		return dec_fail(why, "device path: node at offset %zu (length %u) overruns the path (%zu bytes)", n->at,
+				n->len, size);
+	if (++*nodes > MB_DEC_MAX_DEVPATH_NODES)
+		return dec_fail(why, "device path: more than %d nodes", MB_DEC_MAX_DEVPATH_NODES);
+	return 1;
+}
+
 int devpath_to_text(const uint8_t *data, size_t size, char **ret, dec_why *why)
 {
 	text t = { .s = malloc(MB_DEC_MAX_DEVPATH_TEXT + 1) };
@@ -360,29 +387,16 @@ int devpath_to_text(const uint8_t *data, size_t size, char **ret, dec_why *why)
 		return -ENOMEM;
 	t.s[0] = 0;
 	reader_init(&r, data, size, 0);
-	while (reader_left(&r) > 0) {
-		size_t at = r.pos;
+	for (;;) {
+		devpath_node nd;
 		uint8_t type, sub;
-		uint16_t len;
-		byte_reader node;
 
-		if (read_u8(&r, &type) < 0 || read_u8(&r, &sub) < 0 || read_u16le(&r, &len) < 0) {
-			rc = dec_fail(why, "device path: truncated node header at offset %zu", at);
+		if ((rc = devpath_next(&r, size, &nodes, &nd, why)) < 0)
 			goto fail;
-		}
-		if (len < 4) {
-			rc = dec_fail(why, "device path: node at offset %zu has length %u < 4", at, len);
-			goto fail;
-		}
-		if (read_sub(&r, len - 4u, &node) < 0) {
-			rc = dec_fail(why, "device path: node at offset %zu (length %u) overruns the path (%zu bytes)",
-					 at, len, size);
-			goto fail;
-		}
-		if (++nodes > MB_DEC_MAX_DEVPATH_NODES) {
-			rc = dec_fail(why, "device path: more than %d nodes", MB_DEC_MAX_DEVPATH_NODES);
-			goto fail;
-		}
+		if (rc == 0)
+			break;
+		type = nd.type;
+		sub = nd.sub;
 		if (type == 0x7f) {
 			if (sub == 0xff)
 				break; /* End of the whole path: what follows is not ours to show. */
@@ -396,26 +410,26 @@ int devpath_to_text(const uint8_t *data, size_t size, char **ret, dec_why *why)
 			put(&t, "/");
 		sep = true;
 		switch (type) {
-		case 1: rc = hardware_node(&t, sub, &node); break;
-		case 2: rc = acpi_node(&t, sub, &node); break;
-		case 3: rc = messaging_node(&t, sub, &node); break;
-		case 4: rc = media_node(&t, sub, &node); break;
-		case 5: rc = bbs_node(&t, sub, &node); break;
+		case 1: rc = hardware_node(&t, sub, &nd.body); break;
+		case 2: rc = acpi_node(&t, sub, &nd.body); break;
+		case 3: rc = messaging_node(&t, sub, &nd.body); break;
+		case 4: rc = media_node(&t, sub, &nd.body); break;
+		case 5: rc = bbs_node(&t, sub, &nd.body); break;
 		default: rc = -EOPNOTSUPP; break;
 		}
 		if (rc == -ENOMEM)
 			goto fail;
 		if (rc == -EBADMSG) {
 			rc = dec_fail(why, "device path: node %u.%u at offset %zu is too short (%u bytes)",
-					 type, sub, at, len);
+					 type, sub, nd.at, nd.len);
 			goto fail;
 		}
 		if (rc == -EOPNOTSUPP) {
 			/* §10.6.1.6: a node without a text form is Path(type,subtype,data). */
 			put(&t, "Path(%u,%u", type, sub);
-			if (len > 4) {
+			if (nd.len > 4) {
 				put(&t, ",");
-				put_hex(&t, data + at + 4, len - 4u);
+				put_hex(&t, data + nd.at + 4, nd.len - 4u);
 			}
 			put(&t, ")");
 		}
@@ -424,6 +438,66 @@ int devpath_to_text(const uint8_t *data, size_t size, char **ret, dec_why *why)
 			goto fail;
 		}
 	}
+	*ret = t.s;
+	return 0;
+fail:
+	free(t.s);
+	return rc;
+}
+
+int devpath_file_path(const uint8_t *data, size_t size, char **ret, dec_why *why)
+{
+	text t = { .s = malloc(MB_DEC_MAX_DEVPATH_TEXT + 1) };
+	byte_reader r;
+	unsigned nodes = 0;
+	bool any = false;
+	size_t i, k;
+	int rc;
+
+	*ret = NULL;
+	if (!t.s)
+		return -ENOMEM;
+	t.s[0] = 0;
+	reader_init(&r, data, size, 0);
+	for (;;) {
+		devpath_node nd;
+		char *s;
+
+		if ((rc = devpath_next(&r, size, &nodes, &nd, why)) < 0)
+			goto fail;
+		if (rc == 0 || nd.type == 0x7f)
+			break; /* the first instance is the image's */
+		if (nd.type != 4 || nd.sub != 4)
+			continue;
+		if (reader_left(&nd.body) % 2) {
+			rc = dec_fail(why, "device path: file path node at offset %zu has an odd length (%u bytes)", nd.at,
+				      nd.len);
+			goto fail;
+		}
+		if (!(s = utf16le_to_utf8(reader_cur(&nd.body), reader_left(&nd.body)))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		put(&t, "/%s", s);
+		free(s);
+		any = true;
+		if (t.full) {
+			rc = dec_fail(why, "device path: file path longer than %d bytes", MB_DEC_MAX_DEVPATH_TEXT);
+			goto fail;
+		}
+	}
+	if (!any) {
+		free(t.s);
+		return -ENOENT;
+	}
+	/* backslashes as slashes, a run of slashes as one */
+	for (i = k = 0; t.s[i]; i++) {
+		char ch = t.s[i] == '\\' ? '/' : t.s[i];
+
+		if (ch != '/' || k == 0 || t.s[k - 1] != '/')
+			t.s[k++] = ch;
+	}
+	t.s[k] = 0;
 	*ret = t.s;
 	return 0;
 fail:

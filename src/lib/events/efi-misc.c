@@ -12,40 +12,49 @@
 
 #include "decode-internal.h"
 
-/* UEFI_IMAGE_LOAD_EVENT: u64 ImageLocationInMemory, ImageLengthInMemory,
- * ImageLinkTimeAddress, LengthOfDevicePath; DevicePath[]. */
-int dec_efi_image_load(const mb_event *ev, mb_decoded_node *o, dec_why *why)
+int efi_image_load_parse(const uint8_t *p, size_t n, efi_image_load *ret, dec_why *why)
 {
 	byte_reader r;
-	uint64_t loc, len, link, dp_len;
-	const uint8_t *dp;
+	uint64_t dp_len;
+
+	memset(ret, 0, sizeof(*ret));
+	reader_init(&r, p, n, 0);
+	if (read_u64le(&r, &ret->location) < 0 || read_u64le(&r, &ret->length) < 0 ||
+	    read_u64le(&r, &ret->link_address) < 0 || read_u64le(&r, &dp_len) < 0)
+		return dec_fail(why, "UEFI_IMAGE_LOAD_EVENT: %zu bytes, shorter than its 32-byte header", n);
+	if (dp_len > reader_left(&r))
+		return dec_fail(why, "UEFI_IMAGE_LOAD_EVENT: LengthOfDevicePath %" PRIu64 " overruns the event (%zu bytes left)",
+				dp_len, reader_left(&r));
+	if (read_bytes(&r, (size_t) dp_len, &ret->device_path) < 0)
+		return dec_fail(why, "UEFI_IMAGE_LOAD_EVENT: truncated device path");
+	ret->device_path_len = (size_t) dp_len;
+	ret->trailing = reader_left(&r);
+	return 0;
+}
+
+int dec_efi_image_load(const mb_event *ev, mb_decoded_node *o, dec_why *why)
+{
+	efi_image_load il;
 	char *path = NULL;
 	int rc;
 
-	reader_init(&r, ev->data, ev->data_size, 0);
-	if (read_u64le(&r, &loc) < 0 || read_u64le(&r, &len) < 0 || read_u64le(&r, &link) < 0 ||
-	    read_u64le(&r, &dp_len) < 0)
-		return dec_fail(why, "UEFI_IMAGE_LOAD_EVENT: %u bytes, shorter than its 32-byte header", ev->data_size);
-	if (dp_len > reader_left(&r))
-		return dec_fail(why, "UEFI_IMAGE_LOAD_EVENT: LengthOfDevicePath %" PRIu64 " overruns the event (%zu bytes left)",
-				   dp_len, reader_left(&r));
-	if (read_bytes(&r, (size_t) dp_len, &dp) < 0)
-		return dec_fail(why, "UEFI_IMAGE_LOAD_EVENT: truncated device path");
-	rc = devpath_to_text(dp, (size_t) dp_len, &path, why);
+	if ((rc = efi_image_load_parse(ev->data, ev->data_size, &il, why)) < 0)
+		return rc;
+	rc = devpath_to_text(il.device_path, il.device_path_len, &path, why);
 	if (rc < 0)
 		return rc;
 	dec_set_kind(o, "efi_image_load");
-	dec_add_addr(o, "image_location", loc);
-	dec_add_u64(o, "image_length", len);
-	dec_add_addr(o, "link_time_address", link);
-	dec_add_u64(o, "device_path_length", dp_len);
+	dec_add_addr(o, "image_location", il.location);
+	dec_add_u64(o, "image_length", il.length);
+	dec_add_addr(o, "link_time_address", il.link_address);
+	dec_add_u64(o, "device_path_length", il.device_path_len);
 	dec_add_str(o, "device_path", path);
-	if (reader_left(&r) > 0)
-		dec_add_u64(o, "trailing_bytes", reader_left(&r));
+	if (il.trailing > 0)
+		dec_add_u64(o, "trailing_bytes", il.trailing);
 	if (path[0])
 		dec_set_desc(o, "%s", path);
 	else
-		dec_set_desc(o, "image at 0x%" PRIx64 ", %" PRIu64 " bytes (no device path)", loc, len);
+		dec_set_desc(o, "image at 0x%" PRIx64 ", %" PRIu64 " bytes (no device path)", il.location, il.length);
 	free(path);
 	return 0;
 }

@@ -45,6 +45,27 @@ int tagged_event_parse(const uint8_t *p, size_t n, tagged_event *ret, dec_why *w
  * byte, the locality. -ENOENT (nothing in *why) when p does not start with that signature. */
 int startup_locality_parse(const uint8_t *p, size_t n, uint8_t *ret, dec_why *why);
 
+/* UEFI_IMAGE_LOAD_EVENT (TCG PFP §10.4.3.3; EV_EFI_BOOT_SERVICES_APPLICATION and the driver
+ * events): u64 ImageLocationInMemory, ImageLengthInMemory, ImageLinkTimeAddress,
+ * LengthOfDevicePath; u8 DevicePath[LengthOfDevicePath]. */
+typedef struct efi_image_load {
+	uint64_t location, length, link_address;
+	const uint8_t *device_path;
+	size_t device_path_len;
+	size_t trailing;      /* bytes after DevicePath */
+} efi_image_load;
+
+int efi_image_load_parse(const uint8_t *p, size_t n, efi_image_load *ret, dec_why *why);
+
+/*
+ * The file a device path names, as GRUB takes it for $cmdpath: the text of each media
+ * file-path node (UEFI §10.3.5.4) of the path's first instance, each after a '/', backslashes
+ * as slashes, a run of slashes as one ("/EFI/debian/grubx64.efi" for \EFI\debian\grubx64.efi).
+ * *ret malloc()ed. -ENOENT (nothing in *why) when the path has no file-path node; -EBADMSG with
+ * the reason for a malformed path (the same walk and caps as the decoder's text); -ENOMEM.
+ */
+int devpath_file_path(const uint8_t *p, size_t n, char **ret, dec_why *why);
+
 /*
  * EFI_SIGNATURE_LIST (UEFI spec §32.4.1), the one parser of PK/KEK/db/dbx/MokList values for
  * the decoder and predict: EFI_GUID SignatureType; u32 SignatureListSize; u32

@@ -68,16 +68,18 @@ typedef struct grub_model_choice {
 /*
  * GRUB's start when its core image is known (the image that booted, checked by the caller):
  * GRUB sets $prefix (the image's prefix on the device of $cmdpath), $root (that device) and
- * $cmdpath (the folder it was loaded from), then runs the built-in config in rescue mode (its
- * commands are not measured), which may enter normal mode on a config of the memdisk
- * (`normal (memdisk)/grub.cfg`: measured in PCR 8 as any config, not in PCR 9). read gives a
- * memdisk file by path ("(memdisk)/grub.cfg"): 0 with *text (malloc()ed, NUL-terminated),
- * -ENOENT, or another negative errno. Without a start (the default), GRUB's run begins in normal
- * mode on the first config.
+ * $cmdpath (the folder it was loaded from, on that device: predict takes it from the device path
+ * of the image's PCR 4 event, lib/predict/predict-grub-model.c), then runs the built-in config
+ * in rescue mode (its commands are not measured), which may enter normal mode on a config of
+ * the memdisk (`normal (memdisk)/grub.cfg`: measured in PCR 8 as any config, not in PCR 9).
+ * read gives a memdisk file by path ("(memdisk)/grub.cfg"): 0 with *text (malloc()ed,
+ * NUL-terminated), -ENOENT, or another negative errno. Without a start (the default), GRUB's
+ * run begins in normal mode on the first config.
  */
 typedef struct grub_model_start {
 	const char *prefix;  /* "(hd0,gpt1)/EFI/debian" */
-	const char *cmdpath; /* "(hd0,gpt1)/EFI/BOOT"; NULL: unknown */
+	const char *cmdpath; /* "(hd0,gpt1)/EFI/BOOT"; NULL: unknown (a measured command using it
+			      * stops the run, with the reason) */
 	const char *builtin; /* the built-in config; NULL: none */
 	int (*read)(void *ctx, const char *path, char **text, size_t *size);
 	void *ctx;

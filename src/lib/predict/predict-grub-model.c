@@ -13,6 +13,7 @@
 #include <mboot/digest.h>
 #include <mboot/events.h>
 #include <mboot/pe.h>
+#include "lib/events/event-data.h"
 #include "lib/pe/grub-memdisk.h"
 #include "lib/predict/predict-internal.h"
 #include "shared/fail.h"
@@ -64,6 +65,7 @@ typedef struct booted_image {
 	uint8_t *buf;
 	mb_grub_image gi;
 	char *prefix, *builtin;
+	char *cmdpath; /* NULL: unknown */
 	bool have;
 } booted_image;
 
@@ -72,6 +74,7 @@ static void booted_image_done(booted_image *b)
 	free(b->buf);
 	free(b->prefix);
 	free(b->builtin);
+	free(b->cmdpath);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -89,16 +92,17 @@ static int memdisk_read(void *ctx, const char *path, char **text, size_t *size)
 	return rc;
 }
 
-/* Whether file's Authenticode digest is that of one of today's PCR 4 applications. */
-static int booted_today(const mb_event_log *log, const mb_pe_info *pe, const uint8_t *buf, size_t size, bool *yes)
+/* Today's PCR 4 application whose digest is file's Authenticode digest (*ret NULL: none). */
+static int booted_today(const mb_event_log *log, const mb_pe_info *pe, const uint8_t *buf, size_t size,
+			const mb_event **ret)
 {
 	uint8_t d[MB_DIGEST_MAX];
 	uint16_t have_alg = 0;
 	size_t i, n = mb_event_log_count(log);
 	int rc;
 
-	*yes = false;
-	for (i = 0; i < n && !*yes; i++) {
+	*ret = NULL;
+	for (i = 0; i < n && !*ret; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 		const mb_event_digest *e;
 
@@ -112,7 +116,38 @@ static int booted_today(const mb_event_log *log, const mb_pe_info *pe, const uin
 				return rc;
 			have_alg = e->alg;
 		}
-		*yes = memcmp(d, e->bytes, e->size) == 0;
+		if (memcmp(d, e->bytes, e->size) == 0)
+			*ret = ev;
+	}
+	return 0;
+}
+
+/*
+ * GRUB's $cmdpath: the folder of the file the image's PCR 4 event names (its device path's
+ * file-path nodes), on device (the "(hd0,gpt1)" GRUB's $root starts as). NULL, unknown, when the
+ * path names no file or the event data is malformed (`mboot log show` says why).
+ */
+static int image_cmdpath(const mb_event *ev, const char *device, size_t device_len, char **ret)
+{
+	efi_image_load il;
+	char *file = NULL, *slash;
+	int rc;
+
+	*ret = NULL;
+	if (efi_image_load_parse(ev->data, ev->data_size, &il, NULL) < 0)
+		return 0;
+	rc = devpath_file_path(il.device_path, il.device_path_len, &file, NULL);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		return 0;
+	slash = strrchr(file, '/');
+	*slash = 0; /* devpath_file_path() starts with one */
+	rc = asprintf(ret, "%.*s%s", (int) device_len, device, file);
+	free(file);
+	if (rc < 0) {
+		*ret = NULL;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -129,8 +164,8 @@ static int read_booted_image(const predict_ctx *c, const char *first_path, boote
 	const mb_predict_input *in = c->in;
 	const char *file = in->grub_image;
 	mb_pe_info *pe = NULL;
+	const mb_event *booted = NULL;
 	size_t size = 0, e;
-	bool yes = false;
 	int rc;
 
 	for (e = 0; !file && e < in->boot.n_efi; e++) {
@@ -156,11 +191,11 @@ static int read_booted_image(const predict_ctx *c, const char *first_path, boote
 	if (rc == 0)
 		rc = mb_grub_image_parse(pe, b->buf, size, &b->gi, err);
 	if (rc == 0)
-		rc = booted_today(in->log, pe, b->buf, size, &yes);
+		rc = booted_today(in->log, pe, b->buf, size, &booted);
 	mb_pe_info_free(pe);
 	if (rc < 0)
 		return prefix_error(err, rc, file);
-	if (!yes)
+	if (!booted)
 		return set_error(err, -EINVAL, "--grub-image %s: its Authenticode digest is no EFI application today's log "
 				 "measured in PCR 4: it is not the GRUB that booted", file);
 	if (b->gi.config && !(b->builtin = strndup((const char *) b->gi.config, b->gi.config_size)))
@@ -176,6 +211,9 @@ static int read_booted_image(const predict_ctx *c, const char *first_path, boote
 		return 0; /* no prefix, or no device to put it on: normal mode on the first config */
 	}
 	if (!b->prefix)
+		return set_error(err, -ENOMEM, "out of memory");
+	if (first_path[0] == '(' && strchr(first_path, ')') &&
+	    image_cmdpath(booted, first_path, (size_t) (strchr(first_path, ')') - first_path + 1), &b->cmdpath) < 0)
 		return set_error(err, -ENOMEM, "out of memory");
 	b->have = true;
 	return 0;
@@ -339,7 +377,7 @@ int pred_plan_model(predict_ctx *c, mb_error *err)
 		goto out;
 	}
 	if (image.have) {
-		grub_model_start start = { image.prefix, NULL, image.builtin, memdisk_read, &image };
+		grub_model_start start = { image.prefix, image.cmdpath, image.builtin, memdisk_read, &image };
 
 		if ((rc = grub_model_set_start(m, &start)) < 0) {
 			rc = set_error(err, rc, "out of memory");
