@@ -269,6 +269,7 @@ void gs_emit(gs *g, grub_string_kind kind, char *text)
 
 			if (end)
 				*end = 0;
+			nm[-1] = '$'; /* the text up to the name, shown as written, not with the marker */
 			gs_lookup(g, nm, &known, &setter);
 			gs_stopf(g, "%s \"%.80s...\" uses $%s, set by `%.80s`, whose value the model does not know%s", grub_string_prefix(kind),
 			      text, nm, setter ? setter : "GRUB", g->check ? " (today's string does not give it)" : "");
