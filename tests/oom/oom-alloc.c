@@ -12,8 +12,12 @@
  * MB_FAIL_ALLOC=K: the K-th allocation (1-based) fails with ENOMEM, once; the others succeed.
  * The stack of the failed call is printed (in an ASan build) so that the runner can tell which
  * call of the test it happened under.
+ * MB_FAIL_ALLOC=0 with MB_OOM_PATHS=1: also "oom: path K" for each allocation K that is the
+ * first one made from its call path (the innermost frames of the library's stack, hashed), so
+ * that the runner can fail the first allocation of every path before sampling the rest.
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +39,39 @@ int oom_posix_memalign(void **out, size_t align, size_t n);
 extern void __sanitizer_print_stack_trace(void) __attribute__((weak));
 
 static unsigned long long count, fail_at;
-static int ready;
+static int ready, paths;
+
+/* The call paths seen (MB_OOM_PATHS=1): a set of hashes of their innermost frames. */
+#define PATH_FRAMES 4
+#define PATH_SLOTS (1u << 16)
+static uint64_t path_seen[PATH_SLOTS];
+static unsigned path_count;
+
+__attribute__((noinline)) static void note_path(void)
+{
+	void *fr[PATH_FRAMES + 3];
+	int n = backtrace(fr, PATH_FRAMES + 3);
+	uint64_t h = 1469598103934665603ull;
+
+	/* fr[0] note_path, fr[1] must_fail, fr[2] the oom_* wrapper: the library's frames follow. */
+	for (int i = 3; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)fr[i];
+		h *= 1099511628211ull;
+	}
+	h |= 1; /* 0 marks an empty slot */
+	if (path_count >= PATH_SLOTS / 2)
+		return; /* full: no more paths reported, the rest is sampled */
+	for (uint32_t i = (uint32_t)(h ^ (h >> 32)) & (PATH_SLOTS - 1);; i = (i + 1) & (PATH_SLOTS - 1)) {
+		if (path_seen[i] == h)
+			return;
+		if (path_seen[i] == 0) {
+			path_seen[i] = h;
+			path_count++;
+			fprintf(stderr, "oom: path %llu\n", count);
+			return;
+		}
+	}
+}
 
 static void report(void)
 {
@@ -59,6 +95,8 @@ static void setup(void)
 		fprintf(stderr, "oom: MB_FAIL_ALLOC=%s is not a number\n", s);
 		abort();
 	}
+	s = getenv("MB_OOM_PATHS");
+	paths = fail_at == 0 && s && strcmp(s, "1") == 0;
 	atexit(report);
 }
 
@@ -69,11 +107,14 @@ __attribute__((constructor)) static void oom_start(void)
 }
 
 /* Counts one allocation; true when it is the one to fail. */
-static int must_fail(void)
+__attribute__((noinline)) static int must_fail(void)
 {
 	if (!ready)
 		setup();
-	if (++count != fail_at || fail_at == 0)
+	++count;
+	if (paths)
+		note_path();
+	if (count != fail_at || fail_at == 0)
 		return 0;
 	fprintf(stderr, "oom: allocation %llu fails here\n", count);
 	if (__sanitizer_print_stack_trace)

@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The 'oom' suite: each unit test, built with oom-alloc.c (its -oom twin), is run once to count
-the allocations libmboot's own code makes (MB_FAIL_ALLOC=0), then again with allocation k
-failing (MB_FAIL_ALLOC=k) for k = 1..N, or for N evenly spaced k when a test makes more than
-its share of the time budget allows (said in the output).
+the allocations libmboot's own code makes and which of them is the first of its call path
+(MB_FAIL_ALLOC=0 MB_OOM_PATHS=1), then again with allocation k failing (MB_FAIL_ALLOC=k).
+
+One wall-clock budget for the whole suite (MB_OOM_BUDGET seconds, the counting runs included),
+two runs at a time, shared by the tests by time spent (the test that has used least goes next),
+in a fixed order, so that whatever the budget allows is a prefix of the same plan:
+  1. the first allocation of each call path, of every test, before any sampling;
+  2. then the other k of each test, an even sample refined by halving strides (N/2, then N/4
+     and 3N/4, then the odd eighths, ...: any prefix is spread evenly over 1..N).
+No randomness: a failing k fails again alone with MB_FAIL_ALLOC=k. For each test the output says
+which k ran (as ranges) and how many were skipped for time.
 
 A run may fail its cmocka assertions (the library returned the error; the test expected
 success): that is fine. It is a finding when
@@ -15,22 +23,57 @@ success): that is fine. It is a finding when
     allocation: the call failed, so it had to free what it made. Blocks allocated under other
     calls were dropped by the test's own abort (cmocka leaves a test at its first failed
     assertion) and are not counted.
+The sanitizers print their stacks unsymbolized (symbolizing each run's stacks doubled its time);
+they are symbolized here through one llvm-symbolizer process, each address once.
 
-Environment: MB_OOM_BUDGET seconds of wall time for the whole suite (default 150),
+Environment: MB_OOM_BUDGET seconds of wall time for the whole suite (default 180),
 MB_OOM_JOBS runs at a time (default 2), MB_OOM_ALL=1 every k of every test whatever the time,
 MB_OOM_ONLY=NAME[,NAME] only those tests (e.g. test-policy).
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, FIRST_COMPLETED, wait
 
 FRAME = re.compile(r'^\s*#\d+ 0x[0-9a-f]+ in (\S+)\s+(.*)$')
+RAW = re.compile(r'^\s*#\d+ 0x[0-9a-f]+\s+\((.+)\+(0x[0-9a-f]+)\)\s*$')
 LIB = re.compile(r'(^|/)src/(lib|shared)/')
 TEST = re.compile(r'(^|/)tests/unit/')
-TIMEOUT = 120
+TIMEOUT = 60
+
+
+class Symbolizer:
+    """One llvm-symbolizer for the whole suite; each (module, offset) asked once."""
+
+    def __init__(self, path):
+        self.proc = subprocess.Popen([path, '--functions=linkage', '--inlining'],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        self.cache = {}
+        self.lock = threading.Lock()
+
+    def frames(self, module, off):
+        key = (module, off)
+        with self.lock:
+            if key not in self.cache:
+                self.proc.stdin.write('"%s" %s\n' % (module, off))
+                self.proc.stdin.flush()
+                out = []
+                while True:
+                    func = self.proc.stdout.readline()
+                    if not func.strip():
+                        break
+                    loc = self.proc.stdout.readline().strip()
+                    out.append((func.strip(), loc))
+                self.cache[key] = out
+            return self.cache[key]
+
+
+SYMBOLIZER = None
 
 
 def kind(loc):
@@ -45,19 +88,28 @@ def frames(lines):
     out = []
     for ln in lines:
         m = FRAME.match(ln)
+        r = RAW.match(ln) if not m else None
         if m:
             out.append((m.group(1), m.group(2).strip()))
+        elif r:
+            # Our code is in the test's executable (the core is linked statically); libasan,
+            # libc, json-c and OpenSSL are shared objects, not symbolized.
+            if SYMBOLIZER and '.so' not in os.path.basename(r.group(1)):
+                # A return address points past its call: one byte back is the call's line.
+                off = '0x%x' % max(int(r.group(2), 16) - 1, 0)
+                out.extend(SYMBOLIZER.frames(r.group(1), off) or [('??', r.group(1))])
+            else:
+                out.append(('??', r.group(1)))
         elif out and not ln.strip():
             break
     return out
 
 
 def test_site(fr):
-    """The innermost frame in the test's own file: the call of the test the stack is under."""
-    for func, loc in fr:
-        if kind(loc) == 'test':
-            return '%s %s' % (func, loc)
-    return None
+    """The test's own frames (tests/unit), innermost first: the call of the test the stack is
+    under, with its callers (a helper of the test called from two places is two sites)."""
+    site = ['%s %s' % (func, loc) for func, loc in fr if kind(loc) == 'test']
+    return ' < '.join(site) if site else None
 
 
 def ours(fr):
@@ -84,6 +136,8 @@ def known_findings():
 def run(exe, k, env):
     e = dict(env)
     e['MB_FAIL_ALLOC'] = str(k)
+    if k == 0:
+        e['MB_OOM_PATHS'] = '1'
     t = time.monotonic()
     try:
         p = subprocess.run([exe], env=e, capture_output=True, text=True, errors='replace',
@@ -119,8 +173,9 @@ def judge(k, rc, out, err):
                 where, site = kind(loc), ours(frames(lines[i + 1:]))[1] or loc
                 what = 'UBSan'
             if where != 'test':
-                found.append(('%s at %s' % (what, site),
-                              'k=%d: %s\n%s' % (k, what, '\n'.join(lines[i:i + 25]))))
+                found.append(('%s at %s' % (what, site), 'k=%d: %s\n%s\n%s' % (
+                    k, ln, '\n'.join('    in %s %s' % f for f in frames(lines[i + 1:])[:20]),
+                    '\n'.join(lines[i + 1:i + 30]))))
         # Only direct leaks: an indirect one hangs off a block someone still points to, as an
         # object the test made and dropped at its abort (the arena of a decoded event it holds).
         m = re.match(r'Direct leak of (\d+) byte', ln)
@@ -133,32 +188,88 @@ def judge(k, rc, out, err):
                 where = ours(fr)[1]
                 found.append(('leak at %s' % where,
                               'k=%d: %s (allocation failed under %s)\n%s' %
-                              (k, ln, fail_site, '\n'.join(lines[i + 1:i + 1 + len(fr)]))))
+                              (k, ln, fail_site, '\n'.join('    in %s %s' % f for f in fr))))
     if rc < 0 and not found and not leak_report and 'ERROR: AddressSanitizer' not in err \
             and 'runtime error' not in err:
         found.append(('signal %d' % -rc, 'k=%d: killed by signal %d\n%s' % (k, -rc, err[-3000:])))
     return found
 
 
+def stride_order(ks):
+    """ks (sorted) in an order whose every prefix is spread evenly over them: the middle one,
+    then the quarters, then the odd eighths, ... (a fixed order, no seed)."""
+    n = len(ks)
+    if n == 0:
+        return []
+    out, seen = [], set()
+    step = 1
+    while step < n:
+        step *= 2
+    while step >= 1:
+        for i in range(step // 2 if step > 1 else 0, n, step):
+            if i not in seen:
+                seen.add(i)
+                out.append(ks[i])
+        if step == 1:
+            break
+        step //= 2
+    for i in range(n):
+        if i not in seen:
+            out.append(ks[i])
+    return out
+
+
+def ranges(ks):
+    """Sorted ks as '1-84,90,97-99'."""
+    out = []
+    for k in sorted(ks):
+        if out and out[-1][1] == k - 1:
+            out[-1][1] = k
+        else:
+            out.append([k, k])
+    return ','.join('%d' % a if a == b else '%d-%d' % (a, b) for a, b in out)
+
+
+class Plan:
+    def __init__(self, exe, n, paths, t0):
+        self.exe, self.name, self.n, self.t0 = exe, os.path.basename(exe), n, t0
+        firsts = sorted(k for k in set(paths) if 1 <= k <= n)
+        rest = [k for k in range(1, n + 1) if k not in set(firsts)]
+        self.paths = len(firsts)
+        self.queue = [(1, k) for k in stride_order(firsts)] + [(2, k) for k in stride_order(rest)]
+        self.pos = 0
+        self.spent = 0.0
+        self.ran = []
+        self.ran_paths = 0
+        self.slowest = t0
+        self.findings = {}
+
+    def next_phase(self):
+        return self.queue[self.pos][0] if self.pos < len(self.queue) else 3
+
+
 def main():
+    global SYMBOLIZER
     exes = sys.argv[1:]
     only = [s for s in os.environ.get('MB_OOM_ONLY', '').split(',') if s]
     if only:
         exes = [x for x in exes if os.path.basename(x)[:-len('-oom')] in only]
-    budget = float(os.environ.get('MB_OOM_BUDGET', '150'))
+    budget = float(os.environ.get('MB_OOM_BUDGET', '180'))
     jobs = int(os.environ.get('MB_OOM_JOBS', '2'))
     every = os.environ.get('MB_OOM_ALL') == '1'
     env = dict(os.environ)
+    sym = shutil.which('llvm-symbolizer')
     env['ASAN_OPTIONS'] = 'detect_leaks=1:abort_on_error=1:allocator_may_return_null=1'
-    env['UBSAN_OPTIONS'] = 'print_stacktrace=1:halt_on_error=1'
+    if sym:
+        SYMBOLIZER = Symbolizer(sym)
+        env['ASAN_OPTIONS'] += ':symbolize=0'
+    env['UBSAN_OPTIONS'] = 'print_stacktrace=1:halt_on_error=1' + (':symbolize=0' if sym else '')
     start = time.monotonic()
-    findings = {}
+    deadline = start + budget
     known = known_findings()
-    seen_known = set()
     bad_tests = 0
-    total_runs = 0
-    # First every test once, counting: its allocations and how long a run takes.
-    counted = []
+    # First every test once, counting its allocations and their call paths, and timing a run.
+    plans = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         for exe, (rc, out, err, t0) in zip(exes, pool.map(lambda x: run(x, 0, env), exes)):
             name = os.path.basename(exe)
@@ -168,48 +279,82 @@ def main():
                       (name, rc, out[-2000:], err[-4000:]))
                 bad_tests += 1
             elif int(m.group(1)) > 0:
-                counted.append((exe, int(m.group(1)), max(t0, 0.01)))
+                paths = [int(k) for k in re.findall(r'oom: path (\d+)', err)]
+                plans.append(Plan(exe, int(m.group(1)), paths, max(t0, 0.01)))
             else:
                 print('%s: no allocation by libmboot' % name)
-    # Then the time left shared out: a test that needs less than its share (every k) leaves
-    # the rest to the others; at least 3 runs each.
-    left = (budget - (time.monotonic() - start)) * jobs
-    plan = {}
-    todo = sorted(counted, key=lambda c: c[1] * c[2])
-    for i, (exe, n, t0) in enumerate(todo):
-        share = left / (len(todo) - i)
-        runs = n if every else min(n, max(3, int(share / t0)))
-        plan[exe] = runs
-        left -= runs * t0
-    for exe, n, t0 in counted:
-        name = os.path.basename(exe)
-        runs = plan[exe]
-        if runs >= n:
-            ks = list(range(1, n + 1))
-            how = 'all %d' % n
-        else:
-            ks = sorted({1 + (i * n) // runs for i in range(runs)})
-            how = '%d of %d, one in %d (the time budget)' % (len(ks), n, n // len(ks))
-        mine = {}
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for k, res in zip(ks, pool.map(lambda k: run(exe, k, env), ks)):
-                for key, text in judge(k, res[0], res[1], res[2]):
-                    mine.setdefault(key, text)
-        total_runs += len(ks)
-        new = [key for key in mine if key not in known]
-        print('%s: %d allocations by libmboot, %.2f s a run; failed %s: %s' %
-              (name, n, t0, how, 'ok' if not new else '%d finding(s)' % len(new)))
-        for key, text in mine.items():
+    # Then the budget: the test that has spent least time in its current phase runs its next k.
+    # A run is started only when it can end before the deadline (judged by that test's slowest
+    # run so far).
+    lock = threading.Lock()
+
+    def pick():
+        best = None
+        for p in plans:
+            if p.pos >= len(p.queue):
+                continue
+            if not every and time.monotonic() + p.slowest > deadline:
+                continue
+            key = (p.next_phase(), p.spent)
+            if best is None or key < best[0]:
+                best = (key, p)
+        if best is None:
+            return None
+        p = best[1]
+        phase, k = p.queue[p.pos]
+        p.pos += 1
+        p.spent += p.slowest  # reserved; corrected when it ends
+        return p, phase, k
+
+    def one(p, phase, k):
+        rc, out, err, t = run(p.exe, k, env)
+        found = judge(k, rc, out, err)
+        with lock:
+            p.spent += t - p.slowest
+            p.slowest = max(p.slowest, t)
+            p.ran.append(k)
+            p.ran_paths += phase == 1
+            for key, text in found:
+                p.findings.setdefault(key, text)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        running = set()
+        while True:
+            with lock:
+                while len(running) < jobs:
+                    job = pick()
+                    if job is None:
+                        break
+                    running.add(pool.submit(one, *job))
+            if not running:
+                break
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                f.result()
+    findings = {}
+    seen_known = set()
+    total_runs = 0
+    for p in plans:
+        total_runs += len(p.ran)
+        skipped = p.n - len(p.ran)
+        new = [key for key in p.findings if key not in known]
+        print('%s: %d allocations by libmboot on %d call paths, %.2f s a run; failed %d '
+              '(%d first of a path), %d skipped for time: %s' %
+              (p.name, p.n, p.paths, p.t0, len(p.ran), p.ran_paths, skipped,
+               'ok' if not new else '%d finding(s)' % len(new)))
+        print('  k = %s' % (ranges(p.ran) if skipped else '1-%d (all)' % p.n))
+        for key, text in p.findings.items():
             if key in known:
                 if key not in seen_known:
-                    print('known: %s: %s (%s)' % (name, key, known[key]))
+                    print('known: %s: %s (%s)' % (p.name, key, known[key]))
                 seen_known.add(key)
             elif key not in findings:
                 findings[key] = text
-                print('FAIL: %s: %s\n%s\n' % (name, key, text))
-        sys.stdout.flush()
-    print('%d tests, %d runs with a failed allocation, %.0f s: %d finding(s), %d known (known.txt)' %
-          (len(exes), total_runs, time.monotonic() - start, len(findings), len(seen_known)))
+                print('FAIL: %s: %s\n%s\n  again: MB_FAIL_ALLOC=K %s\n' %
+                      (p.name, key, text, p.exe))
+    print('%d tests, %d runs with a failed allocation, %.0f s of a %.0f s budget: %d finding(s), '
+          '%d known (known.txt)' % (len(exes), total_runs, time.monotonic() - start, budget,
+                                     len(findings), len(seen_known)))
     return 1 if findings or bad_tests else 0
 
 
