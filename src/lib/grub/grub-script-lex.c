@@ -86,8 +86,10 @@ static void add_part(word *w, enum part_type t, const char *s, size_t n, lexer *
 	w->p = p;
 	w->p[w->n].t = t;
 	w->p[w->n].s = strndup(s, n);
-	if (!w->p[w->n].s)
+	if (!w->p[w->n].s) {
 		gs_lex_error(lx, "out of memory");
+		return; /* not counted: a part's text is never NULL */
+	}
 	w->n++;
 }
 
