@@ -43,6 +43,7 @@ char *gs_sb_take(sbuf *b)
 
 	if (b->oom) {
 		free(b->s);
+		b->s = NULL;
 		return NULL;
 	}
 	s = b->s ? b->s : strdup("");
