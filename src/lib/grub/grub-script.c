@@ -334,7 +334,17 @@ static int predict_once(grub_model *m, const grub_model_config *configs, size_t 
 		g.loaded_path = NULL;
 	}
 	gs_done(&g);
-	return g.oom ? -ENOMEM : rc;
+	if (g.oom)
+		rc = -ENOMEM;
+	if (rc < 0) {
+		/* a failed run returns nothing: the strings, reason and entry made so far are freed */
+		grub_model_run_done(run);
+		if (loaded) {
+			free(*loaded);
+			*loaded = NULL;
+		}
+	}
+	return rc;
 }
 
 static bool loads_kernel(const char *loaded, const char *want)
