@@ -82,6 +82,7 @@ typedef struct lexer {
 	byte_reader r;
 	const char *text;
 	char *err; /* a syntax error: the model stops */
+	bool oom;  /* out of memory: an error (-ENOMEM), not a stop; gs_lex_failed() is either */
 } lexer;
 
 /* ---- what the model learns --------------------------------------------------------------- */
@@ -191,6 +192,8 @@ typedef struct argv_b {
 /* grub-script-lex.c: words and tokens */
 void gs_word_done(word *w);
 void gs_lex_error(lexer *lx, const char *what);
+void gs_lex_oom(lexer *lx);
+bool gs_lex_failed(const lexer *lx);
 bool gs_is_name_start(int c);
 bool gs_is_digit(int c);
 enum tok gs_lex(lexer *lx, word *w);
