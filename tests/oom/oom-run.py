@@ -28,7 +28,8 @@ they are symbolized here through one llvm-symbolizer process, each address once.
 
 Environment: MB_OOM_BUDGET seconds of wall time for the whole suite (default 180),
 MB_OOM_JOBS runs at a time (default 2), MB_OOM_ALL=1 every k of every test whatever the time,
-MB_OOM_ONLY=NAME[,NAME] only those tests (e.g. test-policy).
+MB_OOM_ONLY=NAME[,NAME] only those tests (e.g. test-policy), MB_OOM_KS=K[,K] only those k
+(with MB_OOM_ONLY: a finding again, judged as the suite judges it).
 """
 import os
 import re
@@ -246,6 +247,9 @@ class Plan:
         rest = [k for k in range(1, n + 1) if k not in set(firsts)]
         self.paths = len(firsts)
         self.queue = [(1, k) for k in stride_order(firsts)] + [(2, k) for k in stride_order(rest)]
+        chosen = [int(k) for k in os.environ.get('MB_OOM_KS', '').split(',') if k]
+        if chosen:
+            self.queue = [(2, k) for k in chosen if 1 <= k <= n]
         self.pos = 0
         self.spent = 0.0
         self.ran = []
