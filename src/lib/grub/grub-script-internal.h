@@ -185,7 +185,8 @@ typedef struct argv_b {
 	char **a;
 	size_t n;
 	bool open; /* a[n-1] is still NULL-able (no text yet) */
-	bool oom;
+	bool oom;   /* stop expanding: too long, or nomem */
+	bool nomem; /* an allocation failed: gs_expand sets the run's oom (-ENOMEM, not a stop) */
 	size_t bytes; /* of all the arguments: at most GRUB_MODEL_MAX_STRING, as their measured join */
 } argv_b;
 
