@@ -210,6 +210,7 @@ node *gs_parse_command(lexer *lx, unsigned depth)
 	}
 	n->w = malloc(sizeof(*n->w));
 	if (!n->w) {
+		gs_lex_oom(lx); /* else a NULL command ends the list: the rest of the script unseen */
 		gs_word_done(&w);
 		gs_node_free(n);
 		return NULL;
