@@ -103,7 +103,7 @@ MB_EXPORT bool mb_policy_result_ok(const mb_policy_result *r);
 MB_EXPORT void mb_policy_result_done(mb_policy_result *r);
 
 /* The event's text for text rules: its data as UTF-8 (UTF-16 converted, trailing NULs dropped);
- * NULL when the data is not text. Caller frees. */
+ * NULL when the data is not text (errno 0) or out of memory (errno ENOMEM). Caller frees. */
 MB_EXPORT char *mb_event_text(const mb_event *ev);
 
 /*

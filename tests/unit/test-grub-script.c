@@ -102,6 +102,7 @@ static void test_reproduces_real_boot(void **state)
 	configs c;
 
 	(void) state;
+	assert_non_null(m);
 	configs_load(&c, "boot-grub.cfg");
 	/* the recording holds the whole chain: stub, configfile, the entry, the kernel line */
 	assert_true(n > 30);
@@ -162,6 +163,7 @@ static void test_predicts_kernel_bump(void **state)
 	char oldver[64], newver[64];
 
 	(void) state;
+	assert_non_null(m);
 	assert_non_null(ov);
 	assert_non_null(nv);
 	snprintf(oldver, sizeof(oldver), "%.*s", (int) strcspn(ov + 8, " \t\n"), ov + 8);
@@ -204,6 +206,7 @@ static void test_refuses_other_config(void **state)
 	char *edited;
 
 	(void) state;
+	assert_non_null(m);
 	configs_load(&c, "boot-grub.cfg");
 	size = c.c[1].size;
 	edited = malloc(size + 32);
@@ -239,6 +242,7 @@ static void test_unknown_condition_refused(void **state)
 	char *edited;
 
 	(void) state;
+	assert_non_null(m);
 	configs_load(&c, "boot-grub.cfg");
 	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
 	assert_null(run.why);
@@ -288,6 +292,7 @@ static void test_fallback_entry(void **state)
 	};
 
 	(void) state;
+	assert_non_null(m);
 	configs_load(&c, "boot-grub.cfg");
 	configs_load(&both, "boot-grub-both.cfg");
 	assert_int_equal(grub_model_check(m, c.c, 2, today, n, true, &run), 0);
@@ -356,6 +361,7 @@ static void test_hostile_bounded(void **state)
 	size_t i, k = 0;
 
 	(void) state;
+	assert_non_null(m);
 	for (i = 0; i < 200; i++)
 		k += (size_t) snprintf(deep + k, sizeof(deep) - k, "if true; then ");
 	snprintf(deep + k, sizeof(deep) - k, "echo x\n");
@@ -388,6 +394,7 @@ static void test_memory_bounded(void **state)
 	size_t big = 100000, i;
 
 	(void) state;
+	assert_non_null(m);
 	for (i = 0; i < 2; i++) {
 		size_t cap = big + strlen(tails[i]) + 16;
 		char *text = malloc(cap);

@@ -379,6 +379,7 @@ char *text_judged(const uint8_t *p, size_t n)
 	size_t len = strip_nuls(p, n), i;
 	char *s;
 
+	errno = 0; /* NULL for no text leaves it 0; a failed allocation sets ENOMEM */
 	if (len == 0)
 		return NULL;
 	for (i = 0; i < len; i++) {

@@ -543,7 +543,9 @@ void gs_run_script(gs *g, const char *text, const char *name)
 			exec_node(g, n);
 		}
 	}
-	if (lx.err && !gs_stopped(g))
+	if (lx.oom)
+		g->oom = true;
+	else if (lx.err && !gs_stopped(g))
 		gs_stopf(g, "%s: %s", name, lx.err);
 	free(lx.err);
 }

@@ -43,6 +43,7 @@ char *gs_sb_take(sbuf *b)
 
 	if (b->oom) {
 		free(b->s);
+		b->s = NULL;
 		return NULL;
 	}
 	s = b->s ? b->s : strdup("");
@@ -62,7 +63,7 @@ static void av_next(argv_b *b)
 	}
 	p = realloc(b->a, (b->n + 2) * sizeof(*p));
 	if (!p) {
-		b->oom = true;
+		b->oom = b->nomem = true;
 		return;
 	}
 	b->a = p;
@@ -90,7 +91,7 @@ static void av_append(argv_b *b, const char *s, size_t n)
 	b->bytes += n + !cur_s;
 	ns = realloc(cur_s, old + n + 1);
 	if (!ns) {
-		b->oom = true;
+		b->oom = b->nomem = true;
 		return;
 	}
 	memcpy(ns + old, s, n);
@@ -179,6 +180,8 @@ void gs_expand(gs *g, const word *w, size_t nw, argv_b *b)
 	}
 	if (b->n && !b->a[b->n - 1])
 		b->n--;
+	if (b->nomem)
+		g->oom = true; /* the caller's stop is then the run's -ENOMEM */
 }
 
 char *gs_join_argv(char *const *a, size_t n)

@@ -82,6 +82,7 @@ typedef struct lexer {
 	byte_reader r;
 	const char *text;
 	char *err; /* a syntax error: the model stops */
+	bool oom;  /* out of memory: an error (-ENOMEM), not a stop; gs_lex_failed() is either */
 } lexer;
 
 /* ---- what the model learns --------------------------------------------------------------- */
@@ -184,13 +185,16 @@ typedef struct argv_b {
 	char **a;
 	size_t n;
 	bool open; /* a[n-1] is still NULL-able (no text yet) */
-	bool oom;
+	bool oom;   /* stop expanding: too long, or nomem */
+	bool nomem; /* an allocation failed: gs_expand sets the run's oom (-ENOMEM, not a stop) */
 	size_t bytes; /* of all the arguments: at most GRUB_MODEL_MAX_STRING, as their measured join */
 } argv_b;
 
 /* grub-script-lex.c: words and tokens */
 void gs_word_done(word *w);
 void gs_lex_error(lexer *lx, const char *what);
+void gs_lex_oom(lexer *lx);
+bool gs_lex_failed(const lexer *lx);
 bool gs_is_name_start(int c);
 bool gs_is_digit(int c);
 enum tok gs_lex(lexer *lx, word *w);

@@ -34,8 +34,20 @@ static void advance(lexer *lx, size_t k)
 
 void gs_lex_error(lexer *lx, const char *what)
 {
-	if (!lx->err && asprintf(&lx->err, "syntax the model does not take (%s) at byte %zu", what, lx->r.pos) < 0)
+	if (!lx->err && asprintf(&lx->err, "syntax the model does not take (%s) at byte %zu", what, lx->r.pos) < 0) {
 		lx->err = NULL;
+		lx->oom = true;
+	}
+}
+
+void gs_lex_oom(lexer *lx)
+{
+	lx->oom = true;
+}
+
+bool gs_lex_failed(const lexer *lx)
+{
+	return lx->err || lx->oom;
 }
 
 bool gs_is_name_start(int c)
@@ -70,7 +82,7 @@ static void add_part(word *w, enum part_type t, const char *s, size_t n, lexer *
 		char *ns = realloc(last->s, old + n + 1);
 
 		if (!ns) {
-			gs_lex_error(lx, "out of memory");
+			gs_lex_oom(lx);
 			return;
 		}
 		memcpy(ns + old, s, n);
@@ -80,14 +92,16 @@ static void add_part(word *w, enum part_type t, const char *s, size_t n, lexer *
 	}
 	p = realloc(w->p, (w->n + 1) * sizeof(*p));
 	if (!p) {
-		gs_lex_error(lx, "out of memory");
+		gs_lex_oom(lx);
 		return;
 	}
 	w->p = p;
 	w->p[w->n].t = t;
 	w->p[w->n].s = strndup(s, n);
-	if (!w->p[w->n].s)
-		gs_lex_error(lx, "out of memory");
+	if (!w->p[w->n].s) {
+		gs_lex_oom(lx);
+		return; /* not counted: a part's text is never NULL */
+	}
 	w->n++;
 }
 
@@ -239,12 +253,12 @@ enum tok gs_lex(lexer *lx, word *w)
 			} else {
 				break;
 			}
-			if (lx->err)
+			if (gs_lex_failed(lx))
 				return T_BAD;
 		}
 		w->raw = strndup(lx->text + start, lx->r.pos - start);
 		if (!w->raw) {
-			gs_lex_error(lx, "out of memory");
+			gs_lex_oom(lx);
 			return T_BAD;
 		}
 		return T_WORD;

@@ -49,6 +49,8 @@ void gs_add_entry(gs *g, char **a, size_t n, bool submenu)
 		if (!e.args[e.nargs++])
 			g->oom = true;
 	}
+	if (g->oom)
+		goto fail; /* an argument's copy is NULL */
 	if (!block || !e.nargs) {
 		/* --source, or no title: not what GRUB's generated configs write */
 		gs_stopf(g, "a menu entry without a title and a block");

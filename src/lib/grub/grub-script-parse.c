@@ -73,7 +73,7 @@ node *gs_parse_list(lexer *lx, const char *const *terms, bool rbr, unsigned dept
 				break; /* the caller finds its keyword missing */
 			return head;
 		}
-		if (t != T_WORD || !delims || lx->err)
+		if (t != T_WORD || !delims || gs_lex_failed(lx))
 			break;
 		*tail = gs_parse_command(lx, depth + 1);
 		if (!*tail)
@@ -103,7 +103,7 @@ static node *new_node(enum node_kind k, lexer *lx)
 	node *n = calloc(1, sizeof(*n));
 
 	if (!n)
-		gs_lex_error(lx, "out of memory");
+		gs_lex_oom(lx);
 	else
 		n->k = k;
 	return n;
@@ -210,6 +210,7 @@ node *gs_parse_command(lexer *lx, unsigned depth)
 	}
 	n->w = malloc(sizeof(*n->w));
 	if (!n->w) {
+		gs_lex_oom(lx); /* else a NULL command ends the list: the rest of the script unseen */
 		gs_word_done(&w);
 		gs_node_free(n);
 		return NULL;
@@ -240,7 +241,7 @@ args:
 			w.block = strndup(lx->text + from, to - from);
 			w.raw = strdup("{}");
 			if (!w.block || !w.raw)
-				gs_lex_error(lx, "out of memory");
+				gs_lex_oom(lx);
 		} else if (t != T_WORD) {
 			gs_word_done(&w);
 			lx->r.pos = pos;
@@ -249,7 +250,7 @@ args:
 		grown = realloc(n->w, (n->nw + 1) * sizeof(*n->w));
 		if (!grown) {
 			gs_word_done(&w);
-			gs_lex_error(lx, "out of memory");
+			gs_lex_oom(lx);
 			gs_node_free(n);
 			return NULL;
 		}
@@ -266,7 +267,7 @@ args:
 			return NULL;
 		}
 	}
-	if (lx->err) {
+	if (gs_lex_failed(lx)) {
 		gs_node_free(n);
 		return NULL;
 	}

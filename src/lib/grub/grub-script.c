@@ -274,6 +274,8 @@ int grub_model_check(grub_model *m, const grub_model_config *configs, size_t n_c
 			}
 			gs_done(&g);
 			free(best_why);
+			if (rc < 0)
+				grub_model_run_done(run); /* a failed check returns no strings */
 			return rc;
 		}
 		if (!best_why || run->n >= best_n) {
@@ -312,17 +314,21 @@ static int predict_once(grub_model *m, const grub_model_config *configs, size_t 
 
 	memset(run, 0, sizeof(*run));
 	rc = run_once(&g);
+	if (rc == 0 && g.chosen_path.oom)
+		rc = -ENOMEM; /* the entry picked is not known: not "no menu" */
 	if (rc == 0 && spec && !g.chosen_path.n && !g.no_entry && !g.explored) {
 		g.no_entry = true;
 		free(g.stop);
 		g.stop = strdup("the configs show no menu to pick an entry from");
+		if (!g.stop)
+			rc = -ENOMEM;
 	}
 	if (rc == 0 && explore) {
 		*n_entries = g.explored ? g.n_explored : 0;
 		if (g.explored)
 			memcpy(sub, g.explored_sub, g.n_explored * sizeof(*sub));
-		else if (!g.stop)
-			g.stop = strdup("the configs boot before the menu the kernel search looks at");
+		else if (!g.stop && !(g.stop = strdup("the configs boot before the menu the kernel search looks at")))
+			rc = -ENOMEM;
 	}
 	if (rc == 0 && g.stop && !(explore && g.explored))
 		take_why(&g, run);
@@ -334,7 +340,17 @@ static int predict_once(grub_model *m, const grub_model_config *configs, size_t 
 		g.loaded_path = NULL;
 	}
 	gs_done(&g);
-	return g.oom ? -ENOMEM : rc;
+	if (g.oom)
+		rc = -ENOMEM;
+	if (rc < 0) {
+		/* a failed run returns nothing: the strings, reason and entry made so far are freed */
+		grub_model_run_done(run);
+		if (loaded) {
+			free(*loaded);
+			*loaded = NULL;
+		}
+	}
+	return rc;
 }
 
 static bool loads_kernel(const char *loaded, const char *want)

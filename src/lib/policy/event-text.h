@@ -7,8 +7,8 @@
 #include "lib/grub/grub.h"
 
 /*
- * The text a rule judges, or NULL: the event's text (mb_event_text), except that a GRUB string
- * carries the upstream label of the kind GRUB measured it as (derived, grub_string_walk_next),
+ * The text a rule judges, or NULL (errno ENOMEM when out of memory, else 0): the event's text
+ * (mb_event_text), except that a GRUB string carries the upstream label of the kind GRUB measured it as (derived, grub_string_walk_next),
  * not the label written in the log, whichever form (upstream, Fedora's 2.02) that is.
  */
 char *policy_judged_text(const mb_event *ev, grub_string_kind derived);

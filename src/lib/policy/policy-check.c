@@ -193,7 +193,11 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 			policy_match m;
 
 			if (!text_done) {
+				errno = 0;
 				text = j->ev ? policy_judged_text(j->ev, j->derived) : strndup(j->rec->text, j->rec->text_len);
+				/* no text is a violation, no memory an error (not a violation of a good boot) */
+				if (!text && errno == ENOMEM)
+					return -ENOMEM;
 				text_len = text ? strlen(text) : 0;
 				text_done = true;
 			}

@@ -304,8 +304,13 @@ int pred_walk_loader(predict_ctx *c, mb_log_writer *w, const mb_event *ev, grub_
 	/* GRUB may load more than one kernel (a fallback, a .signed copy): each keeps its own
 	 * path unless the next boot's path was given. */
 	if (!c->kernel_path_given && kind != GRUB_EVENT_INITRD && (own_text = grub_string_text(ev, NULL))) {
-		if (grub_split_words(own_text, own_text + strlen(own_text), &own) == 0 &&
-		    own.n > (kind == GRUB_EVENT_LINUX ? 1u : 0u))
+		rc = grub_split_words(own_text, own_text + strlen(own_text), &own);
+		if (rc == -ENOMEM) { /* not "no path of its own": the next boot's would be written */
+			grub_words_done(&own);
+			free(own_text);
+			return rc;
+		}
+		if (rc == 0 && own.n > (kind == GRUB_EVENT_LINUX ? 1u : 0u))
 			kpath = own.w[kind == GRUB_EVENT_LINUX ? 1 : 0];
 	}
 	if (kind == GRUB_EVENT_LINUX) {

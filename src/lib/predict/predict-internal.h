@@ -94,6 +94,7 @@ typedef struct predict_ctx {
 	/* --efi e replaces GRUB by one that runs differently (or a loader by GRUB): why PCRs 8 and 9
 	 * are not today's (predict-efi.c); NULL when it runs as today's or is not GRUB */
 	char *grub_why[MAX_CONFIGS];
+	bool oom; /* a reason (pred_note) could not be allocated: mb_predict fails with -ENOMEM */
 } predict_ctx;
 
 /* predict-result.c */

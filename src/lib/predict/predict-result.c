@@ -27,8 +27,10 @@ void pred_note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt
 	if (vasprintf(&add, fmt, ap) < 0)
 		add = NULL;
 	va_end(ap);
-	if (!add)
+	if (!add) {
+		c->oom = true;
 		return;
+	}
 	if (c->res->why[pcr] && strstr(c->res->why[pcr], add)) {
 		free(add);
 		return;
@@ -40,6 +42,8 @@ void pred_note(predict_ctx *c, uint32_t pcr, bool unpredictable, const char *fmt
 	if (asprintf(&joined, "%s; %s", c->res->why[pcr], add) >= 0) {
 		free(c->res->why[pcr]);
 		c->res->why[pcr] = joined;
+	} else {
+		c->oom = true;
 	}
 	free(add);
 }

@@ -398,6 +398,9 @@ MB_EXPORT int mb_predict(const mb_predict_input *in_opt, mb_predict_result *ret,
 		mb_pcr_values_free(ret->values);
 		ret->values = NULL;
 	}
+	/* a result missing one of its reasons is not returned */
+	if (c.oom)
+		rc = set_error(err, -ENOMEM, "out of memory");
 out:
 	if (rc < 0)
 		mb_predict_result_done(ret);
