@@ -241,20 +241,25 @@ MB_EXPORT char *mb_envelope_to_json(const mb_envelope *e)
 {
 	json_t *root = json_object(), *sealed = sealed_to_object(e->sealed);
 	char nonce[2 * MB_ENVELOPE_NONCE_SIZE + 1], tag[2 * MB_ENVELOPE_TAG_SIZE + 1];
+	int bad = 0;
 
 	if (!root || !sealed) {
 		json_decref(root);
 		json_decref(sealed);
 		return NULL;
 	}
-	json_object_set_new(root, "version", json_integer(1));
-	json_object_set_new(root, "kind", json_text("mboot-envelope"));
-	json_object_set_new(root, "label", json_text(e->label));
-	json_object_set_new(root, "cipher", json_text("aes-256-gcm"));
-	json_object_set_new(root, "nonce", json_text(hex_format(e->nonce, sizeof(e->nonce), nonce)));
-	json_object_set_new(root, "ciphertext", json_doc_b64_obj(e->ct, e->ct_size));
-	json_object_set_new(root, "tag", json_text(hex_format(e->tag, sizeof(e->tag), tag)));
-	json_object_set_new(root, "sealed", sealed);
+	bad |= json_object_set_new(root, "version", json_integer(1));
+	bad |= json_object_set_new(root, "kind", json_text("mboot-envelope"));
+	bad |= json_object_set_new(root, "label", json_text(e->label));
+	bad |= json_object_set_new(root, "cipher", json_text("aes-256-gcm"));
+	bad |= json_object_set_new(root, "nonce", json_text(hex_format(e->nonce, sizeof(e->nonce), nonce)));
+	bad |= json_object_set_new(root, "ciphertext", json_doc_b64_obj(e->ct, e->ct_size));
+	bad |= json_object_set_new(root, "tag", json_text(hex_format(e->tag, sizeof(e->tag), tag)));
+	bad |= json_object_set_new(root, "sealed", sealed);
+	if (bad) { /* a member that could not be made (ENOMEM): no document rather than one without it */
+		json_decref(root);
+		return NULL;
+	}
 	return json_doc_finish(root);
 }
 

@@ -360,6 +360,7 @@ json_t *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 	json_t *o = json_object(), *sel = json_array(), *vals = json_object();
 	char hex[2 * MB_DIGEST_MAX + 1], key[8];
 	unsigned p;
+	int bad = 0;
 
 	if (!o || !sel || !vals || !d) {
 		json_decref(o);
@@ -367,16 +368,20 @@ json_t *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 		json_decref(vals);
 		return NULL;
 	}
-	json_object_set_new(o, "bank", json_text(d->name));
+	bad |= json_object_set_new(o, "bank", json_text(d->name));
 	for (p = 0; p < MB_PCR_COUNT; p++) {
 		if (!(mask & (1u << p)))
 			continue;
-		json_array_append_new(sel, json_integer((int) p));
+		bad |= json_array_append_new(sel, json_integer((int) p));
 		snprintf(key, sizeof(key), "%u", p);
-		json_object_set_new(vals, key, json_text(hex_format(b->value[p], d->size, hex)));
+		bad |= json_object_set_new(vals, key, json_text(hex_format(b->value[p], d->size, hex)));
 	}
-	json_object_set_new(o, "selection", sel);
-	json_object_set_new(o, "values", vals);
+	bad |= json_object_set_new(o, "selection", sel);
+	bad |= json_object_set_new(o, "values", vals);
+	if (bad) { /* ENOMEM: nothing rather than a state without its values */
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -393,6 +398,7 @@ json_t *sealed_to_object(const mb_sealed *s)
 		    *parent = json_object();
 	char hex[2 * MB_DIGEST_MAX + 1];
 	size_t i;
+	int bad = 0;
 
 	if (!root || !pol || !parent || (!s->authorized && !mb_digest_by_alg(s->pcrs.alg))) {
 		json_decref(root);
@@ -400,50 +406,54 @@ json_t *sealed_to_object(const mb_sealed *s)
 		json_decref(parent);
 		return NULL;
 	}
-	json_object_set_new(root, "version", json_integer(1));
-	json_object_set_new(root, "kind", json_text("mboot-sealed"));
-	json_object_set_new(root, "public", json_doc_b64_obj(s->pub, s->pub_size));
-	json_object_set_new(root, "private", json_doc_b64_obj(s->priv, s->priv_size));
+	bad |= json_object_set_new(root, "version", json_integer(1));
+	bad |= json_object_set_new(root, "kind", json_text("mboot-sealed"));
+	bad |= json_object_set_new(root, "public", json_doc_b64_obj(s->pub, s->pub_size));
+	bad |= json_object_set_new(root, "private", json_doc_b64_obj(s->priv, s->priv_size));
 	if (!s->authorized)
-		json_object_set_new(root, "pcrs", seal_json_pcr_state_obj(&s->pcrs, s->mask));
-	json_object_set_new(pol, "kind",
+		bad |= json_object_set_new(root, "pcrs", seal_json_pcr_state_obj(&s->pcrs, s->mask));
+	bad |= json_object_set_new(pol, "kind",
 			       json_text(s->authorized ? "authorize" : s->n_branches ? "or" : "pcr"));
-	json_object_set_new(pol, "digest", json_text(hex_format(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
+	bad |= json_object_set_new(pol, "digest", json_text(hex_format(s->policy, MB_POLICY_DIGEST_SIZE, hex)));
 	if (s->pin)
-		json_object_set_new(pol, "pin", json_boolean(1));
+		bad |= json_object_set_new(pol, "pin", json_boolean(1));
 	if (s->authorized) {
 		json_t *key = json_object();
 
-		json_object_set_new(key, "name",
+		bad |= json_object_set_new(key, "name",
 				       json_text(hex_format(s->auth_key_name, MB_TPM_NAME_SIZE, hex)));
-		json_object_set_new(key, "public", json_doc_b64_obj(s->auth_key, s->auth_key_size));
-		json_object_set_new(pol, "key", key);
+		bad |= json_object_set_new(key, "public", json_doc_b64_obj(s->auth_key, s->auth_key_size));
+		bad |= json_object_set_new(pol, "key", key);
 	}
 	if (s->n_branches) {
 		json_t *br = json_array();
 		size_t n = s->n_branches - (s->window ? 1 : 0);
 
 		for (i = 0; i < n; i++)
-			json_array_append_new(br, seal_json_pcr_state_obj(&s->branch[i], s->branch_mask[i]));
-		json_object_set_new(pol, "branches", br);
+			bad |= json_array_append_new(br, seal_json_pcr_state_obj(&s->branch[i], s->branch_mask[i]));
+		bad |= json_object_set_new(pol, "branches", br);
 		if (s->window) {
 			json_t *w = json_object();
 
 			snprintf(hex, sizeof(hex), "0x%08x", s->window_index);
-			json_object_set_new(w, "nv-index", json_text(hex));
-			json_object_set_new(w, "counter", json_integer((int64_t) s->window_counter));
-			json_object_set_new(w, "pcrs", seal_json_pcr_state_obj(&s->branch[n], s->branch_mask[n]));
-			json_object_set_new(pol, "window", w);
+			bad |= json_object_set_new(w, "nv-index", json_text(hex));
+			bad |= json_object_set_new(w, "counter", json_integer((int64_t) s->window_counter));
+			bad |= json_object_set_new(w, "pcrs", seal_json_pcr_state_obj(&s->branch[n], s->branch_mask[n]));
+			bad |= json_object_set_new(pol, "window", w);
 		}
 	}
-	json_object_set_new(root, "policy", pol);
+	bad |= json_object_set_new(root, "policy", pol);
 	if (s->parent_persistent) {
 		snprintf(hex, sizeof(hex), "0x%08x", s->parent_handle);
-		json_object_set_new(parent, "handle", json_text(hex));
+		bad |= json_object_set_new(parent, "handle", json_text(hex));
 	} else
-		json_object_set_new(parent, "template", json_text("ecc-p256-srk"));
-	json_object_set_new(root, "parent", parent);
+		bad |= json_object_set_new(parent, "template", json_text("ecc-p256-srk"));
+	bad |= json_object_set_new(root, "parent", parent);
 	if (s->eventlog)
-		json_object_set_new(root, "eventlog", json_doc_b64_obj(s->eventlog, s->eventlog_size));
+		bad |= json_object_set_new(root, "eventlog", json_doc_b64_obj(s->eventlog, s->eventlog_size));
+	if (bad) { /* ENOMEM: no document rather than one missing a member */
+		json_decref(root);
+		return NULL;
+	}
 	return root;
 }
