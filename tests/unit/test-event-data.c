@@ -369,12 +369,15 @@ static void test_efi_siglist_hostile(void **state)
 	assert_int_equal(efi_siglist_check(b, 0, 0, NULL), 0);
 }
 
-/* The event numbered num (tpm2_eventlog's EventNum) of a log under $MB_TESTDATA. */
+/* The event numbered num (tpm2_eventlog's EventNum) of a log under $MB_TESTDATA, read into *log
+ * (the log a previous call read there is freed, with its events). */
 static const mb_event *testdata_event(mb_event_log **log, const char *rel, uint32_t num, uint32_t type)
 {
 	size_t size = 0, i;
 	uint8_t *b = testdata_load(rel, &size);
 
+	mb_event_log_free(*log);
+	*log = NULL;
 	assert_non_null(b);
 	assert_int_equal(mb_event_log_parse_take(b, size, log, NULL), 0);
 	for (i = 0; i < mb_event_log_count(*log); i++) {

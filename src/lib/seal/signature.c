@@ -233,6 +233,7 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 {
 	json_t *root = json_object(), *key = json_object(), *so = json_object();
 	char hex[2 * MB_DIGEST_MAX + 1];
+	int bad = 0;
 
 	if (!root || !key || !so || !mb_digest_by_alg(sig->pcrs.alg)) {
 		json_decref(root);
@@ -240,24 +241,28 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 		json_decref(so);
 		return NULL;
 	}
-	json_object_set_new(root, "version", json_integer(1));
-	json_object_set_new(root, "kind", json_text("mboot-policy-signature"));
-	json_object_set_new(root, "pcrs", seal_json_pcr_state_obj(&sig->pcrs, sig->mask));
-	json_object_set_new(root, "policy",
+	bad |= json_object_set_new(root, "version", json_integer(1));
+	bad |= json_object_set_new(root, "kind", json_text("mboot-policy-signature"));
+	bad |= json_object_set_new(root, "pcrs", seal_json_pcr_state_obj(&sig->pcrs, sig->mask));
+	bad |= json_object_set_new(root, "policy",
 			       json_text(hex_format(sig->approved, MB_POLICY_DIGEST_SIZE, hex)));
 	if (sig->counter) {
 		json_t *c = json_object();
 
 		snprintf(hex, sizeof(hex), "0x%08x", sig->counter_index);
-		json_object_set_new(c, "nv-index", json_text(hex));
-		json_object_set_new(c, "value", json_integer((int64_t) sig->counter_value));
-		json_object_set_new(root, "counter", c);
+		bad |= json_object_set_new(c, "nv-index", json_text(hex));
+		bad |= json_object_set_new(c, "value", json_integer((int64_t) sig->counter_value));
+		bad |= json_object_set_new(root, "counter", c);
 	}
-	json_object_set_new(key, "name", json_text(hex_format(sig->key_name, MB_TPM_NAME_SIZE, hex)));
-	json_object_set_new(root, "key", key);
-	json_object_set_new(so, "scheme", json_text(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));
-	json_object_set_new(so, "hash", json_text("sha256"));
-	json_object_set_new(so, "value", json_doc_b64_obj(sig->sig, sig->sig_size));
-	json_object_set_new(root, "signature", so);
+	bad |= json_object_set_new(key, "name", json_text(hex_format(sig->key_name, MB_TPM_NAME_SIZE, hex)));
+	bad |= json_object_set_new(root, "key", key);
+	bad |= json_object_set_new(so, "scheme", json_text(sig->scheme == MB_SIG_ECDSA ? "ecdsa" : "rsassa"));
+	bad |= json_object_set_new(so, "hash", json_text("sha256"));
+	bad |= json_object_set_new(so, "value", json_doc_b64_obj(sig->sig, sig->sig_size));
+	bad |= json_object_set_new(root, "signature", so);
+	if (bad) { /* a member that could not be made (ENOMEM): no document rather than one without it */
+		json_decref(root);
+		return NULL;
+	}
 	return json_doc_finish(root);
 }
