@@ -291,7 +291,7 @@ static void test_decoded_keys(void **state)
  * strict reader refuses). */
 static void test_text_not_utf8(void **state)
 {
-	static const char *const texts[] = { "a\xff" "b", "\xc3", "caf\xc3\xa9 \xe2\x82", "\xed\xa0\x80", "ok" };
+	static const char *const texts[] = { ("a\xff" "b"), "\xc3", "caf\xc3\xa9 \xe2\x82", "\xed\xa0\x80", "ok" };
 	size_t i;
 
 	(void) state;
