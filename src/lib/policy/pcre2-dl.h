@@ -27,6 +27,7 @@
 	X(pcre2_match_data_create) \
 	X(pcre2_match_data_create_from_pattern) \
 	X(pcre2_match_data_free) \
+	X(pcre2_pattern_info) \
 	X(pcre2_set_depth_limit) \
 	X(pcre2_set_heap_limit) \
 	X(pcre2_set_match_limit)

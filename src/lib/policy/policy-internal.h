@@ -85,6 +85,8 @@ struct mb_policy {
 
 /* Match limits: a pattern that needs more is refused at load (catastrophic backtracking). */
 #define POLICY_MATCH_LIMIT 200000
+/* The first rung of policy_match_steps's ladder: what the cheapest match is charged. */
+#define POLICY_FIRST_RUNG 100
 #define POLICY_DEPTH_LIMIT 2000
 
 typedef enum policy_match {

@@ -171,6 +171,7 @@ static int probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, co
 	pcre2_match_data *md = sym_pcre2_match_data_create_from_pattern(re, NULL);
 	pcre2_match_context *mctx = sym_pcre2_match_context_copy(p->mctx);
 	char probes[64];
+	uint32_t first_type = 0, first = 0;
 	size_t n = 0, i;
 	int rc = 0;
 
@@ -191,9 +192,25 @@ static int probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, co
 				probes[n++] = ch;
 		}
 	}
+	/* An anchored pattern that must begin with one ASCII character (PCRE2 knows, through
+	 * alternatives) fails at once on a run of any other: charge such a probe the ladder's
+	 * first rung, as it costs when tried, without the CPU of scanning its subject. */
+	if (sym_pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODETYPE, &first_type) != 0 || first_type != 1 ||
+	    sym_pcre2_pattern_info(re, PCRE2_INFO_FIRSTCODEUNIT, &first) != 0 || first > 0x7f)
+		first_type = 0;
 	for (i = 0; i < n && rc == 0; i++) {
-		size_t len = probe_subject(subject, sizeof(subject), probes[i], probes, n);
+		size_t len;
 		policy_match m;
+
+		if (first_type == 1 && (probes[i] | 0x20) != (char) (first | 0x20)) {
+			if (*c->budget < POLICY_FIRST_RUNG) {
+				*ret = POLICY_OVER_BUDGET;
+				break;
+			}
+			*c->budget -= POLICY_FIRST_RUNG;
+			continue;
+		}
+		len = probe_subject(subject, sizeof(subject), probes[i], probes, n);
 
 		/* Steps are not all equal: one of a lookaround or a possessive repeat can scan the
 		 * whole text. The CPU cap bounds what such patterns spend within the steps. */

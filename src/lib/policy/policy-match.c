@@ -15,7 +15,7 @@
 int policy_match_steps(const pcre2_code *re, pcre2_match_context *mctx, pcre2_match_data *md, const char *text,
 		       size_t len, uint64_t *budget, policy_match *ret)
 {
-	static const uint32_t ladder[] = { 100, 1000, 10000, POLICY_MATCH_LIMIT };
+	static const uint32_t ladder[] = { POLICY_FIRST_RUNG, 1000, 10000, POLICY_MATCH_LIMIT };
 	size_t i;
 
 	for (i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++) {
