@@ -64,9 +64,9 @@ int json_doc_open(const char *text, size_t size, size_t max, const char *what, c
 	return 0;
 }
 
-char *json_doc_finish(json_t *root)
+char *json_doc_finish(json_t *root, json_build_mark mark)
 {
-	char *text = json_write(root, JSON_LAYOUT_PRETTY), *out;
+	char *text = json_write_built(root, JSON_LAYOUT_PRETTY, mark), *out;
 	size_t n;
 
 	json_decref(root);
@@ -129,8 +129,10 @@ json_t *json_doc_b64_obj(const uint8_t *p, size_t n)
 	char *s = base64_encode(p, n);
 	json_t *o;
 
-	if (!s)
+	if (!s) {
+		json_build_note_failure();
 		return NULL;
+	}
 	o = json_text(s);
 	free(s);
 	return o;

@@ -16,8 +16,9 @@ int json_doc_open(const char *text, size_t size, size_t max, const char *what, c
 		  mb_error *err);
 /* root's "kind" is kind and its "version" 1. */
 int json_doc_check_kind(json_t *root, const char *kind, mb_error *err);
-/* root as pretty, newline-terminated text (malloc'd; NULL on ENOMEM); puts root. */
-char *json_doc_finish(json_t *root);
+/* root as pretty, newline-terminated text (malloc'd; NULL on ENOMEM, also when an allocation
+ * failed since mark, the json_build_begin() taken before root was built: json.h); puts root. */
+char *json_doc_finish(json_t *root, json_build_mark mark);
 /* o[key] when it has this type, else NULL. */
 json_t *json_doc_get(json_t *o, const char *key, json_type type);
 /* o[key]: exactly size bytes of hex; name is the field's place, for messages. */

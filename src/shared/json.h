@@ -4,7 +4,7 @@
 /*
  * mboot's one JSON module. Trees are jansson's (json_t); text comes in through
  * untrusted_json_parse() (json-read.c: jansson's parser under mboot's rules) and goes out
- * through json_write() (json-write.c, on the streaming writer of jsonout.h), so that every
+ * through json_write() (jsonout.c, on the streaming writer of jsonout.h), so that every
  * document mboot prints has one layout. The typed fields of mboot's own documents are
  * json-doc.h.
  */
@@ -47,6 +47,28 @@ typedef enum json_layout {
 char *json_write(const json_t *v, json_layout layout);
 
 /*
+ * Building a tree. json_object_set_new() and json_array_append_new() that run out of memory
+ * (or are handed the NULL of a failed json_string()) leave the member out, and the tree looks
+ * whole: a verdict without its "violations" would read as none. So jansson allocates through
+ * mboot (json_set_alloc_funcs(), installed when mboot's code is loaded, in front of whatever
+ * allocator was installed before, and removed when it is unloaded), and every allocation that
+ * fails is counted per thread. A program that installs its own allocator after mboot's is
+ * loaded turns the count off: then a lost member goes unnoticed, as in plain jansson. A writer takes json_build_mark() before it builds and writes with
+ * json_write_built(), which fails when any allocation of the thread failed since the mark.
+ */
+typedef struct json_build_mark {
+	unsigned long failed;
+} json_build_mark;
+
+json_build_mark json_build_begin(void);
+/* Whether an allocation of this thread failed since mark. */
+bool json_build_failed(json_build_mark mark);
+/* For a value builder whose own allocation failed (a base64 or an escaped copy): counted as jansson's. */
+void json_build_note_failure(void);
+/* json_write(v), or NULL when the tree may have lost a member since mark. */
+char *json_write_built(const json_t *v, json_layout layout, json_build_mark mark);
+
+/*
  * A string from what mboot holds (names, hex, a log's text): jansson's string when it is UTF-8;
  * when it is not (a hostile log's text), its copy with every control character and stray byte
  * as an escape (shared/text-escape.h), so that whatever mboot writes its own reader takes back.
@@ -54,6 +76,8 @@ char *json_write(const json_t *v, json_layout layout);
  */
 json_t *json_text(const char *s);
 json_t *json_textn(const char *s, size_t n);
+/* Lower-case hex of p[0..n) as a string; NULL on ENOMEM (noted as the build's failure). */
+json_t *json_hex(const uint8_t *p, size_t n);
 
 /* A missing member or a JSON null. */
 static inline bool json_is_null_or_absent(const json_t *v)

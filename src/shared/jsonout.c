@@ -341,8 +341,24 @@ json_t *json_textn(const char *s, size_t n)
 	if (v)
 		return v;
 	safe = text_escape(s, n);
+	if (!safe)
+		json_build_note_failure();
 	v = safe ? json_string(safe) : NULL;
 	free(safe);
+	return v;
+}
+
+json_t *json_hex(const uint8_t *p, size_t n)
+{
+	char *s = hex_dup(p, n);
+	json_t *v;
+
+	if (!s) {
+		json_build_note_failure();
+		return NULL;
+	}
+	v = json_string(s);
+	free(s);
 	return v;
 }
 
@@ -364,6 +380,79 @@ char *json_write(const json_t *v, json_layout layout)
 		return NULL;
 	}
 	return b.p;
+}
+
+static _Thread_local unsigned long json_failed_allocs;
+
+/*
+ * The allocator installed before ours, when there was one: another copy of this code (the tool
+ * and the service link these helpers and libmboot.so, each with its own count) or the
+ * program's. Each wrapper calls the one before it, so a failure is counted by every copy.
+ * NULL: jansson's default, malloc and free.
+ */
+static json_malloc_t json_next_malloc;
+static json_free_t json_next_free;
+
+static void *json_counted_malloc(size_t n)
+{
+	void *p = json_next_malloc ? json_next_malloc(n) : malloc(n);
+
+	if (!p)
+		json_failed_allocs++;
+	return p;
+}
+
+static void json_counted_free(void *p)
+{
+	if (json_next_free)
+		json_next_free(p);
+	else
+		free(p);
+}
+
+/* Before any jansson call of mboot's: a constructor of the library, the tool and the service. */
+__attribute__((constructor)) static void json_counted_install(void)
+{
+	json_malloc_t m;
+	json_free_t f;
+
+	json_get_alloc_funcs(&m, &f);
+	if (f != free) {
+		json_next_malloc = m;
+		json_next_free = f;
+	}
+	json_set_alloc_funcs(json_counted_malloc, json_counted_free);
+}
+
+/* The LUKS token plugin's libmboot.so may be unloaded while jansson stays: hand back the allocator. */
+__attribute__((destructor)) static void json_counted_remove(void)
+{
+	json_malloc_t m;
+	json_free_t f;
+
+	json_get_alloc_funcs(&m, &f);
+	if (m == json_counted_malloc)
+		json_set_alloc_funcs(json_next_malloc ? json_next_malloc : malloc, json_next_free ? json_next_free : free);
+}
+
+void json_build_note_failure(void)
+{
+	json_failed_allocs++;
+}
+
+json_build_mark json_build_begin(void)
+{
+	return (json_build_mark){ .failed = json_failed_allocs };
+}
+
+bool json_build_failed(json_build_mark mark)
+{
+	return json_failed_allocs != mark.failed;
+}
+
+char *json_write_built(const json_t *v, json_layout layout, json_build_mark mark)
+{
+	return json_build_failed(mark) ? NULL : json_write(v, layout);
 }
 
 /* "0x" and lowercase hex without leading zeros, as "0x%" PRIx64 prints it. */

@@ -441,7 +441,8 @@ int tool_json_print(tool_json style, const json_t *o)
 		puts("null");
 		return EXIT_OK;
 	}
-	text = json_write(o, tool_json_layout(style));
+	/* The tool is one short run: any allocation that failed since it began may have cost o a member. */
+	text = json_write_built(o, tool_json_layout(style), (json_build_mark){ 0 });
 	return tool_json_text_print(text);
 }
 

@@ -168,7 +168,7 @@ int verb_measure(int argc, char **argv)
 	else
 		json_object_set_new(content, "stdin", json_boolean(true));
 
-	content_text = json_write(content, JSON_LAYOUT_COMPACT);
+	content_text = json_write_built(content, JSON_LAYOUT_COMPACT, (json_build_mark){ 0 });
 	if (!content_text) {
 		tool_errorf("out of memory");
 		rc = EXIT_USAGE;

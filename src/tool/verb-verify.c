@@ -220,13 +220,6 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		printf("FAILED: nothing was verified\n");
 }
 
-static json_t *hex_json(const uint8_t *b, size_t n)
-{
-	char hex[2 * MB_DIGEST_MAX + 1];
-
-	return json_text(hex_format(b, n, hex));
-}
-
 static void print_json(tool_json style, const mb_verify_result *res, const char *source, json_t *policy,
 		       bool verdict)
 {
@@ -253,9 +246,9 @@ static void print_json(tool_json style, const mb_verify_result *res, const char 
 		if (r->verdict == MB_PCR_VERIFIED || r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_NO_VALUE ||
 		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH ||
 		    r->verdict == MB_PCR_USERSPACE_NOT_ALLOWED)
-			json_object_set_new(o, "expected", hex_json(r->expected, r->size));
+			json_object_set_new(o, "expected", json_hex(r->expected, r->size));
 		if (r->verdict != MB_PCR_NO_VALUE)
-			json_object_set_new(o, "actual", hex_json(r->actual, r->size));
+			json_object_set_new(o, "actual", json_hex(r->actual, r->size));
 		if (r->n_untrusted_data)
 			json_object_set_new(o, "events_untrusted_data", json_integer(r->n_untrusted_data));
 		if (r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_DATA_MISMATCH) {

@@ -245,6 +245,7 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 /* A machine without a policy is never trusted: the verdict says so in its own words. */
 static int add_no_policy(fleet_judgment *j, const char *why)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *o = json_from_text(j->verdict), *reasons, *r;
 	char *text;
 
@@ -257,7 +258,7 @@ static int add_no_policy(fleet_judgment *j, const char *why)
 	json_object_set_new(r, "detail", json_text(why));
 	json_array_append_new(reasons, r);
 	json_object_set_new(o, "trusted", json_boolean(false));
-	text = json_write(o, JSON_LAYOUT_COMPACT);
+	text = json_write_built(o, JSON_LAYOUT_COMPACT, mark);
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;

@@ -59,7 +59,7 @@ void sha256_hex(const void *p, size_t n, char out[65])
 
 void reply_json(http_response *resp, unsigned status, json_t *o)
 {
-	char *body = json_write(o, JSON_LAYOUT_COMPACT);
+	char *body = json_write_built(o, JSON_LAYOUT_COMPACT, resp->json_mark);
 
 	json_decref(o);
 	reply_text(resp, status, body);
@@ -499,6 +499,7 @@ void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp)
 	int r;
 
 	memset(resp, 0, sizeof(*resp));
+	resp->json_mark = json_build_begin();
 	if (!req->method) {
 		reply_error(resp, 400, "no method");
 		return;

@@ -14,6 +14,7 @@
 
 #include <mboot/attest.h>
 #include <mboot/error.h>
+#include "shared/json.h"
 
 typedef struct http_request {
 	const char *method;   /* "GET", "POST", "PUT", "DELETE", ... */
@@ -30,6 +31,7 @@ typedef struct http_response {
 	char *body;                /* malloc'd, freed by the server (unless body_static) */
 	size_t body_size;
 	bool body_static;          /* body points to constant data (the web page) */
+	json_build_mark json_mark; /* taken as the request begins: a reply built without memory is a 500 */
 } http_response;
 
 typedef struct fleet_options {

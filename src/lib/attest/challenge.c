@@ -51,14 +51,6 @@ static void request_done(request *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static json_t *hex_obj(const uint8_t *p, size_t n)
-{
-	char *s = hex_dup(p, n);
-	json_t *o = s ? json_text(s) : NULL;
-
-	free(s);
-	return o;
-}
 
 /* o[key]: hex of 1..max bytes into out. */
 static int get_hex(json_t *o, const char *key, const char *name, uint8_t *out, size_t max, size_t *ret_size,
@@ -195,29 +187,17 @@ static json_t *new_doc(const char *kind)
 	return o;
 }
 
-/* Every value may fail to be made on ENOMEM (the member is then missing): check the keys once. */
-static bool doc_complete(json_t *o, const char *const *keys)
-{
-	for (; *keys; keys++)
-		if (!json_object_get(o, *keys))
-			return false;
-	return true;
-}
-
 MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_size,
 				       const mb_attest_challenge_options *opts_in, char **ret_challenge,
 				       char **ret_state, mb_error *err)
 {
 	mb_attest_challenge_options o;
 	const mb_attest_challenge_options *opts = &o;
-	static const char *const challenge_keys[] = { "version", "kind", "ak_name", "credential_blob",
-						      "encrypted_secret", NULL };
-	static const char *const state_keys[] = { "version", "kind", "credential_sha256", "request", "created",
-						  NULL };
 	uint8_t cred[CREDENTIAL_SIZE], cred_digest[SHA256_DIGEST_LENGTH], cert_digest[SHA256_DIGEST_LENGTH];
 	uint8_t *id = NULL, *secret = NULL;
 	size_t id_size = 0, secret_size = 0;
 	json_t *root = NULL, *ch = NULL, *st = NULL;
+	json_build_mark mark;
 	attest_protector prot = { 0 };
 	bool cert_checked = false, cert_expired = false;
 	request q = { 0 };
@@ -281,29 +261,25 @@ MB_EXPORT int mb_attest_challenge_make(const char *request_text, size_t request_
 		goto out;
 	SHA256(cred, sizeof(cred), cred_digest);
 
+	mark = json_build_begin();
 	ch = new_doc("mboot-attest-challenge");
 	st = new_doc("mboot-attest-state");
 	if (!ch || !st) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	json_object_set_new(ch, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
+	json_object_set_new(ch, "ak_name", json_hex(q.ak.name, q.ak.name_size));
 	json_object_set_new(ch, "credential_blob", json_doc_b64_obj(id, id_size));
 	json_object_set_new(ch, "encrypted_secret", json_doc_b64_obj(secret, secret_size));
-	json_object_set_new(st, "credential_sha256", hex_obj(cred_digest, sizeof(cred_digest)));
+	json_object_set_new(st, "credential_sha256", json_hex(cred_digest, sizeof(cred_digest)));
 	json_object_set_new(st, "ek_certificate_sha256",
-			       cert_checked ? hex_obj(cert_digest, sizeof(cert_digest)) : json_null());
+			       cert_checked ? json_hex(cert_digest, sizeof(cert_digest)) : json_null());
 	/* A note, not a refusal (unless ek_check_validity): the certificate's dates, now. */
 	json_object_set_new(st, "ek_certificate_expired", cert_checked ? json_boolean(cert_expired) : json_null());
 	json_object_set_new(st, "request", json_incref(root));
 	json_object_set_new(st, "created", now_obj());
-	if (!doc_complete(ch, challenge_keys) || !doc_complete(st, state_keys) ||
-	    (cert_checked && !json_doc_get(st, "ek_certificate_sha256", JSON_STRING))) {
-		r = set_error(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	*ret_challenge = json_doc_finish(ch);
-	*ret_state = json_doc_finish(st);
+	*ret_challenge = json_doc_finish(ch, mark);
+	*ret_state = json_doc_finish(st, mark);
 	ch = st = NULL;
 	if (!*ret_challenge || !*ret_state) {
 		free(*ret_challenge);
@@ -328,12 +304,11 @@ out:
 MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_size, const char *response_text,
 					size_t response_size, char **ret_machine, mb_error *err)
 {
-	static const char *const machine_keys[] = { "version", "kind", "ak_public", "ak_name", "ek_public", "enrolled",
-						    NULL };
 	uint8_t want[SHA256_DIGEST_LENGTH], got[SHA256_DIGEST_LENGTH], cert_digest[SHA256_DIGEST_LENGTH];
 	uint8_t name[TPM_NAME_MAX], *cred = NULL;
 	size_t name_size = 0, cred_size = 0;
 	json_t *st = NULL, *resp = NULL, *req, *v, *m = NULL;
+	json_build_mark mark;
 	bool has_cert = false;
 	request q = { 0 };
 	int r;
@@ -385,25 +360,22 @@ MB_EXPORT int mb_attest_challenge_check(const char *state_text, size_t state_siz
 		goto out;
 	}
 
+	mark = json_build_begin();
 	m = new_doc("mboot-machine");
 	if (!m) {
 		r = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	json_object_set_new(m, "ak_public", json_doc_b64_obj(q.ak_pub, q.ak_pub_size));
-	json_object_set_new(m, "ak_name", hex_obj(q.ak.name, q.ak.name_size));
+	json_object_set_new(m, "ak_name", json_hex(q.ak.name, q.ak.name_size));
 	json_object_set_new(m, "ek_public", json_doc_b64_obj(q.ek_pub, q.ek_pub_size));
-	json_object_set_new(m, "ek_certificate_sha256", has_cert ? hex_obj(cert_digest, sizeof(cert_digest)) : json_null());
+	json_object_set_new(m, "ek_certificate_sha256", has_cert ? json_hex(cert_digest, sizeof(cert_digest)) : json_null());
 	json_object_set_new(m, "ek_certificate_expired",
 			       has_cert && ((v = json_object_get(st, "ek_certificate_expired")) != NULL) &&
 					       json_is_boolean(v) ?
 				       json_boolean(json_is_true(v)) : json_null());
 	json_object_set_new(m, "enrolled", now_obj());
-	if (!doc_complete(m, machine_keys) || (has_cert && !json_doc_get(m, "ek_certificate_sha256", JSON_STRING))) {
-		r = set_error(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	*ret_machine = json_doc_finish(m);
+	*ret_machine = json_doc_finish(m, mark);
 	m = NULL;
 	r = *ret_machine ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:

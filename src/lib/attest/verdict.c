@@ -120,14 +120,6 @@ static json_t *pcr_list(uint32_t mask)
 	return a;
 }
 
-static json_t *hex_json(const uint8_t *p, size_t n)
-{
-	char *h = hex_dup(p, n);
-	json_t *o = json_text(h ? h : "");
-
-	free(h);
-	return o;
-}
 
 static json_t *quote_json(const mb_attest_verdict *v)
 {
@@ -139,7 +131,7 @@ static json_t *quote_json(const mb_attest_verdict *v)
 	snprintf(fw, sizeof(fw), "0x%016llx", (unsigned long long) q->firmware_version);
 	json_object_set_new(o, "magic_ok", json_boolean(q->magic == TPM_GENERATED_VALUE));
 	json_object_set_new(o, "type", json_integer(q->type));
-	json_object_set_new(o, "signer", hex_json(q->signer, q->signer_size));
+	json_object_set_new(o, "signer", json_hex(q->signer, q->signer_size));
 	json_object_set_new(o, "clock", json_integer(q->clock));
 	json_object_set_new(o, "reset_count", json_integer(q->reset_count));
 	json_object_set_new(o, "restart_count", json_integer(q->restart_count));
@@ -299,6 +291,7 @@ static json_t *baseline_json(const mb_attest_verdict *v)
 
 MB_EXPORT char *mb_attest_verdict_to_json(const mb_attest_verdict *v, bool pretty)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *root, *reasons;
 	char *out;
 	size_t i;
@@ -324,7 +317,7 @@ MB_EXPORT char *mb_attest_verdict_to_json(const mb_attest_verdict *v, bool prett
 	json_object_set_new(root, "policy", policy_json(v));
 	if (v->has_baseline)
 		json_object_set_new(root, "baseline", baseline_json(v));
-	out = json_write(root, pretty ? JSON_LAYOUT_PRETTY : JSON_LAYOUT_COMPACT);
+	out = json_write_built(root, pretty ? JSON_LAYOUT_PRETTY : JSON_LAYOUT_COMPACT, mark);
 	json_decref(root);
 	return out;
 }

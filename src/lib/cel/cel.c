@@ -274,6 +274,7 @@ MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests,
 				   const char *content_type, const char *content_json, char **ret, size_t *ret_size)
 {
 	json_t *root, *arr, *content = NULL;
+	json_build_mark mark;
 	char *s, *out;
 	size_t i, len;
 
@@ -282,6 +283,7 @@ MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests,
 	/* The caller's content, one JSON value, is written again compact, on the record's one line. */
 	if (content_json && !(content = json_from_text(content_json)))
 		return -EINVAL;
+	mark = json_build_begin();
 	root = json_object();
 	arr = json_array();
 	if (!root || !arr) {
@@ -311,7 +313,7 @@ MB_EXPORT int mb_cel_format_record(uint32_t pcr, const mb_event_digest *digests,
 		json_object_set_new(root, "content_type", json_text(content_type));
 	if (content)
 		json_object_set_new(root, "content", content); /* root owns it from here */
-	s = json_write(root, JSON_LAYOUT_COMPACT);
+	s = json_write_built(root, JSON_LAYOUT_COMPACT, mark);
 	json_decref(root);
 	if (!s)
 		return -ENOMEM;

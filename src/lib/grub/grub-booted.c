@@ -250,6 +250,7 @@ static bool is_copy_name(const char *name)
 
 int mb_grub_booted_store(const char *dir, const mb_grub_booted *b, size_t n, mb_error *err)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *index = json_object(), *configs = json_array();
 	char name[MB_GRUB_BOOTED_NAME_SIZE], hex[65], *path = NULL, *text = NULL;
 	struct dirent *de;
@@ -292,7 +293,7 @@ int mb_grub_booted_store(const char *dir, const mb_grub_booted *b, size_t n, mb_
 		    json_object_set_new(c, "sha256", json_text(hex_format(b[i].sha256, 32, hex))) < 0)
 			goto oom;
 	}
-	text = json_write(index, JSON_LAYOUT_PRETTY);
+	text = json_write_built(index, JSON_LAYOUT_PRETTY, mark);
 	if (!text || asprintf(&path, "%s/%s", dir, MB_GRUB_BOOTED_INDEX) < 0)
 		goto oom;
 	r = file_write(path, text, strlen(text), 0644, true, err);

@@ -37,6 +37,7 @@ struct mb_luks_token {
 
 int luks_token_build(int keyslot, const char *sealed_json, const char *events, char **ret, mb_error *err)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *root = json_object(), *slots = json_array(), *mb = json_object();
 	json_t *sealed = NULL;
 	char slot[16];
@@ -62,7 +63,7 @@ int luks_token_build(int keyslot, const char *sealed_json, const char *events, c
 	json_object_set_new(root, "mboot", mb);
 	mb = NULL;
 	/* compact: the JSON area is small (12 KiB by default) */
-	if (!(*ret = json_write(root, JSON_LAYOUT_COMPACT)))
+	if (!(*ret = json_write_built(root, JSON_LAYOUT_COMPACT, mark)))
 		r = set_error(err, -ENOMEM, "out of memory");
 out:
 	json_decref(root);

@@ -162,6 +162,7 @@ static int file_rule(json_t *rules, const char *type, const char *path, const ui
 int mb_policy_generate_initrd(const char *name, const mb_event_digest *digests, size_t n_digests, char **ret_json,
 			      mb_error *err)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *pcrs, *r9, *root;
 	int rc;
 
@@ -183,7 +184,7 @@ int mb_policy_generate_initrd(const char *name, const mb_event_digest *digests, 
 		json_decref(root);
 		return rc;
 	}
-	*ret_json = policy_to_string(root);
+	*ret_json = policy_to_string(root, mark);
 	json_decref(root);
 	return *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 }
@@ -376,6 +377,7 @@ static int add_text_rule(json_t *rules, const char *fmt_prefix, const char *a, c
  */
 static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error *err)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *jp, *app = NULL, *root = policy_root_new(
 		"generated from a unified kernel image (PCR 11 as systemd-stub measures it, PCR 4 its Authenticode"
 		" digest) and a known-good log (firmware PCRs)", "mboot policy generate --uki ...", &jp);
@@ -499,7 +501,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 		if (rc < 0)
 			goto out;
 	}
-	*ret_json = policy_to_string(root);
+	*ret_json = policy_to_string(root, mark);
 	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:
 	json_decref(app);
@@ -512,6 +514,7 @@ out:
 
 MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt, char **ret_json, mb_error *err)
 {
+	json_build_mark mark = json_build_begin();
 	mb_policy_artifacts a_buf;
 	int take = OPTIONS_TAKE(a_buf, a_opt, err);
 	const mb_policy_artifacts *a = &a_buf;
@@ -687,7 +690,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 		if (rc < 0)
 			goto out;
 	}
-	*ret_json = policy_to_string(root);
+	*ret_json = policy_to_string(root, mark);
 	rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 out:
 	grub_entry_done(&entry);

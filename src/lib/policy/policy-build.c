@@ -208,9 +208,9 @@ int policy_rules_from_log(json_t *rules, const mb_event_log *log, uint32_t pcr,
 	return 0;
 }
 
-char *policy_to_string(json_t *root)
+char *policy_to_string(json_t *root, json_build_mark mark)
 {
-	return json_write(root, JSON_LAYOUT_PRETTY);
+	return json_write_built(root, JSON_LAYOUT_PRETTY, mark);
 }
 
 json_t *policy_root_new(const char *description, const char *generator, json_t **ret_pcrs)

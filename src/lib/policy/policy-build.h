@@ -26,7 +26,7 @@ bool policy_add_values(json_t *pcrs, const mb_pcr_values *v, uint32_t pcr);
  * skip(ev) may leave events out. */
 int policy_rules_from_log(json_t *rules, const mb_event_log *log, uint32_t pcr,
 			  bool (*skip)(const mb_event *ev, void *ud), void *ud, bool required);
-char *policy_to_string(json_t *root);
+char *policy_to_string(json_t *root, json_build_mark mark);
 /* A policy's root object (version 1, description, generator) and its empty "pcrs" object
  * (*ret_pcrs, owned by the root); NULL when out of memory. */
 json_t *policy_root_new(const char *description, const char *generator, json_t **ret_pcrs);

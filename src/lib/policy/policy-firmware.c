@@ -91,6 +91,7 @@ static int add_set(json_t *firmware, const char *name, json_t *pcrs)
 MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_event_log *log, uint32_t pcrs,
 				     const char *name, char **ret_json, mb_error *err)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *root = NULL, *v, *jpcrs, *firmware = NULL, *set_pcrs = NULL;
 	mb_pcr_values *replayed = NULL;
 	mb_policy *p = NULL, *check = NULL;
@@ -203,6 +204,7 @@ MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_eve
 		firmware = json_array();
 		if (!first || !firmware) {
 			json_decref(first);
+			json_decref(firmware);
 			rc = set_error(err, -ENOMEM, "out of memory");
 			goto out;
 		}
@@ -236,7 +238,7 @@ MB_EXPORT int mb_policy_add_firmware(const char *text, size_t size, const mb_eve
 		rc = set_error(err, rc, "out of memory");
 		goto out;
 	}
-	out = policy_to_string(root);
+	out = policy_to_string(root, mark);
 	if (!out) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;

@@ -10,6 +10,7 @@
 MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs, uint32_t firmware_pcrs,
 					  char **ret_json, mb_error *err)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *jp, *root = policy_root_new("generated from a known-good event log: exact values for the "
 						 "firmware PCRs, the events seen for the others",
 						 "mboot policy generate --from-log", &jp);
@@ -19,7 +20,7 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
 		return set_error(err, -ENOMEM, "out of memory");
 	rc = policy_from_log(jp, log, pcrs, firmware_pcrs, NULL, NULL, err);
 	if (rc >= 0) {
-		*ret_json = policy_to_string(root);
+		*ret_json = policy_to_string(root, mark);
 		rc = *ret_json ? 0 : set_error(err, -ENOMEM, "out of memory");
 	}
 	json_decref(root);

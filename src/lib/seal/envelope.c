@@ -239,6 +239,7 @@ fail:
 
 MB_EXPORT char *mb_envelope_to_json(const mb_envelope *e)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *root = json_object(), *sealed = sealed_to_object(e->sealed);
 	char nonce[2 * MB_ENVELOPE_NONCE_SIZE + 1], tag[2 * MB_ENVELOPE_TAG_SIZE + 1];
 	int bad = 0;
@@ -260,7 +261,7 @@ MB_EXPORT char *mb_envelope_to_json(const mb_envelope *e)
 		json_decref(root);
 		return NULL;
 	}
-	return json_doc_finish(root);
+	return json_doc_finish(root, mark);
 }
 
 MB_EXPORT const mb_sealed *mb_envelope_sealed(const mb_envelope *e)

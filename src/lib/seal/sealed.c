@@ -387,9 +387,10 @@ json_t *seal_json_pcr_state_obj(const mb_pcr_bank *b, uint32_t mask)
 
 MB_EXPORT char *mb_sealed_to_json(const mb_sealed *s)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *root = sealed_to_object(s);
 
-	return root ? json_doc_finish(root) : NULL;
+	return root ? json_doc_finish(root, mark) : NULL;
 }
 
 json_t *sealed_to_object(const mb_sealed *s)

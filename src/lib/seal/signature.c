@@ -231,6 +231,7 @@ fail:
 
 MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 {
+	json_build_mark mark = json_build_begin();
 	json_t *root = json_object(), *key = json_object(), *so = json_object();
 	char hex[2 * MB_DIGEST_MAX + 1];
 	int bad = 0;
@@ -264,5 +265,5 @@ MB_EXPORT char *mb_policy_signature_to_json(const mb_policy_signature *sig)
 		json_decref(root);
 		return NULL;
 	}
-	return json_doc_finish(root);
+	return json_doc_finish(root, mark);
 }

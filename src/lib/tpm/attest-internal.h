@@ -59,7 +59,7 @@ int attest_challenge_read(const char *text, size_t size, attest_challenge *ret, 
 
 /* JSON documents of docs/attest.md: {"version": 1, "kind": kind}, then the text. */
 json_t *attest_doc_new(const char *kind);
-int attest_doc_finish(json_t *root, char **ret, mb_error *err);
-json_t *attest_hex_json(const uint8_t *p, size_t n);
+/* mark: json_build_begin() before the document was begun. */
+int attest_doc_finish(json_t *root, json_build_mark mark, char **ret, mb_error *err);
 
 #endif

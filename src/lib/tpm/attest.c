@@ -65,14 +65,6 @@ static int marshal_public(mb_tpm *t, const TPM2B_PUBLIC *p, uint8_t *out, size_t
 	return 0;
 }
 
-json_t *attest_hex_json(const uint8_t *p, size_t n)
-{
-	char *s = hex_dup(p, n);
-	json_t *o = s ? json_text(s) : NULL;
-
-	free(s);
-	return o;
-}
 
 json_t *attest_doc_new(const char *kind)
 {
@@ -86,9 +78,9 @@ json_t *attest_doc_new(const char *kind)
 }
 
 /* json_doc_finish, or -ENOMEM. */
-int attest_doc_finish(json_t *root, char **ret, mb_error *err)
+int attest_doc_finish(json_t *root, json_build_mark mark, char **ret, mb_error *err)
 {
-	*ret = root ? json_doc_finish(root) : NULL;
+	*ret = root ? json_doc_finish(root, mark) : NULL;
 	if (!*ret)
 		return set_error(err, -ENOMEM, "out of memory");
 	return 0;
@@ -109,6 +101,7 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 	unsigned have_cert = 0;
 	ek_kind kind = EK_RSA2048;
 	json_t *ak = NULL, *req = NULL, *o;
+	json_build_mark mark;
 	char index[16], parent_name[16];
 	TSS2_RC rc;
 	int r;
@@ -171,13 +164,14 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 		goto out;
 
 	snprintf(parent_name, sizeof(parent_name), "0x%08x", MB_TPM_SRK_HANDLE);
+	mark = json_build_begin();
 	ak = attest_doc_new("mboot-ak");
 	if (ak) {
 		json_object_set_new(ak, "alg", json_text(ak_alg == MB_ATTEST_KEY_RSA ? "rsa" : "ecc"));
 		json_object_set_new(ak, "public", json_doc_b64_obj(ak_buf, ak_size));
 		json_object_set_new(ak, "private", json_doc_b64_obj(priv_buf, priv_size));
 		json_object_set_new(ak, "parent", json_text(persistent ? parent_name : "srk-template"));
-		json_object_set_new(ak, "name", attest_hex_json(name, sizeof(name)));
+		json_object_set_new(ak, "name", json_hex(name, sizeof(name)));
 		json_object_set_new(ak, "ek", json_text(attest_ek_kinds[kind].name));
 	}
 	req = attest_doc_new("mboot-attest-request");
@@ -191,12 +185,12 @@ MB_EXPORT int mb_tpm_attest_enroll(mb_tpm *t, mb_attest_key_alg ak_alg, char **r
 		o = json_object();
 		json_object_set_new(req, "ak", o);
 		json_object_set_new(o, "public", json_doc_b64_obj(ak_buf, ak_size));
-		json_object_set_new(o, "name", attest_hex_json(name, sizeof(name)));
+		json_object_set_new(o, "name", json_hex(name, sizeof(name)));
 	}
-	r = attest_doc_finish(ak, ret_ak_file, err);
+	r = attest_doc_finish(ak, mark, ret_ak_file, err);
 	ak = NULL;
 	if (r == 0)
-		r = attest_doc_finish(req, ret_request, err);
+		r = attest_doc_finish(req, mark, ret_request, err);
 	req = NULL;
 	if (r < 0) {
 		free(*ret_ak_file);
@@ -392,6 +386,7 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 	ak_file ak;
 	attest_challenge ch;
 	json_t *resp;
+	json_build_mark mark;
 	TPM2B_DIGEST *cred = NULL;
 	TPM2B_PUBLIC *ek_pub = NULL;
 	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE, ek = ESYS_TR_NONE, policy = ESYS_TR_NONE;
@@ -454,12 +449,13 @@ MB_EXPORT int mb_tpm_attest_activate(mb_tpm *t, const char *ak_text, size_t ak_t
 		goto out;
 	}
 
+	mark = json_build_begin();
 	resp = attest_doc_new("mboot-attest-response");
 	if (resp) {
-		json_object_set_new(resp, "ak_name", attest_hex_json(ak.name, sizeof(ak.name)));
+		json_object_set_new(resp, "ak_name", json_hex(ak.name, sizeof(ak.name)));
 		json_object_set_new(resp, "credential", json_doc_b64_obj(cred->buffer, cred->size));
 	}
-	r = attest_doc_finish(resp, ret_response, err);
+	r = attest_doc_finish(resp, mark, ret_response, err);
 	goto out;
 out_input:
 	r = prefix_error(err, r, "challenge");

@@ -107,7 +107,7 @@ static json_t *pcrs_obj(const mb_pcr_values *v)
 			if (!val)
 				continue;
 			snprintf(key, sizeof(key), "%u", p);
-			json_object_set_new(b, key, attest_hex_json(val, d->size));
+			json_object_set_new(b, key, json_hex(val, d->size));
 		}
 	}
 	return root;
@@ -142,6 +142,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	TPMT_SIGNATURE *sig = NULL;
 	uint8_t sig_buf[sizeof(TPMT_SIGNATURE)];
 	size_t sig_size = 0;
+	json_build_mark mark;
 	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE;
 	bool flush = false;
 	mb_pcr_values *v = NULL;
@@ -275,6 +276,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		goto out;
 	}
 
+	mark = json_build_begin();
 	root = attest_doc_new("mboot-evidence");
 	q = json_object();
 	if (root && q) {
@@ -292,7 +294,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	} else {
 		json_decref(q);
 	}
-	r = attest_doc_finish(root, ret_evidence, err);
+	r = attest_doc_finish(root, mark, ret_evidence, err);
 out:
 	mb_pcr_values_free(v);
 	sym_Esys_Free(quoted);
