@@ -11,7 +11,7 @@
 #                each with its exit code (-RC) and stderr (-ERR)
 #   ATTEST-*     exit codes of attest enroll / activate / quote when /extra/attest asks for them
 #   KUP-*        the kernel-update scenario's steps (/extra/kupdate), below
-#   UNSEAL-*     the uki scenario's unseals of the host's sealed files (/extra/unseal), below
+#   UNSEAL-*     the uki and secureboot scenarios' unseals of the host's sealed files (/extra/unseal), below
 # then powers off.
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/sbin:/usr/sbin
@@ -38,8 +38,11 @@ mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
 [ -r $sbvar ] && echo "SecureBoot variable:$(od -A n -t x1 $sbvar)"
 echo "MBVM-END-SECUREBOOT"
 
-# modules: the kernel modules lib.sh put in /lib/modules/mboot-vm, loaded in their order.
+# modules: the kernel modules lib.sh put in /lib/modules/mboot-vm, loaded in their order; once
+# (efivars and disk2 both ask for them when the initramfs has both modes).
 modules() {
+	[ -e /tmp/modules-loaded ] && return 0
+	: >/tmp/modules-loaded
 	while read -r m; do
 		insmod "/lib/modules/mboot-vm/$m" || echo "MBVM-INSMOD-FAILED $m"
 	done </lib/modules/mboot-vm/order
@@ -280,7 +283,7 @@ if [ -e /extra/kupdate ]; then
 	fi
 fi
 
-# The uki scenario (/extra/unseal): the second virtio disk is a tar archive from the host, as in
+# The uki and secureboot scenarios (/extra/unseal): the second virtio disk is a tar archive from the host, as in
 # the kernel-update scenario, of secrets the host sealed with this TPM to the PCRs it predicted
 # for this boot. Each NAME.sealed is unsealed; its exit code, mboot's output and the SHA-256 of
 # what it released are printed (UNSEAL-NAME-RC, UNSEAL-NAME-OUT, UNSEAL-NAME-SHA256).

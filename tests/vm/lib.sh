@@ -96,17 +96,19 @@ vm_kernel() {
 
 # --- initramfs --------------------------------------------------------------------------------
 
-# vm_initramfs OUT [with-mboot] [extra-file...]
+# vm_initramfs OUT [MODE[,MODE...]] [extra-file...]
 # A busybox initramfs whose /init reports the firmware log and the PCRs and powers off.
 # With "with-mboot" (and "luks", "kupdate", "unseal") it also carries $MBOOT and every library
-# ldd names, and runs `mboot log replay --json` on the kernel's log. Extra files land in /extra/ (used to change
-# the initrd bytes without changing its behaviour).
+# ldd names, and runs `mboot log replay --json` on the kernel's log. MODE may list several,
+# comma-separated (e.g. "efivars,unseal": the kernel modules of both, one order). Extra files
+# land in /extra/ (used to change the initrd bytes without changing its behaviour).
 vm_initramfs() {
-	local out=$1 mode=${2:-plain} root lib
+	local out=$1 modes=${2:-plain} root lib
+	local -a kmods=()
 	shift 2 || shift $#
 	root=$(mktemp -d "${out}.root.XXXXXX")
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,extra}
-	if [ "$mode" = luks ]; then
+	if vm_mode_in "$modes" luks; then
 		# usr-merged, as mkinitramfs lays out Debian 12's initramfs: the hook's copies land in
 		# /usr/lib, where /lib/x86_64-linux-gnu/cryptsetup (libcryptsetup's plugin folder) points.
 		mkdir -p "$root/usr/lib" "$root/usr/lib64"
@@ -116,7 +118,7 @@ vm_initramfs() {
 	cp /bin/busybox "$root/bin/busybox"
 	cp "$VM_DIR/guest-init.sh" "$root/init"
 	chmod 0755 "$root/init" "$root/bin/busybox"
-	if [ "$mode" = with-mboot ] || [ "$mode" = luks ] || [ "$mode" = kupdate ] || [ "$mode" = unseal ]; then
+	if vm_mode_in "$modes" with-mboot luks kupdate unseal; then
 		[ -x "${MBOOT:-}" ] || vm_die "MBOOT is not set to an executable"
 		cp "$MBOOT" "$root/bin/mboot"
 		# Every shared object the binary needs, at the path ldd resolved (the dynamic loader
@@ -142,16 +144,17 @@ vm_initramfs() {
 			fi
 		done
 	fi
-	[ "$mode" = luks ] && vm_initramfs_luks "$root"
-	[ "$mode" = kupdate ] && vm_initramfs_kupdate "$root"
+	vm_mode_in "$modes" luks && vm_initramfs_luks "$root"
+	vm_mode_in "$modes" kupdate && vm_initramfs_kupdate "$root"
 	# unseal: mboot and the second virtio disk's modules; the guest unseals each *.sealed of the
-	# host's archive on that disk (the uki scenario: secrets sealed to a predicted boot)
-	if [ "$mode" = unseal ]; then
+	# host's archive on that disk (the uki and secureboot scenarios: secrets sealed to a predicted boot)
+	if vm_mode_in "$modes" unseal; then
 		printf 'the uki scenario: unseal what the host sealed\n' >"$root/extra/unseal"
-		vm_kernel_modules "$root/lib/modules/mboot-vm" virtio_pci virtio_blk
+		kmods+=(virtio_pci virtio_blk)
 	fi
 	# efivars: efivarfs for the guest, which writes the variables /extra/efivars lists (guest-init.sh)
-	[ "$mode" = efivars ] && vm_kernel_modules "$root/lib/modules/mboot-vm" efivarfs
+	vm_mode_in "$modes" efivars && kmods+=(efivarfs)
+	[ ${#kmods[@]} -eq 0 ] || vm_kernel_modules "$root/lib/modules/mboot-vm" "${kmods[@]}"
 	for f in "$@"; do cp "$f" "$root/extra/"; done
 	# Packed by mboot itself (deterministic: sorted, owner 0, fixed mtime and inode numbers);
 	# modes made independent of the umask.
@@ -159,6 +162,15 @@ vm_initramfs() {
 	"$MBOOT" initramfs pack "$root" -o "$out" --force --compress none --mtime "$VM_EPOCH" >/dev/null ||
 		vm_die "mboot initramfs pack failed"
 	rm -rf "$root"
+}
+
+# vm_mode_in MODES NAME...: true when the comma-separated list MODES (vm_initramfs) names one of NAME.
+vm_mode_in() {
+	local m
+	for m in "${@:2}"; do
+		case ",$1," in *",$m,"*) return 0 ;; esac
+	done
+	return 1
 }
 
 # vm_kernel_modules DEST MODULE...: the kernel's MODULEs and every module they depend on (their

@@ -219,6 +219,37 @@ check_prediction() {
 		test "$(jq '.bad | length' <<<"$res"):$(jq '.n > 0' <<<"$res")" = 0:true
 }
 
+# seal_predicted STATE PCRS SECRET DIR NAME:PREDICTION...: SECRET sealed on the host, with the swtpm
+# state STATE that the next boot gets (VM_TPM_STATE), to each PREDICTION's values of PCRS
+# (sha256), as DIR/NAME.sealed, for the guest to unseal (vm_initramfs mode unseal, the archive
+# on VM_EXTRA_DISK).
+seal_predicted() {
+	local state=$1 pcrs=$2 secret=$3 dir=$4 s
+	shift 4
+	mkdir -p "$dir"
+	for s in "$@"; do
+		vm_tpm_run "$state" "$MBOOT" seal --pcrs "$pcrs" --values "${s#*:}" -i "$secret" \
+			-o "$dir/${s%%:*}.sealed" --force >"$out/seal-${s%%:*}.err" 2>&1 ||
+			bad "mboot seal --pcrs $pcrs --values ${s#*:} exited $?: $(cat "$out/seal-${s%%:*}.err")"
+	done
+}
+
+# check_unseal NAME BOOT SECRET DECOY: boot BOOT's guest read the host's archive, unsealed
+# predicted.sealed (exit 0, SECRET's SHA-256) and not decoy.sealed (exit 1, nothing released),
+# the decoy sealed to the prediction for DECOY.
+check_unseal() {
+	local name=$1 b=$2 secret=$3 decoy=$4
+	unseal_section() { vm_section "$out/$b/serial.log" "UNSEAL-$1"; }
+	unseal_section predicted-OUT | sed "s/^/  $b unseal predicted: /"
+	unseal_section decoy-OUT | sed "s/^/  $b unseal decoy: /"
+	check "$name: the guest read the host's archive of sealed files (tar exit $(unseal_section TAR-RC))" \
+		test "$(unseal_section TAR-RC)" = 0
+	check "$name: mboot unseal of the secret sealed to the prediction exited 0 and gave the secret (sha256)" \
+		test "$(unseal_section predicted-RC):$(unseal_section predicted-SHA256)" = "0:$(sha256sum <"$secret" | awk '{ print $1 }')"
+	check "$name: the secret sealed to the prediction for $decoy did not unseal (exit 1, nothing released)" \
+		test "$(unseal_section decoy-RC):$(unseal_section decoy-SHA256)" = "1:"
+}
+
 # tpm_moved A B: PCRs (sha256 bank) whose TPM values differ between two boots.
 tpm_moved() {
 	jq -n -c --slurpfile a "$out/$1/pcrs.json" --slurpfile b "$out/$2/pcrs.json" \
@@ -656,22 +687,12 @@ uki)
 		test "$rc:$(jq -c .changed "$decoy/predict.json")" = "0:[4,9,11,12]"
 	check "uki decoy: its PCR 12 (sha256) is not the one predicted for the second UKI" \
 		test "$(jq -r '.banks.sha256["12"]' "$decoy/predict.json")" != "$(jq -r '.banks.sha256["12"]' "$mboot_pred")"
-	for s in predicted:"$mboot_pred" decoy:"$decoy/predict.json"; do
-		vm_tpm_run "$out/tpm-state" "$MBOOT" seal --pcrs 4,9,11,12 --values "${s#*:}" -i "$out/secret" \
-			-o "$out/sealed-in/${s%%:*}.sealed" --force >"$out/seal-${s%%:*}.err" 2>&1 ||
-			bad "uki: mboot seal --values ${s#*:} exited $?: $(cat "$out/seal-${s%%:*}.err")"
-	done
+	seal_predicted "$out/tpm-state" 4,9,11,12 "$out/secret" "$out/sealed-in" \
+		predicted:"$mboot_pred" decoy:"$decoy/predict.json"
 	tar -cf "$out/unseal.tar" -C "$out/sealed-in" predicted.sealed decoy.sealed
 	VM_TPM_STATE=$out/tpm-state VM_EXTRA_DISK=$out/unseal.tar uki_boot cmdline
 	check_uki_boot cmdline
-	uns() { vm_section "$out/cmdline/serial.log" "UNSEAL-$1"; }
-	uns predicted-OUT | sed 's/^/  cmdline unseal predicted: /'
-	uns decoy-OUT | sed 's/^/  cmdline unseal decoy: /'
-	check "uki cmdline: the guest read the host's archive of sealed files (tar exit $(uns TAR-RC))" test "$(uns TAR-RC)" = 0
-	check "uki cmdline: mboot unseal of the secret sealed to the prediction exited 0 and gave the secret (sha256)" \
-		test "$(uns predicted-RC):$(uns predicted-SHA256)" = "0:$(sha256sum <"$out/secret" | awk '{ print $1 }')"
-	check "uki cmdline: the secret sealed to the prediction for another .cmdline did not unseal (exit 1, nothing released)" \
-		test "$(uns decoy-RC):$(uns decoy-SHA256)" = "1:"
+	check_unseal "uki cmdline" cmdline "$out/secret" "another .cmdline"
 	moved=$(tpm_moved base cmdline)
 	printf 'info cmdline: PCRs that differ in the TPM (sha256): %s\n' "$moved"
 	check "uki cmdline: the TPM moved exactly PCRs 4, 9, 11, 12 and 10 (IMA)" test "$moved" = "[4,9,10,11,12]"
@@ -754,13 +775,36 @@ secureboot)
 	# boot exists, from its inputs only (the initramfs is reproducible: built here first). Its
 	# guest also asks shim for the latest SBAT revocations at the next boot: the SbatPolicy
 	# variable (shim's GUID, NV+BS+RT, 1 = latest), written through efivarfs.
+	# The initramfs carries mboot too (mode unseal): a secret sealed on the host to the
+	# prediction, with the swtpm state boot 2 then gets (VM_TPM_STATE), must unseal in its guest;
+	# the same secret sealed to the prediction for another command line (never booted) must
+	# not. The sealed files come in on a second virtio disk (a tar archive, as in uki).
 	printf 'SbatPolicy-605dab50-e046-4300-abb6-3dd810dd8b23 07000000 01\n' >"$out/efivars"
 	vm_grub_cfg "$out/predict-grub.cfg" "$sb_cmdline"
-	vm_initramfs "$out/predict-initrd.img" efivars "$out/changed.txt" "$out/efivars"
+	vm_initramfs "$out/predict-initrd.img" efivars,unseal "$out/changed.txt" "$out/efivars"
 	rc=0
 	"$MBOOT" predict --log "$out/base/log.bin" --grub-cfg "$out/predict-grub.cfg" --cmdline "$sb_cmdline" \
 		--initrd "$out/predict-initrd.img" --json >"$out/predict-cmdline.json" || rc=$?
-	MB_VM_KEEP=1 boot cmdline "$sb_cmdline" efivars "$out/changed.txt" "$out/efivars"
+	sb_decoy_cmdline="$VM_CMDLINE_DEFAULT mboot.test=decoy"
+	vm_grub_cfg "$out/decoy-grub.cfg" "$sb_decoy_cmdline"
+	rc_decoy=0
+	"$MBOOT" predict --log "$out/base/log.bin" --grub-cfg "$out/decoy-grub.cfg" --cmdline "$sb_decoy_cmdline" \
+		--initrd "$out/predict-initrd.img" --json >"$out/predict-decoy.json" 2>"$out/predict-decoy.err" || rc_decoy=$?
+	check "secureboot decoy: mboot predicts PCRs 8 and 9 changed for another command line (exit $rc_decoy)" \
+		test "$rc_decoy:$(jq -c .changed "$out/predict-decoy.json")" = "0:[8,9]"
+	check "secureboot decoy: its PCRs 0-9 and 14 (sha256) differ from boot 2's prediction in exactly 8 and 9" \
+		test "$(jq -n -c --slurpfile p "$out/predict-cmdline.json" --slurpfile d "$out/predict-decoy.json" \
+			'[$p[0].banks.sha256 | to_entries[] | select(.key | IN("0","1","2","3","4","5","6","7","8","9","14"))
+			| select($d[0].banks.sha256[.key] != .value) | .key | tonumber] | sort')" = '[8,9]'
+	od -A n -N 32 -t x1 /dev/urandom | tr -d ' \n' >"$out/secret"
+	seal_predicted "$out/tpm-state" 0,1,2,3,4,5,6,7,8,9,14 "$out/secret" "$out/sealed-in" \
+		predicted:"$out/predict-cmdline.json" decoy:"$out/predict-decoy.json"
+	tar -cf "$out/unseal.tar" -C "$out/sealed-in" predicted.sealed decoy.sealed
+	MB_VM_KEEP=1 VM_TPM_STATE=$out/tpm-state VM_EXTRA_DISK=$out/unseal.tar \
+		boot cmdline "$sb_cmdline" efivars,unseal "$out/changed.txt" "$out/efivars"
+	check_unseal "cmdline" cmdline "$out/secret" "another command line (mboot.test=decoy; PCRs 0-9 and 14)"
+	check "cmdline: the decoy's refusal names PCRs 8 and 9 (sha256) as differing, none of 0-7 and 14" \
+		test "$(vm_section "$out/cmdline/serial.log" UNSEAL-decoy-OUT | sed -n 's/^PCR \([0-9]*\) (sha256) differs:.*/\1/p' | paste -sd,)" = 8,9
 	mv "$out/cmdline/vars.fd" "$out/vars-after-cmdline.fd"
 	[ "${MB_VM_KEEP:-0}" = 1 ] || rm -f "$out/cmdline/disk.img" "$out/cmdline/initrd.in"
 	check "cmdline: the initramfs that booted is the one predicted from" cmp "$out/predict-initrd.img" "$out/cmdline/initrd.img"
