@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mboot/policy.h>
 
@@ -18,7 +19,7 @@
 #define POLICY_FILE_MAX (8u << 20)
 
 static const char fleet_help[] =
-	"Usage: mboot fleet COMMAND [ARGS] [--server URL] --token-file FILE [--json]\n"
+	"Usage: mboot fleet COMMAND [ARGS] [--server URL] [--token-file FILE] [--json]\n"
 	"                   [--compact] [--ca-file FILE] [--insecure]\n\n"
 	"The fleet a verifier (mboot-verifierd, docs/api.md) knows, for its operators. Commands:\n"
 	"  list                    every machine: id, status, last attestation, policy (short digest)\n"
@@ -32,13 +33,16 @@ static const char fleet_help[] =
 	"interval), revoked.\n\n"
 	"  --server URL       the verifier, https://HOST:PORT; default $MBOOT_VERIFIER\n"
 	"  --token-file FILE  the operator token ('mboot-verifierd --new-token') on its first line;\n"
-	"                     refused when group or others may read the file\n"
+	"                     refused when group or others may read the file. Default\n"
+	"                     $MBOOT_FLEET_TOKEN_FILE, else ~/.config/mboot/fleet-token if it exists\n"
+	"                     (under $XDG_CONFIG_HOME when that is set)\n"
 	"  --json             print the verifier's answer as JSON\n"
 	"  --compact          the JSON on one line (implies --json)\n"
 	"  --ca-file FILE     the CA certificates (PEM) the verifier's must chain to; default the\n"
 	"                     system's. Certificates are always verified.\n"
 	"  --insecure         allow a plain http:// URL (tests on the loopback only)\n\n"
-	"Exit: 0 done, 2 usage, network or verifier error (its message printed).\n";
+	"Exit: 0 done (show: the machine is trusted), 1 show: the machine is not trusted (enrolled,\n"
+	"untrusted, stale or revoked), 2 usage, network or verifier error (its message printed).\n";
 
 typedef struct fleet {
 	const char *verb;
@@ -46,7 +50,28 @@ typedef struct fleet {
 	tool_json json;
 	http_client *http;
 	char path[160];
+	char token_path[4096];
 } fleet;
+
+/* --token-file's default (fleet_help), in buf; NULL when there is none. */
+static const char *default_token_file(char *buf, size_t size)
+{
+	const char *env = getenv("MBOOT_FLEET_TOKEN_FILE"), *config = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (env && *env)
+		return env;
+	if (config && *config)
+		n = snprintf(buf, size, "%s/mboot/fleet-token", config);
+	else if (home && *home)
+		n = snprintf(buf, size, "%s/.config/mboot/fleet-token", home);
+	else
+		return NULL;
+	if (n < 0 || (size_t) n >= size || access(buf, F_OK) != 0)
+		return NULL;
+	return buf;
+}
 
 /*
  * The options every command takes, and exactly n_args arguments (machine ids checked as the
@@ -76,7 +101,10 @@ static int fleet_start(fleet *f, const char *verb, const char *const *arg_names,
 	if (n_args && !http_machine_id_valid(f->args[0]))
 		return tool_usage_error(verb, "'%s' is not a machine id (1 to 64 of A-Z a-z 0-9 . _ -)", f->args[0]);
 	if (!ho.token_file)
-		return tool_usage_error(verb, "needs --token-file FILE (an operator token)");
+		ho.token_file = default_token_file(f->token_path, sizeof(f->token_path));
+	if (!ho.token_file)
+		return tool_usage_error(verb, "needs an operator token: --token-file FILE, $MBOOT_FLEET_TOKEN_FILE "
+					      "or ~/.config/mboot/fleet-token");
 	return http_client_new(verb, &ho, &f->http);
 }
 
@@ -234,10 +262,15 @@ static int fleet_show(int argc, char **argv)
 	snprintf(f.path, sizeof(f.path), "/v1/machines/%s", f.args[0]);
 	rc = http_call(f.http, "GET", f.path, NULL, &answer);
 	if (rc == EXIT_OK) {
+		const char *status = str(answer, "status");
+
 		if (f.json)
 			print_json(&f, answer);
 		else
 			print_machine(answer);
+		/* A script asks "is it trusted?" by the exit code, as of attest verify. */
+		if (!status || strcmp(status, "trusted") != 0)
+			rc = EXIT_FAILED;
 	}
 	json_decref(answer);
 	return fleet_end(&f, rc);

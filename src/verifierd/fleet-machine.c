@@ -340,8 +340,12 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	if (!ret->verdict)
 		return set_error(err, -ENOMEM, "out of memory");
 	if (!policy) {
-		r = add_no_policy(ret, m->policy ? "the machine's policy is no longer stored"
-						 : "the machine has no policy (PUT /v1/machines/ID/policy)");
+		char why[200];
+
+		/* The fix in the operator's words: the command, with this machine's id. */
+		snprintf(why, sizeof(why), "%s: give it one with 'mboot fleet policy set %s POLICY'",
+			 m->policy ? "the machine's policy is no longer stored" : "the machine has no policy", m->id);
+		r = add_no_policy(ret, why);
 		if (r < 0) {
 			free(ret->verdict);
 			ret->verdict = NULL;

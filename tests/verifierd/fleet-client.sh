@@ -98,7 +98,19 @@ if [ -z "$msg" ] || [ "$msg" = null ]; then bad "the server gave no 401 message:
 expect "a wrong token: exit 2, the server's 401 and its message ('$msg')" 2 "HTTP 401: $msg$" \
 	"$M" fleet list --server "$URL" --token-file wrong --insecure
 expect "--insecure: said on stderr" 0 "warning: --insecure: plain HTTP" "$M" fleet list "${F[@]}"
-expect "no --token-file: refused" 2 "needs --token-file" "$M" fleet list --server "$URL" --insecure
+# No token anywhere (a HOME without one): refused, naming the three places a token is taken from.
+mkdir -p nohome home/.config/mboot xdg/mboot
+expect "no token: refused, the three ways named" 2 \
+	"needs an operator token: --token-file FILE, \\\$MBOOT_FLEET_TOKEN_FILE or ~/.config/mboot/fleet-token" \
+	env HOME="$PWD/nohome" XDG_CONFIG_HOME= MBOOT_FLEET_TOKEN_FILE= "$M" fleet list --server "$URL" --insecure
+expect "\$MBOOT_FLEET_TOKEN_FILE names the token file" 0 "^ID " \
+	env HOME="$PWD/nohome" MBOOT_FLEET_TOKEN_FILE="$PWD/token" "$M" fleet list --server "$URL" --insecure
+install -m 600 token home/.config/mboot/fleet-token
+expect "the default: \$HOME/.config/mboot/fleet-token" 0 "^ID " \
+	env HOME="$PWD/home" XDG_CONFIG_HOME= MBOOT_FLEET_TOKEN_FILE= "$M" fleet list --server "$URL" --insecure
+install -m 600 wrong xdg/mboot/fleet-token
+expect "\$XDG_CONFIG_HOME/mboot/fleet-token before ~/.config (a wrong token there: HTTP 401)" 2 "HTTP 401: " \
+	env HOME="$PWD/home" XDG_CONFIG_HOME="$PWD/xdg" MBOOT_FLEET_TOKEN_FILE= "$M" fleet list --server "$URL" --insecure
 expect "\$MBOOT_VERIFIER names the server" 0 "^ID " env MBOOT_VERIFIER="$URL" "$M" fleet list --token-file token --insecure
 
 # --- refused before anything is sent ---------------------------------------------------------------
@@ -155,10 +167,17 @@ st=$(api GET "/v1/machines/$MID" | jq -r .status)
 if [ "$rc:$(jq -r .status push.out)" = "1:$st" ] && [ "$st" = untrusted ]; then
 	ok "attest push enrolls m1; without a policy it is untrusted (exit 1), as the server says"
 else bad "first push: exit $rc, $(head -c 300 push.out push.err), the server says '$st'"; fi
+want="the machine has no policy: give it one with 'mboot fleet policy set $MID POLICY'"
+if [ "$(api GET "/v1/machines/$MID" | jq -r '.verdict.reasons[] | select(.name == "no-policy") | .detail')" = "$want" ]
+then ok "the no-policy reason names the command that gives the machine one"
+else bad "no-policy reason: $(api GET "/v1/machines/$MID" | jq -c .verdict.reasons)"; fi
+expect "fleet show of a machine that is not trusted: exit 1" 1 "^status: untrusted$" "$M" fleet show "$MID" "${F[@]}"
 "$M" policy generate --from-log "$LOG" -o policy.json || bad "policy generate"
 digest=$(sha256sum <policy.json | cut -d' ' -f1)
 expect "fleet policy set: m1 judged again, trusted, the digest of the file's bytes" 0 "^$MID: policy $digest, status trusted$" \
 	"$M" fleet policy set "$MID" policy.json "${F[@]}"
+expect "fleet show of a trusted machine: exit 0" 0 "^status: trusted$" "$M" fleet show "$MID" "${F[@]}"
+expect "fleet show --json of a trusted machine: exit 0" 0 '"status": "trusted"' "$M" fleet show "$MID" --json "${F[@]}"
 if [ "$(api GET "/v1/machines/$MID" | jq -r .policy)" = "$digest" ] &&
 	[ "$("$M" fleet show "$MID" --json "${F[@]}" 2>/dev/null | jq -r .policy)" = "$digest" ]; then
 	ok "the policy the server holds (curl, fleet show --json) is sha256sum of the file: its exact bytes"
@@ -191,10 +210,10 @@ jq -r '"machine: \(.id)", "status: \(.status)", "enrolled: \(.enrolled)",
 	"history (newest first):",
 	(.history[] | "  \(.at)  \(if .trusted then "trusted" else "not trusted (\(.reasons) reason(s))" end)")' \
 	server-m1.json | tr -d '\000-\011\013-\037\177' >show.want
-"$M" fleet show "$MID" "${F[@]}" >show.txt 2>/dev/null
-if cmp -s show.want show.txt && grep -qF "  policy-violated: $detail" show.txt; then
+"$M" fleet show "$MID" "${F[@]}" >show.txt 2>/dev/null; rc=$?
+if [ "$rc" = 1 ] && cmp -s show.want show.txt && grep -qF "  policy-violated: $detail" show.txt; then
 	ok "fleet show: the server's status, verdict, reasons and history"
-else bad "fleet show: $(diff show.want show.txt | head -20 | cat -v)"; fi
+else bad "fleet show: exit $rc (want 1), $(diff show.want show.txt | head -20 | cat -v)"; fi
 
 # fleet list: each row the server's id, status, last attestation and the policy's first 12 digits
 api GET /v1/machines >server-list.json
