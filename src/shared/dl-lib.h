@@ -4,7 +4,7 @@
 
 /*
  * The one way mboot dlopen()s a library: only for what is optional for a verb (tpm2-tss,
- * libcryptsetup, PCRE2, zstd, libqrencode, libcurl). libcrypto, json-c, zlib and libc are
+ * libcryptsetup, PCRE2, zstd, libqrencode, libcurl). libcrypto, jansson, zlib and libc are
  * linked. The types still come from the libraries' headers at compile time.
  *
  * Per library, one list names each function once (systemd's dlopen pattern):

@@ -2,9 +2,10 @@
 /*
  * The decoded-event tree (include/mboot/events.h): nodes carved from chunks an
  * mb_event_decoded owns and keeps from one event to the next, so decoding an event costs no
- * allocation once the first chunk exists (a json-c tree per event cost a malloc per value and
- * a hash table per object, which made `log show --json` slow). The builders the decoders use
- * (decode-internal.h) keep json-c's rules: a member added again replaces the first in place.
+ * allocation once the first chunk exists (a JSON library's tree per event cost a malloc per
+ * value and a hash table per object, which made `log show --json` slow). The builders the
+ * decoders use (decode-internal.h) keep a JSON object's rule: a member added again replaces
+ * the first in place.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -163,7 +164,7 @@ void dec_add(mb_decoded_node *o, const char *key, mb_decoded_node *v)
 
 	if (!o || !v || !key)
 		return;
-	/* json-c replaced a member added twice where it stood: so do we (objects are small). */
+	/* A member added twice is replaced where it stood (objects are small). */
 	for (m = (mb_decoded_node *) o->v.list.first; m; prev = m, m = (mb_decoded_node *) m->next) {
 		if (m->key != key && (m->key[0] != key[0] || strcmp(m->key, key) != 0))
 			continue;

@@ -34,7 +34,7 @@ static uint64_t thread_cpu_ns(void)
 }
 
 /* The line of the first occurrence of needle in the policy text, or 0. Good enough to point a
- * person at a field: json-c keeps no positions. */
+ * person at a field: jansson keeps no positions of values. */
 static unsigned line_of(const load_ctx *c, const char *needle)
 {
 	const char *hit;
@@ -523,7 +523,7 @@ static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_t *o, 
 			rc = parse_pcr_key(c, pfield, key, &pcr);
 			if (rc < 0)
 				return rc;
-			/* json-c keeps one entry per key and the reader refuses duplicates: no PCR twice */
+			/* the reader refuses duplicate keys: no PCR twice within "pcrs" */
 			if (p->pcr[pcr].governed)
 				return fail_field(c, NULL, pfield, "PCR %u is governed in \"pcrs\" too: a PCR is "
 						  "governed in one place", pcr);

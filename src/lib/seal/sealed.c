@@ -147,7 +147,7 @@ static int parse_window(json_t *w, mb_sealed *s, size_t i, mb_error *err)
 		return set_error(err, -EBADMSG, "field \"policy.window.nv-index\" is not an NV index of the owner range "
 			       "(0x%08x-0x%08x)", MB_NV_OWNER_FIRST, MB_NV_OWNER_LAST);
 	v = json_doc_get(w, "counter", JSON_INTEGER);
-	/* json-c reads larger numbers as INT64_MAX: refused with them, as no TPM counter gets there */
+	/* The reader refuses larger numbers; INT64_MAX is refused too (no TPM counter gets there). */
 	c = v ? json_integer_value(v) : -1;
 	if (c < 0 || c == INT64_MAX)
 		return set_error(err, -EBADMSG, "field \"policy.window.counter\" is not an integer from 0 to %lld",
