@@ -95,7 +95,7 @@ def frames(lines):
             out.append((m.group(1), m.group(2).strip()))
         elif r:
             # Our code is in the test's executable (the core is linked statically); libasan,
-            # libc, json-c and OpenSSL are shared objects, not symbolized.
+            # libc, jansson and OpenSSL are shared objects, not symbolized.
             if SYMBOLIZER and '.so' not in os.path.basename(r.group(1)):
                 # A return address points past its call: one byte back is the call's line.
                 off = '0x%x' % max(int(r.group(2), 16) - 1, 0)
