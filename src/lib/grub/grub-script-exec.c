@@ -186,6 +186,8 @@ static enum status exec_cmd(gs *g, node *n)
 	text = gs_join_argv(b.a, b.n);
 	free(g->last_cmd);
 	g->last_cmd = text ? strdup(text) : NULL;
+	if (text && !g->last_cmd)
+		g->oom = true; /* a condition's decision would be keyed by "" */
 	gs_emit(g, GRUB_STRING_CMD, text);
 	if (gs_stopped(g)) {
 		gs_av_free(&b);

@@ -439,17 +439,9 @@ int grub_model_predict(grub_model *m, const grub_model_config *configs, size_t n
 		return rc;
 	}
 	run->no_entry = true;
-	if (asprintf(&run->why, "no menu entry loads the kernel %.200s%s%.400s", choice->kernel,
-		     why ? " (the model could not follow every entry: " : "", why ? why : "") < 0)
+	if (asprintf(&run->why, "no menu entry loads the kernel %.200s%s%.400s%s", choice->kernel,
+		     why ? " (the model could not follow every entry: " : "", why ? why : "", why ? ")" : "") < 0)
 		run->why = NULL;
-	if (run->why && why) {
-		char *w = NULL;
-
-		if (asprintf(&w, "%s)", run->why) >= 0) {
-			free(run->why);
-			run->why = w;
-		}
-	}
 	free(why);
 	return run->why ? 0 : -ENOMEM;
 }
