@@ -722,6 +722,55 @@ static void test_generate_initrd(void **state)
 	assert_int_equal(mb_policy_generate_initrd("x", d, 0, &text, &err), -EINVAL);
 }
 
+/* A policy generated from the real boot (plain-text rules, the command line's required) judges
+ * the boot that only gained init=/bin/sh: the nearest rule by text comes first, saying what
+ * differs, although dozens of the PCR's EV_IPL rules come before it; the missing required
+ * rule is named with its text. */
+static void test_closest_rule_by_text(void **state)
+{
+	mb_event_log *log = load(SAMPLE), *bad;
+	size_t victim = find_event(log, "kernel_cmdline: "), i, first_kernel_rule = 0;
+	const mb_event *ev = mb_event_log_event(log, victim);
+	char *gen = NULL, evil[512];
+	mb_error err = { 0 };
+	mb_policy_result res;
+	mb_policy *p;
+	const mb_policy_violation *v = NULL;
+	bool required_named = false;
+
+	(void) state;
+	/* the corpus's text, its NUL dropped, and the attacker's words */
+	assert_true(ev->data_size > 1 && ev->data_size + 16 < sizeof(evil));
+	snprintf(evil, sizeof(evil), "%.*s init=/bin/sh", (int) strnlen((const char *) ev->data, ev->data_size),
+		 (const char *) ev->data);
+	assert_int_equal(mb_policy_generate_from_log(log, 1u << 8, 0, &gen, &err), 0);
+	p = parse_text(gen, 0, NULL);
+	/* the rule for the command line is far down the PCR's list: the first rules are GRUB's commands */
+	first_kernel_rule = (size_t) (strstr(gen, "\"kernel_cmdline: ") - gen);
+	assert_true(first_kernel_rule > 0 && strstr(gen, "\"grub_cmd: ") - gen < (ptrdiff_t) first_kernel_rule);
+	bad = tamper(log, victim, evil, true);
+	check(p, bad, MB_ALG_SHA256, &res);
+	for (i = 0; i < res.n_violations; i++) {
+		if (res.violations[i].event == mb_event_log_event(bad, victim))
+			v = &res.violations[i];
+		if (strstr(res.violations[i].reason, "required: ") &&
+		    strstr(res.violations[i].reason, " (text ~ /kernel_cmdline: /boot/vmlinuz-5") &&
+		    strstr(res.violations[i].reason, "/) did not appear"))
+			required_named = true;
+	}
+	assert_non_null(v);
+	assert_true(v->n_closest_rules >= 1);
+	fprintf(stderr, "closest: %s\n", v->closest_rules[0]);
+	assert_non_null(strstr(v->closest_rules[0], "(text ~ /kernel_cmdline: /boot/vmlinuz-5"));
+	assert_non_null(strstr(v->closest_rules[0], "/): the event adds \" init=/bin/sh\""));
+	assert_true(required_named);
+	mb_policy_result_done(&res);
+	mb_event_log_free(bad);
+	mb_policy_free(p);
+	free(gen);
+	mb_event_log_free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -736,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_firmware_sets),
 		cmocka_unit_test(test_hostile_firmware_sets),
 		cmocka_unit_test(test_add_firmware),
+		cmocka_unit_test(test_closest_rule_by_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

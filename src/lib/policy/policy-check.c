@@ -81,39 +81,6 @@ static bool allowed_digest(const policy_rule *r, const mb_event_digest *d)
 	return false;
 }
 
-#define CLOSEST_RULES_MAX 4
-
-/*
- * The first rules of the event's type in this PCR, each "name" or "name (text ~ /pattern/)",
- * into *ret (NULL when none; caller frees). A hint only: out of memory gives fewer.
- */
-static size_t closest_rules(const policy_pcr *pp, uint32_t type, char ***ret)
-{
-	char **out = NULL;
-	size_t i, n = 0;
-
-	*ret = NULL;
-	for (i = 0; i < pp->n_rules && n < CLOSEST_RULES_MAX; i++) {
-		const policy_rule *r = &pp->rules[i];
-		char *one;
-
-		if (r->type != type)
-			continue;
-		if (!out && !(out = calloc(CLOSEST_RULES_MAX, sizeof(*out))))
-			break;
-		if (asprintf(&one, "%s%s%s%s", r->name, r->pattern ? " (text ~ /" : "", r->pattern ? r->pattern : "",
-			     r->pattern ? "/)" : "") < 0)
-			break;
-		out[n++] = one;
-	}
-	if (!n) {
-		free(out);
-		return 0;
-	}
-	*ret = out;
-	return n;
-}
-
 typedef struct check_ctx {
 	mb_policy_result *res;
 	size_t cap;
@@ -221,8 +188,8 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 		matched = (int) k;
 		break;
 	}
-	free(text);
 	if (matched >= 0) {
+		free(text);
 		counts[matched]++;
 		if (pp->ordered)
 			*cursor = (size_t) matched;
@@ -230,7 +197,11 @@ static int judge_one(check_ctx *c, const policy_pcr *pp, uint32_t *counts, size_
 		return 0;
 	}
 	*violated = true;
-	n_closest = j->ev ? closest_rules(pp, type, &closest) : 0;
+	/* The hint compares the event's text as it claims it, trusted or not. */
+	if (!text_done && j->ev)
+		text = policy_judged_text(j->ev, j->derived);
+	n_closest = j->ev ? policy_closest_rules(pp, type, text, text ? strlen(text) : 0, &closest) : 0;
+	free(text);
 	rc = add_violation(c->res, &c->cap, pcr, j->ev, closest, n_closest, "%s%s%s%s",
 			   !j->d ? "it has no digest in the verified bank; " :
 			   !j->text_trusted && j->digest_elsewhere ?
@@ -435,8 +406,15 @@ static int judge_rules(check_ctx *c, const policy_pcr *pp, uint32_t pcr, const m
 	}
 	for (k = 0; k < pp->n_rules && rc == 0; k++)
 		if (pp->rules[k].required && counts[k] == 0) {
+			const policy_rule *r = &pp->rules[k];
+
 			*violated = true;
-			rc = add_violation(c->res, &c->cap, pcr, NULL, NULL, 0, "required: %s did not appear", pp->rules[k].name);
+			if (r->pattern)
+				rc = add_violation(c->res, &c->cap, pcr, NULL, NULL, 0, "required: %s (text ~ /%s/) did not appear",
+						   r->name, r->pattern);
+			else
+				rc = add_violation(c->res, &c->cap, pcr, NULL, NULL, 0, "required: %s (%zu allowed digest%s) "
+						   "did not appear", r->name, r->n_allowed, r->n_allowed == 1 ? "" : "s");
 		}
 	free(counts);
 	return rc;

@@ -83,6 +83,12 @@ struct mb_policy {
 	pcre2_match_context *mctx;
 };
 
+/* The rules of type in pp nearest by text to an event's (text NULL: the first ones, in the
+ * policy's order), each "name (text ~ /pattern/)" and for plain text what differs, into *ret
+ * (NULL when none; the caller frees each and the list). A hint: out of memory gives fewer. */
+#define POLICY_CLOSEST_RULES_MAX 4
+size_t policy_closest_rules(const policy_pcr *pp, uint32_t type, const char *text, size_t text_len, char ***ret);
+
 /* Match limits: a pattern that needs more is refused at load (catastrophic backtracking). */
 #define POLICY_MATCH_LIMIT 200000
 /* The first rung of policy_match_steps's ladder: what the cheapest match is charged. */
