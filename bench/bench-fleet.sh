@@ -58,7 +58,7 @@ start_verifiers() {
 	URLS="" PIDS=""
 	for ((i = 0; i < count; i++)); do
 		port=$(free_port)
-		"$VD" --listen "127.0.0.1:$port" --db "$db" --ek-ca-file ekca.pem --default-policy policy.json \
+		"$VD" --allow-ek-reuse --listen "127.0.0.1:$port" --db "$db" --ek-ca-file ekca.pem --default-policy policy.json \
 			--interval 60 --insecure >"verifier-$i.log" 2>&1 &
 		VPIDS+=($!)
 		u=http://127.0.0.1:$port

@@ -29,6 +29,7 @@ struct fleet {
 	char *db_url;
 	const mb_ek_roots *ek_roots;
 	bool allow_no_ek_cert;
+	bool allow_ek_reuse;
 	bool ek_check_validity;
 	uint16_t min_bank;
 	char default_policy[65]; /* sha256 of the default policy, "" when none */

@@ -58,6 +58,13 @@ static bool refused_revoked(const store_machine *m, http_response *resp)
 	return true;
 }
 
+/* One TPM is one machine: the 409 for an EK enrolled under another id. */
+static void reply_ek_taken(http_response *resp, const char *id, const char *other)
+{
+	reply_error(resp, 409, "this TPM (its EK) is enrolled as machine %s: one TPM is one machine; push as %s, "
+		    "or 'mboot fleet forget %s' first to enroll it as %s", other, other, other, id);
+}
+
 void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 {
 	mb_attest_challenge_options opts = { .size = sizeof(mb_attest_challenge_options), .roots = w->f->ek_roots, .allow_no_ek_cert = w->f->allow_no_ek_cert,
@@ -65,7 +72,7 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 	fleet_enroll_body body;
 	store_machine m = { 0 };
 	mb_error err = { 0 };
-	char *challenge = NULL, *state = NULL, ek[65];
+	char *challenge = NULL, *state = NULL, *other = NULL, ek[65];
 	json_t *o;
 	int64_t interval;
 	int r;
@@ -103,6 +110,15 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 			goto out;
 		}
 	}
+	r = w->f->allow_ek_reuse ? -ENOENT : store_machine_with_ek(w->d, ek, body.machine_id, &other, &err);
+	if (r >= 0) {
+		reply_ek_taken(resp, body.machine_id, other);
+		goto out;
+	}
+	if (r != -ENOENT) {
+		reply_db_error(resp, r, &err);
+		goto out;
+	}
 	/* The verifier decides freshness: a machine may ask to attest more often, never less. */
 	interval = body.interval && body.interval < w->f->max_interval ? body.interval
 			: body.interval ? w->f->max_interval : w->f->interval;
@@ -121,12 +137,15 @@ out:
 	fleet_enroll_body_done(&body);
 	free(challenge);
 	free(state);
+	free(other);
 }
 
 typedef struct activate_ctx {
 	const char *id, *record, *ek, *policy;
+	bool allow_ek_reuse;
 	int64_t interval;
 	unsigned refused; /* 403 or 409 when the stored machine forbids it */
+	char *ek_taken;   /* 409: the id of another machine with this EK */
 } activate_ctx;
 
 static int activate_tx(db *d, void *p, mb_error *err)
@@ -143,6 +162,16 @@ static int activate_tx(db *d, void *p, mb_error *err)
 		if (c->refused)
 			return -EPERM;
 	} else if (r != -ENOENT)
+		return r;
+	/* Another verifier may have enrolled this TPM under another id since the enrollment. */
+	free(c->ek_taken);
+	c->ek_taken = NULL;
+	r = c->allow_ek_reuse ? -ENOENT : store_machine_with_ek(d, c->ek, c->id, &c->ek_taken, err);
+	if (r >= 0) {
+		c->refused = 409;
+		return -EPERM;
+	}
+	if (r != -ENOENT)
 		return r;
 	return store_activate_tx(d, c->id, c->record, c->ek, c->policy, c->interval, fleet_now(), err);
 }
@@ -180,10 +209,13 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 	c.record = record;
 	c.ek = ek;
 	c.policy = w->f->default_policy[0] ? w->f->default_policy : NULL;
+	c.allow_ek_reuse = w->f->allow_ek_reuse;
 	r = fleet_transaction(w->d, activate_tx, &c, &err);
 	if (c.refused == 403)
 		reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once forgotten)",
 			    id);
+	else if (c.refused == 409 && c.ek_taken)
+		reply_ek_taken(resp, id, c.ek_taken);
 	else if (c.refused == 409)
 		reply_error(resp, 409, "machine id %s is enrolled with another TPM (EK); forget it first", id);
 	else if (r < 0)
@@ -197,6 +229,7 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 out:
 	free(state);
 	free(record);
+	free(c.ek_taken);
 }
 
 /* The machine, answered 404 / 403 / 503 when it may not attest. */

@@ -223,6 +223,7 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 	pthread_mutex_init(&f->lock, NULL);
 	f->ek_roots = o->ek_roots;
 	f->allow_no_ek_cert = o->allow_no_ek_cert;
+	f->allow_ek_reuse = o->allow_ek_reuse;
 	f->ek_check_validity = o->ek_check_validity;
 	f->min_bank = o->min_bank;
 	f->interval = o->interval > 0 ? o->interval : 600;

@@ -37,7 +37,7 @@ enum {
 	OPT_INTERVAL, OPT_NONCE_TTL, OPT_TLS_CERT, OPT_TLS_KEY, OPT_INSECURE, OPT_THREADS, OPT_MAX_BODY,
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_MAX_BODY_MEMORY,
 	OPT_HEADER_TIMEOUT, OPT_BODY_TIMEOUT, OPT_MAX_CONNECTIONS_PER_IP, OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
-	OPT_MIN_BANK,
+	OPT_MIN_BANK, OPT_ALLOW_EK_REUSE,
 	OPT_CONFIG, OPT_NEW_TOKEN,
 	OPT_END,
 };
@@ -48,6 +48,7 @@ static const struct option long_options[] = {
 	{ "ek-ca-file", required_argument, NULL, OPT_EK_CA_FILE },
 	{ "ek-ca-dir", required_argument, NULL, OPT_EK_CA_DIR },
 	{ "allow-no-ek-cert", no_argument, NULL, OPT_ALLOW_NO_EK_CERT },
+	{ "allow-ek-reuse", no_argument, NULL, OPT_ALLOW_EK_REUSE },
 	{ "ek-check-validity", no_argument, NULL, OPT_EK_CHECK_VALIDITY },
 	{ "min-bank", required_argument, NULL, OPT_MIN_BANK },
 	{ "default-policy", required_argument, NULL, OPT_DEFAULT_POLICY },
@@ -82,6 +83,7 @@ typedef struct settings {
 	const char **ek_paths;              /* files and directories alike (mb_ek_roots_add_path) */
 	size_t n_ek_paths;
 	bool allow_no_ek_cert;
+	bool allow_ek_reuse;
 	bool ek_check_validity;
 	uint16_t min_bank;
 	const char *default_policy;
@@ -119,6 +121,8 @@ static void usage(FILE *f)
 		"  --ek-ca-file F            TPM manufacturer CA certificates, PEM or DER (repeatable)\n"
 		"  --ek-ca-dir D             every certificate file of D (repeatable)\n"
 		"  --allow-no-ek-cert        accept TPMs without an EK certificate (trust on first use)\n"
+		"  --allow-ek-reuse          let one TPM (EK) enroll under several machine ids, each a machine\n"
+		"                            of its own (load tests, labs); by default a second id is refused\n"
 		"  --min-bank NAME           evidence must quote this bank or a stronger one, besides the\n"
 		"                            strongest the TPM has active (which is always required)\n"
 		"  --ek-check-validity       refuse EK certificates outside their validity dates (by default\n"
@@ -201,6 +205,7 @@ static int set_option(settings *s, int id, const char *arg)
 		break;
 	}
 	case OPT_ALLOW_NO_EK_CERT: s->allow_no_ek_cert = true; break;
+	case OPT_ALLOW_EK_REUSE: s->allow_ek_reuse = true; break;
 	case OPT_EK_CHECK_VALIDITY: s->ek_check_validity = true; break;
 	case OPT_MIN_BANK: {
 		const mb_digest_info *d = mb_digest_by_name(arg);
@@ -547,6 +552,7 @@ static int serve(const settings *s)
 			.db_url = s->db,
 			.ek_roots = roots,
 			.allow_no_ek_cert = s->allow_no_ek_cert,
+			.allow_ek_reuse = s->allow_ek_reuse,
 			.ek_check_validity = s->ek_check_validity,
 			.min_bank = s->min_bank,
 			.default_policy = (const char *)policy,

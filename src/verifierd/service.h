@@ -38,6 +38,7 @@ typedef struct fleet_options {
 	const char *db_url;             /* "sqlite:PATH" or a PostgreSQL URL */
 	const mb_ek_roots *ek_roots;    /* NULL only with allow_no_ek_cert */
 	bool allow_no_ek_cert;
+	bool allow_ek_reuse;            /* one EK may enroll under several ids (else a second id is 409) */
 	uint16_t min_bank;              /* TCG id of the weakest bank a quote may rest on (0: the TPM's strongest) */
 	bool ek_check_validity;         /* refuse an EK certificate (chain) outside its validity dates */
 	const char *default_policy;     /* policy file text for new machines, or NULL */

@@ -73,7 +73,13 @@ static const char *const schema_v2[] = {
 	NULL,
 };
 
-static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2 };
+/* Version 3. One TPM is one machine: enrolling looks its EK up. */
+static const char *const schema_v3[] = {
+	"CREATE INDEX IF NOT EXISTS machines_ek ON machines (ek_sha256)",
+	NULL,
+};
+
+static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3 };
 
 /* Literals in SQL text: SQLite takes no text parameter for LIMIT. */
 #define STR_(x) #x
@@ -281,6 +287,14 @@ int store_machine_last_evidence(db *d, const char *id, char **ret, mb_error *err
 	const char *p[] = { id };
 
 	return query_text(d, "SELECT last_evidence FROM machines WHERE id = $1", p, 1, ret, err);
+}
+
+int store_machine_with_ek(db *d, const char *ek_sha256, const char *id, char **ret, mb_error *err)
+{
+	const char *p[] = { ek_sha256, id };
+
+	return query_text(d, "SELECT id FROM machines WHERE ek_sha256 = $1 AND id <> $2 ORDER BY id LIMIT 1", p, 2,
+			  ret, err);
 }
 
 int store_enrollment_put(db *d, const char *id, const char *state, int64_t interval, int64_t now, mb_error *err)

@@ -12,7 +12,7 @@
 
 #include "verifierd/db.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_HISTORY 20
 
 /* Create or migrate the schema (in one transaction; safe when verifiers start together). */
@@ -40,6 +40,8 @@ void store_machine_done(store_machine *m);
 int store_machine_get(db *d, const char *id, store_machine *ret, mb_error *err);
 /* All machines, sorted by id (record and last_verdict left NULL). */
 int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err);
+/* The id of a machine other than id enrolled with this EK, in *ret (caller frees); -ENOENT: none. */
+int store_machine_with_ek(db *d, const char *ek_sha256, const char *id, char **ret, mb_error *err);
 /* The last evidence of a machine (-ENOENT: none). */
 int store_machine_last_evidence(db *d, const char *id, char **ret, mb_error *err);
 

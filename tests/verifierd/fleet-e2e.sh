@@ -6,7 +6,8 @@
 # nonce, quote, evidence, verdict) and the operator `mboot fleet`. Proves: trusted machines; the
 # init=/bin/sh boot untrusted with the event named; a machine that stops pushing turns stale
 # after twice its interval; a second push takes a new nonce; policy set re-judges; revoke refuses;
-# forget lets the machine enroll again; a wrong token and http:// without --insecure are refused.
+# forget lets the machine enroll again; one TPM under a second id is refused; a wrong token and
+# http:// without --insecure are refused.
 # shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:?}/swtpm-env.sh"
 M=${MBOOT:?}
@@ -78,6 +79,11 @@ check "m1: two attestations in the history, the last with a new nonce" \
 	test "$(jq '.history | length' show-m1.json):$(jq -r '.history[0].trusted' show-m1.json)" = "2:true"
 push m1 --json
 check "m1: a third push's nonce is not the first's" test "$rc:$(jq -r '.nonce != "'"$nonce1"'"' push.out)" = "0:true"
+# One TPM is one machine: m1's TPM (still the one serving) pushed under a second id is refused.
+push m1-twin
+check "m1's TPM under a second id: refused, exit 2, HTTP 409 naming m1 ($(head -c 300 push.err))" \
+	test "$rc:$(grep -c "HTTP 409: this TPM (its EK) is enrolled as machine m1: one TPM is one machine" push.err)" = "2:1"
+check "... and no machine m1-twin exists" test "$(status_of m1-twin)" = ""
 
 # --- m2: interval 2 s, pushes once and then stays silent ------------------------------------------
 boot m2 "$BOOTED"

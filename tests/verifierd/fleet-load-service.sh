@@ -26,7 +26,7 @@ fail() { echo "FAIL: $*"; [ ! -f "$W/vd.log" ] || tail -20 "$W/vd.log"; exit 1; 
 "$FL" --make-ca "$W/ca"
 "$FL" --make-ca "$W/other-ca"
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$VD" --listen "127.0.0.1:$PORT" --db "sqlite:$W/verifier.db" --ek-ca-file "$W/ca/ca.pem" \
+"$VD" --allow-ek-reuse --listen "127.0.0.1:$PORT" --db "sqlite:$W/verifier.db" --ek-ca-file "$W/ca/ca.pem" \
 	--default-policy "$W/policy.json" --insecure > "$W/vd.log" 2>&1 &
 VPID=$!
 for _ in $(seq 100); do

@@ -76,7 +76,7 @@ vd_start() {
 	VD_PORT[$name]=$port
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	bash -c '[ -z "$1" ] || flock -s 9; shift; exec "$@"' vd "${VD_GATE:-}" \
-		"$VD" --listen "127.0.0.1:$port" --db "$url" --ek-ca-file "$RW/ca/ca.pem" \
+		"$VD" --allow-ek-reuse --listen "127.0.0.1:$port" --db "$url" --ek-ca-file "$RW/ca/ca.pem" \
 		--default-policy "$RW/policy.json" --insecure 9<"${VD_GATE:-/dev/null}" >>"$RW/vd-$name.log" 2>&1 &
 	VD_PID[$name]=$!
 }

@@ -56,7 +56,7 @@ URL=http://127.0.0.1:$port
 DB=sqlite:$WORK/verifier.db
 token=$("$D" --db "$DB" --new-token 2>newtoken.err) || fail "--new-token: $(cat newtoken.err)"
 [ -n "$token" ] || fail "--new-token printed nothing"
-"$D" --listen "127.0.0.1:$port" --db "$DB" --ek-ca-dir ca --default-policy policy.json --insecure \
+"$D" --allow-ek-reuse --listen "127.0.0.1:$port" --db "$DB" --ek-ca-dir ca --default-policy policy.json --insecure \
 	>verifierd.log 2>&1 &
 VD_PID=$!
 for _ in $(seq 100); do

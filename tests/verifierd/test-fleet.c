@@ -260,6 +260,7 @@ static int setup(void **state)
 		return -1;
 	o.db_url = T.db_url;
 	o.ek_roots = T.roots;
+	o.allow_ek_reuse = true; /* the machines here are ids of the one swtpm (fleet-e2e: refused) */
 	o.interval = 600;
 	o.nonce_ttl = 60;
 	if (fleet_new(&o, &T.f, &err) < 0 || fleet_new_token(T.f, &T.token, &err) < 0 ||
@@ -301,9 +302,10 @@ static void test_schema(void **state)
 	assert_int_equal(fleet_new(&o, &f2, &err), 0);
 	fleet_free(f2);
 	assert_int_equal(db_query(T.d, "SELECT version FROM schema_version ORDER BY version", NULL, 0, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), 2);
+	assert_int_equal(db_rows_count(rows), 3);
 	assert_string_equal(db_rows_get(rows, 0, 0), "1");
 	assert_string_equal(db_rows_get(rows, 1, 0), "2");
+	assert_string_equal(db_rows_get(rows, 2, 0), "3");
 	db_rows_free(rows);
 	/* One nonce key, kept by the second fleet too. */
 	assert_int_equal(db_query(T.d, "SELECT value FROM secrets WHERE name = 'nonce-key'", NULL, 0, &rows, &err), 0);
@@ -578,7 +580,7 @@ static void test_concurrent_posts_one_nonce(void **state)
  * is shared (the other verifier's nonce is this one's), and the expiry is the nonce's own. */
 static void test_expired_nonce(void **state)
 {
-	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .nonce_ttl = 1 };
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true, .nonce_ttl = 1 };
 	http_request req = { .method = "POST", .path = "/v1/machines/web1/nonce", .body = "" };
 	http_response resp;
 	mb_error err = { 0 };
@@ -854,7 +856,7 @@ static void test_policy_changed_while_judging(void **state)
  * verifier started with a lower maximum holds machines enrolled before to it. */
 static void test_interval_capped(void **state)
 {
-	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .interval = 1, .max_interval = 1 };
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true, .interval = 1, .max_interval = 1 };
 	http_request req = { .method = "GET", .path = "/v1/machines/slow1", .bearer = T.token, .body = "" };
 	http_response resp;
 	mb_error err = { 0 };
@@ -895,7 +897,7 @@ static void test_interval_capped(void **state)
  * bank-too-weak; the same evidence passes the default rule (sha256 quoted). */
 static void test_min_bank(void **state)
 {
-	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .min_bank = 0x000c };
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true, .min_bank = 0x000c };
 	mb_error err = { 0 };
 	fleet *f2;
 	fleet_worker *w0 = T.w;
