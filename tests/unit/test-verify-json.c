@@ -343,7 +343,10 @@ static void test_policy_forbids_the_kernel(void **state)
 	yaml_replay(ev, n, "sha256", 4, ev[last4].num, str(v, "digest"), replay);
 	assert_string_equal(replay, truth_hex(truth, "sha256", 4));
 	assert_true(strlen(str(v, "reason")) > 0);
-	assert_int_equal(json_array_size(json_object_get(v, "closest_rules")), 2); /* the two applications */
+	/* the rules of its type, the two applications (a hint: fewer when memory runs out, policy-check.c) */
+	json_array_foreach(json_object_get(v, "closest_rules"), i, x)
+		assert_non_null(strstr(json_string_value(x), "EV_EFI_BOOT_SERVICES_APPLICATION"));
+	assert_true(json_array_size(json_object_get(v, "closest_rules")) <= 2);
 
 	json_decref(d);
 	json_decref(truth);
