@@ -157,6 +157,27 @@ MB_EXPORT bool mb_verify_pcr_trusted(const mb_verify_pcr *r);
  * "userspace-not-allowed". */
 MB_EXPORT const char *mb_pcr_verdict_name(mb_pcr_verdict v);
 
+/* mboot/policy.h (which includes this header) */
+struct mb_policy;
+struct mb_policy_result;
+
+/*
+ * The verdict as JSON, what `mboot verify --json` prints (docs/verify.md, "JSON"): "verified" (the
+ * log and, with a policy, the policy), "log_verified", "source" (where the PCR values came from:
+ * a file's name, "tpm"), "pcrs_verified", "pcrs_failed", "pcrs" (one object an entry of res), and
+ * with a policy "policy". policy NULL: no policy was asked for (checked must be NULL). policy with
+ * checked, the result of mb_policy_check() on res (the log and userspace log it judged must be
+ * alive): {"checked": true, "ok", "bank", ["firmware_set"], "pcrs", "not_governed",
+ * "violations"}. policy without checked: the policy was not judged, {"checked": false, "reason"}
+ * (the log did not verify, so its events prove nothing; or the check failed), and "verified" is
+ * false. Compact (one line) or pretty (docs/json.md); no final newline. Returns the text (caller
+ * frees), or NULL: errno EINVAL (no res or source, checked without policy) or ENOMEM (never a
+ * document that lost a member).
+ */
+MB_EXPORT char *mb_verify_result_to_json(const mb_verify_result *res, const char *source,
+					 const struct mb_policy *policy, const struct mb_policy_result *checked,
+					 bool pretty);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,8 +4,9 @@
 
 /*
  * One policy violation as JSON, written once for the attest verdict (src/lib/attest) and
- * `mboot verify --json` (src/tool): the two must agree key for key. Each caller fills the view
- * from what it keeps (the verdict its copies, verify the policy result and the log).
+ * `mboot verify --json` (src/lib/verify/verify-json.c): the two must agree key for key. Each
+ * caller fills the view from what it keeps (the verdict its copies, verify the policy result and
+ * the log).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -7,14 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/json.h"
-
 #include <mboot/policy.h>
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
 #include "shared/text-escape.h"
-#include "shared/violation-json.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -220,74 +217,6 @@ static void print_text(const mb_event_log *log, const mb_verify_result *res, con
 		printf("FAILED: nothing was verified\n");
 }
 
-static void print_json(tool_json style, const mb_verify_result *res, const char *source, json_t *policy,
-		       bool verdict)
-{
-	json_t *root = json_object(), *arr = json_array();
-	size_t i;
-
-	/* The verdict of everything asked (log and policy); the log's own apart. */
-	json_object_set_new(root, "verified", json_boolean(verdict));
-	json_object_set_new(root, "log_verified", json_boolean(mb_verify_result_ok(res)));
-	json_object_set_new(root, "source", json_text(source));
-	json_object_set_new(root, "pcrs_verified", json_integer(mb_verify_result_n_verified(res)));
-	json_object_set_new(root, "pcrs_failed", json_integer(mb_verify_result_n_failed(res)));
-	for (i = 0; i < mb_verify_result_count(res); i++) {
-		const mb_verify_pcr *r = mb_verify_result_entry(res, i);
-		json_t *o = json_object();
-		char name[8];
-
-		json_object_set_new(o, "pcr", json_integer(r->pcr));
-		json_object_set_new(o, "bank", json_text(mb_digest_alg_name(r->alg, name)));
-		json_object_set_new(o, "verdict", json_text(mb_pcr_verdict_name(r->verdict)));
-		json_object_set_new(o, "events", json_integer(r->n_events));
-		if (r->n_userspace)
-			json_object_set_new(o, "userspace_records", json_integer(r->n_userspace));
-		if (r->verdict == MB_PCR_VERIFIED || r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_NO_VALUE ||
-		    r->verdict == MB_PCR_NOT_COVERED || r->verdict == MB_PCR_DATA_MISMATCH ||
-		    r->verdict == MB_PCR_USERSPACE_NOT_ALLOWED)
-			json_object_set_new(o, "expected", json_hex(r->expected, r->size));
-		if (r->verdict != MB_PCR_NO_VALUE)
-			json_object_set_new(o, "actual", json_hex(r->actual, r->size));
-		if (r->n_untrusted_data)
-			json_object_set_new(o, "events_untrusted_data", json_integer(r->n_untrusted_data));
-		if (r->verdict == MB_PCR_MISMATCH || r->verdict == MB_PCR_DATA_MISMATCH) {
-			json_t *bad = json_array();
-			uint32_t k;
-
-			for (k = 0; k < r->n_bad_listed; k++)
-				json_array_append_new(bad, json_integer(r->bad_digest_events[k]));
-			json_object_set_new(o, "events_digest_mismatch", bad);
-			if (r->prefix_match)
-				json_object_set_new(o, r->last_good_userspace ? "last_agreeing_userspace_record" :
-						       "last_agreeing_event", json_integer(r->last_good_event));
-			if (r->extra_event >= 0)
-				json_object_set_new(o, "matches_without_event", json_integer(r->extra_event));
-			if (r->edit_search_capped)
-				json_object_set_new(o, "edit_search_capped", json_boolean(true));
-			if (r->swapped_event >= 0) {
-				json_t *sw = json_array();
-
-				json_array_append_new(sw, json_integer(r->swapped_event));
-				json_array_append_new(sw, json_integer(r->swapped_next));
-				json_object_set_new(o, "matches_with_events_swapped", sw);
-			}
-			if (r->quirk == MB_QUIRK_EXIT_BOOT_SERVICES)
-				json_object_set_new(o, "quirk", json_text("missing-exit-boot-services-events"));
-			else if (r->quirk == MB_QUIRK_STARTUP_LOCALITY) {
-				json_object_set_new(o, "quirk", json_text("startup-locality"));
-				json_object_set_new(o, "quirk_locality", json_integer(r->quirk_locality));
-			}
-		}
-		json_array_append_new(arr, o);
-	}
-	json_object_set_new(root, "pcrs", arr);
-	if (policy)
-		json_object_set_new(root, "policy", policy);
-	tool_json_print(style, root);
-	json_decref(root);
-}
-
 static bool in_only(uint16_t alg, const uint16_t *only, size_t n)
 {
 	size_t i;
@@ -372,140 +301,81 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 	return out;
 }
 
-/* Judge the verified log; prints (text) or returns the JSON object (json); false when violated. */
-static bool check_policy(const mb_policy *policy, const char *policy_path, const mb_event_log *log,
-			 const mb_cel_log *us, const mb_verify_result *res, bool json, json_t **ret_json)
+/* Judge the log, if it verified (mb_verify_result_policy_bank): 0 with *ret filled, 1 not judged
+ * (the log did not verify), or -1 after reporting the failure. */
+static int check_policy(const mb_policy *policy, const char *policy_path, const mb_event_log *log,
+			const mb_cel_log *us, const mb_verify_result *res, mb_policy_result *ret)
 {
 	uint16_t bank = mb_verify_result_ok(res) ? mb_verify_result_policy_bank(res) : 0;
-	mb_policy_result pr;
 	mb_error err = { 0 };
-	json_t *o = json ? json_object() : NULL;
-	bool ok = false;
+
+	if (!bank)
+		return 1;
+	if (mb_policy_check(policy, log, us, res, bank, ret, &err) < 0) {
+		tool_report(policy_path, &err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The policy's verdict as a person reads it; pr NULL: the log did not verify (nothing judged). */
+static void print_policy_text(const mb_policy *policy, const char *policy_path, const mb_event_log *log,
+			      const mb_verify_result *res, const mb_policy_result *pr)
+{
+	uint16_t bank;
 	size_t i;
 	uint32_t p;
 
-	if (!bank) {
-		if (o) {
-			json_object_set_new(o, "checked", json_boolean(false));
-			json_object_set_new(o, "reason", json_text("the log did not verify"));
-			*ret_json = o;
-		} else {
-			printf("Policy %s: not checked: the log did not verify, so its events prove nothing.\n", policy_path);
-		}
-		return false;
+	if (!pr) {
+		printf("Policy %s: not checked: the log did not verify, so its events prove nothing.\n", policy_path);
+		return;
 	}
-	if (mb_policy_check(policy, log, us, res, bank, &pr, &err) < 0) {
-		tool_report(policy_path, &err);
-		json_decref(o);
-		return false;
-	}
-	ok = mb_policy_result_ok(&pr);
-	if (o) {
-		json_t *pcrs = json_object(), *viol = json_array();
+	bank = pr->bank;
+	printf("\nPolicy %s, judged with the %s digests:\n", policy_path, mb_digest_by_alg(bank)->name);
+	for (p = 0; p < MB_PCR_COUNT; p++)
+		if (pr->pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
+			printf("  PCR %2u: %s\n", p, policy_verdict_name(pr->pcr[p]));
+	if (pr->firmware_set)
+		printf("  firmware: the values of firmware set \"%s\"\n", pr->firmware_set);
+	else if (mb_policy_n_firmware_sets(policy))
+		printf("  firmware: the values of none of the policy's %zu firmware sets\n",
+		       mb_policy_n_firmware_sets(policy));
+	{
+		bool any = false;
 
-		json_object_set_new(o, "checked", json_boolean(true));
-		json_object_set_new(o, "ok", json_boolean(ok));
-		json_object_set_new(o, "bank", json_text(mb_digest_by_alg(bank)->name));
-		if (mb_policy_n_firmware_sets(policy))
-			json_object_set_new(o, "firmware_set", pr.firmware_set ?
-					       json_text(pr.firmware_set) : json_null());
-		for (p = 0; p < MB_PCR_COUNT; p++) {
-			char key[4];
-
-			snprintf(key, sizeof(key), "%u", p);
-			if (pr.pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
-				json_object_set_new(pcrs, key, json_text(policy_verdict_name(pr.pcr[p])));
-		}
-		for (i = 0; i < pr.n_violations; i++) {
-			const mb_policy_violation *v = &pr.violations[i];
-			violation_view view = {
-				.pcr = v->pcr, .event = -1, .record = -1, .reason = v->reason,
-				.closest_rules = v->closest_rules, .n_closest_rules = v->n_closest_rules,
-			};
-			const mb_event_digest *d = NULL;
-			char *text = NULL, tbuf[16];
-
-			if (v->event) {
-				text = mb_event_text(v->event);
-				d = mb_event_digest_for(v->event, bank);
-				view.event = v->event->number;
-				view.type = tool_type_name(v->event->type, tbuf);
-				view.text = text;
-				view.text_len = text ? strlen(text) : 0;
-			} else if (v->record) {
-				d = mb_cel_record_digest(v->record, bank);
-				view.record = (int64_t) v->record_index;
-				view.text = v->record->text;
-				view.text_len = v->record->text_len;
-			}
-			if (d) {
-				view.digest = d->bytes;
-				view.digest_size = d->size;
-			}
-			json_array_append_new(viol, violation_json_new(&view));
-			free(text);
-		}
-		json_object_set_new(o, "pcrs", pcrs);
-		{
-			/* PCRs the log extends that the policy does not mention: reported, not judged. */
-			json_t *ng = json_array();
-
-			for (p = 0; p < MB_PCR_COUNT; p++)
-				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (mb_verify_result_log_pcrs(res) & (1u << p)))
-					json_array_append_new(ng, json_integer((int) p));
-			json_object_set_new(o, "not_governed", ng);
-		}
-		json_object_set_new(o, "violations", viol);
-		*ret_json = o;
-	} else {
-		printf("\nPolicy %s, judged with the %s digests:\n", policy_path, mb_digest_by_alg(bank)->name);
 		for (p = 0; p < MB_PCR_COUNT; p++)
-			if (pr.pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
-				printf("  PCR %2u: %s\n", p, policy_verdict_name(pr.pcr[p]));
-		if (pr.firmware_set)
-			printf("  firmware: the values of firmware set \"%s\"\n", pr.firmware_set);
-		else if (mb_policy_n_firmware_sets(policy))
-			printf("  firmware: the values of none of the policy's %zu firmware sets\n",
-			       mb_policy_n_firmware_sets(policy));
-		{
-			bool any = false;
-
-			for (p = 0; p < MB_PCR_COUNT; p++)
-				if (pr.pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (mb_verify_result_log_pcrs(res) & (1u << p))) {
-					printf("%s%u", any ? ", " : "  not governed by the policy (reported, not judged): PCR ", p);
-					any = true;
-				}
-			if (any)
-				putchar('\n');
-		}
-		for (i = 0; i < pr.n_violations; i++) {
-			const mb_policy_violation *v = &pr.violations[i];
-			char *what = v->event ? describe_event(log, v->event, bank) : NULL;
-			char *rtext = v->record && v->record->text ? text_escape(v->record->text, v->record->text_len) : NULL;
-			char *reason = text_escape_str(v->reason);
-
-			if (v->record)
-				printf("  VIOLATION PCR %u userspace record %zu \"%.300s\": %s\n", v->pcr, v->record_index,
-				       rtext ? rtext : "", reason ? reason : "");
-			else
-				printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "",
-				       reason ? reason : "");
-			for (size_t k = 0; k < v->n_closest_rules; k++) {
-				char *rule = text_escape_str(v->closest_rules[k]);
-
-				printf("%s%s", k ? "; " : "      closest rules: ", rule ? rule : "");
-				free(rule);
+			if (pr->pcr[p] == MB_POLICY_PCR_NOT_GOVERNED && (mb_verify_result_log_pcrs(res) & (1u << p))) {
+				printf("%s%u", any ? ", " : "  not governed by the policy (reported, not judged): PCR ", p);
+				any = true;
 			}
-			if (v->n_closest_rules)
-				putchar('\n');
-			free(what);
-			free(rtext);
-			free(reason);
-		}
-		printf(ok ? "The boot meets the policy.\n" : "The boot does NOT meet the policy.\n");
+		if (any)
+			putchar('\n');
 	}
-	mb_policy_result_done(&pr);
-	return ok;
+	for (i = 0; i < pr->n_violations; i++) {
+		const mb_policy_violation *v = &pr->violations[i];
+		char *what = v->event ? describe_event(log, v->event, bank) : NULL;
+		char *rtext = v->record && v->record->text ? text_escape(v->record->text, v->record->text_len) : NULL;
+		char *reason = text_escape_str(v->reason);
+
+		if (v->record)
+			printf("  VIOLATION PCR %u userspace record %zu \"%.300s\": %s\n", v->pcr, v->record_index,
+			       rtext ? rtext : "", reason ? reason : "");
+		else
+			printf("  VIOLATION PCR %u%s%s: %s\n", v->pcr, what ? " event " : "", what ? what : "",
+			       reason ? reason : "");
+		for (size_t k = 0; k < v->n_closest_rules; k++) {
+			char *rule = text_escape_str(v->closest_rules[k]);
+
+			printf("%s%s", k ? "; " : "      closest rules: ", rule ? rule : "");
+			free(rule);
+		}
+		if (v->n_closest_rules)
+			putchar('\n');
+		free(what);
+		free(rtext);
+		free(reason);
+	}
+	printf(mb_policy_result_ok(pr) ? "The boot meets the policy.\n" : "The boot does NOT meet the policy.\n");
 }
 
 int verb_verify(int argc, char **argv)
@@ -513,7 +383,8 @@ int verb_verify(int argc, char **argv)
 	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = NULL;
 	const char *policy_path = NULL;
 	mb_policy *policy = NULL;
-	json_t *policy_json = NULL;
+	mb_policy_result pr;
+	int judged = 1;
 	bool policy_ok = true;
 	bool us_named, us_off = false;
 	mb_cel_log *us = NULL;
@@ -622,13 +493,24 @@ int verb_verify(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (!json)
-		print_text(log, res, pcrs_path ? "values" : "TPM");
-	if (policy)
-		policy_ok = check_policy(policy, policy_path, log, us, res, json, &policy_json);
-	if (json)
-		print_json(json, res, pcrs_path ? pcrs_path : "tpm", policy_json, mb_verify_result_ok(res) && policy_ok);
+	if (policy) {
+		judged = check_policy(policy, policy_path, log, us, res, &pr);
+		policy_ok = judged == 0 && mb_policy_result_ok(&pr);
+	}
 	rc = mb_verify_result_ok(res) && policy_ok ? EXIT_OK : EXIT_FAILED;
+	if (json) {
+		/* The library writes the document (the log's verdict and the policy's); the tool prints it. */
+		if (tool_json_text_print(mb_verify_result_to_json(res, pcrs_path ? pcrs_path : "tpm", policy,
+								  judged == 0 ? &pr : NULL,
+								  json != TOOL_JSON_COMPACT)) != EXIT_OK)
+			rc = EXIT_USAGE;
+	} else {
+		print_text(log, res, pcrs_path ? "values" : "TPM");
+		if (policy && judged >= 0)
+			print_policy_text(policy, policy_path, log, res, judged == 0 ? &pr : NULL);
+	}
+	if (judged == 0)
+		mb_policy_result_done(&pr);
 out:
 	if (us_fd >= 0)
 		close(us_fd);
