@@ -64,6 +64,9 @@ typedef enum mb_policy_verdict {
 	MB_POLICY_PCR_NOT_GOVERNED,
 } mb_policy_verdict;
 
+/* "ok", "violated" or "not-governed": the name `verify --policy` and its JSON give a PCR. */
+MB_EXPORT const char *mb_policy_verdict_name(mb_policy_verdict v);
+
 typedef struct mb_policy_violation {
 	uint32_t pcr;
 	const mb_event *event;     /* NULL for a PCR-level violation (value, missing required event)... */

@@ -271,11 +271,6 @@ static int load_userspace(const char *path, bool named, int *ret_fd, mb_cel_log 
 	return EXIT_OK;
 }
 
-static const char *policy_verdict_name(mb_policy_verdict v)
-{
-	return v == MB_POLICY_PCR_OK ? "ok" : v == MB_POLICY_PCR_VIOLATED ? "violated" : "not-governed";
-}
-
 /* One violating event, as a person reads it: number, type, text or decoded description, digest. */
 static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_t bank)
 {
@@ -334,7 +329,7 @@ static void print_policy_text(const mb_policy *policy, const char *policy_path, 
 	printf("\nPolicy %s, judged with the %s digests:\n", policy_path, mb_digest_by_alg(bank)->name);
 	for (p = 0; p < MB_PCR_COUNT; p++)
 		if (pr->pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
-			printf("  PCR %2u: %s\n", p, policy_verdict_name(pr->pcr[p]));
+			printf("  PCR %2u: %s\n", p, mb_policy_verdict_name(pr->pcr[p]));
 	if (pr->firmware_set)
 		printf("  firmware: the values of firmware set \"%s\"\n", pr->firmware_set);
 	else if (mb_policy_n_firmware_sets(policy))

@@ -477,6 +477,11 @@ MB_EXPORT bool mb_policy_result_ok(const mb_policy_result *r)
 	return r->n_violations == 0;
 }
 
+MB_EXPORT const char *mb_policy_verdict_name(mb_policy_verdict v)
+{
+	return v == MB_POLICY_PCR_OK ? "ok" : v == MB_POLICY_PCR_VIOLATED ? "violated" : "not-governed";
+}
+
 MB_EXPORT void mb_policy_result_done(mb_policy_result *r)
 {
 	size_t i;

@@ -68,11 +68,6 @@ static json_t *pcr_json(const mb_verify_pcr *r)
 	return o;
 }
 
-static const char *policy_verdict_name(mb_policy_verdict v)
-{
-	return v == MB_POLICY_PCR_OK ? "ok" : v == MB_POLICY_PCR_VIOLATED ? "violated" : "not-governed";
-}
-
 /* One violation (shared/violation-json.h, the attest verdict's shape), with the judged bank's digest. */
 static json_t *violation_json(const mb_policy_violation *v, uint16_t bank)
 {
@@ -138,7 +133,7 @@ static json_t *policy_json(const mb_verify_result *res, const mb_policy *policy,
 
 		snprintf(key, sizeof(key), "%u", p);
 		if (pr->pcr[p] != MB_POLICY_PCR_NOT_GOVERNED)
-			json_object_set_new(pcrs, key, json_text(policy_verdict_name(pr->pcr[p])));
+			json_object_set_new(pcrs, key, json_text(mb_policy_verdict_name(pr->pcr[p])));
 	}
 	json_object_set_new(o, "pcrs", pcrs);
 	/* PCRs the logs extend that the policy does not mention: reported, not judged. */
