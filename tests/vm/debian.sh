@@ -275,24 +275,15 @@ vm_deb_job_out() {
 }
 
 # vm_deb_packages DEST: mboot's Debian packages built from this tree, in DEST. From MB_DEB_DIR
-# when set; else scripts/build-debs, once per build folder (MB_BUILD_ROOT/tests/vm-debs).
+# when set; else scripts/build-debs --if-changed, once per build folder and tree
+# (MB_BUILD_ROOT/tests/debs, shared with test-debs).
 vm_deb_packages() {
 	local dest=$1 src=${MB_DEB_DIR:-} top=$VM_DIR/../..
 	if [ -z "$src" ]; then
-		src=${MB_BUILD_ROOT:-$top/build}/tests/vm-debs
-		# built again when the tree changed (what git tracks, and the changes not committed)
-		local key
-		key=$({ git -C "$top" ls-files -s; git -C "$top" diff HEAD; } 2>/dev/null | sha256sum | cut -c1-16)
-		(
-			flock 9
-			if ! ls "$src"/*.deb >/dev/null 2>&1 || [ "$(cat "$src/.tree-key" 2>/dev/null)" != "$key" ]; then
-				vm_say "building mboot's Debian packages (scripts/build-debs $src)"
-				rm -rf "$src" && mkdir -p "$src"
-				"$top/scripts/build-debs" "$src" >"$src.log" 2>&1 ||
-					{ tail -n 30 "$src.log" >&2; vm_die "scripts/build-debs failed (log: $src.log)"; }
-				printf '%s\n' "$key" >"$src/.tree-key"
-			fi
-		) 9>"${src%/*}/.vm-debs.lock" || exit 1
+		src=${MB_BUILD_ROOT:-$top/build}/tests/debs
+		vm_say "mboot's Debian packages (scripts/build-debs --if-changed $src)"
+		"$top/scripts/build-debs" --if-changed "$src" >"$src.log" 2>&1 ||
+			{ tail -n 30 "$src.log" >&2; vm_die "scripts/build-debs failed (log: $src.log)"; }
 	fi
 	# What a LUKS user installs: the tool, its library, the token plugin and hooks (not -dev,
 	# not the verifier, whose libraries the image does not have, nor debug symbols).
