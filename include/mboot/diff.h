@@ -56,6 +56,18 @@ typedef struct mb_diff {
 MB_EXPORT int mb_log_diff(const mb_event_log *a, const mb_event_log *b, mb_diff *ret, mb_error *err) MB_WUR;
 MB_EXPORT void mb_diff_done(mb_diff *d);
 
+/* "added", "removed", "changed". */
+MB_EXPORT const char *mb_diff_kind_name(mb_diff_kind k);
+
+/*
+ * The diff as `mboot log diff --json` writes it (docs/json.md): {"entries": [{"change", "pcr",
+ * "a", "b" (each side's event as mb_event_to_json writes it, or null), "differs" (a changed
+ * entry's: {"digests": [banks whose digests differ], "data", "data_measured"})}], "pcrs_moved":
+ * [PCRs], "identical"}, pretty or compact, without a newline. a and b: the logs d was made
+ * from. Malloc'd; NULL on out-of-memory.
+ */
+MB_EXPORT char *mb_diff_to_json(const mb_diff *d, const mb_event_log *a, const mb_event_log *b, bool pretty);
+
 #ifdef __cplusplus
 }
 #endif

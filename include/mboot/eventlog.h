@@ -171,6 +171,10 @@ MB_EXPORT bool mb_event_extends(const mb_event *ev);
 
 /* "EV_IPL"; NULL for a type the spec does not name. */
 MB_EXPORT const char *mb_event_type_name(uint32_t type);
+/* The type as mboot shows it: its name, or "0x%08x" written into buf for one the spec does not
+ * name. Never NULL. */
+#define MB_EVENT_TYPE_LABEL_SIZE 16
+MB_EXPORT const char *mb_event_type_label(uint32_t type, char buf[MB_EVENT_TYPE_LABEL_SIZE]);
 /* Inverse; 0 on success, -EINVAL for an unknown name. Accepts "0x..." too. */
 MB_EXPORT int mb_event_type_from_name(const char *name, uint32_t *ret);
 

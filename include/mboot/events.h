@@ -75,6 +75,14 @@ MB_EXPORT const char *mb_event_decoded_description(const mb_event_decoded *d); /
 /* The result as one JSON object (malloc'd, NUL-terminated; NULL on out-of-memory or when empty). */
 MB_EXPORT char *mb_event_decoded_json(const mb_event_decoded *d);
 
+/*
+ * The event as one JSON object, as `mboot log show --json` writes each event (docs/json.md:
+ * index, offset, record_size, pcr, type, type_value, digests, data, decoded, digest_check,
+ * digest_rule), pretty (two spaces a level) or compact, without a newline. Malloc'd; NULL on
+ * out-of-memory.
+ */
+MB_EXPORT char *mb_event_to_json(const mb_event_log *log, const mb_event *ev, bool pretty);
+
 /* Just the description of an event's data (malloc'd; NULL on out-of-memory). */
 MB_EXPORT char *mb_event_description(const mb_event_log *log, const mb_event *ev);
 

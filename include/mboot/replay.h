@@ -119,6 +119,29 @@ MB_EXPORT int mb_replay_log(const mb_event_log *log, size_t until, mb_pcr_values
 MB_EXPORT int mb_replay_log_data(const void *data, size_t size, mb_pcr_values *ret,
 				 mb_replay_info *info, mb_error *err) MB_WUR;
 
+/*
+ * Where a writer that streams puts its text: each piece in order (not NUL-terminated). 0, or a
+ * negative errno, which stops the writer and is what it returns.
+ */
+typedef int (*mb_text_sink)(void *ctx, const char *text, size_t len);
+
+/* The summary's "mismatched_events" lists the numbers of the first this many. */
+#define MB_LOG_JSON_MISMATCHES_LISTED 32u
+
+/*
+ * The event log data..size as `mboot log show --json` writes it (docs/json.md): {"format",
+ * "spec_id" (a crypto-agile log's), "events": [each event as mb_event_to_json writes it, of the
+ * PCRs of pcr_mask; a PCR index out of range only with UINT32_MAX], "summary": {"events",
+ * "events_shown", "digest_mismatches", "mismatched_events", "banks" (the log replayed, the
+ * shape of mb_pcr_values_to_json)}} and a newline, pretty or compact, handed to sink in pieces
+ * (of about 256 KiB) as the log is read: a log of any size is never one tree or one text. The
+ * log is checked whole first: a malformed one fails as mb_event_log_parse() would, before sink
+ * gets anything. Later failures (out of memory, sink's own) leave what sink got incomplete.
+ * Uses a second thread when it can start one. 0, or a negative errno.
+ */
+MB_EXPORT int mb_event_log_write_json(const uint8_t *data, size_t size, uint32_t pcr_mask, bool pretty,
+				      mb_text_sink sink, void *ctx, mb_error *err) MB_WUR;
+
 #ifdef __cplusplus
 }
 #endif

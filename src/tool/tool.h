@@ -136,9 +136,6 @@ int tool_parse_pcr_list(const char *s, uint32_t *ret);
 /* A decimal number in [min, max], digits only; -EINVAL otherwise. */
 int tool_parse_uint(const char *s, unsigned min, unsigned max, unsigned *ret);
 
-/* Event type name, or "0x%08x". */
-const char *tool_type_name(uint32_t type, char buf[16]);
-
 /*
  * Open the TPM named by --tcti (NULL: $TPM2TOOLS_TCTI, else device:/dev/tpmrm0).
  * On failure reports and returns EXIT_TPM.
@@ -148,7 +145,6 @@ int tool_tpm_open(const char *tcti, mb_tpm **ret);
 int tool_tpm_exit(const mb_error *err);
 
 #include "shared/json.h"
-struct jsonout;
 /*
  * --json and --compact, the same in every verb that reports: TOOL_OPT_JSON_STYLE(&style) in its
  * option table (tool/options.h), and tool_json_print(). JSON is pretty (shared/json.h's layout:
@@ -162,16 +158,6 @@ json_layout tool_json_layout(tool_json style);
 int tool_json_print(tool_json style, const json_t *o);
 /* JSON text a library call wrote (NULL: it ran out of memory, said), a newline, freed: the exit code. */
 int tool_json_text_print(char *text);
-/*
- * One event as JSON (index, offset, record_size, pcr, type, digests, data, decoded, digest
- * check), written into b in its layout: the event of log show --json and log diff --json.
- */
-/* dec: a holder reused from event to event (the decoded data lives there until the next call);
- * checked: the event's mb_event_check_digest() result when the caller has it, else NULL.
- * Returns the event's mb_digest_status (-1: not checked). */
-int tool_event_write(struct jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
-		     const mb_digest_check *checked);
-
 /* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. Without
  * libqrencode, prints why there is no QR code instead and returns 0. */
 int tool_print_qr(FILE *f, const char *text);

@@ -394,16 +394,6 @@ int tool_parse_uint(const char *s, unsigned min, unsigned max, unsigned *ret)
 }
 
 
-const char *tool_type_name(uint32_t type, char buf[16])
-{
-	const char *n = mb_event_type_name(type);
-
-	if (n)
-		return n;
-	snprintf(buf, 16, "0x%08x", type);
-	return buf;
-}
-
 int tool_tpm_open(const char *tcti, mb_tpm **ret)
 {
 	mb_error err = { 0 };

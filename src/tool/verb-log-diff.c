@@ -3,10 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json.h"
 
 #include "shared/hex.h"
-#include "shared/jsonout.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -31,17 +29,12 @@ static const char diff_help[] =
 	"  --compact     the JSON on one line (implies --json)\n\n"
 	"Exit: 0 the logs record the same boot, 1 they differ, 2 unreadable or malformed log.\n";
 
-static const char *change_name(mb_diff_kind k)
-{
-	return k == MB_DIFF_ADDED ? "added" : k == MB_DIFF_REMOVED ? "removed" : "changed";
-}
-
 static void print_side(const char *tag, const mb_event_log *log, const mb_event *ev)
 {
-	char tbuf[16], *desc = mb_event_description(log, ev);
+	char tbuf[MB_EVENT_TYPE_LABEL_SIZE], *desc = mb_event_description(log, ev);
 	mb_digest_check check;
 
-	printf("    %s #%u %s: %s%s\n", tag, ev->number, tool_type_name(ev->type, tbuf), desc ? desc : "",
+	printf("    %s #%u %s: %s%s\n", tag, ev->number, mb_event_type_label(ev->type, tbuf), desc ? desc : "",
 	       mb_event_check_digest(ev, &check) == 0 && check.status == MB_DIGEST_MISMATCH ?
 	       "  [DIGEST MISMATCH: data not trusted]" : "");
 	free(desc);
@@ -69,7 +62,7 @@ static bool digest_same(const mb_event *a, const mb_event *b, uint16_t alg)
  */
 static void print_changed(const mb_diff_entry *e, const mb_event_log *la, const mb_event_log *lb)
 {
-	char tbuf[16], name[8], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
+	char tbuf[MB_EVENT_TYPE_LABEL_SIZE], name[8], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
 	char *da = mb_event_description(la, e->a), *db = mb_event_description(lb, e->b);
 	const char *what = e->data_measured ? "data" : "data (not measured)";
 	mb_digest_check check;
@@ -77,7 +70,7 @@ static void print_changed(const mb_diff_entry *e, const mb_event_log *la, const 
 	uint32_t i;
 
 	printf("PCR %u: changed: #%u in A, #%u in B, %s\n", e->pcr, e->a->number, e->b->number,
-	       tool_type_name(e->a->type, tbuf));
+	       mb_event_type_label(e->a->type, tbuf));
 	for (i = 0; i < e->a->n_digests; i++) {
 		uint16_t alg = e->a->digests[i].alg;
 
@@ -117,110 +110,6 @@ static void print_changed(const mb_diff_entry *e, const mb_event_log *la, const 
 	free(db);
 }
 
-/* --json: "differs": {"digests": [banks whose digests differ], "data": bool, "data_measured": bool}. */
-static json_t *differs_json(const mb_diff_entry *e)
-{
-	json_t *o = json_object(), *banks = json_array();
-	const mb_event *sides[2] = { e->a, e->b };
-	uint32_t i, s;
-
-	for (s = 0; s < 2; s++)
-		for (i = 0; i < sides[s]->n_digests; i++) {
-			uint16_t alg = sides[s]->digests[i].alg;
-			char name[8];
-
-			/* B's banks: only those A lacks (A's loop named the rest). */
-			if (digest_same(e->a, e->b, alg) || (s == 1 && mb_event_digest_for(e->a, alg)))
-				continue;
-			json_array_append_new(banks, json_text(mb_digest_alg_name(alg, name)));
-		}
-	json_object_set_new(o, "digests", banks);
-	json_object_set_new(o, "data", json_boolean((e->differs & MB_DIFF_DATA) != 0));
-	json_object_set_new(o, "data_measured", json_boolean(e->data_measured));
-	return o;
-}
-
-/* One side of an entry: the event as log show --json writes it, or null. */
-static void diff_side(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
-{
-	if (ev)
-		(void) tool_event_write(b, log, ev, dec, NULL);
-	else
-		jsonout_lit(b, "null");
-}
-
-/* Written as it goes, the events by log show's writer (their decoded data may hold integers no
- * JSON tree here can: GPT attributes up to 2^64 - 1). */
-static int diff_json(tool_json style, const mb_diff *d, const mb_event_log *la, const mb_event_log *lb)
-{
-	jsonout b = { .pretty = style != TOOL_JSON_COMPACT };
-	mb_event_decoded *dec = mb_event_decoded_new();
-	size_t i;
-	uint32_t p;
-	int rc;
-
-	if (!dec) {
-		tool_errorf("out of memory");
-		return EXIT_USAGE;
-	}
-	jsonout_open(&b, '{');
-	jsonout_key(&b, "entries");
-	jsonout_open(&b, '[');
-	for (i = 0; i < d->n_entries; i++) {
-		const mb_diff_entry *e = &d->entries[i];
-
-		jsonout_next(&b);
-		jsonout_open(&b, '{');
-		jsonout_key(&b, "change");
-		jsonout_string(&b, change_name(e->kind), strlen(change_name(e->kind)));
-		jsonout_key(&b, "pcr");
-		jsonout_u64(&b, e->pcr);
-		jsonout_key(&b, "a");
-		diff_side(&b, la, e->a, dec);
-		jsonout_key(&b, "b");
-		diff_side(&b, lb, e->b, dec);
-		if (e->kind == MB_DIFF_CHANGED) {
-			json_t *o = differs_json(e);
-
-			jsonout_key(&b, "differs");
-			if (o)
-				jsonout_json(&b, o);
-			else
-				b.oom = true;
-			json_decref(o);
-		}
-		jsonout_close(&b, '}');
-	}
-	jsonout_close(&b, ']');
-	jsonout_key(&b, "pcrs_moved");
-	jsonout_open(&b, '[');
-	for (p = 0; p < MB_PCR_COUNT; p++)
-		if (d->pcrs_moved & (1u << p)) {
-			jsonout_next(&b);
-			jsonout_u64(&b, p);
-		}
-	jsonout_close(&b, ']');
-	jsonout_key(&b, "identical");
-	if (d->n_entries == 0)
-		jsonout_lit(&b, "true");
-	else
-		jsonout_lit(&b, "false");
-	jsonout_close(&b, '}');
-	jsonout_lit(&b, "\n");
-	mb_event_decoded_free(dec);
-	if (b.oom) {
-		tool_errorf("out of memory");
-		rc = EXIT_USAGE;
-	} else if (jsonout_flush(&b, stdout) < 0) {
-		tool_errorf("log diff: write error");
-		rc = EXIT_USAGE;
-	} else {
-		rc = EXIT_OK;
-	}
-	free(b.p);
-	return rc;
-}
-
 int log_diff(int argc, char **argv)
 {
 	log_args a = { 0 };
@@ -253,7 +142,7 @@ int log_diff(int argc, char **argv)
 		goto out;
 	}
 	if (a.json) {
-		rc = diff_json(a.json, d, la, lb);
+		rc = tool_json_text_print(mb_diff_to_json(d, la, lb, a.json != TOOL_JSON_COMPACT));
 		if (rc != EXIT_OK)
 			goto out;
 	} else {
@@ -266,7 +155,7 @@ int log_diff(int argc, char **argv)
 				print_changed(e, la, lb);
 				continue;
 			}
-			printf("PCR %u: %s\n", e->pcr, change_name(e->kind));
+			printf("PCR %u: %s\n", e->pcr, mb_diff_kind_name(e->kind));
 			if (e->a)
 				print_side("-", la, e->a);
 			if (e->b)

@@ -8,7 +8,6 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
-#include "tool/log-show.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -86,13 +85,21 @@ static const char *uncheckable_text(const mb_event *ev, const char *kind)
 	return NULL;
 }
 
-void show_summary_add(show_summary *sum, const mb_event *ev, bool shown, int status)
+/* The footer: the log's events, the data that does not hash to its digest (the first ones by
+ * number, as many as the JSON's summary lists). */
+typedef struct show_summary {
+	size_t events, shown, mismatches;
+	uint32_t listed[MB_LOG_JSON_MISMATCHES_LISTED];
+} show_summary;
+
+/* status: the event's digest check (-1: none). */
+static void show_summary_add(show_summary *sum, const mb_event *ev, bool shown, int status)
 {
 	sum->events++;
 	sum->shown += shown;
 	if (status != MB_DIGEST_MISMATCH)
 		return;
-	if (sum->mismatches < SHOW_MISMATCHES_LISTED)
+	if (sum->mismatches < MB_LOG_JSON_MISMATCHES_LISTED)
 		sum->listed[sum->mismatches] = ev->number;
 	sum->mismatches++;
 }
@@ -105,10 +112,10 @@ static void print_summary_text(const show_summary *sum, const mb_pcr_values *v)
 	if (sum->shown != sum->events)
 		printf(" (%zu shown)", sum->shown);
 	printf("; event data not matching its digest: %zu", sum->mismatches);
-	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++)
+	for (i = 0; i < sum->mismatches && i < MB_LOG_JSON_MISMATCHES_LISTED; i++)
 		printf("%s#%u", i ? ", " : " (", sum->listed[i]);
-	if (sum->mismatches > SHOW_MISMATCHES_LISTED)
-		printf(", ... %zu more", sum->mismatches - SHOW_MISMATCHES_LISTED);
+	if (sum->mismatches > MB_LOG_JSON_MISMATCHES_LISTED)
+		printf(", ... %zu more", sum->mismatches - MB_LOG_JSON_MISMATCHES_LISTED);
 	printf("%s\nPCRs replayed from the log:\n", sum->mismatches ? ")" : "");
 	(void) tool_print_pcr_values(v); /* as `log replay` prints them; it says any failure */
 }
@@ -116,14 +123,14 @@ static void print_summary_text(const show_summary *sum, const mb_pcr_values *v)
 /* Returns the digest check's status (-1: none). */
 static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec)
 {
-	char tbuf[16], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
+	char tbuf[MB_EVENT_TYPE_LABEL_SIZE], hex[2 * MB_UNKNOWN_DIGEST_MAX + 1];
 	mb_digest_check check;
 	bool decoded = mb_event_decode(log, ev, dec) == 0;
 	const char *why;
 	int status = -1;
 	uint32_t i;
 
-	printf("#%-5u PCR %-3u %s", ev->number, ev->pcr, tool_type_name(ev->type, tbuf));
+	printf("#%-5u PCR %-3u %s", ev->number, ev->pcr, mb_event_type_label(ev->type, tbuf));
 	if (ev->pcr >= MB_PCR_COUNT)
 		printf("  (PCR index out of range: not extended)");
 	if (mb_event_check_digest(ev, &check) == 0) {
@@ -149,16 +156,49 @@ static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_even
 	return status;
 }
 
-int show_check_status(const mb_event *ev)
+/* The digest check's status of an event not printed (-1: none). */
+static int show_check_status(const mb_event *ev)
 {
 	mb_digest_check check;
 
 	return mb_event_check_digest(ev, &check) == 0 ? (int) check.status : -1;
 }
 
-bool show_pcr_selected(const mb_event *ev, uint32_t mask)
+static bool show_pcr_selected(const mb_event *ev, uint32_t mask)
 {
 	return ev->pcr < MB_PCR_COUNT ? (mask & (1u << ev->pcr)) != 0 : mask == UINT32_MAX;
+}
+
+static int stdout_sink(void *ctx, const char *text, size_t len)
+{
+	(void) ctx;
+	return fwrite(text, 1, len, stdout) == len ? 0 : -EIO;
+}
+
+/* --json: the library writes the document as it reads the log. */
+static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
+{
+	mb_error err = { 0 };
+	uint8_t *data = NULL;
+	size_t size = 0;
+	int rc;
+
+	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	rc = mb_event_log_write_json(data, size, pcr_mask, style != TOOL_JSON_COMPACT, stdout_sink, NULL, &err);
+	free(data);
+	if (rc < 0) {
+		/* Stdout may hold half a document: say so rather than pretend it is whole. */
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	if (fflush(stdout) != 0) {
+		tool_errorf("log show: write error");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 static int log_show(int argc, char **argv)

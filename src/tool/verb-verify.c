@@ -79,11 +79,11 @@ static void explain_text(const mb_event_log *log, const mb_verify_pcr *r, const 
 		       "measurements are missing from the log\n", r->pcr);
 	for (i = 0; i < r->n_bad_listed; i++) {
 		const mb_event *ev = mb_event_log_event(log, r->bad_digest_events[i]);
-		char tbuf[16];
+		char tbuf[MB_EVENT_TYPE_LABEL_SIZE];
 
 		printf("      event %u (%s): its data does not hash to its digest: the data was changed or the "
 		       "firmware hashed something else\n", r->bad_digest_events[i],
-		       ev ? tool_type_name(ev->type, tbuf) : "?");
+		       ev ? mb_event_type_label(ev->type, tbuf) : "?");
 	}
 	if (r->n_bad_digest > r->n_bad_listed)
 		printf("      ... and %u more such events\n", r->n_bad_digest - r->n_bad_listed);
@@ -276,7 +276,7 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 {
 	const mb_event_digest *d = mb_event_digest_for(ev, bank);
 	char *text = mb_event_text(ev), *out = NULL, hex[2 * MB_DIGEST_MAX + 1] = "";
-	char tbuf[16];
+	char tbuf[MB_EVENT_TYPE_LABEL_SIZE];
 
 	if (!text)
 		text = mb_event_description(log, ev);
@@ -289,7 +289,7 @@ static char *describe_event(const mb_event_log *log, const mb_event *ev, uint16_
 	}
 	if (d)
 		hex_format(d->bytes, d->size, hex);
-	if (asprintf(&out, "#%u %s \"%.300s\" %s:%s", ev->number, tool_type_name(ev->type, tbuf), text ? text : "",
+	if (asprintf(&out, "#%u %s \"%.300s\" %s:%s", ev->number, mb_event_type_label(ev->type, tbuf), text ? text : "",
 		     mb_digest_by_alg(bank)->name, d ? hex : "(none)") < 0)
 		out = NULL;
 	free(text);

@@ -177,19 +177,17 @@ static void mark_broken(json_t *verdict, const mb_event_log *log, broken_mark *m
 static void event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
 			const broken_mark *mark)
 {
-	const char *t = mb_event_type_name(ev->type);
-	char tb[16], *dj = NULL;
+	char tb[MB_EVENT_TYPE_LABEL_SIZE], *dj = NULL;
+	const char *t = mb_event_type_label(ev->type, tb);
 	uint32_t k;
 
-	if (!t)
-		snprintf(tb, sizeof(tb), "0x%08x", ev->type);
 	jsonout_open(b, '{');
 	jsonout_key(b, "index");
 	jsonout_u64(b, ev->number);
 	jsonout_key(b, "pcr");
 	jsonout_u64(b, ev->pcr);
 	jsonout_key(b, "type");
-	jsonout_string(b, t ? t : tb, strlen(t ? t : tb));
+	jsonout_string(b, t, strlen(t));
 	jsonout_key(b, "digests");
 	jsonout_open(b, '{');
 	for (k = 0; k < ev->n_digests; k++) {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # `mboot log show --json` of a long log, which two threads write in blocks of events
-# (src/tool/log-show-json.c): every event once and in order, each with its own bytes. Python
+# (src/lib/replay/log-json.c, mb_event_log_write_json): every event once and in order, each with its own bytes. Python
 # reads the JSON and the log file itself: "index" counts up from 0, "offset" + "record_size"
 # reaches the next event's offset and the file's end, "data" is the hex of the record's last
 # bytes, and the summary counts every event. Pretty, compact, and with --pcr. Then a copy of the

@@ -214,17 +214,14 @@ static json_t *policy_json(const mb_attest_verdict *v)
 	viol = json_array();
 	for (i = 0; i < v->n_violations; i++) {
 		const verdict_violation *x = &v->violations[i];
-		const char *t = mb_event_type_name(x->type);
-		char tb[16];
+		char tb[MB_EVENT_TYPE_LABEL_SIZE];
 		/* the verdict keeps no digests: the log is gone when it is written */
 		violation_view view = {
-			.pcr = x->pcr, .event = x->event, .type = t ? t : tb, .record = x->record,
+			.pcr = x->pcr, .event = x->event, .type = mb_event_type_label(x->type, tb), .record = x->record,
 			.text = x->text, .text_len = x->text ? strlen(x->text) : 0, .reason = x->reason,
 			.closest_rules = x->closest_rules, .n_closest_rules = x->n_closest_rules,
 		};
 
-		if (!t)
-			snprintf(tb, sizeof(tb), "0x%08x", x->type);
 		json_array_append_new(viol, violation_json_new(&view));
 	}
 	json_object_set_new(o, "violations", viol);
@@ -271,14 +268,11 @@ static json_t *baseline_json(const mb_attest_verdict *v)
 	for (i = 0; i < v->n_changes; i++) {
 		const verdict_change *c = &v->changes[i];
 		json_t *e = json_object();
-		const char *t = mb_event_type_name(c->type);
-		char tb[16];
+		char tb[MB_EVENT_TYPE_LABEL_SIZE];
 
-		if (!t)
-			snprintf(tb, sizeof(tb), "0x%08x", c->type);
 		json_object_set_new(e, "kind", json_text(kinds[c->kind >= 1 && c->kind <= 3 ? c->kind : 0]));
 		json_object_set_new(e, "pcr", json_integer((int) c->pcr));
-		json_object_set_new(e, "type", json_text(t ? t : tb));
+		json_object_set_new(e, "type", json_text(mb_event_type_label(c->type, tb)));
 		if (c->before >= 0)
 			json_object_set_new(e, "baseline_event", json_integer(c->before));
 		if (c->after >= 0)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,16 @@ MB_EXPORT const char *mb_event_type_name(uint32_t type)
 			hi = mid;
 	}
 	return NULL;
+}
+
+MB_EXPORT const char *mb_event_type_label(uint32_t type, char buf[MB_EVENT_TYPE_LABEL_SIZE])
+{
+	const char *name = mb_event_type_name(type);
+
+	if (name)
+		return name;
+	snprintf(buf, MB_EVENT_TYPE_LABEL_SIZE, "0x%08x", type);
+	return buf;
 }
 
 MB_EXPORT int mb_event_type_from_name(const char *name, uint32_t *ret)

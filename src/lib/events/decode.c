@@ -14,26 +14,17 @@
 #include <mboot/events.h>
 #include "decode-internal.h"
 
-static const char *type_label(uint32_t type, char buf[16])
-{
-	const char *name = mb_event_type_name(type);
-
-	if (name)
-		return name;
-	snprintf(buf, 16, "0x%08" PRIx32, type);
-	return buf;
-}
 
 static void raw(mb_decoded_node *o, const mb_event *ev, const char *error)
 {
-	char buf[16];
+	char buf[MB_EVENT_TYPE_LABEL_SIZE];
 
 	dec_set_kind(o, "raw");
 	if (error) {
 		dec_add_str(o, "error", error);
-		dec_set_desc(o, "malformed %s: %s", type_label(ev->type, buf), error);
+		dec_set_desc(o, "malformed %s: %s", mb_event_type_label(ev->type, buf), error);
 	} else {
-		dec_set_desc(o, "%s, %u bytes", type_label(ev->type, buf), ev->data_size);
+		dec_set_desc(o, "%s, %u bytes", mb_event_type_label(ev->type, buf), ev->data_size);
 	}
 	dec_add_hex(o, "hex", ev->data, ev->data_size);
 }

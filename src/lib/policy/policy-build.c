@@ -169,9 +169,9 @@ int policy_rules_from_log(json_t *rules, const mb_event_log *log, uint32_t pcr,
 
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
-		const char *type = mb_event_type_name(ev->type);
+		char *text = NULL, *pattern = NULL, tbuf[MB_EVENT_TYPE_LABEL_SIZE];
+		const char *type = mb_event_type_label(ev->type, tbuf);
 		mb_digest_check check;
-		char *text = NULL, *pattern = NULL, tbuf[16];
 		grub_string_kind derived;
 		int rc;
 
@@ -181,10 +181,6 @@ int policy_rules_from_log(json_t *rules, const mb_event_log *log, uint32_t pcr,
 		derived = grub_string_walk_next(&walk, ev);
 		if (skip && skip(ev, ud))
 			continue;
-		if (!type) {
-			snprintf(tbuf, sizeof(tbuf), "0x%08x", ev->type);
-			type = tbuf;
-		}
 		if (mb_event_check_digest(ev, &check) == 0 &&
 		    (check.status == MB_DIGEST_MATCH || check.status == MB_DIGEST_MATCH_ALTERNATE))
 			text = policy_judged_text(ev, derived);

@@ -136,13 +136,9 @@ static int64_t pcrs_differ(mb_tpm *t, const mb_pcr_bank *want, uint32_t mask, mb
 static char *event_words(const mb_event_log *log, const mb_event *ev)
 {
 	char *desc = mb_event_description(log, ev);
-	const char *type = mb_event_type_name(ev->type);
-	char tbuf[16], *s = NULL;
+	char tbuf[MB_EVENT_TYPE_LABEL_SIZE], *s = NULL;
+	const char *type = mb_event_type_label(ev->type, tbuf);
 
-	if (!type) {
-		snprintf(tbuf, sizeof(tbuf), "0x%08x", ev->type);
-		type = tbuf;
-	}
 	if (asprintf(&s, "#%u %s%s%s", ev->number, type, desc ? ": " : "", desc ? desc : "") < 0)
 		s = NULL;
 	free(desc);
@@ -177,13 +173,9 @@ static const mb_event_log *today_log(mb_unseal_explanation *e, const mb_unseal_o
 static char *summary_words(const summary_change *c, uint32_t pcr, uint16_t alg)
 {
 	const mb_digest_info *d = mb_digest_by_alg(alg);
-	const char *type = mb_event_type_name(c->then_type);
-	char tbuf[16], hex[2 * MB_EVENT_SUMMARY_PREFIX + 1], *s = NULL;
+	char tbuf[MB_EVENT_TYPE_LABEL_SIZE], hex[2 * MB_EVENT_SUMMARY_PREFIX + 1], *s = NULL;
+	const char *type = mb_event_type_label(c->then_type, tbuf);
 
-	if (!type) {
-		snprintf(tbuf, sizeof(tbuf), "0x%08x", c->then_type);
-		type = tbuf;
-	}
 	if (asprintf(&s, "sealed event %zu of PCR %u: %s, %s %s…", c->then_pos + 1, pcr, type, d ? d->name : "?",
 		     hex_format(c->then_prefix, MB_EVENT_SUMMARY_PREFIX, hex)) < 0)
 		s = NULL;

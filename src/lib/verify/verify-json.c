@@ -76,21 +76,17 @@ static json_t *violation_json(const mb_policy_violation *v, uint16_t bank)
 		.closest_rules = v->closest_rules, .n_closest_rules = v->n_closest_rules,
 	};
 	const mb_event_digest *d = NULL;
-	char *text = NULL, tbuf[16];
+	char *text = NULL, tbuf[MB_EVENT_TYPE_LABEL_SIZE];
 	json_t *o;
 
 	if (v->event) {
-		const char *t = mb_event_type_name(v->event->type);
-
 		errno = 0;
 		text = mb_event_text(v->event);
 		if (!text && errno == ENOMEM)
 			json_build_note_failure(); /* the text would be missing: no document */
-		if (!t)
-			snprintf(tbuf, sizeof(tbuf), "0x%08x", v->event->type);
 		d = mb_event_digest_for(v->event, bank);
 		view.event = v->event->number;
-		view.type = t ? t : tbuf;
+		view.type = mb_event_type_label(v->event->type, tbuf);
 		view.text = text;
 		view.text_len = text ? strlen(text) : 0;
 	} else if (v->record) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * `mboot log show --json`, written as the log is read: no event array, and a 100,000-event log
- * never becomes one JSON tree. Two threads share the work. The worker replays the log (the
+ * The log's document (`mboot log show --json`, mb_event_log_write_json), written as the log is
+ * read: no event array, and a 100,000-event log never becomes one JSON tree or one text. Two threads share the work. The worker replays the log (the
  * summary's PCRs) while the main thread checks the log and starts the document; then the worker
  * writes blocks of events ahead of the main thread (every other one, more when the main thread
  * falls behind) into buffers that the main thread copies out in their place. Whoever writes an
@@ -12,17 +12,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mboot/replay.h>
 #include "shared/fail.h"
-#include "shared/fileio.h"
 #include "shared/jsonout.h"
-#include "tool/log-show.h"
-#include "tool/tool.h"
+#include "lib/events/event-json.h"
+
+typedef struct log_summary {
+	size_t events, shown, mismatches;
+	uint32_t listed[MB_LOG_JSON_MISMATCHES_LISTED]; /* the first mismatching events' numbers */
+} log_summary;
+
+/* status: the event's digest check (-1: none). */
+static void summary_add(log_summary *sum, const mb_event *ev, bool shown, int status)
+{
+	sum->events++;
+	sum->shown += shown;
+	if (status != MB_DIGEST_MISMATCH)
+		return;
+	if (sum->mismatches < MB_LOG_JSON_MISMATCHES_LISTED)
+		sum->listed[sum->mismatches] = ev->number;
+	sum->mismatches++;
+}
+
+/* The digest check's status of an event not written out (-1: none). */
+static int check_status(const mb_event *ev)
+{
+	mb_digest_check check;
+
+	return mb_event_check_digest(ev, &check) == 0 ? (int) check.status : -1;
+}
 
 /*
  * --json: the same as the document's last member, "summary": {"events", "events_shown",
  * "digest_mismatches", "mismatched_events" (the first 32 numbers), "banks" (the PCR-values shape)}.
  */
-static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr_values *v)
+static void write_summary_json(jsonout *o, const log_summary *sum, const mb_pcr_values *v)
 {
 	size_t i;
 
@@ -36,7 +60,7 @@ static void write_summary_json(jsonout *o, const show_summary *sum, const mb_pcr
 	jsonout_u64(o, sum->mismatches);
 	jsonout_key(o, "mismatched_events");
 	jsonout_open(o, '[');
-	for (i = 0; i < sum->mismatches && i < SHOW_MISMATCHES_LISTED; i++) {
+	for (i = 0; i < sum->mismatches && i < MB_LOG_JSON_MISMATCHES_LISTED; i++) {
 		jsonout_next(o);
 		jsonout_u64(o, sum->listed[i]);
 	}
@@ -149,7 +173,7 @@ static int work_write_event(void *ctx, const mb_event_log *log, const mb_event *
 	if (w->writing) {
 		jsonout_next(&w->writing->out);
 		w->writing->status[ev->number % SHOW_BLOCK] =
-			(int8_t) tool_event_write(&w->writing->out, log, ev, w->dec, NULL);
+			(int8_t) event_json_write(&w->writing->out, log, ev, w->dec, NULL);
 	}
 	return 0;
 }
@@ -171,17 +195,34 @@ static void *work_run(void *ctx)
 
 typedef struct show_json {
 	jsonout out;
+	mb_text_sink sink;
+	void *sink_ctx;
 	mb_event_decoded *dec;
 	uint32_t pcr_mask;
-	show_summary sum;
+	log_summary sum;
 	show_work *work;
 	show_slot *theirs; /* the slot of the worker's block the main thread is in, or NULL */
 } show_json;
+
+/* What b holds, to the sink. */
+static int flush_to(show_json *s, jsonout *b, mb_error *err)
+{
+	int rc;
+
+	if (b->n == 0)
+		return 0;
+	rc = s->sink(s->sink_ctx, b->p, b->n);
+	b->n = 0;
+	if (rc < 0)
+		return set_error(err, rc, "the output failed: %s", mb_strerror(rc));
+	return 0;
+}
 
 /* Block k's output, which the worker wrote, after what the main thread wrote. */
 static int put_block(show_json *s, show_slot *slot, mb_error *err)
 {
 	show_work *w = s->work;
+	int rc;
 
 	pthread_mutex_lock(&w->lock);
 	while (!slot->done)
@@ -189,9 +230,8 @@ static int put_block(show_json *s, show_slot *slot, mb_error *err)
 	pthread_mutex_unlock(&w->lock);
 	if (slot->out.oom)
 		return set_error(err, -ENOMEM, "out of memory");
-	if (jsonout_flush(&s->out, stdout) < 0 || jsonout_flush(&slot->out, stdout) < 0)
-		return set_error(err, -EIO, "write error");
-	return 0;
+	rc = flush_to(s, &s->out, err);
+	return rc < 0 ? rc : flush_to(s, &slot->out, err);
 }
 
 /* The main thread leaves the worker's block it was in: its slot is free again. */
@@ -238,7 +278,8 @@ static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, m
 static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
 {
 	show_json *s = ctx;
-	bool shown = show_pcr_selected(ev, s->pcr_mask);
+	/* A PCR index out of range (no PCR holds the event) only when every event is shown. */
+	bool shown = ev->pcr < MB_PCR_COUNT ? (s->pcr_mask & (1u << ev->pcr)) != 0 : s->pcr_mask == UINT32_MAX;
 	int rc;
 
 	if (ev->number == 0) {
@@ -266,50 +307,45 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 			return rc;
 	}
 	if (s->theirs)
-		show_summary_add(&s->sum, ev, true, s->theirs->status[ev->number % SHOW_BLOCK]);
+		summary_add(&s->sum, ev, true, s->theirs->status[ev->number % SHOW_BLOCK]);
 	else if (shown) {
 		jsonout_next(&s->out);
-		show_summary_add(&s->sum, ev, true, tool_event_write(&s->out, log, ev, s->dec, NULL));
+		summary_add(&s->sum, ev, true, event_json_write(&s->out, log, ev, s->dec, NULL));
 	} else {
-		show_summary_add(&s->sum, ev, false, show_check_status(ev));
+		summary_add(&s->sum, ev, false, check_status(ev));
 	}
 	if (s->out.oom)
 		return set_error(err, -ENOMEM, "out of memory");
-	if (s->out.n >= MB_JSONOUT_FLUSH && jsonout_flush(&s->out, stdout) < 0)
-		return set_error(err, -EIO, "write error");
-	return 0;
+	return s->out.n >= MB_JSONOUT_FLUSH ? flush_to(s, &s->out, err) : 0;
 }
 
 /*
- * The log is checked first (a malformed log prints nothing but the error, as when it was parsed
- * whole), then read a second time, each event written as it comes.
+ * The log is checked first (a malformed log writes nothing: the error only, as when it was
+ * parsed whole), then read a second time, each event written as it comes.
  */
-int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
+MB_EXPORT int mb_event_log_write_json(const uint8_t *data, size_t size, uint32_t pcr_mask, bool pretty,
+				      mb_text_sink sink, void *ctx, mb_error *err)
 {
-	show_json s = { .out.pretty = style != TOOL_JSON_COMPACT, .pcr_mask = pcr_mask };
+	show_json s = { .out.pretty = pretty, .pcr_mask = pcr_mask, .sink = sink, .sink_ctx = ctx };
 	show_work w = { .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER,
-			.moved = PTHREAD_COND_INITIALIZER, .main_block = SHOW_FREE, .pretty = s.out.pretty };
-	mb_error err = { 0 };
-	uint8_t *data = NULL;
-	size_t size = 0, i;
+			.moved = PTHREAD_COND_INITIALIZER, .main_block = SHOW_FREE, .pretty = pretty };
 	pthread_t worker;
 	bool threaded = false;
+	size_t i;
 	int rc;
 
-	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
-		tool_report(path, &err);
-		return EXIT_USAGE;
-	}
+	if ((!data && size) || !sink)
+		return set_error(err, -EINVAL, "no log or no output");
 	w.data = data;
 	w.size = size;
-	w.v = tool_pcr_values_new();
+	w.v = mb_pcr_values_new();
 	w.dec = mb_event_decoded_new();
 	s.dec = mb_event_decoded_new();
 	s.work = &w;
 	for (i = 0; i < SHOW_SLOTS; i++)
 		w.slots[i].block = SHOW_FREE;
 	if (!w.v || !w.dec || !s.dec) {
-		rc = set_error(&err, -ENOMEM, "out of memory");
+		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	/* Every event written: the first of a block after the first is no array's first (a
@@ -325,15 +361,15 @@ int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 		w.help = false;
 		work_run(&w);
 	}
-	rc = mb_event_log_visit(data, size, count_event, &w.n_events, &err);
+	rc = mb_event_log_visit(data, size, count_event, &w.n_events, err);
 	if (rc == 0) {
 		w.n_blocks = w.n_events / SHOW_BLOCK + 1;
 		w.taken = calloc(w.n_blocks, sizeof(*w.taken));
 		if (!w.taken)
-			rc = set_error(&err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 	}
 	if (rc == 0)
-		rc = mb_event_log_visit(data, size, show_json_event, &s, &err);
+		rc = mb_event_log_visit(data, size, show_json_event, &s, err);
 	if (threaded) {
 		pthread_mutex_lock(&w.lock);
 		w.stop = true;
@@ -341,18 +377,21 @@ int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 		pthread_mutex_unlock(&w.lock);
 		pthread_join(worker, NULL);
 	}
-	if (rc == 0 && w.replay_rc < 0)
-		rc = w.replay_rc, err = w.err;
+	if (rc == 0 && w.replay_rc < 0) {
+		rc = w.replay_rc;
+		if (err)
+			*err = w.err;
+	}
 	if (rc == 0) {
 		jsonout_close(&s.out, ']');
 		write_summary_json(&s.out, &s.sum, w.v);
 		jsonout_close(&s.out, '}');
 		jsonout_lit(&s.out, "\n");
 		if (s.out.oom)
-			rc = set_error(&err, -ENOMEM, "out of memory");
+			rc = set_error(err, -ENOMEM, "out of memory");
 	}
-	if (jsonout_flush(&s.out, stdout) < 0 && rc == 0)
-		rc = set_error(&err, -EIO, "write error");
+	if (rc == 0)
+		rc = flush_to(&s, &s.out, err);
 out:
 	free(s.out.p);
 	for (i = 0; i < SHOW_SLOTS; i++)
@@ -361,11 +400,5 @@ out:
 	mb_event_decoded_free(w.dec);
 	mb_pcr_values_free(w.v);
 	free(w.taken);
-	free(data);
-	if (rc < 0) {
-		/* Stdout may hold half a document: say so rather than pretend it is whole. */
-		tool_report(path, &err);
-		return EXIT_USAGE;
-	}
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+	return rc;
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* One event as JSON: what log show --json and log diff --json write for it. */
+/* One event as JSON: the element of `log show --json`'s events and of `log diff --json`'s sides. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json.h"
-
-#include "shared/hex.h"
+#include <mboot/digest.h>
+#include <mboot/events.h>
 #include "shared/jsonout.h"
-#include "tool/tool.h"
+#include "lib/events/event-json.h"
 
 /*
  * Each event's envelope (index, PCR, type, digests, data) goes straight into the buffer
@@ -16,15 +16,15 @@
  * layout is the writer's (jsonout.h), pretty or compact: every string the envelope writes
  * itself is hex, a static name or a "0x..." number, so none needs escaping.
  */
-int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
+int event_json_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
 		     const mb_digest_check *checked)
 {
-	char tbuf[16], name[8];
-	const char *type = tool_type_name(ev->type, tbuf);
+	char tbuf[MB_EVENT_TYPE_LABEL_SIZE], name[8];
+	const char *type = mb_event_type_label(ev->type, tbuf);
 	size_t type_len = strlen(type), depth = b->depth + 1, line = jsonout_line_room(depth + 1), room;
 	bool pretty = b->pretty;
 	mb_digest_check check;
-	int status = -1;
+	int status = -1, decoded;
 	uint32_t i;
 	char *d;
 
@@ -91,9 +91,12 @@ int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb
 	b->depth = depth;
 	b->opened = false;
 	jsonout_key(b, "decoded");
-	/* Out of memory prints null. */
-	if (mb_event_decode(log, ev, dec) == 0)
+	/* Out of memory loses the document (b->oom), not just this member. */
+	decoded = mb_event_decode(log, ev, dec);
+	if (decoded == 0)
 		jsonout_decoded(b, mb_event_decoded_root(dec));
+	else if (decoded == -ENOMEM)
+		b->oom = true;
 	else
 		jsonout_lit(b, "null");
 	if (checked)
@@ -117,4 +120,21 @@ int tool_event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb
 	}
 	jsonout_close(b, '}');
 	return status;
+}
+
+MB_EXPORT char *mb_event_to_json(const mb_event_log *log, const mb_event *ev, bool pretty)
+{
+	mb_event_decoded *dec = mb_event_decoded_new();
+	jsonout b = { .pretty = pretty };
+
+	if (!dec)
+		return NULL;
+	(void) event_json_write(&b, log, ev, dec, NULL);
+	jsonout_put(&b, "", 1);
+	mb_event_decoded_free(dec);
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
 }
