@@ -172,56 +172,32 @@ static void mark_broken(json_t *verdict, const mb_event_log *log, broken_mark *m
 		}
 }
 
-/* One event of the answer, written as it goes: its decoded data is the library's JSON text
- * as it is (it may hold integers up to 2^64 - 1, more than a tree here holds). */
-static void event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, mb_event_decoded *dec,
-			const broken_mark *mark)
+/*
+ * One event of the answer: the event as `mboot log show --json` writes it (mb_event_to_json, the
+ * one writer of that shape; its decoded data may hold integers up to 2^64 - 1, more than a tree
+ * here holds), with the verdict's mark added as its last members. The compact object ends with
+ * its closing brace: the marks go before it.
+ */
+static void event_write(jsonout *b, const mb_event_log *log, const mb_event *ev, const broken_mark *mark)
 {
-	char tb[MB_EVENT_TYPE_LABEL_SIZE], *dj = NULL;
-	const char *t = mb_event_type_label(ev->type, tb);
-	uint32_t k;
+	char *text = mb_event_to_json(log, ev, false);
+	size_t len = text ? strlen(text) : 0;
 
-	jsonout_open(b, '{');
-	jsonout_key(b, "index");
-	jsonout_u64(b, ev->number);
-	jsonout_key(b, "pcr");
-	jsonout_u64(b, ev->pcr);
-	jsonout_key(b, "type");
-	jsonout_string(b, t, strlen(t));
-	jsonout_key(b, "digests");
-	jsonout_open(b, '{');
-	for (k = 0; k < ev->n_digests; k++) {
-		const mb_digest_info *di = mb_digest_by_alg(ev->digests[k].alg);
-
-		if (!di)
-			continue;
-		jsonout_next(b);
-		jsonout_string(b, di->name, strlen(di->name));
-		jsonout_colon(b);
-		jsonout_lit(b, "\"");
-		jsonout_hex(b, ev->digests[k].bytes, ev->digests[k].size);
-		jsonout_lit(b, "\"");
+	if (len < 2 || text[len - 1] != '}') {
+		b->oom = true;
+		free(text);
+		return;
 	}
-	jsonout_close(b, '}');
-	jsonout_key(b, "decoded");
-	if (mb_event_decode(log, ev, dec) >= 0)
-		dj = mb_event_decoded_json(dec);
-	if (dj)
-		jsonout_raw(b, dj);
-	else
-		jsonout_lit(b, "{}");
-	free(dj);
-	jsonout_key(b, "broken");
+	jsonout_put(b, text, len - 1);
+	free(text);
+	jsonout_lit(b, ",\"broken\":");
 	if (mark->broken) {
-		jsonout_lit(b, "true");
-		jsonout_key(b, "why");
+		jsonout_lit(b, "true,\"why\":");
 		jsonout_string(b, mark->why, strlen(mark->why));
 	} else {
-		jsonout_lit(b, "false");
-		jsonout_key(b, "why");
-		jsonout_lit(b, "null");
+		jsonout_lit(b, "false,\"why\":null");
 	}
-	jsonout_close(b, '}');
+	jsonout_lit(b, "}");
 }
 
 void fleet_events(fleet_worker *w, const char *id, http_response *resp)
@@ -232,7 +208,6 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	json_t *ev_json = NULL, *verdict = NULL;
 	jsonout b = { 0 };
 	mb_event_log *log = NULL;
-	mb_event_decoded *dec = NULL;
 	broken_mark *marks = NULL;
 	uint8_t *bytes;
 	size_t size = 0, i, n = 0, shown = 0, n_broken_late = 0;
@@ -251,8 +226,7 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	if (bytes && mb_event_log_parse(bytes, size, &log, &err) >= 0) {
 		n = mb_event_log_count(log);
 		marks = calloc(n ? n : 1, sizeof(*marks));
-		dec = mb_event_decoded_new();
-		if (!marks || !dec) {
+		if (!marks) {
 			free(bytes);
 			reply_error(resp, 500, "out of memory");
 			goto out;
@@ -269,7 +243,7 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	for (i = 0; i < n; i++)
 		if (i < FLEET_EVENTS_SHOWN || (marks[i].broken && n_broken_late++ < FLEET_EVENTS_SHOWN)) {
 			jsonout_next(&b);
-			event_write(&b, log, mb_event_log_event(log, i), dec, &marks[i]);
+			event_write(&b, log, mb_event_log_event(log, i), &marks[i]);
 			shown++;
 		}
 	jsonout_close(&b, ']');
@@ -287,7 +261,6 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 out:
 	json_decref(ev_json);
 	json_decref(verdict);
-	mb_event_decoded_free(dec);
 	mb_event_log_free(log);
 	free(marks);
 	free(evidence);
