@@ -44,7 +44,16 @@ typedef struct mb_grub_config {
 	const char *file;          /* host path of the new config */
 } mb_grub_config;
 
+/*
+ * Options that grow (mboot/error.h): callers write
+ *
+ *     mb_boot_artifacts b = MB_OPTIONS_INIT(mb_boot_artifacts);
+ *
+ * and point mb_predict_input.boot or mb_policy_artifacts.boot at it. The outer structs hold a
+ * pointer, not the struct, so that a field added here moves none of theirs.
+ */
 typedef struct mb_boot_artifacts {
+	size_t size;               /* MB_OPTIONS_INIT(mb_boot_artifacts): its sizeof (mboot/error.h) */
 	const char *kernel;        /* host path of the kernel image GRUB will read, or NULL */
 	const char *initrd;        /* host path of the initrd, or NULL */
 	/* The configs that change: their digests, and the linux/initrd lines of the first that has

@@ -124,11 +124,14 @@ MB_EXPORT int mb_policy_generate_from_log(const mb_event_log *log, uint32_t pcrs
  * firmware PCRs' values come from it, and the GRUB commands and files that do not load the
  * kernel or initrd are carried over from it (GRUB measures commands after variable
  * expansion, which no config file can tell). EFI binaries for PCR 4 are passed as
- * precomputed Authenticode digests (boot.efi[].digest).
+ * precomputed Authenticode digests (boot->efi[].digest).
  */
 typedef struct mb_policy_artifacts {
 	size_t size; /* MB_OPTIONS_INIT(mb_policy_artifacts): its sizeof (mboot/error.h) */
-	mb_boot_artifacts boot;           /* kernel and initrd required; cmdline or grub_cfg; efi: digest */
+	/* kernel and initrd required, and cmdline or grub_cfg (efi: digest); or uki. NULL: none of
+	 * them, refused as an all-unset one is. Read during the call; its size is checked as this
+	 * struct's. */
+	const mb_boot_artifacts *boot;
 	const char *const *allow_text;    /* extra PCR 8 EV_IPL text rules (regular expressions) */
 	size_t n_allow_text;
 	const mb_event_log *log;          /* known-good log, or NULL */

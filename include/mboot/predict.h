@@ -33,11 +33,12 @@ typedef struct mb_predict_input {
 	const mb_event_log *log;   /* today's boot */
 	/* what changes: each field NULL (or n_efi, n_grub_cfg 0) when unchanged; an EFI
 	 * application is replaced where today's log has its old_digest, by its digest; a grub.cfg
-	 * where the log measured its measured_path (at most 32 of each) */
-	mb_boot_artifacts boot;
+	 * where the log measured its measured_path (at most 32 of each). NULL: none of them changes
+	 * (as every field unset). Read during the call; its size is checked as this struct's. */
+	const mb_boot_artifacts *boot;
 	/*
 	 * The GRUB configs that booted today, by the path GRUB measured them under (at most 32):
-	 * with a copy of each config today's log measured and a boot.grub_cfg, PCR 8 is predicted
+	 * with a copy of each config today's log measured and a boot->grub_cfg, PCR 8 is predicted
 	 * by running the configs as GRUB does (docs/predict.md), after the model reproduced today's
 	 * PCR 8 from these copies. A config without one here is looked for in grub_booted_dir
 	 * (a file named by the sha256 hex of the measured path); NULL: nowhere else.
@@ -53,7 +54,7 @@ typedef struct mb_predict_input {
 	 * between levels), or grub_entry_kernel: the first entry in menu order whose linux command
 	 * loads that path (GRUB's path equal to it or to its end: /vmlinuz-V for /boot/vmlinuz-V).
 	 * Needs the GRUB model (the configs that booted); an entry that loads another kernel or
-	 * initrd than today's needs boot.kernel / boot.initrd. NULL: the default entry.
+	 * initrd than today's needs boot->kernel / boot->initrd. NULL: the default entry.
 	 */
 	const char *grub_entry;
 	const char *grub_entry_kernel;
@@ -65,8 +66,8 @@ typedef struct mb_predict_input {
 	 */
 	const char *grub_image;
 	/*
-	 * ESP mount points (at most MB_PREDICT_MAX_ESP_DIRS) searched for today's UKI when boot.uki
-	 * is set and neither boot.uki_today nor an efi[] names it: the first *.efi under
+	 * ESP mount points (at most MB_PREDICT_MAX_ESP_DIRS) searched for today's UKI when boot->uki
+	 * is set and neither boot->uki_today nor an efi[] names it: the first *.efi under
 	 * EFI/Linux/ (Boot Loader Spec type #2 entries), then EFI/ and its other folders, of each
 	 * in turn (names sorted), whose Authenticode digest is today's UKI event's in PCR 4 in
 	 * every bank. NULL: not searched.
@@ -77,7 +78,7 @@ typedef struct mb_predict_input {
 
 #define MB_PREDICT_MAX_ESP_DIRS 8
 
-/* The changes of mb_predict_input.boot, as bits of mb_predict_result.unmatched. */
+/* The changes given in mb_predict_input.boot, as bits of mb_predict_result.unmatched. */
 enum {
 	MB_PREDICT_KERNEL = 1u << 0,
 	MB_PREDICT_INITRD = 1u << 1,
@@ -102,8 +103,8 @@ typedef struct mb_predict_result {
 	char *why[MB_PCR_COUNT];       /* for unpredictable PCRs: the reason; for changed: what changed */
 	uint32_t events_rewritten;
 	uint32_t unmatched;            /* MB_PREDICT_* changes that applied to no event */
-	uint32_t unmatched_efi;        /* bit i: boot.efi[i] replaced no event */
-	uint32_t unmatched_grub_cfg;   /* bit i: boot.grub_cfg[i] replaced no event */
+	uint32_t unmatched_efi;        /* bit i: boot->efi[i] replaced no event */
+	uint32_t unmatched_grub_cfg;   /* bit i: boot->grub_cfg[i] replaced no event */
 	uint32_t unmatched_efi_var;    /* bit i: efi_vars[i] replaced no event */
 	mb_event_log *next_log;        /* the predicted log; unpredictable PCRs' events are today's */
 } mb_predict_result;

@@ -20,6 +20,9 @@
 int options_take(void *dst, size_t dst_size, const void *src, const char *what, mb_error *err)
 	__attribute__((warn_unused_result));
 #define OPTIONS_TAKE(dst, src, err) options_take(&(dst), sizeof(dst), (src), __func__, (err))
+/* An options struct the caller's points at (mb_predict_input.boot, an mb_boot_artifacts), taken
+ * by the same rules into its own local copy; what names it in the message, as a caller wrote it. */
+#define OPTIONS_TAKE_NAMED(dst, src, what, err) options_take(&(dst), sizeof(dst), (src), (what), (err))
 
 /* Options the library fills for the caller (dst, whose size field the caller set): -EINVAL when
  * that size is smaller than the size field. */

@@ -101,6 +101,7 @@ static const char generate_help[] =
 /* Where the repeatable --allow-text and --efi go. */
 struct generate_lists {
 	mb_policy_artifacts *art;
+	mb_boot_artifacts *boot; /* what art->boot points at */
 	const char **allow;
 	mb_efi_binary *efi;
 	tool_efi_digests *efi_digests;
@@ -119,14 +120,14 @@ static int allow_text_option(void *target, const char *arg, const char *verb)
 static int efi_option(void *target, const char *arg, const char *verb)
 {
 	struct generate_lists *l = target;
-	size_t n = l->art->boot.n_efi;
+	size_t n = l->boot->n_efi;
 
 	if (n >= MAX_ALLOW)
 		return tool_usage_error(verb, "at most %d --efi", MAX_ALLOW);
 	/* tool_efi_binary may change arg in place: an argv string, ours to change */
 	if (tool_efi_binary(verb, (char *) arg, false, &l->efi[n], &l->efi_digests[n]) != EXIT_OK)
 		return EXIT_USAGE;
-	l->art->boot.n_efi++;
+	l->boot->n_efi++;
 	return EXIT_OK;
 }
 
@@ -136,9 +137,10 @@ static int policy_generate(int argc, char **argv)
 	static mb_efi_binary efi[MAX_ALLOW];
 	static tool_efi_digests efi_digests[MAX_ALLOW]; /* what efi[] points at */
 	static const char *allow[MAX_ALLOW];
+	mb_boot_artifacts boot = MB_OPTIONS_INIT(mb_boot_artifacts);
 	mb_policy_artifacts art = MB_OPTIONS_INIT(mb_policy_artifacts);
-	struct generate_lists lists = { &art, allow, efi, efi_digests };
-	tool_grub_cfgs cfgs = { .boot = &art.boot };
+	struct generate_lists lists = { &art, &boot, allow, efi, efi_digests };
+	tool_grub_cfgs cfgs = { .boot = &boot };
 	tool_efi_vars sb = { .n = 0 }; /* the Secure Boot update, as predict takes it */
 	uint32_t pcrs = 0xffff, firmware = 0xff;
 	bool force = false;
@@ -147,11 +149,11 @@ static int policy_generate(int argc, char **argv)
 		TOOL_OPT_PCR_LIST("pcrs", 0, &pcrs),
 		TOOL_OPT_STR("firmware-pcrs", 0, &firmware_arg),
 		TOOL_OPT_STR("output", 'o', &out),
-		TOOL_OPT_ARTIFACTS(&art.boot, &cfgs),
+		TOOL_OPT_ARTIFACTS(&boot, &cfgs),
 		TOOL_OPT_FN("allow-text", 0, &lists, allow_text_option),
 		TOOL_OPT_FN("efi", 0, &lists, efi_option),
-		TOOL_OPT_STR("uki", 0, &art.boot.uki),
-		TOOL_OPT_STR("uki-extra", 0, &art.boot.uki_extra_dir),
+		TOOL_OPT_STR("uki", 0, &boot.uki),
+		TOOL_OPT_STR("uki-extra", 0, &boot.uki_extra_dir),
 		TOOL_OPT_EFI_VARS(&sb),
 		TOOL_OPT_BOOL("force", 0, &force),
 		TOOL_OPT_END,
@@ -169,21 +171,21 @@ static int policy_generate(int argc, char **argv)
 		firmware = 0;
 	else if (firmware_arg && tool_parse_pcr_list(firmware_arg, &firmware) < 0)
 		return tool_usage_error("policy generate", "bad PCR list '%s'", firmware_arg);
-	art.boot.efi = efi;
-	if (art.boot.uki && (art.boot.kernel || art.boot.initrd || art.boot.cmdline || art.boot.n_grub_cfg ||
-			     art.n_allow_text))
+	boot.efi = efi;
+	if (boot.uki && (boot.kernel || boot.initrd || boot.cmdline || boot.n_grub_cfg ||
+			 art.n_allow_text))
 		return tool_usage_error("policy generate", "--uki carries the kernel, initrd and command line: no "
 					"--kernel, --initrd, --cmdline, --grub-cfg or --allow-text with it");
-	if (art.boot.uki_extra_dir && !art.boot.uki)
+	if (boot.uki_extra_dir && !boot.uki)
 		return tool_usage_error("policy generate", "--uki-extra is the drop-in folder of the UKI given with --uki");
-	if (!log_path && !art.boot.kernel && !art.boot.uki)
+	if (!log_path && !boot.kernel && !boot.uki)
 		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ..., or --uki FILE");
 	if (sb.n && !log_path)
 		return tool_usage_error("policy generate", "--efi-var, --sbat-level and --mok-list change the boot of a "
 					"known-good log: they need --from-log LOG");
-	if (art.boot.kernel && (!art.boot.initrd || (!art.boot.cmdline && !art.boot.n_grub_cfg)))
+	if (boot.kernel && (!boot.initrd || (!boot.cmdline && !boot.n_grub_cfg)))
 		return tool_usage_error("policy generate", "--kernel needs --initrd and --cmdline or --grub-cfg");
-	if (!art.boot.kernel && !art.boot.uki && (art.boot.initrd || art.boot.cmdline || art.boot.n_grub_cfg || art.n_allow_text))
+	if (!boot.kernel && !boot.uki && (boot.initrd || boot.cmdline || boot.n_grub_cfg || art.n_allow_text))
 		return tool_usage_error("policy generate", "--initrd, --cmdline, --grub-cfg, --allow-text go with --kernel");
 	rc = tool_check_output("policy generate", out, force);
 	if (rc)
@@ -204,7 +206,8 @@ static int policy_generate(int argc, char **argv)
 			return rc == MB_ERR_POLICY_UNPREDICTABLE ? EXIT_FAILED : EXIT_USAGE;
 		}
 	}
-	if (art.boot.kernel || art.boot.uki) {
+	if (boot.kernel || boot.uki) {
+		art.boot = &boot;
 		art.log = log;
 		art.allow_text = allow;
 		art.firmware_pcrs = firmware_arg ? firmware : 0;

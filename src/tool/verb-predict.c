@@ -115,7 +115,7 @@ static const char predict_help[] =
 static int efi_option(void *target, const char *arg, const char *verb)
 {
 	predict_args *a = target;
-	size_t n = a->in.boot.n_efi;
+	size_t n = a->boot.n_efi;
 
 	if (n >= PREDICT_MAX_EFI)
 		return tool_usage_error(verb, "at most %d --efi", PREDICT_MAX_EFI);
@@ -123,7 +123,7 @@ static int efi_option(void *target, const char *arg, const char *verb)
 	if (tool_efi_binary(verb, (char *) arg, true, &a->efi[n], &a->efi_digests[n]) != EXIT_OK)
 		return EXIT_USAGE;
 	a->efi_arg[n] = arg;
-	a->in.boot.n_efi++;
+	a->boot.n_efi++;
 	return EXIT_OK;
 }
 
@@ -173,7 +173,7 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 {
 	const tool_option opts[] = {
 		TOOL_OPT_STR("log", 0, &a->log_path),
-		TOOL_OPT_ARTIFACTS(&a->in.boot, &a->grub_cfgs),
+		TOOL_OPT_ARTIFACTS(&a->boot, &a->grub_cfgs),
 		TOOL_OPT_JSON_STYLE(&a->json),
 		TOOL_OPT_STR("write-log", 0, &a->write_log),
 		TOOL_OPT_FN("efi", 0, a, efi_option),
@@ -184,9 +184,9 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		TOOL_OPT_STR("grub-entry", 0, &a->in.grub_entry),
 		TOOL_OPT_STR("grub-entry-kernel", 0, &a->in.grub_entry_kernel),
 		TOOL_OPT_STR("grub-image", 0, &a->in.grub_image),
-		TOOL_OPT_STR("uki", 0, &a->in.boot.uki),
-		TOOL_OPT_STR("uki-extra", 0, &a->in.boot.uki_extra_dir),
-		TOOL_OPT_STR("uki-today", 0, &a->in.boot.uki_today),
+		TOOL_OPT_STR("uki", 0, &a->boot.uki),
+		TOOL_OPT_STR("uki-extra", 0, &a->boot.uki_extra_dir),
+		TOOL_OPT_STR("uki-today", 0, &a->boot.uki_today),
 		TOOL_OPT_FN("esp", 0, a, esp_option),
 		TOOL_OPT_EFI_VARS(&a->efi_vars),
 		TOOL_OPT_END,
@@ -195,13 +195,15 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->in.size = sizeof(a->in);
+	a->boot.size = sizeof(a->boot);
+	a->in.boot = &a->boot;
 	a->log_path = MB_DEFAULT_LOG;
 	a->in.grub_booted_dir = MB_GRUB_BOOTED_DIR;
-	a->grub_cfgs.boot = &a->in.boot;
+	a->grub_cfgs.boot = &a->boot;
 	rc = tool_parse_options(verb, predict_help, opts, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc == EXIT_OK ? -1 : rc; /* -1: --help was shown */
-	a->in.boot.efi = a->efi;
+	a->boot.efi = a->efi;
 	if (!a->esp_given) {
 		/* where an ESP (or an XBOOTLDR partition with EFI/Linux/) is mounted */
 		static const char *const defaults[] = { "/boot/efi", "/efi", "/boot" };
@@ -217,13 +219,13 @@ int predict_parse_args(int argc, char **argv, const char *verb, predict_args *a)
 		return tool_usage_error(verb, "--grub-entry or --grub-entry-kernel, not both");
 	if ((a->in.grub_entry && !*a->in.grub_entry) || (a->in.grub_entry_kernel && !*a->in.grub_entry_kernel))
 		return tool_usage_error(verb, "--grub-entry and --grub-entry-kernel take a non-empty value");
-	if (a->in.boot.uki_today && !a->in.boot.uki)
+	if (a->boot.uki_today && !a->boot.uki)
 		return tool_usage_error(verb, "--uki-today is today's UKI, for the one given with --uki");
-	if (a->esp_given && !a->in.boot.uki)
+	if (a->esp_given && !a->boot.uki)
 		return tool_usage_error(verb, "--esp is where today's UKI is looked for, for the one given with --uki");
-	if (a->in.boot.uki_extra_dir && !a->in.boot.uki)
+	if (a->boot.uki_extra_dir && !a->boot.uki)
 		return tool_usage_error(verb, "--uki-extra is the drop-in folder of the UKI given with --uki");
-	if (a->in.boot.uki && (a->in.boot.kernel || a->in.boot.initrd || a->in.boot.cmdline))
+	if (a->boot.uki && (a->boot.kernel || a->boot.initrd || a->boot.cmdline))
 		return tool_usage_error(verb, "--uki carries the kernel, initrd and command line: no --kernel, --initrd "
 					"or --cmdline with it");
 	return EXIT_OK;
@@ -270,18 +272,18 @@ int predict_add_installed(predict_args *a, const mb_event_log *log)
 		if ((b->status != MB_GRUB_BOOTED_FOUND && b->status != MB_GRUB_BOOTED_CHANGED) || !b->file ||
 		    !has_booted_copy(a, b->measured_path))
 			continue;
-		for (k = 0; k < a->in.boot.n_grub_cfg; k++)
+		for (k = 0; k < a->boot.n_grub_cfg; k++)
 			if (!a->grub_cfgs.cfg[k].measured_path || strcmp(a->grub_cfgs.cfg[k].measured_path, b->measured_path) == 0)
 				break;
-		if (k < a->in.boot.n_grub_cfg)
+		if (k < a->boot.n_grub_cfg)
 			continue; /* given by hand */
-		if (a->in.boot.n_grub_cfg >= TOOL_MAX_GRUB_CFG) {
+		if (a->boot.n_grub_cfg >= TOOL_MAX_GRUB_CFG) {
 			tool_errorf("--grub-cfg-installed: more than %d GRUB configs", TOOL_MAX_GRUB_CFG);
 			return EXIT_USAGE;
 		}
-		a->grub_cfgs.cfg[a->in.boot.n_grub_cfg++] = (mb_grub_config) { .measured_path = b->measured_path,
-										.file = b->file };
-		a->in.boot.grub_cfg = a->grub_cfgs.cfg;
+		a->grub_cfgs.cfg[a->boot.n_grub_cfg++] = (mb_grub_config) { .measured_path = b->measured_path,
+									     .file = b->file };
+		a->boot.grub_cfg = a->grub_cfgs.cfg;
 	}
 	return EXIT_OK;
 }
@@ -313,7 +315,7 @@ static void each_unmatched(const predict_args *a, const mb_predict_result *r, un
 		{ MB_PREDICT_UKI, "--uki", "no systemd-stub PCR 11 events after an EFI application: today's boot did "
 		  "not start a UKI" },
 	};
-	const mb_boot_artifacts *b = &a->in.boot;
+	const mb_boot_artifacts *b = &a->boot;
 	char buf[4096];
 	size_t i;
 

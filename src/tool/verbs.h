@@ -34,10 +34,11 @@ int log_diff(int argc, char **argv);
 #define PREDICT_MAX_EFI 16
 typedef struct predict_args {
 	mb_predict_input in;
+	mb_boot_artifacts boot;                         /* what in.boot points at */
 	mb_efi_binary efi[PREDICT_MAX_EFI];
 	tool_efi_digests efi_digests[PREDICT_MAX_EFI]; /* what efi[] points at */
 	const char *efi_arg[PREDICT_MAX_EFI];           /* each --efi as given (OLD, NUL, NEW) */
-	tool_grub_cfgs grub_cfgs;                       /* what in.boot.grub_cfg points at */
+	tool_grub_cfgs grub_cfgs;                       /* what boot.grub_cfg points at */
 	mb_grub_config grub_booted[TOOL_MAX_GRUB_CFG];  /* what in.grub_booted points at */
 	const char *log_path;
 	const char *write_log;

@@ -3,8 +3,9 @@
  * Options structs that grow (HACKING.md, "ABI: how a struct grows"): a program built against an
  * older, smaller mb_seal_options still works, the fields past its size take their defaults even
  * when the bytes there are not zero; a newer, bigger one works while the fields this library
- * does not know are unset; a size of 0 is refused. And a struct the library fills
- * (mb_reseal_seal_options) is written only as far as the caller's size.
+ * does not know are unset; a size of 0 is refused. An options struct another points at
+ * (mb_predict_input.boot, an mb_boot_artifacts) is taken by the same rules. And a struct the
+ * library fills (mb_reseal_seal_options) is written only as far as the caller's size.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,7 +18,9 @@
 #include <cmocka.h>
 
 #include <mboot/mboot.h>
+#include "corpus-util.h"
 #include "shared/fileio.h"
+#include "shared/hex.h"
 
 /* The mb_seal_options of a program built before the PIN (pin, pin_size) was added: it ends at
  * n_more_predicted. */
@@ -105,6 +108,120 @@ static void test_size_zero_and_newer_caller(void **state)
 	}
 }
 
+/* A GRUB boot (PCRs 8 and 9) and a new kernel command line for it, as in test-predict.c: */
+#define SAMPLE_LOG "ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9"
+#define NEW_ARGS "root=/dev/sda1 ro"
+/* PCR 8 of the boot with NEW_ARGS (sha256, from openssl: test-predict.c) */
+#define PCR8_NEW_SHA256 "e35710a6cfe1aed341b7f25ea01df3847d2c9d0e3cd0f6207e222728b625c857"
+
+/* The mb_boot_artifacts of a program built before kernel_path was added: it ends at cmdline. */
+#define OLD_BOOT_SIZE (offsetof(mb_boot_artifacts, cmdline) + sizeof(const char *))
+
+static int predict(const mb_event_log *log, const mb_boot_artifacts *boot, mb_predict_result *r, mb_error *err)
+{
+	mb_predict_input in = MB_OPTIONS_INIT(mb_predict_input);
+	int rc;
+
+	in.log = log;
+	in.boot = boot;
+	memset(err, 0, sizeof(*err));
+	rc = mb_predict(&in, r, err);
+	print_message("boot size %zu: %d %s\n", boot ? boot->size : 0, rc, err->message);
+	return rc;
+}
+
+/* The prediction of the boot with today's command line replaced by NEW_ARGS: PCR 8 moves. */
+static void new_cmdline_predicted(mb_predict_result *r)
+{
+	const mb_pcr_bank *bank = pcrv_bank_const(r->values, MB_ALG_SHA256);
+	char hex[2 * MB_DIGEST_MAX + 1];
+
+	assert_int_equal(r->unmatched | r->unmatched_efi | r->unmatched_grub_cfg, 0);
+	assert_int_equal(r->unpredictable, 0);
+	assert_int_equal(r->changed, 1u << 8);
+	assert_non_null(bank);
+	assert_string_equal(hex_format(bank->value[8], 32, hex), PCR8_NEW_SHA256);
+	mb_predict_result_done(r);
+}
+
+static void test_boot_older_caller(void **state)
+{
+	mb_event_log *log = corpus_log(SAMPLE_LOG);
+	mb_boot_artifacts b;
+	mb_predict_result r;
+	mb_error err;
+
+	(void) state;
+	assert_non_null(log);
+	/* an old caller's boot, and past its end bytes it never wrote: a UKI there would be refused
+	 * with a command line, a kernel path would move PCR 8 otherwise */
+	memset(&b, 0, sizeof(b));
+	b.cmdline = NEW_ARGS;
+	b.kernel_path = "/boot/vmlinuz-elsewhere";
+	b.uki = "/nonexistent/uki.efi";
+	assert_true(OLD_BOOT_SIZE < sizeof(b));
+	assert_true(offsetof(mb_boot_artifacts, kernel_path) >= OLD_BOOT_SIZE);
+	b.size = OLD_BOOT_SIZE;
+	/* its fields are read, the ones past its size are the defaults */
+	assert_int_equal(predict(log, &b, &r, &err), 0);
+	new_cmdline_predicted(&r);
+	/* the same bytes as today's struct: the UKI is read, and refused with the command line */
+	b.size = sizeof(b);
+	assert_int_equal(predict(log, &b, &r, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "a UKI carries"));
+	assert_null(r.values);
+	mb_event_log_free(log);
+}
+
+static void test_boot_size_zero_and_newer_caller(void **state)
+{
+	mb_event_log *log = corpus_log(SAMPLE_LOG);
+	struct {
+		mb_boot_artifacts b;
+		uint64_t newer_field; /* a field of a newer libmboot, after today's end */
+	} big;
+	mb_boot_artifacts zero = { .cmdline = NEW_ARGS };
+	mb_policy_artifacts a = MB_OPTIONS_INIT(mb_policy_artifacts);
+	mb_predict_result r;
+	mb_error err;
+	char *json = NULL;
+
+	(void) state;
+	assert_non_null(log);
+	/* {0}-initialised, size never set: the message names the struct */
+	assert_int_equal(predict(log, &zero, &r, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "mb_predict_input.boot (mb_boot_artifacts)"));
+	assert_non_null(strstr(err.message, "MB_OPTIONS_INIT"));
+	memset(&big, 0, sizeof(big));
+	big.b.size = sizeof(big);
+	big.b.cmdline = NEW_ARGS;
+	assert_int_equal(predict(log, &big.b, &r, &err), 0);
+	new_cmdline_predicted(&r);
+	big.newer_field = 1;
+	assert_int_equal(predict(log, &big.b, &r, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.message, "mb_predict_input.boot (mb_boot_artifacts)"));
+	assert_non_null(strstr(err.message, "newer libmboot"));
+	/* NULL: nothing changes */
+	assert_int_equal(predict(log, NULL, &r, &err), 0);
+	assert_int_equal(r.changed | r.unpredictable | r.unmatched, 0);
+	assert_non_null(r.values);
+	mb_predict_result_done(&r);
+
+	/* mb_policy_generate_from_artifacts takes its boot alike */
+	a.boot = &zero;
+	assert_int_equal(mb_policy_generate_from_artifacts(&a, &json, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "mb_policy_artifacts.boot (mb_boot_artifacts)"));
+	a.boot = &big.b;
+	assert_int_equal(mb_policy_generate_from_artifacts(&a, &json, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.message, "mb_policy_artifacts.boot (mb_boot_artifacts)"));
+	/* NULL: no artifacts, refused as an all-unset boot is */
+	a.boot = NULL;
+	assert_int_equal(mb_policy_generate_from_artifacts(&a, &json, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "a kernel and an initrd are needed"));
+	assert_null(json);
+	mb_event_log_free(log);
+}
+
 static void test_filled_as_far_as_the_caller_knows(void **state)
 {
 	const char *root = getenv("MB_SOURCE_ROOT");
@@ -152,6 +269,8 @@ int main(void)
 		cmocka_unit_test(test_older_caller),
 		cmocka_unit_test(test_size_zero_and_newer_caller),
 		cmocka_unit_test(test_filled_as_far_as_the_caller_knows),
+		cmocka_unit_test(test_boot_older_caller),
+		cmocka_unit_test(test_boot_size_zero_and_newer_caller),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -184,7 +184,8 @@ static void test_constants_are_openssls(void **state)
 static void test_new_cmdline(void **state)
 {
 	mb_event_log *log = sample();
-	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .cmdline = NEW_ARGS } };
+	mb_boot_artifacts boot = { .size = sizeof(mb_boot_artifacts), .cmdline = NEW_ARGS };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = &boot };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
@@ -231,7 +232,8 @@ static bool new_fedora_cmdline(uint32_t number, uint16_t alg, uint8_t *out)
 static void test_fedora_cmdline(void **state)
 {
 	mb_event_log *log = corpus_log("fwupd/binary_bios_measurements-v1");
-	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .cmdline = NEW_ARGS } };
+	mb_boot_artifacts boot = { .size = sizeof(mb_boot_artifacts), .cmdline = NEW_ARGS };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = &boot };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint8_t want[MB_DIGEST_MAX];
@@ -276,7 +278,8 @@ static void test_new_kernel(void **state)
 	mb_event_log *log = sample();
 	/* named as the file GRUB loads today: a kernel updated in place (another name moves PCR 8) */
 	char dir[] = "/tmp/mb-test-kernel-XXXXXX", path[sizeof(dir) + 32];
-	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .kernel = path } };
+	mb_boot_artifacts boot = { .size = sizeof(mb_boot_artifacts), .kernel = path };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = &boot };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
@@ -331,7 +334,7 @@ static void test_new_kernel(void **state)
 	assert_non_null(strstr(r.why[8], "vmlinuz-6.1.0-57-amd64 is not a file GRUB loads today (/boot/vmlinuz-5.7.0-rc2+)"));
 	mb_predict_result_done(&r);
 	/* ... unless the path GRUB will load it by is given */
-	in.boot.kernel_path = "/boot/vmlinuz-6.1.0-57-amd64";
+	boot.kernel_path = "/boot/vmlinuz-6.1.0-57-amd64";
 	assert_int_equal(mb_predict(&in, &r, &err), 0);
 	assert_int_equal(r.unpredictable, 1u << 4);
 	assert_int_equal(r.changed, 1u << 8 | 1u << 9);
@@ -376,7 +379,8 @@ static void test_kernel_efi(void **state)
 	mb_efi_binary efi[3];
 	/* an empty kernel, named as the one GRUB loads today */
 	char dir[] = "/tmp/mb-test-kernel-XXXXXX", path[sizeof(dir) + 32];
-	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .kernel = path, .efi = efi, .n_efi = 1 } };
+	mb_boot_artifacts boot = { .size = sizeof(mb_boot_artifacts), .kernel = path, .efi = efi, .n_efi = 1 };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = &boot };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	size_t k, i;
@@ -405,7 +409,7 @@ static void test_kernel_efi(void **state)
 	assert_non_null(strstr(r.why[4], "event 132"));
 	mb_predict_result_done(&r);
 
-	in.boot.n_efi = 3;
+	boot.n_efi = 3;
 	assert_int_equal(mb_predict(&in, &r, &err), 0);
 	assert_int_equal(r.unpredictable, 0);
 	assert_int_equal(r.unmatched | r.unmatched_efi, 0);
@@ -449,7 +453,8 @@ static void test_new_efi(void **state)
 	mb_efi_binary efi = { .description = "shimx64.efi", .n = 2, .algs = algs,
 			      .digest = (const uint8_t (*)[MB_DIGEST_MAX]) efi_new,
 			      .old_digest = (const uint8_t (*)[MB_DIGEST_MAX]) efi_old };
-	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .efi = &efi, .n_efi = 1 } };
+	mb_boot_artifacts boot = { .size = sizeof(mb_boot_artifacts), .efi = &efi, .n_efi = 1 };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = &boot };
 	const mb_event *app = mb_event_log_event(log, 40);
 	mb_predict_result r;
 	mb_error err = { 0 };
@@ -539,7 +544,8 @@ static void test_uki(void **state)
 	static const uint16_t algs[] = { MB_ALG_SHA256 };
 	static const uint8_t nothing[1][MB_DIGEST_MAX];
 	mb_efi_binary efi = { .description = "uki.efi", .n = 1, .algs = algs, .digest = nothing, .old_digest = nothing };
-	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = { .initrd = path } };
+	mb_boot_artifacts boot = { .size = sizeof(mb_boot_artifacts), .initrd = path };
+	mb_predict_input in = { .size = sizeof(mb_predict_input), .log = log, .boot = &boot };
 	mb_predict_result r;
 	mb_error err = { 0 };
 	mb_pcr_bank bank;
@@ -564,7 +570,7 @@ static void test_uki(void **state)
 	assert_memory_equal(bank.value[9], want, 32);
 	mb_predict_result_done(&r);
 
-	in.boot = (mb_boot_artifacts) { .efi = &efi, .n_efi = 1 };
+	boot = (mb_boot_artifacts) { .size = sizeof(mb_boot_artifacts), .efi = &efi, .n_efi = 1 };
 	assert_int_equal(mb_predict(&in, &r, &err), 0);
 	assert_int_equal(r.unmatched_efi, 1);
 	assert_null(r.values);

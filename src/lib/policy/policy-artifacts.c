@@ -250,12 +250,12 @@ static int resolve_configs(const mb_policy_artifacts *a, carry_ctx *carry, mb_er
 	size_t i, k, n;
 	int rc = 0;
 
-	if (!a->log || !a->boot.n_grub_cfg)
+	if (!a->log || !a->boot->n_grub_cfg)
 		return 0;
 	if (grub_measured_configs(a->log, &measured) < 0)
 		return set_error(err, -ENOMEM, "out of memory");
-	for (i = 0; i < a->boot.n_grub_cfg && rc == 0; i++) {
-		const mb_grub_config *g = &a->boot.grub_cfg[i];
+	for (i = 0; i < a->boot->n_grub_cfg && rc == 0; i++) {
+		const mb_grub_config *g = &a->boot->grub_cfg[i];
 		char *list = grub_join_list(&measured, ", ");
 		bool found = false;
 
@@ -388,7 +388,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	mb_pcr_values *v11 = mb_pcr_values_new();
 	uint32_t firmware = a->firmware_pcrs ? a->firmware_pcrs : 0xff & ~(1u << 4);
 	unsigned appended = 0;
-	const char *base = strrchr(a->boot.uki, '/');
+	const char *base = strrchr(a->boot->uki, '/');
 	mb_pe_info *pe = NULL;
 	uint8_t *buf = NULL;
 	size_t size = 0;
@@ -399,12 +399,12 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (a->boot.kernel || a->boot.initrd || a->boot.cmdline || a->boot.n_grub_cfg || a->n_allow_text) {
+	if (a->boot->kernel || a->boot->initrd || a->boot->cmdline || a->boot->n_grub_cfg || a->n_allow_text) {
 		rc = set_error(err, -EINVAL, "a UKI carries the kernel, initrd and command line: no kernel, initrd, "
 			       "cmdline, grub_cfg or allow_text with it");
 		goto out;
 	}
-	rc = mb_pe_read_file(a->boot.uki, &buf, &size, err);
+	rc = mb_pe_read_file(a->boot->uki, &buf, &size, err);
 	if (rc >= 0)
 		rc = mb_pe_parse(buf, size, 0, &pe, err);
 	if (rc >= 0)
@@ -414,7 +414,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	for (i = 0; rc >= 0 && i < n_algs; i++)
 		rc = mb_pcr_values_set(v11, algs[i], 11, pcr11[i], mb_digest_by_alg(algs[i])->size, err);
 	if (rc < 0) {
-		rc = prefix_error(err, rc, a->boot.uki);
+		rc = prefix_error(err, rc, a->boot->uki);
 		goto out;
 	}
 	if (!policy_add_values(jp, v11, 11)) {
@@ -427,12 +427,12 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 		const mb_digest_info *info = mb_digest_by_alg(algs[i]);
 
 		if (mb_pe_hash(pe, buf, size, algs[i], d) < 0) {
-			rc = set_error(err, -EIO, "%s: hashing failed", a->boot.uki);
+			rc = set_error(err, -EIO, "%s: hashing failed", a->boot->uki);
 			goto out;
 		}
 		json_object_set_new(app, info->name, json_text(hex_format(d, info->size, hex)));
 	}
-	snprintf(what, sizeof(what), "unified kernel image %s", base ? base + 1 : a->boot.uki);
+	snprintf(what, sizeof(what), "unified kernel image %s", base ? base + 1 : a->boot->uki);
 	{
 		policy_app_rule xr = { app, what, 1 }; /* systemd-boot has the firmware load it, once */
 
@@ -443,7 +443,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 		goto out;
 	/* PCR 9: the kernel's EFI stub tags the initrd systemd-stub hands it: .initrd, when the stub
 	 * appends nothing from the drop-in folder (else no rule: the concatenation is not computed) */
-	rc = mb_uki_dropin_appended(a->boot.uki_extra_dir, &appended, err);
+	rc = mb_uki_dropin_appended(a->boot->uki_extra_dir, &appended, err);
 	if (rc < 0)
 		goto out;
 	for (i = 0; !appended && i < n_secs; i++) {
@@ -457,7 +457,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 		for (size_t k = 0; ds && k < n_algs; k++) {
 			if (mb_uki_section_digests(&secs[i], buf, size, algs[k], name_d, d) < 0) {
 				json_decref(ds);
-				rc = set_error(err, -EIO, "%s: hashing failed", a->boot.uki);
+				rc = set_error(err, -EIO, "%s: hashing failed", a->boot->uki);
 				goto out;
 			}
 			json_object_set_new(ds, mb_digest_by_alg(algs[k])->name,
@@ -471,12 +471,12 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	}
 	/* PCR 13: the archive systemd-stub makes of the drop-in folder's system extensions, its
 	 * only event (zero: none) */
-	if (a->boot.uki_extra_dir) {
+	if (a->boot->uki_extra_dir) {
 		mb_pcr_values *v13 = mb_pcr_values_new();
 		uint8_t *cpio = NULL, pcr[MB_DIGEST_MAX];
 		size_t cpio_size = 0;
 
-		rc = v13 ? mb_uki_dropin_dir_cpio(a->boot.uki_extra_dir, MB_UKI_DROPIN_SYSEXTS, &cpio, &cpio_size, err)
+		rc = v13 ? mb_uki_dropin_dir_cpio(a->boot->uki_extra_dir, MB_UKI_DROPIN_SYSEXTS, &cpio, &cpio_size, err)
 			 : set_error(err, -ENOMEM, "out of memory");
 		for (i = 0; rc >= 0 && i < n_algs; i++) {
 			size_t ds = mb_digest_by_alg(algs[i])->size;
@@ -497,7 +497,7 @@ static int generate_uki(const mb_policy_artifacts *a, char **ret_json, mb_error 
 	/* from the log: all but what the UKI (and its drop-ins) decide, and PCR 12 (not computed) */
 	if (a->log) {
 		rc = policy_from_log(jp, a->log, ~((1u << 4) | (1u << 9) | (1u << 11) | (1u << 12) |
-					  (a->boot.uki_extra_dir ? 1u << 13 : 0)), firmware, NULL, NULL, err);
+					  (a->boot->uki_extra_dir ? 1u << 13 : 0)), firmware, NULL, NULL, err);
 		if (rc < 0)
 			goto out;
 	}
@@ -516,6 +516,7 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 {
 	json_build_mark mark = json_build_begin();
 	mb_policy_artifacts a_buf;
+	mb_boot_artifacts boot_buf;
 	int take = OPTIONS_TAKE(a_buf, a_opt, err);
 	const mb_policy_artifacts *a = &a_buf;
 	json_t *jp, *root, *r8, *r9;
@@ -529,12 +530,18 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 	char *kpath = NULL, *kargs = NULL, *ipaths = NULL, *lcmd = NULL, *icmd = NULL;
 	int rc;
 
+	/* boot grows as a does, so it is taken alike (NULL: no artifacts, refused below); from here
+	 * on a->boot is our copy, never NULL */
+	if (take == 0)
+		take = OPTIONS_TAKE_NAMED(boot_buf, a_buf.boot,
+					  "mb_policy_generate_from_artifacts: mb_policy_artifacts.boot (mb_boot_artifacts)", err);
 	if (take < 0)
 		return take;
+	a_buf.boot = &boot_buf;
 	n_algs = policy_banks(a->log, algs);
 	firmware = a->firmware_pcrs;
 
-	if (a->boot.uki)
+	if (a->boot->uki)
 		return generate_uki(a, ret_json, err);
 	root = policy_root_new("generated from release artifacts (kernel, initrd, GRUB config, command line)"
 			       " and a known-good log (firmware PCRs, GRUB's other commands and files)",
@@ -543,17 +550,17 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (!a->boot.kernel || !a->boot.initrd) {
+	if (!a->boot->kernel || !a->boot->initrd) {
 		rc = set_error(err, -EINVAL, "a kernel and an initrd are needed");
 		goto out;
 	}
-	if (!a->boot.cmdline && !a->boot.n_grub_cfg) {
+	if (!a->boot->cmdline && !a->boot->n_grub_cfg) {
 		rc = set_error(err, -EINVAL, "the kernel command line is needed: --cmdline or --grub-cfg");
 		goto out;
 	}
-	if (a->boot.n_grub_cfg) {
-		rc = configs_entry(&a->boot, &entry, err);
-		if (rc == -EBADMSG && a->boot.cmdline)
+	if (a->boot->n_grub_cfg) {
+		rc = configs_entry(a->boot, &entry, err);
+		if (rc == -EBADMSG && a->boot->cmdline)
 			rc = 0; /* no entry: the paths are then matched loosely, as with --cmdline alone */
 		if (rc < 0)
 			goto out;
@@ -561,8 +568,8 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 		if (rc < 0)
 			goto out;
 	}
-	if (a->boot.cmdline) {
-		rc = grub_split_words(a->boot.cmdline, a->boot.cmdline + strlen(a->boot.cmdline), &args);
+	if (a->boot->cmdline) {
+		rc = grub_split_words(a->boot->cmdline, a->boot->cmdline + strlen(a->boot->cmdline), &args);
 		if (rc < 0) {
 			rc = set_error(err, rc, "the command line has too many words");
 			goto out;
@@ -582,14 +589,14 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 	kargs = join_regex(&args, 0);
 	lcmd = entry.linux_line.n ? policy_regex_literal(entry.linux_line.w[0]) : strdup("linux(?:efi|16)?");
 	icmd = entry.initrd_line.n ? policy_regex_literal(entry.initrd_line.w[0]) : strdup("initrd(?:efi|16)?");
-	if (a->boot.kernel_path)
-		kpath = policy_regex_literal(a->boot.kernel_path);
+	if (a->boot->kernel_path)
+		kpath = policy_regex_literal(a->boot->kernel_path);
 	else if (entry.linux_line.n)
 		kpath = word_regex(entry.linux_line.w[1]);
 	else
 		kpath = strdup("[^ ]+");
-	if (a->boot.initrd_path) {
-		ipaths = policy_regex_literal(a->boot.initrd_path);
+	if (a->boot->initrd_path) {
+		ipaths = policy_regex_literal(a->boot->initrd_path);
 	} else if (entry.initrd_line.n) {
 		ipaths = join_regex(&entry.initrd_line, 1);
 	} else {
@@ -638,12 +645,12 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = file_rule(r9, "EV_IPL", a->boot.kernel, algs, n_algs, "kernel", true, err)) < 0 ||
-	    (rc = file_rule(r9, "EV_IPL", a->boot.initrd, algs, n_algs, "initrd", true, err)) < 0 ||
-	    (rc = file_rule(r9, "EV_EVENT_TAG", a->boot.initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0)
+	if ((rc = file_rule(r9, "EV_IPL", a->boot->kernel, algs, n_algs, "kernel", true, err)) < 0 ||
+	    (rc = file_rule(r9, "EV_IPL", a->boot->initrd, algs, n_algs, "initrd", true, err)) < 0 ||
+	    (rc = file_rule(r9, "EV_EVENT_TAG", a->boot->initrd, algs, n_algs, "Linux initrd (EFI stub tag)", false, err)) < 0)
 		goto out;
-	for (i = 0; i < a->boot.n_grub_cfg; i++) {
-		const mb_grub_config *g = &a->boot.grub_cfg[i];
+	for (i = 0; i < a->boot->n_grub_cfg; i++) {
+		const mb_grub_config *g = &a->boot->grub_cfg[i];
 		char what[400];
 
 		snprintf(what, sizeof(what), "GRUB config%s%s", g->measured_path ? " measured as " : "",
@@ -657,20 +664,20 @@ MB_EXPORT int mb_policy_generate_from_artifacts(const mb_policy_artifacts *a_opt
 	 * such a log's PCR 4 as rules, unless --firmware-pcrs asks for its value. */
 	if (a->log)
 		kcount = policy_kernel_apps(a->log, NULL);
-	if (a->boot.n_efi || (kcount && !(a->firmware_pcrs & (1u << 4)))) {
-		const char *kbase = strrchr(a->boot.kernel, '/');
+	if (a->boot->n_efi || (kcount && !(a->firmware_pcrs & (1u << 4)))) {
+		const char *kbase = strrchr(a->boot->kernel, '/');
 		char what[512];
 		policy_app_rule xr = { NULL, what, (int64_t) kcount };
 
-		snprintf(what, sizeof(what), "kernel %s (verified by shim for GRUB)", kbase ? kbase + 1 : a->boot.kernel);
+		snprintf(what, sizeof(what), "kernel %s (verified by shim for GRUB)", kbase ? kbase + 1 : a->boot->kernel);
 		pcr4 = true;
 		if (a->firmware_pcrs == 0)
 			firmware = 0xff & ~(1u << 4);
-		if (kcount && (rc = policy_app_digests(a->boot.kernel, algs, n_algs, &xr.digests, err)) < 0) {
+		if (kcount && (rc = policy_app_digests(a->boot->kernel, algs, n_algs, &xr.digests, err)) < 0) {
 			rc = prefix_error(err, rc, "the log has shim measure the kernel into PCR 4, by its Authenticode digest");
 			goto out;
 		}
-		rc = a->boot.n_efi ? policy_pcr4_rules(jp, a, algs, n_algs, &xr, err) : policy_pcr4_from_log(jp, a->log, &xr, err);
+		rc = a->boot->n_efi ? policy_pcr4_rules(jp, a, algs, n_algs, &xr, err) : policy_pcr4_from_log(jp, a->log, &xr, err);
 		if (rc < 0)
 			goto out;
 	} else if (a->firmware_pcrs == 0) {

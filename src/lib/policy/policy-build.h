@@ -52,7 +52,7 @@ typedef struct policy_app_rule {
 size_t policy_kernel_apps(const mb_event_log *log, const mb_event **ret);
 /* {"sha1": "<hex>", ...}: a PE image's Authenticode digests in banks algs. */
 int policy_app_digests(const char *path, const uint16_t *algs, size_t n_algs, json_t **ret, mb_error *err);
-/* The boot-manager action, the separator, each a->boot.efi and xr (NULL, or digests NULL: none). */
+/* The boot-manager action, the separator, each a->boot->efi and xr (NULL, or digests NULL: none). */
 int policy_pcr4_rules(json_t *pcrs, const struct mb_policy_artifacts *a, const uint16_t *algs, size_t n_algs,
 		      policy_app_rule *xr, mb_error *err);
 /* The log's PCR 4 events as rules but its kernel's (policy_kernel_apps), and xr's. */

@@ -136,7 +136,7 @@ int policy_pcr4_rules(json_t *jp, const mb_policy_artifacts *a, const uint16_t *
 			return set_error(err, -ENOMEM, "out of memory");
 		}
 	}
-	for (i = 0; i < a->boot.n_efi; i++) {
+	for (i = 0; i < a->boot->n_efi; i++) {
 		json_t *ds = json_object();
 		size_t k;
 
@@ -144,15 +144,15 @@ int policy_pcr4_rules(json_t *jp, const mb_policy_artifacts *a, const uint16_t *
 			json_decref(extra);
 			return set_error(err, -ENOMEM, "out of memory");
 		}
-		for (k = 0; k < a->boot.efi[i].n; k++) {
-			const mb_digest_info *info = mb_digest_by_alg(a->boot.efi[i].algs[k]);
+		for (k = 0; k < a->boot->efi[i].n; k++) {
+			const mb_digest_info *info = mb_digest_by_alg(a->boot->efi[i].algs[k]);
 			char hex[2 * MB_DIGEST_MAX + 1];
 
 			if (info)
 				json_object_set_new(ds, info->name,
-						       json_text(hex_format(a->boot.efi[i].digest[k], info->size, hex)));
+						       json_text(hex_format(a->boot->efi[i].digest[k], info->size, hex)));
 		}
-		if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->boot.efi[i].description, true) < 0) {
+		if (policy_add_rule(r4, "EV_EFI_BOOT_SERVICES_APPLICATION", NULL, ds, a->boot->efi[i].description, true) < 0) {
 			json_decref(extra);
 			return set_error(err, -ENOMEM, "out of memory");
 		}

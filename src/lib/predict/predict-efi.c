@@ -43,7 +43,7 @@ static int text_len(size_t n)
  * prefix, built-in config and memdisk; else the reason why they are not, in c->grub_why[e]. */
 int pred_plan_efi_grub(predict_ctx *c, mb_error *err)
 {
-	const mb_boot_artifacts *b = &c->in->boot;
+	const mb_boot_artifacts *b = c->in->boot;
 	int rc = 0;
 
 	for (size_t e = 0; e < b->n_efi && e < MAX_CONFIGS && rc >= 0; e++) {
@@ -95,8 +95,8 @@ int pred_walk_efi(predict_ctx *c, mb_log_writer *w, const mb_event *ev, bool *re
 	size_t e;
 
 	*replaced = false;
-	for (e = 0; e < in->boot.n_efi; e++) {
-		const mb_efi_binary *r = &in->boot.efi[e];
+	for (e = 0; e < in->boot->n_efi; e++) {
+		const mb_efi_binary *r = &in->boot->efi[e];
 		file_digests fd = { .have = true };
 		size_t a;
 		uint32_t j;

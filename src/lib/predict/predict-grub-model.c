@@ -168,8 +168,8 @@ static int read_booted_image(const predict_ctx *c, const char *first_path, boote
 	size_t size = 0, e;
 	int rc;
 
-	for (e = 0; !file && e < in->boot.n_efi; e++) {
-		const mb_efi_binary *r = &in->boot.efi[e];
+	for (e = 0; !file && e < in->boot->n_efi; e++) {
+		const mb_efi_binary *r = &in->boot->efi[e];
 		uint8_t *buf = NULL;
 		size_t sz = 0;
 		mb_grub_image gi;
@@ -268,18 +268,18 @@ static void chosen_files(predict_ctx *c, const grub_model_run *run)
 		}
 		lx = grub_is_cmd(ws.w[0], "linux");
 		ird = grub_is_cmd(ws.w[0], "initrd");
-		if (lx && !in->boot.kernel && (c->old_linux.n < 2 || !pred_same_path(c->old_linux.w[1], ws.w[1])))
+		if (lx && !in->boot->kernel && (c->old_linux.n < 2 || !pred_same_path(c->old_linux.w[1], ws.w[1])))
 			pred_note(c, 9, true, "the entry that boots loads the kernel %s, not today's: give the file with --kernel", ws.w[1]);
 		/* --kernel's digest replaces the kernel GRUB loads: it must be that file */
-		if (lx && in->boot.kernel && !pred_same_file_name(in->boot.kernel, ws.w[1]))
+		if (lx && in->boot->kernel && !pred_same_file_name(in->boot->kernel, ws.w[1]))
 			pred_note(c, 9, true, "the entry that boots loads the kernel %s, and --kernel names %s", ws.w[1],
-				  in->boot.kernel);
-		for (k = 1; ird && in->boot.initrd && k < ws.n && !pred_same_file_name(in->boot.initrd, ws.w[k]); k++)
+				  in->boot->kernel);
+		for (k = 1; ird && in->boot->initrd && k < ws.n && !pred_same_file_name(in->boot->initrd, ws.w[k]); k++)
 			;
-		if (ird && in->boot.initrd && k == ws.n)
+		if (ird && in->boot->initrd && k == ws.n)
 			pred_note(c, 9, true, "the entry that boots loads the initrd %s, and --initrd names %s", ws.w[1],
-				  in->boot.initrd);
-		for (k = 1; ird && !in->boot.initrd && k < ws.n; k++)
+				  in->boot->initrd);
+		for (k = 1; ird && !in->boot->initrd && k < ws.n; k++)
 			if (c->old_initrd.n != ws.n || !pred_same_path(c->old_initrd.w[k], ws.w[k]))
 				pred_note(c, 9, true, "the entry that boots loads the initrd %s, not today's: give the file with --initrd",
 					  ws.w[k]);
@@ -308,16 +308,16 @@ int pred_plan_model(predict_ctx *c, mb_error *err)
 	booted_image image = { 0 };
 	int rc = 0;
 
-	if (in->n_grub_booted && (in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path))
+	if (in->n_grub_booted && (in->boot->cmdline || in->boot->kernel_path || in->boot->initrd_path))
 		return set_error(err, -EINVAL, "the configs that booted (--grub-cfg-booted) are for running the new "
 				 "config, whose linux and initrd lines --cmdline, --kernel-path and --initrd-path would replace");
-	if ((in->grub_entry || in->grub_entry_kernel) && (in->boot.cmdline || in->boot.kernel_path || in->boot.initrd_path))
+	if ((in->grub_entry || in->grub_entry_kernel) && (in->boot->cmdline || in->boot->kernel_path || in->boot->initrd_path))
 		return set_error(err, -EINVAL, "a menu entry picked by hand (--grub-entry, --grub-entry-kernel) is run from the "
 				 "config, whose linux and initrd lines --cmdline, --kernel-path and --initrd-path would replace");
 	if (in->grub_entry && in->grub_entry_kernel)
 		return set_error(err, -EINVAL, "--grub-entry or --grub-entry-kernel, not both");
-	if ((!in->boot.n_grub_cfg && !in->grub_entry && !in->grub_entry_kernel) || in->boot.cmdline ||
-	    in->boot.kernel_path || in->boot.initrd_path)
+	if ((!in->boot->n_grub_cfg && !in->grub_entry && !in->grub_entry_kernel) || in->boot->cmdline ||
+	    in->boot->kernel_path || in->boot->initrd_path)
 		return 0; /* the options name PCR 8's linux/initrd lines themselves */
 	if (grub_measured_configs(in->log, &paths) < 0)
 		return set_error(err, -ENOMEM, "out of memory");

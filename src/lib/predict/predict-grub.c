@@ -51,7 +51,7 @@ bool pred_same_file_name(const char *host_file, const char *grub_path)
  */
 void pred_check_file_names(predict_ctx *c)
 {
-	const mb_boot_artifacts *b = &c->in->boot;
+	const mb_boot_artifacts *b = c->in->boot;
 	size_t k;
 
 	if (b->n_grub_cfg || b->uki)

@@ -205,7 +205,7 @@ static int find_on_esp(predict_ctx *c, const mb_event *app, char **ret)
  * Authenticode digest in every bank, then its .cmdline converted as systemd-boot does. */
 int pred_plan_uki_today(predict_ctx *c, mb_error *err)
 {
-	const mb_boot_artifacts *b = &c->in->boot;
+	const mb_boot_artifacts *b = c->in->boot;
 	const char *path = b->uki_today;
 	const mb_event *app;
 	mb_uki_section secs[MB_UKI_MAX_SECTIONS];

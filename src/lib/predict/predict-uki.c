@@ -52,12 +52,12 @@ static int plan_dropins(predict_ctx *c, mb_error *err)
 {
 	uint8_t *cpio = NULL;
 	size_t size = 0;
-	int rc = mb_uki_dropin_dir_cpio(c->in->boot.uki_extra_dir, MB_UKI_DROPIN_SYSEXTS, &cpio, &size, err);
+	int rc = mb_uki_dropin_dir_cpio(c->in->boot->uki_extra_dir, MB_UKI_DROPIN_SYSEXTS, &cpio, &size, err);
 
 	c->uki_extra = true;
 	c->uki_sysext.have = rc >= 0 && cpio;
 	if (rc >= 0)
-		rc = mb_uki_dropin_appended(c->in->boot.uki_extra_dir, &c->uki_appended, err);
+		rc = mb_uki_dropin_appended(c->in->boot->uki_extra_dir, &c->uki_appended, err);
 	c->uki_creds = c->uki_appended & (1u << MB_UKI_DROPIN_CREDENTIALS);
 	for (size_t b = 0; rc >= 0 && cpio && b < c->n_banks; b++)
 		if (mb_digest_by_alg(c->banks[b].alg))
@@ -70,7 +70,7 @@ static int plan_dropins(predict_ctx *c, mb_error *err)
  * of each section) and its Authenticode digest (PCR 4). */
 int pred_plan_uki(predict_ctx *c, mb_error *err)
 {
-	const char *path = c->in->boot.uki;
+	const char *path = c->in->boot->uki;
 	mb_uki_section secs[MB_UKI_MAX_SECTIONS];
 	mb_pe_info *pe = NULL;
 	uint8_t *buf = NULL;
@@ -127,7 +127,7 @@ int pred_plan_uki(predict_ctx *c, mb_error *err)
 	mb_pe_info_free(pe);
 	if (rc < 0)
 		return prefix_error(err, rc, path);
-	return c->in->boot.uki_extra_dir ? plan_dropins(c, err) : 0;
+	return c->in->boot->uki_extra_dir ? plan_dropins(c, err) : 0;
 }
 
 /* A PCR 4 application after today's UKI: the kernel systemd-stub started from .linux gets the new

@@ -44,24 +44,24 @@ static int plan(predict_ctx *c, mb_error *err)
 	rc = pred_read_today(c);
 	if (rc < 0)
 		return set_error(err, rc, "reading today's GRUB commands: %s", mb_strerror(rc));
-	if (in->boot.n_grub_cfg > MAX_CONFIGS)
+	if (in->boot->n_grub_cfg > MAX_CONFIGS)
 		return set_error(err, -EINVAL, "at most %d GRUB configs", MAX_CONFIGS);
-	for (i = 0; i < in->boot.n_grub_cfg; i++) {
-		rc = pred_plan_config(c, &in->boot.grub_cfg[i], &c->cfg[i], err);
+	for (i = 0; i < in->boot->n_grub_cfg; i++) {
+		rc = pred_plan_config(c, &in->boot->grub_cfg[i], &c->cfg[i], err);
 		c->n_cfg = i + 1;
 		if (rc < 0)
 			return rc;
 	}
-	if (in->boot.n_efi > 32)
+	if (in->boot->n_efi > 32)
 		return set_error(err, -EINVAL, "at most 32 EFI applications");
 	if (in->n_esp_dirs > MB_PREDICT_MAX_ESP_DIRS || (in->n_esp_dirs && !in->esp_dirs))
 		return set_error(err, -EINVAL, "at most %d ESP folders", MB_PREDICT_MAX_ESP_DIRS);
-	if (in->boot.kernel && (rc = pred_digest_file(c, in->boot.kernel, &c->kernel, err)) < 0)
+	if (in->boot->kernel && (rc = pred_digest_file(c, in->boot->kernel, &c->kernel, err)) < 0)
 		return rc;
-	if (in->boot.initrd && (rc = pred_digest_file(c, in->boot.initrd, &c->initrd, err)) < 0)
+	if (in->boot->initrd && (rc = pred_digest_file(c, in->boot->initrd, &c->initrd, err)) < 0)
 		return rc;
-	if (in->boot.uki) {
-		if (in->boot.kernel || in->boot.initrd || in->boot.cmdline)
+	if (in->boot->uki) {
+		if (in->boot->kernel || in->boot->initrd || in->boot->cmdline)
 			return set_error(err, -EINVAL, "a UKI carries the kernel, initrd and command line: no kernel, "
 					 "initrd or cmdline with it");
 		if ((rc = pred_plan_uki(c, err)) < 0)
@@ -75,12 +75,12 @@ static int plan(predict_ctx *c, mb_error *err)
 			      c->old_linux.n ? c->old_linux.w[0] : "linux");
 	c->initrd_cmd = dup_or(c->entry.initrd_line.n ? c->entry.initrd_line.w[0] : NULL,
 			       c->old_initrd.n ? c->old_initrd.w[0] : "initrd");
-	c->kernel_path = dup_or(in->boot.kernel_path ? in->boot.kernel_path : c->entry.linux_line.n > 1 ? c->entry.linux_line.w[1] : NULL,
+	c->kernel_path = dup_or(in->boot->kernel_path ? in->boot->kernel_path : c->entry.linux_line.n > 1 ? c->entry.linux_line.w[1] : NULL,
 				c->old_linux.n > 1 ? c->old_linux.w[1] : NULL);
 	if (!c->linux_cmd || !c->initrd_cmd || !c->kernel_path)
 		return set_error(err, -ENOMEM, "out of memory");
-	if (in->boot.cmdline) {
-		rc = grub_split_words(in->boot.cmdline, in->boot.cmdline + strlen(in->boot.cmdline), &c->args);
+	if (in->boot->cmdline) {
+		rc = grub_split_words(in->boot->cmdline, in->boot->cmdline + strlen(in->boot->cmdline), &c->args);
 	} else {
 		const grub_words *from = c->entry.linux_line.n ? &c->entry.linux_line : &c->old_linux;
 
@@ -90,8 +90,8 @@ static int plan(predict_ctx *c, mb_error *err)
 	}
 	if (rc < 0)
 		return set_error(err, rc, "the command line: %s", mb_strerror(rc));
-	if (in->boot.initrd_path) {
-		if (!(c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->boot.initrd_path)))
+	if (in->boot->initrd_path) {
+		if (!(c->initrd_paths.w[c->initrd_paths.n++] = strdup(in->boot->initrd_path)))
 			rc = -ENOMEM;
 	} else {
 		const grub_words *from = c->entry.initrd_line.n ? &c->entry.initrd_line : &c->old_initrd;
@@ -103,11 +103,11 @@ static int plan(predict_ctx *c, mb_error *err)
 	if (rc < 0)
 		return set_error(err, rc, "the initrd paths: %s", mb_strerror(rc));
 	for (i = 0; i < c->args.n; i++)
-		if (!in->boot.cmdline && strchr(c->args.w[i], '$'))
+		if (!in->boot->cmdline && strchr(c->args.w[i], '$'))
 			pred_note(c, 8, true, "the config's kernel arguments use a variable (%s): give the expanded --cmdline",
 				  c->args.w[i]);
-	c->loader_changed = in->boot.cmdline || c->entry.linux_line.n || in->boot.kernel_path || in->boot.initrd_path;
-	c->kernel_path_given = in->boot.kernel_path || c->entry.linux_line.n > 1;
+	c->loader_changed = in->boot->cmdline || c->entry.linux_line.n || in->boot->kernel_path || in->boot->initrd_path;
+	c->kernel_path_given = in->boot->kernel_path || c->entry.linux_line.n > 1;
 	pred_check_file_names(c);
 	return 0;
 }
@@ -133,7 +133,7 @@ static bool is_utf16_text(const mb_event *ev)
 static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 {
 	const mb_predict_input *in = c->in;
-	const mb_boot_artifacts *b = &in->boot;
+	const mb_boot_artifacts *b = in->boot;
 	size_t i, n = mb_event_log_count(in->log);
 	/* the config the commands GRUB runs come from: the last config event's, when it is replaced */
 	new_config *cur_cfg = NULL;
@@ -307,6 +307,7 @@ static int walk(predict_ctx *c, mb_log_writer *w, uint32_t *efi_used)
 MB_EXPORT int mb_predict(const mb_predict_input *in_opt, mb_predict_result *ret, mb_error *err)
 {
 	mb_predict_input in_buf;
+	mb_boot_artifacts boot_buf;
 	const mb_predict_input *in = &in_buf;
 	predict_ctx c = { 0 };
 	uint32_t efi_used = 0;
@@ -318,8 +319,14 @@ MB_EXPORT int mb_predict(const mb_predict_input *in_opt, mb_predict_result *ret,
 
 	memset(ret, 0, sizeof(*ret));
 	rc = OPTIONS_TAKE(in_buf, in_opt, err);
+	/* boot grows as in does, so it is taken alike (NULL: nothing changes); from here on in->boot
+	 * is our copy, never NULL */
+	if (rc == 0)
+		rc = OPTIONS_TAKE_NAMED(boot_buf, in_buf.boot, "mb_predict: mb_predict_input.boot (mb_boot_artifacts)",
+					err);
 	if (rc < 0)
 		return rc;
+	in_buf.boot = &boot_buf;
 	if (!in->log)
 		return set_error(err, -EINVAL, "mb_predict: no event log");
 	c.in = in;
@@ -378,11 +385,11 @@ MB_EXPORT int mb_predict(const mb_predict_input *in_opt, mb_predict_result *ret,
 				ret->changed |= 1u << pcr;
 	}
 	/* What was asked and found nothing to change, and what cannot be predicted: no value. */
-	ret->unmatched |= ((in->boot.kernel ? MB_PREDICT_KERNEL : 0) | (in->boot.initrd ? MB_PREDICT_INITRD : 0) |
-			  (in->boot.cmdline ? MB_PREDICT_CMDLINE : 0) | (in->boot.kernel_path ? MB_PREDICT_KERNEL_PATH : 0) |
-			  (in->boot.initrd_path ? MB_PREDICT_INITRD_PATH : 0) | (in->boot.uki ? MB_PREDICT_UKI : 0)) &
+	ret->unmatched |= ((in->boot->kernel ? MB_PREDICT_KERNEL : 0) | (in->boot->initrd ? MB_PREDICT_INITRD : 0) |
+			  (in->boot->cmdline ? MB_PREDICT_CMDLINE : 0) | (in->boot->kernel_path ? MB_PREDICT_KERNEL_PATH : 0) |
+			  (in->boot->initrd_path ? MB_PREDICT_INITRD_PATH : 0) | (in->boot->uki ? MB_PREDICT_UKI : 0)) &
 			 ~c.matched;
-	for (b = 0; b < in->boot.n_efi; b++)
+	for (b = 0; b < in->boot->n_efi; b++)
 		if (!(efi_used & (1u << b)))
 			ret->unmatched_efi |= 1u << b;
 	for (b = 0; b < c.n_cfg; b++)
