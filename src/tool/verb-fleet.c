@@ -230,6 +230,26 @@ static void print_machine(json_t *m)
 			}
 		}
 	}
+	/* What the verifier found changed since the machine's last trusted boot. */
+	if (((v = json_object_get(m, "since_trusted")) != NULL) && json_is_array(v)) {
+		n = json_array_size(v);
+		printf("since the last trusted attestation:%s\n", n ? "" : " the same events");
+		for (i = 0; i < n; i++) {
+			json_t *d = json_array_get(v, i), *ev = json_object_get(d, "event"),
+			       *was = json_object_get(d, "trusted_event");
+
+			printf("  PCR %lld ", (long long) json_integer_value(json_object_get(d, "pcr")));
+			put_text(str(d, "change"));
+			fputs(": ", stdout);
+			if (json_is_integer(ev))
+				printf("event %lld", (long long) json_integer_value(ev));
+			else
+				printf("trusted event %lld", (long long) json_integer_value(was));
+			fputs(" ", stdout);
+			put_text(str(d, "type"));
+			line(": ", str(d, "description"));
+		}
+	}
 	if (((history = json_object_get(m, "history")) != NULL) && json_is_array(history) &&
 	    (n = json_array_size(history)) > 0) {
 		printf("history (newest first):\n");

@@ -68,6 +68,98 @@ static bool get_machine(fleet_worker *w, const char *id, store_machine *m, http_
 	return r >= 0;
 }
 
+/* Base64 of the evidence's firmware log into bytes (the library judged that evidence, so the
+ * field is well-formed; anything else is taken as no log). */
+static uint8_t *b64_decode(const char *s, size_t *ret_size)
+{
+	uint8_t *buf;
+
+	if (!s || !*s || base64_decode(s, strlen(s), SIZE_MAX / 2, &buf, ret_size) < 0)
+		return NULL;
+	return buf;
+}
+
+/* An evidence's firmware log, parsed (NULL: none, or not one). */
+static mb_event_log *evidence_log(const char *evidence)
+{
+	json_t *ev = evidence ? json_from_text(evidence) : NULL;
+	size_t size = 0;
+	uint8_t *bytes = b64_decode(json_string_value(json_object_get(ev, "eventlog")), &size);
+	mb_event_log *log = NULL;
+	mb_error err = { 0 };
+
+	if (bytes && mb_event_log_parse(bytes, size, &log, &err) < 0)
+		log = NULL;
+	free(bytes);
+	json_decref(ev);
+	return log;
+}
+
+/*
+ * What changed since the machine's last trusted boot (issue 31): the log of its last trusted
+ * attestation against now's, as `mboot log diff` aligns them. Only for a machine that is not
+ * trusted now and was trusted once since it enrolled; otherwise (or when that evidence cannot
+ * be read) have is false and nothing is said.
+ */
+typedef struct since_trusted {
+	mb_event_log *log; /* the trusted boot's */
+	mb_diff diff;
+	bool have;
+} since_trusted;
+
+static void since_trusted_load(fleet_worker *w, const store_machine *m, const mb_event_log *now, since_trusted *s)
+{
+	mb_error err = { 0 };
+	char *text = NULL;
+
+	memset(s, 0, sizeof(*s));
+	if (!now || !m->status || strcmp(m->status, "untrusted") != 0)
+		return;
+	if (store_machine_trusted_evidence(w->d, m->id, &text, &err) < 0)
+		return;
+	s->log = evidence_log(text);
+	free(text);
+	if (s->log && mb_log_diff(s->log, now, &s->diff, &err) >= 0)
+		s->have = true;
+}
+
+static void since_trusted_done(since_trusted *s)
+{
+	if (s->have)
+		mb_diff_done(&s->diff);
+	mb_event_log_free(s->log);
+}
+
+/* "since_trusted": null, or each difference as {"change", "pcr", "event" (now's index or null),
+ * "trusted_event" (the trusted boot's or null), "type", "description"}. */
+static json_t *since_trusted_json(const since_trusted *s, const mb_event_log *now)
+{
+	json_t *a;
+	size_t i;
+
+	if (!s->have)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < s->diff.n_entries; i++) {
+		const mb_diff_entry *e = &s->diff.entries[i];
+		const mb_event *ev = e->b ? e->b : e->a;
+		char tb[MB_EVENT_TYPE_LABEL_SIZE], *desc = mb_event_description(e->b ? now : s->log, ev);
+		json_t *o = json_object();
+
+		json_object_set_new(o, "change", json_text(mb_diff_kind_name(e->kind)));
+		json_object_set_new(o, "pcr", json_integer(e->pcr));
+		json_object_set_new(o, "event", e->b ? json_integer(e->b->number) : json_null());
+		json_object_set_new(o, "trusted_event", e->a ? json_integer(e->a->number) : json_null());
+		json_object_set_new(o, "type", json_text(mb_event_type_label(ev->type, tb)));
+		json_object_set_new(o, "description", json_text(desc ? desc : ""));
+		if (!desc)
+			json_build_note_failure();
+		free(desc);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 {
 	store_history h[STORE_HISTORY];
@@ -98,6 +190,21 @@ void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 	json_object_set_new(o, "ek_certificate_sha256",
 			       json_incref(json_object_get(rec, "ek_certificate_sha256")));
 	json_object_set_new(o, "verdict", m.last_verdict ? json_from_text(m.last_verdict) : json_null());
+	{
+		char *evidence = NULL;
+		mb_event_log *now = NULL;
+		since_trusted st;
+
+		/* Not for a trusted machine: since_trusted_load asks for none then. */
+		if (m.status && strcmp(m.status, "untrusted") == 0 &&
+		    store_machine_last_evidence(w->d, id, &evidence, &err) >= 0)
+			now = evidence_log(evidence);
+		free(evidence);
+		since_trusted_load(w, &m, now, &st);
+		json_object_set_new(o, "since_trusted", since_trusted_json(&st, now));
+		since_trusted_done(&st);
+		mb_event_log_free(now);
+	}
 	hist = json_array();
 	for (i = 0; i < n; i++) {
 		json_t *e = json_object();
@@ -113,27 +220,43 @@ void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 	reply_json(resp, 200, o);
 }
 
-/* Base64 of the evidence's firmware log into bytes (the library judged that evidence, so the
- * field is well-formed; anything else is taken as no log). */
-static uint8_t *b64_decode(const char *s, size_t *ret_size)
-{
-	uint8_t *buf;
-
-	if (!s || !*s || base64_decode(s, strlen(s), SIZE_MAX / 2, &buf, ret_size) < 0)
-		return NULL;
-	return buf;
-}
-
 typedef struct broken_mark {
 	bool broken;
+	const char *changed; /* since the last trusted boot: "added", "changed", or NULL */
 	char why[256];
 } broken_mark;
 
-/* What the verdict names: the PCRs whose log did not replay, the events the policy refused. */
-static void mark_broken(json_t *verdict, const mb_event_log *log, broken_mark *marks, size_t n)
+/* The index of ev in log (events are numbered from 0 in order). */
+static size_t event_slot(const mb_event_log *log, const mb_event *ev, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (mb_event_log_event(log, i) == ev)
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * What the verdict names: the PCRs whose log did not replay, the events the policy refused. With
+ * the last trusted boot to compare with (st), a PCR that did not replay marks the events of it
+ * that changed since then, not every one of its events: those are the ones to look at.
+ */
+static void mark_broken(json_t *verdict, const mb_event_log *log, broken_mark *marks, size_t n,
+			const since_trusted *st)
 {
 	json_t *logs, *pcrs, *policy, *viol;
+	uint32_t changed_pcrs = 0;
 	size_t i, k;
+
+	for (k = 0; st->have && k < st->diff.n_entries; k++) {
+		const mb_diff_entry *e = &st->diff.entries[k];
+
+		if (e->b && (i = event_slot(log, e->b, n)) != SIZE_MAX) {
+			marks[i].changed = mb_diff_kind_name(e->kind);
+			changed_pcrs |= e->pcr < MB_PCR_COUNT ? 1u << e->pcr : 0;
+		}
+	}
 
 	if (((logs = json_object_get(verdict, "logs")) != NULL) && ((pcrs = json_object_get(logs, "pcrs")) != NULL))
 		for (k = 0; k < json_array_size(pcrs); k++) {
@@ -148,7 +271,8 @@ static void mark_broken(json_t *verdict, const mb_event_log *log, broken_mark *m
 			for (i = 0; i < n; i++) {
 				const mb_event *ev = mb_event_log_event(log, i);
 
-				if (ev->pcr == (uint32_t) pcr && mb_event_extends(ev) && !marks[i].broken) {
+				if (ev->pcr == (uint32_t) pcr && mb_event_extends(ev) && !marks[i].broken &&
+				    (!(changed_pcrs & (1u << ev->pcr)) || marks[i].changed)) {
 					marks[i].broken = true;
 					snprintf(marks[i].why, sizeof(marks[i].why), "PCR %d (%s): %s", pcr,
 						 json_string_value(json_object_get(p, "bank")), v);
@@ -197,6 +321,11 @@ static void event_write(jsonout *b, const mb_event_log *log, const mb_event *ev,
 	} else {
 		jsonout_lit(b, "false,\"why\":null");
 	}
+	jsonout_lit(b, ",\"changed\":");
+	if (mark->changed)
+		jsonout_string(b, mark->changed, strlen(mark->changed));
+	else
+		jsonout_lit(b, "null");
 	jsonout_lit(b, "}");
 }
 
@@ -205,12 +334,12 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	store_machine m;
 	mb_error err = { 0 };
 	char *evidence = NULL;
-	json_t *ev_json = NULL, *verdict = NULL;
+	json_t *verdict = NULL, *since = NULL;
 	jsonout b = { 0 };
 	mb_event_log *log = NULL;
 	broken_mark *marks = NULL;
-	uint8_t *bytes;
-	size_t size = 0, i, n = 0, shown = 0, n_broken_late = 0;
+	since_trusted st = { 0 };
+	size_t i, n = 0, shown = 0, n_broken_late = 0;
 	int r;
 
 	if (!get_machine(w, id, &m, resp))
@@ -220,28 +349,26 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 		reply_db_error(resp, r, &err);
 		goto out;
 	}
-	if (evidence)
-		ev_json = json_from_text(evidence);
-	bytes = b64_decode(json_string_value(json_object_get(ev_json, "eventlog")), &size);
-	if (bytes && mb_event_log_parse(bytes, size, &log, &err) >= 0) {
+	log = evidence_log(evidence);
+	if (log) {
 		n = mb_event_log_count(log);
 		marks = calloc(n ? n : 1, sizeof(*marks));
 		if (!marks) {
-			free(bytes);
 			reply_error(resp, 500, "out of memory");
 			goto out;
 		}
+		since_trusted_load(w, &m, log, &st);
 		verdict = m.last_verdict ? json_from_text(m.last_verdict) : NULL;
-		mark_broken(verdict, log, marks, n);
+		mark_broken(verdict, log, marks, n, &st);
 	}
-	free(bytes);
 	jsonout_open(&b, '{');
 	jsonout_key(&b, "events");
 	jsonout_open(&b, '[');
-	/* The first events, then only the broken ones, each part capped: a machine's log of any
+	/* The first events, then only the broken or changed ones, each part capped: a machine's log of any
 	 * length costs a bounded answer, and the events the verdict names are there. */
 	for (i = 0; i < n; i++)
-		if (i < FLEET_EVENTS_SHOWN || (marks[i].broken && n_broken_late++ < FLEET_EVENTS_SHOWN)) {
+		if (i < FLEET_EVENTS_SHOWN ||
+		    ((marks[i].broken || marks[i].changed) && n_broken_late++ < FLEET_EVENTS_SHOWN)) {
 			jsonout_next(&b);
 			event_write(&b, log, mb_event_log_event(log, i), &marks[i]);
 			shown++;
@@ -251,6 +378,13 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	jsonout_u64(&b, n);
 	jsonout_key(&b, "omitted");
 	jsonout_u64(&b, n - shown);
+	/* Every difference from the last trusted boot, those gone from this log included. */
+	jsonout_key(&b, "since_trusted");
+	since = since_trusted_json(&st, log);
+	if (since)
+		jsonout_json(&b, since);
+	else
+		b.oom = true;
 	jsonout_close(&b, '}');
 	jsonout_put(&b, "", 1);
 	if (b.oom) {
@@ -259,7 +393,8 @@ void fleet_events(fleet_worker *w, const char *id, http_response *resp)
 	}
 	reply_text(resp, 200, b.p);
 out:
-	json_decref(ev_json);
+	json_decref(since);
+	since_trusted_done(&st);
 	json_decref(verdict);
 	mb_event_log_free(log);
 	free(marks);

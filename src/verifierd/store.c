@@ -79,7 +79,17 @@ static const char *const schema_v3[] = {
 	NULL,
 };
 
-static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3 };
+/*
+ * Version 4. What changed since the last trusted boot: the evidence of the last trusted
+ * attestation, kept only while the machine is untrusted (while it is trusted that is
+ * last_evidence), so a fleet stores a second evidence only for the machines that went wrong.
+ */
+static const char *const schema_v4[] = {
+	"ALTER TABLE machines ADD COLUMN trusted_evidence TEXT",
+	NULL,
+};
+
+static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3, schema_v4 };
 
 /* Literals in SQL text: SQLite takes no text parameter for LIMIT. */
 #define STR_(x) #x
@@ -289,6 +299,16 @@ int store_machine_last_evidence(db *d, const char *id, char **ret, mb_error *err
 	return query_text(d, "SELECT last_evidence FROM machines WHERE id = $1", p, 1, ret, err);
 }
 
+int store_machine_trusted_evidence(db *d, const char *id, char **ret, mb_error *err)
+{
+	const char *p[] = { id };
+
+	return query_text(d,
+			  "SELECT CASE WHEN status = 'trusted' THEN last_evidence ELSE trusted_evidence END "
+			  "FROM machines WHERE id = $1",
+			  p, 1, ret, err);
+}
+
 int store_machine_with_ek(db *d, const char *ek_sha256, const char *id, char **ret, mb_error *err)
 {
 	const char *p[] = { ek_sha256, id };
@@ -423,9 +443,13 @@ int store_attestation_tx(db *d, const char *id, int64_t generation, const char *
 	i64s(gb, generation);
 	/* The machine first: under PostgreSQL's READ COMMITTED the row's condition is checked again
 	 * on the newest version once a concurrent change of it committed, so a policy set (or a
-	 * revoke) that committed while the evidence was judged makes this change no row. */
+	 * revoke) that committed while the evidence was judged makes this change no row. The last
+	 * trusted evidence: dropped when this one is trusted, kept from the row's when the machine
+	 * turns untrusted now (SET reads the row as it was). */
 	r = db_exec(d,
 		    "UPDATE machines SET status_changed = CASE WHEN status = $2 THEN status_changed ELSE $3 END, "
+		    "trusted_evidence = CASE WHEN $2 = 'trusted' THEN NULL WHEN status = 'trusted' THEN last_evidence "
+		    "ELSE trusted_evidence END, "
 		    "status = $2, last_attestation = $3, last_nonce = $4, last_evidence = $5, last_verdict = $6, "
 		    "last_reasons = $7 WHERE id = $1 AND generation = $8 AND status <> 'revoked'",
 		    pm, 8, err);

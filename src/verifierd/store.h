@@ -12,7 +12,7 @@
 
 #include "verifierd/db.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_HISTORY 20
 
 /* Create or migrate the schema (in one transaction; safe when verifiers start together). */
@@ -44,6 +44,9 @@ int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err)
 int store_machine_with_ek(db *d, const char *ek_sha256, const char *id, char **ret, mb_error *err);
 /* The last evidence of a machine (-ENOENT: none). */
 int store_machine_last_evidence(db *d, const char *id, char **ret, mb_error *err);
+/* The evidence of its last trusted attestation (-ENOENT: none since it was enrolled, or the
+ * evidence was judged trusted only after a policy change). */
+int store_machine_trusted_evidence(db *d, const char *id, char **ret, mb_error *err);
 
 /* Enrollment: the verifier's state of one pending enrollment per machine. */
 int store_enrollment_put(db *d, const char *id, const char *state, int64_t interval, int64_t now, mb_error *err);

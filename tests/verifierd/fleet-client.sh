@@ -207,6 +207,10 @@ jq -r '"machine: \(.id)", "status: \(.status)", "enrolled: \(.enrolled)",
 	"policy: \(.policy // "none (never trusted)")",
 	"last verdict: \(if .verdict.trusted then "trusted" else "NOT TRUSTED" end)",
 	(.verdict.reasons[] | "  \(.name): \(.detail)"),
+	(if .since_trusted == null then empty else
+		"since the last trusted attestation:\(if (.since_trusted | length) == 0 then " the same events" else "" end)",
+		(.since_trusted[] | "  PCR \(.pcr) \(.change): \(if .event == null then "trusted event \(.trusted_event)"
+			else "event \(.event)" end) \(.type): \(.description)") end),
 	"history (newest first):",
 	(.history[] | "  \(.at)  \(if .trusted then "trusted" else "not trusted (\(.reasons) reason(s))" end)")' \
 	server-m1.json | tr -d '\000-\011\013-\037\177' >show.want

@@ -122,6 +122,42 @@ fleet list >list.txt
 check "fleet list: a table with m1's status and policy digest" \
 	grep -Eq "^m1 +trusted +[0-9T:Z-]{20} +$(sha256sum <policy.json | cut -c1-12)$" list.txt
 
+# --- m1 reboots into the init=/bin/sh boot: what changed since its last trusted boot --------------
+# The events that differ are those `predict --cmdline` rewrote: the ones whose data holds
+# "init=/bin/sh" (found by their bytes, in hex, in the log's data).
+sh_hex=$(printf 'init=/bin/sh' | od -An -tx1 | tr -d ' \n')
+sh_events=$("$M" log show --json "$WORK/cmdline.log" |
+	jq -c --arg h "$sh_hex" '[.events[] | select(.data | contains($h)) | .index]')
+BOOTED=$WORK/cmdline.log
+boot m1 "$BOOTED"
+push m1
+check "m1 trusted before, now booted with init=/bin/sh: NOT TRUSTED (exit $rc)" test "$rc" = 1
+fleet show m1 --json >show-m1-sh.json
+check "m1: fleet show --json names the events changed since its last trusted boot: $sh_events, PCR 8" \
+	test "$(jq -c '[.since_trusted[] | select(.change == "changed" and .pcr == 8) | .event] | sort' show-m1-sh.json)" = \
+	"$sh_events" -a "$(jq '.since_trusted | length' show-m1-sh.json)" = "$(jq length <<<"$sh_events")"
+fleet show m1 >show-m1-sh.txt
+check "m1: fleet show prints them under 'since the last trusted attestation'" \
+	test "$(grep -A9 '^since the last trusted attestation:$' show-m1-sh.txt | grep -c '^  PCR 8 changed: event [0-9]* EV_IPL: .*init=/bin/sh')" = \
+	"$(jq length <<<"$sh_events")"
+api() { curl -sSf -H "Authorization: Bearer $(cat "$WORK/token")" "$URL$1"; }
+api /v1/machines/m1/events >events-m1-sh.json || fail "GET /v1/machines/m1/events"
+check "m1: the events API marks exactly those events changed" \
+	test "$(jq -c '[.events[] | select(.changed == "changed") | .index]' events-m1-sh.json)" = "$sh_events"
+# The log sent does not replay to the quote (an event added to the log only): PCR 8 does not
+# verify, and of its events only those that differ from the trusted boot are marked broken.
+"${MB_FORGE:?}" "$WORK/cmdline.log" "$WORK/tampered.log" append 8 grub_cmd "echo not in the TPM" ||
+	fail "mb-forge append"
+BOOTED=$WORK/tampered.log
+push m1
+check "m1: a log that does not replay to the quote: NOT TRUSTED (exit $rc)" test "$rc" = 1
+api /v1/machines/m1/events >events-m1-tampered.json || fail "GET /v1/machines/m1/events"
+added=$("$M" log show --json "$WORK/tampered.log" | jq '.events[-1].index')
+check "m1: of PCR 8's $(jq '[.events[] | select(.pcr == 8)] | length' events-m1-tampered.json) events, the broken ones are the changed $sh_events and the added $added" \
+	test "$(jq -c '[.events[] | select(.broken) | .index]' events-m1-tampered.json)" = \
+	"$(jq -c --argjson a "$added" '. + [$a]' <<<"$sh_events")" -a \
+	"$(jq -r '[.events[] | select(.broken) | .why] | unique | map(test("^PCR 8 ")) | all' events-m1-tampered.json)" = true
+
 # --- revoke, forget, enroll again --------------------------------------------------------------
 BOOTED=$LOG
 boot m1 "$BOOTED"

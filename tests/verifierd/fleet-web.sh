@@ -105,9 +105,9 @@ named=$(jq -r '[.verdict.policy.violations[].event] | unique | join(" ")' evil.j
 check "the verdict names the appended GRUB command, event $appended of evil.bin (named: $named)" \
 	test "$named" = "$appended"
 "$M" log show --json evil.bin | jq -S '.events' >evil-show.json
-check "each event of the API is the event of \`mboot log show --json\` with broken and why after it" \
-	test "$(jq -S '[.events[] | del(.broken, .why)]' evil-events.json)" = "$(cat evil-show.json)" -a \
-	"$(jq -c '[.events[] | keys_unsorted[-2:]] | unique' evil-events.json)" = '[["broken","why"]]'
+check "each event of the API is the event of \`mboot log show --json\` with broken, why and changed after it" \
+	test "$(jq -S '[.events[] | del(.broken, .why, .changed)]' evil-events.json)" = "$(cat evil-show.json)" -a \
+	"$(jq -c '[.events[] | keys_unsorted[-3:]] | unique' evil-events.json)" = '[["broken","why","changed"]]'
 check "the page is served with the CSP it is written for" \
 	grep -qi "^content-security-policy: default-src 'none'; script-src 'unsafe-inline'" \
 	<(curl -sS -D - -o page.html "$URL/")
