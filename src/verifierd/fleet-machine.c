@@ -53,8 +53,8 @@ static bool refused_revoked(const store_machine *m, http_response *resp)
 {
 	if (strcmp(m->status, "revoked") != 0)
 		return false;
-	reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once forgotten)",
-		    m->id);
+	reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once "
+		    "forgotten: 'mboot fleet forget %s')", m->id, m->id);
 	return true;
 }
 
@@ -105,8 +105,8 @@ void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp)
 		if (refused_revoked(&m, resp))
 			goto out;
 		if (strcmp(m.ek_sha256, ek) != 0) {
-			reply_error(resp, 409, "machine id %s is enrolled with another TPM (EK); forget it first",
-				    body.machine_id);
+			reply_error(resp, 409, "machine id %s is enrolled with another TPM (EK); forget it first: "
+				    "'mboot fleet forget %s'", body.machine_id, body.machine_id);
 			goto out;
 		}
 	}
@@ -186,7 +186,8 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 
 	r = store_enrollment_get(w->d, id, &state, &c.interval, &err);
 	if (r == -ENOENT) {
-		reply_error(resp, 404, "no pending enrollment for machine %s (POST /v1/enroll first)", id);
+		reply_error(resp, 404, "no pending enrollment for machine %s (enroll first: 'mboot attest push' "
+			    "enrolls on first contact)", id);
 		return;
 	}
 	if (r < 0) {
@@ -212,12 +213,13 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 	c.allow_ek_reuse = w->f->allow_ek_reuse;
 	r = fleet_transaction(w->d, activate_tx, &c, &err);
 	if (c.refused == 403)
-		reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once forgotten)",
-			    id);
+		reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once "
+			    "forgotten: 'mboot fleet forget %s')", id, id);
 	else if (c.refused == 409 && c.ek_taken)
 		reply_ek_taken(resp, id, c.ek_taken);
 	else if (c.refused == 409)
-		reply_error(resp, 409, "machine id %s is enrolled with another TPM (EK); forget it first", id);
+		reply_error(resp, 409, "machine id %s is enrolled with another TPM (EK); forget it first: "
+			    "'mboot fleet forget %s'", id, id);
 	else if (r < 0)
 		reply_db_error(resp, r, &err);
 	else {
@@ -239,7 +241,8 @@ static bool machine_for_attestation(fleet_worker *w, const char *id, store_machi
 	int r = store_machine_get(w->d, id, m, &err);
 
 	if (r == -ENOENT) {
-		reply_error(resp, 404, "unknown machine %s (enroll it)", id);
+		reply_error(resp, 404, "unknown machine %s (enroll it: 'mboot attest push' enrolls on first "
+			    "contact)", id);
 		return false;
 	}
 	if (r < 0) {

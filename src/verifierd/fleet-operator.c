@@ -62,7 +62,7 @@ static bool get_machine(fleet_worker *w, const char *id, store_machine *m, http_
 	int r = store_machine_get(w->d, id, m, &err);
 
 	if (r == -ENOENT)
-		reply_error(resp, 404, "unknown machine %s", id);
+		reply_error(resp, 404, "unknown machine %s ('mboot fleet list' lists the machines)", id);
 	else if (r < 0)
 		reply_db_error(resp, r, &err);
 	return r >= 0;
@@ -454,7 +454,7 @@ static void policy_answer(fleet_worker *w, const char *id, const char *sha, http
 	int r = rejudge(w, id, &status, &err);
 
 	if (r == -ENOENT) {
-		reply_error(resp, 404, "unknown machine %s", id);
+		reply_error(resp, 404, "unknown machine %s ('mboot fleet list' lists the machines)", id);
 		return;
 	}
 	if (r < 0) {

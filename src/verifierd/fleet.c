@@ -112,7 +112,7 @@ void reply_db_error(http_response *resp, int r, const mb_error *err)
 bool reply_machine_failed(http_response *resp, int r, const mb_error *err, const char *id)
 {
 	if (r == -ENOENT)
-		reply_error(resp, 404, "unknown machine %s", id);
+		reply_error(resp, 404, "unknown machine %s ('mboot fleet list' lists the machines)", id);
 	else if (r < 0)
 		reply_db_error(resp, r, err);
 	return r < 0;

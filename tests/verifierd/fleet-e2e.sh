@@ -163,8 +163,8 @@ BOOTED=$LOG
 boot m1 "$BOOTED"
 fleet revoke m1 >/dev/null
 push m1
-check "a revoked m1: push exits 2 with the verifier's 403 (exit $rc: $(cat push.err))" \
-	grep -q "HTTP 403" push.err
+check "a revoked m1: push exits 2 with the verifier's 403 naming the fix (exit $rc: $(cat push.err))" \
+	grep -q "HTTP 403: machine m1 is revoked: .*'mboot fleet forget m1'" push.err
 test "$rc" = 2 || bad "revoked push: exit $rc, not 2"
 check "m1 revoked in fleet show" test "$(fleet show m1 --json | jq -r .status)" = revoked
 fleet forget m1 >/dev/null
