@@ -22,6 +22,9 @@ typedef struct fleet_policy {
 	mb_policy *policy;
 } fleet_policy;
 
+/* The judging-time histogram's buckets with a bound (fleet-metrics.c). */
+#define FLEET_JUDGE_BUCKETS 10
+
 /* The verifier's nonces (fleet-nonce.c): what the fleet gives is this many bytes. */
 #define FLEET_NONCE_SIZE 32
 
@@ -41,6 +44,12 @@ struct fleet {
 
 	/* Evidence refused as not this machine's TPM's answer (nothing stored), by reason. */
 	atomic_uint_fast64_t refused[_MB_ATTEST_REASON_MAX];
+	/* GET /metrics (fleet-metrics.c): attestations stored (untrusted, trusted), the reasons of
+	 * the untrusted ones, judging time by bucket (the last: over the largest bound). */
+	atomic_uint_fast64_t stored[2];
+	atomic_uint_fast64_t stored_reasons[_MB_ATTEST_REASON_MAX];
+	atomic_uint_fast64_t judge_buckets[FLEET_JUDGE_BUCKETS + 1];
+	atomic_uint_fast64_t judge_sum_us;
 	/* Test hook: called after evidence was judged, before its verdict is stored. */
 	void (*after_judging)(void *ctx);
 	void *after_judging_ctx;
@@ -111,6 +120,10 @@ int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret,
 int64_t fleet_interval_of(const fleet *f, const store_machine *m);
 /* The machine's status as shown: stale when nothing was judged within twice its interval. */
 const char *fleet_status_shown(const fleet *f, const store_machine *m, int64_t now);
+/* Every status fleet_status_shown gives. */
+#define FLEET_STATUSES 5
+extern const char *const fleet_statuses[FLEET_STATUSES];
+
 
 /* Run fn in a transaction, retried while the database says busy. */
 typedef int (*fleet_tx_fn)(db *d, void *ctx, mb_error *err);
@@ -132,6 +145,13 @@ typedef struct fleet_judgment {
 bool fleet_reason_refuses(mb_attest_reason r);
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error);
+
+/* ---- fleet-metrics.c: GET /metrics ---- */
+void fleet_metrics(fleet_worker *w, http_response *resp);
+/* Counted as they happen: a database call failed; one evidence judged in us; an attestation stored. */
+void fleet_metrics_db_error(void);
+void fleet_metrics_judged(fleet *f, int64_t us);
+void fleet_metrics_stored(fleet *f, const fleet_judgment *j);
 
 /* ---- the calls ---- */
 void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp);

@@ -462,7 +462,11 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		goto out;
 	}
 	for (tries = 1;; tries++) {
+		int64_t t0 = fleet_now_us();
+
 		r = fleet_judge(w, &m, req->body, req->body_size, nonce, &j, &err, &db_error);
+		if (r >= 0)
+			fleet_metrics_judged(w->f, fleet_now_us() - t0);
 		if (r < 0) {
 			if (db_error)
 				reply_db_error(resp, r, &err);
@@ -509,6 +513,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		reply_db_error(resp, r, &err);
 		goto out;
 	}
+	fleet_metrics_stored(w->f, &j);
 	o = json_object();
 	json_object_set_new(o, "machine_id", json_text(id));
 	json_object_set_new(o, "status", json_text(j.trusted ? "trusted" : "untrusted"));

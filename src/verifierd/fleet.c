@@ -101,6 +101,7 @@ void reply_db_error(http_response *resp, int r, const mb_error *err)
 {
 	const char *m = err && err->message[0] ? err->message : mb_strerror(r);
 
+	fleet_metrics_db_error();
 	if (r == -ENOTCONN || r == -EIO || r == -EBUSY)
 		reply_error(resp, 503, "the database is unavailable, nothing was stored (retry): %s", m);
 	else if (r == -ENOMEM)
@@ -143,6 +144,8 @@ int64_t fleet_interval_of(const fleet *f, const store_machine *m)
 {
 	return m->interval > 0 && m->interval < f->max_interval ? m->interval : f->max_interval;
 }
+
+const char *const fleet_statuses[FLEET_STATUSES] = { "trusted", "untrusted", "stale", "enrolled", "revoked" };
 
 const char *fleet_status_shown(const fleet *f, const store_machine *m, int64_t now)
 {
@@ -375,41 +378,6 @@ static bool operator_ok(fleet_worker *w, const http_request *req, http_response 
 	return true;
 }
 
-/* GET /metrics: Prometheus' text format. This verifier process's counters (each verifier of a
- * shared database counts its own). */
-static void metrics(fleet *f, http_response *resp)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-	unsigned i;
-
-	if (!out) {
-		reply_error(resp, 500, "out of memory");
-		return;
-	}
-	fputs("# HELP mboot_verifierd_evidence_refused_total Evidence refused as not the machine's TPM's quote of "
-	      "its nonce (nothing stored), by reason.\n"
-	      "# TYPE mboot_verifierd_evidence_refused_total counter\n", out);
-	for (i = 0; i < _MB_ATTEST_REASON_MAX; i++) {
-		uint_fast64_t n = atomic_load(&f->refused[i]);
-
-		if (n || fleet_reason_refuses((mb_attest_reason) i))
-			fprintf(out, "mboot_verifierd_evidence_refused_total{reason=\"%s\"} %llu\n",
-				mb_attest_reason_name((mb_attest_reason) i), (unsigned long long) n);
-	}
-	if (fclose(out) != 0 || !text) {
-		free(text);
-		reply_error(resp, 500, "out of memory");
-		return;
-	}
-	resp->status = 200;
-	resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
-	resp->body = text;
-	resp->body_size = size;
-	resp->body_static = false;
-}
-
 static bool method_is(const http_request *req, const char *m)
 {
 	return strcmp(req->method, m) == 0;
@@ -548,7 +516,7 @@ void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp)
 		if (!operator_ok(w, req, resp))
 			return;
 		if (method_is(req, "GET"))
-			metrics(w->f, resp);
+			fleet_metrics(w, resp);
 		else
 			no_method(req, resp);
 	} else if (strcmp(path, "/v1/machines") == 0) {

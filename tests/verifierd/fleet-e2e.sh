@@ -128,6 +128,12 @@ check "fleet list: a table with m1's status and policy digest" \
 sh_hex=$(printf 'init=/bin/sh' | od -An -tx1 | tr -d ' \n')
 sh_events=$("$M" log show --json "$WORK/cmdline.log" |
 	jq -c --arg h "$sh_hex" '[.events[] | select(.data | contains($h)) | .index]')
+api() { curl -sSf -H "Authorization: Bearer $(cat "$WORK/token")" "$URL$1"; }
+# metric NAME{LABELS}: its value in GET /metrics (0 when absent)
+metric() { api /metrics | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'; }
+untrusted0=$(metric 'mboot_verifierd_attestations_total{result="untrusted"}')
+judged0=$(metric mboot_verifierd_judge_seconds_count)
+policy0=$(metric 'mboot_verifierd_untrusted_reasons_total{reason="policy-violated"}')
 BOOTED=$WORK/cmdline.log
 boot m1 "$BOOTED"
 push m1
@@ -140,7 +146,6 @@ fleet show m1 >show-m1-sh.txt
 check "m1: fleet show prints them under 'since the last trusted attestation'" \
 	test "$(grep -A9 '^since the last trusted attestation:$' show-m1-sh.txt | grep -c '^  PCR 8 changed: event [0-9]* EV_IPL: .*init=/bin/sh')" = \
 	"$(jq length <<<"$sh_events")"
-api() { curl -sSf -H "Authorization: Bearer $(cat "$WORK/token")" "$URL$1"; }
 api /v1/machines/m1/events >events-m1-sh.json || fail "GET /v1/machines/m1/events"
 check "m1: the events API marks exactly those events changed" \
 	test "$(jq -c '[.events[] | select(.changed == "changed") | .index]' events-m1-sh.json)" = "$sh_events"
@@ -157,6 +162,18 @@ check "m1: of PCR 8's $(jq '[.events[] | select(.pcr == 8)] | length' events-m1-
 	test "$(jq -c '[.events[] | select(.broken) | .index]' events-m1-tampered.json)" = \
 	"$(jq -c --argjson a "$added" '. + [$a]' <<<"$sh_events")" -a \
 	"$(jq -r '[.events[] | select(.broken) | .why] | unique | map(test("^PCR 8 ")) | all' events-m1-tampered.json)" = true
+fleet show m1 --json >show-m1-tampered.json
+api /metrics >metrics.txt
+check "GET /metrics: two more untrusted attestations, two more evidences judged, one more policy-violated" \
+	test "$(metric 'mboot_verifierd_attestations_total{result="untrusted"}') $(metric mboot_verifierd_judge_seconds_count) $(metric 'mboot_verifierd_untrusted_reasons_total{reason="policy-violated"}')" = \
+	"$((untrusted0 + 2)) $((judged0 + 2)) $((policy0 + $(jq '[.verdict.reasons[].name] | any(. == "policy-violated") | if . then 1 else 0 end' show-m1-sh.json) + $(jq '[.verdict.reasons[].name] | any(. == "policy-violated") | if . then 1 else 0 end' show-m1-tampered.json)))"
+for st in trusted untrusted stale enrolled revoked; do
+	want=$(fleet list --json | jq --arg s "$st" '[.machines[] | select(.status == $s)] | length')
+	check "GET /metrics: mboot_verifierd_machines{status=\"$st\"} is fleet list's $want" \
+		test "$(metric "mboot_verifierd_machines{status=\"$st\"}")" = "$want"
+done
+check "GET /metrics: the judging histogram's buckets rise to its count (+Inf)" \
+	awk '/^mboot_verifierd_judge_seconds_bucket/ { if ($2 < last) bad = 1; last = $2 } /^mboot_verifierd_judge_seconds_count/ { n = $2 } END { exit bad || last != n }' metrics.txt
 
 # --- revoke, forget, enroll again --------------------------------------------------------------
 BOOTED=$LOG
