@@ -247,11 +247,19 @@ int db_sqlite_open(const char *path, db **ret, mb_error *err)
 	size_t i;
 	int fd, rc;
 
-	/* Created 0600 here, not by SQLite with the umask's mode: it holds the operators' token hashes. */
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
+	/*
+	 * Created 0600 here, not by SQLite with the umask's mode: it holds the operators' token
+	 * hashes (SQLite gives the -wal and -shm files the database's mode). Only when it does not
+	 * exist: closing any descriptor of the file drops every POSIX lock this process holds on it,
+	 * the other connections' (the service's other threads) included, and another process (a
+	 * token added meanwhile) would then reset the WAL under them: they would go on reading an
+	 * old snapshot, a revoked token still good.
+	 */
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	else if (errno != EEXIST)
 		return set_error(err, -errno, "%s: %s", path, strerror(errno));
-	close(fd);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return set_error(err, -ENOMEM, "out of memory");
