@@ -266,6 +266,24 @@ static void print_machine(json_t *m)
 				printf("  not trusted (%lld reason(s))\n", (long long) json_integer_value(nr));
 		}
 	}
+	if (((v = json_object_get(m, "audit")) != NULL) && json_is_array(v) && (n = json_array_size(v)) > 0) {
+		printf("operator actions (newest first):\n");
+		for (i = 0; i < n; i++) {
+			json_t *a = json_array_get(v, i);
+
+			fputs("  ", stdout);
+			put_text(str(a, "at"));
+			fputs("  ", stdout);
+			put_text(str(a, "operator"));
+			fputs(" ", stdout);
+			put_text(str(a, "action"));
+			if (str(a, "detail")) {
+				fputs(" ", stdout);
+				put_text(str(a, "detail"));
+			}
+			putchar('\n');
+		}
+	}
 }
 
 static int fleet_show(int argc, char **argv)

@@ -62,6 +62,8 @@ struct fleet {
 struct fleet_worker {
 	fleet *f;
 	db *d; /* opened on the first request */
+	/* The operator token's name of the request being served (operator calls), for the audit. */
+	char operator_name[STORE_TOKEN_NAME_MAX + 1];
 };
 
 /* ---- fleet-request.c: request bodies and path pieces (no database; fuzzed) ---- */
@@ -162,6 +164,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 void fleet_list(fleet_worker *w, http_response *resp);
 void fleet_show(fleet_worker *w, const char *id, http_response *resp);
 void fleet_events(fleet_worker *w, const char *id, http_response *resp);
+/* GET /v1/audit: the operators' actions, newest first. */
+void fleet_audit(fleet_worker *w, http_response *resp);
 void fleet_policy_put(fleet_worker *w, const char *id, const http_request *req, http_response *resp);
 void fleet_policy_delete(fleet_worker *w, const char *id, http_response *resp);
 void fleet_revoke(fleet_worker *w, const char *id, http_response *resp);

@@ -160,6 +160,46 @@ static json_t *since_trusted_json(const since_trusted *s, const mb_event_log *no
 	return a;
 }
 
+/* The audit trail's entries (of one machine, or all) as [{"at", "operator", "action",
+ * "machine_id", "detail"}], newest first; NULL after answering a database error. */
+static json_t *audit_json(fleet_worker *w, const char *id, http_response *resp)
+{
+	store_audit *a = NULL;
+	mb_error err = { 0 };
+	size_t i, n = 0;
+	json_t *list;
+	int r = store_audit_get(w->d, id, &a, &n, &err);
+
+	if (r < 0) {
+		reply_db_error(resp, r, &err);
+		return NULL;
+	}
+	list = json_array();
+	for (i = 0; i < n; i++) {
+		json_t *e = json_object();
+
+		json_object_set_new(e, "at", json_time(a[i].at_us / 1000000));
+		json_object_set_new(e, "operator", json_text(a[i].operator_name));
+		json_object_set_new(e, "action", json_text(a[i].action));
+		json_object_set_new(e, "machine_id", a[i].machine_id ? json_text(a[i].machine_id) : json_null());
+		json_object_set_new(e, "detail", a[i].detail ? json_text(a[i].detail) : json_null());
+		json_array_append_new(list, e);
+	}
+	store_audit_free(a, n);
+	return list;
+}
+
+void fleet_audit(fleet_worker *w, http_response *resp)
+{
+	json_t *list = audit_json(w, NULL, resp), *o;
+
+	if (!list)
+		return;
+	o = json_object();
+	json_object_set_new(o, "entries", list);
+	reply_json(resp, 200, o);
+}
+
 void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 {
 	store_history h[STORE_HISTORY];
@@ -216,6 +256,19 @@ void fleet_show(fleet_worker *w, const char *id, http_response *resp)
 	}
 	json_object_set_new(o, "history", hist);
 	json_decref(rec);
+	{
+		/* The last operator actions on this machine (the page shows them, so does fleet show). */
+		json_t *audit = audit_json(w, id, resp);
+
+		if (!audit) {
+			json_decref(o);
+			store_machine_done(&m);
+			return;
+		}
+		while (json_array_size(audit) > STORE_HISTORY)
+			json_array_remove(audit, json_array_size(audit) - 1);
+		json_object_set_new(o, "audit", audit);
+	}
 	store_machine_done(&m);
 	reply_json(resp, 200, o);
 }
@@ -473,6 +526,46 @@ static void policy_answer(fleet_worker *w, const char *id, const char *sha, http
 	reply_json(resp, 200, o);
 }
 
+/*
+ * An operator's change of a machine and its line in the audit trail, in one transaction: the
+ * trail holds what was done, and nothing that was not.
+ */
+typedef struct audited {
+	const char *operator_name, *action, *id;
+	const char *sha, *policy_text; /* policy-set */
+	int64_t at_us;
+} audited;
+
+static int audited_tx(db *d, void *ctx, mb_error *err)
+{
+	audited *a = ctx;
+	int r;
+
+	if (strcmp(a->action, "policy-set") == 0) {
+		r = store_policy_put(d, a->sha, a->policy_text, err);
+		if (r >= 0)
+			r = store_machine_set_policy(d, a->id, a->sha, err);
+	} else if (strcmp(a->action, "policy-clear") == 0) {
+		r = store_machine_set_policy(d, a->id, NULL, err);
+	} else if (strcmp(a->action, "revoke") == 0) {
+		r = store_machine_revoke(d, a->id, a->at_us / 1000000, err);
+	} else {
+		r = store_machine_delete_tx(d, a->id, err);
+	}
+	if (r >= 0)
+		r = store_audit_add(d, a->at_us, a->operator_name, a->action, a->id, a->sha, err);
+	return r;
+}
+
+static int audited_do(fleet_worker *w, const char *action, const char *id, const char *sha, const char *text,
+		      mb_error *err)
+{
+	audited a = { .operator_name = w->operator_name[0] ? w->operator_name : "?", .action = action, .id = id,
+		      .sha = sha, .policy_text = text, .at_us = fleet_now_us() };
+
+	return fleet_transaction(w->d, audited_tx, &a, err);
+}
+
 void fleet_policy_put(fleet_worker *w, const char *id, const http_request *req, http_response *resp)
 {
 	mb_policy *p = NULL;
@@ -491,9 +584,7 @@ void fleet_policy_put(fleet_worker *w, const char *id, const http_request *req, 
 	}
 	mb_policy_free(p);
 	sha256_hex(req->body, req->body_size, sha);
-	r = store_policy_put(w->d, sha, req->body, &err);
-	if (r >= 0)
-		r = store_machine_set_policy(w->d, id, sha, &err);
+	r = audited_do(w, "policy-set", id, sha, req->body, &err);
 	if (reply_machine_failed(resp, r, &err, id))
 		return;
 	policy_answer(w, id, sha, resp);
@@ -502,7 +593,7 @@ void fleet_policy_put(fleet_worker *w, const char *id, const http_request *req, 
 void fleet_policy_delete(fleet_worker *w, const char *id, http_response *resp)
 {
 	mb_error err = { 0 };
-	int r = store_machine_set_policy(w->d, id, NULL, &err);
+	int r = audited_do(w, "policy-clear", id, NULL, NULL, &err);
 
 	if (reply_machine_failed(resp, r, &err, id))
 		return;
@@ -513,7 +604,7 @@ void fleet_revoke(fleet_worker *w, const char *id, http_response *resp)
 {
 	mb_error err = { 0 };
 	json_t *o;
-	int r = store_machine_revoke(w->d, id, fleet_now(), &err);
+	int r = audited_do(w, "revoke", id, NULL, NULL, &err);
 
 	if (reply_machine_failed(resp, r, &err, id))
 		return;
@@ -523,16 +614,11 @@ void fleet_revoke(fleet_worker *w, const char *id, http_response *resp)
 	reply_json(resp, 200, o);
 }
 
-static int forget_tx(db *d, void *id, mb_error *err)
-{
-	return store_machine_delete_tx(d, id, err);
-}
-
 void fleet_forget(fleet_worker *w, const char *id, http_response *resp)
 {
 	mb_error err = { 0 };
 	json_t *o;
-	int r = fleet_transaction(w->d, forget_tx, (void *) id, &err);
+	int r = audited_do(w, "forget", id, NULL, NULL, &err);
 
 	if (reply_machine_failed(resp, r, &err, id))
 		return;

@@ -307,7 +307,19 @@ void fleet_worker_free(fleet_worker *w)
 	free(w);
 }
 
-int fleet_new_token(fleet *f, char **ret_token, mb_error *err)
+bool fleet_token_name_valid(const char *name)
+{
+	size_t i, n = name ? strlen(name) : 0;
+
+	if (n == 0 || n > STORE_TOKEN_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@-", name[i]))
+			return false;
+	return true;
+}
+
+int fleet_new_token(fleet *f, const char *name, char **ret_token, mb_error *err)
 {
 	uint8_t raw[32];
 	char *token, hash[65];
@@ -316,6 +328,9 @@ int fleet_new_token(fleet *f, char **ret_token, mb_error *err)
 	int r;
 
 	*ret_token = NULL;
+	if (name && !fleet_token_name_valid(name))
+		return set_error(err, -EINVAL, "a token name is 1 to %d of [A-Za-z0-9._@-], not \"%s\"",
+				 STORE_TOKEN_NAME_MAX, name);
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return set_error(err, -EIO, "no random bytes from OpenSSL");
 	token = malloc(2 * sizeof(raw) + 1);
@@ -327,7 +342,12 @@ int fleet_new_token(fleet *f, char **ret_token, mb_error *err)
 	sha256_hex(token, strlen(token), hash);
 	r = db_open(f->db_url, &d, err);
 	if (r >= 0)
-		r = store_token_add(d, hash, fleet_now(), err);
+		r = store_token_add(d, hash, name, fleet_now(), err);
+	if (r == -EEXIST)
+		r = set_error(err, -EEXIST, "a token is named %s already (mboot-verifierd --list-tokens)", name);
+	if (r >= 0)
+		r = store_audit_add(d, fleet_now_us(), "mboot-verifierd --new-token", "token-added", NULL,
+				    name ? name : "(unnamed)", err);
 	db_close(d);
 	if (r < 0) {
 		explicit_bzero(token, strlen(token));
@@ -336,6 +356,42 @@ int fleet_new_token(fleet *f, char **ret_token, mb_error *err)
 	}
 	*ret_token = token;
 	return 0;
+}
+
+int fleet_list_tokens(fleet *f, FILE *out, mb_error *err)
+{
+	store_token *t = NULL;
+	size_t i, n = 0;
+	db *d = NULL;
+	int r = db_open(f->db_url, &d, err);
+
+	if (r >= 0)
+		r = store_token_list(d, &t, &n, err);
+	db_close(d);
+	for (i = 0; r >= 0 && i < n; i++) {
+		time_t tt = (time_t) t[i].created;
+		struct tm tm;
+		char at[32] = "?";
+
+		if (gmtime_r(&tt, &tm))
+			strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(out, "%-24s %s %s\n", t[i].name, at, t[i].sha256_prefix);
+	}
+	free(t);
+	return r;
+}
+
+int fleet_revoke_token(fleet *f, const char *name, mb_error *err)
+{
+	db *d = NULL;
+	int r = db_open(f->db_url, &d, err);
+
+	if (r >= 0)
+		r = store_token_revoke(d, name, err);
+	if (r >= 0)
+		r = store_audit_add(d, fleet_now_us(), "mboot-verifierd --revoke-token", "token-revoked", NULL, name, err);
+	db_close(d);
+	return r;
 }
 
 static void healthz(fleet_worker *w, http_response *resp)
@@ -366,7 +422,7 @@ static bool operator_ok(fleet_worker *w, const http_request *req, http_response 
 	}
 	/* Only the hash is looked up, so the lookup's timing says nothing of the token. */
 	sha256_hex(req->bearer, strlen(req->bearer), hash);
-	r = store_token_check(w->d, hash, &err);
+	r = store_token_check(w->d, hash, w->operator_name, &err);
 	if (r < 0) {
 		reply_db_error(resp, r, &err);
 		return false;
@@ -524,6 +580,13 @@ void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp)
 			return;
 		if (method_is(req, "GET"))
 			fleet_list(w, resp);
+		else
+			no_method(req, resp);
+	} else if (strcmp(path, "/v1/audit") == 0) {
+		if (!operator_ok(w, req, resp))
+			return;
+		if (method_is(req, "GET"))
+			fleet_audit(w, resp);
 		else
 			no_method(req, resp);
 	} else if (strncmp(path, "/v1/machines/", 13) == 0) {

@@ -38,7 +38,7 @@ enum {
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_MAX_BODY_MEMORY,
 	OPT_HEADER_TIMEOUT, OPT_BODY_TIMEOUT, OPT_MAX_CONNECTIONS_PER_IP, OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
 	OPT_MIN_BANK, OPT_ALLOW_EK_REUSE,
-	OPT_CONFIG, OPT_NEW_TOKEN,
+	OPT_CONFIG, OPT_NEW_TOKEN, OPT_TOKEN_NAME, OPT_LIST_TOKENS, OPT_REVOKE_TOKEN,
 	OPT_END,
 };
 
@@ -71,6 +71,9 @@ static const struct option long_options[] = {
 	/* only on the command line: */
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "new-token", no_argument, NULL, OPT_NEW_TOKEN },
+	{ "token-name", required_argument, NULL, OPT_TOKEN_NAME },
+	{ "list-tokens", no_argument, NULL, OPT_LIST_TOKENS },
+	{ "revoke-token", required_argument, NULL, OPT_REVOKE_TOKEN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -105,7 +108,8 @@ typedef struct settings {
 	unsigned max_connections_per_ip;
 	bool per_ip_given;                  /* else its default depends on --insecure */
 	const char *config;
-	bool new_token;
+	bool new_token, list_tokens;
+	const char *token_name, *revoke_token;
 } settings;
 
 static void usage(FILE *f)
@@ -113,7 +117,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mboot-verifierd --listen ADDR:PORT [--db URL] (--ek-ca-file F | --ek-ca-dir D |\n"
 		"                       --allow-no-ek-cert) (--tls-cert F --tls-key F | --insecure) [OPTIONS]\n"
-		"       mboot-verifierd [--db URL] --new-token\n\n"
+		"       mboot-verifierd [--db URL] --new-token [--token-name NAME]\n"
+		"       mboot-verifierd [--db URL] --list-tokens | --revoke-token NAME\n\n"
 		"The fleet verifier: enrolls machines, hands out nonces, judges their evidence against\n"
 		"each machine's policy, keeps the history and serves the fleet's web page (docs/api.md).\n\n"
 		"  --listen ADDR:PORT        IPv4 (127.0.0.1:8443) or [IPv6]:PORT; port 0 takes a free one\n"
@@ -152,10 +157,16 @@ static void usage(FILE *f)
 		"  --config F                a JSON object of these options ({\"listen\": ..., \"ek_ca_file\": ...});\n"
 		"                            the command line wins\n"
 		"  --new-token               print a new operator token and exit (only its hash is stored)\n"
+		"  --token-name NAME         its name (1 to 64 of [A-Za-z0-9._@-], unique), which the audit\n"
+		"                            trail names for what the token's holder does (default:\n"
+		"                            token- and the start of its hash)\n"
+		"  --list-tokens             the operator tokens: name, created, start of the hash\n"
+		"  --revoke-token NAME       remove that token: calls with it are refused from now on\n"
 		"  -h, --help                this text\n"
 		"  -V, --version             the version\n\n"
 		"SIGTERM or SIGINT stops it: the requests in flight are answered first.\n"
-		"Exit codes: 0 stopped by a signal (or token printed), 2 usage, input or startup error.\n");
+		"Exit codes: 0 stopped by a signal (or the token call done), 1 --revoke-token: no such\n"
+		"token, 2 usage, input or startup error.\n");
 }
 
 static int parse_number(const char *name, const char *text, uint64_t min, uint64_t max, uint64_t *ret)
@@ -272,6 +283,9 @@ static int set_option(settings *s, int id, const char *arg)
 	case OPT_VERBOSE: s->verbose = true; break;
 	case OPT_CONFIG: s->config = arg; break;
 	case OPT_NEW_TOKEN: s->new_token = true; break;
+	case OPT_TOKEN_NAME: s->token_name = arg; break;
+	case OPT_LIST_TOKENS: s->list_tokens = true; break;
+	case OPT_REVOKE_TOKEN: s->revoke_token = arg; break;
 	default: return -EINVAL;
 	}
 	return r;
@@ -285,7 +299,7 @@ static bool numeric_option(int id)
 }
 
 /*
- * --config: each key is a long option with '_' for '-' (not config or new_token); a string
+ * --config: each key is a long option with '_' for '-' (not config nor the token calls); a string
  * for an option with an argument (a number may be a JSON integer), true or false for a flag.
  * The json object stays alive (*root) because the settings point into its strings.
  */
@@ -446,7 +460,8 @@ static void raise_file_limit(void)
 	}
 }
 
-static int new_token(const settings *s)
+/* --new-token, --list-tokens, --revoke-token: on the database, no server. */
+static int token_call(const settings *s)
 {
 	fleet_options fo = {
 		.db_url = s->db,
@@ -461,15 +476,23 @@ static int new_token(const settings *s)
 	int r;
 
 	r = fleet_new(&fo, &f, &err);
-	if (r >= 0)
-		r = fleet_new_token(f, &token, &err);
+	if (r >= 0 && s->new_token)
+		r = fleet_new_token(f, s->token_name, &token, &err);
+	else if (r >= 0 && s->list_tokens)
+		r = fleet_list_tokens(f, stdout, &err);
+	else if (r >= 0)
+		r = fleet_revoke_token(f, s->revoke_token, &err);
 	fleet_free(f);
 	if (r < 0) {
 		fprintf(stderr, "mboot-verifierd: %s\n", err.message);
-		return EXIT_USAGE;
+		return r == -ENOENT && s->revoke_token ? EXIT_FAILURE : EXIT_USAGE;
 	}
-	printf("%s\n", token);
-	free_secret(token);
+	if (token) {
+		printf("%s\n", token);
+		free_secret(token);
+	} else if (s->revoke_token) {
+		printf("token %s revoked\n", s->revoke_token);
+	}
 	return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
 }
 
@@ -689,7 +712,12 @@ int main(int argc, char **argv)
 		s.threads = cpus > 0 && cpus <= 512 ? 2 * (unsigned)cpus : 2;
 	}
 
-	ret = s.new_token ? new_token(&s) : serve(&s);
+	if (s.new_token + s.list_tokens + !!s.revoke_token > 1 || (s.token_name && !s.new_token)) {
+		fprintf(stderr, "mboot-verifierd: --new-token [--token-name], --list-tokens and --revoke-token go alone\n");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	ret = s.new_token || s.list_tokens || s.revoke_token ? token_call(&s) : serve(&s);
 out:
 	json_decref(config);
 	free(s.ek_paths);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <mboot/attest.h>
 #include <mboot/error.h>
@@ -65,7 +66,14 @@ void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp)
 /* Tests: fn(ctx) runs after each evidence is judged and before its verdict is stored (NULL: none). */
 void fleet_set_after_judging(fleet *f, void (*fn)(void *ctx), void *ctx);
 
-/* A new operator token (printed once by `mboot-verifierd --new-token`); only its hash is stored. */
-int fleet_new_token(fleet *f, char **ret_token, mb_error *err);
+/* A new operator token (printed once by `mboot-verifierd --new-token`); only its hash is stored,
+ * with its name (NULL: it goes by "token-" and the start of its hash). */
+int fleet_new_token(fleet *f, const char *name, char **ret_token, mb_error *err);
+/* 1 to 64 of [A-Za-z0-9._@-]. */
+bool fleet_token_name_valid(const char *name);
+/* mboot-verifierd --list-tokens: "NAME CREATED SHA256-PREFIX" lines on out. */
+int fleet_list_tokens(fleet *f, FILE *out, mb_error *err);
+/* mboot-verifierd --revoke-token NAME (audited); -ENOENT when no token has it. */
+int fleet_revoke_token(fleet *f, const char *name, mb_error *err);
 
 #endif

@@ -93,9 +93,32 @@ int store_machine_revoke(db *d, const char *id, int64_t now, mb_error *err);
 /* Forget a machine: its history, pending enrollment; -ENOENT when none of it existed. */
 int store_machine_delete_tx(db *d, const char *id, mb_error *err);
 
-int store_token_add(db *d, const char *sha256, int64_t now, mb_error *err);
-/* 1 when a token with this hash exists, 0 when not. */
-int store_token_check(db *d, const char *sha256, mb_error *err);
+/* Operator tokens: only their SHA-256 is kept, with a name (1 to 64 of [A-Za-z0-9._@-]). */
+#define STORE_TOKEN_NAME_MAX 64
+int store_token_add(db *d, const char *sha256, const char *name, int64_t now, mb_error *err);
+/* 1 when a token with this hash exists (its name in name), 0 when not. */
+int store_token_check(db *d, const char *sha256, char name[STORE_TOKEN_NAME_MAX + 1], mb_error *err);
+typedef struct store_token {
+	char name[STORE_TOKEN_NAME_MAX + 1];
+	char sha256_prefix[13];
+	int64_t created;
+} store_token;
+/* Every token, oldest first (*ret: caller frees). */
+int store_token_list(db *d, store_token **ret, size_t *ret_n, mb_error *err);
+/* -ENOENT when no token has this name. */
+int store_token_revoke(db *d, const char *name, mb_error *err);
+
+/* The audit trail: what operators did (who, when, what, on which machine). */
+#define STORE_AUDIT_MAX 200
+typedef struct store_audit {
+	int64_t at_us;
+	char *operator_name, *action, *machine_id, *detail; /* machine_id, detail: NULL for none */
+} store_audit;
+int store_audit_add(db *d, int64_t at_us, const char *operator_name, const char *action, const char *id,
+		    const char *detail, mb_error *err);
+/* The newest STORE_AUDIT_MAX entries, of one machine (id) or all (NULL), newest first. */
+int store_audit_get(db *d, const char *id, store_audit **ret, size_t *ret_n, mb_error *err);
+void store_audit_free(store_audit *a, size_t n);
 
 /* A trivial query: is the database answering? */
 int store_ping(db *d, mb_error *err);

@@ -215,7 +215,9 @@ jq -r '"machine: \(.id)", "status: \(.status)", "enrolled: \(.enrolled)",
 		(.since_trusted[] | "  PCR \(.pcr) \(.change): \(if .event == null then "trusted event \(.trusted_event)"
 			else "event \(.event)" end) \(.type): \(.description)") end),
 	"history (newest first):",
-	(.history[] | "  \(.at)  \(if .trusted then "trusted" else "not trusted (\(.reasons) reason(s))" end)")' \
+	(.history[] | "  \(.at)  \(if .trusted then "trusted" else "not trusted (\(.reasons) reason(s))" end)"),
+	(if (.audit // []) | length == 0 then empty else "operator actions (newest first):",
+		(.audit[] | "  \(.at)  \(.operator) \(.action)\(if .detail == null then "" else " \(.detail)" end)") end)' \
 	server-m1.json | tr -d '\000-\011\013-\037\177' >show.want
 "$M" fleet show "$MID" "${F[@]}" >show.txt 2>/dev/null; rc=$?
 if [ "$rc" = 1 ] && cmp -s show.want show.txt && grep -qF "  policy-violated: $detail" show.txt; then

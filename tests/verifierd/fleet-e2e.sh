@@ -55,7 +55,7 @@ done
 "$M" predict --log "$LOG" --cmdline "$CMDLINE init=/bin/sh" --write-log cmdline.log >/dev/null ||
 	fail "predict --write-log (init=/bin/sh)"
 DB=sqlite:$WORK/verifier.db
-(umask 077 && "$V" --db "$DB" --new-token >token) || fail "mboot-verifierd --new-token"
+(umask 077 && "$V" --db "$DB" --new-token --token-name alice >token) || fail "mboot-verifierd --new-token"
 "$V" --listen 127.0.0.1:0 --port-file port --insecure --db "$DB" --ek-ca-dir ekca \
 	--default-policy policy.json --threads 2 2>verifierd.log &
 VPID=$!
@@ -202,6 +202,37 @@ check "a wrong token: exit 2 with the verifier's 401 message (exit $rc: $(cat wr
 rc=0
 "$M" attest push --server "$URL" --machine-id m1 --ak-file "$WORK/ak-m1.json" --tcti "$TCTI" 2>plain.err >/dev/null || rc=$?
 check "http:// without --insecure: exit 2 (exit $rc)" test "$rc:$(grep -c "plain http://" plain.err)" = "2:1"
+
+# --- named tokens and the audit trail ------------------------------------------------------------
+fleet show m3 --json >show-m3-audit.json
+check "fleet show m3: the audit names alice's policy set (its sha256) and then her policy clear, newest first" \
+	test "$(jq -c '[.audit[] | [.operator, .action, .detail]]' show-m3-audit.json)" = \
+	"[[\"alice\",\"policy-clear\",null],[\"alice\",\"policy-set\",\"$(sha256sum <policy-sh.json | cut -d' ' -f1)\"]]"
+fleet show m3 >show-m3-audit.txt
+check "fleet show m3 prints them under 'operator actions'" \
+	test "$(grep -A2 '^operator actions (newest first):$' show-m3-audit.txt | sed -n 's/^  [0-9T:Z-]*  //p' | paste -sd,)" = \
+	"alice policy-clear,alice policy-set $(sha256sum <policy-sh.json | cut -d' ' -f1)"
+(umask 077 && "$V" --db "$DB" --new-token --token-name bob >token-bob) || fail "--new-token --token-name bob"
+rc=0
+"$V" --db "$DB" --new-token --token-name bob >/dev/null 2>dup.err || rc=$?
+check "a second token named bob: exit 2 ($(cat dup.err))" test "$rc:$(grep -c "named bob already" dup.err)" = "2:1"
+"$V" --db "$DB" --list-tokens >tokens.txt || bad "--list-tokens"
+check "--list-tokens: alice and bob, oldest first, with the start of each token's SHA-256" \
+	test "$(awk '{ print $1 " " $3 }' tokens.txt | paste -sd,)" = \
+	"alice $(tr -d '\n' <token | sha256sum | cut -c1-12),bob $(tr -d '\n' <token-bob | sha256sum | cut -c1-12)"
+"$M" fleet policy clear m2 --server "$URL" --token-file token-bob --insecure >/dev/null 2>fleet.err ||
+	bad "bob: fleet policy clear m2: $(cat fleet.err)"
+"$V" --db "$DB" --revoke-token bob >revoke-bob.out || bad "--revoke-token bob"
+rc=0
+"$M" fleet list --server "$URL" --token-file token-bob --insecure >/dev/null 2>bob.err || rc=$?
+check "bob's token, revoked: refused with 401 (exit $rc)" test "$rc:$(grep -c "HTTP 401" bob.err)" = "2:1"
+rc=0
+"$V" --db "$DB" --revoke-token nosuch >/dev/null 2>nosuch.err || rc=$?
+check "--revoke-token of no such token: exit 1 ($(cat nosuch.err))" test "$rc:$(grep -c "no operator token is named nosuch" nosuch.err)" = "1:1"
+curl -sSf -H "Authorization: Bearer $(cat token)" "$URL/v1/audit" >audit.json || bad "GET /v1/audit"
+check "GET /v1/audit: alice's token added first, her revoke and forget of m1, bob's token, his policy clear of m2, its revocation" \
+	test "$(jq -c '[.entries[] | select(.action != "policy-set" and .machine_id != "m3") | [.operator, .action, (.machine_id // .detail)]] | reverse' audit.json)" = \
+	'[["mboot-verifierd --new-token","token-added","alice"],["alice","revoke","m1"],["alice","forget","m1"],["mboot-verifierd --new-token","token-added","bob"],["bob","policy-clear","m2"],["mboot-verifierd --revoke-token","token-revoked","bob"]]'
 
 # --- m2 silent for more than twice its interval ----------------------------------------------------
 now=$(date +%s)

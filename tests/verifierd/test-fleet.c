@@ -263,7 +263,7 @@ static int setup(void **state)
 	o.allow_ek_reuse = true; /* the machines here are ids of the one swtpm (fleet-e2e: refused) */
 	o.interval = 600;
 	o.nonce_ttl = 60;
-	if (fleet_new(&o, &T.f, &err) < 0 || fleet_new_token(T.f, &T.token, &err) < 0 ||
+	if (fleet_new(&o, &T.f, &err) < 0 || fleet_new_token(T.f, "test", &T.token, &err) < 0 ||
 	    db_open(T.db_url, &T.d, &err) < 0) {
 		fprintf(stderr, "setup: %s\n", err.message);
 		return -1;
