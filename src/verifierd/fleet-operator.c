@@ -17,7 +17,7 @@
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_text(s) : NULL;
+	return s ? json_text(s) : json_null();
 }
 
 void fleet_list(fleet_worker *w, http_response *resp)
