@@ -28,7 +28,9 @@ static const char fleet_help[] =
 	"                          latest evidence is judged again, the new status printed\n"
 	"  policy clear ID         remove ID's policy (a machine without one is never trusted)\n"
 	"  revoke ID               refuse ID's evidence from now on (status revoked)\n"
-	"  forget ID               forget ID, its history and nonces; it may enroll again\n\n"
+	"  forget ID               forget ID, its history and nonces; it may enroll again\n"
+	"  audit                   what operators did, newest first: when, the token's name, the\n"
+	"                          action, the machine and the detail (a policy's sha256)\n\n"
 	"Statuses: enrolled, trusted, untrusted, stale (nothing judged within twice the machine's\n"
 	"interval), revoked.\n\n"
 	"  --server URL       the verifier, https://HOST:PORT; default $MBOOT_VERIFIER\n"
@@ -399,6 +401,46 @@ static int policy_set(int argc, char **argv)
 	return fleet_end(&f, rc);
 }
 
+/* The audit trail: "AT  OPERATOR ACTION [MACHINE] [DETAIL]" lines, newest first. */
+static int fleet_audit(int argc, char **argv)
+{
+	fleet f = { 0 };
+	json_t *answer = NULL, *entries;
+	int rc = fleet_start(&f, "fleet audit", NULL, 0, argc, argv);
+	size_t i;
+
+	if (rc < 0)
+		return EXIT_OK;
+	if (rc != EXIT_OK)
+		return fleet_end(&f, rc);
+	rc = http_call(f.http, "GET", "/v1/audit", NULL, &answer);
+	if (rc == EXIT_OK && f.json) {
+		print_json(&f, answer);
+	} else if (rc == EXIT_OK) {
+		if (!(entries = json_object_get(answer, "entries")) || !json_is_array(entries)) {
+			tool_errorf("fleet audit: the verifier's answer has no \"entries\" list");
+			rc = EXIT_USAGE;
+		}
+		for (i = 0; rc == EXIT_OK && i < json_array_size(entries); i++) {
+			json_t *e = json_array_get(entries, i);
+			const char *parts[] = { str(e, "operator"), str(e, "action"), str(e, "machine_id"),
+						str(e, "detail") };
+			size_t k;
+
+			put_text(str(e, "at"));
+			fputs(" ", stdout);
+			for (k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+				if (parts[k]) {
+					fputs(" ", stdout);
+					put_text(parts[k]);
+				}
+			putchar('\n');
+		}
+	}
+	json_decref(answer);
+	return fleet_end(&f, rc);
+}
+
 static const tool_command policy_commands[] = {
 	{ "set", policy_set },
 	{ "clear", policy_clear },
@@ -416,6 +458,7 @@ static const tool_command fleet_commands[] = {
 	{ "policy", fleet_policy },
 	{ "revoke", fleet_revoke },
 	{ "forget", fleet_forget },
+	{ "audit", fleet_audit },
 	{ NULL, NULL },
 };
 

@@ -230,6 +230,10 @@ rc=0
 "$V" --db "$DB" --revoke-token nosuch >/dev/null 2>nosuch.err || rc=$?
 check "--revoke-token of no such token: exit 1 ($(cat nosuch.err))" test "$rc:$(grep -c "no operator token is named nosuch" nosuch.err)" = "1:1"
 curl -sSf -H "Authorization: Bearer $(cat token)" "$URL/v1/audit" >audit.json || bad "GET /v1/audit"
+fleet audit >audit.txt
+check "fleet audit: the API's entries, one line each, newest first (bob's token revoked first)" \
+	test "$(wc -l <audit.txt) $(head -1 audit.txt | cut -d' ' -f3-)" = \
+	"$(jq '.entries | length' audit.json) mboot-verifierd --revoke-token token-revoked bob"
 check "GET /v1/audit: alice's token added first, her revoke and forget of m1, bob's token, his policy clear of m2, its revocation" \
 	test "$(jq -c '[.entries[] | select(.action != "policy-set" and .machine_id != "m3") | [.operator, .action, (.machine_id // .detail)]] | reverse' audit.json)" = \
 	'[["mboot-verifierd --new-token","token-added","alice"],["alice","revoke","m1"],["alice","forget","m1"],["mboot-verifierd --new-token","token-added","bob"],["bob","policy-clear","m2"],["mboot-verifierd --revoke-token","token-revoked","bob"]]'
