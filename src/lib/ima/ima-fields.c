@@ -45,10 +45,11 @@ MB_EXPORT const char *mb_ima_check_label(mb_ima_check c)
 	return "unknown";
 }
 
-/* d-ng: "algo:" NUL digest. The algorithm's name is kept NUL-ended in the field itself. */
-static int decode_dng(const mb_ima_field *f, const char **algo, const uint8_t **digest, size_t *size)
+/* d-ng: "algo:" NUL digest; the algorithm's name is copied, without its colon, into name. */
+static int decode_dng(const mb_ima_field *f, char name[33], const char **algo, const uint8_t **digest, size_t *size)
 {
 	const uint8_t *colon;
+	size_t alen;
 
 	if (f->size == 0) {
 		*algo = NULL;
@@ -58,9 +59,12 @@ static int decode_dng(const mb_ima_field *f, const char **algo, const uint8_t **
 	}
 	colon = memchr(f->data, ':', f->size);
 	if (!colon || colon == f->data || (size_t) (colon - f->data) + 2 > f->size || colon[1] != 0 ||
-	    memchr(f->data, 0, (size_t) (colon - f->data)))
+	    memchr(f->data, 0, (size_t) (colon - f->data)) || (size_t) (colon - f->data) > 32)
 		return -EBADMSG;
-	*algo = (const char *) f->data;
+	alen = (size_t) (colon - f->data);
+	memcpy(name, f->data, alen);
+	name[alen] = 0;
+	*algo = name;
 	*digest = colon + 2;
 	*size = f->size - (size_t) (colon - f->data) - 2;
 	return 0;
@@ -101,7 +105,7 @@ int ima_entry_finish(mb_ima_log *log, size_t i, mb_error *err)
 	case MB_IMA_TEMPLATE_IMA_SIG:
 	case MB_IMA_TEMPLATE_IMA_MODSIG:
 	case MB_IMA_TEMPLATE_IMA_BUF:
-		if (decode_dng(&f[0], &e->digest_algo, &e->digest, &e->digest_size) < 0)
+		if (decode_dng(&f[0], log->store[i].algo, &e->digest_algo, &e->digest, &e->digest_size) < 0)
 			return set_error_at(err, -EBADMSG, e->offset, "entry %zu: digest field is not \"algo:\" NUL digest", i);
 		/* n-ng: the name and its NUL, no NUL before it */
 		if (f[1].size == 0 || f[1].data[f[1].size - 1] != 0 || memchr(f[1].data, 0, f[1].size - 1))
@@ -115,7 +119,7 @@ int ima_entry_finish(mb_ima_log *log, size_t i, mb_error *err)
 			e->sig_size = f[2].size;
 		}
 		if (e->template_kind == MB_IMA_TEMPLATE_IMA_MODSIG) {
-			if (decode_dng(&f[3], &e->modsig_digest_algo, &e->modsig_digest, &e->modsig_digest_size) < 0)
+			if (decode_dng(&f[3], log->store[i].modsig_algo, &e->modsig_digest_algo, &e->modsig_digest, &e->modsig_digest_size) < 0)
 				return set_error_at(err, -EBADMSG, e->offset, "entry %zu: d-modsig is not \"algo:\" NUL digest", i);
 			e->modsig = f[4].size ? f[4].data : NULL;
 			e->modsig_size = f[4].size;

@@ -11,6 +11,7 @@ typedef struct ima_entry_store {
 	uint8_t *mem;    /* one block an entry: fields, strings, rebuilt bytes */
 	const uint8_t *hashed;
 	size_t hashed_size;
+	char algo[33], modsig_algo[33]; /* d-ng's and d-modsig's algorithm, without the colon */
 } ima_entry_store;
 
 struct mb_ima_log {

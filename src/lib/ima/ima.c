@@ -82,8 +82,8 @@ static int bad_at(mb_error *err, int code, uint64_t at, size_t entry, const char
 	return set_error_at(err, code, at, "entry %zu: %s", entry, what);
 }
 
-/* One binary entry; *ret_tail when fewer bytes are left than its head (PCR, hash, name length). */
-static int parse_binary_entry(mb_ima_log *log, byte_reader *r, size_t hs, mb_error *err)
+/* One binary entry at r. */
+static int parse_binary_entry(mb_ima_log *log, byte_reader *r, size_t hs, uint16_t alg, mb_error *err)
 {
 	size_t idx = log->n;
 	uint64_t at = reader_offset(r);
@@ -119,6 +119,7 @@ static int parse_binary_entry(mb_ima_log *log, byte_reader *r, size_t hs, mb_err
 	e->offset = reader_offset(r) - name_len - 8 - hs;
 	e->pcr = pcr;
 	e->template_hash_size = (uint16_t) hs;
+	e->template_hash_alg = alg ? alg : ima_alg_of_size(hs);
 	memcpy(e->template_hash, hash, hs);
 
 	at = reader_offset(r);
@@ -230,10 +231,9 @@ static int parse_binary(mb_ima_log *log, const uint8_t *p, size_t size, uint16_t
 			log->tail_size = reader_left(&r);
 			break;
 		}
-		rc = parse_binary_entry(log, &r, hs, err);
+		rc = parse_binary_entry(log, &r, hs, alg, err);
 		if (rc < 0)
 			return rc;
-		log->entries[log->n - 1].template_hash_alg = alg ? alg : ima_alg_of_size(hs);
 	}
 	return 0;
 }
