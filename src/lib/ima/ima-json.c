@@ -58,19 +58,26 @@ MB_EXPORT mb_ima_aggregate mb_ima_boot_aggregate_check(const mb_ima_log *log, co
 	const mb_ima_entry *e = mb_ima_log_entry(log, 0);
 	const mb_digest_info *d;
 	uint8_t h[MB_DIGEST_MAX];
+	int rc, rc7;
 
 	if (!e || !e->path || strcmp(e->path, "boot_aggregate") != 0 || !e->digest_algo)
 		return MB_IMA_AGGREGATE_NO_ENTRY;
 	d = mb_digest_by_name(e->digest_algo);
 	if (!d || d->size != e->digest_size)
 		return MB_IMA_AGGREGATE_NO_ENTRY;
-	if (mb_ima_boot_aggregate(actual, d->alg, false, h, NULL) < 0)
-		return MB_IMA_AGGREGATE_NO_PCRS;
-	if (memcmp(h, e->digest, d->size) == 0)
+	rc = mb_ima_boot_aggregate(actual, d->alg, false, h, NULL);
+	if (rc == 0 && memcmp(h, e->digest, d->size) == 0)
 		return MB_IMA_AGGREGATE_MATCH;
-	if (d->alg != MB_ALG_SHA1 && mb_ima_boot_aggregate(actual, d->alg, true, h, NULL) == 0 &&
-	    memcmp(h, e->digest, d->size) == 0)
-		return MB_IMA_AGGREGATE_MATCH_0_7;
+	/* before Linux 5.8 (or values without PCRs 8 and 9): 0-7 */
+	if (d->alg != MB_ALG_SHA1) {
+		rc7 = mb_ima_boot_aggregate(actual, d->alg, true, h, NULL);
+		if (rc7 == 0 && memcmp(h, e->digest, d->size) == 0)
+			return MB_IMA_AGGREGATE_MATCH_0_7;
+		if (rc7 < 0)
+			return MB_IMA_AGGREGATE_NO_PCRS;
+	} else if (rc < 0) {
+		return MB_IMA_AGGREGATE_NO_PCRS;
+	}
 	return MB_IMA_AGGREGATE_MISMATCH;
 }
 
