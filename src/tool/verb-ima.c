@@ -112,6 +112,13 @@ static void print_entry(const mb_ima_entry *e, size_t i)
 		printf("  path: %s\n", path);
 	if (e->sig)
 		print_hex_line("signature", e->sig, e->sig_size);
+	if (e->modsig_digest_algo) {
+		char *algo = text_escape_str(e->modsig_digest_algo), *d = hex_dup(e->modsig_digest, e->modsig_digest_size);
+
+		printf("  modsig digest: %s:%s\n", algo ? algo : "?", d ? d : "?");
+		free(algo);
+		free(d);
+	}
 	if (e->modsig)
 		print_hex_line("modsig", e->modsig, e->modsig_size);
 	if (e->template_kind == MB_IMA_TEMPLATE_IMA_BUF)

@@ -21,16 +21,19 @@ keylime/ima/ima-log-sha1 keylime/ima/ima-log-sha256 keylime/ima/ima-log-sha384 k
 keylime/ima/ima-log-unknown ima-evm-utils/test_ascii_runtime_measurements
 ima-evm-utils/sample-ascii_runtime_measurements-pcrs-8-9"
 
-for l in $lists; do
-	$REF "$C/$l" > "$T/ref"
+# and one with ima-modsig, ima-buf and a path with a space (a fuzz seed)
+files=$(for l in $lists; do echo "$C/$l"; done; echo "${MB_SOURCE_ROOT:?}/fuzz/corpus/ima/ascii-modsig-buf-sig")
+for f in $files; do
+	l=${f#"$C/"}
+	$REF "$f" > "$T/ref"
 	rc=0
-	"$M" ima show --json "$C/$l" > "$T/show.json" 2>/dev/null || rc=$?
+	"$M" ima show --json "$f" > "$T/show.json" 2>/dev/null || rc=$?
 	want=0
 	grep -q ' bad$' "$T/ref" && want=1
 	[ "$rc" = "$want" ] || fail "$l: ima show exits $rc, want $want"
 	jq -r '.entries[] | "\(.number) \(.template_hash_check)"' "$T/show.json" > "$T/checks"
 	grep -v '^pcr10' "$T/ref" | diff -u - "$T/checks" || fail "$l: template-hash checks differ from hashlib's"
-	"$M" ima replay --json "$C/$l" > "$T/replay.json" 2>/dev/null || true
+	"$M" ima replay --json "$f" > "$T/replay.json" 2>/dev/null || true
 	for bank in sha1 sha256; do
 		for form in recomputed padded; do
 			want=$(awk -v b=$bank -v f=$form '$1 == "pcr10" && $2 == b && $3 == f { print $4 }' "$T/ref")
