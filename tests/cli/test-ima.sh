@@ -19,7 +19,8 @@ lists="tpm2-tss/sml-ima-ng-sha1.bin tpm2-tss/sml-ima-sha1.bin tpm2-tss/sml-ima-s
 tpm2-tss/sml-ima-sha1-invalidated.bin tpm2-tss/sml-ima-sig-sha256-invalidated.bin
 keylime/ima/ima-log-sha1 keylime/ima/ima-log-sha256 keylime/ima/ima-log-sha384 keylime/ima/ima-log-sha512
 keylime/ima/ima-log-unknown ima-evm-utils/test_ascii_runtime_measurements
-ima-evm-utils/sample-ascii_runtime_measurements-pcrs-8-9"
+ima-evm-utils/sample-ascii_runtime_measurements-pcrs-8-9
+keylime-tests/ima_log.txt rust-keylime/ima/ima_log.txt rust-keylime/ima/ascii_runtime_measurements"
 
 # and one with ima-modsig, ima-buf and a path with a space (a fuzz seed)
 files=$(for l in $lists; do echo "$C/$l"; done; echo "${MB_SOURCE_ROOT:?}/fuzz/corpus/ima/ascii-modsig-buf-sig")
@@ -113,5 +114,6 @@ expect2 "$T/namelen" 111 "template name length past the end"
 expect2 "$T/bigname" 111 "oversized template name length"
 expect2 "$T/oversized" 121 "oversized template data length"
 expect2 "$C/tpm2-tss/sml-ima-ng-sha1-invalidated.bin" 34 "tpm2-tss's invalidated ima-ng sample (cut in its first entry)"
+expect2 "$C/rust-keylime/ima/invalid_ima_log.txt" 0 "rust-keylime's invalid list"
 : > "$T/empty"
 expect2 "$T/empty" 0 "empty list"
