@@ -11,7 +11,7 @@ typedef struct ima_entry_store {
 	uint8_t *mem;    /* one block an entry: fields, strings, rebuilt bytes */
 	const uint8_t *hashed;
 	size_t hashed_size;
-	char algo[33], modsig_algo[33]; /* d-ng's and d-modsig's algorithm, without the colon */
+	char *algo, *modsig_algo; /* d-ng's and d-modsig's algorithm without the colon, 33 bytes each in mem */
 } ima_entry_store;
 
 struct mb_ima_log {
@@ -24,6 +24,8 @@ struct mb_ima_log {
 	size_t tail_size;
 };
 
+/* mem of n bytes for an entry, zeroed, and after them its two algorithm names; NULL on ENOMEM. */
+uint8_t *ima_entry_mem(ima_entry_store *s, size_t n);
 /* The template hash of e's fields with alg into out (alg's size). */
 int ima_template_hash(const mb_ima_log *log, size_t i, uint16_t alg, uint8_t *out);
 /* Decode e's fields by its template (d-ng, n-ng, ...) and check its template hash. */

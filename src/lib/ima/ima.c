@@ -29,6 +29,18 @@ uint16_t ima_alg_of_size(size_t size)
 	}
 }
 
+uint8_t *ima_entry_mem(ima_entry_store *s, size_t n)
+{
+	/* the names live here, not in the store: the store's array moves as it grows */
+	uint8_t *mem = calloc(1, n + 2 * 33);
+
+	if (mem) {
+		s->algo = (char *) mem + n;
+		s->modsig_algo = (char *) mem + n + 33;
+	}
+	return mem;
+}
+
 static int add_entry(mb_ima_log *log, mb_error *err)
 {
 	if (log->n == log->cap) {
@@ -143,7 +155,7 @@ static int parse_binary_entry(mb_ima_log *log, byte_reader *r, size_t hs, uint16
 		if (memchr(fname, 0, flen))
 			return bad_at(err, -EBADMSG, at + 4, idx, "NUL in the file name");
 		/* fields, name, path (NUL-ended), hashed: digest ‖ name padded to 256 */
-		s->mem = calloc(1, 2 * sizeof(mb_ima_field) + 4 + (flen + 1) + 20 + MB_IMA_MAX_FILE_NAME + 1);
+		s->mem = ima_entry_mem(s, 2 * sizeof(mb_ima_field) + 4 + (flen + 1) + 20 + MB_IMA_MAX_FILE_NAME + 1);
 		if (!s->mem)
 			return set_error(err, -ENOMEM, "out of memory");
 		f = (mb_ima_field *) s->mem;
@@ -169,7 +181,7 @@ static int parse_binary_entry(mb_ima_log *log, byte_reader *r, size_t hs, uint16
 	if (read_bytes(r, len, &data) < 0)
 		return set_error_at(err, -EBADMSG, at, "entry %zu: template data length %u past the end", idx, len);
 	fields_mem = MB_IMA_MAX_FIELDS * sizeof(mb_ima_field);
-	s->mem = calloc(1, fields_mem + name_len + 1);
+	s->mem = ima_entry_mem(s, fields_mem + name_len + 1);
 	if (!s->mem)
 		return set_error(err, -ENOMEM, "out of memory");
 	e->fields = (const mb_ima_field *) s->mem;
@@ -324,7 +336,7 @@ static int parse_ascii_line(mb_ima_log *log, const char *text, size_t start, siz
 	/* fields, the name, and the rebuilt template data: each field's length, at most its text */
 	fields_mem = MB_IMA_MAX_FIELDS * sizeof(mb_ima_field);
 	cap = MB_IMA_MAX_FIELDS * 4 + rest + 8 + MB_IMA_MAX_FILE_NAME + 21;
-	s->mem = calloc(1, fields_mem + nlen + 1 + cap);
+	s->mem = ima_entry_mem(s, fields_mem + nlen + 1 + cap);
 	if (!s->mem)
 		return set_error(err, -ENOMEM, "out of memory");
 	f = (mb_ima_field *) s->mem;
