@@ -206,6 +206,7 @@ static void test_boot_aggregate(void **state)
 		/* a PCR missing is said */
 		mb_pcr_values_free(v);
 		v = mb_pcr_values_new();
+		assert_non_null(v);
 		assert_int_equal(mb_ima_boot_aggregate(v, MB_ALG_SHA256, false, h, &err), -ENOENT);
 		assert_int_equal(mb_ima_boot_aggregate_check(log, v), MB_IMA_AGGREGATE_NO_PCRS);
 		mb_pcr_values_free(v);

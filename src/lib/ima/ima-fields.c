@@ -225,6 +225,8 @@ MB_EXPORT int mb_ima_boot_aggregate(const mb_pcr_values *v, uint16_t alg, bool p
 	mb_digest_ctx *ctx = NULL;
 	int rc;
 
+	if (!v)
+		return set_error(err, -EINVAL, "no PCR values");
 	if (!d)
 		return set_error(err, -EOPNOTSUPP, "algorithm 0x%04x unknown", alg);
 	rc = mb_digest_ctx_new(alg, &ctx);
