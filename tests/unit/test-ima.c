@@ -216,6 +216,44 @@ static void test_boot_aggregate(void **state)
 	mb_pcr_values_free(truth);
 }
 
+/* Replay and the two documents (the values: hashlib's, as tests/cli/ima-ref.py printed them;
+ * test-ima.sh recomputes them at test time for every list). */
+static void test_replay_json(void **state)
+{
+	mb_ima_log *log = load("tpm2-tss/sml-ima-ng-sha1.bin", 0);
+	mb_pcr_values *rec = mb_pcr_values_new(), *pad = mb_pcr_values_new();
+	mb_error err = { 0 };
+	char hex[2 * MB_DIGEST_MAX + 1], *doc;
+
+	(void) state;
+	assert_non_null(rec);
+	assert_non_null(pad);
+	assert_int_equal(mb_ima_replay(log, rec, pad, &err), 0);
+	assert_int_equal(mb_pcr_values_present(rec, MB_ALG_SHA1), 1u << 10);
+	assert_string_equal(hex_format(mb_pcr_values_get(rec, MB_ALG_SHA1, 10), 20, hex),
+			    "ef2a20de2a84a4780f92ab11d5c4934c709dff00");
+	assert_string_equal(hex_format(mb_pcr_values_get(rec, MB_ALG_SHA256, 10), 32, hex),
+			    "700a1bb47bc2bc005f2d8e23d80e2a1e301733c1d29023c52d1d7d149719eb64");
+	assert_string_equal(hex_format(mb_pcr_values_get(pad, MB_ALG_SHA256, 10), 32, hex),
+			    "f4059058172c2d1d279b7ce206ce9373249786f9a9dc59a2af279e0eaed14a26");
+	assert_int_equal(mb_ima_pcr_compare(rec, pad, pad, MB_ALG_SHA256, 10), MB_IMA_MATCH_PADDED);
+	assert_int_equal(mb_ima_pcr_compare(rec, pad, rec, MB_ALG_SHA256, 10), MB_IMA_MATCH_RECOMPUTED);
+	doc = mb_ima_log_to_json(log, false);
+	if (doc) { /* NULL only when out of memory (the oom build) */
+		assert_non_null(strstr(doc, "\"incomplete_tail\":{\"offset\":558,\"size\":1}"));
+		assert_non_null(strstr(doc, "\"path\":\"/init\""));
+		free(doc);
+	}
+	doc = mb_ima_replay_to_json(log, rec, pad, pad, true);
+	if (doc) {
+		assert_non_null(strstr(doc, "\"match\": \"padded\""));
+		free(doc);
+	}
+	mb_pcr_values_free(rec);
+	mb_pcr_values_free(pad);
+	mb_ima_log_free(log);
+}
+
 /* A one-entry ima-ng list: PCR, 20-byte hash, name, data with d-ng and n-ng (75 bytes). */
 static size_t build_entry(uint8_t *p, uint32_t pcr, uint32_t name_len, const char *name, uint32_t data_len)
 {
@@ -318,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_decoded_fields),
 		cmocka_unit_test(test_ascii_corpus),
 		cmocka_unit_test(test_long_list),
+		cmocka_unit_test(test_replay_json),
 		cmocka_unit_test(test_boot_aggregate),
 		cmocka_unit_test(test_hostile),
 	};
