@@ -26,5 +26,6 @@
 #include <mboot/attest.h>
 #include <mboot/luks.h>
 #include <mboot/grub-booted.h>
+#include <mboot/ima.h>
 
 #endif

@@ -14,6 +14,7 @@ static const struct {
 	{ "log", verb_log, "show, replay, diff a firmware event log; extend it into a TPM" },
 	{ "pcrs", verb_pcrs, "PCR values the TPM holds now" },
 	{ "measure", verb_measure, "extend a PCR with a file or text and log it (userspace log)" },
+	{ "ima", verb_ima, "the kernel's IMA runtime measurement list: show it, replay it into PCR 10" },
 	{ "verify", verb_verify, "check the event log against the TPM's PCRs (or given values)" },
 	{ "policy", verb_policy, "generate, check and sign policies: what a good boot is" },
 	{ "totp", verb_totp, "a TOTP code only a good boot can show (tpmtotp on TPM 2.0)" },

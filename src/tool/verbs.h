@@ -6,6 +6,7 @@
 int verb_log(int argc, char **argv);
 int verb_initramfs(int argc, char **argv);
 int verb_totp(int argc, char **argv);
+int verb_ima(int argc, char **argv);
 int verb_policy(int argc, char **argv);
 int verb_predict(int argc, char **argv);
 int verb_pcrs(int argc, char **argv);

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An IMA entry's fields decoded by its template, its template hash checked
+ * (ima_calc_field_array_hash: each field as u32 length and bytes; legacy "ima": the SHA-1
+ * digest and the name padded to 256 bytes), the list replayed per bank, and boot_aggregate.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mboot/digest.h>
+#include <mboot/ima.h>
+#include "lib/ima/ima-internal.h"
+#include "lib/replay/pcr-values.h" /* the fresh set swapped into the caller's */
+#include "shared/fail.h"
+
+static const struct {
+	const char *name;
+	mb_ima_template kind;
+	size_t n_fields;
+} templates[] = {
+	{ "ima", MB_IMA_TEMPLATE_IMA, 2 },
+	{ "ima-ng", MB_IMA_TEMPLATE_IMA_NG, 2 },
+	{ "ima-sig", MB_IMA_TEMPLATE_IMA_SIG, 3 },
+	{ "ima-modsig", MB_IMA_TEMPLATE_IMA_MODSIG, 5 },
+	{ "ima-buf", MB_IMA_TEMPLATE_IMA_BUF, 3 },
+};
+
+MB_EXPORT const char *mb_ima_template_label(mb_ima_template t)
+{
+	for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
+		if (templates[i].kind == t)
+			return templates[i].name;
+	return "unknown";
+}
+
+MB_EXPORT const char *mb_ima_check_label(mb_ima_check c)
+{
+	switch (c) {
+	case MB_IMA_CHECK_OK: return "ok";
+	case MB_IMA_CHECK_BAD: return "bad";
+	case MB_IMA_CHECK_VIOLATION: return "violation";
+	case MB_IMA_CHECK_UNCHECKED: return "unchecked";
+	}
+	return "unknown";
+}
+
+/* d-ng: "algo:" NUL digest; the algorithm's name is copied, without its colon, into name. */
+static int decode_dng(const mb_ima_field *f, char name[33], const char **algo, const uint8_t **digest, size_t *size)
+{
+	const uint8_t *colon;
+	size_t alen;
+
+	if (f->size == 0) {
+		*algo = NULL;
+		*digest = NULL;
+		*size = 0;
+		return 0;
+	}
+	colon = memchr(f->data, ':', f->size);
+	if (!colon || colon == f->data || (size_t) (colon - f->data) + 2 > f->size || colon[1] != 0 ||
+	    memchr(f->data, 0, (size_t) (colon - f->data)) || (size_t) (colon - f->data) > 32)
+		return -EBADMSG;
+	alen = (size_t) (colon - f->data);
+	memcpy(name, f->data, alen);
+	name[alen] = 0;
+	*algo = name;
+	*digest = colon + 2;
+	*size = f->size - (size_t) (colon - f->data) - 2;
+	return 0;
+}
+
+int ima_template_hash(const mb_ima_log *log, size_t i, uint16_t alg, uint8_t *out)
+{
+	const ima_entry_store *s = &log->store[i];
+
+	if (!s->hashed)
+		return -EOPNOTSUPP;
+	return mb_digest(alg, s->hashed, s->hashed_size, out);
+}
+
+int ima_entry_finish(mb_ima_log *log, size_t i, mb_error *err)
+{
+	mb_ima_entry *e = &log->entries[i];
+	const mb_ima_field *f = e->fields;
+	uint8_t h[MB_DIGEST_MAX];
+	bool zero = true;
+	int rc;
+
+	e->template_kind = MB_IMA_TEMPLATE_UNKNOWN;
+	for (size_t k = 0; k < sizeof(templates) / sizeof(templates[0]); k++)
+		if (strcmp(e->template_name, templates[k].name) == 0) {
+			if (e->n_fields != templates[k].n_fields)
+				return set_error_at(err, -EBADMSG, e->offset, "entry %zu: template %s with %zu fields, not %zu",
+						    i, templates[k].name, e->n_fields, templates[k].n_fields);
+			e->template_kind = templates[k].kind;
+		}
+	switch (e->template_kind) {
+	case MB_IMA_TEMPLATE_IMA:
+		e->digest_algo = "sha1";
+		e->digest = f[0].data;
+		e->digest_size = f[0].size;
+		break; /* path set by the parser: the name has no NUL of its own */
+	case MB_IMA_TEMPLATE_IMA_NG:
+	case MB_IMA_TEMPLATE_IMA_SIG:
+	case MB_IMA_TEMPLATE_IMA_MODSIG:
+	case MB_IMA_TEMPLATE_IMA_BUF:
+		if (decode_dng(&f[0], log->store[i].algo, &e->digest_algo, &e->digest, &e->digest_size) < 0)
+			return set_error_at(err, -EBADMSG, e->offset, "entry %zu: digest field is not \"algo:\" NUL digest", i);
+		/* n-ng: the name and its NUL, no NUL before it */
+		if (f[1].size == 0 || f[1].data[f[1].size - 1] != 0 || memchr(f[1].data, 0, f[1].size - 1))
+			return set_error_at(err, -EBADMSG, e->offset, "entry %zu: name field is not one NUL-ended string", i);
+		e->path = (const char *) f[1].data;
+		if (e->template_kind == MB_IMA_TEMPLATE_IMA_BUF) {
+			e->buf = f[2].data;
+			e->buf_size = f[2].size;
+		} else if (e->template_kind != MB_IMA_TEMPLATE_IMA_NG) {
+			e->sig = f[2].size ? f[2].data : NULL;
+			e->sig_size = f[2].size;
+		}
+		if (e->template_kind == MB_IMA_TEMPLATE_IMA_MODSIG) {
+			if (decode_dng(&f[3], log->store[i].modsig_algo, &e->modsig_digest_algo, &e->modsig_digest, &e->modsig_digest_size) < 0)
+				return set_error_at(err, -EBADMSG, e->offset, "entry %zu: d-modsig is not \"algo:\" NUL digest", i);
+			e->modsig = f[4].size ? f[4].data : NULL;
+			e->modsig_size = f[4].size;
+		}
+		break;
+	case MB_IMA_TEMPLATE_UNKNOWN:
+		break;
+	}
+
+	for (size_t k = 0; k < e->template_hash_size; k++)
+		zero = zero && e->template_hash[k] == 0;
+	if (zero) {
+		e->check = MB_IMA_CHECK_VIOLATION;
+		return 0;
+	}
+	if (!log->store[i].hashed) {
+		e->check = MB_IMA_CHECK_UNCHECKED;
+		return 0;
+	}
+	if (!e->template_hash_alg)
+		return set_error_at(err, -EOPNOTSUPP, e->offset, "entry %zu: no algorithm for a %u-byte template hash", i,
+				    e->template_hash_size);
+	rc = ima_template_hash(log, i, e->template_hash_alg, h);
+	if (rc < 0)
+		return set_error(err, rc, "entry %zu: template hash: cannot compute algorithm 0x%04x", i,
+				 e->template_hash_alg);
+	if (memcmp(h, e->template_hash, e->template_hash_size) == 0) {
+		e->check = MB_IMA_CHECK_OK;
+	} else {
+		e->check = MB_IMA_CHECK_BAD;
+		log->n_bad++;
+	}
+	return 0;
+}
+
+MB_EXPORT int mb_ima_replay(const mb_ima_log *log, mb_pcr_values *recomputed, mb_pcr_values *padded, mb_error *err)
+{
+	mb_pcr_values *sets[2] = { recomputed, padded };
+	uint32_t named = 0;
+
+	if (!log)
+		return set_error(err, -EINVAL, "no list");
+	for (size_t i = 0; i < log->n; i++)
+		named |= 1u << log->entries[i].pcr;
+	for (size_t w = 0; w < 2; w++) {
+		mb_pcr_values *out = sets[w], *fresh;
+
+		if (!out)
+			continue;
+		fresh = mb_pcr_values_new();
+		if (!fresh)
+			return set_error(err, -ENOMEM, "out of memory");
+		for (size_t b = 0; b < mb_digest_count(); b++) {
+			const mb_digest_info *d = mb_digest_at(b);
+			uint8_t pcr[MB_PCR_COUNT][MB_DIGEST_MAX], ext[MB_DIGEST_MAX], probe[MB_DIGEST_MAX];
+			int rc = 0;
+
+			if (mb_digest(d->alg, "", 0, probe) < 0)
+				continue; /* SM3 without OpenSSL support: no bank */
+			memset(pcr, 0, sizeof(pcr));
+			for (size_t i = 0; i < log->n && rc == 0; i++) {
+				const mb_ima_entry *e = &log->entries[i];
+
+				memset(ext, 0, sizeof(ext));
+				if (e->check == MB_IMA_CHECK_VIOLATION)
+					memset(ext, 0xff, d->size);
+				else if (d->alg == e->template_hash_alg || w == 1)
+					memcpy(ext, e->template_hash,
+					       e->template_hash_size < d->size ? e->template_hash_size : d->size);
+				else if (ima_template_hash(log, i, d->alg, ext) < 0)
+					rc = set_error_at(err, -EOPNOTSUPP, e->offset,
+							  "entry %zu: template %s cannot be hashed again for %s", i,
+							  e->template_name, d->name);
+				if (rc == 0)
+					rc = mb_digest_extend(d->alg, pcr[e->pcr], ext);
+			}
+			for (uint32_t p = 0; p < MB_PCR_COUNT && rc == 0; p++)
+				if (named & (1u << p))
+					rc = mb_pcr_values_set(fresh, d->alg, p, pcr[p], d->size, err);
+			if (rc < 0) {
+				mb_pcr_values_free(fresh);
+				return rc;
+			}
+		}
+		{
+			/* swap fresh's contents into out: out is the caller's */
+			mb_pcr_values tmp;
+
+			tmp = *out;
+			*out = *fresh;
+			*fresh = tmp;
+			mb_pcr_values_free(fresh);
+		}
+	}
+	return 0;
+}
+
+MB_EXPORT int mb_ima_boot_aggregate(const mb_pcr_values *v, uint16_t alg, bool pcrs_0_7, uint8_t *out,
+				    mb_error *err)
+{
+	const mb_digest_info *d = mb_digest_by_alg(alg);
+	uint32_t last = alg == MB_ALG_SHA1 || pcrs_0_7 ? 7 : 9;
+	mb_digest_ctx *ctx = NULL;
+	int rc;
+
+	if (!v)
+		return set_error(err, -EINVAL, "no PCR values");
+	if (!d)
+		return set_error(err, -EOPNOTSUPP, "algorithm 0x%04x unknown", alg);
+	rc = mb_digest_ctx_new(alg, &ctx);
+	if (rc < 0)
+		return set_error(err, rc, "cannot compute %s", d->name);
+	for (uint32_t p = 0; p <= last && rc == 0; p++) {
+		const uint8_t *val = mb_pcr_values_get(v, alg, p);
+
+		if (!val)
+			rc = set_error(err, -ENOENT, "boot_aggregate needs PCR %u of the %s bank", p, d->name);
+		else
+			rc = mb_digest_ctx_update(ctx, val, d->size);
+	}
+	if (rc == 0)
+		rc = mb_digest_ctx_final(ctx, out);
+	mb_digest_ctx_free(ctx);
+	return rc;
+}
