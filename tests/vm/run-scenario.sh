@@ -763,6 +763,14 @@ secureboot)
 	vm_secureboot_firmware
 	sb_cmdline="$VM_CMDLINE_DEFAULT mboot.test=changed"
 	printf 'this file only changes the initramfs bytes\n' >"$out/changed.txt"
+	printf 'SbatPolicy-605dab50-e046-4300-abb6-3dd810dd8b23 07000000 01\n' >"$out/efivars"
+	# Boot 2's initramfs (built here first; reproducible) carries mboot, ~45 MiB in an ASan
+	# build: every boot's ESP is sized for it, since the disk's size is in the GPT that PCR 5
+	# measures, and the seal to boot 2's PCRs 0-9 predicts PCR 5 from the baseline's.
+	vm_initramfs "$out/predict-initrd.img" efivars,unseal "$out/changed.txt" "$out/efivars"
+	# shellcheck disable=SC2034 # read by lib.sh's vm_disk_esp
+	VM_ESP_MIB=$((($(stat -c %s "$out/predict-initrd.img") >> 20) + 48))
+	[ "$VM_ESP_MIB" -ge 64 ] || VM_ESP_MIB=64
 	boot base "$VM_CMDLINE_DEFAULT" plain
 	# The images are reproducible: the disk built again from the same inputs, byte for byte (no boot).
 	vm_initramfs "$out/rebuild.initrd" plain
@@ -779,9 +787,7 @@ secureboot)
 	# prediction, with the swtpm state boot 2 then gets (VM_TPM_STATE), must unseal in its guest;
 	# the same secret sealed to the prediction for another command line (never booted) must
 	# not. The sealed files come in on a second virtio disk (a tar archive, as in uki).
-	printf 'SbatPolicy-605dab50-e046-4300-abb6-3dd810dd8b23 07000000 01\n' >"$out/efivars"
 	vm_grub_cfg "$out/predict-grub.cfg" "$sb_cmdline"
-	vm_initramfs "$out/predict-initrd.img" efivars,unseal "$out/changed.txt" "$out/efivars"
 	rc=0
 	"$MBOOT" predict --log "$out/base/log.bin" --grub-cfg "$out/predict-grub.cfg" --cmdline "$sb_cmdline" \
 		--initrd "$out/predict-initrd.img" --json >"$out/predict-cmdline.json" || rc=$?
