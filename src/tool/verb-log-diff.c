@@ -5,6 +5,7 @@
 
 
 #include "shared/hex.h"
+#include "shared/log-show.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -48,13 +49,6 @@ static const char *digest_hex(const mb_event *ev, uint16_t alg, char hex[2 * MB_
 	return d ? hex_format(d->bytes, d->size, hex) : "(none)";
 }
 
-static bool digest_same(const mb_event *a, const mb_event *b, uint16_t alg)
-{
-	const mb_event_digest *x = mb_event_digest_for(a, alg), *y = mb_event_digest_for(b, alg);
-
-	return x && y && x->size == y->size && memcmp(x->bytes, y->bytes, x->size) == 0;
-}
-
 /*
  * A changed event: what differs, not two lines that read the same. Every bank whose digests
  * differ (or that one side lacks), A's then B's; the data as each side describes it when it
@@ -74,7 +68,7 @@ static void print_changed(const mb_diff_entry *e, const mb_event_log *la, const 
 	for (i = 0; i < e->a->n_digests; i++) {
 		uint16_t alg = e->a->digests[i].alg;
 
-		if (digest_same(e->a, e->b, alg))
+		if (log_digest_same(e->a, e->b, alg))
 			continue;
 		printf("    - %-7s %s\n", mb_digest_alg_name(alg, name), digest_hex(e->a, alg, hex));
 		printf("    + %-7s %s\n", mb_digest_alg_name(alg, name), digest_hex(e->b, alg, hex));

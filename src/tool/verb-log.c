@@ -8,6 +8,7 @@
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
+#include "shared/log-show.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -85,26 +86,7 @@ static const char *uncheckable_text(const mb_event *ev, const char *kind)
 	return NULL;
 }
 
-/* The footer: the log's events, the data that does not hash to its digest (the first ones by
- * number, as many as the JSON's summary lists). */
-typedef struct show_summary {
-	size_t events, shown, mismatches;
-	uint32_t listed[MB_LOG_JSON_MISMATCHES_LISTED];
-} show_summary;
-
-/* status: the event's digest check (-1: none). */
-static void show_summary_add(show_summary *sum, const mb_event *ev, bool shown, int status)
-{
-	sum->events++;
-	sum->shown += shown;
-	if (status != MB_DIGEST_MISMATCH)
-		return;
-	if (sum->mismatches < MB_LOG_JSON_MISMATCHES_LISTED)
-		sum->listed[sum->mismatches] = ev->number;
-	sum->mismatches++;
-}
-
-static void print_summary_text(const show_summary *sum, const mb_pcr_values *v)
+static void print_summary_text(const log_summary *sum, const mb_pcr_values *v)
 {
 	size_t i;
 
@@ -156,19 +138,6 @@ static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_even
 	return status;
 }
 
-/* The digest check's status of an event not printed (-1: none). */
-static int show_check_status(const mb_event *ev)
-{
-	mb_digest_check check;
-
-	return mb_event_check_digest(ev, &check) == 0 ? (int) check.status : -1;
-}
-
-static bool show_pcr_selected(const mb_event *ev, uint32_t mask)
-{
-	return ev->pcr < MB_PCR_COUNT ? (mask & (1u << ev->pcr)) != 0 : mask == UINT32_MAX;
-}
-
 static int stdout_sink(void *ctx, const char *text, size_t len)
 {
 	(void) ctx;
@@ -213,7 +182,7 @@ static int log_show(int argc, char **argv)
 	mb_event_decoded *dec;
 	mb_pcr_values *v;
 	mb_error err = { 0 };
-	show_summary sum = { 0 };
+	log_summary sum = { 0 };
 	size_t i, n;
 	uint64_t toff, tsize;
 	mb_trailer_kind t;
@@ -247,10 +216,10 @@ static int log_show(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		const mb_event *ev = mb_event_log_event(log, i);
 
-		if (show_pcr_selected(ev, a.pcr_mask))
-			show_summary_add(&sum, ev, true, print_event_text(log, ev, dec));
+		if (log_pcr_selected(ev, a.pcr_mask))
+			log_summary_add(&sum, ev, true, print_event_text(log, ev, dec));
 		else
-			show_summary_add(&sum, ev, false, show_check_status(ev));
+			log_summary_add(&sum, ev, false, log_check_status(ev));
 	}
 	t = mb_event_log_trailer(log, &toff, &tsize);
 	if (t != MB_TRAILER_NONE)

@@ -5,6 +5,7 @@
 
 #include <mboot/diff.h>
 #include "shared/jsonout.h"
+#include "shared/log-show.h"
 #include "lib/events/event-json.h"
 
 MB_EXPORT const char *mb_diff_kind_name(mb_diff_kind k)
@@ -18,13 +19,6 @@ MB_EXPORT const char *mb_diff_kind_name(mb_diff_kind k)
 		return "changed";
 	}
 	return "unknown";
-}
-
-static bool digest_same(const mb_event *a, const mb_event *b, uint16_t alg)
-{
-	const mb_event_digest *x = mb_event_digest_for(a, alg), *y = mb_event_digest_for(b, alg);
-
-	return x && y && x->size == y->size && memcmp(x->bytes, y->bytes, x->size) == 0;
 }
 
 /* "differs": {"digests": [banks whose digests differ, A's then those only B has], "data", "data_measured"}. */
@@ -43,7 +37,7 @@ static void differs_write(jsonout *b, const mb_diff_entry *e)
 			const char *n;
 
 			/* B's banks: only those A lacks (A's loop named the rest). */
-			if (digest_same(e->a, e->b, alg) || (s == 1 && mb_event_digest_for(e->a, alg)))
+			if (log_digest_same(e->a, e->b, alg) || (s == 1 && mb_event_digest_for(e->a, alg)))
 				continue;
 			n = mb_digest_alg_name(alg, name);
 			jsonout_next(b);

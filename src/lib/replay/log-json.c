@@ -15,32 +15,8 @@
 #include <mboot/replay.h>
 #include "shared/fail.h"
 #include "shared/jsonout.h"
+#include "shared/log-show.h"
 #include "lib/events/event-json.h"
-
-typedef struct log_summary {
-	size_t events, shown, mismatches;
-	uint32_t listed[MB_LOG_JSON_MISMATCHES_LISTED]; /* the first mismatching events' numbers */
-} log_summary;
-
-/* status: the event's digest check (-1: none). */
-static void summary_add(log_summary *sum, const mb_event *ev, bool shown, int status)
-{
-	sum->events++;
-	sum->shown += shown;
-	if (status != MB_DIGEST_MISMATCH)
-		return;
-	if (sum->mismatches < MB_LOG_JSON_MISMATCHES_LISTED)
-		sum->listed[sum->mismatches] = ev->number;
-	sum->mismatches++;
-}
-
-/* The digest check's status of an event not written out (-1: none). */
-static int check_status(const mb_event *ev)
-{
-	mb_digest_check check;
-
-	return mb_event_check_digest(ev, &check) == 0 ? (int) check.status : -1;
-}
 
 /*
  * --json: the same as the document's last member, "summary": {"events", "events_shown",
@@ -278,8 +254,7 @@ static int count_event(void *ctx, const mb_event_log *log, const mb_event *ev, m
 static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *ev, mb_error *err)
 {
 	show_json *s = ctx;
-	/* A PCR index out of range (no PCR holds the event) only when every event is shown. */
-	bool shown = ev->pcr < MB_PCR_COUNT ? (s->pcr_mask & (1u << ev->pcr)) != 0 : s->pcr_mask == UINT32_MAX;
+	bool shown = log_pcr_selected(ev, s->pcr_mask);
 	int rc;
 
 	if (ev->number == 0) {
@@ -307,12 +282,12 @@ static int show_json_event(void *ctx, const mb_event_log *log, const mb_event *e
 			return rc;
 	}
 	if (s->theirs)
-		summary_add(&s->sum, ev, true, s->theirs->status[ev->number % SHOW_BLOCK]);
+		log_summary_add(&s->sum, ev, true, s->theirs->status[ev->number % SHOW_BLOCK]);
 	else if (shown) {
 		jsonout_next(&s->out);
-		summary_add(&s->sum, ev, true, event_json_write(&s->out, log, ev, s->dec, NULL));
+		log_summary_add(&s->sum, ev, true, event_json_write(&s->out, log, ev, s->dec, NULL));
 	} else {
-		summary_add(&s->sum, ev, false, check_status(ev));
+		log_summary_add(&s->sum, ev, false, log_check_status(ev));
 	}
 	if (s->out.oom)
 		return set_error(err, -ENOMEM, "out of memory");
