@@ -3,7 +3,8 @@
  * Strict JSON for what users and machines hand mboot: jansson's parser, which keeps to RFC
  * 8259 and checks UTF-8 and escapes, with duplicate keys refused, and before it one pass of
  * our own over the bytes for what jansson does not bound: the nesting depth (its limit is
- * 2048, ours the caller's) and a NUL byte (reported where it is).
+ * 2048, ours the caller's) and a NUL byte (reported where it is); that pass also finds the long
+ * plain strings jansson need not read (JSON_LONG_STRING).
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,31 +50,100 @@ static int fail_at(const char *doc, size_t at, mb_error *err, const char *fmt, .
 	return set_error_at(err, -EBADMSG, at, "line %zu, column %zu: %s", line, column, what);
 }
 
+/*
+ * A string value this long, of printable ASCII without escapes (the base64 and hex that
+ * evidence, sealed files and tokens carry), is cut out of the text jansson reads and put back
+ * afterwards: jansson's lexer takes a string a byte at a time through its UTF-8 stream, which
+ * was most of the time of judging a machine's evidence (81 KB, the log's base64 nearly all).
+ */
+#define JSON_LONG_STRING 256
+
+typedef struct long_string {
+	size_t at, len; /* the content (between the quotes) in doc */
+} long_string;
+
+typedef struct text_scan {
+	long_string *cut;
+	size_t n_cut, cap;
+	bool nul_escape; /* a \u0000: nothing is cut (it is jansson's to refuse, and the
+			  * placeholders are made of it) */
+} text_scan;
+
+/* Is the string that closed at doc[end] a key (a ':' follows)? Then it is not cut. */
+static bool is_key(const char *doc, size_t end, size_t stop)
+{
+	size_t i = end + 1;
+
+	while (i < stop && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r'))
+		i++;
+	return i < stop && doc[i] == ':';
+}
+
+static int note_long_string(text_scan *s, size_t at, size_t len)
+{
+	if (s->n_cut == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 8;
+		long_string *p = reallocarray(s->cut, cap, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->cut = p;
+		s->cap = cap;
+	}
+	s->cut[s->n_cut++] = (long_string) { at, len };
+	return 0;
+}
+
 /* The nesting depth and NUL bytes of doc[start, start + len), strings skipped (their
- * brackets are text); the grammar is jansson's to check. */
-static int check_depth_and_nul(const char *doc, size_t start, size_t len, unsigned max_depth, mb_error *err)
+ * brackets are text), and the long plain strings noted in s; the grammar is jansson's to check. */
+static int scan_text(const char *doc, size_t start, size_t len, unsigned max_depth, text_scan *s, mb_error *err)
 {
 	byte_reader r;
 	unsigned depth = 0;
-	bool in_string = false;
+	bool in_string = false, plain = false;
+	size_t content = 0;
 	uint8_t c;
 
 	reader_init(&r, doc + start, len, start);
 	while (reader_left(&r) > 0) {
 		size_t at = (size_t) reader_offset(&r);
 
+		if (in_string) {
+			/* the plain run at once: most of a document's bytes are in strings */
+			const uint8_t *p = reader_cur(&r);
+			size_t k = 0, n = reader_left(&r);
+
+			while (k < n && p[k] >= 0x20 && p[k] < 0x7f && p[k] != '"' && p[k] != '\\')
+				k++;
+			if (k && read_skip(&r, k) < 0)
+				break;
+			at += k;
+			if (reader_left(&r) == 0)
+				break;
+		}
 		if (read_u8(&r, &c) < 0)
 			break;
 		if (c == 0)
 			return fail_at(doc, at, err, "a NUL byte");
 		if (in_string) {
-			/* \" and \\ are text; any other byte after a backslash is looked at next round */
-			if (c == '\\' && reader_left(&r) > 0 && (*reader_cur(&r) == '"' || *reader_cur(&r) == '\\'))
-				r.pos++;
-			else if (c == '"')
+			if (c == '\\') {
+				plain = false;
+				/* \" and \\ are text; any other byte after a backslash is looked at next round */
+				if (reader_left(&r) > 0 && (*reader_cur(&r) == '"' || *reader_cur(&r) == '\\'))
+					r.pos++;
+				else if (reader_left(&r) >= 5 && memcmp(reader_cur(&r), "u0000", 5) == 0)
+					s->nul_escape = true;
+			} else if (c == '"') {
 				in_string = false;
+				if (plain && at - content >= JSON_LONG_STRING && !is_key(doc, at, start + len) &&
+				    note_long_string(s, content, at - content) < 0)
+					return set_error(err, -ENOMEM, "out of memory");
+			} else {
+				plain = false; /* a control character (jansson refuses it) or UTF-8 */
+			}
 		} else if (c == '"') {
-			in_string = true;
+			in_string = plain = true;
+			content = at + 1;
 		} else if (c == '[' || c == '{') {
 			if (++depth > max_depth)
 				return fail_at(doc, at, err, "nested deeper than %u arrays and objects", max_depth);
@@ -83,6 +153,120 @@ static int check_depth_and_nul(const char *doc, size_t start, size_t len, unsign
 		}
 	}
 	return 0;
+}
+
+/* doc[start, start + len) with each cut string's content replaced by "\u0000" and its index. */
+static char *text_with_placeholders(const char *doc, size_t start, size_t len, const text_scan *s, size_t *ret_size)
+{
+	size_t size = len, i, at = start, o = 0;
+	char *t;
+
+	for (i = 0; i < s->n_cut; i++)
+		size -= s->cut[i].len;
+	/* "\u0000" and at most 20 digits each */
+	if (s->n_cut > (SIZE_MAX - size - 1) / 26 || !(t = malloc(size + 26 * s->n_cut + 1)))
+		return NULL;
+	for (i = 0; i < s->n_cut; i++) {
+		memcpy(t + o, doc + at, s->cut[i].at - at);
+		o += s->cut[i].at - at;
+		o += (size_t) sprintf(t + o, "\\u0000%zu", i);
+		at = s->cut[i].at + s->cut[i].len;
+	}
+	memcpy(t + o, doc + at, start + len - at);
+	o += start + len - at;
+	t[o] = '\0';
+	*ret_size = o;
+	return t;
+}
+
+/* The cut string a placeholder names, as a string value; NULL when v is no placeholder. */
+static json_t *cut_string(const json_t *v, const char *doc, const text_scan *s, bool *ret_oom)
+{
+	const char *p = json_string_value(v);
+	size_t n = json_string_length(v), i = 0, k;
+
+	if (!p || n < 2 || p[0] != '\0')
+		return NULL;
+	for (k = 1; k < n && p[k] >= '0' && p[k] <= '9' && k < 21; k++)
+		i = 10 * i + (size_t) (p[k] - '0');
+	if (k != n || i >= s->n_cut)
+		return NULL;
+	v = json_stringn_nocheck(doc + s->cut[i].at, s->cut[i].len);
+	*ret_oom = !v;
+	return (json_t *) v;
+}
+
+/* Every placeholder in v replaced by its string; the count put back added to *n. */
+static int put_back(json_t *v, const char *doc, const text_scan *s, size_t *n)
+{
+	bool oom = false;
+	json_t *x;
+	size_t i;
+	int r;
+
+	if (json_is_array(v)) {
+		for (i = 0; i < json_array_size(v); i++) {
+			json_t *e = json_array_get(v, i);
+
+			if ((x = cut_string(e, doc, s, &oom))) {
+				if (json_array_set_new(v, i, x) < 0)
+					return -ENOMEM;
+				(*n)++;
+			} else if (oom) {
+				return -ENOMEM;
+			} else if ((r = put_back(e, doc, s, n)) < 0) {
+				return r;
+			}
+		}
+	} else if (json_is_object(v)) {
+		for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
+			json_t *e = json_object_iter_value(it);
+
+			if ((x = cut_string(e, doc, s, &oom))) {
+				if (json_object_iter_set_new(v, it, x) < 0)
+					return -ENOMEM;
+				(*n)++;
+			} else if (oom) {
+				return -ENOMEM;
+			} else if ((r = put_back(e, doc, s, n)) < 0) {
+				return r;
+			}
+		}
+	}
+	return 0;
+}
+
+/* jansson over the text with the long strings cut: the tree, or NULL (then the caller parses
+ * the text as it is, for the error's position, or gives up on ENOMEM in *ret_oom). */
+static json_t *parse_cut(const char *doc, size_t start, size_t len, const text_scan *s, bool *ret_oom)
+{
+	size_t size = 0, n = 0;
+	char *t = text_with_placeholders(doc, start, len, s, &size);
+	json_t *v = NULL, *x;
+	bool oom = false;
+	int r;
+
+	*ret_oom = !t;
+	if (!t)
+		return NULL;
+	v = json_loadb(t, size, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
+	free(t);
+	if (!v)
+		return NULL;
+	/* the whole value one long string */
+	if ((x = cut_string(v, doc, s, &oom))) {
+		json_decref(v);
+		return x;
+	}
+	r = oom ? -ENOMEM : put_back(v, doc, s, &n);
+	if (r < 0 || n != s->n_cut) {
+		/* every cut string is a value of the tree; were one not, the text is read as it is:
+		 * never a tree with a placeholder in it */
+		json_decref(v);
+		*ret_oom = r == -ENOMEM;
+		return NULL;
+	}
+	return v;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -113,6 +297,7 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 			    json_t **ret, mb_error *err)
 {
 	json_error_t je;
+	text_scan s = { 0 };
 	json_t *v;
 	int r;
 
@@ -121,9 +306,22 @@ int untrusted_json_parse_in(const char *doc, size_t doc_size, size_t start, size
 		return set_error(err, -EINVAL, "JSON piece outside its document or too deep a limit");
 	if (len > INT_MAX)
 		return set_error(err, -E2BIG, "JSON text larger than %d bytes", INT_MAX);
-	r = check_depth_and_nul(doc, start, len, max_depth, err);
-	if (r < 0)
+	r = scan_text(doc, start, len, max_depth, &s, err);
+	if (r < 0) {
+		free(s.cut);
 		return r;
+	}
+	if (s.n_cut && !s.nul_escape) {
+		bool oom;
+
+		v = parse_cut(doc, start, len, &s, &oom);
+		if (v || oom) {
+			free(s.cut);
+			*ret = v;
+			return v ? 0 : set_error(err, -ENOMEM, "out of memory");
+		}
+	}
+	free(s.cut);
 	v = json_loadb(doc + start, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
 	if (!v) {
 		char *what;

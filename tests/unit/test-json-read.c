@@ -208,7 +208,7 @@ static char *long_text(size_t n, char c)
 static void test_long_strings(void **state)
 {
 	char *a = long_text(300, 'A'), *b = long_text(70000, 'b'), *c = long_text(255, 'c'), *d = long_text(256, 'd');
-	char *docs[8], *refused;
+	char *docs[10], *refused;
 	size_t i, n = 0;
 	json_t *o, *ref;
 	mb_error err = { 0 };
@@ -221,6 +221,10 @@ static void test_long_strings(void **state)
 			     a, a, a, d) > 0);
 	assert_true(asprintf(&docs[n++], "{\"k1\": \"%s\", \"k2\": \"short\", \"k3\": \"%s\", \"k4\": [], \"k5\": \"%s\"}", d, a, b) >
 		    0);
+	/* long keys are not cut (only values are); a long string next to one */
+	assert_true(asprintf(&docs[n++], "{\"%s\" :\"%s\", \"%s\"\n: [\"%s\"]}", b, b, a, d) > 0);
+	/* what a placeholder would look like, as text */
+	assert_true(asprintf(&docs[n++], "[\"%s\", \"\\\\u00000\", \"\\\\u0000\"]", d) > 0);
 	for (i = 0; i < n; i++) {
 		o = NULL;
 		ref = json_loads(docs[i], JSON_DECODE_ANY, NULL);
@@ -236,6 +240,15 @@ static void test_long_strings(void **state)
 	assert_true(asprintf(&refused, "{\"a\": \"%s\", \"a\": \"%s\"}", d, d) > 0);
 	assert_non_null(refusal(refused, strlen(refused), &err));
 	assert_non_null(strstr(err.message, "duplicate object key"));
+	free(refused);
+	/* Refused after a long string: where the text has it (not where the text jansson read
+	 * with the long strings cut has it). */
+	assert_true(asprintf(&refused, "{\"a\": \"%s\", \"b\" 1}", b) > 0);
+	assert_non_null(refusal(refused, strlen(refused), &err));
+	assert_int_equal(err.offset, (size_t) (strrchr(refused, '1') - refused));
+	free(refused);
+	assert_true(asprintf(&refused, "[\"%s\", \"x\\u0000\"]", b) > 0);
+	assert_string_equal(refusal(refused, strlen(refused), &err), "line 1, column 70014: \\u0000 in a string");
 	free(refused);
 	b[60000] = '\x01';
 	assert_true(asprintf(&refused, "[\"%s\"]", b) > 0);
