@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bench-attest EVIDENCE MACHINE NONCE_HEX POLICY [SECONDS]: mb_attest_verify in a loop, one core;
- * prints "verifications/s N" (every one must be trusted). */
+/* bench-attest EVIDENCE MACHINE NONCE_HEX POLICY [SECONDS] [once]: mb_attest_verify in a loop,
+ * one core; prints "verifications/s N" (every one must be trusted). With "once", as the fleet
+ * verifier judges a boot's later evidence: the first verdict handed back by judged_lookup, so
+ * each later one checks the quote in full and takes the logs' judgment (every one must have
+ * taken it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,24 @@
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
+
+typedef struct judged {
+	const mb_attest_verdict *v;
+	size_t asked, found;
+} judged;
+
+static const mb_attest_verdict *lookup(const uint8_t key[32], void *ctx)
+{
+	judged *j = ctx;
+	uint8_t k[32];
+
+	j->asked++;
+	if (j->v && mb_attest_verdict_boot_key(j->v, k) && memcmp(k, key, 32) == 0) {
+		j->found++;
+		return j->v;
+	}
+	return NULL;
+}
 
 static double now(void)
 {
@@ -26,6 +47,9 @@ int main(int argc, char **argv)
 	mb_policy *policy = NULL;
 	mb_error err = { 0 };
 	double secs = argc > 5 ? atof(argv[5]) : 3.0, t0, t;
+	bool once = argc > 6 && strcmp(argv[6], "once") == 0;
+	judged j = { 0 };
+	mb_attest_verdict *first = NULL;
 
 	if (argc < 5 || file_read(argv[1], MB_ATTEST_FILE_MAX, &ev, &ev_size, &err) < 0 ||
 	    file_read(argv[2], MB_ATTEST_FILE_MAX, &m, &m_size, &err) < 0 ||
@@ -42,16 +66,28 @@ int main(int argc, char **argv)
 		mb_attest_verify_options o = { .size = sizeof(mb_attest_verify_options), .nonce = nonce, .nonce_size = nonce_size, .policy = policy };
 		mb_attest_verdict *v;
 
+		if (once) {
+			o.judged_lookup = lookup;
+			o.judged_ctx = &j;
+		}
 		if (mb_attest_verify((const char *) ev, ev_size, (const char *) m, m_size, &o, &v, &err) < 0 ||
 		    !mb_attest_verdict_trusted(v)) {
 			fprintf(stderr, "not trusted: %s\n", err.message);
 			return 1;
 		}
-		mb_attest_verdict_free(v);
+		if (once && !first)
+			j.v = first = v;
+		else
+			mb_attest_verdict_free(v);
 		n++;
 		t = now();
 	} while (t - t0 < secs);
+	if (once && (j.asked != n || j.found != n - 1)) {
+		fprintf(stderr, "the logs' judgment taken %zu times of %zu\n", j.found, n - 1);
+		return 1;
+	}
 	printf("verifications/s %.0f\n", n / (t - t0));
+	mb_attest_verdict_free(first);
 	mb_policy_free(policy);
 	free(ev);
 	free(m);

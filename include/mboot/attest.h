@@ -168,9 +168,28 @@ typedef struct mb_attest_verify_options {
 	 * strongest requirement wins. Otherwise BANK_TOO_WEAK. An id mboot does not compute: -EINVAL.
 	 */
 	uint16_t min_bank;
+	/*
+	 * Judge each boot once (a fleet verifier: a machine attests many times per boot). Given,
+	 * judged_lookup is called with this evidence's boot key (mb_attest_verdict_boot_key) and
+	 * may return the verdict of earlier evidence with that key, judged under the same policy:
+	 * when this evidence's quote passes every check, that verdict's judgment of the logs (its
+	 * reasons, per-PCR results, policy result and violations) is taken instead of replaying
+	 * and judging the logs again. The quote is always checked in full. It must stay valid until
+	 * mb_attest_verify returns; NULL: judged in full.
+	 */
+	const struct mb_attest_verdict *(*judged_lookup)(const uint8_t key[32], void *ctx);
+	void *judged_ctx;
 } mb_attest_verify_options;
 
 typedef struct mb_attest_verdict mb_attest_verdict;
+
+/*
+ * The boot key of v's evidence: SHA-256 over what the logs' judgment depends on besides the
+ * policy (the firmware and userspace logs' bytes, the PCR values carried, min_bank and
+ * userspace_pcrs). True when v judged the logs (the quote passed) with judged_lookup given, so
+ * that it may be handed to a later mb_attest_verify under the same policy; else false.
+ */
+MB_EXPORT bool mb_attest_verdict_boot_key(const mb_attest_verdict *v, uint8_t key[32]);
 
 /*
  * Judge evidence for the machine (its record from mb_attest_challenge_check): signature with the

@@ -94,6 +94,36 @@ static int note_long_string(text_scan *s, size_t at, size_t len)
 	return 0;
 }
 
+static bool plain_byte(uint8_t c)
+{
+	return (unsigned) (c - 0x20) < 0x5f && c != '\\' && c != '"';
+}
+
+/* How many bytes of p[0, n) are plain string text: up to the first quote, backslash, control
+ * character, DEL or non-ASCII byte. Eight bytes at a time while none of them is one (the words'
+ * bit tricks may flag a word that holds none: the byte loop decides). */
+static size_t plain_run(const uint8_t *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, q, b, del;
+
+		memcpy(&x, p + i, 8);
+		q = x ^ (ones * '"');
+		b = x ^ (ones * '\\');
+		del = x ^ (ones * 0x7f);
+		/* a zero byte in q, b or del; a byte below 0x20; a byte of 0x80 or more */
+		if (((q - ones) & ~q & high) | ((b - ones) & ~b & high) | ((del - ones) & ~del & high) |
+		    ((x - ones * 0x20) & ~x & high) | (x & high))
+			break;
+	}
+	for (; i < n && plain_byte(p[i]); i++)
+		;
+	return i;
+}
+
 /* The nesting depth and NUL bytes of doc[start, start + len), strings skipped (their
  * brackets are text), and the long plain strings noted in s; the grammar is jansson's to check. */
 static int scan_text(const char *doc, size_t start, size_t len, unsigned max_depth, text_scan *s, mb_error *err)
@@ -110,11 +140,8 @@ static int scan_text(const char *doc, size_t start, size_t len, unsigned max_dep
 
 		if (in_string) {
 			/* the plain run at once: most of a document's bytes are in strings */
-			const uint8_t *p = reader_cur(&r);
-			size_t k = 0, n = reader_left(&r);
+			size_t k = plain_run(reader_cur(&r), reader_left(&r));
 
-			while (k < n && p[k] >= 0x20 && p[k] < 0x7f && p[k] != '"' && p[k] != '\\')
-				k++;
 			if (k && read_skip(&r, k) < 0)
 				break;
 			at += k;

@@ -14,6 +14,8 @@
 #include "verifierd/service.h"
 #include "verifierd/store.h"
 
+typedef struct fleet_judged fleet_judged; /* fleet-judged.c */
+
 /* Policies parsed once per SHA-256 and kept for the process (there are few). */
 #define FLEET_POLICY_CACHE_MAX 64
 
@@ -50,9 +52,13 @@ struct fleet {
 	atomic_uint_fast64_t stored_reasons[_MB_ATTEST_REASON_MAX];
 	atomic_uint_fast64_t judge_buckets[FLEET_JUDGE_BUCKETS + 1];
 	atomic_uint_fast64_t judge_sum_us;
+	/* Evidence whose logs were judged, and whose boot's judgment was taken (fleet-judged.c). */
+	atomic_uint_fast64_t boots_judged, boots_reused;
 	/* Test hook: called after evidence was judged, before its verdict is stored. */
 	void (*after_judging)(void *ctx);
 	void *after_judging_ctx;
+
+	fleet_judged *judged; /* NULL: every evidence judged in full */
 
 	pthread_mutex_t lock; /* guards policies */
 	fleet_policy policies[FLEET_POLICY_CACHE_MAX];
@@ -135,6 +141,8 @@ int fleet_transaction(db *d, fleet_tx_fn fn, void *ctx, mb_error *err);
  * machine has none); a negative errno when the evidence is malformed (message in err). */
 typedef struct fleet_judgment {
 	char *verdict; /* JSON text */
+	char boot[65];    /* the evidence's boot key in hex, "" when its logs were not judged */
+	bool boot_reused; /* the logs' judgment was taken from an earlier evidence of that boot */
 	bool trusted;
 	int64_t n_reasons;
 	/* false: the quote is not the enrolled AK's signed answer to this nonce (a reason below);
@@ -147,6 +155,23 @@ typedef struct fleet_judgment {
 bool fleet_reason_refuses(mb_attest_reason r);
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error);
+
+/* ---- fleet-judged.c: each boot judged once ---- */
+
+/* Verdicts kept by key, at most 2 * max (max 0: none kept, every lookup misses). */
+typedef struct fleet_judged_entry fleet_judged_entry;
+int fleet_judged_new(size_t max, fleet_judged **ret);
+void fleet_judged_free(fleet_judged *c);
+/* The key of a boot key under a policy (its sha256, NULL for none). */
+int fleet_judged_key(const uint8_t boot_key[32], const char *policy_sha256, uint8_t key[32]);
+/* The entry of key with a reference (fleet_judged_release), or NULL. */
+fleet_judged_entry *fleet_judged_get(fleet_judged *c, const uint8_t key[32]);
+const mb_attest_verdict *fleet_judged_verdict(const fleet_judged_entry *e);
+void fleet_judged_release(fleet_judged_entry *e);
+/* Keep v (taken) under key, unless an entry has that key already. */
+void fleet_judged_add(fleet_judged *c, const uint8_t key[32], mb_attest_verdict *v);
+/* Entries kept (in both tables; one kept in both counts twice). */
+size_t fleet_judged_count(fleet_judged *c);
 
 /* ---- fleet-metrics.c: GET /metrics ---- */
 void fleet_metrics(fleet_worker *w, http_response *resp);

@@ -9,6 +9,7 @@
 
 #include "shared/base64.h"
 #include "shared/fail.h"
+#include "shared/hex.h"
 #include "verifierd/fleet-internal.h"
 
 /* SHA-256 of the bytes of a base64 string (the EK's TPM2B_PUBLIC), so that the request's and the
@@ -327,9 +328,42 @@ bool fleet_reason_refuses(mb_attest_reason r)
 	}
 }
 
+/* judged_lookup: the verdict of this boot under the machine's policy, if one is kept. */
+typedef struct judged_lookup_ctx {
+	fleet_judged *cache;
+	const char *policy;
+	fleet_judged_entry *entry; /* the reference taken, released after the verification */
+} judged_lookup_ctx;
+
+static const mb_attest_verdict *judged_lookup(const uint8_t boot_key[32], void *p)
+{
+	judged_lookup_ctx *c = p;
+	uint8_t key[32];
+
+	if (c->entry || fleet_judged_key(boot_key, c->policy, key) < 0)
+		return NULL;
+	c->entry = fleet_judged_get(c->cache, key);
+	return c->entry ? fleet_judged_verdict(c->entry) : NULL;
+}
+
+/* A verdict that judged its logs (not taken from the cache) kept for the boot's later evidence. */
+static void judged_keep(fleet_worker *w, const char *policy, mb_attest_verdict **v, fleet_judgment *j)
+{
+	uint8_t boot_key[32], key[32];
+
+	if (!mb_attest_verdict_boot_key(*v, boot_key))
+		return;
+	hex_format(boot_key, sizeof(boot_key), j->boot);
+	if (!j->boot_reused && j->authentic && fleet_judged_key(boot_key, policy, key) >= 0) {
+		fleet_judged_add(w->f->judged, key, *v);
+		*v = NULL;
+	}
+}
+
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error)
 {
+	judged_lookup_ctx lookup = { .cache = w->f->judged };
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	char norm[2 * MB_ATTEST_NONCE_MAX + 1];
 	mb_attest_verify_options opts = MB_OPTIONS_INIT(mb_attest_verify_options);
@@ -354,8 +388,17 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	opts.nonce_size = nonce_size;
 	opts.policy = policy;
 	opts.min_bank = w->f->min_bank;
+	if (w->f->judged) {
+		/* the policy judged under: none when the machine's is no longer stored */
+		lookup.policy = policy ? m->policy : NULL;
+		opts.judged_lookup = judged_lookup;
+		opts.judged_ctx = &lookup;
+	}
 	r = mb_attest_verify(evidence, evidence_size, m->record, strlen(m->record), &opts, &v, err);
 	mb_policy_free(owned);
+	/* taken when the quote passed and the verdict's key is the entry's */
+	ret->boot_reused = lookup.entry && r >= 0 && mb_attest_verdict_boot_key(v, (uint8_t[32]) { 0 });
+	fleet_judged_release(lookup.entry);
 	if (r < 0)
 		return r;
 	ret->verdict = mb_attest_verdict_to_json(v, false);
@@ -372,6 +415,10 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 			snprintf(ret->refusal_detail, sizeof(ret->refusal_detail), "%s", detail ? detail : "");
 		}
 	}
+	if (w->f->judged)
+		judged_keep(w, lookup.policy, &v, ret);
+	if (ret->boot[0])
+		atomic_fetch_add(ret->boot_reused ? &w->f->boots_reused : &w->f->boots_judged, 1);
 	mb_attest_verdict_free(v);
 	if (!ret->verdict)
 		return set_error(err, -ENOMEM, "out of memory");
@@ -404,7 +451,7 @@ static int evidence_tx(db *d, void *p, mb_error *err)
 	/* Stored only under the generation the evidence was judged in (-ESTALE otherwise); the nonce
 	 * is spent by the attestation's row (-EEXIST: of two posts of one nonce, exactly one commits). */
 	return store_attestation_tx(d, c->id, c->generation, c->nonce, c->at, fleet_now_us(), c->j->trusted,
-				    c->j->n_reasons, c->j->verdict, c->evidence, err);
+				    c->j->n_reasons, c->j->verdict, c->evidence, c->j->boot, err);
 }
 
 /* Evidence that is not the machine's TPM's answer: refused, counted and logged; nothing stored. */
@@ -480,8 +527,11 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		}
 		if (w->f->after_judging)
 			w->f->after_judging(w->f->after_judging_ctx);
-		c = (evidence_ctx) { .id = id, .nonce = nonce, .evidence = req->body, .j = &j,
-				     .generation = m.generation, .at = fleet_now() };
+		/* Evidence once per boot: what is stored is this boot's, so this one refers to it. */
+		c = (evidence_ctx) { .id = id, .nonce = nonce, .j = &j, .generation = m.generation, .at = fleet_now(),
+				     .evidence = j.boot[0] && m.evidence_boot && strcmp(m.evidence_boot, j.boot) == 0
+							 ? NULL
+							 : req->body };
 		r = fleet_transaction(w->d, evidence_tx, &c, &err);
 		if (r != -ESTALE || tries == EVIDENCE_JUDGE_TRIES)
 			break;

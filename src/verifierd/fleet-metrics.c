@@ -148,6 +148,15 @@ void fleet_metrics(fleet_worker *w, http_response *resp)
 	}
 	fprintf(out, "mboot_verifierd_judge_seconds_sum %.6f\n", (double) atomic_load(&f->judge_sum_us) / 1e6);
 	fprintf(out, "mboot_verifierd_judge_seconds_count %llu\n", (unsigned long long) cumulative);
+	counter_head(out, "mboot_verifierd_logs_judged_total", "Evidence whose logs were judged (its boot new "
+		     "under its policy: judged) or whose boot's judgment was taken (reused: only its quote checked).",
+		     "counter");
+	fprintf(out, "mboot_verifierd_logs_judged_total{result=\"judged\"} %llu\n",
+		(unsigned long long) atomic_load(&f->boots_judged));
+	fprintf(out, "mboot_verifierd_logs_judged_total{result=\"reused\"} %llu\n",
+		(unsigned long long) atomic_load(&f->boots_reused));
+	counter_head(out, "mboot_verifierd_boot_cache_entries", "Boots whose judgment is kept.", "gauge");
+	fprintf(out, "mboot_verifierd_boot_cache_entries %zu\n", fleet_judged_count(f->judged));
 	counter_head(out, "mboot_verifierd_database_errors_total",
 		     "Database calls that failed (the client was told 503 or 500).", "counter");
 	fprintf(out, "mboot_verifierd_database_errors_total %llu\n", (unsigned long long) atomic_load(&db_errors));

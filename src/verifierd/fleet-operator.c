@@ -479,7 +479,9 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		}
 		r = store_machine_last_evidence(w->d, id, &evidence, err);
 		if (r >= 0)
-			r = fleet_judge(w, &m, evidence, strlen(evidence), m.last_nonce, &j, err, &db_error);
+			/* the evidence with its own nonce: a later attestation of its boot stored none */
+			r = fleet_judge(w, &m, evidence, strlen(evidence), m.evidence_nonce ? m.evidence_nonce : m.last_nonce,
+					&j, err, &db_error);
 		free(evidence);
 		evidence = NULL;
 		if (r >= 0) {

@@ -239,6 +239,12 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 		return r;
 	}
 
+	if (o->judge_cache >= 0 &&
+	    fleet_judged_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->judged) < 0) {
+		fleet_free(f);
+		return set_error(err, -ENOMEM, "out of memory");
+	}
+
 	r = db_open(f->db_url, &d, err);
 	if (r >= 0) {
 		f->kind = db_get_kind(d);
@@ -284,6 +290,7 @@ void fleet_free(fleet *f)
 		return;
 	for (i = 0; i < f->n_policies; i++)
 		mb_policy_free(f->policies[i].policy);
+	fleet_judged_free(f->judged);
 	pthread_mutex_destroy(&f->lock);
 	OPENSSL_cleanse(f->nonce_key, sizeof(f->nonce_key));
 	free(f->db_url);

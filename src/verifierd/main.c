@@ -38,7 +38,7 @@ enum {
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_MAX_BODY_MEMORY,
 	OPT_HEADER_TIMEOUT, OPT_BODY_TIMEOUT, OPT_MAX_CONNECTIONS_PER_IP, OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
 	OPT_MIN_BANK, OPT_ALLOW_EK_REUSE,
-	OPT_CONFIG, OPT_NEW_TOKEN, OPT_TOKEN_NAME, OPT_LIST_TOKENS, OPT_REVOKE_TOKEN,
+	OPT_CONFIG, OPT_NEW_TOKEN, OPT_TOKEN_NAME, OPT_LIST_TOKENS, OPT_REVOKE_TOKEN, OPT_JUDGE_CACHE,
 	OPT_END,
 };
 
@@ -55,6 +55,7 @@ static const struct option long_options[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "max-interval", required_argument, NULL, OPT_MAX_INTERVAL },
 	{ "nonce-ttl", required_argument, NULL, OPT_NONCE_TTL },
+	{ "judge-cache", required_argument, NULL, OPT_JUDGE_CACHE },
 	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
 	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
 	{ "insecure", no_argument, NULL, OPT_INSECURE },
@@ -93,6 +94,7 @@ typedef struct settings {
 	int64_t interval;
 	int64_t max_interval;
 	int64_t nonce_ttl;
+	int64_t judge_cache;
 	const char *tls_cert;
 	const char *tls_key;
 	bool insecure;
@@ -138,6 +140,9 @@ static void usage(FILE *f)
 		"                            cut to this, and a machine is stale after twice it (default:\n"
 		"                            --interval)\n"
 		"  --nonce-ttl S             seconds a nonce is good for (60)\n"
+		"  --judge-cache N           boots whose logs' judgment is kept, so that a boot's later\n"
+		"                            evidence has only its quote checked (default 10000; memory:\n"
+		"                            up to twice N verdicts); 0: every evidence judged in full\n"
 		"  --tls-cert F, --tls-key F HTTPS with this certificate (chain) and key, PEM\n"
 		"  --insecure                plain HTTP, allowed only on a loopback address\n"
 		"  --threads N               server threads (default 2 x online CPUs)\n"
@@ -241,6 +246,10 @@ static int set_option(settings *s, int id, const char *arg)
 	case OPT_NONCE_TTL:
 		if ((r = parse_number(name, arg, 1, 86400, &n)) == 0)
 			s->nonce_ttl = (int64_t)n;
+		break;
+	case OPT_JUDGE_CACHE:
+		if ((r = parse_number(name, arg, 0, 10000000, &n)) == 0)
+			s->judge_cache = n ? (int64_t)n : -1;
 		break;
 	case OPT_TLS_CERT: s->tls_cert = arg; break;
 	case OPT_TLS_KEY: s->tls_key = arg; break;
@@ -583,6 +592,7 @@ static int serve(const settings *s)
 			.interval = s->interval,
 			.max_interval = s->max_interval,
 			.nonce_ttl = s->nonce_ttl,
+			.judge_cache = s->judge_cache,
 		};
 
 		if (fleet_new(&fo, &f, &err) < 0)

@@ -47,7 +47,11 @@ typedef struct fleet_options {
 	int64_t interval;               /* seconds a machine gets when it does not say (600) */
 	int64_t max_interval;           /* the most a machine may ask for (0: interval); never less than interval */
 	int64_t nonce_ttl;              /* seconds a nonce is good for (60) */
+	int64_t judge_cache;            /* boots whose logs' judgment is kept: 0 the default
+					 * (FLEET_JUDGE_CACHE), < 0 none (every evidence judged in full) */
 } fleet_options;
+
+#define FLEET_JUDGE_CACHE 10000
 
 typedef struct fleet fleet;               /* one per process; shared by all threads */
 typedef struct fleet_worker fleet_worker; /* one per server thread: its database connection */

@@ -101,7 +101,20 @@ static const char *const schema_v4[] = {
 	NULL,
 };
 
-static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3, schema_v4 };
+/*
+ * Version 5. Evidence is stored once per boot: a later attestation of the same boot (its logs
+ * and PCR values: the boot key, mb_attest_verdict_boot_key) stores its verdict and history row
+ * and refers to the stored evidence, whose own nonce judges it again after a policy change.
+ */
+static const char *const schema_v5[] = {
+	"ALTER TABLE machines ADD COLUMN evidence_nonce TEXT",
+	"ALTER TABLE machines ADD COLUMN evidence_boot TEXT",
+	"UPDATE machines SET evidence_nonce = last_nonce WHERE last_evidence IS NOT NULL",
+	NULL,
+};
+
+static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3, schema_v4,
+								      schema_v5 };
 
 /* Literals in SQL text: SQLite takes no text parameter for LIMIT. */
 #define STR_(x) #x
@@ -207,12 +220,14 @@ void store_machine_done(store_machine *m)
 	free(m->status);
 	free(m->last_nonce);
 	free(m->last_verdict);
+	free(m->evidence_nonce);
+	free(m->evidence_boot);
 	memset(m, 0, sizeof(*m));
 }
 
 #define MACHINE_COLUMNS                                                                                         \
 	"id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled, last_attestation, last_nonce, " \
-	"last_verdict, last_reasons, generation"
+	"last_verdict, last_reasons, generation, evidence_nonce, evidence_boot"
 
 static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 {
@@ -230,6 +245,8 @@ static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 	m->last_verdict = dup_or_null(db_rows_get(rows, i, 10));
 	m->last_reasons = to_i64(db_rows_get(rows, i, 11));
 	m->generation = to_i64(db_rows_get(rows, i, 12));
+	m->evidence_nonce = dup_or_null(db_rows_get(rows, i, 13));
+	m->evidence_boot = dup_or_null(db_rows_get(rows, i, 14));
 	if (!m->id || !m->status) {
 		store_machine_done(m);
 		return -ENOMEM;
@@ -263,7 +280,7 @@ int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err)
 	*ret_n = 0;
 	r = db_query(d,
 		     "SELECT id, NULL, ek_sha256, policy, interval_s, status, status_changed, enrolled, "
-		     "last_attestation, last_nonce, NULL, last_reasons, generation FROM machines ORDER BY id",
+		     "last_attestation, last_nonce, NULL, last_reasons, generation, NULL, NULL FROM machines ORDER BY id",
 		     NULL, 0, &rows, err);
 	if (r < 0)
 		return r;
@@ -441,12 +458,13 @@ static int why_unchanged(db *d, const char *id, mb_error *err)
 }
 
 int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
-			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, mb_error *err)
+			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
+			 mb_error *err)
 {
 	char ab[24], sb[24], rb[24], gb[24];
 	const char *status = trusted ? "trusted" : "untrusted";
 	const char *pa[] = { nonce, id, ab, sb, trusted ? "1" : "0", rb, verdict };
-	const char *pm[] = { id, status, ab, nonce, evidence, verdict, rb, gb };
+	const char *pm[] = { id, status, ab, nonce, verdict, rb, gb, boot && *boot ? boot : NULL, evidence };
 	int64_t r;
 
 	i64s(ab, at);
@@ -457,14 +475,21 @@ int store_attestation_tx(db *d, const char *id, int64_t generation, const char *
 	 * on the newest version once a concurrent change of it committed, so a policy set (or a
 	 * revoke) that committed while the evidence was judged makes this change no row. The last
 	 * trusted evidence: dropped when this one is trusted, kept from the row's when the machine
-	 * turns untrusted now (SET reads the row as it was). */
-	r = db_exec(d,
-		    "UPDATE machines SET status_changed = CASE WHEN status = $2 THEN status_changed ELSE $3 END, "
-		    "trusted_evidence = CASE WHEN $2 = 'trusted' THEN NULL WHEN status = 'trusted' THEN last_evidence "
-		    "ELSE trusted_evidence END, "
-		    "status = $2, last_attestation = $3, last_nonce = $4, last_evidence = $5, last_verdict = $6, "
-		    "last_reasons = $7 WHERE id = $1 AND generation = $8 AND status <> 'revoked'",
-		    pm, 8, err);
+	 * turns untrusted now (SET reads the row as it was). Without evidence (the stored one is of
+	 * this boot), only while the stored one is still of this boot. */
+#define ATTESTATION_SET                                                                                 \
+	"UPDATE machines SET status_changed = CASE WHEN status = $2 THEN status_changed ELSE $3 END, "  \
+	"trusted_evidence = CASE WHEN $2 = 'trusted' THEN NULL WHEN status = 'trusted' THEN last_evidence " \
+	"ELSE trusted_evidence END, "                                                                   \
+	"status = $2, last_attestation = $3, last_nonce = $4, last_verdict = $5, last_reasons = $6"
+#define ATTESTATION_WHERE " WHERE id = $1 AND generation = $7 AND status <> 'revoked'"
+	if (evidence)
+		r = db_exec(d, ATTESTATION_SET ", evidence_boot = $8, last_evidence = $9, evidence_nonce = $4" ATTESTATION_WHERE,
+			    pm, 9, err);
+	else
+		r = db_exec(d, ATTESTATION_SET ATTESTATION_WHERE " AND evidence_boot = $8", pm, 8, err);
+#undef ATTESTATION_SET
+#undef ATTESTATION_WHERE
 	if (r < 0)
 		return (int) r;
 	if (r == 0)

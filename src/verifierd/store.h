@@ -12,7 +12,7 @@
 
 #include "verifierd/db.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_HISTORY 20
 
 /* Create or migrate the schema (in one transaction; safe when verifiers start together). */
@@ -33,6 +33,9 @@ typedef struct store_machine {
 	char *last_verdict;
 	int64_t last_reasons;
 	int64_t generation;    /* changes with the record, the policy and a revoke */
+	char *evidence_nonce;  /* the nonce of the stored (last) evidence: a later attestation of the
+				* same boot refers to it */
+	char *evidence_boot;   /* its boot key (hex), NULL when its logs were not judged */
 } store_machine;
 
 void store_machine_done(store_machine *m);
@@ -66,11 +69,13 @@ int store_nonce_used(db *d, const char *nonce, mb_error *err);
 int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_error *err);
 
 /* The judgment of one nonce's evidence, judged under the machine's generation: the history row
- * and the machine's state. Returns -ENOENT when the machine is gone or revoked, -ESTALE when its
- * generation moved on (a policy set, enrolled again), -EEXIST when the nonce was used (nothing
- * written: the caller rolls back). */
+ * and the machine's state, with the evidence and its boot key (hex, or NULL); evidence NULL: the
+ * stored evidence is of this boot and stays (-ESTALE when it no longer is). Returns -ENOENT when
+ * the machine is gone or revoked, -ESTALE when its generation moved on (a policy set, enrolled
+ * again), -EEXIST when the nonce was used (nothing written: the caller rolls back). */
 int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
-			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, mb_error *err);
+			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
+			 mb_error *err);
 
 /* The last judgment replaced (a policy change re-judged the last evidence); -ENOENT unless the
  * evidence of nonce is still the last and generation still the machine's. */

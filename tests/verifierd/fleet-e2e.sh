@@ -79,6 +79,26 @@ check "m1: two attestations in the history, the last with a new nonce" \
 	test "$(jq '.history | length' show-m1.json):$(jq -r '.history[0].trusted' show-m1.json)" = "2:true"
 push m1 --json
 check "m1: a third push's nonce is not the first's" test "$rc:$(jq -r '.nonce != "'"$nonce1"'"' push.out)" = "0:true"
+nonce3=$(jq -r .nonce push.out)
+# Each boot judged once, its evidence stored once: the second and third pushes of the boot had
+# their quotes checked and took the first's judgment of the logs; the stored evidence is still
+# the first push's (its own nonce kept with it), the last nonce the third's.
+api() { curl -sSf -H "Authorization: Bearer $(cat "$WORK/token")" "$URL$1"; }
+# metric NAME{LABELS}: its value in GET /metrics (0 when absent)
+metric() { api /metrics | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'; }
+check "m1: its boot's logs judged once, the judgment taken twice" \
+	test "$(metric 'mboot_verifierd_logs_judged_total{result="judged"}') $(metric 'mboot_verifierd_logs_judged_total{result="reused"}')" = "1 2"
+# row ID: the machine's stored evidence's nonce, its boot key's length, the last nonce, and
+# whether the stored evidence's quote carries the first push's nonce (its extraData, base64)
+row() {
+	python3 -c 'import sqlite3, sys, json, base64
+r = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True).execute(
+    "SELECT evidence_nonce, evidence_boot, last_nonce, last_evidence FROM machines WHERE id = ?", (sys.argv[2],)).fetchone()
+q = base64.b64decode(json.loads(r[3])["quote"]["attest"])
+print(r[0], len(r[1] or ""), r[2], bytes.fromhex(r[0]) in q)' "$WORK/verifier.db" "$1"
+}
+check "m1: the evidence stored is the first push's (its nonce in its quote), the last nonce the third's" \
+	test "$(row m1)" = "$nonce1 64 $nonce3 True"
 # One TPM is one machine: m1's TPM (still the one serving) pushed under a second id is refused.
 push m1-twin
 check "m1's TPM under a second id: refused, exit 2, HTTP 409 naming m1 ($(head -c 300 push.err))" \
@@ -106,6 +126,12 @@ check "m3: fleet show --json says untrusted with the policy-violated reason" \
 fleet show m3 >show-m3.txt
 check "m3: fleet show prints the status and the reason naming the event" \
 	grep -Eq '^  policy-violated: PCR 8 event [0-9]+ "kernel_cmdline: .* init=/bin/sh": ' show-m3.txt
+# Its second push: the boot's judgment taken (the same violation named), the evidence not stored
+# again. The policy set below judges the stored evidence with its own nonce, not the last one.
+judged=$(metric 'mboot_verifierd_logs_judged_total{result="judged"}')
+push m3
+check "m3's second push: its boot's judgment taken, the same violation named (exit $rc)" \
+	test "$rc:$(grep -Ec '^  policy-violated: PCR 8 event [0-9]+ "kernel_cmdline: .* init=/bin/sh": ' push.out):$(metric 'mboot_verifierd_logs_judged_total{result="judged"}')" = "1:1:$judged"
 "$M" policy generate --from-log cmdline.log -o policy-sh.json || fail "policy generate (init=/bin/sh)"
 fleet policy set m3 policy-sh.json >set.out
 check "fleet policy set m3 (a policy of that boot): judged again, trusted ($(cat set.out fleet.err))" \
@@ -128,9 +154,6 @@ check "fleet list: a table with m1's status and policy digest" \
 sh_hex=$(printf 'init=/bin/sh' | od -An -tx1 | tr -d ' \n')
 sh_events=$("$M" log show --json "$WORK/cmdline.log" |
 	jq -c --arg h "$sh_hex" '[.events[] | select(.data | contains($h)) | .index]')
-api() { curl -sSf -H "Authorization: Bearer $(cat "$WORK/token")" "$URL$1"; }
-# metric NAME{LABELS}: its value in GET /metrics (0 when absent)
-metric() { api /metrics | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'; }
 untrusted0=$(metric 'mboot_verifierd_attestations_total{result="untrusted"}')
 judged0=$(metric mboot_verifierd_judge_seconds_count)
 policy0=$(metric 'mboot_verifierd_untrusted_reasons_total{reason="policy-violated"}')

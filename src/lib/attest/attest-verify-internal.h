@@ -108,10 +108,17 @@ struct mb_attest_verdict {
 	uint32_t base_pcrs_moved;
 	size_t n_changes;
 	verdict_change *changes;
+
+	bool has_boot_key;        /* the logs were judged (or taken from a verdict of this key) */
+	uint8_t boot_key[32];
 };
 
 /* Add a reason with a printf detail; -ENOMEM only. */
 int verdict_add(mb_attest_verdict *v, mb_attest_reason r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The logs' judgment of src (reasons, per-PCR results, policy result, violations) copied into v,
+ * which has none yet; -ENOMEM only. */
+int verdict_copy_judgment(mb_attest_verdict *v, const mb_attest_verdict *src);
 
 /*
  * Replay the logs against the quoted values and judge them with the policy (verify-logs.c): every

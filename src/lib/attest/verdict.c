@@ -85,6 +85,71 @@ MB_EXPORT void mb_attest_verdict_free(mb_attest_verdict *v)
 	free(v);
 }
 
+static int copy_violation(verdict_violation *d, const verdict_violation *s)
+{
+	size_t k;
+
+	*d = *s;
+	d->text = d->reason = NULL;
+	d->closest_rules = NULL;
+	d->n_closest_rules = 0;
+	if ((s->text && !(d->text = strdup(s->text))) || (s->reason && !(d->reason = strdup(s->reason))))
+		return -ENOMEM;
+	if (s->n_closest_rules && !(d->closest_rules = calloc(s->n_closest_rules, sizeof(char *))))
+		return -ENOMEM;
+	for (k = 0; k < s->n_closest_rules; k++, d->n_closest_rules++)
+		if (!(d->closest_rules[k] = strdup(s->closest_rules[k])))
+			return -ENOMEM;
+	return 0;
+}
+
+int verdict_copy_judgment(mb_attest_verdict *v, const mb_attest_verdict *src)
+{
+	size_t i;
+
+	/* The quote passed in both, so every reason of src is its logs'. */
+	for (i = 0; i < src->n_reasons; i++, v->n_reasons++)
+		v->reasons[i] = (verdict_reason) { .reason = src->reasons[i].reason };
+	for (i = 0; i < src->n_reasons; i++)
+		if (!(v->reasons[i].detail = strdup(src->reasons[i].detail)))
+			return -ENOMEM;
+	v->n_reasons_dropped = src->n_reasons_dropped;
+	v->logs_checked = src->logs_checked;
+	v->logs_ok = src->logs_ok;
+	v->n_verified = src->n_verified;
+	v->n_failed = src->n_failed;
+	if (src->n_pcrs) {
+		if (!(v->pcrs = calloc(src->n_pcrs, sizeof(*v->pcrs))))
+			return -ENOMEM;
+		memcpy(v->pcrs, src->pcrs, src->n_pcrs * sizeof(*v->pcrs));
+		v->n_pcrs = src->n_pcrs;
+	}
+	v->policy_checked = src->policy_checked;
+	v->policy_ok = src->policy_ok;
+	v->policy_bank = src->policy_bank;
+	v->policy_ok_pcrs = src->policy_ok_pcrs;
+	v->policy_violated_pcrs = src->policy_violated_pcrs;
+	v->policy_has_sets = src->policy_has_sets;
+	if (src->firmware_set && !(v->firmware_set = strdup(src->firmware_set)))
+		return -ENOMEM;
+	if (src->n_violations && !(v->violations = calloc(src->n_violations, sizeof(*v->violations))))
+		return -ENOMEM;
+	for (i = 0; i < src->n_violations; i++, v->n_violations++)
+		if (copy_violation(&v->violations[i], &src->violations[i]) < 0) {
+			v->n_violations++; /* its copied parts freed with v */
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+MB_EXPORT bool mb_attest_verdict_boot_key(const mb_attest_verdict *v, uint8_t key[32])
+{
+	if (!v || !v->has_boot_key)
+		return false;
+	memcpy(key, v->boot_key, sizeof(v->boot_key));
+	return true;
+}
+
 MB_EXPORT bool mb_attest_verdict_trusted(const mb_attest_verdict *v)
 {
 	/* Trusted only when the logs were checked (and the policy, when given) and nothing failed. */

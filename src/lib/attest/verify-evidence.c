@@ -347,6 +347,64 @@ out:
 	return r;
 }
 
+static int parse_logs(const attest_evidence *ev, mb_event_log **log, mb_cel_log **us, mb_error *err)
+{
+	int r = 0;
+
+	if (ev->eventlog && (r = mb_event_log_parse(ev->eventlog, ev->eventlog_size, log, err)) < 0)
+		return prefix_error(err, r, "evidence: eventlog");
+	if (ev->userspace_log && (r = mb_cel_log_parse(ev->userspace_log, ev->userspace_log_size, us, err)) < 0)
+		return prefix_error(err, r, "evidence: userspace_log");
+	return r;
+}
+
+/* The boot key (mb_attest_verdict_boot_key): each part with its length, so that no two
+ * evidences' parts run together into the same bytes. */
+static int boot_key(const attest_evidence *ev, const mb_attest_verify_options *opts, uint8_t key[32])
+{
+	static const char tag[] = "mboot boot key 1";
+	mb_digest_ctx *ctx = NULL;
+	uint8_t buf[8];
+	size_t i, n = mb_pcr_values_n_banks(ev->pcrs);
+	int r = mb_digest_ctx_new(MB_ALG_SHA256, &ctx);
+
+#define PUT_U64(x) (buf[0] = (uint8_t) ((uint64_t) (x) >> 56), buf[1] = (uint8_t) ((uint64_t) (x) >> 48), \
+		    buf[2] = (uint8_t) ((uint64_t) (x) >> 40), buf[3] = (uint8_t) ((uint64_t) (x) >> 32), \
+		    buf[4] = (uint8_t) ((uint64_t) (x) >> 24), buf[5] = (uint8_t) ((uint64_t) (x) >> 16), \
+		    buf[6] = (uint8_t) ((uint64_t) (x) >> 8), buf[7] = (uint8_t) (x),                    \
+		    mb_digest_ctx_update(ctx, buf, 8))
+	if (r >= 0)
+		r = mb_digest_ctx_update(ctx, tag, sizeof(tag));
+	/* a log not carried is not an empty one */
+	if (r >= 0)
+		r = PUT_U64(ev->eventlog ? ev->eventlog_size : UINT64_MAX);
+	if (r >= 0 && ev->eventlog_size)
+		r = mb_digest_ctx_update(ctx, ev->eventlog, ev->eventlog_size);
+	if (r >= 0)
+		r = PUT_U64(ev->userspace_log ? ev->userspace_log_size : UINT64_MAX);
+	if (r >= 0 && ev->userspace_log_size)
+		r = mb_digest_ctx_update(ctx, ev->userspace_log, ev->userspace_log_size);
+	if (r >= 0)
+		r = PUT_U64(n);
+	for (i = 0; i < n && r >= 0; i++) {
+		uint16_t alg = mb_pcr_values_bank_alg(ev->pcrs, i);
+		uint32_t present = mb_pcr_values_present(ev->pcrs, alg);
+		const mb_digest_info *d = mb_digest_by_alg(alg);
+
+		r = PUT_U64(((uint64_t) alg << 32) | present);
+		for (uint32_t p = 0; p < MB_PCR_COUNT && r >= 0 && d; p++)
+			if (present & (1u << p))
+				r = mb_digest_ctx_update(ctx, mb_pcr_values_get(ev->pcrs, alg, p), d->size);
+	}
+	if (r >= 0)
+		r = PUT_U64(((uint64_t) opts->min_bank << 32) | opts->userspace_pcrs);
+#undef PUT_U64
+	if (r >= 0)
+		r = mb_digest_ctx_final(ctx, key);
+	mb_digest_ctx_free(ctx);
+	return r;
+}
+
 MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const char *machine, size_t machine_size,
 			       const mb_attest_verify_options *opts_in, mb_attest_verdict **ret, mb_error *err)
 {
@@ -355,6 +413,7 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	attest_evidence ev;
 	attest_machine m;
 	mb_attest_verdict *v = NULL;
+	const mb_attest_verdict *judged = NULL;
 	mb_event_log *log = NULL;
 	mb_cel_log *us = NULL;
 	bool quote_ok = false;
@@ -379,13 +438,17 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 		attest_machine_done(&m);
 		return r;
 	}
-	/* The logs must parse whatever the quote says: malformed input is malformed either way. */
-	if (ev.eventlog && (r = mb_event_log_parse(ev.eventlog, ev.eventlog_size, &log, err)) < 0)
-		prefix_error(err, r, "evidence: eventlog");
-	if (r >= 0 && ev.userspace_log && (r = mb_cel_log_parse(ev.userspace_log, ev.userspace_log_size, &us, err)) < 0)
-		prefix_error(err, r, "evidence: userspace_log");
-	if (r >= 0 && !(v = calloc(1, sizeof(*v))))
+	if (!(v = calloc(1, sizeof(*v))))
 		r = -ENOMEM;
+	if (r >= 0 && opts->judged_lookup && (r = boot_key(&ev, opts, v->boot_key)) >= 0) {
+		judged = opts->judged_lookup(v->boot_key, opts->judged_ctx);
+		/* the key's logs parsed when it was judged: the same bytes parse the same */
+		if (judged && !(judged->has_boot_key && memcmp(judged->boot_key, v->boot_key, sizeof(v->boot_key)) == 0))
+			judged = NULL;
+	}
+	/* The logs must parse whatever the quote says: malformed input is malformed either way. */
+	if (r >= 0 && (!judged || opts->baseline))
+		r = parse_logs(&ev, &log, &us, err);
 	if (r >= 0) {
 		v->quote_decoded = true;
 		v->quote = ev.quote;
@@ -394,10 +457,13 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 		r = check_quote(v, &ev, &m, opts, &quote_ok, err);
 	}
 	if (r >= 0 && quote_ok) {
-		if (!log)
+		if (judged)
+			r = verdict_copy_judgment(v, judged);
+		else if (!ev.eventlog)
 			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "the evidence carries no firmware event log");
 		else
 			r = attest_judge_logs(v, log, us, ev.pcrs, opts, err);
+		v->has_boot_key = r >= 0 && opts->judged_lookup;
 	}
 	if (r >= 0 && opts->baseline)
 		r = compare_baseline(v, &ev, log, &m, opts, err);

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Each boot judged once: verdicts kept by (boot key, policy), for mb_attest_verify's
+ * judged_lookup. A machine attests many times a boot and its logs change only when it boots
+ * again, so every later attestation checks its quote and takes the logs' judgment from here.
+ * The judgment is a function of the logs, the values they replay to, the policy and the
+ * options alone, so one entry may serve any machine with the same boot.
+ *
+ * Two tables of at most max entries: the current one takes new entries; once full it becomes
+ * the old one and the old one is dropped, and an entry found in the old table is copied into
+ * the current one. So what is in use stays, and memory is bounded by 2 * max verdicts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verifierd/fleet-internal.h"
+
+struct fleet_judged_entry {
+	uint8_t key[32];
+	mb_attest_verdict *v;
+	atomic_uint refs;
+};
+
+typedef struct judged_table {
+	fleet_judged_entry **slots; /* open addressing, linear probing, capacity a power of two */
+	size_t cap, n;
+} judged_table;
+
+struct fleet_judged {
+	pthread_mutex_t lock;
+	size_t max;
+	judged_table cur, old;
+};
+
+void fleet_judged_release(fleet_judged_entry *e)
+{
+	if (e && atomic_fetch_sub(&e->refs, 1) == 1) {
+		mb_attest_verdict_free(e->v);
+		free(e);
+	}
+}
+
+static void table_drop(judged_table *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		fleet_judged_release(t->slots[i]);
+	free(t->slots);
+	*t = (judged_table) { 0 };
+}
+
+static int table_init(judged_table *t, size_t max)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * max)
+		cap *= 2;
+	t->slots = calloc(cap, sizeof(*t->slots));
+	if (!t->slots)
+		return -ENOMEM;
+	t->cap = cap;
+	t->n = 0;
+	return 0;
+}
+
+/* The keys are SHA-256 output: their first bytes are as good a hash as any. */
+static size_t slot_of(const judged_table *t, const uint8_t key[32])
+{
+	uint64_t h;
+
+	memcpy(&h, key, sizeof(h));
+	return (size_t) h & (t->cap - 1);
+}
+
+static fleet_judged_entry *table_find(const judged_table *t, const uint8_t key[32])
+{
+	size_t i;
+
+	if (!t->cap)
+		return NULL;
+	for (i = slot_of(t, key); t->slots[i]; i = (i + 1) & (t->cap - 1))
+		if (memcmp(t->slots[i]->key, key, 32) == 0)
+			return t->slots[i];
+	return NULL;
+}
+
+/* Takes a reference of e; the table has room (n < max <= cap / 2). */
+static void table_put(judged_table *t, fleet_judged_entry *e)
+{
+	size_t i;
+
+	for (i = slot_of(t, e->key); t->slots[i]; i = (i + 1) & (t->cap - 1))
+		;
+	atomic_fetch_add(&e->refs, 1);
+	t->slots[i] = e;
+	t->n++;
+}
+
+int fleet_judged_new(size_t max, fleet_judged **ret)
+{
+	fleet_judged *c;
+
+	*ret = NULL;
+	if (!max)
+		return 0;
+	if (max > SIZE_MAX / 8 || !(c = calloc(1, sizeof(*c))))
+		return -ENOMEM;
+	c->max = max;
+	if (table_init(&c->cur, max) < 0) {
+		free(c);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	*ret = c;
+	return 0;
+}
+
+void fleet_judged_free(fleet_judged *c)
+{
+	if (!c)
+		return;
+	table_drop(&c->cur);
+	table_drop(&c->old);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/* Makes room in cur: a full one becomes old (the old one handed back in *dropped, to be freed
+ * outside the lock). Under the lock. */
+static int make_room(fleet_judged *c, judged_table *dropped)
+{
+	judged_table fresh;
+
+	if (c->cur.n < c->max)
+		return 0;
+	if (table_init(&fresh, c->max) < 0)
+		return -ENOMEM;
+	*dropped = c->old;
+	c->old = c->cur;
+	c->cur = fresh;
+	return 0;
+}
+
+fleet_judged_entry *fleet_judged_get(fleet_judged *c, const uint8_t key[32])
+{
+	judged_table dropped = { 0 };
+	fleet_judged_entry *e;
+
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	e = table_find(&c->cur, key);
+	if (!e && (e = table_find(&c->old, key)) && make_room(c, &dropped) >= 0 && !table_find(&c->cur, key))
+		table_put(&c->cur, e); /* in use: kept when the old table goes */
+	if (e)
+		atomic_fetch_add(&e->refs, 1);
+	pthread_mutex_unlock(&c->lock);
+	table_drop(&dropped);
+	return e;
+}
+
+const mb_attest_verdict *fleet_judged_verdict(const fleet_judged_entry *e)
+{
+	return e->v;
+}
+
+void fleet_judged_add(fleet_judged *c, const uint8_t key[32], mb_attest_verdict *v)
+{
+	judged_table dropped = { 0 };
+	fleet_judged_entry *e;
+
+	if (!c || !(e = calloc(1, sizeof(*e)))) {
+		mb_attest_verdict_free(v);
+		return;
+	}
+	memcpy(e->key, key, 32);
+	e->v = v;
+	atomic_init(&e->refs, 1);
+	pthread_mutex_lock(&c->lock);
+	/* Judged twice at once (two attestations of one new boot): the first one stays. */
+	if (!table_find(&c->cur, key) && make_room(c, &dropped) >= 0)
+		table_put(&c->cur, e);
+	pthread_mutex_unlock(&c->lock);
+	fleet_judged_release(e);
+	table_drop(&dropped);
+}
+
+size_t fleet_judged_count(fleet_judged *c)
+{
+	size_t n;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	n = c->cur.n + c->old.n;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+int fleet_judged_key(const uint8_t boot_key[32], const char *policy_sha256, uint8_t key[32])
+{
+	const char *p = policy_sha256 ? policy_sha256 : "";
+	uint8_t buf[32 + 64] = { 0 };
+
+	/* The policy by its SHA-256 (the fleet stores each policy under it): a machine given
+	 * another policy is judged in full. No policy is 64 zero bytes, never a SHA-256 in hex. */
+	memcpy(buf, boot_key, 32);
+	memcpy(buf + 32, p, strnlen(p, 64));
+	return mb_digest(MB_ALG_SHA256, buf, sizeof(buf), key);
+}
