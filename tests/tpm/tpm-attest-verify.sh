@@ -272,6 +272,7 @@ rc=$?
 boot "$LOG"
 mkak ak ecc
 quote ak "$N1" sha1:all+sha256:all base.json
+quote ak "$N2" sha1:all+sha256:all base2.json
 swtpm_reset
 "$M" log extend --tcti "$TCTI" added.bin >extend.out 2>&1 || fail "log extend after reset: $(cat extend.out)"
 reload ak
@@ -284,6 +285,13 @@ rc=$?
 	bad "baseline: exit $rc $(jq -c .baseline v.json | head -c 600)"
 "$M" attest verify after.json --machine ak.machine.json --nonce "$N2" --baseline good.json >/dev/null 2>v.err
 [ $? -eq 2 ] && ok "a baseline another machine's AK signed is refused as input (exit 2)" || bad "foreign baseline accepted"
+
+# 18. Each boot judged once (the fleet verifier's judged_lookup): the boot's second quote takes
+# the first's judgment of the logs and writes what it writes judged in full; the rebooted
+# machine's quote (another key) and a quote that fails take nothing.
+"${MB_JUDGED:?}" ak.machine.json gen.json base.json "$N1" base2.json "$N2" after.json "$N2" >judged.out &&
+	ok "judged once: the same boot's judgment taken, another boot's and a failed quote's not" ||
+	bad "judged once: $(grep '^FAILED' judged.out) $(grep -v '^FAILED' judged.out | head -c 1500)"
 
 # Malformed input: exit 2, never a verdict.
 echo '{"version": 1, "kind": "mboot-evidence"}' >empty.json
