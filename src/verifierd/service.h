@@ -47,6 +47,7 @@ typedef struct fleet_options {
 	int64_t interval;               /* seconds a machine gets when it does not say (600) */
 	int64_t max_interval;           /* the most a machine may ask for (0: interval); never less than interval */
 	int64_t nonce_ttl;              /* seconds a nonce is good for (60) */
+	struct notifier *notify;        /* webhooks (notify.h), or NULL; the caller frees it after the fleet */
 } fleet_options;
 
 typedef struct fleet fleet;               /* one per process; shared by all threads */
