@@ -244,6 +244,9 @@ static void *target_main(void *p)
 	CURL *curl = sym_curl_easy_init();
 	notify_item it;
 
+	if (!curl)
+		fprintf(stderr, "mboot-verifierd: webhook %s: libcurl has no handle: every delivery fails\n", t->where);
+
 	for (;;) {
 		pthread_mutex_lock(&n->lock);
 		while (!atomic_load(&n->stopping) && t->count == 0)
