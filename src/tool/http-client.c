@@ -14,7 +14,7 @@
 
 #include "shared/fileio.h"
 #include "shared/json.h"
-#include "tool/curl-dl.h"
+#include "shared/curl-dl.h"
 #include "tool/http-client.h"
 #include "tool/tool.h"
 

@@ -11,6 +11,7 @@
 #include <mboot/mboot.h>
 
 #include "verifierd/db.h"
+#include "verifierd/notify.h"
 #include "verifierd/service.h"
 #include "verifierd/store.h"
 
@@ -43,6 +44,7 @@ struct fleet {
 	int64_t nonce_ttl;
 	db_kind kind;
 	uint8_t nonce_key[32];   /* shared by the verifiers of the database (its secrets table) */
+	notifier *notify;        /* webhooks: told of each status change once committed; NULL: none */
 
 	/* Evidence refused as not this machine's TPM's answer (nothing stored), by reason. */
 	atomic_uint_fast64_t refused[_MB_ATTEST_REASON_MAX];

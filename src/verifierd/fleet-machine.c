@@ -146,6 +146,7 @@ typedef struct activate_ctx {
 	bool allow_ek_reuse;
 	int64_t interval;
 	unsigned refused; /* 403 or 409 when the stored machine forbids it */
+	char old_status[16]; /* the status before, for the webhooks ("": a new machine) */
 	char *ek_taken;   /* 409: the id of another machine with this EK */
 } activate_ctx;
 
@@ -157,7 +158,9 @@ static int activate_tx(db *d, void *p, mb_error *err)
 
 	/* Read again inside the transaction: another verifier may have enrolled the id since. */
 	r = store_machine_get(d, c->id, &m, err);
+	c->old_status[0] = '\0';
 	if (r >= 0) {
+		snprintf(c->old_status, sizeof(c->old_status), "%s", m.status);
 		c->refused = strcmp(m.status, "revoked") == 0 ? 403 : strcmp(m.ek_sha256, c->ek) != 0 ? 409 : 0;
 		store_machine_done(&m);
 		if (c->refused)
@@ -224,6 +227,8 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 	else if (r < 0)
 		reply_db_error(resp, r, &err);
 	else {
+		notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .new_status = "enrolled",
+			.old_status = c.old_status[0] ? c.old_status : NULL, .cause = "enrollment", .at = fleet_now() });
 		o = json_object();
 		json_object_set_new(o, "machine_id", json_text(id));
 		json_object_set_new(o, "status", json_text("enrolled"));
@@ -564,6 +569,10 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		goto out;
 	}
 	fleet_metrics_stored(w->f, &j);
+	/* Committed: the webhooks hear of it (old: the status read before judging). */
+	notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = m.status,
+		.new_status = j.trusted ? "trusted" : "untrusted", .cause = "attestation", .nonce = nonce,
+		.verdict = j.verdict, .at = c.at });
 	o = json_object();
 	json_object_set_new(o, "machine_id", json_text(id));
 	json_object_set_new(o, "status", json_text(j.trusted ? "trusted" : "untrusted"));

@@ -157,6 +157,23 @@ void fleet_metrics(fleet_worker *w, http_response *resp)
 		(unsigned long long) atomic_load(&f->boots_reused));
 	counter_head(out, "mboot_verifierd_boot_cache_entries", "Boots whose judgment is kept.", "gauge");
 	fprintf(out, "mboot_verifierd_boot_cache_entries %zu\n", fleet_judged_count(f->judged));
+	{
+		notify_counts nc;
+
+		notify_counts_get(f->notify, &nc);
+		counter_head(out, "mboot_verifierd_notify_deliveries_total", "Webhook deliveries (--notify, one per "
+			     "status change and URL) by result: delivered (a 2xx), failed (every try failed), dropped "
+			     "(the URL's queue was full).", "counter");
+		fprintf(out, "mboot_verifierd_notify_deliveries_total{result=\"delivered\"} %llu\n"
+			"mboot_verifierd_notify_deliveries_total{result=\"failed\"} %llu\n"
+			"mboot_verifierd_notify_deliveries_total{result=\"dropped\"} %llu\n",
+			(unsigned long long) nc.delivered, (unsigned long long) nc.failed, (unsigned long long) nc.dropped);
+		counter_head(out, "mboot_verifierd_notify_retries_total", "Webhook tries that failed and were tried again.",
+			     "counter");
+		fprintf(out, "mboot_verifierd_notify_retries_total %llu\n", (unsigned long long) nc.retries);
+		counter_head(out, "mboot_verifierd_notify_queued", "Webhook deliveries waiting in the queues now.", "gauge");
+		fprintf(out, "mboot_verifierd_notify_queued %llu\n", (unsigned long long) nc.pending);
+	}
 	counter_head(out, "mboot_verifierd_database_errors_total",
 		     "Database calls that failed (the client was told 503 or 500).", "counter");
 	fprintf(out, "mboot_verifierd_database_errors_total %llu\n", (unsigned long long) atomic_load(&db_errors));

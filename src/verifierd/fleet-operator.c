@@ -487,6 +487,11 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		if (r >= 0) {
 			r = store_rejudge_tx(w->d, id, m.generation, m.last_nonce, fleet_now(), j.trusted, j.n_reasons,
 					     j.verdict, err);
+			if (r >= 0)
+				notify_change_send(w->f->notify, &(notify_change){ .machine_id = id,
+					.old_status = m.status, .new_status = j.trusted ? "trusted" : "untrusted",
+					.cause = "policy", .nonce = m.last_nonce, .verdict = j.verdict,
+					.operator_name = w->operator_name[0] ? w->operator_name : NULL, .at = fleet_now() });
 			free(j.verdict);
 		}
 		store_machine_done(&m);
@@ -536,13 +541,26 @@ typedef struct audited {
 	const char *operator_name, *action, *id;
 	const char *sha, *policy_text; /* policy-set */
 	int64_t at_us;
+	bool want_old;       /* revoke, forget with webhooks: the status before, read in the transaction */
+	char old_status[16]; /* "": no such machine (a pending enrollment only) */
 } audited;
 
 static int audited_tx(db *d, void *ctx, mb_error *err)
 {
 	audited *a = ctx;
+	store_machine m;
 	int r;
 
+	a->old_status[0] = '\0';
+	if (a->want_old) {
+		r = store_machine_get(d, a->id, &m, err);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		if (r >= 0)
+			snprintf(a->old_status, sizeof(a->old_status), "%s", m.status);
+		if (r >= 0)
+			store_machine_done(&m);
+	}
 	if (strcmp(a->action, "policy-set") == 0) {
 		r = store_policy_put(d, a->sha, a->policy_text, err);
 		if (r >= 0)
@@ -563,9 +581,16 @@ static int audited_do(fleet_worker *w, const char *action, const char *id, const
 		      mb_error *err)
 {
 	audited a = { .operator_name = w->operator_name[0] ? w->operator_name : "?", .action = action, .id = id,
-		      .sha = sha, .policy_text = text, .at_us = fleet_now_us() };
+		      .sha = sha, .policy_text = text, .at_us = fleet_now_us(),
+		      .want_old = w->f->notify && (strcmp(action, "revoke") == 0 || strcmp(action, "forget") == 0) };
+	int r = fleet_transaction(w->d, audited_tx, &a, err);
 
-	return fleet_transaction(w->d, audited_tx, &a, err);
+	/* Committed: a revoke or forget of a machine is a status change for the webhooks. */
+	if (r >= 0 && a.want_old && a.old_status[0])
+		notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = a.old_status,
+			.new_status = strcmp(action, "revoke") == 0 ? "revoked" : NULL, .cause = action,
+			.operator_name = a.operator_name, .at = a.at_us / 1000000 });
+	return r;
 }
 
 void fleet_policy_put(fleet_worker *w, const char *id, const http_request *req, http_response *resp)

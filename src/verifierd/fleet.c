@@ -232,6 +232,7 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 	f->interval = o->interval > 0 ? o->interval : 600;
 	f->max_interval = o->max_interval > 0 ? o->max_interval : f->interval;
 	f->nonce_ttl = o->nonce_ttl > 0 ? o->nonce_ttl : 60;
+	f->notify = o->notify;
 	if (f->max_interval < f->interval) {
 		r = set_error(err, -EINVAL, "the maximum interval (%lld s) is below the default interval (%lld s)",
 			      (long long) f->max_interval, (long long) f->interval);

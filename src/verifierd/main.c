@@ -24,6 +24,7 @@
 #include "shared/fileio.h"
 #include "shared/json.h"
 #include "verifierd/http.h"
+#include "verifierd/notify.h"
 #include "verifierd/service.h"
 
 #define EXIT_USAGE 2
@@ -37,7 +38,8 @@ enum {
 	OPT_INTERVAL, OPT_NONCE_TTL, OPT_TLS_CERT, OPT_TLS_KEY, OPT_INSECURE, OPT_THREADS, OPT_MAX_BODY,
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_MAX_BODY_MEMORY,
 	OPT_HEADER_TIMEOUT, OPT_BODY_TIMEOUT, OPT_MAX_CONNECTIONS_PER_IP, OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
-	OPT_MIN_BANK, OPT_ALLOW_EK_REUSE,
+	OPT_MIN_BANK, OPT_ALLOW_EK_REUSE, OPT_NOTIFY, OPT_NOTIFY_SECRET_FILE, OPT_NOTIFY_TRIES, OPT_NOTIFY_TIMEOUT,
+	OPT_NOTIFY_QUEUE,
 	OPT_CONFIG, OPT_NEW_TOKEN, OPT_TOKEN_NAME, OPT_LIST_TOKENS, OPT_REVOKE_TOKEN, OPT_JUDGE_CACHE,
 	OPT_END,
 };
@@ -69,6 +71,11 @@ static const struct option long_options[] = {
 	{ "header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT },
 	{ "body-timeout", required_argument, NULL, OPT_BODY_TIMEOUT },
 	{ "max-connections-per-ip", required_argument, NULL, OPT_MAX_CONNECTIONS_PER_IP },
+	{ "notify", required_argument, NULL, OPT_NOTIFY },
+	{ "notify-secret-file", required_argument, NULL, OPT_NOTIFY_SECRET_FILE },
+	{ "notify-tries", required_argument, NULL, OPT_NOTIFY_TRIES },
+	{ "notify-timeout", required_argument, NULL, OPT_NOTIFY_TIMEOUT },
+	{ "notify-queue", required_argument, NULL, OPT_NOTIFY_QUEUE },
 	/* only on the command line: */
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "new-token", no_argument, NULL, OPT_NEW_TOKEN },
@@ -109,6 +116,10 @@ typedef struct settings {
 	unsigned body_timeout;
 	unsigned max_connections_per_ip;
 	bool per_ip_given;                  /* else its default depends on --insecure */
+	const char **notify;                /* webhook URLs */
+	size_t n_notify;
+	const char *notify_secret_file;
+	unsigned notify_tries, notify_timeout, notify_queue;
 	const char *config;
 	bool new_token, list_tokens;
 	const char *token_name, *revoke_token;
@@ -159,6 +170,12 @@ static void usage(FILE *f)
 		"                            32; with --insecure 0: every client is the local proxy)\n"
 		"  --port-file F             write the port number to F once listening\n"
 		"  --verbose                 one line per request on stderr\n"
+		"  --notify URL              POST each status change of a machine to URL, http:// or https://\n"
+		"                            (repeatable; docs/api.md \"Webhooks\")\n"
+		"  --notify-secret-file F    the HMAC-SHA256 key that signs them (at least 16 bytes; needed)\n"
+		"  --notify-tries N          tries of one delivery, 1s, 2s, 4s... apart (default 5)\n"
+		"  --notify-timeout S        seconds one try may take (default 10)\n"
+		"  --notify-queue N          deliveries waiting per URL; more are dropped (default 1000)\n"
 		"  --config F                a JSON object of these options ({\"listen\": ..., \"ek_ca_file\": ...});\n"
 		"                            the command line wins\n"
 		"  --new-token               print a new operator token and exit (only its hash is stored)\n"
@@ -209,17 +226,33 @@ static int set_option(settings *s, int id, const char *arg)
 	case OPT_LISTEN: s->listen = arg; break;
 	case OPT_DB: s->db = arg; break;
 	case OPT_EK_CA_FILE:
-	case OPT_EK_CA_DIR: {
-		const char **p = realloc(s->ek_paths, (s->n_ek_paths + 1) * sizeof(*p));
+	case OPT_EK_CA_DIR:
+	case OPT_NOTIFY: {
+		const char ***list = id == OPT_NOTIFY ? &s->notify : &s->ek_paths;
+		size_t *n_list = id == OPT_NOTIFY ? &s->n_notify : &s->n_ek_paths;
+		const char **p = realloc(*list, (*n_list + 1) * sizeof(*p));
 
 		if (!p) {
 			fprintf(stderr, "mboot-verifierd: out of memory\n");
 			return -ENOMEM;
 		}
-		s->ek_paths = p;
-		p[s->n_ek_paths++] = arg;
+		*list = p;
+		p[(*n_list)++] = arg;
 		break;
 	}
+	case OPT_NOTIFY_SECRET_FILE: s->notify_secret_file = arg; break;
+	case OPT_NOTIFY_TRIES:
+		if ((r = parse_number(name, arg, 1, 20, &n)) == 0)
+			s->notify_tries = (unsigned)n;
+		break;
+	case OPT_NOTIFY_TIMEOUT:
+		if ((r = parse_number(name, arg, 1, 300, &n)) == 0)
+			s->notify_timeout = (unsigned)n;
+		break;
+	case OPT_NOTIFY_QUEUE:
+		if ((r = parse_number(name, arg, 1, 1000000, &n)) == 0)
+			s->notify_queue = (unsigned)n;
+		break;
 	case OPT_ALLOW_NO_EK_CERT: s->allow_no_ek_cert = true; break;
 	case OPT_ALLOW_EK_REUSE: s->allow_ek_reuse = true; break;
 	case OPT_EK_CHECK_VALIDITY: s->ek_check_validity = true; break;
@@ -304,7 +337,8 @@ static bool numeric_option(int id)
 {
 	return id == OPT_INTERVAL || id == OPT_NONCE_TTL || id == OPT_THREADS || id == OPT_MAX_BODY ||
 	       id == OPT_CONNECTION_TIMEOUT || id == OPT_MAX_CONNECTIONS || id == OPT_MAX_BODY_MEMORY ||
-	       id == OPT_HEADER_TIMEOUT || id == OPT_BODY_TIMEOUT || id == OPT_MAX_CONNECTIONS_PER_IP;
+	       id == OPT_HEADER_TIMEOUT || id == OPT_BODY_TIMEOUT || id == OPT_MAX_CONNECTIONS_PER_IP ||
+	       id == OPT_NOTIFY_TRIES || id == OPT_NOTIFY_TIMEOUT || id == OPT_NOTIFY_QUEUE;
 }
 
 /*
@@ -515,6 +549,7 @@ static int serve(const settings *s)
 	size_t policy_size = 0;
 	char *cert = NULL, *key = NULL;
 	fleet *f = NULL;
+	notifier *notify = NULL;
 	http_server *server = NULL;
 	mb_error err = { 0 };
 	sigset_t stop_signals;
@@ -579,8 +614,17 @@ static int serve(const settings *s)
 			goto out;
 	}
 
+	if (s->n_notify) {
+		notify_options no = { .urls = s->notify, .n_urls = s->n_notify, .secret_file = s->notify_secret_file,
+				      .tries = s->notify_tries, .timeout = s->notify_timeout, .queue = s->notify_queue };
+
+		if (notify_new(&no, &notify, &err) < 0)
+			goto fail;
+	}
+
 	{
 		fleet_options fo = {
+			.notify = notify,
 			.db_url = s->db,
 			.ek_roots = roots,
 			.allow_no_ek_cert = s->allow_no_ek_cert,
@@ -665,6 +709,7 @@ fail:
 out:
 	http_server_stop(server, GRACE_SECONDS);
 	fleet_free(f);
+	notify_free(notify);
 	mb_ek_roots_free(roots);
 	free(policy);
 	free(cert);
@@ -684,6 +729,9 @@ int main(int argc, char **argv)
 		.header_timeout = 10,
 		.body_timeout = 30,
 		.max_connections = 1000,
+		.notify_tries = 5,
+		.notify_timeout = 10,
+		.notify_queue = 1000,
 	};
 	json_t *config = NULL;
 	long cpus;
@@ -703,6 +751,7 @@ int main(int argc, char **argv)
 		default:
 			if (set_option(&s, c, optarg) < 0) {
 				free(s.ek_paths);
+				free(s.notify);
 				return EXIT_USAGE;
 			}
 			s.given[c - OPT_LISTEN] = true;
@@ -731,5 +780,6 @@ int main(int argc, char **argv)
 out:
 	json_decref(config);
 	free(s.ek_paths);
+	free(s.notify);
 	return ret;
 }

@@ -49,6 +49,7 @@ typedef struct fleet_options {
 	int64_t nonce_ttl;              /* seconds a nonce is good for (60) */
 	int64_t judge_cache;            /* boots whose logs' judgment is kept: 0 the default
 					 * (FLEET_JUDGE_CACHE), < 0 none (every evidence judged in full) */
+	struct notifier *notify;        /* webhooks (notify.h), or NULL; the caller frees it after the fleet */
 } fleet_options;
 
 #define FLEET_JUDGE_CACHE 10000

@@ -7,7 +7,11 @@
 # init=/bin/sh boot untrusted with the event named; a machine that stops pushing turns stale
 # after twice its interval; a second push takes a new nonce; policy set re-judges; revoke refuses;
 # forget lets the machine enroll again; one TPM under a second id is refused; a wrong token and
-# http:// without --insecure are refused.
+# http:// without --insecure are refused. Webhooks (--notify, docs/api.md): every status change
+# POSTed to a receiver on 127.0.0.1 (notify-receiver.py) that checks the HMAC with python's hmac;
+# m1 turning untrusted is the expected body, delivered on the 3rd try after two 500s, 1 s and 2 s
+# apart; a second receiver that never answers slows no attestation, its queue overflows, and
+# GET /metrics counts delivered, dropped and retried.
 # shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:?}/swtpm-env.sh"
 M=${MBOOT:?}
@@ -18,8 +22,10 @@ CMDLINE="root=PARTUUID=6443a6ae-e5e9-4df7-9a06-d1329e50f33c ro console=ttyS0 pan
 cd "$WORK" || exit 1
 unset MBOOT_VERIFIER MBOOT_MACHINE_ID http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 VPID=
+RPID=
 stop_all() {
 	[ -n "$VPID" ] && kill "$VPID" 2>/dev/null && wait "$VPID" 2>/dev/null
+	[ -n "$RPID" ] && kill "$RPID" 2>/dev/null && wait "$RPID" 2>/dev/null
 	swtpm_cleanup
 }
 trap stop_all EXIT
@@ -56,8 +62,18 @@ done
 	fail "predict --write-log (init=/bin/sh)"
 DB=sqlite:$WORK/verifier.db
 (umask 077 && "$V" --db "$DB" --new-token --token-name alice >token) || fail "mboot-verifierd --new-token"
+# The webhook receivers: a good one (its tries in hook-tries.jsonl) and one that never answers.
+(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >notify.secret && echo >>notify.secret)
+python3 "$MB_FLEET_TESTS/notify-receiver.py" notify.secret hook.port hang.port hook-tries.jsonl hook.fail \
+	hang.log 2>receiver.log &
+RPID=$!
+for _ in $(seq 100); do [ -s hook.port ] && [ -s hang.port ] && break; sleep 0.1; done
+[ -s hook.port ] || fail "notify-receiver.py did not start: $(cat receiver.log)"
+NOTIFY_QUEUE=8
 "$V" --listen 127.0.0.1:0 --port-file port --insecure --db "$DB" --ek-ca-dir ekca \
-	--default-policy policy.json --threads 2 2>verifierd.log &
+	--default-policy policy.json --threads 2 --notify "http://127.0.0.1:$(cat hook.port)/hook" \
+	--notify "http://127.0.0.1:$(cat hang.port)/hang" --notify-secret-file notify.secret \
+	--notify-timeout 100 --notify-queue "$NOTIFY_QUEUE" 2>verifierd.log &
 VPID=$!
 for _ in $(seq 100); do [ -s port ] && break; sleep 0.1; done
 [ -s port ] || fail "mboot-verifierd did not start: $(cat verifierd.log)"
@@ -159,9 +175,43 @@ judged0=$(metric mboot_verifierd_judge_seconds_count)
 policy0=$(metric 'mboot_verifierd_untrusted_reasons_total{reason="policy-violated"}')
 BOOTED=$WORK/cmdline.log
 boot m1 "$BOOTED"
-push m1
+# hook_delivered N: wait (10 s at most) until the good receiver said 2xx to N deliveries
+hook_delivered() {
+	for _ in $(seq 100); do
+		[ "$(jq -s '[.[] | select(.status == 204)] | length' hook-tries.jsonl 2>/dev/null)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# Eight status changes so far (m1, m2, m3 enrolled and judged; m3's policy set and cleared):
+# all delivered before the receiver is told to fail the next two tries.
+hook_delivered 8 || bad "webhooks: 8 deliveries before m1's, got: $(jq -c .body hook-tries.jsonl)"
+echo 2 >hook.fail
+t0=$(date +%s%N)
+push m1 --json
+push_ms=$((($(date +%s%N) - t0) / 1000000))
 check "m1 trusted before, now booted with init=/bin/sh: NOT TRUSTED (exit $rc)" test "$rc" = 1
+check "webhooks: the receiver that never answers holds a delivery ($(wc -l <hang.log) connection(s)), and yet the push took ${push_ms} ms (< 10000: never waits for the 100 s try)" \
+	test "$(wc -l <hang.log)" -ge 1 -a "$push_ms" -lt 10000
+m1_nonce=$(jq -r .nonce push.out)
+hook_delivered 9 || bad "webhooks: m1's change not delivered within 10 s: $(tail -3 hook-tries.jsonl)"
+jq -s -c --arg n "$m1_nonce" '[.[] | select(.body.nonce == $n)]' hook-tries.jsonl >m1-tries.json
+check "webhooks: m1's change tried 3 times: 500, 500, 204, each signed (HMAC-SHA256 checked by python's hmac) and fresh" \
+	test "$(jq -c '[.[] | [.status, .sig_ok, .fresh]]' m1-tries.json)" = '[[500,true,true],[500,true,true],[204,true,true]]'
+check "webhooks: the retries backed off 1 s, then 2 s ($(jq -c '[.[].t]' m1-tries.json))" \
+	jq -e '(.[1].t - .[0].t) >= 0.9 and (.[1].t - .[0].t) < 1.9 and (.[2].t - .[1].t) >= 1.9 and (.[2].t - .[1].t) < 3.5' m1-tries.json
 fleet show m1 --json >show-m1-sh.json
+jq '.[2]' m1-tries.json >m1-hook.json
+check "webhooks: m1's body: kind, version, delivery id (its header), m1 trusted -> untrusted by attestation, its nonce, the verdict's reasons, the time" \
+	jq -e --slurpfile show show-m1-sh.json --arg n "$m1_nonce" --arg now "$(date +%s)" '
+	  (.body | keys) == ["at","cause","delivery_id","kind","machine_id","new_status","nonce","old_status","operator","reasons","version"] and
+	  .body.kind == "mboot-status-change" and .body.version == 1 and .body.machine_id == "m1" and
+	  .body.old_status == "trusted" and .body.new_status == "untrusted" and .body.cause == "attestation" and
+	  .body.nonce == $n and .body.operator == null and .body.reasons == $show[0].verdict.reasons and
+	  (.body.reasons | length) > 0 and
+	  (.body.delivery_id | test("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")) and
+	  .headers["X-Mboot-Delivery"] == .body.delivery_id and .headers["Content-Type"] == "application/json" and
+	  ((.body.at | fromdateiso8601) - ($now | tonumber) | fabs) < 60 and .path == "/hook"' m1-hook.json
 check "m1: fleet show --json names the events changed since its last trusted boot: $sh_events, PCR 8" \
 	test "$(jq -c '[.since_trusted[] | select(.change == "changed" and .pcr == 8) | .event] | sort' show-m1-sh.json)" = \
 	"$sh_events" -a "$(jq '.since_trusted | length' show-m1-sh.json)" = "$(jq length <<<"$sh_events")"
@@ -266,6 +316,20 @@ now=$(date +%s)
 [ $((now - m2_pushed)) -ge 5 ] || sleep $((5 - (now - m2_pushed)))
 check "m2, silent for more than 2 x 2 s: stale" test "$(status_of m2)" = stale
 check "m1 (pushed recently, interval 600 s) is not stale" test "$(status_of m1)" = trusted
+
+# --- webhooks: every status change, in order; the counters ------------------------------------
+hook_delivered 14 || bad "webhooks: 14 deliveries expected"
+check "webhooks: every status change once, in order (enrollment, attestation, policy, revoke, forget), each signed" \
+	test "$(jq -s -r '[.[] | select(.status == 204) | .body | [.machine_id, .old_status // "-", .new_status // "-", .cause, .operator // "-"] | join(" ")] | join(",")' hook-tries.jsonl) $(jq -s '[.[] | .sig_ok] | all' hook-tries.jsonl)" = \
+	"m1 - enrolled enrollment -,m1 enrolled trusted attestation -,m2 - enrolled enrollment -,m2 enrolled trusted attestation -,m3 - enrolled enrollment -,m3 enrolled untrusted attestation -,m3 untrusted trusted policy alice,m3 trusted untrusted policy alice,m1 trusted untrusted attestation -,m1 untrusted revoked revoke alice,m1 revoked - forget alice,m1 - enrolled enrollment -,m1 enrolled trusted attestation -,m2 trusted untrusted policy bob true"
+check "webhooks: each delivery id is its change's own" \
+	test "$(jq -s '[.[] | select(.status == 204) | .body.delivery_id] | unique | length' hook-tries.jsonl)" = 14
+api /metrics >metrics-notify.txt
+# The hanging receiver's thread holds the first change; its queue took the next 8; the rest dropped.
+check "GET /metrics: 14 delivered, 0 failed, $((14 - 1 - NOTIFY_QUEUE)) dropped (the hanging receiver's full queue), 2 retries, $NOTIFY_QUEUE queued" \
+	test "$(metric 'mboot_verifierd_notify_deliveries_total{result="delivered"}') $(metric 'mboot_verifierd_notify_deliveries_total{result="failed"}') $(metric 'mboot_verifierd_notify_deliveries_total{result="dropped"}') $(metric mboot_verifierd_notify_retries_total) $(metric mboot_verifierd_notify_queued)" = \
+	"14 0 $((14 - 1 - NOTIFY_QUEUE)) 2 $NOTIFY_QUEUE"
+check "webhooks: each drop logged" test "$(grep -c "dropped: the queue is full" verifierd.log)" = $((14 - 1 - NOTIFY_QUEUE))
 
 kill -0 "$VPID" 2>/dev/null || bad "mboot-verifierd died: $(tail -5 verifierd.log)"
 echo "$failures check(s) failed"

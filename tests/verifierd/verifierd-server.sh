@@ -93,6 +93,19 @@ ok "a database that cannot be opened: exit 2 with its message"
 refused 'is below --max-body' --listen 127.0.0.1:0 --insecure --allow-no-ek-cert --db "$DB" --max-body 2000 \
 	--max-body-memory 1000
 ok "--max-body-memory below --max-body: exit 2"
+S=(--listen 127.0.0.1:0 --insecure --allow-no-ek-cert --db "$DB")
+printf 'sixteen bytes ok\n' >"$T/notify.key"
+printf 'too short\n' >"$T/notify.short"
+refused 'needs --notify-secret-file' "${S[@]}" --notify http://127.0.0.1:9/hook
+refused 'not an http:// or https:// URL' "${S[@]}" --notify ftp://127.0.0.1/x --notify-secret-file "$T/notify.key"
+refused 'not an http:// or https:// URL' "${S[@]}" --notify file:///etc/passwd --notify-secret-file "$T/notify.key"
+refused 'no host' "${S[@]}" --notify http:///x --notify-secret-file "$T/notify.key"
+refused 'fewer than 16' "${S[@]}" --notify https://127.0.0.1/x --notify-secret-file "$T/notify.short"
+refused 'notify-secret-file' "${S[@]}" --notify https://127.0.0.1/x --notify-secret-file "$T/no-such-key"
+refused "'0' is not a number from 1 to 20" "${S[@]}" --notify-tries 0
+echo '{"listen": "127.0.0.1:0", "insecure": true, "allow_no_ek_cert": true, "notify": "gopher://x/"}' >"$T/bad.json"
+refused 'not an http:// or https:// URL' --config "$T/bad.json" --notify-secret-file "$T/notify.key" --db "$DB"
+ok "--notify: only http:// and https:// URLs with a host, a key of 16 bytes or more, needed: exit 2"
 
 # --- the operator token ----------------------------------------------------------------------
 token=$("$V" --db "$DB" --new-token 2>"$T/err") || fail "--new-token: $(cat "$T/err")"

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef MB_TOOL_CURL_DL_H
-#define MB_TOOL_CURL_DL_H
+#ifndef MB_SHARED_CURL_DL_H
+#define MB_SHARED_CURL_DL_H
 
 /*
- * libcurl, loaded by http_client_new (attest push, fleet), not linked (src/shared/dl-lib.h):
- * linked, it maps GnuTLS, Kerberos, LDAP, SSH, RTMP... into every mboot process. After this
+ * libcurl, loaded by http_client_new (mboot's attest push, fleet) and by mboot-verifierd's
+ * webhooks (src/verifierd/notify.c, only with --notify), not linked (src/shared/dl-lib.h):
+ * linked, it maps GnuTLS, Kerberos, LDAP, SSH, RTMP... into every process. One table for both
+ * binaries; not part of libmboot (src/shared/meson.build: curl_dl_srcs). After this
  * header curl_easy_perform means sym_curl_easy_perform. curl_easy_setopt and
  * curl_easy_getinfo lose curl's compile-time type checks (typecheck-gcc.h wraps the function
  * in a macro that calls it by name). A function called but not listed here is an undefined
- * symbol when mboot links: add it.
+ * symbol when mboot or mboot-verifierd links: add it.
  */
 
 #include <curl/curl.h>
