@@ -43,7 +43,8 @@ done
 n=0
 for f in "${inputs[@]}"; do
 	key=$(echo "$f" | sed -e "s|^$work/||" -e 's|/|_|g')
-	for mode in "show --json" "show" "replay --json" "replay" "replay --json --bank sha256" "show --json --pcr 0,4,8"; do
+	for mode in "show --json" "show --json --compact" "show" "replay --json" "replay" "replay --json --bank sha256" \
+		"show --json --pcr 0,4,8" "show --json --compact --pcr 0,4,8"; do
 		m=$(echo "$mode" | tr ' ,' '__')
 		# relative path in messages: same for both runs
 		set +e

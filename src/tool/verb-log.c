@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shared/json.h"
 
@@ -144,20 +146,40 @@ static int stdout_sink(void *ctx, const char *text, size_t len)
 	return fwrite(text, 1, len, stdout) == len ? 0 : -EIO;
 }
 
+/* A mapped log that shrinks while it is read: its lost pages raise SIGBUS. */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = "mboot log show: the log was truncated while it was read\n";
+
+	(void) sig;
+	(void) !write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	_exit(EXIT_USAGE);
+}
+
 /* --json: the library writes the document as it reads the log. */
 static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 {
 	mb_error err = { 0 };
 	uint8_t *data = NULL;
 	size_t size = 0;
+	bool mapped = false;
 	int rc;
 
-	if (file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err) < 0) {
+	/*
+	 * A regular file is mapped (file_map): a copy of an 11 MiB log into fresh memory, whose
+	 * pages the kernel zeroes first, was a fifth of the time before the second thread starts.
+	 * Over the limit, file_read says so in the words log show has always used.
+	 */
+	signal(SIGBUS, on_sigbus);
+	rc = file_map(path, MB_LOG_MAX_SIZE, &data, &size, &mapped, &err);
+	if (rc == -E2BIG)
+		rc = file_read(path, MB_LOG_MAX_SIZE, &data, &size, &err);
+	if (rc < 0) {
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
 	rc = mb_event_log_write_json(data, size, pcr_mask, style != TOOL_JSON_COMPACT, stdout_sink, NULL, &err);
-	free(data);
+	file_unmap(data, size, mapped);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */
 		tool_report(path, &err);
