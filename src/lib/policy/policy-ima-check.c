@@ -226,7 +226,8 @@ MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, con
 	n = mb_ima_log_count(log);
 	ret->n_entries = n;
 	budget = (uint64_t) MB_POLICY_STEP_BUDGET * (1 + n / 1000);
-	if (!(md = sym_pcre2_match_data_create(1, NULL))) {
+	/* PCRE2 is loaded by mb_policy_parse: only with a policy */
+	if (p && !(md = sym_pcre2_match_data_create(1, NULL))) {
 		rc = set_error(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -246,7 +247,8 @@ MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, con
 	if (actual)
 		rc = judge_pcrs(log, actual, &k, err);
 out:
-	sym_pcre2_match_data_free(md);
+	if (md)
+		sym_pcre2_match_data_free(md);
 	if (rc < 0)
 		mb_ima_policy_result_done(ret);
 	return rc;

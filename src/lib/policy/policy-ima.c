@@ -76,6 +76,15 @@ static int table_index(const struct policy_ima *ima, ima_table *t)
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	size_t size;
+} ima_algs[] = {
+	{ "md5", 16 }, { "sha1", 20 }, { "rmd160", 20 }, { "sha224", 28 }, { "sha256", 32 }, { "sha384", 48 },
+	{ "sha512", 64 }, { "wp512", 64 }, { "sm3", 32 }, { "streebog256", 32 }, { "streebog512", 64 },
+	{ "sha3-256", 32 }, { "sha3-384", 48 }, { "sha3-512", 64 },
+};
+
 bool ima_digest_parse(const char *s, ima_digest *d)
 {
 	const char *colon = strchr(s, ':');
@@ -101,8 +110,12 @@ bool ima_digest_parse(const char *s, ima_digest *d)
 		if (hlen == 0 || hlen % 2 || hlen / 2 > MB_DIGEST_MAX)
 			return false;
 		info = mb_digest_by_name(d->alg);
-		/* IMA writes sm3-256 "sm3": mb_digest_by_name may not know it by that name */
-		if (info && info->size != hlen / 2)
+		/* IMA's names (the kernel's hash_algo_name) mboot may not know, with their sizes;
+		 * other names: 16 to 64 bytes */
+		for (i = 0; i < sizeof(ima_algs) / sizeof(ima_algs[0]); i++)
+			if (strcmp(ima_algs[i].name, d->alg) == 0 && ima_algs[i].size != hlen / 2)
+				return false;
+		if ((info && info->size != hlen / 2) || hlen / 2 < 16)
 			return false;
 	} else {
 		hlen = strlen(hex);
