@@ -26,7 +26,7 @@ extern "C" {
  */
 typedef struct mb_policy mb_policy;
 
-#define MB_POLICY_MAX_SIZE (16u << 20)   /* policy file */
+#define MB_POLICY_MAX_SIZE (64u << 20)   /* policy file (an IMA allowlist of a distribution is tens of MiB) */
 #define MB_POLICY_MAX_RULES 4096         /* rules in one PCR */
 #define MB_POLICY_MAX_DIGESTS 65536      /* allowed digests in one rule */
 #define MB_POLICY_MAX_REGEX 65536        /* bytes of one pattern */
