@@ -307,10 +307,12 @@ static int policy_lint(int argc, char **argv)
 	if (rc)
 		return rc;
 	m = mb_policy_pcrs(p);
-	printf("%s: policy version %u, governs PCRs", argv[1], mb_policy_version(p));
+	printf("%s: policy version %u, governs %s", argv[1], mb_policy_version(p), m ? "PCRs" : "no PCR");
 	for (i = 0; i < MB_PCR_COUNT; i++)
 		if (m & (1u << i))
 			printf(" %u", i);
+	if (mb_policy_has_ima(p))
+		printf("%s an \"ima\" section (what runs after the boot: verify --ima-log)", m ? ", and" : ";");
 	putchar('\n');
 	if (mb_policy_n_firmware_sets(p)) {
 		m = mb_policy_firmware_pcrs(p);
