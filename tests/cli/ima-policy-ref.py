@@ -9,6 +9,8 @@
 # --tamper N: entry N's file digest changed, its template hash recomputed (the list stays
 # consistent, PCR 10 follows it); --edit N: the digest changed, the template hash kept (the
 # entry no longer matches its fields). --drop N: entry N left out of the list but still in PCR 10.
+# --sig N HEX: entry N an ima-sig entry with that signature field (its template hash over the
+# three fields). --digest N: print entry N's "path digest-hex" only (what to sign).
 # Prints "path digest" of the changed entry.
 import hashlib
 import struct
@@ -34,6 +36,9 @@ def main():
     tamper = int(opts[opts.index('--tamper') + 1]) if '--tamper' in opts else -1
     edit = int(opts[opts.index('--edit') + 1]) if '--edit' in opts else -1
     drop = int(opts[opts.index('--drop') + 1]) if '--drop' in opts else -1
+    sig_n = int(opts[opts.index('--sig') + 1]) if '--sig' in opts else -1
+    sig = bytes.fromhex(opts[opts.index('--sig') + 2]) if '--sig' in opts else b''
+    want_digest = int(opts[opts.index('--digest') + 1]) if '--digest' in opts else -1
     pcrs = {}
     for line in open(pcrs_in):
         if ':' in line and line.strip()[0].isdigit():
@@ -50,15 +55,22 @@ def main():
         ents.append((tok[4], hashlib.sha256(tok[4].encode() + bytes.fromhex(hexd)).digest()))
     pcr10 = b'\0' * 32
     out = []
+    if want_digest >= 0:
+        print(ents[want_digest][0], ents[want_digest][1].hex())
+        return
     for i, (path, digest) in enumerate(ents):
         th = thash(fields('sha256', digest, path))
+        if i == sig_n:
+            th = thash(fields('sha256', digest, path) + [sig])
         if i in (tamper, edit):
             digest = hashlib.sha256(b'tampered' + digest).digest()
             if i == tamper:
                 th = thash(fields('sha256', digest, path))
             print(path, 'sha256:' + digest.hex())
         pcr10 = hashlib.sha256(pcr10 + th).digest()
-        if i != drop:
+        if i == sig_n:
+            out.append('10 %s ima-sig sha256:%s %s %s\n' % (th.hex(), digest.hex(), path, sig.hex()))
+        elif i != drop:
             out.append('10 %s ima-ng sha256:%s %s\n' % (th.hex(), digest.hex(), path))
     open(out_list, 'w').write(''.join(out))
     pcrs[10] = pcr10

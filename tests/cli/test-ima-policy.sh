@@ -120,6 +120,51 @@ jq -e '.ima.excludes == ["(?:/tmp/)[\\s\\S]*", "(?:/var/log/.*\\.log)[\\s\\S]*"]
 	and (.ima.digests | length) > 800' "$T/kl2.json" >/dev/null || fail "keylime excludes/keyrings: $(jq -c '.ima | del(.digests)' "$T/kl2.json")"
 ok "Keylime's runtime policy imported (digests, excludes as re.match, keyrings), merged with a list"
 
+# ima-sig (docs/policy.md, "keys"): entry 50 signed with openssl pkeyutl (RSA, then ECDSA) over
+# its file digest, the signature header as ima-evm-utils writes it (type 3, version 2, sha256 = 4,
+# the key id = the last 4 bytes of the certificate's subject key identifier); its path left out
+# of the allowlist: allowed by the signature alone, and only by the policy's key.
+read -r sp sd < <($REF "$SRC" "$T/pcrs0.txt" /dev/null /dev/null --digest 50)
+echo "$sd" | xxd -r -p >"$T/d.bin"
+sign() { # sign KEY CERT: the sig field, hex
+	local kid
+	openssl pkeyutl -sign -inkey "$1" -pkeyopt digest:sha256 -in "$T/d.bin" -out "$T/s.bin"
+	kid=$(openssl x509 -in "$2" -noout -ext subjectKeyIdentifier | tail -1 | tr -d ' :')
+	python3 -c 'import sys; s = open(sys.argv[1], "rb").read()
+print((bytes([3, 2, 4]) + bytes.fromhex(sys.argv[2][-8:]) + len(s).to_bytes(2, "big") + s).hex())' "$T/s.bin" "$kid"
+}
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=ima-rsa -keyout "$T/rsa.pem" -out "$T/rsa.crt" -days 30 2>/dev/null
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=ima-ec -keyout "$T/ec.pem" \
+	-out "$T/ec.crt" -days 30 2>/dev/null
+for kind in rsa ec; do
+	sig=$(sign "$T/$kind.pem" "$T/$kind.crt")
+	$REF "$SRC" "$T/pcrs0.txt" "$T/lsig" "$T/psig.txt" --sig 50 "$sig"
+	jq --arg p "$sp" --rawfile c "$T/$kind.crt" 'del(.ima.digests[$p]) | .ima.keys = [$c]' "$T/pol.json" >"$T/pol-k.json"
+	verify --pcrs "$T/psig.txt" --policy "$T/pol-k.json" --ima-log "$T/lsig" --json >"$T/v.json" ||
+		fail "$kind-signed entry: $(jq -c .ima.violations "$T/v.json")"
+	jq -e '.ima.signed == 1' "$T/v.json" >/dev/null || fail "$kind: signed count"
+done
+ok "an ima-sig entry signed by a key of the policy's \"keys\" (RSA, ECDSA) is allowed"
+jq --arg p "$sp" 'del(.ima.digests[$p])' "$T/pol.json" >"$T/pol-nk.json"
+jq --arg p "$sp" --rawfile c "$T/rsa.crt" 'del(.ima.digests[$p]) | .ima.keys = [$c]' "$T/pol.json" >"$T/pol-rsa.json"
+rc=0
+verify --pcrs "$T/psig.txt" --policy "$T/pol-nk.json" --ima-log "$T/lsig" --json >"$T/v.json" || rc=$?
+[ $rc = 1 ] || fail "signed entry without keys: exit $rc"
+rc=0
+verify --pcrs "$T/psig.txt" --policy "$T/pol-rsa.json" --ima-log "$T/lsig" --json >"$T/v.json" || rc=$?
+[ $rc = 1 ] && jq -e --arg p "$sp" '.ima.violations[0].path == $p and
+	(.ima.violations[0].reason | test("key the policy does not list"))' "$T/v.json" >/dev/null ||
+	fail "ECDSA-signed entry against the RSA key (exit $rc): $(jq -c .ima.violations "$T/v.json")"
+# the RSA signature with one bit flipped (the template hash follows: only the signature is wrong)
+sig=$(sign "$T/rsa.pem" "$T/rsa.crt")
+sig=${sig:0:40}$(printf '%x' $(( 0x${sig:40:1} ^ 1 )))${sig:41}
+$REF "$SRC" "$T/pcrs0.txt" "$T/lsig" "$T/psig.txt" --sig 50 "$sig"
+rc=0
+verify --pcrs "$T/psig.txt" --policy "$T/pol-rsa.json" --ima-log "$T/lsig" --json >"$T/v.json" || rc=$?
+[ $rc = 1 ] && jq -e '.ima.violations[0].reason | test("does not verify")' "$T/v.json" >/dev/null ||
+	fail "a flipped signature bit (exit $rc): $(jq -c .ima.violations "$T/v.json")"
+ok "... not without the key, not by another key, not with a bit of the signature flipped"
+
 # hostile: each exits 2 with a message
 i=0
 for doc in '{"version":1,"pcrs":{},"ima":[]}' \
@@ -133,7 +178,9 @@ for doc in '{"version":1,"pcrs":{},"ima":[]}' \
 	'{"version":1,"pcrs":{},"ima":{"excludes":[1]}}' \
 	'{"version":1,"pcrs":{},"ima":{"unlisted":"maybe"}}' \
 	'{"version":1,"pcrs":{},"ima":{"ima-buf":{"x":["md5:00"]}}}' \
-	'{"version":1,"pcrs":{},"ima":{"digests":{"/a":["sha256:'"$(printf '%062d' 0)"'"]}}}'; do
+	'{"version":1,"pcrs":{},"ima":{"digests":{"/a":["sha256:'"$(printf '%062d' 0)"'"]}}}' \
+	'{"version":1,"pcrs":{},"ima":{"keys":["not a certificate"]}}' \
+	'{"version":1,"pcrs":{},"ima":{"keys":[1]}}' '{"version":1,"pcrs":{},"ima":{"keys":{}}}'; do
 	i=$((i + 1))
 	printf '%s' "$doc" >"$T/h$i.json"
 	rc=0

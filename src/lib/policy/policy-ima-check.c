@@ -112,6 +112,9 @@ static int judge_entry(const mb_policy *p, ima_check *k, pcre2_match_data *md, u
 	mb_ima_policy_result *r = k->r;
 	bool buf = e->template_kind == MB_IMA_TEMPLATE_IMA_BUF;
 	const ima_name *n;
+	ima_sig_check sig;
+	uint32_t keyid = 0;
+	char signote[128] = "";
 	int x;
 
 	if (e->check == MB_IMA_CHECK_BAD)
@@ -130,10 +133,22 @@ static int judge_entry(const mb_policy *p, ima_check *k, pcre2_match_data *md, u
 		r->n_allowed++;
 		return 0;
 	}
+	if (e->sig && e->sig_size && ima->n_keys) {
+		sig = policy_ima_check_sig(ima, e->sig, e->sig_size, e->digest, e->digest_size, &keyid);
+		if (sig == IMA_SIG_VERIFIED) {
+			r->n_signed++;
+			return 0;
+		}
+		snprintf(signote, sizeof(signote), "; its signature %s", sig == IMA_SIG_BAD ?
+			 "does not verify with the policy's key" : sig == IMA_SIG_UNKNOWN_KEY ?
+			 "is by a key the policy does not list" : "is not a version-2 IMA signature");
+		if (sig == IMA_SIG_BAD || sig == IMA_SIG_UNKNOWN_KEY)
+			snprintf(signote + strlen(signote), sizeof(signote) - strlen(signote), " (key id %08x)", keyid);
+	}
 	if (buf) {
 		if (n)
 			return add_violation(k, i, e, "ima-buf \"%s\": this content is not allowed (the policy allows %u "
-					     "other digest%s for it)", e->path, n->n, n->n == 1 ? "" : "s");
+					     "other digest%s for it)%s", e->path, n->n, n->n == 1 ? "" : "s", signote);
 		if (ima->unlisted_ignore) {
 			r->n_unlisted++;
 			return 0;
@@ -152,12 +167,12 @@ static int judge_entry(const mb_policy *p, ima_check *k, pcre2_match_data *md, u
 				     "(%u per 1,000 entries) before judging this path", MB_POLICY_STEP_BUDGET);
 	if (n)
 		return add_violation(k, i, e, "this digest of the file is not allowed (the policy allows %u other "
-				     "digest%s for this path)", n->n, n->n == 1 ? "" : "s");
+				     "digest%s for this path)%s", n->n, n->n == 1 ? "" : "s", signote);
 	if (ima->unlisted_ignore) {
 		r->n_unlisted++;
 		return 0;
 	}
-	return add_violation(k, i, e, "the file is not in the policy's allowlist");
+	return add_violation(k, i, e, "the file is not in the policy's allowlist%s", signote);
 }
 
 /* PCR 10 of every bank of actual against the replay, and boot_aggregate against PCRs 0-9. */
@@ -285,6 +300,7 @@ json_t *policy_ima_result_json(const mb_ima_policy_result *r)
 	json_object_set_new(o, "allowed", json_integer((json_int_t) r->n_allowed));
 	json_object_set_new(o, "excluded", json_integer((json_int_t) r->n_excluded));
 	json_object_set_new(o, "unlisted", json_integer((json_int_t) r->n_unlisted));
+	json_object_set_new(o, "signed", json_integer((json_int_t) r->n_signed));
 	if (r->pcrs_checked) {
 		for (i = 0; i < r->n_banks; i++) {
 			json_t *b = json_object();

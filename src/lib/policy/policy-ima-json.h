@@ -5,7 +5,7 @@
 #include "shared/json.h"
 
 /* The IMA verdict as verify's document gives it (docs/verify.md, "IMA"): {"checked": true,
- * "ok", "entries", "allowed", "excluded", "unlisted", ["pcr10", "boot_aggregate"],
+ * "ok", "entries", "allowed", "excluded", "unlisted", "signed", ["pcr10", "boot_aggregate"],
  * "violations"}. Built under the caller's json_build_mark. */
 json_t *policy_ima_result_json(const mb_ima_policy_result *r);
 

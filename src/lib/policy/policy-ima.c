@@ -240,7 +240,7 @@ static int parse_excludes(const load_ctx *c, mb_policy *p, struct policy_ima *im
 
 int policy_ima_parse(const load_ctx *c, mb_policy *p, json_t *o)
 {
-	static const char *const keys[] = { "digests", "excludes", "ima-buf", "unlisted", "description", NULL };
+	static const char *const keys[] = { "digests", "excludes", "ima-buf", "unlisted", "keys", "description", NULL };
 	struct policy_ima *ima;
 	const char *bad;
 	json_t *v;
@@ -268,6 +268,8 @@ int policy_ima_parse(const load_ctx *c, mb_policy *p, json_t *o)
 	if ((v = json_object_get(o, "ima-buf")) != NULL && (rc = parse_names(c, ima, "ima.ima-buf", v, &ima->bufs)) < 0)
 		return rc;
 	if ((v = json_object_get(o, "excludes")) != NULL && (rc = parse_excludes(c, p, ima, v)) < 0)
+		return rc;
+	if ((v = json_object_get(o, "keys")) != NULL && (rc = policy_ima_parse_keys(c, ima, v)) < 0)
 		return rc;
 	return 0;
 }
@@ -298,6 +300,7 @@ void policy_ima_free(struct policy_ima *ima)
 		sym_pcre2_code_free(ima->excludes[i].re);
 	}
 	free(ima->excludes);
+	policy_ima_free_keys(ima);
 	free(ima);
 }
 

@@ -39,8 +39,15 @@ typedef struct ima_exclude {
 	size_t literal_len;
 } ima_exclude;
 
+typedef struct ima_key {
+	uint8_t id[4];        /* the last 4 bytes of the certificate's subject key identifier */
+	struct evp_pkey_st *pkey;
+} ima_key;
+
 struct policy_ima {
 	uint64_t seed;
+	size_t n_keys;
+	ima_key *keys;
 	ima_table files;
 	ima_table bufs;
 	size_t n_excludes;
@@ -54,5 +61,17 @@ bool ima_digest_parse(const char *s, ima_digest *d);
 /* The name's entry or NULL. */
 const ima_name *ima_table_find(const struct policy_ima *ima, const ima_table *t, const char *name, size_t len);
 uint64_t ima_name_hash(uint64_t seed, const char *s, size_t len);
+
+/* "keys" (policy-ima-sig.c) */
+int policy_ima_parse_keys(const load_ctx *c, struct policy_ima *ima, json_t *arr);
+void policy_ima_free_keys(struct policy_ima *ima);
+typedef enum ima_sig_check {
+	IMA_SIG_VERIFIED,
+	IMA_SIG_BAD,          /* a key of the policy's, and the signature does not verify */
+	IMA_SIG_UNKNOWN_KEY,  /* *ret_keyid names no key of the policy's */
+	IMA_SIG_MALFORMED,    /* not a version-2 IMA signature of a digest of this size */
+} ima_sig_check;
+ima_sig_check policy_ima_check_sig(const struct policy_ima *ima, const uint8_t *sig, size_t sig_size,
+				   const uint8_t *digest, size_t digest_size, uint32_t *ret_keyid);
 
 #endif
