@@ -4,7 +4,8 @@
  * crypto-agile log (GRUB strings, a separator, an application) against it in both banks, and
  * adds the log's values to it as a firmware set (mb_policy_add_firmware), whose output must load.
  * A policy with an "ima" section also judges a small IMA list (an allowed file, an ima-buf
- * entry, an entry whose template hash is not its fields').
+ * entry, an entry whose template hash is not its fields', an ima-sig entry whose signature
+ * names the key of the seed ima-keys.json and does not verify).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,7 +50,10 @@ static mb_ima_log *sample_ima(void)
 		"10 0000000000000000000000000000000000000000000000000000000000000001 ima-ng "
 		"sha256:7e372fd9b5915ca6497b4cfe06ad0eca41987e773bb68e755a1fcf6fa18d0fbe /lib/ld.so\n"
 		"10 0000000000000000000000000000000000000000000000000000000000000002 ima-buf "
-		"sha256:7e372fd9b5915ca6497b4cfe06ad0eca41987e773bb68e755a1fcf6fa18d0fbe kexec-cmdline 6f6b\n";
+		"sha256:7e372fd9b5915ca6497b4cfe06ad0eca41987e773bb68e755a1fcf6fa18d0fbe kexec-cmdline 6f6b\n"
+		"10 65e3a3d7830a05e7d5130dd43db86c342ab11aad65025ba301e609628befc46c ima-sig "
+		"sha256:7e372fd9b5915ca6497b4cfe06ad0eca41987e773bb68e755a1fcf6fa18d0fbe /usr/bin/signed "
+		"030204e1f1d3830002abcd\n";
 	mb_ima_log *l = NULL;
 
 	if (mb_ima_log_parse(text, sizeof(text) - 1, 0, &l, NULL) < 0)
