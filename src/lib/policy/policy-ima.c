@@ -118,14 +118,17 @@ bool ima_digest_parse(const char *s, ima_digest *d)
 		if ((info && info->size != hlen / 2) || hlen / 2 < 16)
 			return false;
 	} else {
+		const char *name;
+
 		hlen = strlen(hex);
 		switch (hlen) {
-		case 40: strcpy(d->alg, "sha1"); break;
-		case 64: strcpy(d->alg, "sha256"); break;
-		case 96: strcpy(d->alg, "sha384"); break;
-		case 128: strcpy(d->alg, "sha512"); break;
+		case 40: name = "sha1"; break;
+		case 64: name = "sha256"; break;
+		case 96: name = "sha384"; break;
+		case 128: name = "sha512"; break;
 		default: return false;
 		}
+		snprintf(d->alg, sizeof(d->alg), "%s", name);
 	}
 	d->size = (uint8_t) (hlen / 2);
 	for (i = 0; i < hlen; i++)
