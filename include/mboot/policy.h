@@ -8,6 +8,7 @@
 #include <mboot/artifacts.h>
 #include <mboot/cel.h>
 #include <mboot/eventlog.h>
+#include <mboot/ima.h>
 #include <mboot/predict.h>
 #include <mboot/replay.h>
 #include <mboot/verify.h>
@@ -25,7 +26,7 @@ extern "C" {
  */
 typedef struct mb_policy mb_policy;
 
-#define MB_POLICY_MAX_SIZE (16u << 20)   /* policy file */
+#define MB_POLICY_MAX_SIZE (64u << 20)   /* policy file (an IMA allowlist of a distribution is tens of MiB) */
 #define MB_POLICY_MAX_RULES 4096         /* rules in one PCR */
 #define MB_POLICY_MAX_DIGESTS 65536      /* allowed digests in one rule */
 #define MB_POLICY_MAX_REGEX 65536        /* bytes of one pattern */
@@ -57,6 +58,78 @@ MB_EXPORT uint16_t mb_policy_min_bank(const mb_policy *p);
 MB_EXPORT size_t mb_policy_n_firmware_sets(const mb_policy *p);
 MB_EXPORT const char *mb_policy_firmware_set_name(const mb_policy *p, size_t i);
 MB_EXPORT uint32_t mb_policy_firmware_pcrs(const mb_policy *p);
+
+/*
+ * The "ima" section (docs/policy.md, "IMA"): what may run after the boot, judged on the kernel's
+ * IMA runtime measurement list. An allowlist of file digests by path (a hash table built at
+ * load), paths excluded by regular expression (anchored at both ends), ima-buf entries allowed
+ * by name and digest, X.509 certificates whose keys sign files ("keys": an ima-sig entry whose
+ * signature one verifies is allowed), and what a file the allowlist does not name means
+ * ("unlisted": "violation", the default, or "ignore").
+ */
+#define MB_POLICY_MAX_IMA_PATHS 2000000   /* paths of the allowlist (and ima-buf names) */
+#define MB_POLICY_MAX_IMA_DIGESTS 256     /* allowed digests of one path */
+#define MB_POLICY_MAX_IMA_PATH 4096       /* bytes of one path */
+#define MB_POLICY_MAX_IMA_EXCLUDES 4096   /* excluded-path patterns */
+MB_EXPORT bool mb_policy_has_ima(const mb_policy *p);
+
+typedef struct mb_ima_violation {
+	size_t entry;     /* its index in the list, SIZE_MAX for the list as a whole (PCR 10, boot_aggregate) */
+	uint64_t offset;  /* of the entry in the list */
+	char *path;       /* the file path or ima-buf name, NULL when none */
+	char *digest;     /* "alg:hex" of the file (or buffer), NULL when none */
+	char *reason;     /* one line */
+} mb_ima_violation;
+
+typedef struct mb_ima_policy_bank {
+	uint16_t alg;
+	mb_ima_match match;  /* PCR 10 of the values against the list's replay */
+} mb_ima_policy_bank;
+
+typedef struct mb_ima_policy_result {
+	size_t n_entries;
+	size_t n_allowed;     /* files and buffers the policy allows */
+	size_t n_excluded;    /* files whose path an "excludes" pattern matches */
+	size_t n_unlisted;    /* files the allowlist does not name, with "unlisted": "ignore" */
+	size_t n_signed;      /* ima-sig entries whose signature a key of "keys" verifies */
+	bool pcrs_checked;    /* PCR values were given: PCR 10 and boot_aggregate compared */
+	size_t n_banks;       /* the banks of the values with a PCR 10 */
+	mb_ima_policy_bank banks[MB_MAX_BANKS];
+	mb_ima_aggregate aggregate;
+	size_t n_violations;
+	mb_ima_violation *violations;
+} mb_ima_policy_result;
+
+/*
+ * Judge an IMA list against the policy's "ima" section (-EINVAL, said, when it has none; p NULL:
+ * no policy, only the list's consistency and, with actual, its PCRs are judged). Every
+ * entry whose template hash is its fields' hash is judged: its path's allowed digests hold its
+ * digest (allowed), else its ima-sig signature verifies with a key of "keys" (signed), else an
+ * "excludes" pattern matches its path (excluded), else a violation
+ * naming the path and digest (and whether the path is allowed with other digests); an entry
+ * whose template hash is not its fields', a measurement violation (all-zero template hash) and
+ * a template without a path are violations. The first entry, boot_aggregate, is judged by
+ * actual (NULL: not compared): with values, PCR 10 of every bank they hold must be the list's
+ * replay (either kernel rule, mb_ima_pcr_compare), at least one bank, and boot_aggregate must
+ * match PCRs 0-9; each miss a violation. Regular expressions share MB_POLICY_STEP_BUDGET per
+ * 1,000 entries. 0 (the verdict in *ret, mb_ima_policy_result_done frees it) or negative errno.
+ */
+MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, const mb_pcr_values *actual,
+				  mb_ima_policy_result *ret, mb_error *err) MB_WUR;
+MB_EXPORT bool mb_ima_policy_result_ok(const mb_ima_policy_result *r);
+MB_EXPORT void mb_ima_policy_result_done(mb_ima_policy_result *r);
+
+/*
+ * An "ima" section from a known-good IMA list (log: each file path with its digests, each
+ * ima-buf name with its digests; boot_aggregate left out) and/or Keylime's runtime policy JSON
+ * (keylime, untrusted: "digests", "excludes" (Python re.match patterns: anchored at the start
+ * only, so each is written "(?:pattern)[\s\S]*"), "keyrings" and "ima-buf" as ima-buf names;
+ * "meta" and "release" read, other fields refused), merged. base: a policy's JSON text to add
+ * the section to (one without an "ima" section), or NULL: a version-1 policy governing no PCR.
+ * The policy text (caller frees) in *ret_json; it loads with mb_policy_parse.
+ */
+MB_EXPORT int mb_policy_generate_ima(const char *base, size_t base_size, const mb_ima_log *log, const char *keylime,
+				     size_t keylime_size, char **ret_json, mb_error *err) MB_WUR;
 
 typedef enum mb_policy_verdict {
 	MB_POLICY_PCR_OK = 0,

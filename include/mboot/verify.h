@@ -177,6 +177,18 @@ struct mb_policy_result;
 MB_EXPORT char *mb_verify_result_to_json(const mb_verify_result *res, const char *source,
 					 const struct mb_policy *policy, const struct mb_policy_result *checked,
 					 bool pretty);
+/*
+ * The same with the IMA list's verdict (`mboot verify --ima-log`, docs/verify.md, "IMA"):
+ * ima_asked false gives mb_verify_result_to_json's document. ima_asked: "ima" is the result of
+ * mb_policy_check_ima (on the same PCR values), {"checked": true, "ok", "entries", "allowed",
+ * "excluded", "unlisted", "signed", "pcr10": [{"bank", "match"}], "boot_aggregate", "violations":
+ * [{"entry", "offset", "path", "digest", "reason"}]}, or with ima NULL {"checked": false,
+ * "reason"}; "verified" holds only when it is ok.
+ */
+struct mb_ima_policy_result;
+MB_EXPORT char *mb_verify_result_to_json_ima(const mb_verify_result *res, const char *source,
+					     const struct mb_policy *policy, const struct mb_policy_result *checked,
+					     bool ima_asked, const struct mb_ima_policy_result *ima, bool pretty);
 
 #ifdef __cplusplus
 }

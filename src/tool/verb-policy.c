@@ -25,6 +25,9 @@ static const char policy_help[] =
 	"  generate --uki FILE [--uki-extra DIR] [--from-log LOG] [--efi FILE ...] [-o FILE [--force]]\n"
 	"                       write a policy for a unified kernel image (PCR 11, PCR 4) booted by\n"
 	"                       systemd-boot\n"
+	"  generate --from-ima-log LOG | --ima-import-keylime FILE [BOOT OPTIONS] [-o FILE [--force]]\n"
+	"                       an \"ima\" section (what may run after the boot) from a known-good IMA\n"
+	"                       list or Keylime's runtime policy, alone or added to the boot's policy\n"
 	"  lint POLICY          check that a policy file loads (exit 0), or say where it is wrong (exit 2);\n"
 	"                       names its firmware sets\n"
 	"  add-firmware POLICY --from-log LOG [--name NAME] [--pcrs LIST]\n"
@@ -46,7 +49,15 @@ static const char generate_help[] =
 	"                             [--efi FILE ...] [-o FILE [--force]]\n"
 	"       mboot policy generate --uki FILE [--uki-extra DIR] [--from-log LOG] [--firmware-pcrs LIST]\n"
 	"                             [--efi FILE ...] [-o FILE [--force]]\n"
-	"       each with --from-log also: [--efi-var NAME[+]=FILE ...] [--sbat-level FILE] [--mok-list FILE]\n\n"
+	"       each with --from-log also: [--efi-var NAME[+]=FILE ...] [--sbat-level FILE] [--mok-list FILE]\n"
+	"       mboot policy generate [--from-ima-log LOG] [--ima-import-keylime FILE] [any of the above]\n\n"
+	"An \"ima\" section (docs/policy.md, \"IMA\"): --from-ima-log LOG, a known-good IMA runtime\n"
+	"measurement list (binary or ASCII), allows each file path with the digests it was measured\n"
+	"with and each ima-buf entry's name with its digests (not the boot_aggregate); an entry\n"
+	"whose template hash is not its fields' is refused. --ima-import-keylime FILE reads Keylime's\n"
+	"runtime policy JSON (\"digests\", \"excludes\", \"keyrings\", \"ima-buf\"). Both may be given\n"
+	"(merged). Alone they write a policy that governs no PCR; with the options above, the\n"
+	"section is added to that policy.\n\n"
 	"From a machine known to be good (--from-log alone): the exact values of the firmware PCRs\n"
 	"(--firmware-pcrs, default 0-7), and for the other PCRs of --pcrs (default 0-15) a rule for\n"
 	"every event seen there: a text rule (the exact text, as an anchored regular expression) where\n"
@@ -131,9 +142,38 @@ static int efi_option(void *target, const char *arg, const char *verb)
 	return EXIT_OK;
 }
 
+/* The "ima" section from a known-good IMA list and/or Keylime's runtime policy, added to *json
+ * (NULL: a policy of its own). */
+static int add_ima(const char *ima_path, const char *keylime_path, char **json, mb_error *err)
+{
+	mb_ima_log *ima = NULL;
+	uint8_t *buf = NULL, *kl = NULL;
+	size_t size = 0, kl_size = 0;
+	char *out = NULL;
+	int rc = 0;
+
+	if (ima_path) {
+		if ((rc = file_read(ima_path, MB_IMA_MAX_SIZE, &buf, &size, err)) < 0 ||
+		    (rc = mb_ima_log_parse(buf, size, 0, &ima, err)) < 0)
+			goto out;
+	}
+	if (keylime_path && (rc = file_read(keylime_path, 4u * MB_POLICY_MAX_SIZE, &kl, &kl_size, err)) < 0)
+		goto out;
+	rc = mb_policy_generate_ima(*json, *json ? strlen(*json) : 0, ima, (const char *) kl, kl_size, &out, err);
+	if (rc >= 0) {
+		free(*json);
+		*json = out;
+	}
+out:
+	free(buf);
+	free(kl);
+	mb_ima_log_free(ima);
+	return rc;
+}
+
 static int policy_generate(int argc, char **argv)
 {
-	const char *log_path = NULL, *out = "-", *firmware_arg = NULL;
+	const char *log_path = NULL, *out = "-", *firmware_arg = NULL, *ima_path = NULL, *keylime_path = NULL;
 	static mb_efi_binary efi[MAX_ALLOW];
 	static tool_efi_digests efi_digests[MAX_ALLOW]; /* what efi[] points at */
 	static const char *allow[MAX_ALLOW];
@@ -156,6 +196,8 @@ static int policy_generate(int argc, char **argv)
 		TOOL_OPT_STR("uki-extra", 0, &boot.uki_extra_dir),
 		TOOL_OPT_EFI_VARS(&sb),
 		TOOL_OPT_BOOL("force", 0, &force),
+		TOOL_OPT_STR("from-ima-log", 0, &ima_path),
+		TOOL_OPT_STR("ima-import-keylime", 0, &keylime_path),
 		TOOL_OPT_END,
 	};
 	mb_event_log *log = NULL;
@@ -178,8 +220,9 @@ static int policy_generate(int argc, char **argv)
 					"--kernel, --initrd, --cmdline, --grub-cfg or --allow-text with it");
 	if (boot.uki_extra_dir && !boot.uki)
 		return tool_usage_error("policy generate", "--uki-extra is the drop-in folder of the UKI given with --uki");
-	if (!log_path && !boot.kernel && !boot.uki)
-		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ..., or --uki FILE");
+	if (!log_path && !boot.kernel && !boot.uki && !ima_path && !keylime_path)
+		return tool_usage_error("policy generate", "needs --from-log LOG, or --kernel K --initrd I ..., or --uki FILE, "
+					"or --from-ima-log LOG / --ima-import-keylime FILE");
 	if (sb.n && !log_path)
 		return tool_usage_error("policy generate", "--efi-var, --sbat-level and --mok-list change the boot of a "
 					"known-good log: they need --from-log LOG");
@@ -212,9 +255,11 @@ static int policy_generate(int argc, char **argv)
 		art.allow_text = allow;
 		art.firmware_pcrs = firmware_arg ? firmware : 0;
 		rc = mb_policy_generate_from_artifacts(&art, &json, &err);
-	} else {
+	} else if (log) {
 		rc = mb_policy_generate_from_log(log, pcrs | firmware, firmware, &json, &err);
 	}
+	if (rc >= 0 && (ima_path || keylime_path))
+		rc = add_ima(ima_path, keylime_path, &json, &err);
 	if (rc < 0) {
 		tool_report("policy generate", &err);
 		rc = EXIT_USAGE;
@@ -262,10 +307,12 @@ static int policy_lint(int argc, char **argv)
 	if (rc)
 		return rc;
 	m = mb_policy_pcrs(p);
-	printf("%s: policy version %u, governs PCRs", argv[1], mb_policy_version(p));
+	printf("%s: policy version %u, governs %s", argv[1], mb_policy_version(p), m ? "PCRs" : "no PCR");
 	for (i = 0; i < MB_PCR_COUNT; i++)
 		if (m & (1u << i))
 			printf(" %u", i);
+	if (mb_policy_has_ima(p))
+		printf("%s an \"ima\" section (what runs after the boot: verify --ima-log)", m ? ", and" : ";");
 	putchar('\n');
 	if (mb_policy_n_firmware_sets(p)) {
 		m = mb_policy_firmware_pcrs(p);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mboot/ima.h>
 #include <mboot/policy.h>
 
 #include "shared/fileio.h"
@@ -19,7 +20,8 @@
 
 static const char verify_help[] =
 	"Usage: mboot verify [--log LOG] [--userspace-log FILE | --no-userspace-log] [--pcrs FILE]\n"
-	"                    [--bank NAME]... [--userspace-pcrs LIST] [--policy POLICY] [--json]\n"
+	"                    [--bank NAME]... [--userspace-pcrs LIST] [--policy POLICY] [--ima-log LOG]\n"
+	"                    [--json]\n"
 	"                    [--compact] [--tcti TCTI]\n\n"
 	"Replay the firmware event log, then the userspace measurement log ('mboot measure'),\n"
 	"and compare with the PCRs the TPM holds now (or with PCR values from FILE: mboot's\n"
@@ -55,9 +57,14 @@ static const char verify_help[] =
 	"  --policy POLICY  then judge the events and userspace records against a policy\n"
 	"                (docs/policy.md), with the digests of a bank that verified (sha256 first);\n"
 	"                a PCR the policy governs must verify; exit 0 only when both hold\n"
+	"  --ima-log LOG  then the kernel's IMA runtime measurement list (binary or ASCII; e.g.\n"
+	"                " MB_IMA_DEFAULT_PATH "): replayed\n"
+	"                against PCR 10 of the same values, its boot_aggregate against PCRs 0-9, and\n"
+	"                with a policy each file judged by the policy's \"ima\" section (docs/ima.md);\n"
+	"                a policy with an \"ima\" section needs it\n"
 	"  --json        {\"verified\": bool (everything asked held), \"log_verified\": bool,\n"
 	"                \"pcrs\": [{\"pcr\", \"bank\", \"verdict\", \"expected\", \"actual\", ...}],\n"
-	"                \"policy\": {...}} (docs/verify.md)\n"
+	"                \"policy\": {...}, \"ima\": {...}} (docs/verify.md)\n"
 	"  --compact     the JSON on one line (implies --json)\n"
 	"  --tcti TCTI   the TPM, e.g. swtpm:path=/tmp/sock; default $TPM2TOOLS_TCTI, else\n"
 	"                " MB_TPM_DEFAULT_TCTI "\n\n"
@@ -373,11 +380,67 @@ static void print_policy_text(const mb_policy *policy, const char *policy_path, 
 	printf(mb_policy_result_ok(pr) ? "The boot meets the policy.\n" : "The boot does NOT meet the policy.\n");
 }
 
+static int load_ima(const char *path, mb_ima_log **ret)
+{
+	mb_error err = { 0 };
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int rc;
+
+	if (file_read(path, MB_IMA_MAX_SIZE, &buf, &size, &err) < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	rc = mb_ima_log_parse(buf, size, 0, ret, &err);
+	free(buf);
+	if (rc < 0) {
+		tool_report(path, &err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static void print_ima_text(const char *path, const mb_policy *policy, const mb_ima_policy_result *r)
+{
+	size_t i;
+
+	printf("\nIMA list %s: %zu entries", path, r->n_entries);
+	if (policy)
+		printf(", %zu allowed, %zu excluded, %zu unlisted (ignored)", r->n_allowed, r->n_excluded,
+		       r->n_unlisted);
+	printf("\n");
+	for (i = 0; i < r->n_banks; i++)
+		printf("  PCR 10 (%s): %s\n", mb_digest_by_alg(r->banks[i].alg)->name,
+		       r->banks[i].match == MB_IMA_MATCH_RECOMPUTED ? "the list's replay (per-bank template hashes)" :
+		       r->banks[i].match == MB_IMA_MATCH_PADDED ? "the list's replay (SHA-1 template hashes padded)" :
+		       "NOT the list's replay");
+	printf("  boot_aggregate: %s\n", mb_ima_aggregate_label(r->aggregate));
+	for (i = 0; i < r->n_violations && i < 100; i++) {
+		const mb_ima_violation *v = &r->violations[i];
+		char *pe = v->path ? text_escape_str(v->path) : NULL;
+
+		if (v->entry == SIZE_MAX)
+			printf("  violation: %s\n", v->reason);
+		else
+			printf("  violation: entry %zu (offset %llu): %s %s: %s\n", v->entry,
+			       (unsigned long long) v->offset, pe ? pe : "(no path)", v->digest ? v->digest : "(no digest)",
+			       v->reason);
+		free(pe);
+	}
+	if (r->n_violations > 100)
+		printf("  ... and %zu more violations (--json lists them all)\n", r->n_violations - 100);
+	printf(mb_ima_policy_result_ok(r) ? "The IMA list meets the %s.\n" : "The IMA list does NOT meet the %s.\n",
+	       policy ? "policy" : "PCR values");
+}
+
 int verb_verify(int argc, char **argv)
 {
 	const char *log_path = MB_DEFAULT_LOG, *pcrs_path = NULL, *tcti = NULL, *us_path = NULL;
-	const char *policy_path = NULL;
+	const char *policy_path = NULL, *ima_path = NULL;
 	mb_policy *policy = NULL;
+	mb_ima_log *ima = NULL;
+	mb_ima_policy_result ir = { 0 };
+	bool ima_judged = false, ima_ok = true;
 	mb_policy_result pr;
 	int judged = 1;
 	bool policy_ok = true;
@@ -397,6 +460,7 @@ int verb_verify(int argc, char **argv)
 		TOOL_OPT_STR("userspace-log", 0, &us_path),
 		TOOL_OPT_BOOL("no-userspace-log", 0, &us_off),
 		TOOL_OPT_STR("policy", 0, &policy_path),
+		TOOL_OPT_STR("ima-log", 0, &ima_path),
 		TOOL_OPT_PCR_LIST("userspace-pcrs", 0, &vopts.userspace_pcrs),
 		TOOL_OPT_END,
 	};
@@ -421,6 +485,17 @@ int verb_verify(int argc, char **argv)
 		rc = tool_load_policy(policy_path, &policy);
 		if (rc != EXIT_OK)
 			return rc;
+		/* What ran after the boot is part of what the policy asks about: never skipped quietly. */
+		if (mb_policy_has_ima(policy) && !ima_path) {
+			mb_policy_free(policy);
+			return tool_usage_error("verify", "the policy has an \"ima\" section: give the IMA list with "
+						"--ima-log (e.g. %s)", MB_IMA_DEFAULT_PATH);
+		}
+	}
+	if (ima_path) {
+		rc = load_ima(ima_path, &ima);
+		if (rc != EXIT_OK)
+			goto out;
 	}
 	rc = tool_load_log(log_path, &log);
 	if (rc != EXIT_OK)
@@ -488,25 +563,39 @@ int verb_verify(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (ima) {
+		if (mb_policy_check_ima(mb_policy_has_ima(policy) ? policy : NULL, ima, actual, &ir, &err) < 0) {
+			tool_report(ima_path, &err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		ima_judged = true;
+		ima_ok = mb_ima_policy_result_ok(&ir);
+	}
 	if (policy) {
 		judged = check_policy(policy, policy_path, log, us, res, &pr);
 		policy_ok = judged == 0 && mb_policy_result_ok(&pr);
 	}
-	rc = mb_verify_result_ok(res) && policy_ok ? EXIT_OK : EXIT_FAILED;
+	rc = mb_verify_result_ok(res) && policy_ok && ima_ok ? EXIT_OK : EXIT_FAILED;
 	if (json) {
 		/* The library writes the document (the log's verdict and the policy's); the tool prints it. */
-		if (tool_json_text_print(mb_verify_result_to_json(res, pcrs_path ? pcrs_path : "tpm", policy,
-								  judged == 0 ? &pr : NULL,
-								  json != TOOL_JSON_COMPACT)) != EXIT_OK)
+		if (tool_json_text_print(mb_verify_result_to_json_ima(res, pcrs_path ? pcrs_path : "tpm", policy,
+								      judged == 0 ? &pr : NULL, ima != NULL,
+								      ima_judged ? &ir : NULL,
+								      json != TOOL_JSON_COMPACT)) != EXIT_OK)
 			rc = EXIT_USAGE;
 	} else {
 		print_text(log, res, pcrs_path ? "values" : "TPM");
 		if (policy && judged >= 0)
 			print_policy_text(policy, policy_path, log, res, judged == 0 ? &pr : NULL);
+		if (ima_judged)
+			print_ima_text(ima_path, mb_policy_has_ima(policy) ? policy : NULL, &ir);
 	}
 	if (judged == 0)
 		mb_policy_result_done(&pr);
 out:
+	mb_ima_policy_result_done(&ir);
+	mb_ima_log_free(ima);
 	if (us_fd >= 0)
 		close(us_fd);
 	mb_cel_log_free(us);

@@ -97,8 +97,8 @@ hostile "duplicate PCR, escaped" 'line 3, column 3: duplicate object key near ."
 	$'{"version": 1, "pcrs": {\n  "8": {"rules": ['"$strict"$']},\n  "\\u0038": {"rules": [{"type": "EV_IPL", "text": ".*"}]}}}'
 hostile "duplicate rule field" 'line 2, column 59: duplicate object key near ."text".' \
 	$'{"version": 1, "pcrs": {"8": {"rules": [\n{"type": "EV_IPL", "text": "grub_cmd: linux /vmlinuz ro", "text": ".*"}]}}}'
-head -c 20000000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
-"$MBOOT" policy lint "$tmp/huge.json" >/dev/null 2>"$tmp/err"; [ $? = 2 ] && grep -q "larger than" "$tmp/err" && ok "hostile 20 MB" || bad "hostile 20 MB: $(cat "$tmp/err")"
+head -c 70000000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
+"$MBOOT" policy lint "$tmp/huge.json" >/dev/null 2>"$tmp/err"; [ $? = 2 ] && grep -q "larger than" "$tmp/err" && ok "hostile 70 MB (over 64 MiB)" || bad "hostile 70 MB (over 64 MiB): $(cat "$tmp/err")"
 python3 -c 'import json; print(json.dumps({"version": 1, "pcrs": {"4": {"rules": [{"type": "EV_IPL", "digests": [{"sha256": "00"*32}]*70000}]}}}))' >"$tmp/many.json"
 "$MBOOT" policy lint "$tmp/many.json" >/dev/null 2>"$tmp/err"; [ $? = 2 ] && grep -q "1 to 65536" "$tmp/err" && ok "hostile 70,000 digests" || bad "hostile many digests: $(cat "$tmp/err")"
 # The load budget (docs/policy.md, "Limits"): 150 patterns that each pass the backtracking probe

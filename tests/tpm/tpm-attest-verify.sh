@@ -90,6 +90,14 @@ rc=$?
 	ok "the real boot, quoted by the swtpm: trusted with the generated policy" || bad "good evidence: exit $rc $(head -c 600 v.json)"
 "$M" attest verify good.json --machine ak.machine.json --nonce "$N1" --policy gen.json >v.out
 [ $? -eq 0 ] && grep -q '^trusted' v.out && ok "... the text verdict says trusted" || bad "text verdict: $(cat v.out)"
+# A policy with an "ima" section (docs/policy.md, "IMA"): evidence carries no IMA list yet, so
+# the same good boot is not trusted (fail closed), the reason naming the section.
+jq '.ima = {"unlisted": "ignore"}' gen.json >gen-ima.json
+"$M" attest verify good.json --machine ak.machine.json --nonce "$N1" --policy gen-ima.json --json >v.json
+rc=$?
+[ $rc -eq 1 ] && jq -e '(.trusted | not) and .policy.ok == false and any(.reasons[]; tostring | test("ima"))' v.json \
+	>/dev/null && ok "a policy with an \"ima\" section: not trusted without an IMA list" ||
+	bad "ima policy: exit $rc $(jq -c '{trusted, reasons}' v.json | head -c 600)"
 # Firmware sets (docs/policy.md): with another machine's firmware added as a second set, the
 # verdict names the set the quoted boot's firmware PCRs hold.
 cp gen.json gen2.json

@@ -8,6 +8,7 @@
 
 #include <mboot/digest.h>
 #include <mboot/policy.h>
+#include "shared/json.h"
 
 typedef struct policy_digest {
 	uint16_t alg;
@@ -80,6 +81,7 @@ struct mb_policy {
 	policy_fw_set *fw_sets;
 	uint32_t fw_pcrs;      /* the PCRs every set gives */
 	uint16_t min_bank;     /* "min_bank": the TCG id of the weakest bank a quote may be judged in, or 0 */
+	struct policy_ima *ima; /* the "ima" section, or NULL */
 	pcre2_match_context *mctx;
 };
 
@@ -107,5 +109,27 @@ typedef enum policy_match {
 int policy_match_steps(const pcre2_code *re, pcre2_match_context *mctx, pcre2_match_data *md, const char *text,
 		       size_t len, uint64_t *budget, policy_match *ret);
 
+/* Loading (policy-load.c): what the parsers of a policy's sections share. */
+typedef struct load_ctx {
+	const char *text;
+	size_t size;
+	mb_error *err;
+	uint64_t *budget;  /* PCRE2 steps the probes of the whole policy may still spend */
+	uint64_t cpu_end;  /* and the thread's CPU time (ns) they must end by */
+} load_ctx;
+
+/* -EBADMSG, the message "line L: field: what" (L: of needle's first occurrence in the text). */
+int policy_fail_field(const load_ctx *c, const char *needle, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Whether o has only the keys listed (NULL-terminated); else *bad names one. */
+bool policy_only_keys(json_t *o, const char *const *keys, const char **bad);
+/* Probe a compiled pattern for catastrophic backtracking under the load budget: *ret
+ * POLICY_NO_MATCH (fine), POLICY_OVER_LIMIT or POLICY_OVER_BUDGET; or -ENOMEM. */
+int policy_probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, const char *pattern, policy_match *ret);
+
+/* The "ima" section (policy-ima.c): parsed from the policy's JSON, freed with it. */
+struct policy_ima;
+int policy_ima_parse(const load_ctx *c, mb_policy *p, json_t *ima);
+void policy_ima_free(struct policy_ima *ima);
 
 #endif

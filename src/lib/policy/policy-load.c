@@ -14,14 +14,6 @@
 #include "shared/hex.h"
 #include "shared/json.h"
 
-typedef struct load_ctx {
-	const char *text;
-	size_t size;
-	mb_error *err;
-	uint64_t *budget;  /* PCRE2 steps the probes of the whole policy may still spend */
-	uint64_t cpu_end;  /* and the thread's CPU time (ns) they must end by */
-} load_ctx;
-
 /* The calling thread's CPU time in ns: what a policy's probes may spend is CPU, not wall time
  * (a busy machine does not make a policy fail to load). */
 static uint64_t thread_cpu_ns(void)
@@ -58,10 +50,7 @@ static unsigned line_of(const load_ctx *c, const char *needle)
 	return line;
 }
 
-static int fail_field(const load_ctx *c, const char *needle, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_field(const load_ctx *c, const char *needle, const char *field, const char *fmt, ...)
+int policy_fail_field(const load_ctx *c, const char *needle, const char *field, const char *fmt, ...)
 {
 	char what[400];
 	unsigned line = line_of(c, needle);
@@ -75,7 +64,7 @@ static int fail_field(const load_ctx *c, const char *needle, const char *field, 
 	return set_error(c->err, -EBADMSG, "%s: %s", field, what);
 }
 
-static bool only_keys(json_t *o, const char *const *keys, const char **bad)
+bool policy_only_keys(json_t *o, const char *const *keys, const char **bad)
 {
 	json_object_each(o, k, v) {
 		const char *const *q;
@@ -98,12 +87,12 @@ static int parse_digest(const load_ctx *c, const char *field, const char *bank, 
 	const char *hex;
 
 	if (!info)
-		return fail_field(c, bank, field, "unknown bank \"%s\"", bank);
+		return policy_fail_field(c, bank, field, "unknown bank \"%s\"", bank);
 	if (!json_is_string(v))
-		return fail_field(c, bank, field, "%s: expected a hex string", bank);
+		return policy_fail_field(c, bank, field, "%s: expected a hex string", bank);
 	hex = json_string_value(v);
 	if (hex_parse(hex, strlen(hex), d->bytes, info->size) < 0)
-		return fail_field(c, hex, field, "%s: not %u bytes of hex", bank, info->size);
+		return policy_fail_field(c, hex, field, "%s: not %u bytes of hex", bank, info->size);
 	d->alg = info->alg;
 	d->size = info->size;
 	return 0;
@@ -165,7 +154,7 @@ char *policy_pattern_literal(const char *pattern, size_t *ret_len)
  * hours to load. A pattern the budget cannot judge to the end is refused too.
  * 0 and *ret POLICY_NO_MATCH (fine), POLICY_OVER_LIMIT (catastrophic) or POLICY_OVER_BUDGET; or -ENOMEM.
  */
-static int probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, const char *pattern, policy_match *ret)
+int policy_probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, const char *pattern, policy_match *ret)
 {
 	char subject[2200];
 	pcre2_match_data *md = sym_pcre2_match_data_create_from_pattern(re, NULL);
@@ -240,19 +229,19 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 
 	snprintf(field, sizeof(field), "pcrs.%u.rules[%zu]", pcr, idx);
 	if (!json_is_object(o))
-		return fail_field(c, NULL, field, "expected an object");
-	if (!only_keys(o, keys, &bad))
-		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
+		return policy_fail_field(c, NULL, field, "expected an object");
+	if (!policy_only_keys(o, keys, &bad))
+		return policy_fail_field(c, bad, field, "unknown key \"%s\"", bad);
 	if (!(v = json_object_get(o, "type")) || !json_is_string(v))
-		return fail_field(c, NULL, field, "needs \"type\": an event type name such as \"EV_IPL\"");
+		return policy_fail_field(c, NULL, field, "needs \"type\": an event type name such as \"EV_IPL\"");
 	if (strcmp(json_string_value(v), "userspace") == 0)
 		r->userspace = true;
 	else if (mb_event_type_from_name(json_string_value(v), &r->type) < 0)
-		return fail_field(c, json_string_value(v), field, "unknown event type \"%s\"",
+		return policy_fail_field(c, json_string_value(v), field, "unknown event type \"%s\"",
 				  json_string_value(v));
 	if (((v = json_object_get(o, "description")) != NULL)) {
 		if (!json_is_string(v))
-			return fail_field(c, "description", field, "\"description\" must be a string");
+			return policy_fail_field(c, "description", field, "\"description\" must be a string");
 		r->name = strdup(json_string_value(v));
 	} else {
 		char name[64];
@@ -264,14 +253,14 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 		return set_error(c->err, -ENOMEM, "out of memory");
 	if (((v = json_object_get(o, "required")) != NULL)) {
 		if (!json_is_boolean(v))
-			return fail_field(c, "required", field, "\"required\" must be true or false");
+			return policy_fail_field(c, "required", field, "\"required\" must be true or false");
 		r->required = json_is_true(v);
 	}
 	if (((v = json_object_get(o, "max")) != NULL)) {
 		int64_t m = json_integer_value(v);
 
 		if (!json_is_integer(v) || m < 1 || m > 1000000)
-			return fail_field(c, "max", field, "\"max\" must be a count from 1 to 1000000");
+			return policy_fail_field(c, "max", field, "\"max\" must be a count from 1 to 1000000");
 		r->max = (uint32_t) m;
 	}
 	{
@@ -280,17 +269,17 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 		digests = json_object_get(o, "digests");
 		text = json_object_get(o, "text");
 		if (!!digests == !!text)
-			return fail_field(c, NULL, field, "needs exactly one of \"digests\" or \"text\"");
+			return policy_fail_field(c, NULL, field, "needs exactly one of \"digests\" or \"text\"");
 		if (text) {
 			int errcode;
 			PCRE2_SIZE erroff;
 			const char *pat;
 
 			if (!json_is_string(text))
-				return fail_field(c, "text", field, "\"text\" must be a regular expression string");
+				return policy_fail_field(c, "text", field, "\"text\" must be a regular expression string");
 			pat = json_string_value(text);
 			if (strlen(pat) > MB_POLICY_MAX_REGEX)
-				return fail_field(c, pat, field, "regular expression over %u bytes", MB_POLICY_MAX_REGEX);
+				return policy_fail_field(c, pat, field, "regular expression over %u bytes", MB_POLICY_MAX_REGEX);
 			r->kind = RULE_TEXT;
 			r->pattern = strdup(pat);
 			if (!r->pattern)
@@ -303,7 +292,7 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 				PCRE2_UCHAR msg[200];
 
 				sym_pcre2_get_error_message(errcode, msg, sizeof(msg));
-				return fail_field(c, pat, field, "regular expression does not compile at offset %zu: %s",
+				return policy_fail_field(c, pat, field, "regular expression does not compile at offset %zu: %s",
 						  (size_t) erroff, (const char *) msg);
 			}
 			/* Plain text is compared as text (it cannot backtrack): no probe. */
@@ -313,15 +302,15 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 				const char *where = ((v = json_object_get(o, "description")) != NULL) ? r->name : pat;
 				policy_match m;
 
-				rc = probe_regex(c, p, r->re, pat, &m);
+				rc = policy_probe_regex(c, p, r->re, pat, &m);
 				if (rc < 0)
 					return set_error(c->err, rc, "out of memory");
 				if (m == POLICY_OVER_LIMIT)
-					return fail_field(c, where, field, "rule \"%.80s\": regular expression backtracks "
+					return policy_fail_field(c, where, field, "rule \"%.80s\": regular expression backtracks "
 							  "catastrophically (it exceeds the match limit on a simple long "
 							  "text); simplify it", r->name);
 				if (m == POLICY_OVER_BUDGET)
-					return fail_field(c, where, field, "rule \"%.80s\": regular expression cannot be judged "
+					return policy_fail_field(c, where, field, "rule \"%.80s\": regular expression cannot be judged "
 							  "within the load budget (%u PCRE2 steps or %u ms of CPU for all "
 							  "the policy's regular expressions, spent by this one and those "
 							  "before it); simplify the policy's regular expressions or write "
@@ -332,10 +321,10 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 			size_t n, i;
 
 			if (!json_is_array(digests))
-				return fail_field(c, "digests", field, "\"digests\" must be an array");
+				return policy_fail_field(c, "digests", field, "\"digests\" must be an array");
 			n = json_array_size(digests);
 			if (n == 0 || n > MB_POLICY_MAX_DIGESTS)
-				return fail_field(c, "digests", field, "\"digests\" must hold 1 to %u entries", MB_POLICY_MAX_DIGESTS);
+				return policy_fail_field(c, "digests", field, "\"digests\" must hold 1 to %u entries", MB_POLICY_MAX_DIGESTS);
 			r->kind = RULE_DIGESTS;
 			r->allowed = calloc(n, sizeof(*r->allowed));
 			if (!r->allowed)
@@ -348,24 +337,24 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 
 				snprintf(efield, sizeof(efield), "%s.digests[%zu]", field, i);
 				if (!json_is_object(e))
-					return fail_field(c, NULL, efield, "expected {\"sha256\": \"<hex>\", \"description\": ...}");
+					return policy_fail_field(c, NULL, efield, "expected {\"sha256\": \"<hex>\", \"description\": ...}");
 				json_object_each(e, k, val) {
 					if (strcmp(k, "description") == 0) {
 						if (!json_is_string(val))
-							return fail_field(c, "description", efield, "\"description\" must be a string");
+							return policy_fail_field(c, "description", efield, "\"description\" must be a string");
 						free(a->description);
 						a->description = strdup(json_string_value(val));
 						continue;
 					}
 					if (a->n >= MB_MAX_BANKS)
-						return fail_field(c, k, efield, "too many banks");
+						return policy_fail_field(c, k, efield, "too many banks");
 					rc = parse_digest(c, efield, k, val, &a->d[a->n]);
 					if (rc < 0)
 						return rc;
 					a->n++;
 				}
 				if (a->n == 0)
-					return fail_field(c, NULL, efield, "no digest given");
+					return policy_fail_field(c, NULL, efield, "no digest given");
 			}
 		}
 	}
@@ -381,13 +370,13 @@ static int parse_pcr_key(const load_ctx *c, const char *field, const char *key, 
 
 	for (i = 0; key[i]; i++) {
 		if (key[i] < '0' || key[i] > '9' || i > 1)
-			return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
+			return policy_fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
 		pcr = pcr * 10 + (unsigned) (key[i] - '0');
 	}
 	if (i == 0 || pcr >= MB_PCR_COUNT)
-		return fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
+		return policy_fail_field(c, NULL, field, "PCR keys are numbers from 0 to 23");
 	if (i > 1 && key[0] == '0')
-		return fail_field(c, NULL, field, "write PCR %u as \"%u\" (no leading zero)", pcr, pcr);
+		return policy_fail_field(c, NULL, field, "write PCR %u as \"%u\" (no leading zero)", pcr, pcr);
 	*ret = pcr;
 	return 0;
 }
@@ -399,16 +388,16 @@ static int parse_values(const load_ctx *c, const char *field, json_t *values, po
 	int rc;
 
 	if (!json_is_object(values) || json_object_size(values) == 0)
-		return fail_field(c, NULL, field, "expected an object mapping bank names to hex values");
+		return policy_fail_field(c, NULL, field, "expected an object mapping bank names to hex values");
 	json_object_each(values, bank, val) {
 		if (*n >= MB_MAX_BANKS)
-			return fail_field(c, bank, field, "too many banks");
+			return policy_fail_field(c, bank, field, "too many banks");
 		rc = parse_digest(c, field, bank, val, &out[*n]);
 		if (rc < 0)
 			return rc;
 		for (k = 0; k < *n; k++)
 			if (out[k].alg == out[*n].alg)
-				return fail_field(c, bank, field, "bank %s given twice", bank);
+				return policy_fail_field(c, bank, field, "bank %s given twice", bank);
 		(*n)++;
 	}
 	return 0;
@@ -431,32 +420,32 @@ static int parse_pcr(const load_ctx *c, mb_policy *p, const char *key, json_t *o
 		return rc;
 	pp = &p->pcr[pcr];
 	if (pp->governed)
-		return fail_field(c, NULL, field, "PCR %u is given twice", pcr);
+		return policy_fail_field(c, NULL, field, "PCR %u is given twice", pcr);
 	if (!json_is_object(o))
-		return fail_field(c, NULL, field, "expected an object with \"values\" or \"rules\"");
-	if (!only_keys(o, keys, &bad))
-		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
+		return policy_fail_field(c, NULL, field, "expected an object with \"values\" or \"rules\"");
+	if (!policy_only_keys(o, keys, &bad))
+		return policy_fail_field(c, bad, field, "unknown key \"%s\"", bad);
 	values = json_object_get(o, "values");
 	rules = json_object_get(o, "rules");
 	if (!!values == !!rules)
-		return fail_field(c, NULL, field, "needs exactly one of \"values\" or \"rules\"");
+		return policy_fail_field(c, NULL, field, "needs exactly one of \"values\" or \"rules\"");
 	pp->governed = true;
 	if (((v = json_object_get(o, "ordered")) != NULL)) {
 		if (!json_is_boolean(v))
-			return fail_field(c, "ordered", field, "\"ordered\" must be true or false");
+			return policy_fail_field(c, "ordered", field, "\"ordered\" must be true or false");
 		pp->ordered = json_is_true(v);
 	}
 	if (values) {
 		if (!json_is_object(values) || json_object_size(values) == 0)
-			return fail_field(c, "values", field, "\"values\" must map bank names to hex values");
+			return policy_fail_field(c, "values", field, "\"values\" must map bank names to hex values");
 		pp->by_values = true;
 		return parse_values(c, field, values, pp->values, &pp->n_values);
 	}
 	if (!json_is_array(rules))
-		return fail_field(c, "rules", field, "\"rules\" must be an array");
+		return policy_fail_field(c, "rules", field, "\"rules\" must be an array");
 	n = json_array_size(rules);
 	if (n > MB_POLICY_MAX_RULES)
-		return fail_field(c, "rules", field, "more than %u rules", MB_POLICY_MAX_RULES);
+		return policy_fail_field(c, "rules", field, "more than %u rules", MB_POLICY_MAX_RULES);
 	pp->rules = calloc(n ? n : 1, sizeof(*pp->rules));
 	if (!pp->rules)
 		return set_error(c->err, -ENOMEM, "out of memory");
@@ -494,23 +483,23 @@ static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_t *o, 
 
 	snprintf(field, sizeof(field), "firmware[%zu]", idx);
 	if (!json_is_object(o))
-		return fail_field(c, NULL, field, "expected an object with \"name\" and \"pcrs\"");
-	if (!only_keys(o, keys, &bad))
-		return fail_field(c, bad, field, "unknown key \"%s\"", bad);
+		return policy_fail_field(c, NULL, field, "expected an object with \"name\" and \"pcrs\"");
+	if (!policy_only_keys(o, keys, &bad))
+		return policy_fail_field(c, bad, field, "unknown key \"%s\"", bad);
 	if (!(v = json_object_get(o, "name")) || !json_is_string(v) ||
 	    !good_set_name(json_string_value(v)))
-		return fail_field(c, "name", field, "needs a \"name\": 1 to %u printable bytes", MB_POLICY_MAX_SET_NAME);
+		return policy_fail_field(c, "name", field, "needs a \"name\": 1 to %u printable bytes", MB_POLICY_MAX_SET_NAME);
 	name = json_string_value(v);
 	for (i = 0; i < idx; i++)
 		if (strcmp(p->fw_sets[i].name, name) == 0)
-			return fail_field(c, name, field, "the name \"%s\" is given to firmware[%zu] too", name, i);
+			return policy_fail_field(c, name, field, "the name \"%s\" is given to firmware[%zu] too", name, i);
 	if (!(set->name = strdup(name)))
 		return set_error(c->err, -ENOMEM, "out of memory");
 	if (((v = json_object_get(o, "description")) != NULL) && !json_is_string(v))
-		return fail_field(c, "description", field, "\"description\" must be a string");
+		return policy_fail_field(c, "description", field, "\"description\" must be a string");
 	if (!(pcrs = json_object_get(o, "pcrs")) || !json_is_object(pcrs) ||
 	    json_object_size(pcrs) == 0)
-		return fail_field(c, name, field, "needs \"pcrs\": the values of at least one PCR");
+		return policy_fail_field(c, name, field, "needs \"pcrs\": the values of at least one PCR");
 	set->v = calloc(MB_PCR_COUNT, sizeof(*set->v));
 	if (!set->v)
 		return set_error(c->err, -ENOMEM, "out of memory");
@@ -525,10 +514,10 @@ static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_t *o, 
 				return rc;
 			/* the reader refuses duplicate keys: no PCR twice within "pcrs" */
 			if (p->pcr[pcr].governed)
-				return fail_field(c, NULL, pfield, "PCR %u is governed in \"pcrs\" too: a PCR is "
+				return policy_fail_field(c, NULL, pfield, "PCR %u is governed in \"pcrs\" too: a PCR is "
 						  "governed in one place", pcr);
 			if (set->n >= MB_PCR_COUNT)
-				return fail_field(c, NULL, pfield, "too many PCRs");
+				return policy_fail_field(c, NULL, pfield, "too many PCRs");
 			set->v[set->n].pcr = pcr;
 			rc = parse_values(c, pfield, val, set->v[set->n].values, &set->v[set->n].n_values);
 			if (rc < 0)
@@ -541,7 +530,7 @@ static int parse_fw_set(const load_ctx *c, mb_policy *p, size_t idx, json_t *o, 
 	if (idx == 0)
 		p->fw_pcrs = mask;
 	else if (mask != p->fw_pcrs)
-		return fail_field(c, name, field, "gives other PCRs than firmware[0]: every set must give the same PCRs");
+		return policy_fail_field(c, name, field, "gives other PCRs than firmware[0]: every set must give the same PCRs");
 	return 0;
 }
 
@@ -552,10 +541,10 @@ static int parse_firmware(const load_ctx *c, mb_policy *p, json_t *arr)
 	int rc;
 
 	if (!json_is_array(arr))
-		return fail_field(c, "firmware", "firmware", "expected an array of firmware sets");
+		return policy_fail_field(c, "firmware", "firmware", "expected an array of firmware sets");
 	n = json_array_size(arr);
 	if (n == 0 || n > MB_POLICY_MAX_FIRMWARE_SETS)
-		return fail_field(c, "firmware", "firmware", "must hold 1 to %u sets", MB_POLICY_MAX_FIRMWARE_SETS);
+		return policy_fail_field(c, "firmware", "firmware", "must hold 1 to %u sets", MB_POLICY_MAX_FIRMWARE_SETS);
 	p->fw_sets = calloc(n, sizeof(*p->fw_sets));
 	if (!p->fw_sets)
 		return set_error(c->err, -ENOMEM, "out of memory");
@@ -573,7 +562,7 @@ static int parse_firmware(const load_ctx *c, mb_policy *p, json_t *arr)
 
 MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb_error *err)
 {
-	static const char *const keys[] = { "version", "description", "pcrs", "generator", "firmware", "min_bank", NULL };
+	static const char *const keys[] = { "version", "description", "pcrs", "generator", "firmware", "min_bank", "ima", NULL };
 	uint64_t budget = MB_POLICY_LOAD_BUDGET;
 	load_ctx c = { text, size, err, &budget, thread_cpu_ns() + MB_POLICY_LOAD_CPU_MS * UINT64_C(1000000) };
 	json_t *root = NULL, *v, *pcrs, *firmware = NULL;
@@ -597,7 +586,7 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 	sym_pcre2_set_match_limit(p->mctx, POLICY_MATCH_LIMIT);
 	sym_pcre2_set_depth_limit(p->mctx, POLICY_DEPTH_LIMIT);
 	sym_pcre2_set_heap_limit(p->mctx, 8192); /* KiB */
-	/* nesting: policy, pcrs, pcr, rules, rule, digests, entry */
+	/* nesting: policy, pcrs, pcr, rules, rule, digests, entry (ima, digests, path, digest) */
 	rc = untrusted_json_parse(text, size, 16, &root, err);
 	if (rc < 0)
 		goto out;
@@ -605,24 +594,24 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 		rc = set_error(err, -EBADMSG, "a policy is a JSON object");
 		goto out;
 	}
-	if (!only_keys(root, keys, &bad)) {
-		rc = fail_field(&c, bad, "policy", "unknown key \"%s\"", bad);
+	if (!policy_only_keys(root, keys, &bad)) {
+		rc = policy_fail_field(&c, bad, "policy", "unknown key \"%s\"", bad);
 		goto out;
 	}
 	if (!(v = json_object_get(root, "version")) || !json_is_integer(v) ||
 	    json_integer_value(v) < 1 || json_integer_value(v) > 2) {
-		rc = fail_field(&c, "version", "version", "this mboot reads policy versions 1 and 2");
+		rc = policy_fail_field(&c, "version", "version", "this mboot reads policy versions 1 and 2");
 		goto out;
 	}
 	p->version = (unsigned) json_integer_value(v);
 	/* Version 2 adds firmware sets: a version-1 reader refuses the file by its version rather
 	 * than by an unknown key, and a version-1 file means what it always meant. */
 	if (((firmware = json_object_get(root, "firmware")) != NULL) && p->version < 2) {
-		rc = fail_field(&c, "firmware", "firmware", "firmware sets need \"version\": 2");
+		rc = policy_fail_field(&c, "firmware", "firmware", "firmware sets need \"version\": 2");
 		goto out;
 	}
 	if (!(pcrs = json_object_get(root, "pcrs")) || !json_is_object(pcrs)) {
-		rc = fail_field(&c, "pcrs", "pcrs", "needs an object \"pcrs\" keyed by PCR number");
+		rc = policy_fail_field(&c, "pcrs", "pcrs", "needs an object \"pcrs\" keyed by PCR number");
 		goto out;
 	}
 	{
@@ -643,15 +632,21 @@ MB_EXPORT int mb_policy_parse(const char *text, size_t size, mb_policy **ret, mb
 					  mb_digest_by_name(json_string_value(v)) : NULL;
 
 		if (!d) {
-			rc = fail_field(&c, "min_bank", "min_bank", "expected a bank name: sha1, sha256, sha384, sha512 "
+			rc = policy_fail_field(&c, "min_bank", "min_bank", "expected a bank name: sha1, sha256, sha384, sha512 "
 					"or sm3_256");
 			goto out;
 		}
 		p->min_bank = d->alg;
 	}
-	/* A policy that governs nothing would call every boot good. */
-	if (mb_policy_pcrs(p) == 0) {
-		rc = fail_field(&c, "pcrs", "pcrs", "the policy governs no PCR: it would call every boot good");
+	if (((v = json_object_get(root, "ima")) != NULL)) {
+		rc = policy_ima_parse(&c, p, v);
+		if (rc < 0)
+			goto out;
+	}
+	/* A policy that governs nothing would call every boot good (an "ima" section governs what
+	 * ran after it: such a policy judges an IMA list, and a verify without one fails). */
+	if (mb_policy_pcrs(p) == 0 && !p->ima) {
+		rc = policy_fail_field(&c, "pcrs", "pcrs", "the policy governs no PCR: it would call every boot good");
 		goto out;
 	}
 	*ret = p;
@@ -688,6 +683,7 @@ MB_EXPORT void mb_policy_free(mb_policy *p)
 		free(p->fw_sets[i].v);
 	}
 	free(p->fw_sets);
+	policy_ima_free(p->ima);
 	sym_pcre2_match_context_free(p->mctx);
 	free(p);
 }

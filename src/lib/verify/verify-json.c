@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shared/json.h"
+#include "lib/policy/policy-ima-json.h"
 
 #include <mboot/cel.h>
 #include <mboot/eventlog.h>
@@ -149,6 +150,13 @@ MB_EXPORT char *mb_verify_result_to_json(const mb_verify_result *res, const char
 					 const struct mb_policy *policy, const struct mb_policy_result *checked,
 					 bool pretty)
 {
+	return mb_verify_result_to_json_ima(res, source, policy, checked, false, NULL, pretty);
+}
+
+MB_EXPORT char *mb_verify_result_to_json_ima(const mb_verify_result *res, const char *source,
+					     const struct mb_policy *policy, const struct mb_policy_result *checked,
+					     bool ima_asked, const struct mb_ima_policy_result *ima, bool pretty)
+{
 	json_build_mark mark = json_build_begin();
 	bool verified;
 	json_t *root, *arr;
@@ -160,7 +168,8 @@ MB_EXPORT char *mb_verify_result_to_json(const mb_verify_result *res, const char
 		return NULL;
 	}
 	/* The verdict of everything asked (the log and the policy); the log's own apart. */
-	verified = mb_verify_result_ok(res) && (!policy || (checked && mb_policy_result_ok(checked)));
+	verified = mb_verify_result_ok(res) && (!policy || (checked && mb_policy_result_ok(checked))) &&
+		   (!ima_asked || (ima && mb_ima_policy_result_ok(ima)));
 	root = json_object();
 	json_object_set_new(root, "verified", json_boolean(verified));
 	json_object_set_new(root, "log_verified", json_boolean(mb_verify_result_ok(res)));
@@ -173,6 +182,15 @@ MB_EXPORT char *mb_verify_result_to_json(const mb_verify_result *res, const char
 	json_object_set_new(root, "pcrs", arr);
 	if (policy)
 		json_object_set_new(root, "policy", policy_json(res, policy, checked));
+	if (ima_asked) {
+		json_t *io = ima ? policy_ima_result_json(ima) : json_object();
+
+		if (!ima) {
+			json_object_set_new(io, "checked", json_false());
+			json_object_set_new(io, "reason", json_text("the IMA list was not judged"));
+		}
+		json_object_set_new(root, "ima", io);
+	}
 	out = json_write_built(root, pretty ? JSON_LAYOUT_PRETTY : JSON_LAYOUT_COMPACT, mark);
 	json_decref(root);
 	if (!out)
