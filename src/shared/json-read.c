@@ -185,18 +185,21 @@ static int scan_text(const char *doc, size_t start, size_t len, unsigned max_dep
 /* doc[start, start + len) with each cut string's content replaced by "\u0000" and its index. */
 static char *text_with_placeholders(const char *doc, size_t start, size_t len, const text_scan *s, size_t *ret_size)
 {
-	size_t size = len, i, at = start, o = 0;
+	size_t size = len, i, at = start, o = 0, cap;
 	char *t;
 
 	for (i = 0; i < s->n_cut; i++)
 		size -= s->cut[i].len;
 	/* "\u0000" and at most 20 digits each */
-	if (s->n_cut > (SIZE_MAX - size - 1) / 26 || !(t = malloc(size + 26 * s->n_cut + 1)))
+	if (s->n_cut > (SIZE_MAX - size - 1) / 26)
+		return NULL;
+	cap = size + 26 * s->n_cut + 1;
+	if (!(t = malloc(cap)))
 		return NULL;
 	for (i = 0; i < s->n_cut; i++) {
 		memcpy(t + o, doc + at, s->cut[i].at - at);
 		o += s->cut[i].at - at;
-		o += (size_t) sprintf(t + o, "\\u0000%zu", i);
+		o += (size_t) snprintf(t + o, cap - o, "\\u0000%zu", i);
 		at = s->cut[i].at + s->cut[i].len;
 	}
 	memcpy(t + o, doc + at, start + len - at);
