@@ -138,12 +138,6 @@ static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_even
 	return status;
 }
 
-static int stdout_sink(void *ctx, const char *text, size_t len)
-{
-	(void) ctx;
-	return fwrite(text, 1, len, stdout) == len ? 0 : -EIO;
-}
-
 /* --json: the library writes the document as it reads the log. */
 static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 {
@@ -156,7 +150,7 @@ static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	rc = mb_event_log_write_json(data, size, pcr_mask, style != TOOL_JSON_COMPACT, stdout_sink, NULL, &err);
+	rc = mb_event_log_write_json(data, size, pcr_mask, style != TOOL_JSON_COMPACT, tool_stdout_sink, NULL, &err);
 	free(data);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */
