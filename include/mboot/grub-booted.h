@@ -71,6 +71,14 @@ MB_EXPORT int mb_grub_booted_name(const char *measured_path, char out[MB_GRUB_BO
  */
 MB_EXPORT int mb_grub_booted_store(const char *dir, const mb_grub_booted *b, size_t n, mb_error *err) MB_WUR;
 
+/*
+ * `mboot grub keep-booted --json`'s document (docs/grub.md), pretty or compact (docs/json.md),
+ * no final newline: {"dir", "configs": [{"path", "status" ("kept", "changed", "missing",
+ * "unsafe"), "file", "copy" (its name in dir), "sha256" (of what was kept); null when none}]}.
+ * Caller frees; NULL when out of memory.
+ */
+MB_EXPORT char *mb_grub_booted_to_json(const char *dir, const mb_grub_booted *b, size_t n, bool pretty);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,9 +2,12 @@
 #ifndef MBOOT_INITRAMFS_H
 #define MBOOT_INITRAMFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <mboot/error.h>
+#include <mboot/eventlog.h>
+#include <mboot/replay.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,6 +123,37 @@ MB_EXPORT mb_initramfs *mb_initramfs_free(mb_initramfs *a);
  */
 MB_EXPORT int mb_initramfs_compare(const mb_initramfs *a, const mb_initramfs *b, size_t *ret_index,
 				   char *what, size_t what_size);
+
+/*
+ * The documents of `mboot initramfs` (docs/initramfs.md), pretty or compact (docs/json.md).
+ * digests are FILE's own (sha1, sha256, sha384 as the boot loader measures it), written as
+ * "digests": {bank name: hex} in the order given.
+ */
+/* name (n bytes, not NUL-terminated) printable: bytes below 0x20, from 0x7f and '\' as \xNN.
+ * Caller frees; NULL when out of memory. */
+MB_EXPORT char *mb_initramfs_name_escape(const char *s, size_t n);
+/* `initramfs list --json`: {"file", "size", "digests", "segments": [{"compress", "offset",
+ * "size", "cpio_size"}], "entries": [{"name", "name_hex" (when name needed escapes), "type",
+ * "mode", "uid", "gid", "nlink", "mtime", "ino", "size", "segment", "offset", "target"
+ * (symlink), "rdev" (devices), "sha256" (non-empty files)}]} and a newline, handed to sink in
+ * pieces as it is written (an archive of a million entries is never one tree). 0, or a
+ * negative errno (-ENOMEM, the sink's), after which what sink got is incomplete. */
+MB_EXPORT int mb_initramfs_write_json(const mb_initramfs *a, const char *file, uint64_t size,
+				      const mb_event_digest *digests, size_t n_digests, bool pretty,
+				      mb_text_sink sink, void *ctx, mb_error *err) MB_WUR;
+/* `initramfs pack --json`: {"file", "size", "compress", "entries", "mtime", "cpio_size",
+ * "cpio_sha256", "digests", "policy" (policy_json, a policy's text, when not NULL)} of what
+ * mb_initramfs_pack(.., opts, .., st) made, size bytes, written to file. No final newline;
+ * caller frees; NULL when out of memory or policy_json is not JSON. */
+MB_EXPORT char *mb_initramfs_pack_to_json(const char *file, uint64_t size, const mb_initramfs_opts *opts,
+					  const mb_initramfs_stats *st, const char *policy_json, bool pretty);
+/* `initramfs verify --json`: {"file", "dir", "result" ("identical" when what is NULL, else
+ * "different"), "compress", "mtime", "digests", "first_difference": {"entry" (unless entry is
+ * SIZE_MAX), "name" (e's, when e is not NULL), "what"} (only when different)}. No final
+ * newline; caller frees; NULL when out of memory. */
+MB_EXPORT char *mb_initramfs_verify_to_json(const char *file, const char *dir, const mb_initramfs_opts *opts,
+					    const mb_event_digest *digests, size_t n_digests, const char *what,
+					    size_t entry, const mb_cpio_entry *e, bool pretty);
 
 #ifdef __cplusplus
 }

@@ -115,6 +115,16 @@ typedef struct mb_luks_entry {
 /* The device's "mboot" tokens, in token order (*ret_n may be 0). */
 MB_EXPORT int mb_luks_list(const char *device, mb_luks_entry **ret, size_t *ret_n, mb_error *err) MB_WUR;
 MB_EXPORT void mb_luks_list_free(mb_luks_entry *entries, size_t n);
+/*
+ * `mboot luks list --json`'s document (docs/luks.md), pretty or compact (docs/json.md), no
+ * final newline: {"device", "tokens": [{"token", then "error" (a malformed token's message)
+ * or "keyslot", "policy", "pin" (true, when one is needed), "bank", "pcrs", "events" and
+ * "events_pcrs" (the event summary's count and PCRs, when kept)}], "recovery_keyslots" (the
+ * keyslots of *recovery_keyslots, a mask as mb_luks_recovery_keyslots gives it; left out
+ * when NULL)}. Caller frees; NULL when out of memory.
+ */
+MB_EXPORT char *mb_luks_list_to_json(const char *device, const mb_luks_entry *entries, size_t n,
+				     const uint32_t *recovery_keyslots, bool pretty);
 
 /*
  * Remove "mboot" token `token` and the keyslot it opens (unless another token uses that

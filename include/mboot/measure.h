@@ -43,6 +43,13 @@ typedef struct mb_measure_input {
 MB_EXPORT int mb_measure(const char *tcti, const mb_measure_input *in, char **ret_record, size_t *ret_size,
 			 mb_error *err) MB_WUR;
 
+/*
+ * The content `mboot measure` records (content_type "mboot", README.md), compact:
+ * {"description" (when not NULL), then "file": file, else "text": text, else "stdin": true}.
+ * Caller frees; NULL when out of memory.
+ */
+MB_EXPORT char *mb_measure_content_json(const char *description, const char *file, const char *text);
+
 #ifdef __cplusplus
 }
 #endif

@@ -236,6 +236,22 @@ MB_EXPORT const char *mb_grub_image_difference(const mb_grub_image *a, const mb_
 
 /* "x64", "aa64", "ia32", ... (as EFI names the boot file), or NULL. */
 MB_EXPORT const char *mb_pe_machine_name(uint16_t machine);
+/* "efi-application", "efi-boot-service-driver", "efi-runtime-driver", or NULL. */
+MB_EXPORT const char *mb_pe_subsystem_name(uint16_t subsystem);
+
+/*
+ * `mboot hash --json`'s document (docs/pe.md), pretty or compact (docs/json.md), no final
+ * newline: {"files": [{"path", "authenticode", "digests": {bank name: hex, in the order of
+ * algs}, "pe" (pe[i]'s layout, when pe and pe[i] are not NULL: "format", "machine",
+ * "machine_value", "subsystem", "subsystem_name", "sections", "uki", "sbat", "signed",
+ * "cert_table_*", "certificates", "extra_data_size", "pad_bytes", "sections_overlap")}]} for
+ * n_files files; file i's digest in algs[j] is digests[i * n_algs + j]. Authenticode says
+ * whether they are Authenticode digests (else of the whole file). Caller frees; NULL when out
+ * of memory or an alg is unknown.
+ */
+MB_EXPORT char *mb_file_hashes_to_json(const char *const *paths, const mb_pe_info *const *pe, size_t n_files,
+				       bool authenticode, const uint16_t *algs, size_t n_algs,
+				       const uint8_t (*digests)[MB_DIGEST_MAX], bool pretty);
 
 #ifdef __cplusplus
 }

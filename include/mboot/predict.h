@@ -117,6 +117,16 @@ typedef struct mb_predict_result {
  */
 MB_EXPORT int mb_predict(const mb_predict_input *in, mb_predict_result *ret, mb_error *err) MB_WUR;
 MB_EXPORT void mb_predict_result_done(mb_predict_result *r);
+/*
+ * `mboot predict --json`'s document (docs/predict.md), pretty or compact (docs/json.md), no
+ * final newline: {"banks" (r->values as mb_pcr_values_to_json writes them; none when NULL),
+ * "changed": [PCRs] (empty when a change matched nothing), "unpredictable": {"PCR": why},
+ * "unmatched": [{"option", "value", "why"}] (unmatched[i] = {option, value (NULL: ""), why},
+ * the caller's names for the changes r->unmatched* flag), "notes": {"PCR": what changed}}.
+ * Caller frees; NULL when out of memory.
+ */
+MB_EXPORT char *mb_predict_result_to_json(const mb_predict_result *r, const char *const (*unmatched)[3],
+					  size_t n_unmatched, bool pretty);
 
 #ifdef __cplusplus
 }

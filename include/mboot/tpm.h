@@ -305,6 +305,15 @@ typedef struct mb_unseal_explanation {
 } mb_unseal_explanation;
 
 MB_EXPORT void mb_unseal_explanation_free(mb_unseal_explanation *e);
+/*
+ * `mboot unseal --json`'s document (docs/seal.md), pretty or compact (docs/json.md), no final
+ * newline: {"unsealed": false, then each list in the order its first item comes in e (NULL:
+ * none): "notes": [text], "pcrs": [{"pcr", "bank", "expected", "actual" (null when not
+ * read), "signature"}], "events": [{"pcr", "change", "before", "after"}], "signatures":
+ * [{"file", "key", "sealed_key"}], and "wrong_pin": true when wrong_pin}. ERROR items are
+ * left out: the caller reports them. Caller frees; NULL when out of memory.
+ */
+MB_EXPORT char *mb_unseal_explanation_to_json(const mb_unseal_explanation *e, bool wrong_pin, bool pretty);
 
 typedef struct mb_unseal_options {
 	size_t size; /* MB_OPTIONS_INIT(mb_unseal_options): its sizeof (mboot/error.h) */

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/json.h"
 
 #include "tool/luks-recovery.h"
 
@@ -94,7 +93,7 @@ out:
 	return rc;
 }
 
-int luks_recovery_list(const char *device, json_t *root)
+int luks_recovery_list(const char *device, uint32_t *ret_mask)
 {
 	mb_error err = { 0 };
 	uint32_t mask = 0;
@@ -103,13 +102,8 @@ int luks_recovery_list(const char *device, json_t *root)
 		tool_report("luks list", &err);
 		return EXIT_USAGE;
 	}
-	if (root) {
-		json_t *a = json_array();
-
-		for (int s = 0; s < 32; s++)
-			if (mask & (1u << s))
-				json_array_append_new(a, json_integer(s));
-		json_object_set_new(root, "recovery_keyslots", a);
+	if (ret_mask) {
+		*ret_mask = mask;
 		return EXIT_OK;
 	}
 	for (int s = 0; s < 32; s++)

@@ -132,7 +132,7 @@ int secret_alloc(secret_buf *s)
 }
 
 int unseal_new_secret(const char *tcti, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, json_t *report)
+		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, unseal_report *report)
 {
 	int rc = secret_alloc(secret);
 

@@ -74,8 +74,8 @@ int read_authority_key(const char *path, uint8_t **ret, size_t *ret_size);
  * it is an extra). *ret is NULL when there is none.
  */
 int read_kept_log(const char *log_path, uint8_t **ret, size_t *ret_size);
-/* Why an unseal was refused, on stderr (and into report, when not NULL). */
-void show_explanation(const mb_unseal_explanation *e, json_t *report);
+/* Why an unseal was refused, on stderr; with only_errors, only the errors met explaining it. */
+void show_explanation(const mb_unseal_explanation *e, bool only_errors);
 /* Read and check a sealed file (untrusted input) into *s; reports and returns EXIT_USAGE on failure. */
 int load_sealed(const char *path, mb_sealed **s);
 /* A TPM error, said as dictionary-attack lockout when it is one; exit 3. */
@@ -94,22 +94,27 @@ int seal_write(mb_tpm *tpm, secret_buf *secret, const mb_seal_options *opt, cons
  */
 int seal_with_secret(const seal_args *args, secret_buf *secret);
 
+/* What `unseal --json` reports of a refusal (mb_unseal_explanation_to_json): kept, not said. */
+typedef struct unseal_report {
+	mb_unseal_explanation *e; /* the caller frees it */
+	bool wrong_pin;
+} unseal_report;
+
 /*
- * Unseal s into secret (verb-unseal.c); a refusal is explained on stderr, or into
+ * Unseal s into secret (verb-unseal.c); a refusal is explained on stderr, or kept in
  * report (`unseal --json`) when not NULL. sig_paths: the signature files of a secret
  * sealed to signed policies. pin: the PIN of a secret sealed with one (NULL: asked here when
  * s needs one, pin_read). A wrong PIN is exit 1. Returns the exit code.
  */
-#include "shared/json.h"
 /* A refused unseal's explanation, said on stderr as `unseal` says it. */
 void unseal_explain(const mb_unseal_explanation *e);
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		     const secret_buf *pin, secret_buf *secret, json_t *report);
+		     const secret_buf *pin, secret_buf *secret, unseal_report *report);
 /*
  * The same into a new locked page (*secret) through the TPM of tcti, opened here and left in
  * *tpm; the caller frees both, whatever the exit code.
  */
 int unseal_new_secret(const char *tcti, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, json_t *report);
+		      const secret_buf *pin, mb_tpm **tpm, secret_buf *secret, unseal_report *report);
 
 #endif

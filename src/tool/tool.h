@@ -158,6 +158,8 @@ json_layout tool_json_layout(tool_json style);
 int tool_json_print(tool_json style, const json_t *o);
 /* JSON text a library call wrote (NULL: it ran out of memory, said), a newline, freed: the exit code. */
 int tool_json_text_print(char *text);
+/* An mb_text_sink (mboot/replay.h) writing a library's streamed document to stdout. */
+int tool_stdout_sink(void *ctx, const char *text, size_t len);
 /* Print text as a QR code with Unicode half blocks; -1 if it cannot be encoded. Without
  * libqrencode, prints why there is no QR code instead and returns 0. */
 int tool_print_qr(FILE *f, const char *text);

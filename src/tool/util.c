@@ -436,6 +436,12 @@ int tool_json_print(tool_json style, const json_t *o)
 	return tool_json_text_print(text);
 }
 
+int tool_stdout_sink(void *ctx, const char *text, size_t len)
+{
+	(void) ctx;
+	return fwrite(text, 1, len, stdout) == len ? 0 : -EIO;
+}
+
 int tool_json_text_print(char *text)
 {
 	if (!text) {

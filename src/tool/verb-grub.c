@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "shared/json.h"
 
 #include "shared/hex.h"
 #include "tool/options.h"
@@ -40,21 +39,6 @@ static const char keep_booted_help[] =
 	"looked up. Exit: 0 every measured config kept (or none measured), 1 some not kept (named),\n"
 	"2 usage or input error (unreadable log, DIR not writable).\n";
 
-static const char *status_name(mb_grub_booted_status s)
-{
-	switch (s) {
-	case MB_GRUB_BOOTED_FOUND:
-		return "kept";
-	case MB_GRUB_BOOTED_CHANGED:
-		return "changed";
-	case MB_GRUB_BOOTED_MISSING:
-		return "missing";
-	case MB_GRUB_BOOTED_UNSAFE:
-		return "unsafe";
-	}
-	return "unknown";
-}
-
 /* A path from the log, untrusted: control characters printed as '?', a long one cut. */
 static void print_path(FILE *f, const char *p)
 {
@@ -82,7 +66,6 @@ static int cmd_keep_booted(int argc, char **argv)
 	mb_grub_booted *b = NULL;
 	mb_error err = { 0 };
 	size_t n = 0, i, kept = 0;
-	json_t *out = NULL, *configs = NULL;
 	int rc;
 
 	rc = tool_parse_options("grub keep-booted", keep_booted_help, opts, argc, argv, 0);
@@ -110,32 +93,18 @@ static int cmd_keep_booted(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	for (i = 0; i < n; i++)
+		kept += b[i].status == MB_GRUB_BOOTED_FOUND;
 	if (json) {
-		out = json_object();
-		configs = json_array();
-		json_object_set_new(out, "dir", json_text(dir));
-		json_object_set_new(out, "configs", configs);
+		rc = tool_json_text_print(mb_grub_booted_to_json(dir, b, n, json == TOOL_JSON_PRETTY));
+		mb_grub_booted_free(b, n);
+		return rc != EXIT_OK ? rc : kept == n ? EXIT_OK : EXIT_FAILED;
 	}
 	for (i = 0; i < n; i++) {
-		char name[MB_GRUB_BOOTED_NAME_SIZE] = "", hex[65] = "";
+		char name[MB_GRUB_BOOTED_NAME_SIZE] = "";
 
-		if (b[i].status == MB_GRUB_BOOTED_FOUND) {
-			kept++;
-			if (mb_grub_booted_name(b[i].measured_path, name) < 0)
-				name[0] = 0;
-			hex_format(b[i].sha256, sizeof(b[i].sha256), hex);
-		}
-		if (json) {
-			json_t *c = json_object();
-
-			json_object_set_new(c, "path", json_text(b[i].measured_path));
-			json_object_set_new(c, "status", json_text(status_name(b[i].status)));
-			json_object_set_new(c, "file", b[i].file ? json_text(b[i].file) : json_null());
-			json_object_set_new(c, "copy", name[0] ? json_text(name) : json_null());
-			json_object_set_new(c, "sha256", hex[0] ? json_text(hex) : json_null());
-			json_array_append_new(configs, c);
-			continue;
-		}
+		if (b[i].status == MB_GRUB_BOOTED_FOUND && mb_grub_booted_name(b[i].measured_path, name) < 0)
+			name[0] = 0;
 		FILE *f = b[i].status == MB_GRUB_BOOTED_FOUND ? stdout : stderr;
 
 		fputs(b[i].status == MB_GRUB_BOOTED_FOUND ? "kept " : "mboot: NOT kept ", f);
@@ -156,11 +125,8 @@ static int cmd_keep_booted(int argc, char **argv)
 			break;
 		}
 	}
-	if (json)
-		tool_json_print(json, out);
-	else if (n == 0)
+	if (n == 0)
 		tool_notef("%s: GRUB measured no config: nothing to keep", log_path);
-	json_decref(out);
 	mb_grub_booted_free(b, n);
 	return kept == n ? EXIT_OK : EXIT_FAILED;
 }

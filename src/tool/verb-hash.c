@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/json.h"
 #include <mboot/pe.h>
 #include <mboot/replay.h>
 
@@ -54,74 +53,6 @@ typedef struct hash_args {
 	uint16_t algs[MAX_ALGS];
 } hash_args;
 
-static const char *subsystem_name(uint16_t s)
-{
-	switch (s) {
-	case MB_PE_SUBSYSTEM_EFI_APPLICATION:
-		return "efi-application";
-	case MB_PE_SUBSYSTEM_EFI_BOOT_SERVICE_DRIVER:
-		return "efi-boot-service-driver";
-	case MB_PE_SUBSYSTEM_EFI_RUNTIME_DRIVER:
-		return "efi-runtime-driver";
-	default:
-		return NULL;
-	}
-}
-
-static json_t *info_json(const mb_pe_info *pe)
-{
-	json_t *o = json_object(), *secs = json_array(), *certs = json_array();
-	mb_pe_summary sum;
-	const char *m, *s;
-	char buf[16];
-
-	mb_pe_info_summary(pe, &sum);
-	m = mb_pe_machine_name(sum.machine);
-	s = subsystem_name(sum.subsystem);
-
-	json_object_set_new(o, "format", json_text(sum.pe32_plus ? "PE32+" : "PE32"));
-	snprintf(buf, sizeof(buf), "0x%04x", sum.machine);
-	json_object_set_new(o, "machine", json_text(m ? m : buf));
-	json_object_set_new(o, "machine_value", json_integer(sum.machine));
-	json_object_set_new(o, "subsystem", json_integer(sum.subsystem));
-	if (s)
-		json_object_set_new(o, "subsystem_name", json_text(s));
-	for (size_t i = 0; i < mb_pe_info_n_sections(pe); i++) {
-		const mb_pe_section *sec = mb_pe_info_section(pe, i);
-		json_t *so = json_object();
-
-		json_object_set_new(so, "name", json_text(sec->name));
-		json_object_set_new(so, "raw_offset", json_integer(sec->raw_offset));
-		json_object_set_new(so, "raw_size", json_integer(sec->raw_size));
-		json_object_set_new(so, "virtual_address", json_integer(sec->virtual_address));
-		json_object_set_new(so, "virtual_size", json_integer(sec->virtual_size));
-		json_array_append_new(secs, so);
-	}
-	json_object_set_new(o, "sections", secs);
-	json_object_set_new(o, "uki", json_boolean(sum.uki));
-	json_object_set_new(o, "sbat", json_boolean(sum.has_sbat));
-	json_object_set_new(o, "signed", json_boolean(sum.has_cert_table));
-	if (sum.has_cert_table) {
-		json_object_set_new(o, "cert_table_offset", json_integer(sum.cert_offset));
-		json_object_set_new(o, "cert_table_size", json_integer(sum.cert_size));
-		json_object_set_new(o, "cert_table_at_end", json_boolean(sum.cert_at_end));
-		for (size_t i = 0; i < mb_pe_info_n_certs(pe); i++) {
-			const mb_pe_cert *cert = mb_pe_info_cert(pe, i);
-			json_t *c = json_object();
-
-			json_object_set_new(c, "offset", json_integer((int64_t) cert->offset));
-			json_object_set_new(c, "length", json_integer(cert->length));
-			json_object_set_new(c, "type", json_integer(cert->type));
-			json_array_append_new(certs, c);
-		}
-	}
-	json_object_set_new(o, "certificates", certs);
-	json_object_set_new(o, "extra_data_size", json_integer((int64_t) sum.extra_size));
-	json_object_set_new(o, "pad_bytes", json_integer(sum.pad_bytes));
-	json_object_set_new(o, "sections_overlap", json_boolean(sum.sections_overlap));
-	return o;
-}
-
 static void print_info(const mb_pe_info *pe)
 {
 	mb_pe_summary sum;
@@ -129,7 +60,7 @@ static void print_info(const mb_pe_info *pe)
 
 	mb_pe_info_summary(pe, &sum);
 	m = mb_pe_machine_name(sum.machine);
-	s = subsystem_name(sum.subsystem);
+	s = mb_pe_subsystem_name(sum.subsystem);
 	printf("  format    %s, machine %s (0x%04x), subsystem %u%s%s%s\n", sum.pe32_plus ? "PE32+" : "PE32",
 	       m ? m : "?", sum.machine, sum.subsystem, s ? " (" : "", s ? s : "", s ? ")" : "");
 	printf("  sections ");
@@ -160,10 +91,18 @@ static void on_sigbus(int sig)
 	_exit(EXIT_USAGE);
 }
 
-/* One file: 0 or an exit code; with --json adds to files. */
-static int hash_one(const hash_args *a, const char *path, json_t *files)
+/* The hashed files for --json: their digests (MAX_ALGS slots each), and their layouts with --info. */
+typedef struct hashed {
+	size_t n;
+	const char **paths;
+	const mb_pe_info **pe;
+	uint8_t (*digests)[MB_DIGEST_MAX];
+} hashed;
+
+/* One file: 0 or an exit code; with --json (done not NULL) kept in done. */
+static int hash_one(const hash_args *a, const char *path, hashed *done)
 {
-	uint8_t out[MAX_ALGS][MB_DIGEST_MAX];
+	uint8_t local[MAX_ALGS][MB_DIGEST_MAX], (*out)[MB_DIGEST_MAX] = done ? done->digests + done->n * a->n_algs : local;
 	char hex[2 * MB_DIGEST_MAX + 1];
 	mb_error err = { 0 };
 	mb_pe_info *pe = NULL;
@@ -194,20 +133,11 @@ static int hash_one(const hash_args *a, const char *path, json_t *files)
 		mb_pe_info_free(pe);
 		return EXIT_USAGE;
 	}
-	if (files) {
-		json_t *f = json_object(), *d = json_object();
-
-		json_object_set_new(f, "path", json_text(path));
-		json_object_set_new(f, "authenticode", json_boolean(a->authenticode));
-		for (size_t i = 0; i < a->n_algs; i++) {
-			const mb_digest_info *di = mb_digest_by_alg(a->algs[i]);
-
-			json_object_set_new(d, di->name, json_text(hex_format(out[i], di->size, hex)));
-		}
-		json_object_set_new(f, "digests", d);
-		if (pe && a->info)
-			json_object_set_new(f, "pe", info_json(pe));
-		json_array_append_new(files, f);
+	if (done) {
+		done->paths[done->n] = path;
+		done->pe[done->n++] = a->info ? pe : NULL; /* the document is written after the last file */
+		if (a->info)
+			return EXIT_OK;
 	} else {
 		printf("%s%s\n", path, a->authenticode ? " (authenticode)" : "");
 		for (size_t i = 0; i < a->n_algs; i++) {
@@ -289,7 +219,7 @@ int verb_hash(int argc, char **argv)
 		TOOL_OPT_JSON_STYLE(&a.json),
 		TOOL_OPT_END,
 	};
-	json_t *root = NULL, *files = NULL;
+	hashed done = { 0 };
 	int ret = EXIT_OK;
 
 	ret = tool_parse_options("hash", hash_help, options, argc, argv, INT_MAX);
@@ -321,19 +251,32 @@ int verb_hash(int argc, char **argv)
 	if (a.authenticode)
 		signal(SIGBUS, on_sigbus);
 	if (a.json) {
-		root = json_object();
-		files = json_array();
-		json_object_set_new(root, "files", files);
+		size_t n = (size_t) (argc - optind);
+
+		done.paths = calloc(n, sizeof(*done.paths));
+		done.pe = calloc(n, sizeof(*done.pe));
+		done.digests = calloc(n * a.n_algs, sizeof(*done.digests));
+		if (!done.paths || !done.pe || !done.digests) {
+			tool_errorf("out of memory");
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	}
 	/* Every file is tried; one bad file makes the exit code 2 but others still print. */
 	for (int i = optind; i < argc; i++)
-		if (hash_one(&a, argv[i], files) != EXIT_OK)
+		if (hash_one(&a, argv[i], a.json ? &done : NULL) != EXIT_OK)
 			ret = EXIT_USAGE;
-	if (root) {
-		tool_json_print(a.json, root);
-		json_decref(root);
-	}
+	if (a.json && tool_json_text_print(mb_file_hashes_to_json(done.paths, done.pe, done.n, a.authenticode, a.algs,
+								  a.n_algs, (const uint8_t (*)[MB_DIGEST_MAX]) done.digests,
+								  a.json == TOOL_JSON_PRETTY)) != EXIT_OK)
+		ret = EXIT_USAGE;
 	if (fflush(stdout) != 0)
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+out:
+	for (size_t i = 0; i < done.n; i++)
+		mb_pe_info_free((mb_pe_info *) done.pe[i]);
+	free(done.paths);
+	free(done.pe);
+	free(done.digests);
 	return ret;
 }

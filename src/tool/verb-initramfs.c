@@ -6,12 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/json.h"
-
 #include "shared/fail.h"
 #include "shared/fileio.h"
 #include "shared/hex.h"
-#include "shared/jsonout.h"
 #include "tool/options.h"
 #include "tool/tool.h"
 #include "tool/verbs.h"
@@ -169,30 +166,36 @@ static int parse_args(const char *verb, const char *help, int argc, char **argv,
 /* Digests of the banks mboot prints for files: sha1, sha256, sha384. */
 static const uint16_t file_algs[] = { MB_ALG_SHA1, MB_ALG_SHA256, MB_ALG_SHA384 };
 
-static void print_digests(json_t *d)
+static void print_digests(const mb_event_digest *d, size_t n)
 {
-	json_object_each(d, k, v)
-		printf("%-7s %s\n", k, json_string_value(v));
+	for (size_t i = 0; i < n; i++) {
+		const mb_digest_info *info = mb_digest_by_alg(d[i].alg);
+		char hex[2 * MB_DIGEST_MAX + 1];
+
+		if (info && d[i].size == info->size)
+			printf("%-7s %s\n", info->name, hex_format(d[i].bytes, d[i].size, hex));
+	}
 }
 
-/* The policy allowing this initrd in PCR 9 (mb_policy_generate_initrd) as JSON, or NULL (said). */
-static json_t *initrd_policy(const mb_initramfs_stats *st, const char *file)
+/* The packed file's digests, as d[3]. */
+static void pack_digests(const mb_initramfs_stats *st, mb_event_digest d[3])
 {
-	const mb_event_digest d[] = {
-		{ MB_ALG_SHA1, sizeof(st->sha1), st->sha1 },
-		{ MB_ALG_SHA256, sizeof(st->sha256), st->sha256 },
-		{ MB_ALG_SHA384, sizeof(st->sha384), st->sha384 },
-	};
+	d[0] = (mb_event_digest) { MB_ALG_SHA1, sizeof(st->sha1), st->sha1 };
+	d[1] = (mb_event_digest) { MB_ALG_SHA256, sizeof(st->sha256), st->sha256 };
+	d[2] = (mb_event_digest) { MB_ALG_SHA384, sizeof(st->sha384), st->sha384 };
+}
+
+/* The policy allowing this initrd in PCR 9 (mb_policy_generate_initrd), its text, or NULL (said). */
+static char *initrd_policy(const mb_initramfs_stats *st, const char *file)
+{
+	mb_event_digest d[3];
 	mb_error err = { 0 };
-	json_t *o = NULL;
 	char *text = NULL;
 
-	if (mb_policy_generate_initrd(file, d, sizeof(d) / sizeof(d[0]), &text, &err) < 0)
+	pack_digests(st, d);
+	if (mb_policy_generate_initrd(file, d, 3, &text, &err) < 0)
 		tool_report("initramfs pack --policy-rule", &err);
-	else if (!(o = json_from_text(text)))
-		tool_errorf("out of memory");
-	free(text);
-	return o;
+	return text;
 }
 
 /* A failed mb_initramfs_pack(DIR): entries inside DIR are named relative to it, so DIR leads the
@@ -214,8 +217,8 @@ static int cmd_pack(int argc, char **argv)
 	mb_error err = { 0 };
 	uint8_t *out = NULL;
 	size_t size = 0;
-	json_t *digests, *o;
-	char hex[65], hex384[97];
+	char hex[65], *policy = NULL;
+	mb_event_digest d[3];
 	struct stat dst;
 	args a;
 	int rc;
@@ -238,81 +241,30 @@ static int cmd_pack(int argc, char **argv)
 		fprintf(stderr, "mboot: warning: %s has mode %04o: the root directory of the unpacked "
 			"initramfs gets this mode (chmod 755 it?)\n", a.paths[0], (unsigned) (dst.st_mode & 07777));
 	rc = tool_write_output(verb, a.output, out, size, 0644, a.force);
-	if (rc) {
-		free(out);
-		return rc;
-	}
-	/* the library hashed the result while it was being made */
-	digests = json_object();
-	json_object_set_new(digests, "sha1", json_text(hex_format(st.sha1, sizeof(st.sha1), hex384)));
-	json_object_set_new(digests, "sha256", json_text(hex_format(st.sha256, sizeof(st.sha256), hex384)));
-	json_object_set_new(digests, "sha384", json_text(hex_format(st.sha384, sizeof(st.sha384), hex384)));
 	free(out);
-	hex_format(st.cpio_sha256, sizeof(st.cpio_sha256), hex);
+	if (rc)
+		return rc;
+	/* the library hashed the result while it was being made */
+	pack_digests(&st, d);
+	if (a.policy) {
+		policy = initrd_policy(&st, a.output);
+		if (!policy)
+			return EXIT_USAGE;
+	}
 	if (a.json) {
-		o = json_object();
-		json_object_set_new(o, "file", json_text(a.output));
-		json_object_set_new(o, "size", json_integer((int64_t) size));
-		json_object_set_new(o, "compress", json_text(mb_compress_name(a.opts.compress)));
-		json_object_set_new(o, "entries", json_integer((int64_t) st.entries));
-		json_object_set_new(o, "mtime", json_integer(a.opts.mtime));
-		json_object_set_new(o, "cpio_size", json_integer((int64_t) st.cpio_size));
-		json_object_set_new(o, "cpio_sha256", json_text(hex));
-		json_object_set_new(o, "digests", json_incref(digests));
-		if (a.policy)
-			json_object_set_new(o, "policy", initrd_policy(&st, a.output));
-		tool_json_print(a.json, o);
-		json_decref(o);
+		rc = tool_json_text_print(mb_initramfs_pack_to_json(a.output, size, &a.opts, &st, policy,
+								    a.json == TOOL_JSON_PRETTY));
+		free(policy);
+		return rc;
 	} else if (a.policy) {
-		o = initrd_policy(&st, a.output);
-		tool_json_print(TOOL_JSON_PRETTY, o);
-		json_decref(o);
+		return tool_json_text_print(policy); /* the policy alone, pretty, as the library wrote it */
 	} else {
 		printf("%s: %zu bytes (%s), %zu entries, mtime %u, cpio %zu bytes sha256 %s\n", a.output, size,
-		       mb_compress_name(a.opts.compress), st.entries, a.opts.mtime, st.cpio_size, hex);
-		print_digests(digests);
+		       mb_compress_name(a.opts.compress), st.entries, a.opts.mtime, st.cpio_size,
+		       hex_format(st.cpio_sha256, sizeof(st.cpio_sha256), hex));
+		print_digests(d, 3);
 	}
-	json_decref(digests);
 	return EXIT_OK;
-}
-
-/* Names are stored as whatever bytes they hold: show them printable (\xNN for the rest). */
-static char *escape_name(const char *s, size_t n)
-{
-	static const char hex_lower[] = "0123456789abcdef";
-	char *out = malloc(4 * n + 1), *p = out;
-	size_t i;
-
-	if (!out)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char) s[i];
-
-		if (ch < 0x20 || ch >= 0x7f || ch == '\\') {
-			*p++ = '\\';
-			*p++ = 'x';
-			*p++ = hex_lower[ch >> 4];
-			*p++ = hex_lower[ch & 15];
-		} else {
-			*p++ = (char) ch;
-		}
-	}
-	*p = 0;
-	return out;
-}
-
-static const char *type_name(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return "file";
-	case S_IFDIR: return "dir";
-	case S_IFLNK: return "symlink";
-	case S_IFCHR: return "char";
-	case S_IFBLK: return "block";
-	case S_IFIFO: return "fifo";
-	case S_IFSOCK: return "socket";
-	}
-	return "unknown";
 }
 
 static void mode_string(uint32_t mode, char out[11])
@@ -332,56 +284,14 @@ static void mode_string(uint32_t mode, char out[11])
 	out[10] = 0;
 }
 
-static json_t *entry_json(const mb_cpio_entry *e)
-{
-	json_t *o = json_object();
-	char *name = escape_name(e->name, e->name_len), buf[32];
-
-	json_object_set_new(o, "name", json_text(name ? name : ""));
-	if (name && (strlen(name) != e->name_len)) {
-		char *hx = hex_dup((const uint8_t *) e->name, e->name_len);
-
-		json_object_set_new(o, "name_hex", json_text(hx ? hx : ""));
-		free(hx);
-	}
-	free(name);
-	json_object_set_new(o, "type", json_text(type_name(e->mode)));
-	snprintf(buf, sizeof(buf), "%04o", e->mode & 07777);
-	json_object_set_new(o, "mode", json_text(buf));
-	json_object_set_new(o, "uid", json_integer(e->uid));
-	json_object_set_new(o, "gid", json_integer(e->gid));
-	json_object_set_new(o, "nlink", json_integer(e->nlink));
-	json_object_set_new(o, "mtime", json_integer(e->mtime));
-	json_object_set_new(o, "ino", json_integer(e->ino));
-	json_object_set_new(o, "size", json_integer(e->size));
-	json_object_set_new(o, "segment", json_integer(e->segment));
-	json_object_set_new(o, "offset", json_integer((int64_t) e->offset));
-	if ((e->mode & S_IFMT) == S_IFLNK) {
-		char *t = escape_name((const char *) e->data, e->size);
-
-		json_object_set_new(o, "target", json_text(t ? t : ""));
-		free(t);
-	}
-	if ((e->mode & S_IFMT) == S_IFCHR || (e->mode & S_IFMT) == S_IFBLK) {
-		snprintf(buf, sizeof(buf), "%u:%u", e->rdevmajor, e->rdevminor);
-		json_object_set_new(o, "rdev", json_text(buf));
-	}
-	if ((e->mode & S_IFMT) == S_IFREG && e->size) {
-		char hex[65];
-
-		json_object_set_new(o, "sha256", json_text(hex_format(e->sha256, 32, hex)));
-	}
-	return o;
-}
-
 static void print_entry(const mb_cpio_entry *e)
 {
-	char mode[11], *name = escape_name(e->name, e->name_len);
+	char mode[11], *name = mb_initramfs_name_escape(e->name, e->name_len);
 
 	mode_string(e->mode, mode);
 	printf("%s %3u %u/%u %10u %10u %s", mode, e->nlink, e->uid, e->gid, e->size, e->mtime, name ? name : "?");
 	if ((e->mode & S_IFMT) == S_IFLNK) {
-		char *t = escape_name((const char *) e->data, e->size);
+		char *t = mb_initramfs_name_escape((const char *) e->data, e->size);
 
 		printf(" -> %s", t ? t : "?");
 		free(t);
@@ -460,27 +370,20 @@ fail:
 	return EXIT_USAGE;
 }
 
-static json_t *file_digests_json(const file_info *fi)
+/* FILE's digests as the documents take them, pointing into fi. */
+static void file_digests(const file_info *fi, mb_event_digest d[3])
 {
-	json_t *d = json_object();
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		const mb_digest_info *info = mb_digest_by_alg(file_algs[i]);
-		char hex[2 * MB_DIGEST_MAX + 1];
-
-		if (info)
-			json_object_set_new(d, info->name, json_text(hex_format(fi->md[i], info->size, hex)));
-	}
-	return d;
+	for (size_t i = 0; i < 3; i++)
+		d[i] = (mb_event_digest) { file_algs[i], (uint16_t) mb_digest_by_alg(file_algs[i])->size, fi->md[i] };
 }
 
 static int cmd_list(int argc, char **argv)
 {
 	mb_initramfs *ar = NULL;
+	mb_event_digest d[3];
+	mb_error err = { 0 };
 	file_info fi;
 	size_t i;
-	json_t *digests;
 	args a;
 	int rc;
 
@@ -490,54 +393,17 @@ static int cmd_list(int argc, char **argv)
 	rc = load(a.paths[0], &fi, &ar);
 	if (rc)
 		return rc;
-	digests = file_digests_json(&fi);
+	file_digests(&fi, d);
 	if (a.json) {
 		/* Written entry by entry: a tree of JSON objects for every entry would take far more
-		 * memory than the entries themselves. */
-		jsonout b = { .pretty = a.json != TOOL_JSON_COMPACT };
-		json_t *segs = json_array();
-
-		jsonout_open(&b, '{');
-		jsonout_key(&b, "file");
-		jsonout_string(&b, a.paths[0], strlen(a.paths[0]));
-		jsonout_key(&b, "size");
-		jsonout_u64(&b, fi.size);
-		jsonout_key(&b, "digests");
-		jsonout_json(&b, digests);
-		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
-			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
-			json_t *so = json_object();
-
-			json_object_set_new(so, "compress", json_text(mb_compress_name(s->compress)));
-			json_object_set_new(so, "offset", json_integer((int64_t) s->file_offset));
-			json_object_set_new(so, "size", json_integer((int64_t) s->file_size));
-			json_object_set_new(so, "cpio_size", json_integer((int64_t) s->cpio_size));
-			json_array_append_new(segs, so);
-		}
-		jsonout_key(&b, "segments");
-		jsonout_json(&b, segs);
-		json_decref(segs);
-		jsonout_key(&b, "entries");
-		jsonout_open(&b, '[');
-		for (i = 0; i < mb_initramfs_entry_count(ar); i++) {
-			json_t *e = entry_json(mb_initramfs_entry_at(ar, i));
-
-			jsonout_next(&b);
-			jsonout_json(&b, e);
-			json_decref(e);
-			if (b.n >= MB_JSONOUT_FLUSH && jsonout_flush(&b, stdout) < 0)
-				rc = EXIT_USAGE;
-		}
-		jsonout_close(&b, ']');
-		jsonout_close(&b, '}');
-		jsonout_lit(&b, "\n");
-		if (b.oom) {
-			tool_errorf("out of memory");
+		 * memory than the entries themselves. Stdout may then hold half a document: said. */
+		if (mb_initramfs_write_json(ar, a.paths[0], fi.size, d, 3, a.json == TOOL_JSON_PRETTY, tool_stdout_sink,
+					    NULL, &err) < 0) {
+			tool_report("initramfs list", &err);
 			rc = EXIT_USAGE;
 		}
-		if (jsonout_flush(&b, stdout) < 0 || fflush(stdout) != 0)
+		if (fflush(stdout) != 0)
 			rc = EXIT_USAGE;
-		free(b.p);
 	} else {
 		for (i = 0; i < mb_initramfs_segment_count(ar); i++) {
 			const mb_cpio_segment *s = mb_initramfs_segment_at(ar, i);
@@ -549,9 +415,8 @@ static int cmd_list(int argc, char **argv)
 		for (i = 0; i < mb_initramfs_entry_count(ar); i++)
 			print_entry(mb_initramfs_entry_at(ar, i));
 		printf("# %zu entries\n", mb_initramfs_entry_count(ar));
-		print_digests(digests);
+		print_digests(d, 3);
 	}
-	json_decref(digests);
 	mb_initramfs_free(ar);
 	return rc;
 }
@@ -603,7 +468,6 @@ static int cmd_verify(int argc, char **argv)
 	size_t osize = 0, idx = 0, first = 0;
 	mb_error err = { 0 };
 	char what[512] = "";
-	const char *result;
 	file_info fi;
 	args a;
 	int rc, ret = EXIT_USAGE;
@@ -638,14 +502,12 @@ static int cmd_verify(int argc, char **argv)
 			tool_report(a.paths[0], &err);
 			goto out;
 		}
-		result = "identical";
 		ret = EXIT_OK;
 	} else {
 		if (mb_initramfs_parse(out, osize, &mine, &err) < 0) {
 			tool_report("packed archive", &err);
 			goto out;
 		}
-		result = "different";
 		ret = EXIT_FAILED;
 		if (mb_initramfs_compare(ar, mine, &idx, what, sizeof(what)) == 0) {
 			if (fi.size != osize)
@@ -656,35 +518,17 @@ static int cmd_verify(int argc, char **argv)
 		}
 	}
 	if (a.json) {
-		json_t *o = json_object();
+		const mb_cpio_entry *e = NULL;
+		mb_event_digest d[3];
 
-		json_object_set_new(o, "file", json_text(a.paths[0]));
-		json_object_set_new(o, "dir", json_text(a.paths[1]));
-		json_object_set_new(o, "result", json_text(result));
-		json_object_set_new(o, "compress", json_text(mb_compress_name(a.opts.compress)));
-		json_object_set_new(o, "mtime", json_integer(a.opts.mtime));
-		json_object_set_new(o, "digests", file_digests_json(&fi));
-		if (ret == EXIT_FAILED) {
-			json_t *d = json_object();
-
-			if (idx != SIZE_MAX) {
-				const mb_cpio_entry *e = mb_initramfs_entry_at(ar, idx);
-
-				if (!e)
-					e = mb_initramfs_entry_at(mine, idx);
-				json_object_set_new(d, "entry", json_integer((int64_t) idx));
-				if (e) {
-					char *n = escape_name(e->name, e->name_len);
-
-					json_object_set_new(d, "name", json_text(n ? n : ""));
-					free(n);
-				}
-			}
-			json_object_set_new(d, "what", json_text(what));
-			json_object_set_new(o, "first_difference", d);
-		}
-		tool_json_print(a.json, o);
-		json_decref(o);
+		if (ret == EXIT_FAILED && idx != SIZE_MAX && !(e = mb_initramfs_entry_at(ar, idx)))
+			e = mb_initramfs_entry_at(mine, idx);
+		file_digests(&fi, d);
+		rc = tool_json_text_print(mb_initramfs_verify_to_json(a.paths[0], a.paths[1], &a.opts, d, 3,
+								      ret == EXIT_FAILED ? what : NULL, idx, e,
+								      a.json == TOOL_JSON_PRETTY));
+		if (rc)
+			ret = rc;
 	} else if (ret == EXIT_OK) {
 		printf("%s: identical to what 'pack' makes from %s (%s, mtime %u)\n", a.paths[0], a.paths[1],
 		       mb_compress_name(a.opts.compress), a.opts.mtime);
@@ -696,7 +540,7 @@ static int cmd_verify(int argc, char **argv)
 
 		if (!e)
 			e = mb_initramfs_entry_at(mine, idx);
-		n = e ? escape_name(e->name, e->name_len) : NULL;
+		n = e ? mb_initramfs_name_escape(e->name, e->name_len) : NULL;
 		printf("%s: differs from %s at entry %zu '%s': %s%s\n", a.paths[0], a.paths[1], idx, n ? n : "?",
 		       what, strcmp(what, "missing") == 0 ? " (in FILE, present in DIR)"
 		       : strcmp(what, "extra") == 0 ? " (in FILE, absent from DIR)" : " (FILE vs DIR)");

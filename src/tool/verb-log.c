@@ -140,12 +140,6 @@ static int print_event_text(const mb_event_log *log, const mb_event *ev, mb_even
 	return status;
 }
 
-static int stdout_sink(void *ctx, const char *text, size_t len)
-{
-	(void) ctx;
-	return fwrite(text, 1, len, stdout) == len ? 0 : -EIO;
-}
-
 /* A mapped log that shrinks while it is read: its lost pages raise SIGBUS. */
 static void on_sigbus(int sig)
 {
@@ -178,7 +172,7 @@ static int log_show_json(const char *path, uint32_t pcr_mask, tool_json style)
 		tool_report(path, &err);
 		return EXIT_USAGE;
 	}
-	rc = mb_event_log_write_json(data, size, pcr_mask, style != TOOL_JSON_COMPACT, stdout_sink, NULL, &err);
+	rc = mb_event_log_write_json(data, size, pcr_mask, style != TOOL_JSON_COMPACT, tool_stdout_sink, NULL, &err);
 	file_unmap(data, size, mapped);
 	if (rc < 0) {
 		/* Stdout may hold half a document: say so rather than pretend it is whole. */

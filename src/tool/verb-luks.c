@@ -13,7 +13,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "shared/json.h"
 
 #include "tool/luks-passphrase.h"
 #include "tool/luks-recovery.h"
@@ -316,21 +315,11 @@ out:
 	return rc;
 }
 
-static json_t *pcr_array(uint32_t mask)
-{
-	json_t *a = json_array();
-
-	for (unsigned p = 0; p < MB_PCR_COUNT; p++)
-		if (mask & (1u << p))
-			json_array_append_new(a, json_integer((int) p));
-	return a;
-}
-
 static int luks_list(int argc, char **argv)
 {
 	mb_luks_entry *e = NULL;
 	mb_error err = { 0 };
-	json_t *root = NULL, *arr = NULL;
+	uint32_t recovery = 0;
 	size_t n = 0;
 	luks_args a;
 	int rc;
@@ -341,43 +330,23 @@ static int luks_list(int argc, char **argv)
 	if (mb_luks_list(a.pos[0], &e, &n, &err) < 0)
 		return luks_exit("luks list", &err);
 	if (a.json) {
-		root = json_object();
-		arr = json_array();
-		json_object_set_new(root, "device", json_text(a.pos[0]));
-		json_object_set_new(root, "tokens", arr);
-	} else if (!n)
+		/* a keyslot list that cannot be read is said, and left out of the document */
+		bool have_recovery = luks_recovery_list(a.pos[0], &recovery) == EXIT_OK;
+
+		if (tool_json_text_print(mb_luks_list_to_json(a.pos[0], e, n, have_recovery ? &recovery : NULL, true)) !=
+		    EXIT_OK || !have_recovery)
+			rc = EXIT_USAGE;
+		for (size_t i = 0; i < n; i++)
+			if (!e[i].parsed)
+				rc = EXIT_USAGE;
+		mb_luks_list_free(e, n);
+		return rc;
+	}
+	if (!n)
 		printf("%s: no mboot token\n", a.pos[0]);
 	for (size_t i = 0; i < n; i++) {
 		const mb_luks_token *t = e[i].parsed;
-		char name[8];
 
-		if (a.json) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "token", json_integer(e[i].token));
-			if (!t)
-				json_object_set_new(o, "error", json_text(e[i].error.message));
-			else {
-				json_object_set_new(o, "keyslot", json_integer(mb_luks_token_keyslot(t)));
-				json_object_set_new(o, "policy", json_text(mb_luks_token_policy(t)));
-				if (mb_luks_token_pin(t))
-					json_object_set_new(o, "pin", json_boolean(1));
-				if (mb_luks_token_bank(t)) {
-					uint32_t summarised = 0;
-					int n_events = mb_luks_token_events(t, &summarised);
-
-					json_object_set_new(o, "bank", json_text(
-							       mb_digest_alg_name(mb_luks_token_bank(t), name)));
-					json_object_set_new(o, "pcrs", pcr_array(mb_luks_token_pcrs(t)));
-					if (n_events >= 0) {
-						json_object_set_new(o, "events", json_integer(n_events));
-						json_object_set_new(o, "events_pcrs", pcr_array(summarised));
-					}
-				}
-			}
-			json_array_append_new(arr, o);
-			continue;
-		}
 		if (!t) {
 			printf("Token %d: malformed: %s\n", e[i].token, e[i].error.message);
 			rc = EXIT_USAGE;
@@ -388,16 +357,8 @@ static int luks_list(int argc, char **argv)
 		printf("Token %d:\n%s", e[i].token, text ? text : "");
 		free(text);
 	}
-	if (luks_recovery_list(a.pos[0], root) != EXIT_OK)
+	if (luks_recovery_list(a.pos[0], NULL) != EXIT_OK)
 		rc = EXIT_USAGE;
-	if (root) {
-		if (tool_json_print(TOOL_JSON_PRETTY, root) != EXIT_OK)
-			rc = EXIT_USAGE;
-		json_decref(root);
-		for (size_t i = 0; i < n; i++)
-			if (!e[i].parsed)
-				rc = EXIT_USAGE;
-	}
 	mb_luks_list_free(e, n);
 	return rc;
 }

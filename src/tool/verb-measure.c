@@ -123,7 +123,6 @@ int verb_measure(int argc, char **argv)
 	digests all;
 	size_t size = 0;
 	mb_error err = { 0 };
-	json_t *content = NULL;
 	char *content_text = NULL;
 	char *record = NULL;
 	int rc, in_fd = -1;
@@ -154,21 +153,7 @@ int verb_measure(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	content = json_object();
-	if (!content) {
-		tool_errorf("out of memory");
-		return EXIT_USAGE;
-	}
-	if (desc)
-		json_object_set_new(content, "description", json_text(desc));
-	if (file)
-		json_object_set_new(content, "file", json_text(file));
-	else if (text)
-		json_object_set_new(content, "text", json_text(text));
-	else
-		json_object_set_new(content, "stdin", json_boolean(true));
-
-	content_text = json_write_built(content, JSON_LAYOUT_COMPACT, (json_build_mark){ 0 });
+	content_text = mb_measure_content_json(desc, file, text);
 	if (!content_text) {
 		tool_errorf("out of memory");
 		rc = EXIT_USAGE;
@@ -206,6 +191,5 @@ int verb_measure(int argc, char **argv)
 out:
 	free(record);
 	free(content_text);
-	json_decref(content);
 	return rc;
 }

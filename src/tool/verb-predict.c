@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/json.h"
 
 #include <mboot/pe.h>
 #include <mboot/predict.h>
@@ -379,14 +378,28 @@ unsigned predict_report_unmatched(const predict_args *a, const mb_predict_result
 	return n;
 }
 
-static void json_unmatched(const char *option, const char *value, const char *why, void *ud)
-{
-	json_t *o = json_object();
+/* The unmatched changes for the document: {option, value, why} copies (value is often a buffer reused). */
+typedef struct unmatched_rows {
+	char *(*row)[3];
+	size_t n;
+	bool oom;
+} unmatched_rows;
 
-	json_object_set_new(o, "option", json_text(option));
-	json_object_set_new(o, "value", json_text(value ? value : ""));
-	json_object_set_new(o, "why", json_text(why));
-	json_array_append_new(ud, o);
+static void keep_unmatched(const char *option, const char *value, const char *why, void *ud)
+{
+	unmatched_rows *u = ud;
+	char *(*row)[3] = realloc(u->row, (u->n + 1) * sizeof(*u->row));
+
+	if (!row) {
+		u->oom = true;
+		return;
+	}
+	u->row = row;
+	row[u->n][0] = strdup(option);
+	row[u->n][1] = strdup(value ? value : "");
+	row[u->n][2] = strdup(why);
+	u->oom |= !row[u->n][0] || !row[u->n][1] || !row[u->n][2];
+	u->n++;
 }
 
 int verb_predict(int argc, char **argv)
@@ -435,36 +448,20 @@ int verb_predict(int argc, char **argv)
 	}
 	unmatched = res->unmatched || res->unmatched_efi || res->unmatched_grub_cfg || res->unmatched_efi_var;
 	if (json) {
-		/* no values when a change matched nothing; none for the unpredictable PCRs */
-		char *s = res->values ? mb_pcr_values_to_json(res->values, false) : strdup("{\"banks\": {}}");
-		json_t *root = s ? json_from_text(s) : NULL, *changed = json_array(),
-			    *unpred = json_object(), *notes = json_object(),
-			    *unmatched_list = json_array();
+		unmatched_rows u = { 0 };
+		char *text;
 
-		free(s);
-		if (!root) {
-			tool_errorf("out of memory");
+		each_unmatched(&args, res, keep_unmatched, &u);
+		text = u.oom ? NULL : mb_predict_result_to_json(res, (const char *const (*)[3]) u.row, u.n,
+								 json == TOOL_JSON_PRETTY);
+		for (size_t i = 0; i < u.n; i++)
+			for (size_t k = 0; k < 3; k++)
+				free(u.row[i][k]);
+		free(u.row);
+		if (tool_json_text_print(text) != EXIT_OK) {
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		for (p = 0; p < MB_PCR_COUNT; p++) {
-			char key[4];
-
-			snprintf(key, sizeof(key), "%u", p);
-			if (res->changed & (1u << p) && !unmatched)
-				json_array_append_new(changed, json_integer((int) p));
-			if (res->unpredictable & (1u << p))
-				json_object_set_new(unpred, key, json_text(res->why[p] ? res->why[p] : "unknown"));
-			else if (res->why[p])
-				json_object_set_new(notes, key, json_text(res->why[p]));
-		}
-		each_unmatched(&args, res, json_unmatched, unmatched_list);
-		json_object_set_new(root, "changed", changed);
-		json_object_set_new(root, "unpredictable", unpred);
-		json_object_set_new(root, "unmatched", unmatched_list);
-		json_object_set_new(root, "notes", notes);
-		tool_json_print(json, root);
-		json_decref(root);
 		if (unmatched)
 			predict_report_unmatched(&args, res);
 	} else {

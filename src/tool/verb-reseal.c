@@ -327,7 +327,7 @@ int verb_reseal(int argc, char **argv)
 	ro.window_index = args.nv_index;
 	r = mb_reseal(tpm, s, &ro, &resealed, &e, &err);
 	if (e)
-		show_explanation(e, NULL);
+		show_explanation(e, false);
 	if (r < 0) {
 		rc = reseal_failed(tpm, r, &err);
 		goto out;

@@ -12,7 +12,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "shared/json.h"
 
 #include "shared/fileio.h"
 #include "shared/hex.h"
@@ -46,104 +45,54 @@ static const char unseal_help[] =
 
 
 /*
- * Why an unseal failed: lines on stderr, or with `unseal --json` one JSON object on
- * stdout (stdout carries no secret then): {"unsealed": false, "notes": [...], "pcrs":
- * [{"pcr", "bank", "expected", "now", "signature"?}], "events": [{"pcr", "change",
- * "before"?, "after"?}], "signatures": [{"file", "key", "sealed_key"}]}. On stderr: stdout
- * is where the secret goes, often into a pipe that must not mistake an explanation for a key.
+ * Why an unseal failed, on stderr: stdout is where the secret goes, often into a pipe that
+ * must not mistake an explanation for a key. (With `unseal --json`, stdout carries no secret
+ * and the explanation is mb_unseal_explanation_to_json's document.)
  */
-static json_t *report_list(json_t *report, const char *key)
-{
-	json_t *a = NULL;
-
-	if (!(a = json_object_get(report, key))) {
-		a = json_array();
-		json_object_set_new(report, key, a);
-	}
-	return a;
-}
-
-static void show_pcr(const mb_unseal_item *it, json_t *report)
+static void show_pcr(const mb_unseal_item *it)
 {
 	const mb_digest_info *d = mb_digest_by_alg(it->alg);
 	const char *sig = it->signature;
 	char h1[2 * MB_DIGEST_MAX + 1], h2[2 * MB_DIGEST_MAX + 1];
-	json_t *o;
 
 	hex_format(it->expected, d->size, h1);
 	if (it->now_read)
 		hex_format(it->now, d->size, h2);
-	if (!report) {
-		fprintf(stderr, "%s%sPCR %u (%s) differs: %s %s, now %s\n", sig ? sig : "", sig ? ": " : "", it->pcr,
-			d->name, sig ? "signed" : "sealed to", h1, it->now_read ? h2 : "(not readable)");
-		return;
-	}
-	o = json_object();
-	json_object_set_new(o, "pcr", json_integer((int) it->pcr));
-	json_object_set_new(o, "bank", json_text(d->name));
-	json_object_set_new(o, "expected", json_text(h1));
-	json_object_set_new(o, "actual", it->now_read ? json_text(h2) : json_null());
-	if (sig)
-		json_object_set_new(o, "signature", json_text(sig));
-	json_array_append_new(report_list(report, "pcrs"), o);
+	fprintf(stderr, "%s%sPCR %u (%s) differs: %s %s, now %s\n", sig ? sig : "", sig ? ": " : "", it->pcr,
+		d->name, sig ? "signed" : "sealed to", h1, it->now_read ? h2 : "(not readable)");
 }
 
-static void show_event(const mb_unseal_item *it, json_t *report)
+static void show_event(const mb_unseal_item *it)
 {
-	json_t *o;
-
-	if (!report) {
-		if (it->before && it->after)
-			fprintf(stderr, "PCR %u: %s: %s → %s\n", it->pcr, it->change, it->before, it->after);
-		else
-			fprintf(stderr, "PCR %u: %s: %s\n", it->pcr, it->change,
-				it->before ? it->before : it->after ? it->after : "?");
-		return;
-	}
-	o = json_object();
-	json_object_set_new(o, "pcr", json_integer((int) it->pcr));
-	json_object_set_new(o, "change", json_text(it->change));
-	if (it->before)
-		json_object_set_new(o, "before", json_text(it->before));
-	if (it->after)
-		json_object_set_new(o, "after", json_text(it->after));
-	json_array_append_new(report_list(report, "events"), o);
+	if (it->before && it->after)
+		fprintf(stderr, "PCR %u: %s: %s → %s\n", it->pcr, it->change, it->before, it->after);
+	else
+		fprintf(stderr, "PCR %u: %s: %s\n", it->pcr, it->change,
+			it->before ? it->before : it->after ? it->after : "?");
 }
 
-static void show_other_key(const mb_unseal_item *it, json_t *report)
+static void show_other_key(const mb_unseal_item *it)
 {
 	char h1[2 * MB_TPM_NAME_SIZE + 1], h2[2 * MB_TPM_NAME_SIZE + 1];
-	json_t *o;
 
 	hex_format(it->key_name, MB_TPM_NAME_SIZE, h1);
 	hex_format(it->sealed_key_name, MB_TPM_NAME_SIZE, h2);
-	if (!report) {
-		fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", it->signature, h1, h2);
-		return;
-	}
-	o = json_object();
-	json_object_set_new(o, "file", json_text(it->signature));
-	json_object_set_new(o, "key", json_text(h1));
-	json_object_set_new(o, "sealed_key", json_text(h2));
-	json_array_append_new(report_list(report, "signatures"), o);
+	fprintf(stderr, "%s: signed by key %s, but the secret is sealed to key %s\n", it->signature, h1, h2);
 }
 
 /* The explanation in its order; errors met while explaining always go to stderr. */
-void show_explanation(const mb_unseal_explanation *e, json_t *report)
+void show_explanation(const mb_unseal_explanation *e, bool only_errors)
 {
 	for (size_t i = 0; i < e->n_items; i++) {
 		const mb_unseal_item *it = &e->items[i];
 
+		if (only_errors && it->kind != MB_UNSEAL_ERROR)
+			continue;
 		switch (it->kind) {
-		case MB_UNSEAL_NOTE:
-			if (report)
-				json_array_append_new(report_list(report, "notes"), json_text(it->text));
-			else
-				fprintf(stderr, "%s\n", it->text);
-			break;
-		case MB_UNSEAL_PCR: show_pcr(it, report); break;
-		case MB_UNSEAL_EVENT: show_event(it, report); break;
-		case MB_UNSEAL_OTHER_KEY: show_other_key(it, report); break;
+		case MB_UNSEAL_NOTE: fprintf(stderr, "%s\n", it->text); break;
+		case MB_UNSEAL_PCR: show_pcr(it); break;
+		case MB_UNSEAL_EVENT: show_event(it); break;
+		case MB_UNSEAL_OTHER_KEY: show_other_key(it); break;
 		case MB_UNSEAL_ERROR: tool_report(it->what, &it->error); break;
 		}
 	}
@@ -151,11 +100,11 @@ void show_explanation(const mb_unseal_explanation *e, json_t *report)
 
 void unseal_explain(const mb_unseal_explanation *e)
 {
-	show_explanation(e, NULL);
+	show_explanation(e, false);
 }
 
 int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char **sig_paths, size_t n_sigs,
-		     const secret_buf *pin, secret_buf *secret, json_t *report)
+		     const secret_buf *pin, secret_buf *secret, unseal_report *report)
 {
 	mb_policy_signature sigs[MAX_SIGNATURES];
 	mb_unseal_options opt = { .size = sizeof(mb_unseal_options), .log_path = log_path };
@@ -197,7 +146,12 @@ int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char
 	r = mb_tpm_unseal_sealed(tpm, s, &opt, secret->p, &secret->size, &e, &err);
 	secret_page_free(&own_pin);
 	if (e)
-		show_explanation(e, report);
+		show_explanation(e, report != NULL);
+	if (e && report) {
+		mb_unseal_explanation_free(report->e);
+		report->e = e; /* for the document */
+		e = NULL;
+	}
 	if (r == 0)
 		rc = EXIT_OK;
 	else if (r == MB_ERR_TPM_POLICY)
@@ -205,7 +159,7 @@ int unseal_to_secret(mb_tpm *tpm, const mb_sealed *s, const char *log_path, char
 	else if (r == MB_ERR_TPM_AUTH) {
 		rc = pin_wrong(tpm);
 		if (report)
-			json_object_set_new(report, "wrong_pin", json_boolean(1));
+			report->wrong_pin = true;
 	}
 	else if (r == -EBADMSG && mb_sealed_policy_kind(s) == MB_SEAL_POLICY_AUTHORIZE) { /* a malformed signature; the message names it */
 		tool_errorf("%s", err.message);
@@ -227,7 +181,7 @@ int verb_unseal(int argc, char **argv)
 	secret_buf secret = { 0 }, pin = { 0 };
 	mb_sealed *s = NULL;
 	mb_tpm *tpm = NULL;
-	json_t *report = NULL;
+	unseal_report report = { 0 };
 	bool authorized;
 	int rc, fd;
 
@@ -254,15 +208,6 @@ int verb_unseal(int argc, char **argv)
 				      "does not apply", in);
 		goto out;
 	}
-	if (args.json) {
-		report = json_object();
-		if (!report) {
-			tool_errorf("out of memory");
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		json_object_set_new(report, "unsealed", json_boolean(0));
-	}
 	if (args.pin && !mb_sealed_pin(s))
 		fprintf(stderr, "mboot: note: %s is sealed without a PIN: none is needed\n", in);
 	if (mb_sealed_pin(s)) {
@@ -272,10 +217,10 @@ int verb_unseal(int argc, char **argv)
 			goto out;
 	}
 	rc = unseal_new_secret(args.tcti, s, log_path, args.sigs, args.n_sigs, mb_sealed_pin(s) ? &pin : NULL, &tpm,
-			       &secret, report);
-	if (report && rc == EXIT_FAILED)
-		tool_json_print(args.json, report);
-	json_decref(report);
+			       &secret, args.json ? &report : NULL);
+	if (args.json && rc == EXIT_FAILED &&
+	    tool_json_text_print(mb_unseal_explanation_to_json(report.e, report.wrong_pin, args.json == TOOL_JSON_PRETTY)))
+		rc = EXIT_USAGE;
 	if (rc)
 		goto out;
 	if (out) {
@@ -302,5 +247,6 @@ out:
 	secret_free(&pin);
 	mb_sealed_free(s);
 	mb_tpm_free(tpm);
+	mb_unseal_explanation_free(report.e);
 	return rc;
 }

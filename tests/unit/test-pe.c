@@ -630,6 +630,66 @@ static void test_grub_image(void **state)
 	free(m);
 }
 
+/* `mboot hash --json`'s document: the layout of an image built here (its fields as written
+ * above, not as mboot's parser reads them) and the FIPS 180 digests of "abc" as given. */
+static void test_hashes_json(void **state)
+{
+	static const sec s[] = { { ".text", 0x200, 0x400 } };
+	static const uint16_t algs[] = { MB_ALG_SHA1, MB_ALG_SHA256 };
+	const char *paths[] = { "a \"b\".efi", "plain" };
+	uint8_t d[4][MB_DIGEST_MAX] = { { 0 } };
+	const mb_pe_info *pes[2] = { NULL, NULL };
+	img *m = malloc(sizeof(*m));
+	mb_pe_info *pe = NULL;
+	char *text;
+
+	(void) state;
+	build(m, true, 16, s, 1, 0x700);
+	set_cert(m, 0x600, 0x100);
+	put32(m->b + 0x600, 0x7c);
+	put16(m->b + 0x604, 0x0200);
+	put16(m->b + 0x606, 0x0002);
+	put32(m->b + 0x680, 0x80);
+	put16(m->b + 0x684, 0x0200);
+	put16(m->b + 0x686, 0x0002);
+	assert_int_equal(reparse(m->b, m->size, 0, &pe, NULL), 0);
+	pes[0] = pe;
+	for (size_t i = 0; i < 2; i++) {
+		memcpy(d[2 * i], "\xa9\x99\x3e\x36\x47\x06\x81\x6a\xba\x3e\x25\x71\x78\x50\xc2\x6c\x9c\xd0\xd8\x9d", 20);
+		memcpy(d[2 * i + 1], "\xba\x78\x16\xbf\x8f\x01\xcf\xea\x41\x41\x40\xde\x5d\xae\x22\x23"
+		       "\xb0\x03\x61\xa3\x96\x17\x7a\x9c\xb4\x10\xff\x61\xf2\x00\x15\xad", 32);
+	}
+	text = mb_file_hashes_to_json(paths, pes, 2, true, algs, 2, (const uint8_t (*)[MB_DIGEST_MAX]) d, false);
+	assert_non_null(text);
+	assert_string_equal(text,
+		"{\"files\":[{\"path\":\"a \\\"b\\\".efi\",\"authenticode\":true,"
+		"\"digests\":{\"sha1\":\"a9993e364706816aba3e25717850c26c9cd0d89d\","
+		"\"sha256\":\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"},"
+		"\"pe\":{\"format\":\"PE32+\",\"machine\":\"x64\",\"machine_value\":34404,\"subsystem\":10,"
+		"\"subsystem_name\":\"efi-application\",\"sections\":[{\"name\":\".text\",\"raw_offset\":512,"
+		"\"raw_size\":1024,\"virtual_address\":4096,\"virtual_size\":1024}],\"uki\":false,\"sbat\":false,"
+		"\"signed\":true,\"cert_table_offset\":1536,\"cert_table_size\":256,\"cert_table_at_end\":true,"
+		"\"certificates\":[{\"offset\":1536,\"length\":124,\"type\":2},{\"offset\":1664,\"length\":128,"
+		"\"type\":2}],\"extra_data_size\":0,\"pad_bytes\":0,\"sections_overlap\":false}},"
+		"{\"path\":\"plain\",\"authenticode\":true,"
+		"\"digests\":{\"sha1\":\"a9993e364706816aba3e25717850c26c9cd0d89d\","
+		"\"sha256\":\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"}}]}");
+	free(text);
+	/* pretty as jq prints it; no files: an empty list */
+	text = mb_file_hashes_to_json(NULL, NULL, 0, false, algs, 2, NULL, true);
+	assert_non_null(text);
+	assert_string_equal(text, "{\n  \"files\": []\n}");
+	free(text);
+	text = mb_file_hashes_to_json(paths + 1, NULL, 1, false, algs + 1, 1, (const uint8_t (*)[MB_DIGEST_MAX]) d + 1, true);
+	assert_non_null(text);
+	assert_string_equal(text, "{\n  \"files\": [\n    {\n      \"path\": \"plain\",\n      \"authenticode\": false,\n"
+				  "      \"digests\": {\n        \"sha256\": "
+				  "\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"\n      }\n    }\n  ]\n}");
+	free(text);
+	mb_pe_info_free(pe);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_uki),
 		cmocka_unit_test(test_grub_image),
+		cmocka_unit_test(test_hashes_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -578,10 +578,51 @@ static void test_uki(void **state)
 	mb_event_log_free(log);
 }
 
+/* `predict --json`'s document for a result built here: SHA-256("abc") (FIPS 180-2) as PCR 4's
+ * value; changed PCRs listed only when every change matched; reasons and notes by PCR; the
+ * unmatched rows as given; layouts as json.dumps(separators=(",", ":")) and jq print them. */
+static void test_result_json(void **state)
+{
+	static const char *const rows[1][3] = { { "--efi", NULL, "no PCR 4 EFI application" } };
+	static const uint8_t abc[32] = {
+		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+		0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
+	};
+	mb_predict_result r = { .changed = (1u << 4) | (1u << 9), .unpredictable = 1u << 8 };
+	char why8[] = "grub.cfg \"x\"", why4[] = "kernel";
+	char *text;
+
+	(void) state;
+	r.values = mb_pcr_values_new();
+	assert_non_null(r.values);
+	assert_int_equal(mb_pcr_values_set(r.values, MB_ALG_SHA256, 4, abc, 32, NULL), 0);
+	r.why[8] = why8;
+	r.why[4] = why4;
+	text = mb_predict_result_to_json(&r, NULL, 0, false);
+	assert_non_null(text);
+	assert_string_equal(text, "{\"banks\":{\"sha256\":{\"4\":"
+				  "\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"}},"
+				  "\"changed\":[4,9],\"unpredictable\":{\"8\":\"grub.cfg \\\"x\\\"\"},\"unmatched\":[],"
+				  "\"notes\":{\"4\":\"kernel\"}}");
+	free(text);
+	/* a change that matched nothing: no values, no PCR said to change */
+	mb_pcr_values_free(r.values);
+	r.values = NULL;
+	r.unmatched_efi = 1;
+	r.why[8] = NULL;
+	text = mb_predict_result_to_json(&r, rows, 1, true);
+	assert_non_null(text);
+	assert_string_equal(text, "{\n  \"banks\": {},\n  \"changed\": [],\n  \"unpredictable\": {\n    \"8\": \"unknown\"\n  },\n"
+				  "  \"unmatched\": [\n    {\n      \"option\": \"--efi\",\n      \"value\": \"\",\n"
+				  "      \"why\": \"no PCR 4 EFI application\"\n    }\n  ],\n  \"notes\": {\n    \"4\": \"kernel\"\n  }\n}");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constants_are_openssls),
+		cmocka_unit_test(test_result_json),
 		cmocka_unit_test(test_new_cmdline),
 		cmocka_unit_test(test_fedora_cmdline),
 		cmocka_unit_test(test_new_kernel),
