@@ -100,6 +100,13 @@ typedef struct mb_replay_info {
 	const uint16_t *unknown_algs;  /* n_unknown_algs entries */
 } mb_replay_info;
 
+/*
+ * `mboot log replay --json`'s document: mb_pcr_values_to_json's shape and "info", what the replay
+ * noticed (docs/eventlog.md: incomplete banks, startup locality, H-CRTM, event counts, banks not
+ * replayed); info NULL: the values alone. Caller frees; NULL when out of memory.
+ */
+MB_EXPORT char *mb_replay_to_json(const mb_pcr_values *v, const mb_replay_info *info, bool pretty);
+
 /* The value a PCR holds after reset, before any extend (PFP §3.3.4, DRTM PCRs 17-22 are all 0xFF). */
 MB_EXPORT void mb_pcr_initial(uint16_t alg, uint32_t pcr, uint8_t locality, bool hcrtm, uint8_t *out);
 

@@ -251,47 +251,6 @@ out:
 	return rc;
 }
 
-static json_t *replay_info_json(const mb_replay_info *info, const mb_pcr_values *v)
-{
-	json_t *o = json_object();
-	size_t b;
-
-	for (b = 0; b < mb_pcr_values_n_banks(v); b++) {
-		json_t *list;
-		uint32_t p;
-
-		if (!info->incomplete[b])
-			continue;
-		/* PCRs some event extended without a digest for this bank: the value is not the TPM's. */
-		list = json_array();
-		for (p = 0; p < MB_PCR_COUNT; p++)
-			if (info->incomplete[b] & (1u << p))
-				json_array_append_new(list, json_integer((int) p));
-		if (!(json_object_get(o, "incomplete") != NULL))
-			json_object_set_new(o, "incomplete", json_object());
-		json_object_set_new(json_object_get(o, "incomplete"),
-				       mb_digest_by_alg(mb_pcr_values_bank_alg(v, b))->name, list);
-	}
-
-	if (info->startup_locality_seen)
-		json_object_set_new(o, "startup_locality", json_integer(info->startup_locality));
-	json_object_set_new(o, "hcrtm", json_boolean(info->hcrtm));
-	json_object_set_new(o, "events_extended", json_integer(info->events_extended));
-	json_object_set_new(o, "events_not_extended_no_action", json_integer(info->events_no_action));
-	json_object_set_new(o, "events_pcr_out_of_range", json_integer(info->events_out_of_range));
-	if (info->n_unknown_algs) {
-		json_t *u = json_array();
-		size_t i;
-
-		for (i = 0; i < info->n_unknown_algs; i++) {
-			char name[8];
-			json_array_append_new(u, json_text(mb_digest_alg_name(info->unknown_algs[i], name)));
-		}
-		json_object_set_new(o, "banks_not_replayed", u);
-	}
-	return o;
-}
-
 static int log_replay(int argc, char **argv)
 {
 	log_args a = { .pcr_mask = UINT32_MAX };
@@ -347,18 +306,14 @@ static int log_replay(int argc, char **argv)
 		}
 	}
 	if (a.json) {
-		char *s = mb_pcr_values_to_json(v, false);
-		json_t *root = s ? json_from_text(s) : NULL;
+		char *s = mb_replay_to_json(v, &info, a.json != TOOL_JSON_COMPACT);
 
-		free(s);
-		if (!root) {
+		if (!s) {
 			tool_errorf("out of memory");
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		json_object_set_new(root, "info", replay_info_json(&info, v));
-		tool_json_print(a.json, root);
-		json_decref(root);
+		rc = tool_json_text_print(s);
 	} else {
 		rc = tool_print_pcr_values(v);
 		if (rc != EXIT_OK)
