@@ -228,9 +228,12 @@ int tpm_public_to_pkey(const tpm_public *p, EVP_PKEY **ret, mb_error *err)
 		goto out;
 	}
 	if (p->type == TPM_ALG_ECC) {
-		/* fromdata does not check that the point is on the curve: a hostile point must not pass */
+		/* fromdata does not check that the point is on the curve: a hostile point must not pass.
+		 * The quick check (on the curve, not at infinity, coordinates in range) is all there is
+		 * to it for the TPM's curves, whose cofactor is 1: the full one also multiplies the
+		 * point by the order, as costly as verifying a signature, on every evidence. */
 		EVP_PKEY_CTX *check = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
-		int ok = check && EVP_PKEY_public_check(check) == 1;
+		int ok = check && EVP_PKEY_public_check_quick(check) == 1;
 
 		EVP_PKEY_CTX_free(check);
 		if (!ok) {
