@@ -179,7 +179,21 @@ typedef struct mb_attest_verify_options {
 	 */
 	const struct mb_attest_verdict *(*judged_lookup)(const uint8_t key[32], void *ctx);
 	void *judged_ctx;
+	/* The machine record parsed once (mb_attest_machine_parse), used instead of parsing the
+	 * machine argument (which may then be NULL): a verifier judging a machine's evidence again
+	 * and again decodes and imports its AK once. NULL: the machine argument is parsed. */
+	const struct mb_attest_machine *machine_parsed;
 } mb_attest_verify_options;
+
+/*
+ * A machine record (mb_attest_challenge_check's) parsed once: its AK decoded, checked against
+ * its Name and imported into OpenSSL. Never changed after; may be shared between threads.
+ * -EBADMSG for a malformed record (as mb_attest_verify).
+ */
+typedef struct mb_attest_machine mb_attest_machine;
+MB_EXPORT int mb_attest_machine_parse(const char *machine, size_t size, mb_attest_machine **ret,
+				      mb_error *err) MB_WUR;
+MB_EXPORT void mb_attest_machine_free(mb_attest_machine *m);
 
 typedef struct mb_attest_verdict mb_attest_verdict;
 

@@ -15,7 +15,7 @@
 #include "verifierd/service.h"
 #include "verifierd/store.h"
 
-typedef struct fleet_judged fleet_judged; /* fleet-judged.c */
+typedef struct fleet_cache fleet_cache; /* fleet-cache.c */
 
 /* Policies parsed once per SHA-256 and kept for the process (there are few). */
 #define FLEET_POLICY_CACHE_MAX 64
@@ -54,13 +54,14 @@ struct fleet {
 	atomic_uint_fast64_t stored_reasons[_MB_ATTEST_REASON_MAX];
 	atomic_uint_fast64_t judge_buckets[FLEET_JUDGE_BUCKETS + 1];
 	atomic_uint_fast64_t judge_sum_us;
-	/* Evidence whose logs were judged, and whose boot's judgment was taken (fleet-judged.c). */
+	/* Evidence whose logs were judged, and whose boot's judgment was taken (fleet-cache.c). */
 	atomic_uint_fast64_t boots_judged, boots_reused;
 	/* Test hook: called after evidence was judged, before its verdict is stored. */
 	void (*after_judging)(void *ctx);
 	void *after_judging_ctx;
 
-	fleet_judged *judged; /* NULL: every evidence judged in full */
+	fleet_cache *judged;   /* boots judged (verdicts); NULL: every evidence judged in full */
+	fleet_cache *machines; /* machine records parsed (mb_attest_machine), by the record's SHA-256 */
 
 	pthread_mutex_t lock; /* guards policies */
 	fleet_policy policies[FLEET_POLICY_CACHE_MAX];
@@ -158,22 +159,23 @@ bool fleet_reason_refuses(mb_attest_reason r);
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error);
 
-/* ---- fleet-judged.c: each boot judged once ---- */
+/* ---- fleet-cache.c: boots judged, machine records parsed ---- */
 
-/* Verdicts kept by key, at most 2 * max (max 0: none kept, every lookup misses). */
-typedef struct fleet_judged_entry fleet_judged_entry;
-int fleet_judged_new(size_t max, fleet_judged **ret);
-void fleet_judged_free(fleet_judged *c);
-/* The key of a boot key under a policy (its sha256, NULL for none). */
-int fleet_judged_key(const uint8_t boot_key[32], const char *policy_sha256, uint8_t key[32]);
-/* The entry of key with a reference (fleet_judged_release), or NULL. */
-fleet_judged_entry *fleet_judged_get(fleet_judged *c, const uint8_t key[32]);
-const mb_attest_verdict *fleet_judged_verdict(const fleet_judged_entry *e);
-void fleet_judged_release(fleet_judged_entry *e);
-/* Keep v (taken) under key, unless an entry has that key already. */
-void fleet_judged_add(fleet_judged *c, const uint8_t key[32], mb_attest_verdict *v);
+/* Values kept by a 32-byte key, at most 2 * max (max 0: none kept, every lookup misses). */
+typedef struct fleet_cache_entry fleet_cache_entry;
+int fleet_cache_new(size_t max, fleet_cache **ret);
+void fleet_cache_free(fleet_cache *c);
+/* The entry of key with a reference (fleet_cache_release), or NULL. */
+fleet_cache_entry *fleet_cache_get(fleet_cache *c, const uint8_t key[32]);
+const void *fleet_cache_value(const fleet_cache_entry *e);
+void fleet_cache_release(fleet_cache_entry *e);
+/* Keep value (taken; free_value frees it when no one holds it) under key, unless an entry has
+ * that key already. */
+void fleet_cache_add(fleet_cache *c, const uint8_t key[32], void *value, void (*free_value)(void *value));
 /* Entries kept (in both tables; one kept in both counts twice). */
-size_t fleet_judged_count(fleet_judged *c);
+size_t fleet_cache_count(fleet_cache *c);
+/* The key of a judged boot: its boot key under a policy (its sha256, NULL for none). */
+int fleet_judged_key(const uint8_t boot_key[32], const char *policy_sha256, uint8_t key[32]);
 
 /* ---- fleet-metrics.c: GET /metrics ---- */
 void fleet_metrics(fleet_worker *w, http_response *resp);

@@ -335,9 +335,9 @@ bool fleet_reason_refuses(mb_attest_reason r)
 
 /* judged_lookup: the verdict of this boot under the machine's policy, if one is kept. */
 typedef struct judged_lookup_ctx {
-	fleet_judged *cache;
+	fleet_cache *cache;
 	const char *policy;
-	fleet_judged_entry *entry; /* the reference taken, released after the verification */
+	fleet_cache_entry *entry; /* the reference taken, released after the verification */
 } judged_lookup_ctx;
 
 static const mb_attest_verdict *judged_lookup(const uint8_t boot_key[32], void *p)
@@ -347,8 +347,38 @@ static const mb_attest_verdict *judged_lookup(const uint8_t boot_key[32], void *
 
 	if (c->entry || fleet_judged_key(boot_key, c->policy, key) < 0)
 		return NULL;
-	c->entry = fleet_judged_get(c->cache, key);
-	return c->entry ? fleet_judged_verdict(c->entry) : NULL;
+	c->entry = fleet_cache_get(c->cache, key);
+	return c->entry ? fleet_cache_value(c->entry) : NULL;
+}
+
+static void free_verdict(void *v)
+{
+	mb_attest_verdict_free(v);
+}
+
+static void free_machine(void *m)
+{
+	mb_attest_machine_free(m);
+}
+
+/* The machine's record parsed, kept by its SHA-256 (a new record, enrolled again, is another
+ * key); a reference in *ret_entry to release. NULL (parsed by mb_attest_verify) when none can be
+ * kept or the record does not parse (mb_attest_verify then says why). */
+static const mb_attest_machine *machine_parsed(fleet_worker *w, const store_machine *m, fleet_cache_entry **ret_entry)
+{
+	mb_attest_machine *parsed = NULL;
+	uint8_t key[32];
+
+	*ret_entry = NULL;
+	if (!w->f->machines || mb_digest(MB_ALG_SHA256, m->record, strlen(m->record), key) < 0)
+		return NULL;
+	if (!(*ret_entry = fleet_cache_get(w->f->machines, key))) {
+		if (mb_attest_machine_parse(m->record, strlen(m->record), &parsed, NULL) < 0)
+			return NULL;
+		fleet_cache_add(w->f->machines, key, parsed, free_machine);
+		*ret_entry = fleet_cache_get(w->f->machines, key);
+	}
+	return *ret_entry ? fleet_cache_value(*ret_entry) : NULL;
 }
 
 /* A verdict that judged its logs (not taken from the cache) kept for the boot's later evidence. */
@@ -360,7 +390,7 @@ static void judged_keep(fleet_worker *w, const char *policy, mb_attest_verdict *
 		return;
 	hex_format(boot_key, sizeof(boot_key), j->boot);
 	if (!j->boot_reused && j->authentic && fleet_judged_key(boot_key, policy, key) >= 0) {
-		fleet_judged_add(w->f->judged, key, *v);
+		fleet_cache_add(w->f->judged, key, *v, free_verdict);
 		*v = NULL;
 	}
 }
@@ -369,6 +399,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error)
 {
 	judged_lookup_ctx lookup = { .cache = w->f->judged };
+	fleet_cache_entry *machine = NULL;
 	uint8_t nonce[MB_ATTEST_NONCE_MAX];
 	char norm[2 * MB_ATTEST_NONCE_MAX + 1];
 	mb_attest_verify_options opts = MB_OPTIONS_INIT(mb_attest_verify_options);
@@ -399,11 +430,13 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 		opts.judged_lookup = judged_lookup;
 		opts.judged_ctx = &lookup;
 	}
+	opts.machine_parsed = machine_parsed(w, m, &machine);
 	r = mb_attest_verify(evidence, evidence_size, m->record, strlen(m->record), &opts, &v, err);
+	fleet_cache_release(machine);
 	mb_policy_free(owned);
 	/* taken when the quote passed and the verdict's key is the entry's */
 	ret->boot_reused = lookup.entry && r >= 0 && mb_attest_verdict_boot_key(v, (uint8_t[32]) { 0 });
-	fleet_judged_release(lookup.entry);
+	fleet_cache_release(lookup.entry);
 	if (r < 0)
 		return r;
 	ret->verdict = mb_attest_verdict_to_json(v, false);

@@ -156,7 +156,7 @@ void fleet_metrics(fleet_worker *w, http_response *resp)
 	fprintf(out, "mboot_verifierd_logs_judged_total{result=\"reused\"} %llu\n",
 		(unsigned long long) atomic_load(&f->boots_reused));
 	counter_head(out, "mboot_verifierd_boot_cache_entries", "Boots whose judgment is kept.", "gauge");
-	fprintf(out, "mboot_verifierd_boot_cache_entries %zu\n", fleet_judged_count(f->judged));
+	fprintf(out, "mboot_verifierd_boot_cache_entries %zu\n", fleet_cache_count(f->judged));
 	{
 		notify_counts nc;
 

@@ -240,8 +240,10 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 		return r;
 	}
 
+	/* As many parsed machine records as boots judged: one each for a fleet the cache holds. */
 	if (o->judge_cache >= 0 &&
-	    fleet_judged_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->judged) < 0) {
+	    (fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->judged) < 0 ||
+	     fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->machines) < 0)) {
 		fleet_free(f);
 		return set_error(err, -ENOMEM, "out of memory");
 	}
@@ -291,7 +293,8 @@ void fleet_free(fleet *f)
 		return;
 	for (i = 0; i < f->n_policies; i++)
 		mb_policy_free(f->policies[i].policy);
-	fleet_judged_free(f->judged);
+	fleet_cache_free(f->judged);
+	fleet_cache_free(f->machines);
 	pthread_mutex_destroy(&f->lock);
 	OPENSSL_cleanse(f->nonce_key, sizeof(f->nonce_key));
 	free(f->db_url);

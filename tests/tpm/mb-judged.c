@@ -5,8 +5,10 @@
  * nonces, OTHER another boot of the same machine. SAME2 judged with SAME1's verdict handed back
  * takes its logs' judgment and writes exactly what it writes judged in full; OTHER, handed the
  * same verdict (a caller's mistake), is judged in full; a quote that fails (SAME2 under the
- * wrong nonce) takes nothing. Prints what failed; exit 0 when all held.
+ * wrong nonce) takes nothing. The machine record parsed once (mb_attest_machine_parse) judges
+ * as the record text does. Prints what failed; exit 0 when all held.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,31 @@ int main(int argc, char **argv)
 	       "a quote that fails: no judgment taken, no key");
 	mb_attest_verdict_free(v);
 	mb_attest_verdict_free(full);
+
+	/* The record parsed once, the text not given: the same documents. */
+	{
+		mb_attest_verify_options o = MB_OPTIONS_INIT(mb_attest_verify_options);
+		mb_attest_machine *parsed = NULL;
+
+		expect(mb_attest_machine_parse((const char *) m.text, m.size, &parsed, &err) == 0, "the record parses");
+		o.policy = policy;
+		o.machine_parsed = parsed;
+		for (i = 0; parsed && i < 3; i++) {
+			full = judge(&m, policy, &e[i], &n[i], NULL);
+			o.nonce = n[i].nonce;
+			o.nonce_size = n[i].nonce_size;
+			v = NULL;
+			expect(mb_attest_verify((const char *) e[i].text, e[i].size, NULL, 0, &o, &v, &err) == 0 &&
+				       same_json(v, full),
+			       "the record parsed once judges as its text");
+			mb_attest_verdict_free(v);
+			mb_attest_verdict_free(full);
+		}
+		mb_attest_machine_free(parsed);
+		/* half a record */
+		expect(mb_attest_machine_parse((const char *) m.text, m.size / 2, &parsed, &err) == -EBADMSG && !parsed,
+		       "a cut record: -EBADMSG");
+	}
 
 	mb_attest_verdict_free(v1);
 	mb_policy_free(policy);

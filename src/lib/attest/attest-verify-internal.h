@@ -11,7 +11,10 @@
 #include <mboot/eventlog.h>
 #include <mboot/replay.h>
 
+#include <openssl/evp.h>
+
 #include "lib/attest/quote-decode.h"
+#include "lib/attest/tpm-public.h"
 
 /* Caps of the evidence's binary fields (the logs have their own). */
 #define EVIDENCE_AK_PUBLIC_MAX 2048
@@ -38,13 +41,23 @@ typedef struct attest_evidence {
 int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, mb_error *err);
 void attest_evidence_done(attest_evidence *e);
 
-/* The machine record: the enrolled AK. */
+/* The machine record: the enrolled AK, decoded and imported into OpenSSL once. */
 typedef struct attest_machine {
 	uint8_t *ak_public;
 	size_t ak_public_size;
 	uint8_t ak_name[68];
 	size_t ak_name_size;
+	tpm_public ak;
+	/* NULL when OpenSSL could not take it (key_error, key_err say why): an error only once a
+	 * signature is to be checked with it, as before the record was parsed ahead */
+	EVP_PKEY *key;
+	int key_error;
+	mb_error key_err;
 } attest_machine;
+
+struct mb_attest_machine {
+	attest_machine m;
+};
 
 int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_error *err);
 void attest_machine_done(attest_machine *m);

@@ -173,6 +173,16 @@ int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_
 			ret->ak_name_size = len / 2;
 	}
 	json_decref(root);
+	/* A record that does not decode, or whose Name is not its key's, is malformed. */
+	if (r >= 0 && (r = tpm_public_parse(ret->ak_public, ret->ak_public_size, &ret->ak, err)) < 0)
+		prefix_error(err, r, "machine record: ak_public");
+	if (r >= 0 && (ret->ak.name_size != ret->ak_name_size || memcmp(ret->ak.name, ret->ak_name, ret->ak_name_size) != 0))
+		r = set_error(err, -EBADMSG, "machine record: ak_name is not the Name of ak_public");
+	if (r >= 0) {
+		ret->key_error = tpm_public_to_pkey(&ret->ak, &ret->key, &ret->key_err);
+		if (ret->key_error == -ENOMEM)
+			r = set_error(err, -ENOMEM, "out of memory");
+	}
 	if (r < 0)
 		attest_machine_done(ret);
 	return r;
@@ -181,5 +191,31 @@ int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_
 void attest_machine_done(attest_machine *m)
 {
 	free(m->ak_public);
+	EVP_PKEY_free(m->key);
 	memset(m, 0, sizeof(*m));
+}
+
+MB_EXPORT int mb_attest_machine_parse(const char *machine, size_t size, mb_attest_machine **ret, mb_error *err)
+{
+	mb_attest_machine *m;
+	int r;
+
+	*ret = NULL;
+	if (!(m = calloc(1, sizeof(*m))))
+		return set_error(err, -ENOMEM, "out of memory");
+	r = attest_machine_parse(machine, size, &m->m, err);
+	if (r < 0) {
+		free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+MB_EXPORT void mb_attest_machine_free(mb_attest_machine *m)
+{
+	if (!m)
+		return;
+	attest_machine_done(&m->m);
+	free(m);
 }

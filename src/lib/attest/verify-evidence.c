@@ -197,43 +197,38 @@ static int check_quote(mb_attest_verdict *v, const attest_evidence *ev, const at
 		       const mb_attest_verify_options *opts, bool *ret_ok, mb_error *err)
 {
 	const quote_attest *q = &ev->quote;
-	tpm_public ak, claimed;
-	EVP_PKEY *key = NULL;
+	const tpm_public *ak = &m->ak;
+	tpm_public claimed;
 	char buf[160], hex[2 * sizeof(m->ak_name) + 1];
 	bool selection_ok;
 	const char *why;
 	size_t n_before = v->n_reasons + v->n_reasons_dropped;
 	int r;
 
-	/* The machine record's AK: a record that does not decode, or whose Name is not its key's, is malformed. */
-	r = tpm_public_parse(m->ak_public, m->ak_public_size, &ak, err);
-	if (r < 0)
-		return prefix_error(err, r, "machine record: ak_public");
-	if (ak.name_size != m->ak_name_size || memcmp(ak.name, m->ak_name, ak.name_size) != 0)
-		return set_error(err, -EBADMSG, "machine record: ak_name is not the Name of ak_public");
 	r = tpm_public_parse(ev->ak_public, ev->ak_public_size, &claimed, err);
 	if (r < 0 && r != -EOPNOTSUPP)
 		return prefix_error(err, r, "evidence: ak_public");
-	if (r < 0 || claimed.name_size != ak.name_size || memcmp(claimed.name, ak.name, ak.name_size) != 0) {
+	if (r < 0 || claimed.name_size != ak->name_size || memcmp(claimed.name, ak->name, ak->name_size) != 0) {
 		r = verdict_add(v, MB_ATTEST_AK_NOT_ENROLLED, "the evidence's AK has Name %s, the machine's AK %s",
 				r < 0 ? "(a key type mboot does not decode)" : hex_format(claimed.name, claimed.name_size, hex),
-				hex_format(ak.name, ak.name_size, buf));
+				hex_format(ak->name, ak->name_size, buf));
 		if (r < 0)
 			return r;
 	}
 
 	/* The signature, always with the enrolled AK: never with the key the evidence brings. */
-	why = scheme_problem(&ak, &ev->sig, buf, sizeof(buf));
+	why = scheme_problem(ak, &ev->sig, buf, sizeof(buf));
 	if (why) {
 		r = verdict_add(v, MB_ATTEST_SIGNATURE_SCHEME, "%s", why);
 		if (r < 0)
 			return r;
 	} else {
-		r = tpm_public_to_pkey(&ak, &key, err);
-		if (r < 0)
-			return prefix_error(err, r, "machine record: ak_public");
-		r = signature_verifies(key, &ev->sig, ev->attest, ev->attest_size);
-		EVP_PKEY_free(key);
+		if (!m->key) {
+			if (err)
+				*err = m->key_err;
+			return prefix_error(err, m->key_error, "machine record: ak_public");
+		}
+		r = signature_verifies(m->key, &ev->sig, ev->attest, ev->attest_size);
 		if (r < 0)
 			return set_error(err, r, "OpenSSL could not verify the signature");
 		if (r == 0) {
@@ -284,8 +279,6 @@ static int compare_baseline(mb_attest_verdict *v, const attest_evidence *ev, con
 			    const attest_machine *m, const mb_attest_verify_options *opts, mb_error *err)
 {
 	attest_evidence base;
-	tpm_public ak;
-	EVP_PKEY *key = NULL;
 	mb_event_log *base_log = NULL;
 	mb_diff diff;
 	size_t i;
@@ -295,14 +288,15 @@ static int compare_baseline(mb_attest_verdict *v, const attest_evidence *ev, con
 	if (r < 0)
 		return prefix_error(err, r, "baseline");
 	/* A baseline the enrolled AK did not sign is no record of this machine: refuse it as input. */
-	r = tpm_public_parse(m->ak_public, m->ak_public_size, &ak, err);
-	if (r >= 0)
-		r = tpm_public_to_pkey(&ak, &key, err);
-	if (r >= 0 && (scheme_problem(&ak, &base.sig, (char[160]) { 0 }, 160) ||
-		       signature_verifies(key, &base.sig, base.attest, base.attest_size) != 1 ||
-		       base.quote.magic != TPM_GENERATED_VALUE || base.quote.type != TPM_ST_ATTEST_QUOTE))
+	if (!m->key) {
+		if (err)
+			*err = m->key_err;
+		r = prefix_error(err, m->key_error, "machine record: ak_public");
+	} else if (scheme_problem(&m->ak, &base.sig, (char[160]) { 0 }, 160) ||
+		   signature_verifies(m->key, &base.sig, base.attest, base.attest_size) != 1 ||
+		   base.quote.magic != TPM_GENERATED_VALUE || base.quote.type != TPM_ST_ATTEST_QUOTE) {
 		r = set_error(err, -EBADMSG, "baseline: not a quote signed by the machine's AK");
-	EVP_PKEY_free(key);
+	}
 	if (r < 0)
 		goto out;
 	v->has_baseline = true;
@@ -411,7 +405,8 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	mb_attest_verify_options o;
 	const mb_attest_verify_options *opts = &o;
 	attest_evidence ev;
-	attest_machine m;
+	attest_machine own = { 0 };
+	const attest_machine *m = &own;
 	mb_attest_verdict *v = NULL;
 	const mb_attest_verdict *judged = NULL;
 	mb_event_log *log = NULL;
@@ -430,12 +425,13 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 		return set_error(err, -EINVAL, "the nonce must be 0 to %d bytes", MB_ATTEST_EXTRA_DATA_MAX);
 	if (opts->min_bank && !mb_digest_by_alg(opts->min_bank))
 		return set_error(err, -EINVAL, "min_bank 0x%04x is not a bank mboot computes", opts->min_bank);
-	r = attest_machine_parse(machine, machine_size, &m, err);
-	if (r < 0)
+	if (opts->machine_parsed)
+		m = &opts->machine_parsed->m;
+	else if ((r = attest_machine_parse(machine, machine_size, &own, err)) < 0)
 		return r;
 	r = attest_evidence_parse(evidence, evidence_size, &ev, err);
 	if (r < 0) {
-		attest_machine_done(&m);
+		attest_machine_done(&own);
 		return r;
 	}
 	if (!(v = calloc(1, sizeof(*v))))
@@ -454,7 +450,7 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 		v->quote = ev.quote;
 		v->sig_alg = ev.sig.alg;
 		v->sig_hash = ev.sig.hash;
-		r = check_quote(v, &ev, &m, opts, &quote_ok, err);
+		r = check_quote(v, &ev, m, opts, &quote_ok, err);
 	}
 	if (r >= 0 && quote_ok) {
 		if (judged)
@@ -466,11 +462,11 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 		v->has_boot_key = r >= 0 && opts->judged_lookup;
 	}
 	if (r >= 0 && opts->baseline)
-		r = compare_baseline(v, &ev, log, &m, opts, err);
+		r = compare_baseline(v, &ev, log, m, opts, err);
 	mb_cel_log_free(us);
 	mb_event_log_free(log);
 	attest_evidence_done(&ev);
-	attest_machine_done(&m);
+	attest_machine_done(&own);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			set_error(err, r, "out of memory");

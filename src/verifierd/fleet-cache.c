@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Each boot judged once: verdicts kept by (boot key, policy), for mb_attest_verify's
- * judged_lookup. A machine attests many times a boot and its logs change only when it boots
- * again, so every later attestation checks its quote and takes the logs' judgment from here.
- * The judgment is a function of the logs, the values they replay to, the policy and the
- * options alone, so one entry may serve any machine with the same boot.
+ * What the verifier keeps between attestations, by a 32-byte key (a SHA-256), shared by the
+ * worker threads with a reference each: the verdicts of boots judged (each boot judged once:
+ * mb_attest_verify's judged_lookup, keyed by boot key and policy; the judgment is a function of
+ * the logs, the values they replay to, the policy and the options alone, so one entry may serve
+ * any machine with the same boot) and the machine records parsed (their AK imported into
+ * OpenSSL once, keyed by the record's SHA-256).
  *
  * Two tables of at most max entries: the current one takes new entries; once full it becomes
  * the old one and the old one is dropped, and an entry found in the old table is copied into
@@ -16,40 +17,41 @@
 
 #include "verifierd/fleet-internal.h"
 
-struct fleet_judged_entry {
+struct fleet_cache_entry {
 	uint8_t key[32];
-	mb_attest_verdict *v;
+	void *value;
+	void (*free_value)(void *value);
 	atomic_uint refs;
 };
 
-typedef struct judged_table {
-	fleet_judged_entry **slots; /* open addressing, linear probing, capacity a power of two */
+typedef struct cache_table {
+	fleet_cache_entry **slots; /* open addressing, linear probing, capacity a power of two */
 	size_t cap, n;
-} judged_table;
+} cache_table;
 
-struct fleet_judged {
+struct fleet_cache {
 	pthread_mutex_t lock;
 	size_t max;
-	judged_table cur, old;
+	cache_table cur, old;
 };
 
-void fleet_judged_release(fleet_judged_entry *e)
+void fleet_cache_release(fleet_cache_entry *e)
 {
 	if (e && atomic_fetch_sub(&e->refs, 1) == 1) {
-		mb_attest_verdict_free(e->v);
+		e->free_value(e->value);
 		free(e);
 	}
 }
 
-static void table_drop(judged_table *t)
+static void table_drop(cache_table *t)
 {
 	for (size_t i = 0; i < t->cap; i++)
-		fleet_judged_release(t->slots[i]);
+		fleet_cache_release(t->slots[i]);
 	free(t->slots);
-	*t = (judged_table) { 0 };
+	*t = (cache_table) { 0 };
 }
 
-static int table_init(judged_table *t, size_t max)
+static int table_init(cache_table *t, size_t max)
 {
 	size_t cap = 16;
 
@@ -64,7 +66,7 @@ static int table_init(judged_table *t, size_t max)
 }
 
 /* The keys are SHA-256 output: their first bytes are as good a hash as any. */
-static size_t slot_of(const judged_table *t, const uint8_t key[32])
+static size_t slot_of(const cache_table *t, const uint8_t key[32])
 {
 	uint64_t h;
 
@@ -72,7 +74,7 @@ static size_t slot_of(const judged_table *t, const uint8_t key[32])
 	return (size_t) h & (t->cap - 1);
 }
 
-static fleet_judged_entry *table_find(const judged_table *t, const uint8_t key[32])
+static fleet_cache_entry *table_find(const cache_table *t, const uint8_t key[32])
 {
 	size_t i;
 
@@ -85,7 +87,7 @@ static fleet_judged_entry *table_find(const judged_table *t, const uint8_t key[3
 }
 
 /* Takes a reference of e; the table has room (n < max <= cap / 2). */
-static void table_put(judged_table *t, fleet_judged_entry *e)
+static void table_put(cache_table *t, fleet_cache_entry *e)
 {
 	size_t i;
 
@@ -96,9 +98,9 @@ static void table_put(judged_table *t, fleet_judged_entry *e)
 	t->n++;
 }
 
-int fleet_judged_new(size_t max, fleet_judged **ret)
+int fleet_cache_new(size_t max, fleet_cache **ret)
 {
-	fleet_judged *c;
+	fleet_cache *c;
 
 	*ret = NULL;
 	if (!max)
@@ -115,7 +117,7 @@ int fleet_judged_new(size_t max, fleet_judged **ret)
 	return 0;
 }
 
-void fleet_judged_free(fleet_judged *c)
+void fleet_cache_free(fleet_cache *c)
 {
 	if (!c)
 		return;
@@ -127,9 +129,9 @@ void fleet_judged_free(fleet_judged *c)
 
 /* Makes room in cur: a full one becomes old (the old one handed back in *dropped, to be freed
  * outside the lock). Under the lock. */
-static int make_room(fleet_judged *c, judged_table *dropped)
+static int make_room(fleet_cache *c, cache_table *dropped)
 {
-	judged_table fresh;
+	cache_table fresh;
 
 	if (c->cur.n < c->max)
 		return 0;
@@ -141,10 +143,10 @@ static int make_room(fleet_judged *c, judged_table *dropped)
 	return 0;
 }
 
-fleet_judged_entry *fleet_judged_get(fleet_judged *c, const uint8_t key[32])
+fleet_cache_entry *fleet_cache_get(fleet_cache *c, const uint8_t key[32])
 {
-	judged_table dropped = { 0 };
-	fleet_judged_entry *e;
+	cache_table dropped = { 0 };
+	fleet_cache_entry *e;
 
 	if (!c)
 		return NULL;
@@ -159,33 +161,34 @@ fleet_judged_entry *fleet_judged_get(fleet_judged *c, const uint8_t key[32])
 	return e;
 }
 
-const mb_attest_verdict *fleet_judged_verdict(const fleet_judged_entry *e)
+const void *fleet_cache_value(const fleet_cache_entry *e)
 {
-	return e->v;
+	return e->value;
 }
 
-void fleet_judged_add(fleet_judged *c, const uint8_t key[32], mb_attest_verdict *v)
+void fleet_cache_add(fleet_cache *c, const uint8_t key[32], void *value, void (*free_value)(void *value))
 {
-	judged_table dropped = { 0 };
-	fleet_judged_entry *e;
+	cache_table dropped = { 0 };
+	fleet_cache_entry *e;
 
 	if (!c || !(e = calloc(1, sizeof(*e)))) {
-		mb_attest_verdict_free(v);
+		free_value(value);
 		return;
 	}
 	memcpy(e->key, key, 32);
-	e->v = v;
+	e->value = value;
+	e->free_value = free_value;
 	atomic_init(&e->refs, 1);
 	pthread_mutex_lock(&c->lock);
-	/* Judged twice at once (two attestations of one new boot): the first one stays. */
+	/* Made twice at once (two attestations of one new boot): the first one stays. */
 	if (!table_find(&c->cur, key) && make_room(c, &dropped) >= 0)
 		table_put(&c->cur, e);
 	pthread_mutex_unlock(&c->lock);
-	fleet_judged_release(e);
+	fleet_cache_release(e);
 	table_drop(&dropped);
 }
 
-size_t fleet_judged_count(fleet_judged *c)
+size_t fleet_cache_count(fleet_cache *c)
 {
 	size_t n;
 
