@@ -199,7 +199,8 @@ typedef struct mb_attest_verdict mb_attest_verdict;
 
 /*
  * The boot key of v's evidence: SHA-256 over what the logs' judgment depends on besides the
- * policy (the firmware and userspace logs' bytes, the PCR values carried, min_bank and
+ * policy (the firmware and userspace logs as the evidence carries them, in base64, so that a
+ * boot judged before is never decoded again; the PCR values carried; min_bank and
  * userspace_pcrs). True when v judged the logs (the quote passed) with judged_lookup given, so
  * that it may be handed to a later mb_attest_verify under the same policy; else false.
  */

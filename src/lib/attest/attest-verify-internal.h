@@ -12,6 +12,7 @@
 #include <mboot/replay.h>
 
 #include <openssl/evp.h>
+#include "shared/json.h"
 
 #include "lib/attest/quote-decode.h"
 #include "lib/attest/tpm-public.h"
@@ -36,9 +37,17 @@ typedef struct attest_evidence {
 	mb_pcr_values *pcrs;      /* the values carried */
 	quote_attest quote;
 	quote_signature sig;
+	json_t *root;             /* the document (the logs' base64 in it) */
+	bool logs_decoded;
 } attest_evidence;
 
+/* The evidence read; the logs decoded too (attest_evidence_parse) or later
+ * (attest_evidence_parse_lazy, then attest_evidence_decode_logs when they are needed). */
 int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, mb_error *err);
+int attest_evidence_parse_lazy(const char *text, size_t size, attest_evidence *ret, mb_error *err);
+int attest_evidence_decode_logs(attest_evidence *ev, mb_error *err);
+/* A log's base64 text as carried ("eventlog", "userspace_log"), NULL when the evidence has none. */
+const char *attest_evidence_log_text(const attest_evidence *ev, const char *key, size_t *ret_len);
 void attest_evidence_done(attest_evidence *e);
 
 /* The machine record: the enrolled AK, decoded and imported into OpenSSL once. */

@@ -98,7 +98,7 @@ static int b64_field(json_t *o, const char *key, const char *name, size_t max, b
 	return 0;
 }
 
-int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, mb_error *err)
+int attest_evidence_parse_lazy(const char *text, size_t size, attest_evidence *ret, mb_error *err)
 {
 	json_t *root = NULL, *quote, *pcrs;
 	int r;
@@ -123,19 +123,45 @@ int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, m
 		r = b64_field(root, "ak_public", "evidence", EVIDENCE_AK_PUBLIC_MAX, false, &ret->ak_public,
 			      &ret->ak_public_size, err);
 	if (r >= 0)
-		r = b64_field(root, "eventlog", "evidence", MB_LOG_MAX_SIZE, true, &ret->eventlog, &ret->eventlog_size,
-			      err);
-	if (r >= 0)
-		r = b64_field(root, "userspace_log", "evidence", MB_CEL_MAX_SIZE, true, &ret->userspace_log,
-			      &ret->userspace_log_size, err);
-	if (r >= 0)
 		r = parse_pcrs(pcrs, &ret->pcrs, err);
 	if (r >= 0 && (r = quote_attest_parse(ret->attest, ret->attest_size, &ret->quote, err)) < 0)
 		prefix_error(err, r, "evidence quote attest");
 	if (r >= 0 && (r = quote_signature_parse(ret->signature, ret->signature_size, &ret->sig, err)) < 0)
 		prefix_error(err, r, "evidence quote signature");
-	json_decref(root);
+	/* the logs' base64 stays in the tree until attest_evidence_decode_logs */
+	ret->root = root;
 	if (r < 0)
+		attest_evidence_done(ret);
+	return r;
+}
+
+int attest_evidence_decode_logs(attest_evidence *ev, mb_error *err)
+{
+	int r;
+
+	if (ev->logs_decoded)
+		return 0;
+	r = b64_field(ev->root, "eventlog", "evidence", MB_LOG_MAX_SIZE, true, &ev->eventlog, &ev->eventlog_size, err);
+	if (r >= 0)
+		r = b64_field(ev->root, "userspace_log", "evidence", MB_CEL_MAX_SIZE, true, &ev->userspace_log,
+			      &ev->userspace_log_size, err);
+	ev->logs_decoded = r >= 0;
+	return r;
+}
+
+const char *attest_evidence_log_text(const attest_evidence *ev, const char *key, size_t *ret_len)
+{
+	json_t *s = json_object_get(ev->root, key);
+
+	*ret_len = json_is_string(s) ? (size_t) json_string_length(s) : 0;
+	return json_is_string(s) ? json_string_value(s) : NULL;
+}
+
+int attest_evidence_parse(const char *text, size_t size, attest_evidence *ret, mb_error *err)
+{
+	int r = attest_evidence_parse_lazy(text, size, ret, err);
+
+	if (r >= 0 && (r = attest_evidence_decode_logs(ret, err)) < 0)
 		attest_evidence_done(ret);
 	return r;
 }
@@ -148,6 +174,7 @@ void attest_evidence_done(attest_evidence *e)
 	free(e->eventlog);
 	free(e->userspace_log);
 	mb_pcr_values_free(e->pcrs);
+	json_decref(e->root);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -356,10 +356,14 @@ static int parse_logs(const attest_evidence *ev, mb_event_log **log, mb_cel_log 
  * evidences' parts run together into the same bytes. */
 static int boot_key(const attest_evidence *ev, const mb_attest_verify_options *opts, uint8_t key[32])
 {
-	static const char tag[] = "mboot boot key 1";
+	static const char tag[] = "mboot boot key 2";
 	mb_digest_ctx *ctx = NULL;
 	uint8_t buf[8];
-	size_t i, n = mb_pcr_values_n_banks(ev->pcrs);
+	size_t i, n = mb_pcr_values_n_banks(ev->pcrs), el_len, us_len;
+	/* the logs as carried, in base64: a kept boot's log is never decoded (another encoding of
+	 * the same bytes is only another key) */
+	const char *el = attest_evidence_log_text(ev, "eventlog", &el_len);
+	const char *us = attest_evidence_log_text(ev, "userspace_log", &us_len);
 	int r = mb_digest_ctx_new(MB_ALG_SHA256, &ctx);
 
 #define PUT_U64(x) (buf[0] = (uint8_t) ((uint64_t) (x) >> 56), buf[1] = (uint8_t) ((uint64_t) (x) >> 48), \
@@ -371,13 +375,13 @@ static int boot_key(const attest_evidence *ev, const mb_attest_verify_options *o
 		r = mb_digest_ctx_update(ctx, tag, sizeof(tag));
 	/* a log not carried is not an empty one */
 	if (r >= 0)
-		r = PUT_U64(ev->eventlog ? ev->eventlog_size : UINT64_MAX);
-	if (r >= 0 && ev->eventlog_size)
-		r = mb_digest_ctx_update(ctx, ev->eventlog, ev->eventlog_size);
+		r = PUT_U64(el ? el_len : UINT64_MAX);
+	if (r >= 0 && el_len)
+		r = mb_digest_ctx_update(ctx, el, el_len);
 	if (r >= 0)
-		r = PUT_U64(ev->userspace_log ? ev->userspace_log_size : UINT64_MAX);
-	if (r >= 0 && ev->userspace_log_size)
-		r = mb_digest_ctx_update(ctx, ev->userspace_log, ev->userspace_log_size);
+		r = PUT_U64(us ? us_len : UINT64_MAX);
+	if (r >= 0 && us_len)
+		r = mb_digest_ctx_update(ctx, us, us_len);
 	if (r >= 0)
 		r = PUT_U64(n);
 	for (i = 0; i < n && r >= 0; i++) {
@@ -429,7 +433,7 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 		m = &opts->machine_parsed->m;
 	else if ((r = attest_machine_parse(machine, machine_size, &own, err)) < 0)
 		return r;
-	r = attest_evidence_parse(evidence, evidence_size, &ev, err);
+	r = attest_evidence_parse_lazy(evidence, evidence_size, &ev, err);
 	if (r < 0) {
 		attest_machine_done(&own);
 		return r;
@@ -443,7 +447,7 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 			judged = NULL;
 	}
 	/* The logs must parse whatever the quote says: malformed input is malformed either way. */
-	if (r >= 0 && (!judged || opts->baseline))
+	if (r >= 0 && (!judged || opts->baseline) && (r = attest_evidence_decode_logs(&ev, err)) >= 0)
 		r = parse_logs(&ev, &log, &us, err);
 	if (r >= 0) {
 		v->quote_decoded = true;
