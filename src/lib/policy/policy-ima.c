@@ -200,8 +200,8 @@ static int parse_excludes(const load_ctx *c, mb_policy *p, struct policy_ima *im
 		json_t *v = json_array_get(arr, i);
 		ima_exclude *x = &ima->excludes[i];
 		const char *pat;
-		int errcode;
-		PCRE2_SIZE erroff;
+		char at[32];
+		int r;
 
 		if (!json_is_string(v))
 			return policy_fail_field(c, "excludes", "ima.excludes", "[%zu]: expected a string", i);
@@ -211,16 +211,9 @@ static int parse_excludes(const load_ctx *c, mb_policy *p, struct policy_ima *im
 		ima->n_excludes++;
 		if (!(x->pattern = strdup(pat)))
 			return set_error(c->err, -ENOMEM, "out of memory");
-		x->re = sym_pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED,
-					  PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
-					  PCRE2_NEVER_BACKSLASH_C, &errcode, &erroff, NULL);
-		if (!x->re) {
-			PCRE2_UCHAR msg[200];
-
-			sym_pcre2_get_error_message(errcode, msg, sizeof(msg));
-			return policy_fail_field(c, pat, "ima.excludes", "[%zu]: regular expression does not compile at "
-						 "offset %zu: %s", i, (size_t) erroff, (const char *) msg);
-		}
+		snprintf(at, sizeof(at), "[%zu]: ", i);
+		if ((r = policy_compile_regex(c, pat, "ima.excludes", at, &x->re)) < 0)
+			return r;
 		x->literal = policy_pattern_literal(pat, &x->literal_len);
 		if (!x->literal) {
 			policy_match m;

@@ -123,6 +123,10 @@ int policy_fail_field(const load_ctx *c, const char *needle, const char *field, 
 	__attribute__((format(printf, 4, 5)));
 /* Whether o has only the keys listed (NULL-terminated); else *bad names one. */
 bool policy_only_keys(json_t *o, const char *const *keys, const char **bad);
+/* pat compiled as every pattern of a policy is (anchored at both ends, UTF-8, no \C) into *ret;
+ * one that does not compile fails as policy_fail_field(c, pat, field, "<prefix>regular
+ * expression does not compile at offset N: why"). */
+int policy_compile_regex(const load_ctx *c, const char *pat, const char *field, const char *prefix, pcre2_code **ret);
 /* Probe a compiled pattern for catastrophic backtracking under the load budget: *ret
  * POLICY_NO_MATCH (fine), POLICY_OVER_LIMIT or POLICY_OVER_BUDGET; or -ENOMEM. */
 int policy_probe_regex(const load_ctx *c, const mb_policy *p, pcre2_code *re, const char *pattern, policy_match *ret);

@@ -146,6 +146,25 @@ char *policy_pattern_literal(const char *pattern, size_t *ret_len)
 	return out;
 }
 
+int policy_compile_regex(const load_ctx *c, const char *pat, const char *field, const char *prefix, pcre2_code **ret)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+
+	/* Anchored at both ends: a pattern says what the whole text (a rule's, a path) is. */
+	*ret = sym_pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED,
+				 PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
+				 PCRE2_NEVER_BACKSLASH_C, &errcode, &erroff, NULL);
+	if (!*ret) {
+		PCRE2_UCHAR msg[200];
+
+		sym_pcre2_get_error_message(errcode, msg, sizeof(msg));
+		return policy_fail_field(c, pat, field, "%sregular expression does not compile at offset %zu: %s", prefix,
+					 (size_t) erroff, (const char *) msg);
+	}
+	return 0;
+}
+
 /*
  * A pattern that needs more than the match limit on simple long subjects backtracks
  * catastrophically on some input: refuse it when the policy loads, not at boot. The probes
@@ -271,8 +290,6 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 		if (!!digests == !!text)
 			return policy_fail_field(c, NULL, field, "needs exactly one of \"digests\" or \"text\"");
 		if (text) {
-			int errcode;
-			PCRE2_SIZE erroff;
 			const char *pat;
 
 			if (!json_is_string(text))
@@ -284,17 +301,8 @@ static int parse_rule(const load_ctx *c, mb_policy *p, unsigned pcr, size_t idx,
 			r->pattern = strdup(pat);
 			if (!r->pattern)
 				return set_error(c->err, -ENOMEM, "out of memory");
-			/* Anchored at both ends: a rule says what the whole text is. */
-			r->re = sym_pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED,
-					      PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
-					      PCRE2_NEVER_BACKSLASH_C, &errcode, &erroff, NULL);
-			if (!r->re) {
-				PCRE2_UCHAR msg[200];
-
-				sym_pcre2_get_error_message(errcode, msg, sizeof(msg));
-				return policy_fail_field(c, pat, field, "regular expression does not compile at offset %zu: %s",
-						  (size_t) erroff, (const char *) msg);
-			}
+			if ((rc = policy_compile_regex(c, pat, field, "", &r->re)) < 0)
+				return rc;
 			/* Plain text is compared as text (it cannot backtrack): no probe. */
 			r->literal = policy_pattern_literal(pat, &r->literal_len);
 			if (!r->literal) {
