@@ -3,7 +3,8 @@
  * one core; prints "verifications/s N" (every one must be trusted). With "once", as the fleet
  * verifier judges a boot's later evidence: the machine record parsed once (machine_parsed) and
  * the first verdict handed back by judged_lookup, so each later one checks the quote in full and
- * takes the logs' judgment (every one must have taken it). */
+ * takes the logs' judgment (every one must have taken it). $MB_BENCH_IMA_STATE: an IMA state
+ * file the evidence's IMA list is judged on top of (attest verify --ima-state). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 	judged j = { 0 };
 	mb_attest_verdict *first = NULL;
 	mb_attest_machine *parsed = NULL;
+	uint8_t *state = NULL;
+	size_t state_size = 0;
 
 	if (argc < 5 || file_read(argv[1], MB_ATTEST_FILE_MAX, &ev, &ev_size, &err) < 0 ||
 	    file_read(argv[2], MB_ATTEST_FILE_MAX, &m, &m_size, &err) < 0 ||
@@ -62,13 +65,19 @@ int main(int argc, char **argv)
 	nonce_size = strlen(argv[3]) / 2;
 	if (nonce_size > sizeof(nonce) || hex_parse(argv[3], 2 * nonce_size, nonce, nonce_size) < 0)
 		return 2;
+	if (getenv("MB_BENCH_IMA_STATE") &&
+	    file_read(getenv("MB_BENCH_IMA_STATE"), 1u << 20, &state, &state_size, &err) < 0) {
+		fprintf(stderr, "IMA state: %s\n", err.message);
+		return 2;
+	}
 	if (once && mb_attest_machine_parse((const char *) m, m_size, &parsed, &err) < 0) {
 		fprintf(stderr, "machine record: %s\n", err.message);
 		return 2;
 	}
 	t0 = now();
 	do {
-		mb_attest_verify_options o = { .size = sizeof(mb_attest_verify_options), .nonce = nonce, .nonce_size = nonce_size, .policy = policy };
+		mb_attest_verify_options o = { .size = sizeof(mb_attest_verify_options), .nonce = nonce, .nonce_size = nonce_size, .policy = policy,
+					       .ima_state = (const char *) state, .ima_state_size = state_size };
 		mb_attest_verdict *v;
 
 		if (once) {
@@ -99,5 +108,6 @@ int main(int argc, char **argv)
 	free(ev);
 	free(m);
 	free(pol);
+	free(state);
 	return 0;
 }

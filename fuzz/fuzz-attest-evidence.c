@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Input: any bytes, taken as evidence (docs/attest.md) judged by mb_attest_verify for a fixed
- * machine record (tests/data/attest/ak-ecc.pub), and also as a bare TPMS_ATTEST, TPMT_SIGNATURE
- * and machine record. A refusal must come with a message; a verdict must print as JSON and name
- * a reason unless trusted.
+ * machine record (tests/data/attest/ak-ecc.pub), and also as a bare TPMS_ATTEST, TPMT_SIGNATURE,
+ * machine record and IMA state (mb_attest_ima_state_resume). A refusal must come with a message;
+ * a verdict must print as JSON and name a reason unless trusted.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +37,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void) quote_signature_parse(data, size, &s, NULL);
 	if (attest_machine_parse((const char *) data, size, &m, NULL) >= 0)
 		attest_machine_done(&m);
+	{
+		uint64_t entries;
+		uint8_t last[20];
+
+		if (mb_attest_ima_state_resume((const char *) data, size, &entries, last, &err) < 0 && !err.message[0])
+			abort();
+		if (mb_attest_ima_state_resume((const char *) data, size, &entries, last, &err) >= 0 && entries == 0)
+			abort();
+		mb_error_clear(&err);
+	}
 	if (mb_attest_verify((const char *) data, size, machine, sizeof(machine) - 1, &opts, &v, &err) < 0) {
 		if (!err.message[0])
 			abort();

@@ -85,6 +85,21 @@ typedef struct mb_quote_input {
 	size_t eventlog_size;
 	const void *userspace_log;   /* the userspace (CEL-JSON) log's bytes (may be NULL) */
 	size_t userspace_log_size;
+	/*
+	 * The kernel's IMA list (docs/ima.md), binary with SHA-1 template hashes (MB_IMA_DEFAULT_PATH),
+	 * read from this path right after the quote: the kernel adds an entry to the list before it
+	 * extends PCR 10, so the list read then holds every entry the quoted PCR 10 covers (a verifier
+	 * leaves the later ones for the next evidence). NULL: no list carried.
+	 */
+	const char *ima_log_path;
+	/*
+	 * Entries a verifier judged already (the fleet's "ima_from"): left out, and the evidence says
+	 * how many ("ima_start"), when the list has more entries than that and, with ima_last given,
+	 * entry ima_start - 1's template hash is ima_last (20 bytes: the fleet's "ima_last"); else the
+	 * whole list is carried (a new boot).
+	 */
+	uint64_t ima_start;
+	const uint8_t *ima_last;
 } mb_quote_input;
 
 /*
@@ -183,6 +198,15 @@ typedef struct mb_attest_verify_options {
 	 * machine argument (which may then be NULL): a verifier judging a machine's evidence again
 	 * and again decodes and imports its AK once. NULL: the machine argument is parsed. */
 	const struct mb_attest_machine *machine_parsed;
+	/*
+	 * The IMA state of this machine's boot after its last evidence (mb_attest_verdict_ima_state,
+	 * kept by the verifier for the next): evidence whose IMA list starts past entry 0
+	 * ("ima_start", docs/attest.md) is judged on top of it, from PCR 10's value there. It holds
+	 * a judgment under one policy: the caller drops it when the machine's policy changes. NULL:
+	 * only a whole list can be judged.
+	 */
+	const char *ima_state;
+	size_t ima_state_size;
 } mb_attest_verify_options;
 
 /*
@@ -200,8 +224,9 @@ typedef struct mb_attest_verdict mb_attest_verdict;
 /*
  * The boot key of v's evidence: SHA-256 over what the logs' judgment depends on besides the
  * policy (the firmware and userspace logs as the evidence carries them, in base64, so that a
- * boot judged before is never decoded again; the PCR values carried; min_bank and
- * userspace_pcrs). True when v judged the logs (the quote passed) with judged_lookup given, so
+ * boot judged before is never decoded again; the PCR values carried, but PCR 10 when the
+ * evidence carries an IMA list, which is judged on every evidence and moves within a boot;
+ * min_bank and userspace_pcrs). True when v judged the logs (the quote passed) with judged_lookup given, so
  * that it may be handed to a later mb_attest_verify under the same policy; else false.
  */
 MB_EXPORT bool mb_attest_verdict_boot_key(const mb_attest_verdict *v, uint8_t key[32]);
@@ -221,6 +246,21 @@ MB_EXPORT bool mb_attest_verdict_trusted(const mb_attest_verdict *v);
 MB_EXPORT size_t mb_attest_verdict_n_reasons(const mb_attest_verdict *v);
 /* Reason i and its one-line detail (owned by v). */
 MB_EXPORT mb_attest_reason mb_attest_verdict_reason(const mb_attest_verdict *v, size_t i, const char **ret_detail);
+/*
+ * The IMA state after v (JSON text owned by v), for the next evidence of this boot
+ * (mb_attest_verify_options.ima_state): how many entries of the list the quoted PCR 10 covered,
+ * PCR 10's value after them, and the boot's IMA violations so far (a file that ran stays named
+ * until the machine reboots). NULL when v holds none: no list carried, or it did not replay to
+ * the quoted PCR 10 (the next evidence must carry the whole list).
+ */
+MB_EXPORT const char *mb_attest_verdict_ima_state(const mb_attest_verdict *v);
+/*
+ * What a machine may leave out of its next evidence by that state: the entries judged, and the
+ * last one's template hash (SHA-1, as the binary list holds it), which the machine compares with
+ * its list's (mb_quote_input.ima_start, ima_last). -EBADMSG for a state that is not one.
+ */
+MB_EXPORT int mb_attest_ima_state_resume(const char *state, size_t size, uint64_t *ret_entries, uint8_t ret_last[20],
+					 mb_error *err) MB_WUR;
 /* The verdict as JSON (what `attest verify --json` prints and the fleet service stores); caller frees. */
 MB_EXPORT char *mb_attest_verdict_to_json(const mb_attest_verdict *v, bool pretty);
 

@@ -113,6 +113,20 @@ MB_EXPORT bool mb_ima_log_is_ascii(const mb_ima_log *log);
 MB_EXPORT size_t mb_ima_log_n_bad(const mb_ima_log *log);
 /* A binary list's incomplete last record (offset and size), false when it has none. */
 MB_EXPORT bool mb_ima_log_tail(const mb_ima_log *log, uint64_t *offset, size_t *size);
+/*
+ * Step over the first n entries of a binary list whose template hashes are SHA-1 (the kernel's
+ * binary_runtime_measurements) without decoding them: *ret_offset is where entry n starts, and
+ * ret_last_hash (may be NULL) gets entry n-1's template hash (zeros when n is 0). -ENOENT (said)
+ * when the list has fewer than n entries, -EBADMSG with the offset for a list cut or malformed
+ * before entry n.
+ */
+MB_EXPORT int mb_ima_log_skip(const void *data, size_t size, uint64_t n, size_t *ret_offset,
+			      uint8_t ret_last_hash[20], mb_error *err) MB_WUR;
+/* Entry i's template hash recomputed from its fields with alg (out holds alg's size): what a kernel
+ * of 5.11 on extends into a bank of another algorithm than the template hash's (mb_ima_replay's
+ * "recomputed"). -EOPNOTSUPP (said) for an ASCII list's unknown template, whose fields are not kept. */
+MB_EXPORT int mb_ima_entry_template_hash(const mb_ima_log *log, size_t i, uint16_t alg, uint8_t *out,
+					 mb_error *err) MB_WUR;
 MB_EXPORT const char *mb_ima_template_label(mb_ima_template t);
 MB_EXPORT const char *mb_ima_check_label(mb_ima_check c);
 

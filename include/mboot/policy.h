@@ -116,6 +116,14 @@ typedef struct mb_ima_policy_result {
  */
 MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, const mb_pcr_values *actual,
 				  mb_ima_policy_result *ret, mb_error *err) MB_WUR;
+/*
+ * mb_policy_check_ima of entries [0, n) of log alone, with no PCR values: a list carried from entry
+ * `first` of the kernel's on (attestation evidence sends only the entries a verifier has not
+ * judged), so that violations are numbered as in the whole list and only entry 0 is taken as
+ * boot_aggregate. n at most the list's count.
+ */
+MB_EXPORT int mb_policy_check_ima_entries(const mb_policy *p, const mb_ima_log *log, size_t n, uint64_t first,
+					  mb_ima_policy_result *ret, mb_error *err) MB_WUR;
 MB_EXPORT bool mb_ima_policy_result_ok(const mb_ima_policy_result *r);
 MB_EXPORT void mb_ima_policy_result_done(mb_ima_policy_result *r);
 

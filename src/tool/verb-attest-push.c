@@ -22,7 +22,8 @@
 
 static const char push_help[] =
 	"Usage: mboot attest push [--server URL] [--machine-id ID] [--ak-file FILE] [--interval S]\n"
-	"                         [--log LOG] [--userspace-log FILE] [--tcti TCTI] [--ca-file FILE]\n"
+	"                         [--log LOG] [--userspace-log FILE] [--ima-log FILE | --no-ima-log]\n"
+	"                         [--tcti TCTI] [--ca-file FILE]\n"
 	"                         [--insecure] [--json [--compact]]\n\n"
 	"Prove this boot to a fleet verifier (mboot-verifierd, docs/api.md). On first contact (no AK\n"
 	"file, or the verifier does not know the machine) enroll: create the EK and an AK ('attest\n"
@@ -40,6 +41,12 @@ static const char push_help[] =
 	"  --log LOG           the firmware event log (default " MB_DEFAULT_LOG ")\n"
 	"  --userspace-log FILE  the userspace measurement log; default " MB_CEL_DEFAULT_PATH "\n"
 	"                      when it exists\n"
+	"  --ima-log FILE      the kernel's binary IMA list; default\n"
+	"                      " MB_IMA_DEFAULT_PATH "\n"
+	"                      when it can be read and the TPM is the system's. Only the entries\n"
+	"                      the verifier has not judged in this boot are sent (its nonce\n"
+	"                      answer says how many it has)\n"
+	"  --no-ima-log        send no IMA list\n"
 	"  --tcti TCTI         the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n"
 	"  --ca-file FILE      the CA certificates (PEM) the verifier's must chain to; default the\n"
 	"                      system's. Certificates are always verified.\n"
@@ -57,6 +64,9 @@ typedef struct push {
 	char *ak;
 	size_t ak_size;
 	char path[256]; /* the longest: /v1/machines/ID/evidence?nonce=HEX, 157 bytes */
+	/* the IMA entries the verifier judged already in this boot, by its nonce answer */
+	uint64_t ima_from;
+	uint8_t ima_last[20];
 } push;
 
 static int tpm_open(push *p)
@@ -195,6 +205,16 @@ static int take_nonce(push *p, char hex[2 * MB_ATTEST_NONCE_MAX + 1])
 		goto out;
 	}
 	memcpy(hex, json_string_value(n), len + 1);
+	/* a hint only: the verifier judges on top of its own state, whatever this sends */
+	p->ima_from = 0;
+	n = json_object_get(answer, "ima_from");
+	if (json_is_integer(n) && json_integer_value(n) > 0) {
+		json_t *last = json_object_get(answer, "ima_last");
+
+		if (json_is_string(last) && json_string_length(last) == 40 &&
+		    hex_parse(json_string_value(last), 40, p->ima_last, sizeof(p->ima_last)) == 0)
+			p->ima_from = (uint64_t) json_integer_value(n);
+	}
 	rc = EXIT_OK;
 out:
 	json_decref(answer);
@@ -270,6 +290,8 @@ static int attest(push *p, const quote_logs *logs, tool_json json)
 	in.nonce_size = strlen(hex) / 2;
 	if (hex_parse(hex, strlen(hex), nonce, in.nonce_size) < 0)
 		return EXIT_USAGE; /* checked by take_nonce */
+	in.ima_start = p->ima_from;
+	in.ima_last = p->ima_from ? p->ima_last : NULL;
 	rc = quote_evidence(p->tcti, &p->tpm, p->ak, p->ak_size, logs, &in, &evidence);
 	if (rc != EXIT_OK)
 		return rc;
@@ -305,7 +327,8 @@ int attest_push(int argc, char **argv)
 	rc = tool_parse_options(VERB, push_help, options, argc, argv, 0);
 	if (rc != TOOL_OPTS_GO_ON)
 		return rc;
-	quote_logs_defaults(&logs);
+	if (quote_logs_defaults(&logs, 0, p.tcti, VERB) < 0)
+		return EXIT_USAGE;
 	if (!p.id || !p.id[0]) {
 		/* The host name: what an operator reads in 'mboot fleet list'; the verifier refuses it
 		 * for another TPM (409), so two machines of one name cannot pass for each other. */

@@ -18,12 +18,15 @@
 static const char attest_verify_help[] =
 	"Usage: mboot attest verify EVIDENCE --machine MACHINE --nonce HEX [--policy POLICY]\n"
 	"                           [--baseline EVIDENCE] [--userspace-pcrs LIST]\n"
-	"                           [--min-bank NAME] [--json] [--compact]\n\n"
+	"                           [--min-bank NAME] [--ima-state FILE] [--ima-state-out FILE]\n"
+	"                           [--json] [--compact]\n\n"
 	"Judge a machine's evidence ('mboot quote', or assembled from tpm2_quote output) without a TPM:\n"
 	"the quote's signature with the AK enrolled in MACHINE ('mboot attest challenge'), its magic\n"
 	"and type, the nonce, that the PCR selection it signs is exactly the PCR values carried and that\n"
 	"pcrDigest is their hash; then the firmware and userspace logs are replayed against the quoted\n"
-	"values bank by bank, failing closed as 'mboot verify' does, and judged by the policy.\n"
+	"values bank by bank, failing closed as 'mboot verify' does, and judged by the policy. An IMA\n"
+	"list the evidence carries is replayed against the quoted PCR 10 (entries the quote does not\n"
+	"cover yet are left for the next evidence) and judged by the policy's \"ima\" section.\n"
 	"Each failed check is a named reason:\n"
 	"  ak-not-enrolled       the evidence's AK is not the machine's\n"
 	"  signature-invalid     the signature does not verify with the machine's AK\n"
@@ -49,8 +52,13 @@ static const char attest_verify_help[] =
 	"  --min-bank NAME       a quoted bank at least as strong as NAME (sha1, sha256, sha384,\n"
 	"                        sha512, sm3_256; strength by digest size) must verify, besides the\n"
 	"                        strongest bank the firmware log lists (always required)\n"
+	"  --ima-state FILE      the IMA state of this boot after the machine's last evidence\n"
+	"                        (--ima-state-out): needed for evidence whose IMA list starts past\n"
+	"                        entry 0 ('mboot quote --ima-start')\n"
+	"  --ima-state-out FILE  write the IMA state after this evidence (nothing when none: no list,\n"
+	"                        or one that does not replay); valid under this policy only\n"
 	"  --json                the verdict as JSON: {\"trusted\", \"reasons\": [{\"name\", \"detail\"}],\n"
-	"                        \"quote\", \"logs\", \"policy\", \"baseline\"} (docs/attest.md)\n"
+	"                        \"quote\", \"logs\", \"policy\", \"ima\", \"baseline\"} (docs/attest.md)\n"
 	"  --compact             the JSON on one line (implies --json)\n\n"
 	"Exit: 0 trusted, 1 not trusted, 2 usage or malformed input.\n";
 
@@ -88,6 +96,9 @@ void attest_print_verdict(bool trusted, bool with_policy, const attest_reason_te
 int attest_verify(int argc, char **argv)
 {
 	const char *machine_path = NULL, *nonce_hex = NULL, *policy_path = NULL, *baseline_path = NULL;
+	const char *state_path = NULL, *state_out = NULL, *state_text;
+	uint8_t *state = NULL;
+	size_t state_size = 0;
 	mb_attest_verify_options opts = MB_OPTIONS_INIT(mb_attest_verify_options);
 	const mb_digest_info *min_bank = NULL;
 	uint8_t nonce[MB_ATTEST_EXTRA_DATA_MAX], *evidence = NULL, *machine = NULL, *baseline = NULL;
@@ -103,6 +114,8 @@ int attest_verify(int argc, char **argv)
 		TOOL_OPT_STR("baseline", 0, &baseline_path),
 		TOOL_OPT_PCR_LIST("userspace-pcrs", 0, &opts.userspace_pcrs),
 		TOOL_OPT_ONE_BANK("min-bank", 0, &min_bank),
+		TOOL_OPT_STR("ima-state", 0, &state_path),
+		TOOL_OPT_STR("ima-state-out", 0, &state_out),
 		TOOL_OPT_JSON_STYLE(&json),
 		TOOL_OPT_END,
 	};
@@ -133,8 +146,14 @@ int attest_verify(int argc, char **argv)
 		rc = load(machine_path, &machine, &machine_size);
 	if (rc == EXIT_OK && baseline_path)
 		rc = load(baseline_path, &baseline, &baseline_size);
+	if (rc == EXIT_OK && state_path)
+		rc = load(state_path, &state, &state_size);
+	if (rc == EXIT_OK && state_out)
+		rc = tool_check_output("attest verify", state_out, true);
 	if (rc != EXIT_OK)
 		goto out;
+	opts.ima_state = (const char *) state;
+	opts.ima_state_size = state_size;
 	opts.baseline = (const char *) baseline;
 	opts.baseline_size = baseline_size;
 	if (mb_attest_verify((const char *) evidence, evidence_size, (const char *) machine, machine_size, &opts, &v,
@@ -162,11 +181,15 @@ int attest_verify(int argc, char **argv)
 		free(reasons);
 	}
 	rc = mb_attest_verdict_trusted(v) ? EXIT_OK : EXIT_FAILED;
+	if (state_out && (state_text = mb_attest_verdict_ima_state(v)) &&
+	    tool_write_output("attest verify", state_out, state_text, strlen(state_text), 0644, true) != EXIT_OK)
+		rc = EXIT_USAGE;
 out:
 	mb_attest_verdict_free(v);
 	mb_policy_free(policy);
 	free(evidence);
 	free(machine);
 	free(baseline);
+	free(state);
 	return rc;
 }

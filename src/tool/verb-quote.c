@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -18,13 +19,14 @@
 
 static const char quote_help[] =
 	"Usage: mboot quote --nonce HEX [--pcrs LIST] [--bank NAME]... [--ak-file FILE]\n"
-	"                   [--log LOG] [--userspace-log FILE] [-o EVIDENCE] [--force] [--tcti TCTI]\n\n"
+	"                   [--log LOG] [--userspace-log FILE] [--ima-log FILE | --no-ima-log]\n"
+	"                   [--ima-start N [--ima-last HEX]] [-o EVIDENCE] [--force] [--tcti TCTI]\n\n"
 	"Quote the PCRs with the Attestation Key ('mboot attest enroll') over the verifier's\n"
 	"nonce, and write the evidence 'mboot attest verify' judges: the quote (TPMS_ATTEST and\n"
 	"its signature, as the TPM returned them), the PCR values quoted, the AK's public part,\n"
-	"the firmware event log and the userspace log. The values are read in one snapshot with\n"
-	"the quote: if a PCR is extended meanwhile (the update counter moves, or the quote's\n"
-	"pcrDigest is not the hash of the values read) the quote is made again.\n\n"
+	"the firmware event log, the userspace log and the kernel's IMA list. The values are read\n"
+	"in one snapshot with the quote: if a PCR is extended meanwhile (the update counter moves,\n"
+	"or the quote's pcrDigest is not the hash of the values read) the quote is made again.\n\n"
 	"  --nonce HEX         the verifier's nonce, 0 to 64 bytes ('' empty; required)\n"
 	"  --pcrs LIST         the PCRs to quote, e.g. 0-7,11 (default: all 24)\n"
 	"  --bank NAME         a bank to quote (may be repeated; default: every active bank)\n"
@@ -34,6 +36,16 @@ static const char quote_help[] =
 	"  --userspace-log FILE  the userspace measurement log; default " MB_CEL_DEFAULT_PATH "\n"
 	"                      when it exists. Read under a shared lock held until the quote is\n"
 	"                      made, so no measurement slips in between.\n"
+	"  --ima-log FILE      the kernel's binary IMA list; default\n"
+	"                      " MB_IMA_DEFAULT_PATH "\n"
+	"                      when it can be read, PCR 10 is quoted and the TPM is the system's\n"
+	"                      (no TCTI but a device one). Read after the quote: it then holds\n"
+	"                      every entry the quoted PCR 10 covers (docs/attest.md, \"IMA\")\n"
+	"  --no-ima-log        carry no IMA list\n"
+	"  --ima-start N       leave out the list's first N entries, which the verifier judged\n"
+	"                      already (it keeps their state); the whole list when it has fewer\n"
+	"  --ima-last HEX      entry N-1's template hash as the verifier has it (SHA-1): the whole\n"
+	"                      list when this boot's differs (a reboot)\n"
 	"  -o EVIDENCE         the evidence (JSON); default standard output\n"
 	"  --force             replace an existing EVIDENCE\n"
 	"  --tcti TCTI         the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
@@ -71,14 +83,34 @@ static int check_log(const char *path, const uint8_t *data, size_t size)
 	return EXIT_OK;
 }
 
-void quote_logs_defaults(quote_logs *l)
+/* The kernel's IMA list is of the kernel's TPM: a TCTI naming another (swtpm, mssim) is not it. */
+static bool system_tpm(const char *tcti)
+{
+	if (!tcti)
+		tcti = getenv("TPM2TOOLS_TCTI");
+	return !tcti || !*tcti || strncmp(tcti, "device", 6) == 0;
+}
+
+int quote_logs_defaults(quote_logs *l, uint32_t pcr_mask, const char *tcti, const char *verb)
 {
 	l->log_named = l->log_path != NULL;
 	l->us_named = l->us_path != NULL;
+	l->ima_named = l->ima_path != NULL;
 	if (!l->log_path)
 		l->log_path = MB_DEFAULT_LOG;
 	if (!l->us_path)
 		l->us_path = MB_CEL_DEFAULT_PATH;
+	if (l->ima_named && l->no_ima) {
+		tool_usage_error(verb, "--ima-log and --no-ima-log: one or the other");
+		return -1;
+	}
+	/* the list explains PCR 10 alone: without it quoted, it is no evidence of anything */
+	if (!l->ima_named && !l->no_ima && (!pcr_mask || (pcr_mask & (1u << 10))) && system_tpm(tcti) &&
+	    access(MB_IMA_DEFAULT_PATH, R_OK) == 0)
+		l->ima_path = MB_IMA_DEFAULT_PATH;
+	if (l->no_ima)
+		l->ima_path = NULL;
+	return 0;
 }
 
 int attest_nonce_option(void *target, const char *arg, const char *verb)
@@ -91,6 +123,21 @@ int attest_nonce_option(void *target, const char *arg, const char *verb)
 		return tool_usage_error(verb, "--nonce is 0 to %u bytes of hex", MB_ATTEST_EXTRA_DATA_MAX);
 	n->size = len / 2;
 	n->given = true;
+	return EXIT_OK;
+}
+
+typedef struct ima_hash {
+	uint8_t bytes[20];
+	bool given;
+} ima_hash;
+
+static int ima_last_option(void *target, const char *arg, const char *verb)
+{
+	ima_hash *h = target;
+
+	if (strlen(arg) != 40 || hex_parse(arg, 40, h->bytes, 20) < 0)
+		return tool_usage_error(verb, "--ima-last is a SHA-1 template hash: 40 hex digits");
+	h->given = true;
 	return EXIT_OK;
 }
 
@@ -126,6 +173,7 @@ int quote_evidence(const char *tcti, mb_tpm **tpm, const char *ak, size_t ak_siz
 		in->userspace_log = us;
 	}
 
+	in->ima_log_path = logs->ima_path;
 	if (!*tpm && (rc = tool_tpm_open(tcti, tpm)) != EXIT_OK)
 		goto out;
 	if (mb_tpm_quote(*tpm, ak, ak_size, in, ret_evidence, &err) < 0)
@@ -134,6 +182,7 @@ out:
 	if (us_fd >= 0)
 		close(us_fd);
 	in->eventlog = in->userspace_log = NULL;
+	in->ima_log_path = NULL;
 	free(log);
 	free(us);
 	return rc;
@@ -144,6 +193,8 @@ int verb_quote(int argc, char **argv)
 	const char *ak_path = MB_AK_FILE_DEFAULT, *out = "-", *tcti = NULL;
 	quote_logs logs = { 0 };
 	attest_nonce nonce = { 0 };
+	ima_hash ima_last = { 0 };
+	unsigned ima_start = 0;
 	tool_banks banks = { 0 };
 	bool force = false;
 	mb_quote_input in = MB_OPTIONS_INIT(mb_quote_input);
@@ -153,6 +204,8 @@ int verb_quote(int argc, char **argv)
 		TOOL_OPT_BANK_LIST("bank", 0, &banks),
 		TOOL_OPT_STR("ak-file", 0, &ak_path),
 		QUOTE_LOG_OPTIONS(&logs),
+		TOOL_OPT_NUMBER("ima-start", 0, &ima_start, 0, UINT_MAX),
+		TOOL_OPT_FN("ima-last", 0, &ima_last, ima_last_option),
 		TOOL_OPT_STR("output", 'o', &out),
 		TOOL_OPT_BOOL("force", 0, &force),
 		TOOL_OPT_STR("tcti", 0, &tcti),
@@ -174,7 +227,12 @@ int verb_quote(int argc, char **argv)
 		in.algs = banks.alg;
 		in.n_algs = banks.n;
 	}
-	quote_logs_defaults(&logs);
+	if (quote_logs_defaults(&logs, in.pcr_mask, tcti, "quote") < 0)
+		return EXIT_USAGE;
+	if (ima_last.given && !ima_start)
+		return tool_usage_error("quote", "--ima-last goes with --ima-start");
+	in.ima_start = ima_start;
+	in.ima_last = ima_last.given ? ima_last.bytes : NULL;
 	rc = tool_check_output("quote", out, force);
 	if (rc != EXIT_OK)
 		return rc;

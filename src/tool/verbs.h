@@ -95,13 +95,20 @@ int verb_quote(int argc, char **argv);
 typedef struct quote_logs {
 	const char *log_path, *us_path; /* NULL until given: quote_logs_defaults() */
 	bool log_named, us_named;
+	const char *ima_path;           /* the IMA list: NULL when none is carried */
+	bool ima_named, no_ima;
 } quote_logs;
-/* --log and --userspace-log, for the option tables of quote and attest push. */
+/* --log, --userspace-log, --ima-log and --no-ima-log, for the option tables of quote and attest push. */
 #define QUOTE_LOG_OPTIONS(l)                             \
 	TOOL_OPT_STR("log", 0, &(l)->log_path),          \
-	TOOL_OPT_STR("userspace-log", 0, &(l)->us_path)
-/* After the options: which were named (a missing named log is an error), and the defaults. */
-void quote_logs_defaults(quote_logs *l);
+	TOOL_OPT_STR("userspace-log", 0, &(l)->us_path), \
+	TOOL_OPT_STR("ima-log", 0, &(l)->ima_path),      \
+	TOOL_OPT_BOOL("no-ima-log", 0, &(l)->no_ima)
+/* After the options: which were named (a missing named log is an error), and the defaults; the
+ * kernel's IMA list is carried by default when it can be read, PCR 10 is quoted (pcr_mask 0:
+ * all) and the TPM is the kernel's (tcti, else $TPM2TOOLS_TCTI, none or a device one). -1 (said)
+ * when --ima-log and --no-ima-log are both given. */
+int quote_logs_defaults(quote_logs *l, uint32_t pcr_mask, const char *tcti, const char *verb);
 /* --nonce HEX: 0 to MB_ATTEST_EXTRA_DATA_MAX bytes (a TOOL_OPT_FN for a attest_nonce target). */
 typedef struct attest_nonce {
 	uint8_t bytes[MB_ATTEST_EXTRA_DATA_MAX];

@@ -153,6 +153,7 @@ typedef struct fleet_judgment {
 	bool authentic;
 	mb_attest_reason refusal;
 	char refusal_detail[256];
+	char *ima_state;  /* the IMA list judged so far in the boot (NULL: none) */
 } fleet_judgment;
 /* Is evidence with this reason refused (not the enrolled AK's quote of the nonce: nothing stored)? */
 bool fleet_reason_refuses(mb_attest_reason r);

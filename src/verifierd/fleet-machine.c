@@ -269,9 +269,17 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	int64_t expires = fleet_now() + w->f->nonce_ttl;
 	json_t *o;
 
+	uint64_t ima_from = 0;
+	uint8_t ima_last[20];
+	char last_hex[41];
+
 	/* Nothing is stored: asking costs a lookup, and no number of asks takes one from the machine. */
 	if (!machine_for_attestation(w, id, &m, resp))
 		return;
+	/* the IMA entries judged in its boot: the machine may leave them out (a hint: its evidence
+	 * is judged on top of the state the verifier holds then, whatever it sends) */
+	if (m.ima_state && mb_attest_ima_state_resume(m.ima_state, strlen(m.ima_state), &ima_from, ima_last, NULL) < 0)
+		ima_from = 0;
 	store_machine_done(&m);
 	if (fleet_nonce_make(w->f, id, expires, hex) < 0) {
 		reply_error(resp, 500, "no nonce: OpenSSL failed");
@@ -279,6 +287,10 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	}
 	o = json_object();
 	json_object_set_new(o, "nonce", json_text(hex));
+	if (ima_from) {
+		json_object_set_new(o, "ima_from", json_integer((json_int_t) ima_from));
+		json_object_set_new(o, "ima_last", json_text(hex_format(ima_last, sizeof(ima_last), last_hex)));
+	}
 	json_object_set_new(o, "expires", json_time(expires));
 	json_object_set_new(o, "expires_in", json_integer(w->f->nonce_ttl));
 	reply_json(resp, 200, o);
@@ -431,6 +443,9 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 		opts.judged_ctx = &lookup;
 	}
 	opts.machine_parsed = machine_parsed(w, m, &machine);
+	/* kept under the machine's policy and record only: store.c drops it when either changes */
+	opts.ima_state = m->ima_state;
+	opts.ima_state_size = m->ima_state ? strlen(m->ima_state) : 0;
 	r = mb_attest_verify(evidence, evidence_size, m->record, strlen(m->record), &opts, &v, err);
 	fleet_cache_release(machine);
 	mb_policy_free(owned);
@@ -440,6 +455,10 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	if (r < 0)
 		return r;
 	ret->verdict = mb_attest_verdict_to_json(v, false);
+	if (mb_attest_verdict_ima_state(v) && !(ret->ima_state = strdup(mb_attest_verdict_ima_state(v)))) {
+		free(ret->verdict);
+		ret->verdict = NULL;
+	}
 	ret->trusted = mb_attest_verdict_trusted(v);
 	ret->n_reasons = (int64_t) mb_attest_verdict_n_reasons(v);
 	ret->authentic = true;
@@ -458,8 +477,11 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	if (ret->boot[0])
 		atomic_fetch_add(ret->boot_reused ? &w->f->boots_reused : &w->f->boots_judged, 1);
 	mb_attest_verdict_free(v);
-	if (!ret->verdict)
+	if (!ret->verdict) {
+		free(ret->ima_state);
+		ret->ima_state = NULL;
 		return set_error(err, -ENOMEM, "out of memory");
+	}
 	if (!policy) {
 		char why[200];
 
@@ -469,7 +491,8 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 		r = add_no_policy(ret, why);
 		if (r < 0) {
 			free(ret->verdict);
-			ret->verdict = NULL;
+			free(ret->ima_state);
+			ret->verdict = ret->ima_state = NULL;
 			return set_error(err, r, "the verdict could not be amended");
 		}
 	}
@@ -489,7 +512,7 @@ static int evidence_tx(db *d, void *p, mb_error *err)
 	/* Stored only under the generation the evidence was judged in (-ESTALE otherwise); the nonce
 	 * is spent by the attestation's row (-EEXIST: of two posts of one nonce, exactly one commits). */
 	return store_attestation_tx(d, c->id, c->generation, c->nonce, c->at, fleet_now_us(), c->j->trusted,
-				    c->j->n_reasons, c->j->verdict, c->evidence, c->j->boot, err);
+				    c->j->n_reasons, c->j->verdict, c->evidence, c->j->boot, c->j->ima_state, err);
 }
 
 /* Evidence that is not the machine's TPM's answer: refused, counted and logged; nothing stored. */
@@ -576,7 +599,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		/* The policy (or the enrollment) changed while this was judged: a verdict under the
 		 * old one must not be stored, so judge again under what the machine has now. */
 		free(j.verdict);
-		j.verdict = NULL;
+		free(j.ima_state);
+		j.verdict = j.ima_state = NULL;
 		store_machine_done(&m);
 		if (!machine_for_attestation(w, id, &m, resp))
 			goto out;
@@ -616,4 +640,5 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 out:
 	store_machine_done(&m);
 	free(j.verdict);
+	free(j.ima_state);
 }

@@ -486,13 +486,14 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		evidence = NULL;
 		if (r >= 0) {
 			r = store_rejudge_tx(w->d, id, m.generation, m.last_nonce, fleet_now(), j.trusted, j.n_reasons,
-					     j.verdict, err);
+					     j.verdict, j.ima_state, err);
 			if (r >= 0)
 				notify_change_send(w->f->notify, &(notify_change){ .machine_id = id,
 					.old_status = m.status, .new_status = j.trusted ? "trusted" : "untrusted",
 					.cause = "policy", .nonce = m.last_nonce, .verdict = j.verdict,
 					.operator_name = w->operator_name[0] ? w->operator_name : NULL, .at = fleet_now() });
 			free(j.verdict);
+			free(j.ima_state);
 		}
 		store_machine_done(&m);
 		if (r >= 0) {

@@ -113,8 +113,15 @@ static const char *const schema_v5[] = {
 	NULL,
 };
 
+/* Version 6. The IMA list judged so far in the machine's boot (mb_attest_verdict_ima_state): the
+ * next evidence carries only the entries after it. Dropped with a new policy or record. */
+static const char *const schema_v6[] = {
+	"ALTER TABLE machines ADD COLUMN ima_state TEXT",
+	NULL,
+};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3, schema_v4,
-								      schema_v5 };
+								      schema_v5, schema_v6 };
 
 /* Literals in SQL text: SQLite takes no text parameter for LIMIT. */
 #define STR_(x) #x
@@ -222,12 +229,13 @@ void store_machine_done(store_machine *m)
 	free(m->last_verdict);
 	free(m->evidence_nonce);
 	free(m->evidence_boot);
+	free(m->ima_state);
 	memset(m, 0, sizeof(*m));
 }
 
 #define MACHINE_COLUMNS                                                                                         \
 	"id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled, last_attestation, last_nonce, " \
-	"last_verdict, last_reasons, generation, evidence_nonce, evidence_boot"
+	"last_verdict, last_reasons, generation, evidence_nonce, evidence_boot, ima_state"
 
 static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 {
@@ -247,6 +255,7 @@ static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 	m->generation = to_i64(db_rows_get(rows, i, 12));
 	m->evidence_nonce = dup_or_null(db_rows_get(rows, i, 13));
 	m->evidence_boot = dup_or_null(db_rows_get(rows, i, 14));
+	m->ima_state = dup_or_null(db_rows_get(rows, i, 15));
 	if (!m->id || !m->status) {
 		store_machine_done(m);
 		return -ENOMEM;
@@ -402,6 +411,7 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 		    "generation) VALUES ($1, $2, $3, $4, $5, 'enrolled', $6, $6, $7) "
 		    "ON CONFLICT (id) DO UPDATE SET record = excluded.record, ek_sha256 = excluded.ek_sha256, "
 		    "interval_s = excluded.interval_s, enrolled = excluded.enrolled, generation = excluded.generation, "
+		    "ima_state = NULL, "
 		    "status_changed = CASE WHEN machines.status = 'enrolled' THEN machines.status_changed "
 		    "ELSE excluded.status_changed END, status = 'enrolled' "
 		    "WHERE machines.ek_sha256 = excluded.ek_sha256 AND machines.status <> 'revoked'",
@@ -459,12 +469,12 @@ static int why_unchanged(db *d, const char *id, mb_error *err)
 
 int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
 			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
-			 mb_error *err)
+			 const char *ima_state, mb_error *err)
 {
 	char ab[24], sb[24], rb[24], gb[24];
 	const char *status = trusted ? "trusted" : "untrusted";
 	const char *pa[] = { nonce, id, ab, sb, trusted ? "1" : "0", rb, verdict };
-	const char *pm[] = { id, status, ab, nonce, verdict, rb, gb, boot && *boot ? boot : NULL, evidence };
+	const char *pm[] = { id, status, ab, nonce, verdict, rb, gb, boot && *boot ? boot : NULL, ima_state, evidence };
 	int64_t r;
 
 	i64s(ab, at);
@@ -481,13 +491,13 @@ int store_attestation_tx(db *d, const char *id, int64_t generation, const char *
 	"UPDATE machines SET status_changed = CASE WHEN status = $2 THEN status_changed ELSE $3 END, "  \
 	"trusted_evidence = CASE WHEN $2 = 'trusted' THEN NULL WHEN status = 'trusted' THEN last_evidence " \
 	"ELSE trusted_evidence END, "                                                                   \
-	"status = $2, last_attestation = $3, last_nonce = $4, last_verdict = $5, last_reasons = $6"
+	"status = $2, last_attestation = $3, last_nonce = $4, last_verdict = $5, last_reasons = $6, ima_state = $9"
 #define ATTESTATION_WHERE " WHERE id = $1 AND generation = $7 AND status <> 'revoked'"
 	if (evidence)
-		r = db_exec(d, ATTESTATION_SET ", evidence_boot = $8, last_evidence = $9, evidence_nonce = $4" ATTESTATION_WHERE,
-			    pm, 9, err);
+		r = db_exec(d, ATTESTATION_SET ", evidence_boot = $8, last_evidence = $10, evidence_nonce = $4" ATTESTATION_WHERE,
+			    pm, 10, err);
 	else
-		r = db_exec(d, ATTESTATION_SET ATTESTATION_WHERE " AND evidence_boot = $8", pm, 8, err);
+		r = db_exec(d, ATTESTATION_SET ATTESTATION_WHERE " AND evidence_boot = $8", pm, 9, err);
 #undef ATTESTATION_SET
 #undef ATTESTATION_WHERE
 	if (r < 0)
@@ -502,10 +512,10 @@ int store_attestation_tx(db *d, const char *id, int64_t generation, const char *
 }
 
 int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
-		     int64_t n_reasons, const char *verdict, mb_error *err)
+		     int64_t n_reasons, const char *verdict, const char *ima_state, mb_error *err)
 {
 	char nb[24], rb[24], gb[24];
-	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb, gb };
+	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb, gb, ima_state };
 	int64_t r;
 
 	i64s(nb, now);
@@ -515,9 +525,9 @@ int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonc
 	 * status those it was judged under. */
 	r = db_exec(d,
 		    "UPDATE machines SET status_changed = CASE WHEN status = $3 THEN status_changed ELSE $4 END, "
-		    "status = $3, last_verdict = $5, last_reasons = $6 "
+		    "status = $3, last_verdict = $5, last_reasons = $6, ima_state = $8 "
 		    "WHERE id = $1 AND last_nonce = $2 AND generation = $7 AND status <> 'revoked'",
-		    p, 7, err);
+		    p, 8, err);
 	if (r < 0)
 		return (int) r;
 	return r == 0 ? -ENOENT : 0;
@@ -570,7 +580,7 @@ int store_machine_set_policy(db *d, const char *id, const char *sha256, mb_error
 	int64_t r = new_generation(gb, err);
 
 	if (r >= 0)
-		r = db_exec(d, "UPDATE machines SET policy = $2, generation = $3 WHERE id = $1", p, 3, err);
+		r = db_exec(d, "UPDATE machines SET policy = $2, generation = $3, ima_state = NULL WHERE id = $1", p, 3, err);
 	return r < 0 ? (int) r : r == 0 ? -ENOENT : 0;
 }
 

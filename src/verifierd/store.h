@@ -12,7 +12,7 @@
 
 #include "verifierd/db.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_HISTORY 20
 
 /* Create or migrate the schema (in one transaction; safe when verifiers start together). */
@@ -36,6 +36,7 @@ typedef struct store_machine {
 	char *evidence_nonce;  /* the nonce of the stored (last) evidence: a later attestation of the
 				* same boot refers to it */
 	char *evidence_boot;   /* its boot key (hex), NULL when its logs were not judged */
+	char *ima_state;       /* the IMA list judged so far in this boot (mb_attest_verdict_ima_state) */
 } store_machine;
 
 void store_machine_done(store_machine *m);
@@ -72,15 +73,16 @@ int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_
  * and the machine's state, with the evidence and its boot key (hex, or NULL); evidence NULL: the
  * stored evidence is of this boot and stays (-ESTALE when it no longer is). Returns -ENOENT when
  * the machine is gone or revoked, -ESTALE when its generation moved on (a policy set, enrolled
- * again), -EEXIST when the nonce was used (nothing written: the caller rolls back). */
+ * again), -EEXIST when the nonce was used (nothing written: the caller rolls back). ima_state: the
+ * IMA state after it (NULL: none). */
 int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
 			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
-			 mb_error *err);
+			 const char *ima_state, mb_error *err);
 
 /* The last judgment replaced (a policy change re-judged the last evidence); -ENOENT unless the
  * evidence of nonce is still the last and generation still the machine's. */
 int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
-		     int64_t n_reasons, const char *verdict, mb_error *err);
+		     int64_t n_reasons, const char *verdict, const char *ima_state, mb_error *err);
 
 typedef struct store_history {
 	int64_t at;

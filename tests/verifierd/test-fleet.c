@@ -302,12 +302,13 @@ static void test_schema(void **state)
 	assert_int_equal(fleet_new(&o, &f2, &err), 0);
 	fleet_free(f2);
 	assert_int_equal(db_query(T.d, "SELECT version FROM schema_version ORDER BY version", NULL, 0, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), 5);
+	assert_int_equal(db_rows_count(rows), 6);
 	assert_string_equal(db_rows_get(rows, 0, 0), "1");
 	assert_string_equal(db_rows_get(rows, 1, 0), "2");
 	assert_string_equal(db_rows_get(rows, 2, 0), "3");
 	assert_string_equal(db_rows_get(rows, 3, 0), "4");
 	assert_string_equal(db_rows_get(rows, 4, 0), "5");
+	assert_string_equal(db_rows_get(rows, 5, 0), "6");
 	db_rows_free(rows);
 	/* One nonce key, kept by the second fleet too. */
 	assert_int_equal(db_query(T.d, "SELECT value FROM secrets WHERE name = 'nonce-key'", NULL, 0, &rows, &err), 0);

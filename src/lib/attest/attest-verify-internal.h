@@ -39,6 +39,10 @@ typedef struct attest_evidence {
 	quote_signature sig;
 	json_t *root;             /* the document (the logs' base64 in it) */
 	bool logs_decoded;
+	bool ima_carried;         /* "ima_log" is there (it may hold no entry) */
+	uint64_t ima_start;       /* "ima_start": entries of the kernel's list before the carried ones */
+	uint8_t *ima_log;         /* decoded by attest_judge_ima */
+	size_t ima_log_size;
 } attest_evidence;
 
 /* The evidence read; the logs decoded too (attest_evidence_parse) or later
@@ -70,6 +74,29 @@ struct mb_attest_machine {
 
 int attest_machine_parse(const char *text, size_t size, attest_machine *ret, mb_error *err);
 void attest_machine_done(attest_machine *m);
+
+/* ---- the IMA list's state between evidences of one boot (verify-ima.c) ---- */
+
+#define IMA_STATE_LINES 8 /* earlier violations of the boot kept word for word; the rest counted */
+
+typedef struct ima_state_line {
+	mb_attest_reason reason;
+	char *detail;
+} ima_state_line;
+
+typedef struct ima_state {
+	uint16_t bank;            /* the bank PCR 10 is replayed in */
+	int rule;                 /* mb_ima_match: RECOMPUTED or PADDED */
+	uint64_t entries;         /* entries of the list judged: the quoted PCR 10 covered them */
+	uint8_t pcr10[MB_DIGEST_MAX]; /* PCR 10 after them */
+	uint8_t last[20];         /* the last one's template hash (SHA-1: the binary list's) */
+	int aggregate;            /* mb_ima_aggregate of entry 0 */
+	uint64_t n_problems;      /* violations and unverified entries so far in this boot */
+	size_t n_lines;
+	ima_state_line lines[IMA_STATE_LINES];
+} ima_state;
+
+void ima_state_done(ima_state *s);
 
 /* ---- the verdict (verdict.c) ---- */
 
@@ -133,6 +160,18 @@ struct mb_attest_verdict {
 
 	bool has_boot_key;        /* the logs were judged (or taken from a verdict of this key) */
 	uint8_t boot_key[32];
+	/* the reasons of the logs' judgment, which a later evidence of this boot may take (the IMA
+	 * list's come after them: they are its own) */
+	size_t n_judgment_reasons, n_judgment_dropped;
+
+	/* the IMA list (verify-ima.c) */
+	bool ima_carried, ima_judged;
+	uint64_t ima_start, ima_new, ima_pending;
+	size_t ima_allowed, ima_excluded, ima_signed, ima_unlisted;
+	uint64_t ima_violations;  /* this evidence's */
+	bool ima_has_state;
+	ima_state ima;            /* after this evidence */
+	char *ima_state_text;     /* mb_attest_verdict_ima_state's */
 };
 
 /* Add a reason with a printf detail; -ENOMEM only. */
@@ -149,5 +188,16 @@ int verdict_copy_judgment(mb_attest_verdict *v, const mb_attest_verdict *src);
  */
 int attest_judge_logs(mb_attest_verdict *v, const mb_event_log *log, const mb_cel_log *us,
 		      const mb_pcr_values *quoted, const mb_attest_verify_options *opts, mb_error *err);
+
+/*
+ * The IMA list the evidence carries (ev->ima_carried), replayed against the quoted PCR 10 from the
+ * state of opts->ima_state (or from zero when ima_start is 0) and judged by the policy's "ima"
+ * section; the verdict's IMA part, its reasons and the state for the next evidence. Without a list,
+ * a policy with an "ima" section is not met. A negative errno for a malformed list or state or OOM.
+ */
+int attest_judge_ima(mb_attest_verdict *v, attest_evidence *ev, const mb_pcr_values *quoted,
+		     const mb_attest_verify_options *opts, mb_error *err);
+/* The verdict's "ima" object (verify-ima.c). */
+json_t *attest_ima_json(const mb_attest_verdict *v);
 
 #endif

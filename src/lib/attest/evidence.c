@@ -128,7 +128,16 @@ int attest_evidence_parse_lazy(const char *text, size_t size, attest_evidence *r
 		prefix_error(err, r, "evidence quote attest");
 	if (r >= 0 && (r = quote_signature_parse(ret->signature, ret->signature_size, &ret->sig, err)) < 0)
 		prefix_error(err, r, "evidence quote signature");
-	/* the logs' base64 stays in the tree until attest_evidence_decode_logs */
+	if (r >= 0 && json_object_get(root, "ima_log") && !json_is_null(json_object_get(root, "ima_log"))) {
+		json_t *start = json_object_get(root, "ima_start");
+
+		ret->ima_carried = true;
+		if (start && (!json_is_integer(start) || json_integer_value(start) < 0))
+			r = set_error(err, -EBADMSG, "evidence: field \"ima_start\" is not a count of entries");
+		else if (start)
+			ret->ima_start = (uint64_t) json_integer_value(start);
+	}
+	/* the logs' base64 stays in the tree until attest_evidence_decode_logs (attest_judge_ima) */
 	ret->root = root;
 	if (r < 0)
 		attest_evidence_done(ret);
@@ -173,6 +182,7 @@ void attest_evidence_done(attest_evidence *e)
 	free(e->ak_public);
 	free(e->eventlog);
 	free(e->userspace_log);
+	free(e->ima_log);
 	mb_pcr_values_free(e->pcrs);
 	json_decref(e->root);
 	memset(e, 0, sizeof(*e));

@@ -79,6 +79,8 @@ MB_EXPORT void mb_attest_verdict_free(mb_attest_verdict *v)
 		free(v->violations[i].closest_rules);
 	}
 	free(v->violations);
+	ima_state_done(&v->ima);
+	free(v->ima_state_text);
 	free(v->firmware_set);
 	free(v->pcrs);
 	free(v->changes);
@@ -107,13 +109,13 @@ int verdict_copy_judgment(mb_attest_verdict *v, const mb_attest_verdict *src)
 {
 	size_t i;
 
-	/* The quote passed in both, so every reason of src is its logs'. */
-	for (i = 0; i < src->n_reasons; i++, v->n_reasons++)
+	/* The quote passed in both, so src's first reasons are its logs' (its IMA list's come after). */
+	for (i = 0; i < src->n_judgment_reasons; i++, v->n_reasons++)
 		v->reasons[i] = (verdict_reason) { .reason = src->reasons[i].reason };
-	for (i = 0; i < src->n_reasons; i++)
+	for (i = 0; i < src->n_judgment_reasons; i++)
 		if (!(v->reasons[i].detail = strdup(src->reasons[i].detail)))
 			return -ENOMEM;
-	v->n_reasons_dropped = src->n_reasons_dropped;
+	v->n_reasons_dropped = src->n_judgment_dropped;
 	v->logs_checked = src->logs_checked;
 	v->logs_ok = src->logs_ok;
 	v->n_verified = src->n_verified;
@@ -374,6 +376,7 @@ MB_EXPORT char *mb_attest_verdict_to_json(const mb_attest_verdict *v, bool prett
 		json_object_set_new(root, "quote", quote_json(v));
 	json_object_set_new(root, "logs", logs_json(v));
 	json_object_set_new(root, "policy", policy_json(v));
+	json_object_set_new(root, "ima", attest_ima_json(v));
 	if (v->has_baseline)
 		json_object_set_new(root, "baseline", baseline_json(v));
 	out = json_write_built(root, pretty ? JSON_LAYOUT_PRETTY : JSON_LAYOUT_COMPACT, mark);

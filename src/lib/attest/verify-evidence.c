@@ -341,6 +341,34 @@ out:
 	return r;
 }
 
+/* The quoted values without PCR 10, which an IMA list carried explains instead of the logs. */
+static int values_for_logs(const attest_evidence *ev, mb_pcr_values **ret, mb_error *err)
+{
+	mb_pcr_values *v;
+	int r = 0;
+
+	*ret = NULL;
+	if (!ev->ima_carried)
+		return 0;
+	if (!(v = mb_pcr_values_new()))
+		return -ENOMEM;
+	for (size_t i = 0; i < mb_pcr_values_n_banks(ev->pcrs) && r >= 0; i++) {
+		uint16_t alg = mb_pcr_values_bank_alg(ev->pcrs, i);
+		uint32_t present = mb_pcr_values_present(ev->pcrs, alg);
+		const mb_digest_info *d = mb_digest_by_alg(alg);
+
+		for (uint32_t p = 0; p < MB_PCR_COUNT && r >= 0 && d; p++)
+			if (p != 10 && (present & (1u << p)))
+				r = mb_pcr_values_set(v, alg, p, mb_pcr_values_get(ev->pcrs, alg, p), d->size, err);
+	}
+	if (r < 0) {
+		mb_pcr_values_free(v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
 static int parse_logs(const attest_evidence *ev, mb_event_log **log, mb_cel_log **us, mb_error *err)
 {
 	int r = 0;
@@ -386,7 +414,8 @@ static int boot_key(const attest_evidence *ev, const mb_attest_verify_options *o
 		r = PUT_U64(n);
 	for (i = 0; i < n && r >= 0; i++) {
 		uint16_t alg = mb_pcr_values_bank_alg(ev->pcrs, i);
-		uint32_t present = mb_pcr_values_present(ev->pcrs, alg);
+		/* with an IMA list, PCR 10 is the list's (judged on every evidence, attest_judge_ima) */
+		uint32_t present = mb_pcr_values_present(ev->pcrs, alg) & ~(ev->ima_carried ? 1u << 10 : 0u);
 		const mb_digest_info *d = mb_digest_by_alg(alg);
 
 		r = PUT_U64(((uint64_t) alg << 32) | present);
@@ -415,6 +444,7 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	const mb_attest_verdict *judged = NULL;
 	mb_event_log *log = NULL;
 	mb_cel_log *us = NULL;
+	mb_pcr_values *for_logs = NULL;
 	bool quote_ok = false;
 	int r;
 
@@ -461,14 +491,19 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 			r = verdict_copy_judgment(v, judged);
 		else if (!ev.eventlog)
 			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "the evidence carries no firmware event log");
-		else
-			r = attest_judge_logs(v, log, us, ev.pcrs, opts, err);
+		else if ((r = values_for_logs(&ev, &for_logs, err)) >= 0)
+			r = attest_judge_logs(v, log, us, for_logs ? for_logs : ev.pcrs, opts, err);
 		v->has_boot_key = r >= 0 && opts->judged_lookup;
+		v->n_judgment_reasons = v->n_reasons;
+		v->n_judgment_dropped = v->n_reasons_dropped;
+		if (r >= 0)
+			r = attest_judge_ima(v, &ev, ev.pcrs, opts, err);
 	}
 	if (r >= 0 && opts->baseline)
 		r = compare_baseline(v, &ev, log, m, opts, err);
 	mb_cel_log_free(us);
 	mb_event_log_free(log);
+	mb_pcr_values_free(for_logs);
 	attest_evidence_done(&ev);
 	attest_machine_done(&own);
 	if (r < 0) {

@@ -61,16 +61,11 @@ static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_
 	v->policy_bank = mb_verify_result_policy_bank(res);
 	if (!v->policy_bank)
 		return verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "no bank verified every PCR: the policy cannot judge");
-	/* Evidence carries no IMA list yet: a policy that judges one must not pass without it. */
-	if (mb_policy_has_ima(policy) &&
-	    (r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "the policy has an \"ima\" section, and attestation "
-			     "evidence carries no IMA list yet: what ran after the boot cannot be judged")) < 0)
-		return r;
 	r = mb_policy_check(policy, log, us, res, v->policy_bank, &pr, err);
 	if (r < 0)
 		return r;
 	v->policy_checked = true;
-	v->policy_ok = mb_policy_result_ok(&pr) && !mb_policy_has_ima(policy);
+	v->policy_ok = mb_policy_result_ok(&pr); /* the rules for the PCRs; the IMA list is judged apart */
 	v->policy_has_sets = mb_policy_n_firmware_sets(policy) > 0;
 	if (pr.firmware_set && !(v->firmware_set = strdup(pr.firmware_set)))
 		r = -ENOMEM;
@@ -108,7 +103,7 @@ static int judge_policy(mb_attest_verdict *v, const mb_policy *policy, const mb_
 		else
 			r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "PCR %u: %s", o->pcr, o->reason);
 	}
-	if (r >= 0 && !v->policy_ok && !pr.n_violations && !mb_policy_has_ima(policy))
+	if (r >= 0 && !v->policy_ok && !pr.n_violations)
 		r = verdict_add(v, MB_ATTEST_POLICY_VIOLATED, "the policy refuses the boot");
 	mb_policy_result_done(&pr);
 	return r;

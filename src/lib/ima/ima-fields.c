@@ -245,3 +245,16 @@ MB_EXPORT int mb_ima_boot_aggregate(const mb_pcr_values *v, uint16_t alg, bool p
 	mb_digest_ctx_free(ctx);
 	return rc;
 }
+
+MB_EXPORT int mb_ima_entry_template_hash(const mb_ima_log *log, size_t i, uint16_t alg, uint8_t *out, mb_error *err)
+{
+	const mb_ima_entry *e;
+
+	if (!log || i >= log->n || !mb_digest_by_alg(alg))
+		return set_error(err, -EINVAL, "no such entry or algorithm");
+	e = &log->entries[i];
+	if (ima_template_hash(log, i, alg, out) < 0)
+		return set_error_at(err, -EOPNOTSUPP, e->offset, "entry %zu: template %s cannot be hashed again", i,
+				    e->template_name);
+	return 0;
+}

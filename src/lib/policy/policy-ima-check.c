@@ -224,13 +224,14 @@ out:
 	return rc;
 }
 
-MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, const mb_pcr_values *actual,
-				  mb_ima_policy_result *ret, mb_error *err)
+/* Entries [0, n) of log, which are entries first... of the whole list; then PCRs with actual. */
+static int check_ima(const mb_policy *p, const mb_ima_log *log, size_t n, size_t first, const mb_pcr_values *actual,
+		     mb_ima_policy_result *ret, mb_error *err)
 {
 	ima_check k = { ret, 0 };
 	pcre2_match_data *md = NULL;
 	uint64_t budget;
-	size_t i, n;
+	size_t i;
 	int rc = 0;
 
 	if (!log || !ret)
@@ -238,7 +239,8 @@ MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, con
 	memset(ret, 0, sizeof(*ret));
 	if (p && !p->ima)
 		return set_error(err, -EINVAL, "the policy has no \"ima\" section");
-	n = mb_ima_log_count(log);
+	if (n > mb_ima_log_count(log) || first > SIZE_MAX - n)
+		return set_error(err, -EINVAL, "entries past the list's end");
 	ret->n_entries = n;
 	budget = (uint64_t) MB_POLICY_STEP_BUDGET * (1 + n / 1000);
 	/* PCRE2 is loaded by mb_policy_parse: only with a policy */
@@ -250,9 +252,9 @@ MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, con
 		const mb_ima_entry *e = mb_ima_log_entry(log, i);
 
 		if (p)
-			rc = judge_entry(p, &k, md, &budget, i, e);
+			rc = judge_entry(p, &k, md, &budget, first + i, e);
 		else if (e->check == MB_IMA_CHECK_BAD) /* no policy: the list's own consistency only */
-			rc = add_violation(&k, i, e, "the template hash is not the hash of the entry's fields: the "
+			rc = add_violation(&k, first + i, e, "the template hash is not the hash of the entry's fields: the "
 					   "entry was altered");
 		if (rc < 0) {
 			rc = set_error(err, rc, "out of memory");
@@ -267,6 +269,20 @@ out:
 	if (rc < 0)
 		mb_ima_policy_result_done(ret);
 	return rc;
+}
+
+MB_EXPORT int mb_policy_check_ima(const mb_policy *p, const mb_ima_log *log, const mb_pcr_values *actual,
+				  mb_ima_policy_result *ret, mb_error *err)
+{
+	return check_ima(p, log, log ? mb_ima_log_count(log) : 0, 0, actual, ret, err);
+}
+
+MB_EXPORT int mb_policy_check_ima_entries(const mb_policy *p, const mb_ima_log *log, size_t n, uint64_t first,
+					  mb_ima_policy_result *ret, mb_error *err)
+{
+	if (first > SIZE_MAX)
+		return set_error(err, -EINVAL, "entry %llu is past what this machine can count", (unsigned long long) first);
+	return check_ima(p, log, n, (size_t) first, NULL, ret, err);
 }
 
 MB_EXPORT bool mb_ima_policy_result_ok(const mb_ima_policy_result *r)

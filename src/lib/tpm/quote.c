@@ -13,6 +13,8 @@
 #include <mboot/attest.h>
 #include <mboot/digest.h>
 #include <mboot/seal.h>
+#include <mboot/ima.h>
+#include "shared/fileio.h"
 #include "shared/json-doc.h"
 #include "shared/fail.h"
 #include "shared/hex.h"
@@ -124,6 +126,35 @@ static json_t *now_obj(void)
 	return json_text(buf);
 }
 
+/* The IMA list as the evidence carries it: read now (after the quote), from entry *start on. */
+static int read_ima(const mb_quote_input *in, uint8_t **ret, size_t *ret_off, size_t *ret_size, uint64_t *start,
+		    mb_error *err)
+{
+	uint8_t last[20];
+	size_t off = 0;
+	int r = file_read(in->ima_log_path, MB_IMA_MAX_SIZE, ret, ret_size, err);
+
+	*start = 0;
+	*ret_off = 0;
+	if (r < 0)
+		return prefix_error(err, r, "IMA list");
+	if (in->ima_start) {
+		r = mb_ima_log_skip(*ret, *ret_size, in->ima_start, &off, last, err);
+		/* fewer entries, or another entry where the verifier's last one was: a new boot */
+		if (r == -ENOENT || (r >= 0 && in->ima_last && memcmp(last, in->ima_last, 20) != 0))
+			r = 0, off = 0;
+		else if (r < 0)
+			return prefix_error(err, r, "IMA list");
+		else
+			*start = in->ima_start;
+	}
+	*ret_off = off;
+	if (*ret_size - off > MB_ATTEST_FILE_MAX / 4)
+		return set_error(err, -E2BIG, "the IMA list's %zu bytes are too many for evidence of at most %u bytes",
+				 *ret_size - off, MB_ATTEST_FILE_MAX);
+	return 0;
+}
+
 MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, const mb_quote_input *in_opt,
 			   char **ret_evidence, mb_error *err)
 {
@@ -146,6 +177,9 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE;
 	bool flush = false;
 	mb_pcr_values *v = NULL;
+	uint8_t *ima = NULL;
+	size_t ima_off = 0, ima_size = 0;
+	uint64_t ima_start = 0;
 	json_t *root, *q;
 	unsigned tries;
 	uint16_t hash_alg;
@@ -270,6 +304,8 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		if (r == 1)
 			break;
 	}
+	if (in->ima_log_path && (r = read_ima(in, &ima, &ima_off, &ima_size, &ima_start, err)) < 0)
+		goto out;
 	rc = sym_Tss2_MU_TPMT_SIGNATURE_Marshal(sig, sig_buf, sizeof(sig_buf), &sig_size);
 	if (rc != TSS2_RC_SUCCESS) {
 		r = tpm_fail(t, err, rc, "cannot marshal the quote's signature");
@@ -290,12 +326,17 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		json_object_set_new(root, "userspace_log",
 				       in->userspace_log ? json_doc_b64_obj(in->userspace_log, in->userspace_log_size) :
 							   NULL);
+		if (ima) {
+			json_object_set_new(root, "ima_log", json_doc_b64_obj(ima + ima_off, ima_size - ima_off));
+			json_object_set_new(root, "ima_start", json_integer((json_int_t) ima_start));
+		}
 		json_object_set_new(root, "created", now_obj());
 	} else {
 		json_decref(q);
 	}
 	r = attest_doc_finish(root, mark, ret_evidence, err);
 out:
+	free(ima);
 	mb_pcr_values_free(v);
 	sym_Esys_Free(quoted);
 	sym_Esys_Free(sig);
