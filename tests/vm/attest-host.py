@@ -8,9 +8,10 @@ Connects to the guest's second serial line (a Unix socket QEMU serves) and answe
     guest: REQUEST <base64 of the enrollment request>
     host:  CHALLENGE <base64>   (mboot attest challenge, checking the EK certificate chain)
            NONCE <hex>          (fresh, for the quote)
-    guest: RESPONSE <base64>, EVIDENCE <base64>, DONE
-Everything lands in WORKDIR (request.json, challenge.json, state.json, nonce, response.json,
-evidence.json, attest-host.log); the scenario checks it after the boot. Exits 0 after DONE,
+           NONCE2 <hex>         (fresh, for the second quote, after the unknown binary ran)
+    guest: RESPONSE <base64>, EVIDENCE <base64>, [EVIDENCE2 <base64>], DONE
+Everything lands in WORKDIR (request.json, challenge.json, state.json, nonce, nonce2,
+response.json, evidence.json, evidence2.json, attest-host.log); the scenario checks it after the boot. Exits 0 after DONE,
 1 on a timeout or a closed line.
 """
 import base64
@@ -70,16 +71,20 @@ def main():
                 if p.returncode != 0:
                     s.sendall(b"ERROR\n")
                     continue
-                nonce = os.urandom(16).hex()
-                with open(os.path.join(work, "nonce"), "w") as f:
-                    f.write(nonce + "\n")
+                nonce, nonce2 = os.urandom(16).hex(), os.urandom(16).hex()
+                for name, value in (("nonce", nonce), ("nonce2", nonce2)):
+                    with open(os.path.join(work, name), "w") as f:
+                        f.write(value + "\n")
                 with open(os.path.join(work, "challenge.json"), "rb") as f:
                     s.sendall(b"CHALLENGE " + base64.b64encode(f.read()) + b"\n")
                 s.sendall(b"NONCE " + nonce.encode() + b"\n")
+                s.sendall(b"NONCE2 " + nonce2.encode() + b"\n")
             elif tag == "RESPONSE":
                 save("response.json", payload)
             elif tag == "EVIDENCE":
                 save("evidence.json", payload)
+            elif tag == "EVIDENCE2":
+                save("evidence2.json", payload)
             elif tag == "DONE":
                 return 0
     except (EOFError, OSError, ValueError) as e:

@@ -10,6 +10,7 @@
 #   MBOOT-PCRS, MBOOT-VERIFY  `mboot pcrs --json` and `mboot verify --json` on the guest's own TPM,
 #                each with its exit code (-RC) and stderr (-ERR)
 #   ATTEST-*     exit codes of attest enroll / activate / quote when /extra/attest asks for them
+#   IMA<N>-*     the inguest scenario's IMA snapshots (/extra/ima), below
 #   KUP-*        the kernel-update scenario's steps (/extra/kupdate), below
 #   UNSEAL-*     the uki and secureboot scenarios' unseals of the host's sealed files (/extra/unseal), below
 # then powers off.
@@ -135,8 +136,63 @@ if [ -x /bin/mboot ] && [ ! -e /extra/luks ]; then
 	echo "MBVM-END-MBOOT-VERIFY-ERR"
 fi
 
+# IMA (the inguest scenario, /extra/ima; the kernel runs with ima_policy=tcb): the second virtio
+# disk is a FAT file system (tests/vm/lib.sh vm_ima_disk), mounted at /mnt/ima, on which IMA
+# measures what root runs (the initramfs is tmpfs, which the tcb policy does not measure).
+# /mnt/ima/known.sh runs before snapshot 1, /mnt/ima/unknown/true (busybox) after it and the
+# first quote, before snapshot 2. ima_snapshot N: the binary and ASCII lists copied out (in
+# base64, with their SHA-256), PCR 10 of every bank from sysfs and mboot pcrs, read right after
+# the copy (nothing runs from the disk in between), then mboot ima replay of the copy against
+# those values and mboot verify --ima-log on the TPM itself, each with its exit code.
+ima_snapshot() {
+	n=$1
+	i=/sys/kernel/security/ima
+	cat $i/binary_runtime_measurements >/tmp/ima"$n".bin
+	cat $i/ascii_runtime_measurements >/tmp/ima"$n".txt
+	echo "MBVM-BEGIN-IMA$n-PCR10"
+	for bankdir in /sys/class/tpm/tpm0/pcr-*; do
+		[ -r "$bankdir/10" ] && echo "${bankdir##*/pcr-} $(cat "$bankdir/10")"
+	done
+	echo "MBVM-END-IMA$n-PCR10"
+	/bin/mboot pcrs --json --tcti device:/dev/tpmrm0 >/tmp/imapcrs"$n".json 2>/tmp/ima.err
+	ima_say PCRS-RC $?
+	for f in bin txt; do
+		echo "MBVM-BEGIN-IMA$n-$f"; base64 /tmp/ima"$n".$f; echo "MBVM-END-IMA$n-$f"
+		ima_say "$f-SHA256" "$(sha256sum /tmp/ima"$n".$f | cut -d' ' -f1)"
+	done
+	/bin/mboot ima replay /tmp/ima"$n".bin --pcrs /tmp/imapcrs"$n".json --json >/tmp/imareplay"$n".json 2>>/tmp/ima.err
+	ima_say REPLAY-RC $?
+	ima_say REPLAY "$(cat /tmp/imareplay"$n".json)"
+	/bin/mboot verify --tcti device:/dev/tpmrm0 --no-userspace-log --ima-log /tmp/ima"$n".bin --json \
+		>/tmp/imaverify"$n".json 2>>/tmp/ima.err
+	ima_say VERIFY-RC $?
+	ima_say VERIFY "$(cat /tmp/imaverify"$n".json)"
+	ima_say ERR "$(cat /tmp/ima.err)"
+}
+ima_say() { echo "MBVM-BEGIN-IMA$n-$1"; echo "$2"; echo "MBVM-END-IMA$n-$1"; }
+# ima_unknown: the unknown binary runs, then snapshot 2; once.
+ima_unknown() {
+	[ -e /extra/ima ] && [ ! -e /tmp/ima2.bin ] || return 0
+	n=2
+	/mnt/ima/unknown/true
+	ima_say UNKNOWN-RC $?
+	ima_snapshot 2
+}
+if [ -x /bin/mboot ] && [ -e /extra/ima ]; then
+	n=1
+	disk2
+	mkdir -p /mnt/ima
+	mount -t vfat -o ro /dev/vdb /mnt/ima
+	ima_say MOUNT-RC $?
+	/mnt/ima/known.sh >/tmp/known.out
+	ima_say KNOWN-RC $?
+	ima_snapshot 1
+fi
+
 # The tenant's attestation (inguest scenario, tests/vm/attest-host.py on the host's side of
 # ttyS1): enroll, answer the verifier's challenge, quote with its nonce; each exit code printed.
+# With /extra/ima, the unknown binary runs after that quote, and a second quote (the host's
+# second nonce, NONCE2) carries the list that names it.
 if [ -x /bin/mboot ] && [ -e /extra/attest ] && [ -c /dev/ttyS1 ]; then
 	t=device:/dev/tpmrm0
 	stty -F /dev/ttyS1 raw -echo
@@ -147,7 +203,8 @@ if [ -x /bin/mboot ] && [ -e /extra/attest ] && [ -c /dev/ttyS1 ]; then
 	echo "REQUEST $(base64 -w 0 /tmp/request.json)" >&3
 	read -r tag challenge <&3
 	read -r tag2 nonce <&3
-	if [ "$tag" = CHALLENGE ] && [ "$tag2" = NONCE ]; then
+	read -r tag3 nonce2 <&3
+	if [ "$tag" = CHALLENGE ] && [ "$tag2" = NONCE ] && [ "$tag3" = NONCE2 ]; then
 		echo "$challenge" | base64 -d >/tmp/challenge.json
 		/bin/mboot attest activate --tcti $t --ak-file /tmp/ak.json -i /tmp/challenge.json \
 			-o /tmp/response.json 2>>/tmp/attest.err
@@ -157,10 +214,18 @@ if [ -x /bin/mboot ] && [ -e /extra/attest ] && [ -c /dev/ttyS1 ]; then
 		say_rc QUOTE $?
 		echo "RESPONSE $(base64 -w 0 /tmp/response.json)" >&3
 		echo "EVIDENCE $(base64 -w 0 /tmp/evidence.json)" >&3
+		if [ -e /extra/ima ]; then
+			ima_unknown
+			/bin/mboot quote --tcti $t --ak-file /tmp/ak.json --nonce "$nonce2" --log "$log" \
+				-o /tmp/evidence2.json 2>>/tmp/attest.err
+			say_rc QUOTE2 $?
+			echo "EVIDENCE2 $(base64 -w 0 /tmp/evidence2.json)" >&3
+		fi
 	fi
 	echo "DONE" >&3
 	echo "MBVM-BEGIN-ATTEST-ERR"; cat /tmp/attest.err; echo "MBVM-END-ATTEST-ERR"
 fi
+[ -x /bin/mboot ] && ima_unknown
 
 # The luks scenario (/extra/luks): the second virtio disk holds a LUKS2 volume. Without an mboot
 # token yet (first boot) the guest enrolls one, sealed to this boot's PCRs 0,4,7,8,9, with the

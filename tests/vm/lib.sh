@@ -154,6 +154,13 @@ vm_initramfs() {
 	fi
 	# efivars: efivarfs for the guest, which writes the variables /extra/efivars lists (guest-init.sh)
 	vm_mode_in "$modes" efivars && kmods+=(efivarfs)
+	# ima: the second virtio disk is a FAT file system (vm_ima_disk) the guest mounts and runs
+	# files from: IMA's tcb policy measures nothing on the initramfs (tmpfs), but FAT is measured.
+	# FAT's default codepage (437) and iocharset (ascii) are modules too.
+	if vm_mode_in "$modes" ima; then
+		printf 'the inguest scenario: IMA measures what runs from the second disk\n' >"$root/extra/ima"
+		kmods+=(virtio_pci virtio_blk vfat nls_cp437 nls_ascii)
+	fi
 	[ ${#kmods[@]} -eq 0 ] || vm_kernel_modules "$root/lib/modules/mboot-vm" "${kmods[@]}"
 	for f in "$@"; do cp "$f" "$root/extra/"; done
 	# Packed by mboot itself (deterministic: sorted, owner 0, fixed mtime and inode numbers);
@@ -162,6 +169,27 @@ vm_initramfs() {
 	"$MBOOT" initramfs pack "$root" -o "$out" --force --compress none --mtime "$VM_EPOCH" >/dev/null ||
 		vm_die "mboot initramfs pack failed"
 	rm -rf "$root"
+}
+
+# vm_ima_disk OUT FILES: the inguest scenario's second disk, a FAT file system without a partition
+# table (fixed serial, SOURCE_DATE_EPOCH): known.sh, a shell script the guest runs before its
+# first IMA snapshot (in the policy generated from that list), and unknown/true, a copy of
+# the static busybox (the applet `true` by its name) the guest runs after it: the unknown
+# binary. The two files are also left in the folder FILES.
+vm_ima_disk() {
+	local out=$1 d=$2
+	rm -rf "$d" && mkdir -p "$d"
+	printf '#!/bin/sh\necho "known.sh ran"\n' >"$d/known.sh"
+	cp /bin/busybox "$d/true"
+	chmod 0755 "$d/known.sh" "$d/true"
+	rm -f "$out"
+	truncate -s 4M "$out"
+	export SOURCE_DATE_EPOCH=$VM_EPOCH
+	mformat -i "$out" -N 6d620010 -v MBOOTIMA -T 8192 -h 64 -s 32 :: || vm_die "mformat failed"
+	mmd -i "$out" ::/unknown
+	mcopy -i "$out" "$d/known.sh" ::/known.sh
+	mcopy -i "$out" "$d/true" ::/unknown/true
+	unset SOURCE_DATE_EPOCH
 }
 
 # vm_mode_in MODES NAME...: true when the comma-separated list MODES (vm_initramfs) names one of NAME.
@@ -183,7 +211,7 @@ vm_kernel_modules() {
 	kernel=$(vm_kernel)
 	dir=$(dirname "$(dirname "$kernel")")
 	pkg=$(basename "$dir")
-	mods=$dir/modules-2 # -2: with fs/efivarfs (a folder of another name is an older unpacking)
+	mods=$dir/modules-3 # -3: with fs/efivarfs, fs/fat, fs/nls (a folder of another name is an older unpacking)
 	(
 		flock 9
 		if [ ! -d "$mods" ]; then
@@ -193,7 +221,8 @@ vm_kernel_modules() {
 			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$mods.tmp" --wildcards './lib/modules/*/modules.order' \
 				'./lib/modules/*/kernel/crypto/*' './lib/modules/*/kernel/drivers/virtio/*' \
 				'./lib/modules/*/kernel/drivers/block/*' './lib/modules/*/kernel/drivers/md/*' \
-				'./lib/modules/*/kernel/fs/efivarfs/*' ||
+				'./lib/modules/*/kernel/fs/efivarfs/*' './lib/modules/*/kernel/fs/fat/*' \
+				'./lib/modules/*/kernel/fs/nls/*' ||
 				vm_die "unpacking the modules of $deb failed"
 			mv "$mods.tmp" "$mods"
 		fi

@@ -181,6 +181,148 @@ check_show() {
 		"$(jq -c '[.events[].decoded.kind] | group_by(.) | map({(.[0]): length}) | add' "$dir/show.json")"
 }
 
+# ima_snapshot_files DIR N: what the guest printed of its IMA snapshot N (guest-init.sh
+# ima_snapshot) into DIR/ima/: list-N.bin and list-N.txt (their SHA-256 checked against the
+# guest's), pcr10-N.json ({bank: hex}, sysfs), pcrs-N.json (PCR-values JSON: the boot's sysfs
+# PCRs with PCR 10 as it was at the snapshot), ref-N.json and ref-txt-N.json (ima-host.py: the
+# lists read with hashlib), replay-N.json and verify-N.json (mboot in the guest) and their exit codes.
+ima_snapshot_files() {
+	local dir=$1 n=$2 i=$1/ima f want
+	for f in bin txt; do
+		vm_section "$dir/serial.log" "IMA$n-$f" | base64 -d >"$i/list-$n.$f" || bad "ima: list $n ($f) is not base64"
+		want=$(vm_section "$dir/serial.log" "IMA$n-$f-SHA256")
+		check "ima $n: the $f list arrived whole (SHA-256 $want)" \
+			test "$(sha256sum <"$i/list-$n.$f" | cut -d' ' -f1)" = "$want"
+	done
+	vm_section "$dir/serial.log" "IMA$n-PCR10" | jq -R -n '[inputs | select(length > 0) | split(" ")]
+		| map({(.[0]): (.[1] | ascii_downcase)}) | add' >"$i/pcr10-$n.json"
+	jq --slurpfile p "$i/pcr10-$n.json" '{banks: (with_entries(.key as $b | .value["10"] = $p[0][$b]))}' \
+		"$dir/pcrs.json" >"$i/pcrs-$n.json"
+	python3 "$VM_DIR/ima-host.py" read "$i/list-$n.bin" "$dir/pcrs.json" >"$i/ref-$n.json" ||
+		bad "ima $n: ima-host.py cannot read the binary list"
+	python3 "$VM_DIR/ima-host.py" read "$i/list-$n.txt" >"$i/ref-txt-$n.json" ||
+		bad "ima $n: ima-host.py cannot read the ASCII list"
+	for f in REPLAY VERIFY; do
+		vm_section "$dir/serial.log" "IMA$n-$f" >"$i/${f,,}-$n.json"
+		vm_section "$dir/serial.log" "IMA$n-$f-RC" >"$i/${f,,}-$n.rc"
+	done
+	vm_section "$dir/serial.log" "IMA$n-ERR" | sed "/^$/d; s/^/  guest ima $n stderr: /"
+}
+
+# check_ima_snapshot DIR N: snapshot N in the guest against values from outside mboot: PCR 10
+# of every bank (sysfs) is hashlib's replay of the list, the boot_aggregate is hashlib's over
+# sysfs PCRs 0-9, every template hash checks, the ASCII list says what the binary one does;
+# mboot ima replay (against mboot pcrs) and mboot verify --ima-log (on /dev/tpmrm0) exit 0 and
+# agree with sysfs.
+check_ima_snapshot() {
+	local dir=$1 n=$2 i=$1/ima
+	ima_snapshot_files "$dir" "$n"
+	check "ima $n: mboot pcrs in the guest exited 0" test "$(vm_section "$dir/serial.log" "IMA$n-PCRS-RC")" = 0
+	check "ima $n: the TPM has PCR 10 in banks $(jq -r 'keys | join(",")' "$i/pcr10-$n.json") (sysfs), each extended" \
+		test "$(jq '[.[] | select(test("^0+$") | not)] | length' "$i/pcr10-$n.json")" = "$(jq '.[] ' "$dir/pcrs.json" | jq -s length)"
+	# Which way the kernel extended each bank, from hashlib and sysfs alone; it must be the way
+	# the kernel's config says (ima_kernel_ways).
+	jq -c -S --slurpfile r "$i/ref-$n.json" 'with_entries(.key as $b | .value as $v | $r[0].pcr10[$b] as $w
+		| .value = (if $v == $w.recomputed then "recomputed" elif $v == $w.padded then "padded" else "none" end))' \
+		"$i/pcr10-$n.json" >"$i/ways-$n.json"
+	check "ima $n: hashlib's replay of the binary list ($(jq '.entries | length' "$i/ref-$n.json") entries) is the TPM's PCR 10, every bank, as the kernel's config says ($(cat "$i/ways-$n.json"))" \
+		test "$(cat "$i/ways-$n.json")" = "$ima_ways"
+	check "ima $n: every template hash is SHA-1 of its fields (hashlib)" \
+		test "$(jq '[.entries[] | select(.template_hash_ok | not)] | length' "$i/ref-$n.json")" = 0
+	check "ima $n: the first entry is boot_aggregate = hashlib's $(jq -r .boot_aggregate "$i/ref-$n.json" | cut -c1-20)... over sysfs PCRs 0-9" \
+		test "$(jq -r '.entries[0] | "\(.path) \(.digest)"' "$i/ref-$n.json")" = "boot_aggregate $(jq -r .boot_aggregate "$i/ref-$n.json")"
+	check "ima $n: the ASCII list holds the binary list's entries (PCR, template hash, template, digest, path)" \
+		test "$(jq -c '.entries' "$i/ref-txt-$n.json")" = "$(jq -c '.entries' "$i/ref-$n.json")"
+	check "ima $n: mboot ima replay in the guest, against mboot pcrs, exited 0 (got '$(cat "$i/replay-$n.rc")')" \
+		test "$(cat "$i/replay-$n.rc")" = 0
+	check "ima $n: mboot's replay: PCR 10 = sysfs, matched the same way, every bank; boot_aggregate matches" \
+		test "$(jq -c -S '[.banks | to_entries[] | select(.value["10"].actual != null)
+			| {(.key): (.value["10"] | .[.match] // "none")}] | add' "$i/replay-$n.json" 2>/dev/null)|$(jq -c -S '[.banks | to_entries[]
+			| select(.value["10"].actual != null) | {(.key): .value["10"].match}] | add' "$i/replay-$n.json" 2>/dev/null)|$(jq -r .boot_aggregate "$i/replay-$n.json" 2>/dev/null)" = \
+		"$(jq -c -S . "$i/pcr10-$n.json")|$ima_ways|match"
+	check "ima $n: mboot verify --ima-log on /dev/tpmrm0 in the guest exited 0, PCR 10 matched as above, boot_aggregate matches (got '$(cat "$i/verify-$n.rc")')" \
+		test "$(cat "$i/verify-$n.rc"):$(jq -c '[.ima.ok, ([.ima.pcr10[] | {(.bank): .match}] | add | tojson), .ima.boot_aggregate]' "$i/verify-$n.json" 2>/dev/null)" = \
+		"0:$(jq -c -n --arg w "$ima_ways" '[true, ($w | fromjson | tojson), "match"]')"
+	rc=0
+	"$MBOOT" ima replay "$i/list-$n.bin" --pcrs "$i/pcrs-$n.json" >"$i/host-replay-$n.txt" 2>&1 || rc=$?
+	check "ima $n: mboot ima replay on the host, against the snapshot's PCRs, exits 0 (got $rc)" test $rc -eq 0
+}
+
+# ima_kernel_ways: {bank: "recomputed"|"padded"} for the kernel's TPM banks, from its config:
+# Linux 5.11 on extends a bank with the template hash recomputed in the bank's algorithm when
+# the kernel has that algorithm when IMA starts (built in, =y), else with the SHA-1 template hash
+# zero-padded (Debian 12: SHA-384 and SHA-512 are CONFIG_CRYPTO_SHA512=m, padded).
+ima_kernel_ways() {
+	local kernel config b opt way res=""
+	kernel=$(vm_kernel)
+	config=$(dirname "$kernel")/config-${kernel##*/vmlinuz-}
+	[ -f "$config" ] || vm_die "no kernel config beside $kernel"
+	for b in sha1 sha256 sha384 sha512; do
+		case $b in sha1) opt=SHA1 ;; sha256) opt=SHA256 ;; *) opt=SHA512 ;; esac
+		way=padded
+		grep -qx "CONFIG_CRYPTO_$opt=y" "$config" && way=recomputed
+		res="$res,\"$b\":\"$way\""
+	done
+	printf '{%s}\n' "${res#,}"
+}
+
+# check_ima_inguest DIR: IMA in the inguest boot (tests/vm/README.md): the two snapshots, the
+# files the guest ran found in them with the digests computed here, and the lists judged here
+# by the policy generated from the first (then tampered with).
+check_ima_inguest() {
+	local dir=$1 i=$1/ima known unknown m rc ima_ways
+	ima_ways=$(ima_kernel_ways)
+	known=$(sha256sum <"$i/files/known.sh" | cut -d' ' -f1)
+	unknown=$(sha256sum <"$i/files/true" | cut -d' ' -f1)
+	check "ima: the FAT disk mounted in the guest, known.sh ran (exit 0)" \
+		test "$(vm_section "$dir/serial.log" IMA1-MOUNT-RC):$(vm_section "$dir/serial.log" IMA1-KNOWN-RC)" = 0:0
+	check "ima: the unknown binary ran (exit 0)" test "$(vm_section "$dir/serial.log" IMA2-UNKNOWN-RC)" = 0
+	check_ima_snapshot "$dir" 1
+	check_ima_snapshot "$dir" 2
+	printf 'info ima: list 1: %s\n' "$(jq -c '[.entries[] | "\(.template) \(.path) \(.digest[0:19])"]' "$i/ref-1.json")"
+	printf 'info ima: list 2 adds: %s\n' "$(jq -c '[.entries[] | "\(.template) \(.path) \(.digest[0:19])"]' "$i/ref-2.json" | sed 's/.*"known[^"]*",//')"
+	check "ima: list 1 holds /mnt/ima/known.sh once, with sha256sum of the file ($known)" \
+		test "$(jq -c '[.entries[] | select(.path == "/mnt/ima/known.sh") | .digest]' "$i/ref-1.json")" = "[\"sha256:$known\"]"
+	check "ima: list 1 does not name /mnt/ima/unknown/true" \
+		test "$(jq '[.entries[] | select(.path == "/mnt/ima/unknown/true")] | length' "$i/ref-1.json")" = 0
+	check "ima: list 2 is list 1 and one entry more, /mnt/ima/unknown/true with sha256sum of the binary ($unknown)" \
+		test "$(jq -c --slurpfile a "$i/ref-1.json" '[(.entries[:($a[0].entries | length)] == $a[0].entries),
+			[.entries[($a[0].entries | length):][] | "\(.pcr) \(.path) \(.digest)"]]' "$i/ref-2.json")" = \
+		"[true,[\"10 /mnt/ima/unknown/true sha256:$unknown\"]]"
+	check "ima: the binary list 2 begins with list 1's bytes" \
+		cmp -s -n "$(stat -c %s "$i/list-1.bin")" "$i/list-1.bin" "$i/list-2.bin"
+	# The verifier's side, on the host: a policy from the list before the unknown binary ran.
+	rc=0
+	"$MBOOT" policy generate --from-ima-log "$i/list-1.bin" -o "$i/policy.json" 2>"$i/policy.err" || rc=$?
+	check "ima: policy generate --from-ima-log list 1 exits 0 and allows known.sh with its sha256sum ($(head -c 200 "$i/policy.err"))" \
+		test "$rc:$(jq -c '[.. | objects | to_entries[] | select(.key == "/mnt/ima/known.sh") | .value] | flatten | map(ascii_downcase | sub("^sha256:"; ""))' "$i/policy.json" 2>/dev/null)" = "0:[\"$known\"]"
+	for m in 1 2; do
+		rc=0
+		"$MBOOT" verify --log "$dir/log.bin" --no-userspace-log --pcrs "$i/pcrs-$m.json" --policy "$i/policy.json" \
+			--ima-log "$i/list-$m.bin" --json >"$i/judged-$m.json" 2>"$i/judged-$m.err" || rc=$?
+		printf 'info ima: list %s judged: exit %s, violations %s\n' "$m" "$rc" "$(jq -c '.ima.violations' "$i/judged-$m.json" 2>/dev/null)"
+	done
+	check "ima: verify --ima-log list 1 --policy (its own) on the host: exit 0, the list meets it" \
+		test "$(jq -c '[.verified, .ima.ok]' "$i/judged-1.json" 2>/dev/null)" = "[true,true]"
+	check "ima: verify --ima-log list 2: exit 1, the one violation names /mnt/ima/unknown/true with its sha256sum" \
+		test "$(jq -c '[.verified, .ima.ok, [.ima.violations[] | "\(.path) \(.digest)"]]' "$i/judged-2.json" 2>/dev/null)" = \
+		"[false,false,[\"/mnt/ima/unknown/true sha256:$unknown\"]]"
+	# A list edited to hide the binary: each refused (exit 1) against the TPM's PCR 10.
+	for m in remove path digest forge; do
+		python3 "$VM_DIR/ima-host.py" tamper "$i/list-2.bin" $m /mnt/ima/unknown/true /mnt/ima/known.sh >"$i/tampered-$m.bin"
+		rc=0
+		"$MBOOT" verify --log "$dir/log.bin" --no-userspace-log --pcrs "$i/pcrs-2.json" --policy "$i/policy.json" \
+			--ima-log "$i/tampered-$m.bin" --json >"$i/tampered-$m.json" 2>"$i/tampered-$m.err" || rc=$?
+		printf 'info ima: tampered (%s): exit %s: %s\n' "$m" "$rc" "$(jq -c '[.ima.pcr10, [.ima.violations[].reason]]' "$i/tampered-$m.json" 2>/dev/null)"
+		case $m in
+		remove | forge) check "ima: list 2 with the binary's entry $m$([ $m = forge ] && echo "d as known.sh's, its template hash recomputed") is refused: PCR 10 does not replay (exit $rc)" \
+			test "$rc:$(jq -c '[.ima.ok, ([.ima.pcr10[] | select(.match != "none")] | length)]' "$i/tampered-$m.json" 2>/dev/null)" = "1:[false,0]" ;;
+		*) check "ima: list 2 with the binary's $m edited to known.sh's is refused: a bad template hash (exit $rc)" \
+			test "$rc:$(jq -c '[.ima.ok, ([.ima.violations[] | select(.reason | test("template hash"))] | length > 0)]' "$i/tampered-$m.json" 2>/dev/null)" = "1:[false,true]" ;;
+		esac
+	done
+}
+
 # boot NAME CMDLINE INITRD_MODE [extra files...]: one boot into $out/NAME.
 boot() {
 	local name=$1 cmdline=$2 mode=$3
@@ -380,8 +522,14 @@ inguest)
 	export VM_EK_CA=$d/attest/ekca VM_ATTEST_SOCK=$d/attest/serial.sock
 	python3 "$VM_DIR/attest-host.py" "$VM_ATTEST_SOCK" "$d/attest" "$MBOOT" "$VM_EK_CA/ca-certs" &
 	attest_host=$!
-	boot inguest "$VM_CMDLINE_DEFAULT" with-mboot "$d/attest/attest"
-	unset VM_EK_CA VM_ATTEST_SOCK
+	# IMA on (the tcb policy; Debian's kernel has CONFIG_IMA, template ima-sig, SHA-256 file
+	# digests), and a FAT disk whose known.sh and unknown/true the guest runs (vm_ima_disk).
+	cmdline="$VM_CMDLINE_DEFAULT ima_policy=tcb"
+	mkdir -p "$d/ima"
+	vm_ima_disk "$d/ima/disk.img" "$d/ima/files"
+	export VM_EXTRA_DISK=$d/ima/disk.img
+	boot inguest "$cmdline" with-mboot,ima "$d/attest/attest"
+	unset VM_EK_CA VM_ATTEST_SOCK VM_EXTRA_DISK
 	rc=0
 	wait "$attest_host" || rc=$?
 	sed 's/^/  attest host: /' "$d/attest/attest-host.log"
@@ -434,8 +582,10 @@ inguest)
 		--policy "$a/policy.json" --json >"$a/verify.json" 2>"$a/verify.err" || rc=$?
 	check "attest: the host trusts the guest's quote, logs and policy (exit $rc: $(jq -c '.reasons' "$a/verify.json" 2>/dev/null) $(head -c 300 "$a/verify.err"))" \
 		test "$rc:$(jq -c .trusted "$a/verify.json" 2>/dev/null)" = "0:true"
-	check "attest: the evidence's quoted sha256 PCRs are the kernel's sysfs PCRs" \
-		test "$(jq -c -S '.pcrs.banks.sha256' "$a/evidence.json")" = "$(jq -c -S '.sha256' "$d/pcrs.json")"
+	# PCR 10 as at the first IMA snapshot: known.sh ran after the guest printed its PCRs
+	check "attest: the evidence's quoted sha256 PCRs are the kernel's sysfs PCRs (PCR 10 at IMA snapshot 1)" \
+		test "$(jq -c -S '.pcrs.banks.sha256' "$a/evidence.json")" = \
+		"$(jq -c -S --arg p "$(vm_section "$d/serial.log" IMA1-PCR10 | awk '$1 == "sha256" { print tolower($2) }')" '.sha256 | .["10"] = $p' "$d/pcrs.json")"
 	rc=0
 	"$MBOOT" attest verify "$a/evidence.json" --machine "$a/machine.json" --nonce "$(printf '%s' "$nonce" | tr 0-9a-f 1-9a-f0)" \
 		--json >"$a/verify-nonce.json" 2>/dev/null || rc=$?
@@ -443,7 +593,7 @@ inguest)
 		test "$rc:$(jq -c '[.reasons[].name] | index("nonce-mismatch") != null' "$a/verify-nonce.json" 2>/dev/null)" = "1:true"
 	# A release whose command line differs from the one this machine booted: the verifier's
 	# policy refuses the boot, naming GRUB's kernel_cmdline event in PCR 8.
-	vm_grub_cfg "$a/grub-other.cfg" "$VM_CMDLINE_DEFAULT mboot.release=other"
+	vm_grub_cfg "$a/grub-other.cfg" "$cmdline mboot.release=other"
 	"$MBOOT" policy generate --kernel "$(vm_kernel)" --initrd "$d/initrd.img" --grub-cfg "$a/grub-other.cfg" \
 		--efi "$d/BOOTX64.EFI" --from-log "$d/log.bin" -o "$a/policy-other.json" ||
 		bad "attest: policy generate (other command line) exited $?"
@@ -454,6 +604,7 @@ inguest)
 	check "attest: a boot whose command line is not the release's is refused at GRUB's kernel_cmdline event (exit $rc)" \
 		test "$rc:$(jq -c '([.reasons[].name] | index("policy-violated") != null) and
 			([.. | strings | select(startswith("kernel_cmdline: /vmlinuz"))] | length > 0)' "$a/verify-other.json" 2>/dev/null)" = "1:true"
+	check_ima_inguest "$d"
 	;;
 luks)
 	# A LUKS2 volume on a second virtio disk, made here (no root, no dm-crypt needed to format an
