@@ -309,7 +309,8 @@ check_ima_inguest() {
 		"[false,false,[\"/mnt/ima/unknown/true sha256:$unknown\"]]"
 	# A list edited to hide the binary: each refused (exit 1) against the TPM's PCR 10.
 	for m in remove path digest forge; do
-		python3 "$VM_DIR/ima-host.py" tamper "$i/list-2.bin" $m /mnt/ima/unknown/true /mnt/ima/known.sh >"$i/tampered-$m.bin"
+		python3 "$VM_DIR/ima-host.py" tamper "$i/list-2.bin" $m /mnt/ima/unknown/true /mnt/ima/known.sh \
+			>"$i/tampered-$m.bin" || bad "ima: ima-host.py cannot tamper with list 2 ($m)"
 		rc=0
 		"$MBOOT" verify --log "$dir/log.bin" --no-userspace-log --pcrs "$i/pcrs-2.json" --policy "$i/policy.json" \
 			--ima-log "$i/tampered-$m.bin" --json >"$i/tampered-$m.json" 2>"$i/tampered-$m.err" || rc=$?
