@@ -243,9 +243,15 @@ check_ima_snapshot() {
 	check "ima $n: mboot verify --ima-log on /dev/tpmrm0 in the guest exited 0, PCR 10 matched as above, boot_aggregate matches (got '$(cat "$i/verify-$n.rc")')" \
 		test "$(cat "$i/verify-$n.rc"):$(jq -c '[.ima.ok, ([.ima.pcr10[] | {(.bank): .match}] | add | tojson), .ima.boot_aggregate]' "$i/verify-$n.json" 2>/dev/null)" = \
 		"0:$(jq -c -n --arg w "$ima_ways" '[true, ($w | fromjson | tojson), "match"]')"
-	rc=0
-	"$MBOOT" ima replay "$i/list-$n.bin" --pcrs "$i/pcrs-$n.json" >"$i/host-replay-$n.txt" 2>&1 || rc=$?
-	check "ima $n: mboot ima replay on the host, against the snapshot's PCRs, exits 0 (got $rc)" test $rc -eq 0
+	for f in bin txt; do
+		rc=0
+		"$MBOOT" ima replay "$i/list-$n.$f" --pcrs "$i/pcrs-$n.json" >"$i/host-replay-$n-$f.txt" 2>&1 || rc=$?
+		check "ima $n: mboot ima replay of the $f list on the host, against the snapshot's PCRs, exits 0 (got $rc)" test $rc -eq 0
+	done
+	check "ima $n: mboot ima show reads the entries hashlib reads (PCR, template, template hash checked, digest, path)" \
+		test "$("$MBOOT" ima show "$i/list-$n.bin" --json | jq -c '[.entries[] | {pcr, template, template_hash,
+			template_hash_ok: (.template_hash_check == "ok"), digest: "\(.file_digest.algorithm):\(.file_digest.digest)", path}]')" = \
+		"$(jq -c .entries "$i/ref-$n.json")"
 }
 
 # ima_kernel_ways: {bank: "recomputed"|"padded"} for the kernel's TPM banks, from its config:
