@@ -330,6 +330,66 @@ check_ima_inguest() {
 	done
 }
 
+# check_ima_attest DIR: the IMA list in attestation evidence. The guest quoted with nonce 1
+# after snapshot 1 and with nonce 2 after the unknown binary ran (snapshot 2). The verifier's
+# policy: the release's artifacts (as above) and the "ima" section of list 1.
+check_ima_attest() {
+	local dir=$1 i=$1/ima a=$1/attest e n m rc q unknown tamper_what ima_verdict
+	unknown=$(sha256sum <"$i/files/true" | cut -d' ' -f1)
+	q=$(vm_section "$dir/serial.log" ATTEST-QUOTE2-RC)
+	check "attest ima: the second quote, after the unknown binary ran, exited 0 (got '$q')" test "$q" = 0
+	for n in 1 2; do
+		e=$a/evidence.json
+		[ $n = 1 ] || e=$a/evidence2.json
+		python3 -c 'import base64, json, sys; sys.stdout.buffer.write(base64.b64decode(json.load(open(sys.argv[1]))["ima_log"]))' \
+			"$e" >"$i/evidence-list-$n.bin" 2>/dev/null || : >"$i/evidence-list-$n.bin"
+		check "attest ima: evidence $n carries IMA list $n, byte for byte (base64 decoded by Python)" \
+			cmp -s "$i/evidence-list-$n.bin" "$i/list-$n.bin"
+		check "attest ima: evidence $n's quoted PCR 10 is sysfs's at snapshot $n, every bank quoted" \
+			test "$(jq -c -S '.pcrs.banks | with_entries(.value = .value["10"])' "$e")" = "$(jq -c -S . "$i/pcr10-$n.json")"
+	done
+	rc=0
+	"$MBOOT" policy generate --kernel "$(vm_kernel)" --initrd "$dir/initrd.img" --grub-cfg "$dir/grub.cfg" \
+		--efi "$dir/BOOTX64.EFI" --from-log "$dir/log.bin" --from-ima-log "$i/list-1.bin" -o "$a/policy-ima.json" || rc=$?
+	check "attest ima: policy generate from the artifacts and --from-ima-log list 1 exits 0 (got $rc)" test $rc -eq 0
+	for n in 1 2; do
+		e=$a/evidence.json
+		[ $n = 1 ] || e=$a/evidence2.json
+		rc=0
+		"$MBOOT" attest verify "$e" --machine "$a/machine.json" --nonce "$(cat "$a/nonce$([ $n = 1 ] || echo 2)")" \
+			--policy "$a/policy-ima.json" --json >"$a/verify-ima-$n.json" 2>"$a/verify-ima-$n.err" || rc=$?
+		printf 'info attest ima: evidence %s: exit %s, reasons %s\n' "$n" "$rc" "$(jq -c .reasons "$a/verify-ima-$n.json" 2>/dev/null)"
+		echo $rc >"$a/verify-ima-$n.rc"
+	done
+	# the verdict's "ima": the whole list carried (start 0), judged in the SHA-256 bank, which the
+	# kernel extended with recomputed template hashes (above), all entries covered by the quote
+	ima_verdict='.ima | [.carried, .start, .judged, .bank, .rule, .entries, .pending, .allowed, .violations, .boot_aggregate]'
+	check "attest ima: evidence 1 (known.sh ran) under the policy with list 1's ima section: trusted, 2 entries judged in sha256 (recomputed), known.sh allowed (exit $(cat "$a/verify-ima-1.rc"))" \
+		test "$(cat "$a/verify-ima-1.rc"):$(jq -c "[.trusted, ($ima_verdict)]" "$a/verify-ima-1.json" 2>/dev/null)" = \
+		'0:[true,[true,0,true,"sha256","recomputed",2,0,1,0,"match"]]'
+	check "attest ima: evidence 2 (the unknown binary ran): untrusted, 3 entries judged, one violation: policy-violated naming /mnt/ima/unknown/true and its sha256sum (exit $(cat "$a/verify-ima-2.rc"))" \
+		test "$(cat "$a/verify-ima-2.rc"):$(jq -c "[.trusted, ($ima_verdict), [.reasons[] | .name + \" \" +
+			(.detail | contains(\"/mnt/ima/unknown/true\") and contains(\"$unknown\") | tostring)]]" "$a/verify-ima-2.json" 2>/dev/null)" = \
+		'1:[false,[true,0,true,"sha256","recomputed",3,0,1,1,"match"],["policy-violated true"]]'
+	for m in remove path digest forge; do
+		case $m in
+		remove) tamper_what="the binary's entry removed" ;;
+		path) tamper_what="the binary's name made known.sh's" ;;
+		digest) tamper_what="the binary's digest made known.sh's" ;;
+		forge) tamper_what="the binary's entry made known.sh's, template hash recomputed" ;;
+		esac
+		python3 "$VM_DIR/ima-host.py" tamper-evidence "$a/evidence2.json" $m /mnt/ima/unknown/true /mnt/ima/known.sh \
+			>"$a/evidence2-$m.json" || bad "attest ima: ima-host.py cannot tamper with evidence 2 ($m)"
+		rc=0
+		"$MBOOT" attest verify "$a/evidence2-$m.json" --machine "$a/machine.json" --nonce "$(cat "$a/nonce2")" \
+			--policy "$a/policy-ima.json" --json >"$a/verify-ima-$m.json" 2>"$a/verify-ima-$m.err" || rc=$?
+		printf 'info attest ima: evidence 2 tampered (%s): exit %s, reasons %s\n' "$m" "$rc" "$(jq -c .reasons "$a/verify-ima-$m.json" 2>/dev/null)"
+		check "attest ima: evidence 2 with its IMA list tampered ($m: $tamper_what): untrusted, only log-not-verified, PCR 10 named, not judged (exit $rc)" \
+			test "$rc:$(jq -c '[.trusted, ([.reasons[].name] | unique), ([.reasons[] | select(.detail | test("PCR 10"))] | length > 0), .ima.judged]' \
+				"$a/verify-ima-$m.json" 2>/dev/null)" = '1:[false,["log-not-verified"],true,false]'
+	done
+}
+
 # boot NAME CMDLINE INITRD_MODE [extra files...]: one boot into $out/NAME.
 boot() {
 	local name=$1 cmdline=$2 mode=$3
@@ -612,6 +672,7 @@ inguest)
 		test "$rc:$(jq -c '([.reasons[].name] | index("policy-violated") != null) and
 			([.. | strings | select(startswith("kernel_cmdline: /vmlinuz"))] | length > 0)' "$a/verify-other.json" 2>/dev/null)" = "1:true"
 	check_ima_inguest "$d"
+	check_ima_attest "$d"
 	;;
 luks)
 	# A LUKS2 volume on a second virtio disk, made here (no root, no dm-crypt needed to format an
