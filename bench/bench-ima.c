@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bench-ima POLICY LIST PCRS [SECONDS]: the policy's "ima" section at scale, in process, one
+/* bench-ima POLICY LIST PCRS [SECONDS [load|judge|pcr]]: the policy's "ima" section at scale, in process, one
  * core (bench/bench-ima.sh). Prints, each the median of rounds run for SECONDS (3) of this
  * thread's CPU:
  *   load_s S          mb_policy_parse of POLICY (the JSON read, the path table built)
  *   judge_eps N       mb_ima_log_parse of LIST + mb_policy_check_ima without PCR values:
  *                     entries judged per second (parse, template-hash check, one lookup each)
  *   judge_pcr_eps N   the same with PCRS (PCR 10 replayed, boot_aggregate checked)
+ * With a last word, only that measure runs (for a profiler; the policy is still loaded once).
  * Every judgment must be clean (all allowed, PCR 10 and boot_aggregate matching): a bench of
  * a failing path would measure the wrong thing. */
 #include <stdio.h>
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
 	mb_policy *p = NULL;
 	mb_error err = { 0 };
 	mb_ima_log *log = NULL;
+	const char *only = argc > 5 ? argv[5] : NULL;
 
 	rounds = calloc(MAX_ROUNDS, sizeof(*rounds));
 	if (argc < 4 || !pcrs || !rounds || file_read(argv[1], MB_POLICY_MAX_SIZE, &pol, &pol_size, &err) < 0 ||
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
 	n = mb_ima_log_count(log);
 	mb_ima_log_free(log);
 
-	for (k = 0, spent = 0; k < MAX_ROUNDS && (k < 3 || spent < secs / 3); k++) {
+	for (k = 0, spent = 0; k < MAX_ROUNDS && (k < 3 || spent < secs / 3) && (!only || k < 1 || !strcmp(only, "load"));
+	     k++) {
 		double t0;
 
 		mb_policy_free(p);
@@ -105,6 +108,8 @@ int main(int argc, char **argv)
 	}
 	printf("load_s %.4f\n", median(rounds, k));
 	for (int with = 0; with < 2; with++) {
+		if (only && strcmp(only, with ? "pcr" : "judge") != 0)
+			continue;
 		for (k = 0, spent = 0; k < MAX_ROUNDS && (k < 3 || spent < secs / 3); k++) {
 			rounds[k] = judge_once(p, list, list_size, with ? pcrs : NULL);
 			if (rounds[k] < 0)

@@ -30,6 +30,10 @@ uint8_t *ima_entry_mem(ima_entry_store *s, size_t n);
 int ima_template_hash(const mb_ima_log *log, size_t i, uint16_t alg, uint8_t *out);
 /* Decode e's fields by its template (d-ng, n-ng, ...) and check its template hash. */
 int ima_entry_finish(mb_ima_log *log, size_t i, mb_error *err);
+/* mb_ima_replay of only the banks algs names (NULL: every bank mboot computes); the other
+ * banks are left out of the sets. Its errors are the full replay's. */
+int ima_replay_banks(const mb_ima_log *log, const uint16_t *algs, size_t n_algs, mb_pcr_values *recomputed,
+		     mb_pcr_values *padded, mb_error *err);
 /* The algorithm of a template hash of size bytes (0 when none). */
 uint16_t ima_alg_of_size(size_t size);
 
