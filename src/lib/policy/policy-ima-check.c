@@ -115,7 +115,7 @@ static int judge_entry(const mb_policy *p, ima_check *k, pcre2_match_data *md, u
 	const ima_name *n;
 	ima_sig_check sig;
 	uint32_t keyid = 0;
-	char signote[128] = "";
+	char signote[512] = "";
 	int x;
 
 	if (e->check == MB_IMA_CHECK_BAD)
@@ -145,6 +145,21 @@ static int judge_entry(const mb_policy *p, ima_check *k, pcre2_match_data *md, u
 			 "is by a key the policy does not list" : "is not a version-2 IMA signature");
 		if (sig == IMA_SIG_BAD || sig == IMA_SIG_UNKNOWN_KEY)
 			snprintf(signote + strlen(signote), sizeof(signote) - strlen(signote), " (key id %08x)", keyid);
+	}
+	if (e->modsig && e->modsig_size && ima->n_keys) {
+		char who[160];
+
+		sig = policy_ima_check_modsig(ima, e->modsig, e->modsig_size, e->modsig_digest_algo, e->modsig_digest,
+					      e->modsig_digest_size, who, sizeof(who));
+		if (sig == IMA_SIG_VERIFIED) {
+			r->n_signed++;
+			return 0;
+		}
+		snprintf(signote + strlen(signote), sizeof(signote) - strlen(signote), "; its appended signature %s",
+			 sig == IMA_SIG_BAD ? "does not verify with the policy's key" : sig == IMA_SIG_UNKNOWN_KEY ?
+			 "is by a key the policy does not list" : "is not a PKCS#7 signature of its d-modsig");
+		if (sig == IMA_SIG_BAD || sig == IMA_SIG_UNKNOWN_KEY)
+			snprintf(signote + strlen(signote), sizeof(signote) - strlen(signote), " (%s)", who);
 	}
 	if (buf) {
 		if (n)
