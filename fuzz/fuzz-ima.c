@@ -16,7 +16,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char policy_text[] =
-	"{\"version\": 1, \"pcrs\": {}, \"ima\": {\"digests\": {\"/init\": [\"sha256:0000000000000000000000000000000000000000000000000000000000000000\"]}, \"keys\": [\""
+	"{\"version\": 1, \"pcrs\": {}, \"ima\": {\"digests\": {\"/init\": [\"sha256:"
+	"0000000000000000000000000000000000000000000000000000000000000000\"]}, \"keys\": [\""
 	"-----BEGIN CERTIFICATE-----\\n"
 	"MIIBgzCCASmgAwIBAgIUNgY1s28h3zUnDfZWnOLHRj212WswCgYIKoZIzj0EAwIw\\n"
 	"FjEUMBIGA1UEAwwLZnV6ei1tb2RzaWcwIBcNMjYxMjA3MDU0MzAxWhgPMjEyNjEx\\n"

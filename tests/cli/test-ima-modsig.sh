@@ -28,7 +28,8 @@ verify() { "$M" verify --log "$L" --no-userspace-log "$@"; }
 head -c 5000 /dev/urandom >"$T/module.ko"
 dmod=sha256:$(python3 -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' \
 	"$T/module.ko")
-openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=modsig-rsa -keyout "$T/rsa.pem" -out "$T/rsa.crt" -days 30 2>/dev/null
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=modsig-rsa -keyout "$T/rsa.pem" -out "$T/rsa.crt" \
+	-days 30 2>/dev/null
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=modsig-ec -keyout "$T/ec.pem" \
 	-out "$T/ec.crt" -days 30 2>/dev/null
 # cms KIND [openssl cms options]: the file's PKCS#7 by KIND's key, hex
@@ -65,7 +66,8 @@ ok "an ima-modsig entry whose PKCS#7 a key of \"keys\" signed (RSA without signe
 
 judge "$rsa_noattr" "$T/pol-ec.json"
 [ $rc = 1 ] && jq -e --arg p "$sp" '(.ima.violations | length) == 1 and .ima.violations[0].path == $p and
-	(.ima.violations[0].reason | test("appended signature is by a key the policy does not list \\(issuer /CN=modsig-rsa, serial"))' \
+	(.ima.violations[0].reason |
+	 test("appended signature is by a key the policy does not list \\(issuer /CN=modsig-rsa, serial"))' \
 	"$T/v.json" >/dev/null || fail "RSA-signed module against the EC key (exit $rc): $(jq -c .ima.violations "$T/v.json")"
 judge "$rsa_noattr" "$T/pol-nk.json"
 [ $rc = 1 ] && jq -e '.ima.violations[0].reason | test("not in the policy.s allowlist$")' "$T/v.json" >/dev/null ||
