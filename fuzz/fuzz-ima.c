@@ -3,7 +3,9 @@
  * Input: any bytes, taken as an IMA runtime measurement list (binary or ASCII, told from the
  * first byte; the template-hash size detected, then forced to SHA-256's). When it parses,
  * every entry is read, the list replayed into every bank both ways, its document written, and
- * boot_aggregate checked against the replayed values.
+ * boot_aggregate checked against the replayed values; and judged by a policy whose "keys" hold
+ * the certificate below (ima-sig signatures, ima-modsig's PKCS#7: the seeds modsig-* hold
+ * appended signatures by its key, cut and flipped ones; its private key was not kept).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +14,30 @@
 #include <mboot/mboot.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char policy_text[] =
+	"{\"version\": 1, \"pcrs\": {}, \"ima\": {\"digests\": {\"/init\": [\"sha256:"
+	"0000000000000000000000000000000000000000000000000000000000000000\"]}, \"keys\": [\""
+	"-----BEGIN CERTIFICATE-----\\n"
+	"MIIBgzCCASmgAwIBAgIUNgY1s28h3zUnDfZWnOLHRj212WswCgYIKoZIzj0EAwIw\\n"
+	"FjEUMBIGA1UEAwwLZnV6ei1tb2RzaWcwIBcNMjYxMjA3MDU0MzAxWhgPMjEyNjEx\\n"
+	"MTMwNTQzMDFaMBYxFDASBgNVBAMMC2Z1enotbW9kc2lnMFkwEwYHKoZIzj0CAQYI\\n"
+	"KoZIzj0DAQcDQgAErPHklGNsFgMpiuNlAEdnY4cczKDK5d8s/1cWFKWR9ZqojBmZ\\n"
+	"PIq+UCnyUbk9cTnYoKWWtktl1MN90POqz/OupaNTMFEwHQYDVR0OBBYEFOyqqyhC\\n"
+	"YWYQc5BNUhSEdrEn6fwqMB8GA1UdIwQYMBaAFOyqqyhCYWYQc5BNUhSEdrEn6fwq\\n"
+	"MA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIgDRz0gzi4tbhcGYsL\\n"
+	"Hb4/AJfejAFzFj9ZYl0lubkvmaUCIQD6q63zgeJxa8cNF8auXxOqYvk/hmxQN+0f\\n"
+	"pDiYa5UqKg==\\n"
+	"-----END CERTIFICATE-----\\n\"]}}";
+
+static mb_policy *policy(void)
+{
+	static mb_policy *p;
+
+	if (!p && mb_policy_parse(policy_text, sizeof(policy_text) - 1, &p, NULL) < 0)
+		abort();
+	return p;
+}
 
 static void one(const uint8_t *data, size_t size, uint16_t alg)
 {
@@ -40,6 +66,12 @@ static void one(const uint8_t *data, size_t size, uint16_t alg)
 	}
 	json = mb_ima_log_to_json(log, true);
 	free(json);
+	{
+		mb_ima_policy_result r;
+
+		if (mb_policy_check_ima(policy(), log, NULL, &r, &err) == 0)
+			mb_ima_policy_result_done(&r);
+	}
 	mb_pcr_values_free(rec);
 	mb_pcr_values_free(pad);
 	mb_ima_log_free(log);

@@ -64,7 +64,7 @@ MB_EXPORT uint32_t mb_policy_firmware_pcrs(const mb_policy *p);
  * IMA runtime measurement list. An allowlist of file digests by path (a hash table built at
  * load), paths excluded by regular expression (anchored at both ends), ima-buf entries allowed
  * by name and digest, X.509 certificates whose keys sign files ("keys": an ima-sig entry whose
- * signature one verifies is allowed), and what a file the allowlist does not name means
+ * signature, or an ima-modsig entry whose appended signature, one verifies is allowed), and what a file the allowlist does not name means
  * ("unlisted": "violation", the default, or "ignore").
  */
 #define MB_POLICY_MAX_IMA_PATHS 2000000   /* paths of the allowlist (and ima-buf names) */
@@ -91,7 +91,7 @@ typedef struct mb_ima_policy_result {
 	size_t n_allowed;     /* files and buffers the policy allows */
 	size_t n_excluded;    /* files whose path an "excludes" pattern matches */
 	size_t n_unlisted;    /* files the allowlist does not name, with "unlisted": "ignore" */
-	size_t n_signed;      /* ima-sig entries whose signature a key of "keys" verifies */
+	size_t n_signed;      /* ima-sig (ima-modsig) entries whose (appended) signature a key of "keys" verifies */
 	bool pcrs_checked;    /* PCR values were given: PCR 10 and boot_aggregate compared */
 	size_t n_banks;       /* the banks of the values with a PCR 10 */
 	mb_ima_policy_bank banks[MB_MAX_BANKS];
@@ -104,7 +104,8 @@ typedef struct mb_ima_policy_result {
  * Judge an IMA list against the policy's "ima" section (-EINVAL, said, when it has none; p NULL:
  * no policy, only the list's consistency and, with actual, its PCRs are judged). Every
  * entry whose template hash is its fields' hash is judged: its path's allowed digests hold its
- * digest (allowed), else its ima-sig signature verifies with a key of "keys" (signed), else an
+ * digest (allowed), else its ima-sig signature or ima-modsig's appended PKCS#7 verifies with a
+ * key of "keys" (signed), else an
  * "excludes" pattern matches its path (excluded), else a violation
  * naming the path and digest (and whether the path is allowed with other digests); an entry
  * whose template hash is not its fields', a measurement violation (all-zero template hash) and

@@ -10,7 +10,9 @@
 # consistent, PCR 10 follows it); --edit N: the digest changed, the template hash kept (the
 # entry no longer matches its fields). --drop N: entry N left out of the list but still in PCR 10.
 # --sig N HEX: entry N an ima-sig entry with that signature field (its template hash over the
-# three fields). --digest N: print entry N's "path digest-hex" only (what to sign).
+# three fields). --modsig N ALGO:HEX HEX: entry N an ima-modsig entry, sig empty, with that
+# d-modsig and modsig (its template hash over the five fields). --digest N: print entry N's
+# "path digest-hex" only (what to sign).
 # Prints "path digest" of the changed entry.
 import hashlib
 import struct
@@ -38,6 +40,11 @@ def main():
     drop = int(opts[opts.index('--drop') + 1]) if '--drop' in opts else -1
     sig_n = int(opts[opts.index('--sig') + 1]) if '--sig' in opts else -1
     sig = bytes.fromhex(opts[opts.index('--sig') + 2]) if '--sig' in opts else b''
+    mod_n = int(opts[opts.index('--modsig') + 1]) if '--modsig' in opts else -1
+    if mod_n >= 0:
+        malgo, mhex = opts[opts.index('--modsig') + 2].split(':')
+        dmod = malgo.encode() + b':\0' + bytes.fromhex(mhex)
+        modsig = bytes.fromhex(opts[opts.index('--modsig') + 3])
     want_digest = int(opts[opts.index('--digest') + 1]) if '--digest' in opts else -1
     pcrs = {}
     for line in open(pcrs_in):
@@ -62,6 +69,8 @@ def main():
         th = thash(fields('sha256', digest, path))
         if i == sig_n:
             th = thash(fields('sha256', digest, path) + [sig])
+        if i == mod_n:
+            th = thash(fields('sha256', digest, path) + [b'', dmod, modsig])
         if i in (tamper, edit):
             digest = hashlib.sha256(b'tampered' + digest).digest()
             if i == tamper:
@@ -70,6 +79,9 @@ def main():
         pcr10 = hashlib.sha256(pcr10 + th).digest()
         if i == sig_n:
             out.append('10 %s ima-sig sha256:%s %s %s\n' % (th.hex(), digest.hex(), path, sig.hex()))
+        elif i == mod_n:
+            out.append('10 %s ima-modsig sha256:%s %s  %s %s\n' % (th.hex(), digest.hex(), path,
+                                                                   opts[opts.index('--modsig') + 2], modsig.hex()))
         elif i != drop:
             out.append('10 %s ima-ng sha256:%s %s\n' % (th.hex(), digest.hex(), path))
     open(out_list, 'w').write(''.join(out))

@@ -63,6 +63,29 @@ verify --pcrs "$T/pcrs.txt" --policy "$T/pol.json" --ima-log "$T/list2" --json >
 	"$T/v.json" >/dev/null || fail "PCR 10 mismatch not reported (exit $rc)"
 ok "a list that does not replay to PCR 10 fails"
 
+# a sha1 bank beside: PCR 10 as kernels before 5.11 extend it (hashlib: each SHA-256 template
+# hash cut to 20 bytes) is "padded"; a wrong one is "none" and a violation naming the bank
+sha1_pcr10() { # LIST [wrong]: the sha1 bank's PCR 10, tpm2_pcrread's form
+	python3 -c 'import hashlib, sys
+p = bytes(20)
+for line in open(sys.argv[1]):
+    p = hashlib.sha1(p + bytes.fromhex(line.split()[1])[:20]).digest()
+print("  sha1:\n    10 : 0x" + (hashlib.sha1(p).hexdigest() if len(sys.argv) > 2 else p.hex()))' "$@"
+}
+{ cat "$T/pcrs.txt"; sha1_pcr10 "$T/list"; } >"$T/pcrs-sha1.txt"
+# (the firmware log's sha1 bank has no PCRs 0-9 in the file: only the "ima" part is judged here)
+verify --pcrs "$T/pcrs-sha1.txt" --policy "$T/pol.json" --ima-log "$T/list" --json >"$T/v.json" || true
+jq -e '.ima.ok and .ima.pcr10 == [{"bank": "sha1", "match": "padded"}, {"bank": "sha256", "match": "recomputed"}]' \
+	"$T/v.json" >/dev/null || fail "padded sha1 bank: $(jq -c .ima "$T/v.json")"
+{ cat "$T/pcrs.txt"; sha1_pcr10 "$T/list" wrong; } >"$T/pcrs-sha1.txt"
+rc=0
+verify --pcrs "$T/pcrs-sha1.txt" --policy "$T/pol.json" --ima-log "$T/list" --json >"$T/v.json" || rc=$?
+[ $rc = 1 ] && jq -e '(.ima.ok | not) and
+	.ima.pcr10 == [{"bank": "sha1", "match": "none"}, {"bank": "sha256", "match": "recomputed"}]
+	and any(.ima.violations[]; .reason | test("PCR 10 \\(sha1\\)"))' "$T/v.json" >/dev/null ||
+	fail "wrong sha1 bank (exit $rc): $(jq -c .ima "$T/v.json")"
+ok "PCR 10 of a sha1 bank as older kernels extend it (padded), and a wrong one (none)"
+
 # an entry edited without its template hash; an entry dropped
 $REF "$SRC" "$T/pcrs0.txt" "$T/list3" "$T/pcrs3.txt" --edit 7 >/dev/null
 rc=0

@@ -155,66 +155,119 @@ int ima_entry_finish(mb_ima_log *log, size_t i, mb_error *err)
 	return 0;
 }
 
-MB_EXPORT int mb_ima_replay(const mb_ima_log *log, mb_pcr_values *recomputed, mb_pcr_values *padded, mb_error *err)
+/* The error a replay of d's bank meets first when recomputing: an entry whose fields cannot be
+ * hashed (an unknown template of an ASCII list), not a violation, of another algorithm. */
+static int unhashable(const mb_ima_log *log, const mb_digest_info *d, mb_error *err)
 {
-	mb_pcr_values *sets[2] = { recomputed, padded };
+	for (size_t i = 0; i < log->n; i++) {
+		const mb_ima_entry *e = &log->entries[i];
+
+		if (!log->store[i].hashed && e->check != MB_IMA_CHECK_VIOLATION && e->template_hash_alg != d->alg)
+			return set_error_at(err, -EOPNOTSUPP, e->offset, "entry %zu: template %s cannot be hashed again for %s",
+					    i, e->template_name, d->name);
+	}
+	return 0;
+}
+
+/* One bank, both ways in one pass. Where an entry extends both the same (a violation, the
+ * template hash's own bank) and the two PCRs are still equal, one extend serves both. */
+static int replay_bank(const mb_ima_log *log, const mb_digest_info *d, uint8_t (*rec)[MB_DIGEST_MAX],
+		       uint8_t (*pad)[MB_DIGEST_MAX], mb_error *err)
+{
+	uint32_t same = ~0u; /* PCRs whose two values are equal */
+
+	for (size_t i = 0; i < log->n; i++) {
+		const mb_ima_entry *e = &log->entries[i];
+		uint8_t ext[MB_DIGEST_MAX], re[MB_DIGEST_MAX];
+		uint32_t p = e->pcr, bit = 1u << p;
+		bool both;
+		int rc;
+
+		memset(ext, 0, sizeof(ext));
+		if (e->check == MB_IMA_CHECK_VIOLATION)
+			memset(ext, 0xff, d->size);
+		else
+			memcpy(ext, e->template_hash, e->template_hash_size < d->size ? e->template_hash_size : d->size);
+		both = e->check == MB_IMA_CHECK_VIOLATION || d->alg == e->template_hash_alg;
+		if (rec && !both && ima_template_hash(log, i, d->alg, re) < 0)
+			return set_error_at(err, -EOPNOTSUPP, e->offset, "entry %zu: template %s cannot be hashed again for %s",
+					    i, e->template_name, d->name);
+		if (rec && pad && both && (same & bit)) {
+			rc = mb_digest_extend(d->alg, rec[p], ext);
+			memcpy(pad[p], rec[p], d->size);
+		} else {
+			rc = rec ? mb_digest_extend(d->alg, rec[p], both ? ext : re) : 0;
+			if (rc == 0 && pad)
+				rc = mb_digest_extend(d->alg, pad[p], ext);
+			if (!both)
+				same &= ~bit;
+		}
+		if (rc < 0)
+			return set_error(err, rc, "cannot compute %s", d->name);
+	}
+	return 0;
+}
+
+int ima_replay_banks(const mb_ima_log *log, const uint16_t *algs, size_t n_algs, mb_pcr_values *recomputed,
+		     mb_pcr_values *padded, mb_error *err)
+{
+	mb_pcr_values *sets[2] = { recomputed, padded }, *fresh[2] = { NULL, NULL };
 	uint32_t named = 0;
+	bool any_unhashable = false;
+	int rc = 0;
 
 	if (!log)
 		return set_error(err, -EINVAL, "no list");
-	for (size_t i = 0; i < log->n; i++)
+	for (size_t i = 0; i < log->n; i++) {
 		named |= 1u << log->entries[i].pcr;
-	for (size_t w = 0; w < 2; w++) {
-		mb_pcr_values *out = sets[w], *fresh;
-
-		if (!out)
-			continue;
-		fresh = mb_pcr_values_new();
-		if (!fresh)
-			return set_error(err, -ENOMEM, "out of memory");
-		for (size_t b = 0; b < mb_digest_count(); b++) {
-			const mb_digest_info *d = mb_digest_at(b);
-			uint8_t pcr[MB_PCR_COUNT][MB_DIGEST_MAX], ext[MB_DIGEST_MAX], probe[MB_DIGEST_MAX];
-			int rc = 0;
-
-			if (mb_digest(d->alg, "", 0, probe) < 0)
-				continue; /* SM3 without OpenSSL support: no bank */
-			memset(pcr, 0, sizeof(pcr));
-			for (size_t i = 0; i < log->n && rc == 0; i++) {
-				const mb_ima_entry *e = &log->entries[i];
-
-				memset(ext, 0, sizeof(ext));
-				if (e->check == MB_IMA_CHECK_VIOLATION)
-					memset(ext, 0xff, d->size);
-				else if (d->alg == e->template_hash_alg || w == 1)
-					memcpy(ext, e->template_hash,
-					       e->template_hash_size < d->size ? e->template_hash_size : d->size);
-				else if (ima_template_hash(log, i, d->alg, ext) < 0)
-					rc = set_error_at(err, -EOPNOTSUPP, e->offset,
-							  "entry %zu: template %s cannot be hashed again for %s", i,
-							  e->template_name, d->name);
-				if (rc == 0)
-					rc = mb_digest_extend(d->alg, pcr[e->pcr], ext);
-			}
-			for (uint32_t p = 0; p < MB_PCR_COUNT && rc == 0; p++)
-				if (named & (1u << p))
-					rc = mb_pcr_values_set(fresh, d->alg, p, pcr[p], d->size, err);
-			if (rc < 0) {
-				mb_pcr_values_free(fresh);
-				return rc;
-			}
-		}
-		{
-			/* swap fresh's contents into out: out is the caller's */
-			mb_pcr_values tmp;
-
-			tmp = *out;
-			*out = *fresh;
-			*fresh = tmp;
-			mb_pcr_values_free(fresh);
-		}
+		any_unhashable = any_unhashable || (!log->store[i].hashed && log->entries[i].check != MB_IMA_CHECK_VIOLATION);
 	}
-	return 0;
+	for (size_t w = 0; w < 2; w++)
+		if (sets[w] && !(fresh[w] = mb_pcr_values_new())) {
+			rc = set_error(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+	for (size_t b = 0; b < mb_digest_count() && rc == 0; b++) {
+		const mb_digest_info *d = mb_digest_at(b);
+		uint8_t pcr[2][MB_PCR_COUNT][MB_DIGEST_MAX], probe[MB_DIGEST_MAX];
+		bool asked = !algs;
+
+		if (mb_digest(d->alg, "", 0, probe) < 0)
+			continue; /* SM3 without OpenSSL support: no bank */
+		for (size_t k = 0; algs && k < n_algs; k++)
+			asked = asked || algs[k] == d->alg;
+		/* a bank not asked for fails as the whole replay would have: the same answer either way */
+		if (!asked) {
+			if (recomputed && any_unhashable)
+				rc = unhashable(log, d, err);
+			continue;
+		}
+		memset(pcr, 0, sizeof(pcr));
+		rc = replay_bank(log, d, recomputed ? pcr[0] : NULL, padded ? pcr[1] : NULL, err);
+		for (size_t w = 0; w < 2 && rc == 0; w++)
+			for (uint32_t p = 0; fresh[w] && p < MB_PCR_COUNT && rc == 0; p++)
+				if (named & (1u << p))
+					rc = mb_pcr_values_set(fresh[w], d->alg, p, pcr[w][p], d->size, err);
+	}
+	for (size_t w = 0; w < 2 && rc == 0; w++) {
+		/* swap fresh's contents into the caller's set */
+		mb_pcr_values tmp;
+
+		if (!sets[w])
+			continue;
+		tmp = *sets[w];
+		*sets[w] = *fresh[w];
+		*fresh[w] = tmp;
+	}
+out:
+	mb_pcr_values_free(fresh[0]);
+	mb_pcr_values_free(fresh[1]);
+	return rc;
+}
+
+MB_EXPORT int mb_ima_replay(const mb_ima_log *log, mb_pcr_values *recomputed, mb_pcr_values *padded, mb_error *err)
+{
+	return ima_replay_banks(log, NULL, 0, recomputed, padded, err);
 }
 
 MB_EXPORT int mb_ima_boot_aggregate(const mb_pcr_values *v, uint16_t alg, bool pcrs_0_7, uint8_t *out,

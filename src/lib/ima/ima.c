@@ -29,15 +29,31 @@ uint16_t ima_alg_of_size(size_t size)
 	}
 }
 
-uint8_t *ima_entry_mem(ima_entry_store *s, size_t n)
+#define CHUNK_SIZE (256u << 10)
+
+uint8_t *ima_entry_mem(mb_ima_log *log, ima_entry_store *s, size_t n)
 {
 	/* the names live here, not in the store: the store's array moves as it grows */
-	uint8_t *mem = calloc(1, n + 2 * 33);
+	size_t want = (n + 2 * 33 + 15) & ~(size_t) 15;
+	ima_chunk *c = log->chunks;
+	uint8_t *mem;
 
-	if (mem) {
-		s->algo = (char *) mem + n;
-		s->modsig_algo = (char *) mem + n + 33;
+	if (!c || c->size - c->used < want) {
+		size_t size = want > CHUNK_SIZE ? want : CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = log->chunks;
+		c->size = size;
+		c->used = 0;
+		log->chunks = c;
 	}
+	mem = c->data + c->used;
+	c->used += want;
+	memset(mem, 0, want);
+	s->algo = (char *) mem + n;
+	s->modsig_algo = (char *) mem + n + 33;
 	return mem;
 }
 
@@ -155,7 +171,7 @@ static int parse_binary_entry(mb_ima_log *log, byte_reader *r, size_t hs, uint16
 		if (memchr(fname, 0, flen))
 			return bad_at(err, -EBADMSG, at + 4, idx, "NUL in the file name");
 		/* fields, name, path (NUL-ended), hashed: digest ‖ name padded to 256 */
-		s->mem = ima_entry_mem(s, 2 * sizeof(mb_ima_field) + 4 + (flen + 1) + 20 + MB_IMA_MAX_FILE_NAME + 1);
+		s->mem = ima_entry_mem(log, s, 2 * sizeof(mb_ima_field) + 4 + (flen + 1) + 20 + MB_IMA_MAX_FILE_NAME + 1);
 		if (!s->mem)
 			return set_error(err, -ENOMEM, "out of memory");
 		f = (mb_ima_field *) s->mem;
@@ -181,7 +197,7 @@ static int parse_binary_entry(mb_ima_log *log, byte_reader *r, size_t hs, uint16
 	if (read_bytes(r, len, &data) < 0)
 		return set_error_at(err, -EBADMSG, at, "entry %zu: template data length %u past the end", idx, len);
 	fields_mem = MB_IMA_MAX_FIELDS * sizeof(mb_ima_field);
-	s->mem = ima_entry_mem(s, fields_mem + name_len + 1);
+	s->mem = ima_entry_mem(log, s, fields_mem + name_len + 1);
 	if (!s->mem)
 		return set_error(err, -ENOMEM, "out of memory");
 	e->fields = (const mb_ima_field *) s->mem;
@@ -336,7 +352,7 @@ static int parse_ascii_line(mb_ima_log *log, const char *text, size_t start, siz
 	/* fields, the name, and the rebuilt template data: each field's length, at most its text */
 	fields_mem = MB_IMA_MAX_FIELDS * sizeof(mb_ima_field);
 	cap = MB_IMA_MAX_FIELDS * 4 + rest + 8 + MB_IMA_MAX_FILE_NAME + 21;
-	s->mem = ima_entry_mem(s, fields_mem + nlen + 1 + cap);
+	s->mem = ima_entry_mem(log, s, fields_mem + nlen + 1 + cap);
 	if (!s->mem)
 		return set_error(err, -ENOMEM, "out of memory");
 	f = (mb_ima_field *) s->mem;
@@ -495,8 +511,12 @@ MB_EXPORT void mb_ima_log_free(mb_ima_log *log)
 {
 	if (!log)
 		return;
-	for (size_t i = 0; i < log->n; i++)
-		free(log->store[i].mem);
+	while (log->chunks) {
+		ima_chunk *next = log->chunks->next;
+
+		free(log->chunks);
+		log->chunks = next;
+	}
 	free(log->entries);
 	free(log->store);
 	free(log->data);

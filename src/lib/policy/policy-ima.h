@@ -42,6 +42,7 @@ typedef struct ima_exclude {
 typedef struct ima_key {
 	uint8_t id[4];        /* the last 4 bytes of the certificate's subject key identifier */
 	struct evp_pkey_st *pkey;
+	struct x509_st *cert; /* an appended signature's signer is named by issuer and serial or key id */
 } ima_key;
 
 struct policy_ima {
@@ -73,5 +74,12 @@ typedef enum ima_sig_check {
 } ima_sig_check;
 ima_sig_check policy_ima_check_sig(const struct policy_ima *ima, const uint8_t *sig, size_t sig_size,
 				   const uint8_t *digest, size_t digest_size, uint32_t *ret_keyid);
+/* An ima-modsig entry's appended signature (modsig: PKCS#7/CMS SignedData, DER, as a kernel
+ * module's) over the file without it, whose digest is d-modsig (algo, digest). VERIFIED, BAD (a
+ * key of the policy's signed it and it does not verify), UNKNOWN_KEY (no key of the policy's is
+ * its signer) or MALFORMED; who (at least 160 bytes): the signer as the signature names it. */
+ima_sig_check policy_ima_check_modsig(const struct policy_ima *ima, const uint8_t *modsig, size_t size,
+				      const char *algo, const uint8_t *digest, size_t digest_size, char *who,
+				      size_t who_size);
 
 #endif
