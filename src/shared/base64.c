@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Base64 (RFC 4648 §4, padded): the sealed file's, the LUKS token's and the evidence's binary fields. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +54,16 @@ static const uint8_t b64_rev[256] = {
 	['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64,
 };
 
+static uint32_t b64_shifted[4][256];
+static pthread_once_t b64_once = PTHREAD_ONCE_INIT;
+
+static void b64_shifted_init(void)
+{
+	for (unsigned k = 0; k < 4; k++)
+		for (unsigned c = 0; c < 256; c++)
+			b64_shifted[k][c] = b64_rev[c] ? (uint32_t) (b64_rev[c] - 1) << (18 - 6 * k) : UINT32_C(1) << 31;
+}
+
 static int b64_val(char c)
 {
 	return (int) b64_rev[(unsigned char) c] - 1;
@@ -74,16 +85,17 @@ int base64_decode(const char *s, size_t len, size_t max, uint8_t **ret, size_t *
 	out = malloc(len / 4 * 3 + 1);
 	if (!out)
 		return -ENOMEM;
-	/* every quantum but the last has no padding */
+	/* every quantum but the last has no padding: each character's bits already in place
+	 * (b64_shifted), a byte outside the alphabet sets bit 31, checked once per quantum */
+	pthread_once(&b64_once, b64_shifted_init);
 	for (i = 0; i + 4 < len; i += 4) {
 		const unsigned char *q = (const unsigned char *) s + i;
-		uint32_t a = b64_rev[q[0]], b = b64_rev[q[1]], c = b64_rev[q[2]], d = b64_rev[q[3]], v;
+		uint32_t v = b64_shifted[0][q[0]] | b64_shifted[1][q[1]] | b64_shifted[2][q[2]] | b64_shifted[3][q[3]];
 
-		if (!a || !b || !c || !d) {
+		if (v >> 31) {
 			free(out);
 			return -EBADMSG;
 		}
-		v = (a - 1) << 18 | (b - 1) << 12 | (c - 1) << 6 | (d - 1);
 		out[n++] = (uint8_t) (v >> 16);
 		out[n++] = (uint8_t) (v >> 8);
 		out[n++] = (uint8_t) v;

@@ -23,6 +23,7 @@ typedef struct ima_chunk {
 
 struct mb_ima_log {
 	size_t n, cap, n_bad;
+	size_t hint;     /* the entries' array's first size */
 	ima_chunk *chunks; /* the newest first */
 	mb_ima_entry *entries;
 	ima_entry_store *store;
