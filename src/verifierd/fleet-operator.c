@@ -461,7 +461,7 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 	store_machine m;
 	fleet_judgment j;
 	char *evidence = NULL;
-	bool db_error;
+	bool db_error, stale = false;
 	int r, i;
 
 	for (i = 0; i < 3; i++) {
@@ -485,8 +485,7 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		free(evidence);
 		evidence = NULL;
 		if (r >= 0) {
-			bool stale = m.stale_announced != 0;
-
+			stale = m.stale_announced != 0;
 			r = store_rejudge_tx(w->d, id, m.generation, m.last_nonce, fleet_now(), j.trusted, j.n_reasons,
 					     j.verdict, &stale, err);
 			/* A machine announced stale stays stale (shown and told) until it attests. */
@@ -499,7 +498,7 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		}
 		store_machine_done(&m);
 		if (r >= 0) {
-			*ret_status = j.trusted ? "trusted" : "untrusted";
+			*ret_status = stale ? "stale" : j.trusted ? "trusted" : "untrusted";
 			return 0;
 		}
 		/* -ENOENT: new evidence arrived meanwhile (or the machine went): look again. */

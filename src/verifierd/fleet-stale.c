@@ -9,6 +9,7 @@
  * and that attestation's webhook says it came from stale.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,11 +145,16 @@ void fleet_stale_init(fleet *f)
 
 int fleet_stale_start(fleet *f, mb_error *err)
 {
+	sigset_t all, old;
 	int r;
 
 	if (f->stale_sweep <= 0)
 		return 0;
+	/* The thread takes no signal: the service's main thread waits for the stop signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r = -pthread_create(&f->stale_thread, NULL, sweep_main, f);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0)
 		return set_error(err, r, "the stale sweep: no thread: %s", strerror(-r));
 	f->stale_started = true;

@@ -14,7 +14,7 @@ int store_token_add(db *d, const char *sha256, const char *name, int64_t now, mb
 	const char *p[] = { sha256, nb, name };
 	int64_t r;
 
-	store_i64s(nb, now);
+	i64s(nb, now);
 	r = db_exec(d, "INSERT INTO tokens (sha256, created, name) VALUES ($1, $2, $3)", p, 3, err);
 	return r < 0 ? (int) r : 0;
 }
@@ -65,7 +65,7 @@ int store_token_list(db *d, store_token **ret, size_t *ret_n, mb_error *err)
 	for (i = 0; i < n; i++) {
 		token_name(t[i].name, db_rows_get(rows, i, 1), db_rows_get(rows, i, 0));
 		snprintf(t[i].sha256_prefix, sizeof(t[i].sha256_prefix), "%.12s", db_rows_get(rows, i, 0));
-		t[i].created = store_to_i64(db_rows_get(rows, i, 2));
+		t[i].created = to_i64(db_rows_get(rows, i, 2));
 	}
 	db_rows_free(rows);
 	*ret = t;
@@ -93,7 +93,7 @@ int store_audit_add(db *d, int64_t at_us, const char *operator_name, const char 
 	const char *p[] = { ab, operator_name, action, id, detail };
 	int64_t r;
 
-	store_i64s(ab, at_us);
+	i64s(ab, at_us);
 	r = db_exec(d, "INSERT INTO audit (at_us, operator, action, machine_id, detail) VALUES ($1, $2, $3, $4, $5)", p,
 		    5, err);
 	return r < 0 ? (int) r : 0;
@@ -133,11 +133,11 @@ int store_audit_get(db *d, const char *id, store_audit **ret, size_t *ret_n, mb_
 	n = db_rows_count(rows);
 	a = calloc(n ? n : 1, sizeof(*a));
 	for (i = 0; a && i < n; i++) {
-		a[i].at_us = store_to_i64(db_rows_get(rows, i, 0));
-		a[i].operator_name = store_dup_or_null(db_rows_get(rows, i, 1));
-		a[i].action = store_dup_or_null(db_rows_get(rows, i, 2));
-		a[i].machine_id = store_dup_or_null(db_rows_get(rows, i, 3));
-		a[i].detail = store_dup_or_null(db_rows_get(rows, i, 4));
+		a[i].at_us = to_i64(db_rows_get(rows, i, 0));
+		a[i].operator_name = dup_or_null(db_rows_get(rows, i, 1));
+		a[i].action = dup_or_null(db_rows_get(rows, i, 2));
+		a[i].machine_id = dup_or_null(db_rows_get(rows, i, 3));
+		a[i].detail = dup_or_null(db_rows_get(rows, i, 4));
 		if (!a[i].operator_name || !a[i].action) {
 			store_audit_free(a, i + 1);
 			a = NULL;

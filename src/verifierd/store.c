@@ -126,24 +126,6 @@ static const char *const schema_v6[] = {
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3, schema_v4,
 								      schema_v5, schema_v6 };
 
-void store_i64s(char buf[24], int64_t v)
-{
-	snprintf(buf, 24, "%" PRId64, v);
-}
-
-/* A number the database returned for a BIGINT column (never NULL there but for absent rows). */
-int64_t store_to_i64(const char *s)
-{
-	char *end;
-	long long v;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	return errno || *end ? 0 : v;
-}
-
 /* A machine's next generation: random, so that a machine forgotten and enrolled again never
  * repeats the generation an evidence still being judged was read under. */
 static int new_generation(char buf[24], mb_error *err)
@@ -152,13 +134,8 @@ static int new_generation(char buf[24], mb_error *err)
 
 	if (RAND_bytes((unsigned char *) &g, sizeof(g)) != 1)
 		return set_error(err, -EIO, "no random bytes from OpenSSL");
-	store_i64s(buf, (int64_t) (g >> 2));
+	i64s(buf, (int64_t) (g >> 2));
 	return 0;
-}
-
-char *store_dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }
 
 /* One try of the whole migration; -EEXIST / -EBUSY when another verifier raced us. */
@@ -177,7 +154,7 @@ static int migrate_once(db *d, mb_error *err)
 	if (r >= 0)
 		r = db_query(d, "SELECT MAX(version) FROM schema_version", NULL, 0, &rows, err);
 	if (r >= 0) {
-		version = db_rows_count(rows) ? store_to_i64(db_rows_get(rows, 0, 0)) : 0;
+		version = db_rows_count(rows) ? to_i64(db_rows_get(rows, 0, 0)) : 0;
 		db_rows_free(rows);
 		if (version > STORE_SCHEMA_VERSION)
 			r = set_error(err, -EPROTO,
@@ -192,7 +169,7 @@ static int migrate_once(db *d, mb_error *err)
 			r = (int) db_exec(d, *sql, NULL, 0, err);
 		if (r < 0)
 			break;
-		store_i64s(vbuf, version + 1);
+		i64s(vbuf, version + 1);
 		p[0] = vbuf;
 		/* Two verifiers migrating at once: the second one's row conflicts (-EEXIST), and its
 		 * retry finds the schema done. */
@@ -238,22 +215,22 @@ void store_machine_done(store_machine *m)
 static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->id = store_dup_or_null(db_rows_get(rows, i, 0));
-	m->record = store_dup_or_null(db_rows_get(rows, i, 1));
-	m->ek_sha256 = store_dup_or_null(db_rows_get(rows, i, 2));
-	m->policy = store_dup_or_null(db_rows_get(rows, i, 3));
-	m->interval = store_to_i64(db_rows_get(rows, i, 4));
-	m->status = store_dup_or_null(db_rows_get(rows, i, 5));
-	m->status_changed = store_to_i64(db_rows_get(rows, i, 6));
-	m->enrolled = store_to_i64(db_rows_get(rows, i, 7));
-	m->last_attestation = store_to_i64(db_rows_get(rows, i, 8));
-	m->last_nonce = store_dup_or_null(db_rows_get(rows, i, 9));
-	m->last_verdict = store_dup_or_null(db_rows_get(rows, i, 10));
-	m->last_reasons = store_to_i64(db_rows_get(rows, i, 11));
-	m->generation = store_to_i64(db_rows_get(rows, i, 12));
-	m->evidence_nonce = store_dup_or_null(db_rows_get(rows, i, 13));
-	m->evidence_boot = store_dup_or_null(db_rows_get(rows, i, 14));
-	m->stale_announced = store_to_i64(db_rows_get(rows, i, 15));
+	m->id = dup_or_null(db_rows_get(rows, i, 0));
+	m->record = dup_or_null(db_rows_get(rows, i, 1));
+	m->ek_sha256 = dup_or_null(db_rows_get(rows, i, 2));
+	m->policy = dup_or_null(db_rows_get(rows, i, 3));
+	m->interval = to_i64(db_rows_get(rows, i, 4));
+	m->status = dup_or_null(db_rows_get(rows, i, 5));
+	m->status_changed = to_i64(db_rows_get(rows, i, 6));
+	m->enrolled = to_i64(db_rows_get(rows, i, 7));
+	m->last_attestation = to_i64(db_rows_get(rows, i, 8));
+	m->last_nonce = dup_or_null(db_rows_get(rows, i, 9));
+	m->last_verdict = dup_or_null(db_rows_get(rows, i, 10));
+	m->last_reasons = to_i64(db_rows_get(rows, i, 11));
+	m->generation = to_i64(db_rows_get(rows, i, 12));
+	m->evidence_nonce = dup_or_null(db_rows_get(rows, i, 13));
+	m->evidence_boot = dup_or_null(db_rows_get(rows, i, 14));
+	m->stale_announced = to_i64(db_rows_get(rows, i, 15));
 	if (!m->id || !m->status) {
 		store_machine_done(m);
 		return -ENOMEM;
@@ -374,8 +351,8 @@ int store_enrollment_put(db *d, const char *id, const char *state, int64_t inter
 	const char *p[] = { id, state, ib, nb };
 	int64_t r;
 
-	store_i64s(ib, interval);
-	store_i64s(nb, now);
+	i64s(ib, interval);
+	i64s(nb, now);
 	r = db_exec(d,
 		    "INSERT INTO enrollments (machine_id, state, interval_s, created) VALUES ($1, $2, $3, $4) "
 		    "ON CONFLICT (machine_id) DO UPDATE SET state = excluded.state, interval_s = excluded.interval_s, "
@@ -399,7 +376,7 @@ int store_enrollment_get(db *d, const char *id, char **ret_state, int64_t *ret_i
 	else if (!(*ret_state = strdup(db_rows_get(rows, 0, 0))))
 		r = set_error(err, -ENOMEM, "out of memory");
 	else
-		*ret_interval = store_to_i64(db_rows_get(rows, 0, 1));
+		*ret_interval = to_i64(db_rows_get(rows, 0, 1));
 	db_rows_free(rows);
 	return r;
 }
@@ -412,8 +389,8 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 	const char *pid[] = { id };
 	int64_t r;
 
-	store_i64s(ib, interval);
-	store_i64s(nb, now);
+	i64s(ib, interval);
+	i64s(nb, now);
 	r = new_generation(gb, err);
 	if (r < 0)
 		return (int) r;
@@ -504,10 +481,10 @@ int store_attestation_tx(db *d, const char *id, int64_t generation, const char *
 	const char *pm[] = { id, status, ab, nonce, verdict, rb, gb, boot && *boot ? boot : NULL, evidence };
 	int64_t r;
 
-	store_i64s(ab, at);
-	store_i64s(sb, seq);
-	store_i64s(rb, n_reasons);
-	store_i64s(gb, generation);
+	i64s(ab, at);
+	i64s(sb, seq);
+	i64s(rb, n_reasons);
+	i64s(gb, generation);
 	/* The machine first: under PostgreSQL's READ COMMITTED the row's condition is checked again
 	 * on the newest version once a concurrent change of it committed, so a policy set (or a
 	 * revoke) that committed while the evidence was judged makes this change no row. The last
@@ -563,9 +540,9 @@ int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonc
 #undef REJUDGE
 	int64_t r;
 
-	store_i64s(nb, now);
-	store_i64s(rb, n_reasons);
-	store_i64s(gb, generation);
+	i64s(nb, now);
+	i64s(rb, n_reasons);
+	i64s(gb, generation);
 	r = exec_stale_variant(d, sql, p, 7, stale, err);
 	if (r < 0)
 		return (int) r;
@@ -587,9 +564,9 @@ int store_history_get(db *d, const char *id, store_history *ret, size_t max, siz
 	n = db_rows_count(rows);
 	for (i = 0; i < n && i < max; i++)
 		ret[i] = (store_history) {
-			.at = store_to_i64(db_rows_get(rows, i, 0)),
-			.trusted = store_to_i64(db_rows_get(rows, i, 1)) != 0,
-			.reasons = store_to_i64(db_rows_get(rows, i, 2)),
+			.at = to_i64(db_rows_get(rows, i, 0)),
+			.trusted = to_i64(db_rows_get(rows, i, 1)) != 0,
+			.reasons = to_i64(db_rows_get(rows, i, 2)),
 		};
 	*ret_n = i;
 	db_rows_free(rows);
@@ -629,7 +606,7 @@ int store_machine_revoke(db *d, const char *id, int64_t now, mb_error *err)
 	const char *p[] = { id, nb, gb };
 	int64_t r;
 
-	store_i64s(nb, now);
+	i64s(nb, now);
 	r = new_generation(gb, err);
 	if (r >= 0)
 		r = db_exec(d,
@@ -692,8 +669,8 @@ int store_stale_mark_tx(db *d, int64_t now, int64_t max_interval, store_stale **
 
 	*ret = NULL;
 	*ret_n = 0;
-	store_i64s(nb, now);
-	store_i64s(ib, max_interval);
+	i64s(nb, now);
+	i64s(ib, max_interval);
 	r = db_query(d, db_get_kind(d) == DB_POSTGRESQL ? sql_pg : sql_sqlite, p, 2, &rows, err);
 	if (r < 0)
 		return r;
@@ -701,10 +678,10 @@ int store_stale_mark_tx(db *d, int64_t now, int64_t max_interval, store_stale **
 	s = calloc(n ? n : 1, sizeof(*s));
 	for (i = 0; s && i < n; i++) {
 		s[i] = (store_stale) {
-			.id = store_dup_or_null(db_rows_get(rows, i, 0)),
-			.status = store_dup_or_null(db_rows_get(rows, i, 1)),
-			.last_seen = store_to_i64(db_rows_get(rows, i, 2)),
-			.interval = store_to_i64(db_rows_get(rows, i, 3)),
+			.id = dup_or_null(db_rows_get(rows, i, 0)),
+			.status = dup_or_null(db_rows_get(rows, i, 1)),
+			.last_seen = to_i64(db_rows_get(rows, i, 2)),
+			.interval = to_i64(db_rows_get(rows, i, 3)),
 		};
 		if (!s[i].id || !s[i].status) {
 			store_stale_free(s, i + 1);

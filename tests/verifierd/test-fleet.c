@@ -1260,11 +1260,10 @@ static void test_stale_sweep(void **state)
 	/* Silent again, announced again; a policy set judges its evidence again, but it stays stale
 	 * (marked) until it attests. */
 	assert_int_equal(fleet_stale_sweep(T.f, (now + 7200) * 1000000, &err), 1);
-	{
-		char path[] = "/v1/machines/web1/policy";
-
-		checked_call(200, "PUT", path, NULL, T.token, T.policy);
-	}
+	a = call("PUT", "/v1/machines/web1/policy", NULL, T.token, T.policy);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "stale");
+	answer_done(&a);
 	assert_int_equal(db_number("SELECT stale_announced FROM machines WHERE id = $1", "web1"), now + 7200);
 	a = show("web1");
 	assert_string_equal(jstr(a.json, "status"), "stale");
