@@ -60,6 +60,16 @@ struct fleet {
 	void (*after_judging)(void *ctx);
 	void *after_judging_ctx;
 
+	/* The stale sweep (fleet-stale.c): its thread, its own connection, what it told. */
+	int64_t stale_sweep;   /* seconds between sweeps; 0: no thread */
+	db *stale_db;
+	pthread_t stale_thread;
+	bool stale_started, stale_stopping, stale_failing;
+	pthread_mutex_t stale_lock; /* guards stale_stopping */
+	pthread_cond_t stale_cond;  /* stopping */
+	/* Machines this verifier announced stale, and stale ones that attested here again. */
+	atomic_uint_fast64_t stale_announced, stale_back;
+
 	fleet_cache *judged;   /* boots judged (verdicts); NULL: every evidence judged in full */
 	fleet_cache *machines; /* machine records parsed (mb_attest_machine), by the record's SHA-256 */
 
@@ -131,6 +141,9 @@ int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret,
 int64_t fleet_interval_of(const fleet *f, const store_machine *m);
 /* The machine's status as shown: stale when nothing was judged within twice its interval. */
 const char *fleet_status_shown(const fleet *f, const store_machine *m, int64_t now);
+/* The status webhooks were last told of: "stale" once a sweep announced it (until it attests or
+ * enrolls again), else the stored one. */
+const char *fleet_status_told(const store_machine *m);
 /* Every status fleet_status_shown gives. */
 #define FLEET_STATUSES 5
 extern const char *const fleet_statuses[FLEET_STATUSES];
@@ -184,6 +197,13 @@ void fleet_metrics(fleet_worker *w, http_response *resp);
 void fleet_metrics_db_error(void);
 void fleet_metrics_judged(fleet *f, int64_t us);
 void fleet_metrics_stored(fleet *f, const fleet_judgment *j);
+
+/* ---- fleet-stale.c: the stale sweep ---- */
+/* Init first (never fails); then the thread sweeping every f->stale_sweep seconds (none when 0);
+ * stop joins it and frees what init and the sweeps made. */
+void fleet_stale_init(fleet *f);
+int fleet_stale_start(fleet *f, mb_error *err);
+void fleet_stale_stop(fleet *f);
 
 /* ---- the calls ---- */
 void fleet_enroll(fleet_worker *w, const http_request *req, http_response *resp);

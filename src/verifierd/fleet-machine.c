@@ -157,10 +157,10 @@ static int activate_tx(db *d, void *p, mb_error *err)
 	int r;
 
 	/* Read again inside the transaction: another verifier may have enrolled the id since. */
-	r = store_machine_get(d, c->id, &m, err);
+	r = store_machine_get_tx(d, c->id, &m, err);
 	c->old_status[0] = '\0';
 	if (r >= 0) {
-		snprintf(c->old_status, sizeof(c->old_status), "%s", m.status);
+		snprintf(c->old_status, sizeof(c->old_status), "%s", fleet_status_told(&m));
 		c->refused = strcmp(m.status, "revoked") == 0 ? 403 : strcmp(m.ek_sha256, c->ek) != 0 ? 409 : 0;
 		store_machine_done(&m);
 		if (c->refused)
@@ -503,6 +503,7 @@ typedef struct evidence_ctx {
 	const char *id, *nonce, *evidence;
 	const fleet_judgment *j;
 	int64_t generation, at;
+	bool stale; /* the machine was announced stale: read, then as written */
 } evidence_ctx;
 
 static int evidence_tx(db *d, void *p, mb_error *err)
@@ -512,7 +513,8 @@ static int evidence_tx(db *d, void *p, mb_error *err)
 	/* Stored only under the generation the evidence was judged in (-ESTALE otherwise); the nonce
 	 * is spent by the attestation's row (-EEXIST: of two posts of one nonce, exactly one commits). */
 	return store_attestation_tx(d, c->id, c->generation, c->nonce, c->at, fleet_now_us(), c->j->trusted,
-				    c->j->n_reasons, c->j->verdict, c->evidence, c->j->boot, c->j->ima_state, err);
+				    c->j->n_reasons, c->j->verdict, c->evidence, c->j->boot, c->j->ima_state, &c->stale,
+				    err);
 }
 
 /* Evidence that is not the machine's TPM's answer: refused, counted and logged; nothing stored. */
@@ -590,6 +592,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 			w->f->after_judging(w->f->after_judging_ctx);
 		/* Evidence once per boot: what is stored is this boot's, so this one refers to it. */
 		c = (evidence_ctx) { .id = id, .nonce = nonce, .j = &j, .generation = m.generation, .at = fleet_now(),
+				     .stale = m.stale_announced != 0,
 				     .evidence = j.boot[0] && m.evidence_boot && strcmp(m.evidence_boot, j.boot) == 0
 							 ? NULL
 							 : req->body };
@@ -626,8 +629,11 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		goto out;
 	}
 	fleet_metrics_stored(w->f, &j);
-	/* Committed: the webhooks hear of it (old: the status read before judging). */
-	notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = m.status,
+	if (c.stale)
+		atomic_fetch_add(&w->f->stale_back, 1);
+	/* Committed: the webhooks hear of it (old: the status read before judging; stale when the
+	 * announcement was cleared by this attestation). */
+	notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = c.stale ? "stale" : m.status,
 		.new_status = j.trusted ? "trusted" : "untrusted", .cause = "attestation", .nonce = nonce,
 		.verdict = j.verdict, .at = c.at });
 	o = json_object();

@@ -155,6 +155,13 @@ void fleet_metrics(fleet_worker *w, http_response *resp)
 		(unsigned long long) atomic_load(&f->boots_judged));
 	fprintf(out, "mboot_verifierd_logs_judged_total{result=\"reused\"} %llu\n",
 		(unsigned long long) atomic_load(&f->boots_reused));
+	counter_head(out, "mboot_verifierd_stale_total", "Machines turned stale that this verifier announced "
+		     "(its sweep marked them: nothing judged within twice the interval), and stale ones that "
+		     "attested here again.", "counter");
+	fprintf(out, "mboot_verifierd_stale_total{change=\"announced\"} %llu\n",
+		(unsigned long long) atomic_load(&f->stale_announced));
+	fprintf(out, "mboot_verifierd_stale_total{change=\"attested\"} %llu\n",
+		(unsigned long long) atomic_load(&f->stale_back));
 	counter_head(out, "mboot_verifierd_boot_cache_entries", "Boots whose judgment is kept.", "gauge");
 	fprintf(out, "mboot_verifierd_boot_cache_entries %zu\n", fleet_cache_count(f->judged));
 	{
@@ -175,7 +182,7 @@ void fleet_metrics(fleet_worker *w, http_response *resp)
 		fprintf(out, "mboot_verifierd_notify_queued %llu\n", (unsigned long long) nc.pending);
 	}
 	counter_head(out, "mboot_verifierd_database_errors_total",
-		     "Database calls that failed (the client was told 503 or 500).", "counter");
+		     "Database calls that failed (the client was told 503 or 500; or a stale sweep failed).", "counter");
 	fprintf(out, "mboot_verifierd_database_errors_total %llu\n", (unsigned long long) atomic_load(&db_errors));
 	if (fclose(out) != 0 || !text) {
 		free(text);

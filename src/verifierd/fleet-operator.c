@@ -461,7 +461,7 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 	store_machine m;
 	fleet_judgment j;
 	char *evidence = NULL;
-	bool db_error;
+	bool db_error, stale = false;
 	int r, i;
 
 	for (i = 0; i < 3; i++) {
@@ -485,9 +485,11 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		free(evidence);
 		evidence = NULL;
 		if (r >= 0) {
+			stale = m.stale_announced != 0;
 			r = store_rejudge_tx(w->d, id, m.generation, m.last_nonce, fleet_now(), j.trusted, j.n_reasons,
-					     j.verdict, j.ima_state, err);
-			if (r >= 0)
+					     j.verdict, j.ima_state, &stale, err);
+			/* A machine announced stale stays stale (shown and told) until it attests. */
+			if (r >= 0 && !stale)
 				notify_change_send(w->f->notify, &(notify_change){ .machine_id = id,
 					.old_status = m.status, .new_status = j.trusted ? "trusted" : "untrusted",
 					.cause = "policy", .nonce = m.last_nonce, .verdict = j.verdict,
@@ -497,7 +499,7 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		}
 		store_machine_done(&m);
 		if (r >= 0) {
-			*ret_status = j.trusted ? "trusted" : "untrusted";
+			*ret_status = stale ? "stale" : j.trusted ? "trusted" : "untrusted";
 			return 0;
 		}
 		/* -ENOENT: new evidence arrived meanwhile (or the machine went): look again. */
@@ -554,11 +556,11 @@ static int audited_tx(db *d, void *ctx, mb_error *err)
 
 	a->old_status[0] = '\0';
 	if (a->want_old) {
-		r = store_machine_get(d, a->id, &m, err);
+		r = store_machine_get_tx(d, a->id, &m, err);
 		if (r < 0 && r != -ENOENT)
 			return r;
 		if (r >= 0)
-			snprintf(a->old_status, sizeof(a->old_status), "%s", m.status);
+			snprintf(a->old_status, sizeof(a->old_status), "%s", fleet_status_told(&m));
 		if (r >= 0)
 			store_machine_done(&m);
 	}

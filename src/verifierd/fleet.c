@@ -151,9 +151,15 @@ const char *fleet_status_shown(const fleet *f, const store_machine *m, int64_t n
 {
 	int64_t last = m->last_attestation > m->enrolled ? m->last_attestation : m->enrolled;
 
-	if (strcmp(m->status, "revoked") != 0 && now - last > 2 * fleet_interval_of(f, m))
+	/* Announced stale: so until it attests, also when a larger --max-interval came since. */
+	if (strcmp(m->status, "revoked") != 0 && (m->stale_announced || now - last > 2 * fleet_interval_of(f, m)))
 		return "stale";
 	return m->status;
+}
+
+const char *fleet_status_told(const store_machine *m)
+{
+	return m->stale_announced && strcmp(m->status, "revoked") != 0 ? "stale" : m->status;
 }
 
 int fleet_policy_get(fleet_worker *w, const char *sha256, const mb_policy **ret, mb_policy **ret_owned,
@@ -224,6 +230,8 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 		return set_error(err, -ENOMEM, "out of memory");
 	}
 	pthread_mutex_init(&f->lock, NULL);
+	fleet_stale_init(f);
+	f->stale_sweep = o->stale_sweep > 0 ? o->stale_sweep : 0;
 	f->ek_roots = o->ek_roots;
 	f->allow_no_ek_cert = o->allow_no_ek_cert;
 	f->allow_ek_reuse = o->allow_ek_reuse;
@@ -271,6 +279,8 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 		free(text);
 	}
 	db_close(d);
+	if (r >= 0)
+		r = fleet_stale_start(f, err);
 	if (r < 0) {
 		fleet_free(f);
 		return r;
@@ -291,6 +301,7 @@ void fleet_free(fleet *f)
 
 	if (!f)
 		return;
+	fleet_stale_stop(f);
 	for (i = 0; i < f->n_policies; i++)
 		mb_policy_free(f->policies[i].policy);
 	fleet_cache_free(f->judged);

@@ -39,7 +39,7 @@ enum {
 	OPT_CONNECTION_TIMEOUT, OPT_MAX_CONNECTIONS, OPT_PORT_FILE, OPT_VERBOSE, OPT_MAX_BODY_MEMORY,
 	OPT_HEADER_TIMEOUT, OPT_BODY_TIMEOUT, OPT_MAX_CONNECTIONS_PER_IP, OPT_MAX_INTERVAL, OPT_EK_CHECK_VALIDITY,
 	OPT_MIN_BANK, OPT_ALLOW_EK_REUSE, OPT_NOTIFY, OPT_NOTIFY_SECRET_FILE, OPT_NOTIFY_TRIES, OPT_NOTIFY_TIMEOUT,
-	OPT_NOTIFY_QUEUE,
+	OPT_NOTIFY_QUEUE, OPT_STALE_SWEEP,
 	OPT_CONFIG, OPT_NEW_TOKEN, OPT_TOKEN_NAME, OPT_LIST_TOKENS, OPT_REVOKE_TOKEN, OPT_JUDGE_CACHE,
 	OPT_END,
 };
@@ -76,6 +76,7 @@ static const struct option long_options[] = {
 	{ "notify-tries", required_argument, NULL, OPT_NOTIFY_TRIES },
 	{ "notify-timeout", required_argument, NULL, OPT_NOTIFY_TIMEOUT },
 	{ "notify-queue", required_argument, NULL, OPT_NOTIFY_QUEUE },
+	{ "stale-sweep", required_argument, NULL, OPT_STALE_SWEEP },
 	/* only on the command line: */
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "new-token", no_argument, NULL, OPT_NEW_TOKEN },
@@ -102,6 +103,7 @@ typedef struct settings {
 	int64_t max_interval;
 	int64_t nonce_ttl;
 	int64_t judge_cache;
+	int64_t stale_sweep;
 	const char *tls_cert;
 	const char *tls_key;
 	bool insecure;
@@ -151,6 +153,8 @@ static void usage(FILE *f)
 		"                            cut to this, and a machine is stale after twice it (default:\n"
 		"                            --interval)\n"
 		"  --nonce-ttl S             seconds a nonce is good for (60)\n"
+		"  --stale-sweep S           look for machines turned stale every S seconds, and tell the\n"
+		"                            webhooks and the audit trail of each once (10; 0: never)\n"
 		"  --judge-cache N           boots whose logs' judgment is kept, so that a boot's later\n"
 		"                            evidence has only its quote checked (default 10000; memory:\n"
 		"                            up to twice N verdicts, and as many parsed machine records);\n"
@@ -281,6 +285,10 @@ static int set_option(settings *s, int id, const char *arg)
 		if ((r = parse_number(name, arg, 1, 86400, &n)) == 0)
 			s->nonce_ttl = (int64_t)n;
 		break;
+	case OPT_STALE_SWEEP:
+		if ((r = parse_number(name, arg, 0, 86400, &n)) == 0)
+			s->stale_sweep = (int64_t)n;
+		break;
 	case OPT_JUDGE_CACHE:
 		if ((r = parse_number(name, arg, 0, 10000000, &n)) == 0)
 			s->judge_cache = n ? (int64_t)n : -1;
@@ -339,7 +347,7 @@ static bool numeric_option(int id)
 	return id == OPT_INTERVAL || id == OPT_NONCE_TTL || id == OPT_THREADS || id == OPT_MAX_BODY ||
 	       id == OPT_CONNECTION_TIMEOUT || id == OPT_MAX_CONNECTIONS || id == OPT_MAX_BODY_MEMORY ||
 	       id == OPT_HEADER_TIMEOUT || id == OPT_BODY_TIMEOUT || id == OPT_MAX_CONNECTIONS_PER_IP ||
-	       id == OPT_NOTIFY_TRIES || id == OPT_NOTIFY_TIMEOUT || id == OPT_NOTIFY_QUEUE;
+	       id == OPT_NOTIFY_TRIES || id == OPT_NOTIFY_TIMEOUT || id == OPT_NOTIFY_QUEUE || id == OPT_STALE_SWEEP;
 }
 
 /*
@@ -638,6 +646,7 @@ static int serve(const settings *s)
 			.max_interval = s->max_interval,
 			.nonce_ttl = s->nonce_ttl,
 			.judge_cache = s->judge_cache,
+			.stale_sweep = s->stale_sweep,
 		};
 
 		if (fleet_new(&fo, &f, &err) < 0)
@@ -724,6 +733,7 @@ int main(int argc, char **argv)
 		.db = "sqlite:/var/lib/mboot/verifier.db",
 		.interval = 600,
 		.nonce_ttl = 60,
+		.stale_sweep = 10,
 		.max_body = 8 * 1024 * 1024,
 		.max_body_memory = 64 * 1024 * 1024,
 		.connection_timeout = 10,

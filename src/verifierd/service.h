@@ -50,6 +50,8 @@ typedef struct fleet_options {
 	int64_t judge_cache;            /* boots whose logs' judgment is kept: 0 the default
 					 * (FLEET_JUDGE_CACHE), < 0 none (every evidence judged in full) */
 	struct notifier *notify;        /* webhooks (notify.h), or NULL; the caller frees it after the fleet */
+	int64_t stale_sweep;            /* seconds between sweeps announcing machines turned stale
+					 * (fleet-stale.c); 0: none (a process serving no machines) */
 } fleet_options;
 
 #define FLEET_JUDGE_CACHE 10000
@@ -67,6 +69,11 @@ void fleet_worker_free(fleet_worker *w);
 
 /* Answer one request; never fails (an error is a response with a JSON body {"error": ...}). */
 void fleet_handle(fleet_worker *w, const http_request *req, http_response *resp);
+
+/* One stale sweep, as of now_us (unix microseconds; the thread's sweeps use the clock; tests may
+ * go ahead of it): the machines announced stale (marked, audited, told to the webhooks), or a
+ * negative errno. Not while the thread runs (fleet_options.stale_sweep 0). */
+int fleet_stale_sweep(fleet *f, int64_t now_us, mb_error *err);
 
 /* Tests: fn(ctx) runs after each evidence is judged and before its verdict is stored (NULL: none). */
 void fleet_set_after_judging(fleet *f, void (*fn)(void *ctx), void *ctx);

@@ -9,7 +9,7 @@
 #include <openssl/rand.h>
 
 #include "shared/fail.h"
-#include "verifierd/store.h"
+#include "verifierd/store-internal.h"
 
 /* Version 1. Each later version appends its statements to a new array of its own. */
 static const char *const schema_v1[] = {
@@ -113,37 +113,25 @@ static const char *const schema_v5[] = {
 	NULL,
 };
 
-/* Version 6. The IMA list judged so far in the machine's boot (mb_attest_verdict_ima_state): the
- * next evidence carries only the entries after it. Dropped with a new policy or record. */
+/*
+ * Version 6. A machine turning stale is told once (fleet-stale.c): the verifier whose sweep marks
+ * it (a conditional UPDATE: of the verifiers of one database, one marks it) announces it, and
+ * a verifier started again finds it marked. Its next attestation, or enrollment, clears the mark.
+ */
 static const char *const schema_v6[] = {
+	"ALTER TABLE machines ADD COLUMN stale_announced BIGINT",
+	NULL,
+};
+
+/* Version 7. The IMA list judged so far in the machine's boot (mb_attest_verdict_ima_state): the
+ * next evidence carries only the entries after it. Dropped with a new policy or record. */
+static const char *const schema_v7[] = {
 	"ALTER TABLE machines ADD COLUMN ima_state TEXT",
 	NULL,
 };
 
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3, schema_v4,
-								      schema_v5, schema_v6 };
-
-/* Literals in SQL text: SQLite takes no text parameter for LIMIT. */
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
-static void i64s(char buf[24], int64_t v)
-{
-	snprintf(buf, 24, "%" PRId64, v);
-}
-
-/* A number the database returned for a BIGINT column (never NULL there but for absent rows). */
-static int64_t to_i64(const char *s)
-{
-	char *end;
-	long long v;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	return errno || *end ? 0 : v;
-}
+								      schema_v5, schema_v6, schema_v7 };
 
 /* A machine's next generation: random, so that a machine forgotten and enrolled again never
  * repeats the generation an evidence still being judged was read under. */
@@ -155,11 +143,6 @@ static int new_generation(char buf[24], mb_error *err)
 		return set_error(err, -EIO, "no random bytes from OpenSSL");
 	i64s(buf, (int64_t) (g >> 2));
 	return 0;
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }
 
 /* One try of the whole migration; -EEXIST / -EBUSY when another verifier raced us. */
@@ -235,7 +218,7 @@ void store_machine_done(store_machine *m)
 
 #define MACHINE_COLUMNS                                                                                         \
 	"id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled, last_attestation, last_nonce, " \
-	"last_verdict, last_reasons, generation, evidence_nonce, evidence_boot, ima_state"
+	"last_verdict, last_reasons, generation, evidence_nonce, evidence_boot, stale_announced, ima_state"
 
 static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 {
@@ -255,7 +238,8 @@ static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 	m->generation = to_i64(db_rows_get(rows, i, 12));
 	m->evidence_nonce = dup_or_null(db_rows_get(rows, i, 13));
 	m->evidence_boot = dup_or_null(db_rows_get(rows, i, 14));
-	m->ima_state = dup_or_null(db_rows_get(rows, i, 15));
+	m->stale_announced = to_i64(db_rows_get(rows, i, 15));
+	m->ima_state = dup_or_null(db_rows_get(rows, i, 16));
 	if (!m->id || !m->status) {
 		store_machine_done(m);
 		return -ENOMEM;
@@ -263,19 +247,33 @@ static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 	return 0;
 }
 
-int store_machine_get(db *d, const char *id, store_machine *ret, mb_error *err)
+static int machine_get(db *d, const char *id, bool lock, store_machine *ret, mb_error *err)
 {
 	const char *p[] = { id };
 	db_rows *rows;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = db_query(d, "SELECT " MACHINE_COLUMNS " FROM machines WHERE id = $1", p, 1, &rows, err);
+	/* SQLite's write transaction holds the whole database already. */
+	r = db_query(d, lock && db_get_kind(d) == DB_POSTGRESQL
+			     ? "SELECT " MACHINE_COLUMNS " FROM machines WHERE id = $1 FOR UPDATE"
+			     : "SELECT " MACHINE_COLUMNS " FROM machines WHERE id = $1",
+		     p, 1, &rows, err);
 	if (r < 0)
 		return r;
 	r = db_rows_count(rows) ? machine_from_row(rows, 0, ret) : -ENOENT;
 	db_rows_free(rows);
 	return r == -ENOMEM ? set_error(err, r, "out of memory") : r;
+}
+
+int store_machine_get(db *d, const char *id, store_machine *ret, mb_error *err)
+{
+	return machine_get(d, id, false, ret, err);
+}
+
+int store_machine_get_tx(db *d, const char *id, store_machine *ret, mb_error *err)
+{
+	return machine_get(d, id, true, ret, err);
 }
 
 int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err)
@@ -289,7 +287,8 @@ int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err)
 	*ret_n = 0;
 	r = db_query(d,
 		     "SELECT id, NULL, ek_sha256, policy, interval_s, status, status_changed, enrolled, "
-		     "last_attestation, last_nonce, NULL, last_reasons, generation, NULL, NULL FROM machines ORDER BY id",
+		     "last_attestation, last_nonce, NULL, last_reasons, generation, NULL, NULL, stale_announced FROM machines "
+		     "ORDER BY id",
 		     NULL, 0, &rows, err);
 	if (r < 0)
 		return r;
@@ -411,9 +410,9 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 		    "generation) VALUES ($1, $2, $3, $4, $5, 'enrolled', $6, $6, $7) "
 		    "ON CONFLICT (id) DO UPDATE SET record = excluded.record, ek_sha256 = excluded.ek_sha256, "
 		    "interval_s = excluded.interval_s, enrolled = excluded.enrolled, generation = excluded.generation, "
-		    "ima_state = NULL, "
-		    "status_changed = CASE WHEN machines.status = 'enrolled' THEN machines.status_changed "
-		    "ELSE excluded.status_changed END, status = 'enrolled' "
+		    "status_changed = CASE WHEN machines.status = 'enrolled' AND machines.stale_announced IS NULL "
+		    "THEN machines.status_changed ELSE excluded.status_changed END, status = 'enrolled', "
+		    "stale_announced = NULL, ima_state = NULL "
 		    "WHERE machines.ek_sha256 = excluded.ek_sha256 AND machines.status <> 'revoked'",
 		    p, 7, err);
 	/* Another TPM's machine, or a revoked one, that the caller's check did not see yet
@@ -467,9 +466,23 @@ static int why_unchanged(db *d, const char *id, mb_error *err)
 	return r;
 }
 
+/* An update of a machine, made in two variants: for a machine not announced stale, and for one
+ * announced stale (the announcement cleared). The variant of what was read (*stale) is tried
+ * first; when it changes no row, the other one (the sweep, or an attestation, came between).
+ * *stale: the variant that changed the row. 0 rows: neither did. */
+static int64_t exec_stale_variant(db *d, const char *const sql[2], const char *const *p, size_t n, bool *stale,
+				  mb_error *err)
+{
+	int64_t r = db_exec(d, sql[*stale], p, n, err);
+
+	if (r == 0 && (r = db_exec(d, sql[!*stale], p, n, err)) > 0)
+		*stale = !*stale;
+	return r;
+}
+
 int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
 			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
-			 const char *ima_state, mb_error *err)
+			 const char *ima_state, bool *stale, mb_error *err)
 {
 	char ab[24], sb[24], rb[24], gb[24];
 	const char *status = trusted ? "trusted" : "untrusted";
@@ -486,20 +499,30 @@ int store_attestation_tx(db *d, const char *id, int64_t generation, const char *
 	 * revoke) that committed while the evidence was judged makes this change no row. The last
 	 * trusted evidence: dropped when this one is trusted, kept from the row's when the machine
 	 * turns untrusted now (SET reads the row as it was). Without evidence (the stored one is of
-	 * this boot), only while the stored one is still of this boot. */
+	 * this boot), only while the stored one is still of this boot. A machine announced stale
+	 * changes status (from stale) whatever its verdict. */
 #define ATTESTATION_SET                                                                                 \
-	"UPDATE machines SET status_changed = CASE WHEN status = $2 THEN status_changed ELSE $3 END, "  \
+	"UPDATE machines SET status_changed = CASE WHEN status = $2 AND stale_announced IS NULL "       \
+	"THEN status_changed ELSE $3 END, "                                                             \
 	"trusted_evidence = CASE WHEN $2 = 'trusted' THEN NULL WHEN status = 'trusted' THEN last_evidence " \
-	"ELSE trusted_evidence END, "                                                                   \
+	"ELSE trusted_evidence END, stale_announced = NULL, "                                           \
 	"status = $2, last_attestation = $3, last_nonce = $4, last_verdict = $5, last_reasons = $6, ima_state = $9"
-#define ATTESTATION_WHERE " WHERE id = $1 AND generation = $7 AND status <> 'revoked'"
-	if (evidence)
-		r = db_exec(d, ATTESTATION_SET ", evidence_boot = $8, last_evidence = $10, evidence_nonce = $4" ATTESTATION_WHERE,
-			    pm, 10, err);
-	else
-		r = db_exec(d, ATTESTATION_SET ATTESTATION_WHERE " AND evidence_boot = $8", pm, 9, err);
+#define ATTESTATION_EVIDENCE ", evidence_boot = $8, last_evidence = $10, evidence_nonce = $4"
+#define ATTESTATION_WHERE " WHERE id = $1 AND generation = $7 AND status <> 'revoked' AND stale_announced "
+#define ATTESTATION_SAME_BOOT " AND evidence_boot = $8"
+	static const char *const with_evidence[2] = {
+		ATTESTATION_SET ATTESTATION_EVIDENCE ATTESTATION_WHERE "IS NULL",
+		ATTESTATION_SET ATTESTATION_EVIDENCE ATTESTATION_WHERE "IS NOT NULL",
+	};
+	static const char *const same_boot[2] = {
+		ATTESTATION_SET ATTESTATION_WHERE "IS NULL" ATTESTATION_SAME_BOOT,
+		ATTESTATION_SET ATTESTATION_WHERE "IS NOT NULL" ATTESTATION_SAME_BOOT,
+	};
 #undef ATTESTATION_SET
+#undef ATTESTATION_EVIDENCE
 #undef ATTESTATION_WHERE
+#undef ATTESTATION_SAME_BOOT
+	r = exec_stale_variant(d, evidence ? with_evidence : same_boot, pm, evidence ? 10 : 9, stale, err);
 	if (r < 0)
 		return (int) r;
 	if (r == 0)
@@ -512,22 +535,25 @@ int store_attestation_tx(db *d, const char *id, int64_t generation, const char *
 }
 
 int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
-		     int64_t n_reasons, const char *verdict, const char *ima_state, mb_error *err)
+		     int64_t n_reasons, const char *verdict, const char *ima_state, bool *stale, mb_error *err)
 {
 	char nb[24], rb[24], gb[24];
 	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb, gb, ima_state };
+	/* Only while that evidence is still the last one, and the machine's policy, record and
+	 * status those it was judged under. A machine announced stale stays so (and its time). */
+#define REJUDGE                                                                                      \
+	"UPDATE machines SET status_changed = CASE WHEN status = $3 OR stale_announced IS NOT NULL "   \
+	"THEN status_changed ELSE $4 END, status = $3, last_verdict = $5, last_reasons = $6, "         \
+	"ima_state = $8 "                                                                               \
+	"WHERE id = $1 AND last_nonce = $2 AND generation = $7 AND status <> 'revoked' AND stale_announced "
+	static const char *const sql[2] = { REJUDGE "IS NULL", REJUDGE "IS NOT NULL" };
+#undef REJUDGE
 	int64_t r;
 
 	i64s(nb, now);
 	i64s(rb, n_reasons);
 	i64s(gb, generation);
-	/* Only while that evidence is still the last one, and the machine's policy, record and
-	 * status those it was judged under. */
-	r = db_exec(d,
-		    "UPDATE machines SET status_changed = CASE WHEN status = $3 THEN status_changed ELSE $4 END, "
-		    "status = $3, last_verdict = $5, last_reasons = $6, ima_state = $8 "
-		    "WHERE id = $1 AND last_nonce = $2 AND generation = $7 AND status <> 'revoked'",
-		    p, 8, err);
+	r = exec_stale_variant(d, sql, p, 8, stale, err);
 	if (r < 0)
 		return (int) r;
 	return r == 0 ? -ENOENT : 0;
@@ -622,147 +648,74 @@ int store_machine_delete_tx(db *d, const char *id, mb_error *err)
 	return total == 0 ? -ENOENT : 0;
 }
 
-int store_token_add(db *d, const char *sha256, const char *name, int64_t now, mb_error *err)
-{
-	char nb[24];
-	const char *p[] = { sha256, nb, name };
-	int64_t r;
+/* A machine's deadline as fleet_status_shown has it: its last attestation or its enrollment (the
+ * later), plus twice the interval it is held to ($2: the verifier's maximum), before now ($1). */
+#define STALE_DUE                                                                                       \
+	"stale_announced IS NULL AND status <> 'revoked' AND "                                          \
+	"CASE WHEN last_attestation > enrolled THEN last_attestation ELSE enrolled END + 2 * "          \
+	"CASE WHEN interval_s > 0 AND interval_s < CAST($2 AS BIGINT) THEN interval_s ELSE CAST($2 AS BIGINT) END " \
+	"< CAST($1 AS BIGINT)"
 
+int store_stale_mark_tx(db *d, int64_t now, int64_t max_interval, store_stale **ret, size_t *ret_n, mb_error *err)
+{
+	char nb[24], ib[24];
+	const char *p[] = { nb, ib };
+	/* The marking's condition is the choice's again: under PostgreSQL's READ COMMITTED it is
+	 * checked on the newest version of a row another verifier (or an attestation) changed
+	 * meanwhile, so a row is marked by one caller only. There the rows are locked in id order,
+	 * those another sweep holds skipped: two sweeps split the work and never deadlock. */
+#define STALE_MARK(lock)                                                                                \
+	"UPDATE machines SET stale_announced = CAST($1 AS BIGINT), status_changed = CAST($1 AS BIGINT) " \
+	"WHERE " STALE_DUE " AND id IN (SELECT id FROM machines WHERE " STALE_DUE                        \
+	" ORDER BY id LIMIT " STR(STORE_STALE_BATCH) lock ") "                                               \
+	"RETURNING id, status, CASE WHEN last_attestation > enrolled THEN last_attestation ELSE enrolled END, " \
+	"CASE WHEN interval_s > 0 AND interval_s < CAST($2 AS BIGINT) THEN interval_s ELSE CAST($2 AS BIGINT) END"
+	static const char *const sql_sqlite = STALE_MARK(""), *const sql_pg = STALE_MARK(" FOR UPDATE SKIP LOCKED");
+#undef STALE_MARK
+	store_stale *s;
+	db_rows *rows;
+	size_t i, n;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
 	i64s(nb, now);
-	r = db_exec(d, "INSERT INTO tokens (sha256, created, name) VALUES ($1, $2, $3)", p, 3, err);
-	return r < 0 ? (int) r : 0;
-}
-
-/* An unnamed token (made before tokens had names) goes by the start of its hash. */
-static void token_name(char name[STORE_TOKEN_NAME_MAX + 1], const char *stored, const char *sha256)
-{
-	if (stored && *stored)
-		snprintf(name, STORE_TOKEN_NAME_MAX + 1, "%s", stored);
-	else
-		snprintf(name, STORE_TOKEN_NAME_MAX + 1, "token-%.12s", sha256);
-}
-
-int store_token_check(db *d, const char *sha256, char name[STORE_TOKEN_NAME_MAX + 1], mb_error *err)
-{
-	const char *p[] = { sha256 };
-	db_rows *rows;
-	int r;
-
-	r = db_query(d, "SELECT name FROM tokens WHERE sha256 = $1", p, 1, &rows, err);
-	if (r < 0)
-		return r;
-	r = db_rows_count(rows) ? 1 : 0;
-	if (r)
-		token_name(name, db_rows_get(rows, 0, 0), sha256);
-	db_rows_free(rows);
-	return r;
-}
-
-int store_token_list(db *d, store_token **ret, size_t *ret_n, mb_error *err)
-{
-	db_rows *rows;
-	store_token *t;
-	size_t i, n;
-	int r;
-
-	*ret = NULL;
-	*ret_n = 0;
-	r = db_query(d, "SELECT sha256, name, created FROM tokens ORDER BY created, sha256", NULL, 0, &rows, err);
+	i64s(ib, max_interval);
+	r = db_query(d, db_get_kind(d) == DB_POSTGRESQL ? sql_pg : sql_sqlite, p, 2, &rows, err);
 	if (r < 0)
 		return r;
 	n = db_rows_count(rows);
-	t = calloc(n ? n : 1, sizeof(*t));
-	if (!t) {
-		db_rows_free(rows);
-		return set_error(err, -ENOMEM, "out of memory");
-	}
-	for (i = 0; i < n; i++) {
-		token_name(t[i].name, db_rows_get(rows, i, 1), db_rows_get(rows, i, 0));
-		snprintf(t[i].sha256_prefix, sizeof(t[i].sha256_prefix), "%.12s", db_rows_get(rows, i, 0));
-		t[i].created = to_i64(db_rows_get(rows, i, 2));
-	}
-	db_rows_free(rows);
-	*ret = t;
-	*ret_n = n;
-	return 0;
-}
-
-int store_token_revoke(db *d, const char *name, mb_error *err)
-{
-	const char *p[] = { name };
-	int64_t r;
-
-	/* A named token by its name; an unnamed one by the name it goes by (token-HASH12). */
-	r = db_exec(d, "DELETE FROM tokens WHERE name = $1 OR (name IS NULL AND 'token-' || substr(sha256, 1, 12) = $1)",
-		    p, 1, err);
-	if (r < 0)
-		return (int) r;
-	return r == 0 ? set_error(err, -ENOENT, "no operator token is named %s", name) : 0;
-}
-
-int store_audit_add(db *d, int64_t at_us, const char *operator_name, const char *action, const char *id,
-		    const char *detail, mb_error *err)
-{
-	char ab[24];
-	const char *p[] = { ab, operator_name, action, id, detail };
-	int64_t r;
-
-	i64s(ab, at_us);
-	r = db_exec(d, "INSERT INTO audit (at_us, operator, action, machine_id, detail) VALUES ($1, $2, $3, $4, $5)", p,
-		    5, err);
-	return r < 0 ? (int) r : 0;
-}
-
-void store_audit_free(store_audit *a, size_t n)
-{
-	size_t i;
-
-	for (i = 0; a && i < n; i++) {
-		free(a[i].operator_name);
-		free(a[i].action);
-		free(a[i].machine_id);
-		free(a[i].detail);
-	}
-	free(a);
-}
-
-int store_audit_get(db *d, const char *id, store_audit **ret, size_t *ret_n, mb_error *err)
-{
-	const char *p[] = { id };
-	db_rows *rows;
-	store_audit *a;
-	size_t i, n;
-	int r;
-
-	*ret = NULL;
-	*ret_n = 0;
-	if (id)
-		r = db_query(d, "SELECT at_us, operator, action, machine_id, detail FROM audit WHERE machine_id = $1 "
-			     "ORDER BY at_us DESC LIMIT " STR(STORE_AUDIT_MAX), p, 1, &rows, err);
-	else
-		r = db_query(d, "SELECT at_us, operator, action, machine_id, detail FROM audit "
-			     "ORDER BY at_us DESC LIMIT " STR(STORE_AUDIT_MAX), NULL, 0, &rows, err);
-	if (r < 0)
-		return r;
-	n = db_rows_count(rows);
-	a = calloc(n ? n : 1, sizeof(*a));
-	for (i = 0; a && i < n; i++) {
-		a[i].at_us = to_i64(db_rows_get(rows, i, 0));
-		a[i].operator_name = dup_or_null(db_rows_get(rows, i, 1));
-		a[i].action = dup_or_null(db_rows_get(rows, i, 2));
-		a[i].machine_id = dup_or_null(db_rows_get(rows, i, 3));
-		a[i].detail = dup_or_null(db_rows_get(rows, i, 4));
-		if (!a[i].operator_name || !a[i].action) {
-			store_audit_free(a, i + 1);
-			a = NULL;
+	s = calloc(n ? n : 1, sizeof(*s));
+	for (i = 0; s && i < n; i++) {
+		s[i] = (store_stale) {
+			.id = dup_or_null(db_rows_get(rows, i, 0)),
+			.status = dup_or_null(db_rows_get(rows, i, 1)),
+			.last_seen = to_i64(db_rows_get(rows, i, 2)),
+			.interval = to_i64(db_rows_get(rows, i, 3)),
+		};
+		if (!s[i].id || !s[i].status) {
+			store_stale_free(s, i + 1);
+			s = NULL;
 		}
 	}
 	db_rows_free(rows);
-	if (!a)
+	if (!s)
 		return set_error(err, -ENOMEM, "out of memory");
-	*ret = a;
+	*ret = s;
 	*ret_n = n;
 	return 0;
+}
+#undef STALE_DUE
+
+void store_stale_free(store_stale *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++) {
+		free(s[i].id);
+		free(s[i].status);
+	}
+	free(s);
 }
 
 int store_ping(db *d, mb_error *err)

@@ -12,7 +12,7 @@
 
 #include "verifierd/db.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 #define STORE_HISTORY 20
 
 /* Create or migrate the schema (in one transaction; safe when verifiers start together). */
@@ -36,12 +36,16 @@ typedef struct store_machine {
 	char *evidence_nonce;  /* the nonce of the stored (last) evidence: a later attestation of the
 				* same boot refers to it */
 	char *evidence_boot;   /* its boot key (hex), NULL when its logs were not judged */
+	int64_t stale_announced; /* when a sweep announced it stale (0: not since its last attestation
+				  * or enrollment) */
 	char *ima_state;       /* the IMA list judged so far in this boot (mb_attest_verdict_ima_state) */
 } store_machine;
 
 void store_machine_done(store_machine *m);
 
 int store_machine_get(db *d, const char *id, store_machine *ret, mb_error *err);
+/* The same inside a transaction, the row locked until it ends (what is read stays so). */
+int store_machine_get_tx(db *d, const char *id, store_machine *ret, mb_error *err);
 /* All machines, sorted by id (record and last_verdict left NULL). */
 int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err);
 /* The id of a machine other than id enrolled with this EK, in *ret (caller frees); -ENOENT: none. */
@@ -73,16 +77,31 @@ int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_
  * and the machine's state, with the evidence and its boot key (hex, or NULL); evidence NULL: the
  * stored evidence is of this boot and stays (-ESTALE when it no longer is). Returns -ENOENT when
  * the machine is gone or revoked, -ESTALE when its generation moved on (a policy set, enrolled
- * again), -EEXIST when the nonce was used (nothing written: the caller rolls back). ima_state: the
- * IMA state after it (NULL: none). */
+ * again), -EEXIST when the nonce was used (nothing written: the caller rolls back). *stale: in,
+ * whether the machine was read announced stale; out, whether it was when written (the mark is
+ * cleared: it came back from stale). ima_state: the IMA state after it (NULL: none). */
 int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
 			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
-			 const char *ima_state, mb_error *err);
+			 const char *ima_state, bool *stale, mb_error *err);
 
 /* The last judgment replaced (a policy change re-judged the last evidence); -ENOENT unless the
- * evidence of nonce is still the last and generation still the machine's. */
+ * evidence of nonce is still the last and generation still the machine's. *stale as
+ * store_attestation_tx's, but the mark stays (the machine is as silent as it was). */
 int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
-		     int64_t n_reasons, const char *verdict, const char *ima_state, mb_error *err);
+		     int64_t n_reasons, const char *verdict, const char *ima_state, bool *stale, mb_error *err);
+
+/* The stale sweep: machines (not revoked, not announced yet) with nothing judged or enrolled
+ * within twice their interval (capped at max_interval) at now, marked announced at now, at most
+ * STORE_STALE_BATCH of them (the first by id); each marked by exactly one caller, also of several
+ * verifiers at once. What each was (a stale machine keeps its status, shown stale). */
+#define STORE_STALE_BATCH 500
+typedef struct store_stale {
+	char *id, *status;
+	int64_t last_seen; /* its last attestation, or its enrollment */
+	int64_t interval;  /* the one it is held to */
+} store_stale;
+int store_stale_mark_tx(db *d, int64_t now, int64_t max_interval, store_stale **ret, size_t *ret_n, mb_error *err);
+void store_stale_free(store_stale *s, size_t n);
 
 typedef struct store_history {
 	int64_t at;

@@ -11,7 +11,10 @@
 # POSTed to a receiver on 127.0.0.1 (notify-receiver.py) that checks the HMAC with python's hmac;
 # m1 turning untrusted is the expected body, delivered on the 3rd try after two 500s, 1 s and 2 s
 # apart; a second receiver that never answers slows no attestation, its queue overflows, and
-# GET /metrics counts delivered, dropped and retried.
+# GET /metrics counts delivered, dropped and retried. Turning stale is an event: the verifier
+# started again with --stale-sweep 1 announces the silent m2 once (signed, its audit line), not
+# again once started another time; a policy set leaves it stale and sends nothing; its next push
+# is sent as stale -> trusted.
 # shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:?}/swtpm-env.sh"
 M=${MBOOT:?}
@@ -70,14 +73,25 @@ RPID=$!
 for _ in $(seq 100); do [ -s hook.port ] && [ -s hang.port ] && break; sleep 0.1; done
 [ -s hook.port ] || fail "notify-receiver.py did not start: $(cat receiver.log)"
 NOTIFY_QUEUE=8
-"$V" --listen 127.0.0.1:0 --port-file port --insecure --db "$DB" --ek-ca-dir ekca \
-	--default-policy policy.json --threads 2 --notify "http://127.0.0.1:$(cat hook.port)/hook" \
-	--notify "http://127.0.0.1:$(cat hang.port)/hang" --notify-secret-file notify.secret \
-	--notify-timeout 100 --notify-queue "$NOTIFY_QUEUE" 2>verifierd.log &
-VPID=$!
-for _ in $(seq 100); do [ -s port ] && break; sleep 0.1; done
-[ -s port ] || fail "mboot-verifierd did not start: $(cat verifierd.log)"
-URL=http://127.0.0.1:$(cat port)
+# start_verifier ARGS: the verifier (its log appended to verifierd.log), with ARGS; $URL its address.
+start_verifier() {
+	rm -f port
+	"$V" --listen 127.0.0.1:0 --port-file port --insecure --db "$DB" --ek-ca-dir ekca \
+		--default-policy policy.json --threads 2 --notify "http://127.0.0.1:$(cat hook.port)/hook" \
+		--notify "http://127.0.0.1:$(cat hang.port)/hang" --notify-secret-file notify.secret \
+		--notify-timeout 100 --notify-queue "$NOTIFY_QUEUE" "$@" 2>>verifierd.log &
+	VPID=$!
+	for _ in $(seq 100); do [ -s port ] && break; sleep 0.1; done
+	[ -s port ] || fail "mboot-verifierd did not start: $(cat verifierd.log)"
+	URL=http://127.0.0.1:$(cat port)
+}
+stop_verifier() {
+	kill "$VPID" && wait "$VPID"
+	VPID=
+}
+# No stale sweep at first: m2 (below) goes stale unannounced until the verifier is started again
+# with one, at the end, so that the webhooks' order here does not depend on the time.
+start_verifier --stale-sweep 0
 
 # --- m1: the good boot, enrolled on first contact, trusted ----------------------------------------
 BOOTED=$LOG
@@ -332,5 +346,47 @@ check "GET /metrics: 14 delivered, 0 failed, $((14 - 1 - NOTIFY_QUEUE)) dropped 
 check "webhooks: each drop logged" test "$(grep -c "dropped: the queue is full" verifierd.log)" = $((14 - 1 - NOTIFY_QUEUE))
 
 kill -0 "$VPID" 2>/dev/null || bad "mboot-verifierd died: $(tail -5 verifierd.log)"
+
+# --- turning stale is an event: m2 announced once, and back from stale when it attests -------------
+# stale_hooks: the stale changes the receiver was sent (every try), one line each
+stale_hooks() { jq -s -c '[.[] | select(.body.new_status == "stale") | .body | [.machine_id, .old_status, .cause]]' hook-tries.jsonl; }
+stop_verifier
+start_verifier --stale-sweep 1
+hook_delivered 15 || bad "webhooks: m2's stale change not delivered within 10 s: $(tail -2 hook-tries.jsonl)"
+jq -s '[.[] | select(.status == 204)][14]' hook-tries.jsonl >m2-stale.json
+check "webhooks: m2 (silent for more than 2 x 2 s) announced by a sweep, once: untrusted -> stale, signed (python's hmac), no nonce, reasons or operator" \
+	jq -e '.sig_ok and .fresh and .body.machine_id == "m2" and .body.old_status == "untrusted" and
+	  .body.new_status == "stale" and .body.cause == "stale" and .body.nonce == null and .body.reasons == [] and
+	  .body.operator == null and ((.body.at | fromdateiso8601) - now | fabs) < 60' m2-stale.json
+check "webhooks: exactly one stale change sent ($(stale_hooks))" test "$(stale_hooks)" = '[["m2","untrusted","stale"]]'
+fleet show m2 --json >show-m2-stale.json
+check "m2: fleet show says stale; its audit trail's newest line is the sweep's ($(jq -c '.audit[0]' show-m2-stale.json))" \
+	jq -e '.status == "stale" and .audit[0].operator == "mboot-verifierd (stale sweep)" and .audit[0].action == "stale" and
+	  (.audit[0].detail | test("^was untrusted; nothing judged since [0-9T:-]+Z \\(interval 2 s\\)$"))' show-m2-stale.json
+check "GET /metrics: one machine announced stale" test "$(metric 'mboot_verifierd_stale_total{change="announced"}')" = 1
+# Started again: the machine is marked in the database, so no sweep announces it a second time.
+stop_verifier
+start_verifier --stale-sweep 1
+sleep 2.5
+check "the verifier started again swept (2 s) and announced nothing: still one stale change sent" \
+	test "$(stale_hooks) $(metric 'mboot_verifierd_stale_total{change="announced"}')" = '[["m2","untrusted","stale"]] 0'
+check "... and one stale line in m2's audit trail" \
+	test "$(fleet show m2 --json | jq '[.audit[] | select(.action == "stale")] | length')" = 1
+# A policy set judges m2's evidence again (trusted now) but m2 stays stale, and nothing is sent,
+# until it attests: then stale -> trusted.
+fleet policy set m2 policy.json >/dev/null || bad "fleet policy set m2: $(cat fleet.err)"
+check "m2, a policy set while stale: still stale" test "$(status_of m2)" = stale
+BOOTED=$LOG
+boot m2 "$BOOTED"
+push m2 --json
+check "m2 attests again: trusted (exit $rc)" test "$rc:$(jq -r .status push.out)" = "0:trusted"
+m2_nonce=$(jq -r .nonce push.out)
+check "GET /metrics: one stale machine attested again" test "$(metric 'mboot_verifierd_stale_total{change="attested"}')" = 1
+hook_delivered 16 || bad "webhooks: m2's return not delivered within 10 s: $(tail -2 hook-tries.jsonl)"
+stop_verifier # before m2 (interval 2 s) goes stale again
+check "webhooks: after the stale change, the next is m2's attestation, stale -> trusted (the policy set sent nothing), signed" \
+	jq -s -e --arg n "$m2_nonce" '[.[] | select(.status == 204)] | length == 16 and (.[15] | .sig_ok and
+	  .body.machine_id == "m2" and .body.old_status == "stale" and .body.new_status == "trusted" and
+	  .body.cause == "attestation" and .body.nonce == $n)' hook-tries.jsonl
 echo "$failures check(s) failed"
 [ "$failures" -eq 0 ]

@@ -32,7 +32,7 @@ for i in 1 2 3; do
 		bad "race $i: $(tail -q -n 1 "$RW/vd-a.log" "$RW/vd-b.log" | paste -sd" ")"
 	fi
 	versions=$(db_sql "$url" "SELECT count(*), max(version) FROM schema_version" 2>&1)
-	[ "$versions" = "6|6" ] || bad "race $i: schema_version holds $versions, not versions 1 to 6 once each"
+	[ "$versions" = "7|7" ] || bad "race $i: schema_version holds $versions, not versions 1 to 7 once each"
 	# One nonce key: a nonce either verifier gives, the other checks.
 	keys=$(db_sql "$url" "SELECT count(*) FROM secrets WHERE name = 'nonce-key'" 2>&1)
 	[ "$keys" = 1 ] || bad "race $i: $keys nonce keys, not one"

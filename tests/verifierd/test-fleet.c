@@ -302,13 +302,14 @@ static void test_schema(void **state)
 	assert_int_equal(fleet_new(&o, &f2, &err), 0);
 	fleet_free(f2);
 	assert_int_equal(db_query(T.d, "SELECT version FROM schema_version ORDER BY version", NULL, 0, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), 6);
+	assert_int_equal(db_rows_count(rows), 7);
 	assert_string_equal(db_rows_get(rows, 0, 0), "1");
 	assert_string_equal(db_rows_get(rows, 1, 0), "2");
 	assert_string_equal(db_rows_get(rows, 2, 0), "3");
 	assert_string_equal(db_rows_get(rows, 3, 0), "4");
 	assert_string_equal(db_rows_get(rows, 4, 0), "5");
 	assert_string_equal(db_rows_get(rows, 5, 0), "6");
+	assert_string_equal(db_rows_get(rows, 6, 0), "7");
 	db_rows_free(rows);
 	/* One nonce key, kept by the second fleet too. */
 	assert_int_equal(db_query(T.d, "SELECT value FROM secrets WHERE name = 'nonce-key'", NULL, 0, &rows, &err), 0);
@@ -1128,6 +1129,150 @@ static void test_stale(void **state)
 	free(ak);
 }
 
+/* A sweep in a thread of its own, as a second verifier's would run beside the first one's. */
+typedef struct sweeper {
+	fleet *f;
+	int64_t now_us;
+	int announced;
+	pthread_t thread;
+} sweeper;
+
+static void *sweeper_main(void *p)
+{
+	sweeper *s = p;
+	mb_error err = { 0 };
+
+	s->announced = fleet_stale_sweep(s->f, s->now_us, &err);
+	if (s->announced < 0)
+		fprintf(stderr, "sweep: %s\n", err.message);
+	return NULL;
+}
+
+/* The first column of the first row of sql with one parameter, as a number (-1: none, NULL). */
+static long long db_number(const char *sql, const char *param)
+{
+	const char *p[] = { param };
+	mb_error err = { 0 };
+	db_rows *rows;
+	long long v = -1;
+
+	assert_int_equal(db_query(T.d, sql, p, param ? 1 : 0, &rows, &err), 0);
+	if (db_rows_count(rows) && db_rows_get(rows, 0, 0))
+		v = atoll(db_rows_get(rows, 0, 0));
+	db_rows_free(rows);
+	return v;
+}
+
+/* Attest machine id with the boot its TPM holds (since test_evil_boot, the evil one): its status. */
+static void attest_now(const char *id, const char *ak, const char *want)
+{
+	char n[65], *ev;
+	answer a;
+
+	get_nonce(id, n);
+	ev = quote(ak, n, T.evil_log, T.evil_log_size);
+	a = post_evidence(id, n, ev);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), want);
+	answer_done(&a);
+	free(ev);
+}
+
+/* Turning stale is an event (fleet-stale.c): a sweep marks the machines whose deadline passed once,
+ * whichever verifier sweeps, however often, also two at once; the audit trail says so; a policy set
+ * leaves the machine stale; its attestation clears the mark. Sweeps ahead of the clock stand for
+ * the time passing (the thread sweeps at the clock's time). */
+static void test_stale_sweep(void **state)
+{
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true, .interval = 600 };
+	int64_t now = (int64_t) time(NULL), shown_stale = 0, rest;
+	sweeper s[2];
+	mb_error err = { 0 };
+	json_t *audit, *e;
+	char want[96];
+	fleet *f2;
+	answer a;
+	size_t i;
+
+	(void) state;
+	a = call("GET", "/v1/machines", NULL, T.token, NULL);
+	expect_status(a, 200);
+	for (i = 0; i < json_array_size(json_object_get(a.json, "machines")); i++)
+		shown_stale += strcmp(jstr(json_array_get(json_object_get(a.json, "machines"), i), "status"), "stale") == 0;
+	answer_done(&a);
+	assert_true(shown_stale >= 1); /* quiet1, interval 1 s, silent since test_stale */
+
+	/* What the page shows stale is announced, once: not by a second sweep, nor by another
+	 * verifier of the database (or this one started again). */
+	assert_int_equal(fleet_stale_sweep(T.f, now * 1000000, &err), shown_stale);
+	assert_int_equal(fleet_stale_sweep(T.f, now * 1000000, &err), 0);
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	assert_int_equal(fleet_stale_sweep(f2, now * 1000000 + 1, &err), 0);
+	assert_int_equal(db_number("SELECT stale_announced FROM machines WHERE id = $1", "quiet1"), now);
+	a = show("quiet1");
+	assert_string_equal(jstr(a.json, "status"), "stale");
+	audit = json_object_get(a.json, "audit");
+	e = json_array_get(audit, 0);
+	assert_non_null(e);
+	assert_non_null(jstr(e, "operator"));
+	assert_string_equal(jstr(e, "operator"), "mboot-verifierd (stale sweep)");
+	assert_string_equal(jstr(e, "action"), "stale");
+	assert_non_null(strstr(jstr(e, "detail"), "was enrolled; nothing judged since "));
+	assert_non_null(strstr(jstr(e, "detail"), "(interval 1 s)"));
+	answer_done(&a);
+
+	/* An hour on, every other machine (interval 600 s) is stale: two verifiers sweeping at once
+	 * announce each once between them. */
+	rest = db_number("SELECT count(*) FROM machines WHERE status <> 'revoked' AND stale_announced IS NULL", NULL);
+	assert_true(rest >= 1);
+	s[0] = (sweeper) { .f = T.f, .now_us = (now + 3600) * 1000000 };
+	s[1] = (sweeper) { .f = f2, .now_us = (now + 3600) * 1000000 };
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&s[i].thread, NULL, sweeper_main, &s[i]), 0);
+	for (i = 0; i < 2; i++)
+		pthread_join(s[i].thread, NULL);
+	assert_true(s[0].announced >= 0 && s[1].announced >= 0);
+	assert_int_equal(s[0].announced + s[1].announced, rest);
+	assert_int_equal(db_number("SELECT count(*) FROM machines WHERE status <> 'revoked' AND stale_announced IS NULL",
+				   NULL), 0);
+	assert_int_equal(db_number("SELECT count(*) FROM audit WHERE action = 'stale'", NULL), shown_stale + rest);
+	assert_int_equal(db_number("SELECT count(DISTINCT machine_id) FROM audit WHERE action = 'stale'", NULL),
+			 shown_stale + rest);
+	fleet_free(f2);
+
+	/* web1 (announced stale) attests: untrusted (its TPM holds the evil boot), the mark gone,
+	 * counted as back from stale. */
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "stale");
+	answer_done(&a);
+	attest_now("web1", T.ak1, "untrusted");
+	assert_int_equal(db_number("SELECT COALESCE(stale_announced, -2) FROM machines WHERE id = $1", "web1"), -2);
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	answer_done(&a);
+	a = call("GET", "/metrics", NULL, T.token, NULL);
+	expect_status(a, 200);
+	assert_non_null(strstr(a.body, "\nmboot_verifierd_stale_total{change=\"attested\"} 1\n"));
+	snprintf(want, sizeof(want), "\nmboot_verifierd_stale_total{change=\"announced\"} %lld\n",
+		 (long long) (shown_stale + s[0].announced));
+	assert_non_null(strstr(a.body, want));
+	answer_done(&a);
+
+	/* Silent again, announced again; a policy set judges its evidence again, but it stays stale
+	 * (marked) until it attests. */
+	assert_int_equal(fleet_stale_sweep(T.f, (now + 7200) * 1000000, &err), 1);
+	a = call("PUT", "/v1/machines/web1/policy", NULL, T.token, T.policy);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "stale");
+	answer_done(&a);
+	assert_int_equal(db_number("SELECT stale_announced FROM machines WHERE id = $1", "web1"), now + 7200);
+	a = show("web1");
+	assert_string_equal(jstr(a.json, "status"), "stale");
+	answer_done(&a);
+	attest_now("web1", T.ak1, "untrusted");
+	assert_int_equal(db_number("SELECT COALESCE(stale_announced, -2) FROM machines WHERE id = $1", "web1"), -2);
+}
+
 /* An id enrolled with one EK is not taken over by another TPM. */
 static void test_other_ek(void **state)
 {
@@ -1224,6 +1369,7 @@ int main(void)
 		cmocka_unit_test(test_events_capped),
 		cmocka_unit_test(test_reenroll_same_ek),
 		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_stale_sweep),
 		cmocka_unit_test(test_other_ek),
 		cmocka_unit_test(test_revoke_forget),
 		cmocka_unit_test(test_database_down),

@@ -38,7 +38,7 @@ if [ "${1:-sqlite}" = postgresql ]; then
 		wait "${pids[$((i - 1))]}" || fail "mboot-verifierd --new-token $i at once: $(cat "token$i.err")"
 	done
 	[ "$(pg_psql "SELECT count(*) FROM tokens")" = 3 ] || fail "three tokens stored: $(pg_psql "SELECT count(*) FROM tokens")"
-	[ "$(pg_psql "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_version")" = 1,2,3,4,5,6 ] ||
+	[ "$(pg_psql "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_version")" = 1,2,3,4,5,6,7 ] ||
 		fail "schema_version: $(pg_psql "SELECT * FROM schema_version")"
 	# One nonce key for all of them (a nonce one verifier gives, another checks).
 	[ "$(pg_psql "SELECT count(*) || ':' || min(length(value)) FROM secrets WHERE name = 'nonce-key'")" = 1:64 ] ||
