@@ -4,7 +4,9 @@
  * verifier judges a boot's later evidence: the machine record parsed once (machine_parsed) and
  * the first verdict handed back by judged_lookup, so each later one checks the quote in full and
  * takes the logs' judgment (every one must have taken it). $MB_BENCH_IMA_STATE: an IMA state
- * file the evidence's IMA list is judged on top of (attest verify --ima-state). */
+ * file the evidence's IMA list is judged on top of (attest verify --ima-state). The allocator set
+ * as mboot-verifierd sets it (fleet_keep_memory): freed memory kept for the next evidence. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,8 @@ int main(int argc, char **argv)
 	nonce_size = strlen(argv[3]) / 2;
 	if (nonce_size > sizeof(nonce) || hex_parse(argv[3], 2 * nonce_size, nonce, nonce_size) < 0)
 		return 2;
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	if (getenv("MB_BENCH_IMA_STATE") &&
 	    file_read(getenv("MB_BENCH_IMA_STATE"), 1u << 20, &state, &state_size, &err) < 0) {
 		fprintf(stderr, "IMA state: %s\n", err.message);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The fleet (service.h): its lifetime, the routing of docs/api.md, operator tokens, answers. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,6 +294,12 @@ void fleet_set_after_judging(fleet *f, void (*fn)(void *ctx), void *ctx)
 {
 	f->after_judging = fn;
 	f->after_judging_ctx = ctx;
+}
+
+void fleet_keep_memory(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
 void fleet_free(fleet *f)

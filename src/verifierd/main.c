@@ -568,6 +568,7 @@ static int serve(const settings *s)
 		fprintf(stderr, "mboot-verifierd: pass --listen ADDR:PORT (e.g. --listen 0.0.0.0:8443)\n");
 		return EXIT_USAGE;
 	}
+	fleet_keep_memory();
 	if (parse_listen(s->listen, &addr, &addr_size, &loopback) < 0)
 		return EXIT_USAGE;
 	if ((s->tls_cert != NULL) != (s->tls_key != NULL)) {
