@@ -1315,6 +1315,67 @@ static void test_revoke_forget(void **state)
 	free(ak);
 }
 
+/* The machines' rows of the columns every schema version has, one line each. */
+static char *machine_rows(void)
+{
+	mb_error err = { 0 };
+	db_rows *rows;
+	size_t i, n, len = 0;
+	char *out = calloc(1, 1);
+
+	assert_int_equal(db_query(T.d, "SELECT id, status, policy, last_nonce, last_verdict, evidence_boot "
+				  "FROM machines ORDER BY id", NULL, 0, &rows, &err), 0);
+	n = db_rows_count(rows);
+	for (i = 0; i < n; i++)
+		for (size_t c = 0; c < 6; c++) {
+			const char *v = db_rows_get(rows, i, c);
+			size_t add = strlen(v ? v : "(null)") + 1;
+
+			out = realloc(out, len + add + 1);
+			assert_non_null(out);
+			snprintf(out + len, add + 1, "%s%c", v ? v : "(null)", c == 5 ? '\n' : '|');
+			len += add;
+		}
+	db_rows_free(rows);
+	return out;
+}
+
+/* A database of schema 5 holding machines, attestations and verdicts (this run's, their newer
+ * columns dropped), opened by this version: migrated to the newest, every row kept, the new
+ * columns empty. */
+static void test_migrate_with_data(void **state)
+{
+	static const char *const down[] = {
+		"ALTER TABLE machines DROP COLUMN ima_state",
+		"ALTER TABLE machines DROP COLUMN stale_announced",
+		"DELETE FROM schema_version WHERE version > 5",
+	};
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots };
+	mb_error err = { 0 };
+	char *before, *after, buf[32];
+	db_rows *rows;
+	fleet *f2;
+
+	(void) state;
+	before = machine_rows();
+	assert_non_null(strstr(before, "trusted")); /* machines with verdicts to keep */
+	for (size_t i = 0; i < sizeof(down) / sizeof(down[0]); i++)
+		assert_true(db_exec(T.d, down[i], NULL, 0, &err) >= 0);
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	fleet_free(f2);
+	assert_int_equal(db_query(T.d, "SELECT count(*), max(version) FROM schema_version", NULL, 0, &rows, &err), 0);
+	snprintf(buf, sizeof(buf), "%s|%s", db_rows_get(rows, 0, 0), db_rows_get(rows, 0, 1));
+	db_rows_free(rows);
+	assert_string_equal(buf, "7|7");
+	after = machine_rows();
+	assert_string_equal(after, before);
+	assert_int_equal(db_query(T.d, "SELECT count(*) FROM machines WHERE ima_state IS NOT NULL OR "
+				  "stale_announced IS NOT NULL", NULL, 0, &rows, &err), 0);
+	assert_string_equal(db_rows_get(rows, 0, 0), "0");
+	db_rows_free(rows);
+	free(before);
+	free(after);
+}
 
 /* The database gone: every call that needs it is 503 with a message, nothing half-done; once it
  * is back the same worker reconnects. */
@@ -1372,6 +1433,7 @@ int main(void)
 		cmocka_unit_test(test_stale_sweep),
 		cmocka_unit_test(test_other_ek),
 		cmocka_unit_test(test_revoke_forget),
+		cmocka_unit_test(test_migrate_with_data),
 		cmocka_unit_test(test_database_down),
 	};
 
