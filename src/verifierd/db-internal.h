@@ -8,6 +8,8 @@ struct db_ops {
 	int64_t (*exec)(db *d, const char *sql, const char *const *params, size_t n_params, mb_error *err);
 	int (*query)(db *d, const char *sql, const char *const *params, size_t n_params, db_rows **ret,
 		     mb_error *err);
+	/* optional: one round trip for db_exec_atomic() (db.c runs a transaction without it) */
+	int (*exec_atomic)(db *d, const db_statement *stmts, size_t n, int64_t *changed, mb_error *err);
 	void (*close)(db *d);
 };
 

@@ -62,6 +62,14 @@ static bool server_said_goodbye(pg_db *p)
 	return pfd.fd >= 0 && poll(&pfd, 1, 0) == 1;
 }
 
+/* Each new session's settings. Verdicts (a few KB each, one per attestation) are compressed as
+ * they are stored: LZ4 costs a fraction of pglz's CPU. A server built without it keeps its
+ * default (the SET fails, and that is all). */
+static void session_setup(pg_db *p)
+{
+	PQclear(PQexec(p->conn, "SET default_toast_compression = 'lz4'"));
+}
+
 /* A broken connection is reset before the next statement; the statement it broke fails.
  * Not inside a transaction: its earlier statements are gone with the old connection, so
  * everything up to the ROLLBACK fails, rather than run on, committed one by one. */
@@ -78,6 +86,7 @@ static int ensure_connected(pg_db *p, const char *sql, mb_error *err)
 	PQreset(p->conn);
 	if (PQstatus(p->conn) != CONNECTION_OK)
 		return one_line(err, set_error(err, -ENOTCONN, "PostgreSQL: %s", PQerrorMessage(p->conn)));
+	session_setup(p);
 	return 0;
 }
 
@@ -172,28 +181,111 @@ static int run(pg_db *p, const char *sql, const char *const *params, size_t n_pa
 	return 0;
 }
 
+static int64_t changed_count(PGresult *res)
+{
+	const char *n = PQcmdTuples(res);
+	char *end;
+	long long changed;
+
+	/* "" for statements that change no rows (BEGIN, CREATE TABLE). */
+	if (!n || !*n)
+		return 0;
+	errno = 0;
+	changed = strtoll(n, &end, 10);
+	return errno || *end || changed < 0 ? 0 : (int64_t) changed;
+}
+
 static int64_t pg_exec(db *d, const char *sql, const char *const *params, size_t n_params, mb_error *err)
 {
 	pg_db *p = (pg_db *) d;
 	PGresult *res;
-	const char *n;
-	char *end;
-	int64_t changed = 0;
+	int64_t changed;
 	int r;
 
 	r = run(p, sql, params, n_params, &res, err);
 	if (r < 0)
 		return r;
-	/* "" for statements that change no rows (BEGIN, CREATE TABLE). */
-	n = PQcmdTuples(res);
-	if (n && *n) {
-		errno = 0;
-		changed = strtoll(n, &end, 10);
-		if (errno || *end || changed < 0)
-			changed = 0;
-	}
+	changed = changed_count(res);
 	PQclear(res);
 	return changed;
+}
+
+/* The pipeline's results: one per statement (each followed by a NULL), then the Sync's. The
+ * first error is kept; the statements after it are skipped by the server (PIPELINE_ABORTED). */
+static int pipeline_results(pg_db *p, const db_statement *stmts, size_t n, int64_t *changed, mb_error *err)
+{
+	PGresult *res;
+	ExecStatusType st;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < n; i++) {
+		res = PQgetResult(p->conn);
+		if (!res)
+			return r < 0 ? r : pg_fail(p, NULL, err, stmts[i].sql);
+		st = PQresultStatus(res);
+		if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+			changed[i] = changed_count(res);
+		else if (r == 0 && st != PGRES_PIPELINE_ABORTED)
+			r = pg_fail(p, res, err, stmts[i].sql);
+		PQclear(res);
+		/* the NULL that ends this statement's results */
+		while ((res = PQgetResult(p->conn)) != NULL)
+			PQclear(res);
+	}
+	res = PQgetResult(p->conn);
+	if (!res || PQresultStatus(res) != PGRES_PIPELINE_SYNC) {
+		if (r == 0)
+			r = pg_fail(p, res, err, "the pipeline's Sync");
+		PQclear(res);
+		return r;
+	}
+	PQclear(res);
+	return r;
+}
+
+/* The statements of one pipeline, at most (the store sends two). */
+#define PIPELINE_MAX 8
+
+static int pg_exec_atomic(db *d, const db_statement *stmts, size_t n, int64_t *changed, mb_error *err)
+{
+	pg_db *p = (pg_db *) d;
+	const char *names[PIPELINE_MAX];
+	size_t i;
+	int r, sent;
+
+	if (n == 0 || n > PIPELINE_MAX || p->in_transaction)
+		return set_error(err, -EINVAL, "PostgreSQL: %zu statements to run atomically%s", n,
+				 p->in_transaction ? " inside a transaction" : "");
+	r = ensure_connected(p, stmts[0].sql, err);
+	/* prepared before the pipeline: PQprepare waits for its answer */
+	for (i = 0; r >= 0 && i < n; i++)
+		r = statement_name(p, stmts[i].sql, stmts[i].n_params, &names[i], err);
+	if (r < 0)
+		return r;
+	if (!PQenterPipelineMode(p->conn))
+		return pg_fail(p, NULL, err, stmts[0].sql);
+	for (i = 0, sent = 1; sent && i < n; i++)
+		sent = *names[i] ? PQsendQueryPrepared(p->conn, names[i], (int) stmts[i].n_params, stmts[i].params,
+						       NULL, NULL, 0)
+				 : PQsendQueryParams(p->conn, stmts[i].sql, (int) stmts[i].n_params, NULL,
+						     stmts[i].params, NULL, NULL, 0);
+	/* Nothing runs before the Sync: when a statement or the Sync could not be sent (the
+	 * connection broke), nothing ran. */
+	if (!sent || !PQpipelineSync(p->conn))
+		r = pg_fail(p, NULL, err, stmts[sent ? 0 : i - 1].sql);
+	else
+		r = pipeline_results(p, stmts, n, changed, err);
+	if (!PQexitPipelineMode(p->conn)) {
+		/* results left unread (a broken connection): the next call starts on a fresh one */
+		if (r == 0)
+			r = pg_fail(p, NULL, err, "leaving pipeline mode");
+		forget_statements(p);
+		PQreset(p->conn);
+		if (PQstatus(p->conn) == CONNECTION_OK)
+			session_setup(p);
+	}
+	return r;
 }
 
 static int pg_query(db *d, const char *sql, const char *const *params, size_t n_params, db_rows **ret,
@@ -243,6 +335,7 @@ static void pg_close(db *d)
 static const struct db_ops pg_ops = {
 	.exec = pg_exec,
 	.query = pg_query,
+	.exec_atomic = pg_exec_atomic,
 	.close = pg_close,
 };
 
@@ -269,6 +362,7 @@ int db_pg_open(const char *url, db **ret, mb_error *err)
 		return r;
 	}
 	PQsetNoticeProcessor(p->conn, quiet_notices, NULL);
+	session_setup(p);
 	*ret = &p->base;
 	return 0;
 }

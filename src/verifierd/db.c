@@ -42,6 +42,25 @@ int db_query(db *d, const char *sql, const char *const *params, size_t n_params,
 	return d->ops->query(d, sql, params, n_params, ret, err);
 }
 
+int db_exec_atomic(db *d, const db_statement *stmts, size_t n, int64_t *changed, mb_error *err)
+{
+	size_t i;
+	int64_t r;
+
+	if (d->ops->exec_atomic)
+		return d->ops->exec_atomic(d, stmts, n, changed, err);
+	r = db_begin(d, err);
+	if (r < 0)
+		return (int) r;
+	for (i = 0; r >= 0 && i < n; i++)
+		r = changed[i] = db_exec(d, stmts[i].sql, stmts[i].params, stmts[i].n_params, err);
+	if (r < 0) {
+		db_rollback(d);
+		return (int) r;
+	}
+	return db_commit(d, err);
+}
+
 int db_begin(db *d, mb_error *err)
 {
 	/* SQLite: take the write lock now; a deferred transaction that reads, then writes,

@@ -53,6 +53,21 @@ size_t db_rows_columns(const db_rows *r);
 const char *db_rows_get(const db_rows *r, size_t i, size_t j);
 void db_rows_free(db_rows *r);
 
+/* One statement of db_exec_atomic(). */
+typedef struct db_statement {
+	const char *sql;
+	const char *const *params;
+	size_t n_params;
+} db_statement;
+
+/*
+ * Run the statements as one transaction, outside any other: all of them or none. changed[i]:
+ * the rows statement i changed. PostgreSQL gets them in one round trip (libpq's pipeline mode:
+ * the statements, then one Sync, which commits them as one implicit transaction); SQLite runs
+ * them between BEGIN IMMEDIATE and COMMIT. Errors as db_exec's.
+ */
+int db_exec_atomic(db *d, const db_statement *stmts, size_t n, int64_t *changed, mb_error *err);
+
 /* Transactions (PostgreSQL: READ COMMITTED; the store's statements are written to be safe
  * there). A failed COMMIT is an error: nothing of the transaction happened. */
 int db_begin(db *d, mb_error *err);

@@ -266,6 +266,67 @@ static void test_transactions(void **state)
 	db_close(d2);
 }
 
+/* Statements run atomically (PostgreSQL: one pipeline, one implicit transaction): all of them,
+ * seen from another connection only once all are; or none, when one fails. */
+static void test_atomic(void **state)
+{
+	fixture *f = *state;
+	const char *const a[] = { "a", "1" }, *const b[] = { "b", "2" }, *const bump[] = { "a" };
+	int64_t changed[3] = { -1, -1, -1 };
+	mb_error err = { 0 };
+	db *d2;
+
+	fresh_table(f->d, "t_atomic");
+	d2 = second_connection(f);
+	assert_int_equal(db_exec_atomic(f->d,
+					(const db_statement[]) {
+						{ "INSERT INTO t_atomic (k, n) VALUES ($1, CAST($2 AS BIGINT))", a, 2 },
+						{ "INSERT INTO t_atomic (k, n) VALUES ($1, CAST($2 AS BIGINT))", b, 2 },
+						{ "UPDATE t_atomic SET n = n + 10 WHERE k <> $1", bump, 1 },
+					},
+					3, changed, &err),
+			 0);
+	assert_int_equal(changed[0], 1);
+	assert_int_equal(changed[1], 1);
+	/* the third saw the second's row: one transaction, in order */
+	assert_int_equal(changed[2], 1);
+	assert_scalar(d2, "SELECT n FROM t_atomic WHERE k = 'b'", "12");
+
+	/* The second fails (the key is taken): the first's change is gone too. */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(db_exec_atomic(f->d,
+					(const db_statement[]) {
+						{ "UPDATE t_atomic SET v = 'changed' WHERE k = $1", bump, 1 },
+						{ "INSERT INTO t_atomic (k, n) VALUES ($1, CAST($2 AS BIGINT))", b, 2 },
+					},
+					2, changed, &err),
+			 -EEXIST);
+	assert_true(err.message[0] != '\0');
+	assert_scalar(d2, "SELECT v FROM t_atomic WHERE k = 'a'", NULL);
+	assert_scalar(f->d, "SELECT count(*) FROM t_atomic", "2");
+
+	/* A statement that changes nothing is no failure: the others are stored. */
+	assert_int_equal(db_exec_atomic(f->d,
+					(const db_statement[]) {
+						{ "UPDATE t_atomic SET v = 'none' WHERE k = 'nobody'", NULL, 0 },
+						{ "UPDATE t_atomic SET v = 'seen' WHERE k = $1", bump, 1 },
+					},
+					2, changed, &err),
+			 0);
+	assert_int_equal(changed[0], 0);
+	assert_int_equal(changed[1], 1);
+	assert_scalar(d2, "SELECT v FROM t_atomic WHERE k = 'a'", "seen");
+
+	/* Not inside a transaction of the caller's (PostgreSQL's pipeline would join it; SQLite's
+	 * BEGIN would fail): refused, or failing, either way nothing of it is stored on its own. */
+	assert_int_equal(db_begin(f->d, &err), 0);
+	assert_true(db_exec_atomic(f->d, (const db_statement[]) { { "DELETE FROM t_atomic", NULL, 0 } }, 1, changed,
+				   &err) < 0);
+	db_rollback(f->d);
+	assert_scalar(d2, "SELECT count(*) FROM t_atomic", "2");
+	db_close(d2);
+}
+
 static void test_returning_upsert(void **state)
 {
 	fixture *f = *state;
@@ -456,6 +517,27 @@ static void test_pg_reconnect(void **state)
 	exec_ok(f->d, "INSERT INTO t_reconnect (k) VALUES ($1)", k2, 1);
 	assert_scalar(f->d, "SELECT count(*) FROM t_reconnect", "2");
 
+	/* Server gone: statements run atomically fail as one, with -ENOTCONN; back, they run. */
+	pg_ctl("stop");
+	assert_int_equal(db_exec_atomic(f->d, (const db_statement[]) { { "INSERT INTO t_reconnect (k) VALUES ($1)", k2, 1 } },
+					1, (int64_t[1]) { 0 }, &err),
+			 -ENOTCONN);
+	pg_ctl("start");
+	{
+		const char *const k3[] = { "atomic" };
+		int64_t changed[2];
+
+		assert_int_equal(db_exec_atomic(f->d,
+						(const db_statement[]) {
+							{ "INSERT INTO t_reconnect (k) VALUES ($1)", k3, 1 },
+							{ "DELETE FROM t_reconnect WHERE k = $1", k3, 1 },
+						},
+						2, changed, &err),
+				 0);
+		assert_int_equal(changed[1], 1);
+	}
+	assert_scalar(f->d, "SELECT count(*) FROM t_reconnect", "2");
+
 	/* Restarted while idle (the handle did not see it go): the server's goodbye is noticed
 	 * before the next statement, which works on a new connection. */
 	pg_ctl("stop");
@@ -501,7 +583,7 @@ static void test_pg_unreachable(void **state)
 
 #define COMMON_TESTS                                                                                   \
 	cmocka_unit_test(test_placeholders), cmocka_unit_test(test_nulls), cmocka_unit_test(test_counts),  \
-		cmocka_unit_test(test_constraint), cmocka_unit_test(test_transactions),                    \
+		cmocka_unit_test(test_constraint), cmocka_unit_test(test_transactions), cmocka_unit_test(test_atomic), \
 		cmocka_unit_test(test_returning_upsert), cmocka_unit_test(test_returning_delete),          \
 		cmocka_unit_test(test_bad_url)
 
