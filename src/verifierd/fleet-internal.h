@@ -44,6 +44,7 @@ struct fleet {
 	int64_t nonce_ttl;
 	db_kind kind;
 	uint8_t nonce_key[32];   /* shared by the verifiers of the database (its secrets table) */
+	struct evp_mac_ctx_st *nonce_mac; /* HMAC-SHA256 keyed with it, copied for each nonce */
 	notifier *notify;        /* webhooks: told of each status change once committed; NULL: none */
 
 	/* Evidence refused as not this machine's TPM's answer (nothing stored), by reason. */
@@ -72,6 +73,8 @@ struct fleet {
 
 	fleet_cache *judged;   /* boots judged (verdicts); NULL: every evidence judged in full */
 	fleet_cache *machines; /* machine records parsed (mb_attest_machine), by the record's SHA-256 */
+	fleet_cache *asked;    /* machines' rows (store_machine) as read for a nonce, by SHA-256 of the
+				* id and the nonce: its evidence is judged on them (fleet-machine.c) */
 
 	pthread_mutex_t lock; /* guards policies */
 	fleet_policy policies[FLEET_POLICY_CACHE_MAX];
@@ -88,6 +91,8 @@ struct fleet_worker {
 /* ---- fleet-request.c: request bodies and path pieces (no database; fuzzed) ---- */
 
 /* docs/api.md: 1 to 64 of [A-Za-z0-9._-], not starting with '.'. */
+/* The longest machine id. */
+#define FLEET_ID_MAX 64
 bool fleet_id_valid(const char *id, size_t n);
 
 typedef struct fleet_enroll_body {
@@ -109,6 +114,7 @@ int fleet_nonce_make(const fleet *f, const char *id, int64_t expires, char hex[2
 int fleet_nonce_check(const fleet *f, const char *id, const uint8_t *nonce, size_t size, int64_t now);
 /* The key from the database (made there by the first verifier). */
 int fleet_nonce_key_load(fleet *f, db *d, mb_error *err);
+void fleet_nonce_key_free(fleet *f);
 
 /* A nonce in lowercase hex of MB_ATTEST_NONCE_MIN..MAX bytes; lowercases into out (65 bytes). */
 int fleet_nonce_parse(const char *hex, char out[2 * MB_ATTEST_NONCE_MAX + 1], uint8_t *bytes, size_t *ret_size);
@@ -116,6 +122,9 @@ int fleet_nonce_parse(const char *hex, char out[2 * MB_ATTEST_NONCE_MAX + 1], ui
 /* ---- fleet.c: answers and shared helpers ---- */
 
 void reply_json(http_response *resp, unsigned status, json_t *o); /* takes o */
+/* reply_json(o) with the member key: text last, text a JSON text this service wrote (a verdict),
+ * put in as it is rather than read and written again. */
+void reply_json_with(http_response *resp, unsigned status, json_t *o, const char *key, const char *text);
 /* JSON already written (takes body; NULL: out of memory, answered 500). */
 void reply_text(http_response *resp, unsigned status, char *body);
 void reply_error(http_response *resp, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

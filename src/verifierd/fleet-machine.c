@@ -240,11 +240,14 @@ out:
 	free(c.ek_taken);
 }
 
-/* The machine, answered 404 / 403 / 503 when it may not attest. */
-static bool machine_for_attestation(fleet_worker *w, const char *id, store_machine *m, http_response *resp)
+/* The machine, answered 404 / 403 / 503 when it may not attest: as evidence needs it (with
+ * m->nonce_used for nonce), or, asking, as a nonce needs it. */
+static bool machine_for_attestation(fleet_worker *w, const char *id, const char *nonce, bool asking,
+				    store_machine *m, http_response *resp)
 {
 	mb_error err = { 0 };
-	int r = store_machine_get(w->d, id, m, &err);
+	int r = asking ? store_machine_get_asking(w->d, id, m, &err)
+		       : store_machine_get_attesting(w->d, id, nonce, m, &err);
 
 	if (r == -ENOENT) {
 		reply_error(resp, 404, "unknown machine %s (enroll it: 'mboot attest push' enrolls on first "
@@ -262,6 +265,55 @@ static bool machine_for_attestation(fleet_worker *w, const char *id, store_machi
 	return true;
 }
 
+/* The asked cache's key: the machine and the nonce it was given. */
+static int asked_key(const char *id, const char *nonce_hex, uint8_t key[32])
+{
+	char buf[FLEET_ID_MAX + 1 + 2 * MB_ATTEST_NONCE_MAX + 1];
+	size_t n = strlen(id), k = strlen(nonce_hex);
+
+	if (n > FLEET_ID_MAX || k > 2 * MB_ATTEST_NONCE_MAX)
+		return -EINVAL;
+	/* the NUL between them: no id and nonce run together into another pair's */
+	memcpy(buf, id, n + 1);
+	memcpy(buf + n + 1, nonce_hex, k);
+	return mb_digest(MB_ALG_SHA256, buf, n + 1 + k, key);
+}
+
+static void free_asked(void *p)
+{
+	store_machine_done(p);
+	free(p);
+}
+
+/* The row read for the nonce, kept for its evidence (best effort: without it, it is read again). */
+static void asked_keep(fleet *f, const store_machine *m, const char *nonce_hex)
+{
+	uint8_t key[32];
+	store_machine *copy;
+
+	if (!f->asked || asked_key(m->id, nonce_hex, key) < 0 || !(copy = malloc(sizeof(*copy))))
+		return;
+	if (store_machine_copy(m, copy) < 0) {
+		free(copy);
+		return;
+	}
+	fleet_cache_add(f->asked, key, copy, free_asked);
+}
+
+/* The row read for this nonce, as it was then: true when kept (a copy in *m). */
+static bool asked_take(fleet *f, const char *id, const char *nonce_hex, store_machine *m)
+{
+	fleet_cache_entry *e;
+	uint8_t key[32];
+	bool found = false;
+
+	if (!f->asked || asked_key(id, nonce_hex, key) < 0 || !(e = fleet_cache_get(f->asked, key)))
+		return false;
+	found = store_machine_copy(fleet_cache_value(e), m) >= 0;
+	fleet_cache_release(e);
+	return found;
+}
+
 void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 {
 	char hex[2 * FLEET_NONCE_SIZE + 1];
@@ -274,17 +326,21 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	char last_hex[41];
 
 	/* Nothing is stored: asking costs a lookup, and no number of asks takes one from the machine. */
-	if (!machine_for_attestation(w, id, &m, resp))
+	/* Read whole when it is kept for the evidence, which is then judged without reading it
+	 * again: the row's change in between is found where the verdict is stored. */
+	if (!machine_for_attestation(w, id, NULL, !w->f->asked, &m, resp))
 		return;
 	/* the IMA entries judged in its boot: the machine may leave them out (a hint: its evidence
 	 * is judged on top of the state the verifier holds then, whatever it sends) */
 	if (m.ima_state && mb_attest_ima_state_resume(m.ima_state, strlen(m.ima_state), &ima_from, ima_last, NULL) < 0)
 		ima_from = 0;
-	store_machine_done(&m);
 	if (fleet_nonce_make(w->f, id, expires, hex) < 0) {
+		store_machine_done(&m);
 		reply_error(resp, 500, "no nonce: OpenSSL failed");
 		return;
 	}
+	asked_keep(w->f, &m, hex);
+	store_machine_done(&m);
 	o = json_object();
 	json_object_set_new(o, "nonce", json_text(hex));
 	if (ima_from) {
@@ -294,6 +350,24 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	json_object_set_new(o, "expires", json_time(expires));
 	json_object_set_new(o, "expires_in", json_integer(w->f->nonce_ttl));
 	reply_json(resp, 200, o);
+}
+
+/* Evidence judged on the row kept from its nonce that failed is answered as if the row had been
+ * read before judging: a machine revoked or forgotten meanwhile, or a nonce used, is the
+ * answer (false: replied). Evidence judged on a row just read: nothing to do. */
+static bool failed_as_read(fleet_worker *w, const char *id, const char *nonce, bool kept, store_machine *m,
+			   http_response *resp)
+{
+	if (!kept)
+		return true;
+	store_machine_done(m);
+	if (!machine_for_attestation(w, id, nonce, false, m, resp))
+		return false;
+	if (m->nonce_used) {
+		reply_error(resp, 409, "nonce %s was used already", nonce);
+		return false;
+	}
+	return true;
 }
 
 /* A machine without a policy is never trusted: the verdict says so in its own words. */
@@ -501,6 +575,7 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 
 typedef struct evidence_ctx {
 	const char *id, *nonce, *evidence;
+	const char *read_nonce; /* the machine's last nonce when its row was read */
 	const fleet_judgment *j;
 	int64_t generation, at;
 	bool stale; /* the machine was announced stale: read, then as written */
@@ -512,7 +587,7 @@ static int evidence_tx(db *d, void *p, mb_error *err)
 
 	/* Stored only under the generation the evidence was judged in (-ESTALE otherwise); the nonce
 	 * is spent by the attestation's row (-EEXIST: of two posts of one nonce, exactly one commits). */
-	return store_attestation_tx(d, c->id, c->generation, c->nonce, c->at, fleet_now_us(), c->j->trusted,
+	return store_attestation_tx(d, c->id, c->generation, c->read_nonce, c->nonce, c->at, fleet_now_us(), c->j->trusted,
 				    c->j->n_reasons, c->j->verdict, c->evidence, c->j->boot, c->j->ima_state, &c->stale,
 				    err);
 }
@@ -544,7 +619,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	evidence_ctx c;
 	json_t *o;
 	size_t n;
-	bool db_error;
+	bool db_error, kept;
 	int r, tries;
 
 	if (!req->nonce) {
@@ -555,19 +630,15 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		reply_error(resp, 400, "the nonce is not hex of %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
 		return;
 	}
-	if (!machine_for_attestation(w, id, &m, resp))
+	kept = asked_take(w->f, id, nonce, &m);
+	if (!kept && !machine_for_attestation(w, id, nonce, false, &m, resp))
 		return;
 	/* Checked before anything is judged: replays and strangers' nonces cost no verification. */
 	if (!fleet_nonce_check(w->f, id, raw, n, fleet_now())) {
 		reply_error(resp, 409, "nonce %s is not one this verifier gave machine %s, or it expired", nonce, id);
 		goto out;
 	}
-	r = store_nonce_used(w->d, nonce, &err);
-	if (r < 0) {
-		reply_db_error(resp, r, &err);
-		goto out;
-	}
-	if (r > 0) {
+	if (m.nonce_used) {
 		reply_error(resp, 409, "nonce %s was used already", nonce);
 		goto out;
 	}
@@ -580,33 +651,49 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		if (r < 0) {
 			if (db_error)
 				reply_db_error(resp, r, &err);
-			else
+			else if (failed_as_read(w, id, nonce, kept, &m, resp))
 				reply_error(resp, r == -ENOMEM ? 500 : 400, "the evidence: %s", err.message);
 			goto out;
 		}
 		if (!j.authentic) {
-			refuse_evidence(w, id, &j, resp);
+			if (failed_as_read(w, id, nonce, kept, &m, resp))
+				refuse_evidence(w, id, &j, resp);
 			goto out;
 		}
 		if (w->f->after_judging)
 			w->f->after_judging(w->f->after_judging_ctx);
 		/* Evidence once per boot: what is stored is this boot's, so this one refers to it. */
-		c = (evidence_ctx) { .id = id, .nonce = nonce, .j = &j, .generation = m.generation, .at = fleet_now(),
+		c = (evidence_ctx) { .id = id, .nonce = nonce, .read_nonce = m.last_nonce, .j = &j,
+				     .generation = m.generation, .at = fleet_now(),
 				     .stale = m.stale_announced != 0,
 				     .evidence = j.boot[0] && m.evidence_boot && strcmp(m.evidence_boot, j.boot) == 0
 							 ? NULL
 							 : req->body };
-		r = fleet_transaction(w->d, evidence_tx, &c, &err);
+		/* One round trip when the machine's row is still as read; when it changed, a
+		 * transaction finds out how. */
+		r = store_attestation_once(w->d, c.id, c.generation, c.read_nonce, c.nonce, c.at, fleet_now_us(),
+					   j.trusted, j.n_reasons, j.verdict, c.evidence, j.boot, j.ima_state, c.stale,
+					   &err);
+		if (r == 0 || r == -EBUSY)
+			r = fleet_transaction(w->d, evidence_tx, &c, &err);
+		else if (r > 0)
+			r = 0;
 		if (r != -ESTALE || tries == EVIDENCE_JUDGE_TRIES)
 			break;
-		/* The policy (or the enrollment) changed while this was judged: a verdict under the
-		 * old one must not be stored, so judge again under what the machine has now. */
+		/* The policy (or the enrollment, or its last attestation) changed while this was
+		 * judged: a verdict on the old row must not be stored, so judge again on what the
+		 * machine has now. */
 		free(j.verdict);
 		free(j.ima_state);
 		j.verdict = j.ima_state = NULL;
 		store_machine_done(&m);
-		if (!machine_for_attestation(w, id, &m, resp))
+		kept = false;
+		if (!machine_for_attestation(w, id, nonce, false, &m, resp))
 			goto out;
+		if (m.nonce_used) {
+			reply_error(resp, 409, "nonce %s was used already", nonce);
+			goto out;
+		}
 	}
 	if (r == -ESTALE) {
 		reply_error(resp, 409, "machine %s changed each time its evidence was judged (%d times); nothing was "
@@ -616,12 +703,12 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	if (r == -ENOENT) {
 		/* Forgotten or revoked while the evidence was judged. */
 		store_machine_done(&m);
-		if (machine_for_attestation(w, id, &m, resp))
+		if (machine_for_attestation(w, id, NULL, false, &m, resp))
 			reply_error(resp, 409, "machine %s changed while its evidence was judged", id);
 		goto out;
 	}
 	if (r == -EEXIST) {
-		reply_error(resp, 409, "nonce %s was used while the evidence was judged", nonce);
+		reply_error(resp, 409, "nonce %s was used already (or while the evidence was judged)", nonce);
 		goto out;
 	}
 	if (r < 0) {
@@ -641,8 +728,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	json_object_set_new(o, "status", json_text(j.trusted ? "trusted" : "untrusted"));
 	json_object_set_new(o, "at", json_time(c.at));
 	json_object_set_new(o, "nonce", json_text(nonce));
-	json_object_set_new(o, "verdict", json_from_text(j.verdict));
-	reply_json(resp, 200, o);
+	reply_json_with(resp, 200, o, "verdict", j.verdict);
 out:
 	store_machine_done(&m);
 	free(j.verdict);

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include "shared/fail.h"
@@ -31,12 +32,13 @@ static int nonce_mac(const fleet *f, const char *id, const uint8_t head[NONCE_RA
 		     uint8_t out[NONCE_MAC])
 {
 	uint8_t msg[sizeof(nonce_label) + 64 + 1 + NONCE_RANDOM + NONCE_EXPIRES], md[EVP_MAX_MD_SIZE];
-	size_t id_len = strlen(id), n = 0;
-	unsigned md_len = 0;
+	size_t id_len = strlen(id), n = 0, md_len = 0;
+	EVP_MAC_CTX *c;
+	int ok;
 
 	/* The label, the id (at most 64 bytes, and NUL-terminated so that no id is a prefix of
 	 * another's input), then the random bytes and the expiry. */
-	if (id_len > 64)
+	if (id_len > 64 || !f->nonce_mac)
 		return -EINVAL;
 	memcpy(msg, nonce_label, sizeof(nonce_label));
 	n += sizeof(nonce_label);
@@ -44,11 +46,41 @@ static int nonce_mac(const fleet *f, const char *id, const uint8_t head[NONCE_RA
 	n += id_len + 1;
 	memcpy(msg + n, head, NONCE_RANDOM + NONCE_EXPIRES);
 	n += NONCE_RANDOM + NONCE_EXPIRES;
-	if (!HMAC(EVP_sha256(), f->nonce_key, sizeof(f->nonce_key), msg, n, md, &md_len) || md_len < NONCE_MAC)
-		return -EIO;
-	memcpy(out, md, NONCE_MAC);
+	/* a copy of the keyed context: no algorithm fetched, no key set up again */
+	c = EVP_MAC_CTX_dup(f->nonce_mac);
+	ok = c && EVP_MAC_update(c, msg, n) && EVP_MAC_final(c, md, &md_len, sizeof(md)) && md_len >= NONCE_MAC;
+	EVP_MAC_CTX_free(c);
+	if (ok)
+		memcpy(out, md, NONCE_MAC);
 	OPENSSL_cleanse(md, sizeof(md));
-	return 0;
+	return ok ? 0 : -EIO;
+}
+
+/* The keyed HMAC-SHA256 context the nonces' MACs start from. */
+static int nonce_mac_init(fleet *f)
+{
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *) "SHA256", 0),
+		OSSL_PARAM_construct_end(),
+	};
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	int ok;
+
+	f->nonce_mac = mac ? EVP_MAC_CTX_new(mac) : NULL;
+	EVP_MAC_free(mac); /* the context holds its own reference */
+	ok = f->nonce_mac && EVP_MAC_init(f->nonce_mac, f->nonce_key, sizeof(f->nonce_key), params);
+	if (!ok) {
+		EVP_MAC_CTX_free(f->nonce_mac);
+		f->nonce_mac = NULL;
+	}
+	return ok ? 0 : -EIO;
+}
+
+void fleet_nonce_key_free(fleet *f)
+{
+	EVP_MAC_CTX_free(f->nonce_mac);
+	f->nonce_mac = NULL;
+	OPENSSL_cleanse(f->nonce_key, sizeof(f->nonce_key));
 }
 
 int fleet_nonce_make(const fleet *f, const char *id, int64_t expires, char hex[2 * FLEET_NONCE_SIZE + 1])
@@ -101,5 +133,7 @@ int fleet_nonce_key_load(fleet *f, db *d, mb_error *err)
 		r = set_error(err, -EBADMSG, "the database's nonce key is not %zu bytes of hex", sizeof(f->nonce_key));
 	OPENSSL_cleanse(stored, strlen(stored));
 	free(stored);
+	if (r >= 0 && nonce_mac_init(f) < 0)
+		r = set_error(err, -EIO, "OpenSSL's HMAC-SHA256 could not be keyed with the nonce key");
 	return r;
 }

@@ -18,7 +18,7 @@ bool fleet_id_valid(const char *id, size_t n)
 {
 	size_t i;
 
-	if (n < 1 || n > 64 || id[0] == '.')
+	if (n < 1 || n > FLEET_ID_MAX || id[0] == '.')
 		return false;
 	for (i = 0; i < n; i++) {
 		char c = id[i];

@@ -66,6 +66,22 @@ void reply_json(http_response *resp, unsigned status, json_t *o)
 	reply_text(resp, status, body);
 }
 
+void reply_json_with(http_response *resp, unsigned status, json_t *o, const char *key, const char *text)
+{
+	char *head = json_write_built(o, JSON_LAYOUT_COMPACT, resp->json_mark), *body = NULL;
+	size_t n = head ? strlen(head) : 0;
+
+	json_decref(o);
+	/* head is "{...}": its last brace makes way for the member */
+	if (n >= 2 && head[n - 1] == '}') {
+		head[n - 1] = '\0';
+		if (asprintf(&body, "%s%s\"%s\":%s}", head, n > 2 ? "," : "", key, text) < 0)
+			body = NULL;
+	}
+	free(head);
+	reply_text(resp, status, body);
+}
+
 void reply_text(http_response *resp, unsigned status, char *body)
 {
 	if (!body) {
@@ -249,10 +265,12 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 		return r;
 	}
 
-	/* As many parsed machine records as boots judged: one each for a fleet the cache holds. */
+	/* As many parsed machine records as boots judged: one each for a fleet the cache holds. The
+	 * rows read for nonces go with them (--judge-cache 0: everything read and judged anew). */
 	if (o->judge_cache >= 0 &&
 	    (fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->judged) < 0 ||
-	     fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->machines) < 0)) {
+	     fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->machines) < 0 ||
+	     fleet_cache_new(FLEET_ASKED_CACHE, &f->asked) < 0)) {
 		fleet_free(f);
 		return set_error(err, -ENOMEM, "out of memory");
 	}
@@ -313,8 +331,9 @@ void fleet_free(fleet *f)
 		mb_policy_free(f->policies[i].policy);
 	fleet_cache_free(f->judged);
 	fleet_cache_free(f->machines);
+	fleet_cache_free(f->asked);
 	pthread_mutex_destroy(&f->lock);
-	OPENSSL_cleanse(f->nonce_key, sizeof(f->nonce_key));
+	fleet_nonce_key_free(f);
 	free(f->db_url);
 	free(f);
 }

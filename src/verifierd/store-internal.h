@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #ifndef MBOOT_VERIFIERD_STORE_INTERNAL_H
 #define MBOOT_VERIFIERD_STORE_INTERNAL_H
-/* What the store's files share (store.c: the schema and the machines; store-operator.c: the
- * operators' tokens and the audit trail). */
+/* What the store's files share (store.c: the schema and the machines; store-judge.c: the
+ * writes of verdicts and stale marks; store-operator.c: the operators' tokens and the audit
+ * trail). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

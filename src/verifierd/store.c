@@ -216,9 +216,35 @@ void store_machine_done(store_machine *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int store_machine_copy(const store_machine *src, store_machine *dst)
+{
+	*dst = *src;
+	dst->id = dup_or_null(src->id);
+	dst->record = dup_or_null(src->record);
+	dst->ek_sha256 = dup_or_null(src->ek_sha256);
+	dst->policy = dup_or_null(src->policy);
+	dst->status = dup_or_null(src->status);
+	dst->last_nonce = dup_or_null(src->last_nonce);
+	dst->last_verdict = dup_or_null(src->last_verdict);
+	dst->evidence_nonce = dup_or_null(src->evidence_nonce);
+	dst->evidence_boot = dup_or_null(src->evidence_boot);
+	dst->ima_state = dup_or_null(src->ima_state);
+	if ((src->id && !dst->id) || (src->record && !dst->record) || (src->ek_sha256 && !dst->ek_sha256) ||
+	    (src->policy && !dst->policy) || (src->status && !dst->status) || (src->last_nonce && !dst->last_nonce) ||
+	    (src->last_verdict && !dst->last_verdict) || (src->evidence_nonce && !dst->evidence_nonce) ||
+	    (src->evidence_boot && !dst->evidence_boot) || (src->ima_state && !dst->ima_state)) {
+		store_machine_done(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 #define MACHINE_COLUMNS                                                                                         \
 	"id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled, last_attestation, last_nonce, " \
 	"last_verdict, last_reasons, generation, evidence_nonce, evidence_boot, stale_announced, ima_state"
+#define MACHINE_COLUMNS_ATTESTING                                                                         \
+	"id, record, ek_sha256, policy, interval_s, status, status_changed, enrolled, last_attestation, last_nonce, " \
+	"NULL, last_reasons, generation, evidence_nonce, evidence_boot, stale_announced, ima_state"
 
 static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 {
@@ -247,33 +273,62 @@ static int machine_from_row(const db_rows *rows, size_t i, store_machine *m)
 	return 0;
 }
 
-static int machine_get(db *d, const char *id, bool lock, store_machine *ret, mb_error *err)
+/* The machine's row as read by machine_get(): by purpose. */
+typedef enum machine_read {
+	MACHINE_READ,
+	MACHINE_READ_LOCKED, /* PostgreSQL: FOR UPDATE (SQLite's write transaction holds the whole database) */
+	MACHINE_READ_ATTESTING,
+	MACHINE_READ_ASKING, /* for a nonce: its id, status and IMA state only */
+} machine_read;
+
+static int machine_get(db *d, const char *id, const char *nonce, machine_read how, store_machine *ret,
+		       mb_error *err)
 {
-	const char *p[] = { id };
+	static const char *const sql[] = {
+		[MACHINE_READ] = "SELECT " MACHINE_COLUMNS " FROM machines WHERE id = $1",
+		[MACHINE_READ_LOCKED] = "SELECT " MACHINE_COLUMNS " FROM machines WHERE id = $1 FOR UPDATE",
+		/* without the verdict (a few KB, compressed in PostgreSQL), and whether the nonce was
+		 * used: an attestation's reads in one round trip */
+		[MACHINE_READ_ATTESTING] = ("SELECT " MACHINE_COLUMNS_ATTESTING ", CASE WHEN EXISTS (SELECT 1 FROM "
+					    "attestations WHERE nonce = $2) THEN 1 ELSE 0 END FROM machines WHERE id = $1"),
+		[MACHINE_READ_ASKING] = ("SELECT id, NULL, NULL, NULL, 0, status, 0, 0, NULL, NULL, NULL, 0, 0, NULL, "
+					 "NULL, 0, ima_state FROM machines WHERE id = $1"),
+	};
+	const char *p[] = { id, nonce };
 	db_rows *rows;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	/* SQLite's write transaction holds the whole database already. */
-	r = db_query(d, lock && db_get_kind(d) == DB_POSTGRESQL
-			     ? "SELECT " MACHINE_COLUMNS " FROM machines WHERE id = $1 FOR UPDATE"
-			     : "SELECT " MACHINE_COLUMNS " FROM machines WHERE id = $1",
-		     p, 1, &rows, err);
+	if (how == MACHINE_READ_LOCKED && db_get_kind(d) != DB_POSTGRESQL)
+		how = MACHINE_READ;
+	r = db_query(d, sql[how], p, how == MACHINE_READ_ATTESTING ? 2 : 1, &rows, err);
 	if (r < 0)
 		return r;
 	r = db_rows_count(rows) ? machine_from_row(rows, 0, ret) : -ENOENT;
+	if (r == 0 && how == MACHINE_READ_ATTESTING)
+		ret->nonce_used = to_i64(db_rows_get(rows, 0, 17)) != 0;
 	db_rows_free(rows);
 	return r == -ENOMEM ? set_error(err, r, "out of memory") : r;
 }
 
 int store_machine_get(db *d, const char *id, store_machine *ret, mb_error *err)
 {
-	return machine_get(d, id, false, ret, err);
+	return machine_get(d, id, NULL, MACHINE_READ, ret, err);
 }
 
 int store_machine_get_tx(db *d, const char *id, store_machine *ret, mb_error *err)
 {
-	return machine_get(d, id, true, ret, err);
+	return machine_get(d, id, NULL, MACHINE_READ_LOCKED, ret, err);
+}
+
+int store_machine_get_attesting(db *d, const char *id, const char *nonce, store_machine *ret, mb_error *err)
+{
+	return machine_get(d, id, nonce, MACHINE_READ_ATTESTING, ret, err);
+}
+
+int store_machine_get_asking(db *d, const char *id, store_machine *ret, mb_error *err)
+{
+	return machine_get(d, id, NULL, MACHINE_READ_ASKING, ret, err);
 }
 
 int store_machine_list(db *d, store_machine **ret, size_t *ret_n, mb_error *err)
@@ -424,20 +479,6 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 	return r < 0 ? (int) r : 0;
 }
 
-int store_nonce_used(db *d, const char *nonce, mb_error *err)
-{
-	const char *p[] = { nonce };
-	db_rows *rows;
-	int r;
-
-	r = db_query(d, "SELECT 1 FROM attestations WHERE nonce = $1", p, 1, &rows, err);
-	if (r < 0)
-		return r;
-	r = db_rows_count(rows) ? 1 : 0;
-	db_rows_free(rows);
-	return r;
-}
-
 int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_error *err)
 {
 	const char *p[] = { name, fresh };
@@ -448,115 +489,6 @@ int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_
 	if (r < 0)
 		return (int) r;
 	return query_text(d, "SELECT value FROM secrets WHERE name = $1", p, 1, ret, err);
-}
-
-/* Why an update of machine id under generation g changed no row: -ENOENT (gone or revoked) or
- * -ESTALE (its generation moved on). */
-static int why_unchanged(db *d, const char *id, mb_error *err)
-{
-	const char *p[] = { id };
-	db_rows *rows;
-	int r;
-
-	r = db_query(d, "SELECT status FROM machines WHERE id = $1", p, 1, &rows, err);
-	if (r < 0)
-		return r;
-	r = !db_rows_count(rows) || strcmp(db_rows_get(rows, 0, 0), "revoked") == 0 ? -ENOENT : -ESTALE;
-	db_rows_free(rows);
-	return r;
-}
-
-/* An update of a machine, made in two variants: for a machine not announced stale, and for one
- * announced stale (the announcement cleared). The variant of what was read (*stale) is tried
- * first; when it changes no row, the other one (the sweep, or an attestation, came between).
- * *stale: the variant that changed the row. 0 rows: neither did. */
-static int64_t exec_stale_variant(db *d, const char *const sql[2], const char *const *p, size_t n, bool *stale,
-				  mb_error *err)
-{
-	int64_t r = db_exec(d, sql[*stale], p, n, err);
-
-	if (r == 0 && (r = db_exec(d, sql[!*stale], p, n, err)) > 0)
-		*stale = !*stale;
-	return r;
-}
-
-int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
-			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
-			 const char *ima_state, bool *stale, mb_error *err)
-{
-	char ab[24], sb[24], rb[24], gb[24];
-	const char *status = trusted ? "trusted" : "untrusted";
-	const char *pa[] = { nonce, id, ab, sb, trusted ? "1" : "0", rb, verdict };
-	const char *pm[] = { id, status, ab, nonce, verdict, rb, gb, boot && *boot ? boot : NULL, ima_state, evidence };
-	int64_t r;
-
-	i64s(ab, at);
-	i64s(sb, seq);
-	i64s(rb, n_reasons);
-	i64s(gb, generation);
-	/* The machine first: under PostgreSQL's READ COMMITTED the row's condition is checked again
-	 * on the newest version once a concurrent change of it committed, so a policy set (or a
-	 * revoke) that committed while the evidence was judged makes this change no row. The last
-	 * trusted evidence: dropped when this one is trusted, kept from the row's when the machine
-	 * turns untrusted now (SET reads the row as it was). Without evidence (the stored one is of
-	 * this boot), only while the stored one is still of this boot. A machine announced stale
-	 * changes status (from stale) whatever its verdict. */
-#define ATTESTATION_SET                                                                                 \
-	"UPDATE machines SET status_changed = CASE WHEN status = $2 AND stale_announced IS NULL "       \
-	"THEN status_changed ELSE $3 END, "                                                             \
-	"trusted_evidence = CASE WHEN $2 = 'trusted' THEN NULL WHEN status = 'trusted' THEN last_evidence " \
-	"ELSE trusted_evidence END, stale_announced = NULL, "                                           \
-	"status = $2, last_attestation = $3, last_nonce = $4, last_verdict = $5, last_reasons = $6, ima_state = $9"
-#define ATTESTATION_EVIDENCE ", evidence_boot = $8, last_evidence = $10, evidence_nonce = $4"
-#define ATTESTATION_WHERE " WHERE id = $1 AND generation = $7 AND status <> 'revoked' AND stale_announced "
-#define ATTESTATION_SAME_BOOT " AND evidence_boot = $8"
-	static const char *const with_evidence[2] = {
-		ATTESTATION_SET ATTESTATION_EVIDENCE ATTESTATION_WHERE "IS NULL",
-		ATTESTATION_SET ATTESTATION_EVIDENCE ATTESTATION_WHERE "IS NOT NULL",
-	};
-	static const char *const same_boot[2] = {
-		ATTESTATION_SET ATTESTATION_WHERE "IS NULL" ATTESTATION_SAME_BOOT,
-		ATTESTATION_SET ATTESTATION_WHERE "IS NOT NULL" ATTESTATION_SAME_BOOT,
-	};
-#undef ATTESTATION_SET
-#undef ATTESTATION_EVIDENCE
-#undef ATTESTATION_WHERE
-#undef ATTESTATION_SAME_BOOT
-	r = exec_stale_variant(d, evidence ? with_evidence : same_boot, pm, evidence ? 10 : 9, stale, err);
-	if (r < 0)
-		return (int) r;
-	if (r == 0)
-		return why_unchanged(d, id, err);
-	r = db_exec(d,
-		    "INSERT INTO attestations (nonce, machine_id, at, seq, trusted, reasons, verdict) "
-		    "VALUES ($1, $2, $3, $4, $5, $6, $7)",
-		    pa, 7, err);
-	return r < 0 ? (int) r : 0;
-}
-
-int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
-		     int64_t n_reasons, const char *verdict, const char *ima_state, bool *stale, mb_error *err)
-{
-	char nb[24], rb[24], gb[24];
-	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb, gb, ima_state };
-	/* Only while that evidence is still the last one, and the machine's policy, record and
-	 * status those it was judged under. A machine announced stale stays so (and its time). */
-#define REJUDGE                                                                                      \
-	"UPDATE machines SET status_changed = CASE WHEN status = $3 OR stale_announced IS NOT NULL "   \
-	"THEN status_changed ELSE $4 END, status = $3, last_verdict = $5, last_reasons = $6, "         \
-	"ima_state = $8 "                                                                               \
-	"WHERE id = $1 AND last_nonce = $2 AND generation = $7 AND status <> 'revoked' AND stale_announced "
-	static const char *const sql[2] = { REJUDGE "IS NULL", REJUDGE "IS NOT NULL" };
-#undef REJUDGE
-	int64_t r;
-
-	i64s(nb, now);
-	i64s(rb, n_reasons);
-	i64s(gb, generation);
-	r = exec_stale_variant(d, sql, p, 8, stale, err);
-	if (r < 0)
-		return (int) r;
-	return r == 0 ? -ENOENT : 0;
 }
 
 int store_history_get(db *d, const char *id, store_history *ret, size_t max, size_t *ret_n, mb_error *err)
@@ -646,76 +578,6 @@ int store_machine_delete_tx(db *d, const char *id, mb_error *err)
 			total += r;
 	}
 	return total == 0 ? -ENOENT : 0;
-}
-
-/* A machine's deadline as fleet_status_shown has it: its last attestation or its enrollment (the
- * later), plus twice the interval it is held to ($2: the verifier's maximum), before now ($1). */
-#define STALE_DUE                                                                                       \
-	"stale_announced IS NULL AND status <> 'revoked' AND "                                          \
-	"CASE WHEN last_attestation > enrolled THEN last_attestation ELSE enrolled END + 2 * "          \
-	"CASE WHEN interval_s > 0 AND interval_s < CAST($2 AS BIGINT) THEN interval_s ELSE CAST($2 AS BIGINT) END " \
-	"< CAST($1 AS BIGINT)"
-
-int store_stale_mark_tx(db *d, int64_t now, int64_t max_interval, store_stale **ret, size_t *ret_n, mb_error *err)
-{
-	char nb[24], ib[24];
-	const char *p[] = { nb, ib };
-	/* The marking's condition is the choice's again: under PostgreSQL's READ COMMITTED it is
-	 * checked on the newest version of a row another verifier (or an attestation) changed
-	 * meanwhile, so a row is marked by one caller only. There the rows are locked in id order,
-	 * those another sweep holds skipped: two sweeps split the work and never deadlock. */
-#define STALE_MARK(lock)                                                                                \
-	"UPDATE machines SET stale_announced = CAST($1 AS BIGINT), status_changed = CAST($1 AS BIGINT) " \
-	"WHERE " STALE_DUE " AND id IN (SELECT id FROM machines WHERE " STALE_DUE                        \
-	" ORDER BY id LIMIT " STR(STORE_STALE_BATCH) lock ") "                                               \
-	"RETURNING id, status, CASE WHEN last_attestation > enrolled THEN last_attestation ELSE enrolled END, " \
-	"CASE WHEN interval_s > 0 AND interval_s < CAST($2 AS BIGINT) THEN interval_s ELSE CAST($2 AS BIGINT) END"
-	static const char *const sql_sqlite = STALE_MARK(""), *const sql_pg = STALE_MARK(" FOR UPDATE SKIP LOCKED");
-#undef STALE_MARK
-	store_stale *s;
-	db_rows *rows;
-	size_t i, n;
-	int r;
-
-	*ret = NULL;
-	*ret_n = 0;
-	i64s(nb, now);
-	i64s(ib, max_interval);
-	r = db_query(d, db_get_kind(d) == DB_POSTGRESQL ? sql_pg : sql_sqlite, p, 2, &rows, err);
-	if (r < 0)
-		return r;
-	n = db_rows_count(rows);
-	s = calloc(n ? n : 1, sizeof(*s));
-	for (i = 0; s && i < n; i++) {
-		s[i] = (store_stale) {
-			.id = dup_or_null(db_rows_get(rows, i, 0)),
-			.status = dup_or_null(db_rows_get(rows, i, 1)),
-			.last_seen = to_i64(db_rows_get(rows, i, 2)),
-			.interval = to_i64(db_rows_get(rows, i, 3)),
-		};
-		if (!s[i].id || !s[i].status) {
-			store_stale_free(s, i + 1);
-			s = NULL;
-		}
-	}
-	db_rows_free(rows);
-	if (!s)
-		return set_error(err, -ENOMEM, "out of memory");
-	*ret = s;
-	*ret_n = n;
-	return 0;
-}
-#undef STALE_DUE
-
-void store_stale_free(store_stale *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; s && i < n; i++) {
-		free(s[i].id);
-		free(s[i].status);
-	}
-	free(s);
 }
 
 int store_ping(db *d, mb_error *err)

@@ -39,9 +39,12 @@ typedef struct store_machine {
 	int64_t stale_announced; /* when a sweep announced it stale (0: not since its last attestation
 				  * or enrollment) */
 	char *ima_state;       /* the IMA list judged so far in this boot (mb_attest_verdict_ima_state) */
+	bool nonce_used;       /* store_machine_get_attesting(): evidence under its nonce was stored */
 } store_machine;
 
 void store_machine_done(store_machine *m);
+/* A copy of src (each string its own); -ENOMEM (dst then empty). */
+int store_machine_copy(const store_machine *src, store_machine *dst);
 
 int store_machine_get(db *d, const char *id, store_machine *ret, mb_error *err);
 /* The same inside a transaction, the row locked until it ends (what is read stays so). */
@@ -67,22 +70,32 @@ int store_enrollment_get(db *d, const char *id, char **ret_state, int64_t *ret_i
 int store_activate_tx(db *d, const char *id, const char *record, const char *ek_sha256, const char *policy,
 		      int64_t interval, int64_t now, mb_error *err);
 
-/* 1 when evidence under this nonce was stored already, else 0. */
-int store_nonce_used(db *d, const char *nonce, mb_error *err);
+/* The machine as an attestation needs it, in one query: all but last_verdict, and nonce_used
+ * for nonce (NULL: no nonce yet, when it asks for one). */
+int store_machine_get_attesting(db *d, const char *id, const char *nonce, store_machine *ret, mb_error *err);
+/* The machine as asking for a nonce needs it: id, status and ima_state; the rest empty. */
+int store_machine_get_asking(db *d, const char *id, store_machine *ret, mb_error *err);
 
 /* The verifiers' shared secret of this name: the stored one, or fresh stored when there is none. */
 int store_secret_get(db *d, const char *name, const char *fresh, char **ret, mb_error *err);
 
-/* The judgment of one nonce's evidence, judged under the machine's generation: the history row
+/* The judgment of one nonce's evidence, judged on the machine's row as read (its generation, and
+ * its last nonce read_nonce: NULL when it had none): the history row
  * and the machine's state, with the evidence and its boot key (hex, or NULL); evidence NULL: the
  * stored evidence is of this boot and stays (-ESTALE when it no longer is). Returns -ENOENT when
- * the machine is gone or revoked, -ESTALE when its generation moved on (a policy set, enrolled
- * again), -EEXIST when the nonce was used (nothing written: the caller rolls back). *stale: in,
+ * the machine is gone or revoked, -ESTALE when its row moved on (a policy set, enrolled again,
+ * another attestation), -EEXIST when the nonce was used (nothing written: the caller rolls back). *stale: in,
  * whether the machine was read announced stale; out, whether it was when written (the mark is
  * cleared: it came back from stale). ima_state: the IMA state after it (NULL: none). */
-int store_attestation_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t at, int64_t seq,
-			 bool trusted, int64_t n_reasons, const char *verdict, const char *evidence, const char *boot,
-			 const char *ima_state, bool *stale, mb_error *err);
+int store_attestation_tx(db *d, const char *id, int64_t generation, const char *read_nonce, const char *nonce,
+			 int64_t at, int64_t seq, bool trusted, int64_t n_reasons, const char *verdict,
+			 const char *evidence, const char *boot, const char *ima_state, bool *stale, mb_error *err);
+/* The same in one round trip, as its own transaction, for the common case: the machine's row
+ * still as read (stale as read). 1: stored; 0: that row changed meanwhile and nothing was
+ * written (store_attestation_tx() in a transaction tells why); -EEXIST: the nonce was used. */
+int store_attestation_once(db *d, const char *id, int64_t generation, const char *read_nonce, const char *nonce,
+			   int64_t at, int64_t seq, bool trusted, int64_t n_reasons, const char *verdict,
+			   const char *evidence, const char *boot, const char *ima_state, bool stale, mb_error *err);
 
 /* The last judgment replaced (a policy change re-judged the last evidence); -ENOENT unless the
  * evidence of nonce is still the last and generation still the machine's. *stale as

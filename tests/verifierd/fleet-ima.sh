@@ -8,7 +8,8 @@
 # an unknown file that ran turns the machine untrusted naming its path and digest (sha256sum),
 # and keeps it so for the rest of the boot; the verifier restarted keeps its state (in the
 # database); the firmware logs' judgment is still taken once per boot although PCR 10 moves; a
-# reboot sends the whole new list; a policy set judges the stored evidence again.
+# reboot sends the whole new list; a policy set judges the stored evidence again; of two nonces
+# asked at once, the later evidence is judged on the state the earlier one left.
 # shellcheck source=tests/tpm/swtpm-env.sh
 . "${MB_TPM_TESTS:?}/swtpm-env.sh"
 M=${MBOOT:?}
@@ -121,6 +122,32 @@ run /usr/bin/good1=good1
 push
 check "after a policy set: the next push from the stored evidence's 2 entries (exit $rc: $(ima))" \
 	test "$rc:$(ima)" = '0:["trusted",2,5,7]'
+
+# Two nonces asked at once (two pushes racing): the second's evidence, stored after the first's,
+# is judged on the state the first left (the verifier keeps the row it read for a nonce; the row
+# changed meanwhile, so it is read again and judged again), not on the row of its nonce's time.
+nonce() { curl -sSf -X POST -H 'Content-Type: application/json' -d '' "$URL/v1/machines/m1/nonce" >"$1" || fail "nonce"; }
+quote() { # quote NONCE_ANSWER START LAST OUT
+	"$M" quote --tcti "$TCTI" --ak-file "$WORK/ak-m1.json" --nonce "$(jq -r .nonce "$1")" --log "$LOG" \
+		--ima-log list.bin --ima-start "$2" --ima-last "$3" -o "$4" --force || fail "quote $4"
+}
+post_evidence() { # post_evidence EVIDENCE NONCE_ANSWER OUT: the HTTP status
+	curl -sS -o "$3" -w '%{http_code}' -H 'Content-Type: application/json' --data-binary "@$1" \
+		"$URL/v1/machines/m1/evidence?nonce=$(jq -r .nonce "$2")"
+}
+run /usr/bin/good1=good1
+nonce n1.json
+nonce n2.json
+quote n1.json "$(jq .ima_from n1.json)" "$(jq -r .ima_last n1.json)" ev1.json
+st=$(post_evidence ev1.json n1.json v1.json)
+check "racing nonces: the first's evidence trusted from $(jq .ima_from n1.json) ($st: $(jq -c '[.status, .verdict.ima.start]' v1.json))" \
+	test "$st:$(jq -c '[.status, .verdict.ima.start]' v1.json)" = "200:[\"trusted\",$(jq .ima_from n1.json)]"
+nonce n3.json
+run /usr/lib/good2.so=good2
+quote n2.json "$(jq .ima_from n3.json)" "$(jq -r .ima_last n3.json)" ev2.json
+st=$(post_evidence ev2.json n2.json v2.json)
+check "racing nonces: the second's evidence judged on the state the first left, from $(jq .ima_from n3.json) ($st: $(jq -c '[.status, .verdict.ima.start, .verdict.reasons]' v2.json))" \
+	test "$st:$(jq -c '[.status, .verdict.ima.start]' v2.json)" = "200:[\"trusted\",$(jq .ima_from n3.json)]"
 
 echo "$failures check(s) failed"
 [ "$failures" -eq 0 ]
