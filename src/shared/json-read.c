@@ -55,10 +55,8 @@ static int fail_at(const char *doc, size_t at, mb_error *err, const char *fmt, .
  * evidence, sealed files and tokens carry), is cut out of the text jansson reads and put back
  * afterwards: jansson's lexer takes a string a byte at a time through its UTF-8 stream, which
  * was most of the time of judging a machine's evidence (81 KB, the log's base64 nearly all).
- * 32: the PCR values' hex (40 and 64 characters) too, 48 of them in a quote of two banks:
- * judging a boot's later evidence went from 6,750 to 7,600 a second.
  */
-#define JSON_LONG_STRING 32
+#define JSON_LONG_STRING 256
 
 typedef struct long_string {
 	size_t at, len; /* the content (between the quotes) in doc */
