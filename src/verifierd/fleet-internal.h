@@ -28,6 +28,9 @@ typedef struct fleet_policy {
 /* The judging-time histogram's buckets with a bound (fleet-metrics.c). */
 #define FLEET_JUDGE_BUCKETS 10
 
+/* Locks that serialize one machine's attestations (a power of two). */
+#define FLEET_MACHINE_LOCKS 256
+
 /* The verifier's nonces (fleet-nonce.c): what the fleet gives is this many bytes. */
 #define FLEET_NONCE_SIZE 32
 
@@ -75,6 +78,11 @@ struct fleet {
 	fleet_cache *machines; /* machine records parsed (mb_attest_machine), by the record's SHA-256 */
 	fleet_cache *asked;    /* machines' rows (store_machine) as read for a nonce, by SHA-256 of the
 				* id and the nonce: its evidence is judged on them (fleet-machine.c) */
+
+	/* A machine's evidence is judged and stored under the lock of its id's hash: a push that
+	 * overlaps another of the same machine waits instead of being judged on a row that the
+	 * other changes (fleet-machine.c; other verifiers on the database are met by retrying). */
+	pthread_mutex_t machine_locks[FLEET_MACHINE_LOCKS];
 
 	pthread_mutex_t lock; /* guards policies */
 	fleet_policy policies[FLEET_POLICY_CACHE_MAX];

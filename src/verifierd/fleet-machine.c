@@ -609,6 +609,16 @@ static void refuse_evidence(fleet_worker *w, const char *id, const fleet_judgmen
 /* Judged this often at most when the machine changes (a policy set) while its evidence is judged. */
 #define EVIDENCE_JUDGE_TRIES 3
 
+/* The lock under which machine id's evidence is judged and stored (FNV-1a of the id). */
+static pthread_mutex_t *machine_lock(fleet *f, const char *id)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *id; id++)
+		h = (h ^ (uint8_t) *id) * 16777619u;
+	return &f->machine_locks[h & (FLEET_MACHINE_LOCKS - 1)];
+}
+
 void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, http_response *resp)
 {
 	uint8_t raw[MB_ATTEST_NONCE_MAX];
@@ -619,6 +629,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	evidence_ctx c;
 	json_t *o;
 	size_t n;
+	pthread_mutex_t *lock = NULL;
 	bool db_error, kept;
 	int r, tries;
 
@@ -642,6 +653,11 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		reply_error(resp, 409, "nonce %s was used already", nonce);
 		goto out;
 	}
+	/* Two pushes of one machine at once: the second is judged on what the first stored (its
+	 * IMA entries, its boot) and does not undo it; unserialized, each could keep spoiling the
+	 * other's row until both ran out of tries. */
+	lock = machine_lock(w->f, id);
+	pthread_mutex_lock(lock);
 	for (tries = 1;; tries++) {
 		int64_t t0 = fleet_now_us();
 
@@ -695,6 +711,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 			goto out;
 		}
 	}
+	pthread_mutex_unlock(lock);
+	lock = NULL;
 	if (r == -ESTALE) {
 		reply_error(resp, 409, "machine %s changed each time its evidence was judged (%d times); nothing was "
 			    "stored (retry with a new nonce)", id, tries);
@@ -730,6 +748,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	json_object_set_new(o, "nonce", json_text(nonce));
 	reply_json_with(resp, 200, o, "verdict", j.verdict);
 out:
+	if (lock)
+		pthread_mutex_unlock(lock);
 	store_machine_done(&m);
 	free(j.verdict);
 	free(j.ima_state);

@@ -234,6 +234,7 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 {
 	fleet *f;
 	db *d = NULL;
+	size_t i;
 	int r;
 
 	*ret = NULL;
@@ -247,6 +248,8 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 		return set_error(err, -ENOMEM, "out of memory");
 	}
 	pthread_mutex_init(&f->lock, NULL);
+	for (i = 0; i < FLEET_MACHINE_LOCKS; i++)
+		pthread_mutex_init(&f->machine_locks[i], NULL);
 	fleet_stale_init(f);
 	f->stale_sweep = o->stale_sweep > 0 ? o->stale_sweep : 0;
 	f->ek_roots = o->ek_roots;
@@ -332,6 +335,8 @@ void fleet_free(fleet *f)
 	fleet_cache_free(f->judged);
 	fleet_cache_free(f->machines);
 	fleet_cache_free(f->asked);
+	for (i = 0; i < FLEET_MACHINE_LOCKS; i++)
+		pthread_mutex_destroy(&f->machine_locks[i]);
 	pthread_mutex_destroy(&f->lock);
 	fleet_nonce_key_free(f);
 	free(f->db_url);

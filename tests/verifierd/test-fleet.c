@@ -663,6 +663,80 @@ static size_t history_rows(const char *id)
 	return n;
 }
 
+/* One machine pushing from several threads at once, each with its own nonce (a timer and an
+ * operator's push, say): every push is answered 200 and stored. Unserialized, each push's
+ * store spoiled the rows the others were judged on, until one ran out of tries (409). */
+#define PUSHES_EACH 6
+
+typedef struct pusher {
+	pthread_t thread;
+	fleet_worker *w;
+	char nonces[PUSHES_EACH][65];
+	char *evidence[PUSHES_EACH];
+	unsigned ok;
+	char last_error[256];
+} pusher;
+
+static void *push_all(void *p)
+{
+	pusher *u = p;
+	unsigned k;
+
+	for (k = 0; k < PUSHES_EACH; k++) {
+		http_request req = { .method = "POST", .path = "/v1/machines/web1/evidence", .nonce = u->nonces[k],
+				     .body = u->evidence[k], .body_size = strlen(u->evidence[k]) };
+		http_response resp;
+
+		fleet_handle(u->w, &req, &resp);
+		if (resp.status == 200)
+			u->ok++;
+		else
+			snprintf(u->last_error, sizeof(u->last_error), "%u %.200s", resp.status,
+				 resp.body ? resp.body : "");
+		if (!resp.body_static)
+			free(resp.body);
+	}
+	return NULL;
+}
+
+/* Between judging and storing: long enough for the other threads' pushes to land there. */
+static void linger(void *p)
+{
+	(void) p;
+	usleep(3000);
+}
+
+static void test_concurrent_pushes_one_machine(void **state)
+{
+	pusher us[RACERS] = { 0 };
+	size_t before = history_rows("web1");
+	unsigned i, k;
+
+	(void) state;
+	for (i = 0; i < RACERS; i++) {
+		us[i].w = fleet_worker_new(T.f);
+		assert_non_null(us[i].w);
+		for (k = 0; k < PUSHES_EACH; k++) {
+			get_nonce("web1", us[i].nonces[k]);
+			us[i].evidence[k] = quote(T.ak1, us[i].nonces[k], T.log, T.log_size);
+		}
+	}
+	fleet_set_after_judging(T.f, linger, NULL);
+	for (i = 0; i < RACERS; i++)
+		assert_int_equal(pthread_create(&us[i].thread, NULL, push_all, &us[i]), 0);
+	for (i = 0; i < RACERS; i++)
+		assert_int_equal(pthread_join(us[i].thread, NULL), 0);
+	fleet_set_after_judging(T.f, NULL, NULL);
+	for (i = 0; i < RACERS; i++) {
+		if (us[i].ok != PUSHES_EACH)
+			fail_msg("pusher %u: %u of %d answered 200; last: %s", i, us[i].ok, PUSHES_EACH, us[i].last_error);
+		for (k = 0; k < PUSHES_EACH; k++)
+			free(us[i].evidence[k]);
+		fleet_worker_free(us[i].w);
+	}
+	assert_int_equal(history_rows("web1"), before + RACERS * PUSHES_EACH);
+}
+
 static void test_other_machines_nonce(void **state)
 {
 	char n[65], *ev;
@@ -1419,6 +1493,7 @@ int main(void)
 		cmocka_unit_test(test_attest_no_policy_then_policy),
 		cmocka_unit_test(test_replay_refused),
 		cmocka_unit_test(test_concurrent_posts_one_nonce),
+		cmocka_unit_test(test_concurrent_pushes_one_machine),
 		cmocka_unit_test(test_expired_nonce),
 		cmocka_unit_test(test_other_machines_nonce),
 		cmocka_unit_test(test_nonces_plentiful),
