@@ -20,6 +20,15 @@ static const char machine[] =
 	"UNcfwUfjobdf1WJiGwlMvKRva0AIOr4XWwo7QGzHvvRihylKwvP3wpos+X0W/UA+GnIxmnC\", \"ak_name\": "
 	"\"000b6b54fc0fa6882912146b75c8717ff0e1ff04be099f2a3272873ab96034f2d583\"}";
 
+/* A verifier that keeps judgments but holds none: the boot key is taken (a carried log decoded
+ * and hashed, a named one read), and a named log is then asked for. */
+static const mb_attest_verdict *judged_none(const uint8_t key[32], void *ctx)
+{
+	(void) key;
+	(void) ctx;
+	return NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t nonce[] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77 };
@@ -56,6 +65,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!json || (!mb_attest_verdict_trusted(v) && mb_attest_verdict_n_reasons(v) == 0))
 		abort();
 	free(json);
+	mb_attest_verdict_free(v);
+	opts.judged_lookup = judged_none;
+	if (mb_attest_verify((const char *) data, size, machine, sizeof(machine) - 1, &opts, &v, &err) < 0) {
+		if (!err.message[0])
+			abort();
+		return 0;
+	}
+	{
+		uint8_t sha256[32];
+		bool carried = false;
+
+		/* a log named and not judged is never trusted */
+		if (mb_attest_verdict_eventlog_sha256(v, sha256, &carried) && !carried && mb_attest_verdict_trusted(v))
+			abort();
+	}
 	mb_attest_verdict_free(v);
 	return 0;
 }

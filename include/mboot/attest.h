@@ -100,6 +100,12 @@ typedef struct mb_quote_input {
 	 */
 	uint64_t ima_start;
 	const uint8_t *ima_last;
+	/*
+	 * The SHA-256 (32 bytes) of a firmware log whose judgment a verifier keeps (the fleet's
+	 * "eventlog_sha256"): when eventlog's bytes hash to it, the evidence names the log by it
+	 * ("eventlog_sha256") instead of carrying it. NULL: the log is carried.
+	 */
+	const uint8_t *eventlog_known;
 } mb_quote_input;
 
 /*
@@ -223,13 +229,21 @@ typedef struct mb_attest_verdict mb_attest_verdict;
 
 /*
  * The boot key of v's evidence: SHA-256 over what the logs' judgment depends on besides the
- * policy (the firmware and userspace logs as the evidence carries them, in base64, so that a
- * boot judged before is never decoded again; the PCR values carried, but PCR 10 when the
+ * policy (the firmware log's SHA-256, of the log carried or as the evidence names it by
+ * "eventlog_sha256", so that a machine need not send a log whose judgment is kept; the
+ * userspace log as carried, in base64; the PCR values carried, but PCR 10 when the
  * evidence carries an IMA list, which is judged on every evidence and moves within a boot;
  * min_bank and userspace_pcrs). True when v judged the logs (the quote passed) with judged_lookup given, so
  * that it may be handed to a later mb_attest_verify under the same policy; else false.
  */
 MB_EXPORT bool mb_attest_verdict_boot_key(const mb_attest_verdict *v, uint8_t key[32]);
+/*
+ * The SHA-256 of the bytes of v's evidence's firmware log, and whether the evidence carried the
+ * log (else it named it by "eventlog_sha256": judged only when judged_lookup returned a verdict
+ * of its boot; otherwise a LOG_NOT_VERIFIED reason asks for the log). False when the evidence
+ * had no firmware log, or could not be read.
+ */
+MB_EXPORT bool mb_attest_verdict_eventlog_sha256(const mb_attest_verdict *v, uint8_t sha256[32], bool *ret_carried);
 
 /*
  * Judge evidence for the machine (its record from mb_attest_challenge_check): signature with the

@@ -38,7 +38,9 @@ static const char push_help[] =
 	"                      default " MB_AK_FILE_DEFAULT "\n"
 	"  --interval S        on enrollment: how often this machine will push, in seconds (the\n"
 	"                      verifier calls it stale after twice that); default the verifier's\n"
-	"  --log LOG           the firmware event log (default " MB_DEFAULT_LOG ")\n"
+	"  --log LOG           the firmware event log (default " MB_DEFAULT_LOG "); named by\n"
+	"                      its SHA-256 instead of sent when the verifier keeps its judgment\n"
+	"                      (its nonce answer names it), and sent if it asks for it\n"
 	"  --userspace-log FILE  the userspace measurement log; default " MB_CEL_DEFAULT_PATH "\n"
 	"                      when it exists\n"
 	"  --ima-log FILE      the kernel's binary IMA list; default\n"
@@ -67,6 +69,9 @@ typedef struct push {
 	/* the IMA entries the verifier judged already in this boot, by its nonce answer */
 	uint64_t ima_from;
 	uint8_t ima_last[20];
+	/* the firmware log whose judgment the verifier keeps, by its nonce answer */
+	bool log_known;
+	uint8_t log_sha256[32];
 } push;
 
 static int tpm_open(push *p)
@@ -215,6 +220,9 @@ static int take_nonce(push *p, char hex[2 * MB_ATTEST_NONCE_MAX + 1])
 		    hex_parse(json_string_value(last), 40, p->ima_last, sizeof(p->ima_last)) == 0)
 			p->ima_from = (uint64_t) json_integer_value(n);
 	}
+	n = json_object_get(answer, "eventlog_sha256");
+	p->log_known = json_is_string(n) && json_string_length(n) == 64 &&
+		       hex_parse(json_string_value(n), 64, p->log_sha256, sizeof(p->log_sha256)) == 0;
 	rc = EXIT_OK;
 out:
 	json_decref(answer);
@@ -271,6 +279,7 @@ static int attest(push *p, const quote_logs *logs, tool_json json)
 	mb_quote_input in = MB_OPTIONS_INIT(mb_quote_input);
 	json_t *answer = NULL;
 	char *evidence = NULL;
+	long status = 0;
 	int rc;
 
 	rc = take_nonce(p, hex);
@@ -292,13 +301,38 @@ static int attest(push *p, const quote_logs *logs, tool_json json)
 		return EXIT_USAGE; /* checked by take_nonce */
 	in.ima_start = p->ima_from;
 	in.ima_last = p->ima_from ? p->ima_last : NULL;
-	rc = quote_evidence(p->tcti, &p->tpm, p->ak, p->ak_size, logs, &in, &evidence);
-	if (rc != EXIT_OK)
-		return rc;
+	/* the log is named, not sent, when it is the one the verifier holds the judgment of */
+	in.eventlog_known = p->log_known ? p->log_sha256 : NULL;
 	snprintf(p->path, sizeof(p->path), "/v1/machines/%s/evidence?nonce=%s", p->id, hex);
-	rc = http_call(p->http, "POST", p->path, evidence, &answer);
-	if (rc == EXIT_OK)
-		rc = print_verdict(answer, json);
+	for (;;) {
+		json_t *send;
+
+		rc = quote_evidence(p->tcti, &p->tpm, p->ak, p->ak_size, logs, &in, &evidence);
+		if (rc != EXIT_OK)
+			return rc;
+		rc = http_request(p->http, "POST", p->path, evidence, &status, &answer);
+		if (rc != EXIT_OK)
+			break;
+		send = json_object_get(answer, "send");
+		/* the verifier no longer keeps that judgment (it restarted, or another one answered):
+		 * once more with the log, under the same nonce, which it left unused */
+		if (status == 409 && in.eventlog_known && json_is_string(send) &&
+		    strcmp(json_string_value(send), "eventlog") == 0) {
+			in.eventlog_known = NULL;
+			json_decref(answer);
+			answer = NULL;
+			free(evidence);
+			evidence = NULL;
+			continue;
+		}
+		if (status < 200 || status > 299) {
+			http_report_status(p->http, "POST", p->path, status, answer);
+			rc = EXIT_USAGE;
+		} else {
+			rc = print_verdict(answer, json);
+		}
+		break;
+	}
 	json_decref(answer);
 	free(evidence);
 	return rc;

@@ -20,7 +20,8 @@
 static const char quote_help[] =
 	"Usage: mboot quote --nonce HEX [--pcrs LIST] [--bank NAME]... [--ak-file FILE]\n"
 	"                   [--log LOG] [--userspace-log FILE] [--ima-log FILE | --no-ima-log]\n"
-	"                   [--ima-start N [--ima-last HEX]] [-o EVIDENCE] [--force] [--tcti TCTI]\n\n"
+	"                   [--ima-start N [--ima-last HEX]] [--eventlog-sha256 HEX]\n"
+	"                   [-o EVIDENCE] [--force] [--tcti TCTI]\n\n"
 	"Quote the PCRs with the Attestation Key ('mboot attest enroll') over the verifier's\n"
 	"nonce, and write the evidence 'mboot attest verify' judges: the quote (TPMS_ATTEST and\n"
 	"its signature, as the TPM returned them), the PCR values quoted, the AK's public part,\n"
@@ -46,6 +47,9 @@ static const char quote_help[] =
 	"                      already (it keeps their state); the whole list when it has fewer\n"
 	"  --ima-last HEX      entry N-1's template hash as the verifier has it (SHA-1): the whole\n"
 	"                      list when this boot's differs (a reboot)\n"
+	"  --eventlog-sha256 HEX  the SHA-256 of the firmware log whose judgment the verifier\n"
+	"                      keeps: when the log's is this, the evidence names the log by it\n"
+	"                      instead of carrying it (docs/attest.md)\n"
 	"  -o EVIDENCE         the evidence (JSON); default standard output\n"
 	"  --force             replace an existing EVIDENCE\n"
 	"  --tcti TCTI         the TPM; default $TPM2TOOLS_TCTI, else " MB_TPM_DEFAULT_TCTI "\n\n"
@@ -131,6 +135,21 @@ typedef struct ima_hash {
 	bool given;
 } ima_hash;
 
+typedef struct log_hash {
+	uint8_t bytes[32];
+	bool given;
+} log_hash;
+
+static int log_sha256_option(void *target, const char *arg, const char *verb)
+{
+	log_hash *h = target;
+
+	if (strlen(arg) != 64 || hex_parse(arg, 64, h->bytes, 32) < 0)
+		return tool_usage_error(verb, "--eventlog-sha256 is a SHA-256: 64 hex digits");
+	h->given = true;
+	return EXIT_OK;
+}
+
 static int ima_last_option(void *target, const char *arg, const char *verb)
 {
 	ima_hash *h = target;
@@ -194,6 +213,7 @@ int verb_quote(int argc, char **argv)
 	quote_logs logs = { 0 };
 	attest_nonce nonce = { 0 };
 	ima_hash ima_last = { 0 };
+	log_hash log_known = { 0 };
 	unsigned ima_start = 0;
 	tool_banks banks = { 0 };
 	bool force = false;
@@ -206,6 +226,7 @@ int verb_quote(int argc, char **argv)
 		QUOTE_LOG_OPTIONS(&logs),
 		TOOL_OPT_NUMBER("ima-start", 0, &ima_start, 0, UINT_MAX),
 		TOOL_OPT_FN("ima-last", 0, &ima_last, ima_last_option),
+		TOOL_OPT_FN("eventlog-sha256", 0, &log_known, log_sha256_option),
 		TOOL_OPT_STR("output", 'o', &out),
 		TOOL_OPT_BOOL("force", 0, &force),
 		TOOL_OPT_STR("tcti", 0, &tcti),
@@ -233,6 +254,7 @@ int verb_quote(int argc, char **argv)
 		return tool_usage_error("quote", "--ima-last goes with --ima-start");
 	in.ima_start = ima_start;
 	in.ima_last = ima_last.given ? ima_last.bytes : NULL;
+	in.eventlog_known = log_known.given ? log_known.bytes : NULL;
 	rc = tool_check_output("quote", out, force);
 	if (rc != EXIT_OK)
 		return rc;

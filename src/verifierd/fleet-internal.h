@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #ifndef MBOOT_VERIFIERD_FLEET_INTERNAL_H
 #define MBOOT_VERIFIERD_FLEET_INTERNAL_H
-/* What the fleet's files share (fleet.c: routing; fleet-machine.c, fleet-operator.c: the calls). */
+/* What the fleet's files share (fleet.c: routing; fleet-machine.c, fleet-operator.c: the calls;
+ * fleet-judge.c: judging evidence). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -60,6 +61,9 @@ struct fleet {
 	atomic_uint_fast64_t judge_sum_us;
 	/* Evidence whose logs were judged, and whose boot's judgment was taken (fleet-cache.c). */
 	atomic_uint_fast64_t boots_judged, boots_reused;
+	/* Evidence stored that named its firmware log by SHA-256 instead of carrying it, and evidence
+	 * that named one whose judgment was not kept here (answered "send": "eventlog"). */
+	atomic_uint_fast64_t logs_named, logs_asked;
 	/* Test hook: called after evidence was judged, before its verdict is stored. */
 	void (*after_judging)(void *ctx);
 	void *after_judging_ctx;
@@ -170,12 +174,13 @@ extern const char *const fleet_statuses[FLEET_STATUSES];
 typedef int (*fleet_tx_fn)(db *d, void *ctx, mb_error *err);
 int fleet_transaction(db *d, fleet_tx_fn fn, void *ctx, mb_error *err);
 
-/* Judge evidence of a machine: the verdict JSON as stored (with no-policy added when the
+/* fleet-judge.c. Judge evidence of a machine: the verdict JSON as stored (with no-policy added when the
  * machine has none); a negative errno when the evidence is malformed (message in err). */
 typedef struct fleet_judgment {
 	char *verdict; /* JSON text */
 	char boot[65];    /* the evidence's boot key in hex, "" when its logs were not judged */
 	bool boot_reused; /* the logs' judgment was taken from an earlier evidence of that boot */
+	bool log_named;   /* the evidence named its firmware log by SHA-256 instead of carrying it */
 	bool trusted;
 	int64_t n_reasons;
 	/* false: the quote is not the enrolled AK's signed answer to this nonce (a reason below);

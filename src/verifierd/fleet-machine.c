@@ -314,6 +314,24 @@ static bool asked_take(fleet *f, const char *id, const char *nonce_hex, store_ma
 	return found;
 }
 
+/* The SHA-256 of the firmware log of the machine's stored evidence, when this verifier keeps the
+ * judgment of that boot under the machine's policy: the machine may name the log instead of
+ * sending it (a hint: its evidence is taken only if the judgment is still kept then). */
+static bool kept_log_sha256(fleet *f, const store_machine *m, uint8_t sha256[32])
+{
+	uint8_t boot_key[32], key[32];
+	fleet_cache_entry *e;
+	bool carried = false, found;
+
+	if (!f->judged || !m->evidence_boot || strlen(m->evidence_boot) != 64 ||
+	    hex_parse(m->evidence_boot, 64, boot_key, sizeof(boot_key)) < 0 ||
+	    fleet_judged_key(boot_key, m->policy, key) < 0 || !(e = fleet_cache_get(f->judged, key)))
+		return false;
+	found = mb_attest_verdict_eventlog_sha256(fleet_cache_value(e), sha256, &carried) && carried;
+	fleet_cache_release(e);
+	return found;
+}
+
 void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 {
 	char hex[2 * FLEET_NONCE_SIZE + 1];
@@ -322,8 +340,9 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	json_t *o;
 
 	uint64_t ima_from = 0;
-	uint8_t ima_last[20];
-	char last_hex[41];
+	uint8_t ima_last[20], log_sha256[32];
+	char last_hex[41], log_hex[65];
+	bool have_log;
 
 	/* Nothing is stored: asking costs a lookup, and no number of asks takes one from the machine. */
 	/* Read whole when it is kept for the evidence, which is then judged without reading it
@@ -334,6 +353,7 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	 * is judged on top of the state the verifier holds then, whatever it sends) */
 	if (m.ima_state && mb_attest_ima_state_resume(m.ima_state, strlen(m.ima_state), &ima_from, ima_last, NULL) < 0)
 		ima_from = 0;
+	have_log = kept_log_sha256(w->f, &m, log_sha256);
 	if (fleet_nonce_make(w->f, id, expires, hex) < 0) {
 		store_machine_done(&m);
 		reply_error(resp, 500, "no nonce: OpenSSL failed");
@@ -347,6 +367,8 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 		json_object_set_new(o, "ima_from", json_integer((json_int_t) ima_from));
 		json_object_set_new(o, "ima_last", json_text(hex_format(ima_last, sizeof(ima_last), last_hex)));
 	}
+	if (have_log)
+		json_object_set_new(o, "eventlog_sha256", json_text(hex_format(log_sha256, sizeof(log_sha256), log_hex)));
 	json_object_set_new(o, "expires", json_time(expires));
 	json_object_set_new(o, "expires_in", json_integer(w->f->nonce_ttl));
 	reply_json(resp, 200, o);
@@ -368,209 +390,6 @@ static bool failed_as_read(fleet_worker *w, const char *id, const char *nonce, b
 		return false;
 	}
 	return true;
-}
-
-/* A machine without a policy is never trusted: the verdict says so in its own words. */
-static int add_no_policy(fleet_judgment *j, const char *why)
-{
-	json_build_mark mark = json_build_begin();
-	json_t *o = json_from_text(j->verdict), *reasons, *r;
-	char *text;
-
-	if (!o || !(reasons = json_object_get(o, "reasons"))) {
-		json_decref(o);
-		return -EINVAL;
-	}
-	r = json_object();
-	json_object_set_new(r, "name", json_text("no-policy"));
-	json_object_set_new(r, "detail", json_text(why));
-	json_array_append_new(reasons, r);
-	json_object_set_new(o, "trusted", json_boolean(false));
-	text = json_write_built(o, JSON_LAYOUT_COMPACT, mark);
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	free(j->verdict);
-	j->verdict = text;
-	j->trusted = false;
-	j->n_reasons++;
-	return 0;
-}
-
-/*
- * Does a verdict with this reason still come from the machine's TPM? A quote the enrolled AK did
- * not sign, that the TPM did not make, or that answers another nonce could have been made by
- * anyone: it proves nothing about the machine, and storing it would let anyone overwrite the
- * machine's last verdict and the boot chain the page shows. What a genuine quote shows (values
- * that disagree with the log, a policy refusal) is the machine's own state, and is stored.
- */
-bool fleet_reason_refuses(mb_attest_reason r)
-{
-	switch (r) {
-	case MB_ATTEST_AK_NOT_ENROLLED:
-	case MB_ATTEST_SIGNATURE_INVALID:
-	case MB_ATTEST_SIGNATURE_SCHEME:
-	case MB_ATTEST_NOT_TPM_GENERATED:
-	case MB_ATTEST_NOT_QUOTE:
-	case MB_ATTEST_NONCE_MISMATCH:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* judged_lookup: the verdict of this boot under the machine's policy, if one is kept. */
-typedef struct judged_lookup_ctx {
-	fleet_cache *cache;
-	const char *policy;
-	fleet_cache_entry *entry; /* the reference taken, released after the verification */
-} judged_lookup_ctx;
-
-static const mb_attest_verdict *judged_lookup(const uint8_t boot_key[32], void *p)
-{
-	judged_lookup_ctx *c = p;
-	uint8_t key[32];
-
-	if (c->entry || fleet_judged_key(boot_key, c->policy, key) < 0)
-		return NULL;
-	c->entry = fleet_cache_get(c->cache, key);
-	return c->entry ? fleet_cache_value(c->entry) : NULL;
-}
-
-static void free_verdict(void *v)
-{
-	mb_attest_verdict_free(v);
-}
-
-static void free_machine(void *m)
-{
-	mb_attest_machine_free(m);
-}
-
-/* The machine's record parsed, kept by its SHA-256 (a new record, enrolled again, is another
- * key); a reference in *ret_entry to release. NULL (parsed by mb_attest_verify) when none can be
- * kept or the record does not parse (mb_attest_verify then says why). */
-static const mb_attest_machine *machine_parsed(fleet_worker *w, const store_machine *m, fleet_cache_entry **ret_entry)
-{
-	mb_attest_machine *parsed = NULL;
-	uint8_t key[32];
-
-	*ret_entry = NULL;
-	if (!w->f->machines || mb_digest(MB_ALG_SHA256, m->record, strlen(m->record), key) < 0)
-		return NULL;
-	if (!(*ret_entry = fleet_cache_get(w->f->machines, key))) {
-		if (mb_attest_machine_parse(m->record, strlen(m->record), &parsed, NULL) < 0)
-			return NULL;
-		fleet_cache_add(w->f->machines, key, parsed, free_machine);
-		*ret_entry = fleet_cache_get(w->f->machines, key);
-	}
-	return *ret_entry ? fleet_cache_value(*ret_entry) : NULL;
-}
-
-/* A verdict that judged its logs (not taken from the cache) kept for the boot's later evidence. */
-static void judged_keep(fleet_worker *w, const char *policy, mb_attest_verdict **v, fleet_judgment *j)
-{
-	uint8_t boot_key[32], key[32];
-
-	if (!mb_attest_verdict_boot_key(*v, boot_key))
-		return;
-	hex_format(boot_key, sizeof(boot_key), j->boot);
-	if (!j->boot_reused && j->authentic && fleet_judged_key(boot_key, policy, key) >= 0) {
-		fleet_cache_add(w->f->judged, key, *v, free_verdict);
-		*v = NULL;
-	}
-}
-
-int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
-		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error)
-{
-	judged_lookup_ctx lookup = { .cache = w->f->judged };
-	fleet_cache_entry *machine = NULL;
-	uint8_t nonce[MB_ATTEST_NONCE_MAX];
-	char norm[2 * MB_ATTEST_NONCE_MAX + 1];
-	mb_attest_verify_options opts = MB_OPTIONS_INIT(mb_attest_verify_options);
-	mb_attest_verdict *v = NULL;
-	const mb_policy *policy = NULL;
-	mb_policy *owned = NULL;
-	size_t nonce_size, i;
-	int r;
-
-	memset(ret, 0, sizeof(*ret));
-	*ret_db_error = false;
-	if (fleet_nonce_parse(nonce_hex, norm, nonce, &nonce_size) < 0)
-		return set_error(err, -EBADMSG, "the stored nonce is not hex");
-	if (m->policy) {
-		r = fleet_policy_get(w, m->policy, &policy, &owned, err);
-		if (r < 0) {
-			*ret_db_error = r == -ENOTCONN || r == -EIO || r == -EBUSY;
-			return r;
-		}
-	}
-	opts.nonce = nonce;
-	opts.nonce_size = nonce_size;
-	opts.policy = policy;
-	opts.min_bank = w->f->min_bank;
-	if (w->f->judged) {
-		/* the policy judged under: none when the machine's is no longer stored */
-		lookup.policy = policy ? m->policy : NULL;
-		opts.judged_lookup = judged_lookup;
-		opts.judged_ctx = &lookup;
-	}
-	opts.machine_parsed = machine_parsed(w, m, &machine);
-	/* kept under the machine's policy and record only: store.c drops it when either changes */
-	opts.ima_state = m->ima_state;
-	opts.ima_state_size = m->ima_state ? strlen(m->ima_state) : 0;
-	r = mb_attest_verify(evidence, evidence_size, m->record, strlen(m->record), &opts, &v, err);
-	fleet_cache_release(machine);
-	mb_policy_free(owned);
-	/* taken when the quote passed and the verdict's key is the entry's */
-	ret->boot_reused = lookup.entry && r >= 0 && mb_attest_verdict_boot_key(v, (uint8_t[32]) { 0 });
-	fleet_cache_release(lookup.entry);
-	if (r < 0)
-		return r;
-	ret->verdict = mb_attest_verdict_to_json(v, false);
-	if (mb_attest_verdict_ima_state(v) && !(ret->ima_state = strdup(mb_attest_verdict_ima_state(v)))) {
-		free(ret->verdict);
-		ret->verdict = NULL;
-	}
-	ret->trusted = mb_attest_verdict_trusted(v);
-	ret->n_reasons = (int64_t) mb_attest_verdict_n_reasons(v);
-	ret->authentic = true;
-	for (i = 0; i < (size_t) ret->n_reasons && ret->authentic; i++) {
-		const char *detail = NULL;
-		mb_attest_reason why = mb_attest_verdict_reason(v, i, &detail);
-
-		if (fleet_reason_refuses(why)) {
-			ret->authentic = false;
-			ret->refusal = why;
-			snprintf(ret->refusal_detail, sizeof(ret->refusal_detail), "%s", detail ? detail : "");
-		}
-	}
-	if (w->f->judged)
-		judged_keep(w, lookup.policy, &v, ret);
-	if (ret->boot[0])
-		atomic_fetch_add(ret->boot_reused ? &w->f->boots_reused : &w->f->boots_judged, 1);
-	mb_attest_verdict_free(v);
-	if (!ret->verdict) {
-		free(ret->ima_state);
-		ret->ima_state = NULL;
-		return set_error(err, -ENOMEM, "out of memory");
-	}
-	if (!policy) {
-		char why[200];
-
-		/* The fix in the operator's words: the command, with this machine's id. */
-		snprintf(why, sizeof(why), "%s: give it one with 'mboot fleet policy set %s POLICY'",
-			 m->policy ? "the machine's policy is no longer stored" : "the machine has no policy", m->id);
-		r = add_no_policy(ret, why);
-		if (r < 0) {
-			free(ret->verdict);
-			free(ret->ima_state);
-			ret->verdict = ret->ima_state = NULL;
-			return set_error(err, r, "the verdict could not be amended");
-		}
-	}
-	return 0;
 }
 
 typedef struct evidence_ctx {
@@ -604,6 +423,20 @@ static void refuse_evidence(fleet_worker *w, const char *id, const fleet_judgmen
 	reply_error(resp, 403,
 		    "the evidence is not machine %s's TPM's quote of this nonce (%s: %s); nothing was stored", id,
 		    name ? name : "?", j->refusal_detail);
+}
+
+/* 409 {"error", "send": "eventlog"}: evidence that named its firmware log is answered with this
+ * when the verifier holds no judgment of that log for the machine (restarted, another verifier). */
+static void reply_send_log(http_response *resp, const char *id)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "error", json_text("this verifier keeps no judgment of the firmware log the evidence "
+						  "names by its SHA-256; nothing was stored: send the evidence again "
+						  "with the log, with the same nonce"));
+	json_object_set_new(o, "machine_id", json_text(id));
+	json_object_set_new(o, "send", json_text("eventlog"));
+	reply_json(resp, 409, o);
 }
 
 /* Judged this often at most when the machine changes (a policy set) while its evidence is judged. */
@@ -678,6 +511,14 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		}
 		if (w->f->after_judging)
 			w->f->after_judging(w->f->after_judging_ctx);
+		/* A log named by its SHA-256 is taken only as the stored evidence's, whose judgment is
+		 * kept: what is stored always carries its log (the page, judging again after a policy
+		 * set). Else the machine sends it, with this nonce (still unused). */
+		if (j.log_named && !(j.boot_reused && m.evidence_boot && strcmp(m.evidence_boot, j.boot) == 0)) {
+			atomic_fetch_add(&w->f->logs_asked, 1);
+			reply_send_log(resp, id);
+			goto out;
+		}
 		/* Evidence once per boot: what is stored is this boot's, so this one refers to it. */
 		c = (evidence_ctx) { .id = id, .nonce = nonce, .read_nonce = m.last_nonce, .j = &j,
 				     .generation = m.generation, .at = fleet_now(),

@@ -42,6 +42,8 @@ void fleet_metrics_stored(fleet *f, const fleet_judgment *j)
 	size_t i, k;
 
 	atomic_fetch_add(&f->stored[j->trusted ? 1 : 0], 1);
+	if (j->log_named)
+		atomic_fetch_add(&f->logs_named, 1);
 	if (j->trusted || !j->verdict)
 		return;
 	/* By reason name, each reason once per attestation. */
@@ -155,6 +157,13 @@ void fleet_metrics(fleet_worker *w, http_response *resp)
 		(unsigned long long) atomic_load(&f->boots_judged));
 	fprintf(out, "mboot_verifierd_logs_judged_total{result=\"reused\"} %llu\n",
 		(unsigned long long) atomic_load(&f->boots_reused));
+	counter_head(out, "mboot_verifierd_eventlog_named_total", "Evidence that named its firmware log by "
+		     "its SHA-256 instead of carrying it: taken (the boot's judgment kept here), or asked for "
+		     "(answered 409 \"send\": \"eventlog\").", "counter");
+	fprintf(out, "mboot_verifierd_eventlog_named_total{result=\"taken\"} %llu\n",
+		(unsigned long long) atomic_load(&f->logs_named));
+	fprintf(out, "mboot_verifierd_eventlog_named_total{result=\"asked\"} %llu\n",
+		(unsigned long long) atomic_load(&f->logs_asked));
 	counter_head(out, "mboot_verifierd_stale_total", "Machines turned stale that this verifier announced "
 		     "(its sweep marked them: nothing judged within twice the interval), and stale ones that "
 		     "attested here again.", "counter");

@@ -278,7 +278,7 @@ typedef enum machine_read {
 	MACHINE_READ,
 	MACHINE_READ_LOCKED, /* PostgreSQL: FOR UPDATE (SQLite's write transaction holds the whole database) */
 	MACHINE_READ_ATTESTING,
-	MACHINE_READ_ASKING, /* for a nonce: its id, status and IMA state only */
+	MACHINE_READ_ASKING, /* for a nonce: its id, status, policy, stored boot and IMA state */
 } machine_read;
 
 static int machine_get(db *d, const char *id, const char *nonce, machine_read how, store_machine *ret,
@@ -291,8 +291,8 @@ static int machine_get(db *d, const char *id, const char *nonce, machine_read ho
 		 * used: an attestation's reads in one round trip */
 		[MACHINE_READ_ATTESTING] = ("SELECT " MACHINE_COLUMNS_ATTESTING ", CASE WHEN EXISTS (SELECT 1 FROM "
 					    "attestations WHERE nonce = $2) THEN 1 ELSE 0 END FROM machines WHERE id = $1"),
-		[MACHINE_READ_ASKING] = ("SELECT id, NULL, NULL, NULL, 0, status, 0, 0, NULL, NULL, NULL, 0, 0, NULL, "
-					 "NULL, 0, ima_state FROM machines WHERE id = $1"),
+		[MACHINE_READ_ASKING] = ("SELECT id, NULL, NULL, policy, 0, status, 0, 0, NULL, NULL, NULL, 0, 0, NULL, "
+					 "evidence_boot, 0, ima_state FROM machines WHERE id = $1"),
 	};
 	const char *p[] = { id, nonce };
 	db_rows *rows;

@@ -73,7 +73,8 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 /* The machine as an attestation needs it, in one query: all but last_verdict, and nonce_used
  * for nonce (NULL: no nonce yet, when it asks for one). */
 int store_machine_get_attesting(db *d, const char *id, const char *nonce, store_machine *ret, mb_error *err);
-/* The machine as asking for a nonce needs it: id, status and ima_state; the rest empty. */
+/* The machine as asking for a nonce needs it: id, status, policy, evidence_boot and ima_state;
+ * the rest empty. */
 int store_machine_get_asking(db *d, const char *id, store_machine *ret, mb_error *err);
 
 /* The verifiers' shared secret of this name: the stored one, or fresh stored when there is none. */

@@ -42,6 +42,34 @@ for bank in sha1 sha256; do
 	[ "$got" = "$want" ] || printf '  evidence: %s\n  tpm2_pcrread: %s\n' "$got" "$want"
 done
 
+# The log named instead of carried, as for a verifier that keeps its judgment: by openssl's SHA-256.
+log_sha=$(openssl dgst -sha256 -r "$LOG" | cut -d' ' -f1)
+"$M" quote --tcti "$TCTI" --ak-file ak.json --nonce $N1 --log "$LOG" --eventlog-sha256 "$log_sha" \
+	-o evidence-named.json || fail "quote --eventlog-sha256"
+check "quote --eventlog-sha256 of this log: the evidence names it by openssl's SHA-256 and carries no log" \
+	test "$(jq -r '"\(.eventlog_sha256) \(has("eventlog"))"' evidence-named.json)" = "$log_sha false"
+rc=0
+"$M" attest verify evidence-named.json --machine machine.json --nonce $N1 --policy policy.json --json >vn.json || rc=$?
+check "attest verify of a log named only: not trusted, log-not-verified asking for the log (exit $rc)" \
+	test "$rc:$(jq -c '[.reasons[] | select(.name == "log-not-verified") | .detail | test("send the log")]' vn.json)" = '1:[true]'
+"$M" quote --tcti "$TCTI" --ak-file ak.json --nonce $N1 --log "$LOG" -o evidence-carried.json \
+	--eventlog-sha256 "$(openssl dgst -sha256 -r "$OTHER" | cut -d' ' -f1)" || fail "quote --eventlog-sha256 (another log)"
+check "quote --eventlog-sha256 of another log: this log carried, byte for byte, and not named" \
+	sh -c 'jq -r .eventlog evidence-carried.json | base64 -d | cmp -s - "$1" && [ "$(jq -r .eventlog_sha256 evidence-carried.json)" = null ]' sh "$LOG"
+# Hostile: a log both carried and named, a name that is not 32 bytes of hex: malformed, exit 2.
+jq --arg d "$log_sha" '. + {eventlog_sha256: $d}' evidence.json >both.json
+jq '.eventlog_sha256 = "'"${log_sha:0:62}"'zz"' evidence-named.json >short.json
+for f in both:"both given" short:"not 32 bytes of hex"; do
+	rc=0
+	"$M" attest verify "${f%%:*}.json" --machine machine.json --nonce $N1 2>hostile.err >/dev/null || rc=$?
+	check "attest verify of evidence with ${f%%:*} eventlog_sha256: exit 2, '${f#*:}' ($(head -c 200 hostile.err))" \
+		test "$rc:$(grep -c "${f#*:}" hostile.err)" = "2:1"
+done
+rc=0
+"$M" quote --tcti "$TCTI" --ak-file ak.json --nonce $N1 --eventlog-sha256 "${log_sha:1}" -o bad.json 2>bad.err || rc=$?
+check "quote --eventlog-sha256 of 63 digits: a usage error, exit 2 ($(head -c 200 bad.err))" \
+	test "$rc:$(grep -c "64 hex digits" bad.err)" = "2:1"
+
 rc=0
 "$M" attest verify evidence.json --machine machine.json --nonce $N2 --policy policy.json --json >v2.json || rc=$?
 check "another nonce: not trusted, nonce-mismatch (exit $rc)" \

@@ -129,6 +129,39 @@ print(r[0], len(r[1] or ""), r[2], bytes.fromhex(r[0]) in q)' "$WORK/verifier.db
 }
 check "m1: the evidence stored is the first push's (its nonce in its quote), the last nonce the third's" \
 	test "$(row m1)" = "$nonce1 64 $nonce3 True"
+# The boot's judgment kept, its log is named instead of sent: the nonce answer names it by its
+# SHA-256 (openssl's), and the second and third pushes named it (the stored evidence, above, is
+# still the first push's, with its log).
+log_sha=$(openssl dgst -sha256 -r "$BOOTED" | cut -d' ' -f1)
+check "m1: the nonce answer names the log whose judgment is kept, by openssl's SHA-256 of it" \
+	test "$(curl -sf -X POST "$URL/v1/machines/m1/nonce" | jq -r .eventlog_sha256)" = "$log_sha"
+check "m1: the second and third pushes named the log instead of sending it" \
+	test "$(metric 'mboot_verifierd_eventlog_named_total{result="taken"}') $(metric 'mboot_verifierd_eventlog_named_total{result="asked"}')" = "2 0"
+# Two verifiers on the database (ack-proxy.py: the nonce from this one, which keeps the judgment
+# and names the log; the evidence to a second one, just started, which does not): the second
+# answers 409 "send": "eventlog", and push sends the evidence again with the log, same nonce.
+rm -f port2
+"$V" --listen 127.0.0.1:0 --port-file port2 --insecure --db "$DB" --ek-ca-dir ekca --default-policy policy.json \
+	--threads 2 --notify-queue 1 2>>verifierd2.log &
+V2PID=$!
+for _ in $(seq 100); do [ -s port2 ] && break; sleep 0.1; done
+[ -s port2 ] || fail "a second mboot-verifierd did not start: $(cat verifierd2.log)"
+python3 "$MB_FLEET_TESTS/ack-proxy.py" proxy.port acks.jsonl "127.0.0.1:$(cat port),127.0.0.1:$(cat port2)" 2>proxy.err &
+PPID2=$!
+for _ in $(seq 100); do [ -s proxy.port ] && break; sleep 0.1; done
+[ -s proxy.port ] || fail "ack-proxy.py did not start: $(cat proxy.err)"
+URL1=$URL
+URL=http://127.0.0.1:$(cat proxy.port)
+push m1
+URL=$URL1
+second=$(curl -sSf -H "Authorization: Bearer $(cat "$WORK/token")" "http://127.0.0.1:$(cat port2)/metrics" |
+	awk '$1 == "mboot_verifierd_eventlog_named_total{result=\"asked\"}" { print $2 }')
+kill "$PPID2" "$V2PID" 2>/dev/null
+wait "$PPID2" "$V2PID" 2>/dev/null
+check "m1 through a second verifier that keeps no judgment: 409 asking for the log, then 200 with it, one nonce; trusted (exit $rc, $(head -c 200 push.err))" \
+	test "$rc $second $(jq -r 'select(.path | contains("/evidence")) | "\(.status):\(.asked_nonce | length)"' acks.jsonl | paste -sd' ')" = "0 1 409:64 200:64"
+check "... both evidence posts with the one nonce the first verifier gave" \
+	test "$(jq -r 'select(.path | contains("/evidence")) | .asked_nonce' acks.jsonl | sort -u | wc -l)" = 1
 # One TPM is one machine: m1's TPM (still the one serving) pushed under a second id is refused.
 push m1-twin
 check "m1's TPM under a second id: refused, exit 2, HTTP 409 naming m1 ($(head -c 300 push.err))" \

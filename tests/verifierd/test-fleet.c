@@ -194,10 +194,13 @@ static void get_nonce(const char *id, char out[65])
 	answer_done(&a);
 }
 
-static char *quote(const char *ak, const char *nonce_hex, const uint8_t *log, size_t log_size)
+/* Evidence of web1's TPM for the nonce; the log named by its SHA-256 when it is log_known. */
+static char *quote_naming(const char *ak, const char *nonce_hex, const uint8_t *log, size_t log_size,
+			  const uint8_t *log_known)
 {
 	uint8_t nonce[32];
-	mb_quote_input in = { .size = sizeof(mb_quote_input), .nonce = nonce, .nonce_size = 32, .eventlog = log, .eventlog_size = log_size };
+	mb_quote_input in = { .size = sizeof(mb_quote_input), .nonce = nonce, .nonce_size = 32, .eventlog = log,
+			      .eventlog_size = log_size, .eventlog_known = log_known };
 	mb_error err = { 0 };
 	char *ev = NULL;
 	size_t i;
@@ -207,6 +210,11 @@ static char *quote(const char *ak, const char *nonce_hex, const uint8_t *log, si
 	if (mb_tpm_quote(T.tpm, ak, strlen(ak), &in, &ev, &err) < 0)
 		fail_msg("quote: %s", err.message);
 	return ev;
+}
+
+static char *quote(const char *ak, const char *nonce_hex, const uint8_t *log, size_t log_size)
+{
+	return quote_naming(ak, nonce_hex, log, log_size, NULL);
 }
 
 static answer post_evidence(const char *id, const char *nonce, const char *evidence)
@@ -735,6 +743,166 @@ static void test_concurrent_pushes_one_machine(void **state)
 		fleet_worker_free(us[i].w);
 	}
 	assert_int_equal(history_rows("web1"), before + RACERS * PUSHES_EACH);
+}
+
+/* A nonce for web1 from a verifier just started on the same database (it keeps no judgment). */
+static void nonce_from_new_verifier(char out[65], bool *offered_log)
+{
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true };
+	http_request req = { .method = "POST", .path = "/v1/machines/web1/nonce", .body = "" };
+	http_response resp;
+	mb_error err = { 0 };
+	fleet *f2;
+	fleet_worker *w2;
+	json_t *o2;
+
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	w2 = fleet_worker_new(f2);
+	fleet_handle(w2, &req, &resp);
+	assert_int_equal(resp.status, 200);
+	o2 = json_loads(resp.body, JSON_DECODE_ANY, NULL);
+	snprintf(out, 65, "%s", jstr(o2, "nonce"));
+	*offered_log = json_object_get(o2, "eventlog_sha256") != NULL;
+	json_decref(o2);
+	free(resp.body);
+	fleet_worker_free(w2);
+	fleet_free(f2);
+}
+
+static size_t nonce_rows(const char *nonce)
+{
+	const char *p[] = { nonce };
+	mb_error err = { 0 };
+	db_rows *rows;
+	size_t n;
+
+	assert_int_equal(db_query(T.d, "SELECT nonce FROM attestations WHERE nonce = $1", p, 1, &rows, &err), 0);
+	n = db_rows_count(rows);
+	db_rows_free(rows);
+	return n;
+}
+
+/* The nonce answer names the log whose judgment the verifier keeps (openssl's SHA-256 of it); evidence
+ * naming it instead of carrying it is judged trusted, and the stored evidence (with its log) stays.
+ * Where the judgment is not kept, or another log is named, the answer is 409 "send": "eventlog",
+ * nothing is stored, and the same nonce with the log is taken. */
+static void test_log_named(void **state)
+{
+	const char *want = env("MB_FLEET_LOG_SHA256");
+	char n[65], *ev, *forged, *at, path[128];
+	uint8_t known[32];
+	bool offered;
+	answer a;
+
+	(void) state;
+	snprintf(path, sizeof(path), "/v1/machines/web1/nonce");
+	a = call("POST", path, NULL, NULL, NULL);
+	expect_status(a, 200);
+	assert_non_null(jstr(a.json, "eventlog_sha256"));
+	assert_string_equal(jstr(a.json, "eventlog_sha256"), want);
+	snprintf(n, sizeof(n), "%s", jstr(a.json, "nonce"));
+	answer_done(&a);
+	for (size_t i = 0; i < 32; i++)
+		assert_int_equal(sscanf(want + 2 * i, "%2hhx", &known[i]), 1);
+
+	{
+		const char *p[] = { "web1" };
+		db_rows *rows;
+		mb_error err = { 0 };
+		char *stored_nonce;
+
+		assert_int_equal(db_query(T.d, "SELECT evidence_nonce FROM machines WHERE id = $1", p, 1, &rows, &err), 0);
+		stored_nonce = strdup(db_rows_get(rows, 0, 0));
+		db_rows_free(rows);
+		ev = quote_naming(T.ak1, n, T.log, T.log_size, known);
+		assert_null(strstr(ev, "\"eventlog\""));
+		assert_non_null(strstr(ev, want));
+		a = post_evidence("web1", n, ev);
+		expect_status(a, 200);
+		assert_string_equal(jstr(a.json, "status"), "trusted");
+		answer_done(&a);
+		assert_int_equal(nonce_rows(n), 1);
+		/* the stored evidence is still the one with the log */
+		assert_int_equal(db_query(T.d, "SELECT evidence_nonce FROM machines WHERE id = $1", p, 1, &rows, &err), 0);
+		assert_string_equal(db_rows_get(rows, 0, 0), stored_nonce);
+		db_rows_free(rows);
+		free(stored_nonce);
+		free(ev);
+	}
+
+	/* A verifier that keeps no judgment (just started) neither offers it nor takes it. */
+	nonce_from_new_verifier(n, &offered);
+	assert_false(offered);
+	ev = quote_naming(T.ak1, n, T.log, T.log_size, known);
+	{
+		fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true };
+		http_request req = { .method = "POST", .path = "/v1/machines/web1/evidence", .nonce = n, .body = ev,
+				     .body_size = strlen(ev) };
+		http_response resp;
+		mb_error err = { 0 };
+		fleet *f2;
+		fleet_worker *w2;
+		json_t *o2;
+
+		assert_int_equal(fleet_new(&o, &f2, &err), 0);
+		w2 = fleet_worker_new(f2);
+		fleet_handle(w2, &req, &resp);
+		assert_int_equal(resp.status, 409);
+		o2 = json_loads(resp.body, JSON_DECODE_ANY, NULL);
+		assert_string_equal(jstr(o2, "send"), "eventlog");
+		json_decref(o2);
+		free(resp.body);
+		assert_int_equal(nonce_rows(n), 0);
+		/* the same nonce, the log carried: judged */
+		free(ev);
+		ev = quote(T.ak1, n, T.log, T.log_size);
+		req.body = ev;
+		req.body_size = strlen(ev);
+		fleet_handle(w2, &req, &resp);
+		assert_int_equal(resp.status, 200);
+		/* the named log's miss left no judgment of the boot behind */
+		assert_non_null(strstr(resp.body, "\"status\":\"trusted\""));
+		free(resp.body);
+		assert_int_equal(nonce_rows(n), 1);
+		fleet_worker_free(w2);
+		fleet_free(f2);
+		free(ev);
+	}
+
+	/* Another log named (the evil boot's, with the good boot's PCRs): no judgment of it is kept. */
+	get_nonce("web1", n);
+	ev = quote_naming(T.ak1, n, T.log, T.log_size, known);
+	forged = strdup(ev);
+	at = strstr(forged, want);
+	assert_non_null(at);
+	at[0] = at[0] == '0' ? '1' : '0';
+	a = post_evidence("web1", n, forged);
+	expect_status(a, 409);
+	assert_string_equal(jstr(a.json, "send"), "eventlog");
+	answer_done(&a);
+	assert_int_equal(nonce_rows(n), 0);
+	free(forged);
+
+	/* A log both carried and named is malformed. */
+	free(ev);
+	ev = quote(T.ak1, n, T.log, T.log_size);
+	at = strstr(ev, "\"eventlog\"");
+	assert_non_null(at);
+	{
+		size_t head = (size_t) (at - ev);
+		char *both = NULL;
+
+		assert_true(asprintf(&both, "%.*s\"eventlog_sha256\":\"%s\",%s", (int) head, ev, want, at) > 0);
+		a = post_evidence("web1", n, both);
+		expect_status(a, 400);
+		assert_non_null(strstr(jstr(a.json, "error"), "both"));
+		answer_done(&a);
+		free(both);
+	}
+	a = post_evidence("web1", n, ev);
+	expect_status(a, 200);
+	answer_done(&a);
+	free(ev);
 }
 
 static void test_other_machines_nonce(void **state)
@@ -1494,6 +1662,7 @@ int main(void)
 		cmocka_unit_test(test_replay_refused),
 		cmocka_unit_test(test_concurrent_posts_one_nonce),
 		cmocka_unit_test(test_concurrent_pushes_one_machine),
+		cmocka_unit_test(test_log_named),
 		cmocka_unit_test(test_expired_nonce),
 		cmocka_unit_test(test_other_machines_nonce),
 		cmocka_unit_test(test_nonces_plentiful),

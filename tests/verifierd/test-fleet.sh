@@ -49,6 +49,8 @@ if [ "${1:-sqlite}" = postgresql ]; then
 	export MB_PG_CONTROL=$PG_DIR
 fi
 
-MB_FLEET_DB_URL=$db_url MB_FLEET_TCTI=$TCTI MB_FLEET_EK_CA=$WORK/ca MB_FLEET_LOG=$LOG MB_FLEET_EVIL_LOG=$WORK/evil.bin \
+# The firmware log as a machine names it once the verifier keeps its judgment (openssl's digest).
+log_sha256=$(openssl dgst -sha256 -r "$LOG" | cut -d' ' -f1)
+MB_FLEET_LOG_SHA256=$log_sha256 MB_FLEET_DB_URL=$db_url MB_FLEET_TCTI=$TCTI MB_FLEET_EK_CA=$WORK/ca MB_FLEET_LOG=$LOG MB_FLEET_EVIL_LOG=$WORK/evil.bin \
 	MB_FLEET_POLICY=$WORK/policy.json MB_FLEET_DIR=$WORK "$T" || rc=$?
 exit "${rc:-0}"

@@ -32,6 +32,10 @@ typedef struct attest_evidence {
 	size_t ak_public_size;
 	uint8_t *eventlog;        /* NULL: none carried */
 	size_t eventlog_size;
+	/* the firmware log's SHA-256: named ("eventlog_sha256") instead of carried, or computed
+	 * from the carried log when it was decoded */
+	bool eventlog_named, has_eventlog_sha256;
+	uint8_t eventlog_sha256[32];
 	uint8_t *userspace_log;   /* NULL: none carried */
 	size_t userspace_log_size;
 	mb_pcr_values *pcrs;      /* the values carried */
@@ -158,6 +162,8 @@ struct mb_attest_verdict {
 	size_t n_changes;
 	verdict_change *changes;
 
+	int eventlog_form;        /* 0: no firmware log; 1: carried; 2: named by its SHA-256 */
+	uint8_t eventlog_sha256[32];
 	bool has_boot_key;        /* the logs were judged (or taken from a verdict of this key) */
 	uint8_t boot_key[32];
 	/* the reasons of the logs' judgment, which a later evidence of this boot may take (the IMA

@@ -137,6 +137,18 @@ int attest_evidence_parse_lazy(const char *text, size_t size, attest_evidence *r
 		else if (start)
 			ret->ima_start = (uint64_t) json_integer_value(start);
 	}
+	if (r >= 0 && json_object_get(root, "eventlog_sha256")) {
+		json_t *named = json_object_get(root, "eventlog_sha256");
+		json_t *log = json_object_get(root, "eventlog");
+
+		if (!json_is_string(named) || json_string_length(named) != 64 ||
+		    hex_parse(json_string_value(named), 64, ret->eventlog_sha256, 32) < 0)
+			r = set_error(err, -EBADMSG, "evidence: field \"eventlog_sha256\" is not 32 bytes of hex");
+		else if (log && !json_is_null(log))
+			r = set_error(err, -EBADMSG, "evidence: fields \"eventlog\" and \"eventlog_sha256\" "
+						     "both given (a log is carried or named, not both)");
+		ret->eventlog_named = ret->has_eventlog_sha256 = r >= 0;
+	}
 	/* the logs' base64 stays in the tree until attest_evidence_decode_logs (attest_judge_ima) */
 	ret->root = root;
 	if (r < 0)
@@ -154,6 +166,11 @@ int attest_evidence_decode_logs(attest_evidence *ev, mb_error *err)
 	if (r >= 0)
 		r = b64_field(ev->root, "userspace_log", "evidence", MB_CEL_MAX_SIZE, true, &ev->userspace_log,
 			      &ev->userspace_log_size, err);
+	/* what a machine names the log by when a verifier holds its judgment (mb_quote_input) */
+	if (r >= 0 && ev->eventlog) {
+		r = mb_digest(MB_ALG_SHA256, ev->eventlog, ev->eventlog_size, ev->eventlog_sha256);
+		ev->has_eventlog_sha256 = r >= 0;
+	}
 	ev->logs_decoded = r >= 0;
 	return r;
 }

@@ -152,6 +152,16 @@ MB_EXPORT bool mb_attest_verdict_boot_key(const mb_attest_verdict *v, uint8_t ke
 	return true;
 }
 
+MB_EXPORT bool mb_attest_verdict_eventlog_sha256(const mb_attest_verdict *v, uint8_t sha256[32], bool *ret_carried)
+{
+	if (!v || !v->eventlog_form)
+		return false;
+	memcpy(sha256, v->eventlog_sha256, sizeof(v->eventlog_sha256));
+	if (ret_carried)
+		*ret_carried = v->eventlog_form == 1;
+	return true;
+}
+
 MB_EXPORT bool mb_attest_verdict_trusted(const mb_attest_verdict *v)
 {
 	/* Trusted only when the logs were checked (and the policy, when given) and nothing failed. */

@@ -384,13 +384,13 @@ static int parse_logs(const attest_evidence *ev, mb_event_log **log, mb_cel_log 
  * evidences' parts run together into the same bytes. */
 static int boot_key(const attest_evidence *ev, const mb_attest_verify_options *opts, uint8_t key[32])
 {
-	static const char tag[] = "mboot boot key 2";
+	static const char tag[] = "mboot boot key 3";
 	mb_digest_ctx *ctx = NULL;
 	uint8_t buf[8];
-	size_t i, n = mb_pcr_values_n_banks(ev->pcrs), el_len, us_len;
-	/* the logs as carried, in base64: a kept boot's log is never decoded (another encoding of
-	 * the same bytes is only another key) */
-	const char *el = attest_evidence_log_text(ev, "eventlog", &el_len);
+	size_t i, n = mb_pcr_values_n_banks(ev->pcrs), us_len;
+	/* the firmware log by its bytes' SHA-256, which a machine may send instead of the log once
+	 * its judgment is kept; the userspace log as carried, in base64 (another encoding of the
+	 * same bytes is only another key) */
 	const char *us = attest_evidence_log_text(ev, "userspace_log", &us_len);
 	int r = mb_digest_ctx_new(MB_ALG_SHA256, &ctx);
 
@@ -403,9 +403,9 @@ static int boot_key(const attest_evidence *ev, const mb_attest_verify_options *o
 		r = mb_digest_ctx_update(ctx, tag, sizeof(tag));
 	/* a log not carried is not an empty one */
 	if (r >= 0)
-		r = PUT_U64(el ? el_len : UINT64_MAX);
-	if (r >= 0 && el_len)
-		r = mb_digest_ctx_update(ctx, el, el_len);
+		r = PUT_U64(ev->has_eventlog_sha256 ? sizeof(ev->eventlog_sha256) : UINT64_MAX);
+	if (r >= 0 && ev->has_eventlog_sha256)
+		r = mb_digest_ctx_update(ctx, ev->eventlog_sha256, sizeof(ev->eventlog_sha256));
 	if (r >= 0)
 		r = PUT_U64(us ? us_len : UINT64_MAX);
 	if (r >= 0 && us_len)
@@ -470,7 +470,9 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	}
 	if (!(v = calloc(1, sizeof(*v))))
 		r = -ENOMEM;
-	if (r >= 0 && opts->judged_lookup && (r = boot_key(&ev, opts, v->boot_key)) >= 0) {
+	/* the firmware log's SHA-256 is part of the key: a carried log is decoded to take it */
+	if (r >= 0 && opts->judged_lookup && (r = attest_evidence_decode_logs(&ev, err)) >= 0 &&
+	    (r = boot_key(&ev, opts, v->boot_key)) >= 0) {
 		judged = opts->judged_lookup(v->boot_key, opts->judged_ctx);
 		/* the key's logs parsed when it was judged: the same bytes parse the same */
 		if (judged && !(judged->has_boot_key && memcmp(judged->boot_key, v->boot_key, sizeof(v->boot_key)) == 0))
@@ -489,11 +491,16 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	if (r >= 0 && quote_ok) {
 		if (judged)
 			r = verdict_copy_judgment(v, judged);
+		else if (ev.eventlog_named)
+			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED,
+					"the evidence names its firmware event log by its SHA-256 only, and no judgment "
+					"of that log is kept here: send the log");
 		else if (!ev.eventlog)
 			r = verdict_add(v, MB_ATTEST_LOG_NOT_VERIFIED, "the evidence carries no firmware event log");
 		else if ((r = values_for_logs(&ev, &for_logs, err)) >= 0)
 			r = attest_judge_logs(v, log, us, for_logs ? for_logs : ev.pcrs, opts, err);
-		v->has_boot_key = r >= 0 && opts->judged_lookup;
+		/* a log named but not judged here is no judgment of its boot: none to keep */
+		v->has_boot_key = r >= 0 && opts->judged_lookup && !(ev.eventlog_named && !judged);
 		v->n_judgment_reasons = v->n_reasons;
 		v->n_judgment_dropped = v->n_reasons_dropped;
 		if (r >= 0)
@@ -501,6 +508,10 @@ MB_EXPORT int mb_attest_verify(const char *evidence, size_t evidence_size, const
 	}
 	if (r >= 0 && opts->baseline)
 		r = compare_baseline(v, &ev, log, m, opts, err);
+	if (r >= 0) {
+		v->eventlog_form = ev.eventlog_named ? 2 : ev.eventlog ? 1 : 0;
+		memcpy(v->eventlog_sha256, ev.eventlog_sha256, sizeof(v->eventlog_sha256));
+	}
 	mb_cel_log_free(us);
 	mb_event_log_free(log);
 	mb_pcr_values_free(for_logs);

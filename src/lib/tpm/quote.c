@@ -173,6 +173,7 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 	TPMT_SIGNATURE *sig = NULL;
 	uint8_t sig_buf[sizeof(TPMT_SIGNATURE)];
 	size_t sig_size = 0;
+	char log_named[65] = ""; /* the log's SHA-256 when it is named instead of carried */
 	json_build_mark mark;
 	ESYS_TR parent = ESYS_TR_NONE, ak_h = ESYS_TR_NONE;
 	bool flush = false;
@@ -312,6 +313,19 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		goto out;
 	}
 
+	/* The verifier holds this log's judgment: naming it saves sending, reading and hashing it. */
+	if (in->eventlog && in->eventlog_known) {
+		uint8_t digest[32];
+
+		r = mb_digest(MB_ALG_SHA256, in->eventlog, in->eventlog_size, digest);
+		if (r < 0) {
+			set_error(err, r, "cannot hash the firmware log");
+			goto out;
+		}
+		if (memcmp(digest, in->eventlog_known, sizeof(digest)) == 0)
+			hex_format(digest, sizeof(digest), log_named);
+	}
+
 	mark = json_build_begin();
 	root = attest_doc_new("mboot-evidence");
 	q = json_object();
@@ -321,8 +335,11 @@ MB_EXPORT int mb_tpm_quote(mb_tpm *t, const char *ak_text, size_t ak_text_size, 
 		json_object_set_new(q, "signature", json_doc_b64_obj(sig_buf, sig_size));
 		json_object_set_new(root, "pcrs", pcrs_obj(v));
 		json_object_set_new(root, "ak_public", json_doc_b64_obj(ak.pub_raw, ak.pub_raw_size));
-		json_object_set_new(root, "eventlog",
-				       in->eventlog ? json_doc_b64_obj(in->eventlog, in->eventlog_size) : json_null());
+		if (log_named[0])
+			json_object_set_new(root, "eventlog_sha256", json_text(log_named));
+		else
+			json_object_set_new(root, "eventlog", in->eventlog ? json_doc_b64_obj(in->eventlog, in->eventlog_size) :
+									     json_null());
 		json_object_set_new(root, "userspace_log",
 				       in->userspace_log ? json_doc_b64_obj(in->userspace_log, in->userspace_log_size) :
 							   NULL);
