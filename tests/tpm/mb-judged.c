@@ -7,6 +7,9 @@
  * same verdict (a caller's mistake), is judged in full; a quote that fails (SAME2 under the
  * wrong nonce) takes nothing. The machine record parsed once (mb_attest_machine_parse) judges
  * as the record text does. Prints what failed; exit 0 when all held.
+ * With NAMED LOG_SHA256 after them (SAME2 with its log named by its SHA-256, as openssl prints
+ * it): the first's verdict gives that SHA-256; NAMED takes SAME1's judgment as SAME2 does (the
+ * same key, the same document); without a kept judgment it is log-not-verified and leaves no key.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -93,7 +96,7 @@ int main(int argc, char **argv)
 	uint8_t k1[32], k[32];
 	int i;
 
-	if (argc != 9)
+	if (argc != 9 && argc != 11)
 		return 2;
 	if (file_read(argv[1], MB_ATTEST_FILE_MAX, &m.text, &m.size, &err) < 0 ||
 	    file_read(argv[2], MB_POLICY_MAX_SIZE, &pol.text, &pol.size, &err) < 0 ||
@@ -173,6 +176,36 @@ int main(int argc, char **argv)
 		/* half a record */
 		expect(mb_attest_machine_parse((const char *) m.text, m.size / 2, &parsed, &err) == -EBADMSG && !parsed,
 		       "a cut record: -EBADMSG");
+	}
+
+	if (argc == 11) {
+		input named;
+		uint8_t sha[32], want[32];
+		bool carried = false;
+		const char *detail = NULL;
+
+		if (file_read(argv[9], MB_ATTEST_FILE_MAX, &named.text, &named.size, &err) < 0 ||
+		    strlen(argv[10]) != 64 || hex_parse(argv[10], 64, want, 32) < 0)
+			return printf("FAILED: %s\n", err.message), 2;
+		expect(mb_attest_verdict_eventlog_sha256(v1, sha, &carried) && carried && memcmp(sha, want, 32) == 0,
+		       "the first evidence: its log carried, its SHA-256 openssl's");
+		c = (lookup_ctx) { .give = v1 };
+		v = judge(&m, policy, &named, &n[1], &c);
+		full = judge(&m, policy, &e[1], &n[1], NULL);
+		expect(c.asked == 1 && memcmp(c.key, k1, 32) == 0, "the log named: the key of the log carried");
+		expect(mb_attest_verdict_trusted(v) && same_json(v, full), "the log named: the judgment taken, the same document");
+		expect(mb_attest_verdict_eventlog_sha256(v, sha, &carried) && !carried && memcmp(sha, want, 32) == 0,
+		       "the log named: named, by that SHA-256");
+		mb_attest_verdict_free(v);
+		mb_attest_verdict_free(full);
+		c = (lookup_ctx) { .give = NULL };
+		v = judge(&m, policy, &named, &n[1], &c);
+		expect(!mb_attest_verdict_trusted(v) && !mb_attest_verdict_boot_key(v, k) &&
+			       mb_attest_verdict_reason(v, 0, &detail) == MB_ATTEST_LOG_NOT_VERIFIED && detail &&
+			       strstr(detail, "send the log"),
+		       "the log named, no judgment kept: log-not-verified asking for it, no key to keep");
+		mb_attest_verdict_free(v);
+		free(named.text);
 	}
 
 	mb_attest_verdict_free(v1);

@@ -298,8 +298,12 @@ rc=$?
 # 18. Each boot judged once (the fleet verifier's judged_lookup): the boot's second quote takes
 # the first's judgment of the logs and writes what it writes judged in full; the rebooted
 # machine's quote (another key) and a quote that fails take nothing.
-"${MB_JUDGED:?}" ak.machine.json gen.json base.json "$N1" base2.json "$N2" after.json "$N2" >judged.out &&
-	ok "judged once: the same boot's judgment taken, another boot's and a failed quote's not" ||
+# The second quote with its log named by its SHA-256 (openssl's) takes the same judgment.
+log_sha=$(openssl dgst -sha256 -r "$LOG" | cut -d' ' -f1)
+jq --arg d "$log_sha" 'del(.eventlog) + {eventlog_sha256: $d}' base2.json >base2-named.json
+"${MB_JUDGED:?}" ak.machine.json gen.json base.json "$N1" base2.json "$N2" after.json "$N2" base2-named.json "$log_sha" \
+	>judged.out &&
+	ok "judged once: the same boot's judgment taken (its log carried or named), another boot's and a failed quote's not" ||
 	bad "judged once: $(grep '^FAILED' judged.out) $(grep -v '^FAILED' judged.out | head -c 1500)"
 
 # Malformed input: exit 2, never a verdict.
