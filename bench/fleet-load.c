@@ -487,6 +487,21 @@ typedef struct boot {
 	char log_sha256[65];
 } boot;
 
+/* The evidence JSON from "pcrs" on, the firmware log given as field log_key, up to ak_public's value. */
+static char *evidence_tail(const char *pcrs_json, const char *log_key, const char *log_value)
+{
+	buf t = { 0 };
+
+	buf_str(&t, "\"pcrs\":");
+	buf_str(&t, pcrs_json);
+	buf_str(&t, ",\"");
+	buf_str(&t, log_key);
+	buf_str(&t, "\":\"");
+	buf_str(&t, log_value);
+	buf_str(&t, "\",\"userspace_log\":null,\"created\":\"2026-01-01T00:00:00Z\",\"ak_public\":\"");
+	return (char *) t.p;
+}
+
 static void boot_load(const char *path, boot *b)
 {
 	mb_pcr_values *v = mb_pcr_values_new();
@@ -494,8 +509,8 @@ static void boot_load(const char *path, boot *b)
 	mb_error err = { 0 };
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	char *log64, *json;
+	uint8_t digest[32];
 	size_t i, p;
-	buf t = { 0 };
 
 	if (!v || !md || file_read(path, MB_ATTEST_FILE_MAX, &b->log, &b->log_size, &err) < 0 ||
 	    mb_replay_log_data(b->log, b->log_size, v, &info, &err) < 0)
@@ -530,27 +545,12 @@ static void boot_load(const char *path, boot *b)
 	log64 = b64(b->log, b->log_size);
 	if (!json)
 		die("out of memory");
-	buf_str(&t, "\"pcrs\":");
-	buf_str(&t, json);
-	buf_str(&t, ",\"eventlog\":\"");
-	buf_str(&t, log64);
-	buf_str(&t, "\",\"userspace_log\":null,\"created\":\"2026-01-01T00:00:00Z\",\"ak_public\":\"");
-	b->evidence_tail = (char *) t.p;
+	if (mb_digest(MB_ALG_SHA256, b->log, b->log_size, digest) < 0)
+		die("SHA-256 failed");
+	hex_format(digest, sizeof(digest), b->log_sha256);
+	b->evidence_tail = evidence_tail(json, "eventlog", log64);
 	/* as mboot quote writes it when the verifier's nonce answer names this log */
-	{
-		uint8_t d[32];
-		buf n = { 0 };
-
-		if (mb_digest(MB_ALG_SHA256, b->log, b->log_size, d) < 0)
-			die("SHA-256 failed");
-		hex_format(d, sizeof(d), b->log_sha256);
-		buf_str(&n, "\"pcrs\":");
-		buf_str(&n, json);
-		buf_str(&n, ",\"eventlog_sha256\":\"");
-		buf_str(&n, b->log_sha256);
-		buf_str(&n, "\",\"userspace_log\":null,\"created\":\"2026-01-01T00:00:00Z\",\"ak_public\":\"");
-		b->evidence_tail_named = (char *) n.p;
-	}
+	b->evidence_tail_named = evidence_tail(json, "eventlog_sha256", b->log_sha256);
 	free(json);
 	free(log64);
 	mb_pcr_values_free(v);

@@ -84,14 +84,16 @@ typedef struct answer {
 	const char *content_type;
 } answer;
 
-static answer call(const char *method, const char *path, const char *nonce, const char *bearer, const char *body)
+/* One call to the fleet of worker w. */
+static answer call_on(fleet_worker *w, const char *method, const char *path, const char *nonce, const char *bearer,
+		      const char *body)
 {
 	http_request req = { .method = method, .path = path, .nonce = nonce, .bearer = bearer,
 			     .body = body ? body : "", .body_size = body ? strlen(body) : 0 };
 	http_response resp;
 	answer a = { 0 };
 
-	fleet_handle(T.w, &req, &resp);
+	fleet_handle(w, &req, &resp);
 	a.status = resp.status;
 	a.content_type = resp.content_type;
 	a.body = strndup(resp.body, resp.body_size);
@@ -100,6 +102,11 @@ static answer call(const char *method, const char *path, const char *nonce, cons
 	if (!resp.body_static)
 		free(resp.body);
 	return a;
+}
+
+static answer call(const char *method, const char *path, const char *nonce, const char *bearer, const char *body)
+{
+	return call_on(T.w, method, path, nonce, bearer, body);
 }
 
 static void answer_done(answer *a)
@@ -555,14 +562,32 @@ static void *race(void *p)
 	return NULL;
 }
 
+/* The first column of the first row of sql with one parameter, as a number (-1: none, NULL). */
+static long long db_number(const char *sql, const char *param)
+{
+	const char *p[] = { param };
+	mb_error err = { 0 };
+	db_rows *rows;
+	long long v = -1;
+
+	assert_int_equal(db_query(T.d, sql, p, param ? 1 : 0, &rows, &err), 0);
+	if (db_rows_count(rows) && db_rows_get(rows, 0, 0))
+		v = atoll(db_rows_get(rows, 0, 0));
+	db_rows_free(rows);
+	return v;
+}
+
+/* Rows of the history with this nonce (each is judged at most once). */
+static long long nonce_rows(const char *nonce)
+{
+	return db_number("SELECT count(*) FROM attestations WHERE nonce = $1", nonce);
+}
+
 static void test_concurrent_posts_one_nonce(void **state)
 {
 	racer rs[RACERS] = { 0 };
 	char nonce[65], *evidence;
 	unsigned ok = 0, conflict = 0, i;
-	db_rows *rows;
-	const char *p[1];
-	mb_error err = { 0 };
 
 	(void) state;
 	get_nonce("web1", nonce);
@@ -581,10 +606,7 @@ static void test_concurrent_posts_one_nonce(void **state)
 	}
 	assert_int_equal(ok, 1);
 	assert_int_equal(conflict, RACERS - 1);
-	p[0] = nonce;
-	assert_int_equal(db_query(T.d, "SELECT nonce FROM attestations WHERE nonce = $1", p, 1, &rows, &err), 0);
-	assert_int_equal(db_rows_count(rows), 1);
-	db_rows_free(rows);
+	assert_int_equal(nonce_rows(nonce), 1);
 	free(evidence);
 }
 
@@ -745,43 +767,6 @@ static void test_concurrent_pushes_one_machine(void **state)
 	assert_int_equal(history_rows("web1"), before + RACERS * PUSHES_EACH);
 }
 
-/* A nonce for web1 from a verifier just started on the same database (it keeps no judgment). */
-static void nonce_from_new_verifier(char out[65], bool *offered_log)
-{
-	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true };
-	http_request req = { .method = "POST", .path = "/v1/machines/web1/nonce", .body = "" };
-	http_response resp;
-	mb_error err = { 0 };
-	fleet *f2;
-	fleet_worker *w2;
-	json_t *o2;
-
-	assert_int_equal(fleet_new(&o, &f2, &err), 0);
-	w2 = fleet_worker_new(f2);
-	fleet_handle(w2, &req, &resp);
-	assert_int_equal(resp.status, 200);
-	o2 = json_loads(resp.body, JSON_DECODE_ANY, NULL);
-	snprintf(out, 65, "%s", jstr(o2, "nonce"));
-	*offered_log = json_object_get(o2, "eventlog_sha256") != NULL;
-	json_decref(o2);
-	free(resp.body);
-	fleet_worker_free(w2);
-	fleet_free(f2);
-}
-
-static size_t nonce_rows(const char *nonce)
-{
-	const char *p[] = { nonce };
-	mb_error err = { 0 };
-	db_rows *rows;
-	size_t n;
-
-	assert_int_equal(db_query(T.d, "SELECT nonce FROM attestations WHERE nonce = $1", p, 1, &rows, &err), 0);
-	n = db_rows_count(rows);
-	db_rows_free(rows);
-	return n;
-}
-
 /* The nonce answer names the log whose judgment the verifier keeps (openssl's SHA-256 of it); evidence
  * naming it instead of carrying it is judged trusted, and the stored evidence (with its log) stays.
  * Where the judgment is not kept, or another log is named, the answer is 409 "send": "eventlog",
@@ -791,7 +776,6 @@ static void test_log_named(void **state)
 	const char *want = env("MB_FLEET_LOG_SHA256");
 	char n[65], *ev, *forged, *at, path[128];
 	uint8_t known[32];
-	bool offered;
 	answer a;
 
 	(void) state;
@@ -831,38 +815,33 @@ static void test_log_named(void **state)
 	}
 
 	/* A verifier that keeps no judgment (just started) neither offers it nor takes it. */
-	nonce_from_new_verifier(n, &offered);
-	assert_false(offered);
-	ev = quote_naming(T.ak1, n, T.log, T.log_size, known);
 	{
 		fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true };
-		http_request req = { .method = "POST", .path = "/v1/machines/web1/evidence", .nonce = n, .body = ev,
-				     .body_size = strlen(ev) };
-		http_response resp;
 		mb_error err = { 0 };
 		fleet *f2;
 		fleet_worker *w2;
-		json_t *o2;
 
 		assert_int_equal(fleet_new(&o, &f2, &err), 0);
 		w2 = fleet_worker_new(f2);
-		fleet_handle(w2, &req, &resp);
-		assert_int_equal(resp.status, 409);
-		o2 = json_loads(resp.body, JSON_DECODE_ANY, NULL);
-		assert_string_equal(jstr(o2, "send"), "eventlog");
-		json_decref(o2);
-		free(resp.body);
+		a = call_on(w2, "POST", "/v1/machines/web1/nonce", NULL, NULL, NULL);
+		expect_status(a, 200);
+		assert_null(json_object_get(a.json, "eventlog_sha256"));
+		snprintf(n, sizeof(n), "%s", jstr(a.json, "nonce"));
+		answer_done(&a);
+		ev = quote_naming(T.ak1, n, T.log, T.log_size, known);
+		a = call_on(w2, "POST", "/v1/machines/web1/evidence", n, NULL, ev);
+		expect_status(a, 409);
+		assert_string_equal(jstr(a.json, "send"), "eventlog");
+		answer_done(&a);
 		assert_int_equal(nonce_rows(n), 0);
 		/* the same nonce, the log carried: judged */
 		free(ev);
 		ev = quote(T.ak1, n, T.log, T.log_size);
-		req.body = ev;
-		req.body_size = strlen(ev);
-		fleet_handle(w2, &req, &resp);
-		assert_int_equal(resp.status, 200);
+		a = call_on(w2, "POST", "/v1/machines/web1/evidence", n, NULL, ev);
+		expect_status(a, 200);
 		/* the named log's miss left no judgment of the boot behind */
-		assert_non_null(strstr(resp.body, "\"status\":\"trusted\""));
-		free(resp.body);
+		assert_string_equal(jstr(a.json, "status"), "trusted");
+		answer_done(&a);
 		assert_int_equal(nonce_rows(n), 1);
 		fleet_worker_free(w2);
 		fleet_free(f2);
@@ -1388,21 +1367,6 @@ static void *sweeper_main(void *p)
 	if (s->announced < 0)
 		fprintf(stderr, "sweep: %s\n", err.message);
 	return NULL;
-}
-
-/* The first column of the first row of sql with one parameter, as a number (-1: none, NULL). */
-static long long db_number(const char *sql, const char *param)
-{
-	const char *p[] = { param };
-	mb_error err = { 0 };
-	db_rows *rows;
-	long long v = -1;
-
-	assert_int_equal(db_query(T.d, sql, p, param ? 1 : 0, &rows, &err), 0);
-	if (db_rows_count(rows) && db_rows_get(rows, 0, 0))
-		v = atoll(db_rows_get(rows, 0, 0));
-	db_rows_free(rows);
-	return v;
 }
 
 /* Attest machine id with the boot its TPM holds (since test_evil_boot, the evil one): its status. */
