@@ -10,6 +10,10 @@
  * Two tables of at most max entries: the current one takes new entries; once full it becomes
  * the old one and the old one is dropped, and an entry found in the old table is copied into
  * the current one. So what is in use stays, and memory is bounded by 2 * max verdicts.
+ *
+ * The machines' rows (fleet-machine.c) are replaced as the verifier changes them, and dropped
+ * when it cannot know how they changed: an entry dropped is marked gone in both tables (no
+ * allocation, so a drop never fails) and found no more.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +26,7 @@ struct fleet_cache_entry {
 	void *value;
 	void (*free_value)(void *value);
 	atomic_uint refs;
+	atomic_bool gone; /* dropped: not found any more, freed with its last reference */
 };
 
 typedef struct cache_table {
@@ -74,16 +79,28 @@ static size_t slot_of(const cache_table *t, const uint8_t key[32])
 	return (size_t) h & (t->cap - 1);
 }
 
-static fleet_cache_entry *table_find(const cache_table *t, const uint8_t key[32])
+/* The slot of key in t, or of the empty slot that ends its probe (or t->cap: none). */
+static size_t table_slot(const cache_table *t, const uint8_t key[32])
 {
 	size_t i;
 
 	if (!t->cap)
-		return NULL;
+		return 0;
 	for (i = slot_of(t, key); t->slots[i]; i = (i + 1) & (t->cap - 1))
 		if (memcmp(t->slots[i]->key, key, 32) == 0)
-			return t->slots[i];
-	return NULL;
+			break;
+	return i;
+}
+
+static fleet_cache_entry *table_find(const cache_table *t, const uint8_t key[32])
+{
+	return t->cap ? t->slots[table_slot(t, key)] : NULL;
+}
+
+static void mark_gone(fleet_cache_entry *e)
+{
+	if (e)
+		atomic_store(&e->gone, true);
 }
 
 /* Takes a reference of e; the table has room (n < max <= cap / 2). */
@@ -152,8 +169,11 @@ fleet_cache_entry *fleet_cache_get(fleet_cache *c, const uint8_t key[32])
 		return NULL;
 	pthread_mutex_lock(&c->lock);
 	e = table_find(&c->cur, key);
-	if (!e && (e = table_find(&c->old, key)) && make_room(c, &dropped) >= 0 && !table_find(&c->cur, key))
+	if (!e && (e = table_find(&c->old, key)) && !atomic_load(&e->gone) && make_room(c, &dropped) >= 0 &&
+	    !table_find(&c->cur, key))
 		table_put(&c->cur, e); /* in use: kept when the old table goes */
+	if (e && atomic_load(&e->gone))
+		e = NULL;
 	if (e)
 		atomic_fetch_add(&e->refs, 1);
 	pthread_mutex_unlock(&c->lock);
@@ -186,6 +206,52 @@ void fleet_cache_add(fleet_cache *c, const uint8_t key[32], void *value, void (*
 	pthread_mutex_unlock(&c->lock);
 	fleet_cache_release(e);
 	table_drop(&dropped);
+}
+
+void fleet_cache_put(fleet_cache *c, const uint8_t key[32], void *value, void (*free_value)(void *value))
+{
+	cache_table dropped = { 0 };
+	fleet_cache_entry *e, *replaced = NULL;
+	size_t i;
+
+	if (!c) {
+		free_value(value);
+		return;
+	}
+	if (!(e = calloc(1, sizeof(*e)))) {
+		free_value(value);
+		fleet_cache_drop(c, key); /* what was kept is older than what the caller knows */
+		return;
+	}
+	memcpy(e->key, key, 32);
+	e->value = value;
+	e->free_value = free_value;
+	atomic_init(&e->refs, 1);
+	pthread_mutex_lock(&c->lock);
+	mark_gone(table_find(&c->old, key));
+	i = table_slot(&c->cur, key);
+	if (c->cur.slots[i]) {
+		replaced = c->cur.slots[i];
+		mark_gone(replaced);
+		atomic_fetch_add(&e->refs, 1);
+		c->cur.slots[i] = e;
+	} else if (make_room(c, &dropped) >= 0) {
+		table_put(&c->cur, e);
+	}
+	pthread_mutex_unlock(&c->lock);
+	fleet_cache_release(replaced);
+	fleet_cache_release(e);
+	table_drop(&dropped);
+}
+
+void fleet_cache_drop(fleet_cache *c, const uint8_t key[32])
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	mark_gone(table_find(&c->cur, key));
+	mark_gone(table_find(&c->old, key));
+	pthread_mutex_unlock(&c->lock);
 }
 
 size_t fleet_cache_count(fleet_cache *c)

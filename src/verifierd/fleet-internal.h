@@ -208,6 +208,10 @@ void fleet_cache_release(fleet_cache_entry *e);
 /* Keep value (taken; free_value frees it when no one holds it) under key, unless an entry has
  * that key already. */
 void fleet_cache_add(fleet_cache *c, const uint8_t key[32], void *value, void (*free_value)(void *value));
+/* Keep value under key in place of what is kept there (replaced: found no more). */
+void fleet_cache_put(fleet_cache *c, const uint8_t key[32], void *value, void (*free_value)(void *value));
+/* What is kept under key is found no more. */
+void fleet_cache_drop(fleet_cache *c, const uint8_t key[32]);
 /* Entries kept (in both tables; one kept in both counts twice). */
 size_t fleet_cache_count(fleet_cache *c);
 /* The key of a judged boot: its boot key under a policy (its sha256, NULL for none). */
