@@ -64,6 +64,8 @@ struct fleet {
 	/* Evidence stored that named its firmware log by SHA-256 instead of carrying it, and evidence
 	 * that named one whose judgment was not kept here (answered "send": "eventlog"). */
 	atomic_uint_fast64_t logs_named, logs_asked;
+	/* Nonces given on a machine's row kept here, and on its row read from the database. */
+	atomic_uint_fast64_t rows_kept, rows_read;
 	/* Test hook: called after evidence was judged, before its verdict is stored. */
 	void (*after_judging)(void *ctx);
 	void *after_judging_ctx;
@@ -80,8 +82,9 @@ struct fleet {
 
 	fleet_cache *judged;   /* boots judged (verdicts); NULL: every evidence judged in full */
 	fleet_cache *machines; /* machine records parsed (mb_attest_machine), by the record's SHA-256 */
-	fleet_cache *asked;    /* machines' rows (store_machine) as read for a nonce, by SHA-256 of the
-				* id and the nonce: its evidence is judged on them (fleet-machine.c) */
+	fleet_cache *rows;     /* machines' rows (store_machine) as this verifier last read or wrote
+				* them, by SHA-256 of the id: nonces and evidence need no read
+				* (fleet-machine.c) */
 
 	/* A machine's evidence is judged and stored under the lock of its id's hash: a push that
 	 * overlaps another of the same machine waits instead of being judged on a row that the
@@ -194,6 +197,11 @@ typedef struct fleet_judgment {
 bool fleet_reason_refuses(mb_attest_reason r);
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error);
+/* fleet-machine.c: the machine's row, if kept, is read from the database next time (this
+ * verifier changed it). */
+void fleet_row_forget(fleet *f, const char *id);
+/* Frees what a judgment holds (it is then empty). */
+void fleet_judgment_reset(fleet_judgment *j);
 
 /* ---- fleet-cache.c: boots judged, machine records parsed ---- */
 

@@ -221,3 +221,10 @@ int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, s
 	}
 	return 0;
 }
+
+void fleet_judgment_reset(fleet_judgment *j)
+{
+	free(j->verdict);
+	free(j->ima_state);
+	memset(j, 0, sizeof(*j));
+}

@@ -216,6 +216,7 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 	c.policy = w->f->default_policy[0] ? w->f->default_policy : NULL;
 	c.allow_ek_reuse = w->f->allow_ek_reuse;
 	r = fleet_transaction(w->d, activate_tx, &c, &err);
+	fleet_row_forget(w->f, id);
 	if (c.refused == 403)
 		reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once "
 			    "forgotten: 'mboot fleet forget %s')", id, id);
@@ -265,53 +266,75 @@ static bool machine_for_attestation(fleet_worker *w, const char *id, const char 
 	return true;
 }
 
-/* The asked cache's key: the machine and the nonce it was given. */
-static int asked_key(const char *id, const char *nonce_hex, uint8_t key[32])
-{
-	char buf[FLEET_ID_MAX + 1 + 2 * MB_ATTEST_NONCE_MAX + 1];
-	size_t n = strlen(id), k = strlen(nonce_hex);
+/* A machine's row as this verifier last read or wrote it. A machine whose row was changed
+ * through another verifier since (a load balancer that spreads one machine's requests) is read
+ * for each nonce from then on, as the row of that attestation: judging on a row kept here would
+ * miss, cost a second judgment and more round trips each time. */
+typedef struct kept_row {
+	store_machine m;
+	bool read_first;
+} kept_row;
 
-	if (n > FLEET_ID_MAX || k > 2 * MB_ATTEST_NONCE_MAX)
-		return -EINVAL;
-	/* the NUL between them: no id and nonce run together into another pair's */
-	memcpy(buf, id, n + 1);
-	memcpy(buf + n + 1, nonce_hex, k);
-	return mb_digest(MB_ALG_SHA256, buf, n + 1 + k, key);
-}
-
-static void free_asked(void *p)
+static void free_row(void *p)
 {
-	store_machine_done(p);
+	store_machine_done(&((kept_row *) p)->m);
 	free(p);
 }
 
-/* The row read for the nonce, kept for its evidence (best effort: without it, it is read again). */
-static void asked_keep(fleet *f, const store_machine *m, const char *nonce_hex)
+static int row_key(const char *id, uint8_t key[32])
 {
-	uint8_t key[32];
-	store_machine *copy;
-
-	if (!f->asked || asked_key(m->id, nonce_hex, key) < 0 || !(copy = malloc(sizeof(*copy))))
-		return;
-	if (store_machine_copy(m, copy) < 0) {
-		free(copy);
-		return;
-	}
-	fleet_cache_add(f->asked, key, copy, free_asked);
+	return mb_digest(MB_ALG_SHA256, id, strlen(id), key);
 }
 
-/* The row read for this nonce, as it was then: true when kept (a copy in *m). */
-static bool asked_take(fleet *f, const char *id, const char *nonce_hex, store_machine *m)
+/* Keeps the row for the machine's next nonce and evidence (best effort: without it, it is read). */
+static void row_keep(fleet *f, const store_machine *m, bool read_first)
+{
+	uint8_t key[32];
+	kept_row *copy;
+
+	if (!f->rows || row_key(m->id, key) < 0)
+		return;
+	if (!(copy = malloc(sizeof(*copy))) || store_machine_copy(m, &copy->m) < 0) {
+		free(copy);
+		fleet_cache_drop(f->rows, key);
+		return;
+	}
+	copy->m.nonce_used = false; /* of one nonce only */
+	copy->read_first = read_first;
+	fleet_cache_put(f->rows, key, copy, free_row);
+}
+
+void fleet_row_forget(fleet *f, const char *id)
+{
+	uint8_t key[32];
+
+	if (f->rows && row_key(id, key) >= 0)
+		fleet_cache_drop(f->rows, key);
+}
+
+/* The kept row of the machine: true when kept (a copy in *m; *read_first: read it for a nonce).
+ * It may be older than the database's (another verifier, an operator there): what is stored on
+ * it is stored only while the row is still as kept, and otherwise judged again on the row read. */
+static bool row_take(fleet *f, const char *id, store_machine *m, bool *read_first)
 {
 	fleet_cache_entry *e;
 	uint8_t key[32];
-	bool found = false;
+	bool found;
 
-	if (!f->asked || asked_key(id, nonce_hex, key) < 0 || !(e = fleet_cache_get(f->asked, key)))
+	*read_first = false;
+	if (!f->rows || row_key(id, key) < 0 || !(e = fleet_cache_get(f->rows, key)))
 		return false;
-	found = store_machine_copy(fleet_cache_value(e), m) >= 0;
+	found = store_machine_copy(&((const kept_row *) fleet_cache_value(e))->m, m) >= 0;
+	*read_first = ((const kept_row *) fleet_cache_value(e))->read_first;
 	fleet_cache_release(e);
 	return found;
+}
+
+static bool set_text(char **p, const char *value)
+{
+	free(*p);
+	*p = value ? strdup(value) : NULL;
+	return *p || !value;
 }
 
 /* The SHA-256 of the firmware log of the machine's stored evidence, when this verifier keeps the
@@ -335,20 +358,31 @@ static bool kept_log_sha256(fleet *f, const store_machine *m, uint8_t sha256[32]
 void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 {
 	char hex[2 * FLEET_NONCE_SIZE + 1];
-	store_machine m;
+	store_machine m = { 0 };
 	int64_t expires = fleet_now() + w->f->nonce_ttl;
 	json_t *o;
 
 	uint64_t ima_from = 0;
 	uint8_t ima_last[20], log_sha256[32];
 	char last_hex[41], log_hex[65];
-	bool have_log;
+	bool have_log, read_first;
 
-	/* Nothing is stored: asking costs a lookup, and no number of asks takes one from the machine. */
-	/* Read whole when it is kept for the evidence, which is then judged without reading it
-	 * again: the row's change in between is found where the verdict is stored. */
-	if (!machine_for_attestation(w, id, NULL, !w->f->asked, &m, resp))
-		return;
+	/* Nothing is stored: asking costs a lookup at most, and no number of asks takes one from
+	 * the machine. The row is read (whole, to be kept) unless this verifier keeps it: the
+	 * machine's change since, made elsewhere, is found where the verdict is stored. */
+	if (row_take(w->f, id, &m, &read_first) && !read_first) {
+		atomic_fetch_add(&w->f->rows_kept, 1);
+		if (refused_revoked(&m, resp)) {
+			store_machine_done(&m);
+			return;
+		}
+	} else {
+		store_machine_done(&m);
+		if (!machine_for_attestation(w, id, NULL, !w->f->rows, &m, resp))
+			return;
+		atomic_fetch_add(&w->f->rows_read, 1);
+		row_keep(w->f, &m, read_first);
+	}
 	/* the IMA entries judged in its boot: the machine may leave them out (a hint: its evidence
 	 * is judged on top of the state the verifier holds then, whatever it sends) */
 	if (m.ima_state && mb_attest_ima_state_resume(m.ima_state, strlen(m.ima_state), &ima_from, ima_last, NULL) < 0)
@@ -359,7 +393,6 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 		reply_error(resp, 500, "no nonce: OpenSSL failed");
 		return;
 	}
-	asked_keep(w->f, &m, hex);
 	store_machine_done(&m);
 	o = json_object();
 	json_object_set_new(o, "nonce", json_text(hex));
@@ -374,22 +407,27 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 	reply_json(resp, 200, o);
 }
 
-/* Evidence judged on the row kept from its nonce that failed is answered as if the row had been
- * read before judging: a machine revoked or forgotten meanwhile, or a nonce used, is the
- * answer (false: replied). Evidence judged on a row just read: nothing to do. */
-static bool failed_as_read(fleet_worker *w, const char *id, const char *nonce, bool kept, store_machine *m,
-			   http_response *resp)
+/* Evidence judged on a kept row that failed is answered as if the row had been read before
+ * judging: a machine revoked or forgotten meanwhile, or a nonce used, is the answer (-1:
+ * replied). 1: the row changed in what judging rests on (the machine enrolled again with another
+ * TPM, another policy: another generation), so the evidence is judged again on it. 0: the
+ * failure stands (nothing to do for a row just read). */
+static int failed_as_read(fleet_worker *w, const char *id, const char *nonce, bool kept, store_machine *m,
+			  http_response *resp)
 {
+	int64_t generation = m->generation;
+
 	if (!kept)
-		return true;
+		return 0;
+	fleet_row_forget(w->f, id);
 	store_machine_done(m);
 	if (!machine_for_attestation(w, id, nonce, false, m, resp))
-		return false;
+		return -1;
 	if (m->nonce_used) {
 		reply_error(resp, 409, "nonce %s was used already", nonce);
-		return false;
+		return -1;
 	}
-	return true;
+	return m->generation != generation ? 1 : 0;
 }
 
 typedef struct evidence_ctx {
@@ -399,6 +437,31 @@ typedef struct evidence_ctx {
 	int64_t generation, at;
 	bool stale; /* the machine was announced stale: read, then as written */
 } evidence_ctx;
+
+/* The row as the attestation changed it (store-judge.c), kept: the machine's next nonce and
+ * evidence need no read. */
+static void row_stored(fleet *f, store_machine *m, const evidence_ctx *c, bool read_first)
+{
+	const char *status = c->j->trusted ? "trusted" : "untrusted";
+	bool ok;
+
+	if (!f->rows)
+		return;
+	if (c->stale || strcmp(m->status, status) != 0)
+		m->status_changed = c->at;
+	ok = set_text(&m->status, status) && set_text(&m->last_nonce, c->nonce) &&
+	     set_text(&m->ima_state, c->j->ima_state) && set_text(&m->last_verdict, NULL);
+	if (ok && c->evidence)
+		ok = set_text(&m->evidence_boot, c->j->boot[0] ? c->j->boot : NULL) &&
+		     set_text(&m->evidence_nonce, c->nonce);
+	m->last_attestation = c->at;
+	m->last_reasons = c->j->n_reasons;
+	m->stale_announced = 0;
+	if (ok)
+		row_keep(f, m, read_first);
+	else
+		fleet_row_forget(f, m->id);
+}
 
 static int evidence_tx(db *d, void *p, mb_error *err)
 {
@@ -463,7 +526,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	json_t *o;
 	size_t n;
 	pthread_mutex_t *lock = NULL;
-	bool db_error, kept;
+	bool db_error, kept, read_first, elsewhere = false;
 	int r, tries;
 
 	if (!req->nonce) {
@@ -474,9 +537,14 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		reply_error(resp, 400, "the nonce is not hex of %d to %d bytes", MB_ATTEST_NONCE_MIN, MB_ATTEST_NONCE_MAX);
 		return;
 	}
-	kept = asked_take(w->f, id, nonce, &m);
+	/* Two pushes of one machine at once: the second is judged on what the first stored (its
+	 * IMA entries, its boot; the row taken under the lock) and does not undo it; unserialized,
+	 * each could keep spoiling the other's row until both ran out of tries. */
+	lock = machine_lock(w->f, id);
+	pthread_mutex_lock(lock);
+	kept = row_take(w->f, id, &m, &read_first);
 	if (!kept && !machine_for_attestation(w, id, nonce, false, &m, resp))
-		return;
+		goto out;
 	/* Checked before anything is judged: replays and strangers' nonces cost no verification. */
 	if (!fleet_nonce_check(w->f, id, raw, n, fleet_now())) {
 		reply_error(resp, 409, "nonce %s is not one this verifier gave machine %s, or it expired", nonce, id);
@@ -486,26 +554,28 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		reply_error(resp, 409, "nonce %s was used already", nonce);
 		goto out;
 	}
-	/* Two pushes of one machine at once: the second is judged on what the first stored (its
-	 * IMA entries, its boot) and does not undo it; unserialized, each could keep spoiling the
-	 * other's row until both ran out of tries. */
-	lock = machine_lock(w->f, id);
-	pthread_mutex_lock(lock);
 	for (tries = 1;; tries++) {
 		int64_t t0 = fleet_now_us();
 
 		r = fleet_judge(w, &m, req->body, req->body_size, nonce, &j, &err, &db_error);
 		if (r >= 0)
 			fleet_metrics_judged(w->f, fleet_now_us() - t0);
-		if (r < 0) {
-			if (db_error)
-				reply_db_error(resp, r, &err);
-			else if (failed_as_read(w, id, nonce, kept, &m, resp))
-				reply_error(resp, r == -ENOMEM ? 500 : 400, "the evidence: %s", err.message);
+		if (r < 0 && db_error) {
+			reply_db_error(resp, r, &err);
 			goto out;
 		}
-		if (!j.authentic) {
-			if (failed_as_read(w, id, nonce, kept, &m, resp))
+		if (r < 0 || !j.authentic) {
+			int as_read = failed_as_read(w, id, nonce, kept, &m, resp);
+
+			kept = false;
+			elsewhere |= as_read > 0;
+			if (as_read > 0 && tries < EVIDENCE_JUDGE_TRIES) {
+				fleet_judgment_reset(&j);
+				continue;
+			}
+			if (as_read >= 0 && r < 0)
+				reply_error(resp, r == -ENOMEM ? 500 : 400, "the evidence: %s", err.message);
+			else if (as_read >= 0)
 				refuse_evidence(w, id, &j, resp);
 			goto out;
 		}
@@ -540,10 +610,9 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		/* The policy (or the enrollment, or its last attestation) changed while this was
 		 * judged: a verdict on the old row must not be stored, so judge again on what the
 		 * machine has now. */
-		free(j.verdict);
-		free(j.ima_state);
-		j.verdict = j.ima_state = NULL;
+		fleet_judgment_reset(&j);
 		store_machine_done(&m);
+		elsewhere |= kept;
 		kept = false;
 		if (!machine_for_attestation(w, id, nonce, false, &m, resp))
 			goto out;
@@ -554,6 +623,8 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	}
 	pthread_mutex_unlock(lock);
 	lock = NULL;
+	if (r < 0)
+		fleet_row_forget(w->f, id); /* the row changed, or may have: read it next time */
 	if (r == -ESTALE) {
 		reply_error(resp, 409, "machine %s changed each time its evidence was judged (%d times); nothing was "
 			    "stored (retry with a new nonce)", id, tries);
@@ -582,6 +653,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = c.stale ? "stale" : m.status,
 		.new_status = j.trusted ? "trusted" : "untrusted", .cause = "attestation", .nonce = nonce,
 		.verdict = j.verdict, .at = c.at });
+	row_stored(w->f, &m, &c, read_first || elsewhere);
 	o = json_object();
 	json_object_set_new(o, "machine_id", json_text(id));
 	json_object_set_new(o, "status", json_text(j.trusted ? "trusted" : "untrusted"));

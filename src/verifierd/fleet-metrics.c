@@ -164,6 +164,13 @@ void fleet_metrics(fleet_worker *w, http_response *resp)
 		(unsigned long long) atomic_load(&f->logs_named));
 	fprintf(out, "mboot_verifierd_eventlog_named_total{result=\"asked\"} %llu\n",
 		(unsigned long long) atomic_load(&f->logs_asked));
+	counter_head(out, "mboot_verifierd_nonce_rows_total", "Nonces given on the machine's row as this "
+		     "verifier last read or wrote it (kept), or on its row read from the database (read).",
+		     "counter");
+	fprintf(out, "mboot_verifierd_nonce_rows_total{from=\"kept\"} %llu\n",
+		(unsigned long long) atomic_load(&f->rows_kept));
+	fprintf(out, "mboot_verifierd_nonce_rows_total{from=\"read\"} %llu\n",
+		(unsigned long long) atomic_load(&f->rows_read));
 	counter_head(out, "mboot_verifierd_stale_total", "Machines turned stale that this verifier announced "
 		     "(its sweep marked them: nothing judged within twice the interval), and stale ones that "
 		     "attested here again.", "counter");

@@ -268,12 +268,12 @@ int fleet_new(const fleet_options *o, fleet **ret, mb_error *err)
 		return r;
 	}
 
-	/* As many parsed machine records as boots judged: one each for a fleet the cache holds. The
-	 * rows read for nonces go with them (--judge-cache 0: everything read and judged anew). */
+	/* As many parsed machine records as boots judged: one each for a fleet the cache holds, and
+	 * as many machines' rows (--judge-cache 0: everything read and judged anew). */
 	if (o->judge_cache >= 0 &&
 	    (fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->judged) < 0 ||
 	     fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->machines) < 0 ||
-	     fleet_cache_new(FLEET_ASKED_CACHE, &f->asked) < 0)) {
+	     fleet_cache_new(o->judge_cache ? (size_t) o->judge_cache : FLEET_JUDGE_CACHE, &f->rows) < 0)) {
 		fleet_free(f);
 		return set_error(err, -ENOMEM, "out of memory");
 	}
@@ -334,7 +334,7 @@ void fleet_free(fleet *f)
 		mb_policy_free(f->policies[i].policy);
 	fleet_cache_free(f->judged);
 	fleet_cache_free(f->machines);
-	fleet_cache_free(f->asked);
+	fleet_cache_free(f->rows);
 	for (i = 0; i < FLEET_MACHINE_LOCKS; i++)
 		pthread_mutex_destroy(&f->machine_locks[i]);
 	pthread_mutex_destroy(&f->lock);

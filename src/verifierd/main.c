@@ -158,7 +158,7 @@ static void usage(FILE *f)
 		"  --judge-cache N           boots whose logs' judgment is kept, so that a boot's later\n"
 		"                            evidence has only its quote checked and names its log\n"
 		"                            instead of carrying it (default 10000; memory:\n"
-		"                            up to twice N verdicts, and as many parsed machine records);\n"
+		"                            up to twice N verdicts, as many machine records and rows);\n"
 		"                            0: every evidence judged in full on the machine read anew\n"
 		"  --tls-cert F, --tls-key F HTTPS with this certificate (chain) and key, PEM\n"
 		"  --insecure                plain HTTP, allowed only on a loopback address\n"

@@ -55,8 +55,6 @@ typedef struct fleet_options {
 } fleet_options;
 
 #define FLEET_JUDGE_CACHE 10000
-/* Machines' rows kept from a nonce to its evidence: those asked within a few seconds. */
-#define FLEET_ASKED_CACHE 1024
 
 typedef struct fleet fleet;               /* one per process; shared by all threads */
 typedef struct fleet_worker fleet_worker; /* one per server thread: its database connection */

@@ -220,6 +220,8 @@ sh_events=$("$M" log show --json "$WORK/cmdline.log" |
 untrusted0=$(metric 'mboot_verifierd_attestations_total{result="untrusted"}')
 judged0=$(metric mboot_verifierd_judge_seconds_count)
 policy0=$(metric 'mboot_verifierd_untrusted_reasons_total{reason="policy-violated"}')
+kept0=$(metric 'mboot_verifierd_nonce_rows_total{from="kept"}')
+read0=$(metric 'mboot_verifierd_nonce_rows_total{from="read"}')
 BOOTED=$WORK/cmdline.log
 boot m1 "$BOOTED"
 # hook_delivered N: wait (10 s at most) until the good receiver said 2xx to N deliveries
@@ -284,9 +286,15 @@ check "m1: of PCR 8's $(jq '[.events[] | select(.pcr == 8)] | length' events-m1-
 	"$(jq -r '[.events[] | select(.broken) | .why] | unique | map(test("^PCR 8 ")) | all' events-m1-tampered.json)" = true
 fleet show m1 --json >show-m1-tampered.json
 api /metrics >metrics.txt
-check "GET /metrics: two more untrusted attestations, two more evidences judged, one more policy-violated" \
+# The first of the two pushes was judged twice: this verifier's kept row of m1 was older than
+# the database's (the second verifier stored m1's attestation above), so the verdict was not
+# stored on it, and the evidence was judged again on the row read.
+check "GET /metrics: two more untrusted attestations, three more judgments (one on a kept row another verifier changed), one more policy-violated" \
 	test "$(metric 'mboot_verifierd_attestations_total{result="untrusted"}') $(metric mboot_verifierd_judge_seconds_count) $(metric 'mboot_verifierd_untrusted_reasons_total{reason="policy-violated"}')" = \
-	"$((untrusted0 + 2)) $((judged0 + 2)) $((policy0 + $(jq '[.verdict.reasons[].name] | any(. == "policy-violated") | if . then 1 else 0 end' show-m1-sh.json) + $(jq '[.verdict.reasons[].name] | any(. == "policy-violated") | if . then 1 else 0 end' show-m1-tampered.json)))"
+	"$((untrusted0 + 2)) $((judged0 + 3)) $((policy0 + $(jq '[.verdict.reasons[].name] | any(. == "policy-violated") | if . then 1 else 0 end' show-m1-sh.json) + $(jq '[.verdict.reasons[].name] | any(. == "policy-violated") | if . then 1 else 0 end' show-m1-tampered.json)))"
+check "GET /metrics: the first push's nonce given on m1's row kept here, the second's on the row read (m1 was changed through another verifier)" \
+	test "$(metric 'mboot_verifierd_nonce_rows_total{from="kept"}') $(metric 'mboot_verifierd_nonce_rows_total{from="read"}')" = \
+	"$((kept0 + 1)) $((read0 + 1))"
 for st in trusted untrusted stale enrolled revoked; do
 	want=$(fleet list --json | jq --arg s "$st" '[.machines[] | select(.status == $s)] | length')
 	check "GET /metrics: mboot_verifierd_machines{status=\"$st\"} is fleet list's $want" \

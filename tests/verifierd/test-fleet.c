@@ -144,7 +144,7 @@ static void checked_call(unsigned want, const char *method, const char *path, co
 }
 
 /* The machine's side of enrollment, with a new AK of the swtpm: POST enroll, activate. */
-static char *enroll(const char *id, int64_t interval, unsigned want_enroll)
+static char *enroll_on(fleet_worker *w, const char *id, int64_t interval, unsigned want_enroll)
 {
 	char *ak = NULL, *request = NULL, *response = NULL, *body, path[128];
 	mb_error err = { 0 };
@@ -159,7 +159,7 @@ static char *enroll(const char *id, int64_t interval, unsigned want_enroll)
 		json_object_set_new(o, "interval", json_integer(interval));
 	body = json_dumps(o, 0);
 	json_decref(o);
-	a = call("POST", "/v1/enroll", NULL, NULL, body);
+	a = call_on(w, "POST", "/v1/enroll", NULL, NULL, body);
 	free(body);
 	free(request);
 	expect_status(a, want_enroll);
@@ -179,12 +179,17 @@ static char *enroll(const char *id, int64_t interval, unsigned want_enroll)
 	}
 	answer_done(&a);
 	snprintf(path, sizeof(path), "/v1/enroll/%s/activate", id);
-	a = call("POST", path, NULL, NULL, response);
+	a = call_on(w, "POST", path, NULL, NULL, response);
 	free(response);
 	expect_status(a, 200);
 	assert_string_equal(jstr(a.json, "status"), "enrolled");
 	answer_done(&a);
 	return ak;
+}
+
+static char *enroll(const char *id, int64_t interval, unsigned want_enroll)
+{
+	return enroll_on(T.w, id, interval, want_enroll);
 }
 
 static void get_nonce(const char *id, char out[65])
@@ -661,22 +666,31 @@ static void test_expired_nonce(void **state)
 	free(ev);
 }
 
-/* The refusals counted in GET /metrics for reason name. */
-static long long refused_count(const char *reason)
+/* The value of a line of GET /metrics ("name{labels}"), -1 when it has none. */
+static long long metric_value(const char *series)
 {
-	char line[128];
+	char line[160];
 	const char *at;
 	answer a = call("GET", "/metrics", NULL, T.token, NULL);
 	long long n = -1;
 
 	assert_int_equal(a.status, 200);
 	assert_string_equal(a.content_type, "text/plain; version=0.0.4; charset=utf-8");
-	snprintf(line, sizeof(line), "\nmboot_verifierd_evidence_refused_total{reason=\"%s\"} ", reason);
+	snprintf(line, sizeof(line), "\n%s ", series);
 	at = strstr(a.body, line);
 	if (at)
 		n = strtoll(at + strlen(line), NULL, 10);
 	answer_done(&a);
 	return n;
+}
+
+/* The refusals counted in GET /metrics for reason name. */
+static long long refused_count(const char *reason)
+{
+	char series[128];
+
+	snprintf(series, sizeof(series), "mboot_verifierd_evidence_refused_total{reason=\"%s\"}", reason);
+	return metric_value(series);
 }
 
 /* Rows of machine id in attestations. */
@@ -882,6 +896,109 @@ static void test_log_named(void **state)
 	expect_status(a, 200);
 	answer_done(&a);
 	free(ev);
+}
+
+/* Evidence of machine id for a nonce of this verifier, posted here: the answer. The nonce was
+ * given on the row this verifier keeps (from "kept") or on the row read (from "read"), as the
+ * metric counts. */
+static answer attest_from(const char *id, const char *ak, const char *from, char nonce[65])
+{
+	char series[96];
+	long long before;
+	char *ev;
+	answer a;
+
+	snprintf(series, sizeof(series), "mboot_verifierd_nonce_rows_total{from=\"%s\"}", from);
+	before = metric_value(series);
+	get_nonce(id, nonce);
+	assert_int_equal(metric_value(series), before + 1);
+	ev = quote(ak, nonce, T.log, T.log_size);
+	a = post_evidence(id, nonce, ev);
+	free(ev);
+	return a;
+}
+
+/* Machine id enrolled here with the good policy, attested once: trusted, its row kept. */
+static char *enroll_attested(const char *id)
+{
+	char n[65], path[128], *ak = enroll(id, 0, 201);
+	answer a;
+
+	snprintf(path, sizeof(path), "/v1/machines/%s/policy", id);
+	checked_call(200, "PUT", path, NULL, T.token, T.policy);
+	a = attest_from(id, ak, "read", n); /* the enrollment dropped what was kept */
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "trusted");
+	answer_done(&a);
+	return ak;
+}
+
+/* The row this verifier keeps of a machine is older than the database's when another verifier
+ * changed the machine: enrolled it again with another AK, cleared its policy, revoked it. The
+ * evidence is then judged on the row as it is: the new AK's quote trusted (not refused as a
+ * stranger's), the verdict of no policy stored, the revoke the answer. Such a machine is read
+ * for each nonce from then on. */
+static void test_kept_row_changed_elsewhere(void **state)
+{
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true };
+	mb_error err = { 0 };
+	char n[65], *ak, *ak_new, names[256];
+	fleet *f2;
+	fleet_worker *w2;
+	answer a;
+
+	(void) state;
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	w2 = fleet_worker_new(f2);
+
+	ak = enroll_attested("kept1");
+	a = call_on(w2, "DELETE", "/v1/machines/kept1", NULL, T.token, NULL);
+	expect_status(a, 200);
+	answer_done(&a);
+	ak_new = enroll_on(w2, "kept1", 0, 201);
+	a = call_on(w2, "PUT", "/v1/machines/kept1/policy", NULL, T.token, T.policy);
+	expect_status(a, 200);
+	answer_done(&a);
+	a = attest_from("kept1", ak_new, "kept", n);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "trusted");
+	answer_done(&a);
+	assert_int_equal(nonce_rows(n), 1);
+	/* changed elsewhere once: read for each nonce */
+	a = attest_from("kept1", ak_new, "read", n);
+	expect_status(a, 200);
+	answer_done(&a);
+	free(ak);
+	free(ak_new);
+
+	ak = enroll_attested("kept2");
+	a = call_on(w2, "DELETE", "/v1/machines/kept2/policy", NULL, T.token, NULL);
+	expect_status(a, 200);
+	answer_done(&a);
+	a = attest_from("kept2", ak, "kept", n);
+	expect_status(a, 200);
+	assert_string_equal(jstr(a.json, "status"), "untrusted");
+	reason_names(json_object_get(a.json, "verdict"), names, sizeof(names));
+	assert_string_equal(names, "no-policy");
+	answer_done(&a);
+	free(ak);
+
+	/* Revoked there: this verifier gives a nonce on what it keeps, but stores nothing under it,
+	 * and reads the row from then on. */
+	ak = enroll_attested("kept3");
+	a = call_on(w2, "POST", "/v1/machines/kept3/revoke", NULL, T.token, NULL);
+	expect_status(a, 200);
+	answer_done(&a);
+	a = attest_from("kept3", ak, "kept", n);
+	expect_status(a, 403);
+	assert_non_null(strstr(jstr(a.json, "error"), "revoked"));
+	answer_done(&a);
+	assert_int_equal(nonce_rows(n), 0);
+	checked_call(403, "POST", "/v1/machines/kept3/nonce", NULL, NULL, NULL);
+	free(ak);
+
+	fleet_worker_free(w2);
+	fleet_free(f2);
 }
 
 static void test_other_machines_nonce(void **state)
@@ -1599,7 +1716,19 @@ static void test_database_down(void **state)
 	a = call("GET", "/healthz", NULL, NULL, NULL);
 	expect_status(a, 503);
 	answer_done(&a);
-	checked_call(503, "POST", "/v1/machines/web1/nonce", NULL, NULL, NULL);
+	/* A machine whose row this verifier keeps (web1 attested here) is given a nonce without a
+	 * read; its evidence cannot be stored. A machine it does not keep needs the database. */
+	{
+		char n2[65], *ev2;
+
+		get_nonce("web1", n2);
+		ev2 = quote(T.ak1, n2, T.log, T.log_size);
+		a = post_evidence("web1", n2, ev2);
+		expect_status(a, 503);
+		answer_done(&a);
+		free(ev2);
+	}
+	checked_call(503, "POST", "/v1/machines/never-seen/nonce", NULL, NULL, NULL);
 	a = post_evidence("web1", n, ev);
 	expect_status(a, 503);
 	answer_done(&a);
@@ -1627,6 +1756,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_posts_one_nonce),
 		cmocka_unit_test(test_concurrent_pushes_one_machine),
 		cmocka_unit_test(test_log_named),
+		cmocka_unit_test(test_kept_row_changed_elsewhere),
 		cmocka_unit_test(test_expired_nonce),
 		cmocka_unit_test(test_other_machines_nonce),
 		cmocka_unit_test(test_nonces_plentiful),
