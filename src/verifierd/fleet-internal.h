@@ -198,8 +198,11 @@ bool fleet_reason_refuses(mb_attest_reason r);
 int fleet_judge(fleet_worker *w, const store_machine *m, const char *evidence, size_t evidence_size,
 		const char *nonce_hex, fleet_judgment *ret, mb_error *err, bool *ret_db_error);
 /* fleet-machine.c: the machine's row, if kept, is read from the database next time (this
- * verifier changed it). */
+ * verifier changed it: under the machine's lock, with the change). */
 void fleet_row_forget(fleet *f, const char *id);
+/* The lock of machine id (one of FLEET_MACHINE_LOCKS, by a hash of the id): its evidence is
+ * judged and stored, its row read for a nonce and kept, and changed by an operator under it. */
+pthread_mutex_t *fleet_machine_lock(fleet *f, const char *id);
 /* Frees what a judgment holds (it is then empty). */
 void fleet_judgment_reset(fleet_judgment *j);
 

@@ -59,6 +59,16 @@ static bool refused_revoked(const store_machine *m, http_response *resp)
 	return true;
 }
 
+pthread_mutex_t *fleet_machine_lock(fleet *f, const char *id)
+{
+	uint32_t h = 2166136261u;
+
+	/* FNV-1a of the id */
+	for (; *id; id++)
+		h = (h ^ (uint8_t) *id) * 16777619u;
+	return &f->machine_locks[h & (FLEET_MACHINE_LOCKS - 1)];
+}
+
 /* One TPM is one machine: the 409 for an EK enrolled under another id. */
 static void reply_ek_taken(http_response *resp, const char *id, const char *other)
 {
@@ -215,8 +225,10 @@ void fleet_activate(fleet_worker *w, const char *id, const http_request *req, ht
 	c.ek = ek;
 	c.policy = w->f->default_policy[0] ? w->f->default_policy : NULL;
 	c.allow_ek_reuse = w->f->allow_ek_reuse;
+	pthread_mutex_lock(fleet_machine_lock(w->f, id));
 	r = fleet_transaction(w->d, activate_tx, &c, &err);
 	fleet_row_forget(w->f, id);
+	pthread_mutex_unlock(fleet_machine_lock(w->f, id));
 	if (c.refused == 403)
 		reply_error(resp, 403, "machine %s is revoked: an operator refused it (it enrolls again only once "
 			    "forgotten: 'mboot fleet forget %s')", id, id);
@@ -377,11 +389,20 @@ void fleet_nonce(fleet_worker *w, const char *id, http_response *resp)
 			return;
 		}
 	} else {
+		/* Read and kept under the machine's lock, as this verifier's changes of it are made
+		 * and dropped: a row read before such a change is never kept after it. */
+		pthread_mutex_t *lock = fleet_machine_lock(w->f, id);
+		bool found;
+
 		store_machine_done(&m);
-		if (!machine_for_attestation(w, id, NULL, !w->f->rows, &m, resp))
+		pthread_mutex_lock(lock);
+		found = machine_for_attestation(w, id, NULL, !w->f->rows, &m, resp);
+		if (found)
+			row_keep(w->f, &m, read_first);
+		pthread_mutex_unlock(lock);
+		if (!found)
 			return;
 		atomic_fetch_add(&w->f->rows_read, 1);
-		row_keep(w->f, &m, read_first);
 	}
 	/* the IMA entries judged in its boot: the machine may leave them out (a hint: its evidence
 	 * is judged on top of the state the verifier holds then, whatever it sends) */
@@ -505,16 +526,6 @@ static void reply_send_log(http_response *resp, const char *id)
 /* Judged this often at most when the machine changes (a policy set) while its evidence is judged. */
 #define EVIDENCE_JUDGE_TRIES 3
 
-/* The lock under which machine id's evidence is judged and stored (FNV-1a of the id). */
-static pthread_mutex_t *machine_lock(fleet *f, const char *id)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *id; id++)
-		h = (h ^ (uint8_t) *id) * 16777619u;
-	return &f->machine_locks[h & (FLEET_MACHINE_LOCKS - 1)];
-}
-
 void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, http_response *resp)
 {
 	uint8_t raw[MB_ATTEST_NONCE_MAX];
@@ -527,6 +538,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	size_t n;
 	pthread_mutex_t *lock = NULL;
 	bool db_error, kept, read_first, elsewhere = false;
+	char old_status[16]; /* the status before (stale when the announcement is cleared) */
 	int r, tries;
 
 	if (!req->nonce) {
@@ -540,7 +552,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 	/* Two pushes of one machine at once: the second is judged on what the first stored (its
 	 * IMA entries, its boot; the row taken under the lock) and does not undo it; unserialized,
 	 * each could keep spoiling the other's row until both ran out of tries. */
-	lock = machine_lock(w->f, id);
+	lock = fleet_machine_lock(w->f, id);
 	pthread_mutex_lock(lock);
 	kept = row_take(w->f, id, &m, &read_first);
 	if (!kept && !machine_for_attestation(w, id, nonce, false, &m, resp))
@@ -612,6 +624,7 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		 * machine has now. */
 		fleet_judgment_reset(&j);
 		store_machine_done(&m);
+		fleet_row_forget(w->f, id);
 		elsewhere |= kept;
 		kept = false;
 		if (!machine_for_attestation(w, id, nonce, false, &m, resp))
@@ -621,10 +634,15 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 			goto out;
 		}
 	}
+	/* Still under the lock: the next push of the machine takes the row as this one left it. */
+	if (r >= 0) {
+		snprintf(old_status, sizeof(old_status), "%s", c.stale ? "stale" : m.status);
+		row_stored(w->f, &m, &c, read_first || elsewhere);
+	} else {
+		fleet_row_forget(w->f, id); /* the row changed, or may have: read it next time */
+	}
 	pthread_mutex_unlock(lock);
 	lock = NULL;
-	if (r < 0)
-		fleet_row_forget(w->f, id); /* the row changed, or may have: read it next time */
 	if (r == -ESTALE) {
 		reply_error(resp, 409, "machine %s changed each time its evidence was judged (%d times); nothing was "
 			    "stored (retry with a new nonce)", id, tries);
@@ -650,10 +668,9 @@ void fleet_evidence(fleet_worker *w, const char *id, const http_request *req, ht
 		atomic_fetch_add(&w->f->stale_back, 1);
 	/* Committed: the webhooks hear of it (old: the status read before judging; stale when the
 	 * announcement was cleared by this attestation). */
-	notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = c.stale ? "stale" : m.status,
+	notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = old_status,
 		.new_status = j.trusted ? "trusted" : "untrusted", .cause = "attestation", .nonce = nonce,
 		.verdict = j.verdict, .at = c.at });
-	row_stored(w->f, &m, &c, read_first || elsewhere);
 	o = json_object();
 	json_object_set_new(o, "machine_id", json_text(id));
 	json_object_set_new(o, "status", json_text(j.trusted ? "trusted" : "untrusted"));

@@ -486,9 +486,11 @@ static int rejudge(fleet_worker *w, const char *id, const char **ret_status, mb_
 		evidence = NULL;
 		if (r >= 0) {
 			stale = m.stale_announced != 0;
+			pthread_mutex_lock(fleet_machine_lock(w->f, id));
 			r = store_rejudge_tx(w->d, id, m.generation, m.last_nonce, fleet_now(), j.trusted, j.n_reasons,
 					     j.verdict, j.ima_state, &stale, err);
 			fleet_row_forget(w->f, id);
+			pthread_mutex_unlock(fleet_machine_lock(w->f, id));
 			/* A machine announced stale stays stale (shown and told) until it attests. */
 			if (r >= 0 && !stale)
 				notify_change_send(w->f->notify, &(notify_change){ .machine_id = id,
@@ -587,9 +589,14 @@ static int audited_do(fleet_worker *w, const char *action, const char *id, const
 	audited a = { .operator_name = w->operator_name[0] ? w->operator_name : "?", .action = action, .id = id,
 		      .sha = sha, .policy_text = text, .at_us = fleet_now_us(),
 		      .want_old = w->f->notify && (strcmp(action, "revoke") == 0 || strcmp(action, "forget") == 0) };
-	int r = fleet_transaction(w->d, audited_tx, &a, err);
+	int r;
 
+	/* under the machine's lock, with the drop of its kept row: a nonce's read from before the
+	 * change is not kept after it (fleet-machine.c) */
+	pthread_mutex_lock(fleet_machine_lock(w->f, id));
+	r = fleet_transaction(w->d, audited_tx, &a, err);
 	fleet_row_forget(w->f, id);
+	pthread_mutex_unlock(fleet_machine_lock(w->f, id));
 	/* Committed: a revoke or forget of a machine is a status change for the webhooks. */
 	if (r >= 0 && a.want_old && a.old_status[0])
 		notify_change_send(w->f->notify, &(notify_change){ .machine_id = id, .old_status = a.old_status,

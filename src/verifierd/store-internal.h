@@ -35,6 +35,10 @@ static inline int64_t to_i64(const char *s)
 	return errno || *end ? 0 : v;
 }
 
+/* A machine's next generation: random, so that a machine forgotten and enrolled again never
+ * repeats the generation an evidence still being judged was read under. */
+int store_new_generation(char buf[24], mb_error *err);
+
 static inline char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;

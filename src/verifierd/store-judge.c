@@ -147,14 +147,16 @@ int store_attestation_once(db *d, const char *id, int64_t generation, const char
 int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
 		     int64_t n_reasons, const char *verdict, const char *ima_state, bool *stale, mb_error *err)
 {
-	char nb[24], rb[24], gb[24];
-	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb, gb, ima_state };
+	char nb[24], rb[24], gb[24], next[24];
+	const char *p[] = { id, nonce, trusted ? "trusted" : "untrusted", nb, verdict, rb, gb, ima_state, next };
 	/* Only while that evidence is still the last one, and the machine's policy, record and
-	 * status those it was judged under. A machine announced stale stays so (and its time). */
+	 * status those it was judged under. A machine announced stale stays so (and its time). A
+	 * new generation: the status and IMA state change, so evidence judged on the row as it was
+	 * (read, or kept by a verifier, in between) must not be stored. */
 #define REJUDGE                                                                                      \
 	"UPDATE machines SET status_changed = CASE WHEN status = $3 OR stale_announced IS NOT NULL "   \
 	"THEN status_changed ELSE $4 END, status = $3, last_verdict = $5, last_reasons = $6, "         \
-	"ima_state = $8 "                                                                               \
+	"ima_state = $8, generation = $9 "                                                              \
 	"WHERE id = $1 AND last_nonce = $2 AND generation = $7 AND status <> 'revoked' AND stale_announced "
 	static const char *const sql[2] = { REJUDGE "IS NULL", REJUDGE "IS NOT NULL" };
 #undef REJUDGE
@@ -163,7 +165,10 @@ int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonc
 	i64s(nb, now);
 	i64s(rb, n_reasons);
 	i64s(gb, generation);
-	r = exec_stale_variant(d, sql, p, 8, stale, err);
+	r = store_new_generation(next, err);
+	if (r < 0)
+		return (int) r;
+	r = exec_stale_variant(d, sql, p, 9, stale, err);
 	if (r < 0)
 		return (int) r;
 	return r == 0 ? -ENOENT : 0;

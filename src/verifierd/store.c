@@ -133,9 +133,7 @@ static const char *const schema_v7[] = {
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = { schema_v1, schema_v2, schema_v3, schema_v4,
 								      schema_v5, schema_v6, schema_v7 };
 
-/* A machine's next generation: random, so that a machine forgotten and enrolled again never
- * repeats the generation an evidence still being judged was read under. */
-static int new_generation(char buf[24], mb_error *err)
+int store_new_generation(char buf[24], mb_error *err)
 {
 	uint64_t g;
 
@@ -455,7 +453,7 @@ int store_activate_tx(db *d, const char *id, const char *record, const char *ek_
 
 	i64s(ib, interval);
 	i64s(nb, now);
-	r = new_generation(gb, err);
+	r = store_new_generation(gb, err);
 	if (r < 0)
 		return (int) r;
 	/* A re-enrolled machine keeps its policy, history and last verdict; it starts a new
@@ -535,7 +533,7 @@ int store_machine_set_policy(db *d, const char *id, const char *sha256, mb_error
 {
 	char gb[24];
 	const char *p[] = { id, sha256, gb };
-	int64_t r = new_generation(gb, err);
+	int64_t r = store_new_generation(gb, err);
 
 	if (r >= 0)
 		r = db_exec(d, "UPDATE machines SET policy = $2, generation = $3, ima_state = NULL WHERE id = $1", p, 3, err);
@@ -549,7 +547,7 @@ int store_machine_revoke(db *d, const char *id, int64_t now, mb_error *err)
 	int64_t r;
 
 	i64s(nb, now);
-	r = new_generation(gb, err);
+	r = store_new_generation(gb, err);
 	if (r >= 0)
 		r = db_exec(d,
 			    "UPDATE machines SET status_changed = CASE WHEN status = 'revoked' THEN status_changed ELSE $2 END, "

@@ -32,7 +32,7 @@ typedef struct store_machine {
 	char *last_nonce;
 	char *last_verdict;
 	int64_t last_reasons;
-	int64_t generation;    /* changes with the record, the policy and a revoke */
+	int64_t generation;    /* changes with the record, the policy (and its re-judging) and a revoke */
 	char *evidence_nonce;  /* the nonce of the stored (last) evidence: a later attestation of the
 				* same boot refers to it */
 	char *evidence_boot;   /* its boot key (hex), NULL when its logs were not judged */
@@ -98,9 +98,10 @@ int store_attestation_once(db *d, const char *id, int64_t generation, const char
 			   int64_t at, int64_t seq, bool trusted, int64_t n_reasons, const char *verdict,
 			   const char *evidence, const char *boot, const char *ima_state, bool stale, mb_error *err);
 
-/* The last judgment replaced (a policy change re-judged the last evidence); -ENOENT unless the
- * evidence of nonce is still the last and generation still the machine's. *stale as
- * store_attestation_tx's, but the mark stays (the machine is as silent as it was). */
+/* The last judgment replaced (a policy change re-judged the last evidence), under a new
+ * generation; -ENOENT unless the evidence of nonce is still the last and generation still the
+ * machine's. *stale as store_attestation_tx's, but the mark stays (the machine is as silent as
+ * it was). */
 int store_rejudge_tx(db *d, const char *id, int64_t generation, const char *nonce, int64_t now, bool trusted,
 		     int64_t n_reasons, const char *verdict, const char *ima_state, bool *stale, mb_error *err);
 

@@ -754,7 +754,9 @@ static void test_concurrent_pushes_one_machine(void **state)
 {
 	pusher us[RACERS] = { 0 };
 	size_t before = history_rows("web1");
+	long long judged, kept;
 	unsigned i, k;
+	char n[65];
 
 	(void) state;
 	for (i = 0; i < RACERS; i++) {
@@ -765,6 +767,7 @@ static void test_concurrent_pushes_one_machine(void **state)
 			us[i].evidence[k] = quote(T.ak1, us[i].nonces[k], T.log, T.log_size);
 		}
 	}
+	judged = metric_value("mboot_verifierd_judge_seconds_count");
 	fleet_set_after_judging(T.f, linger, NULL);
 	for (i = 0; i < RACERS; i++)
 		assert_int_equal(pthread_create(&us[i].thread, NULL, push_all, &us[i]), 0);
@@ -779,6 +782,12 @@ static void test_concurrent_pushes_one_machine(void **state)
 		fleet_worker_free(us[i].w);
 	}
 	assert_int_equal(history_rows("web1"), before + RACERS * PUSHES_EACH);
+	/* Each judged once, on the row the push before left (kept, and taken under the lock); the
+	 * machine's row is still kept, not read for each nonce as one changed elsewhere. */
+	assert_int_equal(metric_value("mboot_verifierd_judge_seconds_count"), judged + RACERS * PUSHES_EACH);
+	kept = metric_value("mboot_verifierd_nonce_rows_total{from=\"kept\"}");
+	get_nonce("web1", n);
+	assert_int_equal(metric_value("mboot_verifierd_nonce_rows_total{from=\"kept\"}"), kept + 1);
 }
 
 /* The nonce answer names the log whose judgment the verifier keeps (openssl's SHA-256 of it); evidence
@@ -1129,14 +1138,21 @@ static void operator_meanwhile(void *p)
 }
 
 /* The policy removed while web1's good boot is judged under it: the verdict judged under the old
- * policy is not stored; the evidence is judged again under what web1 has now (none: untrusted). */
+ * policy is not stored; the evidence is judged again under what web1 has now (none: untrusted).
+ * The operator's calls go through a second verifier on the database: this one makes its own
+ * changes of a machine under the machine's lock, after the evidence being judged. */
 static void test_policy_changed_while_judging(void **state)
 {
-	meanwhile mw = { .w = fleet_worker_new(T.f), .method = "DELETE", .path = "/v1/machines/web1/policy" };
+	fleet_options o = { .db_url = T.db_url, .ek_roots = T.roots, .allow_ek_reuse = true };
+	mb_error err = { 0 };
+	fleet *f2;
+	meanwhile mw = { .method = "DELETE", .path = "/v1/machines/web1/policy" };
 	char n[65], *ev, names[256];
 	answer a;
 
 	(void) state;
+	assert_int_equal(fleet_new(&o, &f2, &err), 0);
+	mw.w = fleet_worker_new(f2);
 	a = show("web1");
 	assert_string_equal(jstr(a.json, "status"), "trusted");
 	answer_done(&a);
@@ -1192,6 +1208,7 @@ static void test_policy_changed_while_judging(void **state)
 		T.ak2 = enroll("web2", 0, 201);
 	}
 	fleet_worker_free(mw.w);
+	fleet_free(f2);
 }
 
 /* The verifier decides freshness: a machine asking for a year gets the verifier's maximum, and a
