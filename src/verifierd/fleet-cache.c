@@ -186,19 +186,33 @@ const void *fleet_cache_value(const fleet_cache_entry *e)
 	return e->value;
 }
 
-void fleet_cache_add(fleet_cache *c, const uint8_t key[32], void *value, void (*free_value)(void *value))
+/* An entry of value under key with the caller's reference; NULL (value freed) without memory. */
+static fleet_cache_entry *entry_new(const uint8_t key[32], void *value, void (*free_value)(void *value))
 {
-	cache_table dropped = { 0 };
-	fleet_cache_entry *e;
+	fleet_cache_entry *e = calloc(1, sizeof(*e));
 
-	if (!c || !(e = calloc(1, sizeof(*e)))) {
+	if (!e) {
 		free_value(value);
-		return;
+		return NULL;
 	}
 	memcpy(e->key, key, 32);
 	e->value = value;
 	e->free_value = free_value;
 	atomic_init(&e->refs, 1);
+	return e;
+}
+
+void fleet_cache_add(fleet_cache *c, const uint8_t key[32], void *value, void (*free_value)(void *value))
+{
+	cache_table dropped = { 0 };
+	fleet_cache_entry *e;
+
+	if (!c) {
+		free_value(value);
+		return;
+	}
+	if (!(e = entry_new(key, value, free_value)))
+		return;
 	pthread_mutex_lock(&c->lock);
 	/* Made twice at once (two attestations of one new boot): the first one stays. */
 	if (!table_find(&c->cur, key) && make_room(c, &dropped) >= 0)
@@ -218,15 +232,10 @@ void fleet_cache_put(fleet_cache *c, const uint8_t key[32], void *value, void (*
 		free_value(value);
 		return;
 	}
-	if (!(e = calloc(1, sizeof(*e)))) {
-		free_value(value);
+	if (!(e = entry_new(key, value, free_value))) {
 		fleet_cache_drop(c, key); /* what was kept is older than what the caller knows */
 		return;
 	}
-	memcpy(e->key, key, 32);
-	e->value = value;
-	e->free_value = free_value;
-	atomic_init(&e->refs, 1);
 	pthread_mutex_lock(&c->lock);
 	mark_gone(table_find(&c->old, key));
 	i = table_slot(&c->cur, key);
